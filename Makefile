@@ -1,0 +1,28 @@
+# The two set-up commands for a fresh machine are `make demo` and `make test`.
+# Each installs what it needs first (scripts/setup is idempotent).
+
+GO ?= go
+export PATH := $(CURDIR)/.deps/bin:$(PATH)
+
+.PHONY: demo test test-go test-editors bench setup build
+
+build:
+	$(GO) build -o .deps/bin/tandem ./cmd/tandem
+
+demo: build
+	.deps/bin/tandem demo
+
+setup:
+	scripts/setup
+
+test: setup build test-go test-editors
+
+test-go:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 30m ./...
+
+test-editors:
+	scripts/test-editors
+
+bench: setup build
+	scripts/bench

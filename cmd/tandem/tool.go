@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+
+	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/tools"
+)
+
+func init() {
+	addCommand(command{
+		name:    "tool",
+		usage:   "tandem tool NAME [JSON | -]",
+		summary: "Run one tool in a fresh standalone session on the current directory and print what the model would see.",
+		help: `JSON is the tool's arguments as one object ("-" reads it from standard input;
+omitted means {}). The exit status is 0 for a result, 1 for an error result,
+2 for bad usage. "tandem tool" with no NAME lists the tools and their schemas.`,
+		run: runTool,
+	})
+}
+
+func runTool(args []string) int {
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tandem tool:", err)
+		return exitError
+	}
+	s := tools.NewSession([]string{cwd}, documents.NewOverlay())
+	if len(args) == 0 {
+		for _, t := range tools.List(s) {
+			fmt.Printf("%s\n  %s\n  schema: %s\n\n", t.Name, t.Description, t.InputSchema)
+		}
+		return exitOK
+	}
+	if len(args) > 2 {
+		fmt.Fprintln(os.Stderr, "tandem tool: too many arguments; usage: tandem tool NAME [JSON | -]")
+		return exitUsage
+	}
+	raw := json.RawMessage("{}")
+	if len(args) == 2 {
+		raw = json.RawMessage(args[1])
+		if args[1] == "-" {
+			b, err := io.ReadAll(os.Stdin)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "tandem tool: reading arguments:", err)
+				return exitError
+			}
+			raw = b
+		}
+		if !json.Valid(raw) {
+			fmt.Fprintln(os.Stderr, "tandem tool: the arguments are not valid JSON; pass one JSON object such as '{\"path\":\"README.md\"}'")
+			return exitUsage
+		}
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res := tools.Call(ctx, s, args[0], raw)
+	fmt.Print(res.Text)
+	if len(res.Text) > 0 && res.Text[len(res.Text)-1] != '\n' {
+		fmt.Println()
+	}
+	if res.IsError {
+		return exitError
+	}
+	return exitOK
+}

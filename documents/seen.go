@@ -1,0 +1,137 @@
+package documents
+
+import (
+	"path/filepath"
+	"sync"
+)
+
+// versionsKept is how many versions of one file a session remembers (S8.3):
+// an edit based on one of them can be rebased; older tags must be read again.
+const versionsKept = 8
+
+// Store is one session's memory of what the model has seen: for each file the
+// last versions it was shown (by tag, with their bytes) and, per version, the
+// line numbers whose rows actually reached the model. Edits anchor only on
+// seen lines (S8.8). Safe for concurrent use.
+type Store struct {
+	mu    sync.Mutex
+	files map[string][]*version // newest last
+}
+
+type version struct {
+	tag  Tag
+	text []byte
+	seen lineSet
+}
+
+// NewStore returns an empty store for a new session.
+func NewStore() *Store { return &Store{files: make(map[string][]*version)} }
+
+// Saw records that the model was shown (part of) text as the content of path
+// and returns its tag. Seeing a version again moves it to the newest place.
+func (s *Store) Saw(path string, text []byte) Tag {
+	path = filepath.Clean(path)
+	tag := TagOf(text)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vs := s.files[path]
+	for i, v := range vs {
+		if v.tag == tag {
+			vs = append(append(vs[:i:i], vs[i+1:]...), v)
+			s.files[path] = vs
+			return tag
+		}
+	}
+	vs = append(vs, &version{tag: tag, text: text})
+	if len(vs) > versionsKept {
+		vs = vs[len(vs)-versionsKept:]
+	}
+	s.files[path] = vs
+	return tag
+}
+
+// MarkSeen records that rows of the given 1-based line numbers of the tagged
+// version reached the model. Unknown versions are ignored.
+func (s *Store) MarkSeen(path string, tag Tag, lines ...int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := s.find(filepath.Clean(path), tag); v != nil {
+		for _, n := range lines {
+			v.seen.add(n)
+		}
+	}
+}
+
+// MarkSeenRange marks lines from..to (inclusive, 1-based) seen.
+func (s *Store) MarkSeenRange(path string, tag Tag, from, to int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := s.find(filepath.Clean(path), tag); v != nil {
+		for n := from; n <= to; n++ {
+			v.seen.add(n)
+		}
+	}
+}
+
+// Version returns the bytes of a version the session saw.
+func (s *Store) Version(path string, tag Tag) ([]byte, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := s.find(filepath.Clean(path), tag); v != nil {
+		return v.text, true
+	}
+	return nil, false
+}
+
+// Seen reports whether line n (1-based) of the tagged version reached the model.
+func (s *Store) Seen(path string, tag Tag, n int) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := s.find(filepath.Clean(path), tag)
+	return v != nil && v.seen.has(n)
+}
+
+// SawBytes reports whether content is a version of path this session saw.
+func (s *Store) SawBytes(path string, content []byte) bool {
+	_, ok := s.Version(path, TagOf(content))
+	return ok
+}
+
+// Latest returns the tag of the version of path the session saw last.
+func (s *Store) Latest(path string) (Tag, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	vs := s.files[filepath.Clean(path)]
+	if len(vs) == 0 {
+		return "", false
+	}
+	return vs[len(vs)-1].tag, true
+}
+
+func (s *Store) find(path string, tag Tag) *version {
+	for _, v := range s.files[path] {
+		if v.tag == tag {
+			return v
+		}
+	}
+	return nil
+}
+
+// lineSet is a bitset of 1-based line numbers.
+type lineSet []uint64
+
+func (b *lineSet) add(n int) {
+	if n < 1 {
+		return
+	}
+	w := n / 64
+	for len(*b) <= w {
+		*b = append(*b, 0)
+	}
+	(*b)[w] |= 1 << (n % 64)
+}
+
+func (b lineSet) has(n int) bool {
+	w := n / 64
+	return n >= 1 && w < len(b) && b[w]&(1<<(n%64)) != 0
+}

@@ -1,0 +1,104 @@
+// Package tools is the one registry of agent tools. Every front door (the
+// editor's tandem/callTool, the MCP server, `tandem tool`) lists and calls
+// tools through it, so they behave alike.
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// Result is what a model sees of one call; the shape of an MCP CallToolResult.
+type Result struct {
+	Text       string
+	IsError    bool
+	Code       approvals.Code // set on refusals
+	Structured any            // optional structured content
+}
+
+// Handler runs one call. args is the raw JSON object the caller sent.
+type Handler func(ctx context.Context, s *Session, args json.RawMessage) Result
+
+// Tool is a name, a description written for a model, a JSON Schema for its
+// arguments, and a handler.
+type Tool struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+	Handler     Handler
+	// Available reports whether the tool can work in this session; a tool
+	// that cannot is hidden, not failing. Nil means always.
+	Available func(*Session) bool
+}
+
+var builtin = map[string]Tool{}
+
+// register adds a built-in tool; called from init functions in this package.
+func register(t Tool) {
+	if _, dup := builtin[t.Name]; dup {
+		panic("tools: duplicate tool " + t.Name)
+	}
+	if !json.Valid(t.InputSchema) {
+		panic("tools: invalid schema for " + t.Name)
+	}
+	builtin[t.Name] = t
+}
+
+// List returns the tools available in s, sorted by name.
+func List(s *Session) []Tool {
+	out := make([]Tool, 0, len(builtin))
+	for _, t := range builtin {
+		if t.Available == nil || t.Available(s) {
+			out = append(out, t)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Call runs the named tool. Unknown or hidden tools and malformed arguments
+// are refusals, never panics.
+func Call(ctx context.Context, s *Session, name string, args json.RawMessage) (res Result) {
+	t, ok := builtin[name]
+	if !ok || (t.Available != nil && !t.Available(s)) {
+		return Refused(approvals.Refuse(approvals.CodeUnknown,
+			fmt.Sprintf("There is no tool %q here. Call one of the listed tools.", name)))
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res = Refused(approvals.Refuse(approvals.CodeFailed,
+				fmt.Sprintf("The %s tool failed internally (%v); nothing further ran. Report this and try a different approach.", name, p)))
+		}
+	}()
+	return t.Handler(ctx, s, args)
+}
+
+// Refused turns an error into a model-facing error result. A *Refusal keeps
+// its code; any other error is a failure with its message.
+func Refused(err error) Result {
+	var r *approvals.Refusal
+	if errors.As(err, &r) {
+		return Result{Text: r.Text, IsError: true, Code: r.Code}
+	}
+	return Result{Text: err.Error(), IsError: true, Code: approvals.CodeFailed}
+}
+
+// decode unmarshals args strictly into v; unknown fields and wrong types are
+// an `invalid` refusal naming the problem.
+func decode(name string, args json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytesReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return approvals.Refuse(approvals.CodeInvalid,
+			fmt.Sprintf("The arguments of %s do not fit its schema: %v. Fix the arguments and call again.", name, err))
+	}
+	return nil
+}
