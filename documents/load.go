@@ -1,0 +1,127 @@
+package documents
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"unicode/utf8"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// MaxFileBytes is the one size limit (4 MiB) of every documents tool: a
+// larger file has no tag, so it can be read in ranges but not edited by line.
+const MaxFileBytes = 4 << 20
+
+// Snapshot is what the agent sees of a path: the open editor buffer if the
+// editor has the path open, else the bytes on disk.
+type Snapshot struct {
+	Content    []byte
+	FromBuffer bool  // Content is the editor's buffer, not the disk
+	Dirty      bool  // the buffer has changes the editor has not saved
+	Version    int32 // the buffer's version (0 when from disk)
+}
+
+// Tag names exactly the snapshot's content.
+func (s Snapshot) Tag() Tag { return TagOf(s.Content) }
+
+// Load returns the snapshot of the file at abs. A file over MaxFileBytes is
+// the refusal too_large; a binary or non-UTF-8 file is the refusal encoding,
+// naming the path and what was found. A directory or missing file is a
+// refusal too. buffers may be nil.
+func Load(buffers *Overlay, abs string) (Snapshot, error) {
+	if buffers != nil {
+		if b, ok := buffers.Get(abs); ok {
+			s := Snapshot{Content: b.Text, FromBuffer: true, Dirty: b.Dirty, Version: b.Version}
+			if err := Check(abs, s.Content); err != nil {
+				return Snapshot{}, err
+			}
+			return s, nil
+		}
+	}
+	info, err := os.Stat(abs)
+	if err != nil {
+		return Snapshot{}, statRefusal(abs, err)
+	}
+	if info.IsDir() {
+		return Snapshot{}, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			"%s is a directory, not a file. Read the directory to list its entries, then name a file in it.", abs))
+	}
+	if info.Size() > MaxFileBytes {
+		return Snapshot{}, tooLarge(abs, info.Size())
+	}
+	content, err := os.ReadFile(abs)
+	if err != nil {
+		return Snapshot{}, statRefusal(abs, err)
+	}
+	if err := Check(abs, content); err != nil {
+		return Snapshot{}, err
+	}
+	return Snapshot{Content: content}, nil
+}
+
+// Check applies the size limit and the encoding rule to content of path.
+func Check(path string, content []byte) error {
+	if len(content) > MaxFileBytes {
+		return tooLarge(path, int64(len(content)))
+	}
+	if what := Encoding(content); what != "" {
+		return approvals.Refuse(approvals.CodeEncoding, fmt.Sprintf(
+			"%s is not UTF-8 text: %s. tandem shows text files only; inspect it with the shell (for example xxd or iconv) if you need it.", path, what))
+	}
+	return nil
+}
+
+// Encoding says what makes content not UTF-8 text, or "" when it is text.
+// A NUL byte means binary (as git and ripgrep decide).
+func Encoding(content []byte) string {
+	switch {
+	case bytes.HasPrefix(content, []byte{0xFF, 0xFE}):
+		return "UTF-16 little-endian (byte order mark FF FE)"
+	case bytes.HasPrefix(content, []byte{0xFE, 0xFF}):
+		return "UTF-16 big-endian (byte order mark FE FF)"
+	}
+	if i := bytes.IndexByte(content, 0); i >= 0 {
+		return fmt.Sprintf("binary data (a NUL byte at offset %d)", i)
+	}
+	if utf8.Valid(content) {
+		return ""
+	}
+	off := 0
+	for off < len(content) {
+		r, size := utf8.DecodeRune(content[off:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		off += size
+	}
+	line := bytes.Count(content[:off], []byte{'\n'}) + 1
+	return fmt.Sprintf("invalid UTF-8 (byte 0x%02X at offset %d, line %d; perhaps Latin-1 or another 8-bit encoding)", content[off], off, line)
+}
+
+func tooLarge(path string, size int64) error {
+	return approvals.Refuse(approvals.CodeTooLarge, fmt.Sprintf(
+		"%s is %s, over the 4 MiB limit, so it has no tag and cannot be edited by line. Read it in ranges (lines, such as \"1-200\") and change it with write or the shell.",
+		path, humanSize(size)))
+}
+
+func statRefusal(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return approvals.Refuse(approvals.CodeNotFound, fmt.Sprintf(
+			"%s does not exist. Check the name, or find it with glob.", path))
+	}
+	return approvals.Refuse(approvals.CodeFailed, fmt.Sprintf(
+		"%s cannot be read (%v). Check its permissions, or read another path.", path, err))
+}
+
+func humanSize(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB (%d bytes)", float64(n)/(1<<20), n)
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB (%d bytes)", float64(n)/(1<<10), n)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

@@ -1,0 +1,62 @@
+package documents
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+func TestLoadPrefersOpenBuffer(t *testing.T) {
+	dir := t.TempDir()
+	p := filepath.Join(dir, "a.txt")
+	must(t, os.WriteFile(p, []byte("disk\n"), 0o644))
+	o := NewOverlay()
+	s, err := Load(o, p)
+	if err != nil || string(s.Content) != "disk\n" || s.FromBuffer {
+		t.Fatalf("disk load: %+v %v", s, err)
+	}
+	o.Open(p, 3, []byte("disk\n"))
+	must(t, o.Change(p, 4, []Change{{Text: "buffer\n"}}))
+	s, err = Load(o, p)
+	if err != nil || string(s.Content) != "buffer\n" || !s.FromBuffer || !s.Dirty || s.Version != 4 {
+		t.Fatalf("buffer load: %+v %v", s, err)
+	}
+	if s.Tag() != TagOf([]byte("buffer\n")) {
+		t.Fatal("tag is not of the buffer's bytes")
+	}
+}
+
+func TestLoadRefusals(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name string, b []byte) string {
+		p := filepath.Join(dir, name)
+		must(t, os.WriteFile(p, b, 0o644))
+		return p
+	}
+	cases := []struct {
+		path string
+		code approvals.Code
+		says string
+	}{
+		{write("big", bytes.Repeat([]byte("x\n"), MaxFileBytes/2+1)), approvals.CodeTooLarge, "4.0 MiB"},
+		{write("bin", []byte("ab\x00cd")), approvals.CodeEncoding, "NUL byte at offset 2"},
+		{write("latin1", []byte("ok\ncaf\xe9\n")), approvals.CodeEncoding, "byte 0xE9 at offset 6, line 2"},
+		{write("utf16", []byte("\xff\xfea\x00")), approvals.CodeEncoding, "UTF-16"},
+		{filepath.Join(dir, "missing"), approvals.CodeNotFound, "does not exist"},
+		{dir, approvals.CodeInvalid, "is a directory"},
+	}
+	for _, c := range cases {
+		_, err := Load(NewOverlay(), c.path)
+		if codeOf(err) != c.code || !strings.Contains(err.Error(), c.says) || !strings.Contains(err.Error(), c.path) {
+			t.Errorf("Load(%s) = %v; want %s saying %q", c.path, err, c.code, c.says)
+		}
+	}
+	exact := write("exact", bytes.Repeat([]byte("y"), MaxFileBytes))
+	if _, err := Load(nil, exact); err != nil {
+		t.Errorf("a file of exactly 4 MiB is within the limit: %v", err)
+	}
+}

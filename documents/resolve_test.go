@@ -1,0 +1,142 @@
+package documents
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tandemdev/tandem/approvals"
+	"pgregory.net/rapid"
+)
+
+func codeOf(err error) approvals.Code {
+	var r *approvals.Refusal
+	if errors.As(err, &r) {
+		return r.Code
+	}
+	return ""
+}
+
+// segmentsGen draws repo:// paths out of a small alphabet of segments, so
+// ".." often climbs above the root and often stays below it.
+func segmentsGen() *rapid.Generator[[]string] {
+	return rapid.SliceOfN(rapid.SampledFrom([]string{"a", "b", "..", ".", ""}), 0, 8)
+}
+
+// depthModel is the lexical rule stated plainly: walk the segments and fail
+// the moment the depth goes below the root.
+func depthModel(segs []string) ([]string, bool) {
+	var stack []string
+	for _, s := range segs {
+		switch s {
+		case "", ".":
+		case "..":
+			if len(stack) == 0 {
+				return nil, false
+			}
+			stack = stack[:len(stack)-1]
+		default:
+			stack = append(stack, s)
+		}
+	}
+	return stack, true
+}
+
+func TestLaw_path_rejects_escape(t *testing.T) {
+	root := t.TempDir()
+	rapid.Check(t, func(t *rapid.T) {
+		segs := segmentsGen().Draw(t, "segs")
+		if _, ok := depthModel(segs); ok {
+			t.Skip("stays inside")
+		}
+		p := RepoScheme + strings.Join(segs, "/")
+		abs, err := Resolve([]string{root}, p)
+		if codeOf(err) != approvals.CodeEscapes {
+			t.Fatalf("Resolve(%q) = %q, %v; want escapes (never clamped)", p, abs, err)
+		}
+	})
+}
+
+func TestLaw_path_resolves_inside(t *testing.T) {
+	root := t.TempDir()
+	rapid.Check(t, func(t *rapid.T) {
+		segs := segmentsGen().Draw(t, "segs")
+		stack, ok := depthModel(segs)
+		if !ok {
+			t.Skip("escapes")
+		}
+		p := RepoScheme + strings.Join(segs, "/")
+		abs, err := Resolve([]string{root}, p)
+		want := filepath.Join(append([]string{root}, stack...)...)
+		if err != nil || abs != want {
+			t.Fatalf("Resolve(%q) = %q, %v; want %q", p, abs, err, want)
+		}
+	})
+}
+
+func TestResolveSymlinkOutIsEscapes(t *testing.T) {
+	root, outside := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	must(t, os.Symlink(outside, filepath.Join(root, "out")))
+	must(t, os.Symlink(filepath.Join(outside, "gone"), filepath.Join(root, "dangling")))
+	must(t, os.Mkdir(filepath.Join(root, "in"), 0o755))
+	must(t, os.Symlink(filepath.Join(root, "in"), filepath.Join(root, "alias")))
+	for _, p := range []string{"repo://out/secret", "repo://out", "repo://out/new-file", "repo://dangling", "repo://dangling/x"} {
+		if _, err := Resolve([]string{root}, p); codeOf(err) != approvals.CodeEscapes {
+			t.Errorf("Resolve(%q) = %v; want escapes", p, err)
+		}
+	}
+	for _, p := range []string{"repo://alias/new-file", "repo://in", "repo://"} {
+		if _, err := Resolve([]string{root}, p); err != nil {
+			t.Errorf("Resolve(%q) = %v; want it inside", p, err)
+		}
+	}
+	// Plain paths are not confined here: the path policy judges them.
+	if abs, err := Resolve([]string{root}, "out/secret"); err != nil || abs != filepath.Join(root, "out/secret") {
+		t.Errorf("plain path: %q, %v", abs, err)
+	}
+	if abs, err := Resolve([]string{root}, "../x"); err != nil || abs != filepath.Join(filepath.Dir(root), "x") {
+		t.Errorf("plain ..: %q, %v", abs, err)
+	}
+}
+
+func TestResolveSchemes(t *testing.T) {
+	root := t.TempDir()
+	for _, p := range []string{"ssh://box/x", "file:///etc/passwd", "http://x", "REPO://a"} {
+		if _, err := Resolve([]string{root}, p); codeOf(err) != approvals.CodeScheme {
+			t.Errorf("Resolve(%q) = %v; want scheme", p, err)
+		}
+	}
+	if abs, err := Resolve([]string{root}, "/etc/hosts"); err != nil || abs != "/etc/hosts" {
+		t.Errorf("absolute: %q %v", abs, err)
+	}
+	if _, err := Resolve(nil, "a.go"); codeOf(err) != approvals.CodeInvalid {
+		t.Errorf("relative path without roots: %v", err)
+	}
+}
+
+func TestDisplay(t *testing.T) {
+	roots := []string{"/w/proj"}
+	for abs, want := range map[string]string{
+		"/w/proj":         ".",
+		"/w/proj/a/b.go":  "a/b.go",
+		"/w/projx/a":      "/w/projx/a",
+		"/etc/hosts":      "/etc/hosts",
+		"/w/proj/..a/b.c": "..a/b.c",
+	} {
+		if got := Display(roots, abs); got != want {
+			t.Errorf("Display(%q) = %q; want %q", abs, got, want)
+		}
+	}
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
