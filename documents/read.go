@@ -1,0 +1,181 @@
+package documents
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// maxEntries bounds a directory listing.
+const maxEntries = 1000
+
+// Read shows the file or directory at path p as the model sees it: the header
+// "[path#TAG]", notices in parentheses, then numbered rows. lines is an
+// optional selector. The rows that reached the model whole are recorded as
+// seen in store, under the version whose whole content the tag names: a
+// partial read's rows are rows of that version.
+func Read(store *Store, buffers *Overlay, roots []string, p, lines string) (string, error) {
+	abs, err := Resolve(roots, p)
+	if err != nil {
+		return "", err
+	}
+	show := Display(roots, abs)
+	var spans []Span
+	if lines != "" {
+		if spans, err = ParseSelector(lines); err != nil {
+			return "", err
+		}
+	}
+	if _, open := buffers.Get(abs); !open {
+		if info, err := os.Stat(abs); err == nil && info.IsDir() {
+			if lines != "" {
+				return "", approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+					"%s is a directory, so a lines selector does not apply. Read it without lines to list its entries.", show))
+			}
+			return listDir(abs, show)
+		}
+	}
+	snap, err := Load(buffers, abs)
+	var r *approvals.Refusal
+	if errors.As(err, &r) && r.Code == approvals.CodeTooLarge && spans != nil && !snap.FromBuffer {
+		return readLarge(abs, show, spans)
+	}
+	if err != nil {
+		return "", err
+	}
+	ls := Scan(snap.Content)
+	tag := store.Saw(abs, snap.Content)
+	var out strings.Builder
+	fmt.Fprintf(&out, "[%s#%s]\n", show, tag)
+	if snap.Dirty {
+		fmt.Fprintf(&out, "(unsaved editor buffer, version %d: this text is not on disk yet)\n", snap.Version)
+	}
+	if ls.BOM {
+		out.WriteString("(the file starts with a UTF-8 byte order mark; it is kept and not shown)\n")
+	}
+	n := ls.Len()
+	if n == 0 {
+		out.WriteString("(empty file)\n")
+		return out.String(), nil
+	}
+	var past []Span
+	if spans == nil {
+		spans = []Span{{1, n}}
+	} else {
+		var in []Span
+		for _, s := range spans {
+			switch {
+			case s.From > n:
+				past = append(past, s)
+			case s.To > n:
+				in = append(in, Span{s.From, n})
+				if s.To != int(^uint(0)>>1) {
+					past = append(past, Span{n + 1, s.To})
+				}
+			default:
+				in = append(in, s)
+			}
+		}
+		spans = in
+	}
+	v := ViewRows(ls.Text, spans)
+	store.MarkSeen(abs, tag, v.Shown...)
+	out.WriteString(v.Text)
+	if len(past) > 0 {
+		fmt.Fprintf(&out, "(lines %s are past the end: the file has %d lines)\n", FormatSpans(past), n)
+	} else if lines != "" {
+		fmt.Fprintf(&out, "(the file has %d lines)\n", n)
+	}
+	return out.String(), nil
+}
+
+// listDir lists a directory's entries by name: directories end in "/",
+// symlinks show their target.
+func listDir(abs, show string) (string, error) {
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return "", statRefusal(abs, err)
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "[%s/] directory, %d entries\n", strings.TrimSuffix(show, "/"), len(entries))
+	for i, e := range entries {
+		if i == maxEntries {
+			fmt.Fprintf(&out, "(%d more entries not shown: glob with path %q to page through them)\n", len(entries)-maxEntries, show)
+			break
+		}
+		name := e.Name()
+		switch {
+		case e.Type()&os.ModeSymlink != 0:
+			t, _ := os.Readlink(abs + string(os.PathSeparator) + name)
+			name += " -> " + t
+		case e.IsDir():
+			name += "/"
+		}
+		out.WriteString(name + "\n")
+	}
+	return out.String(), nil
+}
+
+// readLarge shows selected rows of a file over the size limit by streaming
+// it. There is no tag, so the rows are not edit anchors and nothing is
+// marked seen.
+func readLarge(abs, show string, spans []Span) (string, error) {
+	f, err := os.Open(abs)
+	if err != nil {
+		return "", statRefusal(abs, err)
+	}
+	defer f.Close()
+	rows := map[int][]byte{}
+	last := spans[len(spans)-1].To
+	var kept []Span
+	br := bufio.NewReaderSize(f, 64<<10)
+	for n := 1; n <= last; n++ {
+		line, err := br.ReadBytes('\n')
+		if len(line) == 0 && err != nil {
+			if err != io.EOF {
+				return "", statRefusal(abs, err)
+			}
+			break
+		}
+		if n == 1 {
+			line = bytes.TrimPrefix(line, bom)
+		}
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+		if !inSpans(spans, n) {
+			continue
+		}
+		if what := Encoding(line); what != "" {
+			return "", approvals.Refuse(approvals.CodeEncoding, fmt.Sprintf(
+				"%s is not UTF-8 text at line %d: %s. Inspect it with the shell (for example xxd or iconv) if you need it.", show, n, what))
+		}
+		rows[n] = line
+		if k := len(kept); k > 0 && kept[k-1].To+1 == n {
+			kept[k-1].To = n
+		} else {
+			kept = append(kept, Span{n, n})
+		}
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "[%s]\n(over the 4 MiB limit: no tag, so these rows are not edit anchors; change the file with write or the shell)\n", show)
+	if len(kept) == 0 {
+		out.WriteString("(the selected lines are past the end of the file)\n")
+		return out.String(), nil
+	}
+	out.WriteString(ViewRows(func(n int) []byte { return rows[n] }, kept).Text)
+	return out.String(), nil
+}
+
+func inSpans(spans []Span, n int) bool {
+	for _, s := range spans {
+		if n >= s.From && n <= s.To {
+			return true
+		}
+	}
+	return false
+}

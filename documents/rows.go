@@ -1,0 +1,177 @@
+package documents
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// Bounds of one read's output. A result over them keeps its head and its tail
+// and marks the cut middle with the count and the selector that reads it.
+const (
+	maxRows     = 2000
+	maxBytes    = 100_000
+	maxRowBytes = 4000 // a longer line is cut and not marked seen
+	// GapMarker stands before every span of rows that does not start right
+	// after the span before it.
+	GapMarker = "..."
+)
+
+// Span is an inclusive range of 1-based line numbers.
+type Span struct{ From, To int }
+
+// ParseSelector reads a lines selector: comma-separated "N", "N-M" or "N-"
+// (to the end). The spans come back sorted and merged, so "5-10,1-2" reads
+// 1-2 then 5-10 and "1-5,3-8" reads 1-8.
+func ParseSelector(sel string) ([]Span, error) {
+	var spans []Span
+	for _, part := range strings.Split(sel, ",") {
+		part = strings.TrimSpace(part)
+		from, to, isRange := strings.Cut(part, "-")
+		a, err := strconv.Atoi(strings.TrimSpace(from))
+		b := a
+		if err == nil && isRange {
+			if strings.TrimSpace(to) == "" {
+				b = int(^uint(0) >> 1)
+			} else {
+				b, err = strconv.Atoi(strings.TrimSpace(to))
+			}
+		}
+		if err != nil || a < 1 || b < a {
+			return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+				"The lines selector %q is not valid at %q: use 1-based ranges such as \"5\", \"10-20\", \"40-\" or \"1-5,30-40\". Fix it and read again.", sel, part))
+		}
+		spans = append(spans, Span{a, b})
+	}
+	return MergeSpans(spans), nil
+}
+
+// MergeSpans sorts spans and joins those that overlap or touch.
+func MergeSpans(spans []Span) []Span {
+	out := append([]Span(nil), spans...)
+	sort.Slice(out, func(i, j int) bool { return out[i].From < out[j].From })
+	merged := out[:0]
+	for _, s := range out {
+		if n := len(merged); n > 0 && s.From <= merged[n-1].To+1 {
+			if s.To > merged[n-1].To {
+				merged[n-1].To = s.To
+			}
+			continue
+		}
+		merged = append(merged, s)
+	}
+	return merged
+}
+
+// FormatSpans writes spans back as a selector.
+func FormatSpans(spans []Span) string {
+	parts := make([]string, len(spans))
+	for i, s := range spans {
+		if s.From == s.To {
+			parts[i] = strconv.Itoa(s.From)
+		} else {
+			parts[i] = fmt.Sprintf("%d-%d", s.From, s.To)
+		}
+	}
+	return strings.Join(parts, ",")
+}
+
+// Row renders line n as the model sees it, in read and in grep alike:
+// "N:text". A line longer than maxRowBytes is cut on a rune boundary and
+// says so; whole reports whether the row shows the whole line (only whole
+// rows are marked seen).
+func Row(n int, text []byte) (row string, whole bool) {
+	if len(text) <= maxRowBytes {
+		return strconv.Itoa(n) + ":" + string(text), true
+	}
+	cut := maxRowBytes
+	for cut > 0 && !utf8.RuneStart(text[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%d:%s … [line cut: %d more bytes not shown; this line is not marked seen]",
+		n, text[:cut], len(text)-cut), false
+}
+
+// RowsView is the body of a read: its text (rows, gap markers, the cut
+// marker) and the lines whose whole rows it shows.
+type RowsView struct {
+	Text  string
+	Shown []int
+	Cut   []Span // lines the output bound cut out of the middle
+}
+
+// ViewRows renders the given spans (sorted, merged, each line in range) of
+// the lines text returns. When the rows exceed the bound, the head and the tail are kept and the
+// middle is replaced by one marker giving the count and the selector of the
+// cut lines.
+func ViewRows(text func(n int) []byte, spans []Span) RowsView {
+	type item struct {
+		n     int
+		row   string
+		whole bool
+		gap   bool // a gap marker goes before this row
+	}
+	var items []item
+	total := 0
+	for i, s := range spans {
+		for n := s.From; n <= s.To; n++ {
+			row, whole := Row(n, text(n))
+			it := item{n: n, row: row, whole: whole, gap: i > 0 && n == s.From && s.From != spans[i-1].To+1}
+			items = append(items, it)
+			total += len(row) + 1
+		}
+	}
+	keepHead, keepTail := len(items), 0
+	if len(items) > maxRows || total > maxBytes {
+		keepHead, keepTail = 0, 0
+		for b := 0; keepHead < maxRows/2 && keepHead < len(items); keepHead++ {
+			if b += len(items[keepHead].row) + 1; b > maxBytes/2 && keepHead > 0 {
+				break
+			}
+		}
+		for b := 0; keepTail < maxRows/2 && keepHead+keepTail < len(items); keepTail++ {
+			if b += len(items[len(items)-1-keepTail].row) + 1; b > maxBytes/2 && keepTail > 0 {
+				break
+			}
+		}
+	}
+	var out strings.Builder
+	var v RowsView
+	emit := func(it item) {
+		if it.gap {
+			out.WriteString(GapMarker + "\n")
+		}
+		out.WriteString(it.row)
+		out.WriteByte('\n')
+		if it.whole {
+			v.Shown = append(v.Shown, it.n)
+		}
+	}
+	for _, it := range items[:keepHead] {
+		emit(it)
+	}
+	if cut := items[keepHead : len(items)-keepTail]; len(cut) > 0 {
+		var cs []Span
+		for _, it := range cut {
+			if k := len(cs); k > 0 && cs[k-1].To+1 == it.n {
+				cs[k-1].To = it.n
+			} else {
+				cs = append(cs, Span{it.n, it.n})
+			}
+		}
+		v.Cut = cs
+		sel := FormatSpans(cs)
+		fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): read them with lines %q\n", len(cut), sel, sel)
+	}
+	for i, it := range items[len(items)-keepTail:] {
+		// The cut marker already stands before the first row of the tail.
+		it.gap = it.gap && (i > 0 || len(v.Cut) == 0)
+		emit(it)
+	}
+	v.Text = out.String()
+	return v
+}
