@@ -1,0 +1,218 @@
+package approvals
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+)
+
+// Need is what a step needs before it runs.
+type Need uint8
+
+const (
+	// Runs: every effect is in the auto set, or the session already allowed
+	// this exact step; it runs and uses no answer.
+	Runs Need = iota
+	// NeedsYes: it runs only on a yes; anything else stops the script there.
+	NeedsYes
+)
+
+// Decide is the gate's whole decision, pure so it can be checked over every
+// input. Secret is never granted by the auto set, whatever auto holds;
+// allowed says the session answered AllowSession to this exact step before.
+func Decide(auto Effects, allowed bool, e Effects) Need {
+	if allowed || e.Within(auto&^Effects(Secret)) {
+		return Runs
+	}
+	return NeedsYes
+}
+
+// Access is what a document tool does to a path.
+type Access uint8
+
+const (
+	AccessRead   Access = iota // read a file
+	AccessList                 // list a directory, glob
+	AccessSearch               // search a file or directory tree (grep)
+	AccessWrite                // create, change, move or delete
+)
+
+func (a Access) String() string {
+	return [...]string{"read", "list", "search", "write"}[a]
+}
+
+// AccessEffects gives the effects of a document access (the table of the
+// path policy): a read, list or search reads, and a path that is or holds a
+// secret adds secret; a write adds outside, protected or secret by class.
+func AccessEffects(a Access, j Judgement) Effects {
+	if j.Class == PathHarmless {
+		return 0
+	}
+	if a != AccessWrite {
+		e := Of(Read)
+		if j.Class == PathSecret || (a != AccessRead && j.HoldsSecret) {
+			e |= Of(Secret)
+		}
+		return e
+	}
+	e := Of(Write)
+	switch j.Class {
+	case PathOutside:
+		e |= Of(Outside)
+	case PathProtected:
+		e |= Of(Protected)
+	case PathSecret:
+		e |= Of(Secret)
+	}
+	if j.HoldsSecret {
+		e |= Of(Secret)
+	}
+	return e
+}
+
+// Gate is one session's gate: its auto set, the steps the user allowed for
+// the session, and where its questions go. It is safe for concurrent use.
+type Gate struct {
+	session string
+	policy  *Policy
+	asker   Asker
+
+	mu      sync.Mutex
+	auto    Effects
+	allowed map[string]bool // allowKey of steps answered AllowSession
+}
+
+var questionSeq atomic.Uint64
+
+// NewGate makes the gate of a session. auto comes from the user's own
+// settings only (ParseAuto); secret is dropped from it. A nil asker is Nobody.
+func NewGate(session string, auto Effects, policy *Policy, asker Asker) *Gate {
+	if asker == nil {
+		asker = Nobody
+	}
+	return &Gate{session: session, policy: policy, asker: asker, auto: auto &^ Effects(Secret), allowed: map[string]bool{}}
+}
+
+// Policy is the path policy the gate's steps are judged by.
+func (g *Gate) Policy() *Policy { return g.policy }
+
+// Auto is the current auto set.
+func (g *Gate) Auto() Effects {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.auto
+}
+
+// SetAuto replaces the auto set when the user's settings change; secret is
+// dropped.
+func (g *Gate) SetAuto(auto Effects) {
+	g.mu.Lock()
+	g.auto = auto &^ Effects(Secret)
+	g.mu.Unlock()
+}
+
+func allowKey(kind Kind, s Step) string {
+	return string(kind) + "\x00" + s.Effects.String() + "\x00" + s.Text
+}
+
+// Refused is the error of a gate that did not let steps run. It unwraps to
+// the *Refusal the model sees.
+type Refused struct {
+	Step   int    // index of the first checked step that needed a yes
+	Answer Answer // Deny or Unanswered
+	*Refusal
+}
+
+func (r *Refused) Unwrap() error { return r.Refusal }
+
+// Check lets steps run or stops them. Steps within the auto set or allowed
+// for the session run unasked; the others go, in order and together, in one
+// question (a pipeline is asked before any of its steps runs). It returns nil
+// when every step may run, else a *Refused naming the first step that needed
+// a yes, rendered by the one refusal renderer.
+func (g *Gate) Check(ctx context.Context, kind Kind, steps ...Step) error {
+	g.mu.Lock()
+	first := -1
+	for i, s := range steps {
+		if Decide(g.auto, g.allowed[allowKey(kind, s)], s.Effects) == NeedsYes {
+			first = i
+			break
+		}
+	}
+	g.mu.Unlock()
+	if first < 0 {
+		return nil
+	}
+	q := Question{
+		ID:      fmt.Sprintf("%s-%d", g.session, questionSeq.Add(1)),
+		Session: g.session,
+		Kind:    kind,
+		Steps:   steps,
+	}
+	a := Unanswered
+	if ctx.Err() == nil {
+		a = g.asker.Ask(ctx, q)
+	}
+	if a.Allows() {
+		if a == AllowSession {
+			g.mu.Lock()
+			for _, s := range steps {
+				g.allowed[allowKey(kind, s)] = true
+			}
+			g.mu.Unlock()
+		}
+		return nil
+	}
+	if a != Deny {
+		a = Unanswered
+	}
+	return &Refused{Step: first, Answer: a, Refusal: Render(kind, steps[first], a, g.Auto())}
+}
+
+// AccessText is how a document access is shown in a question: the verb and
+// the real path, escaped like a shell word.
+func AccessText(a Access, real string) string {
+	return a.String() + " " + Show([]string{real})
+}
+
+// Access gates one document access. It resolves path once (relative paths
+// from dir), asks when the access's effects are not all in the auto set (a
+// read of a secret always asks; a write to a secret always asks), and
+// returns the resolution the access must then use. A write whose path
+// looped is never Inside. On no yes it returns a *Refused.
+func (g *Gate) Access(ctx context.Context, a Access, dir, path string) (RealPath, error) {
+	j := g.policy.Examine(dir, path)
+	s := Step{
+		Text:    AccessText(a, j.Path),
+		Effects: AccessEffects(a, j),
+		Paths:   []StepPath{{Path: path, Real: j.Path, Class: j.Class}},
+	}
+	if err := g.Check(ctx, KindDocument, s); err != nil {
+		return j.RealPath, err
+	}
+	return j.RealPath, nil
+}
+
+// Render is the one writer of refusal texts: a shell step the gate stopped,
+// a document access or an MCP call that did not run. The text opens with
+// the effects, and ends with the next valid action.
+func Render(kind Kind, s Step, a Answer, auto Effects) *Refusal {
+	what := "`" + s.Text + "`"
+	switch kind {
+	case KindDocument:
+		what = "the document access " + what
+	case KindMCP:
+		what = "the tool call " + what
+	}
+	open := fmt.Sprintf("(%s) it needs the user's approval", s.Effects)
+	if a == Deny {
+		return Refuse(CodeDenied, fmt.Sprintf("%s, and the user denied it: %s did not run. Do not try it again unless the user asks for it.", open, what))
+	}
+	next := "Ask the user to attach an editor with tandem to answer it"
+	if grant := s.Effects &^ auto &^ Effects(Secret); grant != 0 && !s.Effects.Has(Secret) {
+		next += ", or to allow " + strings.Join(grant.Names(), " and ") + " in shell.autoEffects in their user settings"
+	}
+	return Refuse(CodeUnanswered, fmt.Sprintf("%s, and no one could answer: %s did not run. %s; or use read-only steps.", open, what, next))
+}

@@ -1,0 +1,439 @@
+package approvals
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// PathClass is what a real path is to the policy. The first class that
+// applies wins, in the order Secret, Protected, Inside, Outside.
+type PathClass uint8
+
+const (
+	// PathInside: under a workspace root, and none of the rules below.
+	PathInside PathClass = iota
+	// PathOutside: every other path, and every path whose symlinks loop and
+	// that no rule below covers.
+	PathOutside
+	// PathProtected: tandem's own config and state, a .git or .tandem
+	// directory, a directory on PATH, or an ancestor of a protected or secret
+	// entry (moving or removing the ancestor moves or removes the entry).
+	PathProtected
+	// PathSecret: a credential store, or under one.
+	PathSecret
+	// PathHarmless: /dev/null, /dev/stdout, /dev/stderr. Reading or writing
+	// them has no effect and never causes a question.
+	PathHarmless
+)
+
+func (c PathClass) String() string {
+	switch c {
+	case PathInside:
+		return "inside"
+	case PathOutside:
+		return "outside"
+	case PathProtected:
+		return "protected"
+	case PathSecret:
+		return "secret"
+	case PathHarmless:
+		return "harmless"
+	}
+	return "unknown"
+}
+
+// MarshalText writes the class name, so Question encodes readably.
+func (c PathClass) MarshalText() ([]byte, error) { return []byte(c.String()), nil }
+
+// MaxLinks is how many symlinks a resolution follows before it calls the path
+// a loop, as Linux does.
+const MaxLinks = 40
+
+// RealPath is a path resolved on the filesystem: every symlink on its existing
+// part followed (dangling ones too, since a write through them creates the
+// target), ".." taken from the real directory, the part that does not exist
+// kept as written.
+type RealPath struct {
+	Path string
+	// Looped is true when more than MaxLinks symlinks were met: the rest of
+	// the path is not trusted and the path is never Inside.
+	Looped bool
+	// Link is the real parent joined with the written last name when the last
+	// name is itself a symlink: a command that replaces or removes the link
+	// acts there, not on the target. Empty otherwise.
+	Link string
+}
+
+// Resolve makes path real. A relative path is taken from dir.
+func Resolve(dir, path string) RealPath {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	var r RealPath
+	parts := splitPath(path)
+	cur := "/"
+	links := 0
+	for len(parts) > 0 {
+		c := parts[0]
+		parts = parts[1:]
+		switch c {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, c)
+		fi, err := os.Lstat(next)
+		if err != nil {
+			r.Path = filepath.Join(append([]string{next}, parts...)...)
+			return r
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		links++
+		if links > MaxLinks {
+			r.Looped = true
+			r.Path = filepath.Join(append([]string{next}, parts...)...)
+			return r
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			r.Path = filepath.Join(append([]string{next}, parts...)...)
+			return r
+		}
+		if restIsLast(parts) && r.Link == "" {
+			r.Link = next
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		parts = append(splitPath(target), parts...)
+	}
+	r.Path = cur
+	return r
+}
+
+// restIsLast reports whether nothing but "" and "." remain: the component
+// just met is the path's last name.
+func restIsLast(parts []string) bool {
+	for _, p := range parts {
+		if p != "" && p != "." {
+			return false
+		}
+	}
+	return true
+}
+
+func splitPath(p string) []string { return strings.Split(p, "/") }
+
+// Judgement is everything the policy says about one path.
+type Judgement struct {
+	Written string // the path as the step named it
+	RealPath
+	Class PathClass
+	// HoldsSecret: the path is a secret or an ancestor of one, so reading
+	// it recursively (grep -r KEY ~) or removing it reaches a secret.
+	HoldsSecret bool
+}
+
+// PolicyConfig is what a policy is built from. Every path in it is absolute.
+type PolicyConfig struct {
+	Roots []string // the workspace roots
+	Home  string   // the user's home directory
+	// Env is the session's environment as KEY=VALUE. PATH, the XDG_*
+	// directories and the credential-file variables come from it.
+	Env []string
+	// ConfigDir and StateDir are tandem's own directories; empty means
+	// $XDG_CONFIG_HOME/tandem and $XDG_STATE_HOME/tandem (their defaults
+	// under Home when unset).
+	ConfigDir, StateDir string
+	// Protected and Secrets add entries: settings files tandem loads, tandem's
+	// own credentials. Each covers the path and everything under it.
+	Protected, Secrets []string
+}
+
+// Policy judges paths. It is built once per session from its config; its
+// entries are made real when it is built.
+type Policy struct {
+	roots     []string
+	secrets   []entry
+	protected []entry // trees and dirs; named .git/.tandem are matched by name
+	env       map[string]string
+}
+
+type entryKind uint8
+
+const (
+	tree   entryKind = iota // the path and everything under it
+	dir                     // the path and its direct entries
+	prefix                  // siblings whose name starts with the last name, and under them
+)
+
+type entry struct {
+	path string
+	kind entryKind
+}
+
+// NewPolicy builds a policy. Relative PATH entries are taken from the first
+// root: a file there replaces a command.
+func NewPolicy(c PolicyConfig) *Policy {
+	p := &Policy{env: map[string]string{}}
+	for _, kv := range c.Env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			p.env[k] = v
+		}
+	}
+	base := "/"
+	for _, r := range c.Roots {
+		rp := Resolve("/", r).Path
+		p.roots = append(p.roots, rp)
+		if base == "/" {
+			base = rp
+		}
+	}
+	home := c.Home
+	xdg := func(name, def string) string {
+		if v := p.env[name]; filepath.IsAbs(v) {
+			return v
+		}
+		return filepath.Join(home, def)
+	}
+	cfgHome := xdg("XDG_CONFIG_HOME", ".config")
+	stateHome := xdg("XDG_STATE_HOME", ".local/state")
+	dataHome := xdg("XDG_DATA_HOME", ".local/share")
+	if c.ConfigDir == "" {
+		c.ConfigDir = filepath.Join(cfgHome, "tandem")
+	}
+	if c.StateDir == "" {
+		c.StateDir = filepath.Join(stateHome, "tandem")
+	}
+
+	addSecret := func(path string, k entryKind) {
+		if path == "" || !filepath.IsAbs(path) {
+			return
+		}
+		p.secrets = append(p.secrets, entries(path, k)...)
+	}
+	if home != "" {
+		for _, s := range []string{".ssh", ".aws", ".azure", ".config/gcloud", ".config/gh",
+			".docker/config.json", ".kube", ".gnupg", ".password-store", ".local/share/keyrings",
+			".netrc", ".git-credentials", ".npmrc", ".pypirc"} {
+			addSecret(filepath.Join(home, s), tree)
+		}
+		addSecret(filepath.Join(home, ".cargo/credentials"), prefix)
+		addSecret(filepath.Join(cfgHome, "gcloud"), tree)
+		addSecret(filepath.Join(cfgHome, "gh"), tree)
+		addSecret(filepath.Join(dataHome, "keyrings"), tree)
+	}
+	for _, name := range []string{"AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "CLOUDSDK_CONFIG",
+		"GNUPGHOME", "PASSWORD_STORE_DIR", "GH_CONFIG_DIR"} {
+		addSecret(p.env[name], tree)
+	}
+	if d := p.env["DOCKER_CONFIG"]; d != "" {
+		addSecret(filepath.Join(d, "config.json"), tree)
+	}
+	for _, k := range filepath.SplitList(p.env["KUBECONFIG"]) {
+		addSecret(k, tree)
+	}
+	for _, s := range c.Secrets {
+		addSecret(s, tree)
+	}
+
+	addProtected := func(path string, k entryKind) {
+		if path != "" && filepath.IsAbs(path) {
+			p.protected = append(p.protected, entries(path, k)...)
+		}
+	}
+	addProtected(c.ConfigDir, tree)
+	addProtected(c.StateDir, tree)
+	for _, s := range c.Protected {
+		addProtected(s, tree)
+	}
+	for _, d := range filepath.SplitList(p.env["PATH"]) {
+		if d == "" {
+			d = "."
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(base, d)
+		}
+		addProtected(d, dir)
+	}
+	for _, r := range p.roots {
+		for _, n := range namedDirs {
+			addProtected(filepath.Join(r, n), tree)
+		}
+	}
+	return p
+}
+
+// entries gives the rule for a path as written (cleaned) and for its real
+// path, when they differ: a home reached through a symlink is the same home.
+func entries(path string, k entryKind) []entry {
+	path = filepath.Clean(path)
+	out := []entry{{path, k}}
+	dirReal := Resolve("/", filepath.Dir(path)).Path
+	real := filepath.Join(dirReal, filepath.Base(path))
+	if k != prefix {
+		real = Resolve("/", path).Path
+	}
+	if real != path {
+		out = append(out, entry{real, k})
+	}
+	return out
+}
+
+// namedDirs are protected wherever they appear: their contents name programs
+// git or tandem runs (hooks, config, fsmonitor) or tandem's project settings.
+var namedDirs = []string{".git", ".tandem"}
+
+// Env is the value of a variable in the environment the policy was built
+// from ("" when unset). The classifier compares a step's environment to it.
+func (p *Policy) Env(name string) string { return p.env[name] }
+
+// Roots are the real workspace roots.
+func (p *Policy) Roots() []string { return p.roots }
+
+// Judge classifies path (relative paths are taken from the first root).
+func (p *Policy) Judge(path string) PathClass {
+	dir := "/"
+	if len(p.roots) > 0 {
+		dir = p.roots[0]
+	}
+	return p.Examine(dir, path).Class
+}
+
+// Examine resolves path from dir and judges it. When the last name is a
+// symlink, the worse of the link's and the target's class counts: a write
+// can replace the link or write through it.
+func (p *Policy) Examine(dir, path string) Judgement {
+	r := Resolve(dir, path)
+	j := p.JudgeReal(r)
+	j.Written = path
+	if r.Link != "" {
+		l := p.JudgeReal(RealPath{Path: r.Link, Looped: r.Looped})
+		if worse(l.Class, j.Class) {
+			j.Class = l.Class
+		}
+		j.HoldsSecret = j.HoldsSecret || l.HoldsSecret
+	}
+	return j
+}
+
+// worse orders classes by how much they need a question.
+func worse(a, b PathClass) bool { return rank[a] > rank[b] }
+
+var rank = map[PathClass]int{PathHarmless: 0, PathInside: 1, PathOutside: 2, PathProtected: 3, PathSecret: 4}
+
+// harmless targets never cause a question.
+var harmless = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true}
+
+// JudgeReal judges a path that is already real. It does not resolve again: a
+// second resolution could lose a loop.
+func (p *Policy) JudgeReal(r RealPath) Judgement {
+	j := Judgement{Written: r.Path, RealPath: r}
+	path := filepath.Clean(r.Path)
+	switch {
+	case harmless[path] && !r.Looped:
+		j.Class = PathHarmless
+	case p.covered(p.secrets, path):
+		j.Class, j.HoldsSecret = PathSecret, true
+	case p.ancestorOf(p.secrets, path):
+		j.Class, j.HoldsSecret = PathProtected, true
+	case p.covered(p.protected, path) || p.named(path) || p.ancestorOf(p.protected, path) || holdsNamed(path):
+		j.Class = PathProtected
+	case !r.Looped && p.inside(path):
+		j.Class = PathInside
+	default:
+		j.Class = PathOutside
+	}
+	return j
+}
+
+// covered reports whether an entry covers path.
+func (p *Policy) covered(es []entry, path string) bool {
+	for _, e := range es {
+		switch e.kind {
+		case tree:
+			if under(path, e.path) {
+				return true
+			}
+		case dir:
+			if path == e.path || filepath.Dir(path) == e.path {
+				return true
+			}
+		case prefix:
+			for a := path; ; a = filepath.Dir(a) {
+				if filepath.Dir(a) == filepath.Dir(e.path) && strings.HasPrefix(filepath.Base(a), filepath.Base(e.path)) {
+					return true
+				}
+				if a == "/" {
+					break
+				}
+			}
+		}
+	}
+	return false
+}
+
+// ancestorOf reports whether path is a strict ancestor of an entry.
+func (p *Policy) ancestorOf(es []entry, path string) bool {
+	for _, e := range es {
+		if e.path != path && under(e.path, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// named reports whether a .git or .tandem name appears in the part of path
+// below the root that holds it (the whole path when none does).
+func (p *Policy) named(path string) bool {
+	rel := path
+	for _, r := range p.roots {
+		if under(path, r) {
+			rel = strings.TrimPrefix(path, r)
+			break
+		}
+	}
+	for _, c := range strings.Split(rel, "/") {
+		for _, n := range namedDirs {
+			if c == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holdsNamed reports whether a directory directly holds a .git or .tandem
+// entry: removing or moving it removes that entry.
+func holdsNamed(path string) bool {
+	for _, n := range namedDirs {
+		if _, err := os.Lstat(filepath.Join(path, n)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Policy) inside(path string) bool {
+	for _, r := range p.roots {
+		if under(path, r) {
+			return true
+		}
+	}
+	return false
+}
+
+// under reports whether path is root or below it.
+func under(path, root string) bool {
+	if root == "/" {
+		return true
+	}
+	return path == root || strings.HasPrefix(path, root+"/")
+}

@@ -1,0 +1,135 @@
+package approvals
+
+import (
+	"context"
+	"fmt"
+)
+
+// Kind says what asks: a shell step, a document access, an MCP tool call.
+type Kind string
+
+const (
+	KindShell    Kind = "shell"
+	KindDocument Kind = "document"
+	KindMCP      Kind = "mcp"
+)
+
+// StepPath is one path a step names or redirects to, with its class.
+type StepPath struct {
+	Path  string    `json:"path"`  // as the step wrote it (expanded)
+	Real  string    `json:"real"`  // the real path the policy judged
+	Class PathClass `json:"class"` // secret, protected, inside, outside, harmless
+}
+
+// Step is one thing that runs: a simple command with its real expanded
+// arguments, or a document access ("write /abs/path").
+type Step struct {
+	// Text is the step exactly as it will run, each word quoted for bash
+	// and every control, bidi or zero-width character escaped as $'…', so
+	// what the user approves is what runs.
+	Text    string     `json:"text"`
+	Effects Effects    `json:"effects"`
+	Paths   []StepPath `json:"paths,omitempty"`
+}
+
+// Question is what the user is asked before steps outside the auto set run.
+// The steps of one pipeline come in one question, in order.
+type Question struct {
+	ID      string `json:"id"`      // unique within the server
+	Session string `json:"session"` // the session that asks
+	Kind    Kind   `json:"kind"`
+	Steps   []Step `json:"steps"`
+}
+
+// Answer is the user's answer to a question.
+type Answer uint8
+
+const (
+	// Unanswered: nobody who could answer did (no client, all closed it, the
+	// step was cancelled). It counts as a denial.
+	Unanswered Answer = iota
+	// AllowOnce runs these steps this time.
+	AllowOnce
+	// AllowSession runs them, and runs the same exact step text with the
+	// same effect set unasked for the rest of the session.
+	AllowSession
+	// Deny stops the script at the step.
+	Deny
+)
+
+func (a Answer) String() string {
+	switch a {
+	case AllowOnce:
+		return "allow"
+	case AllowSession:
+		return "allow_session"
+	case Deny:
+		return "deny"
+	}
+	return "unanswered"
+}
+
+// Allows reports whether the steps run.
+func (a Answer) Allows() bool { return a == AllowOnce || a == AllowSession }
+
+// Option kinds of the agents' permission protocols (ACP and alike).
+const (
+	OptionAllowOnce    = "allow_once"
+	OptionAllowAlways  = "allow_always"
+	OptionRejectOnce   = "reject_once"
+	OptionRejectAlways = "reject_always"
+)
+
+// OptionKind maps an answer to the agents' option kind. Unanswered is a
+// one-time rejection: nobody decided anything for later.
+func (a Answer) OptionKind() string {
+	switch a {
+	case AllowOnce:
+		return OptionAllowOnce
+	case AllowSession:
+		return OptionAllowAlways
+	}
+	return OptionRejectOnce
+}
+
+// AnswerOfOption reads an option kind. "allow_always" is scoped to the
+// session and the exact step; tandem keeps no rejection, so both reject
+// kinds are Deny. Any other string is an error.
+func AnswerOfOption(kind string) (Answer, error) {
+	switch kind {
+	case OptionAllowOnce:
+		return AllowOnce, nil
+	case OptionAllowAlways:
+		return AllowSession, nil
+	case OptionRejectOnce, OptionRejectAlways:
+		return Deny, nil
+	}
+	return Unanswered, fmt.Errorf("unknown option kind %q; expected %s, %s, %s or %s",
+		kind, OptionAllowOnce, OptionAllowAlways, OptionRejectOnce, OptionRejectAlways)
+}
+
+// Asker routes a question to whoever can answer it. The LSP server implements
+// it over its attached clients.
+//
+// Ask returns the first answer of any client that can answer. With no client
+// that can answer it returns Unanswered at once: no session ever waits for a
+// client that cannot answer. When ctx ends (the step was cancelled, the call
+// ended) Ask withdraws the question from every client, tells them it is
+// settled, and returns Unanswered. Ask is called from many goroutines.
+type Asker interface {
+	Ask(ctx context.Context, q Question) Answer
+}
+
+// Nobody is the Asker of a session no one can answer for (a standalone
+// session without a terminal): every question is Unanswered at once.
+var Nobody Asker = nobody{}
+
+type nobody struct{}
+
+func (nobody) Ask(context.Context, Question) Answer { return Unanswered }
+
+// AskerFunc adapts a function to Asker.
+type AskerFunc func(ctx context.Context, q Question) Answer
+
+// Ask calls f.
+func (f AskerFunc) Ask(ctx context.Context, q Question) Answer { return f(ctx, q) }
