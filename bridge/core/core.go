@@ -1,0 +1,367 @@
+package core
+
+import (
+	"crypto/subtle"
+	"errors"
+)
+
+// State is the whole state of one bridge. It is a fixed-size value with no
+// pointers: copying it is a snapshot, == compares two states, and Step never
+// allocates. The zero State is not usable; start from New.
+type State struct {
+	open     bool
+	capacity uint8
+	next     RequestID
+	owners   [MaxOwners]owner
+	slots    [MaxSlots]slot
+}
+
+type owner struct {
+	used  bool
+	id    OwnerID
+	token Token
+}
+
+// slot holds one admitted request; stage 0 means free.
+type slot struct {
+	stage Stage
+	id    RequestID
+	owner OwnerID
+}
+
+// ErrCapacity is returned by New for a capacity outside 1..MaxSlots.
+var ErrCapacity = errors.New("bridge capacity must be between 1 and 16")
+
+// New is the state of a bridge in a new process: closed, no owners, no
+// requests, ids from zero (L14).
+func New(capacity int) (State, error) {
+	if capacity < 1 || capacity > MaxSlots {
+		return State{}, ErrCapacity
+	}
+	s := State{capacity: uint8(capacity)}
+	if mutation == mutNewProcessOpen {
+		s.open = true
+	}
+	return s, nil
+}
+
+// Open reports whether the bridge admits requests.
+func (s *State) Open() bool { return s.open }
+
+// Capacity is the number of requests the bridge holds at most.
+func (s *State) Capacity() int { return int(s.capacity) }
+
+// Next is the id the next admitted request gets.
+func (s *State) Next() RequestID { return s.next }
+
+// Held counts the held requests, abandoned ones included.
+func (s *State) Held() int {
+	n := 0
+	for i := range s.slots {
+		if s.slots[i].stage != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// Stage is the stage of request id, or 0 if the bridge does not hold it.
+func (s *State) Stage(id RequestID) Stage {
+	if i, ok := s.slotOf(id); ok {
+		return s.slots[i].stage
+	}
+	return 0
+}
+
+// Owners counts the owners in force. The shell removes the socket when it
+// drops to zero.
+func (s *State) Owners() int {
+	n := 0
+	for i := range s.owners {
+		if s.owners[i].used {
+			n++
+		}
+	}
+	return n
+}
+
+// Step applies one event and returns what the shell must do, in order. It
+// does no I/O, reads no clock and takes no lock: the shell calls it from its
+// one writer, under its own lock, and runs the effects after.
+func (s *State) Step(ev Event) Effects {
+	var out Effects
+	switch ev.Kind {
+	case Started:
+		s.open = true
+		if mutation == mutRestartResetsIDs {
+			s.next = 0
+		}
+	case Stopped:
+		s.stop(&out)
+	case OwnerAdded:
+		s.addOwner(ev, &out)
+	case OwnerRemoved:
+		s.removeOwner(ev.Owner, &out)
+	case Request:
+		s.request(ev, &out)
+	case Authorized:
+		s.authorized(ev, &out)
+	case CallFinished:
+		s.callFinished(ev, &out)
+	case ReplyDone:
+		s.replyDone(ev, &out)
+	case ClientGone:
+		s.clientGone(ev.ID, &out)
+	}
+	return out
+}
+
+// stop closes the bridge: every token is revoked, every prompt withdrawn and
+// every call cancelled (L9, L10). The requests keep their slots until their
+// answers arrive (L15).
+func (s *State) stop(out *Effects) {
+	s.open = false
+	if mutation != mutStopKeepsTokens {
+		s.owners = [MaxOwners]owner{}
+	}
+	for i := range s.slots {
+		s.abandon(i, out)
+	}
+}
+
+// abandon lets the live work of slot i go: a waiting prompt is withdrawn, a
+// running call cancelled. A reply being written goes on.
+func (s *State) abandon(i int, out *Effects) {
+	sl := &s.slots[i]
+	switch sl.stage {
+	case Authorizing:
+		sl.stage = AbandonedAuth
+		out.push(Effect{Kind: Withdraw, ID: sl.id, Owner: sl.owner})
+	case Calling:
+		if mutation == mutOwnerEndKeepsCalls {
+			return
+		}
+		sl.stage = AbandonedCall
+		out.push(Effect{Kind: Cancel, ID: sl.id, Owner: sl.owner})
+	case Replying:
+		if mutation == mutReplyingAbandoned {
+			sl.stage = AbandonedCall
+			out.push(Effect{Kind: Cancel, ID: sl.id, Owner: sl.owner})
+		}
+	}
+}
+
+func (s *State) addOwner(ev Event, out *Effects) {
+	free := -1
+	for i := range s.owners {
+		o := &s.owners[i]
+		if !o.used {
+			if free < 0 {
+				free = i
+			}
+			continue
+		}
+		if o.id == ev.Owner || subtle.ConstantTimeCompare(o.token[:], ev.Token[:]) == 1 {
+			free = -2 // one token per owner, one owner per token (L13)
+			break
+		}
+	}
+	if !s.open || free < 0 {
+		out.push(Effect{Kind: Log, Owner: ev.Owner, Log: OwnerRejected})
+		return
+	}
+	s.owners[free] = owner{used: true, id: ev.Owner, token: ev.Token}
+}
+
+// removeOwner revokes an owner's token and lets its live work go (L9).
+func (s *State) removeOwner(id OwnerID, out *Effects) {
+	found := false
+	for i := range s.owners {
+		if s.owners[i].used && s.owners[i].id == id {
+			s.owners[i] = owner{}
+			found = true
+		}
+	}
+	if !found {
+		out.push(Effect{Kind: Log, Owner: id, Log: OwnerUnknown})
+		return
+	}
+	for i := range s.slots {
+		if s.slots[i].stage != 0 && s.slots[i].owner == id {
+			s.abandon(i, out)
+		}
+	}
+}
+
+// request admits or refuses a client's request in one step: the checks and
+// the slot claim cannot be split (L1). A refusal changes nothing and names
+// only the first failed check, in the order closed, unauthorized, version,
+// busy (L2).
+func (s *State) request(ev Event, out *Effects) {
+	refuse := func(r Reason) { out.push(Effect{Kind: Refuse, Reason: r}) }
+	if !s.open {
+		refuse(Closed)
+		return
+	}
+	if mutation == mutVersionBeforeToken && ev.Version != ProtocolVersion {
+		refuse(BadVersion)
+		return
+	}
+	who, ok := s.ownerOf(ev.Token)
+	if !ok {
+		refuse(Unauthorized)
+		return
+	}
+	if ev.Version != ProtocolVersion && mutation != mutAdmitAnyVersion {
+		refuse(BadVersion)
+		return
+	}
+	limit := int(s.capacity)
+	if mutation == mutBusyOffByOne && limit < MaxSlots {
+		limit++
+	}
+	free := -1
+	for i := limit - 1; i >= 0; i-- {
+		if s.slots[i].stage == 0 {
+			free = i
+		}
+	}
+	if free < 0 {
+		if mutation == mutBusyBurnsID {
+			s.next++
+		}
+		refuse(Busy)
+		return
+	}
+	id := s.next
+	s.next++
+	s.slots[free] = slot{stage: Authorizing, id: id, owner: who}
+	out.push(Effect{Kind: Authorize, ID: id, Owner: who})
+}
+
+// ownerOf finds the owner whose token is t. It compares t with every token in
+// force, in constant time, whether or not one matched already.
+func (s *State) ownerOf(t Token) (OwnerID, bool) {
+	var who OwnerID
+	found := 0
+	for i := range s.owners {
+		o := &s.owners[i]
+		used := 0
+		if o.used {
+			used = 1
+		}
+		eq := subtle.ConstantTimeCompare(o.token[:], t[:]) & used
+		if eq == 1 {
+			who = o.id
+		}
+		found |= eq
+	}
+	return who, found == 1
+}
+
+// authorized applies the permission answer. Only an allow for a request that
+// is waiting for it starts a call, on this step (L4); the answer for a
+// withdrawn prompt only frees its slot.
+func (s *State) authorized(ev Event, out *Effects) {
+	i, ok := s.slotOf(ev.ID)
+	if !ok {
+		s.stale(ev.ID, out)
+		return
+	}
+	sl := &s.slots[i]
+	switch {
+	case sl.stage == Authorizing && ev.Allow:
+		sl.stage = Calling
+		who := sl.owner
+		if mutation == mutCallForFirstOwner {
+			who = s.firstOwner()
+		}
+		out.push(Effect{Kind: Call, ID: sl.id, Owner: who})
+	case sl.stage == Authorizing:
+		sl.stage = Replying
+		o := Denied
+		if mutation == mutReplyWrongOutcome {
+			o = OK
+		}
+		out.push(Effect{Kind: Reply, ID: sl.id, Outcome: o})
+	case sl.stage == AbandonedAuth && ev.Allow && mutation == mutLateAllowRuns:
+		sl.stage = Calling
+		out.push(Effect{Kind: Call, ID: sl.id, Owner: sl.owner})
+	case sl.stage == AbandonedAuth:
+		*sl = slot{}
+	default:
+		s.stale(ev.ID, out)
+	}
+}
+
+// callFinished applies the end of a call: its outcome goes to the client, or
+// is dropped and logged if the client left (L7, L12).
+func (s *State) callFinished(ev Event, out *Effects) {
+	i, ok := s.slotOf(ev.ID)
+	if !ok {
+		s.stale(ev.ID, out)
+		return
+	}
+	sl := &s.slots[i]
+	switch sl.stage {
+	case Calling:
+		sl.stage = Replying
+		out.push(Effect{Kind: Reply, ID: sl.id, Outcome: ev.Outcome})
+	case AbandonedCall:
+		if mutation != mutDroppedResultKeepsSlot {
+			*sl = slot{}
+		}
+		if mutation != mutDroppedResultSilent {
+			out.push(Effect{Kind: Log, ID: ev.ID, Log: ResultDropped})
+		}
+	default:
+		s.stale(ev.ID, out)
+	}
+}
+
+// replyDone frees the slot of a written reply; a reply that could not be
+// written whole is logged, never retried (L6, L12).
+func (s *State) replyDone(ev Event, out *Effects) {
+	i, ok := s.slotOf(ev.ID)
+	if !ok || s.slots[i].stage != Replying {
+		s.stale(ev.ID, out)
+		return
+	}
+	if ev.Lost {
+		if mutation == mutReplyRetried {
+			out.push(Effect{Kind: Reply, ID: ev.ID, Outcome: Failed})
+			return
+		}
+		out.push(Effect{Kind: Log, ID: ev.ID, Log: ReplyLost})
+	}
+	s.slots[i] = slot{}
+}
+
+// clientGone lets the work of a client that left go. A disconnect after the
+// work ended, during the reply (its ReplyDone reports it) or after the work
+// was let go says nothing (L11); one for an id never issued is stale.
+func (s *State) clientGone(id RequestID, out *Effects) {
+	if id >= s.next {
+		s.stale(id, out)
+		return
+	}
+	if i, ok := s.slotOf(id); ok {
+		s.abandon(i, out)
+	}
+}
+
+// stale logs an answer the core does not wait for; it changes nothing (L11).
+func (s *State) stale(id RequestID, out *Effects) {
+	if mutation != mutStaleSilent {
+		out.push(Effect{Kind: Log, ID: id, Log: Stale})
+	}
+}
+
+func (s *State) slotOf(id RequestID) (int, bool) {
+	for i := range s.slots {
+		if s.slots[i].stage != 0 && s.slots[i].id == id {
+			return i, true
+		}
+	}
+	return 0, false
+}
