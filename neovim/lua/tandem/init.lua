@@ -1,0 +1,423 @@
+--- tandem for Neovim: starts `tandem lsp` for the workspace with Neovim's own LSP client,
+--- opens an agent session on it, calls tools, answers the backend's approval questions and
+--- gives `:terminal` jobs the bridge environment. Talks to tandem only through the protocol
+--- documented in docs/protocol.md.
+local M = {}
+
+local NAME = 'tandem'
+
+--- Defaults; `setup()` merges the user's options over these.
+local defaults = {
+  -- The command that serves one editor over stdio.
+  cmd = { 'tandem', 'lsp' },
+  -- A buffer's workspace is the nearest ancestor holding one of these; else the cwd.
+  root_markers = { '.git', '.tandem' },
+  -- Start tandem for every buffer backed by a file.
+  autostart = true,
+  -- Sent as initializationOptions (see docs/settings.md). Execution gates such as the
+  -- shell's auto set are read by tandem only from the user's own config file, never from here.
+  settings = {},
+  -- 'tandem': declare the tandem approval capability, so questions arrive as
+  -- tandem/askApproval with the steps, effects and paths, and are answered with
+  -- vim.ui.select. 'native': leave it undeclared; questions then arrive as
+  -- window/showMessageRequest and Neovim's own handler answers them.
+  approvals = 'tandem',
+  -- Ask tandem for the bridge environment (tandem/terminalEnv) and give it to every job
+  -- Neovim starts from then on, :terminal included, so `tandem mcp call` works there.
+  terminal_env = true,
+  -- How long synchronous helpers (health, tests) wait for an answer, in ms.
+  timeout_ms = 10000,
+}
+
+local config = vim.deepcopy(defaults)
+
+--- Per client id: the agent session id, and the names of the variables put into vim.env.
+local sessions = {} ---@type table<integer, string>
+local env_names = {} ---@type table<integer, string[]>
+--- Open approval questions by id: {client_id, title, settled?}.
+local questions = {} ---@type table<string, table>
+
+local has_011 = vim.fn.has('nvim-0.11') == 1
+
+--- Client:request / Client:notify changed from field functions (0.10) to methods (0.11).
+local function request(client, method, params, handler, bufnr)
+  if has_011 then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+local function notify(msg, level)
+  vim.notify('tandem: ' .. msg, level or vim.log.levels.INFO)
+end
+
+--- The workspace root for a buffer: nearest marker directory, else the cwd.
+local function root_of(bufnr)
+  local root = vim.fs.root(bufnr, config.root_markers)
+  return root or vim.fn.getcwd()
+end
+
+--- The running tandem client for a buffer (or, failing that, for the cwd).
+---@param bufnr integer?
+---@return vim.lsp.Client?
+function M.client(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local clients = vim.lsp.get_clients({ name = NAME, bufnr = bufnr })
+  if #clients > 0 then
+    return clients[1]
+  end
+  local root = root_of(bufnr)
+  for _, c in ipairs(vim.lsp.get_clients({ name = NAME })) do
+    if c.config.root_dir == root then
+      return c
+    end
+  end
+  return nil
+end
+
+--- Answers a tandem/askApproval request with vim.ui.select. The request handler runs in a
+--- coroutine (Neovim's RPC layer wraps server requests in one), so it can wait for an
+--- asynchronous vim.ui.select without blocking the editor.
+local function ask_approval(_, params, ctx)
+  params = params or {}
+  local id = tostring(params.id or '')
+  local actions = params.actions or { 'Allow', 'Deny', 'Allow for this session' }
+  local lines = { params.title or params.message or 'tandem asks' }
+  for _, step in ipairs(params.steps or {}) do
+    local line = '  ' .. (step.command or step.text or vim.inspect(step))
+    if step.effects and #step.effects > 0 then
+      line = line .. '  [' .. table.concat(step.effects, ', ') .. ']'
+    end
+    table.insert(lines, line)
+  end
+  if params.session then
+    table.insert(lines, '  session ' .. tostring(params.session))
+  end
+  questions[id] = { client_id = ctx.client_id, title = lines[1] }
+  local co = coroutine.running()
+  local function title_of(a)
+    return type(a) == 'table' and (a.title or a.id) or tostring(a)
+  end
+  vim.ui.select(actions, {
+    prompt = table.concat(lines, '\n') .. '\n',
+    kind = 'tandem.approval',
+    format_item = title_of,
+  }, function(choice)
+    vim.schedule(function()
+      coroutine.resume(co, choice)
+    end)
+  end)
+  local choice = coroutine.yield()
+  local q = questions[id]
+  questions[id] = nil
+  if q and q.settled then
+    notify('that question was already settled (' .. q.settled .. '); your answer was not used')
+  end
+  if choice == nil then
+    return { answer = 'dismissed' }
+  end
+  return { answer = title_of(choice) }
+end
+
+--- tandem/approvalSettled: the question is over (answered elsewhere, step ended, cancelled).
+local function approval_settled(_, params)
+  params = params or {}
+  local q = questions[tostring(params.id or '')]
+  if q then
+    q.settled = params.reason or 'settled'
+    notify('question settled: ' .. q.title .. ' (' .. q.settled .. ')')
+  end
+end
+
+local function job_settled(_, params)
+  params = params or {}
+  notify(string.format('job %s %s', tostring(params.job or params.id or '?'), tostring(params.status or 'settled')))
+end
+
+--- Sets the bridge variables into vim.env so every job started from now on inherits them.
+local function apply_terminal_env(client_id, env)
+  local names = {}
+  for k, v in pairs(env or {}) do
+    vim.env[k] = v
+    table.insert(names, k)
+  end
+  env_names[client_id] = names
+end
+
+local function drop_terminal_env(client_id)
+  for _, k in ipairs(env_names[client_id] or {}) do
+    vim.env[k] = nil
+  end
+  env_names[client_id] = nil
+end
+
+--- Asks tandem for the integrated-terminal environment and applies it.
+---@param client vim.lsp.Client
+---@param cb fun(env: table<string,string>?, err: string?)?
+function M.terminal_env(client, cb)
+  request(client, 'tandem/terminalEnv', {}, function(err, result)
+    if err then
+      if cb then
+        cb(nil, err.message)
+      end
+      return
+    end
+    local env = result and (result.env or result) or {}
+    apply_terminal_env(client.id, env)
+    if cb then
+      cb(env)
+    end
+  end)
+end
+
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  caps.experimental = caps.experimental or {}
+  if config.approvals == 'tandem' then
+    caps.experimental.tandem = { approvals = true }
+  end
+  return caps
+end
+
+--- Starts (or reuses) the tandem client for a file buffer.
+---@param bufnr integer?
+---@return integer? client_id
+function M.start(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if vim.bo[bufnr].buftype ~= '' then
+    return nil
+  end
+  local root = root_of(bufnr)
+  return vim.lsp.start({
+    name = NAME,
+    cmd = config.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
+    init_options = config.settings,
+    capabilities = capabilities(),
+    handlers = {
+      ['tandem/askApproval'] = ask_approval,
+      ['tandem/approvalSettled'] = approval_settled,
+      ['tandem/jobSettled'] = job_settled,
+    },
+    on_init = function(client)
+      if config.terminal_env then
+        M.terminal_env(client)
+      end
+    end,
+    on_exit = function(_, _, client_id)
+      sessions[client_id] = nil
+      drop_terminal_env(client_id)
+    end,
+  }, { bufnr = bufnr })
+end
+
+--- Sends a tandem/* request to the buffer's client, starting it when needed.
+---@param method string
+---@param params table
+---@param cb fun(err: table?, result: any)
+function M.request(method, params, cb)
+  local client = M.client()
+  if not client then
+    local id = M.start()
+    client = id and vim.lsp.get_client_by_id(id)
+  end
+  if not client then
+    cb({ message = 'tandem is not running for this buffer; open a file of the workspace or see :checkhealth tandem' })
+    return
+  end
+  request(client, method, params, function(err, result)
+    cb(err, result)
+  end)
+end
+
+--- The session of the buffer's client, opened on first use.
+---@param cb fun(err: table?, session: string?, client: vim.lsp.Client?)
+function M.session(cb)
+  local client = M.client()
+  if client and sessions[client.id] then
+    cb(nil, sessions[client.id], client)
+    return
+  end
+  M.request('tandem/openSession', {}, function(err, result)
+    if err then
+      cb(err)
+      return
+    end
+    local c = M.client()
+    sessions[c.id] = result.session
+    cb(nil, result.session, c)
+  end)
+end
+
+--- Calls one tool in the buffer's session; cb gets the CallToolResult.
+---@param name string
+---@param args table?
+---@param cb fun(err: table?, result: table?)
+function M.call(name, args, cb)
+  M.session(function(err, session)
+    if err then
+      cb(err)
+      return
+    end
+    M.request('tandem/callTool', {
+      session = session,
+      name = name,
+      arguments = args or vim.empty_dict(),
+    }, cb)
+  end)
+end
+
+--- The text of a CallToolResult.
+---@param result table
+---@return string
+function M.text(result)
+  local parts = {}
+  for _, c in ipairs(result.content or {}) do
+    if c.type == 'text' then
+      table.insert(parts, c.text)
+    end
+  end
+  return table.concat(parts, '\n')
+end
+
+--- Shows text in the tandem result buffer (a scratch buffer reused between calls).
+local function show(title, text)
+  local buf
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b):match('tandem://result$') then
+      buf = b
+    end
+  end
+  if not buf then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, 'tandem://result')
+    vim.bo[buf].bufhidden = 'hide'
+  end
+  local lines = vim.split(text, '\n', { plain = true })
+  table.insert(lines, 1, '# ' .. title)
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  if vim.fn.bufwinid(buf) == -1 then
+    vim.cmd('botright split')
+    vim.api.nvim_win_set_buf(0, buf)
+  end
+end
+
+local function report(title)
+  return function(err, result)
+    if err then
+      notify(title .. ': ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return
+    end
+    show(title .. (result.isError and ' (error)' or ''), M.text(result))
+  end
+end
+
+--- The path tandem should see for the current buffer: relative to the workspace root.
+local function buffer_path()
+  local name = vim.api.nvim_buf_get_name(0)
+  local client = M.client()
+  local root = client and client.config.root_dir
+  if root and name:sub(1, #root + 1) == root .. '/' then
+    return name:sub(#root + 2)
+  end
+  return name
+end
+
+local function commands()
+  vim.api.nvim_create_user_command('TandemStart', function()
+    M.start()
+  end, { desc = 'Start tandem for this buffer' })
+  vim.api.nvim_create_user_command('TandemSession', function()
+    M.session(function(err, session)
+      if err then
+        notify(err.message, vim.log.levels.ERROR)
+      else
+        notify('session ' .. session)
+      end
+    end)
+  end, { desc = 'Open (or show) the agent session of this workspace' })
+  vim.api.nvim_create_user_command('TandemCloseSession', function()
+    local client = M.client()
+    local session = client and sessions[client.id]
+    if not session then
+      notify('no session is open')
+      return
+    end
+    sessions[client.id] = nil
+    M.request('tandem/closeSession', { session = session }, function(err)
+      if err then
+        notify(err.message, vim.log.levels.ERROR)
+      end
+    end)
+  end, { desc = 'Close the agent session' })
+  vim.api.nvim_create_user_command('TandemTools', function()
+    M.request('tandem/listTools', {}, function(err, result)
+      if err then
+        notify(err.message, vim.log.levels.ERROR)
+        return
+      end
+      local lines = {}
+      for _, t in ipairs(result.tools or {}) do
+        table.insert(lines, t.name .. ' — ' .. (t.description or ''):gsub('\n.*', ''))
+      end
+      show('tools', table.concat(lines, '\n'))
+    end)
+  end, { desc = 'List the tools tandem offers' })
+  vim.api.nvim_create_user_command('TandemRead', function(o)
+    local args = { path = o.fargs[1] or buffer_path() }
+    if o.fargs[2] then
+      args.lines = o.fargs[2]
+    end
+    M.call('read', args, report('read ' .. args.path))
+  end, { nargs = '*', complete = 'file', desc = 'Read a file as the agent sees it: TandemRead [PATH [LINES]]' })
+  vim.api.nvim_create_user_command('TandemCall', function(o)
+    local name, json = o.args:match('^(%S+)%s*(.*)$')
+    if not name then
+      notify('usage: :TandemCall TOOL [JSON]', vim.log.levels.ERROR)
+      return
+    end
+    local ok, args = true, vim.empty_dict()
+    if json ~= '' then
+      ok, args = pcall(vim.json.decode, json)
+    end
+    if not ok or type(args) ~= 'table' then
+      notify('the arguments must be one JSON object, e.g. :TandemCall read {"path":"README.md"}', vim.log.levels.ERROR)
+      return
+    end
+    M.call(name, args, report(name))
+  end, { nargs = '+', desc = 'Call a tool: TandemCall TOOL [JSON]' })
+end
+
+--- Configures tandem and starts it for file buffers.
+---@param opts table? see `:help tandem-setup`
+function M.setup(opts)
+  config = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  if config.approvals ~= 'tandem' and config.approvals ~= 'native' then
+    error("tandem: approvals must be 'tandem' or 'native', not " .. vim.inspect(config.approvals))
+  end
+  commands()
+  local group = vim.api.nvim_create_augroup('tandem', { clear = true })
+  if config.autostart then
+    vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
+      group = group,
+      callback = function(ev)
+        M.start(ev.buf)
+      end,
+    })
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(b) and vim.api.nvim_buf_get_name(b) ~= '' then
+        M.start(b)
+      end
+    end
+  end
+end
+
+--- The merged configuration (read-only copy), for :checkhealth.
+function M.config()
+  return vim.deepcopy(config)
+end
+
+return M

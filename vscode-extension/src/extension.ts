@@ -1,0 +1,282 @@
+// tandem for VS Code: starts `tandem lsp` for the workspace with vscode-languageclient, shows
+// the agent session and its tools in a sidebar, answers tandem's approval questions with
+// notifications, and gives integrated terminals the bridge environment. It talks to tandem
+// only through the protocol in docs/protocol.md.
+import * as vscode from 'vscode';
+import {
+  ClientCapabilities,
+  FeatureState,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  StaticFeature,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { ApprovalQuestion, approvalAnswer, approvalPrompt } from './approval';
+import {
+  argumentTemplate,
+  CallToolResult,
+  Methods,
+  parseArguments,
+  resultText,
+  terminalVariables,
+  ToolInfo,
+} from './protocol';
+import { SessionView, ViewState } from './sessionView';
+
+/** What activate() returns: the extension's API, used by tests and by other extensions. */
+export interface TandemApi {
+  /** Resolves once tandem answered initialize. */
+  ready(): Promise<void>;
+  openSession(): Promise<string>;
+  listTools(): Promise<ToolInfo[]>;
+  callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
+  /** The variables given to integrated terminals. */
+  terminalEnvironment(): Record<string, string>;
+}
+
+const resultScheme = 'tandem-result';
+
+/** Declares the tandem approval capability so questions arrive as tandem/askApproval. */
+class ApprovalFeature implements StaticFeature {
+  fillClientCapabilities(caps: ClientCapabilities): void {
+    caps.experimental = { ...(caps.experimental as object | undefined), tandem: { approvals: true } };
+  }
+  getState(): FeatureState {
+    return { kind: 'static' };
+  }
+  initialize(): void {}
+  clear(): void {}
+}
+
+export async function activate(ctx: vscode.ExtensionContext): Promise<TandemApi> {
+  const log = vscode.window.createOutputChannel('tandem', { log: true });
+  const state: ViewState = { backend: 'stopped', tools: [] };
+  const view = new SessionView(() => state);
+  const results = new Map<string, string>();
+  let resultSeq = 0;
+  const resultsChanged = new vscode.EventEmitter<vscode.Uri>();
+  ctx.subscriptions.push(
+    log,
+    vscode.window.registerTreeDataProvider('tandem.session', view),
+    vscode.workspace.registerTextDocumentContentProvider(resultScheme, {
+      onDidChange: resultsChanged.event,
+      provideTextDocumentContent: (uri) => results.get(uri.toString()) ?? '',
+    }),
+  );
+
+  // The terminal environment holds a bridge token: never persist it across windows.
+  const termEnv = ctx.environmentVariableCollection;
+  termEnv.persistent = false;
+  termEnv.description = 'tandem: lets `tandem mcp call` in this terminal reach your MCP tools';
+  termEnv.clear();
+  let terminalVars: Record<string, string> = {};
+
+  /** The questions on screen, by id: settle() drops one that tandem settled elsewhere. */
+  const open = new Map<string, (reason: string) => void>();
+
+  let client: LanguageClient | undefined;
+  let starting: Promise<void> | undefined;
+
+  function update(patch: Partial<ViewState>): void {
+    Object.assign(state, patch);
+    view.refresh();
+  }
+
+  async function start(): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const cfg = vscode.workspace.getConfiguration('tandem');
+    const exe = cfg.get<string>('path', 'tandem');
+    const serverOptions: ServerOptions = {
+      command: exe,
+      args: ['lsp'],
+      transport: TransportKind.stdio,
+      options: folder ? { cwd: folder.uri.fsPath } : undefined,
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }],
+      // Only the user's own settings reach tandem from here: a workspace folder cannot set
+      // tandem's execution gates.
+      initializationOptions: cfg.inspect<object>('settings')?.globalValue ?? {},
+      outputChannel: log,
+    };
+    const c = new LanguageClient('tandem', 'tandem', serverOptions, clientOptions);
+    c.registerFeature(new ApprovalFeature());
+    c.onRequest(Methods.askApproval, (q: ApprovalQuestion, token) => ask(q, token));
+    c.onNotification(Methods.approvalSettled, (p: { id: string | number; reason?: string }) => {
+      open.get(String(p.id))?.(p.reason ?? 'settled');
+    });
+    c.onNotification(Methods.jobSettled, (p: { job?: string; id?: string; status?: string }) => {
+      void vscode.window.showInformationMessage(`tandem: job ${p.job ?? p.id ?? ''} ${p.status ?? 'settled'}`);
+    });
+    c.onDidChangeState((e) => {
+      if (e.newState === 1 /* Stopped */) {
+        termEnv.clear();
+        terminalVars = {};
+        update({ backend: 'stopped', session: undefined });
+      }
+    });
+    client = c;
+    update({ backend: 'starting', error: undefined });
+    try {
+      await c.start();
+    } catch (e) {
+      update({ backend: 'stopped', error: `tandem did not start: ${(e as Error).message}. Check the tandem.path setting and run \`tandem doctor\`.` });
+      throw e;
+    }
+    update({ backend: 'running' });
+    if (cfg.get<boolean>('terminalEnvironment', true)) {
+      try {
+        terminalVars = terminalVariables(await c.sendRequest(Methods.terminalEnv, {}));
+        for (const [k, v] of Object.entries(terminalVars)) {
+          termEnv.replace(k, v);
+        }
+      } catch (e) {
+        log.warn(`tandem/terminalEnv: ${(e as Error).message}`);
+      }
+    }
+    void refreshTools();
+  }
+
+  async function ready(): Promise<LanguageClient> {
+    if (!starting) {
+      starting = start();
+    }
+    await starting;
+    return client!;
+  }
+
+  async function ask(q: ApprovalQuestion, token: vscode.CancellationToken): Promise<{ answer: string }> {
+    const p = approvalPrompt(q);
+    const id = String(q.id);
+    const settled = new Promise<undefined>((resolve) => {
+      open.set(id, (reason) => {
+        log.info(`question ${id} settled: ${reason}`);
+        resolve(undefined);
+      });
+      token.onCancellationRequested(() => resolve(undefined));
+    });
+    const text = p.detail ? `${p.message}\n${p.detail}` : p.message;
+    const choice = await Promise.race([vscode.window.showWarningMessage(text, ...p.actions), settled]);
+    open.delete(id);
+    return approvalAnswer(choice);
+  }
+
+  async function refreshTools(): Promise<ToolInfo[]> {
+    const c = await ready();
+    const r = await c.sendRequest<{ tools: ToolInfo[] }>(Methods.listTools, {});
+    update({ tools: r.tools ?? [] });
+    return state.tools;
+  }
+
+  async function openSession(): Promise<string> {
+    if (state.session) {
+      return state.session;
+    }
+    const c = await ready();
+    const r = await c.sendRequest<{ session: string }>(Methods.openSession, {});
+    update({ session: r.session });
+    return r.session;
+  }
+
+  async function callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+    const session = await openSession();
+    const c = await ready();
+    return c.sendRequest<CallToolResult>(Methods.callTool, { session, name, arguments: args });
+  }
+
+  async function showResult(tool: string, r: CallToolResult): Promise<void> {
+    const uri = vscode.Uri.from({ scheme: resultScheme, path: `/${++resultSeq}/${tool}.txt` });
+    results.set(uri.toString(), resultText(r));
+    update({ lastCall: { tool, isError: r.isError === true, uri } });
+    await vscode.window.showTextDocument(uri, { preview: true, preserveFocus: false });
+  }
+
+  async function runTool(tool: string, args: Record<string, unknown>): Promise<void> {
+    try {
+      await showResult(tool, await callTool(tool, args));
+    } catch (e) {
+      void vscode.window.showErrorMessage(`tandem: ${tool}: ${(e as Error).message}`);
+    }
+  }
+
+  ctx.subscriptions.push(
+    vscode.commands.registerCommand('tandem.openSession', async () => {
+      try {
+        await openSession();
+      } catch (e) {
+        void vscode.window.showErrorMessage(`tandem: opening a session failed: ${(e as Error).message}`);
+      }
+    }),
+    vscode.commands.registerCommand('tandem.closeSession', async () => {
+      const session = state.session;
+      if (!session || !client) {
+        return;
+      }
+      update({ session: undefined });
+      await client.sendRequest(Methods.closeSession, { session });
+    }),
+    vscode.commands.registerCommand('tandem.refresh', () => refreshTools()),
+    vscode.commands.registerCommand('tandem.showLog', () => log.show()),
+    vscode.commands.registerCommand('tandem.restart', async () => {
+      update({ session: undefined });
+      await client?.restart();
+      update({ backend: 'running' });
+    }),
+    vscode.commands.registerCommand('tandem.callTool', async (arg?: string | { tool?: ToolInfo }) => {
+      const tools = state.tools.length > 0 ? state.tools : await refreshTools();
+      let name = typeof arg === 'string' ? arg : arg?.tool?.name;
+      if (!name) {
+        const pick = await vscode.window.showQuickPick(
+          tools.map((t) => ({ label: t.name, detail: t.description })),
+          { placeHolder: 'Tool to call' },
+        );
+        name = pick?.label;
+      }
+      const tool = tools.find((t) => t.name === name);
+      if (!name || !tool) {
+        return;
+      }
+      const text = await vscode.window.showInputBox({
+        prompt: `Arguments for ${name} (one JSON object)`,
+        value: argumentTemplate(tool.inputSchema ?? {}),
+        validateInput: (v) => {
+          const r = parseArguments(v);
+          return r.ok ? undefined : r.error;
+        },
+      });
+      if (text === undefined) {
+        return;
+      }
+      const parsed = parseArguments(text);
+      if (parsed.ok) {
+        await runTool(name, parsed.value);
+      }
+    }),
+    vscode.commands.registerCommand('tandem.readActiveFile', async () => {
+      const doc = vscode.window.activeTextEditor?.document;
+      if (!doc) {
+        void vscode.window.showInformationMessage('tandem: open a file first.');
+        return;
+      }
+      await runTool('read', { path: vscode.workspace.asRelativePath(doc.uri, false) });
+    }),
+    { dispose: () => void client?.stop() },
+  );
+
+  if (vscode.workspace.workspaceFolders?.length) {
+    ready().catch((e) => log.error(`start: ${(e as Error).message}`));
+  }
+
+  return {
+    ready: async () => {
+      await ready();
+    },
+    openSession,
+    listTools: refreshTools,
+    callTool,
+    terminalEnvironment: () => ({ ...terminalVars }),
+  };
+}
+
+export function deactivate(): void {}
