@@ -1,0 +1,71 @@
+package bridge
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+)
+
+// ErrNoBridge means the command does not run inside a tandem session that
+// has a bridge: the variables are unset, or the socket is gone.
+var ErrNoBridge = errors.New("no tandem MCP bridge here")
+
+// ErrSessionEnded means the session went away after the request was sent,
+// before its whole reply arrived: the call may have run.
+var ErrSessionEnded = errors.New("the tandem session ended before the reply was complete")
+
+// Env is what a client finds in its environment.
+type Env struct {
+	Socket string
+	Token  string
+}
+
+// EnvFromOS reads the bridge's variables. Missing ones are ErrNoBridge.
+func EnvFromOS() (Env, error) {
+	e := Env{Socket: os.Getenv(EnvSocket), Token: os.Getenv(EnvToken)}
+	if e.Socket == "" || e.Token == "" {
+		return e, fmt.Errorf("%w: %s and %s are not set (run the command in a tandem shell step or an editor terminal opened by tandem)", ErrNoBridge, EnvSocket, EnvToken)
+	}
+	return e, nil
+}
+
+// Send sends one request and returns the reply header and its bytes, all of
+// them or an error: a caller never sees part of a result. It never retries,
+// because a new connection is a new request that may run the call again.
+func Send(env Env, req Request) (Header, []byte, error) {
+	req.Version = WireVersion
+	req.Token = env.Token
+	line, err := json.Marshal(req)
+	if err != nil {
+		return Header{}, nil, err
+	}
+	if len(line)+1 > MaxRequestLine {
+		return Header{}, nil, fmt.Errorf("the request is %d bytes; the bridge takes at most 1 MiB of arguments", len(line)+1)
+	}
+	conn, err := net.Dial("unix", env.Socket)
+	if err != nil {
+		return Header{}, nil, fmt.Errorf("%w: cannot reach the socket (%v); the session that started this command has ended", ErrNoBridge, errors.Unwrap(err))
+	}
+	defer conn.Close()
+	if _, err := conn.Write(append(line, '\n')); err != nil {
+		return Header{}, nil, ErrSessionEnded
+	}
+	r := bufio.NewReaderSize(conn, 64<<10)
+	hl, err := readLine(r, MaxHeaderLine)
+	if err != nil {
+		return Header{}, nil, ErrSessionEnded
+	}
+	var h Header
+	if err := json.Unmarshal(hl, &h); err != nil || h.Status == "" || h.Bytes < 0 || h.Bytes > MaxResult {
+		return Header{}, nil, fmt.Errorf("the bridge sent a reply this client does not understand; it may be another tandem version")
+	}
+	body := make([]byte, h.Bytes)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return Header{}, nil, ErrSessionEnded
+	}
+	return h, body, nil
+}

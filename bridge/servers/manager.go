@@ -1,0 +1,391 @@
+package servers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The engine's timeouts and the result limit.
+const (
+	StartTimeout = 30 * time.Second
+	CallTimeout  = 60 * time.Second
+	// MaxResult is the largest result a call returns: the go-sdk closes a
+	// session on an inbound frame over 16 MiB, so nothing larger can arrive.
+	MaxResult = 16 << 20
+)
+
+// Errors the bridge maps onto its statuses. Any other error is a failure of
+// the server, and its text is the reason.
+var (
+	ErrUnknownServer = errors.New("no such MCP server")
+	ErrUnknownTool   = errors.New("no such MCP tool")
+	ErrNotApproved   = errors.New("the user did not allow this MCP server to start")
+	ErrClosed        = errors.New("tandem is stopping its MCP servers")
+)
+
+// AskStart asks the user whether a server a workspace file names may start.
+// It returns true only for an allow; it returns when ctx ends, withdrawing
+// its question.
+type AskStart func(ctx context.Context, d Def) (bool, error)
+
+// Options configure a Manager. Zero timeouts take the engine's defaults.
+type Options struct {
+	Version      string    // tandem's version, sent as the client implementation's
+	Approved     *Approved // remembered approvals; nil remembers nothing
+	Ask          AskStart  // nil: workspace servers that were never approved do not start
+	StartTimeout time.Duration
+	CallTimeout  time.Duration
+}
+
+// Manager owns the connections to the configured servers of one tandem
+// process. Servers start on first use and stop on Close.
+type Manager struct {
+	cfg  Config
+	opts Options
+
+	mu     sync.Mutex
+	live   map[string]*server
+	closed bool
+}
+
+// NewManager returns a manager of the servers in cfg. Nothing starts yet.
+func NewManager(cfg Config, opts Options) *Manager {
+	if opts.StartTimeout <= 0 {
+		opts.StartTimeout = StartTimeout
+	}
+	if opts.CallTimeout <= 0 {
+		opts.CallTimeout = CallTimeout
+	}
+	return &Manager{cfg: cfg, opts: opts, live: map[string]*server{}}
+}
+
+// Config returns what the manager was configured with.
+func (m *Manager) Config() Config { return m.cfg }
+
+// server is one configured server and, while it runs, its session.
+type server struct {
+	def Def
+
+	startMu sync.Mutex // one start at a time: one question, one process
+
+	mu    sync.Mutex
+	cs    *mcp.ClientSession
+	cmd   *exec.Cmd // nil for http
+	tail  *tail
+	tools []*mcp.Tool // cached listing of the running session
+}
+
+func (m *Manager) server(name string) (*server, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, ErrClosed
+	}
+	if s, ok := m.live[name]; ok {
+		return s, nil
+	}
+	d, ok := m.cfg.Servers[name]
+	if !ok {
+		return nil, fmt.Errorf("%w %q; run `tandem mcp list` for the servers and tools", ErrUnknownServer, name)
+	}
+	s := &server{def: d}
+	m.live[name] = s
+	return s, nil
+}
+
+// session returns the server's running session, starting the server first
+// if it is not running. ctx bounds the approval question only; the start
+// itself has its own timeout so a caller that goes away does not leave a
+// half-started server.
+func (m *Manager) session(ctx context.Context, name string) (*server, *mcp.ClientSession, error) {
+	s, err := m.server(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
+	s.mu.Lock()
+	cs := s.cs
+	s.mu.Unlock()
+	if cs != nil {
+		return s, cs, nil
+	}
+	if s.def.Workspace && (m.opts.Approved == nil || !m.opts.Approved.Has(s.def)) {
+		if m.opts.Ask == nil {
+			return nil, nil, fmt.Errorf("%w: %s names %q and it was never approved", ErrNotApproved, s.def.Source, name)
+		}
+		ok, err := m.opts.Ask(ctx, s.def)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			return nil, nil, fmt.Errorf("%w (%q from %s)", ErrNotApproved, name, s.def.Source)
+		}
+		if m.opts.Approved != nil {
+			if err := m.opts.Approved.Add(s.def); err != nil {
+				return nil, nil, fmt.Errorf("remembering the approval of %q: %v", name, err)
+			}
+		}
+	}
+	cs, err = m.start(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, cs, nil
+}
+
+func (m *Manager) start(s *server) (*mcp.ClientSession, error) {
+	r, err := s.def.resolve()
+	if err != nil {
+		return nil, fmt.Errorf("MCP server %q cannot start: %v", s.def.Name, err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "tandem", Version: m.opts.Version}, &mcp.ClientOptions{
+		Capabilities: &mcp.ClientCapabilities{},
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			s.mu.Lock()
+			s.tools = nil
+			s.mu.Unlock()
+		},
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), m.opts.StartTimeout)
+	defer cancel()
+
+	var transport mcp.Transport
+	var cmd *exec.Cmd
+	var t *tail
+	if s.def.Type == "http" {
+		transport = &mcp.StreamableClientTransport{
+			Endpoint:             r.url,
+			HTTPClient:           &http.Client{Transport: headerTransport{headers: r.headers, base: http.DefaultTransport}},
+			DisableStandaloneSSE: true,
+		}
+	} else {
+		cmd = exec.Command(r.command, r.args...)
+		cmd.Dir = r.cwd
+		cmd.Env = append(serverEnviron(), r.env...)
+		// Its own process group, so stopping tandem stops the server's
+		// children too; the SDK signals only the direct child.
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		pr, pw, err := os.Pipe()
+		if err != nil {
+			return nil, err
+		}
+		cmd.Stderr = pw
+		t = newTail(pr)
+		defer pw.Close() // the child holds its own copy once started
+		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+	}
+	cs, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		if cmd != nil && cmd.Process != nil {
+			killGroup(cmd)
+			_ = cmd.Wait()
+		}
+		why := err.Error()
+		if ctx.Err() != nil {
+			why = fmt.Sprintf("it did not finish starting within %s", m.opts.StartTimeout)
+		}
+		if t != nil {
+			if last := t.lastLine(); last != "" {
+				why += "; its last error output: " + last
+			}
+		}
+		return nil, fmt.Errorf("MCP server %q did not start: %s", s.def.Name, why)
+	}
+	s.mu.Lock()
+	s.cs, s.cmd, s.tail, s.tools = cs, cmd, t, nil
+	s.mu.Unlock()
+	go func() {
+		_ = cs.Wait()
+		s.ended(cs)
+	}()
+	return cs, nil
+}
+
+// ended forgets a session that closed (the server exited, or a frame over
+// the limit closed it), so the next use starts the server again.
+func (s *server) ended(cs *mcp.ClientSession) {
+	s.mu.Lock()
+	if s.cs != cs {
+		s.mu.Unlock()
+		return
+	}
+	cmd := s.cmd
+	s.cs, s.cmd, s.tools = nil, nil, nil
+	s.mu.Unlock()
+	if cmd != nil {
+		killGroup(cmd)
+	}
+}
+
+// stop closes the session and stops the server with its process group.
+func (s *server) stop() {
+	s.mu.Lock()
+	cs, cmd := s.cs, s.cmd
+	s.cs, s.cmd, s.tools = nil, nil, nil
+	s.mu.Unlock()
+	if cmd != nil && cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+	}
+	if cs != nil {
+		_ = cs.Close()
+	}
+	if cmd != nil {
+		killGroup(cmd)
+	}
+}
+
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// serverEnviron is tandem's environment for a server, without the bridge's
+// own variables: a server is not a command of the session.
+func serverEnviron() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "TANDEM_MCP_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return env
+}
+
+type headerTransport struct {
+	headers map[string]string
+	base    http.RoundTripper
+}
+
+func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	req = req.Clone(req.Context())
+	for k, v := range h.headers {
+		req.Header.Set(k, v)
+	}
+	return h.base.RoundTrip(req)
+}
+
+// Close stops every server the manager started, each with its process
+// group, and refuses further use.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	live := m.live
+	m.live = map[string]*server{}
+	m.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, s := range live {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.stop()
+		}()
+	}
+	wg.Wait()
+}
+
+// Tools lists the tools of one server, starting it if needed.
+func (m *Manager) Tools(ctx context.Context, name string) ([]*mcp.Tool, error) {
+	s, cs, err := m.session(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	cached := s.tools
+	s.mu.Unlock()
+	if cached != nil {
+		return cached, nil
+	}
+	cctx, cancel := context.WithTimeout(ctx, m.opts.CallTimeout)
+	defer cancel()
+	var tools []*mcp.Tool
+	for t, err := range cs.Tools(cctx, nil) {
+		if err != nil {
+			return nil, m.callError(cctx, name, err)
+		}
+		tools = append(tools, t)
+	}
+	if tools == nil {
+		tools = []*mcp.Tool{}
+	}
+	s.mu.Lock()
+	if s.cs == cs {
+		s.tools = tools
+	}
+	s.mu.Unlock()
+	return tools, nil
+}
+
+// Check reports whether server/tool exists, starting the server if needed
+// (which may ask the user). A call is admitted only for a tool that exists.
+func (m *Manager) Check(ctx context.Context, server, tool string) error {
+	tools, err := m.Tools(ctx, server)
+	if err != nil {
+		return err
+	}
+	for _, t := range tools {
+		if t.Name == tool {
+			return nil
+		}
+	}
+	return fmt.Errorf("%w %q on server %q; run `tandem mcp list` for its tools", ErrUnknownTool, tool, server)
+}
+
+// Result is a call's outcome as bytes for the caller's standard output.
+type Result struct {
+	Bytes   []byte
+	IsError bool // the tool ran and reported an error; Bytes hold its text
+}
+
+// Call runs one tool call with the call timeout. A down, slow or failing
+// server is an error with its text; a tool's own error is a Result with
+// IsError.
+func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMessage) (Result, error) {
+	_, cs, err := m.session(ctx, server)
+	if err != nil {
+		return Result{}, err
+	}
+	cctx, cancel := context.WithTimeout(ctx, m.opts.CallTimeout)
+	defer cancel()
+	var a any
+	if len(args) > 0 {
+		a = args
+	}
+	res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: a})
+	if err != nil {
+		return Result{}, m.callError(cctx, server, err)
+	}
+	b, err := ResultBytes(res)
+	if err != nil {
+		return Result{}, fmt.Errorf("MCP tool %s/%s: %v", server, tool, err)
+	}
+	return Result{Bytes: b, IsError: res.IsError}, nil
+}
+
+func (m *Manager) callError(ctx context.Context, server string, err error) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("MCP server %q did not answer within %s", server, m.opts.CallTimeout)
+	case errors.Is(ctx.Err(), context.Canceled):
+		return ctx.Err()
+	case strings.Contains(err.Error(), "exceeded the configured maximum line length"):
+		// The go-sdk's error is unexported; its text is the only signal.
+		return fmt.Errorf("MCP server %q sent a reply over the 16 MiB limit; the connection was closed and the server restarts on next use", server)
+	case errors.Is(err, mcp.ErrConnectionClosed):
+		return fmt.Errorf("MCP server %q closed the connection (it exited, or sent a reply over 16 MiB)", server)
+	}
+	return fmt.Errorf("MCP server %q: %v", server, err)
+}

@@ -1,0 +1,310 @@
+package servers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tandemdev/tandem/bridge/mcptest"
+)
+
+func TestMain(m *testing.M) {
+	mcptest.ServeIfAsked()
+	os.Exit(m.Run())
+}
+
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoad_reads_mcp_json_vscode_and_user_servers(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {
+		"a": {"command": "node", "args": ["a.js"], "env": {"K": "${env:SECRET}"}},
+		"shared": {"command": "from-mcp-json"},
+		"web": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}"}},
+		"bad/name": {"command": "x"}
+	}}`)
+	writeFile(t, filepath.Join(root, ".vscode", "mcp.json"), `{"servers": {
+		"b": {"type": "stdio", "command": "b", "cwd": "sub"},
+		"shared": {"command": "from-vscode"},
+		"sse": {"type": "sse", "url": "http://x"}
+	}, "inputs": []}`)
+	user := json.RawMessage(`{"mine": {"command": "mine"}, "a": {"command": "users-a"}}`)
+	c := Load([]string{root}, user, "settings.json")
+
+	if got := strings.Join(c.Names(), ","); got != "a,b,mine,shared,web" {
+		t.Fatalf("servers = %s", got)
+	}
+	if d := c.Servers["a"]; d.Command != "users-a" || d.Workspace {
+		t.Errorf("the user's definition must win and need no approval: %+v", d)
+	}
+	if d := c.Servers["shared"]; d.Command != "from-mcp-json" || !d.Workspace || d.Root != root {
+		t.Errorf(".mcp.json must win over .vscode/mcp.json and be a workspace server: %+v", d)
+	}
+	if d := c.Servers["web"]; d.Type != "http" || d.Headers["Authorization"] != "Bearer ${env:TOKEN}" {
+		t.Errorf("http server: %+v", d)
+	}
+	if len(c.Problems) != 2 {
+		t.Fatalf("want 2 problems (a bad name, an unsupported transport), got %v", c.Problems)
+	}
+
+	writeFile(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {`)
+	c = Load([]string{root}, nil, "")
+	if _, ok := c.Servers["shared"]; !ok || c.Servers["shared"].Command != "from-vscode" {
+		t.Errorf("a broken .mcp.json hides only its own servers: %+v", c.Servers)
+	}
+	if len(c.Problems) == 0 || !strings.Contains(c.Problems[0].Error(), "not valid JSON") {
+		t.Errorf("a broken file must be a problem: %v", c.Problems)
+	}
+}
+
+func TestResolve_env_references_at_start_only(t *testing.T) {
+	t.Setenv("TANDEM_TEST_SECRET", "s3cret-value")
+	d := Def{Name: "x", Type: "stdio", Command: "${workspaceFolder}/bin/x", Args: []string{"--key=${env:TANDEM_TEST_SECRET}", "${TANDEM_TEST_UNSET:-dflt}"},
+		Env: map[string]string{"K": "${TANDEM_TEST_SECRET}"}, Root: "/ws", Cwd: "sub"}
+	r, err := d.resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.command != "/ws/bin/x" || r.args[0] != "--key=s3cret-value" || r.args[1] != "dflt" || r.env[0] != "K=s3cret-value" || r.cwd != "/ws/sub" {
+		t.Errorf("resolved = %+v", r)
+	}
+	if strings.Contains(d.Describe(), "s3cret") || strings.Contains(d.Hash(), "s3cret") {
+		t.Error("a definition's description and hash must not hold resolved values")
+	}
+	d.Args = []string{"${env:TANDEM_TEST_UNSET}"}
+	if _, err := d.resolve(); err == nil || !strings.Contains(err.Error(), "TANDEM_TEST_UNSET is not set") {
+		t.Errorf("an unset variable must be named: %v", err)
+	}
+	d.Args = []string{"${input:key}"}
+	if _, err := d.resolve(); err == nil || !strings.Contains(err.Error(), "not supported") {
+		t.Errorf("an input reference must be refused: %v", err)
+	}
+}
+
+// self is a definition that runs this test binary as the test MCP server.
+func self(t *testing.T, name, mode string, workspace bool) Def {
+	return Def{Name: name, Type: "stdio", Command: os.Args[0], Source: "test", Workspace: workspace,
+		Env: map[string]string{mcptest.EnvServe: mode}, Root: t.TempDir()}
+}
+
+func newManager(t *testing.T, opts Options, defs ...Def) *Manager {
+	c := Config{Servers: map[string]Def{}}
+	for _, d := range defs {
+		c.Servers[d.Name] = d
+	}
+	m := NewManager(c, opts)
+	t.Cleanup(m.Close)
+	return m
+}
+
+func TestManager_calls_a_stdio_server_and_maps_its_outcomes(t *testing.T) {
+	m := newManager(t, Options{CallTimeout: 2 * time.Second}, self(t, "t", "1", false))
+	ctx := context.Background()
+
+	res, err := m.Call(ctx, "t", "echo", json.RawMessage(`{"message":"hi"}`))
+	if err != nil || res.IsError || string(res.Bytes) != "hi" {
+		t.Fatalf("echo = %q %v %v", res.Bytes, res.IsError, err)
+	}
+	res, err = m.Call(ctx, "t", "big", json.RawMessage(`{"bytes":10485760}`))
+	if err != nil || string(res.Bytes) != string(mcptest.Big(10<<20)) {
+		t.Fatalf("a 10 MiB result must arrive whole: %d bytes, %v", len(res.Bytes), err)
+	}
+	res, err = m.Call(ctx, "t", "fail", nil)
+	if err != nil || !res.IsError || !strings.Contains(string(res.Bytes), "failed on purpose") {
+		t.Fatalf("a tool error is a result with IsError: %q %v", res.Bytes, err)
+	}
+	if _, err = m.Call(ctx, "t", "sleep", json.RawMessage(`{"millis":5000}`)); err == nil || !strings.Contains(err.Error(), "did not answer within 2s") {
+		t.Fatalf("a slow server ends the call failed with the timeout: %v", err)
+	}
+	if err := m.Check(ctx, "t", "nope"); !errors.Is(err, ErrUnknownTool) {
+		t.Fatalf("unknown tool: %v", err)
+	}
+	if _, err := m.Call(ctx, "nope", "echo", nil); !errors.Is(err, ErrUnknownServer) {
+		t.Fatalf("unknown server: %v", err)
+	}
+	if _, err = m.Call(ctx, "t", "crash", nil); err == nil {
+		t.Fatal("a server that dies mid-call must fail the call")
+	}
+	// The next use starts the server again.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		res, err = m.Call(ctx, "t", "echo", json.RawMessage(`{"message":"again"}`))
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil || string(res.Bytes) != "again" {
+		t.Fatalf("after a crash the server restarts on use: %q %v", res.Bytes, err)
+	}
+}
+
+func TestManager_result_over_16MiB_fails_and_the_server_restarts(t *testing.T) {
+	m := newManager(t, Options{}, self(t, "t", "1", false))
+	ctx := context.Background()
+	_, err := m.Call(ctx, "t", "big", json.RawMessage(`{"bytes":17825792}`))
+	if err == nil || !strings.Contains(err.Error(), "16 MiB") {
+		t.Fatalf("a 17 MiB result must fail naming the limit: %v", err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	var res Result
+	for {
+		res, err = m.Call(ctx, "t", "echo", json.RawMessage(`{"message":"ok"}`))
+		if err == nil || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil || string(res.Bytes) != "ok" {
+		t.Fatalf("the server must serve again: %v", err)
+	}
+}
+
+func TestManager_start_failures_say_why(t *testing.T) {
+	m := newManager(t, Options{StartTimeout: 500 * time.Millisecond},
+		self(t, "broken", "fail-start", false),
+		Def{Name: "mute", Type: "stdio", Command: "sleep", Args: []string{"60"}},
+		Def{Name: "missing", Type: "stdio", Command: "/nonexistent/tandem-mcp-server"},
+		Def{Name: "unset", Type: "stdio", Command: "x", Args: []string{"${env:TANDEM_TEST_NEVER_SET}"}},
+	)
+	for name, want := range map[string]string{
+		"broken":  "configured to fail",
+		"mute":    "did not finish starting within 500ms",
+		"missing": "no such file",
+		"unset":   "TANDEM_TEST_NEVER_SET is not set",
+	} {
+		_, err := m.Call(context.Background(), name, "echo", nil)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: want an error with %q, got %v", name, want, err)
+		}
+	}
+}
+
+func TestManager_workspace_server_needs_approval_once_per_definition(t *testing.T) {
+	store := NewApproved(filepath.Join(t.TempDir(), "state", "mcp-servers.json"))
+	var asked atomic.Int32
+	answer := false
+	opts := Options{Approved: store, Ask: func(ctx context.Context, d Def) (bool, error) {
+		asked.Add(1)
+		return answer, nil
+	}}
+	d := self(t, "ws", "1", true)
+	m := newManager(t, opts, d)
+	if _, err := m.Call(context.Background(), "ws", "echo", json.RawMessage(`{"message":"x"}`)); !errors.Is(err, ErrNotApproved) {
+		t.Fatalf("a denied server must not start: %v", err)
+	}
+	answer = true
+	if _, err := m.Call(context.Background(), "ws", "echo", json.RawMessage(`{"message":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	m.Close()
+	// A new process remembers the approval.
+	m = newManager(t, opts, d)
+	if _, err := m.Call(context.Background(), "ws", "echo", json.RawMessage(`{"message":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if n := asked.Load(); n != 2 {
+		t.Fatalf("asked %d times, want 2 (the denial, then the allow; never after)", n)
+	}
+	// A changed definition asks again.
+	d.Args = []string{"--changed"}
+	m = newManager(t, opts, d)
+	if _, err := m.Call(context.Background(), "ws", "echo", json.RawMessage(`{"message":"x"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if n := asked.Load(); n != 3 {
+		t.Fatalf("a changed definition must ask again; asked %d times", n)
+	}
+	data, _ := os.ReadFile(store.path)
+	if !strings.Contains(string(data), d.Hash()) {
+		t.Errorf("the approval must be stored by content hash: %s", data)
+	}
+}
+
+func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+
+func TestManager_close_stops_servers_with_their_process_group(t *testing.T) {
+	m := newManager(t, Options{}, self(t, "t", "1", false))
+	res, err := m.Call(context.Background(), "t", "spawn", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	child, _ := strconv.Atoi(string(res.Bytes))
+	if child == 0 || !alive(child) {
+		t.Fatalf("the server's child is not running: %q", res.Bytes)
+	}
+	start := time.Now()
+	m.Close()
+	deadline := time.Now().Add(3 * time.Second)
+	for alive(child) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if alive(child) {
+		t.Fatal("the server's child outlived Close")
+	}
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("Close took %s", d)
+	}
+	if _, err := m.Call(context.Background(), "t", "echo", nil); !errors.Is(err, ErrClosed) {
+		t.Errorf("a closed manager must refuse: %v", err)
+	}
+}
+
+func TestManager_http_server_gets_resolved_headers(t *testing.T) {
+	t.Setenv("TANDEM_TEST_HTTP_TOKEN", "tok-123")
+	var sawAuth atomic.Value
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcptest.New() }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sawAuth.Store(r.Header.Get("Authorization"))
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	m := newManager(t, Options{}, Def{Name: "web", Type: "http", URL: srv.URL, Headers: map[string]string{"Authorization": "Bearer ${env:TANDEM_TEST_HTTP_TOKEN}"}})
+	res, err := m.Call(context.Background(), "web", "echo", json.RawMessage(`{"message":"over http"}`))
+	if err != nil || string(res.Bytes) != "over http" {
+		t.Fatalf("%q %v", res.Bytes, err)
+	}
+	if got := sawAuth.Load(); got != "Bearer tok-123" {
+		t.Errorf("Authorization = %v", got)
+	}
+	tools, err := m.Tools(context.Background(), "web")
+	if err != nil || len(tools) != 6 {
+		t.Fatalf("tools = %d, %v", len(tools), err)
+	}
+}
+
+func TestResultBytes_decodes_each_content_kind(t *testing.T) {
+	res := &mcp.CallToolResult{Content: []mcp.Content{
+		&mcp.TextContent{Text: "a"},
+		&mcp.ImageContent{Data: []byte{0x89, 'P', 'N', 'G'}, MIMEType: "image/png"},
+		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{URI: "x:y", Blob: []byte{1, 2}}},
+		&mcp.ResourceLink{URI: "file:///z"},
+	}}
+	b, err := ResultBytes(res)
+	if err != nil || string(b) != "a\n\x89PNG\n\x01\x02\nfile:///z" {
+		t.Fatalf("%q %v", b, err)
+	}
+	b, _ = ResultBytes(&mcp.CallToolResult{StructuredContent: map[string]int{"n": 1}, Content: []mcp.Content{&mcp.TextContent{Text: "ignored"}}})
+	if string(b) != `{"n":1}` {
+		t.Fatalf("structured content wins: %q", b)
+	}
+}

@@ -1,0 +1,47 @@
+package servers
+
+import (
+	"bytes"
+	"io"
+	"strings"
+	"sync"
+)
+
+// tail keeps the last few KiB of a server's error output, so a server that
+// fails to start can say why. The rest is discarded: a chatty server never
+// blocks on a full pipe.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailSize = 4 << 10
+
+func newTail(r io.ReadCloser) *tail {
+	t := &tail{}
+	go func() {
+		defer r.Close()
+		p := make([]byte, 4096)
+		for {
+			n, err := r.Read(p)
+			t.mu.Lock()
+			t.buf = append(t.buf, p[:n]...)
+			if len(t.buf) > tailSize {
+				t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailSize:]...)
+			}
+			t.mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return t
+}
+
+// lastLine is the last non-empty line the server wrote to its error output.
+func (t *tail) lastLine() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	lines := bytes.Split(bytes.TrimSpace(t.buf), []byte("\n"))
+	return strings.TrimSpace(string(lines[len(lines)-1]))
+}
