@@ -415,6 +415,17 @@ function M.setup(opts)
   end
 end
 
+--- The names of the variables tandem gave to jobs, sorted (values are never shown: one is a token).
+---@return string[]
+function M.terminal_env_names()
+  local names = {}
+  for _, list in pairs(env_names) do
+    vim.list_extend(names, list)
+  end
+  table.sort(names)
+  return names
+end
+
 --- The merged configuration (read-only copy), for :checkhealth.
 function M.config()
   return vim.deepcopy(config)

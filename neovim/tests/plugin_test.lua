@@ -1,0 +1,130 @@
+-- The Neovim plugin against a real `tandem lsp`, in real (headless) Neovim.
+-- Run through neovim/tests/run, which provides a private environment; prints one line per
+-- test and `N passed, N failed`, and exits non-zero when a test failed.
+local tandem = require('tandem')
+
+local SAMPLE = assert(os.getenv('TANDEM_TEST_SAMPLE'), 'run me through neovim/tests/run')
+local TMP = assert(os.getenv('TANDEM_TEST_TMP'))
+
+local tests = {}
+local function test(name, fn)
+  table.insert(tests, { name = name, fn = fn })
+end
+
+local function wait_for(what, cond, ms)
+  if not vim.wait(ms or 10000, cond, 10) then
+    error('timed out waiting for ' .. what, 2)
+  end
+end
+
+local function eq(want, got, what)
+  if not vim.deep_equal(want, got) then
+    error(string.format('%s:\n  want %s\n  got  %s', what, vim.inspect(want), vim.inspect(got)), 2)
+  end
+end
+
+local function contains(haystack, needle, what)
+  if not haystack:find(needle, 1, true) then
+    error(string.format('%s: %q not found in:\n%s', what, needle, haystack), 2)
+  end
+end
+
+local function read_file(path)
+  local f = assert(io.open(path, 'rb'))
+  local s = f:read('*a')
+  f:close()
+  return s
+end
+
+local wsn = 0
+--- A fresh copy of the sample workspace, made the cwd (it has no root marker).
+local function workspace()
+  wsn = wsn + 1
+  local dir = TMP .. '/ws' .. wsn
+  vim.fn.system({ 'cp', '-r', SAMPLE, dir })
+  assert(vim.v.shell_error == 0, 'copying the sample workspace failed')
+  vim.cmd.cd(vim.fn.fnameescape(dir))
+  return dir
+end
+
+--- Opens a workspace file and waits for tandem to be attached and initialised.
+local function open(dir, rel)
+  vim.cmd.edit(vim.fn.fnameescape(dir .. '/' .. rel))
+  local buf = vim.api.nvim_get_current_buf()
+  wait_for('tandem to attach to ' .. rel, function()
+    local c = tandem.client(buf)
+    return c ~= nil and c.server_capabilities ~= nil and vim.lsp.buf_is_attached(buf, c.id)
+  end)
+  return buf
+end
+
+--- Calls a tool through the plugin and waits for the result.
+local function call(tool, args)
+  local done, err, res = false, nil, nil
+  tandem.call(tool, args, function(e, r)
+    done, err, res = true, e, r
+  end)
+  wait_for('the ' .. tool .. ' call', function()
+    return done
+  end, 30000)
+  if err then
+    error(tool .. ': ' .. (err.message or vim.inspect(err)), 2)
+  end
+  return res, tandem.text(res)
+end
+
+local function lines(buf)
+  return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
+end
+
+--- Stops every tandem client and wipes every buffer, so the next test starts clean.
+local function reset()
+  for _, c in ipairs(vim.lsp.get_clients({ name = 'tandem' })) do
+    vim.lsp.stop_client(c.id, true)
+  end
+  wait_for('tandem to stop', function()
+    return #vim.lsp.get_clients({ name = 'tandem' }) == 0
+  end)
+  vim.cmd('silent! %bwipeout!')
+end
+
+test('read_sees_unsaved_buffer', function()
+  local ws = workspace()
+  tandem.setup({})
+  local path = 'internal/names/names.go'
+  local buf = open(ws, path)
+  local disk = read_file(ws .. '/' .. path)
+  -- Typed, never saved: a line with multibyte and astral characters (UTF-16 surrogates),
+  -- then an incremental change after the astral character on that line.
+  vim.api.nvim_buf_set_lines(buf, 1, 1, false, { '// typed, not saved: ünïcødé 𝄞 end' })
+  vim.api.nvim_buf_set_text(buf, 1, #'// typed, not saved: ünïcødé 𝄞 ', 1, #'// typed, not saved: ünïcødé 𝄞 end', { 'fin' })
+  eq(true, vim.bo[buf].modified, 'the buffer is modified')
+  local res, text = call('read', { path = path })
+  eq(false, res.isError == true, 'read is not an error')
+  contains(text, '// typed, not saved: ünïcødé 𝄞 fin', 'the read shows the unsaved line')
+  contains(text, 'package names', 'the read shows the rest of the buffer')
+  eq(disk, read_file(ws .. '/' .. path), 'the file on disk is untouched')
+end)
+
+-- Runner: every test (or those whose name contains an argument), in order.
+local filter = _G.arg or {}
+local passed, failed = 0, 0
+for _, t in ipairs(tests) do
+  local selected = #filter == 0
+  for _, f in ipairs(filter) do
+    selected = selected or t.name:find(f, 1, true) ~= nil
+  end
+  if selected then
+    local ok, err = xpcall(t.fn, debug.traceback)
+    if ok then
+      passed = passed + 1
+      print('ok    ' .. t.name)
+    else
+      failed = failed + 1
+      print('FAIL  ' .. t.name .. ': ' .. tostring(err))
+    end
+    pcall(reset)
+  end
+end
+print(string.format('%d passed, %d failed', passed, failed))
+os.exit(failed == 0 and passed > 0 and 0 or 1)
