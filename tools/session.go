@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"io"
 
+	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/documents"
 )
 
@@ -18,6 +19,9 @@ type Session struct {
 	// Buffers is the editor's open documents over disk; shared by all sessions
 	// of one server. Empty (never nil) in a standalone session.
 	Buffers *documents.Overlay
+	// Settings is the front door's settings (config.Settings.User for the
+	// ones that gate execution). Nil reads as empty.
+	Settings *config.Settings
 }
 
 // NewSession opens a session on the given absolute roots over buffers.
