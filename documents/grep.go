@@ -1,0 +1,442 @@
+package documents
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// The scope rule for grep's pages. A search of several files (a directory)
+// shows at most filesPerPage files with at most matchesPerFile rows each,
+// and skip counts files. A search of one file shows at most matchesPerPage
+// rows, and skip counts matches.
+const (
+	filesPerPage   = 20
+	matchesPerFile = 20
+	matchesPerPage = 200
+)
+
+// GrepRequest is grep's arguments.
+type GrepRequest struct {
+	Pattern    string
+	Path       string // "" is the workspace root
+	Glob       string // optional filter on file paths
+	IgnoreCase bool
+	Literal    bool
+	Skip       int
+}
+
+// GrepFile is one file with matches on the page.
+type GrepFile struct {
+	Abs, Show string
+	Tag       Tag  // "" when the file has no tag (over the limit, not UTF-8)
+	Large     bool // over the size limit: only its first 4 MiB were searched
+	NotUTF8   bool
+	Buffer    *Buffer // the editor buffer searched in place of the disk
+	Content   []byte  // the bytes searched
+	Body      []byte  // Content after its BOM
+	Hits      []Hit   // the rows shown
+	Total     int     // matches in the file (counted up to the scope's need)
+}
+
+// GrepReport is everything a grep found, before it is rendered.
+type GrepReport struct {
+	Req      GrepRequest
+	Single   bool // the scope is one file
+	Tally    Tally
+	Matched  int        // files with at least one match
+	Matches  int        // single scope: matching lines in the file
+	Page     []GrepFile // the files shown, in path order
+	Next     int        // skip for the next page, 0 when none
+	PageFrom int        // 1-based number of the first item shown
+	PageTo   int
+}
+
+// GrepSearch runs a search and returns its report; nothing is recorded.
+func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest) (*GrepReport, error) {
+	if req.Skip < 0 {
+		return nil, approvals.Refuse(approvals.CodeInvalid, "skip must be 0 or more. Call grep again with skip omitted for the first page.")
+	}
+	m, err := Compile(req.Pattern, req.IgnoreCase, req.Literal)
+	if err != nil {
+		return nil, err
+	}
+	path := req.Path
+	if path == "" {
+		path = "."
+	}
+	abs, err := Resolve(roots, path)
+	if err != nil {
+		return nil, err
+	}
+	if req.Glob != "" && !doublestar.ValidatePattern(req.Glob) {
+		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			"The glob %q is not a valid pattern. Use patterns such as \"*.go\" or \"src/**/*.ts\".", req.Glob))
+	}
+	rep := &GrepReport{Req: req}
+	g := &grepRun{m: m, buffers: buffers, roots: roots, rep: rep}
+	_, open := buffers.Get(abs)
+	info, statErr := os.Stat(abs)
+	switch {
+	case open || statErr == nil && !info.IsDir():
+		rep.Single = true
+		g.keep = 1
+		g.file(Entry{Abs: abs, Rel: filepath.Base(abs)}, &rep.Tally, true)
+	case statErr != nil:
+		return nil, statRefusal(abs, statErr)
+	default:
+		g.keep = req.Skip + filesPerPage
+		g.dir = abs
+		workspace := ""
+		if len(roots) > 0 {
+			workspace = roots[0]
+		}
+		t, err := Walk(ctx, workspace, abs, false, func(e Entry, t *Tally) { g.file(e, t, false) })
+		if err != nil {
+			return nil, approvals.Refuse(approvals.CodeCancelled, "The search was cancelled before it finished. Run it again if you still need it.")
+		}
+		rep.Tally = *t
+		g.bufferOnly()
+	}
+	return rep, g.page()
+}
+
+type grepRun struct {
+	m       *Matcher
+	buffers *Overlay
+	roots   []string
+	rep     *GrepReport
+	dir     string // the searched directory (several-file scope)
+	keep    int    // candidates kept for the page, in path order
+	mu      sync.Mutex
+	cands   []GrepFile // sorted by Show, at most keep
+}
+
+var readBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+
+// file searches one file (or its open buffer) and records it. single means
+// the file was named, not walked: every match up to the page is kept.
+func (g *grepRun) file(e Entry, t *Tally, single bool) {
+	if !single {
+		t.Count[ClassFile]--
+	}
+	if g.rep.Req.Glob != "" && !single && !globMatch(g.rep.Req.Glob, e.Rel) {
+		t.add(ClassNotMatched, e.Rel)
+		return
+	}
+	f := GrepFile{Abs: e.Abs, Show: Display(g.roots, e.Abs)}
+	var content []byte
+	pooled := (*[]byte)(nil)
+	if b, ok := g.buffers.Get(e.Abs); ok {
+		content = b.Text
+		f.Buffer = &b
+	} else {
+		pooled = readBufs.Get().(*[]byte)
+		defer readBufs.Put(pooled)
+		var err error
+		content, f.Large, err = readCapped(e.Abs, (*pooled)[:0])
+		*pooled = content[:0]
+		if err != nil {
+			t.add(ClassUnreadable, e.Rel)
+			return
+		}
+	}
+	if len(content) > MaxFileBytes {
+		content, f.Large = content[:MaxFileBytes], true
+	}
+	if f.Large {
+		// Search whole lines only: cut at the last newline in the limit.
+		if i := bytes.LastIndexByte(content, '\n'); i >= 0 {
+			content = content[:i+1]
+		}
+	}
+	if bytes.IndexByte(content, 0) >= 0 {
+		t.add(ClassBinary, e.Rel)
+		return
+	}
+	if f.Large {
+		t.add(ClassLarge, e.Rel)
+	} else {
+		t.add(ClassSearched, e.Rel)
+	}
+	ls := Scan(content)
+	s := g.m.Search(ls.Body)
+	h, ok := s.Next()
+	if !ok {
+		return
+	}
+	g.mu.Lock()
+	g.rep.Matched++
+	worth := len(g.cands) < g.keep || f.Show < g.cands[len(g.cands)-1].Show
+	g.mu.Unlock()
+	if !worth {
+		return
+	}
+	limit := matchesPerFile
+	if single {
+		limit = g.rep.Req.Skip + matchesPerPage
+	}
+	f.Hits = append(f.Hits, h)
+	f.Total = 1
+	for {
+		h, ok := s.Next()
+		if !ok {
+			break
+		}
+		if len(f.Hits) < limit {
+			f.Hits = append(f.Hits, h)
+		}
+		f.Total++
+	}
+	if pooled != nil {
+		content = append([]byte(nil), content...) // the pooled buffer is reused
+	}
+	f.Content = content
+	f.Body = content[len(content)-len(ls.Body):]
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	i := sort.Search(len(g.cands), func(i int) bool { return g.cands[i].Show > f.Show })
+	if i >= g.keep {
+		return
+	}
+	g.cands = append(g.cands, GrepFile{})
+	copy(g.cands[i+1:], g.cands[i:])
+	g.cands[i] = f
+	if len(g.cands) > g.keep {
+		g.cands = g.cands[:g.keep]
+	}
+}
+
+// bufferOnly searches open editor buffers under the directory that do not
+// exist on disk (new files not saved yet), so grep finds what the user typed.
+func (g *grepRun) bufferOnly() {
+	for _, p := range g.buffers.Paths() {
+		if !inside(g.dir, p) || strings.HasPrefix(filepath.Base(p), TempPrefix) {
+			continue
+		}
+		if _, err := os.Lstat(p); err == nil {
+			continue
+		}
+		rel, _ := filepath.Rel(g.dir, p)
+		g.rep.Tally.Count[ClassFile]++
+		g.file(Entry{Abs: p, Rel: filepath.ToSlash(rel)}, &g.rep.Tally, false)
+	}
+}
+
+// page cuts the candidates to the requested page and finishes each file.
+func (g *grepRun) page() error {
+	rep, skip := g.rep, g.rep.Req.Skip
+	if rep.Single {
+		if len(g.cands) == 0 {
+			return nil
+		}
+		f := g.cands[0]
+		rep.Matches = f.Total
+		if skip > 0 && skip >= f.Total {
+			return pastEnd(skip, f.Total, "matching lines")
+		}
+		f.Hits = f.Hits[min(skip, len(f.Hits)):]
+		rep.PageFrom, rep.PageTo = skip+1, skip+len(f.Hits)
+		if rep.PageTo < f.Total {
+			rep.Next = rep.PageTo
+		}
+		rep.Page = []GrepFile{finish(f)}
+		return nil
+	}
+	if skip > 0 && skip >= rep.Matched {
+		return pastEnd(skip, rep.Matched, "files with matches")
+	}
+	for _, f := range g.cands[min(skip, len(g.cands)):] {
+		rep.Page = append(rep.Page, finish(f))
+	}
+	rep.PageFrom, rep.PageTo = skip+1, skip+len(rep.Page)
+	if rep.PageTo < rep.Matched {
+		rep.Next = rep.PageTo
+	}
+	return nil
+}
+
+func pastEnd(skip, total int, what string) error {
+	return approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		"skip=%d is past the end: there are %d %s. Call again with a smaller skip, or without skip for the first page.", skip, total, what))
+}
+
+// finish decides a shown file's tag: the hash of the bytes grep searched,
+// for a whole UTF-8 file only.
+func finish(f GrepFile) GrepFile {
+	if Encoding(f.Content) != "" {
+		f.NotUTF8 = true
+	}
+	if !f.Large && !f.NotUTF8 {
+		f.Tag = TagOf(f.Content)
+	}
+	return f
+}
+
+// readCapped reads a file into buf, stopping after MaxFileBytes+1 bytes;
+// large reports that more was there.
+func readCapped(path string, buf []byte) (content []byte, large bool, err error) {
+	fd, err := os.Open(path)
+	if err != nil {
+		return buf, false, err
+	}
+	defer fd.Close()
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		n, err := fd.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) > MaxFileBytes {
+			return buf, true, nil
+		}
+		if err == io.EOF {
+			return buf, false, nil
+		}
+		if err != nil {
+			return buf, false, err
+		}
+	}
+}
+
+// globMatch applies grep's glob filter: a pattern with a "/" matches the
+// path under the searched directory, one without matches the file name.
+func globMatch(pattern, rel string) bool {
+	if !strings.Contains(pattern, "/") {
+		rel = rel[strings.LastIndexByte(rel, '/')+1:]
+	}
+	ok, _ := doublestar.Match(pattern, rel)
+	return ok
+}
+
+// Grep searches, renders the page for the model and records what it showed:
+// each shown file's searched bytes as a version under its tag, and the rows
+// that reached the model whole as seen lines of that version.
+func Grep(ctx context.Context, store *Store, buffers *Overlay, roots []string, req GrepRequest) (string, error) {
+	rep, err := GrepSearch(ctx, buffers, roots, req)
+	if err != nil {
+		return "", err
+	}
+	text, shown := rep.Render()
+	for i, f := range rep.Page {
+		if f.Tag != "" {
+			store.Saw(f.Abs, f.Content)
+			store.MarkSeen(f.Abs, f.Tag, shown[i]...)
+		}
+	}
+	return text, nil
+}
+
+// Render writes the report as the model sees it and returns, per page file,
+// the line numbers whose whole rows it shows.
+func (r *GrepReport) Render() (string, [][]int) {
+	var out strings.Builder
+	shown := make([][]int, len(r.Page))
+	for i, f := range r.Page {
+		if f.Tag != "" {
+			fmt.Fprintf(&out, "[%s#%s]\n", f.Show, f.Tag)
+		} else {
+			fmt.Fprintf(&out, "[%s]\n", f.Show)
+		}
+		if f.Buffer != nil && f.Buffer.Dirty {
+			fmt.Fprintf(&out, "(unsaved editor buffer, version %d: searched in place of the disk)\n", f.Buffer.Version)
+		}
+		switch {
+		case f.Large:
+			out.WriteString("(over the 4 MiB limit: only its first 4 MiB were searched; no tag, so these rows are not edit anchors)\n")
+		case f.NotUTF8:
+			out.WriteString("(not UTF-8 text: no tag, so these rows are not edit anchors)\n")
+		}
+		for _, h := range f.Hits {
+			text := f.Body[h.Start:h.End]
+			if f.NotUTF8 {
+				text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
+			}
+			row, whole := Row(h.N, text)
+			out.WriteString(row + "\n")
+			if whole && f.Tag != "" {
+				shown[i] = append(shown[i], h.N)
+			}
+		}
+		if !r.Single && f.Total > len(f.Hits) {
+			fmt.Fprintf(&out, "(%d more matches in this file not shown: grep with path %q to page through them)\n", f.Total-len(f.Hits), f.Show)
+		}
+	}
+	r.notices(&out)
+	return out.String(), shown
+}
+
+// notices writes the summary and one line for each class of entries that
+// was skipped, cut or not searched, and only for the classes that are not
+// empty: nothing is cut silently.
+func (r *GrepReport) notices(out *strings.Builder) {
+	pattern := r.Req.Pattern
+	switch {
+	case r.Single && r.Matches == 0:
+		fmt.Fprintf(out, "(no line matches %q)\n", pattern)
+	case r.Single && r.Next > 0:
+		fmt.Fprintf(out, "(%d matching lines; shown: %d-%d; next page: grep again with skip=%d)\n", r.Matches, r.PageFrom, r.PageTo, r.Next)
+	case r.Single:
+		fmt.Fprintf(out, "(%d matching lines; shown: %d-%d)\n", r.Matches, r.PageFrom, r.PageTo)
+	case r.Matched == 0:
+		fmt.Fprintf(out, "(no file matches %q: %d files searched)\n", pattern, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge])
+	case r.Next > 0:
+		fmt.Fprintf(out, "(%d of %d searched files match; shown: files %d-%d; next page: grep again with skip=%d)\n",
+			r.Matched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.PageFrom, r.PageTo, r.Next)
+	default:
+		fmt.Fprintf(out, "(%d of %d searched files match; shown: files %d-%d)\n",
+			r.Matched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.PageFrom, r.PageTo)
+	}
+	cut := 0
+	for _, f := range r.Page {
+		if !r.Single && f.Total > len(f.Hits) {
+			cut++
+		}
+	}
+	if cut > 0 {
+		fmt.Fprintf(out, "(cut: %d files on this page have more than %d matches; each says how many more)\n", cut, matchesPerFile)
+	}
+	writeClassNotices(out, &r.Tally)
+}
+
+// classNotice is how a non-empty class is reported.
+var classNotice = map[Class]string{
+	ClassBinary:      "not searched: %d binary files (a NUL byte)",
+	ClassUnreadable:  "not searched: %d files that could not be read",
+	ClassLarge:       "searched in part: %d files over the 4 MiB limit (their first 4 MiB only)",
+	ClassIgnoredFile: "not searched: %d files excluded by .gitignore, .ignore or git's exclude files",
+	ClassIgnoredDir:  "not entered: %d directories excluded by .gitignore, .ignore or git's exclude files",
+	ClassVCSDir:      "not entered: %d .git directories",
+	ClassSymlink:     "not followed: %d symbolic links",
+	ClassSpecial:     "not searched: %d special files (devices, sockets, pipes)",
+	ClassTemp:        "not shown: %d temporary files of unfinished tandem writes",
+	ClassWalkError:   "not entered: %d directories that could not be listed",
+	ClassNotMatched:  "not searched: %d files outside the glob filter",
+}
+
+// noticeOrder fixes the order of the class notices.
+var noticeOrder = []Class{ClassBinary, ClassUnreadable, ClassLarge, ClassIgnoredFile, ClassIgnoredDir,
+	ClassVCSDir, ClassSymlink, ClassSpecial, ClassTemp, ClassWalkError, ClassNotMatched}
+
+func writeClassNotices(out *strings.Builder, t *Tally) {
+	for _, c := range noticeOrder {
+		n := t.Count[c]
+		if n == 0 {
+			continue
+		}
+		out.WriteString("(" + fmt.Sprintf(classNotice[c], n))
+		if ex := t.Examples[c]; len(ex) > 0 {
+			out.WriteString(", e.g. " + strings.Join(ex, ", "))
+		}
+		out.WriteString(")\n")
+	}
+}

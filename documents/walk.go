@@ -1,0 +1,265 @@
+package documents
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+)
+
+// TempPrefix starts the name of every temporary file tandem's writers leave
+// beside a target while they publish it. grep and glob never show these.
+const TempPrefix = ".tandem-tmp-"
+
+// Class is why the walk put an entry where it did. Every entry the walk meets
+// is in exactly one class; the classes sum to the walk.
+type Class int
+
+// The walk's classes. The tools add their own for the files they handle.
+const (
+	ClassDir         Class = iota // a directory the walk entered
+	ClassFile                     // a regular file handed to the tool
+	ClassIgnoredFile              // excluded by an ignore file
+	ClassIgnoredDir               // a directory excluded by an ignore file, not entered
+	ClassVCSDir                   // .git, never entered
+	ClassSymlink                  // a symbolic link, not followed
+	ClassSpecial                  // a device, socket or pipe
+	ClassTemp                     // a tandem temporary file
+	ClassWalkError                // a directory that could not be listed
+	// Classes the tools give files after the walk handed them over.
+	ClassSearched   // searched whole
+	ClassBinary     // has a NUL byte: not searched
+	ClassUnreadable // could not be read
+	ClassLarge      // over the size limit: searched in part
+	ClassNotMatched // did not match the glob filter or pattern
+	numClasses
+)
+
+// Tally counts the entries of one walk per class and keeps a few example
+// names of each, so a notice can name them.
+type Tally struct {
+	Count    [numClasses]int
+	Examples [numClasses][]string
+}
+
+const examplesKept = 3
+
+func (t *Tally) add(c Class, rel string) {
+	t.Count[c]++
+	if c != ClassTemp && len(t.Examples[c]) < examplesKept {
+		t.Examples[c] = append(t.Examples[c], rel)
+	}
+}
+
+// Move takes one entry from class from to class to (a file handed over,
+// then found binary).
+func (t *Tally) Move(from, to Class, rel string) {
+	t.Count[from]--
+	t.add(to, rel)
+}
+
+func (t *Tally) merge(o *Tally) {
+	for c := range t.Count {
+		t.Count[c] += o.Count[c]
+		for _, e := range o.Examples[c] {
+			if len(t.Examples[c]) < examplesKept {
+				t.Examples[c] = append(t.Examples[c], e)
+			}
+		}
+	}
+}
+
+// Walked is the number of entries the walk met.
+func (t *Tally) Walked() int {
+	n := 0
+	for _, c := range t.Count {
+		n += c
+	}
+	return n
+}
+
+// Entry is one file or directory the walk hands to a tool.
+type Entry struct {
+	Abs   string
+	Rel   string // relative to the walk's start, "/"-separated
+	IsDir bool
+	d     fs.DirEntry
+}
+
+// Info returns the entry's file info (an lstat).
+func (e Entry) Info() (fs.FileInfo, error) { return e.d.Info() }
+
+// Visitor is called concurrently for the files (and, when it asks for them,
+// the directories) the walk does not exclude. It gets its worker's own tally.
+type Visitor func(e Entry, t *Tally)
+
+// Walk visits the tree under start with the ignore rules of git, on several
+// goroutines. workspace is the first workspace root ("" for none): outside a
+// git repository its ignore files still apply from there down.
+func Walk(ctx context.Context, workspace, start string, dirs bool, visit Visitor) (*Tally, error) {
+	top, inRepo := findGitRoot(start)
+	if !inRepo {
+		top = start
+		if workspace != "" && inside(workspace, start) {
+			top = workspace
+		}
+	}
+	r := baseRules(top, inRepo)
+	// Ignore files between the top and the start apply to the start.
+	var parts []string
+	if rel, err := filepath.Rel(top, start); err == nil && rel != "." {
+		dir := top
+		for _, seg := range strings.Split(rel, string(filepath.Separator)) {
+			r = r.with(dir, parts, ignoreFiles[:])
+			dir = filepath.Join(dir, seg)
+			parts = append(parts[:len(parts):len(parts)], seg)
+		}
+	}
+	w := &walker{ctx: ctx, visit: visit, dirs: dirs}
+	w.cond = sync.NewCond(&w.mu)
+	w.queue = []dirJob{{abs: start, rel: "", parts: parts, rules: r}}
+	w.pending = 1
+	n := max(4, 2*runtime.GOMAXPROCS(0))
+	tallies := make([]Tally, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.work(&tallies[i])
+		}()
+	}
+	wg.Wait()
+	total := &Tally{}
+	for i := range tallies {
+		total.merge(&tallies[i])
+	}
+	return total, ctx.Err()
+}
+
+type dirJob struct {
+	abs, rel string
+	parts    []string // components from the ignore root
+	rules    rules
+}
+
+type walker struct {
+	ctx     context.Context
+	visit   Visitor
+	dirs    bool
+	mu      sync.Mutex
+	cond    *sync.Cond
+	queue   []dirJob // a stack: depth first keeps the working set small
+	pending int      // jobs queued or running
+}
+
+func (w *walker) work(t *Tally) {
+	for {
+		w.mu.Lock()
+		for len(w.queue) == 0 && w.pending > 0 {
+			w.cond.Wait()
+		}
+		if w.pending == 0 {
+			w.mu.Unlock()
+			return
+		}
+		job := w.queue[len(w.queue)-1]
+		w.queue = w.queue[:len(w.queue)-1]
+		w.mu.Unlock()
+
+		subdirs := w.dir(job, t)
+
+		w.mu.Lock()
+		w.queue = append(w.queue, subdirs...)
+		w.pending += len(subdirs) - 1
+		if len(subdirs) > 0 || w.pending == 0 {
+			w.cond.Broadcast()
+		}
+		w.mu.Unlock()
+	}
+}
+
+// dir lists one directory, classifies its entries, visits its files and
+// returns its subdirectories to enter.
+func (w *walker) dir(job dirJob, t *Tally) []dirJob {
+	if w.ctx.Err() != nil {
+		return nil
+	}
+	f, err := os.Open(job.abs)
+	if err != nil {
+		t.add(ClassWalkError, relOrDot(job.rel))
+		return nil
+	}
+	entries, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil && len(entries) == 0 {
+		t.add(ClassWalkError, relOrDot(job.rel))
+		return nil
+	}
+	t.add(ClassDir, relOrDot(job.rel))
+	r := job.rules
+	var own []string
+	for _, e := range entries {
+		for _, name := range ignoreFiles {
+			if e.Name() == name && e.Type().IsRegular() {
+				own = append(own, name)
+			}
+		}
+	}
+	if len(own) > 1 && own[0] != ignoreFiles[0] {
+		own[0], own[1] = own[1], own[0]
+	}
+	if len(own) > 0 {
+		r = r.with(job.abs, job.parts, own)
+	}
+	var subdirs []dirJob
+	for _, e := range entries {
+		name := e.Name()
+		rel := name
+		if job.rel != "" {
+			rel = job.rel + "/" + name
+		}
+		typ := e.Type()
+		isDir := typ.IsDir()
+		var parts []string
+		if len(r) > 0 || isDir {
+			parts = append(job.parts[:len(job.parts):len(job.parts)], name)
+		}
+		switch {
+		case name == ".git":
+			t.add(ClassVCSDir, rel)
+		case typ&fs.ModeSymlink != 0:
+			t.add(ClassSymlink, rel)
+		case strings.HasPrefix(name, TempPrefix):
+			t.add(ClassTemp, rel)
+		case len(r) > 0 && r.ignored(parts, isDir):
+			if isDir {
+				t.add(ClassIgnoredDir, rel)
+			} else {
+				t.add(ClassIgnoredFile, rel)
+			}
+		case isDir:
+			abs := job.abs + string(filepath.Separator) + name
+			subdirs = append(subdirs, dirJob{abs: abs, rel: rel, parts: parts, rules: r})
+			if w.dirs {
+				w.visit(Entry{Abs: abs, Rel: rel, IsDir: true, d: e}, t)
+			}
+		case typ.IsRegular():
+			t.add(ClassFile, rel)
+			w.visit(Entry{Abs: job.abs + string(filepath.Separator) + name, Rel: rel, d: e}, t)
+		default:
+			t.add(ClassSpecial, rel)
+		}
+	}
+	return subdirs
+}
+
+func relOrDot(rel string) string {
+	if rel == "" {
+		return "."
+	}
+	return rel
+}

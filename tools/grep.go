@@ -1,0 +1,53 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tandemdev/tandem/documents"
+)
+
+func init() {
+	register(Tool{
+		Name: "grep",
+		Description: `Search file contents with a regular expression (RE2 syntax, like ripgrep), line by line. ` +
+			`Searches the workspace root, or "path" (a directory or one file); "glob" filters files ("*.go" matches names, "src/**/*.ts" paths under the searched directory). ` +
+			`Files excluded by .gitignore, .ignore and git's exclude files are skipped, as git does; files open in the editor are searched as their unsaved buffers. ` +
+			`Results are grouped by file under [path#TAG] (the tag names the exact bytes searched, so you can edit those rows directly), with rows "N:text" as read shows them. ` +
+			`A directory search shows 20 files per page and 20 matches per file; a one-file search shows 200 matches per page. When there is more, the last lines say so and give the "skip" for the next page. ` +
+			`Every file not searched or cut (binary, ignored, too large, unreadable, symlinks) is counted in a closing note.`,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "pattern": {"type": "string", "description": "Regular expression (RE2 syntax), or text when literal is true."},
+    "path": {"type": "string", "description": "Directory or file to search; default the workspace root."},
+    "glob": {"type": "string", "description": "Only files matching this glob, e.g. \"*.go\" or \"internal/**/*_test.go\"."},
+    "ignoreCase": {"type": "boolean", "description": "Match without regard to case."},
+    "literal": {"type": "boolean", "description": "Treat pattern as plain text, not a regular expression."},
+    "skip": {"type": "integer", "minimum": 0, "description": "Continue after this many results (files for a directory, matches for one file), as the previous page said."}
+  },
+  "required": ["pattern"],
+  "additionalProperties": false
+}`),
+		Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
+			var a struct {
+				Pattern    string `json:"pattern"`
+				Path       string `json:"path"`
+				Glob       string `json:"glob"`
+				IgnoreCase bool   `json:"ignoreCase"`
+				Literal    bool   `json:"literal"`
+				Skip       int    `json:"skip"`
+			}
+			if err := decode("grep", args, &a); err != nil {
+				return Refused(err)
+			}
+			text, err := documents.Grep(ctx, s.Seen, s.Buffers, s.Roots, documents.GrepRequest{
+				Pattern: a.Pattern, Path: a.Path, Glob: a.Glob, IgnoreCase: a.IgnoreCase, Literal: a.Literal, Skip: a.Skip,
+			})
+			if err != nil {
+				return Refused(err)
+			}
+			return Result{Text: text}
+		},
+	})
+}
