@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/lspserver"
+)
+
+// maxLog is the size past which the log file is rotated at start.
+const maxLog = 10 << 20
+
+func init() {
+	addCommand(command{
+		name:    "lsp",
+		usage:   "tandem lsp [--log FILE] [--log-level LEVEL]",
+		summary: "Serve one editor over stdio (JSON-RPC with LSP framing); editors start this.",
+		help: `The protocol is in docs/protocol.md. Logs go to FILE, by default
+$XDG_STATE_HOME/tandem/lsp.log (~/.local/state/tandem/lsp.log); "-" means
+standard error. LEVEL is debug, info (the default), warn or error. Logs name
+methods, paths and timings, never file contents or secrets.
+
+Settings are read from $XDG_CONFIG_HOME/tandem/config.json and from the
+editor; see docs/settings.md. --stdio and --clientProcessId, which editors
+pass by habit, are accepted and ignored.
+
+The exit status is 0 after a shutdown request followed by exit, else 1.`,
+		run: runLSP,
+	})
+}
+
+func runLSP(args []string) int {
+	fs := flag.NewFlagSet("lsp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	logPath := fs.String("log", filepath.Join(config.StateDir(), "lsp.log"), "")
+	level := fs.String("log-level", "info", "")
+	fs.Bool("stdio", true, "")
+	fs.String("clientProcessId", "", "")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		if err == nil {
+			err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		}
+		fmt.Fprintf(os.Stderr, "tandem lsp: %v; run `tandem lsp --help`\n", err)
+		return exitUsage
+	}
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
+		fmt.Fprintf(os.Stderr, "tandem lsp: --log-level %q: use debug, info, warn or error\n", *level)
+		return exitUsage
+	}
+	out, closeLog := openLog(*logPath)
+	defer closeLog()
+	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl})).With("pid", os.Getpid())
+
+	settings := config.New()
+	if err := settings.LoadUser(); err != nil {
+		log.Warn("user settings ignored", "err", err)
+	}
+	cwd, _ := os.Getwd()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log.Info("tandem lsp starting", "version", tandemVersion())
+	code := lspserver.Serve(ctx, os.Stdin, os.Stdout, lspserver.Options{
+		Log: log, Settings: settings, Cwd: cwd, Version: tandemVersion(),
+	})
+	log.Info("tandem lsp exiting", "status", code)
+	return code
+}
+
+// openLog opens the log file for appending, rotating a large one, or falls
+// back to standard error (never standard output: that is the protocol).
+func openLog(path string) (io.Writer, func()) {
+	if path == "-" || strings.TrimSpace(path) == "" {
+		return os.Stderr, func() {}
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
+		if fi, err := os.Stat(path); err == nil && fi.Size() > maxLog {
+			_ = os.Rename(path, path+".1")
+		}
+		if f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+			return f, func() { _ = f.Close() }
+		}
+	}
+	fmt.Fprintf(os.Stderr, "tandem lsp: cannot write the log %s; logging to standard error\n", path)
+	return os.Stderr, func() {}
+}

@@ -1,0 +1,196 @@
+package lspserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/tandemdev/tandem/tools"
+)
+
+// The agent side: sessions and the one tool registry, reached by the
+// editor's agent through tandem/openSession, tandem/listTools and
+// tandem/callTool. See docs/protocol.md.
+
+// progressDelay is how long a tool runs before the editor is shown progress.
+const progressDelay = 500 * time.Millisecond
+
+type toolInfo struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// callToolResult is the shape of an MCP CallToolResult.
+type callToolResult struct {
+	Content           []textContent  `json:"content"`
+	IsError           bool           `json:"isError"`
+	StructuredContent any            `json:"structuredContent,omitempty"`
+	Meta              map[string]any `json:"_meta,omitempty"`
+}
+
+type textContent struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// session returns the open session id, or the typed unknown-session error.
+func (s *Server) session(id string) (*tools.Session, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sess := s.sessions[id]; sess != nil {
+		return sess, nil
+	}
+	return nil, rpcError(CodeUnknownSession, KindUnknownSession,
+		"There is no open session %q. Open one with tandem/openSession and use the id it returns.", id)
+}
+
+// newSession opens a session on roots (absolute paths or file:// URIs),
+// else on the workspace folders.
+func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
+	roots := s.Roots()
+	if len(rawRoots) > 0 {
+		roots = nil
+		for _, r := range rawRoots {
+			path, ok := filePath(r)
+			if !ok && filepath.IsAbs(r) {
+				path, ok = filepath.Clean(r), true
+			}
+			if !ok {
+				return nil, invalidParams("tandem/openSession", fmt.Errorf("root %q is neither an absolute path nor a file:// URI", r))
+			}
+			roots = append(roots, path)
+		}
+	}
+	if len(roots) == 0 {
+		return nil, invalidParams("tandem/openSession", fmt.Errorf("the editor named no workspace folder; pass roots"))
+	}
+	sess := tools.NewSession(roots, s.buffers)
+	sess.Settings = s.settings
+	for _, h := range sessionHooks {
+		h(s, sess)
+	}
+	s.mu.Lock()
+	s.sessions[sess.ID] = sess
+	s.mu.Unlock()
+	s.log.Info("session opened", "session", sess.ID, "roots", len(roots))
+	return sess, nil
+}
+
+func init() {
+	onRequest("tandem/openSession", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
+		var p struct {
+			Roots []string `json:"roots"`
+		}
+		if err := decodeParams("tandem/openSession", params, &p); err != nil {
+			return nil, err
+		}
+		sess, err := s.newSession(p.Roots)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"session": sess.ID, "roots": sess.Roots}, nil
+	})
+	onRequest("tandem/closeSession", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
+		var p struct {
+			Session string `json:"session"`
+		}
+		if err := decodeParams("tandem/closeSession", params, &p); err != nil {
+			return nil, err
+		}
+		if _, err := s.session(p.Session); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		delete(s.sessions, p.Session)
+		s.mu.Unlock()
+		s.log.Info("session closed", "session", p.Session)
+		return nil, nil
+	})
+	onRequest("tandem/listTools", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
+		var p struct {
+			Session string `json:"session"`
+		}
+		if err := decodeParams("tandem/listTools", params, &p); err != nil {
+			return nil, err
+		}
+		var sess *tools.Session
+		if p.Session != "" {
+			var err error
+			if sess, err = s.session(p.Session); err != nil {
+				return nil, err
+			}
+		} else {
+			sess = tools.NewSession(s.Roots(), s.buffers)
+			sess.Settings = s.settings
+		}
+		list := []toolInfo{}
+		for _, t := range tools.List(sess) {
+			list = append(list, toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		}
+		return map[string]any{"tools": list}, nil
+	})
+	onRequest("tandem/callTool", callTool)
+}
+
+func callTool(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+	var p struct {
+		Session       string          `json:"session"`
+		Name          string          `json:"name"`
+		Arguments     json.RawMessage `json:"arguments"`
+		WorkDoneToken json.RawMessage `json:"workDoneToken"`
+	}
+	if err := decodeParams("tandem/callTool", params, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, invalidParams("tandem/callTool", fmt.Errorf("name is missing"))
+	}
+	sess, err := s.session(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	// The tool may run long: show progress in the editor (at once when it
+	// sent a token, after progressDelay otherwise), cancellable there.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu       sync.Mutex
+		progress *Progress
+		finished bool
+	)
+	done := make(chan struct{})
+	go func() {
+		if len(p.WorkDoneToken) == 0 {
+			select {
+			case <-done:
+				return
+			case <-time.After(progressDelay):
+			}
+		}
+		pr := s.client.StartProgress(ctx, p.WorkDoneToken, "tandem: "+p.Name, cancel)
+		mu.Lock()
+		defer mu.Unlock()
+		if finished {
+			pr.End("")
+			return
+		}
+		progress = pr
+	}()
+	start := time.Now()
+	res := tools.Call(ctx, sess, p.Name, p.Arguments)
+	close(done)
+	mu.Lock()
+	finished = true
+	progress.End("")
+	mu.Unlock()
+	s.log.Info("tool called", "session", sess.ID, "tool", p.Name, "isError", res.IsError, "code", string(res.Code), "ms", time.Since(start).Milliseconds())
+	out := callToolResult{Content: []textContent{{Type: "text", Text: res.Text}}, IsError: res.IsError, StructuredContent: res.Structured}
+	if res.Code != "" {
+		out.Meta = map[string]any{"code": res.Code}
+	}
+	return out, nil
+}

@@ -1,0 +1,205 @@
+package lspserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/tandemdev/tandem/config"
+)
+
+// ProtocolVersion is the version of tandem's own methods (docs/protocol.md),
+// sent in capabilities.experimental.tandem.
+const ProtocolVersion = 1
+
+type workspaceFolder struct {
+	URI  string `json:"uri"`
+	Name string `json:"name"`
+}
+
+type initializeParams struct {
+	ClientInfo *struct {
+		Name    string `json:"name"`
+		Version string `json:"version"`
+	} `json:"clientInfo"`
+	RootPath              string            `json:"rootPath"`
+	RootURI               string            `json:"rootUri"`
+	WorkspaceFolders      []workspaceFolder `json:"workspaceFolders"`
+	InitializationOptions json.RawMessage   `json:"initializationOptions"`
+	Capabilities          map[string]any    `json:"capabilities"`
+	Trace                 string            `json:"trace"`
+}
+
+func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p initializeParams
+	if err := decodeParams("initialize", raw, &p); err != nil {
+		return nil, err
+	}
+	var roots []string
+	for _, f := range p.WorkspaceFolders {
+		if path, ok := filePath(f.URI); ok {
+			roots = append(roots, path)
+		}
+	}
+	if len(roots) == 0 {
+		if path, ok := filePath(p.RootURI); ok {
+			roots = []string{path}
+		} else if filepath.IsAbs(p.RootPath) {
+			roots = []string{filepath.Clean(p.RootPath)}
+		} else if s.opts.Cwd != "" {
+			roots = []string{s.opts.Cwd}
+		}
+	}
+	c := s.client
+	c.mu.Lock()
+	c.caps = p.Capabilities
+	if p.ClientInfo != nil {
+		c.name, c.version = p.ClientInfo.Name, p.ClientInfo.Version
+	}
+	c.mu.Unlock()
+	c.setTrace(p.Trace)
+	if err := s.settings.SetInitializationOptions(p.InitializationOptions); err != nil {
+		s.log.Warn("initializationOptions ignored", "err", err)
+		c.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("tandem ignored its initializationOptions: %v. Fix them in the editor's tandem settings.", err))
+	}
+	s.mu.Lock()
+	s.roots = roots
+	s.state = stateRunning
+	s.mu.Unlock()
+	s.log.Info("initialized", "client", c.Name(), "clientVersion", c.Version(), "roots", len(roots))
+	return map[string]any{
+		"capabilities": map[string]any{
+			"textDocumentSync": map[string]any{
+				"openClose": true,
+				"change":    protocol.TextDocumentSyncKindIncremental,
+				"save":      map[string]bool{"includeText": false},
+			},
+			"workspace": map[string]any{
+				"workspaceFolders": map[string]bool{"supported": true, "changeNotifications": true},
+			},
+			"experimental": map[string]any{
+				"tandem": map[string]any{"protocolVersion": ProtocolVersion, "methods": methodNames()},
+			},
+		},
+		"serverInfo": map[string]string{"name": "tandem", "version": s.opts.Version},
+	}, nil
+}
+
+// initialized runs after the client's `initialized`: it asks for
+// workspace-level settings and for file change events where the client
+// supports them, then starts the other parts' hooks. All of it in
+// goroutines: the read loop must not wait for the client.
+func (s *Server) initialized() {
+	ctx := context.Background()
+	go s.fetchConfiguration(ctx)
+	if s.client.Supports("workspace.didChangeWatchedFiles.dynamicRegistration") {
+		go func() {
+			err := s.client.Call(ctx, "client/registerCapability", map[string]any{
+				"registrations": []map[string]any{{
+					"id":     "tandem-watched-files",
+					"method": "workspace/didChangeWatchedFiles",
+					"registerOptions": map[string]any{
+						"watchers": []map[string]any{{"globPattern": "**/*"}},
+					},
+				}},
+			}, nil)
+			if err != nil {
+				s.log.Info("file watching not registered", "err", err)
+			}
+		}()
+	}
+	for _, h := range initializedHooks {
+		go h(ctx, s)
+	}
+}
+
+// fetchConfiguration reads the "tandem" section through
+// workspace/configuration. Editors merge workspace settings into it, so it
+// is a workspace-level source.
+func (s *Server) fetchConfiguration(ctx context.Context) {
+	if !s.client.Supports("workspace.configuration") {
+		return
+	}
+	var res []json.RawMessage
+	err := s.client.Call(ctx, "workspace/configuration", map[string]any{
+		"items": []map[string]string{{"section": "tandem"}},
+	}, &res)
+	if err != nil || len(res) != 1 {
+		s.log.Info("workspace/configuration failed", "err", err)
+		return
+	}
+	if err := s.settings.Set(config.SourceConfiguration, res[0]); err != nil {
+		s.log.Warn("workspace settings ignored", "err", err)
+		s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("tandem ignored the workspace settings: %v. Fix the tandem section of the settings.", err))
+	}
+}
+
+// filePath converts a file:// URI to an absolute path; other schemes (an
+// untitled buffer, a remote file) have none.
+func filePath(uri string) (string, bool) {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" || !filepath.IsAbs(u.Path) {
+		return "", false
+	}
+	return filepath.Clean(u.Path), true
+}
+
+// fileURI is the file:// URI of an absolute path.
+func fileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+func init() {
+	onNotification("workspace/didChangeConfiguration", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
+		var p struct {
+			Settings map[string]json.RawMessage `json:"settings"`
+		}
+		if err := decodeParams("workspace/didChangeConfiguration", params, &p); err != nil {
+			return nil, err
+		}
+		if s.client.Supports("workspace.configuration") {
+			go s.fetchConfiguration(context.Background())
+			return nil, nil
+		}
+		if section, ok := p.Settings["tandem"]; ok {
+			return nil, s.settings.Set(config.SourceConfiguration, section)
+		}
+		return nil, nil
+	})
+	onNotification("workspace/didChangeWorkspaceFolders", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
+		var p struct {
+			Event struct {
+				Added   []workspaceFolder `json:"added"`
+				Removed []workspaceFolder `json:"removed"`
+			} `json:"event"`
+		}
+		if err := decodeParams("workspace/didChangeWorkspaceFolders", params, &p); err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		removed := map[string]bool{}
+		for _, f := range p.Event.Removed {
+			if path, ok := filePath(f.URI); ok {
+				removed[path] = true
+			}
+		}
+		var roots []string
+		for _, r := range s.roots {
+			if !removed[r] {
+				roots = append(roots, r)
+			}
+		}
+		for _, f := range p.Event.Added {
+			if path, ok := filePath(f.URI); ok && !removed[path] {
+				roots = append(roots, path)
+			}
+		}
+		s.roots = roots
+		return nil, nil
+	})
+}

@@ -1,0 +1,309 @@
+// Package lspserver is `tandem lsp`: one editor's JSON-RPC connection over
+// stdio with LSP framing. It owns the lifecycle, mirrors the editor's buffers
+// into a documents.Overlay, serves the agent-side methods (tandem/openSession,
+// tandem/callTool, …) over the one tool registry, and carries server→client
+// calls through Client.
+//
+// Dispatch is tandem's own rather than protocol.ServerHandler's: notifications
+// run inline and in order, each request in its own goroutine, and
+// $/cancelRequest is routed here for numeric and string ids alike. The
+// method table (methods.go) is open to the other files of this package.
+package lspserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/tools"
+)
+
+// Options configure one server.
+type Options struct {
+	Log        *slog.Logger     // never sees file contents; nil discards
+	Settings   *config.Settings // with the user file loaded; nil starts empty
+	Cwd        string           // the root when the client names no workspace
+	Version    string           // reported in serverInfo
+	MaxMessage int64            // cap on one incoming message; 0 means MaxMessage
+}
+
+type state uint8
+
+const (
+	stateNew state = iota
+	stateRunning
+	stateShutdown
+)
+
+// Server is the state of one connection.
+type Server struct {
+	opts     Options
+	log      *slog.Logger
+	conn     jsonrpc2.Conn
+	client   *Client
+	buffers  *documents.Overlay
+	settings *config.Settings
+
+	mu       sync.Mutex
+	state    state
+	roots    []string
+	sessions map[string]*tools.Session
+	inflight map[jsonrpc2.ID]context.CancelFunc
+	running  sync.WaitGroup // requests in flight; shutdown waits for them
+	exitCode int
+	exited   bool
+}
+
+// Serve runs one connection until `exit` or the end of input and returns the
+// process exit status: 0 after a shutdown request, else 1.
+func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) int {
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Settings == nil {
+		opts.Settings = config.New()
+	}
+	if opts.MaxMessage <= 0 {
+		opts.MaxMessage = MaxMessage
+	}
+	s := &Server{
+		opts:     opts,
+		log:      opts.Log,
+		buffers:  documents.NewOverlay(),
+		settings: opts.Settings,
+		sessions: map[string]*tools.Session{},
+		inflight: map[jsonrpc2.ID]context.CancelFunc{},
+		exitCode: 1,
+	}
+	st := newStream(in, out, out, opts.MaxMessage, func(kind, detail string) {
+		s.log.Warn("bad input skipped", "kind", kind, "detail", detail)
+	})
+	s.conn = jsonrpc2.NewConn(st)
+	s.client = newClient(s.conn, s.log)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	s.conn.Go(ctx, s.dispatch)
+	select {
+	case <-s.conn.Done():
+	case <-ctx.Done():
+		_ = s.conn.Close()
+		<-s.conn.Done()
+	}
+	cancel() // stops every request still running
+	for _, h := range exitHooks {
+		h(s)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.exited && s.state == stateShutdown {
+		s.exitCode = 0 // input ended after shutdown: a clean stop without exit
+	}
+	if err := s.conn.Err(); err != nil && !errors.Is(err, io.EOF) && !s.exited {
+		s.log.Info("connection ended", "err", err)
+	}
+	return s.exitCode
+}
+
+// Client is the connection's way back to the editor.
+func (s *Server) Client() *Client { return s.client }
+
+// Buffers is the editor's open documents, shared by every session.
+func (s *Server) Buffers() *documents.Overlay { return s.buffers }
+
+// Settings is the server's layered settings.
+func (s *Server) Settings() *config.Settings { return s.settings }
+
+// Log is the server's logger; never give it file contents or secrets.
+func (s *Server) Log() *slog.Logger { return s.log }
+
+// Roots is the current workspace folders, the first one first.
+func (s *Server) Roots() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]string(nil), s.roots...)
+}
+
+// dispatch routes one incoming request or notification. It always returns
+// nil: an error here would make jsonrpc2 drop the connection.
+func (s *Server) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	method := req.Method()
+	call, isCall := req.(*jsonrpc2.Call)
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("panic serving a message", "method", method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+			if isCall {
+				_ = reply(ctx, nil, errorf("tandem failed serving %s (%v); the server keeps running. Report this.", method, p))
+			}
+		}
+	}()
+	if lifecycle[method] {
+		s.lifecycle(ctx, reply, req)
+		return nil
+	}
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	switch {
+	case st == stateNew:
+		if isCall {
+			_ = reply(ctx, nil, rpcError(jsonrpc2.ServerNotInitialized, KindNotInitialized,
+				"The server is not initialized. Send initialize first."))
+		}
+		return nil
+	case st == stateShutdown && isCall:
+		_ = reply(ctx, nil, rpcError(jsonrpc2.InvalidRequest, KindShuttingDown,
+			"The server is shutting down and takes no more requests. Send exit, then start a new server."))
+		return nil
+	}
+	if !isCall {
+		h := notifications[method]
+		if h == nil {
+			s.log.Debug("notification ignored", "method", method)
+			return nil
+		}
+		start := time.Now()
+		if _, err := h(ctx, s, req.Params()); err != nil {
+			s.log.Warn("notification failed", "method", method, "err", err)
+		}
+		s.client.trace(fmt.Sprintf("handled notification '%s' in %s", method, time.Since(start).Round(time.Microsecond)))
+		return nil
+	}
+	h := requests[method]
+	if h == nil {
+		_ = reply(ctx, nil, rpcError(jsonrpc2.MethodNotFound, KindUnknownMethod,
+			"tandem does not serve the method %q. See docs/protocol.md for the methods it serves.", method))
+		return nil
+	}
+	s.run(ctx, reply, call, h)
+	return nil
+}
+
+// run starts a request in its own goroutine, cancellable by its id.
+func (s *Server) run(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2.Call, h handlerFunc) {
+	id, method := call.ID(), call.Method()
+	rctx, cancel := context.WithCancel(ctx)
+	s.mu.Lock()
+	s.inflight[id] = cancel
+	s.mu.Unlock()
+	s.client.trace(fmt.Sprintf("received request '%s - (%v)'", method, id))
+	s.running.Add(1)
+	go func() {
+		defer s.running.Done()
+		start := time.Now()
+		defer func() {
+			s.mu.Lock()
+			delete(s.inflight, id)
+			s.mu.Unlock()
+			cancel()
+		}()
+		var (
+			res any
+			err error
+		)
+		func() {
+			defer func() {
+				if p := recover(); p != nil {
+					s.log.Error("panic serving a request", "method", method, "panic", fmt.Sprint(p), "stack", string(debug.Stack()))
+					err = errorf("tandem failed serving %s (%v); the server keeps running. Report this.", method, p)
+				}
+			}()
+			res, err = h(rctx, s, call.Params())
+		}()
+		if rctx.Err() != nil && ctx.Err() == nil {
+			err = rpcError(protocol.CodeRequestCancelled, KindCancelled, "The request %s was cancelled.", method)
+			res = nil
+		}
+		if err != nil {
+			var rpcErr *jsonrpc2.Error
+			if !errors.As(err, &rpcErr) {
+				err = errorf("%s failed: %v", method, err)
+			}
+			s.log.Info("request failed", "method", method, "id", fmt.Sprint(id), "err", err, "ms", time.Since(start).Milliseconds())
+		} else {
+			s.log.Debug("request served", "method", method, "id", fmt.Sprint(id), "ms", time.Since(start).Milliseconds())
+		}
+		s.client.trace(fmt.Sprintf("sending response '%s - (%v)' in %dms", method, id, time.Since(start).Milliseconds()))
+		if werr := reply(ctx, res, err); werr != nil {
+			s.log.Warn("reply not sent", "method", method, "err", werr)
+		}
+	}()
+}
+
+// lifecycle serves initialize, initialized, shutdown, exit and
+// $/cancelRequest, inline, so no later message overtakes them.
+func (s *Server) lifecycle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) {
+	method := req.Method()
+	_, isCall := req.(*jsonrpc2.Call)
+	s.mu.Lock()
+	st := s.state
+	s.mu.Unlock()
+	switch method {
+	case "$/cancelRequest":
+		var p struct {
+			ID *jsonrpc2.ID `json:"id"`
+		}
+		if err := json.Unmarshal(req.Params(), &p); err != nil || p.ID == nil {
+			s.log.Warn("cancel without a usable id ignored")
+			return
+		}
+		s.mu.Lock()
+		cancel := s.inflight[*p.ID]
+		s.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	case "exit":
+		s.mu.Lock()
+		s.exited = true
+		if s.state == stateShutdown {
+			s.exitCode = 0
+		}
+		s.mu.Unlock()
+		_ = s.conn.Close()
+	case "initialized":
+		if st != stateRunning {
+			return
+		}
+		s.initialized()
+	case "initialize":
+		if !isCall {
+			return
+		}
+		if st != stateNew {
+			_ = reply(ctx, nil, rpcError(jsonrpc2.InvalidRequest, KindInvalidRequest,
+				"The server is already initialized. Send other requests, or shutdown and exit."))
+			return
+		}
+		res, err := s.initialize(ctx, req.Params())
+		_ = reply(ctx, res, err)
+	case "shutdown":
+		if !isCall {
+			return
+		}
+		if st == stateNew {
+			_ = reply(ctx, nil, rpcError(jsonrpc2.ServerNotInitialized, KindNotInitialized,
+				"The server is not initialized. Send initialize first."))
+			return
+		}
+		s.mu.Lock()
+		s.state = stateShutdown
+		s.mu.Unlock()
+		// Requests already running finish and are answered first; the
+		// read loop goes on meanwhile, so they can still be cancelled.
+		go func() {
+			s.running.Wait()
+			_ = reply(ctx, nil, nil)
+		}()
+	}
+}
