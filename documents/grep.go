@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/tandemdev/tandem/approvals"
+	"golang.org/x/sys/unix"
 )
 
 // The scope rule for grep's pages. A search of several files (a directory)
@@ -133,7 +133,7 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 		t.add(ClassNotMatched, e.Rel)
 		return
 	}
-	f := GrepFile{Abs: e.Abs, Show: Display(g.roots, e.Abs)}
+	f := GrepFile{Abs: e.Abs}
 	var content []byte
 	pooled := (*[]byte)(nil)
 	if b, ok := g.buffers.Get(e.Abs); ok {
@@ -143,10 +143,15 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 		pooled = readBufs.Get().(*[]byte)
 		defer readBufs.Put(pooled)
 		var err error
-		content, f.Large, err = readCapped(e.Abs, (*pooled)[:0])
+		var binary bool
+		content, f.Large, binary, err = readCapped(e.Abs, (*pooled)[:0])
 		*pooled = content[:0]
-		if err != nil {
+		switch {
+		case err != nil:
 			t.add(ClassUnreadable, e.Rel)
+			return
+		case binary:
+			t.add(ClassBinary, e.Rel)
 			return
 		}
 	}
@@ -168,12 +173,13 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 	} else {
 		t.add(ClassSearched, e.Rel)
 	}
-	ls := Scan(content)
-	s := g.m.Search(ls.Body)
+	body := bytes.TrimPrefix(content, bom)
+	s := g.m.Search(body)
 	h, ok := s.Next()
 	if !ok {
 		return
 	}
+	f.Show = Display(g.roots, e.Abs)
 	g.mu.Lock()
 	g.rep.Matched++
 	worth := len(g.cands) < g.keep || f.Show < g.cands[len(g.cands)-1].Show
@@ -201,7 +207,7 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 		content = append([]byte(nil), content...) // the pooled buffer is reused
 	}
 	f.Content = content
-	f.Body = content[len(content)-len(ls.Body):]
+	f.Body = content[len(content)-len(body):]
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	i := sort.Search(len(g.cands), func(i int) bool { return g.cands[i].Show > f.Show })
@@ -282,28 +288,39 @@ func finish(f GrepFile) GrepFile {
 	return f
 }
 
-// readCapped reads a file into buf, stopping after MaxFileBytes+1 bytes;
-// large reports that more was there.
-func readCapped(path string, buf []byte) (content []byte, large bool, err error) {
-	fd, err := os.Open(path)
+// readCapped reads a file into buf, stopping after MaxFileBytes+1 bytes
+// (large: more was there) or at the first chunk holding a NUL byte (binary:
+// the rest need not be read). It uses raw system calls: a search opens
+// thousands of files, and os.File's poller registration and finalizer
+// would cost more than the read of a small file.
+func readCapped(path string, buf []byte) (content []byte, large, binary bool, err error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return buf, false, err
+		return buf, false, false, err
 	}
-	defer fd.Close()
+	defer unix.Close(fd)
 	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+		if cap(buf)-len(buf) < 16<<10 {
+			grown := make([]byte, len(buf), 2*cap(buf)+64<<10)
+			copy(grown, buf)
+			buf = grown
 		}
-		n, err := fd.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if len(buf) > MaxFileBytes {
-			return buf, true, nil
-		}
-		if err == io.EOF {
-			return buf, false, nil
+		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		if err == unix.EINTR {
+			continue
 		}
 		if err != nil {
-			return buf, false, err
+			return buf, false, false, err
+		}
+		if bytes.IndexByte(buf[len(buf):len(buf)+n], 0) >= 0 {
+			return buf[:len(buf)+n], false, true, nil
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) > MaxFileBytes {
+			return buf, true, false, nil
+		}
+		if n == 0 {
+			return buf, false, false, nil
 		}
 	}
 }

@@ -1,0 +1,164 @@
+package documents
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bmatcuk/doublestar/v4"
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// MaxGlobPage is the largest page glob returns, and its default.
+const MaxGlobPage = 200
+
+// GlobRequest is glob's arguments.
+type GlobRequest struct {
+	Pattern string
+	Path    string // "" is the workspace root
+	Skip    int
+	Limit   int // 0 is MaxGlobPage
+}
+
+// GlobPath is one matching path with its modification time.
+type GlobPath struct {
+	Show  string // as shown: relative to the workspace root when inside it
+	IsDir bool
+	MTime time.Time
+}
+
+// GlobReport is a glob's page and what the walk skipped.
+type GlobReport struct {
+	Req   GlobRequest
+	Dir   string // the searched directory, as shown
+	Total int    // matching paths
+	Page  []GlobPath
+	Next  int // skip for the next page, 0 when none
+	Tally Tally
+}
+
+// GlobSearch walks the directory and returns the page of matching paths:
+// newest first, then by path, each path once.
+func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobReport, error) {
+	if req.Skip < 0 || req.Limit < 0 || req.Limit > MaxGlobPage {
+		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			"skip must be 0 or more and limit between 1 and %d. Fix them and call glob again.", MaxGlobPage))
+	}
+	limit := req.Limit
+	if limit == 0 {
+		limit = MaxGlobPage
+	}
+	pattern := strings.TrimPrefix(req.Pattern, "./")
+	if pattern == "" || strings.HasPrefix(pattern, "/") || !doublestar.ValidatePattern(pattern) {
+		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			"The glob %q is not a valid pattern relative to the searched directory. Use patterns such as \"**/*.go\" or \"cmd/*/main.go\", and path for the directory.", req.Pattern))
+	}
+	path := req.Path
+	if path == "" {
+		path = "."
+	}
+	abs, err := Resolve(roots, path)
+	if err != nil {
+		return nil, err
+	}
+	if info, err := os.Stat(abs); err != nil {
+		return nil, statRefusal(abs, err)
+	} else if !info.IsDir() {
+		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			"%s is a file; glob searches a directory. Give its directory as path, or read the file.", Display(roots, abs)))
+	}
+	// Start the walk at the pattern's fixed prefix ("cmd/**" walks cmd).
+	base, rest := doublestar.SplitPattern(pattern)
+	start := abs
+	if base != "." {
+		start = filepath.Join(abs, filepath.FromSlash(base))
+		if info, err := os.Stat(start); err != nil || !info.IsDir() {
+			return &GlobReport{Req: req, Dir: Display(roots, abs)}, nil
+		}
+	}
+	rep := &GlobReport{Req: req, Dir: Display(roots, abs)}
+	var mu sync.Mutex
+	var found []GlobPath
+	workspace := ""
+	if len(roots) > 0 {
+		workspace = roots[0]
+	}
+	t, err := Walk(ctx, workspace, start, true, func(e Entry, t *Tally) {
+		ok, _ := doublestar.Match(rest, e.Rel)
+		if !ok {
+			if !e.IsDir {
+				t.Move(ClassFile, ClassNotMatched, e.Rel)
+			}
+			return
+		}
+		p := GlobPath{Show: Display(roots, e.Abs), IsDir: e.IsDir}
+		if info, err := e.Info(); err == nil {
+			p.MTime = info.ModTime()
+		}
+		mu.Lock()
+		found = append(found, p)
+		mu.Unlock()
+	})
+	if err != nil {
+		return nil, approvals.Refuse(approvals.CodeCancelled, "The glob was cancelled before it finished. Run it again if you still need it.")
+	}
+	rep.Tally = *t
+	// The walk counts files it could not match as not matched; for glob that
+	// is the normal case, not a skip, so it is no notice.
+	rep.Tally.Count[ClassNotMatched], rep.Tally.Examples[ClassNotMatched] = 0, nil
+	rep.Tally.Count[ClassFile] = t.Count[ClassFile] + t.Count[ClassNotMatched]
+	sort.Slice(found, func(i, j int) bool {
+		if !found[i].MTime.Equal(found[j].MTime) {
+			return found[i].MTime.After(found[j].MTime)
+		}
+		return found[i].Show < found[j].Show
+	})
+	rep.Total = len(found)
+	if req.Skip > 0 && req.Skip >= rep.Total {
+		return nil, pastEnd(req.Skip, rep.Total, "matching paths")
+	}
+	end := min(req.Skip+limit, rep.Total)
+	rep.Page = found[req.Skip:end]
+	if end < rep.Total {
+		rep.Next = end
+	}
+	return rep, nil
+}
+
+// Render writes the page: a summary line, one path a line (directories end
+// in "/"), then the continuation and the notices of what the walk skipped.
+func (r *GlobReport) Render() string {
+	var out strings.Builder
+	if r.Total == 0 {
+		fmt.Fprintf(&out, "(no path under %s matches %q)\n", r.Dir, r.Req.Pattern)
+	} else {
+		fmt.Fprintf(&out, "(%d paths under %s match %q, newest first; shown: %d-%d)\n",
+			r.Total, r.Dir, r.Req.Pattern, r.Req.Skip+1, r.Req.Skip+len(r.Page))
+	}
+	for _, p := range r.Page {
+		out.WriteString(p.Show)
+		if p.IsDir {
+			out.WriteByte('/')
+		}
+		out.WriteByte('\n')
+	}
+	if r.Next > 0 {
+		fmt.Fprintf(&out, "(%d more paths past this page: glob again with skip=%d)\n", r.Total-r.Next, r.Next)
+	}
+	writeClassNotices(&out, &r.Tally)
+	return out.String()
+}
+
+// Glob runs GlobSearch and renders its page.
+func Glob(ctx context.Context, roots []string, req GlobRequest) (string, error) {
+	rep, err := GlobSearch(ctx, roots, req)
+	if err != nil {
+		return "", err
+	}
+	return rep.Render(), nil
+}
