@@ -41,7 +41,8 @@ func withMutation(m mutant, fn func()) {
 }
 
 // TestPlantedBugs shows every law's check can fail: for each planted bug,
-// the exploration must report a violation of the law it breaks.
+// the exploration must report a violation of the law it breaks, and so
+// must the seeded random sequences at capacity 8.
 func TestPlantedBugs(t *testing.T) {
 	for _, b := range plantedBugs {
 		t.Run(b.name, func(t *testing.T) {
@@ -52,6 +53,13 @@ func TestPlantedBugs(t *testing.T) {
 				t.Fatalf("not killed: expected a violation of %s, got %v\n%s", lawNames[b.law], got, x.summary())
 			}
 			t.Logf("killed by %s after %d states: %s\ntrace: %s", lawNames[b.law], x.states, x.first[b.law], x.traces[b.law])
+
+			// The seeded sequences at capacity 8 catch it too.
+			var f findings
+			withMutation(b.m, func() { f, _, _ = randomSequences(40, 4000) })
+			if !slices.Contains(f.violated(), b.law) {
+				t.Fatalf("random sequences missed it: expected %s, got %v", lawNames[b.law], f.violated())
+			}
 		})
 	}
 }
