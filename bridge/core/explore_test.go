@@ -301,18 +301,18 @@ func TestExploration_finds_no_violation(t *testing.T) {
 	}
 }
 
-func TestLaw_L1_admit_only_valid(t *testing.T)              { requireLaw(t, 1) }
-func TestLaw_L2_refusals_are_quiet(t *testing.T)            { requireLaw(t, 2) }
-func TestLaw_L3_fresh_ids(t *testing.T)                     { requireLaw(t, 3) }
-func TestLaw_L4_call_only_from_authorizing(t *testing.T)    { requireLaw(t, 4) }
-func TestLaw_L5_stages_only_advance(t *testing.T)           { requireLaw(t, 5) }
-func TestLaw_L6_one_reply_per_request(t *testing.T)         { requireLaw(t, 6) }
-func TestLaw_L7_reply_matches_outcome(t *testing.T)         { requireLaw(t, 7) }
-func TestLaw_L8_effects_carry_entry_owner(t *testing.T)     { requireLaw(t, 8) }
-func TestLaw_L9_live_work_has_owner(t *testing.T)           { requireLaw(t, 9) }
-func TestLaw_L10_closed_is_quiet(t *testing.T)              { requireLaw(t, 10) }
-func TestLaw_L11_stale_is_quiet(t *testing.T)               { requireLaw(t, 11) }
-func TestLaw_L12_dropped_state_is_logged(t *testing.T)      { requireLaw(t, 12) }
-func TestLaw_L13_bounded(t *testing.T)                      { requireLaw(t, 13) }
-func TestLaw_L14_crash_resets(t *testing.T)                 { requireLaw(t, 14) }
+func TestLaw_L1_admit_only_valid(t *testing.T)               { requireLaw(t, 1) }
+func TestLaw_L2_refusals_are_quiet(t *testing.T)             { requireLaw(t, 2) }
+func TestLaw_L3_fresh_ids(t *testing.T)                      { requireLaw(t, 3) }
+func TestLaw_L4_call_only_from_authorizing(t *testing.T)     { requireLaw(t, 4) }
+func TestLaw_L5_stages_only_advance(t *testing.T)            { requireLaw(t, 5) }
+func TestLaw_L6_one_reply_per_request(t *testing.T)          { requireLaw(t, 6) }
+func TestLaw_L7_reply_matches_outcome(t *testing.T)          { requireLaw(t, 7) }
+func TestLaw_L8_effects_carry_entry_owner(t *testing.T)      { requireLaw(t, 8) }
+func TestLaw_L9_live_work_has_owner(t *testing.T)            { requireLaw(t, 9) }
+func TestLaw_L10_closed_is_quiet(t *testing.T)               { requireLaw(t, 10) }
+func TestLaw_L11_stale_is_quiet(t *testing.T)                { requireLaw(t, 11) }
+func TestLaw_L12_dropped_state_is_logged(t *testing.T)       { requireLaw(t, 12) }
+func TestLaw_L13_bounded(t *testing.T)                       { requireLaw(t, 13) }
+func TestLaw_L14_crash_resets(t *testing.T)                  { requireLaw(t, 14) }
 func TestLaw_L15_every_admitted_request_drains(t *testing.T) { requireLaw(t, 15) }
