@@ -8,6 +8,7 @@ import (
 
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/edits"
 )
 
 // Session is one agent conversation: its workspace roots, what its model has
@@ -22,6 +23,9 @@ type Session struct {
 	// Settings is the front door's settings (config.Settings.User for the
 	// ones that gate execution). Nil reads as empty.
 	Settings *config.Settings
+	// Editor applies edits to open buffers through the editor (LSP
+	// workspace/applyEdit); nil when no editor is attached.
+	Editor edits.Editor
 }
 
 // NewSession opens a session on the given absolute roots over buffers.

@@ -1,0 +1,370 @@
+package edits
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+)
+
+// change is one file's part of a commit, staged on known bytes.
+type change struct {
+	path, show     string // the file edited (the source of a move)
+	target         string // where its bytes live on disk (symlinks followed)
+	dest, showDest string // a move's destination, else ""
+	create         bool   // the file must not exist yet
+	base           []byte // the bytes the edit was staged on
+	buffer         bool   // base is an open editor buffer
+	next           []byte // the new content
+	lines          []newLine
+	seenBase       func(i int) bool // whether 0-based line i of base was seen
+	wroteAll       bool             // the model wrote every line (write, create)
+	notes          []string
+	already        bool // the edit is already in the file: nothing to write
+}
+
+// final is the path the change's content ends at.
+func (c *change) final() (string, string) {
+	if c.dest != "" {
+		return c.dest, c.showDest
+	}
+	return c.path, c.show
+}
+
+// where a landed change went.
+type where int
+
+const (
+	onDisk         where = iota // written to the file
+	inBuffer                    // changed in the editor buffer only (it has unsaved changes)
+	inBufferSaved               // changed in the editor buffer, which the editor saved
+	inBufferOnDisk              // changed in the editor buffer and written to the file
+)
+
+// outcome is what a commit did with one change.
+type outcome struct {
+	tried    bool
+	landed   bool
+	where    where
+	warnings []string
+	err      string // why it did not land
+}
+
+// conflictError is a failed check: the file is not what the edit was staged on.
+type conflictError struct {
+	index   int    // the change that failed the check
+	reason  string // one sentence
+	current []byte // the file's current bytes, when it has any
+}
+
+func (e *conflictError) Error() string { return e.reason }
+
+// commit writes changes all or nothing for conflicts (S8.1): it locks every
+// directory involved in one global order, checks every change against the
+// bytes it was staged on (and that a move's destination is free), and only
+// then publishes, in order, stopping at the first failure. Open buffers go
+// through the editor first (in one transactional request where the editor
+// supports it), then files are written.
+func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
+	fsys := env.fs()
+	locks, err := lockDirs(ctx, lockSet(cs))
+	if err != nil {
+		return nil, err
+	}
+	defer locks.unlock()
+
+	clean := make([]bool, len(cs)) // an open buffer equal to its file: saved after the edit
+	for i, c := range cs {
+		ok, err := check(env, c)
+		if err != nil {
+			err.index = i
+			return nil, err
+		}
+		clean[i] = ok
+	}
+
+	out := make([]outcome, len(cs))
+	stop := func(from int, reason string) {
+		for k := from; k < len(cs); k++ {
+			if !out[k].tried {
+				out[k].err = reason
+			}
+		}
+	}
+
+	// Editor buffers first: the editor refuses when the user typed since the
+	// check, and then nothing at all has been written.
+	var bufs []int
+	for i, c := range cs {
+		if c.buffer && !c.already {
+			bufs = append(bufs, i)
+		}
+	}
+	if len(bufs) > 0 {
+		if env.Editor == nil {
+			return nil, errors.New("open editor buffers but no editor connection")
+		}
+		groups := [][]int{bufs}
+		if !env.Editor.Transactional() {
+			groups = nil
+			for _, i := range bufs {
+				groups = append(groups, []int{i})
+			}
+		}
+		for _, g := range groups {
+			reason := applyBuffers(ctx, env, cs, g)
+			for _, i := range g {
+				out[i].tried = true
+				if reason != "" {
+					out[i].err = reason
+				} else {
+					out[i].landed, out[i].where = true, inBuffer
+				}
+			}
+			if reason != "" {
+				stop(0, fmt.Sprintf("not tried, because the editor did not apply the change to %s", cs[g[0]].show))
+				return out, nil
+			}
+		}
+	}
+
+	for i, c := range cs {
+		if c.already {
+			out[i] = outcome{tried: true, landed: true, where: onDisk}
+			continue
+		}
+		if c.buffer && !clean[i] {
+			continue // a buffer with unsaved changes is never written to disk
+		}
+		if c.buffer {
+			out[i].warnings = append(out[i].warnings, saveBuffer(ctx, env, fsys, c, &out[i])...)
+			continue
+		}
+		out[i].tried = true
+		warn, err := publish(fsys, c)
+		if err != nil {
+			out[i].err = err.Error()
+			stop(i+1, fmt.Sprintf("not tried, because writing %s failed first", c.show))
+			return out, nil
+		}
+		out[i].landed, out[i].where, out[i].warnings = true, onDisk, warn
+	}
+	return out, nil
+}
+
+// check compares a change's file with the bytes it was staged on. It
+// reports whether an open buffer equals its file on disk (then the edited
+// buffer is saved too).
+func check(env *Env, c *change) (clean bool, _ *conflictError) {
+	if c.dest != "" {
+		if _, err := os.Lstat(c.dest); !errors.Is(err, fs.ErrNotExist) {
+			return false, &conflictError{reason: fmt.Sprintf("%s already exists, and a move never replaces a file", c.showDest)}
+		}
+		if _, open := env.Buffers.Get(c.dest); open {
+			return false, &conflictError{reason: fmt.Sprintf("%s is open in the editor, and a move never replaces a document", c.showDest)}
+		}
+	}
+	if c.buffer {
+		b, open := env.Buffers.Get(c.path)
+		if !open {
+			return false, &conflictError{reason: fmt.Sprintf("%s was closed in the editor since the edit was staged", c.show)}
+		}
+		if !bytes.Equal(b.Text, c.base) {
+			return false, &conflictError{reason: fmt.Sprintf("%s changed in the editor since you read it", c.show), current: b.Text}
+		}
+		disk, err := os.ReadFile(c.target)
+		return err == nil && bytes.Equal(disk, c.base), nil
+	}
+	disk, err := os.ReadFile(c.target)
+	switch {
+	case c.create && errors.Is(err, fs.ErrNotExist):
+		return false, nil
+	case c.create && err == nil:
+		return false, &conflictError{reason: fmt.Sprintf("%s exists now, and creating a file never replaces one", c.show), current: disk}
+	case errors.Is(err, fs.ErrNotExist):
+		return false, &conflictError{reason: fmt.Sprintf("%s was deleted since you read it", c.show)}
+	case err != nil:
+		return false, &conflictError{reason: fmt.Sprintf("%s cannot be read (%v)", c.show, err)}
+	case !bytes.Equal(disk, c.base):
+		return false, &conflictError{reason: fmt.Sprintf("%s changed on disk since you read it", c.show), current: disk}
+	}
+	return false, nil
+}
+
+// lockSet lists the directories a commit locks, sorted: each change's
+// directory and its destination's, or their nearest existing ancestor.
+func lockSet(cs []*change) []string {
+	seen := map[string]bool{}
+	var dirs []string
+	add := func(p string) {
+		d := filepath.Dir(p)
+		for {
+			if info, err := os.Stat(d); err == nil && info.IsDir() {
+				break
+			}
+			up := filepath.Dir(d)
+			if up == d {
+				break
+			}
+			d = up
+		}
+		if !seen[d] {
+			seen[d] = true
+			dirs = append(dirs, d)
+		}
+	}
+	for _, c := range cs {
+		add(c.target)
+		if c.dest != "" {
+			add(c.dest)
+		}
+	}
+	sort.Strings(dirs)
+	return dirs
+}
+
+// publish writes one change to disk: a locked temporary file beside the
+// target, written and flushed, then renamed over the target (or linked to a
+// new name, which never replaces a file), then the directory flushed. A
+// failure before the rename or link leaves the target untouched; a failed
+// directory flush or a move whose source stays is a landed write with a
+// warning.
+func publish(fsys FS, c *change) (warnings []string, err error) {
+	final := c.target
+	if c.dest != "" {
+		final = c.dest
+	}
+	dir := filepath.Dir(final)
+	perm := fs.FileMode(0o666) // the umask makes it the default mode
+	keepMode := false
+	if info, err := os.Stat(c.target); err == nil && !c.create {
+		perm, keepMode = info.Mode().Perm(), true
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("creating the directory %s failed: %v", dir, err)
+	}
+	sweep(final)
+	f, err := createTemp(fsys, dir, final, perm)
+	if err != nil {
+		return nil, fmt.Errorf("creating a temporary file failed: %v", err)
+	}
+	temp := f.Name()
+	linked := false
+	defer func() {
+		if !linked {
+			fsys.Remove(temp)
+		}
+		f.Close()
+	}()
+	if keepMode {
+		if err := f.Chmod(perm); err != nil {
+			return nil, fmt.Errorf("setting the mode failed: %v", err)
+		}
+	}
+	if err := fsys.Write(f, c.next); err != nil {
+		return nil, fmt.Errorf("writing failed: %v", err)
+	}
+	if err := fsys.Sync(f); err != nil {
+		return nil, fmt.Errorf("flushing to disk failed: %v", err)
+	}
+	if c.dest == "" && !c.create {
+		if err := fsys.Rename(temp, final); err != nil {
+			return nil, fmt.Errorf("renaming into place failed: %v", err)
+		}
+		linked = true
+	} else {
+		err := fsys.Link(temp, final)
+		switch {
+		case errors.Is(err, errLinkedByRename):
+			linked = true
+			warnings = append(warnings, "this filesystem has no hard links, so the file was put in place by a rename that refuses an existing name")
+		case errors.Is(err, fs.ErrExist):
+			return nil, fmt.Errorf("%s appeared meanwhile, and it was not replaced", filepath.Base(final))
+		case err != nil:
+			return nil, fmt.Errorf("linking into place failed: %v", err)
+		}
+	}
+	if err := fsys.SyncDir(dir); err != nil {
+		warnings = append(warnings, fmt.Sprintf("flushing the directory failed (%v): the change is in place but may not survive a crash", err))
+	}
+	if c.dest != "" {
+		if err := fsys.Remove(c.target); err != nil {
+			warnings = append(warnings, fmt.Sprintf("the old name %s stayed (%v): remove it yourself", c.show, err))
+		} else if d := filepath.Dir(c.target); d != dir {
+			if err := fsys.SyncDir(d); err != nil {
+				warnings = append(warnings, fmt.Sprintf("flushing the directory of %s failed (%v)", c.show, err))
+			}
+		}
+	}
+	return warnings, nil
+}
+
+// confirmWait is how long a commit waits for the editor's didChange that
+// shows an applied edit in the mirrored buffer.
+var confirmWait = 3 * time.Second
+
+// applyBuffers sends the changes at idx to the editor in one request and
+// waits until every buffer shows its new text. It returns why they did not
+// land, or "".
+func applyBuffers(ctx context.Context, env *Env, cs []*change, idx []int) string {
+	docs := make([]DocumentEdit, 0, len(idx))
+	for _, i := range idx {
+		c := cs[i]
+		b, _ := env.Buffers.Get(c.path)
+		edits, _ := TextEdits(c.base, c.next)
+		docs = append(docs, DocumentEdit{Path: c.path, Version: b.Version, Edits: edits})
+	}
+	applied, reason, err := env.Editor.ApplyEdit(ctx, "tandem edit", docs)
+	switch {
+	case err != nil:
+		return fmt.Sprintf("the editor could not be asked (%v)", err)
+	case !applied && reason != "":
+		return fmt.Sprintf("the editor refused the change: %s", reason)
+	case !applied:
+		return "the editor refused the change"
+	}
+	deadline := time.Now().Add(confirmWait)
+	for _, i := range idx {
+		for {
+			b, open := env.Buffers.Get(cs[i].path)
+			if open && bytes.Equal(b.Text, cs[i].next) {
+				break
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				return "the editor reported the change applied, but its buffer does not show it (perhaps it was typed in meanwhile); read the file to see its state"
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	return ""
+}
+
+// saveBuffer puts a clean buffer's new text on disk after the editor applied
+// it, so builds and tests see it: through the editor's save when it offers
+// one, else by writing the same bytes with the commit's own publish. The
+// buffer change has landed either way; a failed save is a warning.
+func saveBuffer(ctx context.Context, env *Env, fsys FS, c *change, o *outcome) []string {
+	if env.Editor.CanSave() {
+		err := env.Editor.Save(ctx, c.path)
+		disk, rerr := os.ReadFile(c.target)
+		if err == nil && rerr == nil && bytes.Equal(disk, c.next) {
+			o.where = inBufferSaved
+			return nil
+		}
+		if err == nil && rerr == nil && !bytes.Equal(disk, c.base) {
+			return []string{"the editor's save left other text on disk; the buffer holds the change"}
+		}
+	}
+	warn, err := publish(fsys, c)
+	if err != nil {
+		return []string{fmt.Sprintf("saving it to disk failed (%v): the change is in the editor buffer only", err)}
+	}
+	env.Buffers.Saved(c.path)
+	o.where = inBufferOnDisk
+	return warn
+}

@@ -1,0 +1,107 @@
+package edits
+
+import (
+	"context"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/tandemdev/tandem/documents"
+)
+
+// Editor changes documents the editor has open, through the editor itself
+// (LSP workspace/applyEdit), so the user sees each change in the buffer and
+// can undo it with the editor's own undo. The LSP server implements it.
+type Editor interface {
+	// Transactional reports whether one ApplyEdit naming several documents
+	// lands in all of them or in none (the client declared transactional
+	// failure handling for document changes).
+	Transactional() bool
+	// ApplyEdit asks the editor to apply the edits, each computed on the
+	// document version it names. applied is false, with the editor's reason,
+	// when it refused.
+	ApplyEdit(ctx context.Context, label string, docs []DocumentEdit) (applied bool, reason string, err error)
+	// CanSave reports whether the editor saves a document on request.
+	CanSave() bool
+	// Save asks the editor to write the open document at path to disk.
+	Save(ctx context.Context, path string) error
+}
+
+// DocumentEdit is the change of one open document at a known version.
+type DocumentEdit struct {
+	Path    string
+	Version int32
+	Edits   []TextEdit
+}
+
+// TextEdit replaces an LSP range (UTF-16 positions in the original text) by
+// NewText. The edits of one document do not overlap.
+type TextEdit struct {
+	Range   documents.Range
+	NewText string
+}
+
+// TextEdits computes the edits that turn the buffer text old into new: one
+// per run of changed lines, so the editor moves cursors and marks around the
+// change and its undo restores exactly the old text.
+func TextEdits(old, new []byte) ([]TextEdit, error) {
+	a, b := documents.Scan(old), documents.Scan(new)
+	match, err := lineMatch(a, b)
+	if err != nil {
+		return []TextEdit{{Range: documents.Range{End: position(old, len(old))}, NewText: string(new)}}, nil
+	}
+	lineOff := func(ls documents.Lines, text []byte, n int) int { // offset of 0-based line n in text
+		pre := len(text) - len(ls.Body)
+		if n >= ls.Len() {
+			return len(text)
+		}
+		return pre + ls.Lines[n].Start
+	}
+	var out []TextEdit
+	i, j := 0, 0
+	for i < a.Len() || j < b.Len() {
+		if i < a.Len() && match[i] == j {
+			i, j = i+1, j+1
+			continue
+		}
+		si, sj := i, j
+		for i < a.Len() && match[i] < 0 {
+			i++
+		}
+		next := b.Len()
+		if i < a.Len() {
+			next = match[i]
+		}
+		j = next
+		from, to := lineOff(a, old, si), lineOff(a, old, i)
+		if si == 0 {
+			from = 0 // a BOM, if any, stays part of the first line's change
+		}
+		nfrom, nto := lineOff(b, new, sj), lineOff(b, new, j)
+		if sj == 0 {
+			nfrom = 0
+		}
+		out = append(out, TextEdit{
+			Range:   documents.Range{Start: position(old, from), End: position(old, to)},
+			NewText: string(new[nfrom:nto]),
+		})
+	}
+	return out, nil
+}
+
+// position converts a byte offset of text to an LSP position.
+func position(text []byte, off int) documents.Position {
+	var p documents.Position
+	lineStart := 0
+	for i := 0; i < off; i++ {
+		if text[i] == '\n' {
+			p.Line++
+			lineStart = i + 1
+		}
+	}
+	for k := lineStart; k < off; {
+		r, size := utf8.DecodeRune(text[k:])
+		p.Character += uint32(max(utf16.RuneLen(r), 1))
+		k += size
+	}
+	return p
+}

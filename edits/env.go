@@ -1,0 +1,27 @@
+// Package edits changes files for an agent: line operations anchored on a
+// tagged version the model read, a string-replace and a unified-diff form
+// over the same checks, whole-file writes and moves. Every form goes through
+// one seen guard (only lines the model was shown are anchors), one rebase of
+// stale edits through an exact line diff, and one multi-file commit that
+// lands all files or, on a conflict, none — on disk and in editor buffers.
+package edits
+
+import "github.com/tandemdev/tandem/documents"
+
+// Env is what an edit works with: the session's roots and memory of what
+// the model saw, the editor's open buffers, the editor that applies changes
+// to them, and the filesystem.
+type Env struct {
+	Roots   []string
+	Seen    *documents.Store
+	Buffers *documents.Overlay // never nil
+	Editor  Editor             // nil when no editor is attached
+	FS      FS                 // nil means the real filesystem
+}
+
+func (e *Env) fs() FS {
+	if e.FS == nil {
+		return OS{}
+	}
+	return e.FS
+}

@@ -1,0 +1,192 @@
+package edits
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/zeebo/xxh3"
+	"golang.org/x/sys/unix"
+
+	"github.com/tandemdev/tandem/documents"
+)
+
+// FS is the filesystem work of a commit: each step that can fail on its own
+// is one method, so tests fail each in turn. Reads and locks use the OS
+// directly.
+type FS interface {
+	// CreateTemp creates a new file at path (which must not exist) with perm.
+	CreateTemp(path string, perm fs.FileMode) (*os.File, error)
+	Write(f *os.File, b []byte) error
+	Sync(f *os.File) error
+	Rename(from, to string) error
+	// Link gives the file at from the new name to; it fails if to exists.
+	Link(from, to string) error
+	Remove(path string) error
+	SyncDir(dir string) error
+}
+
+// OS is the real filesystem.
+type OS struct{}
+
+// CreateTemp creates path exclusively.
+func (OS) CreateTemp(path string, perm fs.FileMode) (*os.File, error) {
+	return os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, perm)
+}
+
+// Write writes all of b.
+func (OS) Write(f *os.File, b []byte) error { _, err := f.Write(b); return err }
+
+// Sync flushes f to stable storage.
+func (OS) Sync(f *os.File) error { return f.Sync() }
+
+// Rename atomically replaces to with from.
+func (OS) Rename(from, to string) error { return os.Rename(from, to) }
+
+// Link makes a hard link; where the filesystem has none it falls back to a
+// rename that refuses an existing name (renameat2 RENAME_NOREPLACE), so a
+// move never replaces a file either way.
+func (OS) Link(from, to string) error {
+	err := os.Link(from, to)
+	if err == nil || errors.Is(err, fs.ErrExist) || !linkUnsupported(err) {
+		return err
+	}
+	if err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE); err != nil {
+		return &os.LinkError{Op: "rename (no replace)", Old: from, New: to, Err: err}
+	}
+	return errLinkedByRename
+}
+
+// errLinkedByRename reports that Link moved from to to instead of linking;
+// the caller must not remove from then.
+var errLinkedByRename = errors.New("linked by a no-replace rename")
+
+func linkUnsupported(err error) bool {
+	return errors.Is(err, unix.EPERM) || errors.Is(err, unix.ENOTSUP) || errors.Is(err, unix.EXDEV) ||
+		errors.Is(err, unix.ENOSYS) || errors.Is(err, unix.EMLINK)
+}
+
+// Remove removes a name.
+func (OS) Remove(path string) error { return os.Remove(path) }
+
+// SyncDir flushes a directory, so a rename or link in it survives a crash.
+func (OS) SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// tempPrefixOf is the prefix of every temporary file of target: the shared
+// prefix grep and glob hide, then a hash of the target's name, so a long
+// name still fits and a sweep finds exactly its own target's files.
+func tempPrefixOf(target string) string {
+	return fmt.Sprintf("%s%016x-", documents.TempPrefix, xxh3.HashString(filepath.Base(target)))
+}
+
+// createTemp creates and locks a fresh temporary file for target in dir.
+// The lock is held until the file is closed: a sweep never removes it.
+func createTemp(fsys FS, dir, target string, perm fs.FileMode) (*os.File, error) {
+	prefix := tempPrefixOf(target)
+	for attempt := 0; ; attempt++ {
+		name := filepath.Join(dir, prefix+randomHex())
+		f, err := fsys.CreateTemp(name, perm)
+		if errors.Is(err, fs.ErrExist) && attempt < 5 {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			f.Close()
+			os.Remove(name)
+			return nil, fmt.Errorf("locking %s: %w", name, err)
+		}
+		return f, nil
+	}
+}
+
+// sweep removes the temporary files of target that no live writer locks
+// (a crashed writer left them). It never touches another target's files.
+func sweep(target string) {
+	dir := filepath.Dir(target)
+	prefix := tempPrefixOf(target)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
+			continue
+		}
+		p := filepath.Join(dir, e.Name())
+		f, err := os.Open(p)
+		if err != nil {
+			continue
+		}
+		if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) == nil {
+			os.Remove(p)
+		}
+		f.Close()
+	}
+}
+
+// dirLocks serialises writers of the same directories, in this process and
+// across processes: each directory is locked with flock in one global
+// (sorted) order, so two commits never deadlock.
+type dirLocks struct{ files []*os.File }
+
+var lockPoll = 2 * time.Millisecond
+
+func lockDirs(ctx context.Context, dirs []string) (*dirLocks, error) {
+	l := &dirLocks{}
+	for _, d := range dirs {
+		f, err := os.Open(d)
+		if err != nil {
+			l.unlock()
+			return nil, err
+		}
+		for {
+			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+			if !errors.Is(err, unix.EWOULDBLOCK) {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				f.Close()
+				l.unlock()
+				return nil, ctx.Err()
+			case <-time.After(lockPoll):
+			}
+		}
+		if err != nil {
+			f.Close()
+			l.unlock()
+			return nil, fmt.Errorf("locking %s: %w", d, err)
+		}
+		l.files = append(l.files, f)
+	}
+	return l, nil
+}
+
+func (l *dirLocks) unlock() {
+	for _, f := range l.files {
+		f.Close() // closing the last descriptor releases the flock
+	}
+	l.files = nil
+}
+
+func randomHex() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}

@@ -1,0 +1,100 @@
+package edits
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/documents"
+)
+
+// ws is a real temporary workspace with one session's environment.
+type ws struct {
+	t    *testing.T
+	root string
+	env  *Env
+}
+
+func newWS(t *testing.T, files map[string]string) *ws {
+	t.Helper()
+	root := t.TempDir()
+	for name, content := range files {
+		p := filepath.Join(root, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &ws{t: t, root: root, env: &Env{Roots: []string{root}, Seen: documents.NewStore(), Buffers: documents.NewOverlay()}}
+}
+
+func (w *ws) abs(name string) string { return filepath.Join(w.root, name) }
+
+func (w *ws) file(name string) string {
+	w.t.Helper()
+	b, err := os.ReadFile(w.abs(name))
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	return string(b)
+}
+
+func (w *ws) put(name, content string) {
+	w.t.Helper()
+	if err := os.WriteFile(w.abs(name), []byte(content), 0o644); err != nil {
+		w.t.Fatal(err)
+	}
+}
+
+var headerRE = regexp.MustCompile(`\[([^\]]+)#([0-9A-F]{8})\]`)
+
+// read reads a file (or some lines of it) as the model would and returns the
+// tag.
+func (w *ws) read(name, lines string) string {
+	w.t.Helper()
+	out, err := documents.Read(w.env.Seen, w.env.Buffers, w.env.Roots, name, lines)
+	if err != nil {
+		w.t.Fatalf("read %s: %v", name, err)
+	}
+	m := headerRE.FindStringSubmatch(out)
+	if m == nil {
+		w.t.Fatalf("read %s: no header in %q", name, out)
+	}
+	return m[2]
+}
+
+// edit calls Edit with JSON arguments, as the tool does.
+func (w *ws) edit(args string) (string, error) {
+	w.t.Helper()
+	var a Args
+	dec := json.NewDecoder(strings.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&a); err != nil {
+		w.t.Fatalf("bad test args %s: %v", args, err)
+	}
+	return Edit(context.Background(), w.env, a)
+}
+
+func codeOf(err error) approvals.Code {
+	var r *approvals.Refusal
+	if errors.As(err, &r) {
+		return r.Code
+	}
+	return ""
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,437 @@
+package edits
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tandemdev/tandem/documents"
+)
+
+// Op is one operation of a file edit, as a model writes it: exactly one of
+// replace, delete, insertAfter, insertBefore, prepend, append, or old (with
+// new). Line numbers are those of the tagged version the model read.
+type Op struct {
+	Replace      *Anchor `json:"replace,omitempty"`
+	Delete       *Anchor `json:"delete,omitempty"`
+	InsertAfter  *Anchor `json:"insertAfter,omitempty"`
+	InsertBefore *Anchor `json:"insertBefore,omitempty"`
+	Prepend      *string `json:"prepend,omitempty"`
+	Append       *string `json:"append,omitempty"`
+	Text         *string `json:"text,omitempty"`
+	Old          *string `json:"old,omitempty"`
+	New          *string `json:"new,omitempty"`
+}
+
+// Anchor is a line ("12"), a range ("12-14"), or a row pasted from a read
+// ("12:func main() {"); a JSON number is a line too. A pasted row's text must
+// be the text of that line, which catches an anchor on the wrong line.
+type Anchor string
+
+// UnmarshalJSON accepts a string or a number.
+func (a *Anchor) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err == nil {
+		*a = Anchor(s)
+		return nil
+	}
+	var n json.Number
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf("an anchor is a line number such as 12, a range such as \"12-14\", or a row such as \"12:text\"")
+	}
+	*a = Anchor(n.String())
+	return nil
+}
+
+var anchorRE = regexp.MustCompile(`^\s*[Ll]?(\d+)\s*(?:-\s*[Ll]?(\d+))?\s*(?::((?s).*))?$`)
+
+// rowPrefixRE is the "N:" prefix of a row of read or grep.
+var rowPrefixRE = regexp.MustCompile(`^(\d+):`)
+
+// opShape says what an op relies on, for the seen guard and the rebase.
+type opShape int
+
+const (
+	shapeRange  opShape = iota // replaces or deletes lines from..to
+	shapeAfter                 // inserts after line from
+	shapeBefore                // inserts before line from
+	shapeStart                 // inserts at the start of the file
+	shapeEnd                   // inserts at the end of the file
+)
+
+// planned is an op resolved against the tagged version.
+type planned struct {
+	index    int // 1-based position in the model's list, for messages
+	shape    opShape
+	from, to int // 1-based lines (range), or the anchor line (after, before)
+	lines    [][]byte
+}
+
+// anchors lists the lines of the tagged version the op relies on.
+func (p planned) anchors() []int {
+	switch p.shape {
+	case shapeRange:
+		out := make([]int, 0, p.to-p.from+1)
+		for n := p.from; n <= p.to; n++ {
+			out = append(out, n)
+		}
+		return out
+	case shapeAfter, shapeBefore:
+		return []int{p.from}
+	}
+	return nil
+}
+
+// span is the splice the op makes on a file of n lines.
+func (p planned) span(n int) (start, end int) {
+	switch p.shape {
+	case shapeRange:
+		return p.from - 1, p.to
+	case shapeAfter:
+		return p.from, p.from
+	case shapeBefore:
+		return p.from - 1, p.from - 1
+	case shapeStart:
+		return 0, 0
+	}
+	return n, n
+}
+
+// opError is a problem with the model's ops; it becomes an invalid refusal.
+type opError struct{ msg string }
+
+func (e *opError) Error() string { return e.msg }
+
+func opErrorf(format string, args ...any) error { return &opError{fmt.Sprintf(format, args...)} }
+
+// plan resolves ops against base, the version named by the tag, and checks
+// that they do not overlap.
+func plan(base documents.Lines, ops []Op) ([]planned, error) {
+	if len(ops) == 0 {
+		return nil, opErrorf("the file has no ops")
+	}
+	out := make([]planned, 0, len(ops))
+	for i, op := range ops {
+		p, err := planOne(base, i+1, op)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, overlaps(base.Len(), out)
+}
+
+func planOne(base documents.Lines, index int, op Op) (planned, error) {
+	n := base.Len()
+	set := 0
+	for _, on := range []bool{op.Replace != nil, op.Delete != nil, op.InsertAfter != nil, op.InsertBefore != nil,
+		op.Prepend != nil, op.Append != nil, op.Old != nil} {
+		if on {
+			set++
+		}
+	}
+	if set != 1 {
+		return planned{}, opErrorf("op %d must have exactly one of replace, delete, insertAfter, insertBefore, prepend, append, old (it has %d)", index, set)
+	}
+	p := planned{index: index}
+	needText := func(what string) ([][]byte, error) {
+		if op.Text == nil {
+			return nil, opErrorf("op %d (%s) needs \"text\", the new lines", index, what)
+		}
+		return splitText(*op.Text), nil
+	}
+	var err error
+	switch {
+	case op.Old != nil:
+		if op.Text != nil {
+			return planned{}, opErrorf("op %d replaces a string: give \"new\", not \"text\"", index)
+		}
+		if op.New == nil {
+			return planned{}, opErrorf("op %d has \"old\" but no \"new\"", index)
+		}
+		return planSwap(base, index, *op.Old, *op.New)
+	case op.New != nil:
+		return planned{}, opErrorf("op %d has \"new\" without \"old\"", index)
+	case op.Replace != nil:
+		p.shape = shapeRange
+		if p.from, p.to, err = parseAnchor(base, index, *op.Replace, true); err != nil {
+			return planned{}, err
+		}
+		if p.lines, err = needText("replace"); err != nil {
+			return planned{}, err
+		}
+		p.lines = stripRowPrefixes(p.lines, p.from)
+	case op.Delete != nil:
+		p.shape = shapeRange
+		if op.Text != nil {
+			return planned{}, opErrorf("op %d deletes lines: it takes no \"text\" (use replace to change them)", index)
+		}
+		if p.from, p.to, err = parseAnchor(base, index, *op.Delete, true); err != nil {
+			return planned{}, err
+		}
+	case op.InsertAfter != nil:
+		p.shape = shapeAfter
+		if strings.TrimSpace(string(*op.InsertAfter)) == "0" {
+			p.shape = shapeStart
+		} else if p.from, _, err = parseAnchor(base, index, *op.InsertAfter, false); err != nil {
+			return planned{}, err
+		}
+		if p.lines, err = needText("insertAfter"); err != nil {
+			return planned{}, err
+		}
+	case op.InsertBefore != nil:
+		p.shape = shapeBefore
+		if strings.TrimSpace(string(*op.InsertBefore)) == strconv.Itoa(n+1) {
+			p.shape = shapeEnd
+		} else if p.from, _, err = parseAnchor(base, index, *op.InsertBefore, false); err != nil {
+			return planned{}, err
+		}
+		if p.lines, err = needText("insertBefore"); err != nil {
+			return planned{}, err
+		}
+	case op.Prepend != nil:
+		p.shape, p.lines = shapeStart, splitText(*op.Prepend)
+	case op.Append != nil:
+		p.shape, p.lines = shapeEnd, splitText(*op.Append)
+	}
+	if op.Text != nil && (op.Prepend != nil || op.Append != nil) {
+		return planned{}, opErrorf("op %d: prepend and append carry their text themselves; drop \"text\"", index)
+	}
+	return p, nil
+}
+
+// parseAnchor reads an anchor against base. A range is allowed only where
+// the op covers lines.
+func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from, to int, err error) {
+	m := anchorRE.FindStringSubmatch(string(a))
+	if m == nil {
+		return 0, 0, opErrorf("op %d: anchor %q is not a line number; write 12, \"12-14\", or the row \"12:text\" as read showed it", index, clip(string(a), 80))
+	}
+	from, _ = strconv.Atoi(m[1])
+	to = from
+	if m[2] != "" {
+		if !rangeOK {
+			return 0, 0, opErrorf("op %d: anchor %q is a range, but an insert anchors on one line", index, string(a))
+		}
+		to, _ = strconv.Atoi(m[2])
+	}
+	n := base.Len()
+	switch {
+	case from < 1 || to < from:
+		return 0, 0, opErrorf("op %d: anchor %q is not a range of lines from 1 up", index, string(a))
+	case to > n:
+		return 0, 0, opErrorf("op %d: anchor %q is past the end of the file, which has %d lines in that version", index, string(a), n)
+	}
+	if strings.Contains(string(a), ":") && m[2] == "" {
+		pasted := strings.TrimSpace(m[3])
+		actual := strings.TrimSpace(string(base.Text(from)))
+		if cut, _, ok := strings.Cut(pasted, " … [line cut"); ok {
+			pasted = strings.TrimSpace(cut)
+			actual = actual[:min(len(actual), len(pasted))]
+		}
+		if pasted != actual {
+			return 0, 0, opErrorf("op %d: anchor %q quotes a row that is not line %d; that line reads %q. Check the line number against your read",
+				index, clip(string(a), 120), from, clip(string(base.Text(from)), 200))
+		}
+	}
+	return from, to, nil
+}
+
+// splitText turns a model's text into lines by the shared line model: "\n"
+// or "\r\n" ends a line, a final ending does not start an empty line, and
+// the endings written are the file's (S8.6), never the model's.
+func splitText(text string) [][]byte {
+	ls := documents.Scan([]byte(text))
+	out := make([][]byte, ls.Len())
+	for i := range out {
+		out[i] = ls.Text(i + 1)
+	}
+	if ls.BOM {
+		// A BOM inside the new text is text the model wrote; keep it.
+		if len(out) == 0 {
+			return [][]byte{{0xEF, 0xBB, 0xBF}}
+		}
+		out[0] = append([]byte{0xEF, 0xBB, 0xBF}, out[0]...)
+	}
+	return out
+}
+
+// stripRowPrefixes removes "N:" prefixes a model pasted from read rows into
+// replacement text. It strips only when every line carries one and the
+// numbers count up from the first replaced line, so real text that happens
+// to start with a number is left alone.
+func stripRowPrefixes(lines [][]byte, from int) [][]byte {
+	if len(lines) == 0 {
+		return lines
+	}
+	for i, l := range lines {
+		m := rowPrefixRE.FindSubmatch(l)
+		if m == nil || string(m[1]) != strconv.Itoa(from+i) {
+			return lines
+		}
+	}
+	out := make([][]byte, len(lines))
+	for i, l := range lines {
+		out[i] = l[len(rowPrefixRE.Find(l)):]
+	}
+	return out
+}
+
+// overlaps refuses ops that touch the same line, since their order would be
+// a guess.
+func overlaps(n int, ps []planned) error {
+	for i := range ps {
+		for j := i + 1; j < len(ps); j++ {
+			if line, ok := touch(n, ps[i], ps[j]); ok {
+				return opErrorf("ops %d and %d both touch line %d; merge them into one op", ps[i].index, ps[j].index, line)
+			}
+		}
+	}
+	return nil
+}
+
+func touch(n int, a, b planned) (int, bool) {
+	for _, pair := range [][2]planned{{a, b}, {b, a}} {
+		x, y := pair[0], pair[1]
+		if x.shape != shapeRange {
+			continue
+		}
+		if y.shape == shapeRange {
+			if x.from <= y.to && y.from <= x.to {
+				return max(x.from, y.from), true
+			}
+			continue
+		}
+		for _, k := range y.anchors() {
+			if k >= x.from && k <= x.to {
+				return k, true
+			}
+		}
+		if s, _ := y.span(n); s > x.from-1 && s < x.to {
+			return s, true
+		}
+	}
+	return 0, false
+}
+
+// splices orders planned ops into splices: by position, an insertion before
+// a replacement at the same place, otherwise in the model's order.
+func splices(n int, ps []planned) []splice {
+	out := make([]splice, len(ps))
+	for i, p := range ps {
+		s, e := p.span(n)
+		out[i] = splice{start: s, end: e, lines: p.lines}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].start != out[j].start {
+			return out[i].start < out[j].start
+		}
+		return out[i].end == out[i].start && out[j].end > out[j].start
+	})
+	return out
+}
+
+// planSwap resolves a string replacement: old must occur exactly once in
+// the tagged version. Line endings compare as the line model reads them, so
+// an old string written with "\n" finds text in a CRLF file. The op becomes
+// a replacement of the lines the occurrence touches.
+func planSwap(base documents.Lines, index int, old, repl string) (planned, error) {
+	old = strings.ReplaceAll(old, "\r\n", "\n")
+	repl = strings.ReplaceAll(repl, "\r\n", "\n")
+	if old == "" {
+		return planned{}, opErrorf("op %d: \"old\" is empty; quote the exact text to replace", index)
+	}
+	if old == repl {
+		return planned{}, opErrorf("op %d: \"old\" and \"new\" are the same text, so there is nothing to change", index)
+	}
+	// The text as the model reads it: lines joined by "\n".
+	var norm strings.Builder
+	starts := make([]int, base.Len()+1)
+	for i := 0; i < base.Len(); i++ {
+		starts[i] = norm.Len()
+		norm.Write(base.Text(i + 1))
+		if len(base.Ending(i+1)) > 0 {
+			norm.WriteByte('\n')
+		}
+	}
+	starts[base.Len()] = norm.Len()
+	text := norm.String()
+	var at []int
+	for from := 0; ; {
+		i := strings.Index(text[from:], old)
+		if i < 0 {
+			break
+		}
+		at = append(at, from+i)
+		from += i + 1
+	}
+	lineOf := func(off int) int { // 0-based line holding byte off
+		return sort.Search(base.Len(), func(i int) bool { return starts[i+1] > off })
+	}
+	switch len(at) {
+	case 0:
+		return planned{}, opErrorf("op %d: \"old\" does not occur in that version of the file. Quote the text exactly as read showed it, without the \"N:\" row prefixes", index)
+	case 1:
+	default:
+		var lines []string
+		for _, p := range at[:min(len(at), 10)] {
+			lines = append(lines, strconv.Itoa(lineOf(p)+1))
+		}
+		return planned{}, opErrorf("op %d: \"old\" occurs %d times (at lines %s); include more of the surrounding text so it occurs once, or use a line op", index, len(at), strings.Join(lines, ", "))
+	}
+	p, q := at[0], at[0]+len(old)
+	a := lineOf(p)
+	e := lineOf(q - 1)
+	lineEnd := func(l int) int { return starts[l] + len(base.Text(l+1)) }
+	tail, consumed := "", q > lineEnd(e)
+	if consumed {
+		// old ends with the ending of line e: the next line stays unless
+		// new does not end with an ending, in which case new joins it.
+		if !strings.HasSuffix(repl, "\n") && e+1 < base.Len() {
+			e++
+			tail, consumed = text[starts[e]:lineEnd(e)], false
+		}
+	} else {
+		tail = text[q:lineEnd(e)]
+	}
+	joined := text[starts[a]:p] + repl + tail
+	parts := strings.Split(joined, "\n")
+	if consumed && (joined == "" || strings.HasSuffix(joined, "\n")) {
+		parts = parts[:len(parts)-1]
+	}
+	lines := make([][]byte, len(parts))
+	for i, s := range parts {
+		lines[i] = []byte(s)
+	}
+	return planned{index: index, shape: shapeRange, from: a + 1, to: e + 1, lines: lines}, nil
+}
+
+// clip cuts s to n bytes on a rune boundary for a message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !isRuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// sameLines reports whether two line lists are equal.
+func sameLines(a, b [][]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if !bytes.Equal(a[i], b[i]) {
+			return false
+		}
+	}
+	return true
+}

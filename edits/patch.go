@@ -1,0 +1,246 @@
+package edits
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/sourcegraph/go-diff/diff"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/documents"
+)
+
+// stagePatch stages a multi-file unified diff. Each file's hunks apply to
+// the latest version of it the session saw: their context and removed lines
+// must be those lines exactly (a pasted "N:" row prefix is tolerated) and
+// seen, like any anchor. A hunk whose header line number is off is found by
+// its lines when they occur exactly once. Then the file goes through the
+// same rebase and commit as line ops.
+func stagePatch(env *Env, patch string) ([]*change, []*problem) {
+	fds, err := diff.ParseMultiFileDiff([]byte(patch))
+	if err == nil && len(fds) == 0 {
+		err = fmt.Errorf("it has no file header (--- a/PATH, +++ b/PATH)")
+	}
+	if err != nil {
+		return nil, []*problem{problemf(approvals.CodeInvalid, "The patch is not a unified diff: %v. Send a unified diff with ---/+++ headers and @@ hunks, or use files with ops.", err)}
+	}
+	var cs []*change
+	var probs []*problem
+	for _, fd := range fds {
+		c, p := stageFileDiff(env, fd)
+		if p != nil {
+			probs = append(probs, p)
+		} else {
+			cs = append(cs, c)
+		}
+	}
+	return cs, probs
+}
+
+func diffNames(fd *diff.FileDiff) (orig, next string) {
+	orig, next = fd.OrigName, fd.NewName
+	if strings.HasPrefix(orig, "a/") && strings.HasPrefix(next, "b/") {
+		orig, next = orig[2:], next[2:]
+	}
+	if orig == "/dev/null" {
+		return "", next
+	}
+	if next == "/dev/null" {
+		return orig, ""
+	}
+	return orig, next
+}
+
+// hunkLine is one line of a hunk body.
+type hunkLine struct {
+	kind byte // ' ', '-', '+'
+	text string
+}
+
+func hunkLines(h *diff.Hunk) []hunkLine {
+	var out []hunkLine
+	for _, l := range strings.Split(strings.TrimSuffix(string(h.Body), "\n"), "\n") {
+		switch {
+		case l == "":
+			out = append(out, hunkLine{' ', ""}) // a context line whose space was stripped
+		case l[0] == '\\':
+			// "\ No newline at end of file": the file keeps its own last ending.
+		default:
+			out = append(out, hunkLine{l[0], l[1:]})
+		}
+	}
+	return out
+}
+
+func stageFileDiff(env *Env, fd *diff.FileDiff) (*change, *problem) {
+	orig, next := diffNames(fd)
+	switch {
+	case orig == "" && next == "":
+		return nil, problemf(approvals.CodeInvalid, "The patch has a file with no name. Give ---/+++ headers with paths, then call edit again.")
+	case next == "":
+		return nil, problemf(approvals.CodeInvalid, "The patch deletes %s; edit does not delete files. Delete it with the shell, and send the rest of the patch again.", orig)
+	case orig == "":
+		var b strings.Builder
+		for _, h := range fd.Hunks {
+			for _, l := range hunkLines(h) {
+				if l.kind == '+' {
+					b.WriteString(l.text + "\n")
+				}
+			}
+		}
+		content := b.String()
+		return stageFile(env, FileEdit{Path: next, Create: &content})
+	}
+	abs, err := documents.Resolve(env.Roots, orig)
+	if err != nil {
+		return nil, asProblem(err)
+	}
+	show := documents.Display(env.Roots, abs)
+	tag, p := baseTag(env, abs, show, "")
+	if p != nil {
+		return nil, p
+	}
+	baseBytes, _ := env.Seen.Version(abs, tag)
+	base := documents.Scan(baseBytes)
+	var ps []planned
+	var anchors []int
+	for i, h := range fd.Hunks {
+		hp, ha, err := planHunk(base, i+1, h)
+		if err != nil {
+			return nil, problemf(approvals.CodeInvalid, "%s#%s: %v. Fix the patch against what you read, or use files with ops, then call edit again.", show, tag, err)
+		}
+		ps, anchors = append(ps, hp...), append(anchors, ha...)
+	}
+	fe := FileEdit{Path: orig, Tag: string(tag)}
+	if next != orig {
+		fe.MoveTo = next
+	}
+	return stagePlanned(env, fe, abs, show, tag, base, ps, anchors)
+}
+
+// planHunk locates a hunk in base and turns each run of removed and added
+// lines into an op. It returns the ops and every line the hunk relies on
+// (context and removed lines).
+func planHunk(base documents.Lines, index int, h *diff.Hunk) ([]planned, []int, error) {
+	lines := hunkLines(h)
+	var old []string
+	for _, l := range lines {
+		if l.kind != '+' {
+			old = append(old, l.text)
+		}
+	}
+	at := int(h.OrigStartLine)
+	if len(old) == 0 {
+		// Only additions: they go after line OrigStartLine (0 = the start).
+		p := planned{index: index, shape: shapeAfter, from: at}
+		if at == 0 {
+			p.shape = shapeStart
+		}
+		if at > base.Len() {
+			return nil, nil, fmt.Errorf("hunk %d adds after line %d, past the end (the file has %d lines)", index, at, base.Len())
+		}
+		for _, l := range lines {
+			p.lines = append(p.lines, []byte(l.text))
+		}
+		return []planned{p}, []int{at}[:min(at, 1)], nil
+	}
+	strip := false
+	if !blockAt(base, old, at, false) {
+		switch found := findBlock(base, old); {
+		case blockAt(base, old, at, true):
+			strip = true
+		case len(found) == 1:
+			at = found[0]
+		case len(found) == 0:
+			return nil, nil, fmt.Errorf("the context and removed lines of hunk %d (@@ -%d) are not in the file; the file has at line %d: %q", index, h.OrigStartLine, at, firstLine(base, at))
+		default:
+			return nil, nil, fmt.Errorf("the lines of hunk %d (@@ -%d) are not at line %d and occur %d times elsewhere; give the right line number or more context", index, h.OrigStartLine, h.OrigStartLine, len(found))
+		}
+	}
+	var ps []planned
+	var anchors []int
+	n := at // the base line the next old-side hunk line is
+	var cur *planned
+	flush := func() {
+		if cur != nil {
+			ps = append(ps, *cur)
+			cur = nil
+		}
+	}
+	for _, l := range lines {
+		switch l.kind {
+		case ' ':
+			flush()
+			anchors = append(anchors, n)
+			n++
+		case '-':
+			if cur == nil || cur.shape != shapeRange {
+				flush()
+				cur = &planned{index: index, shape: shapeRange, from: n, to: n - 1}
+			}
+			anchors = append(anchors, n)
+			cur.to = n
+			n++
+		case '+':
+			text := l.text
+			if strip {
+				text = string(stripRow([]byte(text)))
+			}
+			if cur == nil {
+				switch {
+				case n == 1:
+					cur = &planned{index: index, shape: shapeStart}
+				default:
+					cur = &planned{index: index, shape: shapeAfter, from: n - 1}
+				}
+			}
+			cur.lines = append(cur.lines, []byte(text))
+		default:
+			return nil, nil, fmt.Errorf("hunk %d has a line starting with %q; each line starts with a space, - or +", index, string(l.kind))
+		}
+	}
+	flush()
+	return ps, anchors, nil
+}
+
+// blockAt reports whether lines at..at+len(old)-1 of base are old; with
+// prefixed, each old line may carry its row prefix "N:".
+func blockAt(base documents.Lines, old []string, at int, prefixed bool) bool {
+	if at < 1 || at+len(old)-1 > base.Len() {
+		return false
+	}
+	for i, o := range old {
+		got := base.Text(at + i)
+		if prefixed {
+			want := fmt.Sprintf("%d:", at+i)
+			if !strings.HasPrefix(o, want) {
+				return false
+			}
+			o = o[len(want):]
+		}
+		if !bytes.Equal(got, []byte(o)) {
+			return false
+		}
+	}
+	return true
+}
+
+func findBlock(base documents.Lines, old []string) []int {
+	var out []int
+	for at := 1; at+len(old)-1 <= base.Len(); at++ {
+		if blockAt(base, old, at, false) {
+			out = append(out, at)
+		}
+	}
+	return out
+}
+
+func stripRow(b []byte) []byte { return b[len(rowPrefixRE.Find(b)):] }
+
+func firstLine(base documents.Lines, n int) string {
+	if n < 1 || n > base.Len() {
+		return ""
+	}
+	return clip(string(base.Text(n)), 200)
+}

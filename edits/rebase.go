@@ -1,0 +1,157 @@
+package edits
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/documents"
+)
+
+// rebase applies ops written against base, a version the model saw, to the
+// file's current text c.base, which differs. An edit whose result is already
+// the current text was applied before (a retry): nothing is written. Else an
+// exact line diff maps each op's anchors to the current version; an op whose
+// anchored lines changed is refused with their current text, marked seen,
+// so the model redoes it in one step.
+func rebase(env *Env, c *change, tag documents.Tag, base documents.Lines, ps []planned) (*change, *problem) {
+	onBase := spliceLines(base, splices(base.Len(), ps))
+	if bytes.Equal(weave(base, onBase), c.base) {
+		c.already, c.next = true, c.base
+		cur := documents.Scan(c.base)
+		// Line i of the current text is line i of the edited base.
+		c.lines = keptLines(cur)
+		c.seenBase = func(i int) bool {
+			o := onBase[i].origin
+			return o < 0 || env.Seen.Seen(c.path, tag, o+1)
+		}
+		c.notes = append(c.notes, fmt.Sprintf("this edit is already in the file (it was applied to %s#%s before); nothing was written", c.show, tag))
+		return c, nil
+	}
+	cur := documents.Scan(c.base)
+	match, err := lineMatch(base, cur)
+	if err != nil {
+		curTag := env.Seen.Saw(c.path, c.base)
+		return nil, problemf(approvals.CodeConflict, "%s changed in too many lines since %s#%s to carry your edit over (%v). Read it again (its tag is now %s), then redo the edit.", c.show, c.show, tag, err, curTag)
+	}
+	moved := make([]planned, 0, len(ps))
+	var bad []planned
+	for _, p := range ps {
+		q, ok := mapOp(p, match, cur.Len())
+		if !ok {
+			bad = append(bad, p)
+			continue
+		}
+		moved = append(moved, q)
+	}
+	if len(bad) > 0 {
+		return nil, staleConflict(env, c, tag, base, cur, match, bad)
+	}
+	if err := overlaps(cur.Len(), moved); err != nil {
+		return nil, staleConflict(env, c, tag, base, cur, match, ps)
+	}
+	c.lines = spliceLines(cur, splices(cur.Len(), moved))
+	c.next = weave(cur, c.lines)
+	back := make([]int, cur.Len())
+	for i := range back {
+		back[i] = -1
+	}
+	changed := 0
+	for i, j := range match {
+		if j >= 0 {
+			back[j] = i
+		} else {
+			changed++
+		}
+	}
+	curTag := documents.TagOf(c.base)
+	c.seenBase = func(i int) bool {
+		return env.Seen.Seen(c.path, curTag, i+1) || (back[i] >= 0 && env.Seen.Seen(c.path, tag, back[i]+1))
+	}
+	c.notes = append(c.notes, fmt.Sprintf("the file changed since %s#%s (%d of its lines were changed or removed, %d added); your edit was carried over to the current text",
+		c.show, tag, changed, cur.Len()-(base.Len()-changed)))
+	return c, nil
+}
+
+// mapOp moves an op from base line numbers to the current ones. It fails
+// when a line the op relies on changed, or when lines were inserted inside
+// the range it replaces.
+func mapOp(p planned, match []int, n int) (planned, bool) {
+	q := p
+	switch p.shape {
+	case shapeRange:
+		for k := p.from; k <= p.to; k++ {
+			if match[k-1] < 0 || match[k-1]-match[p.from-1] != k-p.from {
+				return p, false
+			}
+		}
+		q.from, q.to = match[p.from-1]+1, match[p.to-1]+1
+	case shapeAfter, shapeBefore:
+		if match[p.from-1] < 0 {
+			return p, false
+		}
+		q.from = match[p.from-1] + 1
+	}
+	return q, true
+}
+
+// staleConflict refuses ops whose anchors changed since the version the
+// model saw, showing the current text of those places (marked seen under
+// the current tag) so the model can redo them at once.
+func staleConflict(env *Env, c *change, tag documents.Tag, base, cur documents.Lines, match []int, bad []planned) *problem {
+	curTag := env.Seen.Saw(c.path, c.base)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s changed since %s#%s where your edit anchors. Its current text there:\n[%s#%s]\n", c.show, c.show, tag, c.show, curTag)
+	shown := 0
+	var spans []documents.Span
+	for _, p := range bad {
+		from, to := p.from, p.to
+		if p.shape != shapeRange {
+			to = from
+		}
+		if p.shape == shapeStart || p.shape == shapeEnd {
+			continue
+		}
+		lo, hi := currentRegion(match, from, to, cur.Len())
+		spans = append(spans, documents.Span{From: lo, To: hi})
+	}
+	for _, s := range documents.MergeSpans(spans) {
+		if shown > 0 {
+			b.WriteString(documents.GapMarker + "\n")
+		}
+		for n := s.From; n <= s.To && shown < revealLines; n++ {
+			row, whole := cutRow(n, cur.Text(n))
+			b.WriteString(row + "\n")
+			if whole {
+				env.Seen.MarkSeen(c.path, curTag, n)
+			}
+			shown++
+		}
+	}
+	fmt.Fprintf(&b, "Those rows are now seen: redo the edit with tag %s and these line numbers.", curTag)
+	return &problem{code: approvals.CodeConflict, text: b.String()}
+}
+
+// currentRegion is the span of current lines that replaced base lines
+// from..to, widened by one unchanged line on each side, within 1..n.
+func currentRegion(match []int, from, to, n int) (int, int) {
+	lo := 0 // 0-based current line of the nearest unchanged line before
+	for j := from - 2; j >= 0; j-- {
+		if match[j] >= 0 {
+			lo = match[j]
+			break
+		}
+	}
+	hi := n - 1
+	for j := to; j < len(match); j++ {
+		if match[j] >= 0 {
+			hi = match[j]
+			break
+		}
+	}
+	if n == 0 {
+		return 1, 0
+	}
+	return max(lo+1, 1), min(hi+1, n)
+}

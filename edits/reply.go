@@ -1,0 +1,255 @@
+package edits
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/documents"
+)
+
+// maxDiffRows bounds the rows of one file's compact diff in a reply.
+const maxDiffRows = 200
+
+// reply renders what a commit did, file by file, and records what the model
+// now knows: each landed file's new version, with the lines seen before,
+// the lines the edit wrote and the rows the reply shows marked seen (S8.8).
+// It says "Applied to" exactly the files whose new content landed, and an
+// error only when none did.
+func reply(env *Env, cs []*change, outs []outcome) (string, error) {
+	var landed, missed []string
+	for i, c := range cs {
+		_, show := c.final()
+		if outs[i].landed {
+			landed = append(landed, show)
+		} else {
+			missed = append(missed, show)
+		}
+	}
+	var b strings.Builder
+	switch {
+	case len(missed) == 0:
+		fmt.Fprintf(&b, "Applied to %s.\n", strings.Join(landed, ", "))
+	case len(landed) == 0:
+		fmt.Fprintf(&b, "NOT applied to %s; nothing was written.\n", strings.Join(missed, ", "))
+	default:
+		fmt.Fprintf(&b, "Applied to %s; NOT applied to %s.\n", strings.Join(landed, ", "), strings.Join(missed, ", "))
+	}
+	for i, c := range cs {
+		o := outs[i]
+		_, show := c.final()
+		if !o.landed {
+			fmt.Fprintf(&b, "%s: NOT applied: %s.\n", show, o.err)
+			continue
+		}
+		b.WriteString(landedFile(env, c, o))
+	}
+	if len(landed) == 0 {
+		b.WriteString("Fix what failed, then call again.")
+		return "", approvals.Refuse(approvals.CodeFailed, b.String())
+	}
+	if len(missed) > 0 {
+		b.WriteString("The files applied keep their new text; read the others and redo their changes.\n")
+	}
+	return b.String(), nil
+}
+
+// landedFile records and renders one landed change.
+func landedFile(env *Env, c *change, o outcome) string {
+	path, show := c.final()
+	tag := env.Seen.Saw(path, c.next)
+	var seen []int
+	for i, l := range c.lines {
+		if c.wroteAll || l.origin < 0 || (c.seenBase != nil && c.seenBase(l.origin)) {
+			seen = append(seen, i+1)
+		}
+	}
+	env.Seen.MarkSeen(path, tag, seen...)
+	var b strings.Builder
+	fmt.Fprintf(&b, "[%s#%s] %s", show, tag, whereText(c, o.where))
+	if c.dest != "" {
+		fmt.Fprintf(&b, ", moved from %s", c.show)
+	}
+	b.WriteString("\n")
+	for _, n := range c.notes {
+		fmt.Fprintf(&b, "(%s)\n", n)
+	}
+	for _, w := range o.warnings {
+		fmt.Fprintf(&b, "(warning: %s)\n", w)
+	}
+	if !c.already {
+		rows, shown := diffRows(documents.Scan(c.base), c.lines)
+		b.WriteString(rows)
+		env.Seen.MarkSeen(path, tag, shown...)
+	}
+	return b.String()
+}
+
+func whereText(c *change, w where) string {
+	switch {
+	case c.already:
+		return "unchanged"
+	case w == inBuffer:
+		return "changed in the editor buffer, which has unsaved changes of the user's, so the file on disk was not written"
+	case w == inBufferSaved:
+		return "changed in the editor buffer, and the editor saved it"
+	case w == inBufferOnDisk:
+		return "changed in the editor buffer and written to disk"
+	case c.create:
+		return "created"
+	}
+	return "written"
+}
+
+// diffRows renders a compact diff of an edit: "+N:text" for a written line,
+// "-text" for a removed one, " N:text" for one line of context around each
+// change, "..." between changes. Numbers are the new version's, so the rows
+// can be anchors of the next edit. It returns the numbered rows it showed.
+func diffRows(base documents.Lines, lines []newLine) (string, []int) {
+	type row struct {
+		kind byte // ' ', '+', '-'
+		n    int  // new line number, 0 for a removed line
+		text []byte
+	}
+	// nextKept[i] is the base line kept at or after new line i (removed
+	// lines show before the lines that replace them).
+	nextKept := make([]int, len(lines)+1)
+	nextKept[len(lines)] = base.Len()
+	for i := len(lines) - 1; i >= 0; i-- {
+		nextKept[i] = nextKept[i+1]
+		if lines[i].origin >= 0 {
+			nextKept[i] = lines[i].origin
+		}
+	}
+	var rows []row
+	next := 0
+	removed := func(to int) {
+		for ; next < to; next++ {
+			rows = append(rows, row{'-', 0, base.Text(next + 1)})
+		}
+	}
+	for i, l := range lines {
+		removed(nextKept[i])
+		if l.origin >= 0 {
+			next = l.origin + 1
+			rows = append(rows, row{' ', i + 1, l.text})
+			continue
+		}
+		rows = append(rows, row{'+', i + 1, l.text})
+	}
+	removed(base.Len())
+	keep := make([]bool, len(rows))
+	for i, r := range rows {
+		if r.kind != ' ' {
+			keep[i] = true
+			if i > 0 {
+				keep[i-1] = true
+			}
+			if i+1 < len(rows) {
+				keep[i+1] = true
+			}
+		}
+	}
+	var b strings.Builder
+	var shown []int
+	count, last := 0, -1
+	for i, r := range rows {
+		if !keep[i] {
+			continue
+		}
+		if count == maxDiffRows {
+			rest := 0
+			for _, k := range keep[i:] {
+				if k {
+					rest++
+				}
+			}
+			fmt.Fprintf(&b, "... %d more rows of this change are not shown; read the file to see them\n", rest)
+			break
+		}
+		if last >= 0 && i != last+1 {
+			b.WriteString(documents.GapMarker + "\n")
+		}
+		last = i
+		count++
+		b.WriteByte(r.kind)
+		if r.kind == '-' {
+			b.Write(r.text)
+			b.WriteByte('\n')
+			continue
+		}
+		text, whole := documents.Row(r.n, r.text)
+		b.WriteString(text)
+		b.WriteByte('\n')
+		if whole {
+			shown = append(shown, r.n)
+		}
+	}
+	if count == 0 {
+		b.WriteString("(no line changed)\n")
+	}
+	return b.String(), shown
+}
+
+// conflictRefusal reports a failed commit check: nothing was written. It
+// shows the changed file's current text where it differs from what the edit
+// was staged on, marked seen under its new tag, so the model can redo the
+// edit at once.
+func conflictRefusal(env *Env, cs []*change, ce *conflictError) error {
+	c := cs[ce.index]
+	var b strings.Builder
+	var names []string
+	for _, c := range cs {
+		_, show := c.final()
+		names = append(names, show)
+	}
+	fmt.Fprintf(&b, "NOT applied to %s; nothing was written: %s.\n", strings.Join(names, ", "), ce.reason)
+	if ce.current != nil {
+		tag := env.Seen.Saw(c.path, ce.current)
+		cur := documents.Scan(ce.current)
+		base := documents.Scan(c.base)
+		var spans []documents.Span
+		if match, err := lineMatch(base, cur); err == nil {
+			for i := 0; i < len(match); {
+				if match[i] >= 0 {
+					i++
+					continue
+				}
+				j := i
+				for j < len(match) && match[j] < 0 {
+					j++
+				}
+				lo, hi := currentRegion(match, i+1, j, cur.Len())
+				spans = append(spans, documents.Span{From: lo, To: hi})
+				i = j
+			}
+			// Lines added without any removed: the gaps between matches.
+			for i := 1; i < len(match); i++ {
+				if match[i] >= 0 && match[i-1] >= 0 && match[i] > match[i-1]+1 {
+					spans = append(spans, documents.Span{From: match[i-1] + 1, To: min(match[i]+1, cur.Len())})
+				}
+			}
+		}
+		fmt.Fprintf(&b, "[%s#%s] now reads, where it changed:\n", c.show, tag)
+		shown := 0
+		for k, s := range documents.MergeSpans(spans) {
+			if k > 0 {
+				b.WriteString(documents.GapMarker + "\n")
+			}
+			for n := s.From; n <= s.To && shown < revealLines; n, shown = n+1, shown+1 {
+				row, whole := cutRow(n, cur.Text(n))
+				b.WriteString(row + "\n")
+				if whole {
+					env.Seen.MarkSeen(c.path, tag, n)
+				}
+			}
+		}
+		if shown == revealLines {
+			b.WriteString("(more changed lines are not shown)\n")
+		}
+		fmt.Fprintf(&b, "Redo the edit on %s#%s (read more of it if you need to), then call again.", c.show, tag)
+	} else {
+		b.WriteString("Read the files again, then call again.")
+	}
+	return approvals.Refuse(approvals.CodeConflict, b.String())
+}

@@ -1,0 +1,321 @@
+package edits
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/documents"
+)
+
+// Args are the arguments of the edit tool: files, or one unified diff.
+type Args struct {
+	Files []FileEdit `json:"files,omitempty"`
+	Patch string     `json:"patch,omitempty"`
+}
+
+// FileEdit is the edit of one file. Tag names the version the line numbers
+// refer to (from a read or a grep; the latest version the session saw when
+// omitted). Ops change lines; Old and New are a shorthand for one string
+// replacement; MoveTo moves the file (after its ops); Create makes a new
+// file with exactly the given content.
+type FileEdit struct {
+	Path   string  `json:"path"`
+	Tag    string  `json:"tag,omitempty"`
+	Ops    []Op    `json:"ops,omitempty"`
+	Old    *string `json:"old,omitempty"`
+	New    *string `json:"new,omitempty"`
+	MoveTo string  `json:"moveTo,omitempty"`
+	Create *string `json:"create,omitempty"`
+}
+
+// problem is why one file of a call cannot be staged.
+type problem struct {
+	code approvals.Code
+	text string // ends with the next valid action
+}
+
+func (p *problem) Error() string { return p.text }
+
+func problemf(code approvals.Code, format string, args ...any) *problem {
+	return &problem{code: code, text: fmt.Sprintf(format, args...)}
+}
+
+var tagRE = regexp.MustCompile(`(?i)^[0-9a-f]{8}$`)
+
+// parseTag accepts a tag as read shows it, alone or still in its header
+// ("[path#TAG]" or "path#TAG").
+func parseTag(s string) (documents.Tag, bool) {
+	s = strings.TrimSpace(s)
+	if i := strings.LastIndex(s, "#"); i >= 0 {
+		s = s[i+1:]
+	}
+	s = strings.TrimSuffix(strings.TrimSpace(s), "]")
+	if !tagRE.MatchString(s) {
+		return "", false
+	}
+	return documents.Tag(strings.ToUpper(s)), true
+}
+
+// Edit runs one call of the edit tool: it stages every file against the
+// version the model saw, and commits them all or, on any problem, none.
+func Edit(ctx context.Context, env *Env, args Args) (string, error) {
+	var cs []*change
+	var probs []*problem
+	switch {
+	case args.Patch != "" && len(args.Files) > 0:
+		return "", approvals.Refuse(approvals.CodeInvalid, "Give either files or patch, not both. Call edit again with one of them.")
+	case args.Patch != "":
+		cs, probs = stagePatch(env, args.Patch)
+	case len(args.Files) == 0:
+		return "", approvals.Refuse(approvals.CodeInvalid, "The edit names no files. Give files (each with path, tag and ops) or a unified diff in patch, and call edit again.")
+	default:
+		for _, fe := range args.Files {
+			c, p := stageFile(env, fe)
+			if p != nil {
+				probs = append(probs, p)
+			} else {
+				cs = append(cs, c)
+			}
+		}
+	}
+	if p := distinct(cs); p != nil {
+		probs = append(probs, p)
+	}
+	if len(probs) > 0 {
+		return "", refusal(probs)
+	}
+	return run(ctx, env, cs)
+}
+
+// run commits staged changes and renders the reply.
+func run(ctx context.Context, env *Env, cs []*change) (string, error) {
+	outs, err := commit(ctx, env, cs)
+	var ce *conflictError
+	if errors.As(err, &ce) {
+		return "", conflictRefusal(env, cs, ce)
+	}
+	if err != nil {
+		return "", approvals.Refuse(approvals.CodeFailed, fmt.Sprintf("No file was written: %v. Try the edit again; if it keeps failing, check the files' directories.", err))
+	}
+	return reply(env, cs, outs)
+}
+
+func refusal(probs []*problem) error {
+	if len(probs) == 1 {
+		return approvals.Refuse(probs[0].code, "NOT applied; nothing was written. "+probs[0].text)
+	}
+	var b strings.Builder
+	b.WriteString("NOT applied; nothing was written. Fix every problem below, then call edit again with all the files.\n")
+	for _, p := range probs {
+		b.WriteString("- ")
+		b.WriteString(strings.TrimRight(p.text, "\n"))
+		b.WriteByte('\n')
+	}
+	return approvals.Refuse(probs[0].code, b.String())
+}
+
+// distinct refuses a call that names one path twice, since the order of its
+// parts would be a guess.
+func distinct(cs []*change) *problem {
+	seen := map[string]string{}
+	for _, c := range cs {
+		for _, p := range []string{c.path, c.dest} {
+			if p == "" {
+				continue
+			}
+			if _, dup := seen[p]; dup {
+				return problemf(approvals.CodeInvalid, "%s appears twice in this edit; put all changes of one file in one entry (one ops list), then call edit again.", documentsDisplay(cs, p))
+			}
+			seen[p] = p
+		}
+	}
+	return nil
+}
+
+func documentsDisplay(cs []*change, abs string) string {
+	for _, c := range cs {
+		if c.path == abs {
+			return c.show
+		}
+		if c.dest == abs {
+			return c.showDest
+		}
+	}
+	return abs
+}
+
+// stageFile resolves one file's edit against the version the model saw and
+// computes its new content.
+func stageFile(env *Env, fe FileEdit) (*change, *problem) {
+	abs, err := documents.Resolve(env.Roots, fe.Path)
+	if err != nil {
+		return nil, asProblem(err)
+	}
+	show := documents.Display(env.Roots, abs)
+	if fe.Old != nil || fe.New != nil {
+		fe.Ops = append(fe.Ops, Op{Old: fe.Old, New: fe.New})
+	}
+	if fe.Create != nil {
+		if len(fe.Ops) > 0 || fe.MoveTo != "" || fe.Tag != "" {
+			return nil, problemf(approvals.CodeInvalid, "%s: create takes the whole content and nothing else; drop ops, tag and moveTo, then call edit again.", show)
+		}
+		return stageCreate(env, abs, show, []byte(*fe.Create))
+	}
+	if len(fe.Ops) == 0 && fe.MoveTo == "" {
+		return nil, problemf(approvals.CodeInvalid, "%s: the entry has no ops, old/new, moveTo or create, so it changes nothing. Add ops, then call edit again.", show)
+	}
+	if len(fe.Ops) == 0 {
+		c, p := loadChange(env, abs, show, fe.MoveTo)
+		if p != nil {
+			return nil, p
+		}
+		c.next = c.base
+		c.lines = keptLines(documents.Scan(c.base))
+		tag := documents.TagOf(c.base) // a move keeps what was seen of the file
+		c.seenBase = func(i int) bool { return env.Seen.Seen(abs, tag, i+1) }
+		return c, nil
+	}
+	tag, p := baseTag(env, abs, show, fe.Tag)
+	if p != nil {
+		return nil, p
+	}
+	baseBytes, _ := env.Seen.Version(abs, tag)
+	base := documents.Scan(baseBytes)
+	ps, err := plan(base, fe.Ops)
+	if err != nil {
+		return nil, problemf(approvals.CodeInvalid, "%s#%s: %v. Fix the ops and call edit again.", show, tag, err)
+	}
+	var anchors []int
+	for _, p := range ps {
+		anchors = append(anchors, p.anchors()...)
+	}
+	return stagePlanned(env, fe, abs, show, tag, base, ps, anchors)
+}
+
+// stagePlanned checks planned ops against the seen guard and stages them on
+// the file's current text, rebasing when it changed since the tagged version.
+func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, base documents.Lines, ps []planned, anchors []int) (*change, *problem) {
+	if r := guard(env.Seen, abs, show, tag, base, anchors); r != nil {
+		return nil, &problem{code: approvals.CodeNotSeen, text: r.text}
+	}
+	c, p := loadChange(env, abs, show, fe.MoveTo)
+	if p != nil {
+		return nil, p
+	}
+	if bytes.Equal(base.Bytes(), c.base) {
+		c.lines = spliceLines(base, splices(base.Len(), ps))
+		c.next = weave(base, c.lines)
+		c.seenBase = func(i int) bool { return env.Seen.Seen(abs, tag, i+1) }
+		return c, nil
+	}
+	return rebase(env, c, tag, base, ps)
+}
+
+// loadChange starts a change on the file's current text: the editor buffer
+// when it is open there, else the disk.
+func loadChange(env *Env, abs, show, moveTo string) (*change, *problem) {
+	snap, err := documents.Load(env.Buffers, abs)
+	if err != nil {
+		return nil, asProblem(err)
+	}
+	if snap.FromBuffer && env.Editor == nil {
+		return nil, problemf(approvals.CodeFailed, "%s is open in the editor, but this session cannot change editor buffers. Edit it from the editor's agent, or close it there and call edit again.", show)
+	}
+	c := &change{path: abs, show: show, target: abs, base: snap.Content, buffer: snap.FromBuffer}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		c.target = real
+	}
+	if moveTo != "" {
+		if p := stageMove(env, c, moveTo); p != nil {
+			return nil, p
+		}
+	}
+	return c, nil
+}
+
+// baseTag finds the version an edit's line numbers refer to.
+func baseTag(env *Env, abs, show, given string) (documents.Tag, *problem) {
+	if given == "" {
+		tag, ok := env.Seen.Latest(abs)
+		if !ok {
+			return "", problemf(approvals.CodeStaleTag, "You have not read %s in this session. Read it, then call edit again with the tag the read shows.", show)
+		}
+		return tag, nil
+	}
+	tag, ok := parseTag(given)
+	if !ok {
+		return "", problemf(approvals.CodeInvalid, "%s: %q is not a tag; a tag is the 8 hex digits after # in the [path#TAG] line of a read. Call edit again with that tag.", show, given)
+	}
+	if _, ok := env.Seen.Version(abs, tag); !ok {
+		return "", problemf(approvals.CodeStaleTag, "%s#%s is not a version of %s you have seen in this session (or it is older than the last 8). Read the file, then call edit again with the tag the read shows.", show, tag, show)
+	}
+	return tag, nil
+}
+
+// stageMove records a move's destination; the commit checks again that it
+// is free, under the lock.
+func stageMove(env *Env, c *change, to string) *problem {
+	dest, err := documents.Resolve(env.Roots, to)
+	if err != nil {
+		return asProblem(err)
+	}
+	c.dest, c.showDest = dest, documents.Display(env.Roots, dest)
+	if c.buffer {
+		return problemf(approvals.CodeInvalid, "%s is open in the editor, and tandem does not move open documents. Close it in the editor, then call edit again.", c.show)
+	}
+	if _, err := os.Lstat(dest); err == nil {
+		return problemf(approvals.CodeConflict, "%s already exists, and a move never replaces a file. Choose another name, or read and edit the existing file.", c.showDest)
+	}
+	if dest == c.path {
+		return problemf(approvals.CodeInvalid, "%s: moveTo names the file itself. Give a new path, or drop moveTo.", c.show)
+	}
+	return nil
+}
+
+// stageCreate stages a new file with exactly the given content.
+func stageCreate(env *Env, abs, show string, content []byte) (*change, *problem) {
+	if _, err := os.Lstat(abs); err == nil {
+		return nil, problemf(approvals.CodeConflict, "%s already exists, and create never replaces a file. Read it and edit it, or use write after reading it.", show)
+	}
+	if _, open := env.Buffers.Get(abs); open {
+		return nil, problemf(approvals.CodeConflict, "%s is open in the editor as an unsaved new document. Save or close it in the editor, then call edit again.", show)
+	}
+	if err := documents.Check(show, content); err != nil {
+		return nil, asProblem(err)
+	}
+	c := &change{path: abs, show: show, target: abs, create: true, next: content, wroteAll: true}
+	c.lines = writtenLines(documents.Scan(content))
+	return c, nil
+}
+
+func keptLines(ls documents.Lines) []newLine {
+	out := make([]newLine, ls.Len())
+	for i := range out {
+		out[i] = newLine{text: ls.Text(i + 1), origin: i}
+	}
+	return out
+}
+
+func writtenLines(ls documents.Lines) []newLine {
+	out := make([]newLine, ls.Len())
+	for i := range out {
+		out[i] = newLine{text: ls.Text(i + 1), origin: -1}
+	}
+	return out
+}
+
+// asProblem keeps a refusal's code and text.
+func asProblem(err error) *problem {
+	var r *approvals.Refusal
+	if errors.As(err, &r) {
+		return &problem{code: r.Code, text: r.Text}
+	}
+	return &problem{code: approvals.CodeFailed, text: err.Error()}
+}

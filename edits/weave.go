@@ -1,0 +1,90 @@
+package edits
+
+import "github.com/tandemdev/tandem/documents"
+
+// A newLine is one line of an edited file: a line kept from the version the
+// edit was applied to (origin is its 0-based index there), or a line the edit
+// wrote (origin -1).
+type newLine struct {
+	text   []byte
+	origin int
+}
+
+// A splice replaces the base lines [start, end) (0-based) by lines. An
+// insertion has start == end.
+type splice struct {
+	start, end int
+	lines      [][]byte
+}
+
+// spliceLines applies splices, sorted by start and not overlapping, to base.
+func spliceLines(base documents.Lines, sps []splice) []newLine {
+	out := make([]newLine, 0, base.Len())
+	next := 0
+	keep := func(to int) {
+		for ; next < to; next++ {
+			out = append(out, newLine{text: base.Text(next + 1), origin: next})
+		}
+	}
+	for _, sp := range sps {
+		keep(sp.start)
+		for _, l := range sp.lines {
+			out = append(out, newLine{text: l, origin: -1})
+		}
+		next = max(next, sp.end)
+	}
+	keep(base.Len())
+	return out
+}
+
+// firstEnding is the carry a file starts from (S8.6): its first line ending,
+// or LF when it has none.
+func firstEnding(base documents.Lines) []byte {
+	for i := range base.Lines {
+		if e := base.Ending(i + 1); len(e) > 0 {
+			return e
+		}
+	}
+	return []byte("\n")
+}
+
+// weave writes an edited file (S8.6): the base's BOM, then each line and an
+// ending. A kept line that is not last keeps its own ending when it has one;
+// any other line that is not last gets the separator written before it (at
+// the start, the file's first ending). The last line ends as the base's last
+// line did: a kept line with its own ending, a written one with the carry
+// when the base ended with an ending (or was empty), else with none. Every
+// byte outside the edited lines is therefore kept.
+func weave(base documents.Lines, lines []newLine) []byte {
+	size := len(base.Body) + 3
+	for _, l := range lines {
+		if l.origin < 0 {
+			size += len(l.text) + 2
+		}
+	}
+	out := make([]byte, 0, size)
+	if base.BOM {
+		out = append(out, 0xEF, 0xBB, 0xBF)
+	}
+	carry := firstEnding(base)
+	finalEnding := base.Len() == 0 || len(base.Ending(base.Len())) > 0
+	for i, l := range lines {
+		out = append(out, l.text...)
+		var own []byte
+		if l.origin >= 0 {
+			own = base.Ending(l.origin + 1)
+		}
+		switch {
+		case i < len(lines)-1 && len(own) > 0:
+			carry = own
+			out = append(out, own...)
+		case i < len(lines)-1:
+			out = append(out, carry...)
+		case l.origin >= 0:
+			out = append(out, own...)
+		case finalEnding:
+			out = append(out, carry...)
+		}
+	}
+	return out
+}

@@ -1,0 +1,140 @@
+package edits
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"unicode/utf8"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/documents"
+)
+
+// Write replaces the file at path with content, or creates it (S8.3). An
+// existing file is replaced only when its bytes (in the editor buffer, else
+// on disk) are a version this session saw; else nothing is written. A
+// replaced file keeps its BOM, its line endings and its mode; a created one
+// gets exactly content, the default mode and any missing directories.
+func Write(ctx context.Context, env *Env, path, content string) (string, error) {
+	abs, err := documents.Resolve(env.Roots, path)
+	if err != nil {
+		return "", err
+	}
+	show := documents.Display(env.Roots, abs)
+	if info, err := os.Stat(abs); err == nil && info.IsDir() {
+		return "", approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf("%s is a directory. Give the path of a file to write.", show))
+	}
+	cur, fromBuffer, exists, err := current(env, abs)
+	if err != nil {
+		return "", approvals.Refuse(approvals.CodeFailed, fmt.Sprintf("%s cannot be read (%v), so it was not replaced. Check its permissions, then call write again.", show, err))
+	}
+	if !exists {
+		c, p := stageCreate(env, abs, show, []byte(content))
+		if p != nil {
+			return "", refusal([]*problem{p})
+		}
+		return run(ctx, env, []*change{c})
+	}
+	if !env.Seen.SawBytes(abs, cur) {
+		return "", approvals.Refuse(approvals.CodeNotSeen, fmt.Sprintf(
+			"NOT written: %s exists and its current content is not a version you have seen, so writing would lose changes you never saw. Read it first, then call write again.", show))
+	}
+	if fromBuffer && env.Editor == nil {
+		return "", approvals.Refuse(approvals.CodeFailed, fmt.Sprintf("%s is open in the editor, but this session cannot change editor buffers. Close it there, then call write again.", show))
+	}
+	next, warnings := keepStyle(cur, []byte(content))
+	if err := documents.Check(show, next); err != nil {
+		return "", err
+	}
+	c := &change{path: abs, show: show, target: abs, base: cur, buffer: fromBuffer, next: next, wroteAll: true}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		c.target = real
+	}
+	base, after := documents.Scan(cur), documents.Scan(next)
+	if match, err := lineMatch(base, after); err == nil {
+		c.lines = make([]newLine, after.Len())
+		back := make([]int, after.Len())
+		for i := range back {
+			back[i] = -1
+		}
+		for i, j := range match {
+			if j >= 0 {
+				back[j] = i
+			}
+		}
+		for j := range c.lines {
+			c.lines[j] = newLine{text: after.Text(j + 1), origin: back[j]}
+		}
+	} else {
+		c.lines = writtenLines(after)
+	}
+	c.notes = warnings
+	return run(ctx, env, []*change{c})
+}
+
+// current reads what a write would replace: the open buffer, else the disk.
+func current(env *Env, abs string) (content []byte, fromBuffer, exists bool, err error) {
+	if b, open := env.Buffers.Get(abs); open {
+		return b.Text, true, true, nil
+	}
+	content, err = os.ReadFile(abs)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, false, false, nil
+	}
+	return content, false, err == nil, err
+}
+
+// keepStyle writes content in the old file's style (S8.6): its BOM, and its
+// first line ending on every line (content's own ending style when the old
+// file has none). It warns when content had other endings, or when the old
+// file was not UTF-8.
+func keepStyle(old, content []byte) ([]byte, []string) {
+	o, c := documents.Scan(old), documents.Scan(content)
+	oldHas, newHas := hasEnding(o), hasEnding(c)
+	ending := firstEnding(c)
+	if oldHas {
+		ending = firstEnding(o)
+	}
+	var warnings []string
+	if oldHas && newHas {
+		for i := range c.Lines {
+			if e := c.Ending(i + 1); len(e) > 0 && !bytes.Equal(e, ending) {
+				warnings = append(warnings, fmt.Sprintf("the content had %s line endings; it was written with the file's %s endings", endingName(e), endingName(ending)))
+				break
+			}
+		}
+	}
+	if !utf8.Valid(old) {
+		warnings = append(warnings, "the old file was not UTF-8 text; it was replaced by UTF-8 text")
+	}
+	var out bytes.Buffer
+	if o.BOM || (len(old) == 0 && c.BOM) {
+		out.Write([]byte{0xEF, 0xBB, 0xBF})
+	}
+	for i := range c.Lines {
+		out.Write(c.Text(i + 1))
+		if len(c.Ending(i+1)) > 0 {
+			out.Write(ending)
+		}
+	}
+	return out.Bytes(), warnings
+}
+
+func hasEnding(ls documents.Lines) bool {
+	for i := range ls.Lines {
+		if ls.Lines[i].EndLen > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+func endingName(e []byte) string {
+	if string(e) == "\r\n" {
+		return "CRLF"
+	}
+	return "LF"
+}

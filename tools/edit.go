@@ -1,0 +1,83 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tandemdev/tandem/edits"
+)
+
+func init() {
+	register(Tool{
+		Name: "edit",
+		Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" on that version's line numbers: ` +
+			`{"replace":"12-14","text":"new lines"}, {"delete":"12-14"}, {"insertAfter":"12","text":"..."}, {"insertBefore":"12","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). ` +
+			`An anchor is a line number, a range, or the row as read showed it ("12:func main() {"). Use the line numbers of the version you read even after earlier ops in the same list; do not shift them yourself. ` +
+			`"moveTo" moves the file (never over an existing one); "create" makes a new file with exactly that content. Instead of files you may send "patch", a unified diff of one or more files. ` +
+			`You may only anchor on lines you were shown: otherwise nothing is written and the reply shows those lines, so the same call then applies. If the file changed since your tag, the edit is carried over when the lines it touches are unchanged; else you get their current text. ` +
+			`New lines get the file's line endings. The reply lists the files applied, each with its new tag and a compact diff whose numbered rows you can anchor on next.`,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "files": {
+      "type": "array",
+      "description": "The files to change, each once. All land, or on a conflict none does.",
+      "items": {
+        "type": "object",
+        "properties": {
+          "path": {"type": "string", "description": "File path: relative to the workspace root, absolute, or repo://PATH."},
+          "tag": {"type": "string", "description": "The 8 hex digits after # in the [path#TAG] line of your read or grep. Omitted: the version you saw last."},
+          "ops": {
+            "type": "array",
+            "description": "Operations on line numbers of the tagged version; they must not touch the same line.",
+            "items": {
+              "type": "object",
+              "properties": {
+                "replace": {"type": ["string", "integer"], "description": "Lines to replace: \"12\" or \"12-14\"; needs text."},
+                "delete": {"type": ["string", "integer"], "description": "Lines to delete: \"12\" or \"12-14\"."},
+                "insertAfter": {"type": ["string", "integer"], "description": "Insert text after this line (0 = at the start)."},
+                "insertBefore": {"type": ["string", "integer"], "description": "Insert text before this line."},
+                "prepend": {"type": "string", "description": "Text to insert at the start of the file."},
+                "append": {"type": "string", "description": "Text to add at the end of the file."},
+                "text": {"type": "string", "description": "The new lines for replace, insertAfter and insertBefore, separated by newlines."},
+                "old": {"type": "string", "description": "Exact text to replace (without row prefixes); must occur once."},
+                "new": {"type": "string", "description": "Replacement for old."}
+              },
+              "additionalProperties": false
+            }
+          },
+          "old": {"type": "string", "description": "Shorthand for one op {old, new}."},
+          "new": {"type": "string", "description": "Shorthand for one op {old, new}."},
+          "moveTo": {"type": "string", "description": "Move the file to this new path (after its ops). Never replaces a file."},
+          "create": {"type": "string", "description": "Create this new file with exactly this content (it must not exist). Takes no tag or ops."}
+        },
+        "required": ["path"],
+        "additionalProperties": false
+      }
+    },
+    "patch": {"type": "string", "description": "Instead of files: a unified diff (---/+++ headers, @@ hunks) of one or more files you read. Its context and removed lines must be the lines you saw."}
+  },
+  "additionalProperties": false,
+  "examples": [
+    {"files": [{"path": "internal/names/names.go", "tag": "1A2B3C4D", "ops": [{"replace": "12-13", "text": "\treturn \"Hello, \" + name\n}"}, {"insertAfter": "3", "text": "import \"strings\""}]}]},
+    {"files": [{"path": "README.md", "tag": "9F00C2E1", "old": "tandem greet", "new": "tandem greet --name"}]}
+  ]
+}`),
+		Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
+			var a edits.Args
+			if err := decode("edit", args, &a); err != nil {
+				return Refused(err)
+			}
+			text, err := edits.Edit(ctx, s.edits(), a)
+			if err != nil {
+				return Refused(err)
+			}
+			return Result{Text: text}
+		},
+	})
+}
+
+// edits is the environment edits and writes of this session work in.
+func (s *Session) edits() *edits.Env {
+	return &edits.Env{Roots: s.Roots, Seen: s.Seen, Buffers: s.Buffers, Editor: s.Editor}
+}

@@ -1,0 +1,45 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/edits"
+)
+
+func init() {
+	register(Tool{
+		Name: "write",
+		Description: `Write a whole file: create it (with missing directories), or replace an existing file you have read. ` +
+			`An existing file is replaced only when its current content is a version you have seen; otherwise nothing is written and you are told to read it first. ` +
+			`A replaced file keeps its byte order mark, line endings and mode (a warning says when your content had other line endings). For changes to part of a file, prefer edit. ` +
+			`The reply gives the new tag and a compact diff.`,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "description": "File path: relative to the workspace root, absolute, or repo://PATH."},
+    "content": {"type": "string", "description": "The whole new content of the file."}
+  },
+  "required": ["path", "content"],
+  "additionalProperties": false
+}`),
+		Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
+			var a struct {
+				Path    *string `json:"path"`
+				Content *string `json:"content"`
+			}
+			if err := decode("write", args, &a); err != nil {
+				return Refused(err)
+			}
+			if a.Path == nil || a.Content == nil {
+				return Refused(approvals.Refuse(approvals.CodeInvalid, "write needs both path and content. Call write again with both."))
+			}
+			text, err := edits.Write(ctx, s.edits(), *a.Path, *a.Content)
+			if err != nil {
+				return Refused(err)
+			}
+			return Result{Text: text}
+		},
+	})
+}
