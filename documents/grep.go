@@ -335,22 +335,27 @@ func globMatch(pattern, rel string) bool {
 	return ok
 }
 
-// Grep searches, renders the page for the model and records what it showed:
-// each shown file's searched bytes as a version under its tag, and the rows
-// that reached the model whole as seen lines of that version.
+// Grep searches, renders the page for the model and records what it showed.
 func Grep(ctx context.Context, store *Store, buffers *Overlay, roots []string, req GrepRequest) (string, error) {
 	rep, err := GrepSearch(ctx, buffers, roots, req)
 	if err != nil {
 		return "", err
 	}
-	text, shown := rep.Render()
-	for i, f := range rep.Page {
+	return rep.Record(store), nil
+}
+
+// Record renders the page and records in store what reached the model: each
+// shown file's searched bytes as a version under its tag (never a second
+// read of the file), and the rows shown whole as seen lines of that version.
+func (r *GrepReport) Record(store *Store) string {
+	text, shown := r.Render()
+	for i, f := range r.Page {
 		if f.Tag != "" {
 			store.Saw(f.Abs, f.Content)
 			store.MarkSeen(f.Abs, f.Tag, shown[i]...)
 		}
 	}
-	return text, nil
+	return text
 }
 
 // Render writes the report as the model sees it and returns, per page file,
