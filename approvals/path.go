@@ -64,6 +64,9 @@ type RealPath struct {
 	// name is itself a symlink: a command that replaces or removes the link
 	// acts there, not on the target. Empty otherwise.
 	Link string
+	// Exists is true when the whole path exists (through its symlinks);
+	// IsDir when it is a directory.
+	Exists, IsDir bool
 }
 
 // Resolve makes path real. A relative path is taken from dir.
@@ -75,6 +78,7 @@ func Resolve(dir, path string) RealPath {
 	parts := splitPath(path)
 	cur := "/"
 	links := 0
+	isDir := true
 	for len(parts) > 0 {
 		c := parts[0]
 		parts = parts[1:]
@@ -92,7 +96,7 @@ func Resolve(dir, path string) RealPath {
 			return r
 		}
 		if fi.Mode()&fs.ModeSymlink == 0 {
-			cur = next
+			cur, isDir = next, fi.IsDir()
 			continue
 		}
 		links++
@@ -114,7 +118,7 @@ func Resolve(dir, path string) RealPath {
 		}
 		parts = append(splitPath(target), parts...)
 	}
-	r.Path = cur
+	r.Path, r.Exists, r.IsDir = cur, true, isDir
 	return r
 }
 
@@ -294,6 +298,12 @@ var namedDirs = []string{".git", ".tandem"}
 // Env is the value of a variable in the environment the policy was built
 // from ("" when unset). The classifier compares a step's environment to it.
 func (p *Policy) Env(name string) string { return p.env[name] }
+
+// HasEnv reports whether the policy's environment sets name.
+func (p *Policy) HasEnv(name string) bool {
+	_, ok := p.env[name]
+	return ok
+}
 
 // Roots are the real workspace roots.
 func (p *Policy) Roots() []string { return p.roots }

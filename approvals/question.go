@@ -19,6 +19,8 @@ type StepPath struct {
 	Path  string    `json:"path"`  // as the step wrote it (expanded)
 	Real  string    `json:"real"`  // the real path the policy judged
 	Class PathClass `json:"class"` // secret, protected, inside, outside, harmless
+	// HoldsSecret: the path is a secret or an ancestor of one.
+	HoldsSecret bool `json:"holdsSecret,omitempty"`
 }
 
 // Step is one thing that runs: a simple command with its real expanded

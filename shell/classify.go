@@ -1,35 +1,48 @@
 package shell
 
 import (
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+
 	"github.com/tandemdev/tandem/approvals"
 )
-
-// Env looks a variable up in the environment a step runs with. A nil Env is
-// the policy's own environment (the session's, unchanged).
-type Env func(name string) (value string, set bool)
 
 // Classify gives the effects of ONE simple command, from its real expanded
 // arguments, and the paths it names with their classes. It is pure: the only
 // I/O is the policy's filesystem lookups for real paths.
 //
+// env is the environment the command runs with (nil: the policy's own). dir
+// is its working directory.
+//
 // The program's name, subcommand and options select a row of the command
 // table; a program not in the table, a program name with '/', and a step
 // whose environment differs from the policy's in a variable that can make a
-// reading command run another program (PATH, LD_*, GIT_*, LESSOPEN, …: an
-// assignment prefix or an earlier export) are exec. Wrappers (env, command,
-// exec, nice, timeout, xargs, sudo, find -exec, …) are exec too: the program
-// behind a wrapper reaches the runner's exec middleware, which must classify
-// and gate it again with its own argv. `sh -c SCRIPT` and `bash -c SCRIPT`
-// are parsed and every command of SCRIPT is classified; the step has the
-// union of their effects and exec.
+// reading command run another program (PATH, LD_*, GIT_*, LESSOPEN, HOME, …:
+// an assignment prefix or an earlier export) are exec.
+//
+// Wrappers (env, command, exec, nice, nohup, timeout, stdbuf, setsid, sudo,
+// xargs, find -exec, …) are classified by their payload: the step has the
+// payload's effects, and exec too when the wrapper itself can change what
+// runs (sudo, xargs, which adds words read from its input, find -exec, env
+// with assignments). The program behind a wrapper still reaches the
+// runner's exec middleware, which must classify and gate it again with its
+// own argv. `sh -c SCRIPT` and `bash -c SCRIPT` are parsed and every simple
+// command and redirection of SCRIPT is classified (statically: a word whose
+// value depends on the script's run is unknown, and makes its command exec);
+// the step has the union of their effects.
 //
 // Every word that is or holds a secret adds secret; for a command that
 // writes, a word outside the workspace adds outside and a protected word adds
 // protected. A command that reads its working directory because it names no
 // path (ls, du, find, rg PATTERN, grep -r PATTERN, git ls-files, git grep)
 // judges dir.
-func Classify(argv []string, dir string, env Env, p *approvals.Policy) approvals.Step {
-	return approvals.Step{Text: approvals.Show(argv), Effects: approvals.All}
+func Classify(argv []string, dir string, env expand.Environ, p *approvals.Policy) approvals.Step {
+	c := newClassifier(env, p)
+	c.command(argv, dir)
+	return c.step(approvals.Show(argv))
 }
 
 // ClassifyRedirect gives the effects of one redirection to target (made
@@ -37,15 +50,243 @@ func Classify(argv []string, dir string, env Env, p *approvals.Policy) approvals
 // outside, to a protected path write and protected, to a secret write and
 // secret; a read is read, and of a path that is or holds a secret read and
 // secret. /dev/null, /dev/stdout and /dev/stderr have no effect. The step's
-// Text is the redirection as bash would read it ("> 'a b'").
+// Text is the redirection as bash reads it ("> 'a b'").
 func ClassifyRedirect(target string, write bool, dir string, p *approvals.Policy) approvals.Step {
-	return approvals.Step{Text: approvals.Show([]string{target}), Effects: approvals.All}
+	c := newClassifier(nil, p)
+	op := "<"
+	if write {
+		op = ">"
+		c.write(dir, target)
+	} else {
+		c.read(dir, target)
+	}
+	return c.step(op + " " + approvals.Show([]string{target}))
 }
 
-// RunArgs is the argv a classified step must run with: a git subcommand the
-// table reads as read-only gets the untrusted-repository arguments (no
-// fsmonitor, hooks, pager, signature programs or lazy fetch; diff, log and
-// show without external diff or textconv), so repository config cannot make
-// it run a program; env holds KEY=VALUE pairs to add to its environment.
-// Every other argv is returned unchanged with no env.
-func RunArgs(argv []string) (args, env []string) { return argv, nil }
+// classifier gathers the effects and paths of one step.
+type classifier struct {
+	p     *approvals.Policy
+	env   expand.Environ // nil: the policy's environment
+	eff   approvals.Effects
+	paths []approvals.StepPath
+	depth int // wrapper nesting, bounded so a crafted argv cannot recurse forever
+}
+
+func newClassifier(env expand.Environ, p *approvals.Policy) *classifier {
+	return &classifier{p: p, env: env}
+}
+
+func (c *classifier) step(text string) approvals.Step {
+	return approvals.Step{Text: text, Effects: c.eff, Paths: c.paths}
+}
+
+func (c *classifier) add(es ...approvals.Effect) { c.eff |= approvals.Of(es...) }
+
+// judge looks at one word as a path. It records the path when it exists or
+// is anything but inside, and returns the judgement.
+func (c *classifier) judge(dir, word string) (approvals.Judgement, bool) {
+	if word == "" || word == "-" || strings.ContainsRune(word, 0) {
+		return approvals.Judgement{}, false
+	}
+	j := c.p.Examine(dir, word)
+	if j.Class == approvals.PathHarmless {
+		return j, false
+	}
+	if j.Exists || j.Class != approvals.PathInside {
+		for _, sp := range c.paths {
+			if sp.Path == word && sp.Real == j.Path {
+				return j, true
+			}
+		}
+		c.paths = append(c.paths, approvals.StepPath{Path: word, Real: j.Path, Class: j.Class, HoldsSecret: j.HoldsSecret})
+	}
+	return j, true
+}
+
+// read judges a word the command reads or merely names: a word that is or
+// holds a secret adds secret.
+func (c *classifier) read(dir, word string) {
+	if j, ok := c.judge(dir, word); ok && j.HoldsSecret {
+		c.add(approvals.Secret)
+	}
+}
+
+// write judges a word of a command that writes: by its class it adds
+// outside, protected or secret, and secret when it holds one.
+func (c *classifier) write(dir, word string) {
+	j, ok := c.judge(dir, word)
+	if !ok {
+		return
+	}
+	c.add(approvals.Write)
+	switch j.Class {
+	case approvals.PathOutside:
+		c.add(approvals.Outside)
+	case approvals.PathProtected:
+		c.add(approvals.Protected)
+	case approvals.PathSecret:
+		c.add(approvals.Secret)
+	}
+	if j.HoldsSecret {
+		c.add(approvals.Secret)
+	}
+}
+
+// words judges every word, as written paths when write is set.
+func (c *classifier) words(dir string, ws []string, write bool) {
+	for _, w := range ws {
+		if write {
+			c.write(dir, w)
+		} else {
+			c.read(dir, w)
+		}
+	}
+}
+
+// anyWords judges every word of an argv the table does not know: each
+// operand, each option value after '=', as a read (a secret word asks).
+func (c *classifier) anyWords(dir string, args []string) {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-") {
+			if _, v, ok := strings.Cut(a, "="); ok {
+				c.read(dir, v)
+			}
+			continue
+		}
+		if _, v, ok := strings.Cut(a, "="); ok && isName(a[:strings.IndexByte(a, '=')]) {
+			c.read(dir, v)
+		}
+		c.read(dir, a)
+	}
+}
+
+// readsCwd judges the working directory of a command that reads it because it
+// names no path.
+func (c *classifier) readsCwd(dir string) { c.read(dir, ".") }
+
+// maxWalk bounds the entries linksInto looks at.
+const maxWalk = 5000
+
+// linksInto judges what a recursive command that follows symlinks reaches
+// under root: each symlink's target, as a read (a link into ~/.ssh asks).
+// It looks at maxWalk entries at most.
+func (c *classifier) linksInto(dir, root string) {
+	base := c.p.Examine(dir, root)
+	if base.HoldsSecret || !base.IsDir {
+		return
+	}
+	n := 0
+	_ = filepath.WalkDir(base.Path, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if n++; n > maxWalk {
+			return filepath.SkipAll
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			c.read(dir, path)
+		}
+		return nil
+	})
+}
+
+// maxDepth bounds wrapper nesting (env env env … rm).
+const maxDepth = 16
+
+// command classifies one argv run from dir.
+func (c *classifier) command(argv []string, dir string) {
+	if len(argv) == 0 {
+		return
+	}
+	if c.depth > maxDepth {
+		c.eff = approvals.All
+		return
+	}
+	c.depth++
+	defer func() { c.depth-- }()
+	if c.depth == 1 && c.envChanged() {
+		c.add(approvals.Exec)
+	}
+	name, args := argv[0], argv[1:]
+	if strings.Contains(name, "/") {
+		// The shell runs that file, whatever its name.
+		c.add(approvals.Exec)
+		c.read(dir, name)
+		c.anyWords(dir, args)
+		return
+	}
+	if r, ok := table[name]; ok {
+		r(c, args, dir)
+		return
+	}
+	c.add(approvals.Exec)
+	c.anyWords(dir, args)
+}
+
+// programVars are the variables that can make a reading command run another
+// program, or read configuration that does: an assignment prefix or an export
+// of one of them makes every later step exec.
+var programVars = map[string]bool{
+	"PATH": true, "HOME": true, "XDG_CONFIG_HOME": true, "BASH_ENV": true, "ENV": true,
+	"LESSOPEN": true, "LESSCLOSE": true, "LESS": true, "LESSKEY": true, "LESSKEYIN": true,
+	"LESSKEY_SYSTEM": true, "LESSEDIT": true, "PAGER": true, "MANPAGER": true, "EDITOR": true,
+	"VISUAL": true, "SHELL": true, "GCONV_PATH": true, "LOCPATH": true, "NLSPATH": true,
+	"RIPGREP_CONFIG_PATH": true, "GREP_OPTIONS": true, "TAR_OPTIONS": true, "PYTHONPATH": true,
+	"PYTHONSTARTUP": true, "PERL5LIB": true, "PERL5OPT": true, "RUBYOPT": true, "RUBYLIB": true,
+	"NODE_OPTIONS": true, "JQ_LIBRARY_PATH": true, "CURL_HOME": true, "WGETRC": true,
+	"SYSTEMD_PAGER": true, "TMPDIR": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true,
+}
+
+// programVarPrefixes are families of such variables.
+var programVarPrefixes = []string{"LD_", "DYLD_", "GIT_", "MALLOC_"}
+
+func isProgramVar(name string) bool {
+	if programVars[name] {
+		return true
+	}
+	for _, p := range programVarPrefixes {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// envChanged reports whether the step's environment sets a program variable
+// to a value other than the policy's (the session's) own.
+func (c *classifier) envChanged() bool {
+	if c.env == nil {
+		return false
+	}
+	changed := false
+	c.env.Each(func(name string, vr expand.Variable) bool {
+		if vr.IsSet() && isProgramVar(name) {
+			if v := vr.String(); v != c.p.Env(name) || !c.p.HasEnv(name) {
+				changed = true
+				return false
+			}
+		}
+		return true
+	})
+	return changed
+}
+
+func isName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i, r := range s {
+		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// cleanDir joins a directory word to dir.
+func cleanDir(dir, d string) string {
+	if filepath.IsAbs(d) {
+		return filepath.Clean(d)
+	}
+	return filepath.Join(dir, d)
+}

@@ -1,0 +1,310 @@
+package shell
+
+import (
+	"strings"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// Repository config can make git run a program (fsmonitor, hooks, pager,
+// clean filters, external diff and textconv drivers, signature programs, ssh
+// commands, credential helpers). So only a few subcommands read, and those
+// run with untrustedGitArgs; everything else is exec.
+
+// gitGlobalFlags are the options allowed before the subcommand: they set no
+// configuration and no program.
+var gitGlobalFlags = map[string]bool{
+	"--no-pager": true, "-P": true, "--literal-pathspecs": true, "--glob-pathspecs": true,
+	"--noglob-pathspecs": true, "--icase-pathspecs": true, "--no-optional-locks": true,
+	"--no-replace-objects": true, "--no-lazy-fetch": true, "--no-advice": true,
+}
+
+// gitRead are the subcommands that only read (with untrustedGitArgs).
+var gitRead = map[string]bool{
+	"cat-file": true, "count-objects": true, "describe": true, "for-each-ref": true, "grep": true,
+	"log": true, "ls-files": true, "ls-tree": true, "merge-base": true, "name-rev": true,
+	"rev-list": true, "rev-parse": true, "shortlog": true, "show": true, "show-ref": true,
+	"version": true, "diff": true, "branch": true, "symbolic-ref": true,
+	"update-ref": true, "init": true,
+}
+
+// gitNet are the subcommands that talk to a remote.
+var gitNet = map[string]bool{
+	"clone": true, "fetch": true, "ls-remote": true, "pull": true, "push": true, "submodule": true,
+	"remote": true, "archive": true, "fetch-pack": true, "send-pack": true, "request-pull": true,
+	"send-email": true, "svn": true, "p4": true, "cvsimport": true,
+}
+
+// gitExecOpts make a read subcommand run a program: they are matched as
+// prefixes (git's parse-options takes abbreviations).
+var gitExecOpts = []string{"textconv", "ext-diff", "filters", "show-signature", "open-files-in-pager",
+	"edit-description", "dirty", "broken", "modified", "verify-signatures", "gpg-sign", "pager",
+	"paginate", "template", "separate-git-dir"}
+
+// gitPrettyBuiltin are the --pretty/--format names that are not aliases.
+var gitPrettyBuiltin = map[string]bool{"oneline": true, "short": true, "medium": true, "full": true,
+	"fuller": true, "reference": true, "email": true, "mboxrd": true, "raw": true}
+
+func gitRow(c *classifier, args []string, dir string) {
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		switch {
+		case a == "-C" && i+1 < len(args):
+			i++
+			c.read(dir, args[i])
+			dir = cleanDir(dir, args[i])
+		case strings.HasPrefix(a, "-C") && len(a) > 2:
+			c.read(dir, a[2:])
+			dir = cleanDir(dir, a[2:])
+		case a == "--version" || a == "-v":
+			return
+		case gitGlobalFlags[a]:
+		default:
+			// -c, --config-env, --exec-path, --git-dir, --work-tree, -p,
+			// --namespace, --bare, --super-prefix, --help and anything unknown.
+			c.add(approvals.Exec)
+			c.anyWords(dir, args[i:])
+			return
+		}
+	}
+	if i == len(args) {
+		return // usage
+	}
+	sub, rest := args[i], args[i+1:]
+	if gitNet[sub] {
+		c.add(approvals.Net, approvals.Exec)
+		c.anyWords(dir, rest)
+		return
+	}
+	if !gitRead[sub] {
+		c.add(approvals.Exec)
+		c.anyWords(dir, rest)
+		return
+	}
+	c.add(approvals.Read)
+	if gitArgsExec(sub, rest) {
+		c.add(approvals.Exec)
+	}
+	ops := 0
+	dash := false
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		if dash || !strings.HasPrefix(a, "-") {
+			ops++
+			c.read(dir, a)
+			continue
+		}
+		if a == "--" {
+			dash = true
+			continue
+		}
+		name, v, ok := strings.Cut(a, "=")
+		if (sub == "log" || sub == "show" || sub == "diff") && len(name) > 4 && strings.HasPrefix("--output", name) {
+			// --output=FILE, or --output FILE
+			if !ok && j+1 < len(rest) {
+				j++
+				v, ok = rest[j], true
+			}
+			if ok {
+				c.write(dir, v)
+			}
+			continue
+		}
+		if ok {
+			c.read(dir, v)
+		}
+	}
+	switch sub {
+	case "diff":
+		if !hasAnyOpt(rest, "--cached", "--staged") {
+			// A work-tree diff hashes files through the clean filters.
+			c.add(approvals.Exec)
+		}
+	case "branch":
+		if gitBranchWrites(rest) {
+			c.add(approvals.Write)
+		}
+	case "symbolic-ref":
+		if ops >= 2 || hasAnyOpt(rest, "-d", "--delete", "-m") {
+			c.add(approvals.Write)
+		}
+	case "update-ref":
+		c.add(approvals.Write)
+	case "init":
+		c.add(approvals.Write)
+		target := dir
+		if ops > 0 {
+			target = cleanDir(dir, lastOperand(rest))
+		}
+		c.write(dir, target)
+		c.write(dir, target+"/.git")
+	case "ls-files":
+		if ops == 0 {
+			c.readsCwd(dir)
+		}
+	case "grep":
+		// An operand before -- may be a revision: only a path after --
+		// names a path.
+		if !gitPathAfterDash(rest) {
+			c.readsCwd(dir)
+		}
+	}
+}
+
+// gitArgsExec reports whether an argument of a read subcommand can make git
+// run a program.
+func gitArgsExec(sub string, rest []string) bool {
+	for _, a := range rest {
+		if a == "--" {
+			break
+		}
+		if strings.Contains(a, "%G") {
+			return true
+		}
+		if strings.HasPrefix(a, "--") {
+			name, val, hasVal := strings.Cut(a[2:], "=")
+			if strings.HasPrefix(name, "no-") && !strings.HasPrefix(name, "no-no-") {
+				continue
+			}
+			name = strings.TrimPrefix(name, "no-no-")
+			for _, x := range gitExecOpts {
+				if strings.HasPrefix(x, name) && name != "" {
+					return true
+				}
+			}
+			if (name == "pretty" || name == "format") && hasVal {
+				if strings.Contains(val, "signature") {
+					return true
+				}
+				if !strings.Contains(val, "%") && !gitPrettyBuiltin[val] &&
+					!strings.HasPrefix(val, "format:") && !strings.HasPrefix(val, "tformat:") {
+					return true // a pretty.<name> alias from config
+				}
+			}
+			continue
+		}
+		if len(a) > 1 && a[0] == '-' {
+			letters := a[1:]
+			switch sub {
+			case "grep":
+				if strings.Contains(letters, "O") {
+					return true
+				}
+			case "ls-files":
+				if strings.Contains(letters, "m") {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// gitBranchWrites: branch changes refs unless it only lists.
+func gitBranchWrites(rest []string) bool {
+	list := false
+	ops := 0
+	for _, a := range rest {
+		switch {
+		case a == "--list" || a == "-l" || strings.HasPrefix(a, "--contains") || strings.HasPrefix(a, "--merged") ||
+			strings.HasPrefix(a, "--no-merged") || strings.HasPrefix(a, "--points-at") || a == "--show-current":
+			list = true
+		case a == "-a" || a == "--all" || a == "-r" || a == "--remotes" || a == "-v" || a == "-vv" ||
+			a == "--verbose" || strings.HasPrefix(a, "--sort") || strings.HasPrefix(a, "--format") ||
+			strings.HasPrefix(a, "--color") || a == "--no-color" || strings.HasPrefix(a, "--column") ||
+			a == "--no-column" || strings.HasPrefix(a, "--abbrev") || a == "--no-abbrev" || a == "-i" ||
+			a == "--ignore-case" || a == "-q" || a == "--quiet":
+		case strings.HasPrefix(a, "-"):
+			return true // -d, -D, -m, -M, -c, -C, -f, -u, --set-upstream-to, --track, …
+		default:
+			ops++
+		}
+	}
+	return ops > 0 && !list
+}
+
+func hasAnyOpt(args []string, names ...string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		for _, n := range names {
+			if a == n {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func lastOperand(args []string) string {
+	for i := len(args) - 1; i >= 0; i-- {
+		if !strings.HasPrefix(args[i], "-") {
+			return args[i]
+		}
+	}
+	return "."
+}
+
+func gitPathAfterDash(args []string) bool {
+	for i, a := range args {
+		if a == "--" {
+			return i+1 < len(args)
+		}
+	}
+	return false
+}
+
+// untrustedGitArgs go before the subcommand of every git step the table
+// reads as read-only: no fsmonitor, hooks, pager, signature checks,
+// external programs for credentials or ssh.
+var untrustedGitArgs = []string{
+	"--no-pager", "--no-optional-locks",
+	"-c", "core.fsmonitor=false",
+	"-c", "core.hooksPath=/dev/null",
+	"-c", "core.pager=cat",
+	"-c", "core.sshCommand=false",
+	"-c", "core.askPass=false",
+	"-c", "credential.helper=",
+	"-c", "log.showSignature=false",
+	"-c", "gpg.program=false",
+	"-c", "diff.external=",
+	"-c", "protocol.allow=never",
+}
+
+// untrustedGitEnv goes into the environment of those steps.
+var untrustedGitEnv = []string{"GIT_NO_LAZY_FETCH=1", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_ASKPASS=false"}
+
+// RunArgs is the argv a classified step must run with: a git subcommand the
+// table reads as read-only gets the untrusted-repository arguments (no
+// fsmonitor, hooks, pager, signature programs or lazy fetch; diff, log and
+// show without external diff or textconv), so repository config cannot make
+// it run a program; env holds KEY=VALUE pairs to add to its environment.
+// Every other argv is returned unchanged with no env.
+func RunArgs(argv []string) (args, env []string) {
+	if len(argv) < 2 || argv[0] != "git" {
+		return argv, nil
+	}
+	i := 1
+	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
+		if argv[i] == "-C" {
+			i++
+		}
+		i++
+	}
+	if i >= len(argv) || !gitRead[argv[i]] {
+		return argv, nil
+	}
+	out := append([]string{"git"}, untrustedGitArgs...)
+	out = append(out, argv[1:i+1]...)
+	switch argv[i] {
+	case "diff", "log", "show":
+		out = append(out, "--no-ext-diff", "--no-textconv")
+	}
+	out = append(out, argv[i+1:]...)
+	return out, untrustedGitEnv
+}

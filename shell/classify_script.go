@@ -1,0 +1,276 @@
+package shell
+
+import (
+	"os"
+	"strings"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+type lang uint8
+
+const (
+	langBash lang = iota
+	langPOSIX
+)
+
+func langOf(shell string) lang {
+	switch shell {
+	case "bash", "zsh", "ksh", "mksh":
+		return langBash
+	}
+	return langPOSIX
+}
+
+// ClassifyScript classifies a whole script without running it: every simple
+// command (in functions, loops, command and process substitutions, alias and
+// trap payloads, eval of a known string) and every redirection, each with
+// the words it has before it runs. A word whose value only the run can tell
+// (a command substitution, a variable the environment does not set, a
+// positional parameter) is unknown: its command is exec, and its other words
+// are still judged. An assignment without a command, and one before a
+// command, is exec; so is export with an operand. cd with a known directory
+// moves the working directory of the commands after it.
+//
+// The runner classifies each step again, with its real arguments, when it
+// runs; this static view is what `sh -c SCRIPT` gets, and what the shell
+// corpus pins.
+func ClassifyScript(src, dir string, env expand.Environ, p *approvals.Policy) ([]approvals.Step, error) {
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		return nil, err
+	}
+	w := &walker{env: env, p: p, dir: dir}
+	w.file(f)
+	return w.steps, nil
+}
+
+// script classifies a script nested in a step (sh -c, eval, alias, trap):
+// the step gets the union of its commands' effects and their paths. A
+// script that does not parse is exec. args are its positional parameters.
+func (c *classifier) script(src, dir string, l lang, args []string) {
+	if c.depth > maxDepth {
+		c.eff = approvals.All
+		return
+	}
+	v := syntax.LangBash
+	if l == langPOSIX {
+		v = syntax.LangPOSIX
+	}
+	f, err := syntax.NewParser(syntax.Variant(v)).Parse(strings.NewReader(src), "")
+	if err != nil {
+		c.add(approvals.Exec)
+		c.read(dir, src)
+		return
+	}
+	w := &walker{env: c.env, p: c.p, dir: dir, depth: c.depth, args: args}
+	w.file(f)
+	for _, s := range w.steps {
+		c.eff |= s.Effects
+		c.paths = append(c.paths, s.Paths...)
+	}
+}
+
+// walker classifies the commands of a parsed script in source order.
+type walker struct {
+	env   expand.Environ
+	p     *approvals.Policy
+	dir   string
+	depth int
+	args  []string
+	steps []approvals.Step
+}
+
+func (w *walker) file(f *syntax.File) {
+	syntax.Walk(f, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CallExpr:
+			w.call(n)
+		case *syntax.DeclClause:
+			w.decl(n)
+		case *syntax.Redirect:
+			w.redirect(n)
+		}
+		return true
+	})
+}
+
+func (w *walker) classifier() *classifier {
+	c := newClassifier(w.env, w.p)
+	c.depth = w.depth + 1
+	return c
+}
+
+func (w *walker) config() *expand.Config {
+	env := w.env
+	if env == nil {
+		env = expand.ListEnviron()
+	}
+	return &expand.Config{
+		Env:       env,
+		ReadDir2:  os.ReadDir,
+		ProcSubst: func(*syntax.ProcSubst) (string, error) { return "/dev/null", nil },
+	}
+}
+
+// known reports whether a word's value is fixed before the script runs.
+func (w *walker) known(word *syntax.Word) bool {
+	ok := true
+	syntax.Walk(word, func(n syntax.Node) bool {
+		switch n := n.(type) {
+		case *syntax.CmdSubst, *syntax.ArithmExp:
+			ok = false
+		case *syntax.ParamExp:
+			if n.Param == nil || n.Excl || w.env == nil || !w.env.Get(n.Param.Value).IsSet() {
+				ok = false
+			}
+		}
+		return ok
+	})
+	return ok
+}
+
+// fields expands words that are known; unknown ones are reported.
+func (w *walker) fields(words []*syntax.Word) (out []string, unknown bool) {
+	cfg := w.config()
+	for _, word := range words {
+		if !w.known(word) {
+			unknown = true
+			continue
+		}
+		fs, err := expand.Fields(cfg, word)
+		if err != nil {
+			unknown = true
+			continue
+		}
+		out = append(out, fs...)
+	}
+	return out, unknown
+}
+
+func (w *walker) add(c *classifier, text string) {
+	w.steps = append(w.steps, c.step(text))
+}
+
+func (w *walker) assigns(c *classifier, as []*syntax.Assign) {
+	for _, a := range as {
+		if a.Value == nil {
+			continue
+		}
+		if vs, unknown := w.fields([]*syntax.Word{a.Value}); unknown {
+			c.add(approvals.Exec)
+		} else {
+			c.words(w.dir, vs, false)
+		}
+	}
+}
+
+func (w *walker) call(n *syntax.CallExpr) {
+	c := w.classifier()
+	if len(n.Assigns) > 0 {
+		// The environment can make a reading command run another program.
+		c.add(approvals.Exec)
+		w.assigns(c, n.Assigns)
+	}
+	argv, unknown := w.fields(n.Args)
+	text := printWords(n)
+	if unknown {
+		c.add(approvals.Exec)
+		if len(argv) > 0 {
+			c.anyWords(w.dir, argv)
+		}
+		w.add(c, text)
+		return
+	}
+	if len(argv) > 0 {
+		c.command(argv, w.dir)
+		if argv[0] == "cd" {
+			w.cd(argv[1:])
+		}
+	}
+	w.add(c, text)
+}
+
+// cd follows a known cd so the commands after it read the right directory.
+func (w *walker) cd(args []string) {
+	var to string
+	switch {
+	case len(args) == 0:
+		if w.env != nil {
+			to = w.env.Get("HOME").String()
+		}
+	case args[0] == "-" || strings.HasPrefix(args[0], "-"):
+		return
+	default:
+		to = args[0]
+	}
+	if to != "" {
+		w.dir = w.p.Examine(w.dir, to).Path
+	}
+}
+
+func (w *walker) decl(n *syntax.DeclClause) {
+	c := w.classifier()
+	exported := n.Variant.Value == "export" || n.Variant.Value == "readonly"
+	for _, a := range n.Args {
+		if a.Naked && a.Name == nil && a.Value != nil {
+			// A flag such as -x.
+			if vs, _ := w.fields([]*syntax.Word{a.Value}); len(vs) > 0 && strings.Contains(vs[0], "x") && strings.HasPrefix(vs[0], "-") {
+				exported = true
+			}
+			continue
+		}
+		if exported {
+			c.add(approvals.Exec)
+		}
+	}
+	w.assigns(c, n.Args)
+	w.add(c, n.Variant.Value)
+}
+
+func (w *walker) redirect(r *syntax.Redirect) {
+	write := false
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob, syntax.AppClob, syntax.RdrInOut:
+		write = true
+	case syntax.RdrIn:
+	case syntax.DplOut, syntax.DplIn:
+		if vs, unknown := w.fields([]*syntax.Word{r.Word}); unknown || len(vs) != 1 || isFD(vs[0]) {
+			return
+		}
+		write = r.Op == syntax.DplOut
+	default:
+		return // here-documents and here-strings open no file
+	}
+	vs, unknown := w.fields([]*syntax.Word{r.Word})
+	if unknown || len(vs) != 1 {
+		c := w.classifier()
+		c.add(approvals.Exec)
+		w.add(c, "redirect to an unknown file")
+		return
+	}
+	w.steps = append(w.steps, ClassifyRedirect(vs[0], write, w.dir, w.p))
+}
+
+func isFD(s string) bool {
+	if s == "-" {
+		return true
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// printWords writes a call as its source, for a step's text.
+func printWords(n *syntax.CallExpr) string {
+	var b strings.Builder
+	p := syntax.NewPrinter()
+	_ = p.Print(&b, n)
+	return b.String()
+}
