@@ -125,7 +125,7 @@ var (
 
 // pure is a command that touches no file: its words are still judged, so one
 // that names a secret asks.
-func pure(o opts) row  { return (&spec{opts: o}).row() }
+func pure(o opts) row   { return (&spec{opts: o}).row() }
 func reader(o opts) row { return (&spec{eff: eRead, opts: o}).row() }
 func writer(o opts) row { return (&spec{eff: eWrite, write: true, opts: o}).row() }
 
@@ -232,7 +232,7 @@ func init() {
 			"heading", "no-heading", "with-filename", "no-filename", "null", "null-data", "stats",
 			"trim", "debug", "no-config", "no-messages", "one-file-system", "passthru", "help", "version"}},
 		acts: map[string]act{"--pre": actExec, "--pre-glob": actExec, "--hostname-bin": actExec},
-		cwd: rgCwd, extra: func(c *classifier, p parsed, dir string) {
+		cwd:  rgCwd, extra: func(c *classifier, p parsed, dir string) {
 			if p.set("-L") || p.set("--follow") {
 				c.followAll(p, dir, rgCwd(p), !(p.set("--files") || p.set("-e") || p.set("-f") || p.set("--regexp") || p.set("--file")))
 			}
