@@ -1,0 +1,83 @@
+package shell
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// asker records every question and answers each with its answer function.
+type asker struct {
+	mu        sync.Mutex
+	questions []approvals.Question
+	answer    func(approvals.Question) approvals.Answer
+}
+
+func (a *asker) Ask(_ context.Context, q approvals.Question) approvals.Answer {
+	a.mu.Lock()
+	a.questions = append(a.questions, q)
+	a.mu.Unlock()
+	if a.answer == nil {
+		return approvals.Unanswered
+	}
+	return a.answer(q)
+}
+
+func (a *asker) asked() []approvals.Question {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]approvals.Question(nil), a.questions...)
+}
+
+func answering(ans approvals.Answer) *asker {
+	return &asker{answer: func(approvals.Question) approvals.Answer { return ans }}
+}
+
+// sandbox is a workspace and a home of its own, and the environment a
+// session there would have.
+type sandbox struct {
+	root, home string
+	env        []string
+}
+
+func newSandbox(t testing.TB) *sandbox {
+	t.Helper()
+	base := t.TempDir()
+	sb := &sandbox{root: filepath.Join(base, "work"), home: filepath.Join(base, "home")}
+	for _, d := range []string{sb.root, sb.home, filepath.Join(sb.home, ".ssh")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(sb.home, ".ssh", "id_ed25519"), []byte("PRIVATE\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sb.env = []string{"HOME=" + sb.home, "PATH=" + os.Getenv("PATH"), "LANG=C"}
+	return sb
+}
+
+func (sb *sandbox) gate(auto approvals.Effects, a approvals.Asker) *approvals.Gate {
+	p := approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{sb.root}, Home: sb.home, Env: sb.env})
+	return approvals.NewGate("test", auto, p, a)
+}
+
+func (sb *sandbox) opts(auto approvals.Effects, a approvals.Asker) Options {
+	return Options{Dir: sb.root, Env: sb.env, Gate: sb.gate(auto, a)}
+}
+
+// runScript runs a script to its end (at most a minute).
+func runScript(t testing.TB, script string, o Options) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := Start(ctx, script, o)
+	if err != nil {
+		t.Fatalf("start %q: %v", script, err)
+	}
+	return r.Result()
+}

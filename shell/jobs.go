@@ -1,0 +1,134 @@
+package shell
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Jobs is one session's table of scripts that outlived their call's budget.
+// A job keeps running (a gated step still asks); when it ends the table
+// calls its settle function once. Close kills every job: no process of a
+// session outlives it.
+type Jobs struct {
+	settle func(*Job)
+
+	mu     sync.Mutex
+	seq    int
+	jobs   map[string]*Job
+	closed bool
+}
+
+// Job is a script running past its call.
+type Job struct {
+	ID      string
+	Command string
+	Started time.Time
+	Run     *Run
+
+	mu      sync.Mutex
+	settled bool
+	ended   time.Time
+}
+
+// JobInfo is what the jobs tool shows of a job.
+type JobInfo struct {
+	ID      string  `json:"id"`
+	Command string  `json:"command"`
+	State   string  `json:"state"` // "running", or how the script ended
+	Status  int     `json:"status"`
+	Seconds float64 `json:"seconds"` // how long it ran (so far)
+	Steps   []Step  `json:"steps"`
+	Output  Output  `json:"output"`
+	Refusal string  `json:"refusal,omitempty"`
+}
+
+// NewJobs makes a table; settle is called (in its own goroutine) when a
+// job's script ends, killed or not. It may be nil.
+func NewJobs(settle func(*Job)) *Jobs {
+	return &Jobs{settle: settle, jobs: map[string]*Job{}}
+}
+
+// Add makes a running script a job. A closed table kills the script at once.
+func (t *Jobs) Add(r *Run, command string) *Job {
+	t.mu.Lock()
+	if t.closed {
+		t.mu.Unlock()
+		r.Kill()
+		return &Job{ID: "closed", Command: command, Run: r, Started: time.Now(), settled: true}
+	}
+	t.seq++
+	j := &Job{ID: "job-" + strconv.Itoa(t.seq), Command: command, Started: time.Now(), Run: r}
+	t.jobs[j.ID] = j
+	t.mu.Unlock()
+	go func() {
+		<-r.Done()
+		j.mu.Lock()
+		j.settled, j.ended = true, time.Now()
+		j.mu.Unlock()
+		if t.settle != nil {
+			t.settle(j)
+		}
+	}()
+	return j
+}
+
+// Get finds a job by id.
+func (t *Jobs) Get(id string) (*Job, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	j, ok := t.jobs[id]
+	return j, ok
+}
+
+// List is every job of the session, oldest first.
+func (t *Jobs) List() []*Job {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	out := make([]*Job, 0, len(t.jobs))
+	for _, j := range t.jobs {
+		out = append(out, j)
+	}
+	sort.Slice(out, func(a, b int) bool {
+		return out[a].Started.Before(out[b].Started) || out[a].Started.Equal(out[b].Started) && out[a].ID < out[b].ID
+	})
+	return out
+}
+
+// Close kills every job and refuses new ones; it returns when all are gone.
+func (t *Jobs) Close() {
+	t.mu.Lock()
+	t.closed = true
+	jobs := make([]*Job, 0, len(t.jobs))
+	for _, j := range t.jobs {
+		jobs = append(jobs, j)
+	}
+	t.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Go(j.Run.Kill)
+	}
+	wg.Wait()
+}
+
+// Info is the job's state, steps and bounded output now.
+func (j *Job) Info() JobInfo {
+	j.mu.Lock()
+	settled, ended := j.settled, j.ended
+	j.mu.Unlock()
+	info := JobInfo{ID: j.ID, Command: j.Command, State: "running", Status: -1}
+	if !settled {
+		info.Steps, info.Output = j.Run.Progress()
+		info.Seconds = time.Since(j.Started).Seconds()
+		return info
+	}
+	res := j.Run.Result()
+	info.State, info.Status, info.Steps, info.Output = string(res.End), res.Status, res.Steps, res.Output
+	info.Seconds = ended.Sub(j.Started).Seconds()
+	if res.Refusal != nil {
+		info.Refusal = fmt.Sprintf("refused at step %d (%s): %s", res.RefusedAt, res.Refusal.Code, res.Refusal.Text)
+	}
+	return info
+}

@@ -1,0 +1,212 @@
+package shell
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// runMarker is the variable every process of a run inherits, so a process
+// that left the run's process groups (setsid, a daemon) is still found and
+// killed with its run.
+const runMarker = "TANDEM_SHELL_RUN"
+
+// errKilled refuses to start a process in a run that is being killed.
+var errKilled = errors.New("the script was stopped")
+
+var subreaper sync.Once
+
+// becomeSubreaper makes tandem the parent of every orphan of its steps (not
+// init), so that it can reap them: no zombie outlives its run.
+func becomeSubreaper() {
+	subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
+}
+
+// waited holds the pids an exec.Cmd still waits for; the reaper never takes
+// them (their Wait would lose the status).
+var waited = struct {
+	sync.Mutex
+	pids map[int]bool
+}{pids: map[int]bool{}}
+
+// procs is the set of processes one run started: each in its own process
+// group, all carrying the run's marker.
+type procs struct {
+	marker string // KEY=VALUE
+
+	mu     sync.Mutex
+	groups map[int]bool // every process group the run started
+	killed bool
+}
+
+func newProcs(id string) *procs {
+	becomeSubreaper()
+	return &procs{marker: runMarker + "=" + id, groups: map[int]bool{}}
+}
+
+// start starts cmd in a new process group of the run. It refuses once the
+// run is being killed, so nothing starts behind a kill.
+func (p *procs) start(cmd *exec.Cmd) error {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setpgid = true
+	cmd.Env = append(cmd.Env, p.marker)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.killed {
+		return errKilled
+	}
+	waited.Lock()
+	defer waited.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	p.groups[cmd.Process.Pid] = true
+	waited.pids[cmd.Process.Pid] = true
+	return nil
+}
+
+// wait waits for a process start started.
+func (p *procs) wait(cmd *exec.Cmd) error {
+	err := cmd.Wait()
+	waited.Lock()
+	delete(waited.pids, cmd.Process.Pid)
+	waited.Unlock()
+	return err
+}
+
+// signalGroup sends sig to the process group of leader.
+func signalGroup(leader int, sig syscall.Signal) { _ = syscall.Kill(-leader, sig) }
+
+// kill stops every process of the run — its process groups, and any
+// process that carries its marker or descends from one of them — and reaps
+// those that became tandem's children. It returns when none is left, or
+// after a few seconds.
+func (p *procs) kill() {
+	p.mu.Lock()
+	p.killed = true
+	groups := make(map[int]bool, len(p.groups))
+	for g := range p.groups {
+		groups[g] = true
+	}
+	p.mu.Unlock()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		targets := p.find(groups)
+		alive := 0
+		for pid, zombie := range targets {
+			if !zombie {
+				alive++
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		reap(targets)
+		if alive == 0 || time.Now().After(deadline) {
+			// One more pass takes the zombies of those just killed.
+			time.Sleep(5 * time.Millisecond)
+			reap(p.find(groups))
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+type procInfo struct {
+	ppid, pgrp int
+	zombie     bool
+}
+
+// find scans /proc for the run's processes: members of its groups, carriers
+// of its marker, and their descendants. The value says whether it is a
+// zombie.
+func (p *procs) find(groups map[int]bool) map[int]bool {
+	infos := map[int]procInfo{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if in, ok := readStat(pid); ok {
+			infos[pid] = in
+		}
+	}
+	self := os.Getpid()
+	out := map[int]bool{}
+	for pid, in := range infos {
+		if pid == self {
+			continue
+		}
+		if groups[in.pgrp] || (!in.zombie && hasMarker(pid, p.marker)) {
+			out[pid] = in.zombie
+		}
+	}
+	// Descendants of what was found.
+	for changed := true; changed; {
+		changed = false
+		for pid, in := range infos {
+			if _, ok := out[pid]; ok || pid == self {
+				continue
+			}
+			if _, ok := out[in.ppid]; ok {
+				out[pid] = in.zombie
+				changed = true
+			}
+		}
+	}
+	return out
+}
+
+func readStat(pid int) (procInfo, bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return procInfo{}, false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return procInfo{}, false
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 3 {
+		return procInfo{}, false
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	pgrp, _ := strconv.Atoi(f[2])
+	return procInfo{ppid: ppid, pgrp: pgrp, zombie: f[0] == "Z" || f[0] == "X"}, true
+}
+
+func hasMarker(pid int, marker string) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+	if err != nil {
+		return false
+	}
+	for _, kv := range bytes.Split(b, []byte{0}) {
+		if string(kv) == marker {
+			return true
+		}
+	}
+	return false
+}
+
+// reap collects the exit status of every target that is tandem's own child
+// and that no exec.Cmd waits for (orphans tandem adopted as subreaper).
+func reap(targets map[int]bool) {
+	waited.Lock()
+	defer waited.Unlock()
+	for pid := range targets {
+		if waited.pids[pid] {
+			continue
+		}
+		var ws syscall.WaitStatus
+		_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+	}
+}

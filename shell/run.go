@@ -1,0 +1,421 @@
+// Package shell runs an agent's bash scripts in process, on mvdan.cc/sh's
+// interpreter, so that every simple command that actually runs — in loops,
+// functions, eval, command substitutions, pipelines, and behind wrappers —
+// is classified with its real expanded arguments and passes the session's
+// gate just before it runs. Redirections are judged by their real target
+// before the file opens. Each external process runs in its own process
+// group with an environment free of credentials, and a run's processes never
+// outlive it.
+package shell
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// Options configure one run.
+type Options struct {
+	// Dir is the working directory the script starts in (absolute).
+	Dir string
+	// Env is the session's environment. Every credential is removed before
+	// the script or any process sees it (see IsCredential).
+	Env []string
+	// ExtraEnv is added after the credentials are removed: the values a
+	// front door hands its steps on purpose (the bridge's socket path and
+	// per-call token).
+	ExtraEnv []string
+	// Gate decides each step and asks the user about the ones outside the
+	// auto set. Required.
+	Gate *approvals.Gate
+	// OutputCap bounds the output a result keeps (head and tail);
+	// DefaultOutputCap when zero.
+	OutputCap int
+}
+
+// End is how a script ended.
+type End string
+
+const (
+	Finished End = "finished" // it ran to its end
+	Exited   End = "exited"   // an exit builtin ended it
+	Refused  End = "refused"  // the gate stopped it at a step (denied or unanswered)
+	Killed   End = "killed"   // a kill or the session's end stopped it
+	Failed   End = "failed"   // the interpreter failed (not a step's status)
+)
+
+// Step is one step of a run: a simple command, or a redirection's opening.
+type Step struct {
+	N       int               `json:"n"` // 1-based, in the order steps passed the gate
+	Text    string            `json:"text"`
+	Effects approvals.Effects `json:"effects"`
+	// Status is the exit status of a program step once it ended; -1 while it
+	// runs, for a step that did not run, and for builtins, whose status is
+	// the script's own business.
+	Status int  `json:"status"`
+	Ran    bool `json:"ran"`
+}
+
+// Result is how a run ended.
+type Result struct {
+	End    End    `json:"end"`
+	Status int    `json:"status"` // the script's exit status
+	Steps  []Step `json:"steps"`
+	// RefusedAt is the number of the step the gate stopped (End Refused).
+	RefusedAt int                `json:"refusedAt,omitempty"`
+	Refusal   *approvals.Refusal `json:"refusal,omitempty"`
+	Error     string             `json:"error,omitempty"` // End Failed
+	Output    Output             `json:"output"`
+}
+
+// SyntaxError is a script that does not parse; nothing of it ran.
+type SyntaxError struct{ Err error }
+
+func (e *SyntaxError) Error() string { return e.Err.Error() }
+
+// Run is one script being interpreted.
+type Run struct {
+	opts   Options
+	policy *approvals.Policy
+	out    *capture
+	procs  *procs
+	stages *stages
+	cancel context.CancelFunc
+	done   chan struct{}
+
+	mu      sync.Mutex
+	steps   []Step
+	refused *stepRefused
+	killed  bool
+	result  Result
+}
+
+// stepRefused is the error that halts the interpreter at a refused step.
+type stepRefused struct {
+	n   int
+	err *approvals.Refused
+}
+
+func (e *stepRefused) Error() string { return e.err.Error() }
+
+// Parse reads a script as bash. The parsed file is rewritten so the stages
+// of each pipeline are asked together before any runs.
+func Parse(script string) (*syntax.File, error) { return parse(script, syntax.LangBash) }
+
+func parse(script string, lang syntax.LangVariant) (*syntax.File, error) {
+	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), "")
+	if err != nil {
+		return nil, &SyntaxError{Err: err}
+	}
+	markPipelines(f)
+	return f, nil
+}
+
+// Start parses the script and starts running it. ctx bounds the run: when it
+// ends, the run is killed. A script that does not parse is a *SyntaxError
+// and nothing runs.
+func Start(ctx context.Context, script string, o Options) (*Run, error) {
+	if o.Gate == nil {
+		return nil, errors.New("shell: no gate")
+	}
+	f, err := Parse(script)
+	if err != nil {
+		return nil, err
+	}
+	out, err := newCapture(o.OutputCap)
+	if err != nil {
+		return nil, err
+	}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	ctx, cancel := context.WithCancel(ctx)
+	x := &Run{
+		opts:   o,
+		policy: o.Gate.Policy(),
+		out:    out,
+		procs:  newProcs(hex.EncodeToString(id[:])),
+		stages: newStages(),
+		cancel: cancel,
+		done:   make(chan struct{}),
+	}
+	env := ChildEnv(o.Env, o.ExtraEnv)
+	r, err := x.runner(o.Dir, env, nil, out.w, out.w)
+	if err != nil {
+		cancel()
+		out.closeWriter()
+		out.finish(nil)
+		return nil, err
+	}
+	go x.run(ctx, r, f)
+	return x, nil
+}
+
+// runner makes an interpreter whose every handler goes through x: the
+// script's, and the one of each `sh -c` payload it runs.
+func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
+	if stdin == nil {
+		devnull, err := os.Open(os.DevNull)
+		if err != nil {
+			return nil, err
+		}
+		stdin = devnull
+	}
+	opts := []interp.RunnerOption{
+		interp.Env(expand.ListEnviron(env...)),
+		interp.Dir(dir),
+		interp.StdIO(stdin, stdout, stderr),
+		interp.CallHandler(x.call),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return x.exec }),
+		interp.OpenHandler(x.open),
+	}
+	if len(params) > 0 {
+		opts = append(opts, interp.Params(params...))
+	}
+	return interp.New(opts...)
+}
+
+func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
+	err := r.Run(ctx, f)
+	exited := r.Exited()
+	x.cancel()
+	// Nothing of the run outlives it: kill what is left of its process
+	// groups (a background daemon, an orphan), then read the output to its
+	// end.
+	x.procs.kill()
+	x.out.closeWriter()
+	give := make(chan struct{})
+	t := time.AfterFunc(2*time.Second, func() { close(give) })
+	x.out.finish(give)
+	t.Stop()
+
+	x.mu.Lock()
+	res := Result{Steps: append([]Step(nil), x.steps...), Output: x.out.snapshot()}
+	var status interp.ExitStatus
+	switch {
+	case x.refused != nil:
+		res.End, res.RefusedAt, res.Refusal = Refused, x.refused.n, x.refused.err.Refusal
+		res.Status = 1
+	case x.killed:
+		res.End, res.Status = Killed, 137
+	case err == nil:
+		res.End = Finished
+		if exited {
+			res.End = Exited
+		}
+	case errors.As(err, &status):
+		res.End, res.Status = Finished, int(status)
+		if exited {
+			res.End = Exited
+		}
+	default:
+		res.End, res.Status, res.Error = Failed, 1, err.Error()
+	}
+	x.result = res
+	x.mu.Unlock()
+	close(x.done)
+}
+
+// Done is closed when the run has ended and its processes are gone.
+func (x *Run) Done() <-chan struct{} { return x.done }
+
+// Result is the run's end; valid after Done.
+func (x *Run) Result() Result {
+	<-x.done
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.result
+}
+
+// Progress is the steps and output so far, while the run goes on.
+func (x *Run) Progress() ([]Step, Output) {
+	x.mu.Lock()
+	steps := append([]Step(nil), x.steps...)
+	x.mu.Unlock()
+	return steps, x.out.snapshot()
+}
+
+// Kill stops the run: the interpreter halts and every process it started
+// (each process group, and anything that left them) is killed and reaped.
+// It returns when the run has ended.
+func (x *Run) Kill() {
+	x.mu.Lock()
+	if x.result.End == "" {
+		x.killed = true
+	}
+	x.mu.Unlock()
+	x.cancel()
+	x.procs.kill()
+	<-x.done
+}
+
+// record adds a step that passed the gate (or was refused) and returns its number.
+func (x *Run) record(s approvals.Step) int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	n := len(x.steps) + 1
+	x.steps = append(x.steps, Step{N: n, Text: s.Text, Effects: s.Effects, Status: -1})
+	return n
+}
+
+// ran marks step n as run, with its exit status (-1 for none of its own).
+func (x *Run) ran(n, status int) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if n > 0 && n <= len(x.steps) {
+		x.steps[n-1].Ran = true
+		x.steps[n-1].Status = status
+	}
+}
+
+// refuse keeps the first refusal of the run and returns the error that
+// halts the interpreter.
+func (x *Run) refuse(n int, err error) error {
+	var r *approvals.Refused
+	if !errors.As(err, &r) {
+		return err // the run was cancelled while asking
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.refused == nil {
+		x.refused = &stepRefused{n: n, err: r}
+	}
+	return x.refused
+}
+
+// gate lets a step run or stops the script. The first step of a pipeline
+// stage waits for its whole pipeline to be asked; any other step is asked
+// alone. It returns the step's number.
+func (x *Run) gate(ctx context.Context, hc interp.HandlerContext, s approvals.Step) (int, error) {
+	if st := x.stages.first(hc.Stdin, hc.Stdout); st != nil {
+		n, at, err := x.stages.arrive(ctx, st, s, x.record, x.check)
+		if err != nil {
+			return n, x.refuse(at, err)
+		}
+		return n, nil
+	}
+	if err := x.opts.Gate.Check(ctx, approvals.KindShell, s); err != nil {
+		return 0, x.refuse(x.record(s), err)
+	}
+	return x.record(s), nil
+}
+
+// check asks about steps together; it returns the index of the refused one.
+func (x *Run) check(ctx context.Context, steps []approvals.Step) (int, error) {
+	err := x.opts.Gate.Check(ctx, approvals.KindShell, steps...)
+	var r *approvals.Refused
+	if errors.As(err, &r) {
+		return r.Step, err
+	}
+	return len(steps), err
+}
+
+// listEnv is the exported environment, as a process gets it.
+func listEnv(env expand.Environ) []string {
+	var out []string
+	for name, v := range env.Each {
+		if v.IsSet() && v.Exported {
+			out = append(out, name+"="+v.String())
+		}
+	}
+	return out
+}
+
+// runsCode are the builtins whose only effect is to run code or a program
+// that is itself gated when it runs (eval's and source's commands, the
+// program behind command and exec, a trap's commands).
+var runsCode = map[string]bool{
+	"eval": true, "source": true, ".": true, "command": true, "exec": true,
+	"builtin": true, "trap": true,
+}
+
+// call sees every simple command after expansion. Builtins are gated here;
+// functions run their own commands; programs are gated by exec, which sees
+// them also behind the command and exec builtins.
+func (x *Run) call(ctx context.Context, args []string) ([]string, error) {
+	if !interp.IsBuiltin(args[0]) {
+		return args, nil
+	}
+	hc := interp.HandlerCtx(ctx)
+	s := approvals.Step{Text: approvals.Show(args)}
+	if !runsCode[args[0]] {
+		s = Classify(args, hc.Dir, hc.Env, x.policy)
+	}
+	n, err := x.gate(ctx, hc, s)
+	if err != nil {
+		return nil, err
+	}
+	x.ran(n, -1)
+	return args, nil
+}
+
+// open gates a redirection by its real target before the file opens, and
+// opens that real path. The script's own /dev/stdout, /dev/stderr and
+// /dev/fd/0-2 are its streams, never tandem's.
+func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+	hc := interp.HandlerCtx(ctx)
+	switch path {
+	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
+		return dupStream(hc.Stdin, path)
+	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
+		return dupStream(hc.Stdout, path)
+	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
+		return dupStream(hc.Stderr, path)
+	}
+	if strings.HasPrefix(path, "/dev/fd/") || strings.HasPrefix(path, "/proc/self/fd/") {
+		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EBADF}
+	}
+	write := flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
+	s := ClassifyRedirect(path, write, hc.Dir, x.policy)
+	real := path
+	if !filepath.IsAbs(real) {
+		real = filepath.Join(hc.Dir, real)
+	}
+	if len(s.Paths) == 1 && s.Paths[0].Real != "" {
+		real = s.Paths[0].Real
+	}
+	n, err := x.gate(ctx, hc, s)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(real, flag, perm)
+	if err != nil {
+		x.ran(n, 1)
+		return nil, err
+	}
+	x.ran(n, 0)
+	return f, nil
+}
+
+// dupStream opens one of the script's own streams as a file the
+// interpreter may close.
+func dupStream(s any, path string) (io.ReadWriteCloser, error) {
+	f, ok := s.(*os.File)
+	if !ok {
+		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EBADF}
+	}
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: err}
+	}
+	var fd int
+	var derr error
+	if err := raw.Control(func(u uintptr) { fd, derr = syscall.Dup(int(u)) }); err != nil || derr != nil {
+		return nil, &os.PathError{Op: "open", Path: path, Err: errors.Join(err, derr)}
+	}
+	syscall.CloseOnExec(fd)
+	return os.NewFile(uintptr(fd), path), nil
+}
