@@ -63,6 +63,21 @@ type Server struct {
 	running  sync.WaitGroup // requests in flight; shutdown waits for them
 	exitCode int
 	exited   bool
+	exit     chan struct{} // closed by the exit notification
+}
+
+// closeBoth closes the input too, if it can be closed, so a read blocked on
+// it ends with the connection.
+type closeBoth struct {
+	in  io.Reader
+	out io.Closer
+}
+
+func (c closeBoth) Close() error {
+	if rc, ok := c.in.(io.Closer); ok {
+		_ = rc.Close()
+	}
+	return c.out.Close()
 }
 
 // Serve runs one connection until `exit` or the end of input and returns the
@@ -85,8 +100,9 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 		sessions: map[string]*tools.Session{},
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 		exitCode: 1,
+		exit:     make(chan struct{}),
 	}
-	st := newStream(in, out, out, opts.MaxMessage, func(kind, detail string) {
+	st := newStream(in, out, closeBoth{in, out}, opts.MaxMessage, func(kind, detail string) {
 		s.log.Warn("bad input skipped", "kind", kind, "detail", detail)
 	})
 	s.conn = jsonrpc2.NewConn(st)
@@ -96,10 +112,10 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 	s.conn.Go(ctx, s.dispatch)
 	select {
 	case <-s.conn.Done():
+	case <-s.exit:
 	case <-ctx.Done():
-		_ = s.conn.Close()
-		<-s.conn.Done()
 	}
+	_ = s.conn.Close()
 	cancel() // stops every request still running
 	for _, h := range exitHooks {
 		h(s)
@@ -265,12 +281,14 @@ func (s *Server) lifecycle(ctx context.Context, reply jsonrpc2.Replier, req json
 		}
 	case "exit":
 		s.mu.Lock()
-		s.exited = true
-		if s.state == stateShutdown {
-			s.exitCode = 0
+		if !s.exited {
+			s.exited = true
+			if s.state == stateShutdown {
+				s.exitCode = 0
+			}
+			close(s.exit)
 		}
 		s.mu.Unlock()
-		_ = s.conn.Close()
 	case "initialized":
 		if st != stateRunning {
 			return

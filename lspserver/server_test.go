@@ -1,0 +1,150 @@
+package lspserver
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Test-only methods, registered in this package's test binary alone, so the
+// dispatcher's cancellation and progress can be watched from the inside.
+var blockStarted = make(chan string, 4)
+
+func init() {
+	// test/block waits until its request is cancelled, then says so.
+	onRequest("test/block", func(ctx context.Context, _ *Server, params json.RawMessage) (any, error) {
+		blockStarted <- string(params)
+		select {
+		case <-ctx.Done():
+			return "saw cancellation", nil
+		case <-time.After(20 * time.Second):
+			return "never cancelled", nil
+		}
+	})
+	// test/progress shows a cancellable progress and waits for the editor to
+	// cancel it.
+	onRequest("test/progress", func(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		p := s.Client().StartProgress(ctx, nil, "test", cancel)
+		if p == nil {
+			return "no progress", nil
+		}
+		defer p.End("done")
+		select {
+		case <-ctx.Done():
+			return "cancelled from the editor", nil
+		case <-time.After(20 * time.Second):
+			return "never cancelled", nil
+		}
+	})
+}
+
+// inProcess serves one connection over in-memory pipes.
+func inProcess(t *testing.T) (*rpc, chan int) {
+	t.Helper()
+	toServer, serverIn := io.Pipe()
+	serverOut, fromServer := io.Pipe()
+	_ = serverIn
+	code := make(chan int, 1)
+	go func() {
+		code <- Serve(context.Background(), toServer, fromServer, Options{Cwd: t.TempDir()})
+		_ = fromServer.Close()
+	}()
+	c := newRPC(t, serverIn, serverOut)
+	t.Cleanup(func() { _ = serverIn.Close(); <-c.readDone })
+	return c, code
+}
+
+func initialized(t *testing.T, c *rpc, caps map[string]any) {
+	t.Helper()
+	c.ok("initialize", map[string]any{"capabilities": caps}, nil)
+	c.notify("initialized", map[string]any{})
+}
+
+// $/cancelRequest reaches the handler's context for numeric and string
+// ids, and the reply is RequestCancelled.
+func TestCancelReachesHandler(t *testing.T) {
+	c, _ := inProcess(t)
+	initialized(t, c, nil)
+	for _, id := range []any{41, "block-41"} {
+		ch := c.start(id, "test/block", id)
+		<-blockStarted
+		c.notify("$/cancelRequest", map[string]any{"id": id})
+		m := c.wait(ch, "test/block")
+		if m.Error == nil || m.Error.Code != -32800 {
+			t.Fatalf("id %v: cancelled request answered %s %+v, want RequestCancelled", id, m.Result, m.Error)
+		}
+	}
+	// A cancel for another id leaves a request alone.
+	ch := c.start(42, "test/block", 42)
+	<-blockStarted
+	c.notify("$/cancelRequest", map[string]any{"id": "42"})
+	select {
+	case m := <-ch:
+		t.Fatalf("a cancel of the string id \"42\" ended request 42: %+v", m)
+	case <-time.After(200 * time.Millisecond):
+	}
+	c.notify("$/cancelRequest", map[string]any{"id": 42})
+	c.wait(ch, "request 42")
+}
+
+// A request that runs long delays neither notifications nor other requests.
+func TestSlowRequestBlocksNothing(t *testing.T) {
+	c, _ := inProcess(t)
+	initialized(t, c, nil)
+	slow := c.start(50, "test/block", 50)
+	<-blockStarted
+	dir := t.TempDir()
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "file://" + dir + "/a.txt", "version": 1, "text": "x"}})
+	var res struct{ Session string }
+	c.ok("tandem/openSession", map[string]any{}, &res)
+	if res.Session == "" {
+		t.Fatal("no session while another request runs")
+	}
+	c.notify("$/cancelRequest", map[string]any{"id": 50})
+	c.wait(slow, "the slow request")
+}
+
+// Cancelling a progress in the editor cancels the work behind it.
+func TestProgressCancelledFromEditor(t *testing.T) {
+	c, _ := inProcess(t)
+	created := make(chan string, 1)
+	c.onRequest(func(method string, params json.RawMessage) any {
+		if method == "window/workDoneProgress/create" {
+			var p struct{ Token string }
+			_ = json.Unmarshal(params, &p)
+			created <- p.Token
+		}
+		return nil
+	})
+	initialized(t, c, map[string]any{"window": map[string]any{"workDoneProgress": true}})
+	ch := c.start(60, "test/progress", nil)
+	token := <-created
+	c.waitFor("progress begin", func(notes, _ []msg) bool {
+		for _, n := range notes {
+			if n.Method == "$/progress" && strings.Contains(string(n.Params), `"begin"`) && strings.Contains(string(n.Params), token) {
+				return true
+			}
+		}
+		return false
+	})
+	c.notify("window/workDoneProgress/cancel", map[string]any{"token": token})
+	m := c.wait(ch, "test/progress")
+	if string(m.Result) != `"cancelled from the editor"` {
+		t.Fatalf("progress cancel: result %s %+v", m.Result, m.Error)
+	}
+}
+
+// A client without progress support gets no progress calls.
+func TestNoProgressWithoutSupport(t *testing.T) {
+	c, _ := inProcess(t)
+	initialized(t, c, map[string]any{})
+	m := c.call("test/progress", nil)
+	if string(m.Result) != `"no progress"` {
+		t.Fatalf("result %s, want no progress", m.Result)
+	}
+}
