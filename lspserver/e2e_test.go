@@ -174,9 +174,9 @@ func TestE2E_UnsavedBufferSeenByReadAndGrep(t *testing.T) {
 	p.notify("textDocument/didChange", map[string]any{
 		"textDocument": map[string]any{"uri": uri, "version": 2},
 		"contentChanges": []any{
-			change(0, 7, 0, 7, "ZED"),                  // after "one 😀 ": the emoji counts 2
-			change(1, 6, 1, 7, "ü€"),                   // replaces é (1 unit)
-			change(1, 99, 1, 99, "!"),                  // past the end: before the CRLF
+			change(0, 7, 0, 7, "ZED"),                    // after "one 😀 ": the emoji counts 2
+			change(1, 6, 1, 7, "ü€"),                     // replaces é (1 unit)
+			change(1, 99, 1, 99, "!"),                    // past the end: before the CRLF
 			change(2, 0, 2, 0, "bufferonly_token 🐙\r\n"), // on the empty last line
 		},
 	})
