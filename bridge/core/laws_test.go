@@ -2,6 +2,7 @@ package core
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -377,6 +378,50 @@ func checkStep(pre *State, ev Event, post *State, out *Effects, f *findings) {
 		}
 	}
 
+	// Every stage change is announced by its effect: the shell learns of a
+	// move only through one.
+	for _, a := range pre.slots {
+		b, ok := refSlot(post, a.id)
+		if a.stage == 0 || !ok || b.stage == a.stage {
+			continue
+		}
+		var want EffectKind
+		law := 5
+		switch b.stage {
+		case Calling:
+			want, law = Call, 4
+		case Replying:
+			want, law = Reply, 7
+		case AbandonedAuth:
+			want, law = Withdraw, 9
+		case AbandonedCall:
+			want, law = Cancel, 9
+		}
+		if !slices.ContainsFunc(effs, func(e Effect) bool { return e.Kind == want && e.ID == a.id }) {
+			f.fail(law, "request %d moved from %s to %s on %s without a %s effect", a.id, a.stage, b.stage, ev.Kind, want)
+		}
+	}
+
+	// The owners in force change only as the event says: one added, one
+	// removed, or all revoked by a stop; the bridge opens and closes only on
+	// started and stopped.
+	for _, o := range pre.owners {
+		if !o.used || ev.Kind == Stopped || (ev.Kind == OwnerRemoved && ev.Owner == o.id) {
+			continue
+		}
+		if who, ok := refTokenOwner(post, o.token); !ok || who != o.id {
+			f.fail(13, "owner %d lost its token on %s", o.id, ev.Kind)
+		}
+	}
+	for _, o := range post.owners {
+		if o.used && !(ev.Kind == OwnerAdded && ev.Owner == o.id) && !refOwnerInForce(pre, o.id) {
+			f.fail(13, "owner %d came into force on %s", o.id, ev.Kind)
+		}
+	}
+	if post.open != pre.open && ev.Kind != Started && ev.Kind != Stopped {
+		f.fail(10, "the bridge went from open=%v to %v on %s", pre.open, post.open, ev.Kind)
+	}
+
 	// What each event must do to the requests it names.
 	a, held := refSlot(pre, ev.ID)
 	switch ev.Kind {
@@ -431,7 +476,7 @@ func checkStep(pre *State, ev Event, post *State, out *Effects, f *findings) {
 		default:
 			f.hit(11)
 			if !unchanged || len(effs) != 0 {
-				f.fail(11, "disconnect of %d after its work (%s) said %v", ev.ID, a.stage, effs)
+				f.fail(11, "disconnect of %d after its work (%s) changed the state or said %v", ev.ID, a.stage, effs)
 			}
 		}
 	}
