@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
@@ -98,3 +99,11 @@ func mustJSON(v any) string {
 	}
 	return string(b)
 }
+
+func jsonDecode(s string, v any) error {
+	dec := json.NewDecoder(strings.NewReader(s))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v)
+}
+
+func sleepMs(n int) { time.Sleep(time.Duration(n) * time.Millisecond) }

@@ -1,0 +1,399 @@
+package edits
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"golang.org/x/sys/unix"
+)
+
+// fiveFiles is a workspace of five files the session has read whole, and
+// the edit that changes each one.
+func fiveFiles(t *testing.T) (*ws, []string, string) {
+	t.Helper()
+	files := map[string]string{}
+	var names []string
+	for i := 1; i <= 5; i++ {
+		name := fmt.Sprintf("f%d.txt", i)
+		files[name] = fmt.Sprintf("head %d\nbody %d\ntail %d\n", i, i, i)
+		names = append(names, name)
+	}
+	w := newWS(t, files)
+	var entries []string
+	for i, name := range names {
+		tag := w.read(name, "")
+		entries = append(entries, fmt.Sprintf(`{"path":%q,"tag":%q,"ops":[{"replace":"2","text":"NEW %d"}]}`, name, tag, i+1))
+	}
+	return w, names, `{"files":[` + strings.Join(entries, ",") + `]}`
+}
+
+func oldOf(i int) string { return fmt.Sprintf("head %d\nbody %d\ntail %d\n", i, i, i) }
+func newOf(i int) string { return fmt.Sprintf("head %d\nNEW %d\ntail %d\n", i, i, i) }
+
+var appliedRE = regexp.MustCompile(`(?m)^(Applied to ([^;\n]*?))?(; )?(NOT applied to ([^;\n]*?))?(; nothing was written)?\.$`)
+
+// landedIn parses the first line of a reply: the files it says were applied
+// and those it says were not.
+func landedIn(t *testing.T, text string) (applied, not map[string]bool) {
+	t.Helper()
+	first := strings.SplitN(strings.TrimPrefix(text, "NOT applied; nothing was written. "), "\n", 2)[0]
+	m := appliedRE.FindStringSubmatch(first)
+	if m == nil {
+		t.Fatalf("reply does not start with Applied/NOT applied: %q", first)
+	}
+	split := func(s string) map[string]bool {
+		out := map[string]bool{}
+		for _, n := range strings.Split(s, ", ") {
+			if n != "" {
+				out[n] = true
+			}
+		}
+		return out
+	}
+	return split(m[2]), split(m[5])
+}
+
+func replyText(out string, err error) string {
+	if err != nil {
+		return err.Error()[strings.Index(err.Error(), ": ")+2:]
+	}
+	return out
+}
+
+// faultFS fails the n-th call of one step with an I/O error.
+type faultFS struct {
+	OS
+	step  string
+	n     int
+	calls map[string]int
+}
+
+func (f *faultFS) fail(step string) error {
+	f.calls[step]++
+	if step == f.step && f.calls[step] == f.n {
+		return fmt.Errorf("injected %s fault: %w", step, unix.EIO)
+	}
+	return nil
+}
+
+func (f *faultFS) Write(file *os.File, b []byte) error {
+	if err := f.fail("write"); err != nil {
+		// A failing write may leave part of the data behind.
+		file.Write(b[:len(b)/2])
+		return err
+	}
+	return f.OS.Write(file, b)
+}
+func (f *faultFS) Sync(file *os.File) error {
+	if err := f.fail("fsync"); err != nil {
+		return err
+	}
+	return f.OS.Sync(file)
+}
+func (f *faultFS) Rename(a, b string) error {
+	if err := f.fail("rename"); err != nil {
+		return err
+	}
+	return f.OS.Rename(a, b)
+}
+func (f *faultFS) SyncDir(d string) error {
+	if err := f.fail("dirsync"); err != nil {
+		return err
+	}
+	return f.OS.SyncDir(d)
+}
+
+// tempsLeft lists temporary files left in dir.
+func tempsLeft(t *testing.T, dir string) []string {
+	t.Helper()
+	var out []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".tandem-tmp-") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
+
+// Every write, fsync, rename and directory sync of a 5-file commit fails in
+// turn. The reply is exactly right, no target holds partial content, no
+// temporary file is left.
+func TestLaw_edit_reports_what_landed(t *testing.T) {
+	for _, step := range []string{"write", "fsync", "rename", "dirsync"} {
+		for n := 1; n <= 5; n++ {
+			t.Run(fmt.Sprintf("%s_%d", step, n), func(t *testing.T) {
+				w, names, args := fiveFiles(t)
+				w.env.FS = &faultFS{step: step, n: n, calls: map[string]int{}}
+				out, err := w.edit(args)
+				text := replyText(out, err)
+				applied, not := landedIn(t, text)
+				for i, name := range names {
+					got := w.file(name)
+					switch got {
+					case newOf(i + 1):
+						if !applied[name] || not[name] {
+							t.Errorf("%s holds the new text, but the reply says otherwise:\n%s", name, text)
+						}
+					case oldOf(i + 1):
+						if applied[name] || !not[name] {
+							t.Errorf("%s holds the old text, but the reply says otherwise:\n%s", name, text)
+						}
+					default:
+						t.Errorf("%s holds partial content %q", name, got)
+					}
+				}
+				// A failed write, flush or rename stops the commit at that file;
+				// a failed directory sync is a landed write with a warning.
+				wantLanded := n - 1
+				if step == "dirsync" {
+					wantLanded = 5
+					if !strings.Contains(text, "warning: flushing the directory failed") {
+						t.Errorf("no warning about the directory sync:\n%s", text)
+					}
+				}
+				if len(applied) != wantLanded {
+					t.Errorf("%d files applied, want %d:\n%s", len(applied), wantLanded, text)
+				}
+				if wantLanded == 0 && err == nil {
+					t.Errorf("nothing landed but the reply is not an error")
+				}
+				if wantLanded > 0 && err != nil {
+					t.Errorf("files landed but the reply is an error: %v", err)
+				}
+				if left := tempsLeft(t, w.root); len(left) > 0 {
+					t.Errorf("temporary files left: %v", left)
+				}
+			})
+		}
+	}
+}
+
+// stageAll stages an edit's files as the tool does, for tests that act
+// between staging and the commit.
+func stageAll(t *testing.T, w *ws, args string) []*change {
+	t.Helper()
+	var a Args
+	if err := jsonDecode(args, &a); err != nil {
+		t.Fatal(err)
+	}
+	var cs []*change
+	for _, fe := range a.Files {
+		c, p := stageFile(w.env, fe)
+		if p != nil {
+			t.Fatalf("staging %s: %s", fe.Path, p.text)
+		}
+		cs = append(cs, c)
+	}
+	return cs
+}
+
+// One file changed between staging and the commit: no file lands.
+func TestLaw_edit_all_or_nothing_on_conflict(t *testing.T) {
+	for k := 0; k < 5; k++ {
+		w, names, args := fiveFiles(t)
+		cs := stageAll(t, w, args)
+		w.put(names[k], "someone else's text\n")
+		out, err := run(context.Background(), w.env, cs)
+		if codeOf(err) != "conflict" {
+			t.Fatalf("changed %s: want a conflict, got %q %v", names[k], out, err)
+		}
+		for i, name := range names {
+			want := oldOf(i + 1)
+			if i == k {
+				want = "someone else's text\n"
+			}
+			if got := w.file(name); got != want {
+				t.Errorf("changed %s: %s = %q, want %q (nothing may land)", names[k], name, got, want)
+			}
+		}
+		if !strings.Contains(err.Error(), "1:someone else's text") {
+			t.Errorf("the conflict does not show the current text:\n%v", err)
+		}
+	}
+}
+
+// No change and no failed write: every file lands, and the reply says so.
+func TestLaw_edit_lands_every_file(t *testing.T) {
+	w, names, args := fiveFiles(t)
+	out, err := w.edit(args)
+	if err != nil {
+		t.Fatal(err)
+	}
+	applied, not := landedIn(t, out)
+	for i, name := range names {
+		if got := w.file(name); got != newOf(i+1) {
+			t.Errorf("%s = %q", name, got)
+		}
+		if !applied[name] || not[name] {
+			t.Errorf("reply does not say %s was applied:\n%s", name, out)
+		}
+	}
+}
+
+func TestLaw_move_never_overwrites(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	out, err := w.edit(`{"files":[{"path":"a.txt","moveTo":"b.txt"}]}`)
+	if codeOf(err) != "conflict" {
+		t.Fatalf("move onto an existing file: %q %v", out, err)
+	}
+	// The destination appears between staging and the commit.
+	cs := stageAll(t, w, `{"files":[{"path":"a.txt","moveTo":"c.txt"}]}`)
+	w.put("c.txt", "c\n")
+	if _, err := run(context.Background(), w.env, cs); codeOf(err) != "conflict" {
+		t.Fatalf("destination created after staging: %v", err)
+	}
+	// ... or between the check and the link.
+	cs = stageAll(t, w, `{"files":[{"path":"a.txt","moveTo":"d.txt"}]}`)
+	w.env.FS = linkRace{w}
+	out, err = run(context.Background(), w.env, cs)
+	if err == nil || !strings.Contains(err.Error(), "appeared meanwhile") {
+		t.Fatalf("destination created before the link: %q %v", out, err)
+	}
+	for name, want := range map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n", "d.txt": "racer\n"} {
+		if got := w.file(name); got != want {
+			t.Errorf("%s = %q, want %q", name, got, want)
+		}
+	}
+	if left := tempsLeft(t, w.root); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// linkRace creates the destination just before the link.
+type linkRace struct{ w *ws }
+
+func (linkRace) CreateTemp(p string, perm fs.FileMode) (*os.File, error) {
+	return OS{}.CreateTemp(p, perm)
+}
+func (linkRace) Write(f *os.File, b []byte) error { return OS{}.Write(f, b) }
+func (linkRace) Sync(f *os.File) error            { return OS{}.Sync(f) }
+func (linkRace) Rename(a, b string) error         { return OS{}.Rename(a, b) }
+func (l linkRace) Link(a, b string) error {
+	l.w.put(filepath.Base(b), "racer\n")
+	return OS{}.Link(a, b)
+}
+func (linkRace) Remove(p string) error   { return OS{}.Remove(p) }
+func (linkRace) SyncDir(d string) error { return OS{}.SyncDir(d) }
+
+func TestLaw_move_moves(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\ntwo\n"})
+	if err := os.Chmod(w.abs("a.txt"), 0o751); err != nil {
+		t.Fatal(err)
+	}
+	tag := w.read("a.txt", "")
+	out, err := w.edit(`{"files":[{"path":"a.txt","tag":"` + tag + `","ops":[{"append":"three"}],"moveTo":"sub/dir/b.txt"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.file("sub/dir/b.txt"); got != "one\ntwo\nthree\n" {
+		t.Errorf("moved content %q", got)
+	}
+	if _, err := os.Stat(w.abs("a.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the source stayed: %v", err)
+	}
+	if info, _ := os.Stat(w.abs("sub/dir/b.txt")); info.Mode().Perm() != 0o751 {
+		t.Errorf("mode %v, want the source's 0751", info.Mode().Perm())
+	}
+	if !strings.Contains(out, "[sub/dir/b.txt#") || !strings.Contains(out, "moved from a.txt") {
+		t.Errorf("reply:\n%s", out)
+	}
+}
+
+// holdTemp creates a temporary file of target and keeps it locked, as a
+// live writer does.
+func holdTemp(t *testing.T, target string) string {
+	t.Helper()
+	f, err := createTemp(OS{}, filepath.Dir(target), target, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return filepath.Base(f.Name())
+}
+
+func crashedTemp(t *testing.T, target, suffix string) string {
+	t.Helper()
+	name := tempPrefixOf(target) + suffix
+	if err := os.WriteFile(filepath.Join(filepath.Dir(target), name), []byte("partial"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+func editOnce(t *testing.T, w *ws, name string) {
+	t.Helper()
+	tag := w.read(name, "")
+	if _, err := w.edit(`{"files":[{"path":"` + name + `","tag":"` + tag + `","ops":[{"append":"more"}]}]}`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func sorted(s []string) []string { sort.Strings(s); return s }
+
+func TestLaw_temp_sweep_never_held(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n"})
+	held := holdTemp(t, w.abs("a.txt"))
+	// Another process holds one too.
+	other := tempPrefixOf(w.abs("a.txt")) + "otherproc"
+	os.WriteFile(filepath.Join(w.root, other), nil, 0o644)
+	holder := exec.Command(os.Args[0])
+	holder.Env = append(os.Environ(), helperEnv+"=hold:"+filepath.Join(w.root, other))
+	if err := holder.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
+	waitLocked(t, filepath.Join(w.root, other))
+	editOnce(t, w, "a.txt")
+	if got, want := tempsLeft(t, w.root), sorted([]string{held, other}); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("temporary files %v, want the held ones %v", got, want)
+	}
+}
+
+func waitLocked(t *testing.T, p string) {
+	t.Helper()
+	for i := 0; i < 500; i++ {
+		f, err := os.Open(p)
+		if err == nil {
+			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+			f.Close()
+			if errors.Is(err, unix.EWOULDBLOCK) {
+				return
+			}
+		}
+		sleepMs(10)
+	}
+	t.Fatal("the other process never locked its temporary file")
+}
+
+func TestLaw_temp_sweep_only_own(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	theirs := crashedTemp(t, w.abs("b.txt"), "dead1")
+	unrelated := ".tandem-tmp-notahash"
+	os.WriteFile(w.abs(unrelated), nil, 0o644)
+	editOnce(t, w, "a.txt")
+	if got, want := tempsLeft(t, w.root), sorted([]string{theirs, unrelated}); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("temporary files %v, want %v (another target's and a foreign name kept)", got, want)
+	}
+}
+
+func TestLaw_temp_sweep_removes_free(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n"})
+	for i := 0; i < 3; i++ {
+		crashedTemp(t, w.abs("a.txt"), fmt.Sprintf("dead%d", i))
+	}
+	held := holdTemp(t, w.abs("a.txt"))
+	editOnce(t, w, "a.txt")
+	if got := tempsLeft(t, w.root); len(got) != 1 || got[0] != held {
+		t.Errorf("temporary files %v, want only the held %s", got, held)
+	}
+}
