@@ -1,0 +1,102 @@
+package shell
+
+import (
+	"fmt"
+	"strings"
+)
+
+// How many steps a rendered result lists: the first and the last ones, and
+// every failed or refused one up to a bound; the rest are counted.
+const (
+	listFirst  = 10
+	listLast   = 10
+	listFailed = 20
+	stepChars  = 300
+)
+
+// Render is the text a model reads of a run's end: how it ended, its steps
+// with their exit statuses, and its output with every dropped byte counted.
+func Render(res Result) string {
+	var b strings.Builder
+	switch res.End {
+	case Finished:
+		fmt.Fprintf(&b, "finished: exit status %d", res.Status)
+	case Exited:
+		fmt.Fprintf(&b, "exited: exit status %d", res.Status)
+	case Refused:
+		fmt.Fprintf(&b, "refused at step %d (%s): %s", res.RefusedAt, res.Refusal.Code, res.Refusal.Text)
+	case Killed:
+		b.WriteString("killed: the script was stopped before its end; its processes are gone")
+	case Failed:
+		fmt.Fprintf(&b, "failed: %s", res.Error)
+	}
+	b.WriteString("\n")
+	writeSteps(&b, res.Steps)
+	writeOutput(&b, res.Output, "output")
+	return b.String()
+}
+
+// RenderProgress is the text of a run still going on: its steps and its
+// output so far, under head.
+func RenderProgress(head string, steps []Step, out Output) string {
+	var b strings.Builder
+	b.WriteString(head)
+	b.WriteString("\n")
+	writeSteps(&b, steps)
+	writeOutput(&b, out, "output so far")
+	return b.String()
+}
+
+func writeSteps(b *strings.Builder, steps []Step) {
+	if len(steps) == 0 {
+		b.WriteString("steps: none ran\n")
+		return
+	}
+	fmt.Fprintf(b, "steps (%d):\n", len(steps))
+	show := make([]bool, len(steps))
+	failed := 0
+	for i, s := range steps {
+		if i < listFirst || i >= len(steps)-listLast {
+			show[i] = true
+		} else if (s.Status > 0 || !s.Ran) && failed < listFailed {
+			show[i], failed = true, failed+1
+		}
+	}
+	skipped := 0
+	for i, s := range steps {
+		if !show[i] {
+			skipped++
+			continue
+		}
+		if skipped > 0 {
+			fmt.Fprintf(b, "  … %d more steps\n", skipped)
+			skipped = 0
+		}
+		text := s.Text
+		if len(text) > stepChars {
+			text = text[:stepChars] + "…"
+		}
+		fmt.Fprintf(b, "  %d. %s", s.N, text)
+		switch {
+		case !s.Ran:
+			b.WriteString("  → did not run")
+		case s.Status >= 0:
+			fmt.Fprintf(b, "  → %d", s.Status)
+		}
+		b.WriteString("\n")
+	}
+}
+
+func writeOutput(b *strings.Builder, o Output, label string) {
+	switch {
+	case o.Total == 0:
+		fmt.Fprintf(b, "%s: none\n", label)
+	case o.Dropped > 0:
+		fmt.Fprintf(b, "%s (%d bytes; the first and last %d kept, %d dropped from the middle):\n%s", label, o.Total, o.Total-o.Dropped, o.Dropped, o.Text)
+	default:
+		fmt.Fprintf(b, "%s (%d bytes):\n%s", label, o.Total, o.Text)
+	}
+	if o.Total > 0 && !strings.HasSuffix(o.Text, "\n") {
+		b.WriteString("\n[no newline at the end of the output]\n")
+	}
+}

@@ -1,0 +1,223 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/shell"
+)
+
+// DefaultBudget is how long a bash call blocks before its script becomes a
+// job, when the setting shell.budgetSeconds is not set.
+const DefaultBudget = 30 * time.Second
+
+// BashEnv gives a bash call's steps variables of a front door's own, added
+// after the credentials are removed: the bridge's socket path and a per-call
+// token. release is called when the script has ended (a detached script
+// keeps its variables valid until then). Register with AddBashEnv.
+type BashEnv func(ctx context.Context, s *Session) (env []string, release func())
+
+var bashEnvs []BashEnv
+
+// AddBashEnv registers f for every later bash call. Call it from init.
+func AddBashEnv(f BashEnv) { bashEnvs = append(bashEnvs, f) }
+
+func init() {
+	register(Tool{
+		Name: "bash",
+		Description: `Run a bash script in the workspace root. tandem interprets it itself: every command that actually runs — in loops, functions, eval, $(…), pipelines, and behind env, xargs, find -exec, sh -c — is checked with its real arguments just before it runs, and one that needs the user's approval (by default: reading or writing a secret such as ~/.ssh; the user's shell.autoEffects setting may ask about more) is asked in the editor first. ` +
+			`A refused step stops the script there; earlier steps' changes stay. cd and export last for this call only. Processes get the environment without credentials. ` +
+			`The result says how the script ended (finished, exited, refused at step N), each step with its exit status, and the output (stdout and stderr together), keeping its first and last parts when long and counting what was dropped. ` +
+			`A script still running after the budget (shell.budgetSeconds, default 30 s) becomes a job: the call returns its output so far and the job id, and the jobs tool shows or kills it.`,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "command": {"type": "string", "description": "The bash script to run."}
+  },
+  "required": ["command"],
+  "additionalProperties": false
+}`),
+		Handler: runBash,
+	})
+}
+
+// Gate is the session's gate: its path policy, the auto set from the user's
+// own settings only (re-read at each call; a workspace can never set it),
+// and its Asker, read at each question.
+func (s *Session) Gate() *approvals.Gate {
+	s.mu.Lock()
+	if s.gate == nil {
+		home, _ := os.UserHomeDir()
+		p := approvals.NewPolicy(approvals.PolicyConfig{
+			Roots: s.Roots, Home: home, Env: os.Environ(),
+			Protected: []string{config.UserFile()},
+		})
+		s.gate = approvals.NewGate(s.ID, approvals.DefaultAuto, p, approvals.AskerFunc(func(ctx context.Context, q approvals.Question) approvals.Answer {
+			s.mu.Lock()
+			a := s.Asker
+			s.mu.Unlock()
+			if a == nil {
+				return approvals.Unanswered
+			}
+			return a.Ask(ctx, q)
+		}))
+	}
+	g := s.gate
+	s.mu.Unlock()
+	if auto, ok, err := autoEffects(s.Settings); ok && err == nil {
+		g.SetAuto(auto)
+	}
+	return g
+}
+
+// autoEffects reads shell.autoEffects from the user's own settings. A bad
+// value is an error and leaves the gate's auto set as it was.
+func autoEffects(st *config.Settings) (approvals.Effects, bool, error) {
+	if st == nil {
+		return approvals.DefaultAuto, true, nil
+	}
+	v, ok := st.User("shell.autoEffects")
+	if !ok {
+		return approvals.DefaultAuto, true, nil
+	}
+	var names []string
+	if err := v.Decode(&names); err != nil {
+		return 0, true, err
+	}
+	auto, err := approvals.ParseAuto(names)
+	return auto, true, err
+}
+
+// budget is shell.budgetSeconds (any settings layer: it bounds waiting, not
+// what runs), else DefaultBudget.
+func budget(st *config.Settings) time.Duration {
+	if st == nil {
+		return DefaultBudget
+	}
+	v, ok := st.Get("shell.budgetSeconds")
+	if !ok {
+		return DefaultBudget
+	}
+	var secs float64
+	if err := v.Decode(&secs); err != nil || secs <= 0 {
+		return DefaultBudget
+	}
+	return time.Duration(secs * float64(time.Second))
+}
+
+// sessionJobs holds each session's job table.
+var sessionJobs sync.Map // *Session → *shell.Jobs
+
+// Jobs is the session's job table; the session's end kills its jobs.
+func (s *Session) Jobs() *shell.Jobs {
+	if j, ok := sessionJobs.Load(s); ok {
+		return j.(*shell.Jobs)
+	}
+	j := shell.NewJobs(func(job *shell.Job) {
+		if s.Notify != nil {
+			s.Notify("tandem/jobSettled", jobSettled(s, job))
+		}
+	})
+	if prev, loaded := sessionJobs.LoadOrStore(s, j); loaded {
+		return prev.(*shell.Jobs)
+	}
+	s.OnClose(func() {
+		j.Close()
+		sessionJobs.Delete(s)
+	})
+	return j
+}
+
+// jobSettled is the params of tandem/jobSettled.
+func jobSettled(s *Session, job *shell.Job) map[string]any {
+	res := job.Run.Result()
+	return map[string]any{
+		"session": s.ID,
+		"job":     job.ID,
+		"command": job.Command,
+		"end":     res.End,
+		"status":  res.Status,
+		"text":    shell.Render(res),
+	}
+}
+
+func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
+	var a struct {
+		Command string `json:"command"`
+	}
+	if err := decode("bash", args, &a); err != nil {
+		return Refused(err)
+	}
+	if a.Command == "" {
+		return Refused(approvals.Refuse(approvals.CodeInvalid, "The command is empty. Pass the bash script to run in \"command\"."))
+	}
+	if len(s.Roots) == 0 {
+		return Refused(approvals.Refuse(approvals.CodeInvalid, "This session has no workspace root to run in. Open a session on a workspace folder and call again."))
+	}
+	var extra []string
+	var releases []func()
+	for _, f := range bashEnvs {
+		env, release := f(ctx, s)
+		extra = append(extra, env...)
+		if release != nil {
+			releases = append(releases, release)
+		}
+	}
+	release := func() {
+		for _, r := range releases {
+			r()
+		}
+	}
+	run, err := shell.Start(context.Background(), a.Command, shell.Options{
+		Dir: s.Roots[0], Env: os.Environ(), ExtraEnv: extra, Gate: s.Gate(),
+	})
+	if err != nil {
+		release()
+		var se *shell.SyntaxError
+		if errors.As(err, &se) {
+			return Refused(approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf("The script does not parse as bash (%v); nothing ran. Fix the syntax and call again.", se.Err)))
+		}
+		return Refused(err)
+	}
+	timer := time.NewTimer(budget(s.Settings))
+	defer timer.Stop()
+	select {
+	case <-run.Done():
+		release()
+		return bashResult(run.Result())
+	case <-ctx.Done():
+		run.Kill()
+		release()
+		return Refused(approvals.Refuse(approvals.CodeCancelled, "The call was cancelled and the script stopped; its processes are gone. Earlier steps' changes stay. Call again if the user still wants it run."))
+	case <-timer.C:
+		job := s.Jobs().Add(run, a.Command)
+		go func() {
+			<-run.Done()
+			release()
+		}()
+		steps, out := run.Progress()
+		head := fmt.Sprintf("detached: the script still runs, as job %s; its end will be reported. Call jobs {\"action\":\"show\",\"id\":%q} to see it, or {\"action\":\"kill\",\"id\":%q} to stop it.", job.ID, job.ID, job.ID)
+		return Result{
+			Text:       shell.RenderProgress(head, steps, out),
+			Structured: map[string]any{"end": "detached", "job": job.ID, "steps": steps, "output": out},
+		}
+	}
+}
+
+func bashResult(res shell.Result) Result {
+	r := Result{Text: shell.Render(res), Structured: res}
+	if res.End == shell.Refused {
+		r.IsError, r.Code = true, res.Refusal.Code
+	}
+	if res.End == shell.Failed {
+		r.IsError, r.Code = true, approvals.CodeFailed
+	}
+	return r
+}

@@ -1,0 +1,81 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/shell"
+)
+
+func init() {
+	register(Tool{
+		Name: "jobs",
+		Description: `List, show or kill the session's jobs: bash scripts that outlived their call's budget. ` +
+			`{"action":"list"} lists them with their state; {"action":"show","id":"job-1"} shows one job's steps and output (first and last parts when long); ` +
+			`{"action":"kill","id":"job-1"} stops it and every process it started, and shows how it ended. A job's end is also reported when it settles.`,
+		InputSchema: json.RawMessage(`{
+  "type": "object",
+  "properties": {
+    "action": {"type": "string", "enum": ["list", "show", "kill"], "description": "What to do; default list."},
+    "id": {"type": "string", "description": "The job, for show and kill."}
+  },
+  "additionalProperties": false
+}`),
+		Handler: runJobs,
+	})
+}
+
+func runJobs(_ context.Context, s *Session, args json.RawMessage) Result {
+	var a struct {
+		Action string `json:"action"`
+		ID     string `json:"id"`
+	}
+	if err := decode("jobs", args, &a); err != nil {
+		return Refused(err)
+	}
+	jobs := s.Jobs()
+	switch a.Action {
+	case "", "list":
+		list := jobs.List()
+		if len(list) == 0 {
+			return Result{Text: "no jobs: every bash call of this session finished within its budget\n", Structured: []shell.JobInfo{}}
+		}
+		var b strings.Builder
+		infos := make([]shell.JobInfo, 0, len(list))
+		for _, j := range list {
+			in := j.Info()
+			infos = append(infos, in)
+			state := in.State
+			if in.State != "running" {
+				state = fmt.Sprintf("%s, exit status %d", in.State, in.Status)
+			}
+			fmt.Fprintf(&b, "%s  %s  %.0fs  %d steps  %s\n", in.ID, state, in.Seconds, len(in.Steps), oneLine(in.Command))
+		}
+		return Result{Text: b.String(), Structured: infos}
+	case "show", "kill":
+		j, ok := jobs.Get(a.ID)
+		if !ok {
+			return Refused(approvals.Refuse(approvals.CodeNotFound, fmt.Sprintf("There is no job %q in this session. Call jobs {\"action\":\"list\"} for the ids.", a.ID)))
+		}
+		if a.Action == "kill" {
+			j.Run.Kill()
+		}
+		in := j.Info()
+		if in.State == "running" {
+			return Result{Text: shell.RenderProgress(fmt.Sprintf("%s is running (%.0fs): %s", j.ID, in.Seconds, oneLine(j.Command)), in.Steps, in.Output), Structured: in}
+		}
+		return Result{Text: j.ID + ": " + shell.Render(j.Run.Result()), Structured: in}
+	}
+	return Refused(approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf("Unknown action %q. Use list, show or kill.", a.Action)))
+}
+
+func oneLine(s string) string {
+	s = strings.ReplaceAll(s, "\n", "; ")
+	if len(s) > 120 {
+		s = s[:120] + "…"
+	}
+	return s
+}
