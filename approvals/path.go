@@ -72,7 +72,9 @@ type RealPath struct {
 // Resolve makes path real. A relative path is taken from dir.
 func Resolve(dir, path string) RealPath {
 	if !filepath.IsAbs(path) {
-		path = filepath.Join(dir, path)
+		// Not filepath.Join: it would take ".." lexically, before the
+		// links on the way are followed.
+		path = dir + "/" + path
 	}
 	var r RealPath
 	parts := splitPath(path)
@@ -321,6 +323,9 @@ func (p *Policy) Judge(path string) PathClass {
 // symlink, the worse of the link's and the target's class counts: a write
 // can replace the link or write through it.
 func (p *Policy) Examine(dir, path string) Judgement {
+	if abs := path; filepath.IsAbs(abs) && harmless[filepath.Clean(abs)] {
+		return Judgement{Written: path, RealPath: RealPath{Path: filepath.Clean(abs), Exists: true}, Class: PathHarmless}
+	}
 	r := Resolve(dir, path)
 	j := p.JudgeReal(r)
 	j.Written = path

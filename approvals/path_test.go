@@ -1,0 +1,339 @@
+package approvals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// layout is a temp HOME, a workspace and a PATH dir, with the credential
+// stores and protected dirs the policy knows.
+type layout struct {
+	tmp, home, ws, bin string
+	secrets            []string // real secret entries that exist
+	protected          []string // real protected entries that exist
+	p                  *Policy
+}
+
+func newLayout(t testing.TB) *layout {
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &layout{tmp: tmp, home: filepath.Join(tmp, "home"), ws: filepath.Join(tmp, "ws"), bin: filepath.Join(tmp, "bin")}
+	files := map[string]string{
+		"home/.ssh/id_ed25519":            "KEY",
+		"home/.ssh/authorized_keys":       "ssh-ed25519 AAAA",
+		"home/.aws/credentials":           "[default]",
+		"home/.netrc":                     "machine x",
+		"home/.cargo/credentials.toml":    "token",
+		"home/.config/gh/hosts.yml":       "x",
+		"home/.config/tandem/config.json": "{}",
+		"home/notes.txt":                  "notes",
+		"home/other/creds.ini":            "aws",
+		"ws/.git/config":                  "[core]",
+		"ws/.git/hooks/pre-commit":        "#!/bin/sh",
+		"ws/.tandem/settings.json":        "{}",
+		"ws/src/a.go":                     "package a",
+		"ws/sub/.git/HEAD":                "ref",
+		"bin/tool":                        "#!/bin/sh",
+	}
+	for rel, body := range files {
+		p := filepath.Join(tmp, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, s := range []string{".ssh", ".aws", ".netrc", ".cargo/credentials.toml", ".config/gh", "other/creds.ini"} {
+		l.secrets = append(l.secrets, filepath.Join(l.home, s))
+	}
+	l.protected = []string{filepath.Join(l.home, ".config/tandem"), filepath.Join(l.ws, ".git"),
+		filepath.Join(l.ws, ".tandem"), filepath.Join(l.ws, "sub/.git"), l.bin}
+	l.p = NewPolicy(PolicyConfig{
+		Roots: []string{l.ws},
+		Home:  l.home,
+		Env: []string{"HOME=" + l.home, "PATH=" + l.bin + ":/usr/bin:/bin",
+			"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(l.home, "other/creds.ini")},
+	})
+	return l
+}
+
+func under2(path, root string) bool { return path == root || strings.HasPrefix(path, root+"/") }
+
+func TestPolicyClasses(t *testing.T) {
+	l := newLayout(t)
+	cases := map[string]PathClass{
+		"src/a.go":                             PathInside,
+		"src/new.go":                           PathInside,
+		l.ws + "/src":                          PathInside,
+		l.home + "/.ssh/id_ed25519":            PathSecret,
+		l.home + "/.ssh":                       PathSecret,
+		l.home + "/.cargo/credentials.toml":    PathSecret,
+		l.home + "/.cargo/credentials":         PathSecret,
+		l.home + "/.cargo/config.toml":         PathOutside,
+		l.home + "/other/creds.ini":            PathSecret,
+		l.home + "/other":                      PathProtected,
+		l.home:                                 PathProtected,
+		"/":                                    PathProtected,
+		l.home + "/notes.txt":                  PathOutside,
+		l.home + "/.config/tandem/config.json": PathProtected,
+		".git/hooks/pre-commit":                PathProtected,
+		".git/hooks/new":                       PathProtected,
+		".tandem/settings.json":                PathProtected,
+		"sub/.git/HEAD":                        PathProtected,
+		"sub":                                  PathProtected, // holds .git
+		l.ws:                                   PathProtected, // holds .git
+		l.bin + "/tool":                        PathProtected,
+		l.bin + "/new":                         PathProtected,
+		"/dev/null":                            PathHarmless,
+		"/dev/stderr":                          PathHarmless,
+		"/tmp/" + filepath.Base(l.tmp) + "-absent/x": PathOutside,
+		"/usr/bin/ls":                    PathProtected,
+		"/usr":                           PathProtected,
+		"src/../../home/.ssh/id_ed25519": PathSecret,
+	}
+	for p, want := range cases {
+		if got := l.p.Judge(p); got != want {
+			t.Errorf("Judge(%q) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+func TestPolicySymlinks(t *testing.T) {
+	l := newLayout(t)
+	must := func(err error) {
+		if err != nil {
+			t.Helper()
+			t.Fatal(err)
+		}
+	}
+	must(os.Symlink(l.home+"/.ssh", l.ws+"/keys"))
+	must(os.Symlink("keys/id_ed25519", l.ws+"/c1"))
+	must(os.Symlink("c1", l.ws+"/c2"))
+	must(os.Symlink("loop2", l.ws+"/loop1"))
+	must(os.Symlink("loop1", l.ws+"/loop2"))
+	must(os.Symlink(l.home+"/.ssh/absent", l.ws+"/dangling"))
+	must(os.Symlink("src/a.go", l.ws+"/ok"))
+	for p, want := range map[string]PathClass{
+		"keys/id_ed25519":  PathSecret,
+		"keys":             PathSecret,
+		"c2":               PathSecret,
+		"dangling":         PathSecret,
+		"keys/../notes":    PathOutside, // .. from the real directory: home/notes
+		"ok":               PathInside,
+		"loop1":            PathOutside,
+		"loop1/x/y":        PathOutside,
+		"src/../keys/../x": PathOutside,
+	} {
+		if got := l.p.Judge(p); got != want {
+			t.Errorf("Judge(%q) = %v, want %v", p, got, want)
+		}
+	}
+	if r := Resolve(l.ws, "loop1"); !r.Looped {
+		t.Errorf("Resolve(loop1) = %+v, want a loop", r)
+	}
+	// A link whose name is inside but whose target is a secret is judged by
+	// the worse of both; one whose name sits in .git by its name.
+	must(os.Symlink(l.ws+"/src/a.go", l.ws+"/.git/hooks/post-commit"))
+	if got := l.p.Judge(".git/hooks/post-commit"); got != PathProtected {
+		t.Errorf("a link in .git/hooks = %v, want protected", got)
+	}
+}
+
+// genLayout makes random symlinks under the layout: their places and
+// targets mix the workspace, the home, the credential stores, other links,
+// missing names and loops.
+func genLayout(t *rapid.T, l *layout) []string {
+	dirs := []string{l.ws, l.ws + "/src", l.home, l.tmp}
+	targets := []string{l.home + "/.ssh", l.home + "/.ssh/id_ed25519", l.home, "..", "../..", ".", "src",
+		l.ws + "/.git", l.ws + "/.git/hooks", l.bin, "/", "absent", l.home + "/.netrc", l.home + "/.config",
+		l.ws + "/src/a.go", l.home + "/other", l.tmp}
+	n := rapid.IntRange(0, 6).Draw(t, "links")
+	var links []string
+	for i := 0; i < n; i++ {
+		d := rapid.SampledFrom(dirs).Draw(t, "dir")
+		name := filepath.Join(d, fmt.Sprintf("l%d", i))
+		var target string
+		if len(links) > 0 && rapid.Bool().Draw(t, "toLink") {
+			target = rapid.SampledFrom(append(links, name)).Draw(t, "linkTarget")
+		} else {
+			target = rapid.SampledFrom(targets).Draw(t, "target")
+		}
+		if err := os.Symlink(target, name); err != nil {
+			t.Fatal(err)
+		}
+		links = append(links, name)
+	}
+	return links
+}
+
+func genPath(t *rapid.T, l *layout, links []string) string {
+	bases := append([]string{l.ws, l.ws + "/src", l.home, l.home + "/.ssh", l.ws + "/.git", l.tmp, "/", l.bin}, links...)
+	p := rapid.SampledFrom(bases).Draw(t, "base")
+	for i := rapid.IntRange(0, 3).Draw(t, "depth"); i > 0; i-- {
+		p += "/" + rapid.SampledFrom([]string{"..", ".", "id_ed25519", "x", ".git", "src", "a.go", ".ssh", "hooks", "l0", "l1"}).Draw(t, "seg")
+	}
+	return p
+}
+
+func cleanUp(t *rapid.T, links []string) {
+	for _, s := range links {
+		_ = os.Remove(s)
+	}
+}
+
+// TestLaw_path_secret_wins: a path whose real path is under a secret entry is
+// Secret, whatever links led there.
+func TestLaw_path_secret_wins(t *testing.T) {
+	l := newLayout(t)
+	rapid.Check(t, func(t *rapid.T) {
+		links := genLayout(t, l)
+		defer cleanUp(t, links)
+		p := genPath(t, l, links)
+		real, err := filepath.EvalSymlinks(p)
+		if err != nil {
+			return // missing or looping: the oracle cannot say
+		}
+		for _, s := range l.secrets {
+			if under2(real, s) {
+				if got := l.p.Judge(p); got != PathSecret {
+					t.Fatalf("Judge(%q) (real %q) = %v, want secret", p, real, got)
+				}
+			}
+		}
+	})
+}
+
+// TestLaw_path_inside_is_safe: Inside only when no loop, no secret covers the
+// path, no rule protects it, it is no ancestor of an entry, and a root holds
+// it.
+func TestLaw_path_inside_is_safe(t *testing.T) {
+	l := newLayout(t)
+	rapid.Check(t, func(t *rapid.T) {
+		links := genLayout(t, l)
+		defer cleanUp(t, links)
+		p := genPath(t, l, links)
+		if l.p.Judge(p) != PathInside {
+			return
+		}
+		real, err := filepath.EvalSymlinks(p)
+		if errors.Is(err, syscall.ELOOP) {
+			t.Fatalf("Judge(%q) = inside, but its links loop", p)
+		}
+		if err != nil {
+			// Missing: the existing prefix is real, the rest as written.
+			real = Resolve("/", p).Path
+		}
+		if !under2(real, l.ws) {
+			t.Fatalf("Judge(%q) = inside, real %q is outside the root", p, real)
+		}
+		for _, e := range append(append([]string{}, l.secrets...), l.protected...) {
+			if under2(real, e) || under2(e, real) {
+				t.Fatalf("Judge(%q) = inside, real %q is under or above the entry %q", p, real, e)
+			}
+		}
+		rel := strings.TrimPrefix(real, l.ws)
+		if strings.Contains(rel+"/", "/.git/") || strings.Contains(rel+"/", "/.tandem/") {
+			t.Fatalf("Judge(%q) = inside, real %q is in a named protected dir", p, real)
+		}
+	})
+}
+
+// TestLaw_path_ancestor_guarded: an ancestor of a protected or secret entry
+// is Protected or Secret, by its own name or through a link to it.
+func TestLaw_path_ancestor_guarded(t *testing.T) {
+	l := newLayout(t)
+	n := 0
+	for _, e := range append(append([]string{}, l.secrets...), l.protected...) {
+		for a := filepath.Dir(e); ; a = filepath.Dir(a) {
+			if c := l.p.Judge(a); c != PathProtected && c != PathSecret {
+				t.Errorf("Judge(%q), an ancestor of %q, = %v", a, e, c)
+			}
+			link := filepath.Join(l.ws, "src", fmt.Sprintf("anc%d", n))
+			n++
+			if err := os.Symlink(a, link); err != nil {
+				t.Fatal(err)
+			}
+			if c := l.p.Judge(link); c != PathProtected && c != PathSecret {
+				t.Errorf("Judge(%q → %q) = %v", link, a, c)
+			}
+			if a == "/" {
+				break
+			}
+		}
+	}
+}
+
+// TestLaw_gate_write_auto_never_secret: no auto set lets a write to a secret
+// run without a yes, whatever path leads there.
+func TestLaw_gate_write_auto_never_secret(t *testing.T) {
+	l := newLayout(t)
+	if err := os.Symlink(l.home+"/.ssh", l.ws+"/keys"); err != nil {
+		t.Fatal(err)
+	}
+	for _, auto := range everySet() {
+		for _, p := range []string{l.home + "/.ssh/authorized_keys", "keys/authorized_keys", "keys/new", l.home + "/.netrc"} {
+			a := &countingAsker{answer: Unanswered}
+			g := NewGate("s", auto, l.p, a)
+			_, err := g.Access(context.Background(), AccessWrite, l.ws, p)
+			var r *Refused
+			if !errors.As(err, &r) || r.Code != CodeUnanswered || a.asked.Load() != 1 {
+				t.Fatalf("auto=%v write %s: %v (asked %d)", auto, p, err, a.asked.Load())
+			}
+			if !a.last.Steps[0].Effects.Has(Secret) || !strings.HasPrefix(a.last.Steps[0].Text, "write ") {
+				t.Fatalf("question %+v", a.last)
+			}
+		}
+	}
+	// Inside writes run unasked when the auto set holds write; outside ones
+	// need outside too.
+	g := NewGate("s", Of(Write), l.p, Nobody)
+	if _, err := g.Access(context.Background(), AccessWrite, l.ws, "src/b.go"); err != nil {
+		t.Fatalf("inside write: %v", err)
+	}
+	if _, err := g.Access(context.Background(), AccessWrite, l.ws, l.home+"/notes.txt"); err == nil {
+		t.Fatal("an outside write ran without outside in the auto set")
+	}
+	if _, err := g.Access(context.Background(), AccessWrite, l.ws, ".git/hooks/pre-commit"); err == nil {
+		t.Fatal("a protected write ran without protected in the auto set")
+	}
+}
+
+// TestLaw_gate_secret_read_needs_yes: a read of a secret runs only on a yes.
+func TestLaw_gate_secret_read_needs_yes(t *testing.T) {
+	l := newLayout(t)
+	for _, auto := range everySet() {
+		for _, ans := range []Answer{Unanswered, Deny, AllowOnce} {
+			for _, acc := range []Access{AccessRead, AccessSearch} {
+				a := &countingAsker{answer: ans}
+				g := NewGate("s", auto, l.p, a)
+				real, err := g.Access(context.Background(), acc, l.ws, "../home/.ssh/id_ed25519")
+				if (err == nil) != ans.Allows() || a.asked.Load() != 1 {
+					t.Fatalf("auto=%v %v %v: err %v asked %d", auto, acc, ans, err, a.asked.Load())
+				}
+				if real.Path != l.home+"/.ssh/id_ed25519" {
+					t.Fatalf("real path %q", real.Path)
+				}
+			}
+		}
+	}
+	// Searching the home, which holds secrets, asks; reading a plain file
+	// there does not.
+	g := NewGate("s", DefaultAuto, l.p, Nobody)
+	if _, err := g.Access(context.Background(), AccessSearch, l.ws, l.home); err == nil {
+		t.Fatal("a search of the home ran unasked")
+	}
+	if _, err := g.Access(context.Background(), AccessRead, l.ws, l.home+"/notes.txt"); err != nil {
+		t.Fatalf("a plain read outside: %v", err)
+	}
+}
