@@ -59,10 +59,10 @@ type Status string
 
 // The statuses, in the order the client documents its exit codes.
 const (
-	StatusOK          Status = "ok"          // the result follows
-	StatusFailed      Status = "failed"      // the server is down, slow or failing; Reason has its text
-	StatusInvalid     Status = "invalid"     // the request itself is wrong (unknown tool, bad line)
-	StatusClosed      Status = "closed"      // the session's bridge is stopped
+	StatusOK          Status = "ok"           // the result follows
+	StatusFailed      Status = "failed"       // the server is down, slow or failing; Reason has its text
+	StatusInvalid     Status = "invalid"      // the request itself is wrong (unknown tool, bad line)
+	StatusClosed      Status = "closed"       // the session's bridge is stopped
 	StatusUnknownUser Status = "unauthorized" // the token is not in force
 	StatusVersion     Status = "unsupported_version"
 	StatusBusy        Status = "busy"       // every slot is taken; nothing ran
@@ -95,6 +95,9 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 		case err == nil:
 			return line[:len(line)-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
+			if len(line) >= max { // no room left for the newline
+				return nil, errLineTooLong
+			}
 			continue
 		case errors.Is(err, io.EOF) && len(line) > 0:
 			return nil, io.ErrUnexpectedEOF

@@ -117,7 +117,7 @@ func newManager(t *testing.T, opts Options, defs ...Def) *Manager {
 }
 
 func TestManager_calls_a_stdio_server_and_maps_its_outcomes(t *testing.T) {
-	m := newManager(t, Options{CallTimeout: 2 * time.Second}, self(t, "t", "1", false))
+	m := newManager(t, Options{}, self(t, "t", "1", false))
 	ctx := context.Background()
 
 	res, err := m.Call(ctx, "t", "echo", json.RawMessage(`{"message":"hi"}`))
@@ -132,7 +132,8 @@ func TestManager_calls_a_stdio_server_and_maps_its_outcomes(t *testing.T) {
 	if err != nil || !res.IsError || !strings.Contains(string(res.Bytes), "failed on purpose") {
 		t.Fatalf("a tool error is a result with IsError: %q %v", res.Bytes, err)
 	}
-	if _, err = m.Call(ctx, "t", "sleep", json.RawMessage(`{"millis":5000}`)); err == nil || !strings.Contains(err.Error(), "did not answer within 2s") {
+	slow := newManager(t, Options{CallTimeout: 500 * time.Millisecond}, self(t, "t", "1", false))
+	if _, err = slow.Call(ctx, "t", "sleep", json.RawMessage(`{"millis":5000}`)); err == nil || !strings.Contains(err.Error(), "did not answer within 500ms") {
 		t.Fatalf("a slow server ends the call failed with the timeout: %v", err)
 	}
 	if err := m.Check(ctx, "t", "nope"); !errors.Is(err, ErrUnknownTool) {

@@ -1,0 +1,283 @@
+package bridge
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/bridge/core"
+	"github.com/tandemdev/tandem/bridge/servers"
+)
+
+// MaxConns bounds the connections the bridge serves at once; each has one
+// goroutine. A connection past it is told busy and closed unread.
+const MaxConns = 64
+
+// Settings are the bridge's rules, read only from the user's own settings.
+type Settings struct {
+	// Capacity is how many requests the bridge holds at once (1..16; 0 is
+	// the default, 8). Past it, requests are refused busy.
+	Capacity int
+	// AutoAllow lists tools that run without a question: "server/tool", or
+	// "server/*" for every tool of a server.
+	AutoAllow []string
+}
+
+// Owner is what a registration stands for: one running bash call, or one
+// editor session's integrated terminals. Its questions go to Asker, as the
+// questions of its session.
+type Owner struct {
+	Session string          // the session a question names, and the scope of "allow for this session"
+	Asker   approvals.Asker // nil: nobody can answer, so calls needing a yes are denied at once
+}
+
+// Bridge is the I/O shell of one tandem process's bridge: it owns the
+// socket and its connections, turns what happens on them into core events,
+// and runs the effects the core returns. Its state has one writer: every
+// core step runs under mu.
+type Bridge struct {
+	servers  *servers.Manager
+	settings Settings
+	logf     func(format string, args ...any)
+
+	mu        sync.Mutex
+	st        core.State
+	owners    map[core.OwnerID]Owner
+	nextOwner core.OwnerID
+	reqs      map[core.RequestID]*request
+	allowed   map[string]bool // session + "\x00" + server/tool, answered "allow for this session"
+	ln        net.Listener
+	readLimit time.Duration // how long a client may take to send its line
+	dir       string        // the private directory holding the socket
+	conns     int
+	wg        sync.WaitGroup
+}
+
+// New opens a bridge over the servers m reaches. logf receives one line per
+// stale, dropped or lost event, under "mcp-call"; it never gets a token,
+// arguments or a result. Nothing listens until the first owner.
+func New(m *servers.Manager, set Settings, logf func(format string, args ...any)) (*Bridge, error) {
+	if set.Capacity == 0 {
+		set.Capacity = core.DefaultCapacity
+	}
+	st, err := core.New(set.Capacity)
+	if err != nil {
+		return nil, err
+	}
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	b := &Bridge{
+		servers: m, settings: set, logf: logf, st: st,
+		readLimit: ReadTimeout,
+		owners:    map[core.OwnerID]Owner{},
+		reqs:      map[core.RequestID]*request{},
+		allowed:   map[string]bool{},
+	}
+	b.mu.Lock()
+	b.applyLocked(core.Event{Kind: core.Started}, nil)
+	b.mu.Unlock()
+	return b, nil
+}
+
+// Registration is one owner in force: the variables its commands get, and
+// the way to revoke it.
+type Registration struct {
+	b     *Bridge
+	id    core.OwnerID
+	token string
+	once  sync.Once
+}
+
+// Env is the variables to add to the owner's commands' environment (after
+// any credential scrub): the socket path and the token.
+func (r *Registration) Env() []string {
+	r.b.mu.Lock()
+	defer r.b.mu.Unlock()
+	if r.b.ln == nil {
+		return nil
+	}
+	return []string{EnvSocket + "=" + r.b.socketPath(), EnvToken + "=" + r.token}
+}
+
+// Revoke ends the owner: its token stops working, its waiting prompts are
+// withdrawn and its calls cancelled. When the last owner goes, the socket
+// and its directory are removed. Revoke is idempotent.
+func (r *Registration) Revoke() {
+	r.once.Do(func() {
+		b := r.b
+		b.mu.Lock()
+		defer b.mu.Unlock()
+		b.applyLocked(core.Event{Kind: core.OwnerRemoved, Owner: r.id}, nil)
+		delete(b.owners, r.id)
+		if b.st.Owners() == 0 {
+			b.closeListenerLocked()
+		}
+	})
+}
+
+// ErrOwnerRejected means the core did not take the registration: the bridge
+// is stopped or holds its maximum of owners. The owner's commands then get
+// no bridge variables.
+var ErrOwnerRejected = errors.New("the MCP bridge takes no more owners now")
+
+// AddOwner registers an owner with a fresh token, creating the socket if
+// this is the first owner.
+func (b *Bridge) AddOwner(o Owner) (*Registration, error) {
+	var tok core.Token
+	if _, err := rand.Read(tok[:]); err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !b.st.Open() {
+		return nil, ErrOwnerRejected
+	}
+	if b.ln == nil {
+		if err := b.listenLocked(); err != nil {
+			return nil, fmt.Errorf("creating the MCP bridge socket: %w", err)
+		}
+	}
+	b.nextOwner++
+	id := b.nextOwner
+	effs := b.applyLocked(core.Event{Kind: core.OwnerAdded, Owner: id, Token: tok}, nil)
+	for _, e := range effs.List() {
+		if e.Kind == core.Log && e.Log == core.OwnerRejected {
+			if b.st.Owners() == 0 {
+				b.closeListenerLocked()
+			}
+			return nil, ErrOwnerRejected
+		}
+	}
+	if o.Asker == nil {
+		o.Asker = approvals.Nobody
+	}
+	b.owners[id] = o
+	return &Registration{b: b, id: id, token: hex.EncodeToString(tok[:])}, nil
+}
+
+// Close stops the bridge: every token is revoked, prompts are withdrawn,
+// calls cancelled, the socket removed; then it waits for the connections to
+// end and stops every MCP server with its process group.
+func (b *Bridge) Close() {
+	b.mu.Lock()
+	if b.st.Open() {
+		b.applyLocked(core.Event{Kind: core.Stopped}, nil)
+	}
+	b.closeListenerLocked()
+	for _, r := range b.reqs {
+		r.conn.Close() // a slow reader must not hold the stop
+	}
+	b.mu.Unlock()
+	b.wg.Wait()
+	b.servers.Close()
+}
+
+// SocketDir is the private directory of the socket, or "" while no owner is
+// in force.
+func (b *Bridge) SocketDir() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.dir
+}
+
+func (b *Bridge) socketPath() string { return filepath.Join(b.dir, "s") }
+
+// listenLocked creates a new private directory with a random name under
+// $XDG_RUNTIME_DIR (else the temp dir) and listens in it. A fresh directory
+// means no stale socket can be in the way, and its 0700 mode keeps other
+// users out.
+func (b *Bridge) listenLocked() error {
+	base := os.Getenv("XDG_RUNTIME_DIR")
+	if fi, err := os.Stat(base); base == "" || err != nil || !fi.IsDir() {
+		base = os.TempDir()
+	}
+	sweepStale(base)
+	dir, err := os.MkdirTemp(base, "tandem-mcp-")
+	if err != nil {
+		return err
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
+	ln, err := net.Listen("unix", filepath.Join(dir, "s"))
+	if err != nil {
+		os.RemoveAll(dir)
+		return err
+	}
+	ln.(*net.UnixListener).SetUnlinkOnClose(true)
+	b.ln, b.dir = ln, dir
+	b.wg.Add(1)
+	go b.accept(ln)
+	return nil
+}
+
+func (b *Bridge) closeListenerLocked() {
+	if b.ln == nil {
+		return
+	}
+	b.ln.Close()
+	os.RemoveAll(b.dir)
+	b.ln, b.dir = nil, ""
+}
+
+func (b *Bridge) accept(ln net.Listener) {
+	defer b.wg.Done()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return // closed
+		}
+		b.mu.Lock()
+		full := b.conns >= MaxConns
+		if !full {
+			b.conns++
+			b.wg.Add(1)
+		}
+		b.mu.Unlock()
+		if full {
+			b.logf("mcp-call kind=too_many_connections")
+			_ = writeReply(c, Header{Status: StatusBusy, Reason: reasonText(StatusBusy)}, nil)
+			c.Close()
+			continue
+		}
+		go b.serve(c)
+	}
+}
+
+// session is the scope of an owner's "allow for this session" answers.
+func allowKey(session, tool string) string { return session + "\x00" + tool }
+
+// sweepStale removes the socket directories of tandem processes that died
+// without cleaning up (killed, crashed): a directory of ours whose socket
+// refuses connections has no listener left. A live bridge's socket accepts,
+// and a directory without a socket yet is left alone.
+func sweepStale(base string) {
+	dirs, _ := filepath.Glob(filepath.Join(base, "tandem-mcp-*"))
+	for _, d := range dirs {
+		fi, err := os.Lstat(d)
+		if err != nil || !fi.IsDir() {
+			continue
+		}
+		if st, ok := fi.Sys().(*syscall.Stat_t); !ok || int(st.Uid) != os.Getuid() {
+			continue
+		}
+		c, err := net.Dial("unix", filepath.Join(d, "s"))
+		if err == nil {
+			c.Close()
+			continue
+		}
+		if errors.Is(err, syscall.ECONNREFUSED) {
+			os.RemoveAll(d)
+		}
+	}
+}

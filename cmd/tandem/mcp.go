@@ -1,0 +1,218 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"text/tabwriter"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tandemdev/tandem/bridge"
+	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/tools"
+)
+
+func init() {
+	addCommand(command{
+		name:    "mcp",
+		usage:   "tandem mcp call TOOL [JSON | -] | list | serve",
+		summary: "Call the user's MCP tools from inside a tandem session, list them, or serve tandem's tools over MCP.",
+		help: `tandem mcp call SERVER/TOOL [JSON | -]
+    Calls an MCP tool through the tandem session this command runs in (an
+    agent shell step, or an editor terminal opened by tandem). JSON is the
+    tool's arguments as one object ("-" reads it from standard input;
+    omitted means {}). Standard output gets the whole result, or nothing:
+    it is written only after the complete reply arrived, so
+    "tandem mcp call srv/tool '{}' > out.txt" never leaves half a result.
+    The call is never retried. Exit status, with one line on standard error
+    for every status but 0:
+      0 ok                      4 busy (nothing ran; safe to run again)
+      1 failed (server error)   5 denied (the permission check said no)
+      2 usage (bad tool/JSON)   6 tool error (the tool's text is on stdout)
+      3 no tandem bridge here, or another tandem version
+
+tandem mcp list
+    Prints the tools the session's bridge can reach: server, name, and the
+    first line of the description.
+
+tandem mcp serve
+    Serves tandem's own tools (the same registry as "tandem tool") as an MCP
+    server on standard input and output, in a standalone session on the
+    current directory.`,
+		run: runMCP,
+	})
+}
+
+// Exit codes of tandem mcp call.
+const (
+	exitNoBridge  = 3
+	exitBusy      = 4
+	exitDenied    = 5
+	exitToolError = 6
+)
+
+var statusExit = map[bridge.Status]int{
+	bridge.StatusOK:          exitOK,
+	bridge.StatusFailed:      exitError,
+	bridge.StatusInvalid:     exitUsage,
+	bridge.StatusClosed:      exitNoBridge,
+	bridge.StatusUnknownUser: exitNoBridge,
+	bridge.StatusVersion:     exitNoBridge,
+	bridge.StatusBusy:        exitBusy,
+	bridge.StatusDenied:      exitDenied,
+	bridge.StatusToolError:   exitToolError,
+}
+
+func runMCP(args []string) int {
+	if len(args) == 0 {
+		fmt.Fprintln(os.Stderr, "tandem mcp: say call, list or serve; run `tandem mcp --help`")
+		return exitUsage
+	}
+	switch args[0] {
+	case "call":
+		return mcpCall(args[1:], os.Stdin, os.Stdout, os.Stderr)
+	case "list":
+		if len(args) != 1 {
+			fmt.Fprintln(os.Stderr, "tandem mcp list: takes no arguments")
+			return exitUsage
+		}
+		return mcpList(os.Stdout, os.Stderr)
+	case "serve":
+		return mcpServe()
+	}
+	fmt.Fprintf(os.Stderr, "tandem mcp: unknown subcommand %q; say call, list or serve\n", args[0])
+	return exitUsage
+}
+
+func mcpCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "tandem mcp call: "+format+"\n", a...)
+		return code
+	}
+	if len(args) < 1 || len(args) > 2 {
+		return fail(exitUsage, "usage: tandem mcp call SERVER/TOOL [JSON | -]")
+	}
+	if _, _, err := bridge.ParseTool(args[0]); err != nil {
+		return fail(exitUsage, "%v; name the tool as `tandem mcp list` prints it", err)
+	}
+	raw := json.RawMessage("{}")
+	if len(args) == 2 {
+		raw = json.RawMessage(args[1])
+		if args[1] == "-" {
+			b, err := io.ReadAll(io.LimitReader(stdin, bridge.MaxRequestLine+1))
+			if err != nil {
+				return fail(exitError, "reading the arguments: %v", err)
+			}
+			raw = b
+		}
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return fail(exitUsage, "the arguments are not one JSON object; pass them like '{\"message\":\"hi\"}'")
+	}
+	env, err := bridge.EnvFromOS()
+	if err != nil {
+		return fail(exitNoBridge, "%v", err)
+	}
+	h, body, err := bridge.Send(env, bridge.Request{Op: bridge.OpCall, Tool: args[0], Args: raw})
+	if err != nil {
+		if errors.Is(err, bridge.ErrNoBridge) {
+			return fail(exitNoBridge, "%v", err)
+		}
+		if errors.Is(err, bridge.ErrSessionEnded) {
+			return fail(exitError, "%v; the call may have run, check before running it again", err)
+		}
+		return fail(exitError, "%v", err)
+	}
+	code, ok := statusExit[h.Status]
+	if !ok {
+		return fail(exitNoBridge, "the session answered %q, which this tandem does not know; it may be another version", h.Status)
+	}
+	if h.Status == bridge.StatusOK || h.Status == bridge.StatusToolError {
+		if _, err := stdout.Write(body); err != nil {
+			return fail(exitError, "writing the result: %v", err)
+		}
+	}
+	if code != exitOK {
+		fmt.Fprintf(stderr, "tandem mcp call: %s: %s\n", h.Status, h.Reason)
+	}
+	return code
+}
+
+func mcpList(stdout, stderr io.Writer) int {
+	env, err := bridge.EnvFromOS()
+	if err != nil {
+		fmt.Fprintln(stderr, "tandem mcp list:", err)
+		return exitNoBridge
+	}
+	h, body, err := bridge.Send(env, bridge.Request{Op: bridge.OpList})
+	if err != nil {
+		fmt.Fprintln(stderr, "tandem mcp list:", err)
+		if errors.Is(err, bridge.ErrNoBridge) {
+			return exitNoBridge
+		}
+		return exitError
+	}
+	if h.Status != bridge.StatusOK {
+		fmt.Fprintf(stderr, "tandem mcp list: %s: %s\n", h.Status, h.Reason)
+		if c, ok := statusExit[h.Status]; ok {
+			return c
+		}
+		return exitError
+	}
+	var lr bridge.ListReply
+	if err := json.Unmarshal(body, &lr); err != nil {
+		fmt.Fprintln(stderr, "tandem mcp list: the session sent a list this tandem cannot read; it may be another version")
+		return exitNoBridge
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	for _, t := range lr.Tools {
+		fmt.Fprintf(tw, "%s/%s\t%s\n", t.Server, t.Name, t.Description)
+	}
+	tw.Flush()
+	for _, p := range lr.Problems {
+		fmt.Fprintln(stderr, "tandem mcp list:", p)
+	}
+	return exitOK
+}
+
+// mcpServe maps the one tool registry onto an MCP server: each listed tool
+// with its schema, each call through tools.Call, so an external agent sees
+// exactly what `tandem tool` and the editor see.
+func mcpServe() int {
+	cwd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tandem mcp serve:", err)
+		return exitError
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	s := tools.NewSession([]string{cwd}, documents.NewOverlay())
+	if err := newMCPServer(s).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(os.Stderr, "tandem mcp serve:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+func newMCPServer(s *tools.Session) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tandem", Version: tandemVersion()}, nil)
+	for _, t := range tools.List(s) {
+		name := t.Name
+		srv.AddTool(&mcp.Tool{Name: name, Description: t.Description, InputSchema: t.InputSchema},
+			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				res := tools.Call(ctx, s, name, req.Params.Arguments)
+				out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}, IsError: res.IsError}
+				if res.Structured != nil && !res.IsError {
+					out.StructuredContent = res.Structured
+				}
+				return out, nil
+			})
+	}
+	return srv
+}
