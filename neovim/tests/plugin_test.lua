@@ -77,15 +77,30 @@ local function lines(buf)
   return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
 end
 
---- Stops every tandem client and wipes every buffer, so the next test starts clean.
+--- Stops every tandem client and wipes every buffer, so the next test starts clean. Each
+--- test has its own workspace (root), so a client that is slow to go is never reused.
 local function reset()
   for _, c in ipairs(vim.lsp.get_clients({ name = 'tandem' })) do
     vim.lsp.stop_client(c.id, true)
   end
-  wait_for('tandem to stop', function()
+  vim.wait(2000, function()
     return #vim.lsp.get_clients({ name = 'tandem' }) == 0
-  end)
+  end, 10)
   vim.cmd('silent! %bwipeout!')
+end
+
+--- Captures vim.notify messages while fn runs.
+local function notifications(fn)
+  local seen, orig = {}, vim.notify
+  vim.notify = function(msg, level)
+    table.insert(seen, { msg = msg, level = level })
+  end
+  local ok, err = pcall(fn, seen)
+  vim.notify = orig
+  if not ok then
+    error(err, 0)
+  end
+  return seen
 end
 
 test('read_sees_unsaved_buffer', function()
@@ -106,6 +121,26 @@ test('read_sees_unsaved_buffer', function()
   eq(disk, read_file(ws .. '/' .. path), 'the file on disk is untouched')
 end)
 
+test('stopping_the_client_ends_tandem', function()
+  local ws = workspace()
+  tandem.setup({})
+  local buf = open(ws, 'README.md')
+  call('read', { path = 'README.md' }) -- a session is open, as in real use
+  local id = tandem.client(buf).id
+  local seen = notifications(function()
+    vim.lsp.stop_client(id) -- shutdown, then exit: what :LspStop and quitting Neovim send
+    wait_for('tandem to exit after shutdown and exit', function()
+      return vim.lsp.get_client_by_id(id) == nil
+    end, 5000)
+    vim.wait(100)
+  end)
+  for _, n in ipairs(seen) do
+    if n.msg:find('quit with exit code', 1, true) then
+      error('tandem did not exit cleanly: ' .. n.msg)
+    end
+  end
+end)
+
 -- Runner: every test (or those whose name contains an argument), in order.
 local filter = _G.arg or {}
 local passed, failed = 0, 0
@@ -115,16 +150,20 @@ for _, t in ipairs(tests) do
     selected = selected or t.name:find(f, 1, true) ~= nil
   end
   if selected then
+    local t0 = vim.uv.hrtime()
     local ok, err = xpcall(t.fn, debug.traceback)
     if ok then
       passed = passed + 1
-      print('ok    ' .. t.name)
+      io.stdout:write(string.format('ok    %s (%.1f s)\n', t.name, (vim.uv.hrtime() - t0) / 1e9))
     else
       failed = failed + 1
-      print('FAIL  ' .. t.name .. ': ' .. tostring(err))
+      io.stdout:write('FAIL  ' .. t.name .. ': ' .. tostring(err) .. '\n')
     end
-    pcall(reset)
+    local rok, rerr = pcall(reset)
+    if not rok then
+      io.stdout:write("reset after " .. t.name .. " failed: " .. tostring(rerr) .. "\n")
+    end
   end
 end
-print(string.format('%d passed, %d failed', passed, failed))
+io.stdout:write(string.format("%d passed, %d failed\n", passed, failed))
 os.exit(failed == 0 and passed > 0 and 0 or 1)

@@ -155,7 +155,7 @@ end
 ---@param client vim.lsp.Client
 ---@param cb fun(env: table<string,string>?, err: string?)?
 function M.terminal_env(client, cb)
-  request(client, 'tandem/terminalEnv', {}, function(err, result)
+  request(client, 'tandem/terminalEnv', vim.empty_dict(), function(err, result)
     if err then
       if cb then
         cb(nil, err.message)
@@ -193,7 +193,7 @@ function M.start(bufnr)
     cmd = config.cmd,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
-    init_options = config.settings,
+    init_options = next(config.settings) and config.settings or vim.empty_dict(),
     capabilities = capabilities(),
     handlers = {
       ['tandem/askApproval'] = ask_approval,
@@ -239,7 +239,7 @@ function M.session(cb)
     cb(nil, sessions[client.id], client)
     return
   end
-  M.request('tandem/openSession', {}, function(err, result)
+  M.request('tandem/openSession', vim.empty_dict(), function(err, result)
     if err then
       cb(err)
       return
@@ -354,7 +354,7 @@ local function commands()
     end)
   end, { desc = 'Close the agent session' })
   vim.api.nvim_create_user_command('TandemTools', function()
-    M.request('tandem/listTools', {}, function(err, result)
+    M.request('tandem/listTools', vim.empty_dict(), function(err, result)
       if err then
         notify(err.message, vim.log.levels.ERROR)
         return

