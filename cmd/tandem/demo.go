@@ -1,0 +1,328 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+
+	"github.com/tandemdev/tandem"
+)
+
+func init() {
+	addCommand(command{
+		name:    "demo",
+		usage:   "tandem demo",
+		summary: "Run a scripted editor and agent session against the bundled sample workspace and show what the agent sees.",
+		help: `The demo copies the sample workspace to a temporary directory, starts
+"tandem lsp" as an editor would, and speaks the real protocol over its pipes:
+it opens the workspace, types into a file without saving, opens an agent
+session and calls tools. It prints every request and exactly what the agent
+sees. It needs no editor, no network and no API key.`,
+		run: runDemo,
+	})
+}
+
+// demoStep is one scripted exchange of the demo. Steps run in the order of
+// their numbers; other parts of tandem add theirs with addDemoStep from
+// their own files (numbers between the existing ones, or after 90).
+type demoStep struct {
+	order int
+	title string // what a first-time user learns from this step
+	run   func(d *demo) error
+}
+
+var demoSteps []demoStep
+
+func addDemoStep(s demoStep) { demoSteps = append(demoSteps, s) }
+
+// demo is the editor side of the scripted session.
+type demo struct {
+	ctx     context.Context
+	conn    jsonrpc2.Conn
+	out     io.Writer
+	ws      string // the workspace copy
+	session string // the agent session, once opened
+}
+
+func runDemo(args []string) int {
+	if len(args) > 0 {
+		fmt.Fprintln(os.Stderr, "tandem demo: takes no arguments")
+		return exitUsage
+	}
+	if err := demoMain(os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "tandem demo:", err)
+		return exitError
+	}
+	return exitOK
+}
+
+func demoMain(out io.Writer) error {
+	tmp, err := os.MkdirTemp("", "tandem-demo-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	ws := filepath.Join(tmp, "sample")
+	sub, err := fs.Sub(tandem.Sample, "testdata/sample")
+	if err != nil {
+		return err
+	}
+	if err := os.CopyFS(ws, sub); err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(self, "lsp", "--log", filepath.Join(tmp, "lsp.log"))
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipes{stdout, stdin}))
+	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+		// The editor's side of server→client requests: accept them.
+		return reply(ctx, nil, nil)
+	})
+	d := &demo{ctx: ctx, conn: conn, out: out, ws: ws}
+	fmt.Fprintf(out, "tandem demo: an editor and an agent working on a copy of the sample workspace\n  %s\n", ws)
+	fmt.Fprintf(out, "Every line marked → is a JSON-RPC message the editor sends to `tandem lsp` over stdio;\n← is tandem's answer; the boxed text is exactly what the agent's model sees.\n")
+	sort.SliceStable(demoSteps, func(i, j int) bool { return demoSteps[i].order < demoSteps[j].order })
+	for i, s := range demoSteps {
+		fmt.Fprintf(out, "\n── %d. %s ──\n", i+1, s.title)
+		if err := s.run(d); err != nil {
+			return fmt.Errorf("step %q: %w", s.title, err)
+		}
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+		fmt.Fprintf(out, "\n`tandem lsp` exited with status %d.\n", cmd.ProcessState.ExitCode())
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("tandem lsp did not exit after shutdown and exit")
+	}
+	return nil
+}
+
+// pipes joins the server's stdout and stdin into one connection.
+type pipes struct {
+	io.ReadCloser
+	w io.WriteCloser
+}
+
+func (p pipes) Write(b []byte) (int, error) { return p.w.Write(b) }
+func (p pipes) Close() error {
+	_ = p.w.Close()
+	return p.ReadCloser.Close()
+}
+
+// call sends a request, printing it and the answer.
+func (d *demo) call(method string, params any, result any) error {
+	raw, err := d.request(method, params)
+	if err != nil {
+		return err
+	}
+	d.show("←", "", raw)
+	if result != nil {
+		return json.Unmarshal(raw, result)
+	}
+	return nil
+}
+
+// request sends a request, printing it, and returns the answer unprinted.
+func (d *demo) request(method string, params any) (json.RawMessage, error) {
+	d.show("→", method, params)
+	var raw json.RawMessage
+	if _, err := d.conn.Call(d.ctx, method, params, &raw); err != nil {
+		fmt.Fprintf(d.out, "← error: %v\n", err)
+		return nil, err
+	}
+	return raw, nil
+}
+
+// notify sends a notification, printing it.
+func (d *demo) notify(method string, params any) error {
+	d.show("→", method, params)
+	return d.conn.Notify(d.ctx, method, params)
+}
+
+// tool calls a tool in the agent's session and prints what the model sees.
+func (d *demo) tool(name string, args map[string]any) (string, error) {
+	params := map[string]any{"session": d.session, "name": name, "arguments": args}
+	d.show("→", "tandem/callTool", params)
+	var res struct {
+		Content []struct{ Text string }
+		IsError bool
+		Meta    map[string]any `json:"_meta"`
+	}
+	if _, err := d.conn.Call(d.ctx, "tandem/callTool", params, &res); err != nil {
+		return "", err
+	}
+	var text strings.Builder
+	for _, c := range res.Content {
+		text.WriteString(c.Text)
+	}
+	label := "the agent sees"
+	if res.IsError {
+		label = fmt.Sprintf("the agent sees a refusal (code %v)", res.Meta["code"])
+	}
+	fmt.Fprintf(d.out, "← %s:\n", label)
+	for _, line := range strings.Split(strings.TrimRight(text.String(), "\n"), "\n") {
+		fmt.Fprintf(d.out, "   │ %s\n", line)
+	}
+	return text.String(), nil
+}
+
+func (d *demo) say(format string, args ...any) { fmt.Fprintf(d.out, format+"\n", args...) }
+
+// show prints one message compactly, long strings shortened.
+func (d *demo) show(arrow, method string, v any) {
+	raw, ok := v.(json.RawMessage)
+	if !ok {
+		raw, _ = json.Marshal(v)
+	}
+	var tree any
+	_ = json.Unmarshal(raw, &tree)
+	b, _ := json.Marshal(shorten(tree))
+	b = bytes.ReplaceAll(b, []byte(`\u003e`), []byte(">"))
+	if method != "" {
+		fmt.Fprintf(d.out, "%s %s %s\n", arrow, method, b)
+	} else {
+		fmt.Fprintf(d.out, "%s %s\n", arrow, b)
+	}
+}
+
+func shorten(v any) any {
+	switch v := v.(type) {
+	case string:
+		if len(v) > 160 {
+			return v[:120] + fmt.Sprintf("…(%d bytes)", len(v))
+		}
+	case []any:
+		if len(v) > 12 {
+			v = append(v[:12:12], fmt.Sprintf("…(%d more)", len(v)-12))
+		}
+		for i := range v {
+			v[i] = shorten(v[i])
+		}
+		return v
+	case map[string]any:
+		for k := range v {
+			v[k] = shorten(v[k])
+		}
+	}
+	return v
+}
+
+func (d *demo) uri(rel string) string { return "file://" + filepath.Join(d.ws, rel) }
+
+// The steps every demo has; other parts insert theirs between these.
+func init() {
+	const file = "internal/names/names.go"
+	addDemoStep(demoStep{order: 10, title: "The editor starts tandem and opens the workspace", run: func(d *demo) error {
+		var res struct {
+			ServerInfo struct{ Name, Version string }
+		}
+		if err := d.call("initialize", map[string]any{
+			"processId":        os.Getpid(),
+			"clientInfo":       map[string]string{"name": "tandem demo"},
+			"workspaceFolders": []map[string]string{{"uri": "file://" + d.ws, "name": "sample"}},
+			"capabilities":     map[string]any{},
+		}, &res); err != nil {
+			return err
+		}
+		return d.notify("initialized", map[string]any{})
+	}})
+	addDemoStep(demoStep{order: 20, title: "The user types into " + file + " and does not save", run: func(d *demo) error {
+		text, err := os.ReadFile(filepath.Join(d.ws, file))
+		if err != nil {
+			return err
+		}
+		if err := d.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
+			"uri": d.uri(file), "languageId": "go", "version": 1, "text": string(text)}}); err != nil {
+			return err
+		}
+		// Line 9 (0-based) is `		return "Hello, stranger!"`.
+		return d.notify("textDocument/didChange", map[string]any{
+			"textDocument": map[string]any{"uri": d.uri(file), "version": 2},
+			"contentChanges": []any{map[string]any{
+				"range": map[string]any{"start": map[string]int{"line": 9, "character": 10}, "end": map[string]int{"line": 9, "character": 26}},
+				"text":  "Hello there, whoever you are! 👋",
+			}},
+		})
+	}})
+	addDemoStep(demoStep{order: 30, title: "The agent opens a session and lists its tools", run: func(d *demo) error {
+		var s struct{ Session string }
+		if err := d.call("tandem/openSession", map[string]any{}, &s); err != nil {
+			return err
+		}
+		d.session = s.Session
+		raw, err := d.request("tandem/listTools", map[string]any{"session": d.session})
+		if err != nil {
+			return err
+		}
+		var list struct {
+			Tools []struct{ Name, Description string }
+		}
+		if err := json.Unmarshal(raw, &list); err != nil {
+			return err
+		}
+		d.say("← {\"tools\": [%d tools, each with a description for the model and a JSON Schema]}", len(list.Tools))
+		for _, t := range list.Tools {
+			first, _, _ := strings.Cut(t.Description, ". ")
+			d.say("   %-6s %s", t.Name, strings.TrimSuffix(first, "."))
+		}
+		return nil
+	}})
+	addDemoStep(demoStep{order: 40, title: "read: numbered rows under a content tag; the unsaved buffer, not the disk", run: func(d *demo) error {
+		_, err := d.tool("read", map[string]any{"path": file})
+		return err
+	}})
+	addDemoStep(demoStep{order: 50, title: "grep: finds text that exists only in the unsaved buffer", run: func(d *demo) error {
+		d.say("(on disk the file still says %q)", "Hello, stranger!")
+		_, err := d.tool("grep", map[string]any{"pattern": "whoever"})
+		return err
+	}})
+	addDemoStep(demoStep{order: 60, title: "grep over the workspace: ignored files are skipped, and said so", run: func(d *demo) error {
+		_, err := d.tool("grep", map[string]any{"pattern": `Hello|hello`})
+		return err
+	}})
+	addDemoStep(demoStep{order: 70, title: "glob: paths newest first, ignored files skipped", run: func(d *demo) error {
+		_, err := d.tool("glob", map[string]any{"pattern": "**/*.go"})
+		return err
+	}})
+	addDemoStep(demoStep{order: 80, title: "A refusal: repo:// paths may not leave the workspace", run: func(d *demo) error {
+		_, err := d.tool("read", map[string]any{"path": "repo://../../etc/passwd"})
+		return err
+	}})
+	addDemoStep(demoStep{order: 1000, title: "The editor closes: shutdown, then exit", run: func(d *demo) error {
+		if err := d.call("shutdown", nil, nil); err != nil {
+			return err
+		}
+		return d.notify("exit", nil)
+	}})
+}
