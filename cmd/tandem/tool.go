@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/signal"
 
+	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/tools"
 )
@@ -31,6 +32,10 @@ func runTool(args []string) int {
 		return exitError
 	}
 	s := tools.NewSession([]string{cwd}, documents.NewOverlay())
+	s.Settings = config.New()
+	if err := s.Settings.LoadUser(); err != nil {
+		fmt.Fprintln(os.Stderr, "tandem tool: user settings ignored:", err)
+	}
 	if len(args) == 0 {
 		for _, t := range tools.List(s) {
 			fmt.Printf("%s\n  %s\n  schema: %s\n\n", t.Name, t.Description, t.InputSchema)
