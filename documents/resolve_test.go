@@ -134,8 +134,10 @@ func TestDisplay(t *testing.T) {
 	}
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
+// fataler is what the helpers need of a *testing.T or a *rapid.T.
+type fataler interface{ Fatal(args ...any) }
+
+func must(t fataler, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}

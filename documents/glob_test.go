@@ -1,0 +1,54 @@
+package documents
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+var fixedTime = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+
+func durationSeconds(i int) time.Duration { return time.Duration(i) * time.Second }
+
+func TestGlobNewestFirstThenPath(t *testing.T) {
+	dir := t.TempDir()
+	for name, age := range map[string]int{"b.go": 0, "a.go": 0, "old/c.go": 10, "new/d.go": -5, "x.txt": -9} {
+		p := writeFile(t, dir, name, []byte("x"))
+		mt := fixedTime.Add(-durationSeconds(age))
+		must(t, os.Chtimes(p, mt, mt))
+	}
+	out, err := Glob(context.Background(), []string{dir}, GlobRequest{Pattern: "**/*.go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "(4 paths under . match \"**/*.go\", newest first; shown: 1-4)\nnew/d.go\na.go\nb.go\nold/c.go\n"
+	if out != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", out, want)
+	}
+	out, _ = Glob(context.Background(), []string{dir}, GlobRequest{Pattern: "*", Path: "old"})
+	if !strings.Contains(out, "old/c.go\n") {
+		t.Fatalf("glob under a path:\n%s", out)
+	}
+	out, _ = Glob(context.Background(), []string{dir}, GlobRequest{Pattern: "{old,new}"})
+	if !strings.Contains(out, "new/\n") || !strings.Contains(out, "old/\n") {
+		t.Fatalf("directories are listed with a slash:\n%s", out)
+	}
+}
+
+func TestGlobRefusals(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.go", []byte("x"))
+	for _, req := range []GlobRequest{{Pattern: ""}, {Pattern: "/etc/*"}, {Pattern: "[a"}, {Pattern: "*", Limit: 201}, {Pattern: "*", Skip: -1}, {Pattern: "*", Skip: 1}, {Pattern: "*", Path: "a.go"}} {
+		if _, err := Glob(context.Background(), []string{dir}, req); codeOf(err) != approvals.CodeInvalid {
+			t.Errorf("%+v: %v, want invalid", req, err)
+		}
+	}
+	if _, err := Glob(context.Background(), []string{dir}, GlobRequest{Pattern: "*", Path: filepath.Join(dir, "none")}); codeOf(err) != approvals.CodeNotFound {
+		t.Errorf("missing dir: %v", err)
+	}
+}

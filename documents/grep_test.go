@@ -1,0 +1,606 @@
+package documents
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/tandemdev/tandem/approvals"
+	"pgregory.net/rapid"
+)
+
+// grepFile is one file group of a grep's output.
+type grepGroup struct {
+	header string
+	rows   []readItem
+	notes  []string
+}
+
+// parseGrep takes a grep's output apart: file groups, then closing notices.
+func parseGrep(t testing.TB, out string) (groups []grepGroup, notices []string) {
+	t.Helper()
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "["):
+			groups = append(groups, grepGroup{header: line})
+		case strings.HasPrefix(line, "("):
+			if len(groups) > 0 && len(notices) == 0 && !isClosing(line) {
+				groups[len(groups)-1].notes = append(groups[len(groups)-1].notes, line)
+			} else {
+				notices = append(notices, line)
+			}
+		default:
+			num, text, ok := strings.Cut(line, ":")
+			n, err := strconv.Atoi(num)
+			if !ok || err != nil || len(groups) == 0 {
+				t.Fatalf("line %q is neither a header, a row nor a notice:\n%s", line, out)
+			}
+			g := &groups[len(groups)-1]
+			g.rows = append(g.rows, readItem{kind: "row", n: n, text: text})
+		}
+	}
+	return groups, notices
+}
+
+// isClosing tells the summary notice that opens the closing notices.
+func isClosing(line string) bool {
+	return strings.Contains(line, "searched files match") || strings.HasPrefix(line, "(no file matches") ||
+		strings.Contains(line, "matching lines;") || strings.HasPrefix(line, "(no line matches")
+}
+
+func headerPath(h string) string {
+	h = strings.TrimSuffix(strings.TrimPrefix(h, "["), "]")
+	if i := strings.LastIndexByte(h, '#'); i >= 0 {
+		h = h[:i]
+	}
+	return h
+}
+
+// grepText draws texts with the bytes that trouble line matching: "\r",
+// "\r\n", BOM, and runes whose case folds are not ASCII (K, ſ).
+func grepText() *rapid.Generator[[]byte] {
+	piece := rapid.SampledFrom([]string{"a", "b", "A", "B", "k", "s", "K", "ſ", " ", "\r", "\n", "\r\n", "é", "É", "ab", "ba"})
+	return rapid.Custom(func(t *rapid.T) []byte {
+		var b []byte
+		if rapid.Bool().Draw(t, "bom") {
+			b = append(b, bom...)
+		}
+		for _, p := range rapid.SliceOfN(piece, 0, 30).Draw(t, "pieces") {
+			b = append(b, p...)
+		}
+		return b
+	})
+}
+
+var grepPatterns = []string{"a", "ab", "b$", "^a", `a\s*b`, "A", "é", "a.b", "", "^$", `\bab\b`, "(a|b)b", "[^a]b", "a+",
+	"k", "s", "sk", "ab$", `\Aa`, `b\z`, "ab|ba", "a b", "\r", `a\r`, "é$"}
+
+// The matcher finds exactly the lines whose text (without its ending) the
+// regexp matches on its own, whatever the prefilter chose.
+func TestMatcherAgreesWithPerLineRegexp(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		text := grepText().Draw(t, "text")
+		pattern := rapid.SampledFrom(grepPatterns).Draw(t, "pattern")
+		fold, literal := rapid.Bool().Draw(t, "ignoreCase"), rapid.Bool().Draw(t, "literal")
+		m, err := Compile(pattern, fold, literal)
+		if err != nil {
+			t.Fatal(err)
+		}
+		expr := pattern
+		if literal {
+			expr = regexp.QuoteMeta(pattern)
+		}
+		if fold {
+			expr = "(?i)" + expr
+		}
+		re := regexp.MustCompile(expr)
+		ls := Scan(text)
+		var want, got []int
+		for n := 1; n <= ls.Len(); n++ {
+			if re.Match(ls.Text(n)) {
+				want = append(want, n)
+			}
+		}
+		s := m.Search(ls.Body)
+		for {
+			h, ok := s.Next()
+			if !ok {
+				break
+			}
+			if !bytes.Equal(ls.Body[h.Start:h.End], ls.Text(h.N)) {
+				t.Fatalf("hit %d spans %q, line is %q", h.N, ls.Body[h.Start:h.End], ls.Text(h.N))
+			}
+			got = append(got, h.N)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q (fold %v, literal %v) on %q: lines %v, want %v", pattern, fold, literal, text, got, want)
+		}
+	})
+}
+
+// grep and read show the same text at the same line number.
+func TestLaw_grep_line_is_read_line(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(rt *rapid.T) {
+		text := grepText().Draw(rt, "text")
+		writeFile(t, dir, "g/f.txt", text)
+		pattern := rapid.SampledFrom(grepPatterns).Draw(rt, "pattern")
+		path := rapid.SampledFrom([]string{"g", "g/f.txt"}).Draw(rt, "path")
+		store := NewStore()
+		out, err := Grep(context.Background(), store, NewOverlay(), []string{dir}, GrepRequest{Pattern: pattern, Path: path})
+		if err != nil {
+			rt.Fatalf("grep: %v", err)
+		}
+		groups, _ := parseGrep(t, out)
+		for _, g := range groups {
+			for _, r := range g.rows {
+				rout, err := Read(store, NewOverlay(), []string{dir}, headerPath(g.header), strconv.Itoa(r.n))
+				if err != nil {
+					rt.Fatalf("read: %v", err)
+				}
+				rr := parseRead(t, rout).rows()
+				if len(rr) != 1 || rr[0].n != r.n || rr[0].text != r.text {
+					rt.Fatalf("grep row %d:%q, read shows %v\ngrep:\n%s\nread:\n%s", r.n, r.text, rr, out, rout)
+				}
+				if rout[:strings.IndexByte(rout, '\n')] != g.header {
+					rt.Fatalf("grep header %s, read header %s", g.header, rout[:strings.IndexByte(rout, '\n')])
+				}
+			}
+		}
+	})
+}
+
+// The tag of a grep result names the bytes grep searched, not a second read:
+// the file changes after the search, and the store still holds the searched
+// bytes under the shown tag, with the shown rows seen.
+func TestLaw_tag_names_shown_text_in_grep(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(rt *rapid.T) {
+		text := append(grepText().Draw(rt, "text"), "\nneedle here\n"...)
+		path := writeFile(t, dir, "f.txt", text)
+		rep, err := GrepSearch(context.Background(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle|a", Path: "."})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		writeFile(t, dir, "f.txt", []byte("changed on disk\n"))
+		store := NewStore()
+		out := rep.Record(store)
+		groups, _ := parseGrep(t, out)
+		tag := TagOf(text)
+		if len(groups) != 1 || groups[0].header != "[f.txt#"+string(tag)+"]" {
+			rt.Fatalf("want [f.txt#%s], got:\n%s", tag, out)
+		}
+		kept, ok := store.Version(path, tag)
+		if !ok || !bytes.Equal(kept, text) {
+			rt.Fatal("the store does not hold the searched bytes under the tag")
+		}
+		ls := Scan(text)
+		for _, r := range groups[0].rows {
+			if r.text != string(ls.Text(r.n)) || !store.Seen(path, tag, r.n) {
+				rt.Fatalf("row %d: %q vs %q, seen %v", r.n, r.text, ls.Text(r.n), store.Seen(path, tag, r.n))
+			}
+		}
+	})
+}
+
+// fixtureKind is one kind of entry a search can meet, with the class the
+// walk must put it in.
+type fixtureKind struct {
+	name  string
+	class Class
+	make  func(t testing.TB, dir string, i int) // creates entry i of this kind under dir
+}
+
+var fixtureKinds = []fixtureKind{
+	{"match", ClassSearched, func(t testing.TB, dir string, i int) {
+		writeFile(t, dir, fmt.Sprintf("m%d.txt", i), []byte("x\nneedle\n"))
+	}},
+	{"nomatch", ClassSearched, func(t testing.TB, dir string, i int) {
+		writeFile(t, dir, fmt.Sprintf("n%d.txt", i), []byte("hay\n"))
+	}},
+	{"binary", ClassBinary, func(t testing.TB, dir string, i int) {
+		writeFile(t, dir, fmt.Sprintf("b%d.bin", i), []byte("needle\x00\x01"))
+	}},
+	{"large", ClassLarge, func(t testing.TB, dir string, i int) {
+		writeFile(t, dir, fmt.Sprintf("big%d.txt", i), append([]byte("needle\n"), bytes.Repeat([]byte("z"), MaxFileBytes)...))
+	}},
+	{"ignoredFile", ClassIgnoredFile, func(t testing.TB, dir string, i int) {
+		writeFile(t, dir, fmt.Sprintf("x%d.log", i), []byte("needle\n"))
+	}},
+	{"ignoredDir", ClassIgnoredDir, func(t testing.TB, dir string, i int) {
+		writeFile(t, dir, fmt.Sprintf("build%d/inner.txt", i), []byte("needle\n"))
+	}},
+	{"symlink", ClassSymlink, func(t testing.TB, dir string, i int) {
+		must(t, os.Symlink("target", filepath.Join(dir, fmt.Sprintf("l%d", i))))
+	}},
+	{"fifo", ClassSpecial, func(t testing.TB, dir string, i int) {
+		must(t, syscall.Mkfifo(filepath.Join(dir, fmt.Sprintf("p%d", i)), 0o644))
+	}},
+	{"temp", ClassTemp, func(t testing.TB, dir string, i int) {
+		writeFile(t, dir, fmt.Sprintf("%sa%d.txt", TempPrefix, i), []byte("needle\n"))
+	}},
+	{"notGlob", ClassNotMatched, func(t testing.TB, dir string, i int) {
+		writeFile(t, dir, fmt.Sprintf("g%d.md", i), []byte("needle\n"))
+	}},
+	{"vcs", ClassVCSDir, func(t testing.TB, dir string, i int) {
+		writeFile(t, dir, fmt.Sprintf("v%d/.git/HEAD", i), []byte("needle\n"))
+	}},
+}
+
+// buildFixture makes count[k] entries of each kind in a fresh directory with
+// a .gitignore for the ignored kinds and returns the expected tally.
+func buildFixture(t testing.TB, counts map[string]int) (string, [numClasses]int) {
+	dir, err := os.MkdirTemp("", "tandem-grep-")
+	must(t, err)
+	if tt, ok := t.(interface{ Cleanup(func()) }); ok {
+		tt.Cleanup(func() { os.RemoveAll(dir) })
+	}
+	writeFile(t, dir, ".gitignore", []byte("*.log\nbuild*/\n"))
+	var want [numClasses]int
+	want[ClassDir] = 1
+	want[ClassSearched] = 1 // .gitignore itself
+	for _, k := range fixtureKinds {
+		for i := 0; i < counts[k.name]; i++ {
+			k.make(t, dir, i)
+		}
+		want[k.class] += counts[k.name]
+		if k.name == "vcs" {
+			want[ClassDir] += counts[k.name] // v<i>/ is entered, its .git is not
+		}
+	}
+	return dir, want
+}
+
+// Each walked entry is in exactly one class, and the classes sum to the walk.
+func TestLaw_grep_accounts_every_file(t *testing.T) {
+	counts := map[string]int{}
+	for i, k := range fixtureKinds {
+		counts[k.name] = 1 + i%3
+	}
+	counts["large"] = 1
+	dir, want := buildFixture(t, counts)
+	rep, err := GrepSearch(context.Background(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Glob: "{*.txt,*.bin,.gitignore}"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Tally.Count != want {
+		t.Fatalf("classes %v, want %v", rep.Tally.Count, want)
+	}
+	entries := 0
+	must(t, filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		entries++
+		if d.IsDir() && (d.Name() == ".git" || strings.HasPrefix(d.Name(), "build")) {
+			return filepath.SkipDir
+		}
+		return nil
+	}))
+	if rep.Tally.Walked() != entries {
+		t.Fatalf("the classes sum to %d, the walk met %d entries", rep.Tally.Walked(), entries)
+	}
+	if rep.Tally.Count[ClassFile] != 0 {
+		t.Fatalf("%d files were handed over and never classed", rep.Tally.Count[ClassFile])
+	}
+	if rep.Matched != counts["match"]+counts["large"] {
+		t.Fatalf("%d files matched, want %d", rep.Matched, counts["match"]+counts["large"])
+	}
+}
+
+// A skipped, cut or unsearched class has a notice iff it is not empty, and a
+// shown file with cut matches has its own notice.
+func TestLaw_grep_notes_every_gap(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		counts := map[string]int{}
+		for _, k := range fixtureKinds {
+			if k.name != "large" {
+				counts[k.name] = rapid.IntRange(0, 2).Draw(rt, k.name)
+			}
+		}
+		dir, want := buildFixture(t, counts)
+		many := rapid.IntRange(0, 2).Draw(rt, "files with many matches")
+		for i := 0; i < many; i++ {
+			writeFile(t, dir, fmt.Sprintf("many%d.txt", i), bytes.Repeat([]byte("needle\n"), matchesPerFile+1+i))
+			want[ClassSearched]++
+		}
+		out, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Glob: "{*.txt,*.bin,.gitignore}"})
+		if err != nil {
+			rt.Fatal(err)
+		}
+		groups, notices := parseGrep(t, out)
+		for _, c := range noticeOrder {
+			prefix := "(" + strings.SplitN(classNotice[c], "%d", 2)[0]
+			suffix := strings.SplitN(classNotice[c], "%d", 2)[1]
+			has := false
+			for _, n := range notices {
+				if strings.HasPrefix(n, prefix) && strings.Contains(n, suffix) {
+					has = true
+				}
+			}
+			if has != (want[c] > 0) {
+				rt.Fatalf("class %d has %d entries, notice present %v:\n%s", c, want[c], has, out)
+			}
+		}
+		cutFiles := 0
+		for _, g := range groups {
+			cut := len(g.rows) == matchesPerFile && strings.HasPrefix(headerPath(g.header), "many")
+			noted := len(g.notes) > 0 && strings.Contains(g.notes[len(g.notes)-1], "more matches in this file")
+			if cut != noted {
+				rt.Fatalf("%s: cut %v, own notice %v:\n%s", g.header, cut, noted, out)
+			}
+			if cut {
+				cutFiles++
+			}
+		}
+		if cutFiles != many {
+			rt.Fatalf("%d files cut, want %d", cutFiles, many)
+		}
+	})
+}
+
+// pages collects every page of a paged listing, following the continuation
+// each page gives, and checks the continuation laws on the way.
+func pages(t *rapid.T, first func(skip int) (items []string, next int, err error)) [][]string {
+	var all [][]string
+	skip := 0
+	for {
+		items, next, err := first(skip)
+		if err != nil {
+			t.Fatalf("page at skip=%d: %v", skip, err)
+		}
+		if skip > 0 && len(items) == 0 {
+			t.Fatalf("continuation_progresses: the page at skip=%d is empty", skip)
+		}
+		all = append(all, items)
+		if next == 0 {
+			return all
+		}
+		if next != skip+len(items) {
+			t.Fatalf("continuation skip=%d after a page of %d items at skip=%d", next, len(items), skip)
+		}
+		skip = next
+	}
+}
+
+func checkContinuation(t *rapid.T, got [][]string, want []string) {
+	var flat []string
+	seen := map[string]int{}
+	for i, p := range got {
+		for _, it := range p {
+			if j, dup := seen[it]; dup {
+				t.Fatalf("continuation_disjoint: %q on page %d and page %d", it, j, i)
+			}
+			seen[it] = i
+			flat = append(flat, it)
+		}
+	}
+	if fmt.Sprint(flat) != fmt.Sprint(want) {
+		t.Fatalf("continuation_contiguous: pages %v, want the list %v", got, want)
+	}
+}
+
+func grepFilePages(t *rapid.T, dir string) ([][]string, []string) {
+	n := rapid.IntRange(0, 3*filesPerPage+3).Draw(t, "files")
+	var want []string
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("d%d/f%03d.txt", i%3, rapid.IntRange(0, 999).Draw(t, "name"))
+		writeFile(t, dir, name, []byte("needle\n"))
+		want = append(want, name)
+	}
+	sort.Strings(want)
+	want = dedupe(want)
+	got := pages(t, func(skip int) ([]string, int, error) {
+		rep, err := GrepSearch(context.Background(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Skip: skip})
+		if err != nil {
+			return nil, 0, err
+		}
+		var items []string
+		for _, f := range rep.Page {
+			items = append(items, f.Show)
+		}
+		return items, rep.Next, nil
+	})
+	return got, want
+}
+
+func grepLinePages(t *rapid.T, dir string) ([][]string, []string) {
+	n := rapid.IntRange(1, 3*matchesPerPage+5).Draw(t, "lines")
+	var b bytes.Buffer
+	var want []string
+	for i := 1; i <= n; i++ {
+		if rapid.IntRange(0, 3).Draw(t, "match") > 0 {
+			fmt.Fprintf(&b, "needle %d\n", i)
+			want = append(want, strconv.Itoa(i))
+		} else {
+			b.WriteString("hay\n")
+		}
+	}
+	writeFile(t, dir, "one.txt", b.Bytes())
+	if len(want) == 0 {
+		return nil, nil
+	}
+	got := pages(t, func(skip int) ([]string, int, error) {
+		rep, err := GrepSearch(context.Background(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Path: "one.txt", Skip: skip})
+		if err != nil {
+			return nil, 0, err
+		}
+		var items []string
+		for _, h := range rep.Page[0].Hits {
+			items = append(items, strconv.Itoa(h.N))
+		}
+		return items, rep.Next, nil
+	})
+	return got, want
+}
+
+func globPages(t *rapid.T, dir string) ([][]string, []string) {
+	n := rapid.IntRange(0, 40).Draw(t, "files")
+	limit := rapid.IntRange(1, 12).Draw(t, "limit")
+	var want []string
+	for i := 0; i < n; i++ {
+		name := fmt.Sprintf("s%d/f%03d.go", i%4, rapid.IntRange(0, 999).Draw(t, "name"))
+		writeFile(t, dir, name, []byte("x"))
+		want = append(want, name)
+	}
+	sort.Strings(want)
+	want = dedupe(want)
+	// The order is newest first: give each file its own time, oldest last.
+	for i, name := range want {
+		mt := fixedTime.Add(-durationSeconds(i))
+		must(t, os.Chtimes(filepath.Join(dir, name), mt, mt))
+	}
+	got := pages(t, func(skip int) ([]string, int, error) {
+		rep, err := GlobSearch(context.Background(), []string{dir}, GlobRequest{Pattern: "**/*.go", Skip: skip, Limit: limit})
+		if err != nil {
+			return nil, 0, err
+		}
+		var items []string
+		for _, p := range rep.Page {
+			items = append(items, p.Show)
+		}
+		if rep.Next > 0 && !strings.Contains(rep.Render(), fmt.Sprintf("(%d more paths past this page: glob again with skip=%d)", rep.Total-rep.Next, rep.Next)) {
+			return nil, 0, fmt.Errorf("the page does not give the count past the end:\n%s", rep.Render())
+		}
+		return items, rep.Next, nil
+	})
+	return got, want
+}
+
+func dedupe(s []string) []string {
+	out := s[:0]
+	for i, x := range s {
+		if i == 0 || x != s[i-1] {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func tempDir(t *rapid.T) string {
+	dir, err := os.MkdirTemp("", "tandem-pages-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+var pagers = map[string]func(*rapid.T, string) ([][]string, []string){
+	"grep files": grepFilePages, "grep lines": grepLinePages, "glob": globPages,
+}
+
+func forEachPager(t *testing.T, check func(t *rapid.T, got [][]string, want []string)) {
+	for name, pager := range pagers {
+		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			rapid.Check(t, func(rt *rapid.T) {
+				dir := tempDir(rt)
+				defer os.RemoveAll(dir)
+				got, want := pager(rt, dir)
+				check(rt, got, want)
+			})
+		})
+	}
+}
+
+// A continuation page is never empty.
+func TestLaw_continuation_progresses(t *testing.T) {
+	forEachPager(t, func(t *rapid.T, got [][]string, want []string) {
+		for i, p := range got {
+			if i > 0 && len(p) == 0 {
+				t.Fatalf("page %d is empty", i)
+			}
+		}
+	})
+}
+
+// The pages in order are the whole list: none left out, none twice.
+func TestLaw_continuation_contiguous(t *testing.T) {
+	forEachPager(t, func(t *rapid.T, got [][]string, want []string) { checkContinuation(t, got, want) })
+}
+
+// A page and its continuation share no item.
+func TestLaw_continuation_disjoint(t *testing.T) {
+	forEachPager(t, func(t *rapid.T, got [][]string, want []string) {
+		for i := 1; i < len(got); i++ {
+			in := map[string]bool{}
+			for _, x := range got[i-1] {
+				in[x] = true
+			}
+			for _, x := range got[i] {
+				if in[x] {
+					t.Fatalf("%q is on page %d and on its continuation", x, i-1)
+				}
+			}
+		}
+	})
+}
+
+func TestGrepSearchesDirtyBuffers(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "a.go", []byte("on disk\n"))
+	o := NewOverlay()
+	o.Open(path, 1, []byte("on disk\n"))
+	must(t, o.Change(path, 2, []Change{{Text: "typed but unsaved\n"}}))
+	newFile := filepath.Join(dir, "new.go")
+	o.Open(newFile, 1, []byte("unsaved new file\n"))
+	store := NewStore()
+	out, err := Grep(context.Background(), store, o, []string{dir}, GrepRequest{Pattern: "unsaved"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag := TagOf([]byte("typed but unsaved\n"))
+	if !strings.Contains(out, "[a.go#"+string(tag)+"]\n(unsaved editor buffer, version 2") || !strings.Contains(out, "[new.go#") {
+		t.Fatalf("grep does not search the buffers:\n%s", out)
+	}
+	if !store.Seen(path, tag, 1) {
+		t.Fatal("the buffer row grep showed is not seen")
+	}
+	out, _ = Grep(context.Background(), NewStore(), o, []string{dir}, GrepRequest{Pattern: "on disk"})
+	if !strings.Contains(out, "(no file matches") {
+		t.Fatalf("grep found the disk text under an open buffer:\n%s", out)
+	}
+}
+
+func TestGrepAndGlobNeverShowTempFiles(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.txt", []byte("needle\n"))
+	writeFile(t, dir, "sub/"+TempPrefix+"a.txt-123", []byte("needle\n"))
+	out, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle"})
+	if err != nil || strings.Contains(out, TempPrefix) || !strings.Contains(out, "not shown: 1 temporary files") {
+		t.Fatalf("grep:\n%s %v", out, err)
+	}
+	out, err = Glob(context.Background(), []string{dir}, GlobRequest{Pattern: "**"})
+	if err != nil || strings.Contains(out, TempPrefix) {
+		t.Fatalf("glob:\n%s %v", out, err)
+	}
+}
+
+func TestGrepRefusals(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "a.txt", []byte("x\n"))
+	for _, c := range []struct {
+		req  GrepRequest
+		code approvals.Code
+	}{
+		{GrepRequest{Pattern: "("}, approvals.CodeInvalid},
+		{GrepRequest{Pattern: "x", Skip: -1}, approvals.CodeInvalid},
+		{GrepRequest{Pattern: "x", Skip: 5}, approvals.CodeInvalid},
+		{GrepRequest{Pattern: "x", Path: "missing"}, approvals.CodeNotFound},
+		{GrepRequest{Pattern: "x", Path: "repo://.."}, approvals.CodeEscapes},
+		{GrepRequest{Pattern: "x", Glob: "[a"}, approvals.CodeInvalid},
+	} {
+		if _, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, c.req); codeOf(err) != c.code {
+			t.Errorf("%+v: %v, want %s", c.req, err, c.code)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Grep(ctx, NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "x"}); codeOf(err) != approvals.CodeCancelled {
+		t.Errorf("a cancelled grep: %v", err)
+	}
+}

@@ -1,0 +1,302 @@
+package documents
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/tandemdev/tandem/approvals"
+	"pgregory.net/rapid"
+)
+
+// parsedRead is a read's output taken apart the way a model reads it.
+type parsedRead struct {
+	header  string
+	notices []string
+	items   []readItem // rows, gap markers and cut markers, in order
+}
+
+type readItem struct {
+	kind string // "row", "gap", "cut"
+	n    int
+	text string
+}
+
+func parseRead(t testing.TB, out string) parsedRead {
+	t.Helper()
+	var p parsedRead
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		switch {
+		case i == 0:
+			p.header = line
+		case line == GapMarker:
+			p.items = append(p.items, readItem{kind: "gap"})
+		case strings.HasPrefix(line, "... "):
+			p.items = append(p.items, readItem{kind: "cut", text: line})
+		case strings.HasPrefix(line, "("):
+			p.notices = append(p.notices, line)
+		default:
+			num, text, ok := strings.Cut(line, ":")
+			n, err := strconv.Atoi(num)
+			if !ok || err != nil {
+				t.Fatalf("line %q of the output is neither a row, a marker nor a notice:\n%s", line, out)
+			}
+			p.items = append(p.items, readItem{kind: "row", n: n, text: text})
+		}
+	}
+	return p
+}
+
+func (p parsedRead) rows() []readItem {
+	var rows []readItem
+	for _, it := range p.items {
+		if it.kind == "row" {
+			rows = append(rows, it)
+		}
+	}
+	return rows
+}
+
+func writeFile(t fataler, dir, name string, content []byte) string {
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	must(t, os.MkdirAll(filepath.Dir(p), 0o755))
+	must(t, os.WriteFile(p, content, 0o644))
+	return p
+}
+
+func numbered(n int) []byte {
+	var b bytes.Buffer
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	return b.Bytes()
+}
+
+// The first span has no gap marker; every later span has one iff it does not
+// start right after the span before it. Selectors come in any order and may
+// overlap; the rows shown are exactly the selected lines, in order.
+func TestLaw_rows_gap_marks_every_jump(t *testing.T) {
+	dir := t.TempDir()
+	rapid.Check(t, func(rt *rapid.T) {
+		n := rapid.IntRange(1, 60).Draw(rt, "lines")
+		path := writeFile(t, dir, "f.txt", numbered(n))
+		k := rapid.IntRange(1, 5).Draw(rt, "ranges")
+		var parts []string
+		want := map[int]bool{}
+		for i := 0; i < k; i++ {
+			a := rapid.IntRange(1, n+3).Draw(rt, "from")
+			b := rapid.IntRange(a, a+rapid.IntRange(0, 10).Draw(rt, "len")).Draw(rt, "to")
+			parts = append(parts, fmt.Sprintf("%d-%d", a, b))
+			for x := a; x <= b && x <= n; x++ {
+				want[x] = true
+			}
+		}
+		sel := strings.Join(parts, ",")
+		out, err := Read(NewStore(), NewOverlay(), []string{dir}, "f.txt", sel)
+		if err != nil {
+			rt.Fatalf("read %s: %v", sel, err)
+		}
+		p := parseRead(t, out)
+		prev := 0
+		gapPending := false
+		seenRows := 0
+		for i, it := range p.items {
+			switch it.kind {
+			case "gap":
+				if i == 0 || p.items[i-1].kind != "row" || gapPending {
+					rt.Fatalf("selector %s: gap marker not between two rows:\n%s", sel, out)
+				}
+				gapPending = true
+			case "row":
+				jump := prev != 0 && it.n != prev+1
+				if jump != gapPending {
+					rt.Fatalf("selector %s: row %d after row %d: gap marker %v, want %v:\n%s", sel, it.n, prev, gapPending, jump, out)
+				}
+				if it.n <= prev || !want[it.n] {
+					rt.Fatalf("selector %s: row %d shown out of order or not selected:\n%s", sel, it.n, out)
+				}
+				if it.text != fmt.Sprintf("line %d", it.n) {
+					rt.Fatalf("row %d shows %q", it.n, it.text)
+				}
+				prev, gapPending = it.n, false
+				seenRows++
+			case "cut":
+				rt.Fatalf("a small read was cut:\n%s", out)
+			}
+		}
+		if seenRows != len(want) {
+			rt.Fatalf("selector %s: %d rows shown, want %d:\n%s", sel, seenRows, len(want), out)
+		}
+		_ = path
+	})
+}
+
+// The tag names the text the rows come from: the disk bytes, or the open
+// buffer's bytes when the editor has the file open; the store keeps exactly
+// those bytes under the tag, and each row is that version's line.
+func TestLaw_tag_names_shown_text(t *testing.T) {
+	dir := t.TempDir()
+	o := NewOverlay()
+	rapid.Check(t, func(rt *rapid.T) {
+		disk := textGen().Draw(rt, "disk")
+		path := writeFile(t, dir, "t.txt", disk)
+		o.Close(path)
+		shown := disk
+		if rapid.Bool().Draw(rt, "open") {
+			shown = textGen().Draw(rt, "buffer")
+			o.Open(path, 1, disk)
+			must(t, o.Change(path, 2, []Change{{Text: string(shown)}}))
+		}
+		store := NewStore()
+		out, err := Read(store, o, []string{dir}, "t.txt", "")
+		if err != nil {
+			rt.Fatalf("read: %v", err)
+		}
+		p := parseRead(t, out)
+		tag := TagOf(shown)
+		if p.header != "[t.txt#"+string(tag)+"]" {
+			rt.Fatalf("header %q, want the tag of the shown bytes %s", p.header, tag)
+		}
+		kept, ok := store.Version(path, tag)
+		if !ok || !bytes.Equal(kept, shown) {
+			rt.Fatalf("the store does not hold the shown bytes under %s", tag)
+		}
+		ls := Scan(shown)
+		for _, r := range p.rows() {
+			if r.text != string(ls.Text(r.n)) {
+				rt.Fatalf("row %d = %q, line %d of the tagged text = %q", r.n, r.text, r.n, ls.Text(r.n))
+			}
+		}
+	})
+}
+
+func TestReadDirtyBufferIsShownAndSaid(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "a.go", []byte("package a\n"))
+	o := NewOverlay()
+	o.Open(path, 1, []byte("package a\n"))
+	must(t, o.Change(path, 2, []Change{{Text: "package a // edited\n"}}))
+	out, err := Read(NewStore(), o, []string{dir}, "a.go", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "1:package a // edited") || !strings.Contains(out, "(unsaved editor buffer, version 2") {
+		t.Fatalf("the read does not show the unsaved buffer and say so:\n%s", out)
+	}
+	o.Saved(path)
+	out, _ = Read(NewStore(), o, []string{dir}, "a.go", "")
+	if strings.Contains(out, "unsaved") {
+		t.Fatalf("a saved buffer is not unsaved:\n%s", out)
+	}
+}
+
+// A long read keeps its head and tail, marks the cut with its count and the
+// selector that reads it, and only rows that reached the model are seen.
+func TestReadCutMiddleOnlyShownRowsSeen(t *testing.T) {
+	dir := t.TempDir()
+	n := maxRows + 500
+	path := writeFile(t, dir, "long.txt", numbered(n))
+	store := NewStore()
+	out, err := Read(store, NewOverlay(), []string{dir}, "long.txt", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := parseRead(t, out)
+	var cut *readItem
+	for i := range p.items {
+		if p.items[i].kind == "cut" {
+			cut = &p.items[i]
+		}
+	}
+	if cut == nil {
+		t.Fatalf("no cut marker in a %d-line read", n)
+	}
+	rows := p.rows()
+	if rows[0].n != 1 || rows[len(rows)-1].n != n || len(rows) > maxRows {
+		t.Fatalf("rows %d..%d (%d rows): want the head and the tail within %d rows", rows[0].n, rows[len(rows)-1].n, len(rows), maxRows)
+	}
+	shown := map[int]bool{}
+	for _, r := range rows {
+		shown[r.n] = true
+	}
+	missing := n - len(rows)
+	if !strings.Contains(cut.text, fmt.Sprintf("%d lines cut", missing)) {
+		t.Fatalf("cut marker %q does not count %d lines", cut.text, missing)
+	}
+	tag := TagOf(numbered(n))
+	for i := 1; i <= n; i++ {
+		if store.Seen(path, tag, i) != shown[i] {
+			t.Fatalf("line %d: seen %v, shown %v", i, store.Seen(path, tag, i), shown[i])
+		}
+	}
+	// The selector in the marker reads exactly the cut lines.
+	sel := cut.text[strings.LastIndex(cut.text, "lines ")+len("lines "):]
+	sel, _ = strconv.Unquote(sel)
+	out2, err := Read(store, NewOverlay(), []string{dir}, "long.txt", sel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range parseRead(t, out2).rows() {
+		if shown[r.n] {
+			t.Fatalf("the cut selector %s reads row %d again", sel, r.n)
+		}
+		shown[r.n] = true
+	}
+	if len(shown) != n {
+		t.Fatalf("head, tail and the cut selector show %d of %d lines", len(shown), n)
+	}
+}
+
+func TestReadLongLineIsCutAndNotSeen(t *testing.T) {
+	dir := t.TempDir()
+	content := []byte("short\n" + strings.Repeat("é", maxRowBytes) + "\n")
+	path := writeFile(t, dir, "wide.txt", content)
+	store := NewStore()
+	out, err := Read(store, NewOverlay(), []string{dir}, "wide.txt", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "[line cut: ") || !store.Seen(path, TagOf(content), 1) || store.Seen(path, TagOf(content), 2) {
+		t.Fatalf("a cut row must say so and stay unseen:\n%.300s", out)
+	}
+}
+
+func TestReadDirectoryLargeFileAndRefusals(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "sub/x.txt", []byte("x\n"))
+	must(t, os.Symlink("sub/x.txt", filepath.Join(dir, "link")))
+	out, err := Read(NewStore(), NewOverlay(), []string{dir}, ".", "")
+	if err != nil || !strings.Contains(out, "sub/\n") || !strings.Contains(out, "link -> sub/x.txt\n") {
+		t.Fatalf("directory listing:\n%s %v", out, err)
+	}
+	big := bytes.Repeat([]byte("0123456789abcdef\n"), MaxFileBytes/17+10)
+	path := writeFile(t, dir, "big.txt", append(big, []byte("last\r\n")...))
+	store := NewStore()
+	if _, err := Read(store, NewOverlay(), []string{dir}, "big.txt", ""); codeOf(err) != approvals.CodeTooLarge || !strings.Contains(err.Error(), "in ranges") {
+		t.Fatalf("a whole read over the limit: %v", err)
+	}
+	last := bytes.Count(big, []byte("\n")) + 1
+	out, err = Read(store, NewOverlay(), []string{dir}, "big.txt", fmt.Sprintf("2-3,%d-", last))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := parseRead(t, out)
+	if p.header != "[big.txt]" || len(p.rows()) != 3 || p.rows()[2].text != "last" || p.items[2].kind != "gap" {
+		t.Fatalf("ranged read of a large file:\n%s", out)
+	}
+	if _, ok := store.Latest(path); ok {
+		t.Fatal("a file over the limit has no tag, so nothing is recorded")
+	}
+	for sel, code := range map[string]approvals.Code{"0-3": approvals.CodeInvalid, "5-2": approvals.CodeInvalid, "x": approvals.CodeInvalid} {
+		if _, err := Read(NewStore(), NewOverlay(), []string{dir}, "sub/x.txt", sel); codeOf(err) != code {
+			t.Errorf("selector %q: %v, want %s", sel, err, code)
+		}
+	}
+	if _, err := Read(NewStore(), NewOverlay(), []string{dir}, "repo://../etc/passwd", ""); codeOf(err) != approvals.CodeEscapes {
+		t.Errorf("repo:// above the root: %v", err)
+	}
+}
