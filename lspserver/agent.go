@@ -101,12 +101,14 @@ func init() {
 		if err := decodeParams("tandem/closeSession", params, &p); err != nil {
 			return nil, err
 		}
-		if _, err := s.session(p.Session); err != nil {
+		sess, err := s.session(p.Session)
+		if err != nil {
 			return nil, err
 		}
 		s.mu.Lock()
 		delete(s.sessions, p.Session)
 		s.mu.Unlock()
+		sess.Close() // its jobs and their processes end with it
 		s.log.Info("session closed", "session", p.Session)
 		return nil, nil
 	})
