@@ -2,6 +2,7 @@
 -- Run through neovim/tests/run, which provides a private environment; prints one line per
 -- test and `N passed, N failed`, and exits non-zero when a test failed.
 local tandem = require('tandem')
+vim.o.showmode = false
 
 local SAMPLE = assert(os.getenv('TANDEM_TEST_SAMPLE'), 'run me through neovim/tests/run')
 local TMP = assert(os.getenv('TANDEM_TEST_TMP'))
@@ -119,6 +120,58 @@ test('read_sees_unsaved_buffer', function()
   contains(text, '// typed, not saved: ünïcødé 𝄞 fin', 'the read shows the unsaved line')
   contains(text, 'package names', 'the read shows the rest of the buffer')
   eq(disk, read_file(ws .. '/' .. path), 'the file on disk is untouched')
+end)
+
+--- The tag of the first [path#TAG] line of a tool's text.
+local function tag_of(text)
+  return assert(text:match('%[[^%]\n]-#(%x+)%]'), 'no [path#TAG] in:\n' .. text)
+end
+
+local function in_buffer(buf, cmd)
+  vim.api.nvim_buf_call(buf, function()
+    vim.cmd(cmd)
+  end)
+end
+
+test('agent_edit_keeps_unsaved_user_change_and_undo_reverts_it', function()
+  local ws = workspace()
+  tandem.setup({})
+  local path = 'internal/names/names.go'
+  local buf = open(ws, path)
+  local disk = read_file(ws .. '/' .. path)
+  -- The user types a line (keystrokes, as typed: their own undo step) and does not save.
+  vim.api.nvim_feedkeys(vim.keycode('2Go// the user is still writing this<Esc>'), 'xt', false)
+  local users = lines(buf)
+  -- The agent reads (it sees the buffer) and edits another line of that version.
+  local _, text = call('read', { path = path })
+  local res, out = call('edit', {
+    files = { { path = path, tag = tag_of(text), old = 'return "Hello, stranger!"', new = 'return "Hi, stranger!"' } },
+  })
+  eq(false, res.isError == true, 'the edit applies: ' .. out)
+  local want = vim.deepcopy(users)
+  for i, l in ipairs(want) do
+    want[i] = l:gsub('return "Hello, stranger!"', 'return "Hi, stranger!"')
+  end
+  eq(want, lines(buf), 'the buffer shows the edit and keeps the unsaved line')
+  eq(true, vim.bo[buf].modified, 'the user\'s change is still unsaved')
+  eq(disk, read_file(ws .. '/' .. path), 'a buffer with unsaved user text is not written to disk')
+  in_buffer(buf, 'undo')
+  eq(users, lines(buf), 'undo in Neovim reverts exactly the agent\'s edit')
+end)
+
+test('agent_edit_of_a_clean_buffer_lands_and_is_saved', function()
+  local ws = workspace()
+  tandem.setup({})
+  local path = 'internal/names/names.go'
+  local buf = open(ws, path)
+  local _, text = call('read', { path = path })
+  local res, out = call('edit', {
+    files = { { path = path, tag = tag_of(text), old = 'return "Hello, stranger!"', new = 'return "Hi, stranger!"' } },
+  })
+  eq(false, res.isError == true, 'the edit applies: ' .. out)
+  contains(table.concat(lines(buf), '\n'), 'return "Hi, stranger!"', 'the buffer shows the edit')
+  eq(false, vim.bo[buf].modified, 'the buffer was saved')
+  eq(table.concat(lines(buf), '\n') .. '\n', read_file(ws .. '/' .. path), 'the disk holds the buffer')
 end)
 
 test('stopping_the_client_ends_tandem', function()

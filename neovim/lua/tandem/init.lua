@@ -129,6 +129,59 @@ local function approval_settled(_, params)
   end
 end
 
+--- tandem/saveDocument {uri}: after an agent edit lands in a buffer that had no unsaved
+--- changes, tandem asks the editor to save it, so builds and tests the agent runs see it.
+--- It is written like `:write` does (autocmds run, so LSP clients get didSave).
+local function save_document(_, params)
+  local fname = vim.uri_to_fname(params.uri)
+  local bufnr = vim.fn.bufnr(fname)
+  if bufnr == -1 or not vim.api.nvim_buf_is_loaded(bufnr) then
+    return nil, vim.lsp.rpc.rpc_response_error(vim.lsp.protocol.ErrorCodes.InvalidParams, fname .. ' is not open in Neovim')
+  end
+  local ok, err = pcall(vim.api.nvim_buf_call, bufnr, function()
+    vim.cmd('silent write')
+  end)
+  if not ok then
+    return nil, vim.lsp.rpc.rpc_response_error(vim.lsp.protocol.ErrorCodes.InternalError, 'saving ' .. fname .. ' failed: ' .. tostring(err))
+  end
+  return vim.NIL
+end
+
+--- Closes the current undo step of every loaded buffer a WorkspaceEdit touches (`:h undo-break`).
+local function break_undo(edit)
+  local uris = {}
+  for _, change in ipairs(edit.documentChanges or {}) do
+    if change.textDocument then
+      table.insert(uris, change.textDocument.uri)
+    end
+  end
+  for uri in pairs(edit.changes or {}) do
+    table.insert(uris, uri)
+  end
+  for _, uri in ipairs(uris) do
+    local bufnr = vim.fn.bufnr(vim.uri_to_fname(uri))
+    if bufnr ~= -1 and vim.api.nvim_buf_is_loaded(bufnr) then
+      vim.api.nvim_buf_call(bufnr, function()
+        vim.cmd('let &g:undolevels = &g:undolevels')
+      end)
+    end
+  end
+end
+
+--- workspace/applyEdit through Neovim's own handler, with the agent's edit as an undo step of
+--- its own: without the breaks, an edit arriving right after the user typed joins the user's
+--- undo step, and `u` would take back the user's text together with the agent's.
+local function apply_edit(err, params, ctx)
+  if params and params.edit then
+    break_undo(params.edit)
+  end
+  local result = vim.lsp.handlers['workspace/applyEdit'](err, params, ctx)
+  if params and params.edit then
+    break_undo(params.edit)
+  end
+  return result
+end
+
 local function job_settled(_, params)
   params = params or {}
   notify(string.format('job %s %s', tostring(params.job or params.id or '?'), tostring(params.status or 'settled')))
@@ -173,8 +226,9 @@ end
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
   caps.experimental = caps.experimental or {}
+  caps.experimental.tandem = { saveDocument = true }
   if config.approvals == 'tandem' then
-    caps.experimental.tandem = { approvals = true }
+    caps.experimental.tandem.approvals = true
   end
   return caps
 end
@@ -199,6 +253,8 @@ function M.start(bufnr)
       ['tandem/askApproval'] = ask_approval,
       ['tandem/approvalSettled'] = approval_settled,
       ['tandem/jobSettled'] = job_settled,
+      ['tandem/saveDocument'] = save_document,
+      ['workspace/applyEdit'] = apply_edit,
     },
     on_init = function(client)
       if config.terminal_env then
