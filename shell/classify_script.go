@@ -178,8 +178,12 @@ func (w *walker) call(n *syntax.CallExpr) {
 	argv, unknown := w.fields(n.Args)
 	text := printWords(n)
 	if unknown {
+		// What the run will give is unknown: exec. A known program still
+		// has its own effects, from the words that are known.
 		c.add(approvals.Exec)
-		if len(argv) > 0 {
+		if len(n.Args) > 0 && w.known(n.Args[0]) && len(argv) > 0 {
+			c.command(argv, w.dir)
+		} else {
 			c.anyWords(w.dir, argv)
 		}
 		w.add(c, text)

@@ -155,16 +155,16 @@ func init() {
 		"tail", "pr", "look", "iconv"} {
 		table[n] = reader(opts{})
 	}
-	table["cp"] = copyRow(false, opts{short: "abdfHilLnPpRrsTuvxZS:t:", long: []string{"archive", "attributes-only",
+	table["cp"] = copyRow(false, true, opts{short: "abdfHilLnPpRrsTuvxZS:t:", long: []string{"archive", "attributes-only",
 		"backup?", "copy-contents", "debug", "force", "interactive", "link", "dereference", "no-clobber",
 		"no-dereference", "preserve?", "no-preserve=", "parents", "recursive", "reflink?", "remove-destination",
 		"sparse=", "strip-trailing-slashes", "symbolic-link", "suffix=", "target-directory=",
 		"no-target-directory", "update?", "verbose", "one-file-system", "context?", "keep-directory-symlink",
 		"help", "version"}})
-	table["mv"] = copyRow(true, opts{short: "bfinTuvZS:t:", long: []string{"backup?", "debug", "exchange", "force",
+	table["mv"] = copyRow(true, false, opts{short: "bfinTuvZS:t:", long: []string{"backup?", "debug", "exchange", "force",
 		"interactive", "no-clobber", "no-copy", "strip-trailing-slashes", "suffix=", "target-directory=",
 		"no-target-directory", "update?", "verbose", "context", "help", "version"}})
-	table["ln"] = copyRow(false, opts{short: "bdFfinLPrsTvS:t:", long: []string{"backup?", "directory", "force",
+	table["ln"] = copyRow(false, false, opts{short: "bdFfinLPrsTvS:t:", long: []string{"backup?", "directory", "force",
 		"interactive", "logical", "no-dereference", "physical", "relative", "symbolic", "suffix=",
 		"target-directory=", "no-target-directory", "verbose", "help", "version"}})
 	for _, n := range []string{"rm", "rmdir", "touch", "mkdir", "link", "unlink",
@@ -303,10 +303,13 @@ func init() {
 // copyRow: cp, mv and ln write their destination, or each source's name in
 // it when it is a directory; mv also removes its sources, cp and ln only
 // read (or name) them.
-func copyRow(move bool, o opts) row {
+func copyRow(move, reads bool, o opts) row {
 	return func(c *classifier, args []string, dir string) {
 		p := o.parse(args)
 		c.add(approvals.Write)
+		if reads {
+			c.add(approvals.Read)
+		}
 		target := p.val("-t")
 		if target == "" {
 			target = p.val("--target-directory")
