@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 func TestNew_refuses_capacity_out_of_range(t *testing.T) {
@@ -126,4 +127,15 @@ func FuzzStep(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestSizes keeps what crosses a step small: an event under 64 bytes, the
+// effects of a step in one fixed array.
+func TestSizes(t *testing.T) {
+	if n := unsafe.Sizeof(Event{}); n > 64 {
+		t.Errorf("an Event is %d bytes", n)
+	}
+	if n := unsafe.Sizeof(Effects{}); n > MaxEffects*24+8 {
+		t.Errorf("Effects is %d bytes", n)
+	}
 }

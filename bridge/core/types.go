@@ -94,15 +94,17 @@ func (k EventKind) String() string { return name(eventNames[:], int(k)) }
 // Event is one input of Step. Only the fields its Kind names are read. It
 // carries no tool name, arguments or result: those stay in the shell, keyed
 // by request id.
+//
+// The fields are ordered to pack an Event into 56 bytes.
 type Event struct {
-	Kind    EventKind
 	Owner   OwnerID   // OwnerAdded, OwnerRemoved
+	ID      RequestID // Authorized, CallFinished, ReplyDone, ClientGone
 	Token   Token     // OwnerAdded, Request
 	Version uint32    // Request: the client's protocol version
-	ID      RequestID // Authorized, CallFinished, ReplyDone, ClientGone
-	Allow   bool      // Authorized: true only for an allow; false for a denial or no answer
-	Outcome Outcome   // CallFinished: OK, Failed or ToolError
-	Lost    bool      // ReplyDone: the reply could not be written whole
+	Kind    EventKind
+	Allow   bool    // Authorized: true only for an allow; false for a denial or no answer
+	Outcome Outcome // CallFinished: OK, Failed or ToolError
+	Lost    bool    // ReplyDone: the reply could not be written whole
 }
 
 // Outcome is how a request ended, as its reply tells the client.
@@ -174,12 +176,12 @@ func (k LogKind) String() string { return name(logNames[:], int(k)) }
 // Effect is one thing the shell must do. Only the fields its Kind names are
 // set. It holds no token and no payload, so logging an effect leaks nothing.
 type Effect struct {
-	Kind    EffectKind
 	ID      RequestID // every kind but Refuse (and Log of an owner event)
 	Owner   OwnerID   // Authorize, Call, Withdraw, Cancel: the request's owner; Log of an owner event
-	Reason  Reason    // Refuse
-	Outcome Outcome   // Reply
-	Log     LogKind   // Log
+	Kind    EffectKind
+	Reason  Reason  // Refuse
+	Outcome Outcome // Reply
+	Log     LogKind // Log
 }
 
 // Effects is the fixed-size output of one step: at most MaxEffects effects,
