@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/shell"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -191,7 +192,7 @@ func (r *router) askRich(ctx context.Context, q approvals.Question) (approvals.A
 func (r *router) askBaseline(ctx context.Context, q approvals.Question) (approvals.Answer, bool) {
 	params := protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
-		Message: questionText(q),
+		Message: shell.QuestionText(q),
 		Actions: []protocol.MessageActionItem{{Title: actionAllow}, {Title: actionDeny}, {Title: actionSession}},
 	}
 	var res *protocol.MessageActionItem
@@ -207,36 +208,6 @@ func (r *router) askBaseline(ctx context.Context, q approvals.Question) (approva
 		return approvals.Deny, true
 	}
 	return 0, false
-}
-
-// questionText is the baseline prompt: who asks, each step exactly as it
-// will run (already escaped by approvals.Show), its effects and path classes.
-func questionText(q approvals.Question) string {
-	var b strings.Builder
-	what := "run"
-	switch q.Kind {
-	case approvals.KindDocument:
-		what = "access"
-	case approvals.KindMCP:
-		what = "call"
-	}
-	if len(q.Steps) == 1 {
-		fmt.Fprintf(&b, "tandem: the agent (session %s) asks to %s:\n", q.Session, what)
-	} else {
-		fmt.Fprintf(&b, "tandem: the agent (session %s) asks to %s these %d steps together:\n", q.Session, what, len(q.Steps))
-	}
-	for _, s := range q.Steps {
-		fmt.Fprintf(&b, "\n%s\n  effects: %s", s.Text, strings.Join(s.Effects.Names(), ", "))
-		for _, p := range s.Paths {
-			if p.Class == approvals.PathInside || p.Class == approvals.PathHarmless {
-				continue
-			}
-			fmt.Fprintf(&b, "\n  %s: %s", p.Class, approvals.Show([]string{p.Real}))
-		}
-		b.WriteString("\n")
-	}
-	b.WriteString("\n\"Allow for this session\" allows these exact steps with these effects again without asking.")
-	return b.String()
 }
 
 // answer serves tandem/answerApproval.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/shell"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -32,6 +33,10 @@ func runTool(args []string) int {
 		return exitError
 	}
 	s := tools.NewSession([]string{cwd}, documents.NewOverlay())
+	if a := shell.TerminalAsker(os.Stdin, os.Stderr); a != nil {
+		s.Asker = a // a person at a terminal answers; otherwise nobody can
+	}
+	defer s.Close()
 	s.Settings = config.New()
 	if err := s.Settings.LoadUser(); err != nil {
 		fmt.Fprintln(os.Stderr, "tandem tool: user settings ignored:", err)
