@@ -17,14 +17,27 @@ import (
 
 // ws is a real temporary workspace with one session's environment.
 type ws struct {
-	t    *testing.T
+	t    tester
 	root string
 	env  *Env
 }
 
+// tester is what the helpers need of a *testing.T or a *rapid.T.
+type tester interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
 func newWS(t *testing.T, files map[string]string) *ws {
 	t.Helper()
-	root := t.TempDir()
+	return newWSIn(t, t.TempDir(), files)
+}
+
+// newWSIn makes a workspace in root (for property tests, which clean up
+// themselves).
+func newWSIn(t tester, root string, files map[string]string) *ws {
+	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {

@@ -53,7 +53,8 @@ func firstEnding(base documents.Lines) []byte {
 // any other line that is not last gets the separator written before it (at
 // the start, the file's first ending). The last line ends as the base's last
 // line did: a kept line with its own ending, a written one with the carry
-// when the base ended with an ending (or was empty), else with none. Every
+// when the base ended with an ending (or was empty) or the line is empty,
+// else with none. Every
 // byte outside the edited lines is therefore kept.
 func weave(base documents.Lines, lines []newLine) []byte {
 	size := len(base.Body) + 3
@@ -82,7 +83,8 @@ func weave(base documents.Lines, lines []newLine) []byte {
 			out = append(out, carry...)
 		case l.origin >= 0:
 			out = append(out, own...)
-		case finalEnding:
+		case finalEnding || len(l.text) == 0:
+			// An empty last line needs its ending to be a line at all.
 			out = append(out, carry...)
 		}
 	}
