@@ -174,6 +174,115 @@ test('agent_edit_of_a_clean_buffer_lands_and_is_saved', function()
   eq(table.concat(lines(buf), '\n') .. '\n', read_file(ws .. '/' .. path), 'the disk holds the buffer')
 end)
 
+--- Runs fn with tandem's user config asking about every write (auto set: read only), and
+--- vim.ui.select answering with pick(items, opts) and recording every prompt.
+local function with_questions(pick, fn)
+  local dir = os.getenv('XDG_CONFIG_HOME') .. '/tandem'
+  vim.fn.mkdir(dir, 'p')
+  local f = assert(io.open(dir .. '/config.json', 'w'))
+  f:write('{"shell": {"autoEffects": ["read"]}}')
+  f:close()
+  local asked, orig = {}, vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    table.insert(asked, opts.prompt)
+    local choice = pick(items, opts)
+    vim.schedule(function()
+      on_choice(choice)
+    end)
+  end
+  local ok, err = pcall(fn, asked)
+  vim.ui.select = orig
+  os.remove(dir .. '/config.json')
+  if not ok then
+    error(err, 0)
+  end
+end
+
+--- The item whose shown title is title.
+local function item(title)
+  return function(items, opts)
+    for _, it in ipairs(items) do
+      if (opts.format_item and opts.format_item(it) or it) == title then
+        return it
+      end
+    end
+    error('no choice ' .. title .. ' among ' .. vim.inspect(items))
+  end
+end
+
+local function exists(path)
+  return vim.uv.fs_stat(path) ~= nil
+end
+
+test('bash_step_allowed_through_neovims_showMessageRequest', function()
+  with_questions(item('Allow'), function(asked)
+    local ws = workspace()
+    tandem.setup({ approvals = 'native' })
+    open(ws, 'README.md')
+    local res, out = call('bash', { command = 'touch allowed.txt' })
+    eq(1, #asked, 'one question was asked')
+    contains(asked[1], 'touch allowed.txt', 'the question shows the step')
+    eq(false, res.isError == true, 'the script ran: ' .. out)
+    eq(true, exists(ws .. '/allowed.txt'), 'the allowed step ran')
+  end)
+end)
+
+test('bash_step_denied_through_neovims_showMessageRequest', function()
+  with_questions(item('Deny'), function(asked)
+    local ws = workspace()
+    tandem.setup({ approvals = 'native' })
+    open(ws, 'README.md')
+    local _, out = call('bash', { command = 'touch denied.txt' })
+    eq(1, #asked, 'one question was asked')
+    contains(out, 'denied', 'the result says the step was denied')
+    eq(false, exists(ws .. '/denied.txt'), 'the denied step did not run')
+  end)
+end)
+
+test('bash_steps_allowed_for_the_session_through_askApproval', function()
+  with_questions(item('Allow for this session'), function(asked)
+    local ws = workspace()
+    tandem.setup({ approvals = 'tandem' })
+    open(ws, 'README.md')
+    local res, out = call('bash', { command = 'touch once.txt' })
+    eq(false, res.isError == true, 'the script ran: ' .. out)
+    eq(1, #asked, 'the first run asked')
+    contains(asked[1], 'touch once.txt', 'the question shows the step')
+    contains(asked[1], 'effects: write', 'the question shows its effects')
+    os.remove(ws .. '/once.txt')
+    res, out = call('bash', { command = 'touch once.txt' })
+    eq(false, res.isError == true, 'the script ran again: ' .. out)
+    eq(1, #asked, 'the same step was not asked again in this session')
+    eq(true, exists(ws .. '/once.txt'), 'the step ran again')
+  end)
+end)
+
+test('terminal_env_reaches_terminal_jobs_and_the_bridge_answers', function()
+  local ws = workspace()
+  tandem.setup({})
+  local buf = open(ws, 'README.md')
+  wait_for('the terminal environment', function()
+    return #tandem.terminal_env_names() > 0
+  end)
+  local names = tandem.terminal_env_names()
+  -- A :terminal job started now sees every variable, and `tandem mcp call`'s bridge answers
+  -- there (`tandem mcp list` exits 3 when it finds no bridge).
+  vim.cmd('terminal env > env.txt; tandem mcp list > list.txt 2>&1; echo $? > status.txt')
+  wait_for('the terminal job', function()
+    return exists(ws .. '/status.txt') and read_file(ws .. '/status.txt'):find('\n') ~= nil
+  end, 20000)
+  local env = read_file(ws .. '/env.txt')
+  for _, k in ipairs(names) do
+    contains(env, k .. '=' .. vim.env[k] .. '\n', 'the terminal has ' .. k)
+  end
+  eq('0\n', read_file(ws .. '/status.txt'), 'tandem mcp list reached the bridge: ' .. read_file(ws .. '/list.txt'))
+  -- When tandem stops, the variables go: later jobs do not get a revoked token.
+  vim.lsp.stop_client(tandem.client(buf).id)
+  wait_for('the variables to be removed', function()
+    return #tandem.terminal_env_names() == 0 and vim.env[names[1]] == nil
+  end)
+end)
+
 test('stopping_the_client_ends_tandem', function()
   local ws = workspace()
   tandem.setup({})

@@ -34,7 +34,7 @@ local config = vim.deepcopy(defaults)
 --- Per client id: the agent session id, and the names of the variables put into vim.env.
 local sessions = {} ---@type table<integer, string>
 local env_names = {} ---@type table<integer, string[]>
---- Open approval questions by id: {client_id, title, settled?}.
+--- Open approval questions by id: {client_id, settled?}.
 local questions = {} ---@type table<string, table>
 
 local has_011 = vim.fn.has('nvim-0.11') == 1
@@ -75,33 +75,55 @@ function M.client(bufnr)
   return nil
 end
 
+--- The choices of a question, as shown, with the answer kind each sends (docs/protocol.md).
+local choices = {
+  { title = 'Allow', answer = 'allow_once' },
+  { title = 'Deny', answer = 'reject_once' },
+  { title = 'Allow for this session', answer = 'allow_always' },
+}
+
+--- The prompt of a tandem/askApproval question: who asks, each step exactly as it will run,
+--- its effects and the paths that are not plain workspace paths.
+---@param q table
+---@return string
+function M.approval_prompt(q)
+  local what = ({ shell = 'run', document = 'access', mcp = 'call' })[q.kind] or 'run'
+  local lines = { string.format('tandem: the agent (session %s) asks to %s:', tostring(q.session or '?'), what) }
+  for _, step in ipairs(q.steps or {}) do
+    table.insert(lines, '  ' .. tostring(step.text))
+    if type(step.effects) == 'table' and #step.effects > 0 then
+      table.insert(lines, '    effects: ' .. table.concat(step.effects, ', '))
+    end
+    for _, p in ipairs(step.paths or {}) do
+      if p.class and p.class ~= 'inside' and p.class ~= 'harmless' then
+        table.insert(lines, string.format('    %s: %s', p.class, p.real or p.path))
+      end
+    end
+  end
+  return table.concat(lines, '\n')
+end
+
 --- Answers a tandem/askApproval request with vim.ui.select. The request handler runs in a
---- coroutine (Neovim's RPC layer wraps server requests in one), so it can wait for an
---- asynchronous vim.ui.select without blocking the editor.
+--- coroutine (Neovim's RPC layer wraps server requests in one), so it waits for an
+--- asynchronous vim.ui.select without blocking the editor. Closing the prompt sends no answer
+--- (`{answer: null}`): tandem never takes that as a yes.
 local function ask_approval(_, params, ctx)
   params = params or {}
   local id = tostring(params.id or '')
-  local actions = params.actions or { 'Allow', 'Deny', 'Allow for this session' }
-  local lines = { params.title or params.message or 'tandem asks' }
-  for _, step in ipairs(params.steps or {}) do
-    local line = '  ' .. (step.command or step.text or vim.inspect(step))
-    if step.effects and #step.effects > 0 then
-      line = line .. '  [' .. table.concat(step.effects, ', ') .. ']'
+  local offered = {}
+  for _, c in ipairs(choices) do
+    if params.options == nil or vim.tbl_contains(params.options, c.answer) then
+      table.insert(offered, c)
     end
-    table.insert(lines, line)
   end
-  if params.session then
-    table.insert(lines, '  session ' .. tostring(params.session))
-  end
-  questions[id] = { client_id = ctx.client_id, title = lines[1] }
+  questions[id] = { client_id = ctx.client_id }
   local co = coroutine.running()
-  local function title_of(a)
-    return type(a) == 'table' and (a.title or a.id) or tostring(a)
-  end
-  vim.ui.select(actions, {
-    prompt = table.concat(lines, '\n') .. '\n',
+  vim.ui.select(offered, {
+    prompt = M.approval_prompt(params) .. '\n',
     kind = 'tandem.approval',
-    format_item = title_of,
+    format_item = function(c)
+      return c.title
+    end,
   }, function(choice)
     vim.schedule(function()
       coroutine.resume(co, choice)
@@ -110,22 +132,19 @@ local function ask_approval(_, params, ctx)
   local choice = coroutine.yield()
   local q = questions[id]
   questions[id] = nil
-  if q and q.settled then
+  if q and q.settled and choice ~= nil then
     notify('that question was already settled (' .. q.settled .. '); your answer was not used')
   end
-  if choice == nil then
-    return { answer = 'dismissed' }
-  end
-  return { answer = title_of(choice) }
+  return { answer = choice and choice.answer or vim.NIL }
 end
 
---- tandem/approvalSettled: the question is over (answered elsewhere, step ended, cancelled).
+--- tandem/approvalSettled: the question is over for any reason (answered here or elsewhere,
+--- the step ended, cancelled). A prompt still open then no longer counts.
 local function approval_settled(_, params)
   params = params or {}
   local q = questions[tostring(params.id or '')]
   if q then
-    q.settled = params.reason or 'settled'
-    notify('question settled: ' .. q.title .. ' (' .. q.settled .. ')')
+    q.settled = params.settled or 'settled'
   end
 end
 
@@ -182,9 +201,12 @@ local function apply_edit(err, params, ctx)
   return result
 end
 
+--- tandem/jobSettled: a bash script that outlived its call ended.
 local function job_settled(_, params)
   params = params or {}
-  notify(string.format('job %s %s', tostring(params.job or params.id or '?'), tostring(params.status or 'settled')))
+  local level = (params['end'] == 'finished' and params.status == 0) and vim.log.levels.INFO or vim.log.levels.WARN
+  notify(string.format('job %s (%s) %s%s', tostring(params.job), tostring(params.command),
+    tostring(params['end']), params.status ~= nil and (', status ' .. tostring(params.status)) or ''), level)
 end
 
 --- Sets the bridge variables into vim.env so every job started from now on inherits them.
@@ -262,8 +284,11 @@ function M.start(bufnr)
       end
     end,
     on_exit = function(_, _, client_id)
-      sessions[client_id] = nil
-      drop_terminal_env(client_id)
+      -- on_exit runs in a libuv callback, where vim.env cannot be set.
+      vim.schedule(function()
+        sessions[client_id] = nil
+        drop_terminal_env(client_id)
+      end)
     end,
   }, { bufnr = bufnr })
 end
