@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge/core"
@@ -35,7 +36,7 @@ func (b *Bridge) applyLocked(ev core.Event, rq *request) core.Effects {
 			ctx, cancel := context.WithCancel(context.Background())
 			r.cancel = cancel
 			b.wg.Add(1)
-			go b.call(ctx, r)
+			go b.call(ctx, r, b.owners[e.Owner])
 		case core.Withdraw:
 			r.withdraw()
 		case core.Cancel:
@@ -104,7 +105,7 @@ func (b *Bridge) permit(ctx context.Context, r *request, o Owner) bool {
 	if t := bytes.TrimSpace(r.args); len(t) == 0 || t[0] != '{' {
 		return refuse(StatusInvalid, "The arguments must be one JSON object, such as '{\"message\":\"hi\"}'; pass it as the second argument or on standard input with -.")
 	}
-	if err := b.servers.Check(ctx, server, tool); err != nil {
+	if err := b.servers.Check(withOwner(ctx, o), server, tool); err != nil {
 		switch {
 		case ctx.Err() != nil:
 			return false // withdrawn: the core lets the request go
@@ -179,8 +180,9 @@ type ListReply struct {
 // call is the call adapter: the MCP call (or listing) with the request's
 // cancel, ending in CallFinished with its outcome. The result stays here,
 // by id, until the reply writes it.
-func (b *Bridge) call(ctx context.Context, r *request) {
+func (b *Bridge) call(ctx context.Context, r *request, o Owner) {
 	defer b.wg.Done()
+	ctx = withOwner(ctx, o)
 	outcome := core.OK
 	if r.op == OpList {
 		r.result = b.list(ctx)
@@ -242,4 +244,33 @@ func (b *Bridge) reply(r *request, o core.Outcome) {
 	err := writeReply(r.conn, h, body)
 	r.result = nil
 	b.step(core.Event{Kind: core.ReplyDone, ID: r.id, Lost: err != nil})
+}
+
+type ownerKey struct{}
+
+var startQuestions atomic.Uint64
+
+func withOwner(ctx context.Context, o Owner) context.Context {
+	return context.WithValue(ctx, ownerKey{}, o)
+}
+
+// AskServerStart is the servers.AskStart of a bridge's manager: starting a
+// server a workspace file names is asked of the owner whose call needs it,
+// through its approvals route, as a question of its session. A start
+// outside a bridge call (no owner) is not allowed.
+func AskServerStart(ctx context.Context, d servers.Def) (bool, error) {
+	o, ok := ctx.Value(ownerKey{}).(Owner)
+	if !ok || o.Asker == nil {
+		return false, nil
+	}
+	q := approvals.Question{
+		ID:      fmt.Sprintf("mcp-server-%d", startQuestions.Add(1)),
+		Session: o.Session,
+		Kind:    approvals.KindMCP,
+		Steps: []approvals.Step{{
+			Text:    "start MCP server " + d.Name + " from " + d.Source + ": " + d.Describe(),
+			Effects: approvals.Of(approvals.Exec),
+		}},
+	}
+	return o.Asker.Ask(ctx, q).Allows(), nil
 }

@@ -28,20 +28,8 @@ type approvedEntry struct {
 	At     time.Time `json:"at"`
 }
 
-// StateDir is tandem's directory for user state: $XDG_STATE_HOME/tandem,
-// else ~/.local/state/tandem.
-func StateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
-		return filepath.Join(d, "tandem")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "tandem-state")
-	}
-	return filepath.Join(home, ".local", "state", "tandem")
-}
-
-// NewApproved opens the store at path (normally StateDir()/mcp-servers.json).
+// NewApproved opens the store at path (tandem keeps it in its user state
+// directory, as mcp-servers.json).
 func NewApproved(path string) *Approved { return &Approved{path: path} }
 
 // Has reports whether the definition was approved.
