@@ -166,15 +166,14 @@ func refEndings(base documents.Lines, lines []refLine) []string {
 		switch {
 		case !last && own != "":
 			out[i] = own
-		case !last:
-			out[i] = carry
-		case l.old > 0:
+			carry = own
+		case l.old > 0 && last:
 			out[i] = own
-		case finalEnding || l.text == "":
+		case !last || finalEnding || l.text == "":
 			out[i] = carry
-		}
-		if out[i] != "" {
-			carry = out[i]
+			if strings.HasSuffix(l.text, "\r") && carry == "\n" {
+				out[i] = "\r\n" // else the text's "\r" would join the ending
+			}
 		}
 	}
 	return out

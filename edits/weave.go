@@ -79,14 +79,22 @@ func weave(base documents.Lines, lines []newLine) []byte {
 		case i < len(lines)-1 && len(own) > 0:
 			carry = own
 			out = append(out, own...)
-		case i < len(lines)-1:
-			out = append(out, carry...)
-		case l.origin >= 0:
+		case l.origin >= 0 && i == len(lines)-1:
 			out = append(out, own...)
-		case finalEnding || len(l.text) == 0:
-			// An empty last line needs its ending to be a line at all.
-			out = append(out, carry...)
+		case i < len(lines)-1 || finalEnding || len(l.text) == 0:
+			// (An empty last line needs its ending to be a line at all.)
+			out = append(out, separator(l.text, carry)...)
 		}
 	}
 	return out
+}
+
+// separator is the carry written after text. A text ending in a lone "\r"
+// followed by "\n" would read back as a CRLF ending and lose its "\r", so
+// it gets "\r\n" there; the carry itself stays.
+func separator(text, carry []byte) []byte {
+	if len(text) > 0 && text[len(text)-1] == '\r' && string(carry) == "\n" {
+		return []byte("\r\n")
+	}
+	return carry
 }
