@@ -57,7 +57,8 @@ func ClassifyRedirect(target string, write bool, dir string, p *approvals.Policy
 	if write {
 		op = ">"
 		c.write(dir, target)
-	} else {
+	} else if _, ok := c.judge(dir, target); ok {
+		c.add(approvals.Read)
 		c.read(dir, target)
 	}
 	return c.step(op + " " + approvals.Show([]string{target}))

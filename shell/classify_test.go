@@ -215,8 +215,9 @@ func TestRedirects(t *testing.T) {
 		{"/dev/null", true, "none"},
 		{"/dev/stderr", true, "none"},
 		{"/dev/stdout", true, "none"},
-		{"src/a.go", false, "none"},
-		{f.home + "/.netrc", false, "secret"},
+		{"src/a.go", false, "read"},
+		{"/dev/null", false, "none"},
+		{f.home + "/.netrc", false, "read+secret"},
 	} {
 		s := ClassifyRedirect(c.target, c.write, f.ws, f.policy)
 		if want := effects(t, c.want); s.Effects != want {

@@ -1,0 +1,3 @@
+# expect: exec
+# why: git -c sets configuration that names a program
+git -c core.pager='sh -c id' log

@@ -1,0 +1,3 @@
+# expect: exec
+# why: git --config-env sets configuration from the environment
+git --config-env=core.pager=EVIL log

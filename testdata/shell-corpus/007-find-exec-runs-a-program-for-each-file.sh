@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: find -exec runs a program for each file
+find . -exec sh -c 'id' \;

@@ -1,0 +1,3 @@
+# expect: write
+# why: env runs its payload: rm's effects
+env rm -f src/a.go

@@ -1,0 +1,3 @@
+# expect: write
+# why: a quoted name is the same program
+\rm -f src/a.go

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: a chain of symlinks into ~/.ssh
+cat chain1

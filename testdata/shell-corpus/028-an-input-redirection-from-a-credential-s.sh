@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: an input redirection from a credential store
+cat < ~/.aws/credentials

@@ -1,0 +1,3 @@
+# expect: exec
+# why: an assignment can change what later steps run
+X=1

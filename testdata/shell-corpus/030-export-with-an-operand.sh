@@ -1,0 +1,3 @@
+# expect: exec
+# why: export with an operand
+export PATH=./bin:$PATH

@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: an external diff driver is a program
+git log --ext-diff

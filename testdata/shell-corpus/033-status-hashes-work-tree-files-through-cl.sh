@@ -1,0 +1,3 @@
+# expect: exec
+# why: status hashes work-tree files through clean filters
+git status

@@ -1,0 +1,3 @@
+# expect: read
+# why: the index against HEAD: no work-tree file
+git diff --cached

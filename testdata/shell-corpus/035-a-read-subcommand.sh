@@ -1,0 +1,3 @@
+# expect: read
+# why: a read subcommand
+git log -p -n 3

@@ -1,0 +1,3 @@
+# expect: read
+# why: -C only moves git
+git -C src log

@@ -1,0 +1,3 @@
+# expect: read
+# why: ls-files reads the working directory
+git ls-files

@@ -1,0 +1,3 @@
+# expect: read
+# why: git grep without a pathspec reads the working directory
+git grep KEY

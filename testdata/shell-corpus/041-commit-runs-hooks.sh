@@ -1,0 +1,3 @@
+# expect: exec
+# why: commit runs hooks
+git commit -m msg

@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: a signature format runs gpg
+git log --format='%G?'

@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: --dirty hashes the work tree
+git describe --dirty

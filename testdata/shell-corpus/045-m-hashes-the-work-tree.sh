@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: -m hashes the work tree
+git ls-files -m

@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: -O opens a pager
+git grep -O x

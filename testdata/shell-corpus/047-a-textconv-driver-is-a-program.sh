@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: a textconv driver is a program
+git show --textconv HEAD

@@ -1,0 +1,3 @@
+# expect: exec
+# why: --git-dir picks another repository's config
+git --git-dir=/tmp/evil log

@@ -1,0 +1,3 @@
+# expect: exec
+# why: -p runs a pager
+git -p log

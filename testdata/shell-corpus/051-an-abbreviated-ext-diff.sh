@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: an abbreviated --ext-diff
+git log --ext

@@ -1,0 +1,3 @@
+# expect: exec
+# why: bisect run runs commands
+git bisect run make

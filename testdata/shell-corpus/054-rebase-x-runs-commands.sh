@@ -1,0 +1,3 @@
+# expect: exec
+# why: rebase -x runs commands
+git rebase -x 'make test' main

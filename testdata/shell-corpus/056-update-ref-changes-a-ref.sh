@@ -1,0 +1,3 @@
+# expect: read+write
+# why: update-ref changes a ref
+git update-ref refs/heads/x HEAD

@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: s///w writes a file sed names itself
+sed 's/x/y/w out.txt' README.md

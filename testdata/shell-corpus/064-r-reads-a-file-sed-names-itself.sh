@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: r reads a file sed names itself
+sed 'r /etc/passwd' README.md

@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: labels are outside the safe forms
+sed ':a;N;ba' README.md

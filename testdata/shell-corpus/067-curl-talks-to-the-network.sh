@@ -1,0 +1,3 @@
+# expect: read+net
+# why: curl talks to the network
+curl https://example.com

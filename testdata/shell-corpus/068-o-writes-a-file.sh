@@ -1,0 +1,3 @@
+# expect: read+write+net
+# why: -o writes a file
+curl -o page.html https://example.com

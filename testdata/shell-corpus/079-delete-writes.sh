@@ -1,0 +1,3 @@
+# expect: read+write
+# why: -delete writes
+find src -name '*.go' -delete

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: find in the home, which holds secrets
+find ~ -name id_ed25519

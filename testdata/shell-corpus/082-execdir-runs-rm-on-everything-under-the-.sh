@@ -1,0 +1,3 @@
+# expect: read+write+exec+protected
+# why: -execdir runs rm on everything under the root
+find . -execdir rm {} +

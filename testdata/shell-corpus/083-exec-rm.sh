@@ -1,0 +1,3 @@
+# expect: read+write+exec
+# why: -exec rm
+find src -exec rm {} \;

@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: -ok runs a program
+find src -ok cat {} \;

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: following links reaches ~/.ssh through keys
+find -L . -maxdepth 1

@@ -1,0 +1,3 @@
+# expect: read
+# why: a plain find
+find src -name '*.go'

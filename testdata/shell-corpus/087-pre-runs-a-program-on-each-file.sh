@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: --pre runs a program on each file
+rg --pre cat x

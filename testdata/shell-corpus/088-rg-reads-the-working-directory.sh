@@ -1,0 +1,3 @@
+# expect: read
+# why: rg reads the working directory
+rg x

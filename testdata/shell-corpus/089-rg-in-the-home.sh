@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: rg in the home
+rg x ~

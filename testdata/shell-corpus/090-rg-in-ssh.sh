@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: rg in ~/.ssh
+rg -e x ~/.ssh

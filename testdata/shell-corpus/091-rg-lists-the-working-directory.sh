@@ -1,0 +1,3 @@
+# expect: read
+# why: rg lists the working directory
+rg --files

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: grep -r in the home
+grep -r KEY ~

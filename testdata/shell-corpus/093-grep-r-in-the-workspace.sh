@@ -1,0 +1,3 @@
+# expect: read
+# why: grep -r in the workspace
+grep -r KEY

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: grep of a secret
+grep KEY ~/.netrc

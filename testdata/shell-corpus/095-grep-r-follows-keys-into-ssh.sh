@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: grep -R follows keys into ~/.ssh
+grep -R KEY .

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: rg -L follows keys into ~/.ssh
+rg -L KEY

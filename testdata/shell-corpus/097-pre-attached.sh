@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: --pre= attached
+rg --pre=cat x src

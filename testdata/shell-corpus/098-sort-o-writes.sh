@@ -1,0 +1,3 @@
+# expect: read+write
+# why: sort -o writes
+sort -o sorted.txt README.md

@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: a compress program runs
+sort --compress-program=sh README.md

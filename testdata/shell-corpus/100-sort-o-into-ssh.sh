@@ -1,0 +1,3 @@
+# expect: read+write+secret
+# why: sort -o into ~/.ssh
+sort -o ~/.ssh/authorized_keys README.md

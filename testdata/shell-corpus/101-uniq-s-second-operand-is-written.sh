@@ -1,0 +1,3 @@
+# expect: read+write
+# why: uniq's second operand is written
+uniq README.md uniq.txt

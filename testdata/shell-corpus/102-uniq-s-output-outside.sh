@@ -1,0 +1,3 @@
+# expect: read+write+outside
+# why: uniq's output outside
+uniq README.md $OUT/u.txt

@@ -1,0 +1,3 @@
+# expect: read+write
+# why: xxd's second operand is written
+xxd README.md dump.hex

@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: a less command that runs a shell
+less '+!id' README.md

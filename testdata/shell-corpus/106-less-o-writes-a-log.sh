@@ -1,0 +1,3 @@
+# expect: read+write
+# why: less -o writes a log
+less -o log.txt README.md

@@ -1,0 +1,3 @@
+# expect: read+write
+# why: file -C compiles a magic file
+file -C -m magic

@@ -1,0 +1,3 @@
+# expect: exec
+# why: tree is not in the table (-o writes)
+tree

@@ -1,0 +1,3 @@
+# expect: exec
+# why: tree -o writes
+tree -o out.txt

@@ -1,0 +1,3 @@
+# expect: read+write
+# why: -o inside a short group
+sort -uo out.txt README.md

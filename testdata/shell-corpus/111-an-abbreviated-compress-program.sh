@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: an abbreviated --compress-program
+sort --compress=gzip README.md

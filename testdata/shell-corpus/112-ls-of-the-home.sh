@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: ls of the home
+ls ~

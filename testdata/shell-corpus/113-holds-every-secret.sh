@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: / holds every secret
+ls /

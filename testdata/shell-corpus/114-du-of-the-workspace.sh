@@ -1,0 +1,3 @@
+# expect: read
+# why: du of the workspace
+du -sh

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: du of the home
+du -sh ~

@@ -1,0 +1,3 @@
+# expect: none
+# why: nothing touched
+echo hi

@@ -1,0 +1,3 @@
+# expect: read
+# why: a pipeline of reads
+cat README.md | wc -l

@@ -1,0 +1,3 @@
+# expect: read
+# why: yes and head
+yes | head -n 3

@@ -1,0 +1,3 @@
+# expect: exec
+# why: a program name with /
+bin/cat README.md

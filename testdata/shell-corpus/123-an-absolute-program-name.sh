@@ -1,0 +1,3 @@
+# expect: exec
+# why: an absolute program name
+/bin/rm -rf src

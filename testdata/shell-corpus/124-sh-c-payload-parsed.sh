@@ -1,0 +1,3 @@
+# expect: write+secret
+# why: sh -c payload parsed
+sh -c 'rm -rf ~/.ssh'

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: bash -c payload parsed
+bash -c "cat ~/.netrc"

@@ -1,0 +1,3 @@
+# expect: write
+# why: nice runs its payload
+nice rm src/a.go

@@ -1,0 +1,3 @@
+# expect: write
+# why: nohup runs its payload
+nohup rm src/a.go

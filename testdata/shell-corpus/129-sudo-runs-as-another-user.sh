@@ -1,0 +1,3 @@
+# expect: write+exec+protected+secret
+# why: sudo runs as another user
+sudo rm -rf /

@@ -1,0 +1,3 @@
+# expect: write+exec
+# why: xargs rm with words from a file
+xargs -a list.txt rm

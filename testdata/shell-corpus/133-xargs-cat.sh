@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: xargs cat
+cat list.txt | xargs cat

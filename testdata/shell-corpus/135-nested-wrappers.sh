@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: nested wrappers
+nice -n 10 sh -c 'cat ~/.netrc'

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: cd in a payload
+sh -c 'cd ~/.ssh && ls'

@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: a login shell sources profile files
+bash -lc ls

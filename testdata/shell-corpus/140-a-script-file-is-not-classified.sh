@@ -1,0 +1,3 @@
+# expect: exec
+# why: a script file is not classified
+bash script.sh

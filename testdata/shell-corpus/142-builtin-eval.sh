@@ -1,0 +1,3 @@
+# expect: write+secret
+# why: builtin eval
+builtin eval 'rm ~/.ssh/id_ed25519'

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: eval of a known string
+eval 'cat ~/.netrc'

@@ -1,0 +1,3 @@
+# expect: none
+# why: a lookup runs nothing
+command -v rm

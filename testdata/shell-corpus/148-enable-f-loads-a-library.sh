@@ -1,0 +1,3 @@
+# expect: exec
+# why: enable -f loads a library
+enable -f ./x.so x

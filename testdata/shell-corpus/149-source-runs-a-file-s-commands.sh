@@ -1,0 +1,3 @@
+# expect: exec
+# why: source runs a file's commands
+source ./env.sh

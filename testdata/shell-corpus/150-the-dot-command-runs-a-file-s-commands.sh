@@ -1,0 +1,3 @@
+# expect: exec
+# why: the dot command runs a file's commands
+. ./env.sh

@@ -1,0 +1,3 @@
+# expect: exec
+# why: kill is not in the table
+kill -9 1

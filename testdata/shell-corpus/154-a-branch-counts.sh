@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: a branch counts
+if true; then cat ~/.ssh/id_ed25519; fi

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: HOME is known
+cat $HOME/.ssh/id_ed25519

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: a glob into ~/.ssh
+cat ~/.s*/id_ed25519

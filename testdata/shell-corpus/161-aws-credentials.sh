@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: AWS credentials
+cat ~/.aws/credentials

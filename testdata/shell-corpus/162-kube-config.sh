@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: kube config
+cat ~/.kube/config

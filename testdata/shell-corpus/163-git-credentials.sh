@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: git credentials
+cat ~/.git-credentials

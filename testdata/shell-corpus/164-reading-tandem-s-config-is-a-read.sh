@@ -1,0 +1,3 @@
+# expect: read
+# why: reading tandem's config is a read
+cat ~/.config/tandem/config.json

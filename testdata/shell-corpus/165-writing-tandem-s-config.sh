@@ -1,0 +1,3 @@
+# expect: write+protected
+# why: writing tandem's config
+echo '{}' > ~/.config/tandem/config.json

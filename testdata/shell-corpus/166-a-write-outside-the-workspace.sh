@@ -1,0 +1,3 @@
+# expect: write+outside
+# why: a write outside the workspace
+echo x > $OUT/x.txt

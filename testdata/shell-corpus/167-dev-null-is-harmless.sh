@@ -1,0 +1,3 @@
+# expect: none
+# why: /dev/null is harmless
+echo x > /dev/null

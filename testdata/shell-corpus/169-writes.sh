@@ -1,0 +1,3 @@
+# expect: write
+# why: &> writes
+echo x &> log.txt

@@ -1,0 +1,3 @@
+# expect: read+write+secret
+# why: a write through a link into ~/.ssh
+cat README.md > keys/stolen

@@ -1,0 +1,3 @@
+# expect: read+write+secret
+# why: copying ~/.ssh
+cp -r ~/.ssh backup

@@ -1,0 +1,3 @@
+# expect: write+secret
+# why: moving a key
+mv ~/.ssh/id_ed25519 src/

@@ -1,0 +1,3 @@
+# expect: write+protected+secret
+# why: removing the home removes every secret in it
+rm -rf ~

@@ -1,0 +1,3 @@
+# expect: write+protected
+# why: the workspace root holds .git
+rm -rf .

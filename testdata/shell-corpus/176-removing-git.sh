@@ -1,0 +1,3 @@
+# expect: write+protected
+# why: removing .git
+rm -rf .git

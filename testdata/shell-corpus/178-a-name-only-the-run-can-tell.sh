@@ -1,0 +1,3 @@
+# expect: write+exec
+# why: a name only the run can tell
+touch $(printf 'a\u202eb')

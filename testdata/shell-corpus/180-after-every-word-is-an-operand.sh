@@ -1,0 +1,3 @@
+# expect: write
+# why: after -- every word is an operand
+rm -- -rf

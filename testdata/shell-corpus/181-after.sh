@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: after --
+cat -- ~/.netrc

@@ -1,0 +1,3 @@
+# expect: exec
+# why: an interpreter runs anything
+python3 -c 'print(1)'

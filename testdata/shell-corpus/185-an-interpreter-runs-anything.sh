@@ -1,0 +1,3 @@
+# expect: exec
+# why: an interpreter runs anything
+node -e 'x'

@@ -1,0 +1,3 @@
+# expect: exec
+# why: make runs recipes
+make

@@ -1,0 +1,3 @@
+# expect: exec
+# why: go runs builds and tests
+go test ./...

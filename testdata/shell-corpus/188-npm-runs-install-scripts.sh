@@ -1,0 +1,3 @@
+# expect: exec
+# why: npm runs install scripts
+npm install

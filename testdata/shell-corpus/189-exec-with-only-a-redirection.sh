@@ -1,0 +1,3 @@
+# expect: write+outside
+# why: exec with only a redirection
+exec > $OUT/log

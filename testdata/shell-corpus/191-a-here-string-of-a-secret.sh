@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: a here-string of a secret
+cat <<< "$(cat ~/.netrc)"

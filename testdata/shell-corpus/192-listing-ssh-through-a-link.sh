@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: listing ~/.ssh through a link
+ls -la keys/

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: up is .., which holds the home
+ls up/

@@ -1,0 +1,3 @@
+# expect: read
+# why: a loop reads nothing it can name
+cat loop1

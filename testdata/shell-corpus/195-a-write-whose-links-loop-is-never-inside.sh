@@ -1,0 +1,3 @@
+# expect: write+outside
+# why: a write whose links loop is never inside
+echo x > loop1

@@ -1,0 +1,3 @@
+# expect: read
+# why: docs links inside the workspace
+cat docs/a.go

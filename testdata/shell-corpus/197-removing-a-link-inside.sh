@@ -1,0 +1,3 @@
+# expect: write
+# why: removing a link inside
+rm -f docs

@@ -1,0 +1,3 @@
+# expect: read+write+protected
+# why: a new .git
+git init newrepo

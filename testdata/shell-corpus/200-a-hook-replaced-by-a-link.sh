@@ -1,0 +1,3 @@
+# expect: write+protected
+# why: a hook replaced by a link
+ln -sf /tmp/x .git/hooks/pre-commit

@@ -1,0 +1,3 @@
+# expect: read+write+protected
+# why: a file in a PATH directory replaces a command
+cp README.md ../bin/tool

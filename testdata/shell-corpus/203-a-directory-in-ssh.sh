@@ -1,0 +1,3 @@
+# expect: write+secret
+# why: a directory in ~/.ssh
+mkdir -p ~/.ssh/new

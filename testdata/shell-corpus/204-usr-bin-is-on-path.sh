@@ -1,0 +1,3 @@
+# expect: write+protected
+# why: /usr/bin is on PATH
+rm /usr/bin/true

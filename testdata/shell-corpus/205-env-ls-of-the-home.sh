@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: env ls of the home
+env ls ~

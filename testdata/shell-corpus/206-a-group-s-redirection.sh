@@ -1,0 +1,3 @@
+# expect: write
+# why: a group's redirection
+{ echo a; echo b; } > out.txt

@@ -1,0 +1,3 @@
+# expect: none
+# why: an invisible character printed
+echo $'\u200b'

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: quotes do not hide a path
+cat "keys"/"id_ed25519"

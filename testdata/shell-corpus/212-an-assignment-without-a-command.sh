@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: an assignment without a command
+IFS=: ; cat x

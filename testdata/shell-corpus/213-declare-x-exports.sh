@@ -1,0 +1,3 @@
+# expect: exec
+# why: declare -x exports
+declare -x PAGER=sh

@@ -1,0 +1,3 @@
+# expect: exec
+# why: readonly with an operand
+readonly PATH

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: docker credentials
+jq . ~/.docker/config.json

@@ -1,0 +1,3 @@
+# expect: read
+# why: a plain read outside
+cat /etc/hostname

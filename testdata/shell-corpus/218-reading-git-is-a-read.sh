@@ -1,0 +1,3 @@
+# expect: read
+# why: reading .git is a read
+cat .git/config

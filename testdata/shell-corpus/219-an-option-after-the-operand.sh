@@ -1,0 +1,3 @@
+# expect: read+write+outside
+# why: an option after the operand
+sort README.md -o $OUT/s

@@ -1,0 +1,3 @@
+# expect: write+secret
+# why: cargo credentials
+touch ~/.cargo/credentials.toml

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: the password store
+cat ~/.password-store/x.gpg

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: the keyring
+cat ~/.local/share/keyrings/login.keyring

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: gh tokens
+cat ~/.config/gh/hosts.yml

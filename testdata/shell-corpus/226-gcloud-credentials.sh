@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: gcloud credentials
+cat ~/.config/gcloud/credentials.db

@@ -1,0 +1,3 @@
+# expect: read+secret
+# why: registry tokens
+cat ~/.npmrc ~/.pypirc
