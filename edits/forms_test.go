@@ -1,0 +1,101 @@
+package edits
+
+import (
+	"strings"
+	"testing"
+)
+
+// A unified diff of two files applies like line ops, with the same checks.
+func TestPatchFormEditsTwoFiles(t *testing.T) {
+	w := newWS(t, map[string]string{"a.go": "package a\r\n\r\nfunc A() {}\r\n", "b.go": "package b\n\nvar x = 1\nvar y = 2\n"})
+	w.read("a.go", "")
+	w.read("b.go", "")
+	patch := "--- a/a.go\n+++ b/a.go\n@@ -1,3 +1,4 @@\n package a\n \n+// A does nothing.\n func A() {}\n" +
+		"--- a/b.go\n+++ b/b.go\n@@ -3,2 +3,2 @@\n-var x = 1\n+var x = 10\n var y = 2\n"
+	out, err := w.edit(mustJSON(Args{Patch: patch}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.file("a.go"); got != "package a\r\n\r\n// A does nothing.\r\nfunc A() {}\r\n" {
+		t.Errorf("a.go %q", got)
+	}
+	if got := w.file("b.go"); got != "package b\n\nvar x = 10\nvar y = 2\n" {
+		t.Errorf("b.go %q", got)
+	}
+	if !strings.HasPrefix(out, "Applied to a.go, b.go.") {
+		t.Errorf("reply:\n%s", out)
+	}
+}
+
+func TestPatchContextMustMatchSeenVersion(t *testing.T) {
+	w := newWS(t, map[string]string{"b.go": "var x = 1\nvar y = 2\n"})
+	w.read("b.go", "")
+	_, err := w.edit(mustJSON(Args{Patch: "--- a/b.go\n+++ b/b.go\n@@ -1,2 +1,2 @@\n-var x = 3\n+var x = 10\n var y = 2\n"}))
+	if codeOf(err) != "invalid" || !strings.Contains(err.Error(), "are not in the file") {
+		t.Fatalf("%v", err)
+	}
+	// A wrong header line number is forgiven when the lines occur once.
+	_, err = w.edit(mustJSON(Args{Patch: "--- a/b.go\n+++ b/b.go\n@@ -7,1 +7,1 @@\n-var y = 2\n+var y = 20\n"}))
+	if err != nil || w.file("b.go") != "var x = 1\nvar y = 20\n" {
+		t.Fatalf("%v %q", err, w.file("b.go"))
+	}
+	// Unseen context lines are anchors too.
+	w2 := newWS(t, map[string]string{"c.go": "a\nb\nc\n"})
+	w2.read("c.go", "3")
+	_, err = w2.edit(mustJSON(Args{Patch: "--- a/c.go\n+++ b/c.go\n@@ -2,2 +2,2 @@\n b\n-c\n+C\n"}))
+	if codeOf(err) != "not_seen" || !strings.Contains(err.Error(), "line 2,") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// The string form: old must occur exactly once in the tagged version; a
+// string written with LF finds text in a CRLF file.
+func TestStringReplaceForm(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "alpha\r\nbeta\r\ngamma\r\nbeta\r\n"})
+	tag := w.read("a.txt", "")
+	_, err := w.edit(`{"files":[{"path":"a.txt","tag":"` + tag + `","old":"beta","new":"B"}]}`)
+	if codeOf(err) != "invalid" || !strings.Contains(err.Error(), "occurs 2 times (at lines 2, 4)") {
+		t.Fatalf("%v", err)
+	}
+	_, err = w.edit(`{"files":[{"path":"a.txt","tag":"` + tag + `","old":"delta","new":"D"}]}`)
+	if codeOf(err) != "invalid" || !strings.Contains(err.Error(), "does not occur") {
+		t.Fatalf("%v", err)
+	}
+	if _, err = w.edit(`{"files":[{"path":"a.txt","tag":"` + tag + `","old":"pha\nbeta\ngam","new":"pha and gam"}]}`); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.file("a.txt"); got != "alpha and gamma\r\nbeta\r\n" {
+		t.Errorf("file %q", got)
+	}
+}
+
+// Anchors may carry the read's row prefix; a prefix that quotes another
+// line is caught. Replacement text pasted with row prefixes is stripped.
+func TestAnchorsWithRowPrefix(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\ntwo\nthree\n"})
+	tag := w.read("a.txt", "")
+	_, err := w.edit(`{"files":[{"path":"a.txt","tag":"` + tag + `","ops":[{"replace":"2:three","text":"x"}]}]}`)
+	if codeOf(err) != "invalid" || !strings.Contains(err.Error(), `that line reads "two"`) {
+		t.Fatalf("%v", err)
+	}
+	if _, err := w.edit(`{"files":[{"path":"a.txt","tag":"[a.txt#` + tag + `]","ops":[{"replace":"2:two","text":"x"},{"delete":"2"}]}]}`); err == nil {
+		t.Fatal("overlapping ops were accepted")
+	}
+	if _, err := w.edit(`{"files":[{"path":"a.txt","tag":"[a.txt#` + tag + `]","ops":[{"replace":"2-3","text":"2:TWO\n3:THREE"}]}]}`); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.file("a.txt"); got != "one\nTWO\nTHREE\n" {
+		t.Errorf("file %q", got)
+	}
+}
+
+func TestCreateNeverReplaces(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "mine\n"})
+	_, err := w.edit(`{"files":[{"path":"a.txt","create":"agent\n"}]}`)
+	if codeOf(err) != "conflict" || w.file("a.txt") != "mine\n" {
+		t.Fatalf("%v", err)
+	}
+	if _, err := w.edit(`{"files":[{"path":"d/new.txt","create":"fresh"}]}`); err != nil || w.file("d/new.txt") != "fresh" {
+		t.Fatalf("%v", err)
+	}
+}
