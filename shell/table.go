@@ -327,6 +327,8 @@ func copyRow(move, reads bool, o opts) row {
 		}
 		c.words(dir, srcs, move)
 		if toDir {
+			// The directory itself is only named: a secret one still asks.
+			c.read(dir, target)
 			for _, s := range srcs {
 				c.write(cleanDir(dir, target), path.Base(s))
 			}
