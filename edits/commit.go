@@ -316,8 +316,7 @@ func applyBuffers(ctx context.Context, env *Env, cs []*change, idx []int) string
 	for _, i := range idx {
 		c := cs[i]
 		b, _ := env.Buffers.Get(c.path)
-		edits, _ := TextEdits(c.base, c.next)
-		docs = append(docs, DocumentEdit{Path: c.path, Version: b.Version, Edits: edits})
+		docs = append(docs, DocumentEdit{Path: c.path, Version: b.Version, Edits: TextEdits(c.base, c.next)})
 	}
 	applied, reason, err := env.Editor.ApplyEdit(ctx, "tandem edit", docs)
 	switch {

@@ -43,11 +43,11 @@ type TextEdit struct {
 // TextEdits computes the edits that turn the buffer text old into new: one
 // per run of changed lines, so the editor moves cursors and marks around the
 // change and its undo restores exactly the old text.
-func TextEdits(old, new []byte) ([]TextEdit, error) {
+func TextEdits(old, new []byte) []TextEdit {
 	a, b := documents.Scan(old), documents.Scan(new)
 	match, err := lineMatch(a, b)
-	if err != nil {
-		return []TextEdit{{Range: documents.Range{End: position(old, len(old))}, NewText: string(new)}}, nil
+	if err != nil || a.BOM != b.BOM {
+		return []TextEdit{{Range: documents.Range{End: position(old, len(old))}, NewText: string(new)}}
 	}
 	lineOff := func(ls documents.Lines, text []byte, n int) int { // offset of 0-based line n in text
 		pre := len(text) - len(ls.Body)
@@ -85,7 +85,7 @@ func TextEdits(old, new []byte) ([]TextEdit, error) {
 			NewText: string(new[nfrom:nto]),
 		})
 	}
-	return out, nil
+	return out
 }
 
 // position converts a byte offset of text to an LSP position.

@@ -1,0 +1,185 @@
+package edits
+
+import (
+	"context"
+	"os"
+	"sort"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/tandemdev/tandem/documents"
+)
+
+// applyTextEdits applies one document's LSP edits as an editor does: all
+// against the original text, so from the last to the first.
+func applyTextEdits(o *documents.Overlay, path string, version int32, edits []TextEdit) error {
+	sorted := append([]TextEdit(nil), edits...)
+	sort.SliceStable(sorted, func(i, j int) bool {
+		a, b := sorted[i].Range.Start, sorted[j].Range.Start
+		return a.Line > b.Line || (a.Line == b.Line && a.Character > b.Character)
+	})
+	var changes []documents.Change
+	for _, e := range sorted {
+		r := e.Range
+		changes = append(changes, documents.Change{Range: &r, Text: e.NewText})
+	}
+	return o.Change(path, version, changes)
+}
+
+// The edits sent to the editor turn the buffer's text into exactly the new
+// text, across CRLF, lone CR, BOM and characters outside the BMP.
+func TestTextEditsReproduceNewText(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		old, next := genText(t, "old"), genText(t, "new")
+		o := documents.NewOverlay()
+		o.Open("/f", 1, old)
+		edits := TextEdits(old, next)
+		if err := applyTextEdits(o, "/f", 2, edits); err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := o.Get("/f"); string(b.Text) != string(next) {
+			t.Fatalf("%q → %q gave %q via %+v", old, next, b.Text, edits)
+		}
+	})
+}
+
+// fakeEditor is an editor in the same process: it applies edits to the
+// mirrored buffers the way an LSP client and its didChange would.
+type fakeEditor struct {
+	o             *documents.Overlay
+	transactional bool
+	refuse        map[string]bool // paths whose edit the user blocks
+	requests      [][]DocumentEdit
+}
+
+func (f *fakeEditor) Transactional() bool { return f.transactional }
+func (f *fakeEditor) CanSave() bool       { return false }
+func (f *fakeEditor) Save(context.Context, string) error {
+	panic("Save called though CanSave is false")
+}
+func (f *fakeEditor) ApplyEdit(_ context.Context, _ string, docs []DocumentEdit) (bool, string, error) {
+	f.requests = append(f.requests, docs)
+	for _, d := range docs {
+		if f.refuse[d.Path] {
+			return false, "the user changed the document", nil
+		}
+		if b, _ := f.o.Get(d.Path); b.Version != d.Version {
+			return false, "version mismatch", nil
+		}
+	}
+	for _, d := range docs {
+		if err := applyTextEdits(f.o, d.Path, d.Version+1, d.Edits); err != nil {
+			return false, err.Error(), nil
+		}
+	}
+	return true, "", nil
+}
+
+func openBuffer(w *ws, name, text string, dirty bool) {
+	w.env.Buffers.Open(w.abs(name), 1, []byte(text))
+	if dirty {
+		full := documents.Change{Text: text}
+		w.env.Buffers.Change(w.abs(name), 2, []documents.Change{full})
+	}
+}
+
+// A buffer with unsaved user changes is edited in the editor only: the
+// user's text stays, the disk is not written.
+func TestDirtyBufferEditedInEditorOnly(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\ntwo\n"})
+	ed := &fakeEditor{o: w.env.Buffers}
+	w.env.Editor = ed
+	openBuffer(w, "a.txt", "USER one\ntwo\n", true)
+	tag := w.read("a.txt", "")
+	out, err := w.edit(`{"files":[{"path":"a.txt","tag":"` + tag + `","ops":[{"replace":"2","text":"AGENT"}]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := w.env.Buffers.Get(w.abs("a.txt")); string(b.Text) != "USER one\nAGENT\n" {
+		t.Errorf("buffer %q", b.Text)
+	}
+	if got := w.file("a.txt"); got != "one\ntwo\n" {
+		t.Errorf("the disk was written: %q", got)
+	}
+	if !strings.Contains(out, "unsaved changes of the user's, so the file on disk was not written") {
+		t.Errorf("reply:\n%s", out)
+	}
+	if v := ed.requests[0][0].Version; v != 2 {
+		t.Errorf("edit sent for version %d, want the buffer's 2", v)
+	}
+}
+
+// A clean buffer is edited in the editor and its new text written to disk,
+// so builds see it.
+func TestCleanBufferEditedAndWritten(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\ntwo\n"})
+	w.env.Editor = &fakeEditor{o: w.env.Buffers}
+	openBuffer(w, "a.txt", "one\ntwo\n", false)
+	tag := w.read("a.txt", "")
+	out, err := w.edit(`{"files":[{"path":"a.txt","tag":"` + tag + `","ops":[{"append":"three"}]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := w.env.Buffers.Get(w.abs("a.txt"))
+	if string(b.Text) != "one\ntwo\nthree\n" || w.file("a.txt") != "one\ntwo\nthree\n" || b.Dirty {
+		t.Errorf("buffer %q (dirty %v), disk %q", b.Text, b.Dirty, w.file("a.txt"))
+	}
+	if !strings.Contains(out, "changed in the editor buffer and written to disk") {
+		t.Errorf("reply:\n%s", out)
+	}
+}
+
+// A commit over two buffers and a file: when the editor refuses, nothing is
+// written anywhere; a transactional editor gets one request.
+func TestBufferRefusalWritesNothing(t *testing.T) {
+	for _, transactional := range []bool{true, false} {
+		w := newWS(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+		ed := &fakeEditor{o: w.env.Buffers, transactional: transactional, refuse: map[string]bool{w.abs("b.txt"): true}}
+		w.env.Editor = ed
+		openBuffer(w, "a.txt", "a\n", true)
+		openBuffer(w, "b.txt", "b\n", true)
+		var entries []string
+		for _, n := range []string{"a.txt", "b.txt", "c.txt"} {
+			entries = append(entries, `{"path":"`+n+`","tag":"`+w.read(n, "")+`","ops":[{"append":"more"}]}`)
+		}
+		out, err := w.edit(`{"files":[` + strings.Join(entries, ",") + `]}`)
+		text := replyText(out, err)
+		applied, not := landedIn(t, text)
+		ba, _ := w.env.Buffers.Get(w.abs("a.txt"))
+		if transactional {
+			if err == nil || len(applied) != 0 || len(ed.requests) != 1 || string(ba.Text) != "a\n" {
+				t.Errorf("transactional: %d requests, reply:\n%s", len(ed.requests), text)
+			}
+		} else if !applied["a.txt"] || !not["b.txt"] || !not["c.txt"] || string(ba.Text) != "a\nmore\n" {
+			// One request per buffer: a landed before b was refused, and the
+			// reply says exactly that.
+			t.Errorf("one by one: reply:\n%s", text)
+		}
+		if got := w.file("c.txt"); got != "c\n" {
+			t.Errorf("c.txt written: %q", got)
+		}
+		if _, err := os.Stat(w.abs("a.txt")); err != nil || w.file("a.txt") != "a\n" {
+			t.Errorf("a.txt on disk changed")
+		}
+	}
+}
+
+// The user typed between the check and the editor applying: the editor
+// refuses the stale version and the reply says nothing landed.
+func TestBufferChangedBeforeApplyIsConflict(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n"})
+	w.env.Editor = &fakeEditor{o: w.env.Buffers}
+	openBuffer(w, "a.txt", "a\n", true)
+	tag := w.read("a.txt", "")
+	cs := stageAll(t, w, `{"files":[{"path":"a.txt","tag":"`+tag+`","ops":[{"append":"agent"}]}]}`)
+	w.env.Buffers.Change(w.abs("a.txt"), 3, []documents.Change{{Text: "a user\n"}})
+	_, err := run(context.Background(), w.env, cs)
+	if codeOf(err) != "conflict" || !strings.Contains(err.Error(), "1:a user") {
+		t.Fatalf("%v", err)
+	}
+	if b, _ := w.env.Buffers.Get(w.abs("a.txt")); string(b.Text) != "a user\n" {
+		t.Errorf("the user's text was lost: %q", b.Text)
+	}
+}
