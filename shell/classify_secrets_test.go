@@ -1,0 +1,123 @@
+package shell
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// secretState is every entry under the credential stores of a home: name,
+// mode and content (or link target). A change to any secret changes it.
+func secretState(t testing.TB, home string) string {
+	var lines []string
+	for _, root := range []string{".ssh", ".aws", ".netrc", ".kube", ".git-credentials"} {
+		_ = filepath.WalkDir(filepath.Join(home, root), func(p string, d fs.DirEntry, err error) error {
+			if err != nil {
+				lines = append(lines, p+" "+err.Error())
+				return nil
+			}
+			fi, _ := os.Lstat(p)
+			line := fmt.Sprintf("%s %v", p, fi.Mode())
+			switch {
+			case fi.Mode()&fs.ModeSymlink != 0:
+				tgt, _ := os.Readlink(p)
+				line += " -> " + tgt
+			case fi.Mode().IsRegular():
+				b, _ := os.ReadFile(p)
+				line += fmt.Sprintf(" %x", sha256.Sum256(b))
+			}
+			lines = append(lines, line)
+			return nil
+		})
+	}
+	sort.Strings(lines)
+	return strings.Join(lines, "\n")
+}
+
+// TestLaw_secrets_need_yes: no sequence of agent steps without a yes changes
+// a secret. Scripts are generated from commands that write, remove, move,
+// copy, link, truncate and redirect, directly and through wrappers, sh -c,
+// eval, find and xargs, aimed at the credential stores by absolute paths,
+// ~, .., cd, and random symlink layouts in the workspace (chains, loops,
+// links to ancestors); they run for real under a random auto set with no
+// client to answer. Afterwards every secret is as it was.
+func TestLaw_secrets_need_yes(t *testing.T) {
+	f := newCorpusFixture(t)
+	ctx := context.Background()
+	rapid.Check(t, func(rt *rapid.T) {
+		before := secretState(t, f.home)
+		if err := os.WriteFile(filepath.Join(f.ws, "README.md"), []byte("# ws\n"), 0o644); err != nil {
+			rt.Fatal(err)
+		}
+		// A random layout of links in the workspace, removed afterwards.
+		var made []string
+		defer func() {
+			for _, m := range made {
+				_ = os.RemoveAll(m)
+			}
+		}()
+		linkTargets := []string{f.home + "/.ssh", f.home + "/.ssh/authorized_keys", f.home, f.home + "/.aws/credentials",
+			f.home + "/.netrc", "..", "chain1", "keys", "l0", "l1", "missing"}
+		for i := rapid.IntRange(0, 3).Draw(rt, "links"); i > 0; i-- {
+			name := filepath.Join(f.ws, fmt.Sprintf("l%d", len(made)))
+			if err := os.Symlink(rapid.SampledFrom(linkTargets).Draw(rt, "target"), name); err != nil {
+				rt.Fatal(err)
+			}
+			made = append(made, name)
+		}
+		list := filepath.Join(f.ws, "targets.txt")
+		made = append(made, list, filepath.Join(f.ws, "copy"), filepath.Join(f.ws, "moved"))
+
+		targets := []string{"~/.ssh/authorized_keys", "~/.ssh/id_ed25519", "~/.ssh", "~/.ssh/new", "keys/authorized_keys",
+			"keys/new", "chain1", "~/.netrc", "~/.aws/credentials", "~", "up/home/.ssh/id_ed25519", "src/../keys/id_ed25519",
+			"l0", "l0/authorized_keys", "l1/.ssh/id_ed25519", "$HOME/.kube/config", "~/.git-credentials"}
+		target := rapid.SampledFrom(targets).Draw(rt, "secret")
+		if err := os.WriteFile(list, []byte(strings.ReplaceAll(target, "~", f.home)+"\n"), 0o644); err != nil {
+			rt.Fatal(err)
+		}
+		forms := []string{
+			"rm -rf %s", "echo pwned > %s", "echo pwned >> %s", "touch %s", "truncate -s 0 %s", "chmod 777 %s",
+			"cp README.md %s", "mv %s moved", "mv README.md %s", "ln -sf /etc/passwd %s", "tee %s < README.md",
+			"sed -i s/a/b/ %s", "dd if=README.md of=%s", "mkdir -p %s/x", "env rm -rf %s", "command rm -rf %s",
+			"timeout 5 rm -f %s", "nice -n 1 rm -rf %s", "sh -c 'rm -rf %s'", "bash -c 'echo x > %s'", "eval 'rm -rf %s'",
+			"find %s -delete", "find %s -exec rm -rf {} +", "xargs rm -rf < targets.txt", "xargs truncate -s 0 < targets.txt",
+			"cd %s && rm -rf *", "cd %s; echo x > authorized_keys", "cp -r src %s", "sort -o %s README.md",
+			"uniq README.md %s", "f() { rm -rf \"$1\"; }; f %s", "x=%s; rm -rf $x", "rm -rf $(echo %s)",
+			"for p in %s; do rm -rf $p; done", "exec rm -rf %s", "git log > %s",
+		}
+		n := rapid.IntRange(1, 3).Draw(rt, "steps")
+		var lines []string
+		for i := 0; i < n; i++ {
+			form := rapid.SampledFrom(forms).Draw(rt, "form")
+			if !strings.Contains(form, "%s") {
+				lines = append(lines, form)
+				continue
+			}
+			lines = append(lines, fmt.Sprintf(form, target))
+		}
+		script := strings.Join(lines, rapid.SampledFrom([]string{"\n", "; ", " && ", " || "}).Draw(rt, "join"))
+		auto := approvals.Effects(rapid.IntRange(0, int(approvals.DefaultAuto)).Draw(rt, "auto"))
+		gate := approvals.NewGate("prop", auto, f.policy, approvals.Nobody)
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		run, err := Start(cctx, script, Options{Dir: f.ws, Env: f.env, Gate: gate})
+		if err != nil {
+			return // a script that does not parse runs nothing
+		}
+		res := run.Result()
+		if after := secretState(t, f.home); after != before {
+			rt.Fatalf("auto %v, no yes: %q changed a secret (ended %s)\nbefore:\n%s\nafter:\n%s", auto, script, res.End, before, after)
+		}
+	})
+}
