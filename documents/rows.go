@@ -109,32 +109,31 @@ type RowsView struct {
 // middle is replaced by one marker giving the count and the selector of the
 // cut lines.
 func ViewRows(text func(n int) []byte, spans []Span) RowsView {
+	// Sizes first, rows only for what is kept: a long file's middle is
+	// never rendered.
 	type item struct {
-		n     int
-		row   string
-		whole bool
-		gap   bool // a gap marker goes before this row
+		n, size int // size: the row's bytes with its newline
+		gap     bool // a gap marker goes before this row
 	}
 	var items []item
 	total := 0
 	for i, s := range spans {
 		for n := s.From; n <= s.To; n++ {
-			row, whole := Row(n, text(n))
-			it := item{n: n, row: row, whole: whole, gap: i > 0 && n == s.From && s.From != spans[i-1].To+1}
-			items = append(items, it)
-			total += len(row) + 1
+			size := len(strconv.Itoa(n)) + 2 + min(len(text(n)), maxRowBytes+80)
+			items = append(items, item{n: n, size: size, gap: i > 0 && n == s.From && s.From != spans[i-1].To+1})
+			total += size
 		}
 	}
 	keepHead, keepTail := len(items), 0
 	if len(items) > maxRows || total > maxBytes {
 		keepHead, keepTail = 0, 0
 		for b := 0; keepHead < maxRows/2 && keepHead < len(items); keepHead++ {
-			if b += len(items[keepHead].row) + 1; b > maxBytes/2 && keepHead > 0 {
+			if b += items[keepHead].size; b > maxBytes/2 && keepHead > 0 {
 				break
 			}
 		}
 		for b := 0; keepTail < maxRows/2 && keepHead+keepTail < len(items); keepTail++ {
-			if b += len(items[len(items)-1-keepTail].row) + 1; b > maxBytes/2 && keepTail > 0 {
+			if b += items[len(items)-1-keepTail].size; b > maxBytes/2 && keepTail > 0 {
 				break
 			}
 		}
@@ -145,9 +144,10 @@ func ViewRows(text func(n int) []byte, spans []Span) RowsView {
 		if it.gap {
 			out.WriteString(GapMarker + "\n")
 		}
-		out.WriteString(it.row)
+		row, whole := Row(it.n, text(it.n))
+		out.WriteString(row)
 		out.WriteByte('\n')
-		if it.whole {
+		if whole {
 			v.Shown = append(v.Shown, it.n)
 		}
 	}
