@@ -282,7 +282,7 @@ func (l linkRace) Link(a, b string) error {
 	l.w.put(filepath.Base(b), "racer\n")
 	return OS{}.Link(a, b)
 }
-func (linkRace) Remove(p string) error   { return OS{}.Remove(p) }
+func (linkRace) Remove(p string) error  { return OS{}.Remove(p) }
 func (linkRace) SyncDir(d string) error { return OS{}.SyncDir(d) }
 
 func TestLaw_move_moves(t *testing.T) {

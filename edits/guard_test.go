@@ -30,7 +30,7 @@ type revealCase struct {
 }
 
 func genReveal(rt *rapid.T) *revealCase {
-	n := rapid.IntRange(1, 70).Draw(rt, "lines")
+	n := rapid.IntRange(1, 100).Draw(rt, "lines")
 	c := &revealCase{}
 	var file strings.Builder
 	for i := 0; i < n; i++ {
@@ -48,8 +48,9 @@ func genReveal(rt *rapid.T) *revealCase {
 	c.before = file.String()
 	read := map[int]bool{}
 	var sel []string
+	density := rapid.SampledFrom([]int{0, 1, 5, 9}).Draw(rt, "read per 10 lines")
 	for i := 1; i <= n; i++ {
-		if rapid.Bool().Draw(rt, "read") {
+		if rapid.IntRange(0, 9).Draw(rt, "read") < density {
 			read[i] = true
 			sel = append(sel, strconv.Itoa(i))
 		}

@@ -93,7 +93,7 @@ func refApply(base documents.Lines, ops []Op) []refLine {
 	}
 	type edit struct {
 		at, del, order int
-		text       *string
+		text           *string
 	}
 	var es []edit
 	num := func(a *Anchor) (int, int) {
