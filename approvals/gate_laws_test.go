@@ -54,6 +54,17 @@ func runScript(auto Effects, steps []Step, answers []Answer) gateRun {
 	return r
 }
 
+// pipelineRun checks steps as one pipeline (one question for all).
+func pipelineRun(auto Effects, steps []Step, answer Answer) (err error, asked int, q Question) {
+	g := NewGate("s", auto, nil, AskerFunc(func(_ context.Context, qq Question) Answer {
+		asked++
+		q = qq
+		return answer
+	}))
+	err = g.Check(context.Background(), KindShell, steps...)
+	return err, asked, q
+}
+
 // eachScript calls fn for every script of up to 4 steps and answer sequence.
 func eachScript(fn func(auto Effects, steps []Step, answers []Answer, r gateRun)) {
 	var steps []Step
@@ -92,12 +103,28 @@ func answerSeqs(n int) [][]Answer {
 }
 
 // TestLaw_gate_prefix_decisions: the steps that ran are the first steps of
-// the script, in order.
+// the script, in order; a pipeline refused at step k had every step before k
+// within the auto set, and k is the first that needed a yes.
 func TestLaw_gate_prefix_decisions(t *testing.T) {
 	eachScript(func(auto Effects, steps []Step, answers []Answer, r gateRun) {
 		for i, k := range r.ran {
 			if k != i {
 				t.Fatalf("auto %v steps %v answers %v: ran %v", auto, steps, answers, r.ran)
+			}
+		}
+		for _, a := range lawAnswers {
+			err, _, _ := pipelineRun(auto, steps, a)
+			var ref *Refused
+			if !errors.As(err, &ref) {
+				continue
+			}
+			for i := 0; i < ref.Step; i++ {
+				if Decide(auto, false, steps[i].Effects) != Runs {
+					t.Fatalf("pipeline %v refused at %d, but step %d needed a yes first", steps, ref.Step, i)
+				}
+			}
+			if Decide(auto, false, steps[ref.Step].Effects) != NeedsYes {
+				t.Fatalf("pipeline %v refused at %d, which needed no yes", steps, ref.Step)
 			}
 		}
 	})
@@ -158,6 +185,24 @@ func TestLaw_gate_finish_runs_all_decisions(t *testing.T) {
 		n++
 		if r.stopped < 0 && len(r.ran) != len(steps) {
 			t.Fatalf("finished but ran %v of %d", r.ran, len(steps))
+		}
+		// A pipeline that may run: every step within the auto set, or one
+		// question holding every step, answered yes.
+		for _, a := range lawAnswers {
+			err, asked, q := pipelineRun(auto, steps, a)
+			if err != nil {
+				continue
+			}
+			within := true
+			for _, s := range steps {
+				within = within && Decide(auto, false, s.Effects) == Runs
+			}
+			if !within && (asked != 1 || !a.Allows() || len(q.Steps) != len(steps)) {
+				t.Fatalf("pipeline %v under %v ran on answer %v after %d questions of %d steps", steps, auto, a, asked, len(q.Steps))
+			}
+			if within && asked != 0 {
+				t.Fatalf("pipeline %v within %v asked", steps, auto)
+			}
 		}
 	})
 	if n < 10000 {
