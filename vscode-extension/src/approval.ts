@@ -1,64 +1,68 @@
-// Turning a tandem/askApproval question into a notification and the user's click into the
-// answer tandem expects. Pure, so the mapping is unit-tested without an editor.
+// Turning a tandem/askApproval question (docs/protocol.md, "Approvals") into a notification,
+// and the user's click into the answer kind tandem expects. Pure, so the mapping is
+// unit-tested without an editor.
+
+export interface StepPath {
+  path: string;
+  real?: string;
+  class?: string;
+}
 
 export interface ApprovalStep {
-  command?: string;
-  text?: string;
+  text: string;
   effects?: string[];
-  paths?: { path: string; class?: string }[];
+  paths?: StepPath[];
 }
 
 export interface ApprovalQuestion {
-  id: string | number;
+  id: string;
   session?: string;
-  title?: string;
-  message?: string;
+  kind?: 'shell' | 'document' | 'mcp' | string;
   steps?: ApprovalStep[];
-  actions?: string[];
+  options?: string[];
 }
 
-/** The three answers every question offers, in the order a notification shows them. */
-export const Allow = 'Allow';
-export const Deny = 'Deny';
-export const AllowSession = 'Allow for this session';
-export const DefaultActions = [Allow, Deny, AllowSession];
+/** The buttons of a question, in the order shown, with the answer kind each sends. */
+export const Choices: readonly { title: string; answer: string }[] = [
+  { title: 'Allow', answer: 'allow_once' },
+  { title: 'Deny', answer: 'reject_once' },
+  { title: 'Allow for this session', answer: 'allow_always' },
+];
 
 export interface Prompt {
   message: string;
-  detail: string;
-  actions: string[];
+  buttons: string[];
 }
 
-/** The notification for a question: one line to decide on, the exact steps in the detail. */
+const verbs: Record<string, string> = { shell: 'run', document: 'access', mcp: 'call' };
+
+/**
+ * The notification for a question: who asks, each step exactly as it will run (tandem has
+ * escaped every hidden character), its effects, and the paths that are not plain workspace
+ * paths, which are what the user decides on.
+ */
 export function approvalPrompt(q: ApprovalQuestion): Prompt {
-  const head = q.title ?? q.message ?? 'tandem asks before running a step';
-  const lines: string[] = [];
+  const parts = [`tandem: the agent (session ${q.session ?? '?'}) asks to ${verbs[q.kind ?? ''] ?? 'run'}:`];
   for (const s of q.steps ?? []) {
-    let line = s.command ?? s.text ?? '';
-    if (s.effects && s.effects.length > 0) {
-      line += `  [${s.effects.join(', ')}]`;
+    let line = s.text;
+    if (Array.isArray(s.effects) && s.effects.length > 0) {
+      line += ` — effects: ${s.effects.join(', ')}`;
     }
-    lines.push(line);
     for (const p of s.paths ?? []) {
-      lines.push(`    ${p.path}${p.class ? ` (${p.class})` : ''}`);
+      if (p.class && p.class !== 'inside' && p.class !== 'harmless') {
+        line += ` — ${p.class}: ${p.real ?? p.path}`;
+      }
     }
+    parts.push(line);
   }
-  if (q.session) {
-    lines.push(`session ${q.session}`);
-  }
-  const firstStep = q.steps?.[0]?.command ?? q.steps?.[0]?.text;
-  const message = firstStep && !head.includes(firstStep) ? `tandem: ${head} — ${firstStep}` : `tandem: ${head}`;
-  return {
-    message,
-    detail: lines.join('\n'),
-    actions: q.actions && q.actions.length > 0 ? q.actions : DefaultActions,
-  };
+  const offered = Choices.filter((c) => !q.options || q.options.includes(c.answer));
+  return { message: parts.join('\n'), buttons: offered.map((c) => c.title) };
 }
 
 /**
- * The reply to a question. A closed notification (no choice) is no answer: tandem treats
- * it as a denial of this step, never as consent.
+ * The reply to a question. A closed notification, or a question settled elsewhere, is no
+ * answer from this client ({answer: null}): tandem never takes it as a yes.
  */
-export function approvalAnswer(choice: string | undefined): { answer: string } {
-  return { answer: choice ?? 'dismissed' };
+export function approvalAnswer(button: string | undefined): { answer: string | null } {
+  return { answer: Choices.find((c) => c.title === button)?.answer ?? null };
 }

@@ -37,10 +37,13 @@ export interface TandemApi {
 
 const resultScheme = 'tandem-result';
 
-/** Declares the tandem approval capability so questions arrive as tandem/askApproval. */
-class ApprovalFeature implements StaticFeature {
+/**
+ * Declares what this client does for tandem: it answers questions (tandem/askApproval, with
+ * tandem/approvalSettled) and saves a document on request (tandem/saveDocument).
+ */
+class TandemFeature implements StaticFeature {
   fillClientCapabilities(caps: ClientCapabilities): void {
-    caps.experimental = { ...(caps.experimental as object | undefined), tandem: { approvals: true } };
+    caps.experimental = { ...(caps.experimental as object | undefined), tandem: { approvals: true, saveDocument: true } };
   }
   getState(): FeatureState {
     return { kind: 'static' };
@@ -101,13 +104,30 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<TandemApi>
       outputChannel: log,
     };
     const c = new LanguageClient('tandem', 'tandem', serverOptions, clientOptions);
-    c.registerFeature(new ApprovalFeature());
+    c.registerFeature(new TandemFeature());
     c.onRequest(Methods.askApproval, (q: ApprovalQuestion, token) => ask(q, token));
-    c.onNotification(Methods.approvalSettled, (p: { id: string | number; reason?: string }) => {
-      open.get(String(p.id))?.(p.reason ?? 'settled');
+    c.onNotification(Methods.approvalSettled, (p: { id: string; settled?: string }) => {
+      open.get(String(p.id))?.(p.settled ?? 'settled');
     });
-    c.onNotification(Methods.jobSettled, (p: { job?: string; id?: string; status?: string }) => {
-      void vscode.window.showInformationMessage(`tandem: job ${p.job ?? p.id ?? ''} ${p.status ?? 'settled'}`);
+    c.onNotification(Methods.jobSettled, (p: { job: string; command?: string; end?: string; status?: number }) => {
+      const text = `tandem: job ${p.job} (${p.command ?? ''}) ${p.end ?? 'ended'}${p.status !== undefined ? `, status ${p.status}` : ''}`;
+      if (p.end === 'finished' && p.status === 0) {
+        void vscode.window.showInformationMessage(text);
+      } else {
+        void vscode.window.showWarningMessage(text);
+      }
+    });
+    c.onRequest(Methods.saveDocument, async (p: { uri: string }) => {
+      // After an agent edit lands in a document that had no unsaved changes, tandem asks to
+      // save it, so builds and tests the agent runs see it.
+      const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === vscode.Uri.parse(p.uri).toString());
+      if (!doc) {
+        throw new Error(`${p.uri} is not open in the editor`);
+      }
+      if (!(await doc.save())) {
+        throw new Error(`saving ${p.uri} failed`);
+      }
+      return null;
     });
     c.onDidChangeState((e) => {
       if (e.newState === 1 /* Stopped */) {
@@ -146,20 +166,21 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<TandemApi>
     return client!;
   }
 
-  async function ask(q: ApprovalQuestion, token: vscode.CancellationToken): Promise<{ answer: string }> {
+  async function ask(q: ApprovalQuestion, token: vscode.CancellationToken): Promise<{ answer: string | null }> {
     const p = approvalPrompt(q);
     const id = String(q.id);
+    // Settled elsewhere (another client answered, the step ended) or cancelled: stop waiting.
+    // VS Code cannot close a notification, so a later click is simply not used.
     const settled = new Promise<undefined>((resolve) => {
-      open.set(id, (reason) => {
-        log.info(`question ${id} settled: ${reason}`);
+      open.set(id, (how) => {
+        log.info(`question ${id} settled: ${how}`);
         resolve(undefined);
       });
       token.onCancellationRequested(() => resolve(undefined));
     });
-    const text = p.detail ? `${p.message}\n${p.detail}` : p.message;
-    const choice = await Promise.race([vscode.window.showWarningMessage(text, ...p.actions), settled]);
+    const button = await Promise.race([vscode.window.showWarningMessage(p.message, ...p.buttons), settled]);
     open.delete(id);
-    return approvalAnswer(choice);
+    return approvalAnswer(button);
   }
 
   async function refreshTools(): Promise<ToolInfo[]> {

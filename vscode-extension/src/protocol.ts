@@ -34,6 +34,7 @@ export const Methods = {
   askApproval: 'tandem/askApproval',
   approvalSettled: 'tandem/approvalSettled',
   jobSettled: 'tandem/jobSettled',
+  saveDocument: 'tandem/saveDocument',
 } as const;
 
 /** The model-facing text of a result: its text parts, in order. */

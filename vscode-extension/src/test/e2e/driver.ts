@@ -99,11 +99,14 @@ async function main(): Promise<number> {
       'telemetry.telemetryLevel': 'off',
       'extensions.autoCheckUpdates': false,
       'update.mode': 'none',
-      // The extension host does not inherit this PATH (code-server resolves a login shell's
-      // environment), so name the tandem under test by its absolute path.
-      'tandem.path': tandemOnPath(),
     }),
   );
+  // The user's own tandem settings: ask before every write, so a bash step asks.
+  fs.mkdirSync(path.join(tmp, 'config/tandem'), { recursive: true });
+  fs.writeFileSync(path.join(tmp, 'config/tandem/config.json'), '{"shell": {"autoEffects": ["read"]}}');
+  // tandem on the PATH a user would have: code-server gives the extension host and its
+  // terminals a login shell's environment, which rebuilds PATH from the profiles.
+  fs.writeFileSync(path.join(tmp, '.profile'), `PATH='${path.dirname(tandemOnPath())}':"$PATH"\nexport PATH\n`);
   const port = await freePort();
   fs.writeFileSync(path.join(tmp, 'config.yaml'), `bind-addr: 127.0.0.1:${port}\nauth: none\ncert: false\n`);
   const out = path.join(tmp, 'result.json');
@@ -151,9 +154,36 @@ async function main(): Promise<number> {
     ]);
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
     await page.goto(`${base}/?folder=${encodeURIComponent(ws)}&payload=${encodeURIComponent(payload)}`);
+    // The user: answers the questions the tests expect by clicking the notification's button.
+    // VS Code shows no toasts while extension tests run, so the user opens the notification
+    // center (the bell in the status bar), where the same notification has the same buttons.
+    let answering = true;
+    const answers: [string, string][] = [
+      ['touch allowed.txt', 'Allow'],
+      ['touch denied.txt', 'Deny'],
+    ];
+    const user = (async () => {
+      while (answering) {
+        for (const [step, button] of answers) {
+          const b = page.locator('.notification-list-item', { hasText: step }).getByRole('button', { name: button, exact: true });
+          if ((await b.count().catch(() => 0)) > 0) {
+            await b.first().click({ timeout: 2000 }).catch(() => undefined);
+          } else if (!(await page.locator('.notifications-center.visible').isVisible().catch(() => false))) {
+            await page.locator('.statusbar-item', { has: page.locator('.codicon-bell, .codicon-bell-dot') }).first()
+              .click({ timeout: 1000 }).catch(() => undefined);
+          }
+        }
+        if (process.env.DEBUG_SHOTS && Date.now() % 3000 < 250) {
+          await page.screenshot({ path: path.join(artifacts, `debug-${Date.now()}.png`) });
+        }
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    })();
     const report = await until('the extension tests to report', 150000, async () =>
       fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { passed: string[]; failed: { name: string; error: string }[] }) : undefined,
     );
+    answering = false;
+    await user;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     // What a user sees: the tandem sidebar after the tests, with the backend running, the
     // session the tests opened and the tools.

@@ -57,6 +57,90 @@ const cases: Case[] = [
       check(!disk.includes(typed), 'the unsaved text reached the disk');
     },
   },
+  {
+    name: 'agent_edit_keeps_unsaved_change_and_undo_reverts_it',
+    fn: async (api, root) => {
+      const uri = vscode.Uri.joinPath(root, 'internal/names/names.go');
+      const disk = fs.readFileSync(uri.fsPath, 'utf8');
+      const doc = await vscode.workspace.openTextDocument(uri);
+      const editor = await vscode.window.showTextDocument(doc);
+      check(await editor.edit((e) => e.insert(new vscode.Position(2, 0), '// the user is still writing this\n')), 'the user typed');
+      const users = doc.getText();
+      const read = resultText(await api.callTool('read', { path: 'internal/names/names.go' }));
+      const tag = /#([0-9A-Fa-f]+)\]/.exec(read)?.[1];
+      check(tag !== undefined, `no tag in the read:\n${read}`);
+      const r = await api.callTool('edit', {
+        files: [{ path: 'internal/names/names.go', tag, old: 'return "Hello, stranger!"', new: 'return "Hi, stranger!"' }],
+      });
+      check(r.isError !== true, `the edit failed: ${resultText(r)}`);
+      const want = users.replace('return "Hello, stranger!"', 'return "Hi, stranger!"');
+      await waitFor('the edit in the editor', () => doc.getText() === want || undefined, 5000);
+      check(doc.isDirty, "the user's change is still unsaved");
+      check(fs.readFileSync(uri.fsPath, 'utf8') === disk, 'a document with unsaved user text was written to disk');
+      await vscode.window.showTextDocument(doc);
+      await vscode.commands.executeCommand('undo');
+      await waitFor('undo to revert the agent edit', () => doc.getText() === users || undefined, 5000).catch(() => {
+        throw new Error(`undo did not restore the user's text; the document is:\n${doc.getText()}`);
+      });
+    },
+  },
+  {
+    name: 'agent_edit_of_a_clean_document_is_saved',
+    fn: async (api, root) => {
+      const uri = vscode.Uri.joinPath(root, 'cmd/greet/main.go');
+      const doc = await vscode.workspace.openTextDocument(uri);
+      await vscode.window.showTextDocument(doc);
+      const read = resultText(await api.callTool('read', { path: 'cmd/greet/main.go' }));
+      const tag = /#([0-9A-Fa-f]+)\]/.exec(read)?.[1];
+      const r = await api.callTool('edit', { files: [{ path: 'cmd/greet/main.go', tag, ops: [{ append: '// appended by the agent\n' }] }] });
+      check(r.isError !== true, `the edit failed: ${resultText(r)}`);
+      await waitFor('the edit in the editor', () => doc.getText().includes('// appended by the agent') || undefined, 5000);
+      check(!doc.isDirty, 'the document was saved');
+      check(fs.readFileSync(uri.fsPath, 'utf8') === doc.getText(), 'the disk holds the document');
+    },
+  },
+  {
+    // The driver clicks "Allow" on the notification that names allowed.txt.
+    name: 'bash_step_allowed_from_the_notification',
+    fn: async (api, root) => {
+      const r = await api.callTool('bash', { command: 'touch allowed.txt' });
+      check(r.isError !== true, `the script failed: ${resultText(r)}`);
+      check(fs.existsSync(vscode.Uri.joinPath(root, 'allowed.txt').fsPath), 'the allowed step did not run');
+    },
+  },
+  {
+    // The driver clicks "Deny" on the notification that names denied.txt.
+    name: 'bash_step_denied_from_the_notification',
+    fn: async (api, root) => {
+      const text = resultText(await api.callTool('bash', { command: 'touch denied.txt' }));
+      check(text.includes('denied'), `the result does not say denied:\n${text}`);
+      check(!fs.existsSync(vscode.Uri.joinPath(root, 'denied.txt').fsPath), 'the denied step ran');
+    },
+  },
+  {
+    name: 'terminal_env_reaches_the_integrated_terminal_and_the_bridge_answers',
+    fn: async (api, root) => {
+      await api.ready();
+      const vars = api.terminalEnvironment();
+      check(Object.keys(vars).length > 0, 'tandem gave no terminal environment');
+      const tandem = vscode.workspace.getConfiguration('tandem').get<string>('path', 'tandem');
+      const t = vscode.window.createTerminal({
+        name: 'tandem e2e',
+        cwd: root,
+        shellPath: '/bin/sh',
+        shellArgs: ['-c', `env > env.txt; '${tandem}' mcp list > list.txt 2>&1; echo $? > status.txt`],
+      });
+      const status = vscode.Uri.joinPath(root, 'status.txt').fsPath;
+      await waitFor('the terminal to finish', () => (fs.existsSync(status) && fs.readFileSync(status, 'utf8').endsWith('\n')) || undefined);
+      t.dispose();
+      const env = fs.readFileSync(vscode.Uri.joinPath(root, 'env.txt').fsPath, 'utf8');
+      for (const [k, v] of Object.entries(vars)) {
+        check(env.includes(`${k}=${v}\n`), `the terminal lacks ${k}`);
+      }
+      const list = fs.readFileSync(vscode.Uri.joinPath(root, 'list.txt').fsPath, 'utf8');
+      check(fs.readFileSync(status, 'utf8') === '0\n', `tandem mcp list did not reach the bridge: ${list}`);
+    },
+  },
 ];
 
 export async function run(): Promise<void> {

@@ -1,25 +1,43 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AllowSession, approvalAnswer, approvalPrompt, DefaultActions } from '../../approval';
+import { approvalAnswer, approvalPrompt } from '../../approval';
 
-test('approvalPrompt shows the step exactly, its effects, paths and the session', () => {
+test('approvalPrompt shows who asks, each step exactly, its effects and the paths that matter', () => {
   const p = approvalPrompt({
-    id: 7,
+    id: 's1-7',
     session: 's1',
-    title: 'Run this step?',
-    steps: [{ command: "rm -rf $'a\\u202eb'", effects: ['write', 'outside'], paths: [{ path: '/tmp/x', class: 'outside' }] }],
+    kind: 'shell',
+    steps: [
+      {
+        text: "cat $'a\\u202eb' ~/.ssh/id_ed25519",
+        effects: ['read', 'secret'],
+        paths: [
+          { path: "a\u202eb", real: '/w/a\u202eb', class: 'inside' },
+          { path: '/home/me/.ssh/id_ed25519', real: '/home/me/.ssh/id_ed25519', class: 'secret' },
+        ],
+      },
+      { text: 'tee /dev/null', effects: ['write'], paths: [{ path: '/dev/null', class: 'harmless' }] },
+    ],
+    options: ['allow_once', 'allow_always', 'reject_once', 'reject_always'],
   });
-  assert.equal(p.message, "tandem: Run this step? — rm -rf $'a\\u202eb'");
-  assert.equal(p.detail, "rm -rf $'a\\u202eb'  [write, outside]\n    /tmp/x (outside)\nsession s1");
-  assert.deepEqual(p.actions, ['Allow', 'Deny', 'Allow for this session']);
+  assert.equal(
+    p.message,
+    "tandem: the agent (session s1) asks to run:\n" +
+      "cat $'a\\u202eb' ~/.ssh/id_ed25519 — effects: read, secret — secret: /home/me/.ssh/id_ed25519\n" +
+      'tee /dev/null — effects: write',
+  );
+  assert.deepEqual(p.buttons, ['Allow', 'Deny', 'Allow for this session']);
 });
 
-test('approvalPrompt offers the actions tandem sends, else the three defaults', () => {
-  assert.deepEqual(approvalPrompt({ id: 1, actions: ['Allow', 'Deny'] }).actions, ['Allow', 'Deny']);
-  assert.deepEqual(approvalPrompt({ id: 1, actions: [] }).actions, DefaultActions);
+test('approvalPrompt offers only the answers tandem accepts', () => {
+  assert.deepEqual(approvalPrompt({ id: '1', options: ['allow_once', 'reject_once'] }).buttons, ['Allow', 'Deny']);
+  assert.match(approvalPrompt({ id: '1', kind: 'mcp' }).message, /asks to call:$/);
 });
 
-test('approvalAnswer passes the click through and a closed notification is never consent', () => {
-  assert.deepEqual(approvalAnswer(AllowSession), { answer: 'Allow for this session' });
-  assert.notEqual(approvalAnswer(undefined).answer, 'Allow');
+test('approvalAnswer maps each button to its answer kind; a closed notification is no answer', () => {
+  assert.deepEqual(approvalAnswer('Allow'), { answer: 'allow_once' });
+  assert.deepEqual(approvalAnswer('Deny'), { answer: 'reject_once' });
+  assert.deepEqual(approvalAnswer('Allow for this session'), { answer: 'allow_always' });
+  assert.deepEqual(approvalAnswer(undefined), { answer: null });
+  assert.deepEqual(approvalAnswer('allow'), { answer: null });
 });
