@@ -137,8 +137,8 @@ func (r *GlobReport) Render() string {
 	if r.Total == 0 {
 		fmt.Fprintf(&out, "(no path under %s matches %q)\n", r.Dir, r.Req.Pattern)
 	} else {
-		fmt.Fprintf(&out, "(%d paths under %s match %q, newest first; shown: %d-%d)\n",
-			r.Total, r.Dir, r.Req.Pattern, r.Req.Skip+1, r.Req.Skip+len(r.Page))
+		fmt.Fprintf(&out, "(glob %q under %s: %s, newest first; shown: %d-%d)\n",
+			r.Req.Pattern, r.Dir, Count(r.Total, "path"), r.Req.Skip+1, r.Req.Skip+len(r.Page))
 	}
 	for _, p := range r.Page {
 		out.WriteString(p.Show)
@@ -148,7 +148,7 @@ func (r *GlobReport) Render() string {
 		out.WriteByte('\n')
 	}
 	if r.Next > 0 {
-		fmt.Fprintf(&out, "(%d more paths past this page: glob again with skip=%d)\n", r.Total-r.Next, r.Next)
+		fmt.Fprintf(&out, "(%s past this page: glob again with skip=%d)\n", Count(r.Total-r.Next, "more path"), r.Next)
 	}
 	writeClassNotices(&out, &r.Tally)
 	return out.String()

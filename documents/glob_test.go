@@ -26,7 +26,7 @@ func TestGlobNewestFirstThenPath(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "(4 paths under . match \"**/*.go\", newest first; shown: 1-4)\nnew/d.go\na.go\nb.go\nold/c.go\n"
+	want := "(glob \"**/*.go\" under .: 4 paths, newest first; shown: 1-4)\nnew/d.go\na.go\nb.go\nold/c.go\n"
 	if out != want {
 		t.Fatalf("got:\n%s\nwant:\n%s", out, want)
 	}

@@ -390,7 +390,7 @@ func (r *GrepReport) Render() (string, [][]int) {
 			}
 		}
 		if !r.Single && f.Total > len(f.Hits) {
-			fmt.Fprintf(&out, "(%d more matches in this file not shown: grep with path %q to page through them)\n", f.Total-len(f.Hits), f.Show)
+			fmt.Fprintf(&out, "(%s in this file not shown: grep with path %q to page through them)\n", Count(f.Total-len(f.Hits), "more match"), f.Show)
 		}
 	}
 	r.notices(&out)
@@ -406,9 +406,9 @@ func (r *GrepReport) notices(out *strings.Builder) {
 	case r.Single && r.Matches == 0:
 		fmt.Fprintf(out, "(no line matches %q)\n", pattern)
 	case r.Single && r.Next > 0:
-		fmt.Fprintf(out, "(%d matching lines; shown: %d-%d; next page: grep again with skip=%d)\n", r.Matches, r.PageFrom, r.PageTo, r.Next)
+		fmt.Fprintf(out, "(%s; shown: %d-%d; next page: grep again with skip=%d)\n", Count(r.Matches, "matching line"), r.PageFrom, r.PageTo, r.Next)
 	case r.Single:
-		fmt.Fprintf(out, "(%d matching lines; shown: %d-%d)\n", r.Matches, r.PageFrom, r.PageTo)
+		fmt.Fprintf(out, "(%s; shown: %d-%d)\n", Count(r.Matches, "matching line"), r.PageFrom, r.PageTo)
 	case r.Matched == 0:
 		fmt.Fprintf(out, "(no file matches %q: %d files searched)\n", pattern, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge])
 	case r.Next > 0:
@@ -425,24 +425,25 @@ func (r *GrepReport) notices(out *strings.Builder) {
 		}
 	}
 	if cut > 0 {
-		fmt.Fprintf(out, "(cut: %d files on this page have more than %d matches; each says how many more)\n", cut, matchesPerFile)
+		fmt.Fprintf(out, "(cut: %s on this page had more than %d matches; each says how many more)\n", Count(cut, "file"), matchesPerFile)
 	}
 	writeClassNotices(out, &r.Tally)
 }
 
-// classNotice is how a non-empty class is reported.
-var classNotice = map[Class]string{
-	ClassBinary:      "not searched: %d binary files (a NUL byte)",
-	ClassUnreadable:  "not searched: %d files that could not be read",
-	ClassLarge:       "searched in part: %d files over the 4 MiB limit (their first 4 MiB only)",
-	ClassIgnoredFile: "not searched: %d files excluded by .gitignore, .ignore or git's exclude files",
-	ClassIgnoredDir:  "not entered: %d directories excluded by .gitignore, .ignore or git's exclude files",
-	ClassVCSDir:      "not entered: %d .git directories",
-	ClassSymlink:     "not followed: %d symbolic links",
-	ClassSpecial:     "not searched: %d special files (devices, sockets, pipes)",
-	ClassTemp:        "not shown: %d temporary files of unfinished tandem writes",
-	ClassWalkError:   "not entered: %d directories that could not be listed",
-	ClassNotMatched:  "not searched: %d files outside the glob filter",
+// classNotice is how a non-empty class is reported: what happened, the
+// entry's noun (singular, plural) and an optional reason.
+var classNotice = map[Class][3]string{
+	ClassBinary:      {"skipped", "binary file", " (a NUL byte)"},
+	ClassUnreadable:  {"skipped", "file that could not be read", ""},
+	ClassLarge:       {"searched in part", "file over the 4 MiB limit", " (the first 4 MiB only, no tag)"},
+	ClassIgnoredFile: {"skipped", "file excluded by .gitignore, .ignore or git's exclude files", ""},
+	ClassIgnoredDir:  {"not entered", "directory excluded by .gitignore, .ignore or git's exclude files", ""},
+	ClassVCSDir:      {"not entered", ".git directory", ""},
+	ClassSymlink:     {"not followed", "symbolic link", ""},
+	ClassSpecial:     {"skipped", "special file", " (device, socket or pipe)"},
+	ClassTemp:        {"not shown", "temporary file of an unfinished tandem write", ""},
+	ClassWalkError:   {"not entered", "directory that could not be listed", ""},
+	ClassNotMatched:  {"skipped", "file outside the glob filter", ""},
 }
 
 // noticeOrder fixes the order of the class notices.
@@ -455,10 +456,35 @@ func writeClassNotices(out *strings.Builder, t *Tally) {
 		if n == 0 {
 			continue
 		}
-		out.WriteString("(" + fmt.Sprintf(classNotice[c], n))
+		what := classNotice[c]
+		fmt.Fprintf(out, "(%s: %s%s", what[0], Count(n, what[1]), what[2])
 		if ex := t.Examples[c]; len(ex) > 0 {
 			out.WriteString(", e.g. " + strings.Join(ex, ", "))
 		}
 		out.WriteString(")\n")
 	}
+}
+
+// Count writes n and a noun phrase, pluralising its head noun (the first
+// of file, directory, link, line, path, entry, match) when n is not 1:
+// "1 binary file", "3 directories excluded by …".
+func Count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	words := strings.Fields(noun)
+	for i, w := range words {
+		switch w {
+		case "directory", "entry":
+			words[i] = w[:len(w)-1] + "ies"
+		case "file", "link", "line", "path":
+			words[i] = w + "s"
+		case "match":
+			words[i] = w + "es"
+		default:
+			continue
+		}
+		break
+	}
+	return fmt.Sprintf("%d %s", n, strings.Join(words, " "))
 }

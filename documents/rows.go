@@ -112,7 +112,7 @@ func ViewRows(text func(n int) []byte, spans []Span) RowsView {
 	// Sizes first, rows only for what is kept: a long file's middle is
 	// never rendered.
 	type item struct {
-		n, size int // size: the row's bytes with its newline
+		n, size int  // size: the row's bytes with its newline
 		gap     bool // a gap marker goes before this row
 	}
 	var items []item
