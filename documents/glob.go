@@ -84,11 +84,7 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 	rep := &GlobReport{Req: req, Dir: Display(roots, abs)}
 	var mu sync.Mutex
 	var found []GlobPath
-	workspace := ""
-	if len(roots) > 0 {
-		workspace = roots[0]
-	}
-	t, err := Walk(ctx, workspace, start, true, func(e Entry, t *Tally) {
+	t, err := Walk(ctx, firstRoot(roots), start, true, func(e Entry, t *Tally) {
 		ok, _ := doublestar.Match(rest, e.Rel)
 		if !ok {
 			if !e.IsDir {

@@ -63,6 +63,9 @@ type GrepReport struct {
 
 // GrepSearch runs a search and returns its report; nothing is recorded.
 func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest) (*GrepReport, error) {
+	if buffers == nil {
+		buffers = NewOverlay()
+	}
 	if req.Skip < 0 {
 		return nil, approvals.Refuse(approvals.CodeInvalid, "skip must be 0 or more. Call grep again with skip omitted for the first page.")
 	}
@@ -96,11 +99,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	default:
 		g.keep = req.Skip + filesPerPage
 		g.dir = abs
-		workspace := ""
-		if len(roots) > 0 {
-			workspace = roots[0]
-		}
-		t, err := Walk(ctx, workspace, abs, false, func(e Entry, t *Tally) { g.file(e, t, false) })
+		t, err := Walk(ctx, firstRoot(roots), abs, false, func(e Entry, t *Tally) { g.file(e, t, false) })
 		if err != nil {
 			return nil, approvals.Refuse(approvals.CodeCancelled, "The search was cancelled before it finished. Run it again if you still need it.")
 		}

@@ -21,6 +21,9 @@ const maxEntries = 1000
 // seen in store, under the version whose whole content the tag names: a
 // partial read's rows are rows of that version.
 func Read(store *Store, buffers *Overlay, roots []string, p, lines string) (string, error) {
+	if buffers == nil {
+		buffers = NewOverlay()
+	}
 	abs, err := Resolve(roots, p)
 	if err != nil {
 		return "", err

@@ -140,6 +140,15 @@ func Walk(ctx context.Context, workspace, start string, dirs bool, visit Visitor
 	return total, ctx.Err()
 }
 
+// firstRoot is the workspace root relative paths resolve against, clean,
+// or "" when the session has none.
+func firstRoot(roots []string) string {
+	if len(roots) == 0 {
+		return ""
+	}
+	return filepath.Clean(roots[0])
+}
+
 type dirJob struct {
 	abs, rel string
 	parts    []string // components from the ignore root
