@@ -3,6 +3,8 @@
 -- test and `N passed, N failed`, and exits non-zero when a test failed.
 local tandem = require('tandem')
 vim.o.showmode = false
+-- Neovim's applyEdit handler prints the edit's label; keep the report to one line per test.
+_G.print = function() end
 
 local SAMPLE = assert(os.getenv('TANDEM_TEST_SAMPLE'), 'run me through neovim/tests/run')
 local TMP = assert(os.getenv('TANDEM_TEST_TMP'))
@@ -81,12 +83,14 @@ end
 --- Stops every tandem client and wipes every buffer, so the next test starts clean. Each
 --- test has its own workspace (root), so a client that is slow to go is never reused.
 local function reset()
-  for _, c in ipairs(vim.lsp.get_clients({ name = 'tandem' })) do
-    vim.lsp.stop_client(c.id, true)
-  end
-  vim.wait(2000, function()
+  local function gone()
     return #vim.lsp.get_clients({ name = 'tandem' }) == 0
-  end, 10)
+  end
+  vim.lsp.stop_client(vim.lsp.get_clients({ name = 'tandem' }))
+  if not vim.wait(2000, gone, 10) then
+    vim.lsp.stop_client(vim.lsp.get_clients({ name = 'tandem' }), true)
+    vim.wait(2000, gone, 10)
+  end
   vim.cmd('silent! %bwipeout!')
 end
 
@@ -155,7 +159,7 @@ test('agent_edit_keeps_unsaved_user_change_and_undo_reverts_it', function()
   eq(want, lines(buf), 'the buffer shows the edit and keeps the unsaved line')
   eq(true, vim.bo[buf].modified, 'the user\'s change is still unsaved')
   eq(disk, read_file(ws .. '/' .. path), 'a buffer with unsaved user text is not written to disk')
-  in_buffer(buf, 'undo')
+  in_buffer(buf, 'silent undo')
   eq(users, lines(buf), 'undo in Neovim reverts exactly the agent\'s edit')
 end)
 
@@ -273,7 +277,11 @@ test('terminal_env_reaches_terminal_jobs_and_the_bridge_answers', function()
   end, 20000)
   local env = read_file(ws .. '/env.txt')
   for _, k in ipairs(names) do
-    contains(env, k .. '=' .. vim.env[k] .. '\n', 'the terminal has ' .. k)
+    local v = vim.env[k]
+    if v == nil then
+      error('tandem gave ' .. k .. ' but it is not in Neovim\'s environment')
+    end
+    contains(env, k .. '=' .. v .. '\n', 'the terminal has ' .. k)
   end
   eq('0\n', read_file(ws .. '/status.txt'), 'tandem mcp list reached the bridge: ' .. read_file(ws .. '/list.txt'))
   -- When tandem stops, the variables go: later jobs do not get a revoked token.
