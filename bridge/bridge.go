@@ -1,8 +1,10 @@
 package bridge
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -12,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge/core"
 	"github.com/tandemdev/tandem/bridge/servers"
@@ -44,7 +47,7 @@ type Owner struct {
 // and runs the effects the core returns. Its state has one writer: every
 // core step runs under mu.
 type Bridge struct {
-	servers  *servers.Manager
+	servers  Servers
 	settings Settings
 	logf     func(format string, args ...any)
 
@@ -61,10 +64,21 @@ type Bridge struct {
 	wg        sync.WaitGroup
 }
 
+// Servers is what the bridge needs of its MCP client; *servers.Manager is
+// the one tandem runs. The seam lets a benchmark measure the bridge's own
+// cost apart from an MCP server's.
+type Servers interface {
+	Config() servers.Config
+	Tools(ctx context.Context, server string) ([]*mcp.Tool, error)
+	Check(ctx context.Context, server, tool string) error
+	Call(ctx context.Context, server, tool string, args json.RawMessage) (servers.Result, error)
+	Close()
+}
+
 // New opens a bridge over the servers m reaches. logf receives one line per
 // stale, dropped or lost event, under "mcp-call"; it never gets a token,
 // arguments or a result. Nothing listens until the first owner.
-func New(m *servers.Manager, set Settings, logf func(format string, args ...any)) (*Bridge, error) {
+func New(m Servers, set Settings, logf func(format string, args ...any)) (*Bridge, error) {
 	if set.Capacity == 0 {
 		set.Capacity = core.DefaultCapacity
 	}

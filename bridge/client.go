@@ -63,6 +63,9 @@ func Send(env Env, req Request) (Header, []byte, error) {
 	if err := json.Unmarshal(hl, &h); err != nil || h.Status == "" || h.Bytes < 0 || h.Bytes > MaxResult {
 		return Header{}, nil, fmt.Errorf("the bridge sent a reply this client does not understand; it may be another tandem version")
 	}
+	if uc, ok := conn.(*net.UnixConn); ok && h.Bytes > 1<<20 {
+		_ = uc.SetReadBuffer(4 << 20)
+	}
 	body := make([]byte, h.Bytes)
 	if _, err := io.ReadFull(r, body); err != nil {
 		return Header{}, nil, ErrSessionEnded

@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"strings"
 )
 
@@ -107,7 +108,7 @@ func readLine(r *bufio.Reader, max int) ([]byte, error) {
 	}
 }
 
-// writeReply writes a header and its bytes.
+// writeReply writes a header and its bytes, in one vectored write.
 func writeReply(w io.Writer, h Header, body []byte) error {
 	h.Bytes = len(body)
 	h.Reason = oneLine(h.Reason)
@@ -115,19 +116,9 @@ func writeReply(w io.Writer, h Header, body []byte) error {
 	if err != nil {
 		return err
 	}
-	line = append(line, '\n')
-	if len(body) == 0 {
-		_, err = w.Write(line)
-		return err
-	}
-	bw := bufio.NewWriterSize(w, 64<<10)
-	if _, err := bw.Write(line); err != nil {
-		return err
-	}
-	if _, err := bw.Write(body); err != nil {
-		return err
-	}
-	return bw.Flush()
+	bufs := net.Buffers{append(line, '\n'), body}
+	_, err = bufs.WriteTo(w)
+	return err
 }
 
 // oneLine squeezes a reason onto one line of at most 500 bytes, so an MCP
