@@ -91,6 +91,21 @@ func (s *Store) Seen(path string, tag Tag, n int) bool {
 	return v != nil && v.seen.has(n)
 }
 
+// SeenLines returns, for the tagged version, whether each line 1..n reached
+// the model (index 0 is line 1): one lookup for a whole file, where an edit
+// of a large file would otherwise ask line by line.
+func (s *Store) SeenLines(path string, tag Tag, n int) []bool {
+	out := make([]bool, n)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v := s.find(filepath.Clean(path), tag); v != nil {
+		for i := range out {
+			out[i] = v.seen.has(i + 1)
+		}
+	}
+	return out
+}
+
 // SawBytes reports whether content is a version of path this session saw.
 func (s *Store) SawBytes(path string, content []byte) bool {
 	_, ok := s.Version(path, TagOf(content))

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"sort"
 	"time"
+
+	"github.com/tandemdev/tandem/documents"
 )
 
 // change is one file's part of a commit, staged on known bytes.
@@ -22,10 +24,20 @@ type change struct {
 	buffer         bool   // base is an open editor buffer
 	next           []byte // the new content
 	lines          []newLine
-	seenBase       func(i int) bool // whether 0-based line i of base was seen
-	wroteAll       bool             // the model wrote every line (write, create)
+	seenBase       []bool // whether each line of base (0-based) was seen
+	wroteAll       bool   // the model wrote every line (write, create)
 	notes          []string
 	already        bool // the edit is already in the file: nothing to write
+	baseLines      *documents.Lines
+}
+
+// scanned is the line model of base, scanned once.
+func (c *change) scanned() documents.Lines {
+	if c.baseLines == nil {
+		ls := documents.Scan(c.base)
+		c.baseLines = &ls
+	}
+	return *c.baseLines
 }
 
 // final is the path the change's content ends at.
@@ -133,6 +145,8 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 		}
 	}
 
+	syncs := &dirSyncs{}
+	defer syncs.flush(fsys, out)
 	for i, c := range cs {
 		if c.already {
 			out[i] = outcome{tried: true, landed: true, where: onDisk}
@@ -142,11 +156,11 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 			continue // a buffer with unsaved changes is never written to disk
 		}
 		if c.buffer {
-			out[i].warnings = append(out[i].warnings, saveBuffer(ctx, env, fsys, c, &out[i])...)
+			out[i].warnings = append(out[i].warnings, saveBuffer(ctx, env, fsys, syncs.forChange(i), c, &out[i])...)
 			continue
 		}
 		out[i].tried = true
-		warn, err := publish(fsys, c)
+		warn, err := publish(fsys, syncs.forChange(i), c)
 		if err != nil {
 			out[i].err = err.Error()
 			stop(i+1, fmt.Sprintf("not tried, because writing %s failed first", c.show))
@@ -228,13 +242,45 @@ func lockSet(cs []*change) []string {
 	return dirs
 }
 
+// dirSyncs collects the directories a commit changed, so each is flushed
+// once after its files are in place (a directory flush costs about what a
+// file's does). A failed flush is a warning on every file landed there.
+type dirSyncs struct {
+	order []string
+	who   map[string][]int
+}
+
+// syncFor registers directories for the change at one index.
+type syncFor func(dir string)
+
+func (d *dirSyncs) forChange(i int) syncFor {
+	return func(dir string) {
+		if d.who == nil {
+			d.who = map[string][]int{}
+		}
+		if _, ok := d.who[dir]; !ok {
+			d.order = append(d.order, dir)
+		}
+		d.who[dir] = append(d.who[dir], i)
+	}
+}
+
+func (d *dirSyncs) flush(fsys FS, out []outcome) {
+	for _, dir := range d.order {
+		if err := fsys.SyncDir(dir); err != nil {
+			for _, i := range d.who[dir] {
+				out[i].warnings = append(out[i].warnings, fmt.Sprintf("flushing the directory %s failed (%v): the change is in place but may not survive a crash", filepath.Base(dir), err))
+			}
+		}
+	}
+}
+
 // publish writes one change to disk: a locked temporary file beside the
 // target, written and flushed, then renamed over the target (or linked to a
-// new name, which never replaces a file), then the directory flushed. A
-// failure before the rename or link leaves the target untouched; a failed
-// directory flush or a move whose source stays is a landed write with a
-// warning.
-func publish(fsys FS, c *change) (warnings []string, err error) {
+// new name, which never replaces a file); its directory is registered with
+// sync to be flushed. A failure before the rename or link leaves the target
+// untouched; a move whose source stays is a landed write with a warning.
+func publish(fsys FS, sync syncFor, c *change) (warnings []string, err error) {
 	final := c.target
 	if c.dest != "" {
 		final = c.dest
@@ -289,16 +335,12 @@ func publish(fsys FS, c *change) (warnings []string, err error) {
 			return nil, fmt.Errorf("linking into place failed: %v", err)
 		}
 	}
-	if err := fsys.SyncDir(dir); err != nil {
-		warnings = append(warnings, fmt.Sprintf("flushing the directory failed (%v): the change is in place but may not survive a crash", err))
-	}
+	sync(dir)
 	if c.dest != "" {
 		if err := fsys.Remove(c.target); err != nil {
 			warnings = append(warnings, fmt.Sprintf("the old name %s stayed (%v): remove it yourself", c.show, err))
-		} else if d := filepath.Dir(c.target); d != dir {
-			if err := fsys.SyncDir(d); err != nil {
-				warnings = append(warnings, fmt.Sprintf("flushing the directory of %s failed (%v)", c.show, err))
-			}
+		} else {
+			sync(filepath.Dir(c.target))
 		}
 	}
 	return warnings, nil
@@ -347,7 +389,7 @@ func applyBuffers(ctx context.Context, env *Env, cs []*change, idx []int) string
 // it, so builds and tests see it: through the editor's save when it offers
 // one, else by writing the same bytes with the commit's own publish. The
 // buffer change has landed either way; a failed save is a warning.
-func saveBuffer(ctx context.Context, env *Env, fsys FS, c *change, o *outcome) []string {
+func saveBuffer(ctx context.Context, env *Env, fsys FS, sync syncFor, c *change, o *outcome) []string {
 	if env.Editor.CanSave() {
 		err := env.Editor.Save(ctx, c.path)
 		disk, rerr := os.ReadFile(c.target)
@@ -359,7 +401,7 @@ func saveBuffer(ctx context.Context, env *Env, fsys FS, c *change, o *outcome) [
 			return []string{"the editor's save left other text on disk; the buffer holds the change"}
 		}
 	}
-	warn, err := publish(fsys, c)
+	warn, err := publish(fsys, sync, c)
 	if err != nil {
 		return []string{fmt.Sprintf("saving it to disk failed (%v): the change is in the editor buffer only", err)}
 	}

@@ -116,7 +116,7 @@ func stageFileDiff(env *Env, fd *diff.FileDiff) (*change, *problem) {
 	if next != orig {
 		fe.MoveTo = next
 	}
-	return stagePlanned(env, fe, abs, show, tag, base, ps, anchors)
+	return stagePlanned(env, fe, abs, show, tag, baseBytes, ps, anchors)
 }
 
 // planHunk locates a hunk in base and turns each run of removed and added

@@ -22,14 +22,15 @@ func rebase(env *Env, c *change, tag documents.Tag, base documents.Lines, ps []p
 		cur := documents.Scan(c.base)
 		// Line i of the current text is line i of the edited base.
 		c.lines = keptLines(cur)
-		c.seenBase = func(i int) bool {
-			o := onBase[i].origin
-			return o < 0 || env.Seen.Seen(c.path, tag, o+1)
+		seen := env.Seen.SeenLines(c.path, tag, base.Len())
+		c.seenBase = make([]bool, len(onBase))
+		for i, l := range onBase {
+			c.seenBase[i] = l.origin < 0 || seen[l.origin]
 		}
 		c.notes = append(c.notes, fmt.Sprintf("this edit is already in the file (it was applied to %s#%s before); nothing was written", c.show, tag))
 		return c, nil
 	}
-	cur := documents.Scan(c.base)
+	cur := c.scanned()
 	match, err := lineMatch(base, cur)
 	if err != nil {
 		curTag := env.Seen.Saw(c.path, c.base)
@@ -66,8 +67,10 @@ func rebase(env *Env, c *change, tag documents.Tag, base documents.Lines, ps []p
 		}
 	}
 	curTag := documents.TagOf(c.base)
-	c.seenBase = func(i int) bool {
-		return env.Seen.Seen(c.path, curTag, i+1) || (back[i] >= 0 && env.Seen.Seen(c.path, tag, back[i]+1))
+	c.seenBase = env.Seen.SeenLines(c.path, curTag, cur.Len())
+	baseSeen := env.Seen.SeenLines(c.path, tag, base.Len())
+	for i, j := range back {
+		c.seenBase[i] = c.seenBase[i] || (j >= 0 && baseSeen[j])
 	}
 	c.notes = append(c.notes, fmt.Sprintf("the file changed since %s#%s (%d of its lines were changed or removed, %d added); your edit was carried over to the current text",
 		c.show, tag, changed, cur.Len()-(base.Len()-changed)))

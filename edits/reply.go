@@ -60,7 +60,7 @@ func landedFile(env *Env, c *change, o outcome) string {
 	tag := env.Seen.Saw(path, c.next)
 	var seen []int
 	for i, l := range c.lines {
-		if c.wroteAll || l.origin < 0 || (c.seenBase != nil && c.seenBase(l.origin)) {
+		if c.wroteAll || l.origin < 0 || (c.seenBase != nil && c.seenBase[l.origin]) {
 			seen = append(seen, i+1)
 		}
 	}
@@ -78,7 +78,7 @@ func landedFile(env *Env, c *change, o outcome) string {
 		fmt.Fprintf(&b, "(warning: %s)\n", w)
 	}
 	if !c.already {
-		rows, shown := diffRows(documents.Scan(c.base), c.lines)
+		rows, shown := diffRows(c.scanned(), c.lines)
 		b.WriteString(rows)
 		env.Seen.MarkSeen(path, tag, shown...)
 	}
@@ -105,14 +105,64 @@ func whereText(c *change, w where) string {
 // "-text" for a removed one, " N:text" for one line of context around each
 // change, "..." between changes. Numbers are the new version's, so the rows
 // can be anchors of the next edit. It returns the numbered rows it showed.
+// It streams: a large file with a small change costs no row per line.
 func diffRows(base documents.Lines, lines []newLine) (string, []int) {
 	type row struct {
 		kind byte // ' ', '+', '-'
 		n    int  // new line number, 0 for a removed line
 		text []byte
+		at   int // position in the whole sequence of rows
 	}
-	// nextKept[i] is the base line kept at or after new line i (removed
-	// lines show before the lines that replace them).
+	var b strings.Builder
+	var shown []int
+	count, last, after, rest := 0, -1, 0, 0
+	var prev row
+	hasPrev := false
+	show := func(r row) {
+		if count == maxDiffRows {
+			rest++
+			return
+		}
+		if last >= 0 && r.at != last+1 {
+			b.WriteString(documents.GapMarker + "\n")
+		}
+		last = r.at
+		count++
+		b.WriteByte(r.kind)
+		if r.kind == '-' {
+			b.Write(r.text)
+			b.WriteByte('\n')
+			return
+		}
+		text, whole := documents.Row(r.n, r.text)
+		b.WriteString(text)
+		b.WriteByte('\n')
+		if whole {
+			shown = append(shown, r.n)
+		}
+	}
+	at := 0
+	emit := func(r row) {
+		r.at = at
+		at++
+		if r.kind == ' ' {
+			if after > 0 {
+				show(r)
+				after--
+			} else {
+				prev, hasPrev = r, true
+			}
+			return
+		}
+		if hasPrev && prev.at > last {
+			show(prev)
+		}
+		hasPrev = false
+		show(r)
+		after = 1
+	}
+	// nextKept[i] is the base line kept at or after new line i: removed
+	// lines show before the lines that replace them.
 	nextKept := make([]int, len(lines)+1)
 	nextKept[len(lines)] = base.Len()
 	for i := len(lines) - 1; i >= 0; i-- {
@@ -121,69 +171,24 @@ func diffRows(base documents.Lines, lines []newLine) (string, []int) {
 			nextKept[i] = lines[i].origin
 		}
 	}
-	var rows []row
 	next := 0
 	removed := func(to int) {
 		for ; next < to; next++ {
-			rows = append(rows, row{'-', 0, base.Text(next + 1)})
+			emit(row{kind: '-', text: base.Text(next + 1)})
 		}
 	}
 	for i, l := range lines {
 		removed(nextKept[i])
 		if l.origin >= 0 {
 			next = l.origin + 1
-			rows = append(rows, row{' ', i + 1, l.text})
+			emit(row{kind: ' ', n: i + 1, text: l.text})
 			continue
 		}
-		rows = append(rows, row{'+', i + 1, l.text})
+		emit(row{kind: '+', n: i + 1, text: l.text})
 	}
 	removed(base.Len())
-	keep := make([]bool, len(rows))
-	for i, r := range rows {
-		if r.kind != ' ' {
-			keep[i] = true
-			if i > 0 {
-				keep[i-1] = true
-			}
-			if i+1 < len(rows) {
-				keep[i+1] = true
-			}
-		}
-	}
-	var b strings.Builder
-	var shown []int
-	count, last := 0, -1
-	for i, r := range rows {
-		if !keep[i] {
-			continue
-		}
-		if count == maxDiffRows {
-			rest := 0
-			for _, k := range keep[i:] {
-				if k {
-					rest++
-				}
-			}
-			fmt.Fprintf(&b, "... %d more rows of this change are not shown; read the file to see them\n", rest)
-			break
-		}
-		if last >= 0 && i != last+1 {
-			b.WriteString(documents.GapMarker + "\n")
-		}
-		last = i
-		count++
-		b.WriteByte(r.kind)
-		if r.kind == '-' {
-			b.Write(r.text)
-			b.WriteByte('\n')
-			continue
-		}
-		text, whole := documents.Row(r.n, r.text)
-		b.WriteString(text)
-		b.WriteByte('\n')
-		if whole {
-			shown = append(shown, r.n)
-		}
+	if rest > 0 {
+		fmt.Fprintf(&b, "... %d more rows of this change are not shown; read the file to see them\n", rest)
 	}
 	if count == 0 {
 		b.WriteString("(no line changed)\n")

@@ -178,8 +178,8 @@ func stageFile(env *Env, fe FileEdit) (*change, *problem) {
 		}
 		c.next = c.base
 		c.lines = keptLines(documents.Scan(c.base))
-		tag := documents.TagOf(c.base) // a move keeps what was seen of the file
-		c.seenBase = func(i int) bool { return env.Seen.Seen(abs, tag, i+1) }
+		// A move keeps what was seen of the file.
+		c.seenBase = env.Seen.SeenLines(abs, documents.TagOf(c.base), len(c.lines))
 		return c, nil
 	}
 	tag, p := baseTag(env, abs, show, fe.Tag)
@@ -196,12 +196,13 @@ func stageFile(env *Env, fe FileEdit) (*change, *problem) {
 	for _, p := range ps {
 		anchors = append(anchors, p.anchors()...)
 	}
-	return stagePlanned(env, fe, abs, show, tag, base, ps, anchors)
+	return stagePlanned(env, fe, abs, show, tag, baseBytes, ps, anchors)
 }
 
 // stagePlanned checks planned ops against the seen guard and stages them on
 // the file's current text, rebasing when it changed since the tagged version.
-func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, base documents.Lines, ps []planned, anchors []int) (*change, *problem) {
+func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, baseBytes []byte, ps []planned, anchors []int) (*change, *problem) {
+	base := documents.Scan(baseBytes)
 	if r := guard(env.Seen, abs, show, tag, base, anchors); r != nil {
 		return nil, &problem{code: approvals.CodeNotSeen, text: r.text}
 	}
@@ -209,10 +210,11 @@ func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, ba
 	if p != nil {
 		return nil, p
 	}
-	if bytes.Equal(base.Bytes(), c.base) {
+	if bytes.Equal(baseBytes, c.base) {
+		c.baseLines = &base
 		c.lines = spliceLines(base, splices(base.Len(), ps))
 		c.next = weave(base, c.lines)
-		c.seenBase = func(i int) bool { return env.Seen.Seen(abs, tag, i+1) }
+		c.seenBase = env.Seen.SeenLines(abs, tag, base.Len())
 		return c, nil
 	}
 	return rebase(env, c, tag, base, ps)
