@@ -58,56 +58,58 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
 			"The glob %q is not a valid pattern relative to the searched directory. Use patterns such as \"**/*.go\" or \"cmd/*/main.go\", and path for the directory.", req.Pattern))
 	}
-	path := req.Path
-	if path == "" {
-		path = "."
-	}
-	abs, err := Resolve(roots, path)
+	dirs, err := searchRoots(roots, req.Path)
 	if err != nil {
 		return nil, err
 	}
-	if info, err := os.Stat(abs); err != nil {
-		return nil, statRefusal(abs, err)
-	} else if !info.IsDir() {
-		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
-			"%s is a file; glob searches a directory. Give its directory as path, or read the file.", Display(roots, abs)))
+	var shown []string
+	for _, d := range dirs {
+		shown = append(shown, Display(roots, d))
 	}
-	// Start the walk at the pattern's fixed prefix ("cmd/**" walks cmd).
-	base, rest := doublestar.SplitPattern(pattern)
-	start := abs
-	if base != "." {
-		start = filepath.Join(abs, filepath.FromSlash(base))
-		if info, err := os.Stat(start); err != nil || !info.IsDir() {
-			return &GlobReport{Req: req, Dir: Display(roots, abs)}, nil
-		}
-	}
-	rep := &GlobReport{Req: req, Dir: Display(roots, abs)}
+	rep := &GlobReport{Req: req, Dir: strings.Join(shown, ", ")}
 	var mu sync.Mutex
 	var found []GlobPath
-	t, err := Walk(ctx, firstRoot(roots), start, true, func(e Entry, t *Tally) {
-		ok, _ := doublestar.Match(rest, e.Rel)
-		if !ok {
-			if !e.IsDir {
-				t.Move(ClassFile, ClassNotMatched, e.Rel)
+	for _, abs := range dirs {
+		if info, err := os.Stat(abs); err != nil {
+			return nil, statRefusal(abs, err)
+		} else if !info.IsDir() {
+			return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+				"%s is a file; glob searches a directory. Give its directory as path, or read the file.", Display(roots, abs)))
+		}
+		// Start the walk at the pattern's fixed prefix ("cmd/**" walks cmd).
+		base, rest := doublestar.SplitPattern(pattern)
+		start := abs
+		if base != "." {
+			start = filepath.Join(abs, filepath.FromSlash(base))
+			if info, err := os.Stat(start); err != nil || !info.IsDir() {
+				continue
 			}
-			return
 		}
-		p := GlobPath{Show: Display(roots, e.Abs), IsDir: e.IsDir}
-		if info, err := e.Info(); err == nil {
-			p.MTime = info.ModTime()
+		t, err := Walk(ctx, firstRoot(roots), start, true, func(e Entry, t *Tally) {
+			ok, _ := doublestar.Match(rest, e.Rel)
+			if !ok {
+				if !e.IsDir {
+					t.Move(ClassFile, ClassNotMatched, e.Rel)
+				}
+				return
+			}
+			p := GlobPath{Show: Display(roots, e.Abs), IsDir: e.IsDir}
+			if info, err := e.Info(); err == nil {
+				p.MTime = info.ModTime()
+			}
+			mu.Lock()
+			found = append(found, p)
+			mu.Unlock()
+		})
+		if err != nil {
+			return nil, approvals.Refuse(approvals.CodeCancelled, "The glob was cancelled before it finished. Run it again if you still need it.")
 		}
-		mu.Lock()
-		found = append(found, p)
-		mu.Unlock()
-	})
-	if err != nil {
-		return nil, approvals.Refuse(approvals.CodeCancelled, "The glob was cancelled before it finished. Run it again if you still need it.")
+		rep.Tally.merge(t)
 	}
-	rep.Tally = *t
-	// The walk counts files it could not match as not matched; for glob that
-	// is the normal case, not a skip, so it is no notice.
+	// The walk counts files that did not match the pattern as not matched;
+	// for glob that is the normal case, not a skip, so it is no notice.
+	rep.Tally.Count[ClassFile] += rep.Tally.Count[ClassNotMatched]
 	rep.Tally.Count[ClassNotMatched], rep.Tally.Examples[ClassNotMatched] = 0, nil
-	rep.Tally.Count[ClassFile] = t.Count[ClassFile] + t.Count[ClassNotMatched]
 	sort.Slice(found, func(i, j int) bool {
 		if !found[i].MTime.Equal(found[j].MTime) {
 			return found[i].MTime.After(found[j].MTime)

@@ -52,3 +52,22 @@ func TestGlobRefusals(t *testing.T) {
 		t.Errorf("missing dir: %v", err)
 	}
 }
+
+// With several workspace roots and no path, grep and glob search them all;
+// paths outside the first root are shown absolute, as read accepts them.
+func TestSeveralRootsAreAllSearched(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	writeFile(t, a, "one.go", []byte("needle\n"))
+	writeFile(t, b, "two.go", []byte("needle\n"))
+	nested := filepath.Join(a, "sub")
+	writeFile(t, nested, "three.go", []byte("needle\n"))
+	roots := []string{a, b, nested}
+	out, err := Glob(context.Background(), roots, GlobRequest{Pattern: "**/*.go"})
+	if err != nil || !strings.Contains(out, "\none.go\n") || !strings.Contains(out, "\n"+filepath.Join(b, "two.go")+"\n") || strings.Count(out, "three.go") != 1 {
+		t.Fatalf("glob over several roots:\n%s %v", out, err)
+	}
+	rep, err := GrepSearch(context.Background(), nil, roots, GrepRequest{Pattern: "needle"})
+	if err != nil || rep.Matched != 3 || rep.Single {
+		t.Fatalf("grep over several roots: %+v %v", rep, err)
+	}
+}

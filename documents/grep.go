@@ -73,11 +73,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	if err != nil {
 		return nil, err
 	}
-	path := req.Path
-	if path == "" {
-		path = "."
-	}
-	abs, err := Resolve(roots, path)
+	dirs, err := searchRoots(roots, req.Path)
 	if err != nil {
 		return nil, err
 	}
@@ -87,10 +83,11 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	}
 	rep := &GrepReport{Req: req}
 	g := &grepRun{m: m, buffers: buffers, roots: roots, rep: rep}
+	abs := dirs[0]
 	_, open := buffers.Get(abs)
 	info, statErr := os.Stat(abs)
 	switch {
-	case open || statErr == nil && !info.IsDir():
+	case len(dirs) == 1 && (open || statErr == nil && !info.IsDir()):
 		rep.Single = true
 		g.keep = 1
 		g.file(Entry{Abs: abs, Rel: filepath.Base(abs)}, &rep.Tally, true)
@@ -98,13 +95,14 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 		return nil, statRefusal(abs, statErr)
 	default:
 		g.keep = req.Skip + filesPerPage
-		g.dir = abs
-		t, err := Walk(ctx, firstRoot(roots), abs, false, func(e Entry, t *Tally) { g.file(e, t, false) })
-		if err != nil {
-			return nil, approvals.Refuse(approvals.CodeCancelled, "The search was cancelled before it finished. Run it again if you still need it.")
+		for _, dir := range dirs {
+			t, err := Walk(ctx, firstRoot(roots), dir, false, func(e Entry, t *Tally) { g.file(e, t, false) })
+			if err != nil {
+				return nil, approvals.Refuse(approvals.CodeCancelled, "The search was cancelled before it finished. Run it again if you still need it.")
+			}
+			rep.Tally.merge(t)
+			g.bufferOnly(dir)
 		}
-		rep.Tally = *t
-		g.bufferOnly()
 	}
 	return rep, g.page()
 }
@@ -114,7 +112,6 @@ type grepRun struct {
 	buffers *Overlay
 	roots   []string
 	rep     *GrepReport
-	dir     string // the searched directory (several-file scope)
 	keep    int    // candidates kept for the page, in path order
 	mu      sync.Mutex
 	cands   []GrepFile // sorted by Show, at most keep
@@ -223,15 +220,15 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 
 // bufferOnly searches open editor buffers under the directory that do not
 // exist on disk (new files not saved yet), so grep finds what the user typed.
-func (g *grepRun) bufferOnly() {
+func (g *grepRun) bufferOnly(dir string) {
 	for _, p := range g.buffers.Paths() {
-		if !inside(g.dir, p) || strings.HasPrefix(filepath.Base(p), TempPrefix) {
+		if !inside(dir, p) || strings.HasPrefix(filepath.Base(p), TempPrefix) {
 			continue
 		}
 		if _, err := os.Lstat(p); err == nil {
 			continue
 		}
-		rel, _ := filepath.Rel(g.dir, p)
+		rel, _ := filepath.Rel(dir, p)
 		g.rep.Tally.Count[ClassFile]++
 		g.file(Entry{Abs: p, Rel: filepath.ToSlash(rel)}, &g.rep.Tally, false)
 	}

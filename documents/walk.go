@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -147,6 +148,36 @@ func firstRoot(roots []string) string {
 		return ""
 	}
 	return filepath.Clean(roots[0])
+}
+
+// searchRoots resolves the directory (or file) grep and glob search: path,
+// or with no path every workspace root (a root inside another is searched
+// once, as part of the outer one).
+func searchRoots(roots []string, path string) ([]string, error) {
+	if path != "" || len(roots) < 2 {
+		if path == "" {
+			path = "."
+		}
+		abs, err := Resolve(roots, path)
+		if err != nil {
+			return nil, err
+		}
+		return []string{abs}, nil
+	}
+	var out []string
+	for _, r := range roots {
+		r = filepath.Clean(r)
+		nested := false
+		for _, o := range roots {
+			if o = filepath.Clean(o); o != r && inside(o, r) {
+				nested = true
+			}
+		}
+		if !nested && !slices.Contains(out, r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
 }
 
 type dirJob struct {
