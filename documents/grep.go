@@ -112,7 +112,7 @@ type grepRun struct {
 	buffers *Overlay
 	roots   []string
 	rep     *GrepReport
-	keep    int    // candidates kept for the page, in path order
+	keep    int // candidates kept for the page, in path order
 	mu      sync.Mutex
 	cands   []GrepFile // sorted by Show, at most keep
 }
