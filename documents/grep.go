@@ -90,6 +90,10 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	case len(dirs) == 1 && (open || statErr == nil && !info.IsDir()):
 		rep.Single = true
 		g.keep = 1
+		if !open && !info.Mode().IsRegular() {
+			rep.Tally.add(ClassSpecial, filepath.Base(abs)) // a pipe could block the read forever
+			break
+		}
 		g.file(Entry{Abs: abs, Rel: filepath.Base(abs)}, &rep.Tally, true)
 	case statErr != nil:
 		return nil, statRefusal(abs, statErr)

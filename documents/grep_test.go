@@ -612,6 +612,11 @@ func TestGrepRefusals(t *testing.T) {
 			t.Errorf("%+v: %v, want %s", c.req, err, c.code)
 		}
 	}
+	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
+	out, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "x", Path: "pipe"})
+	if err != nil || !strings.Contains(out, "skipped: 1 special file") {
+		t.Errorf("grep of a named pipe must not block and must say why: %q %v", out, err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Grep(ctx, NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "x"}); codeOf(err) != approvals.CodeCancelled {

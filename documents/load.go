@@ -49,6 +49,11 @@ func Load(buffers *Overlay, abs string) (Snapshot, error) {
 		return Snapshot{}, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
 			"%s is a directory, not a file. Read the directory to list its entries, then name a file in it.", abs))
 	}
+	if !info.Mode().IsRegular() {
+		// A pipe or a device can block a read forever, or never end.
+		return Snapshot{}, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			"%s is not a regular file (%s), so tandem does not read it. Use the shell if you need its data.", abs, info.Mode().Type()))
+	}
 	if info.Size() > MaxFileBytes {
 		return Snapshot{}, tooLarge(abs, info.Size())
 	}

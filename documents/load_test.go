@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -48,6 +49,7 @@ func TestLoadRefusals(t *testing.T) {
 		{write("utf16", []byte("\xff\xfea\x00")), approvals.CodeEncoding, "UTF-16"},
 		{filepath.Join(dir, "missing"), approvals.CodeNotFound, "does not exist"},
 		{dir, approvals.CodeInvalid, "is a directory"},
+		{fifo(t, dir), approvals.CodeInvalid, "not a regular file"},
 	}
 	for _, c := range cases {
 		_, err := Load(NewOverlay(), c.path)
@@ -59,4 +61,10 @@ func TestLoadRefusals(t *testing.T) {
 	if _, err := Load(nil, exact); err != nil {
 		t.Errorf("a file of exactly 4 MiB is within the limit: %v", err)
 	}
+}
+
+func fifo(t *testing.T, dir string) string {
+	p := filepath.Join(dir, "pipe")
+	must(t, syscall.Mkfifo(p, 0o644))
+	return p
 }
