@@ -256,7 +256,10 @@ func (w *walker) dir(job dirJob, t *Tally) []dirJob {
 		r = r.with(job.abs, job.parts, own)
 	}
 	var subdirs []dirJob
-	for _, e := range entries {
+	for i, e := range entries {
+		if i&63 == 63 && w.ctx.Err() != nil {
+			return nil // a cancelled walk stops inside a large directory too
+		}
 		name := e.Name()
 		rel := name
 		if job.rel != "" {
