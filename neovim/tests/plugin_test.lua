@@ -76,6 +76,17 @@ local function call(tool, args)
   return res, tandem.text(res)
 end
 
+--- Stops clients: Client:stop is a method from 0.11 on, a field function before.
+local function stop(clients, force)
+  for _, c in ipairs(clients) do
+    if vim.fn.has('nvim-0.11') == 1 then
+      c:stop(force)
+    else
+      c.stop(force)
+    end
+  end
+end
+
 local function lines(buf)
   return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
 end
@@ -86,9 +97,9 @@ local function reset()
   local function gone()
     return #vim.lsp.get_clients({ name = 'tandem' }) == 0
   end
-  vim.lsp.stop_client(vim.lsp.get_clients({ name = 'tandem' }))
+  stop(vim.lsp.get_clients({ name = 'tandem' }))
   if not vim.wait(2000, gone, 10) then
-    vim.lsp.stop_client(vim.lsp.get_clients({ name = 'tandem' }), true)
+    stop(vim.lsp.get_clients({ name = 'tandem' }), true)
     vim.wait(2000, gone, 10)
   end
   vim.cmd('silent! %bwipeout!')
@@ -285,10 +296,32 @@ test('terminal_env_reaches_terminal_jobs_and_the_bridge_answers', function()
   end
   eq('0\n', read_file(ws .. '/status.txt'), 'tandem mcp list reached the bridge: ' .. read_file(ws .. '/list.txt'))
   -- When tandem stops, the variables go: later jobs do not get a revoked token.
-  vim.lsp.stop_client(tandem.client(buf).id)
+  stop({ tandem.client(buf) })
   wait_for('the variables to be removed', function()
     return #tandem.terminal_env_names() == 0 and vim.env[names[1]] == nil
   end)
+end)
+
+test('checkhealth_reports_tandem_its_client_and_the_terminal_variables', function()
+  local ws = workspace()
+  tandem.setup({})
+  open(ws, 'README.md')
+  wait_for('the terminal environment', function()
+    return #tandem.terminal_env_names() > 0
+  end)
+  vim.cmd('checkhealth tandem')
+  local report = table.concat(lines(0), '\n')
+  contains(report, 'OK ' .. vim.fn.exepath('tandem') .. ': ', 'tandem version runs')
+  contains(report, 'serves ' .. ws, 'the running client is reported')
+  contains(report, ':terminal jobs get ' .. table.concat(tandem.terminal_env_names(), ', '), 'the terminal variables are named')
+  for _, k in ipairs(tandem.terminal_env_names()) do
+    if report:find(vim.env[k], 1, true) then
+      error('the report shows the value of ' .. k)
+    end
+  end
+  if report:find('ERROR', 1, true) then
+    error('the report has an error:\n' .. report)
+  end
 end)
 
 test('stopping_the_client_ends_tandem', function()
@@ -298,7 +331,7 @@ test('stopping_the_client_ends_tandem', function()
   call('read', { path = 'README.md' }) -- a session is open, as in real use
   local id = tandem.client(buf).id
   local seen = notifications(function()
-    vim.lsp.stop_client(id) -- shutdown, then exit: what :LspStop and quitting Neovim send
+    stop({ tandem.client(buf) }) -- shutdown, then exit: what :LspStop and quitting Neovim send
     wait_for('tandem to exit after shutdown and exit', function()
       return vim.lsp.get_client_by_id(id) == nil
     end, 5000)
