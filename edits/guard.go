@@ -57,16 +57,23 @@ func guard(store *documents.Store, path, show string, tag documents.Tag, base do
 	store.MarkSeen(path, tag, r.marked...)
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s#%s] you have not seen line%s %s, which the edit anchors on. ", show, tag, plural(len(unseen)), lineList(unseen))
-	if len(unseen) > revealLines {
+	one := len(unseen) == 1
+	switch {
+	case len(unseen) > revealLines:
 		fmt.Fprintf(&b, "Here are the first %d of them:\n", revealLines)
-	} else {
+	case one:
+		b.WriteString("Here it is:\n")
+	default:
 		b.WriteString("Here they are:\n")
 	}
 	b.WriteString(rows.String())
-	if r.whole {
+	switch {
+	case r.whole && one:
+		b.WriteString("This line was shown whole and is now seen: if it is what you meant, call edit again with the same arguments.\n")
+	case r.whole:
 		b.WriteString("These lines were shown whole and are now seen: if they are what you meant, call edit again with the same arguments.\n")
-	} else {
-		fmt.Fprintf(&b, "Not all of them were shown whole (at most %d lines, each cut to %d characters): only whole rows are now seen. Read the lines %s, then call edit again.\n",
+	default:
+		fmt.Fprintf(&b, "Only rows shown whole are now seen (a rejection shows at most %d lines, each cut to %d characters). Read the lines %s, then call edit again.\n",
 			revealLines, revealChars, lineList(unseen))
 	}
 	r.text = b.String()

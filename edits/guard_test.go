@@ -240,8 +240,8 @@ func TestLaw_reject_whole_exact(t *testing.T) {
 		if !c.rejected {
 			return
 		}
-		says := strings.Contains(c.text, "shown whole and are now seen")
-		saysNot := strings.Contains(c.text, "Not all of them were shown whole")
+		says := strings.Contains(c.text, "shown whole and")
+		saysNot := strings.Contains(c.text, "Only rows shown whole are now seen")
 		if says != c.whole() || saysNot == c.whole() {
 			rt.Fatalf("whole %v, but the text says:\n%s", c.whole(), c.text)
 		}

@@ -51,8 +51,9 @@ type demo struct {
 	ctx     context.Context
 	conn    jsonrpc2.Conn
 	out     io.Writer
-	ws      string // the workspace copy
-	session string // the agent session, once opened
+	ws      string         // the workspace copy
+	session string         // the agent session, once opened
+	retry   map[string]any // the edit steps' refused call, sent again
 }
 
 func runDemo(args []string) int {
@@ -324,5 +325,52 @@ func init() {
 			return err
 		}
 		return d.notify("exit", nil)
+	}})
+}
+
+// The edit steps: two files in one all-or-nothing call, then an edit that
+// anchors on a line the agent was never shown, refused with that line, and
+// the same call again, which now applies.
+func init() {
+	const code, notes = "cmd/greet/main.go", "docs/notes.md"
+	tagOf := func(text string) string {
+		if _, rest, ok := strings.Cut(text, "#"); ok {
+			if tag, _, ok := strings.Cut(rest, "]"); ok {
+				return tag
+			}
+		}
+		return ""
+	}
+	addDemoStep(demoStep{order: 82, title: "edit: two files in one call — all land, or on a conflict none", run: func(d *demo) error {
+		a, err := d.tool("read", map[string]any{"path": code, "lines": "11-15"})
+		if err != nil {
+			return err
+		}
+		b, err := d.tool("read", map[string]any{"path": notes})
+		if err != nil {
+			return err
+		}
+		_, err = d.tool("edit", map[string]any{"files": []any{
+			map[string]any{"path": code, "tag": tagOf(a), "ops": []any{
+				map[string]any{"replace": "13", "text": "\t\tfmt.Println(names.Greeting(n), \"(from greet)\")"}}},
+			map[string]any{"path": notes, "tag": tagOf(b), "ops": []any{
+				map[string]any{"append": "The agent added this line; it got the file's CRLF ending."}}},
+		}})
+		return err
+	}})
+	addDemoStep(demoStep{order: 84, title: "A refused edit: it anchors on a line the agent was never shown", run: func(d *demo) error {
+		a, err := d.tool("read", map[string]any{"path": code, "lines": "11-15"})
+		if err != nil {
+			return err
+		}
+		d.say("(the agent has seen lines 11-15 only; it replaces line 1, which it never saw)")
+		d.retry = map[string]any{"files": []any{map[string]any{"path": code, "tag": tagOf(a), "ops": []any{
+			map[string]any{"replace": "1", "text": "// Command greet prints a friendly greeting for each name it is given."}}}}}
+		_, err = d.tool("edit", d.retry)
+		return err
+	}})
+	addDemoStep(demoStep{order: 86, title: "The same call again: the refusal showed the line, so now it applies", run: func(d *demo) error {
+		_, err := d.tool("edit", d.retry)
+		return err
 	}})
 }
