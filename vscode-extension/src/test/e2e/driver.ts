@@ -186,15 +186,32 @@ async function main(): Promise<number> {
     await user;
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     // What a user sees: the tandem sidebar after the tests, with the backend running, the
-    // session the tests opened and the tools.
+    // session the tests opened and the tools; then the user calls a tool from it.
+    const row = (text: string | RegExp) => page.locator('.pane-body .monaco-list-row', { hasText: text }).first();
     try {
       await page.locator('.activitybar [aria-label^="tandem" i]').first().click({ timeout: 10000 });
-      for (const text of ['Backend: running', 'Session ', 'read']) {
-        await page.locator('.pane-body .monaco-list-row', { hasText: text }).first().waitFor({ timeout: 10000 });
+      for (const text of ['Backend: running', 'Session ', 'Tools (']) {
+        await row(text).waitFor({ timeout: 10000 });
       }
       report.passed.push('sidebar_shows_backend_session_and_tools');
     } catch (e) {
       report.failed.push({ name: 'sidebar_shows_backend_session_and_tools', error: (e as Error).message });
+    }
+    try {
+      await page.locator('.pane-body .monaco-list-row', { has: page.locator('.label-name', { hasText: /^read$/ }) }).first().click({ timeout: 10000 });
+      const box = page.locator('.quick-input-widget input');
+      await box.waitFor({ timeout: 10000 });
+      const prefilled = await box.inputValue();
+      if (prefilled !== '{"path":""}') {
+        throw new Error(`the argument box was prefilled with ${prefilled}, not the required path`);
+      }
+      await box.fill('{"path": "docs/notes.md"}');
+      await box.press('Enter');
+      await page.locator('.monaco-editor .view-lines', { hasText: '[docs/notes.md#' }).first().waitFor({ timeout: 10000 });
+      await row('Last call: read — ok').waitFor({ timeout: 10000 });
+      report.passed.push('sidebar_calls_a_tool_and_shows_what_the_model_sees');
+    } catch (e) {
+      report.failed.push({ name: 'sidebar_calls_a_tool_and_shows_what_the_model_sees', error: (e as Error).message });
     }
     await page.screenshot({ path: path.join(artifacts, 'sidebar.png') });
     fs.writeFileSync(out + '.done', '');
