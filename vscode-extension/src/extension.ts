@@ -13,6 +13,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { ApprovalQuestion, approvalAnswer, approvalPrompt } from './approval';
+import { plan, Targets } from './install';
 import {
   argumentTemplate,
   CallToolResult,
@@ -274,6 +275,21 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<TandemApi>
         await runTool(name, parsed.value);
       }
     }),
+    vscode.commands.registerCommand('tandem.installAgentConfig', async () => {
+      const folder = vscode.workspace.workspaceFolders?.[0];
+      if (!folder) {
+        void vscode.window.showInformationMessage('tandem: open a folder first.');
+        return [];
+      }
+      const done = await installAgentConfig(folder.uri);
+      const text = done.map((d) => `${d.file}: ${d.what}`).join('; ');
+      if (done.some((d) => d.what.startsWith('refused'))) {
+        void vscode.window.showWarningMessage(`tandem: ${text}`);
+      } else {
+        void vscode.window.showInformationMessage(`tandem: ${text}`);
+      }
+      return done;
+    }),
     vscode.commands.registerCommand('tandem.readActiveFile', async () => {
       const doc = vscode.window.activeTextEditor?.document;
       if (!doc) {
@@ -298,6 +314,29 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<TandemApi>
     callTool,
     terminalEnvironment: () => ({ ...terminalVars }),
   };
+}
+
+/** Installs tandem's MCP entry and working rule into the agent configs of a folder. */
+async function installAgentConfig(root: vscode.Uri): Promise<{ file: string; what: string }[]> {
+  const out: { file: string; what: string }[] = [];
+  for (const t of Targets) {
+    const uri = vscode.Uri.joinPath(root, t.file);
+    let text: string | undefined;
+    try {
+      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+    } catch {
+      text = undefined;
+    }
+    const r = plan(t, text);
+    if (r.status === 'write') {
+      await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(uri, '..'));
+      await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(r.text));
+      out.push({ file: t.file, what: text === undefined ? 'created' : 'updated' });
+    } else {
+      out.push({ file: t.file, what: r.status === 'refused' ? `refused: ${r.reason}` : 'unchanged' });
+    }
+  }
+  return out;
 }
 
 export function deactivate(): void {}
