@@ -164,7 +164,7 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 			content = content[:i+1]
 		}
 	}
-	if bytes.IndexByte(content, 0) >= 0 {
+	if f.Buffer != nil && bytes.IndexByte(content, 0) >= 0 { // readCapped checked the disk's bytes
 		t.add(ClassBinary, e.Rel)
 		return
 	}
