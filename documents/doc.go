@@ -1,0 +1,24 @@
+// Package documents owns what the agent sees of files: the line model, tags,
+// the overlay of editor buffers over the disk, each session's store of seen
+// versions and seen lines, path resolution and confinement, and the read,
+// grep and glob tools.
+//
+// Three rules hold everywhere in it:
+//
+//   - One line model (Scan): a line ends at "\n", "\r\n" is one ending, a
+//     lone "\r" is text, a BOM is remembered and not shown. read, grep and the
+//     edits package show and number lines the same way (Row).
+//   - A tag (TagOf) names exactly the bytes a result came from — the editor's
+//     buffer when the path is open there (Load), else the disk — and the
+//     store keeps those bytes under it. Only rows that reached the model whole
+//     are recorded as seen, because edits may anchor only on seen lines.
+//   - Nothing is cut silently: a read's output bound marks its cut with the
+//     selector that reads the rest, and grep and glob count every entry of
+//     their walk in exactly one class (Tally) and report each class that was
+//     skipped, cut or not searched.
+//
+// The walk (Walk) follows git's ignore rules with go-git's pattern matcher
+// and a per-directory stack of rules kept here; searching (Matcher) runs over
+// whole files with a required-literal prefilter, so a search of a large tree
+// costs about what ripgrep's does.
+package documents
