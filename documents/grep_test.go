@@ -623,3 +623,31 @@ func TestGrepRefusals(t *testing.T) {
 		t.Errorf("a cancelled grep: %v", err)
 	}
 }
+
+// A file over the limit is searched in its first 4 MiB and a non-UTF-8 file
+// is searched too; both are shown without a tag, so nothing of them is
+// recorded and their rows are no edit anchors.
+func TestGrepLargeAndNonUTF8FilesHaveNoTag(t *testing.T) {
+	dir := t.TempDir()
+	big := writeFile(t, dir, "big.txt", append([]byte("needle first\n"), bytes.Repeat([]byte("z\n"), MaxFileBytes/2)...))
+	latin := writeFile(t, dir, "latin.txt", []byte("caf\xe9 needle\n"))
+	store := NewStore()
+	out, err := Grep(context.Background(), store, NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"[big.txt]\n(over the 4 MiB limit: only its first 4 MiB were searched; no tag, so these rows are not edit anchors)\n1:needle first\n",
+		"[latin.txt]\n(not UTF-8 text: no tag, so these rows are not edit anchors)\n1:caf\uFFFD needle\n",
+		"(searched in part: 1 file over the 4 MiB limit",
+	} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("missing %q in:\n%s", want, out)
+		}
+	}
+	for _, p := range []string{big, latin} {
+		if _, ok := store.Latest(p); ok {
+			t.Fatalf("%s has no tag, yet grep recorded a version of it", p)
+		}
+	}
+}
