@@ -324,6 +324,60 @@ test('checkhealth_reports_tandem_its_client_and_the_terminal_variables', functio
   end
 end)
 
+local function write_file(path, text)
+  vim.fn.mkdir(vim.fs.dirname(path), 'p')
+  local f = assert(io.open(path, 'wb'))
+  f:write(text)
+  f:close()
+end
+
+test('install_merges_under_its_own_key_refuses_invalid_json_and_is_idempotent', function()
+  local ws = workspace()
+  tandem.setup({})
+  open(ws, 'README.md')
+  write_file(ws .. '/.mcp.json', '{"mcpServers": {"other": {"command": "x", "env": {}, "args": []}}, "keep": [1]}')
+  write_file(ws .. '/AGENTS.md', '# Our rules\n\nBe kind.\n')
+  local editing = '{"servers": {"mine": {"command": "y"},'
+  write_file(ws .. '/.vscode/mcp.json', editing)
+  local seen = notifications(function()
+    vim.cmd('TandemInstall')
+  end)
+  local msg = seen[1].msg
+  contains(msg, '.mcp.json: updated', 'the report')
+  contains(msg, '.vscode/mcp.json: refused: it is not valid JSON', 'the report')
+  contains(msg, 'AGENTS.md: updated', 'the report')
+  local mcp = vim.json.decode(read_file(ws .. '/.mcp.json'))
+  eq({ command = 'tandem', args = { 'mcp', 'serve' } }, mcp.mcpServers.tandem, 'tandem entry')
+  eq('x', mcp.mcpServers.other.command, 'the other server is kept')
+  eq('{}', vim.json.encode(mcp.mcpServers.other.env), 'an empty object stays an object')
+  eq('[]', vim.json.encode(mcp.mcpServers.other.args), 'an empty array stays an array')
+  eq({ 1 }, mcp.keep, 'other keys are kept')
+  eq(editing, read_file(ws .. '/.vscode/mcp.json'), 'a file being edited is left alone')
+  local agents = read_file(ws .. '/AGENTS.md')
+  eq('# Our rules\n\nBe kind.\n\n' .. require('tandem.install').WORKING_RULE, agents, 'the rule is appended between markers')
+  -- Again: nothing changes.
+  local before = read_file(ws .. '/.mcp.json')
+  seen = notifications(function()
+    vim.cmd('TandemInstall')
+  end)
+  contains(seen[1].msg, '.mcp.json: unchanged', 'the second report')
+  contains(seen[1].msg, 'AGENTS.md: unchanged', 'the second report')
+  eq(before, read_file(ws .. '/.mcp.json'), '.mcp.json is not rewritten')
+  eq(agents, read_file(ws .. '/AGENTS.md'), 'the rule is not appended twice')
+  for _, f in ipairs({ '/.mcp.json', '/AGENTS.md' }) do
+    if read_file(ws .. f):lower():find('token', 1, true) then
+      error(f .. ' mentions a token')
+    end
+  end
+end)
+
+test('install_rule_is_the_same_in_both_editors', function()
+  local ts = read_file(os.getenv('TANDEM_TEST_REPO') .. '/vscode-extension/src/install.ts')
+  local body = assert(ts:match('export const WORKING_RULE = `%${BEGIN}(.-)%${END}\n`;'), 'WORKING_RULE not found in install.ts')
+  local inst = require('tandem.install')
+  eq(inst.BEGIN .. body:gsub('\\`', '`') .. inst.END .. '\n', inst.WORKING_RULE, 'the rule of the VS Code extension')
+end)
+
 test('stopping_the_client_ends_tandem', function()
   local ws = workspace()
   tandem.setup({})

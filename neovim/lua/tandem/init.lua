@@ -454,6 +454,17 @@ local function commands()
     end
     M.call('read', args, report('read ' .. args.path))
   end, { nargs = '*', complete = 'file', desc = 'Read a file as the agent sees it: TandemRead [PATH [LINES]]' })
+  vim.api.nvim_create_user_command('TandemInstall', function()
+    local client = M.client()
+    local root = client and client.config.root_dir or root_of(0)
+    local lines = {}
+    local refused = false
+    for _, r in ipairs(require('tandem.install').run(root)) do
+      table.insert(lines, r.file .. ': ' .. r.what)
+      refused = refused or r.what:find('^refused') ~= nil or r.what:find('^failed') ~= nil
+    end
+    notify('set up agents in ' .. root .. '\n' .. table.concat(lines, '\n'), refused and vim.log.levels.WARN or vim.log.levels.INFO)
+  end, { desc = "Put tandem's MCP entry and working rule into this workspace's agent configs" })
   vim.api.nvim_create_user_command('TandemCall', function(o)
     local name, json = o.args:match('^(%S+)%s*(.*)$')
     if not name then
