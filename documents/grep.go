@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -239,10 +240,17 @@ func (g *grepRun) bufferOnly(dir string) {
 }
 
 // page cuts the candidates to the requested page and finishes each file.
+// Besides the scope's counts, the page stops at the output bound (about
+// maxBytes of rows, at least one item), so long lines cannot flood the
+// model; the continuation then starts right after what was shown.
 func (g *grepRun) page() error {
 	rep, skip := g.rep, g.rep.Req.Skip
+	budget := maxBytes
 	if rep.Single {
 		if len(g.cands) == 0 {
+			if skip > 0 {
+				return pastEnd(skip, 0, "matching lines")
+			}
 			return nil
 		}
 		f := g.cands[0]
@@ -250,7 +258,13 @@ func (g *grepRun) page() error {
 		if skip > 0 && skip >= f.Total {
 			return pastEnd(skip, f.Total, "matching lines")
 		}
-		f.Hits = f.Hits[min(skip, len(f.Hits)):]
+		hits := f.Hits[min(skip, len(f.Hits)):]
+		n := 0
+		for n < len(hits) && (n == 0 || budget > 0) {
+			budget -= rowCost(hits[n])
+			n++
+		}
+		f.Hits = hits[:n]
 		rep.PageFrom, rep.PageTo = skip+1, skip+len(f.Hits)
 		if rep.PageTo < f.Total {
 			rep.Next = rep.PageTo
@@ -262,6 +276,13 @@ func (g *grepRun) page() error {
 		return pastEnd(skip, rep.Matched, "files with matches")
 	}
 	for _, f := range g.cands[min(skip, len(g.cands)):] {
+		if len(rep.Page) > 0 && budget <= 0 {
+			break
+		}
+		budget -= len(f.Show) + 12
+		for _, h := range f.Hits {
+			budget -= rowCost(h)
+		}
 		rep.Page = append(rep.Page, finish(f))
 	}
 	rep.PageFrom, rep.PageTo = skip+1, skip+len(rep.Page)
@@ -269,6 +290,11 @@ func (g *grepRun) page() error {
 		rep.Next = rep.PageTo
 	}
 	return nil
+}
+
+// rowCost is about the bytes a hit's row takes in the output.
+func rowCost(h Hit) int {
+	return len(strconv.Itoa(h.N)) + 2 + min(h.End-h.Start, maxRowBytes+80)
 }
 
 func pastEnd(skip, total int, what string) error {

@@ -651,3 +651,25 @@ func TestGrepLargeAndNonUTF8FilesHaveNoTag(t *testing.T) {
 		}
 	}
 }
+
+// Long lines cannot flood a page: it stops at the output bound, and the
+// continuation picks up right after it.
+func TestGrepPageStopsAtTheOutputBound(t *testing.T) {
+	dir := t.TempDir()
+	wide := bytes.Repeat([]byte("w"), 3000)
+	for i := 0; i < filesPerPage; i++ {
+		writeFile(t, dir, fmt.Sprintf("f%02d.txt", i), bytes.Repeat(append(append([]byte("needle "), wide...), '\n'), 5))
+	}
+	out, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) > maxBytes+maxRowBytes*matchesPerFile {
+		t.Fatalf("a page of %d bytes", len(out))
+	}
+	groups, notices := parseGrep(t, out)
+	next := fmt.Sprintf("next page: grep again with skip=%d)", len(groups))
+	if len(groups) >= filesPerPage || !strings.Contains(notices[0], next) {
+		t.Fatalf("%d files on the page; notice %q, want %q", len(groups), notices[0], next)
+	}
+}
