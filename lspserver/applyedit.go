@@ -32,6 +32,9 @@ func (e editor) Transactional() bool {
 // client takes them (the editor then refuses an edit computed on an older
 // version), else plain changes.
 func (e editor) ApplyEdit(ctx context.Context, label string, docs []edits.DocumentEdit) (bool, string, error) {
+	if !e.c.Supports("workspace.applyEdit") {
+		return false, "the editor does not accept workspace/applyEdit; close the file in the editor so tandem edits it on disk", nil
+	}
 	var we protocol.WorkspaceEdit
 	versioned := e.c.Supports("workspace.workspaceEdit.documentChanges")
 	if !versioned {

@@ -133,7 +133,7 @@ func readTag(t *testing.T, c *rpc, session, path string) string {
 	return m[1]
 }
 
-var versioned = map[string]any{"workspace": map[string]any{"workspaceEdit": map[string]any{"documentChanges": true}}}
+var versioned = map[string]any{"workspace": map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true}}}
 
 // An open buffer with unsaved user text: the agent's edit reaches the
 // buffer through workspace/applyEdit at the buffer's version; the user's
@@ -186,7 +186,7 @@ func TestApplyEditCleanBufferSavedByEditor(t *testing.T) {
 // A transactional editor refuses one of two buffers: nothing lands in
 // either buffer nor in the closed file of the same call.
 func TestApplyEditTransactionalRefusal(t *testing.T) {
-	caps := map[string]any{"workspace": map[string]any{"workspaceEdit": map[string]any{"documentChanges": true, "failureHandling": "transactional"}}}
+	caps := map[string]any{"workspace": map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true, "failureHandling": "transactional"}}}
 	c, m, session, dir := editorSession(t, caps, map[string]string{"a.go": "a\n", "b.go": "b\n", "c.go": "c\n"})
 	for _, n := range []string{"a.go", "b.go"} {
 		m.open(filepath.Join(dir, n), n[:1]+"\n")
@@ -208,5 +208,21 @@ func TestApplyEditTransactionalRefusal(t *testing.T) {
 	}
 	if disk, _ := os.ReadFile(filepath.Join(dir, "c.go")); string(disk) != "c\n" {
 		t.Errorf("c.go written: %q", disk)
+	}
+}
+
+// An editor that does not accept workspace/applyEdit is never sent one: the
+// edit of its open buffer is refused and nothing is written.
+func TestApplyEditUnsupportedWritesNothing(t *testing.T) {
+	c, m, session, dir := editorSession(t, map[string]any{}, map[string]string{"a.go": "a\n"})
+	path := filepath.Join(dir, "a.go")
+	m.open(path, "a\n")
+	tag := readTag(t, c, session, "a.go")
+	text, isErr := c.tool(session, "edit", map[string]any{"files": []any{map[string]any{"path": "a.go", "tag": tag, "ops": []any{map[string]any{"append": "b"}}}}})
+	if !isErr || !strings.Contains(text, "does not accept workspace/applyEdit") || len(m.edits) != 0 {
+		t.Fatalf("reply:\n%s", text)
+	}
+	if disk, _ := os.ReadFile(path); string(disk) != "a\n" || m.text(path) != "a\n" {
+		t.Errorf("written: disk %q, buffer %q", disk, m.text(path))
 	}
 }
