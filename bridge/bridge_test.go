@@ -345,8 +345,11 @@ func TestBridge_client_killed_while_prompt_waits_withdraws_it(t *testing.T) {
 	asking := make(chan struct{})
 	asker := approvals.AskerFunc(func(ctx context.Context, q approvals.Question) approvals.Answer {
 		close(asking)
-		<-ctx.Done()
-		close(withdrawn)
+		select {
+		case <-ctx.Done():
+			close(withdrawn)
+		case <-time.After(10 * time.Second): // never withdrawn: let the test fail, not hang
+		}
 		return approvals.Unanswered
 	})
 	f := newFixture(t, Settings{})
