@@ -272,6 +272,9 @@ func stageMove(env *Env, c *change, to string) *problem {
 	if c.buffer {
 		return problemf(approvals.CodeInvalid, "%s is open in the editor, and tandem does not move open documents. Close it in the editor, then call edit again.", c.show)
 	}
+	if info, err := os.Lstat(c.path); err == nil && info.Mode()&os.ModeSymlink != 0 {
+		return problemf(approvals.CodeInvalid, "%s is a symbolic link; edit moves regular files only. Move the link with the shell (mv), then call edit again without moveTo.", c.show)
+	}
 	if _, err := os.Lstat(dest); err == nil {
 		return problemf(approvals.CodeConflict, "%s already exists, and a move never replaces a file. Choose another name, or read and edit the existing file.", c.showDest)
 	}
