@@ -78,7 +78,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	if err != nil {
 		return nil, err
 	}
-	if req.Glob != "" && !doublestar.ValidatePattern(req.Glob) {
+	if req.Glob != "" && !doublestar.ValidatePattern(strings.TrimPrefix(req.Glob, "!")) {
 		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
 			"The glob %q is not a valid pattern. Use patterns such as \"*.go\" or \"src/**/*.ts\".", req.Glob))
 	}
@@ -352,13 +352,15 @@ func readCapped(path string, buf []byte) (content []byte, large, binary bool, er
 }
 
 // globMatch applies grep's glob filter: a pattern with a "/" matches the
-// path under the searched directory, one without matches the file name.
+// path under the searched directory, one without matches the file name; a
+// leading "!" keeps the files that do not match (as ripgrep's -g does).
 func globMatch(pattern, rel string) bool {
+	pattern, exclude := strings.CutPrefix(pattern, "!")
 	if !strings.Contains(pattern, "/") {
 		rel = rel[strings.LastIndexByte(rel, '/')+1:]
 	}
 	ok, _ := doublestar.Match(pattern, rel)
-	return ok
+	return ok != exclude
 }
 
 // Grep searches, renders the page for the model and records what it showed.

@@ -607,10 +607,17 @@ func TestGrepRefusals(t *testing.T) {
 		{GrepRequest{Pattern: "x", Path: "missing"}, approvals.CodeNotFound},
 		{GrepRequest{Pattern: "x", Path: "repo://.."}, approvals.CodeEscapes},
 		{GrepRequest{Pattern: "x", Glob: "[a"}, approvals.CodeInvalid},
+		{GrepRequest{Pattern: `a\nb`}, approvals.CodeInvalid},
+		{GrepRequest{Pattern: "a\nb", Literal: true}, approvals.CodeInvalid},
 	} {
 		if _, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, c.req); codeOf(err) != c.code {
 			t.Errorf("%+v: %v, want %s", c.req, err, c.code)
 		}
+	}
+	writeFile(t, dir, "b.md", []byte("x\n"))
+	rep, err := GrepSearch(context.Background(), nil, []string{dir}, GrepRequest{Pattern: "x", Glob: "!*.md"})
+	if err != nil || rep.Matched != 1 || rep.Page[0].Show != "a.txt" || rep.Tally.Count[ClassNotMatched] != 1 {
+		t.Errorf("glob !*.md must keep only a.txt: %+v %v", rep, err)
 	}
 	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))
 	out, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "x", Path: "pipe"})

@@ -26,7 +26,6 @@ type Matcher struct {
 	rare int            // index in lit of the byte the fold scan looks for
 	pure bool           // a line matches iff it contains lit
 	cand *regexp.Regexp // whole-buffer candidates when lit is nil
-	none bool           // no line can match (the pattern needs a newline)
 }
 
 // Compile builds a Matcher for grep's pattern and flags.
@@ -55,7 +54,8 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 	}
 	switch {
 	case strings.Contains(lit, "\n"):
-		m.none = true
+		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			"The pattern %q needs a newline, but grep matches one line at a time. Search for one line of it, then read around the match.", pattern))
 	case len(lit) > 0:
 		m.lit, m.fold = []byte(lit), fold
 		pureLit := tree.Op == syntax.OpLiteral && !strings.Contains(lit, "\r")
@@ -189,7 +189,7 @@ type Search struct {
 
 // Search starts a search of body (the text after any BOM).
 func (m *Matcher) Search(body []byte) *Search {
-	return &Search{m: m, body: body, line: 1, ended: m.none}
+	return &Search{m: m, body: body, line: 1}
 }
 
 // Next returns the next matching line, or false when there is none.

@@ -33,17 +33,21 @@ func TestDocumentsToolsThroughTheRegistry(t *testing.T) {
 	if !s.Seen.Seen(abs, tag, 2) || s.Seen.Seen(abs, tag, 1) {
 		t.Fatal("read must mark exactly the shown row seen")
 	}
+	if res := call("read", `{"path":"a.txt","lines":1}`); res.IsError || !strings.Contains(res.Text, "\n1:alpha\n") {
+		t.Fatalf("read with a bare line number: %+v", res)
+	}
 	if res := call("grep", `{"pattern":"ALPHA","ignoreCase":true}`); res.IsError || !strings.Contains(res.Text, "1:alpha") {
 		t.Fatalf("grep: %+v", res)
 	}
 	if res := call("glob", `{"pattern":"*.txt"}`); res.IsError || !strings.Contains(res.Text, "\na.txt\n") {
 		t.Fatalf("glob: %+v", res)
 	}
-	for name, args := range map[string]string{
-		"read": `{"path":"a.txt","line":"2"}`, "grep": `{"pattern":1}`, "glob": `{"pattern":"*","limit":"x"}`,
+	for _, c := range [][2]string{
+		{"read", `{"path":"a.txt","line":"2"}`}, {"read", `{"path":"a.txt","lines":[1]}`},
+		{"grep", `{"pattern":1}`}, {"glob", `{"pattern":"*","limit":"x"}`},
 	} {
-		if res := call(name, args); !res.IsError || res.Code != approvals.CodeInvalid {
-			t.Errorf("%s %s: %+v, want an invalid refusal", name, args, res)
+		if res := call(c[0], c[1]); !res.IsError || res.Code != approvals.CodeInvalid {
+			t.Errorf("%s %s: %+v, want an invalid refusal", c[0], c[1], res)
 		}
 	}
 	if res := call("read", `{"path":"repo://../x"}`); res.Code != approvals.CodeEscapes || !strings.HasSuffix(res.Text, ".") {

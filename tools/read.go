@@ -3,6 +3,8 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strconv"
 
 	"github.com/tandemdev/tandem/documents"
 )
@@ -19,24 +21,42 @@ func init() {
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "File or directory: relative to the workspace root, absolute, or repo://PATH."},
-    "lines": {"type": "string", "description": "Optional rows to read: \"N\", \"N-M\", \"N-\" (to the end), comma-separated, e.g. \"1-20,80-95\"."}
+    "lines": {"type": ["string", "integer"], "description": "Optional rows to read: \"N\", \"N-M\", \"N-\" (to the end), comma-separated, e.g. \"1-20,80-95\"."}
   },
   "required": ["path"],
   "additionalProperties": false
 }`),
 		Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
 			var a struct {
-				Path  string `json:"path"`
-				Lines string `json:"lines"`
+				Path  string   `json:"path"`
+				Lines selector `json:"lines"`
 			}
 			if err := decode("read", args, &a); err != nil {
 				return Refused(err)
 			}
-			text, err := documents.Read(s.Seen, s.Buffers, s.Roots, a.Path, a.Lines)
+			text, err := documents.Read(s.Seen, s.Buffers, s.Roots, a.Path, string(a.Lines))
 			if err != nil {
 				return Refused(err)
 			}
 			return Result{Text: text}
 		},
 	})
+}
+
+// selector is read's lines argument: a string such as "5-10", or a bare line
+// number, as models often send it.
+type selector string
+
+func (s *selector) UnmarshalJSON(b []byte) error {
+	var str string
+	if json.Unmarshal(b, &str) == nil {
+		*s = selector(str)
+		return nil
+	}
+	var n int
+	if err := json.Unmarshal(b, &n); err != nil {
+		return fmt.Errorf(`lines must be a string such as "5-10" or a line number, not %s`, b)
+	}
+	*s = selector(strconv.Itoa(n))
+	return nil
 }
