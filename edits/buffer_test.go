@@ -183,3 +183,19 @@ func TestBufferChangedBeforeApplyIsConflict(t *testing.T) {
 		t.Errorf("the user's text was lost: %q", b.Text)
 	}
 }
+
+// A file opened in the editor after the edit was staged is not written
+// behind the buffer's back.
+func TestFileOpenedSinceStagingIsConflict(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "a\n"})
+	w.env.Editor = &fakeEditor{o: w.env.Buffers}
+	tag := w.read("a.txt", "")
+	cs := stageAll(t, w, `{"files":[{"path":"a.txt","tag":"`+tag+`","ops":[{"append":"agent"}]}]}`)
+	openBuffer(w, "a.txt", "a\nuser typing\n", true)
+	if _, err := run(context.Background(), w.env, cs); codeOf(err) != "conflict" {
+		t.Fatalf("%v", err)
+	}
+	if got := w.file("a.txt"); got != "a\n" {
+		t.Errorf("disk written: %q", got)
+	}
+}

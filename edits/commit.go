@@ -194,6 +194,11 @@ func check(env *Env, c *change) (clean bool, _ *conflictError) {
 		disk, err := os.ReadFile(c.target)
 		return err == nil && bytes.Equal(disk, c.base), nil
 	}
+	if b, open := env.Buffers.Get(c.path); open {
+		// Opened since staging: its buffer, which the user may be editing,
+		// is now what the agent would have to have seen.
+		return false, &conflictError{reason: fmt.Sprintf("%s was opened in the editor since the edit was staged", c.show), current: b.Text}
+	}
 	disk, err := os.ReadFile(c.target)
 	switch {
 	case c.create && errors.Is(err, fs.ErrNotExist):

@@ -124,16 +124,16 @@ func refusal(probs []*problem) error {
 // distinct refuses a call that names one path twice, since the order of its
 // parts would be a guess.
 func distinct(cs []*change) *problem {
-	seen := map[string]string{}
+	seen := map[string]bool{}
 	for _, c := range cs {
 		for _, p := range []string{c.path, c.dest} {
 			if p == "" {
 				continue
 			}
-			if _, dup := seen[p]; dup {
+			if seen[p] {
 				return problemf(approvals.CodeInvalid, "%s appears twice in this edit; put all changes of one file in one entry (one ops list), then call edit again.", documentsDisplay(cs, p))
 			}
-			seen[p] = p
+			seen[p] = true
 		}
 	}
 	return nil
