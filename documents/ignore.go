@@ -101,20 +101,28 @@ func baseRules(top string, inRepo bool) rules {
 	return append(r, readPatterns(filepath.Join(top, ".git", "info", "exclude"), nil)...)
 }
 
-// globalExcludesFile is core.excludesFile from the user's git config (the
-// repository's own config overriding it), else $XDG_CONFIG_HOME/git/ignore.
+// globalExcludesFile is core.excludesFile from git's config files (system,
+// then the user's — $GIT_CONFIG_GLOBAL if set — then the repository's, the
+// later winning), else $XDG_CONFIG_HOME/git/ignore.
 func globalExcludesFile(top string) string {
 	home, _ := os.UserHomeDir()
 	xdg := os.Getenv("XDG_CONFIG_HOME")
 	if xdg == "" && home != "" {
 		xdg = filepath.Join(home, ".config")
 	}
+	// git's order, lowest precedence first: system, global, repository.
+	var configs []string
+	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
+		configs = append(configs, "/etc/gitconfig")
+	}
+	if g := os.Getenv("GIT_CONFIG_GLOBAL"); g != "" {
+		configs = append(configs, g)
+	} else {
+		configs = append(configs, filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig"))
+	}
+	configs = append(configs, filepath.Join(top, ".git", "config"))
 	var file string
-	for _, cfg := range []string{
-		filepath.Join(xdg, "git", "config"),
-		filepath.Join(home, ".gitconfig"),
-		filepath.Join(top, ".git", "config"),
-	} {
+	for _, cfg := range configs {
 		if v := excludesOption(cfg); v != "" {
 			file = v
 		}
