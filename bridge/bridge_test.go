@@ -4,16 +4,19 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,6 +65,19 @@ func (l *logs) waitFor(t *testing.T, sub string) {
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked()
+	if path := os.Getenv("TANDEM_TEST_DIAL"); path != "" {
+		// Another user's process trying the socket (see the security test).
+		c, err := net.Dial("unix", path)
+		switch {
+		case err == nil:
+			c.Close()
+			os.Exit(0)
+		case errors.Is(err, syscall.EACCES):
+			os.Exit(7)
+		}
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(8)
+	}
 	os.Exit(m.Run())
 }
 
@@ -575,5 +591,49 @@ func TestBridge_stale_socket_dirs_of_dead_processes_are_swept(t *testing.T) {
 	}
 	if h, body := call(t, liveEnv, "t/echo", `{"message":"alive"}`); h.Status != StatusOK || string(body) != "alive" {
 		t.Fatalf("the live bridge must still serve: %+v", h)
+	}
+}
+
+// The socket directory's 0700 mode keeps every other user out: a process
+// of another uid cannot even reach the socket to try a token. Switching
+// uid needs root; elsewhere the mode check of the directory test stands.
+func TestBridge_another_users_process_cannot_connect(t *testing.T) {
+	if os.Getuid() != 0 {
+		t.Skip("running a process as another user needs root")
+	}
+	f := newFixture(t, Settings{})
+	_, env := f.owner(t, allow)
+	// A copy of this binary that the other user may run.
+	dir, err := os.MkdirTemp("", "other-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o755)
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "dial")
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	run := func(uid uint32) int {
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), "TANDEM_TEST_DIAL="+env.Socket)
+		if uid != 0 {
+			cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: uid, Gid: uid}}
+		}
+		out, _ := cmd.CombinedOutput()
+		if cmd.ProcessState == nil {
+			t.Fatalf("could not run the dialer: %s", out)
+		}
+		return cmd.ProcessState.ExitCode()
+	}
+	if code := run(0); code != 0 {
+		t.Fatalf("the owner's own user must connect: exit %d", code)
+	}
+	if code := run(65534); code != 7 {
+		t.Fatalf("another user's process: exit %d, want 7 (permission denied)", code)
 	}
 }

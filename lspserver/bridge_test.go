@@ -239,7 +239,11 @@ echo "exit $? size $(wc -c < big.gz)"`, url)
 		t.Fatalf("a denial: exit %d, stdout %q, stderr %q", code, out.String(), stderr)
 	}
 
-	// Tokens never reach the log.
+	// Tokens never reach the log, and the exit stops the server tandem started.
+	servers := childrenNamed(p.cmd.Process.Pid, "node")
+	if len(servers) != 1 {
+		t.Fatalf("want one running MCP server (node) under tandem, got %v", servers)
+	}
 	p.ok("shutdown", nil, nil)
 	p.notify("exit", nil)
 	p.exitStatus(t)
@@ -252,6 +256,46 @@ echo "exit $? size $(wc -c < big.gz)"`, url)
 	if _, err := os.Stat(filepath.Dir(env["TANDEM_MCP_SOCKET"])); !os.IsNotExist(err) {
 		t.Fatalf("the socket dir must be gone after exit: %v", err)
 	}
+	if running(servers[0]) {
+		t.Fatalf("the MCP server (pid %d) outlived tandem", servers[0])
+	}
+}
+
+// childrenNamed lists the pids of parent's children whose command is comm.
+func childrenNamed(parent int, comm string) []int {
+	var out []int
+	dirs, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, d := range dirs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			continue
+		}
+		// pid (comm) state ppid …
+		open, close := bytes.IndexByte(b, '('), bytes.LastIndexByte(b, ')')
+		if open < 0 || close < open {
+			continue
+		}
+		fields := strings.Fields(string(b[close+1:]))
+		var pid, ppid int
+		fmt.Sscan(string(b[:open]), &pid)
+		if len(fields) > 1 {
+			fmt.Sscan(fields[1], &ppid)
+		}
+		if ppid == parent && string(b[open+1:close]) == comm {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// running reports whether pid is a live process (not gone, not a zombie).
+func running(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	i := bytes.LastIndexByte(b, ')')
+	return i >= 0 && len(b) > i+2 && b[i+2] != 'Z'
 }
 
 func TestBridgeE2E_tandem_killed_mid_call(t *testing.T) {
