@@ -398,12 +398,16 @@ func saveBuffer(ctx context.Context, env *Env, fsys FS, sync syncFor, c *change,
 	if env.Editor.CanSave() {
 		err := env.Editor.Save(ctx, c.path)
 		disk, rerr := os.ReadFile(c.target)
-		if err == nil && rerr == nil && bytes.Equal(disk, c.next) {
+		switch {
+		case rerr == nil && bytes.Equal(disk, c.next):
 			o.where = inBufferSaved
 			return nil
-		}
-		if err == nil && rerr == nil && !bytes.Equal(disk, c.base) {
-			return []string{"the editor's save left other text on disk; the buffer holds the change"}
+		case rerr == nil && !bytes.Equal(disk, c.base):
+			// The editor wrote something else (a format on save, say):
+			// that is the user's editor's doing, and tandem leaves it.
+			return []string{"the editor's save put other text on disk than the edit's (a format on save?); read the file to see it"}
+		case err != nil:
+			o.warnings = append(o.warnings, fmt.Sprintf("the editor did not save it (%v), so tandem wrote it", err))
 		}
 	}
 	warn, err := publish(fsys, sync, c)
