@@ -156,7 +156,8 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 			continue // a buffer with unsaved changes is never written to disk
 		}
 		if c.buffer {
-			out[i].warnings = append(out[i].warnings, saveBuffer(ctx, env, fsys, syncs.forChange(i), c, &out[i])...)
+			warn := saveBuffer(ctx, env, fsys, syncs.forChange(i), c, &out[i])
+			out[i].warnings = append(out[i].warnings, warn...)
 			continue
 		}
 		out[i].tried = true
@@ -394,7 +395,7 @@ func applyBuffers(ctx context.Context, env *Env, cs []*change, idx []int) string
 // it, so builds and tests see it: through the editor's save when it offers
 // one, else by writing the same bytes with the commit's own publish. The
 // buffer change has landed either way; a failed save is a warning.
-func saveBuffer(ctx context.Context, env *Env, fsys FS, sync syncFor, c *change, o *outcome) []string {
+func saveBuffer(ctx context.Context, env *Env, fsys FS, sync syncFor, c *change, o *outcome) (warnings []string) {
 	if env.Editor.CanSave() {
 		err := env.Editor.Save(ctx, c.path)
 		disk, rerr := os.ReadFile(c.target)
@@ -407,14 +408,14 @@ func saveBuffer(ctx context.Context, env *Env, fsys FS, sync syncFor, c *change,
 			// that is the user's editor's doing, and tandem leaves it.
 			return []string{"the editor's save put other text on disk than the edit's (a format on save?); read the file to see it"}
 		case err != nil:
-			o.warnings = append(o.warnings, fmt.Sprintf("the editor did not save it (%v), so tandem wrote it", err))
+			warnings = append(warnings, fmt.Sprintf("the editor did not save it (%v), so tandem wrote it", err))
 		}
 	}
 	warn, err := publish(fsys, sync, c)
 	if err != nil {
-		return []string{fmt.Sprintf("saving it to disk failed (%v): the change is in the editor buffer only", err)}
+		return append(warnings, fmt.Sprintf("saving it to disk failed (%v): the change is in the editor buffer only", err))
 	}
 	env.Buffers.Saved(c.path)
 	o.where = inBufferOnDisk
-	return warn
+	return append(warnings, warn...)
 }
