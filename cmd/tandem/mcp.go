@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"text/tabwriter"
 
@@ -90,6 +91,9 @@ func runMCP(args []string) int {
 }
 
 func mcpCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// One short-lived call holding at most one 16 MiB reply: collecting
+	// garbage would only cost time.
+	debug.SetGCPercent(-1)
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "tandem mcp call: "+format+"\n", a...)
 		return code
