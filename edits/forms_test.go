@@ -99,3 +99,20 @@ func TestCreateNeverReplaces(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// Rows pasted from an edit reply ("+N:text", " N:text") work as anchors and
+// their prefixes are dropped from replacement text.
+func TestAnchorsFromEditReplyRows(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\ntwo\nthree\n"})
+	tag := w.read("a.txt", "")
+	out, err := w.edit(`{"files":[{"path":"a.txt","tag":"` + tag + `","ops":[{"replace":"2","text":"TWO"}]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.edit(`{"files":[{"path":"a.txt","ops":[{"replace":"+2:TWO","text":"+2:2"},{"delete":" 3:three"}]}]}`); err != nil {
+		t.Fatalf("%v\nafter reply:\n%s", err, out)
+	}
+	if got := w.file("a.txt"); got != "one\n2\n" {
+		t.Errorf("file %q", got)
+	}
+}

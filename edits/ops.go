@@ -47,10 +47,13 @@ func (a *Anchor) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-var anchorRE = regexp.MustCompile(`^\s*[Ll]?(\d+)\s*(?:-\s*[Ll]?(\d+))?\s*(?::((?s).*))?$`)
+// anchorRE reads an anchor; a "+" before the number is tolerated, since the
+// rows of an edit reply read "+N:text".
+var anchorRE = regexp.MustCompile(`^\s*\+?\s*[Ll]?(\d+)\s*(?:-\s*[Ll]?(\d+))?\s*(?::((?s).*))?$`)
 
-// rowPrefixRE is the "N:" prefix of a row of read or grep.
-var rowPrefixRE = regexp.MustCompile(`^(\d+):`)
+// rowPrefixRE is the "N:" prefix of a row of read or grep, or the "+N:" or
+// " N:" of a row of an edit reply.
+var rowPrefixRE = regexp.MustCompile(`^[+ ]?(\d+):`)
 
 // opShape says what an op relies on, for the seen guard and the rebase.
 type opShape int
