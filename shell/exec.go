@@ -78,12 +78,18 @@ func (x *Run) exec(ctx context.Context, args []string) error {
 func (x *Run) program(ctx context.Context, hc interp.HandlerContext, l launch) error {
 	switch l.argv[0] {
 	case "sh", "bash", "dash":
+		if err := x.passGate(ctx, hc); err != nil {
+			return err
+		}
 		return x.shellProgram(ctx, hc, l)
 	case "env":
 		return x.envProgram(ctx, hc, l)
 	case "nice", "nohup", "setsid", "timeout":
 		return x.simpleWrapper(ctx, hc, l)
 	case "xargs":
+		if err := x.passGate(ctx, hc); err != nil {
+			return err
+		}
 		return x.xargs(ctx, hc, l)
 	case "find":
 		if findAction(l.argv) > 0 {

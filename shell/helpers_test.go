@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"testing"
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -45,9 +44,22 @@ type sandbox struct {
 	env        []string
 }
 
-func newSandbox(t testing.TB) *sandbox {
+// tb is what the helpers need of a test, a benchmark or a rapid check.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+func newSandbox(t tb) *sandbox {
 	t.Helper()
-	base := t.TempDir()
+	base, err := os.MkdirTemp("", "tandem-shell-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := t.(interface{ Cleanup(func()) }); ok {
+		c.Cleanup(func() { os.RemoveAll(base) })
+	}
 	sb := &sandbox{root: filepath.Join(base, "work"), home: filepath.Join(base, "home")}
 	for _, d := range []string{sb.root, sb.home, filepath.Join(sb.home, ".ssh")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
@@ -71,7 +83,7 @@ func (sb *sandbox) opts(auto approvals.Effects, a approvals.Asker) Options {
 }
 
 // runScript runs a script to its end (at most a minute).
-func runScript(t testing.TB, script string, o Options) Result {
+func runScript(t tb, script string, o Options) Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()

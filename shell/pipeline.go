@@ -100,6 +100,7 @@ type stage struct {
 	idx    int
 	ends   []*os.File // closed once the stage has ended
 	step   *approvals.Step
+	silent bool                     // arrived with no step of its own (xargs, a shell reading its script)
 	record func(approvals.Step) int // records the step; returns its number
 	number int
 }
@@ -186,7 +187,7 @@ func (s *stages) first(stdin, stdout any) *stage {
 		if !ok {
 			continue
 		}
-		if st, ok := s.byEnd[f]; ok && st.step == nil && !st.g.root().resolving {
+		if st, ok := s.byEnd[f]; ok && st.step == nil && !st.silent && !st.g.root().resolving {
 			return st
 		}
 	}
@@ -229,6 +230,33 @@ func (s *stages) arrive(ctx context.Context, st *stage, step approvals.Step, rec
 	return st.number, g.refusedN, g.refused
 }
 
+// pass is the first action of a stage that has no step of its own but may
+// block on its input (xargs, a shell reading its script): it lets the
+// group's check go ahead without it and waits for it, so no stage waits on
+// one that waits on it.
+func (s *stages) pass(ctx context.Context, st *stage, check func(context.Context, []approvals.Step) (int, error)) (refusedN int, err error) {
+	s.mu.Lock()
+	st.silent = true
+	g := st.g.root()
+	s.mu.Unlock()
+	for !s.tryResolve(ctx, g, check) {
+		s.mu.Lock()
+		g = g.root()
+		done := g.done
+		s.mu.Unlock()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g = st.g.root()
+	return g.refusedN, g.refused
+}
+
 // tryResolve checks the group's steps when every stage has arrived or ended.
 // Exactly one caller does the check; it reports whether the group is done.
 func (s *stages) tryResolve(ctx context.Context, g *group, check func(context.Context, []approvals.Step) (int, error)) bool {
@@ -250,6 +278,9 @@ func (s *stages) tryResolve(ctx context.Context, g *group, check func(context.Co
 		if !ok {
 			s.mu.Unlock()
 			return false
+		}
+		if st.silent {
+			continue
 		}
 		if st.step == nil {
 			if !st.ended() {

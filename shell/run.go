@@ -289,17 +289,36 @@ func (x *Run) refuse(n int, err error) error {
 		return err // the run was cancelled while asking
 	}
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	if x.refused == nil {
 		x.refused = &stepRefused{n: n, err: r}
 	}
-	return x.refused
+	refused := x.refused
+	x.mu.Unlock()
+	// The interpreter does not carry a handler's error out of a subshell or
+	// a command substitution, so the refusal also ends the run's context:
+	// every statement, in every goroutine, stops before it starts, and the
+	// rest of a pipeline's processes are killed.
+	x.cancel()
+	return refused
+}
+
+// stopped is the refusal that already stopped the run, if any.
+func (x *Run) stopped() error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.refused != nil {
+		return x.refused
+	}
+	return nil
 }
 
 // gate lets a step run or stops the script. The first step of a pipeline
 // stage waits for its whole pipeline to be asked; any other step is asked
 // alone. It returns the step's number.
 func (x *Run) gate(ctx context.Context, hc interp.HandlerContext, s approvals.Step) (int, error) {
+	if err := x.stopped(); err != nil {
+		return 0, err
+	}
 	if st := x.stages.first(hc.Stdin, hc.Stdout); st != nil {
 		n, at, err := x.stages.arrive(ctx, st, s, x.record, x.check)
 		if err != nil {
@@ -311,6 +330,20 @@ func (x *Run) gate(ctx context.Context, hc interp.HandlerContext, s approvals.St
 		return 0, x.refuse(x.record(s), err)
 	}
 	return x.record(s), nil
+}
+
+// passGate is the first action of a pipeline stage that is no step itself
+// (xargs, a shell reading its script) and may block on its input.
+func (x *Run) passGate(ctx context.Context, hc interp.HandlerContext) error {
+	if err := x.stopped(); err != nil {
+		return err
+	}
+	if st := x.stages.first(hc.Stdin, hc.Stdout); st != nil {
+		if at, err := x.stages.pass(ctx, st, x.check); err != nil {
+			return x.refuse(at, err)
+		}
+	}
+	return nil
 }
 
 // check asks about steps together; it returns the index of the refused one.
@@ -336,7 +369,8 @@ func listEnv(env expand.Environ) []string {
 
 // runsCode are the builtins whose only effect is to run code or a program
 // that is itself gated when it runs (eval's and source's commands, the
-// program behind command and exec, a trap's commands).
+// program behind command and exec, a trap's commands): they are not steps of
+// their own.
 var runsCode = map[string]bool{
 	"eval": true, "source": true, ".": true, "command": true, "exec": true,
 	"builtin": true, "trap": true,
@@ -349,12 +383,11 @@ func (x *Run) call(ctx context.Context, args []string) ([]string, error) {
 	if !interp.IsBuiltin(args[0]) {
 		return args, nil
 	}
-	hc := interp.HandlerCtx(ctx)
-	s := approvals.Step{Text: approvals.Show(args)}
-	if !runsCode[args[0]] {
-		s = Classify(args, hc.Dir, hc.Env, x.policy)
+	if runsCode[args[0]] {
+		return args, nil
 	}
-	n, err := x.gate(ctx, hc, s)
+	hc := interp.HandlerCtx(ctx)
+	n, err := x.gate(ctx, hc, Classify(args, hc.Dir, hc.Env, x.policy))
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,231 @@
+package shell
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// The gate laws, checked end to end: generated scripts run for real, each
+// logical step leaves a file behind when it runs, and every question gets a
+// drawn answer. A step is either within the default auto set (a write in
+// the workspace) or one that always asks (a write under ~/.ssh), and it
+// reaches the gate in one of many shapes: plain, behind env, nice, timeout,
+// command or exec, in sh -c, eval, a function, a loop, a command
+// substitution, a pipeline, xargs, or find -exec.
+
+type lawStep struct {
+	asks  bool
+	shape int
+}
+
+var shapes = []func(cmd string) string{
+	func(c string) string { return c },
+	func(c string) string { return "env " + c },
+	func(c string) string { return "nice -n 1 " + c },
+	func(c string) string { return "timeout 10 " + c },
+	func(c string) string { return "command " + c },
+	func(c string) string { return "(exec " + c + ")" },
+	func(c string) string { return "sh -c '" + c + "'" },
+	func(c string) string { return "bash -c '" + c + "'" },
+	func(c string) string { return "eval '" + c + "'" },
+	func(c string) string { return "run " + c },
+	func(c string) string { return "for _ in 1; do " + c + "; done" },
+	func(c string) string { return ": $(" + c + ")" },
+	func(c string) string { return "echo go | " + c + " | cat" },
+	func(c string) string { return "if true; then { " + c + "; }; fi" },
+}
+
+// touchStep is step i's command; its target proves it ran.
+func (s lawStep) command(i int) string {
+	target := fmt.Sprintf("ran.%d", i)
+	if s.asks {
+		target = fmt.Sprintf("\"$HOME/.ssh/ran.%d\"", i)
+	}
+	switch s.shape {
+	case len(shapes):
+		return fmt.Sprintf("printf '%%s\\n' ran.%d | xargs -I{} touch %s", i, strings.Replace(target, fmt.Sprintf("ran.%d", i), "{}", 1))
+	case len(shapes) + 1:
+		return fmt.Sprintf("find . -maxdepth 0 -exec touch %s \\;", target)
+	}
+	return shapes[s.shape]("touch " + target)
+}
+
+type lawCase struct {
+	steps   []lawStep
+	answers []approvals.Answer // the answer to the n-th question; Deny past the end
+	res     Result
+	ran     []bool
+	asked   int
+}
+
+func drawLawCase(t *rapid.T) *lawCase {
+	n := rapid.IntRange(1, 6).Draw(t, "steps")
+	c := &lawCase{}
+	for range n {
+		c.steps = append(c.steps, lawStep{
+			asks:  rapid.Bool().Draw(t, "asks"),
+			shape: rapid.IntRange(0, len(shapes)+1).Draw(t, "shape"),
+		})
+	}
+	for range n {
+		c.answers = append(c.answers, rapid.SampledFrom([]approvals.Answer{approvals.AllowOnce, approvals.Deny, approvals.Unanswered}).Draw(t, "answer"))
+	}
+	return c
+}
+
+func (c *lawCase) script() string {
+	var b strings.Builder
+	b.WriteString("run() { \"$@\"; }\n")
+	for i, s := range c.steps {
+		if i > 0 {
+			b.WriteString([]string{"; ", "\n", " && "}[i%3])
+		}
+		b.WriteString(s.command(i))
+	}
+	return b.String()
+}
+
+func (c *lawCase) run(t *rapid.T) {
+	sb := newSandbox(t)
+	a := &asker{}
+	a.answer = func(approvals.Question) approvals.Answer {
+		k := len(a.questions) - 1 // called with the question recorded
+		if k < len(c.answers) {
+			return c.answers[k]
+		}
+		return approvals.Deny
+	}
+	c.res = runScript(t, c.script(), sb.opts(approvals.DefaultAuto, a))
+	c.asked = len(a.asked())
+	for i, s := range c.steps {
+		p := filepath.Join(sb.root, fmt.Sprintf("ran.%d", i))
+		if s.asks {
+			p = filepath.Join(sb.home, ".ssh", fmt.Sprintf("ran.%d", i))
+		}
+		_, err := os.Stat(p)
+		c.ran = append(c.ran, err == nil)
+	}
+}
+
+// firstRefused is the index of the first asked step whose answer was no,
+// as the law's model computes it, or -1.
+func (c *lawCase) firstRefused() int {
+	q := 0
+	for i, s := range c.steps {
+		if !s.asks {
+			continue
+		}
+		if q >= len(c.answers) || !c.answers[q].Allows() {
+			return i
+		}
+		q++
+	}
+	return -1
+}
+
+func TestLaw_gate_prefix(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		c := drawLawCase(rt)
+		c.run(rt)
+		m := 0
+		for m < len(c.ran) && c.ran[m] {
+			m++
+		}
+		for i := m; i < len(c.ran); i++ {
+			if c.ran[i] {
+				rt.Fatalf("step %d ran after step %d did not: ran=%v\nscript:\n%s\nresult: %+v", i, m, c.ran, c.script(), c.res)
+			}
+		}
+		// The steps the result reports as run are a prefix of those that passed the gate.
+		seenNotRun := false
+		for _, s := range c.res.Steps {
+			if !s.Ran {
+				seenNotRun = true
+			} else if seenNotRun && c.res.End == Refused {
+				rt.Fatalf("result lists a run step after a step that did not run: %+v", c.res.Steps)
+			}
+		}
+	})
+}
+
+func TestLaw_gate_needs_yes(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		c := drawLawCase(rt)
+		c.run(rt)
+		yes := 0
+		for k := 0; k < c.asked && k < len(c.answers); k++ {
+			if c.answers[k].Allows() {
+				yes++
+			}
+		}
+		gatedRan := 0
+		for i, s := range c.steps {
+			if s.asks && c.ran[i] {
+				gatedRan++
+			}
+		}
+		if gatedRan > yes {
+			rt.Fatalf("%d gated steps ran on %d yes answers\nscript:\n%s\nresult: %+v", gatedRan, yes, c.script(), c.res)
+		}
+	})
+}
+
+func TestLaw_gate_deny_stops(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		c := drawLawCase(rt)
+		c.run(rt)
+		k := c.firstRefused()
+		if k < 0 {
+			return
+		}
+		for i := range c.steps {
+			if (i < k) != c.ran[i] {
+				rt.Fatalf("refused at step %d, but step %d ran=%v\nscript:\n%s\nresult: %+v", k, i, c.ran[i], c.script(), c.res)
+			}
+		}
+		if c.res.End != Refused {
+			rt.Fatalf("a refused script ended %q", c.res.End)
+		}
+		want := approvals.CodeDenied
+		q := 0
+		for i := 0; i < k; i++ {
+			if c.steps[i].asks {
+				q++
+			}
+		}
+		if c.answers[q] == approvals.Unanswered {
+			want = approvals.CodeUnanswered
+		}
+		if c.res.Refusal.Code != want {
+			rt.Fatalf("refusal code %q, want %q", c.res.Refusal.Code, want)
+		}
+		if s := c.res.Steps[c.res.RefusedAt-1]; s.Ran || !strings.Contains(s.Text, fmt.Sprintf("ran.%d", k)) {
+			rt.Fatalf("the refused step is %+v, want step %d's", s, k)
+		}
+	})
+}
+
+func TestLaw_gate_finish_runs_all(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		c := drawLawCase(rt)
+		c.run(rt)
+		if c.res.End != Finished {
+			return
+		}
+		for i, r := range c.ran {
+			if !r {
+				rt.Fatalf("finished, but step %d did not run\nscript:\n%s\nresult: %+v", i, c.script(), c.res)
+			}
+		}
+		if c.res.Status != 0 {
+			rt.Fatalf("finished with status %d: %+v", c.res.Status, c.res)
+		}
+	})
+}
