@@ -272,6 +272,47 @@ test('bash_steps_allowed_for_the_session_through_askApproval', function()
   end)
 end)
 
+test('cancelled_call_settles_its_question_and_a_late_answer_runs_nothing', function()
+  with_questions(item('Allow'), function(asked)
+    -- The user leaves the prompt open: keep its callback instead of answering.
+    local late
+    vim.ui.select = function(items, opts, on_choice)
+      table.insert(asked, opts.prompt)
+      late = function()
+        on_choice(item('Allow')(items, opts))
+      end
+    end
+    local ws = workspace()
+    tandem.setup({ approvals = 'tandem' })
+    open(ws, 'README.md')
+    local done, err = false, nil
+    local call = tandem.call('bash', { command = 'touch late.txt' }, function(e)
+      done, err = true, e
+    end)
+    wait_for('the question', function()
+      return late ~= nil
+    end)
+    -- The call is cancelled (:TandemCancel) while the prompt is open: tandem settles it.
+    call.cancel()
+    wait_for('the cancelled call to end', function()
+      return done
+    end)
+    eq('cancelled', err and err.data and err.data.code, 'the call ended as cancelled')
+    wait_for('tandem/approvalSettled', function()
+      local qs = tandem.questions()
+      return #qs == 1 and qs[1].settled ~= nil
+    end)
+    eq('unanswered', tandem.questions()[1].settled, 'settled as unanswered')
+    local seen = notifications(function()
+      late() -- the user clicks Allow, too late
+      vim.wait(300)
+    end)
+    eq(1, #asked, 'one question')
+    eq(false, exists(ws .. '/late.txt'), 'a late Allow runs nothing')
+    contains(seen[1] and seen[1].msg or '', 'already settled', 'the user is told the answer was not used')
+  end)
+end)
+
 test('terminal_env_reaches_terminal_jobs_and_the_bridge_answers', function()
   local ws = workspace()
   tandem.setup({})

@@ -148,6 +148,16 @@ local function approval_settled(_, params)
   end
 end
 
+--- The questions on screen: {id, settled} each (settled: how tandem settled it, or nil).
+---@return {id: string, settled: string?}[]
+function M.questions()
+  local out = {}
+  for id, q in pairs(questions) do
+    table.insert(out, { id = id, settled = q.settled })
+  end
+  return out
+end
+
 --- tandem/saveDocument {uri}: after an agent edit lands in a buffer that had no unsaved
 --- changes, tandem asks the editor to save it, so builds and tests the agent runs see it.
 --- It is written like `:write` does (autocmds run, so LSP clients get didSave).
@@ -307,9 +317,26 @@ function M.request(method, params, cb)
     cb({ message = 'tandem is not running for this buffer; open a file of the workspace or see :checkhealth tandem' })
     return
   end
-  request(client, method, params, function(err, result)
+  local ok, id = request(client, method, params, function(err, result)
     cb(err, result)
   end)
+  if ok then
+    return { client = client, id = id }
+  end
+end
+
+--- The calls still running, newest last, for :TandemCancel.
+local running = {} ---@type table[]
+
+--- Cancels a request M.request returned ($/cancelRequest): a running tool stops, and a
+--- question it was waiting on is settled.
+---@param handle table
+function M.cancel(handle)
+  if has_011 then
+    handle.client:cancel_request(handle.id)
+  else
+    handle.client.cancel_request(handle.id)
+  end
 end
 
 --- The session of the buffer's client, opened on first use.
@@ -331,22 +358,51 @@ function M.session(cb)
   end)
 end
 
---- Calls one tool in the buffer's session; cb gets the CallToolResult.
+--- Calls one tool in the buffer's session; cb gets the CallToolResult. Returns a handle whose
+--- cancel() stops the call.
 ---@param name string
 ---@param args table?
 ---@param cb fun(err: table?, result: table?)
+---@return {cancel: fun()}
 function M.call(name, args, cb)
-  M.session(function(err, session)
-    if err then
-      cb(err)
+  local call, ended = { cancelled = false }, false
+  local function finish(err, result)
+    if ended then
       return
     end
-    M.request('tandem/callTool', {
+    ended = true
+    for i, c in ipairs(running) do
+      if c == call then
+        table.remove(running, i)
+      end
+    end
+    cb(err, result)
+  end
+  --- Neovim drops a request's callback when the server acknowledges its cancellation, so the
+  --- call ends here, with the error tandem documents for it.
+  function call.cancel()
+    call.cancelled = true
+    if call.handle then
+      M.cancel(call.handle)
+    end
+    finish({ code = -32800, message = 'The request tandem/callTool was cancelled.', data = { code = 'cancelled' } })
+  end
+  table.insert(running, call)
+  M.session(function(err, session)
+    if err then
+      finish(err)
+      return
+    end
+    if call.cancelled then
+      return
+    end
+    call.handle = M.request('tandem/callTool', {
       session = session,
       name = name,
       arguments = args or vim.empty_dict(),
-    }, cb)
+    }, finish)
   end)
+  return call
 end
 
 --- The text of a CallToolResult.
@@ -454,6 +510,14 @@ local function commands()
     end
     M.call('read', args, report('read ' .. args.path))
   end, { nargs = '*', complete = 'file', desc = 'Read a file as the agent sees it: TandemRead [PATH [LINES]]' })
+  vim.api.nvim_create_user_command('TandemCancel', function()
+    local call = running[#running]
+    if not call then
+      notify('no tool call is running')
+      return
+    end
+    call.cancel()
+  end, { desc = 'Cancel the newest running tool call' })
   vim.api.nvim_create_user_command('TandemInstall', function()
     local client = M.client()
     local root = client and client.config.root_dir or root_of(0)
