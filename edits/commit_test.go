@@ -399,3 +399,25 @@ func TestLaw_temp_sweep_removes_free(t *testing.T) {
 		t.Errorf("temporary files %v, want only the held %s", got, held)
 	}
 }
+
+// Where the filesystem has no hard links, a rename that refuses an existing
+// name puts the file in place: still never over an existing file.
+func TestLinkFallbackNeverReplaces(t *testing.T) {
+	dir := t.TempDir()
+	noLinks := func(string, string) error { return &os.LinkError{Op: "link", Err: unix.EPERM} }
+	temp, dest := filepath.Join(dir, "temp"), filepath.Join(dir, "dest")
+	os.WriteFile(temp, []byte("new"), 0o644)
+	if err := linkOrRename(noLinks, temp, dest); !errors.Is(err, errLinkedByRename) {
+		t.Fatalf("fallback: %v", err)
+	}
+	if b, _ := os.ReadFile(dest); string(b) != "new" {
+		t.Errorf("dest %q", b)
+	}
+	os.WriteFile(temp, []byte("newer"), 0o644)
+	if err := linkOrRename(noLinks, temp, dest); !errors.Is(err, fs.ErrExist) {
+		t.Fatalf("onto an existing name: %v", err)
+	}
+	if b, _ := os.ReadFile(dest); string(b) != "new" {
+		t.Errorf("dest replaced: %q", b)
+	}
+}

@@ -53,8 +53,10 @@ func (OS) Rename(from, to string) error { return os.Rename(from, to) }
 // Link makes a hard link; where the filesystem has none it falls back to a
 // rename that refuses an existing name (renameat2 RENAME_NOREPLACE), so a
 // move never replaces a file either way.
-func (OS) Link(from, to string) error {
-	err := os.Link(from, to)
+func (OS) Link(from, to string) error { return linkOrRename(os.Link, from, to) }
+
+func linkOrRename(link func(from, to string) error, from, to string) error {
+	err := link(from, to)
 	if err == nil || errors.Is(err, fs.ErrExist) || !linkUnsupported(err) {
 		return err
 	}
