@@ -136,7 +136,7 @@ func (r *GlobReport) Render() string {
 		fmt.Fprintf(&out, "(no path under %s matches %q)\n", r.Dir, r.Req.Pattern)
 	} else {
 		fmt.Fprintf(&out, "(glob %q under %s: %s, newest first; shown: %d-%d)\n",
-			r.Req.Pattern, r.Dir, Count(r.Total, "path"), r.Req.Skip+1, r.Req.Skip+len(r.Page))
+			r.Req.Pattern, r.Dir, count(r.Total, "path"), r.Req.Skip+1, r.Req.Skip+len(r.Page))
 	}
 	for _, p := range r.Page {
 		out.WriteString(p.Show)
@@ -146,7 +146,7 @@ func (r *GlobReport) Render() string {
 		out.WriteByte('\n')
 	}
 	if r.Next > 0 {
-		fmt.Fprintf(&out, "(%s past this page: glob again with skip=%d)\n", Count(r.Total-r.Next, "more path"), r.Next)
+		fmt.Fprintf(&out, "(%s past this page: glob again with skip=%d)\n", count(r.Total-r.Next, "more path"), r.Next)
 	}
 	writeClassNotices(&out, &r.Tally)
 	return out.String()

@@ -418,7 +418,7 @@ func (r *GrepReport) Render() (string, [][]int) {
 			}
 		}
 		if !r.Single && f.Total > len(f.Hits) {
-			fmt.Fprintf(&out, "(%s in this file not shown: grep with path %q to page through them)\n", Count(f.Total-len(f.Hits), "more match"), f.Show)
+			fmt.Fprintf(&out, "(%s in this file not shown: grep with path %q to page through them)\n", count(f.Total-len(f.Hits), "more match"), f.Show)
 		}
 	}
 	r.notices(&out)
@@ -434,9 +434,9 @@ func (r *GrepReport) notices(out *strings.Builder) {
 	case r.Single && r.Matches == 0:
 		fmt.Fprintf(out, "(no line matches %q)\n", pattern)
 	case r.Single && r.Next > 0:
-		fmt.Fprintf(out, "(%s; shown: %d-%d; next page: grep again with skip=%d)\n", Count(r.Matches, "matching line"), r.PageFrom, r.PageTo, r.Next)
+		fmt.Fprintf(out, "(%s; shown: %d-%d; next page: grep again with skip=%d)\n", count(r.Matches, "matching line"), r.PageFrom, r.PageTo, r.Next)
 	case r.Single:
-		fmt.Fprintf(out, "(%s; shown: %d-%d)\n", Count(r.Matches, "matching line"), r.PageFrom, r.PageTo)
+		fmt.Fprintf(out, "(%s; shown: %d-%d)\n", count(r.Matches, "matching line"), r.PageFrom, r.PageTo)
 	case r.Matched == 0:
 		fmt.Fprintf(out, "(no file matches %q: %d files searched)\n", pattern, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge])
 	case r.Next > 0:
@@ -453,7 +453,7 @@ func (r *GrepReport) notices(out *strings.Builder) {
 		}
 	}
 	if cut > 0 {
-		fmt.Fprintf(out, "(cut: %s on this page had more than %d matches; each says how many more)\n", Count(cut, "file"), matchesPerFile)
+		fmt.Fprintf(out, "(cut: %s on this page had more than %d matches; each says how many more)\n", count(cut, "file"), matchesPerFile)
 	}
 	writeClassNotices(out, &r.Tally)
 }
@@ -485,7 +485,7 @@ func writeClassNotices(out *strings.Builder, t *Tally) {
 			continue
 		}
 		what := classNotice[c]
-		fmt.Fprintf(out, "(%s: %s%s", what[0], Count(n, what[1]), what[2])
+		fmt.Fprintf(out, "(%s: %s%s", what[0], count(n, what[1]), what[2])
 		if ex := t.Examples[c]; len(ex) > 0 {
 			out.WriteString(", e.g. " + strings.Join(ex, ", "))
 		}
@@ -493,10 +493,10 @@ func writeClassNotices(out *strings.Builder, t *Tally) {
 	}
 }
 
-// Count writes n and a noun phrase, pluralising its head noun (the first
+// count writes n and a noun phrase, pluralising its head noun (the first
 // of file, directory, link, line, path, entry, match) when n is not 1:
 // "1 binary file", "3 directories excluded by …".
-func Count(n int, noun string) string {
+func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}

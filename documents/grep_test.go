@@ -478,7 +478,7 @@ func globPages(t *rapid.T, dir string) ([][]string, []string) {
 		for _, p := range rep.Page {
 			items = append(items, p.Show)
 		}
-		if rep.Next > 0 && !strings.Contains(rep.Render(), fmt.Sprintf("(%s past this page: glob again with skip=%d)", Count(rep.Total-rep.Next, "more path"), rep.Next)) {
+		if rep.Next > 0 && !strings.Contains(rep.Render(), fmt.Sprintf("(%s past this page: glob again with skip=%d)", count(rep.Total-rep.Next, "more path"), rep.Next)) {
 			return nil, 0, fmt.Errorf("the page does not give the count past the end:\n%s", rep.Render())
 		}
 		return items, rep.Next, nil

@@ -59,7 +59,7 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 	case len(lit) > 0:
 		m.lit, m.fold = []byte(lit), fold
 		pureLit := tree.Op == syntax.OpLiteral && !strings.Contains(lit, "\r")
-		m.pure = pureLit && (!fold || string(runesOf(tree)) == lit)
+		m.pure = pureLit && (!fold || string(tree.Rune) == lit)
 		if fold {
 			m.rare = rarest(m.lit)
 		}
@@ -68,8 +68,6 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 	}
 	return m, nil
 }
-
-func runesOf(t *syntax.Regexp) []byte { return []byte(string(t.Rune)) }
 
 // required returns the longest literal every match of t contains, and
 // whether it is case-folded.

@@ -106,10 +106,10 @@ func listDir(abs, show string) (string, error) {
 		return "", statRefusal(abs, err)
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "[%s/] directory, %s\n", strings.TrimSuffix(show, "/"), Count(len(entries), "entry"))
+	fmt.Fprintf(&out, "[%s/] directory, %s\n", strings.TrimSuffix(show, "/"), count(len(entries), "entry"))
 	for i, e := range entries {
 		if i == maxEntries {
-			fmt.Fprintf(&out, "(%s not shown: glob with path %q to page through them)\n", Count(len(entries)-maxEntries, "more entry"), show)
+			fmt.Fprintf(&out, "(%s not shown: glob with path %q to page through them)\n", count(len(entries)-maxEntries, "more entry"), show)
 			break
 		}
 		name := e.Name()
