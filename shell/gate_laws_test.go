@@ -23,7 +23,12 @@ import (
 type lawStep struct {
 	asks  bool
 	shape int
+	piped bool // joined to the step before by |: one pipeline, one question
 }
+
+// pipeShapes are the shapes whose first action in a pipeline stage is the
+// step's own program, so a pipeline of them is one question.
+var pipeShapes = []int{0, 1, 2, 3, 4, 5, 8, 9, 10, 13}
 
 var shapes = []func(cmd string) string{
 	func(c string) string { return c },
@@ -61,18 +66,34 @@ type lawCase struct {
 	steps   []lawStep
 	answers []approvals.Answer // the answer to the n-th question; Deny past the end
 	res     Result
-	ran     []bool
-	asked   int
+	ran       []bool
+	asked     int
+	questions []approvals.Question
+}
+
+// group is the first step of the pipeline step i belongs to.
+func (c *lawCase) group(i int) int {
+	for i > 0 && c.steps[i].piped {
+		i--
+	}
+	return i
 }
 
 func drawLawCase(t *rapid.T) *lawCase {
 	n := rapid.IntRange(1, 6).Draw(t, "steps")
 	c := &lawCase{}
-	for range n {
+	for i := range n {
 		c.steps = append(c.steps, lawStep{
 			asks:  rapid.Bool().Draw(t, "asks"),
-			shape: rapid.IntRange(0, len(shapes)+1).Draw(t, "shape"),
+			piped: i > 0 && rapid.IntRange(0, 3).Draw(t, "piped") == 0,
 		})
+	}
+	for i := range c.steps {
+		if c.steps[i].piped || (i+1 < n && c.steps[i+1].piped) {
+			c.steps[i].shape = rapid.SampledFrom(pipeShapes).Draw(t, "shape")
+		} else {
+			c.steps[i].shape = rapid.IntRange(0, len(shapes)+1).Draw(t, "shape")
+		}
 	}
 	for range n {
 		c.answers = append(c.answers, rapid.SampledFrom([]approvals.Answer{approvals.AllowOnce, approvals.Deny, approvals.Unanswered}).Draw(t, "answer"))
@@ -84,7 +105,10 @@ func (c *lawCase) script() string {
 	var b strings.Builder
 	b.WriteString("run() { \"$@\"; }\n")
 	for i, s := range c.steps {
-		if i > 0 {
+		switch {
+		case s.piped:
+			b.WriteString(" | ")
+		case i > 0:
 			b.WriteString([]string{"; ", "\n", " && "}[i%3])
 		}
 		b.WriteString(s.command(i))
@@ -103,7 +127,8 @@ func (c *lawCase) run(t *rapid.T) {
 		return approvals.Deny
 	}
 	c.res = runScript(t, c.script(), sb.opts(approvals.DefaultAuto, a))
-	c.asked = len(a.asked())
+	c.questions = a.asked()
+	c.asked = len(c.questions)
 	for i, s := range c.steps {
 		p := filepath.Join(sb.root, fmt.Sprintf("ran.%d", i))
 		if s.asks {
@@ -114,20 +139,29 @@ func (c *lawCase) run(t *rapid.T) {
 	}
 }
 
-// firstRefused is the index of the first asked step whose answer was no,
-// as the law's model computes it, or -1.
-func (c *lawCase) firstRefused() int {
+// firstRefused is, as the law's model computes it, the first step that
+// needed a yes and did not get one, and the first step of its pipeline
+// (none of which runs); -1, -1 when every question got a yes.
+func (c *lawCase) firstRefused() (step, from int) {
 	q := 0
-	for i, s := range c.steps {
-		if !s.asks {
-			continue
+	for i := 0; i < len(c.steps); {
+		end := i + 1
+		for end < len(c.steps) && c.steps[end].piped {
+			end++
 		}
-		if q >= len(c.answers) || !c.answers[q].Allows() {
-			return i
+		for k := i; k < end; k++ {
+			if !c.steps[k].asks {
+				continue
+			}
+			if q >= len(c.answers) || !c.answers[q].Allows() {
+				return k, i
+			}
+			q++
+			break
 		}
-		q++
+		i = end
 	}
-	return -1
+	return -1, -1
 }
 
 func TestLaw_gate_prefix(t *testing.T) {
@@ -159,10 +193,15 @@ func TestLaw_gate_needs_yes(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		c := drawLawCase(rt)
 		c.run(rt)
+		// A yes approves every step of its question that needed one.
 		yes := 0
-		for k := 0; k < c.asked && k < len(c.answers); k++ {
-			if c.answers[k].Allows() {
-				yes++
+		for k, q := range c.questions {
+			if k < len(c.answers) && c.answers[k].Allows() {
+				for _, st := range q.Steps {
+					if st.Effects.Has(approvals.Secret) {
+						yes++
+					}
+				}
 			}
 		}
 		gatedRan := 0
@@ -181,26 +220,20 @@ func TestLaw_gate_deny_stops(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		c := drawLawCase(rt)
 		c.run(rt)
-		k := c.firstRefused()
+		k, from := c.firstRefused()
 		if k < 0 {
 			return
 		}
 		for i := range c.steps {
-			if (i < k) != c.ran[i] {
-				rt.Fatalf("refused at step %d, but step %d ran=%v\nscript:\n%s\nresult: %+v", k, i, c.ran[i], c.script(), c.res)
+			if (i < from) != c.ran[i] {
+				rt.Fatalf("refused at step %d (its pipeline from step %d), but step %d ran=%v\nscript:\n%s\nresult: %+v", k, from, i, c.ran[i], c.script(), c.res)
 			}
 		}
 		if c.res.End != Refused {
 			rt.Fatalf("a refused script ended %q", c.res.End)
 		}
 		want := approvals.CodeDenied
-		q := 0
-		for i := 0; i < k; i++ {
-			if c.steps[i].asks {
-				q++
-			}
-		}
-		if c.answers[q] == approvals.Unanswered {
+		if q := c.asked - 1; c.answers[q] == approvals.Unanswered {
 			want = approvals.CodeUnanswered
 		}
 		if c.res.Refusal.Code != want {
