@@ -6,7 +6,11 @@
 // lands all files or, on a conflict, none — on disk and in editor buffers.
 package edits
 
-import "github.com/tandemdev/tandem/documents"
+import (
+	"context"
+
+	"github.com/tandemdev/tandem/documents"
+)
 
 // Env is what an edit works with: the session's roots and memory of what
 // the model saw, the editor's open buffers, the editor that applies changes
@@ -17,6 +21,33 @@ type Env struct {
 	Buffers *documents.Overlay // never nil
 	Editor  Editor             // nil when no editor is attached
 	FS      FS                 // nil means the real filesystem
+	// Allow is asked, before anything is written, about each path a call
+	// would write (every changed, created or removed file and every move
+	// destination): the session's gate, which asks the user about a secret
+	// and about what its auto set leaves out. An error refuses the whole
+	// call. Nil allows every path.
+	Allow func(ctx context.Context, abs string) error
+}
+
+// allow asks Allow about every path the changes would write.
+func (e *Env) allow(ctx context.Context, cs []*change) error {
+	if e.Allow == nil {
+		return nil
+	}
+	for _, c := range cs {
+		if c.already {
+			continue
+		}
+		for _, p := range []string{c.path, c.dest} {
+			if p == "" {
+				continue
+			}
+			if err := e.Allow(ctx, p); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 func (e *Env) fs() FS {

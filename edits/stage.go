@@ -94,8 +94,12 @@ func Edit(ctx context.Context, env *Env, args Args) (string, error) {
 	return run(ctx, env, cs)
 }
 
-// run commits staged changes and renders the reply.
+// run asks the gate about every path, then commits the staged changes and
+// renders the reply.
 func run(ctx context.Context, env *Env, cs []*change) (string, error) {
+	if err := env.allow(ctx, cs); err != nil {
+		return "", err
+	}
 	outs, err := commit(ctx, env, cs)
 	var ce *conflictError
 	if errors.As(err, &ce) {

@@ -3,7 +3,9 @@ package tools
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 
+	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/edits"
 )
 
@@ -77,7 +79,12 @@ func init() {
 	})
 }
 
-// edits is the environment edits and writes of this session work in.
+// edits is the environment edits and writes of this session work in: every
+// path they write passes the session's gate first (a secret always asks).
 func (s *Session) edits() *edits.Env {
-	return &edits.Env{Roots: s.Roots, Seen: s.Seen, Buffers: s.Buffers, Editor: s.Editor}
+	return &edits.Env{Roots: s.Roots, Seen: s.Seen, Buffers: s.Buffers, Editor: s.Editor,
+		Allow: func(ctx context.Context, abs string) error {
+			_, err := s.Gate().Access(ctx, approvals.AccessWrite, filepath.Dir(abs), abs)
+			return err
+		}}
 }

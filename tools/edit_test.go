@@ -1,0 +1,67 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/documents"
+)
+
+// edit and write through the registry: strict schemas, and every path they
+// would write passes the session's gate first, so a secret is never written
+// without a yes (and a session nobody can answer for refuses it at once).
+func TestEditAndWriteThroughTheGate(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	s := NewSession([]string{ws}, documents.NewOverlay())
+	ctx := context.Background()
+	call := func(name, args string) Result { return Call(ctx, s, name, json.RawMessage(args)) }
+
+	secret := filepath.Join(home, ".ssh", "authorized_keys")
+	res := call("write", `{"path":`+quote(secret)+`,"content":"ssh-ed25519 AAAA agent\n"}`)
+	if !res.IsError || res.Code != approvals.CodeUnanswered {
+		t.Fatalf("write to a secret with nobody to ask: %+v", res)
+	}
+	if _, err := os.Stat(secret); !os.IsNotExist(err) {
+		t.Fatalf("the secret was written: %v", err)
+	}
+	res = call("edit", `{"files":[{"path":`+quote(secret)+`,"create":"x"}]}`)
+	if !res.IsError || res.Code != approvals.CodeUnanswered {
+		t.Fatalf("edit creating a secret: %+v", res)
+	}
+
+	// Inside the workspace the default auto set writes unasked.
+	if res := call("write", `{"path":"notes.txt","content":"one\n"}`); res.IsError {
+		t.Fatalf("write inside: %+v", res)
+	}
+	res = call("edit", `{"files":[{"path":"notes.txt","ops":[{"append":"two"}]}]}`)
+	if res.IsError || !strings.HasPrefix(res.Text, "Applied to notes.txt.") {
+		t.Fatalf("edit inside: %+v", res)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "notes.txt")); string(b) != "one\ntwo\n" {
+		t.Errorf("notes.txt %q", b)
+	}
+
+	// With someone to answer yes, the secret is written.
+	s.Asker = approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer { return approvals.AllowOnce })
+	if res := call("write", `{"path":`+quote(secret)+`,"content":"key\n"}`); res.IsError {
+		t.Fatalf("write to a secret after a yes: %+v", res)
+	}
+
+	if res := call("edit", `{"files":[{"path":"notes.txt","opz":[]}]}`); !res.IsError || res.Code != approvals.CodeInvalid {
+		t.Errorf("unknown field: %+v", res)
+	}
+	if res := call("write", `{"path":"x.txt"}`); !res.IsError || res.Code != approvals.CodeInvalid {
+		t.Errorf("write without content: %+v", res)
+	}
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
