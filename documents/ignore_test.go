@@ -114,3 +114,20 @@ func TestDotIgnoreAndNoRepository(t *testing.T) {
 		t.Fatalf("glob in sub listed %+v (%v); the root's ignore files apply there", rep.Page, err)
 	}
 }
+
+// A directory the rules exclude is still searched when it is named: the
+// model asked for it.
+func TestNamedIgnoredDirectoryIsSearched(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, ".gitignore", []byte("build/\n"))
+	writeFile(t, dir, "build/out/gen.go", []byte("needle\n"))
+	writeFile(t, dir, "build/.gitignore", []byte("*.tmp\n"))
+	writeFile(t, dir, "build/x.tmp", []byte("needle\n"))
+	rep, err := GrepSearch(context.Background(), nil, []string{dir}, GrepRequest{Pattern: "needle", Path: "build"})
+	if err != nil || rep.Matched != 1 || rep.Page[0].Show != "build/out/gen.go" || rep.Tally.Count[ClassIgnoredFile] != 1 {
+		t.Fatalf("grep in a named ignored directory: %+v %v", rep, err)
+	}
+	if rep, err := GrepSearch(context.Background(), nil, []string{dir}, GrepRequest{Pattern: "needle"}); err != nil || rep.Matched != 0 {
+		t.Fatalf("from the root the ignored directory stays out: %+v %v", rep, err)
+	}
+}

@@ -117,6 +117,12 @@ func Walk(ctx context.Context, workspace, start string, dirs bool, visit Visitor
 			r = r.with(dir, parts, ignoreFiles[:])
 			dir = filepath.Join(dir, seg)
 			parts = append(parts[:len(parts):len(parts)], seg)
+			if r.ignored(parts, true) {
+				// The caller named a directory the rules exclude: search it
+				// (as ripgrep does with an explicit path), with only the
+				// ignore files from there down.
+				r = nil
+			}
 		}
 	}
 	w := &walker{ctx: ctx, visit: visit, dirs: dirs}
