@@ -58,11 +58,11 @@ func newLayout(t testing.TB) *layout {
 		l.secrets = append(l.secrets, filepath.Join(l.home, s))
 	}
 	l.protected = []string{filepath.Join(l.home, ".config/tandem"), filepath.Join(l.ws, ".git"),
-		filepath.Join(l.ws, ".tandem"), filepath.Join(l.ws, "sub/.git"), l.bin}
+		filepath.Join(l.ws, ".tandem"), filepath.Join(l.ws, "sub/.git"), l.bin, filepath.Join(tmp, "opt/tools/bin")}
 	l.p = NewPolicy(PolicyConfig{
 		Roots: []string{l.ws},
 		Home:  l.home,
-		Env: []string{"HOME=" + l.home, "PATH=" + l.bin + ":/usr/bin:/bin",
+		Env: []string{"HOME=" + l.home, "PATH=" + l.bin + ":" + filepath.Join(tmp, "opt/tools/bin") + ":/usr/bin:/bin",
 			"AWS_SHARED_CREDENTIALS_FILE=" + filepath.Join(l.home, "other/creds.ini")},
 	})
 	return l

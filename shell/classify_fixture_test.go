@@ -18,6 +18,20 @@ type corpusFixture struct {
 	tmp, home, ws, bin, out string
 	env                     []string
 	policy                  *approvals.Policy
+	files                   map[string]string // relative to tmp
+}
+
+// writeFiles (re)writes the fixture's files.
+func (f *corpusFixture) writeFiles(t testing.TB) {
+	for rel, body := range f.files {
+		p := filepath.Join(f.tmp, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
 
 func (f *corpusFixture) environ() expand.Environ { return expand.ListEnviron(f.env...) }
@@ -51,16 +65,10 @@ func newCorpusFixture(t testing.TB) *corpusFixture {
 		"bin/tool":                        "#!/bin/sh\n",
 		"out/old.txt":                     "old\n",
 	}
-	for rel, body := range files {
-		p := filepath.Join(tmp, rel)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	f.files = files
+	f.writeFiles(t)
 	links := map[string]string{
+
 		"ws/keys":   f.home + "/.ssh",
 		"ws/chain1": "chain2",
 		"ws/chain2": "keys/id_ed25519",

@@ -56,10 +56,12 @@ func TestLaw_secrets_need_yes(t *testing.T) {
 	f := newCorpusFixture(t)
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
-		before := secretState(t, f.home)
-		if err := os.WriteFile(filepath.Join(f.ws, "README.md"), []byte("# ws\n"), 0o644); err != nil {
+		// Each run starts from the same world, so a failure replays.
+		if err := os.RemoveAll(f.home); err != nil {
 			rt.Fatal(err)
 		}
+		f.writeFiles(t)
+		before := secretState(t, f.home)
 		// A random layout of links in the workspace, removed afterwards.
 		var made []string
 		defer func() {
