@@ -90,36 +90,55 @@ func TestMatcherAgreesWithPerLineRegexp(t *testing.T) {
 		text := grepText().Draw(t, "text")
 		pattern := rapid.SampledFrom(grepPatterns).Draw(t, "pattern")
 		fold, literal := rapid.Bool().Draw(t, "ignoreCase"), rapid.Bool().Draw(t, "literal")
-		m, err := Compile(pattern, fold, literal)
-		if err != nil {
-			t.Fatal(err)
+		got, want := matchLines(t, text, pattern, fold, literal)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q (fold %v, literal %v) on %q: lines %v, want %v", pattern, fold, literal, text, got, want)
 		}
-		expr := pattern
-		if literal {
-			expr = regexp.QuoteMeta(pattern)
+	})
+}
+
+// matchLines is the reference: the lines whose text the regexp matches on
+// its own; and what the matcher finds. Each hit must span its line's text.
+func matchLines(t interface{ Fatalf(string, ...any) }, text []byte, pattern string, fold, literal bool) (got, want []int) {
+	m, err := Compile(pattern, fold, literal)
+	if err != nil {
+		t.Fatalf("compile %q: %v", pattern, err)
+	}
+	expr := pattern
+	if literal {
+		expr = regexp.QuoteMeta(pattern)
+	}
+	if fold {
+		expr = "(?i)" + expr
+	}
+	re := regexp.MustCompile(expr)
+	ls := Scan(text)
+	for n := 1; n <= ls.Len(); n++ {
+		if re.Match(ls.Text(n)) {
+			want = append(want, n)
 		}
-		if fold {
-			expr = "(?i)" + expr
+	}
+	s := m.Search(ls.Body)
+	for {
+		h, ok := s.Next()
+		if !ok {
+			return got, want
 		}
-		re := regexp.MustCompile(expr)
-		ls := Scan(text)
-		var want, got []int
-		for n := 1; n <= ls.Len(); n++ {
-			if re.Match(ls.Text(n)) {
-				want = append(want, n)
-			}
+		if !bytes.Equal(ls.Body[h.Start:h.End], ls.Text(h.N)) {
+			t.Fatalf("hit %d spans %q, line is %q", h.N, ls.Body[h.Start:h.End], ls.Text(h.N))
 		}
-		s := m.Search(ls.Body)
-		for {
-			h, ok := s.Next()
-			if !ok {
-				break
-			}
-			if !bytes.Equal(ls.Body[h.Start:h.End], ls.Text(h.N)) {
-				t.Fatalf("hit %d spans %q, line is %q", h.N, ls.Body[h.Start:h.End], ls.Text(h.N))
-			}
-			got = append(got, h.N)
-		}
+		got = append(got, h.N)
+	}
+}
+
+// Arbitrary bytes (invalid UTF-8, NULs, lone CRs) against every pattern.
+func FuzzMatcher(f *testing.F) {
+	for _, s := range []string{"a\r\nb\n", "\xef\xbb\xbfab\r", "K\u212ak\nſs\n", "\xffa\x00b\n\n"} {
+		f.Add([]byte(s), uint8(0), false, false)
+	}
+	f.Fuzz(func(t *testing.T, text []byte, which uint8, fold, literal bool) {
+		pattern := grepPatterns[int(which)%len(grepPatterns)]
+		got, want := matchLines(t, text, pattern, fold, literal)
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%q (fold %v, literal %v) on %q: lines %v, want %v", pattern, fold, literal, text, got, want)
 		}
