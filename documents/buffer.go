@@ -8,22 +8,23 @@ import (
 	"unicode/utf8"
 )
 
-// maxChunk bounds the bytes one rope node holds. A keystroke copies at most
-// one chunk, so the cost of an edit depends on this constant and the tree's
-// depth, never on the size of the document.
+// maxChunk bounds the bytes one rope node holds. A keystroke moves at most
+// one chunk's bytes, so the cost of an edit depends on this constant and the
+// tree's depth, never on the size of the document.
 const maxChunk = 1024
 
-// rope is an immutable text: a treap of chunks ordered by position, each node
-// knowing the bytes and newlines of its subtree. Edits copy the path they
-// touch (O(log n) nodes) and share the rest, so an old rope stays a valid
-// snapshot: a failed batch of changes is undone by keeping the old root, and a
-// reader can materialise a version while the editor keeps typing.
+// rope is a text held as a treap of chunks ordered by position, each node
+// knowing the bytes and newlines of its subtree, so a position is found and
+// an edit applied in O(log n) steps plus the copy of one chunk. A keystroke
+// inside a chunk edits that chunk in place and adjusts the totals on its
+// path: no allocation. A rope is not safe for concurrent use; the Overlay
+// guards it.
 type rope struct{ root *node }
 
 type node struct {
 	left, right *node
 	prio        uint32
-	chunk       []byte // never empty, never written after the node is built
+	chunk       []byte // never empty; its spare capacity lets typing grow it in place
 	chunkLines  int    // '\n' bytes in chunk
 	size        int    // bytes in this subtree
 	newlines    int    // '\n' bytes in this subtree
@@ -43,39 +44,42 @@ func (n *node) lines() int {
 	return n.newlines
 }
 
-// with returns a copy of n with new children and recomputed totals.
-func (n *node) with(left, right *node) *node {
-	c := &node{left: left, right: right, prio: n.prio, chunk: n.chunk, chunkLines: n.chunkLines}
-	c.size = left.bytes() + len(c.chunk) + right.bytes()
-	c.newlines = left.lines() + c.chunkLines + right.lines()
-	return c
+// update recomputes n's totals from its chunk and children.
+func (n *node) update() {
+	n.size = n.left.bytes() + len(n.chunk) + n.right.bytes()
+	n.newlines = n.left.lines() + n.chunkLines + n.right.lines()
 }
 
 // leaf builds a childless node owning chunk.
 func leaf(chunk []byte, prio uint32) *node {
-	return (&node{prio: prio, chunk: chunk, chunkLines: bytes.Count(chunk, nl)}).with(nil, nil)
+	n := &node{prio: prio, chunk: chunk, chunkLines: bytes.Count(chunk, nl)}
+	n.update()
+	return n
 }
 
 var nl = []byte{'\n'}
 
 // newRope builds a rope holding a copy of text.
-func newRope(text []byte) rope { return rope{root: build(text)} }
+func newRope(text []byte) *rope { return &rope{root: build(text)} }
 
+// build makes a rope of text in half-full chunks, so most edits fit in place.
 func build(text []byte) *node {
 	var root *node
 	for len(text) > 0 {
-		n := min(len(text), maxChunk)
-		root = merge(root, leaf(bytes.Clone(text[:n]), rand.Uint32()))
+		n := min(len(text), maxChunk/2)
+		chunk := make([]byte, n, maxChunk)
+		copy(chunk, text)
+		root = merge(root, leaf(chunk, rand.Uint32()))
 		text = text[n:]
 	}
 	return root
 }
 
 // Len is the number of bytes in the text.
-func (r rope) Len() int { return r.root.bytes() }
+func (r *rope) Len() int { return r.root.bytes() }
 
 // Bytes materialises the text into a fresh slice.
-func (r rope) Bytes() []byte { return appendAll(make([]byte, 0, r.Len()), r.root) }
+func (r *rope) Bytes() []byte { return appendAll(make([]byte, 0, r.Len()), r.root) }
 
 func appendAll(dst []byte, n *node) []byte {
 	for n != nil {
@@ -87,7 +91,7 @@ func appendAll(dst []byte, n *node) []byte {
 }
 
 // slice returns a copy of bytes [from, to).
-func (r rope) slice(from, to int) []byte {
+func (r *rope) slice(from, to int) []byte {
 	return appendRange(make([]byte, 0, to-from), r.root, from, to)
 }
 
@@ -107,59 +111,56 @@ func appendRange(dst []byte, n *node, from, to int) []byte {
 	return dst
 }
 
-// lineStart returns the offset of the first byte of 0-based line, or false
-// when the text has fewer lines.
-func (r rope) lineStart(line int) (int, bool) {
-	if line == 0 {
-		return 0, true
-	}
+// lineStart returns the offset of the first byte of 0-based line and the
+// rest of the chunk from there, or false when the text has fewer lines.
+func (r *rope) lineStart(line int) (int, []byte, bool) {
 	if line > r.root.lines() {
-		return 0, false
+		return 0, nil, false
 	}
 	off, n := 0, r.root
-	for {
-		if ll := n.left.lines(); line <= ll {
+	for n != nil {
+		if ll := n.left.lines(); line <= ll && (line > 0 || n.left != nil) {
 			n = n.left
 			continue
 		} else {
 			line -= ll
 			off += n.left.bytes()
 		}
-		if cl := n.chunkLines; line <= cl {
+		if line <= n.chunkLines {
 			i := -1
 			for ; line > 0; line-- {
 				i += 1 + bytes.IndexByte(n.chunk[i+1:], '\n')
 			}
-			return off + i + 1, true
-		} else {
-			line -= cl
-			off += len(n.chunk)
+			return off + i + 1, n.chunk[i+1:], true
 		}
+		line -= n.chunkLines
+		off += len(n.chunk)
 		n = n.right
 	}
+	return off, nil, true // the empty text's only line
 }
 
 // offset converts an LSP position to a byte offset. Lines end at '\n'; the
 // '\r' of a "\r\n" belongs to the ending, so a character past the end of its
 // line clamps to just before the ending, as the LSP specification says. A
 // character inside a surrogate pair lands after that character.
-func (r rope) offset(p Position) (int, error) {
-	start, ok := r.lineStart(int(p.Line))
+func (r *rope) offset(p Position) (int, error) {
+	start, text, ok := r.lineStart(int(p.Line))
 	if !ok {
 		return 0, fmt.Errorf("line %d is past the end of the document (it has %d lines)", p.Line, r.root.lines()+1)
 	}
-	end, ended := r.Len(), false
-	if next, ok := r.lineStart(int(p.Line) + 1); ok {
-		end, ended = next-1, true
-	}
-	// A UTF-16 unit takes at most 3 bytes of UTF-8; read one character more
-	// to see a '\r' before the '\n' and the rest of a split surrogate pair.
-	text := r.slice(start, min(end, start+3*int(p.Character)+4))
-	if ended && len(text) == end-start && bytes.HasSuffix(text, []byte{'\r'}) {
-		text = text[:len(text)-1]
+	// A UTF-16 unit takes at most 3 bytes of UTF-8, so the scan below ends
+	// within 3·Character+1 bytes, or at a '\n'; the margin shows the '\n'
+	// after a '\r'. Most lines end inside the chunk they start in.
+	need := 3*int(p.Character) + 5
+	if len(text) < need && bytes.IndexByte(text, '\n') < 0 {
+		text = r.slice(start, min(r.Len(), start+need))
 	}
 	off, units := 0, uint32(0)
 	for off < len(text) && units < p.Character {
+		if text[off] == '\n' || (text[off] == '\r' && off+1 < len(text) && text[off+1] == '\n') {
+			break
+		}
 		c, size := utf8.DecodeRune(text[off:])
 		units += uint32(max(utf16.RuneLen(c), 1))
 		off += size
@@ -167,21 +168,21 @@ func (r rope) offset(p Position) (int, error) {
 	return start + off, nil
 }
 
-// replace returns the rope with bytes [from, to) replaced by text.
-func (r rope) replace(from, to int, text []byte) rope {
-	if root, ok := replaceInChunk(r.root, from, to, text); ok {
-		return rope{root: root}
+// replace replaces bytes [from, to) with text.
+func (r *rope) replace(from, to int, text []byte) {
+	if replaceInChunk(r.root, from, to, text) {
+		return
 	}
 	left, rest := split(r.root, from)
 	_, right := split(rest, to-from)
-	return rope{root: merge(merge(left, build(text)), right)}
+	r.root = merge(merge(left, build(text)), right)
 }
 
-// replaceInChunk edits one chunk in place of a split and merge when the edit
-// falls inside it and the result still fits: the common keystroke.
-func replaceInChunk(n *node, from, to int, text []byte) (*node, bool) {
+// replaceInChunk edits one chunk in place when the edit falls inside it and
+// the result still fits: the common keystroke. It reports whether it did.
+func replaceInChunk(n *node, from, to int, text []byte) bool {
 	if n == nil {
-		return nil, false
+		return false
 	}
 	ls, cs := n.left.bytes(), len(n.chunk)
 	switch {
@@ -189,25 +190,31 @@ func replaceInChunk(n *node, from, to int, text []byte) (*node, bool) {
 		a, b := from-ls, to-ls
 		size := cs - (b - a) + len(text)
 		if size == 0 || size > maxChunk {
-			return nil, false
+			return false
 		}
-		chunk := make([]byte, 0, size)
-		chunk = append(append(append(chunk, n.chunk[:a]...), text...), n.chunk[b:]...)
-		return leaf(chunk, n.prio).with(n.left, n.right), true
+		n.chunkLines += bytes.Count(text, nl) - bytes.Count(n.chunk[a:b], nl)
+		old := n.chunk
+		if size <= cap(old) {
+			n.chunk = old[:size]
+		} else {
+			n.chunk = make([]byte, size, maxChunk)
+			copy(n.chunk, old[:a])
+		}
+		copy(n.chunk[a+len(text):], old[b:cs]) // copy is a memmove: overlap is fine
+		copy(n.chunk[a:], text)
 	case to <= ls:
-		l, ok := replaceInChunk(n.left, from, to, text)
-		if !ok {
-			return nil, false
+		if !replaceInChunk(n.left, from, to, text) {
+			return false
 		}
-		return n.with(l, n.right), true
 	case from >= ls+cs:
-		r, ok := replaceInChunk(n.right, from-ls-cs, to-ls-cs, text)
-		if !ok {
-			return nil, false
+		if !replaceInChunk(n.right, from-ls-cs, to-ls-cs, text) {
+			return false
 		}
-		return n.with(n.left, r), true
+	default:
+		return false
 	}
-	return nil, false
+	n.update()
+	return true
 }
 
 // split divides n into the first off bytes and the rest.
@@ -219,16 +226,23 @@ func split(n *node, off int) (*node, *node) {
 	switch {
 	case off <= ls:
 		a, b := split(n.left, off)
-		return a, n.with(b, n.right)
+		n.left = b
+		n.update()
+		return a, n
 	case off >= ls+cs:
 		a, b := split(n.right, off-ls-cs)
-		return n.with(n.left, a), b
+		n.right = a
+		n.update()
+		return n, b
 	}
 	k := off - ls
-	// Both halves keep n's priority, which already dominates its children.
-	head := leaf(n.chunk[:k:k], n.prio).with(n.left, nil)
-	tail := leaf(n.chunk[k:], n.prio).with(nil, n.right)
-	return head, tail
+	// The tail keeps n's priority, which already dominates n's right child.
+	tail := leaf(bytes.Clone(n.chunk[k:]), n.prio)
+	tail.right = n.right
+	tail.update()
+	n.chunk, n.chunkLines, n.right = n.chunk[:k], n.chunkLines-tail.chunkLines, nil
+	n.update()
+	return n, tail
 }
 
 // merge joins two ropes, every byte of a before every byte of b.
@@ -239,7 +253,11 @@ func merge(a, b *node) *node {
 	case b == nil:
 		return a
 	case a.prio >= b.prio:
-		return a.with(a.left, merge(a.right, b))
+		a.right = merge(a.right, b)
+		a.update()
+		return a
 	}
-	return b.with(merge(a, b.left), b.right)
+	b.left = merge(a, b.left)
+	b.update()
+	return b
 }

@@ -41,7 +41,7 @@ type Overlay struct {
 }
 
 type doc struct {
-	text    rope
+	text    *rope
 	flat    []byte // text materialised, nil until a Get needs it
 	version int32
 	dirty   bool
@@ -68,28 +68,54 @@ func (o *Overlay) Change(path string, version int32, changes []Change) error {
 	if !ok {
 		return fmt.Errorf("%s is not open", path)
 	}
-	text := d.text
+	// Each applied change but the last leaves a way back, undone in reverse
+	// order if a later change does not fit.
+	var undo []func()
 	for i, c := range changes {
+		last := i == len(changes)-1
 		if c.Range == nil {
-			text = newRope([]byte(c.Text))
+			if !last {
+				old := d.text.root
+				undo = append(undo, func() { d.text.root = old })
+			}
+			d.text = &rope{root: build([]byte(c.Text))}
 			continue
 		}
-		start, err := text.offset(c.Range.Start)
+		start, end, err := span(d.text, i, c.Range)
 		if err != nil {
-			return fmt.Errorf("change %d: start: %w", i+1, err)
+			for j := len(undo) - 1; j >= 0; j-- {
+				undo[j]()
+			}
+			return err
 		}
-		end, err := text.offset(c.Range.End)
-		if err != nil {
-			return fmt.Errorf("change %d: end: %w", i+1, err)
+		if !last {
+			removed, n := d.text.slice(start, end), len(c.Text)
+			undo = append(undo, func() { d.text.replace(start, start+n, removed) })
 		}
-		if end < start {
-			return fmt.Errorf("change %d: the range ends (%d:%d) before it starts (%d:%d)", i+1,
-				c.Range.End.Line, c.Range.End.Character, c.Range.Start.Line, c.Range.Start.Character)
-		}
-		text = text.replace(start, end, []byte(c.Text))
+		d.text.replace(start, end, []byte(c.Text))
 	}
-	d.text, d.flat, d.version, d.dirty = text, nil, version, true
+	d.flat, d.version, d.dirty = nil, version, true
 	return nil
+}
+
+// span converts the i-th change's range to byte offsets.
+func span(text *rope, i int, r *Range) (int, int, error) {
+	start, err := text.offset(r.Start)
+	if err != nil {
+		return 0, 0, fmt.Errorf("change %d: start: %w", i+1, err)
+	}
+	end := start
+	if r.End != r.Start {
+		end, err = text.offset(r.End)
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("change %d: end: %w", i+1, err)
+	}
+	if end < start {
+		return 0, 0, fmt.Errorf("change %d: the range ends (%d:%d) before it starts (%d:%d)", i+1,
+			r.End.Line, r.End.Character, r.Start.Line, r.Start.Character)
+	}
+	return start, end, nil
 }
 
 // Saved records that the editor wrote the buffer to disk.
@@ -113,23 +139,23 @@ func (o *Overlay) Get(path string) (Buffer, bool) {
 	path = filepath.Clean(path)
 	o.mu.RLock()
 	d, ok := o.docs[path]
+	if ok && d.flat != nil {
+		defer o.mu.RUnlock()
+		return Buffer{Text: d.flat, Version: d.version, Dirty: d.dirty}, true
+	}
+	o.mu.RUnlock()
 	if !ok {
-		o.mu.RUnlock()
 		return Buffer{}, false
 	}
-	text, flat, b := d.text, d.flat, Buffer{Version: d.version, Dirty: d.dirty}
-	o.mu.RUnlock()
-	if flat == nil {
-		// The rope is immutable: build outside the lock so typing goes on.
-		flat = text.Bytes()
-		o.mu.Lock()
-		if d2 := o.docs[path]; d2 == d && d.text.root == text.root {
-			d.flat = flat
-		}
-		o.mu.Unlock()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if d, ok = o.docs[path]; !ok {
+		return Buffer{}, false
 	}
-	b.Text = flat
-	return b, true
+	if d.flat == nil {
+		d.flat = d.text.Bytes()
+	}
+	return Buffer{Text: d.flat, Version: d.version, Dirty: d.dirty}, true
 }
 
 // Paths lists the open documents, sorted.

@@ -189,47 +189,62 @@ func clip(s string) string {
 
 // decodeMessage decodes a JSON-RPC 2.0 message, telling apart a body that is
 // not JSON from JSON that is not a message (whose id, if any, is kept so
-// the error reaches the right caller).
+// the error reaches the right caller). One decode of the envelope; params
+// and results stay raw for their handlers.
 func decodeMessage(body []byte) (jsonrpc2.Message, error) {
 	trimmed := bytes.TrimSpace(body)
-	if !json.Valid(trimmed) {
-		var probe any
-		err := json.Unmarshal(trimmed, &probe)
-		return nil, &badInput{code: jsonrpc2.ParseError, kind: KindBadJSON, msg: fmt.Sprintf(
-			"The message body is not valid JSON (%v) and was skipped. Send one JSON-RPC 2.0 object per frame.", err)}
-	}
-	if len(trimmed) > 0 && trimmed[0] == '[' {
+	if len(trimmed) > 0 && trimmed[0] == '[' && json.Valid(trimmed) {
 		return nil, &badInput{code: jsonrpc2.InvalidRequest, kind: KindInvalidRequest,
 			msg: "Batches are not supported and were skipped. Send each JSON-RPC request in its own frame."}
 	}
-	var probe struct {
+	var env struct {
 		JSONRPC any             `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
-		Method  any             `json:"method"`
+		Method  json.RawMessage `json:"method"`
+		Params  json.RawMessage `json:"params"`
 		Result  json.RawMessage `json:"result"`
-		Error   json.RawMessage `json:"error"`
+		Error   *jsonrpc2.Error `json:"error"`
 	}
-	err := json.Unmarshal(trimmed, &probe)
-	var msg jsonrpc2.Message
-	switch _, isString := probe.Method.(string); {
+	err := json.Unmarshal(trimmed, &env)
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) || (err != nil && !json.Valid(trimmed)) {
+		return nil, &badInput{code: jsonrpc2.ParseError, kind: KindBadJSON, msg: fmt.Sprintf(
+			"The message body is not valid JSON (%v) and was skipped. Send one JSON-RPC 2.0 object per frame.", err)}
+	}
+	var (
+		id     jsonrpc2.ID
+		hasID  = len(env.ID) > 0 && string(env.ID) != "null"
+		idErr  error
+		method string
+	)
+	if hasID {
+		idErr = json.Unmarshal(env.ID, &id)
+	}
+	methodErr := json.Unmarshal(env.Method, &method)
+	switch {
 	case err != nil:
-		err = errors.New("it is not an object")
-	case probe.JSONRPC != "2.0":
+		err = fmt.Errorf("it is not an object of the right shape: %v", err)
+	case env.JSONRPC != "2.0":
 		err = errors.New(`"jsonrpc" is not "2.0"`)
-	case probe.Method != nil && !isString:
-		err = errors.New(`"method" is not a string`)
-	case probe.Method == nil && (len(probe.ID) == 0 || (probe.Result == nil && probe.Error == nil)):
+	case idErr != nil:
+		err = errors.New(`"id" is neither a 32-bit integer nor a string`)
+		hasID = false
+	case env.Method != nil && (methodErr != nil || method == ""):
+		err = errors.New(`"method" is not a non-empty string`)
+	case env.Method == nil && (!hasID || (env.Result == nil && env.Error == nil)):
 		err = errors.New(`it has no "method"`)
+	case env.Method == nil && env.Error != nil:
+		return jsonrpc2.NewResponse(id, nil, env.Error)
+	case env.Method == nil:
+		return jsonrpc2.NewResponse(id, env.Result, nil)
+	case hasID:
+		return jsonrpc2.NewCall(id, method, env.Params)
 	default:
-		if msg, err = jsonrpc2.DecodeMessage(trimmed); err == nil {
-			return msg, nil
-		}
-		err = errors.New(strings.TrimPrefix(err.Error(), "unmarshaling jsonrpc message: "))
+		return jsonrpc2.NewNotification(method, env.Params)
 	}
 	bad := &badInput{code: jsonrpc2.InvalidRequest, kind: KindInvalidRequest, msg: fmt.Sprintf(
 		"The message is not a JSON-RPC 2.0 request or response (%v). Send an object with \"jsonrpc\": \"2.0\", a \"method\", and an integer or string \"id\" for a request.", err)}
-	var id jsonrpc2.ID
-	if len(probe.ID) > 0 && id.UnmarshalJSON(probe.ID) == nil && string(probe.ID) != "null" {
+	if hasID {
 		bad.id = &id
 	}
 	return nil, bad
