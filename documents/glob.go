@@ -40,6 +40,7 @@ type GlobReport struct {
 	Page  []GlobPath
 	Next  int // skip for the next page, 0 when none
 	Tally Tally
+	roots []string // to show example paths in notices
 }
 
 // GlobSearch walks the directory and returns the page of matching paths:
@@ -66,7 +67,7 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 	for _, d := range dirs {
 		shown = append(shown, Display(roots, d))
 	}
-	rep := &GlobReport{Req: req, Dir: strings.Join(shown, ", ")}
+	rep := &GlobReport{Req: req, Dir: strings.Join(shown, ", "), roots: roots}
 	var mu sync.Mutex
 	var found []GlobPath
 	for _, abs := range dirs {
@@ -89,7 +90,7 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 			ok, _ := doublestar.Match(rest, e.Rel)
 			if !ok {
 				if !e.IsDir {
-					t.Move(ClassFile, ClassNotMatched, e.Rel)
+					t.Move(ClassFile, ClassNotMatched, e.Abs)
 				}
 				return
 			}
@@ -148,7 +149,7 @@ func (r *GlobReport) Render() string {
 	if r.Next > 0 {
 		fmt.Fprintf(&out, "(%s past this page: glob again with skip=%d)\n", count(r.Total-r.Next, "more path"), r.Next)
 	}
-	writeClassNotices(&out, &r.Tally)
+	writeClassNotices(&out, &r.Tally, r.roots)
 	return out.String()
 }
 

@@ -60,6 +60,7 @@ type GrepReport struct {
 	Next     int        // skip for the next page, 0 when none
 	PageFrom int        // 1-based number of the first item shown
 	PageTo   int
+	roots    []string // to show example paths in notices
 }
 
 // GrepSearch runs a search and returns its report; nothing is recorded.
@@ -82,7 +83,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
 			"The glob %q is not a valid pattern. Use patterns such as \"*.go\" or \"src/**/*.ts\".", req.Glob))
 	}
-	rep := &GrepReport{Req: req}
+	rep := &GrepReport{Req: req, roots: roots}
 	g := &grepRun{m: m, buffers: buffers, roots: roots, rep: rep}
 	abs := dirs[0]
 	_, open := buffers.Get(abs)
@@ -92,7 +93,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 		rep.Single = true
 		g.keep = 1
 		if !open && !info.Mode().IsRegular() {
-			rep.Tally.add(ClassSpecial, filepath.Base(abs)) // a pipe could block the read forever
+			rep.Tally.add(ClassSpecial, abs) // a pipe could block the read forever
 			break
 		}
 		g.file(Entry{Abs: abs, Rel: filepath.Base(abs)}, &rep.Tally, true)
@@ -131,7 +132,7 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 		t.Count[ClassFile]--
 	}
 	if g.rep.Req.Glob != "" && !single && !globMatch(g.rep.Req.Glob, e.Rel) {
-		t.add(ClassNotMatched, e.Rel)
+		t.add(ClassNotMatched, e.Abs)
 		return
 	}
 	f := GrepFile{Abs: e.Abs}
@@ -149,10 +150,10 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 		*pooled = content[:0]
 		switch {
 		case err != nil:
-			t.add(ClassUnreadable, e.Rel)
+			t.add(ClassUnreadable, e.Abs)
 			return
 		case binary:
-			t.add(ClassBinary, e.Rel)
+			t.add(ClassBinary, e.Abs)
 			return
 		}
 	}
@@ -166,13 +167,13 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 		}
 	}
 	if f.Buffer != nil && bytes.IndexByte(content, 0) >= 0 { // readCapped checked the disk's bytes
-		t.add(ClassBinary, e.Rel)
+		t.add(ClassBinary, e.Abs)
 		return
 	}
 	if f.Large {
-		t.add(ClassLarge, e.Rel)
+		t.add(ClassLarge, e.Abs)
 	} else {
-		t.add(ClassSearched, e.Rel)
+		t.add(ClassSearched, e.Abs)
 	}
 	body := bytes.TrimPrefix(content, bom)
 	s := g.m.Search(body)
@@ -438,7 +439,7 @@ func (r *GrepReport) notices(out *strings.Builder) {
 	case r.Single:
 		fmt.Fprintf(out, "(%s; shown: %d-%d)\n", count(r.Matches, "matching line"), r.PageFrom, r.PageTo)
 	case r.Matched == 0:
-		fmt.Fprintf(out, "(no file matches %q: %d files searched)\n", pattern, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge])
+		fmt.Fprintf(out, "(no file matches %q: %s searched)\n", pattern, count(r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], "file"))
 	case r.Next > 0:
 		fmt.Fprintf(out, "(%d of %d searched files match; shown: files %d-%d; next page: grep again with skip=%d)\n",
 			r.Matched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.PageFrom, r.PageTo, r.Next)
@@ -455,7 +456,7 @@ func (r *GrepReport) notices(out *strings.Builder) {
 	if cut > 0 {
 		fmt.Fprintf(out, "(cut: %s on this page had more than %d matches; each says how many more)\n", count(cut, "file"), matchesPerFile)
 	}
-	writeClassNotices(out, &r.Tally)
+	writeClassNotices(out, &r.Tally, r.roots)
 }
 
 // classNotice is how a non-empty class is reported: what happened, the
@@ -478,7 +479,7 @@ var classNotice = map[Class][3]string{
 var noticeOrder = []Class{ClassBinary, ClassUnreadable, ClassLarge, ClassIgnoredFile, ClassIgnoredDir,
 	ClassVCSDir, ClassSymlink, ClassSpecial, ClassTemp, ClassWalkError, ClassNotMatched}
 
-func writeClassNotices(out *strings.Builder, t *Tally) {
+func writeClassNotices(out *strings.Builder, t *Tally, roots []string) {
 	for _, c := range noticeOrder {
 		n := t.Count[c]
 		if n == 0 {
@@ -486,8 +487,13 @@ func writeClassNotices(out *strings.Builder, t *Tally) {
 		}
 		what := classNotice[c]
 		fmt.Fprintf(out, "(%s: %s%s", what[0], count(n, what[1]), what[2])
-		if ex := t.Examples[c]; len(ex) > 0 {
-			out.WriteString(", e.g. " + strings.Join(ex, ", "))
+		for i, ex := range t.Examples[c] {
+			if i == 0 {
+				out.WriteString(", e.g. ")
+			} else {
+				out.WriteString(", ")
+			}
+			out.WriteString(Display(roots, ex))
 		}
 		out.WriteString(")\n")
 	}

@@ -40,7 +40,7 @@ const (
 )
 
 // Tally counts the entries of one walk per class and keeps a few example
-// names of each, so a notice can name them.
+// paths (absolute) of each, so a notice can name them.
 type Tally struct {
 	Count    [numClasses]int
 	Examples [numClasses][]string
@@ -48,18 +48,34 @@ type Tally struct {
 
 const examplesKept = 3
 
-func (t *Tally) add(c Class, rel string) {
+// example reports whether class c keeps example names: the classes that get
+// a notice, except temporary files, whose names are never shown.
+func (c Class) example() bool {
+	return c != ClassDir && c != ClassFile && c != ClassSearched && c != ClassTemp
+}
+
+// add counts an entry, by its absolute path, in class c.
+func (t *Tally) add(c Class, abs string) {
 	t.Count[c]++
-	if c != ClassTemp && len(t.Examples[c]) < examplesKept {
-		t.Examples[c] = append(t.Examples[c], rel)
+	if c.example() && len(t.Examples[c]) < examplesKept {
+		t.Examples[c] = append(t.Examples[c], abs)
+	}
+}
+
+// addIn counts the entry name of directory dir; its path is built only when
+// it is kept as an example.
+func (t *Tally) addIn(c Class, dir, name string) {
+	t.Count[c]++
+	if c.example() && len(t.Examples[c]) < examplesKept {
+		t.Examples[c] = append(t.Examples[c], dir+string(filepath.Separator)+name)
 	}
 }
 
 // Move takes one entry from class from to class to (a file handed over,
 // then found binary).
-func (t *Tally) Move(from, to Class, rel string) {
+func (t *Tally) Move(from, to Class, abs string) {
 	t.Count[from]--
-	t.add(to, rel)
+	t.add(to, abs)
 }
 
 func (t *Tally) merge(o *Tally) {
@@ -236,16 +252,16 @@ func (w *walker) dir(job dirJob, t *Tally) []dirJob {
 	}
 	f, err := os.Open(job.abs)
 	if err != nil {
-		t.add(ClassWalkError, relOrDot(job.rel))
+		t.add(ClassWalkError, job.abs)
 		return nil
 	}
 	entries, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil && len(entries) == 0 {
-		t.add(ClassWalkError, relOrDot(job.rel))
+		t.add(ClassWalkError, job.abs)
 		return nil
 	}
-	t.add(ClassDir, relOrDot(job.rel))
+	t.add(ClassDir, job.abs)
 	r := job.rules
 	var own []string
 	for _, e := range entries {
@@ -279,16 +295,16 @@ func (w *walker) dir(job dirJob, t *Tally) []dirJob {
 		}
 		switch {
 		case name == ".git":
-			t.add(ClassVCSDir, rel)
+			t.addIn(ClassVCSDir, job.abs, name)
 		case typ&fs.ModeSymlink != 0:
-			t.add(ClassSymlink, rel)
+			t.addIn(ClassSymlink, job.abs, name)
 		case strings.HasPrefix(name, TempPrefix):
-			t.add(ClassTemp, rel)
+			t.addIn(ClassTemp, job.abs, name)
 		case len(r) > 0 && r.ignored(parts, isDir):
 			if isDir {
-				t.add(ClassIgnoredDir, rel)
+				t.addIn(ClassIgnoredDir, job.abs, name)
 			} else {
-				t.add(ClassIgnoredFile, rel)
+				t.addIn(ClassIgnoredFile, job.abs, name)
 			}
 		case isDir:
 			abs := job.abs + string(filepath.Separator) + name
@@ -297,18 +313,11 @@ func (w *walker) dir(job dirJob, t *Tally) []dirJob {
 				w.visit(Entry{Abs: abs, Rel: rel, IsDir: true, d: e}, t)
 			}
 		case typ.IsRegular():
-			t.add(ClassFile, rel)
+			t.addIn(ClassFile, job.abs, name)
 			w.visit(Entry{Abs: job.abs + string(filepath.Separator) + name, Rel: rel, d: e}, t)
 		default:
-			t.add(ClassSpecial, rel)
+			t.addIn(ClassSpecial, job.abs, name)
 		}
 	}
 	return subdirs
-}
-
-func relOrDot(rel string) string {
-	if rel == "" {
-		return "."
-	}
-	return rel
 }
