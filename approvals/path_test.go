@@ -219,6 +219,17 @@ func TestLaw_path_secret_wins(t *testing.T) {
 // it.
 func TestLaw_path_inside_is_safe(t *testing.T) {
 	l := newLayout(t)
+	// A loop inside the root, however it is reached, is never Inside.
+	for _, ln := range [][2]string{{"loop1", "loop2"}, {"loop2", "loop1"}, {"self", "self"}} {
+		if err := os.Symlink(ln[1], filepath.Join(l.ws, ln[0])); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, p := range []string{"loop1", "loop2/x", "src/../loop1", "self", l.ws + "/self/a"} {
+		if c := l.p.Judge(p); c == PathInside {
+			t.Errorf("Judge(%q), whose links loop, = inside", p)
+		}
+	}
 	rapid.Check(t, func(t *rapid.T) {
 		links := genLayout(t, l)
 		defer cleanUp(t, links)
