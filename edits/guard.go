@@ -30,10 +30,14 @@ type reveal struct {
 // them, each cut to revealChars characters, and marks the ones it showed
 // whole as seen, so a straight retry applies when it showed them all.
 func guard(store *documents.Store, path, show string, tag documents.Tag, base documents.Lines, anchors []int) *reveal {
+	if len(anchors) == 0 {
+		return nil
+	}
+	seen := store.SeenLines(path, tag, base.Len())
 	set := map[int]bool{}
 	var unseen []int
 	for _, n := range anchors {
-		if !set[n] && !store.Seen(path, tag, n) {
+		if !set[n] && !seen[n-1] {
 			unseen = append(unseen, n)
 		}
 		set[n] = true
