@@ -298,11 +298,12 @@ func rawLine(t *testing.T, socket string, line []byte) Header {
 func TestBridge_permission_decides_every_call(t *testing.T) {
 	var asked atomic.Int32
 	var lastQ atomic.Value
-	answer := approvals.Deny
+	var answer atomic.Value // the socket orders it, but the race detector cannot see that
+	answer.Store(approvals.Deny)
 	asker := approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
 		asked.Add(1)
 		lastQ.Store(q)
-		return answer
+		return answer.Load().(approvals.Answer)
 	})
 	f := newFixture(t, Settings{AutoAllow: []string{"t/fail"}})
 	_, env := f.owner(t, asker)
@@ -315,7 +316,7 @@ func TestBridge_permission_decides_every_call(t *testing.T) {
 	if q.Kind != approvals.KindMCP || q.Session != "s1" || !strings.Contains(q.Steps[0].Text, "t/echo") || !strings.Contains(q.Steps[0].Text, "secret-arg") {
 		t.Fatalf("the question must name the tool and its arguments: %+v", q)
 	}
-	answer = approvals.Unanswered
+	answer.Store(approvals.Unanswered)
 	if h, _ := call(t, env, "t/echo", `{"message":"x"}`); h.Status != StatusDenied || !strings.Contains(h.Reason, "No one could answer") {
 		t.Fatalf("no answer is a denial: %+v", h)
 	}
@@ -323,7 +324,7 @@ func TestBridge_permission_decides_every_call(t *testing.T) {
 	if h, _ := call(t, env, "t/fail", `{}`); h.Status != StatusToolError || asked.Load() != n {
 		t.Fatalf("an auto-allowed tool runs unasked: %+v", h)
 	}
-	answer = approvals.AllowSession
+	answer.Store(approvals.AllowSession)
 	call(t, env, "t/echo", `{"message":"a"}`)
 	n = asked.Load()
 	if h, body := call(t, env, "t/echo", `{"message":"b"}`); h.Status != StatusOK || string(body) != "b" || asked.Load() != n {
@@ -336,8 +337,10 @@ func TestBridge_permission_decides_every_call(t *testing.T) {
 	}
 	defer reg.Revoke()
 	env2 := envOf(reg)
+	f.logs.mu.Lock()
 	f.logs.tokens = append(f.logs.tokens, env2.Token)
-	answer = approvals.Deny
+	f.logs.mu.Unlock()
+	answer.Store(approvals.Deny)
 	if h, _ := call(t, env2, "t/echo", `{"message":"c"}`); h.Status != StatusDenied {
 		t.Fatalf("an allow for one session must not reach another: %+v", h)
 	}
