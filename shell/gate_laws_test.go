@@ -27,8 +27,11 @@ type lawStep struct {
 }
 
 // pipeShapes are the shapes whose first action in a pipeline stage is the
-// step's own program, so a pipeline of them is one question.
-var pipeShapes = []int{0, 1, 2, 3, 4, 5, 8, 9, 10, 13}
+// step's own program, so a pipeline of them is one question. (A stage that
+// runs a harmless command first — `if true; then …` — is asked at that
+// command; its later commands are asked as they come, while the other
+// stages run. docs/tools.md says so.)
+var pipeShapes = []int{0, 1, 2, 3, 4, 5, 8, 9, 10}
 
 var shapes = []func(cmd string) string{
 	func(c string) string { return c },

@@ -41,6 +41,7 @@ var waited = struct {
 // group, all carrying the run's marker.
 type procs struct {
 	marker string // KEY=VALUE
+	since  uint64 // clock ticks after boot when the run began: no process older carries the marker
 
 	mu     sync.Mutex
 	groups map[int]bool // every process group the run started
@@ -49,7 +50,25 @@ type procs struct {
 
 func newProcs(id string) *procs {
 	becomeSubreaper()
-	return &procs{marker: runMarker + "=" + id, groups: map[int]bool{}}
+	return &procs{marker: runMarker + "=" + id, groups: map[int]bool{}, since: uptimeTicks()}
+}
+
+// uptimeTicks is the time since boot in clock ticks (USER_HZ, 100 on Linux),
+// the unit of a process's start time in /proc/PID/stat; one tick early.
+func uptimeTicks() uint64 {
+	b, err := os.ReadFile("/proc/uptime")
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return 0
+	}
+	secs, err := strconv.ParseFloat(f[0], 64)
+	if err != nil || secs < 1 {
+		return 0
+	}
+	return uint64(secs*100) - 1
 }
 
 // start starts cmd in a new process group of the run. It refuses once the
@@ -99,6 +118,9 @@ func (p *procs) kill() {
 		groups[g] = true
 	}
 	p.mu.Unlock()
+	if len(groups) == 0 {
+		return // it never started a process
+	}
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		targets := p.find(groups)
@@ -111,18 +133,16 @@ func (p *procs) kill() {
 		}
 		reap(targets)
 		if alive == 0 || time.Now().After(deadline) {
-			// One more pass takes the zombies of those just killed.
-			time.Sleep(5 * time.Millisecond)
-			reap(p.find(groups))
 			return
 		}
-		time.Sleep(10 * time.Millisecond)
+		time.Sleep(5 * time.Millisecond)
 	}
 }
 
 type procInfo struct {
 	ppid, pgrp int
 	zombie     bool
+	start      uint64 // clock ticks after boot
 }
 
 // find scans /proc for the run's processes: members of its groups, carriers
@@ -146,7 +166,7 @@ func (p *procs) find(groups map[int]bool) map[int]bool {
 		if pid == self {
 			continue
 		}
-		if groups[in.pgrp] || (!in.zombie && hasMarker(pid, p.marker)) {
+		if groups[in.pgrp] || (!in.zombie && in.start >= p.since && hasMarker(pid, p.marker)) {
 			out[pid] = in.zombie
 		}
 	}
@@ -175,13 +195,17 @@ func readStat(pid int) (procInfo, bool) {
 	if i < 0 {
 		return procInfo{}, false
 	}
+	// After the command: state ppid pgrp session tty tpgid flags minflt
+	// cminflt majflt cmajflt utime stime cutime cstime priority nice
+	// num_threads itrealvalue starttime …
 	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 3 {
+	if len(f) < 20 {
 		return procInfo{}, false
 	}
 	ppid, _ := strconv.Atoi(f[1])
 	pgrp, _ := strconv.Atoi(f[2])
-	return procInfo{ppid: ppid, pgrp: pgrp, zombie: f[0] == "Z" || f[0] == "X"}, true
+	start, _ := strconv.ParseUint(f[19], 10, 64)
+	return procInfo{ppid: ppid, pgrp: pgrp, zombie: f[0] == "Z" || f[0] == "X", start: start}, true
 }
 
 func hasMarker(pid int, marker string) bool {

@@ -1,0 +1,133 @@
+package shell
+
+import (
+	"context"
+	"crypto/sha256"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// snapshot is every entry under root: kind, mode, link target or content hash.
+func snapshot(t testing.TB, root string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(root, p)
+		info, err := d.Info()
+		if err != nil {
+			return nil
+		}
+		switch {
+		case d.Type()&fs.ModeSymlink != 0:
+			target, _ := os.Readlink(p)
+			out[rel] = "link " + target
+		case d.IsDir():
+			out[rel] = fmt.Sprintf("dir %v", info.Mode())
+		default:
+			b, _ := os.ReadFile(p)
+			out[rel] = fmt.Sprintf("file %v %x", info.Mode(), sha256.Sum256(b))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func changed(before, after map[string]string, under func(string) bool) []string {
+	var out []string
+	for p, v := range before {
+		if under(p) && after[p] != v {
+			out = append(out, p)
+		}
+	}
+	for p := range after {
+		if _, ok := before[p]; !ok && under(p) {
+			out = append(out, p+" (new)")
+		}
+	}
+	return out
+}
+
+func runCorpus(t *testing.T, f *corpusFixture, src string, auto approvals.Effects, a *asker) Result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	r, err := Start(ctx, src, Options{Dir: f.ws, Env: f.env, Gate: approvals.NewGate("corpus", auto, f.policy, a)})
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	return r.Result()
+}
+
+// TestCorpusRunsGated runs every script of the adversarial corpus for real,
+// in its own world (a temporary HOME and workspace), with an asker that
+// records each question and answers no:
+//
+//   - with nothing in the auto set, no step with any effect runs, and the
+//     world is byte for byte what it was: nothing ran unasked, and a no
+//     changed nothing;
+//   - with the default auto set, no step with secret runs, a script whose
+//     expected effects hold secret asked about it, and no credential store
+//     changed.
+func TestCorpusRunsGated(t *testing.T) {
+	for _, s := range loadCorpus(t) {
+		t.Run(strings.TrimSuffix(s.name, ".sh"), func(t *testing.T) {
+			f := newCorpusFixture(t)
+			before := snapshot(t, f.tmp)
+			a := answering(approvals.Deny)
+			res := runCorpus(t, f, s.src, 0, a)
+			for _, st := range res.Steps {
+				if st.Ran && st.Effects != 0 {
+					t.Errorf("with an empty auto set, step %q (%v) ran unasked\n%s", st.Text, st.Effects, s.src)
+				}
+			}
+			if d := changed(before, snapshot(t, f.tmp), func(string) bool { return true }); len(d) > 0 {
+				t.Errorf("denied, yet the script changed %v\n%s\nresult: %s", d, s.src, Render(res))
+			}
+
+			f = newCorpusFixture(t)
+			before = snapshot(t, f.tmp)
+			a = answering(approvals.Deny)
+			res = runCorpus(t, f, s.src, approvals.DefaultAuto, a)
+			for _, st := range res.Steps {
+				if st.Ran && st.Effects.Has(approvals.Secret) {
+					t.Errorf("step %q (%v) ran without a yes\n%s", st.Text, st.Effects, s.src)
+				}
+			}
+			if s.expect.Has(approvals.Secret) {
+				asked := false
+				for _, q := range a.asked() {
+					for _, st := range q.Steps {
+						asked = asked || st.Effects.Has(approvals.Secret)
+					}
+				}
+				if !asked {
+					t.Errorf("expected %v, but no question about a secret step was asked\n%s\nresult: %s", s.expect, s.src, Render(res))
+				}
+			}
+			secretStore := func(p string) bool {
+				for _, s := range []string{"home/.ssh", "home/.aws", "home/.netrc", "home/.git-credentials", "home/.kube"} {
+					if p == s || strings.HasPrefix(p, s+"/") {
+						return true
+					}
+				}
+				return false
+			}
+			if d := changed(before, snapshot(t, f.tmp), secretStore); len(d) > 0 {
+				t.Errorf("denied, yet a credential store changed: %v\n%s", d, s.src)
+			}
+		})
+	}
+}
