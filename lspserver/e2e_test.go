@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf16"
 
 	"github.com/tandemdev/tandem"
 	"github.com/tandemdev/tandem/documents"
@@ -202,15 +203,22 @@ func TestE2E_UnsavedBufferSeenByReadAndGrep(t *testing.T) {
 		t.Errorf("grep does not find the text only the buffer holds:\n%s", text)
 	}
 
-	// A request sent right after a burst of changes sees every one of them.
-	for i, r := range "typed" {
-		p.notify("textDocument/didChange", map[string]any{
+	// A request sent right after a burst of changes sees every one of them,
+	// applied in order: each keystroke lands where the previous one ended.
+	var burst bytes.Buffer
+	typed := strings.Repeat("typed 🐙 ", 40)
+	char := 0
+	for i, r := range []rune(typed) {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "textDocument/didChange", "params": map[string]any{
 			"textDocument":   map[string]any{"uri": uri, "version": 3 + i},
-			"contentChanges": []any{change(3, i, 3, i, string(r))},
-		})
+			"contentChanges": []any{change(3, char, 3, char, string(r))},
+		}})
+		burst.Write(frame(body))
+		char += len(utf16.Encode([]rune{r}))
 	}
-	if text, _ := p.tool(session, "read", map[string]any{"path": "docs/crlf.txt", "lines": "4"}); !strings.Contains(text, "4:typed") {
-		t.Errorf("a read sent after didChange missed it:\n%s", text)
+	p.raw(burst.Bytes())
+	if text, _ := p.tool(session, "read", map[string]any{"path": "docs/crlf.txt", "lines": "4"}); !strings.Contains(text, "4:"+typed+"\n") {
+		t.Errorf("a read sent right after %d didChange notifications does not show them in order:\n%s", len([]rune(typed)), text)
 	}
 
 	p.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
@@ -230,7 +238,7 @@ func TestE2E_UnsavedBufferSeenByReadAndGrep(t *testing.T) {
 	if err != nil || len(log) == 0 {
 		t.Fatalf("no log written: %v", err)
 	}
-	for _, secret := range []string{"bufferonly_token", "ZEDtwo", "typed"} {
+	for _, secret := range []string{"three é four", "bufferonly_token", "ZEDtwo", "typed"} {
 		if bytes.Contains(log, []byte(secret)) {
 			t.Errorf("the log contains file contents (%q)", secret)
 		}
