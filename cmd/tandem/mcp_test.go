@@ -23,6 +23,10 @@ import (
 // hostBridge runs a bridge in this process over the go-sdk's own test
 // server, with one owner whose questions get answer.
 func hostBridge(t *testing.T, set bridge.Settings, answer approvals.Answer) []string {
+	return hostBridgeAsking(t, set, approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer { return answer }))
+}
+
+func hostBridgeAsking(t *testing.T, set bridge.Settings, asker approvals.Asker) []string {
 	t.Helper()
 	rt, err := os.MkdirTemp("", "rt")
 	if err != nil {
@@ -38,7 +42,7 @@ func hostBridge(t *testing.T, set bridge.Settings, answer approvals.Answer) []st
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Close)
-	reg, err := b.AddOwner(bridge.Owner{Session: "s", Asker: approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer { return answer })})
+	reg, err := b.AddOwner(bridge.Owner{Session: "s", Asker: asker})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,23 +110,30 @@ func TestMCPCall_exit_codes_and_one_line_reasons(t *testing.T) {
 }
 
 func TestMCPCall_busy_is_exit_4(t *testing.T) {
-	env := hostBridge(t, bridge.Settings{Capacity: 1, AutoAllow: []string{"t/*"}}, approvals.Deny)
-	slow := exec.Command(builtTandem(t), "mcp", "call", "t/sleep", `{"millis":3000}`)
-	slow.Env = append(os.Environ(), env...)
-	if err := slow.Start(); err != nil {
+	// The one slot is held by a call whose question waits until released.
+	asking, release := make(chan struct{}), make(chan struct{})
+	env := hostBridgeAsking(t, bridge.Settings{Capacity: 1}, approvals.AskerFunc(func(ctx context.Context, _ approvals.Question) approvals.Answer {
+		close(asking)
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return approvals.Deny
+	}))
+	held := exec.Command(builtTandem(t), "mcp", "call", "t/echo", `{"message":"held"}`)
+	held.Env = append(os.Environ(), env...)
+	if err := held.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer slow.Wait()
-	var code int
-	var stderr string
-	for range 100 { // until the slow call holds the one slot
-		_, stderr, code = runMCPProc(t, env, "", "mcp", "call", "t/echo", `{"message":"x"}`)
-		if code == 4 {
-			break
-		}
+	<-asking
+	out, stderr, code := runMCPProc(t, env, "", "mcp", "call", "t/echo", `{"message":"x"}`)
+	close(release)
+	_ = held.Wait()
+	if code != 4 || out != "" || !strings.Contains(stderr, "safe to run the command again") {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
-	if code != 4 || !strings.Contains(stderr, "safe to run the command again") {
-		t.Fatalf("exit %d, stderr %q", code, stderr)
+	if held.ProcessState.ExitCode() != 5 {
+		t.Fatalf("the held call was denied: exit %d", held.ProcessState.ExitCode())
 	}
 }
 
