@@ -383,7 +383,7 @@ func applyBuffers(ctx context.Context, env *Env, cs []*change, idx []int) string
 				break
 			}
 			if time.Now().After(deadline) || ctx.Err() != nil {
-				return "the editor reported the change applied, but its buffer does not show it (perhaps it was typed in meanwhile); read the file to see its state"
+				return "the editor reported the change applied, but its buffer does not show the expected text (it may have been typed in meanwhile); read the file to see what it holds — the editor's undo reverts the change if it landed"
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
