@@ -1,0 +1,164 @@
+package shell
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// Neither the script nor any process it starts sees a credential of the
+// session's environment; a front door's own variables (ExtraEnv) arrive.
+func TestCredentialsNeverReachAStep(t *testing.T) {
+	sb := newSandbox(t)
+	o := sb.opts(approvals.DefaultAuto, nil)
+	o.Env = append(o.Env, "OPENAI_API_KEY=sk-1", "GH_TOKEN=gh-2", "db_password=pw-3", "ANTHROPIC_KEY=an-4",
+		"AWS_SECRET_ACCESS_KEY=aws-5", "MY_PRIVATE_KEY=pk-6", "SOME_CREDENTIALS=cr-7", "PLAIN=kept")
+	o.ExtraEnv = []string{"TANDEM_BRIDGE_TOKEN=bridge-8"}
+	res := runScript(t, `echo "in shell: $OPENAI_API_KEY$GH_TOKEN$db_password"; env; printenv PLAIN TANDEM_BRIDGE_TOKEN`, o)
+	for _, secret := range []string{"sk-1", "gh-2", "pw-3", "an-4", "aws-5", "pk-6", "cr-7"} {
+		if strings.Contains(res.Output.Text, secret) {
+			t.Errorf("credential %s reached a step:\n%s", secret, res.Output.Text)
+		}
+	}
+	for _, want := range []string{"PLAIN=kept", "TANDEM_BRIDGE_TOKEN=bridge-8", "kept\nbridge-8\n"} {
+		if !strings.Contains(res.Output.Text, want) {
+			t.Errorf("output lacks %q:\n%s", want, res.Output.Text)
+		}
+	}
+}
+
+func TestIsCredential(t *testing.T) {
+	for name, want := range map[string]bool{
+		"OPENAI_API_KEY": true, "openai_apikey": true, "GITHUB_TOKEN": true, "Secret_Sauce": true,
+		"PGPASSWORD": true, "SSH_PASSPHRASE": true, "GOOGLE_APPLICATION_CREDENTIALS": true,
+		"AWS_ACCESS_KEY_ID": true, "OPENROUTER_KEY": true, "PATH": false, "HOME": false, "KEYBOARD": false,
+	} {
+		if got := IsCredential(name); got != want {
+			t.Errorf("IsCredential(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// A pipeline runs its stages at once over OS pipes: yes stops when head has
+// read its three lines.
+func TestYesHeadStops(t *testing.T) {
+	sb := newSandbox(t)
+	start := time.Now()
+	res := runScript(t, "yes | head -n 3", sb.opts(approvals.DefaultAuto, nil))
+	if res.End != Finished || res.Status != 0 || res.Output.Text != "y\ny\ny\n" {
+		t.Fatalf("got %s", Render(res))
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Fatalf("yes | head took %v", d)
+	}
+}
+
+// Output is capped as it is written: the head and the tail are kept and
+// every dropped byte is counted.
+func TestOutputCapKeepsHeadAndTailAndCountsTheRest(t *testing.T) {
+	sb := newSandbox(t)
+	o := sb.opts(approvals.DefaultAuto, nil)
+	o.OutputCap = 1000
+	res := runScript(t, "seq 1 100000; echo done >&2", o)
+	var full strings.Builder
+	for i := 1; i <= 100000; i++ {
+		full.WriteString(strconv.Itoa(i) + "\n")
+	}
+	full.WriteString("done\n")
+	total := int64(full.Len())
+	if res.Output.Total != total || res.Output.Dropped != total-1000 {
+		t.Fatalf("total %d dropped %d, want %d and %d", res.Output.Total, res.Output.Dropped, total, total-1000)
+	}
+	if !strings.HasPrefix(res.Output.Text, full.String()[:500]) || !strings.HasSuffix(res.Output.Text, full.String()[full.Len()-500:]) {
+		t.Fatalf("head or tail lost:\n%.200s … %s", res.Output.Text, res.Output.Text[len(res.Output.Text)-200:])
+	}
+	if !strings.Contains(Render(res), strconv.FormatInt(total-1000, 10)+" dropped") {
+		t.Fatalf("the result does not say what was dropped:\n%.300s", Render(res))
+	}
+}
+
+// A redirection is judged by its real target before the file opens: a
+// denied one truncates nothing, and the script stops there.
+func TestRedirectionIsGatedBeforeTheFileOpens(t *testing.T) {
+	sb := newSandbox(t)
+	keep := filepath.Join(sb.root, "keep.txt")
+	os.WriteFile(keep, []byte("precious\n"), 0o644)
+	a := answering(approvals.Deny)
+	res := runScript(t, "rm -f other > keep.txt; echo after > after.txt", sb.opts(approvals.Of(approvals.Read), a))
+	if b, _ := os.ReadFile(keep); string(b) != "precious\n" {
+		t.Fatalf("keep.txt is %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(sb.root, "after.txt")); err == nil {
+		t.Fatal("the script went on after the refused redirection")
+	}
+	if res.End != Refused || len(a.asked()) != 1 || !strings.HasPrefix(a.asked()[0].Steps[0].Text, "> ") {
+		t.Fatalf("want one question about the redirection: %+v %s", a.asked(), Render(res))
+	}
+	// A write into ~/.ssh through a symlink in the workspace is a secret write.
+	os.Symlink(filepath.Join(sb.home, ".ssh"), filepath.Join(sb.root, "keys"))
+	a = answering(approvals.Deny)
+	runScript(t, "echo evil >> keys/authorized_keys", sb.opts(approvals.DefaultAuto, a))
+	if _, err := os.Stat(filepath.Join(sb.home, ".ssh", "authorized_keys")); err == nil {
+		t.Fatal("the denied write through a symlink happened")
+	}
+	if q := a.asked(); len(q) != 1 || !q[0].Steps[0].Effects.Has(approvals.Secret) {
+		t.Fatalf("questions %+v", q)
+	}
+}
+
+// The script's /dev/stdout and /dev/stderr are its own output, never
+// tandem's; /dev/null asks nothing.
+func TestScriptStreamsAreItsOwn(t *testing.T) {
+	sb := newSandbox(t)
+	a := answering(approvals.Deny)
+	res := runScript(t, "echo one > /dev/stdout; echo two > /dev/stderr; echo three > /dev/null; echo four >/dev/fd/1", sb.opts(0, a))
+	if res.Output.Text != "one\ntwo\nfour\n" || len(a.asked()) != 0 {
+		t.Fatalf("output %q, questions %+v", res.Output.Text, a.asked())
+	}
+}
+
+// Each external process runs in its own process group.
+func TestEachProcessHasItsOwnGroup(t *testing.T) {
+	sb := newSandbox(t)
+	res := runScript(t, "awk '{print ($1 == $5)}' /proc/self/stat; awk '{print ($1 == $5)}' /proc/self/stat | cat", sb.opts(approvals.DefaultAuto, nil))
+	if res.Output.Text != "1\n1\n" {
+		t.Fatalf("not group leaders: %q", res.Output.Text)
+	}
+}
+
+// cd and export last for the call only; each run starts afresh.
+func TestShellStateLastsOneCall(t *testing.T) {
+	sb := newSandbox(t)
+	os.Mkdir(filepath.Join(sb.root, "sub"), 0o755)
+	res := runScript(t, "cd sub; export MINE=1; pwd; echo $MINE", sb.opts(approvals.DefaultAuto, nil))
+	if res.Output.Text != filepath.Join(sb.root, "sub")+"\n1\n" {
+		t.Fatalf("first call: %q", res.Output.Text)
+	}
+	res = runScript(t, "pwd; echo \"[$MINE]\"", sb.opts(approvals.DefaultAuto, nil))
+	if res.Output.Text != sb.root+"\n[]\n" {
+		t.Fatalf("second call: %q", res.Output.Text)
+	}
+}
+
+// How a script ends: finished with the last status, exited, refused at step N.
+func TestResultSaysHowTheScriptEnded(t *testing.T) {
+	sb := newSandbox(t)
+	if res := runScript(t, "true; false", sb.opts(approvals.DefaultAuto, nil)); res.End != Finished || res.Status != 1 {
+		t.Errorf("true; false: %s", Render(res))
+	}
+	if res := runScript(t, "exit 3; echo no", sb.opts(approvals.DefaultAuto, nil)); res.End != Exited || res.Status != 3 || res.Output.Total != 0 {
+		t.Errorf("exit 3: %s", Render(res))
+	}
+	res := runScript(t, "ls >/dev/null; cat ~/.ssh/id_ed25519; echo no", sb.opts(approvals.DefaultAuto, nil))
+	if res.End != Refused || res.RefusedAt != 2 || res.Refusal.Code != approvals.CodeUnanswered || res.Output.Total != 0 {
+		t.Errorf("unanswered: %s", Render(res))
+	}
+	if !strings.HasPrefix(Render(res), "refused at step 2 (unanswered): ") {
+		t.Errorf("render: %s", Render(res))
+	}
+}
