@@ -66,9 +66,9 @@ func (s lawStep) command(i int) string {
 }
 
 type lawCase struct {
-	steps   []lawStep
-	answers []approvals.Answer // the answer to the n-th question; Deny past the end
-	res     Result
+	steps     []lawStep
+	answers   []approvals.Answer // the answer to the n-th question; Deny past the end
+	res       Result
 	ran       []bool
 	asked     int
 	questions []approvals.Question
