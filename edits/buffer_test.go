@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"pgregory.net/rapid"
 
@@ -197,5 +198,32 @@ func TestFileOpenedSinceStagingIsConflict(t *testing.T) {
 	}
 	if got := w.file("a.txt"); got != "a\n" {
 		t.Errorf("disk written: %q", got)
+	}
+}
+
+// liar reports every edit applied and changes nothing, as an editor that
+// skips a stale version silently does.
+type liar struct{ fakeEditor }
+
+func (l *liar) ApplyEdit(context.Context, string, []DocumentEdit) (bool, string, error) {
+	return true, "", nil
+}
+
+// The editor says it applied the edit, but the buffer never shows it: the
+// reply says NOT applied, never "Applied".
+func TestUnconfirmedBufferEditIsNotReportedApplied(t *testing.T) {
+	defer func(d time.Duration) { confirmWait = d }(confirmWait)
+	confirmWait = 50 * time.Millisecond
+	w := newWS(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	w.env.Editor = &liar{}
+	openBuffer(w, "a.txt", "a\n", true)
+	ta, tb := w.read("a.txt", ""), w.read("b.txt", "")
+	_, err := w.edit(`{"files":[{"path":"a.txt","tag":"` + ta + `","ops":[{"append":"x"}]},{"path":"b.txt","tag":"` + tb + `","ops":[{"append":"y"}]}]}`)
+	if codeOf(err) != "failed" || !strings.HasPrefix(replyText("", err), "NOT applied to a.txt, b.txt; nothing was written.") ||
+		!strings.Contains(err.Error(), "does not show the expected text") {
+		t.Fatalf("%v", err)
+	}
+	if w.file("b.txt") != "b\n" {
+		t.Errorf("b.txt written after the buffer failed")
 	}
 }
