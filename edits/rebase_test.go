@@ -249,3 +249,24 @@ func TestExternalWriterProcessNeverLosesUpdate(t *testing.T) {
 		}
 	}
 }
+
+// After an edit lands, the lines seen before and the lines it wrote stay
+// seen in the new version; lines never shown stay unseen.
+func TestSeenCarriesOverAnEdit(t *testing.T) {
+	var b strings.Builder
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&b, "line %d\n", i)
+	}
+	w := newWS(t, map[string]string{"a.txt": b.String()})
+	tag := w.read("a.txt", "1-3,9")
+	out, err := w.edit(`{"files":[{"path":"a.txt","tag":"` + tag + `","ops":[{"replace":"2","text":"a\nb"}]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := documents.Tag(headerRE.FindStringSubmatch(out)[2])
+	for n, want := range map[int]bool{1: true, 2: true, 3: true, 4: true, 5: false, 6: false, 10: true, 11: false} {
+		if got := w.env.Seen.Seen(w.abs("a.txt"), now, n); got != want {
+			t.Errorf("line %d of the new version seen %v, want %v", n, got, want)
+		}
+	}
+}
