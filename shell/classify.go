@@ -54,6 +54,10 @@ func Classify(argv []string, dir string, env expand.Environ, p *approvals.Policy
 func ClassifyRedirect(target string, write bool, dir string, p *approvals.Policy) approvals.Step {
 	c := newClassifier(nil, p)
 	op := "<"
+	if strings.HasPrefix(target, "/dev/tcp/") || strings.HasPrefix(target, "/dev/udp/") {
+		// bash opens a connection for these names.
+		c.add(approvals.Net)
+	}
 	if write {
 		op = ">"
 		c.write(dir, target)

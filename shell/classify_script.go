@@ -259,17 +259,7 @@ func (w *walker) redirect(r *syntax.Redirect) {
 	w.steps = append(w.steps, ClassifyRedirect(vs[0], write, w.dir, w.p))
 }
 
-func isFD(s string) bool {
-	if s == "-" {
-		return true
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
+func isFD(s string) bool { return s == "-" || isDigits(s) }
 
 // printWords writes a call as its source, for a step's text.
 func printWords(n *syntax.CallExpr) string {

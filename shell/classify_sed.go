@@ -8,7 +8,7 @@ import (
 
 // sedOpts are the options a sed step may have and stay classified; any
 // other (-f, --debug, --follow-symlinks, -l, --sandbox, …) is exec.
-var sedOpts = opts{short: "nErsuzi?e:", long: []string{"quiet", "silent", "regexp-extended",
+var sedOpts = opts{long: []string{"quiet", "silent", "regexp-extended",
 	"separate", "unbuffered", "null-data", "zero-terminated", "expression=", "in-place?", "posix"}}
 
 var sedKnownShort = "nErsuzie"

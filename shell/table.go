@@ -15,8 +15,6 @@ const (
 	actExec      act = iota + 1 // the option makes the command run a program
 	actWrites                   // the option makes the command write what it names
 	actWritePath                // the option's value is a file the command writes
-	actNet                      // the option makes the command use the network
-	actSecret                   // the option reads a credential store (curl --netrc)
 )
 
 // spec is one row of the command table.
@@ -48,10 +46,6 @@ func (s *spec) run(c *classifier, args []string, dir string) {
 		case actWritePath:
 			c.add(approvals.Write)
 			written = append(written, vs...)
-		case actNet:
-			c.add(approvals.Net)
-		case actSecret:
-			c.secretFile(".netrc", true)
 		}
 	}
 	if write {
@@ -120,7 +114,6 @@ func grepCwd(recursive func(parsed) bool, patternOpts ...string) func(parsed) bo
 var (
 	eRead  = approvals.Of(approvals.Read)
 	eWrite = approvals.Of(approvals.Write)
-	eNet   = approvals.Of(approvals.Net, approvals.Read)
 )
 
 // pure is a command that touches no file: its words are still judged, so one

@@ -100,6 +100,9 @@ func (o opts) parse(args []string) parsed {
 			if attached {
 				p.vals = append(p.vals, val)
 			}
+		case len(a) > 1 && a[0] == '-' && isDigits(a[1:]):
+			// -5: the obsolete count form (head -5, nice -5); it takes no word.
+			put(a, "", false)
 		case len(a) > 1 && a[0] == '-':
 			for j := 1; j < len(a); j++ {
 				l := a[j]
@@ -129,4 +132,13 @@ func (o opts) parse(args []string) parsed {
 		}
 	}
 	return p
+}
+
+func isDigits(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
 }
