@@ -27,10 +27,6 @@ type Job struct {
 	Command string
 	Started time.Time
 	Run     *Run
-
-	mu      sync.Mutex
-	settled bool
-	ended   time.Time
 }
 
 // JobInfo is what the jobs tool shows of a job.
@@ -57,7 +53,7 @@ func (t *Jobs) Add(r *Run, command string) *Job {
 	if t.closed {
 		t.mu.Unlock()
 		r.Kill()
-		return &Job{ID: "closed", Command: command, Run: r, Started: time.Now(), settled: true}
+		return &Job{ID: "closed", Command: command, Run: r, Started: time.Now()}
 	}
 	t.seq++
 	j := &Job{ID: "job-" + strconv.Itoa(t.seq), Command: command, Started: time.Now(), Run: r}
@@ -65,9 +61,6 @@ func (t *Jobs) Add(r *Run, command string) *Job {
 	t.mu.Unlock()
 	go func() {
 		<-r.Done()
-		j.mu.Lock()
-		j.settled, j.ended = true, time.Now()
-		j.mu.Unlock()
 		if t.settle != nil {
 			t.settle(j)
 		}
@@ -115,18 +108,17 @@ func (t *Jobs) Close() {
 
 // Info is the job's state, steps and bounded output now.
 func (j *Job) Info() JobInfo {
-	j.mu.Lock()
-	settled, ended := j.settled, j.ended
-	j.mu.Unlock()
 	info := JobInfo{ID: j.ID, Command: j.Command, State: "running", Status: -1}
-	if !settled {
+	select {
+	case <-j.Run.Done():
+	default:
 		info.Steps, info.Output = j.Run.Progress()
 		info.Seconds = time.Since(j.Started).Seconds()
 		return info
 	}
 	res := j.Run.Result()
 	info.State, info.Status, info.Steps, info.Output = string(res.End), res.Status, res.Steps, res.Output
-	info.Seconds = ended.Sub(j.Started).Seconds()
+	info.Seconds = j.Run.ended.Sub(j.Started).Seconds()
 	if res.Refusal != nil {
 		info.Refusal = fmt.Sprintf("refused at step %d (%s): %s", res.RefusedAt, res.Refusal.Code, res.Refusal.Text)
 	}

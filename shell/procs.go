@@ -43,9 +43,10 @@ type procs struct {
 	marker string // KEY=VALUE
 	since  uint64 // clock ticks after boot when the run began: no process older carries the marker
 
-	mu     sync.Mutex
-	groups map[int]bool // every process group the run started
-	killed bool
+	mu      sync.Mutex
+	groups  map[int]bool // every process group the run started
+	killed  bool
+	waiting sync.WaitGroup // processes whose exec.Cmd has not returned from Wait
 }
 
 func newProcs(id string) *procs {
@@ -91,6 +92,7 @@ func (p *procs) start(cmd *exec.Cmd) error {
 	}
 	p.groups[cmd.Process.Pid] = true
 	waited.pids[cmd.Process.Pid] = true
+	p.waiting.Add(1)
 	return nil
 }
 
@@ -100,6 +102,7 @@ func (p *procs) wait(cmd *exec.Cmd) error {
 	waited.Lock()
 	delete(waited.pids, cmd.Process.Pid)
 	waited.Unlock()
+	p.waiting.Done()
 	return err
 }
 
@@ -122,20 +125,31 @@ func (p *procs) kill() {
 		return // it never started a process
 	}
 	deadline := time.Now().Add(5 * time.Second)
+	// Every process ever found stays a target: once killed, a process that
+	// left the groups is known by nothing else (a zombie has no environment).
+	seen := map[int]bool{}
 	for {
-		targets := p.find(groups)
+		found := p.find(groups)
 		alive := 0
-		for pid, zombie := range targets {
+		for pid, zombie := range found {
+			seen[pid] = true
 			if !zombie {
 				alive++
 				_ = syscall.Kill(pid, syscall.SIGKILL)
 			}
 		}
-		reap(targets)
-		if alive == 0 || time.Now().After(deadline) {
-			return
+		if reap(seen) == 0 && alive == 0 || time.Now().After(deadline) {
+			break
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+	// The group leaders are reaped by their own Wait (a step still running in
+	// the background of the interpreter, say): wait for those too.
+	all := make(chan struct{})
+	go func() { p.waiting.Wait(); close(all) }()
+	select {
+	case <-all:
+	case <-time.After(time.Until(deadline) + time.Second):
 	}
 }
 
@@ -223,14 +237,37 @@ func hasMarker(pid int, marker string) bool {
 
 // reap collects the exit status of every target that is tandem's own child
 // and that no exec.Cmd waits for (orphans tandem adopted as subreaper).
-func reap(targets map[int]bool) {
+// It returns how many of them are still waiting to be reaped (alive, or
+// a zombie of tandem's that Wait4 did not take yet).
+func reap(targets map[int]bool) int {
 	waited.Lock()
 	defer waited.Unlock()
+	left := 0
 	for pid := range targets {
 		if waited.pids[pid] {
 			continue
 		}
 		var ws syscall.WaitStatus
-		_, _ = syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		got, err := syscall.Wait4(pid, &ws, syscall.WNOHANG, nil)
+		switch {
+		case got == pid || errors.Is(err, syscall.ECHILD):
+			// Reaped now, or not tandem's child (init or another parent reaps it).
+			if got != pid {
+				if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil && !isZombieOfOther(pid) {
+					left++
+				}
+			}
+			delete(targets, pid)
+		default:
+			left++ // still running: WNOHANG found nothing to take
+		}
 	}
+	return left
+}
+
+// isZombieOfOther reports whether pid is a zombie whose parent is not
+// tandem: its parent reaps it, not tandem.
+func isZombieOfOther(pid int) bool {
+	in, ok := readStat(pid)
+	return ok && in.zombie && in.ppid != os.Getpid()
 }

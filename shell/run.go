@@ -102,6 +102,7 @@ type Run struct {
 	refused *stepRefused
 	killed  bool
 	result  Result
+	ended   time.Time
 }
 
 // stepRefused is the error that halts the interpreter at a refused step.
@@ -225,6 +226,7 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 		res.End, res.Status, res.Error = Failed, 1, err.Error()
 	}
 	x.result = res
+	x.ended = time.Now()
 	x.mu.Unlock()
 	close(x.done)
 }

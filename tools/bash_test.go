@@ -1,0 +1,205 @@
+package tools
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/shell"
+)
+
+type notes struct {
+	mu   sync.Mutex
+	got  []map[string]any
+	cond chan struct{}
+}
+
+func bashSession(t *testing.T, settings string) (*Session, *notes) {
+	t.Helper()
+	s := NewSession([]string{t.TempDir()}, documents.NewOverlay())
+	s.Settings = config.New()
+	if settings != "" {
+		if err := s.Settings.Set(config.SourceUserFile, json.RawMessage(settings)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n := &notes{cond: make(chan struct{}, 16)}
+	s.Notify = func(method string, params any) {
+		if method != "tandem/jobSettled" {
+			return
+		}
+		n.mu.Lock()
+		n.got = append(n.got, params.(map[string]any))
+		n.mu.Unlock()
+		n.cond <- struct{}{}
+	}
+	t.Cleanup(s.Close)
+	return s, n
+}
+
+func callBash(t *testing.T, s *Session, script string) Result {
+	t.Helper()
+	args, _ := json.Marshal(map[string]string{"command": script})
+	return Call(context.Background(), s, "bash", args)
+}
+
+// A script past the budget becomes a job: the call returns its output so
+// far and the job id, the script goes on, and its end is reported with its
+// output (tandem/jobSettled) and in the jobs tool.
+func TestBashDetachesPastTheBudgetAndSettlesLater(t *testing.T) {
+	s, n := bashSession(t, `{"shell": {"budgetSeconds": 0.3}}`)
+	start := time.Now()
+	res := callBash(t, s, "echo start; sleep 1.2; echo end")
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("the call blocked %v past a 0.3 s budget", d)
+	}
+	st, _ := res.Structured.(map[string]any)
+	if st["end"] != "detached" || !strings.Contains(res.Text, "start") || strings.Contains(res.Text, "end\n") {
+		t.Fatalf("detached result: %+v\n%s", st, res.Text)
+	}
+	id := st["job"].(string)
+	select {
+	case <-n.cond:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job never settled")
+	}
+	n.mu.Lock()
+	note := n.got[0]
+	n.mu.Unlock()
+	if note["job"] != id || note["end"] != shell.Finished || !strings.Contains(note["text"].(string), "start\nend\n") {
+		t.Fatalf("jobSettled: %+v", note)
+	}
+	list := Call(context.Background(), s, "jobs", json.RawMessage(`{"action":"list"}`))
+	if !strings.Contains(list.Text, id+"  finished, exit status 0") {
+		t.Fatalf("jobs list: %s", list.Text)
+	}
+	show := Call(context.Background(), s, "jobs", json.RawMessage(`{"action":"show","id":"`+id+`"}`))
+	if !strings.Contains(show.Text, "start\nend\n") {
+		t.Fatalf("jobs show: %s", show.Text)
+	}
+}
+
+// processesOf is every process (zombies too) whose environment carries a
+// shell run's marker; it reads /proc.
+func processesOf(t *testing.T) map[int]string {
+	t.Helper()
+	out := map[int]string{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(filepath.Join("/proc", e.Name(), "environ"))
+		if err != nil || !bytes.Contains(env, []byte("TANDEM_SHELL_RUN=")) {
+			continue
+		}
+		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		out[pid] = string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}))
+	}
+	return out
+}
+
+func alive(pids map[int]string) []string {
+	var out []string
+	for pid, cmd := range pids {
+		if _, err := os.Stat(filepath.Join("/proc", strconv.Itoa(pid))); err == nil {
+			stat, _ := os.ReadFile(filepath.Join("/proc", strconv.Itoa(pid), "stat"))
+			out = append(out, strconv.Itoa(pid)+" "+cmd+" "+string(stat))
+		}
+	}
+	return out
+}
+
+// A process tree that outlives its script: a pipeline of sleeps, a process
+// that left its process group (setsid), and orphans whose parent exited.
+const tree = `sleep 300 | sleep 301 &
+python3 -c 'import subprocess, os; subprocess.Popen(["setsid", "sleep", "302"]); subprocess.Popen(["sleep", "303"]); os._exit(0)'
+sleep 304`
+
+func waitFor(t *testing.T, what string, ok func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !ok() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// Killing a job kills every process it started — process groups, the
+// orphans it left, one that left its group — and reaps them: none is left
+// in /proc, not even as a zombie.
+func TestJobKillLeavesNoProcessOfItsTrees(t *testing.T) {
+	s, n := bashSession(t, `{"shell": {"budgetSeconds": 0.2}}`)
+	res := callBash(t, s, tree)
+	id := res.Structured.(map[string]any)["job"].(string)
+	var procs map[int]string
+	waitFor(t, "the job's five sleeps", func() bool {
+		procs = processesOf(t)
+		k := 0
+		for _, c := range procs {
+			if strings.HasPrefix(c, "sleep 30") {
+				k++
+			}
+		}
+		return k >= 5
+	})
+	kill := Call(context.Background(), s, "jobs", json.RawMessage(`{"action":"kill","id":"`+id+`"}`))
+	if !strings.Contains(kill.Text, "killed") {
+		t.Fatalf("kill: %s", kill.Text)
+	}
+	if left := alive(procs); len(left) > 0 {
+		t.Fatalf("left after the kill: %v", left)
+	}
+	select {
+	case <-n.cond:
+	case <-time.After(5 * time.Second):
+		t.Fatal("a killed job did not settle")
+	}
+}
+
+// Closing the session kills its jobs the same way.
+func TestSessionCloseKillsItsJobs(t *testing.T) {
+	s, _ := bashSession(t, `{"shell": {"budgetSeconds": 0.2}}`)
+	callBash(t, s, tree)
+	var procs map[int]string
+	waitFor(t, "the job's sleeps", func() bool { procs = processesOf(t); return len(procs) >= 5 })
+	s.Close()
+	if left := alive(procs); len(left) > 0 {
+		t.Fatalf("left after the session closed: %v", left)
+	}
+}
+
+// shell.autoEffects is read from the user's own settings only: a workspace
+// layer can neither narrow nor widen it.
+func TestAutoEffectsComeOnlyFromUserSettings(t *testing.T) {
+	s, _ := bashSession(t, `{"shell": {"autoEffects": ["read"]}}`)
+	s.Settings.Set(config.SourceConfiguration, json.RawMessage(`{"shell": {"autoEffects": ["read", "write", "exec", "net", "outside", "protected"]}}`))
+	var asked []approvals.Question
+	s.Asker = approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
+		asked = append(asked, q)
+		return approvals.Deny
+	})
+	res := callBash(t, s, "touch made")
+	if len(asked) != 1 || res.Code != approvals.CodeDenied {
+		t.Fatalf("a workspace widened the auto set: asked %d, %s", len(asked), res.Text)
+	}
+	s2, _ := bashSession(t, "")
+	s2.Settings.Set(config.SourceClientOther, json.RawMessage(`{"shell": {"autoEffects": []}}`))
+	res = callBash(t, s2, "touch made")
+	if res.IsError {
+		t.Fatalf("a workspace narrowed the auto set: %s", res.Text)
+	}
+}
