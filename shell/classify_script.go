@@ -50,8 +50,9 @@ func ClassifyScript(src, dir string, env expand.Environ, p *approvals.Policy) ([
 
 // script classifies a script nested in a step (sh -c, eval, alias, trap):
 // the step gets the union of its commands' effects and their paths. A
-// script that does not parse is exec. args are its positional parameters.
-func (c *classifier) script(src, dir string, l lang, args []string) {
+// script that does not parse is exec. Its positional parameters are
+// unknown (the caller judges the words that become them).
+func (c *classifier) script(src, dir string, l lang) {
 	if c.depth > maxDepth {
 		c.eff = approvals.All
 		return
@@ -66,7 +67,7 @@ func (c *classifier) script(src, dir string, l lang, args []string) {
 		c.read(dir, src)
 		return
 	}
-	w := &walker{env: c.env, p: c.p, dir: dir, depth: c.depth, args: args}
+	w := &walker{env: c.env, p: c.p, dir: dir, depth: c.depth}
 	w.file(f)
 	for _, s := range w.steps {
 		c.eff |= s.Effects
@@ -80,7 +81,6 @@ type walker struct {
 	p     *approvals.Policy
 	dir   string
 	depth int
-	args  []string
 	steps []approvals.Step
 }
 

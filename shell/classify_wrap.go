@@ -178,13 +178,13 @@ func shellRow(name string) row {
 			c.add(approvals.Exec)
 		}
 		c.words(dir, rest[1:], false)
-		c.script(script, dir, langOf(name), rest[1:])
+		c.script(script, dir, langOf(name))
 	}
 }
 
 // evalRow: eval runs its arguments, joined by spaces, as a script.
 func evalRow(c *classifier, args []string, dir string) {
-	c.script(strings.Join(args, " "), dir, langBash, nil)
+	c.script(strings.Join(args, " "), dir, langBash)
 }
 
 // aliasRow: an alias definition is classified by what the alias runs, so a
@@ -192,7 +192,7 @@ func evalRow(c *classifier, args []string, dir string) {
 func aliasRow(c *classifier, args []string, dir string) {
 	for _, a := range args {
 		if n, v, ok := strings.Cut(a, "="); ok && n != "" {
-			c.script(v, dir, langBash, nil)
+			c.script(v, dir, langBash)
 		}
 	}
 }
@@ -205,6 +205,6 @@ func trapRow(c *classifier, args []string, dir string) {
 	}
 	ops := dropDashDash(p.ops)
 	if len(ops) > 1 && ops[0] != "-" {
-		c.script(ops[0], dir, langBash, nil)
+		c.script(ops[0], dir, langBash)
 	}
 }
