@@ -38,6 +38,10 @@ func Write(ctx context.Context, env *Env, path, content string) (string, error) 
 		}
 		return run(ctx, env, []*change{c})
 	}
+	if len(cur) > documents.MaxFileBytes {
+		return "", approvals.Refuse(approvals.CodeTooLarge, fmt.Sprintf(
+			"NOT written: %s is over the 4 MiB limit, so no version of it is ever shown whole and write cannot replace it without losing text you did not see. Change it with the shell (a script or sed), or write a new file.", show))
+	}
 	if !env.Seen.SawBytes(abs, cur) {
 		return "", approvals.Refuse(approvals.CodeNotSeen, fmt.Sprintf(
 			"NOT written: %s exists and its current content is not a version you have seen, so writing would lose changes you never saw. Read it first, then call write again.", show))

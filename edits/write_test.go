@@ -75,3 +75,12 @@ func TestWriteWarnsAboutNonUTF8(t *testing.T) {
 		t.Fatalf("%q %v", out, err)
 	}
 }
+
+func TestWriteRefusesFilesOverTheLimit(t *testing.T) {
+	big := strings.Repeat("x\n", 2<<20+1)
+	w := newWS(t, map[string]string{"big.txt": big})
+	_, err := w.write("big.txt", "small\n")
+	if codeOf(err) != "too_large" || w.file("big.txt") != big {
+		t.Fatalf("%v", err)
+	}
+}
