@@ -1,8 +1,11 @@
 package edits
 
 import (
+	"os"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // A unified diff of two files applies like line ops, with the same checks.
@@ -115,4 +118,44 @@ func TestAnchorsFromEditReplyRows(t *testing.T) {
 	if got := w.file("a.txt"); got != "one\n2\n" {
 		t.Errorf("file %q", got)
 	}
+}
+
+// Random, mostly malformed ops: never a panic; a refusal is typed and
+// changes nothing.
+func TestMalformedOpsAreTypedRefusals(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		root, err := os.MkdirTemp("", "tandem-bad-")
+		if err != nil {
+			rt.Fatal(err)
+		}
+		defer os.RemoveAll(root)
+		w := newWSIn(rt, root, map[string]string{"a.txt": "one\ntwo\nthree\n"})
+		tag := w.read("a.txt", "")
+		anchor := rapid.SampledFrom([]string{"0", "-1", "5-2", "abc", "99999", "3:wrong", "", "2:two", "1-3", "4", " 2 ", "L2", "+2:two"})
+		text := rapid.SampledFrom([]string{"", "x", "\r\n", "a\nb"})
+		var ops []map[string]string
+		for i := 0; i < rapid.IntRange(0, 3).Draw(rt, "n"); i++ {
+			op := map[string]string{}
+			for _, k := range rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"replace", "delete", "insertAfter", "insertBefore", "prepend", "append", "text", "old", "new"}), 1, 3, func(s string) string { return s }).Draw(rt, "keys") {
+				if k == "old" || k == "new" || k == "text" || k == "prepend" || k == "append" {
+					op[k] = text.Draw(rt, k)
+				} else {
+					op[k] = anchor.Draw(rt, k)
+				}
+			}
+			ops = append(ops, op)
+		}
+		args := mustJSON(map[string]any{"files": []any{map[string]any{"path": "a.txt", "tag": tag, "ops": ops}}})
+		_, err = w.edit(args)
+		if err != nil {
+			switch codeOf(err) {
+			case "invalid", "not_seen":
+			default:
+				rt.Fatalf("untyped refusal %v", err)
+			}
+			if w.file("a.txt") != "one\ntwo\nthree\n" {
+				rt.Fatalf("a refused edit changed the file")
+			}
+		}
+	})
 }
