@@ -159,3 +159,32 @@ func TestMalformedOpsAreTypedRefusals(t *testing.T) {
 		}
 	})
 }
+
+// Random patches built from diff-like lines: never a panic; a refusal is
+// typed and changes nothing.
+func TestMalformedPatchesAreTypedRefusals(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		root, err := os.MkdirTemp("", "tandem-badpatch-")
+		if err != nil {
+			rt.Fatal(err)
+		}
+		defer os.RemoveAll(root)
+		w := newWSIn(rt, root, map[string]string{"a.txt": "one\ntwo\nthree\n"})
+		w.read("a.txt", "")
+		lines := rapid.SliceOfN(rapid.SampledFrom([]string{"--- a/a.txt", "+++ b/a.txt", "--- /dev/null", "+++ b/new.txt",
+			"@@ -1,2 +1,2 @@", "@@ -2 +2 @@", "@@ -0,0 +1 @@", "@@ bad @@", " one", " two", "-two", "+TWO", "-zzz", "x", "",
+			`\ No newline at end of file`, "diff --git a/a.txt b/a.txt"}), 0, 12).Draw(rt, "lines")
+		patch := strings.Join(lines, "\n") + "\n"
+		_, err = w.edit(mustJSON(Args{Patch: patch}))
+		if err != nil {
+			switch codeOf(err) {
+			case "invalid", "not_seen", "stale_tag", "conflict":
+			default:
+				rt.Fatalf("untyped refusal %v for\n%s", err, patch)
+			}
+			if w.file("a.txt") != "one\ntwo\nthree\n" {
+				rt.Fatalf("a refused patch changed a.txt")
+			}
+		}
+	})
+}
