@@ -348,3 +348,40 @@ func TestLaw_gate_secret_read_needs_yes(t *testing.T) {
 		t.Fatalf("a plain read outside: %v", err)
 	}
 }
+
+// The environment names more secrets and moves tandem's own directories.
+func TestPolicyFromEnvironment(t *testing.T) {
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, ws := filepath.Join(tmp, "home"), filepath.Join(tmp, "ws")
+	p := NewPolicy(PolicyConfig{Roots: []string{ws}, Home: home, Env: []string{
+		"AWS_CONFIG_FILE=" + tmp + "/etc/aws.cfg",
+		"CLOUDSDK_CONFIG=" + tmp + "/gcloud",
+		"KUBECONFIG=" + tmp + "/k1:" + tmp + "/k2",
+		"DOCKER_CONFIG=" + tmp + "/docker",
+		"XDG_CONFIG_HOME=" + tmp + "/cfg",
+		"XDG_STATE_HOME=" + tmp + "/state",
+		"XDG_DATA_HOME=" + tmp + "/data",
+		"PATH=bin:/usr/bin",
+	}})
+	for path, want := range map[string]PathClass{
+		tmp + "/etc/aws.cfg":            PathSecret,
+		tmp + "/gcloud/creds.db":        PathSecret,
+		tmp + "/k2":                     PathSecret,
+		tmp + "/docker/config.json":     PathSecret,
+		tmp + "/docker/other.json":      PathOutside,
+		tmp + "/cfg/gh/hosts.yml":       PathSecret,
+		tmp + "/data/keyrings/a":        PathSecret,
+		tmp + "/cfg/tandem/config.json": PathProtected,
+		tmp + "/state/tandem/log":       PathProtected,
+		home + "/.config/tandem/x":      PathOutside,   // XDG_CONFIG_HOME moved it
+		ws + "/bin/tool":                PathProtected, // a relative PATH entry, from the first root
+		ws + "/src/a.go":                PathInside,
+	} {
+		if got := p.Judge(path); got != want {
+			t.Errorf("Judge(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
