@@ -22,10 +22,12 @@ func init() {
 
 // Transactional: the client applies a multi-document edit all or nothing
 // when it takes versioned documentChanges with transactional failure
-// handling (LSP 3.16).
+// handling (LSP 3.16). tandem's edits are text only, so
+// "textOnlyTransactional" (what VS Code declares) is transactional too.
 func (e editor) Transactional() bool {
 	raw, ok := e.c.Capability("workspace.workspaceEdit.failureHandling")
-	return ok && e.c.Supports("workspace.workspaceEdit.documentChanges") && string(raw) == `"transactional"`
+	return ok && e.c.Supports("workspace.workspaceEdit.documentChanges") &&
+		(string(raw) == `"transactional"` || string(raw) == `"textOnlyTransactional"`)
 }
 
 // ApplyEdit sends workspace/applyEdit: versioned documentChanges when the

@@ -186,7 +186,13 @@ func TestApplyEditCleanBufferSavedByEditor(t *testing.T) {
 // A transactional editor refuses one of two buffers: nothing lands in
 // either buffer nor in the closed file of the same call.
 func TestApplyEditTransactionalRefusal(t *testing.T) {
-	caps := map[string]any{"workspace": map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true, "failureHandling": "transactional"}}}
+	for _, handling := range []string{"transactional", "textOnlyTransactional"} {
+		t.Run(handling, func(t *testing.T) { transactionalRefusal(t, handling) })
+	}
+}
+
+func transactionalRefusal(t *testing.T, handling string) {
+	caps := map[string]any{"workspace": map[string]any{"applyEdit": true, "workspaceEdit": map[string]any{"documentChanges": true, "failureHandling": handling}}}
 	c, m, session, dir := editorSession(t, caps, map[string]string{"a.go": "a\n", "b.go": "b\n", "c.go": "c\n"})
 	for _, n := range []string{"a.go", "b.go"} {
 		m.open(filepath.Join(dir, n), n[:1]+"\n")
