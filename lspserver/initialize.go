@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 
 	"go.lsp.dev/protocol"
 
@@ -195,7 +196,7 @@ func init() {
 			}
 		}
 		for _, f := range p.Event.Added {
-			if path, ok := filePath(f.URI); ok && !removed[path] {
+			if path, ok := filePath(f.URI); ok && !removed[path] && !slices.Contains(roots, path) {
 				roots = append(roots, path)
 			}
 		}

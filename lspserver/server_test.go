@@ -148,3 +148,59 @@ func TestNoProgressWithoutSupport(t *testing.T) {
 		t.Fatalf("result %s, want no progress", m.Result)
 	}
 }
+
+// $/setTrace turns $/logTrace on and off; traces name methods, never params.
+func TestSetTrace(t *testing.T) {
+	c, _ := inProcess(t)
+	initialized(t, c, nil)
+	dir := t.TempDir()
+	c.notify("$/setTrace", map[string]any{"value": "verbose"})
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "file://" + dir + "/a.txt", "version": 1, "text": "secret-ish text"}})
+	c.ok("tandem/openSession", map[string]any{}, nil)
+	c.waitFor("a trace of openSession's reply", func(notes, _ []msg) bool {
+		for _, n := range notes {
+			if n.Method == "$/logTrace" && strings.Contains(string(n.Params), "sending response 'tandem/openSession") {
+				return true
+			}
+		}
+		return false
+	})
+	c.mu.Lock()
+	for _, n := range c.notes {
+		if strings.Contains(string(n.Params), "secret-ish") {
+			t.Errorf("a trace carries params: %s", n.Params)
+		}
+	}
+	c.notes = nil
+	c.mu.Unlock()
+	c.notify("$/setTrace", map[string]any{"value": "off"})
+	c.ok("tandem/openSession", map[string]any{}, nil)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, n := range c.notes {
+		if n.Method == "$/logTrace" {
+			t.Errorf("trace sent after $/setTrace off: %s", n.Params)
+		}
+	}
+}
+
+// Sessions opened after a workspace folder change use the new folders.
+func TestWorkspaceFolderChanges(t *testing.T) {
+	c, _ := inProcess(t)
+	a, b := t.TempDir(), t.TempDir()
+	c.ok("initialize", map[string]any{"capabilities": map[string]any{}, "workspaceFolders": []map[string]string{{"uri": "file://" + a, "name": "a"}}}, nil)
+	c.notify("initialized", map[string]any{})
+	c.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added":   []map[string]string{{"uri": "file://" + b, "name": "b"}},
+		"removed": []map[string]string{{"uri": "file://" + a, "name": "a"}},
+	}})
+	var res struct{ Roots []string }
+	c.ok("tandem/openSession", map[string]any{}, &res)
+	if len(res.Roots) != 1 || res.Roots[0] != b {
+		t.Fatalf("roots after the change: %v, want [%s]", res.Roots, b)
+	}
+	m := c.call("tandem/openSession", map[string]any{"roots": []string{"relative/dir"}})
+	if m.Error == nil || m.Error.Code != -32602 || !strings.Contains(m.Error.Message, "absolute path") {
+		t.Fatalf("a relative root: %+v, want InvalidParams naming the rule", m.Error)
+	}
+}
