@@ -57,6 +57,7 @@ func TextEdits(old, new []byte) []TextEdit {
 		return pre + ls.Lines[n].Start
 	}
 	var out []TextEdit
+	pos := &positioner{text: old}
 	i, j := 0, 0
 	for i < a.Len() || j < b.Len() {
 		if i < a.Len() && match[i] == j {
@@ -80,8 +81,9 @@ func TextEdits(old, new []byte) []TextEdit {
 		if sj == 0 {
 			nfrom = 0
 		}
+		start := pos.at(from)
 		out = append(out, TextEdit{
-			Range:   documents.Range{Start: position(old, from), End: position(old, to)},
+			Range:   documents.Range{Start: start, End: pos.at(to)},
 			NewText: string(new[nfrom:nto]),
 		})
 	}
@@ -90,18 +92,30 @@ func TextEdits(old, new []byte) []TextEdit {
 
 // position converts a byte offset of text to an LSP position.
 func position(text []byte, off int) documents.Position {
-	var p documents.Position
-	lineStart := 0
-	for i := 0; i < off; i++ {
-		if text[i] == '\n' {
-			p.Line++
-			lineStart = i + 1
+	return (&positioner{text: text}).at(off)
+}
+
+// positioner converts increasing byte offsets of one text to LSP positions
+// in one pass over the text, however many edits a change has.
+type positioner struct {
+	text      []byte
+	off       int // bytes scanned
+	line      uint32
+	lineStart int
+}
+
+func (p *positioner) at(off int) documents.Position {
+	for ; p.off < off; p.off++ {
+		if p.text[p.off] == '\n' {
+			p.line++
+			p.lineStart = p.off + 1
 		}
 	}
-	for k := lineStart; k < off; {
-		r, size := utf8.DecodeRune(text[k:])
-		p.Character += uint32(max(utf16.RuneLen(r), 1))
+	pos := documents.Position{Line: p.line}
+	for k := p.lineStart; k < off; {
+		r, size := utf8.DecodeRune(p.text[k:])
+		pos.Character += uint32(max(utf16.RuneLen(r), 1))
 		k += size
 	}
-	return p
+	return pos
 }
