@@ -314,11 +314,15 @@ func (s *Server) lifecycle(ctx context.Context, reply jsonrpc2.Replier, req json
 				"The server is not initialized. Send initialize first."))
 			return
 		}
+		// Requests still running are cancelled (one may be waiting for a
+		// question the closing editor will never answer) and answered
+		// before the shutdown reply; the read loop goes on meanwhile.
 		s.mu.Lock()
 		s.state = stateShutdown
+		for _, cancel := range s.inflight {
+			cancel()
+		}
 		s.mu.Unlock()
-		// Requests already running finish and are answered first; the
-		// read loop goes on meanwhile, so they can still be cancelled.
 		go func() {
 			s.running.Wait()
 			_ = reply(ctx, nil, nil)

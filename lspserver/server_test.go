@@ -204,3 +204,19 @@ func TestWorkspaceFolderChanges(t *testing.T) {
 		t.Fatalf("a relative root: %+v, want InvalidParams naming the rule", m.Error)
 	}
 }
+
+// shutdown cancels the requests still running and answers them first.
+func TestShutdownCancelsRunningRequests(t *testing.T) {
+	c, _ := inProcess(t)
+	initialized(t, c, nil)
+	slow := c.start(70, "test/block", 70)
+	<-blockStarted
+	shut := c.start(71, "shutdown", nil)
+	m := c.wait(slow, "the running request")
+	if m.Error == nil || m.Error.Code != -32800 {
+		t.Fatalf("running request at shutdown: %s %+v, want RequestCancelled", m.Result, m.Error)
+	}
+	if m := c.wait(shut, "shutdown"); m.Error != nil {
+		t.Fatalf("shutdown: %+v", m.Error)
+	}
+}
