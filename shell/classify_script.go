@@ -82,11 +82,74 @@ type walker struct {
 	dir   string
 	depth int
 	steps []approvals.Step
+	// stdin is the known text a command reads as its input (a here-document,
+	// a here-string, the output of echo before a pipe): a shell reading its
+	// commands from it runs that text.
+	stdin map[*syntax.CallExpr]string
+}
+
+// hereInput records the here-document or here-string of a simple command.
+func (w *walker) hereInput(st *syntax.Stmt) {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return
+	}
+	for _, r := range st.Redirs {
+		var word *syntax.Word
+		switch r.Op {
+		case syntax.Hdoc, syntax.DashHdoc:
+			word = r.Hdoc
+		case syntax.WordHdoc:
+			word = r.Word
+		default:
+			continue
+		}
+		if word == nil || !w.known(word) {
+			continue
+		}
+		if text, err := expand.Document(w.config(), word); err == nil {
+			w.setStdin(call, text)
+		}
+	}
+}
+
+// pipedInput records what echo or printf (without a format) pipes into the
+// next command.
+func (w *walker) pipedInput(b *syntax.BinaryCmd) {
+	if b.Op != syntax.Pipe && b.Op != syntax.PipeAll {
+		return
+	}
+	x, ok1 := b.X.Cmd.(*syntax.CallExpr)
+	y, ok2 := b.Y.Cmd.(*syntax.CallExpr)
+	if !ok1 || !ok2 {
+		return
+	}
+	argv, unknown := w.fields(x.Args)
+	if unknown || len(argv) < 2 {
+		return
+	}
+	switch {
+	case argv[0] == "echo":
+		w.setStdin(y, strings.Join(argv[1:], " "))
+	case argv[0] == "printf" && !strings.Contains(argv[1], "%"):
+		w.setStdin(y, argv[1])
+	}
+}
+
+func (w *walker) setStdin(call *syntax.CallExpr, text string) {
+	if w.stdin == nil {
+		w.stdin = map[*syntax.CallExpr]string{}
+	}
+	w.stdin[call] = text
 }
 
 func (w *walker) file(f *syntax.File) {
 	syntax.Walk(f, func(n syntax.Node) bool {
 		switch n := n.(type) {
+		case *syntax.Stmt:
+			w.hereInput(n)
+		case *syntax.BinaryCmd:
+			w.pipedInput(n)
 		case *syntax.CallExpr:
 			w.call(n)
 		case *syntax.DeclClause:
@@ -194,6 +257,9 @@ func (w *walker) call(n *syntax.CallExpr) {
 		if argv[0] == "cd" {
 			w.cd(argv[1:])
 		}
+		if text, ok := w.stdin[n]; ok && shellReadsInput(argv) {
+			c.script(text, w.dir, langOf(argv[0]))
+		}
 	}
 	w.add(c, text)
 }
@@ -257,6 +323,26 @@ func (w *walker) redirect(r *syntax.Redirect) {
 		return
 	}
 	w.steps = append(w.steps, ClassifyRedirect(vs[0], write, w.dir, w.p))
+}
+
+// shellReadsInput reports whether argv is a shell that reads its commands
+// from its input: no -c and no script file.
+func shellReadsInput(argv []string) bool {
+	if !isShellName(argv[0]) {
+		return false
+	}
+	for i := 1; i < len(argv); i++ {
+		a := argv[i]
+		switch {
+		case a == "-o" || a == "+o" || a == "-O" || a == "+O":
+			i++ // its value
+		case !strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "+"):
+			return false // a script file
+		case !strings.HasPrefix(a, "--") && strings.Contains(a, "c"):
+			return false // -c: the script is an argument, not the input
+		}
+	}
+	return true
 }
 
 func isFD(s string) bool { return s == "-" || isDigits(s) }

@@ -130,6 +130,11 @@ func xargsRow(c *classifier, args []string, dir string) {
 	c.command(payload, dir)
 }
 
+// shells are the programs shellRow classifies.
+var shells = []string{"sh", "bash", "dash", "ksh", "zsh", "mksh", "posh", "ash"}
+
+func isShellName(name string) bool { return contains(shells, name) }
+
 // shellRow: sh -c SCRIPT (and bash, dash, …) runs SCRIPT: it is parsed and
 // every command of it classified. A shell that runs a script file, reads
 // its commands from input, or runs as a login or interactive shell (which

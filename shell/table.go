@@ -287,7 +287,7 @@ func init() {
 	for n, wr := range wrappers {
 		table[n] = wr.row()
 	}
-	for _, n := range []string{"sh", "bash", "dash", "ksh", "zsh", "mksh", "posh", "ash"} {
+	for _, n := range shells {
 		table[n] = shellRow(n)
 	}
 	table["xargs"] = xargsRow

@@ -1,0 +1,5 @@
+# expect: write+exec+secret
+# why: a here-document of commands run by sh
+sh <<'EOF'
+rm -rf ~/.ssh
+EOF

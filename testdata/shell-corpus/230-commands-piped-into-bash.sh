@@ -1,0 +1,3 @@
+# expect: read+exec+secret
+# why: commands piped into bash
+echo 'cat ~/.netrc' | bash

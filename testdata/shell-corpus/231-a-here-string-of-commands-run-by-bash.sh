@@ -1,0 +1,3 @@
+# expect: write+exec+secret
+# why: a here-string of commands run by bash
+bash <<< 'rm -rf ~/.aws'

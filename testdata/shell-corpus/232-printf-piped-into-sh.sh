@@ -1,0 +1,3 @@
+# expect: write+exec
+# why: printf piped into sh
+printf 'rm -rf src' | sh
