@@ -9,7 +9,7 @@ import (
 // maxDiffCost bounds the number of inserted plus deleted lines the rebase
 // diff explores. Past it the diff stops and the edit is refused (the model
 // reads the file again): a refusal is always safe, an approximate diff is not.
-const maxDiffCost = 40000
+const maxDiffCost = 10000
 
 var errDiffTooLarge = errors.New("the file changed in too many lines since that version")
 
