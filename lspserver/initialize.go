@@ -96,6 +96,11 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 // goroutines: the read loop must not wait for the client.
 func (s *Server) initialized() {
 	ctx := context.Background()
+	msg := fmt.Sprintf("tandem %s is serving %d workspace folder(s)", s.opts.Version, len(s.Roots()))
+	if s.opts.LogPath != "" {
+		msg += "; its log is " + s.opts.LogPath
+	}
+	s.client.LogMessage(ctx, protocol.MessageTypeInfo, msg+".")
 	go s.fetchConfiguration(ctx)
 	if s.client.Supports("workspace.didChangeWatchedFiles.dynamicRegistration") {
 		go func() {

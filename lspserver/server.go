@@ -35,6 +35,7 @@ type Options struct {
 	Settings   *config.Settings // with the user file loaded; nil starts empty
 	Cwd        string           // the root when the client names no workspace
 	Version    string           // reported in serverInfo
+	LogPath    string           // where the log goes, told to the user at start
 	MaxMessage int64            // cap on one incoming message; 0 means MaxMessage
 }
 

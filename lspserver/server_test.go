@@ -153,6 +153,14 @@ func TestNoProgressWithoutSupport(t *testing.T) {
 func TestSetTrace(t *testing.T) {
 	c, _ := inProcess(t)
 	initialized(t, c, nil)
+	c.waitFor("the start message", func(notes, _ []msg) bool {
+		for _, n := range notes {
+			if n.Method == "window/logMessage" && strings.Contains(string(n.Params), "is serving 1 workspace folder(s)") {
+				return true
+			}
+		}
+		return false
+	})
 	dir := t.TempDir()
 	c.notify("$/setTrace", map[string]any{"value": "verbose"})
 	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "file://" + dir + "/a.txt", "version": 1, "text": "secret-ish text"}})

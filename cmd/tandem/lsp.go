@@ -57,7 +57,7 @@ func runLSP(args []string) int {
 		fmt.Fprintf(os.Stderr, "tandem lsp: --log-level %q: use debug, info, warn or error\n", *level)
 		return exitUsage
 	}
-	out, closeLog := openLog(*logPath)
+	out, shown, closeLog := openLog(*logPath)
 	defer closeLog()
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl})).With("pid", os.Getpid())
 
@@ -70,26 +70,27 @@ func runLSP(args []string) int {
 	defer stop()
 	log.Info("tandem lsp starting", "version", tandemVersion())
 	code := lspserver.Serve(ctx, os.Stdin, os.Stdout, lspserver.Options{
-		Log: log, Settings: settings, Cwd: cwd, Version: tandemVersion(),
+		Log: log, Settings: settings, Cwd: cwd, Version: tandemVersion(), LogPath: shown,
 	})
 	log.Info("tandem lsp exiting", "status", code)
 	return code
 }
 
 // openLog opens the log file for appending, rotating a large one, or falls
-// back to standard error (never standard output: that is the protocol).
-func openLog(path string) (io.Writer, func()) {
+// back to standard error (never standard output: that is the protocol). It
+// returns the file's path, empty for standard error.
+func openLog(path string) (io.Writer, string, func()) {
 	if path == "-" || strings.TrimSpace(path) == "" {
-		return os.Stderr, func() {}
+		return os.Stderr, "", func() {}
 	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
 		if fi, err := os.Stat(path); err == nil && fi.Size() > maxLog {
 			_ = os.Rename(path, path+".1")
 		}
 		if f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
-			return f, func() { _ = f.Close() }
+			return f, path, func() { _ = f.Close() }
 		}
 	}
 	fmt.Fprintf(os.Stderr, "tandem lsp: cannot write the log %s; logging to standard error\n", path)
-	return os.Stderr, func() {}
+	return os.Stderr, "", func() {}
 }
