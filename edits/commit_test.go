@@ -421,3 +421,54 @@ func TestLinkFallbackNeverReplaces(t *testing.T) {
 		t.Errorf("dest replaced: %q", b)
 	}
 }
+
+func (f *faultFS) Link(a, b string) error {
+	if err := f.fail("link"); err != nil {
+		return err
+	}
+	return f.OS.Link(a, b)
+}
+
+// A commit of edits, a creation and a move across directories, with each
+// write, fsync, rename, link and directory sync failing in turn: the reply
+// says "applied" exactly for the files whose new state is on disk, nothing
+// holds partial content, no temporary file is left.
+func TestFaultsInMixedCommit(t *testing.T) {
+	for _, step := range []string{"write", "fsync", "rename", "link", "dirsync"} {
+		for n := 1; n <= 6; n++ {
+			w := newWS(t, map[string]string{"a/one.txt": "one\n", "b/two.txt": "two\n", "c/move.txt": "move\n"})
+			t1, t2, t3 := w.read("a/one.txt", ""), w.read("b/two.txt", ""), w.read("c/move.txt", "")
+			w.env.FS = &faultFS{step: step, n: n, calls: map[string]int{}}
+			out, err := w.edit(`{"files":[` +
+				`{"path":"a/one.txt","tag":"` + t1 + `","ops":[{"append":"1"}]},` +
+				`{"path":"d/new.txt","create":"new\n"},` +
+				`{"path":"c/move.txt","tag":"` + t3 + `","ops":[{"append":"m"}],"moveTo":"e/moved.txt"},` +
+				`{"path":"b/two.txt","tag":"` + t2 + `","ops":[{"append":"2"}]}]}`)
+			text := replyText(out, err)
+			applied, not := landedIn(t, text)
+			exists := func(p string) bool { _, err := os.Stat(w.abs(p)); return err == nil }
+			states := map[string]bool{ // true: the new state is on disk
+				"a/one.txt":   w.file("a/one.txt") == "one\n1\n",
+				"d/new.txt":   exists("d/new.txt") && w.file("d/new.txt") == "new\n",
+				"e/moved.txt": exists("e/moved.txt") && w.file("e/moved.txt") == "move\nm\n" && !exists("c/move.txt"),
+				"b/two.txt":   w.file("b/two.txt") == "two\n2\n",
+			}
+			if !states["a/one.txt"] && w.file("a/one.txt") != "one\n" ||
+				!states["b/two.txt"] && w.file("b/two.txt") != "two\n" ||
+				!states["e/moved.txt"] && (exists("e/moved.txt") || w.file("c/move.txt") != "move\n") ||
+				!states["d/new.txt"] && exists("d/new.txt") {
+				t.Errorf("%s %d: a file holds partial content:\n%s", step, n, text)
+			}
+			for name, landed := range states {
+				if landed != applied[name] || landed == not[name] {
+					t.Errorf("%s %d: %s landed %v, but the reply says:\n%s", step, n, name, landed, text)
+				}
+			}
+			for _, d := range []string{"a", "b", "c", "d", "e"} {
+				if left := tempsLeft(t, w.abs(d)); len(left) > 0 {
+					t.Errorf("%s %d: temporary files left in %s: %v", step, n, d, left)
+				}
+			}
+		}
+	}
+}
