@@ -135,6 +135,7 @@ func readLarge(abs, show string, spans []Span) (string, error) {
 	}
 	defer f.Close()
 	rows := map[int][]byte{}
+	more := 0 // the first selected line not shown, if the bound stopped the read
 	last := spans[len(spans)-1].To
 	var kept []Span
 	br := bufio.NewReaderSize(f, 64<<10)
@@ -149,9 +150,16 @@ func readLarge(abs, show string, spans []Span) (string, error) {
 		if n == 1 {
 			line = bytes.TrimPrefix(line, bom)
 		}
-		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte{'\n'}), []byte{'\r'})
+		if l, ok := bytes.CutSuffix(line, []byte{'\n'}); ok {
+			line = bytes.TrimSuffix(l, []byte{'\r'}) // a lone "\r" at the end is text
+		}
 		if !inSpans(spans, n) {
 			continue
+		}
+		if len(rows) == maxRows {
+			// Only so many rows can be shown; the rest are not kept in memory.
+			more = n
+			break
 		}
 		if what := Encoding(line); what != "" {
 			return "", approvals.Refuse(approvals.CodeEncoding, fmt.Sprintf(
@@ -171,6 +179,9 @@ func readLarge(abs, show string, spans []Span) (string, error) {
 		return out.String(), nil
 	}
 	out.WriteString(ViewRows(func(n int) []byte { return rows[n] }, kept).Text)
+	if more > 0 {
+		fmt.Fprintf(&out, "(the selected lines from %d on are not shown: at most %d rows a read; read them with lines \"%d-\")\n", more, maxRows, more)
+	}
 	return out.String(), nil
 }
 

@@ -291,6 +291,10 @@ func TestReadDirectoryLargeFileAndRefusals(t *testing.T) {
 	if _, ok := store.Latest(path); ok {
 		t.Fatal("a file over the limit has no tag, so nothing is recorded")
 	}
+	out, err = Read(store, NewOverlay(), []string{dir}, "big.txt", "10-")
+	if err != nil || !strings.Contains(out, fmt.Sprintf("(the selected lines from %d on are not shown", 10+maxRows)) {
+		t.Fatalf("an open range over a large file must stop at the row bound and say where:\n%.300s %v", out[max(0, len(out)-300):], err)
+	}
 	for sel, code := range map[string]approvals.Code{"0-3": approvals.CodeInvalid, "5-2": approvals.CodeInvalid, "x": approvals.CodeInvalid} {
 		if _, err := Read(NewStore(), NewOverlay(), []string{dir}, "sub/x.txt", sel); codeOf(err) != code {
 			t.Errorf("selector %q: %v, want %s", sel, err, code)
