@@ -207,11 +207,11 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	res := Result{Steps: append([]Step(nil), x.steps...), Output: x.out.snapshot()}
 	var status interp.ExitStatus
 	switch {
+	case x.killed: // a question still open when the kill came is moot
+		res.End, res.Status = Killed, 137
 	case x.refused != nil:
 		res.End, res.RefusedAt, res.Refusal = Refused, x.refused.n, x.refused.err.Refusal
 		res.Status = 1
-	case x.killed:
-		res.End, res.Status = Killed, 137
 	case err == nil:
 		res.End = Finished
 		if exited {
