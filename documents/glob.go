@@ -86,7 +86,11 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 				continue
 			}
 		}
-		t, err := Walk(ctx, firstRoot(roots), start, true, func(e Entry, t *Tally) {
+		depth := 0 // unlimited
+		if !strings.Contains(rest, "**") {
+			depth = strings.Count(rest, "/") + 1
+		}
+		t, err := Walk(ctx, firstRoot(roots), start, true, depth, func(e Entry, t *Tally) {
 			ok, _ := doublestar.Match(rest, e.Rel)
 			if !ok {
 				if !e.IsDir {

@@ -102,7 +102,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	default:
 		g.keep = req.Skip + filesPerPage
 		for _, dir := range dirs {
-			t, err := Walk(ctx, firstRoot(roots), dir, false, func(e Entry, t *Tally) { g.file(e, t, false) })
+			t, err := Walk(ctx, firstRoot(roots), dir, false, 0, func(e Entry, t *Tally) { g.file(e, t, false) })
 			if err != nil {
 				return nil, approvals.Refuse(approvals.CodeCancelled, "The search was cancelled before it finished. Run it again if you still need it.")
 			}

@@ -115,8 +115,11 @@ type Visitor func(e Entry, t *Tally)
 
 // Walk visits the tree under start with the ignore rules of git, on several
 // goroutines. workspace is the first workspace root ("" for none): outside a
-// git repository its ignore files still apply from there down.
-func Walk(ctx context.Context, workspace, start string, dirs bool, visit Visitor) (*Tally, error) {
+// git repository its ignore files still apply from there down. dirs asks for
+// directories too. maxDepth > 0 stops at entries that many levels down (a
+// glob without "**" cannot match deeper); a directory at that depth is met
+// and counted but not entered.
+func Walk(ctx context.Context, workspace, start string, dirs bool, maxDepth int, visit Visitor) (*Tally, error) {
 	top, inRepo := findGitRoot(start)
 	if !inRepo {
 		top = start
@@ -141,7 +144,7 @@ func Walk(ctx context.Context, workspace, start string, dirs bool, visit Visitor
 			}
 		}
 	}
-	w := &walker{ctx: ctx, visit: visit, dirs: dirs}
+	w := &walker{ctx: ctx, visit: visit, dirs: dirs, maxDepth: maxDepth}
 	w.cond = sync.NewCond(&w.mu)
 	w.queue = []dirJob{{abs: start, rel: "", parts: parts, rules: r}}
 	w.pending = 1
@@ -204,18 +207,20 @@ func searchRoots(roots []string, path string) ([]string, error) {
 
 type dirJob struct {
 	abs, rel string
+	depth    int      // levels below the start
 	parts    []string // components from the ignore root
 	rules    rules
 }
 
 type walker struct {
-	ctx     context.Context
-	visit   Visitor
-	dirs    bool
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []dirJob // a stack: depth first keeps the working set small
-	pending int      // jobs queued or running
+	ctx      context.Context
+	visit    Visitor
+	dirs     bool
+	maxDepth int
+	mu       sync.Mutex
+	cond     *sync.Cond
+	queue    []dirJob // a stack: depth first keeps the working set small
+	pending  int      // jobs queued or running
 }
 
 func (w *walker) work(t *Tally) {
@@ -308,7 +313,11 @@ func (w *walker) dir(job dirJob, t *Tally) []dirJob {
 			}
 		case isDir:
 			abs := job.abs + string(filepath.Separator) + name
-			subdirs = append(subdirs, dirJob{abs: abs, rel: rel, parts: parts, rules: r})
+			if w.maxDepth > 0 && job.depth+1 >= w.maxDepth {
+				t.add(ClassDir, abs) // met, not entered: nothing below can match
+			} else {
+				subdirs = append(subdirs, dirJob{abs: abs, rel: rel, depth: job.depth + 1, parts: parts, rules: r})
+			}
 			if w.dirs {
 				w.visit(Entry{Abs: abs, Rel: rel, IsDir: true, d: e}, t)
 			}
