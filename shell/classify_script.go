@@ -1,6 +1,8 @@
 package shell
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"strings"
 
@@ -85,7 +87,8 @@ type walker struct {
 	// stdin is the known text a command reads as its input (a here-document,
 	// a here-string, the output of echo before a pipe): a shell reading its
 	// commands from it runs that text.
-	stdin map[*syntax.CallExpr]string
+	stdin   map[*syntax.CallExpr]string
+	globbed int // directory entries globs have read
 }
 
 // hereInput records the here-document or here-string of a simple command.
@@ -174,9 +177,25 @@ func (w *walker) config() *expand.Config {
 	}
 	return &expand.Config{
 		Env:       env,
-		ReadDir2:  os.ReadDir,
+		ReadDir2:  w.readDir,
 		ProcSubst: func(*syntax.ProcSubst) (string, error) { return "/dev/null", nil },
 	}
+}
+
+// maxGlobEntries bounds the directory entries the globs of one script may
+// read; past it a glob's word is unknown (exec), so /*/*/*/* costs little.
+const maxGlobEntries = 10000
+
+// errGlobBound stops a glob that read too much.
+var errGlobBound = errors.New("glob reads too many entries")
+
+func (w *walker) readDir(dir string) ([]fs.DirEntry, error) {
+	if w.globbed >= maxGlobEntries {
+		return nil, errGlobBound
+	}
+	es, err := os.ReadDir(dir)
+	w.globbed += len(es)
+	return es, err
 }
 
 // known reports whether a word's value is fixed before the script runs.

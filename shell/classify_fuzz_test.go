@@ -1,0 +1,43 @@
+package shell
+
+import (
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// Any argv and any script classify without a panic, and a step's text
+// always shows its argv.
+func TestClassifyAnyInput(t *testing.T) {
+	f := newCorpusFixture(t)
+	var names []string
+	for n := range table {
+		names = append(names, n)
+	}
+	words := []string{"-", "--", "-c", "-e", "-i", "-o", "-x", "--output", "--pre", "-C", "{}", ";", "+", "=",
+		"a=b", "s/a/b/", "e", "~", "/", "..", "keys", "chain1", "loop1", "src", "", "-5", "--no-pager", "log",
+		"rm", "sh", "timeout", "1", "$'x'", "'", "\"", "$(", "`", "\\", "\x00", "\u202e", "-exec", "-delete"}
+	rapid.Check(t, func(t *rapid.T) {
+		argv := []string{rapid.SampledFrom(names).Draw(t, "name")}
+		argv = append(argv, rapid.SliceOfN(rapid.OneOf(rapid.SampledFrom(words), rapid.String()), 0, 8).Draw(t, "args")...)
+		s := Classify(argv, f.ws, f.environ(), f.policy)
+		if s.Text != approvals.Show(argv) {
+			t.Fatalf("text %q, want %q", s.Text, approvals.Show(argv))
+		}
+		_, _ = ClassifyScript(strings.Join(argv, " "), f.ws, f.environ(), f.policy)
+	})
+}
+
+// FuzzClassifyScript: no script makes the static classifier panic.
+func FuzzClassifyScript(f *testing.F) {
+	fx := newCorpusFixture(f)
+	for _, s := range loadCorpus(f) {
+		f.Add(s.src)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		_, _ = ClassifyScript(src, fx.ws, fx.environ(), fx.policy)
+	})
+}
