@@ -257,6 +257,15 @@ func NewPolicy(c PolicyConfig) *Policy {
 	}
 	addProtected(c.ConfigDir, tree)
 	addProtected(c.StateDir, tree)
+	// The editors' user settings hand tandem its user-level settings (the
+	// auto set among them): writing them would widen what runs unasked.
+	if home != "" {
+		for _, d := range editorUserSettings {
+			addProtected(filepath.Join(cfgHome, d), tree)
+			addProtected(filepath.Join(home, "Library/Application Support", d), tree)
+		}
+		addProtected(filepath.Join(home, ".vscode-server/data/Machine"), tree)
+	}
 	for _, s := range c.Protected {
 		addProtected(s, tree)
 	}
@@ -292,6 +301,10 @@ func entries(path string, k entryKind) []entry {
 	}
 	return out
 }
+
+// editorUserSettings are the editors' user-level settings directories,
+// under the XDG config home (or ~/Library/Application Support on macOS).
+var editorUserSettings = []string{"Code/User", "Code - Insiders/User", "VSCodium/User", "Cursor/User", "nvim"}
 
 // namedDirs are protected wherever they appear: their contents name programs
 // git or tandem runs (hooks, config, fsmonitor) or tandem's project settings.
