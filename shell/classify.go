@@ -61,9 +61,11 @@ func ClassifyRedirect(target string, write bool, dir string, p *approvals.Policy
 	if write {
 		op = ">"
 		c.write(dir, target)
-	} else if _, ok := c.judge(dir, target); ok {
+	} else if j, ok := c.judge(dir, target); ok {
 		c.add(approvals.Read)
-		c.read(dir, target)
+		if j.HoldsSecret {
+			c.add(approvals.Secret)
+		}
 	}
 	return c.step(op + " " + approvals.Show([]string{target}))
 }
