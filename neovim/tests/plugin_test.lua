@@ -272,6 +272,37 @@ test('bash_steps_allowed_for_the_session_through_askApproval', function()
   end)
 end)
 
+test('user_settings_gate_execution_and_other_settings_cannot', function()
+  local asked, orig = {}, vim.ui.select
+  vim.ui.select = function(items, opts, on_choice)
+    table.insert(asked, opts.prompt)
+    vim.schedule(function()
+      on_choice(item('Deny')(items, opts))
+    end)
+  end
+  local ok, err = pcall(function()
+    -- Settings a project could have written: ignored for the auto set, the step runs unasked.
+    local ws = workspace()
+    tandem.setup({ settings = { shell = { autoEffects = { 'read' } } } })
+    open(ws, 'README.md')
+    call('bash', { command = 'touch workspace.txt' })
+    eq(0, #asked, 'workspace-level settings narrow nothing')
+    eq(true, exists(ws .. '/workspace.txt'), 'the step ran')
+    reset()
+    -- The user's own settings: the write asks.
+    ws = workspace()
+    tandem.setup({ user_settings = { shell = { autoEffects = { 'read' } } } })
+    open(ws, 'README.md')
+    call('bash', { command = 'touch user.txt' })
+    eq(1, #asked, 'user-level settings set the auto set')
+    eq(false, exists(ws .. '/user.txt'), 'the denied step did not run')
+  end)
+  vim.ui.select = orig
+  if not ok then
+    error(err, 0)
+  end
+end)
+
 test('cancelled_call_settles_its_question_and_a_late_answer_runs_nothing', function()
   with_questions(item('Allow'), function(asked)
     -- The user leaves the prompt open: keep its callback instead of answering.

@@ -99,9 +99,9 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<TandemApi>
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],
-      // Only the user's own settings reach tandem from here: a workspace folder cannot set
-      // tandem's execution gates.
-      initializationOptions: cfg.inspect<object>('settings')?.globalValue ?? {},
+      // tandem.settings is application-scoped, so only the user's own settings.json can set
+      // it: it goes to tandem as user-level settings, where execution gates are honoured.
+      initializationOptions: { user: cfg.inspect<object>('settings')?.globalValue ?? {} },
       outputChannel: log,
     };
     const c = new LanguageClient('tandem', 'tandem', serverOptions, clientOptions);

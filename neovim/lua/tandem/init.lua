@@ -14,8 +14,12 @@ local defaults = {
   root_markers = { '.git', '.tandem' },
   -- Start tandem for every buffer backed by a file.
   autostart = true,
-  -- Sent as initializationOptions (see docs/settings.md). Execution gates such as the
-  -- shell's auto set are read by tandem only from the user's own config file, never from here.
+  -- Your own settings, sent as initializationOptions.user (see docs/settings.md): user level,
+  -- so tandem honours execution gates here (e.g. shell.autoEffects). Set them only in your
+  -- own config, never from a project's.
+  user_settings = {},
+  -- Other settings, sent as initializationOptions.workspace: workspace level, so tandem
+  -- never takes an execution gate from them.
   settings = {},
   -- 'tandem': declare the tandem approval capability, so questions arrive as
   -- tandem/askApproval with the steps, effects and paths, and are answered with
@@ -34,12 +38,12 @@ local config = vim.deepcopy(defaults)
 --- Per client id: the agent session id, and the names of the variables put into vim.env.
 local sessions = {} ---@type table<integer, string>
 local env_names = {} ---@type table<integer, string[]>
---- Open approval questions by id: {client_id, settled?}.
+--- The questions on screen, by id: {settled?}.
 local questions = {} ---@type table<string, table>
 
 local has_011 = vim.fn.has('nvim-0.11') == 1
 
---- Client:request / Client:notify changed from field functions (0.10) to methods (0.11).
+--- Client:request changed from a field function (0.10) to a method (0.11).
 local function request(client, method, params, handler, bufnr)
   if has_011 then
     return client:request(method, params, handler, bufnr)
@@ -116,7 +120,7 @@ local function ask_approval(_, params, ctx)
       table.insert(offered, c)
     end
   end
-  questions[id] = { client_id = ctx.client_id }
+  questions[id] = {}
   local co = coroutine.running()
   vim.ui.select(offered, {
     prompt = M.approval_prompt(params) .. '\n',
@@ -279,7 +283,10 @@ function M.start(bufnr)
     cmd = config.cmd,
     root_dir = root,
     workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
-    init_options = next(config.settings) and config.settings or vim.empty_dict(),
+    init_options = {
+      user = next(config.user_settings) and config.user_settings or vim.empty_dict(),
+      workspace = next(config.settings) and config.settings or vim.empty_dict(),
+    },
     capabilities = capabilities(),
     handlers = {
       ['tandem/askApproval'] = ask_approval,

@@ -99,11 +99,11 @@ async function main(): Promise<number> {
       'telemetry.telemetryLevel': 'off',
       'extensions.autoCheckUpdates': false,
       'update.mode': 'none',
+      // The user's own tandem settings, which the extension sends as user-level settings:
+      // ask before running a program tandem cannot classify, so `./allowed.sh` asks.
+      'tandem.settings': { shell: { autoEffects: ['read', 'write', 'net', 'outside', 'protected'] } },
     }),
   );
-  // The user's own tandem settings: ask before every write, so a bash step asks.
-  fs.mkdirSync(path.join(tmp, 'config/tandem'), { recursive: true });
-  fs.writeFileSync(path.join(tmp, 'config/tandem/config.json'), '{"shell": {"autoEffects": ["read"]}}');
   // tandem on the PATH a user would have: code-server gives the extension host and its
   // terminals a login shell's environment, which rebuilds PATH from the profiles.
   fs.writeFileSync(path.join(tmp, '.profile'), `PATH='${path.dirname(tandemOnPath())}':"$PATH"\nexport PATH\n`);
@@ -159,8 +159,8 @@ async function main(): Promise<number> {
     // center (the bell in the status bar), where the same notification has the same buttons.
     let answering = true;
     const answers: [string, string][] = [
-      ['touch allowed.txt', 'Allow'],
-      ['touch denied.txt', 'Deny'],
+      ['./allowed.sh', 'Allow'],
+      ['./denied.sh', 'Deny'],
     ];
     const user = (async () => {
       while (answering) {

@@ -100,19 +100,22 @@ const cases: Case[] = [
     },
   },
   {
-    // The driver clicks "Allow" on the notification that names allowed.txt.
+    // The user's settings ask before a program tandem cannot classify (exec); the driver clicks
+    // "Allow" on the notification that names ./allowed.sh.
     name: 'bash_step_allowed_from_the_notification',
     fn: async (api, root) => {
-      const r = await api.callTool('bash', { command: 'touch allowed.txt' });
+      fs.writeFileSync(vscode.Uri.joinPath(root, 'allowed.sh').fsPath, '#!/bin/sh\ntouch allowed.txt\n', { mode: 0o755 });
+      const r = await api.callTool('bash', { command: './allowed.sh' });
       check(r.isError !== true, `the script failed: ${resultText(r)}`);
       check(fs.existsSync(vscode.Uri.joinPath(root, 'allowed.txt').fsPath), 'the allowed step did not run');
     },
   },
   {
-    // The driver clicks "Deny" on the notification that names denied.txt.
+    // The driver clicks "Deny" on the notification that names ./denied.sh.
     name: 'bash_step_denied_from_the_notification',
     fn: async (api, root) => {
-      const text = resultText(await api.callTool('bash', { command: 'touch denied.txt' }));
+      fs.writeFileSync(vscode.Uri.joinPath(root, 'denied.sh').fsPath, '#!/bin/sh\ntouch denied.txt\n', { mode: 0o755 });
+      const text = resultText(await api.callTool('bash', { command: './denied.sh' }));
       check(text.includes('denied'), `the result does not say denied:\n${text}`);
       check(!fs.existsSync(vscode.Uri.joinPath(root, 'denied.txt').fsPath), 'the denied step ran');
     },
@@ -171,9 +174,10 @@ export async function run(): Promise<void> {
     const ext = await waitFor('the tandem extension', () => vscode.extensions.getExtension<TandemApi>('tandemdev.tandem'));
     const api = await ext.activate();
     for (const c of cases) {
+      const start = Date.now();
       try {
         await c.fn(api, root);
-        report.passed.push(c.name);
+        report.passed.push(`${c.name} (${((Date.now() - start) / 1000).toFixed(1)} s)`);
       } catch (e) {
         report.failed.push({ name: c.name, error: (e as Error).stack ?? String(e) });
       }
