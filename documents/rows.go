@@ -115,11 +115,15 @@ func ViewRows(text func(n int) []byte, spans []Span) RowsView {
 		n, size int  // size: the row's bytes with its newline
 		gap     bool // a gap marker goes before this row
 	}
-	var items []item
+	rows := 0
+	for _, s := range spans {
+		rows += s.To - s.From + 1
+	}
+	items := make([]item, 0, rows)
 	total := 0
 	for i, s := range spans {
 		for n := s.From; n <= s.To; n++ {
-			size := len(strconv.Itoa(n)) + 2 + min(len(text(n)), maxRowBytes+80)
+			size := digits(n) + 2 + min(len(text(n)), maxRowBytes+80)
 			items = append(items, item{n: n, size: size, gap: i > 0 && n == s.From && s.From != spans[i-1].To+1})
 			total += size
 		}
@@ -174,4 +178,13 @@ func ViewRows(text func(n int) []byte, spans []Span) RowsView {
 	}
 	v.Text = out.String()
 	return v
+}
+
+// digits is the length of n in decimal.
+func digits(n int) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
