@@ -2,6 +2,8 @@
 -- Run through neovim/tests/run, which provides a private environment; prints one line per
 -- test and `N passed, N failed`, and exits non-zero when a test failed.
 local tandem = require('tandem')
+-- Neovim's own vim.ui.select (an inputlist), before any test replaces it.
+local default_select = vim.ui.select
 vim.o.showmode = false
 -- Neovim's applyEdit handler prints the edit's label; keep the report to one line per test.
 _G.print = function() end
@@ -269,6 +271,38 @@ test('bash_steps_allowed_for_the_session_through_askApproval', function()
     eq(false, res.isError == true, 'the script ran again: ' .. out)
     eq(1, #asked, 'the same step was not asked again in this session')
     eq(true, exists(ws .. '/once.txt'), 'the step ran again')
+  end)
+end)
+
+test('bash_step_denied_through_neovims_default_inputlist', function()
+  -- No picker plugin: Neovim's own vim.ui.select shows an inputlist. The user types the
+  -- number of "Deny" (the list shows the prompt, then "1: Allow", "2: Deny", …).
+  with_questions(item('Allow'), function()
+    vim.ui.select = default_select
+    local shown
+    local orig = vim.fn.inputlist
+    vim.fn.inputlist = function(list)
+      shown = list
+      for i, line in ipairs(list) do
+        if line:match('^%d+: Deny$') then
+          return i - 1
+        end
+      end
+      return 0
+    end
+    local ok, err = pcall(function()
+      local ws = workspace()
+      tandem.setup({ approvals = 'tandem' })
+      open(ws, 'README.md')
+      local _, out = call('bash', { command = 'touch typed.txt' })
+      contains(table.concat(shown or {}, '\n'), 'touch typed.txt', 'the inputlist shows the step')
+      contains(out, 'denied', 'the result says denied')
+      eq(false, exists(ws .. '/typed.txt'), 'the denied step did not run')
+    end)
+    vim.fn.inputlist = orig
+    if not ok then
+      error(err, 0)
+    end
   end)
 end)
 
