@@ -51,8 +51,8 @@ func (OS) Sync(f *os.File) error { return f.Sync() }
 func (OS) Rename(from, to string) error { return os.Rename(from, to) }
 
 // Link makes a hard link; where the filesystem has none it falls back to a
-// rename that refuses an existing name (renameat2 RENAME_NOREPLACE), so a
-// move never replaces a file either way.
+// rename that refuses an existing name (renameNoReplace), so a move never
+// replaces a file either way.
 func (OS) Link(from, to string) error { return linkOrRename(os.Link, from, to) }
 
 func linkOrRename(link func(from, to string) error, from, to string) error {
@@ -60,7 +60,7 @@ func linkOrRename(link func(from, to string) error, from, to string) error {
 	if err == nil || errors.Is(err, fs.ErrExist) || !linkUnsupported(err) {
 		return err
 	}
-	if err := unix.Renameat2(unix.AT_FDCWD, from, unix.AT_FDCWD, to, unix.RENAME_NOREPLACE); err != nil {
+	if err := renameNoReplace(from, to); err != nil {
 		return &os.LinkError{Op: "rename (no replace)", Old: from, New: to, Err: err}
 	}
 	return errLinkedByRename
