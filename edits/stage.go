@@ -135,7 +135,7 @@ func distinct(cs []*change) *problem {
 				continue
 			}
 			if seen[p] {
-				return problemf(approvals.CodeInvalid, "%s appears twice in this edit; put all changes of one file in one entry (one ops list), then call edit again.", documentsDisplay(cs, p))
+				return problemf(approvals.CodeInvalid, "%s appears twice in this edit; put all changes of one file in one entry (one ops list), then call edit again.", displayOf(cs, p))
 			}
 			seen[p] = true
 		}
@@ -143,7 +143,7 @@ func distinct(cs []*change) *problem {
 	return nil
 }
 
-func documentsDisplay(cs []*change, abs string) string {
+func displayOf(cs []*change, abs string) string {
 	for _, c := range cs {
 		if c.path == abs {
 			return c.show
