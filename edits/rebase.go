@@ -33,8 +33,9 @@ func rebase(env *Env, c *change, tag documents.Tag, base documents.Lines, ps []p
 	cur := c.scanned()
 	match, err := lineMatch(base, cur)
 	if err != nil {
-		curTag := env.Seen.Saw(c.path, c.base)
-		return nil, problemf(approvals.CodeConflict, "%s changed in too many lines since %s#%s to carry your edit over (%v). Read it again (its tag is now %s), then redo the edit.", c.show, c.show, tag, err, curTag)
+		// Nothing of the current text is shown here, so no version of it
+		// is recorded as seen.
+		return nil, problemf(approvals.CodeConflict, "%s changed in too many lines since %s#%s to carry your edit over (%v). Read it again, then redo the edit on what you read.", c.show, c.show, tag, err)
 	}
 	moved := make([]planned, 0, len(ps))
 	var bad []planned
