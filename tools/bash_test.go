@@ -90,8 +90,9 @@ func TestBashDetachesPastTheBudgetAndSettlesLater(t *testing.T) {
 }
 
 // processesOf is every process (zombies too) whose environment carries a
-// shell run's marker; it reads /proc.
-func processesOf(t *testing.T) map[int]string {
+// shell run's marker and whose command line holds token (other tests may run
+// steps at the same time); it reads /proc.
+func processesOf(t *testing.T, token string) map[int]string {
 	t.Helper()
 	out := map[int]string{}
 	ents, _ := os.ReadDir("/proc")
@@ -105,7 +106,9 @@ func processesOf(t *testing.T) map[int]string {
 			continue
 		}
 		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		out[pid] = string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}))
+		if line := string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})); strings.Contains(line, token) {
+			out[pid] = line
+		}
 	}
 	return out
 }
@@ -121,11 +124,16 @@ func alive(pids map[int]string) []string {
 	return out
 }
 
-// A process tree that outlives its script: a pipeline of sleeps, a process
-// that left its process group (setsid), and orphans whose parent exited.
-const tree = `sleep 300 | sleep 301 &
-python3 -c 'import subprocess, os; subprocess.Popen(["setsid", "sleep", "302"]); subprocess.Popen(["sleep", "303"]); os._exit(0)'
-sleep 304`
+// tree is a process tree that outlives its script: a pipeline of sleeps, a
+// process that left its process group (setsid), and orphans whose parent
+// exited. Each sleep's argument ends in token.
+func tree(token string) string {
+	return strings.ReplaceAll(`sleep 300.T | sleep 301.T &
+python3 -c 'import subprocess, os; subprocess.Popen(["setsid", "sleep", "302.T"]); subprocess.Popen(["sleep", "303.T"]); os._exit(0)'
+sleep 304.T`, "T", token)
+}
+
+func token() string { return strconv.FormatInt(time.Now().UnixNano()%1e9, 10) }
 
 func waitFor(t *testing.T, what string, ok func() bool) {
 	t.Helper()
@@ -143,19 +151,11 @@ func waitFor(t *testing.T, what string, ok func() bool) {
 // in /proc, not even as a zombie.
 func TestJobKillLeavesNoProcessOfItsTrees(t *testing.T) {
 	s, n := bashSession(t, `{"shell": {"budgetSeconds": 0.2}}`)
-	res := callBash(t, s, tree)
+	tok := token()
+	res := callBash(t, s, tree(tok))
 	id := res.Structured.(map[string]any)["job"].(string)
 	var procs map[int]string
-	waitFor(t, "the job's five sleeps", func() bool {
-		procs = processesOf(t)
-		k := 0
-		for _, c := range procs {
-			if strings.HasPrefix(c, "sleep 30") {
-				k++
-			}
-		}
-		return k >= 5
-	})
+	waitFor(t, "the job's five sleeps", func() bool { procs = processesOf(t, tok); return len(procs) >= 5 })
 	kill := Call(context.Background(), s, "jobs", json.RawMessage(`{"action":"kill","id":"`+id+`"}`))
 	if !strings.Contains(kill.Text, "killed") {
 		t.Fatalf("kill: %s", kill.Text)
@@ -173,9 +173,10 @@ func TestJobKillLeavesNoProcessOfItsTrees(t *testing.T) {
 // Closing the session kills its jobs the same way.
 func TestSessionCloseKillsItsJobs(t *testing.T) {
 	s, _ := bashSession(t, `{"shell": {"budgetSeconds": 0.2}}`)
-	callBash(t, s, tree)
+	tok := token()
+	callBash(t, s, tree(tok))
 	var procs map[int]string
-	waitFor(t, "the job's sleeps", func() bool { procs = processesOf(t); return len(procs) >= 5 })
+	waitFor(t, "the job's sleeps", func() bool { procs = processesOf(t, tok); return len(procs) >= 5 })
 	s.Close()
 	if left := alive(procs); len(left) > 0 {
 		t.Fatalf("left after the session closed: %v", left)
