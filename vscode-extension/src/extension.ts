@@ -9,6 +9,7 @@ import {
   LanguageClient,
   LanguageClientOptions,
   ServerOptions,
+  State,
   StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
@@ -131,10 +132,14 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<TandemApi>
       return null;
     });
     c.onDidChangeState((e) => {
-      if (e.newState === 1 /* Stopped */) {
+      if (e.newState === State.Stopped) {
         termEnv.clear();
         terminalVars = {};
         update({ backend: 'stopped', session: undefined });
+      } else if (e.newState === State.Running && state.backend === 'stopped') {
+        // Restarted (by the command, or by the client after a crash): a new connection
+        // with its own terminal variables.
+        void connected(c);
       }
     });
     client = c;
@@ -145,8 +150,13 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<TandemApi>
       update({ backend: 'stopped', error: `tandem did not start: ${(e as Error).message}. Check the tandem.path setting and run \`tandem doctor\`.` });
       throw e;
     }
+    await connected(c);
+  }
+
+  /** After tandem (re)started: the terminal variables of this connection, and its tools. */
+  async function connected(c: LanguageClient): Promise<void> {
     update({ backend: 'running' });
-    if (cfg.get<boolean>('terminalEnvironment', true)) {
+    if (vscode.workspace.getConfiguration('tandem').get<boolean>('terminalEnvironment', true)) {
       try {
         terminalVars = terminalVariables(await c.sendRequest(Methods.terminalEnv, {}));
         for (const [k, v] of Object.entries(terminalVars)) {
@@ -241,9 +251,10 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<TandemApi>
     vscode.commands.registerCommand('tandem.refresh', () => refreshTools()),
     vscode.commands.registerCommand('tandem.showLog', () => log.show()),
     vscode.commands.registerCommand('tandem.restart', async () => {
-      update({ session: undefined });
-      await client?.restart();
-      update({ backend: 'running' });
+      if (!client) {
+        return;
+      }
+      await client.restart();
     }),
     vscode.commands.registerCommand('tandem.callTool', async (arg?: string | { tool?: ToolInfo }) => {
       const tools = state.tools.length > 0 ? state.tools : await refreshTools();

@@ -164,6 +164,22 @@ const cases: Case[] = [
       check(fs.readFileSync(status, 'utf8') === '0\n', `tandem mcp list did not reach the bridge: ${list}`);
     },
   },
+  {
+    name: 'restart_reconnects_with_a_new_session_and_terminal_environment',
+    fn: async (api) => {
+      const before = JSON.stringify(api.terminalEnvironment());
+      const first = await api.openSession();
+      await vscode.commands.executeCommand('tandem.restart');
+      await waitFor('the new terminal environment', () => {
+        const now = JSON.stringify(api.terminalEnvironment());
+        return now !== '{}' && now !== before ? true : undefined;
+      });
+      const second = await api.openSession();
+      check(second !== first, 'the restarted backend kept the old session id');
+      const r = await api.callTool('read', { path: 'README.md' });
+      check(r.isError !== true, `read after restart failed: ${resultText(r)}`);
+    },
+  },
 ];
 
 export async function run(): Promise<void> {
