@@ -55,7 +55,8 @@ func (l launch) text(argv []string) []string {
 // starts — directly, behind the command and exec builtins, or behind the
 // wrappers tandem runs itself — is classified and gated here with its real
 // argv, just before it runs. The interpreter's default handler never runs.
-func (x *Run) exec(ctx context.Context, args []string) error {
+func (x *Run) exec(ctx context.Context, args []string) (err error) {
+	defer guard(&err)
 	hc := interp.HandlerCtx(ctx)
 	if args[0] == stageMarker {
 		if len(args) == 3 {

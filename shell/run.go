@@ -13,6 +13,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -190,8 +191,7 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 }
 
 func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
-	err := r.Run(ctx, f)
-	exited := r.Exited()
+	exited, err := runSafely(ctx, r, f)
 	x.cancel()
 	// Nothing of the run outlives it: kill what is left of its process
 	// groups (a background daemon, an orphan), then read the output to its
@@ -229,6 +229,27 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	x.ended = time.Now()
 	x.mu.Unlock()
 	close(x.done)
+}
+
+// runSafely runs the interpreter; a panic in it (tandem's bug, or the
+// interpreter's) ends this run as failed instead of the whole process.
+func runSafely(ctx context.Context, r *interp.Runner, f *syntax.File) (exited bool, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the interpreter failed (%v); report this", p)
+		}
+	}()
+	err = r.Run(ctx, f)
+	return r.Exited(), err
+}
+
+// guard turns a panic in a handler into an error that halts the script,
+// since the interpreter runs pipeline stages in goroutines of its own where
+// a panic would end the whole process.
+func guard(err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("tandem failed handling a step (%v); report this", p)
+	}
 }
 
 // Done is closed when the run has ended and its processes are gone.
@@ -381,7 +402,8 @@ var runsCode = map[string]bool{
 // call sees every simple command after expansion. Builtins are gated here;
 // functions run their own commands; programs are gated by exec, which sees
 // them also behind the command and exec builtins.
-func (x *Run) call(ctx context.Context, args []string) ([]string, error) {
+func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
+	defer guard(&err)
 	if !interp.IsBuiltin(args[0]) {
 		return args, nil
 	}
@@ -400,7 +422,8 @@ func (x *Run) call(ctx context.Context, args []string) ([]string, error) {
 // open gates a redirection by its real target before the file opens, and
 // opens that real path. The script's own /dev/stdout, /dev/stderr and
 // /dev/fd/0-2 are its streams, never tandem's.
-func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode) (_ io.ReadWriteCloser, err error) {
+	defer guard(&err)
 	hc := interp.HandlerCtx(ctx)
 	switch path {
 	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
