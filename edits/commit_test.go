@@ -472,3 +472,29 @@ func TestFaultsInMixedCommit(t *testing.T) {
 		}
 	}
 }
+
+// A conflict shows where the file changed, for changes, insertions and a
+// file emptied, and records a version as seen only when it shows its rows.
+func TestConflictShowsWhereTheFileChanged(t *testing.T) {
+	for _, tc := range []struct{ now, want string }{
+		{"one\nTWO\nthree\n", "1:one\n2:TWO\n3:three\n"},
+		{"one\ntwo\ninserted\nthree\n", "2:two\n3:inserted\n4:three\n"},
+		{"zero\none\ntwo\nthree\n", "1:zero\n2:one\n"},
+		{"", ""},
+	} {
+		w := newWS(t, map[string]string{"a.txt": "one\ntwo\nthree\n"})
+		tag := w.read("a.txt", "")
+		cs := stageAll(t, w, `{"files":[{"path":"a.txt","tag":"`+tag+`","ops":[{"append":"x"}]}]}`)
+		w.put("a.txt", tc.now)
+		_, err := run(context.Background(), w.env, cs)
+		if codeOf(err) != "conflict" {
+			t.Fatalf("%q: %v", tc.now, err)
+		}
+		if tc.want != "" && !strings.Contains(err.Error(), "now reads, where it changed:\n"+tc.want) {
+			t.Errorf("%q: %v", tc.now, err)
+		}
+		if saw := w.env.Seen.SawBytes(w.abs("a.txt"), []byte(tc.now)); saw != (tc.want != "") {
+			t.Errorf("%q: recorded as seen %v", tc.now, saw)
+		}
+	}
+}

@@ -196,6 +196,45 @@ func diffRows(base documents.Lines, lines []newLine) (string, []int) {
 	return b.String(), shown
 }
 
+// changedSpans is where current differs from base, as spans of current
+// lines with one unchanged line around each change; none when the diff is
+// over its bound.
+func changedSpans(base, current []byte) []documents.Span {
+	cur := documents.Scan(current)
+	match, err := lineMatch(documents.Scan(base), cur)
+	if err != nil {
+		return nil
+	}
+	var spans []documents.Span
+	for i := 0; i < len(match); {
+		if match[i] >= 0 {
+			i++
+			continue
+		}
+		j := i
+		for j < len(match) && match[j] < 0 {
+			j++
+		}
+		if lo, hi := currentRegion(match, i+1, j, cur.Len()); lo <= hi {
+			spans = append(spans, documents.Span{From: lo, To: hi})
+		}
+		i = j
+	}
+	// Lines added where none was removed: the gaps between kept lines, and
+	// before the first and after the last.
+	prev := -1
+	for _, j := range append(append([]int(nil), match...), cur.Len()) {
+		if j < 0 {
+			continue
+		}
+		if j > prev+1 {
+			spans = append(spans, documents.Span{From: max(prev+1, 1), To: min(j+1, cur.Len())})
+		}
+		prev = j
+	}
+	return documents.MergeSpans(spans)
+}
+
 // conflictRefusal reports a failed commit check: nothing was written. It
 // shows the changed file's current text where it differs from what the edit
 // was staged on, marked seen under its new tag, so the model can redo the
@@ -209,35 +248,18 @@ func conflictRefusal(env *Env, cs []*change, ce *conflictError) error {
 		names = append(names, show)
 	}
 	fmt.Fprintf(&b, "NOT applied to %s; nothing was written: %s.\n", strings.Join(names, ", "), ce.reason)
+	var spans []documents.Span
 	if ce.current != nil {
+		spans = changedSpans(c.base, ce.current)
+	}
+	if len(spans) > 0 {
+		// The rows shown are of the current version: it is seen, like a
+		// partial read.
 		tag := env.Seen.Saw(c.path, ce.current)
 		cur := documents.Scan(ce.current)
-		base := documents.Scan(c.base)
-		var spans []documents.Span
-		if match, err := lineMatch(base, cur); err == nil {
-			for i := 0; i < len(match); {
-				if match[i] >= 0 {
-					i++
-					continue
-				}
-				j := i
-				for j < len(match) && match[j] < 0 {
-					j++
-				}
-				lo, hi := currentRegion(match, i+1, j, cur.Len())
-				spans = append(spans, documents.Span{From: lo, To: hi})
-				i = j
-			}
-			// Lines added without any removed: the gaps between matches.
-			for i := 1; i < len(match); i++ {
-				if match[i] >= 0 && match[i-1] >= 0 && match[i] > match[i-1]+1 {
-					spans = append(spans, documents.Span{From: match[i-1] + 1, To: min(match[i]+1, cur.Len())})
-				}
-			}
-		}
 		fmt.Fprintf(&b, "[%s#%s] now reads, where it changed:\n", c.show, tag)
 		shown := 0
-		for k, s := range documents.MergeSpans(spans) {
+		for k, s := range spans {
 			if k > 0 {
 				b.WriteString(documents.GapMarker + "\n")
 			}
