@@ -47,6 +47,9 @@ func newStream(r io.Reader, w io.Writer, c io.Closer, max int64, report func(kin
 	return &stream{in: bufio.NewReaderSize(r, 64<<10), out: w, closer: c, max: max, report: report}
 }
 
+// errAnswered is a frame already answered and skipped.
+var errAnswered = errors.New("answered")
+
 // badInput is input the stream answered and skipped.
 type badInput struct {
 	code jsonrpc2.Code
@@ -69,6 +72,9 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 			if msg, err = decodeMessage(body); err == nil {
 				return msg, int64(len(body)), nil
 			}
+		}
+		if errors.Is(err, errAnswered) {
+			continue
 		}
 		var bad *badInput
 		if !errors.As(err, &bad) {
@@ -130,8 +136,8 @@ func (s *stream) frame() ([]byte, error) {
 	}
 	switch {
 	case bad != nil:
-		if length < 0 {
-			s.resync = true
+		if length < 0 || length > s.max {
+			s.resync = true // a broken header block's length is no guide
 			return nil, bad
 		}
 		if _, err := io.CopyN(io.Discard, s.in, length); err != nil {
@@ -142,12 +148,17 @@ func (s *stream) frame() ([]byte, error) {
 		s.resync = true
 		return nil, malformed("the header block has no Content-Length")
 	case length > s.max:
+		// Answered at once, before the body is skipped: the client may be
+		// waiting for a reply rather than sending the rest.
+		if err := s.skipped(&badInput{code: CodeMessageTooLarge, kind: KindTooLarge, msg: fmt.Sprintf(
+			"The message of %d bytes is over the limit of %d bytes and was skipped. Send a smaller message; tandem reads files from disk by path.",
+			length, s.max)}); err != nil {
+			return nil, err
+		}
 		if _, err := io.CopyN(io.Discard, s.in, length); err != nil {
 			return nil, err
 		}
-		return nil, &badInput{code: CodeMessageTooLarge, kind: KindTooLarge, msg: fmt.Sprintf(
-			"The message of %d bytes is over the limit of %d bytes and was skipped. Send a smaller message; tandem reads files from disk by path.",
-			length, s.max)}
+		return nil, errAnswered
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(s.in, body); err != nil {
