@@ -104,24 +104,30 @@ func mapOp(p planned, match []int, n int) (planned, bool) {
 // model saw, showing the current text of those places (marked seen under
 // the current tag) so the model can redo them at once.
 func staleConflict(env *Env, c *change, tag documents.Tag, base, cur documents.Lines, match []int, bad []planned) *problem {
+	var spans []documents.Span
+	for _, p := range bad {
+		if p.shape == shapeStart || p.shape == shapeEnd {
+			continue
+		}
+		to := p.to
+		if p.shape != shapeRange {
+			to = p.from
+		}
+		if lo, hi := currentRegion(match, p.from, to, cur.Len()); lo <= hi {
+			spans = append(spans, documents.Span{From: lo, To: hi})
+		}
+	}
+	if len(spans) == 0 {
+		return problemf(approvals.CodeConflict, "%s changed since %s#%s where your edit anchors. Read it again, then redo the edit on what you read.", c.show, c.show, tag)
+	}
+	// The rows shown are of the current version: it is seen, like a
+	// partial read.
 	curTag := env.Seen.Saw(c.path, c.base)
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s changed since %s#%s where your edit anchors. Its current text there:\n[%s#%s]\n", c.show, c.show, tag, c.show, curTag)
 	shown := 0
-	var spans []documents.Span
-	for _, p := range bad {
-		from, to := p.from, p.to
-		if p.shape != shapeRange {
-			to = from
-		}
-		if p.shape == shapeStart || p.shape == shapeEnd {
-			continue
-		}
-		lo, hi := currentRegion(match, from, to, cur.Len())
-		spans = append(spans, documents.Span{From: lo, To: hi})
-	}
-	for _, s := range documents.MergeSpans(spans) {
-		if shown > 0 {
+	for k, s := range documents.MergeSpans(spans) {
+		if k > 0 {
 			b.WriteString(documents.GapMarker + "\n")
 		}
 		for n := s.From; n <= s.To && shown < revealLines; n++ {
