@@ -48,10 +48,10 @@ func rebase(env *Env, c *change, tag documents.Tag, base documents.Lines, ps []p
 		moved = append(moved, q)
 	}
 	if len(bad) > 0 {
-		return nil, staleConflict(env, c, tag, base, cur, match, bad)
+		return nil, staleConflict(env, c, tag, cur, match, bad)
 	}
 	if err := overlaps(cur.Len(), moved); err != nil {
-		return nil, staleConflict(env, c, tag, base, cur, match, ps)
+		return nil, staleConflict(env, c, tag, cur, match, ps)
 	}
 	c.lines = spliceLines(cur, splices(cur.Len(), moved))
 	c.next = weave(cur, c.lines)
@@ -103,7 +103,7 @@ func mapOp(p planned, match []int, n int) (planned, bool) {
 // staleConflict refuses ops whose anchors changed since the version the
 // model saw, showing the current text of those places (marked seen under
 // the current tag) so the model can redo them at once.
-func staleConflict(env *Env, c *change, tag documents.Tag, base, cur documents.Lines, match []int, bad []planned) *problem {
+func staleConflict(env *Env, c *change, tag documents.Tag, cur documents.Lines, match []int, bad []planned) *problem {
 	var spans []documents.Span
 	for _, p := range bad {
 		if p.shape == shapeStart || p.shape == shapeEnd {
