@@ -164,7 +164,7 @@ func BenchmarkRebase50k(b *testing.B) {
 		}
 		var moved []planned
 		for _, p := range ps {
-			q, ok := mapOp(p, match, cur.Len())
+			q, ok := mapOp(p, match)
 			if !ok {
 				b.Fatal("an anchor moved")
 			}

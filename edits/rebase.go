@@ -40,7 +40,7 @@ func rebase(env *Env, c *change, tag documents.Tag, base documents.Lines, ps []p
 	moved := make([]planned, 0, len(ps))
 	var bad []planned
 	for _, p := range ps {
-		q, ok := mapOp(p, match, cur.Len())
+		q, ok := mapOp(p, match)
 		if !ok {
 			bad = append(bad, p)
 			continue
@@ -81,7 +81,7 @@ func rebase(env *Env, c *change, tag documents.Tag, base documents.Lines, ps []p
 // mapOp moves an op from base line numbers to the current ones. It fails
 // when a line the op relies on changed, or when lines were inserted inside
 // the range it replaces.
-func mapOp(p planned, match []int, n int) (planned, bool) {
+func mapOp(p planned, match []int) (planned, bool) {
 	q := p
 	switch p.shape {
 	case shapeRange:
