@@ -205,8 +205,8 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 	default:
 		return 1, err
 	}
-	if timedOut.Load() && !l.timeout.preserve {
-		status = 124
+	if timedOut.Load() && !l.timeout.preserve && l.timeout.sig != syscall.SIGKILL {
+		status = 124 // as GNU timeout; after SIGKILL it reports 128+9
 	}
 	if status == 0 {
 		return 0, nil
@@ -260,12 +260,16 @@ scan:
 	rest := args[i:]
 	var src string
 	var params []string
+	name := l.argv[0] // $0
 	switch {
 	case command:
 		if len(rest) == 0 {
 			return usage(l, "-c: option requires an argument")
 		}
 		src = rest[0]
+		if len(rest) > 1 {
+			name = rest[1]
+		}
 		if len(rest) > 2 {
 			params = rest[2:]
 		}
@@ -274,7 +278,7 @@ scan:
 		if err != nil {
 			return err
 		}
-		src, params = string(b), rest[1:]
+		src, params, name = string(b), rest[1:], rest[0]
 	default:
 		if l.stdin != nil {
 			b, err := io.ReadAll(l.stdin)
@@ -289,7 +293,7 @@ scan:
 	if l.argv[0] == "bash" {
 		lang = syntax.LangBash
 	}
-	f, err := parse(src, lang)
+	f, err := parse(src, name, lang)
 	if err != nil {
 		fmt.Fprintf(l.stderr, "%s: %v\n", l.argv[0], err)
 		return interp.ExitStatus(2)

@@ -116,10 +116,11 @@ func (e *stepRefused) Error() string { return e.err.Error() }
 
 // Parse reads a script as bash. The parsed file is rewritten so the stages
 // of each pipeline are asked together before any runs.
-func Parse(script string) (*syntax.File, error) { return parse(script, syntax.LangBash) }
+func Parse(script string) (*syntax.File, error) { return parse(script, "", syntax.LangBash) }
 
-func parse(script string, lang syntax.LangVariant) (*syntax.File, error) {
-	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), "")
+// parse reads a script; name is its $0 (empty: the interpreter's own name).
+func parse(script, name string, lang syntax.LangVariant) (*syntax.File, error) {
+	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), name)
 	if err != nil {
 		return nil, &SyntaxError{Err: err}
 	}

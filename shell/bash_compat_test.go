@@ -1,0 +1,84 @@
+package shell
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// The wrappers and fan-outs tandem runs itself must behave as the real ones
+// do: each script's output and exit status under tandem equal bash's, in
+// the same workspace.
+func TestScriptsBehaveAsInBash(t *testing.T) {
+	scripts := []string{
+		`printf 'a b\nc\n' | xargs echo`,
+		`printf 'a b\nc\n' | xargs -n1 echo`,
+		`printf 'a b\nc d\ne\n' | xargs -L 2 echo`,
+		`printf 'x\ny\n' | xargs -I{} echo "<{}>"`,
+		`printf 'a\0b c\0' | xargs -0 -n1 echo`,
+		`printf '' | xargs echo none; printf '' | xargs -r echo none`,
+		`echo "'quoted arg' \"two words\" back\\ slash" | xargs -n1 echo`,
+		`printf 'a,b,c' | xargs -d , -n2 echo`,
+		`printf '1\n2\n' | xargs sh -c 'echo "[$0|$1]"'`,
+		`printf '1\n2\n' | xargs false; echo "status $?"`,
+		`find src -name '*.go' -exec echo found {} \; | sort`,
+		`find src -name '*.go' -exec echo batch {} + | tr ' ' '\n' | sort`,
+		`find src -name 'a.go' -execdir pwd \;`,
+		`find src -name 'a.go' -execdir echo {} \;`,
+		`find . -name nothing -exec echo never {} \; ; echo "status $?"`,
+		`env FOO=bar sh -c 'echo $FOO'`,
+		`export BAR=x; env -i PATH="$PATH" FOO=1 sh -c 'echo "[$FOO][$BAR]"'`,
+		`export BAR=x; env -u BAR sh -c 'echo "[$BAR]"'`,
+		`env -C src ls`,
+		`nice -n 5 echo niced`,
+		`nohup echo hup 2>/dev/null`,
+		`timeout 0.2 sleep 5; echo "status $?"`,
+		`timeout 5 sh -c 'exit 3'; echo "status $?"`,
+		`{ timeout -s KILL 0.2 sleep 5; } 2>/dev/null; echo "status $?"`,
+		`sh -c 'echo "$@"' zero one two`,
+		`bash -c 'echo $((1+2)); exit 4'; echo "status $?"`,
+		`echo 'echo from stdin' | sh`,
+		`sh -ec 'false; echo not here'; echo "status $?"`,
+		`command ls src | sort`,
+		`(exec echo execd)`,
+		`f() { ls "$@"; }; f src`,
+		`for f in src/*.go; do wc -l < "$f"; done`,
+		`x=$(ls src | wc -l); echo "count $x"`,
+		`cat <<EOF | tr a-z A-Z
+heredoc $HOME
+EOF`,
+		`diff <(ls src) <(ls src) && echo same`,
+		`yes | head -n 2`,
+		`sh -c 'echo $0'; bash -c 'echo $0'`,
+		`false | true; echo "status $?"`,
+		`ls nothing 2>&1; echo "status $?"`,
+		`echo out; echo err >&2`,
+		`exit 7`,
+	}
+	bash, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal("bash is needed to compare with")
+	}
+	for _, script := range scripts {
+		sb := newSandbox(t)
+		os.MkdirAll(filepath.Join(sb.root, "src"), 0o755)
+		os.WriteFile(filepath.Join(sb.root, "src", "a.go"), []byte("package a\n\nfunc A() {}\n"), 0o644)
+		os.WriteFile(filepath.Join(sb.root, "src", "b.go"), []byte("package a\n"), 0o644)
+
+		cmd := exec.Command(bash, "-c", script)
+		cmd.Dir, cmd.Env = sb.root, sb.env
+		want, _ := cmd.CombinedOutput()
+		wantStatus := cmd.ProcessState.ExitCode()
+
+		res := runScript(t, script, sb.opts(approvals.DefaultAuto, nil))
+		got := strings.ReplaceAll(res.Output.Text, sb.root, "$ROOT")
+		wantText := strings.ReplaceAll(string(want), sb.root, "$ROOT")
+		if got != wantText || res.Status != wantStatus {
+			t.Errorf("%s\ntandem (status %d, %s):\n%s\nbash (status %d):\n%s", script, res.Status, res.End, got, wantStatus, wantText)
+		}
+	}
+}
