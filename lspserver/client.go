@@ -147,13 +147,6 @@ func (c *Client) StartProgress(ctx context.Context, clientToken json.RawMessage,
 	return p
 }
 
-// Report updates the progress message.
-func (p *Progress) Report(message string) {
-	if p != nil {
-		p.send("report", map[string]any{"message": message})
-	}
-}
-
 // End finishes the progress report.
 func (p *Progress) End(message string) {
 	if p == nil {

@@ -92,8 +92,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 
 // initialized runs after the client's `initialized`: it asks for
 // workspace-level settings and for file change events where the client
-// supports them, then starts the other parts' hooks. All of it in
-// goroutines: the read loop must not wait for the client.
+// supports them, in goroutines: the read loop must not wait for the client.
 func (s *Server) initialized() {
 	ctx := context.Background()
 	msg := fmt.Sprintf("tandem %s is serving %d workspace folder(s)", s.opts.Version, len(s.Roots()))
@@ -117,9 +116,6 @@ func (s *Server) initialized() {
 				s.log.Info("file watching not registered", "err", err)
 			}
 		}()
-	}
-	for _, h := range initializedHooks {
-		go h(ctx, s)
 	}
 }
 

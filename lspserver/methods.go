@@ -50,9 +50,6 @@ var lifecycle = map[string]bool{
 
 // Hooks for the parts of the server that live in other files.
 var (
-	// initializedHooks run once, each in its own goroutine, after the client
-	// sent `initialized`; they may call the client.
-	initializedHooks []func(ctx context.Context, s *Server)
 	// sessionHooks run when tandem/openSession creates a session, before its
 	// id is returned: the place to attach front-door services (questions to
 	// the editor, edits through workspace/applyEdit) to the session.
@@ -61,9 +58,6 @@ var (
 	exitHooks []func(s *Server)
 )
 
-func onInitialized(f func(ctx context.Context, s *Server)) {
-	initializedHooks = append(initializedHooks, f)
-}
 func onSessionOpen(f func(s *Server, sess *tools.Session)) { sessionHooks = append(sessionHooks, f) }
 func onExit(f func(s *Server))                             { exitHooks = append(exitHooks, f) }
 

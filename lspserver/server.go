@@ -135,9 +135,6 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 // Client is the connection's way back to the editor.
 func (s *Server) Client() *Client { return s.client }
 
-// Buffers is the editor's open documents, shared by every session.
-func (s *Server) Buffers() *documents.Overlay { return s.buffers }
-
 // Settings is the server's layered settings.
 func (s *Server) Settings() *config.Settings { return s.settings }
 
