@@ -231,3 +231,30 @@ func TestE2E_NoClientThatCanAnswerIsUnansweredAtOnce(t *testing.T) {
 		t.Fatal("the unanswered step ran")
 	}
 }
+
+// A script past the budget detaches; its end reaches the editor as
+// tandem/jobSettled with its output.
+func TestE2E_JobSettledNotification(t *testing.T) {
+	p, _ := startLSPHome(t)
+	p.ok("initialize", map[string]any{
+		"processId": os.Getpid(), "rootUri": nil, "capabilities": map[string]any{},
+		"workspaceFolders":      []map[string]string{{"uri": "file://" + t.TempDir(), "name": "ws"}},
+		"initializationOptions": map[string]any{"shell": map[string]any{"budgetSeconds": 0.3}},
+	}, nil)
+	p.notify("initialized", map[string]any{})
+	sess := p.openSession(t)
+	text, isErr := p.tool(sess, "bash", map[string]string{"command": "echo begun; sleep 1; echo ended"})
+	if isErr || !strings.HasPrefix(text, "detached: the script still runs, as job job-1") || !strings.Contains(text, "begun") {
+		t.Fatalf("not detached:\n%s", text)
+	}
+	p.waitFor("tandem/jobSettled", func(notes, _ []msg) bool {
+		for _, n := range notes {
+			if n.Method == "tandem/jobSettled" {
+				var prm struct{ Session, Job, End, Text string }
+				json.Unmarshal(n.Params, &prm)
+				return prm.Session == sess && prm.Job == "job-1" && prm.End == "finished" && strings.Contains(prm.Text, "begun\nended\n")
+			}
+		}
+		return false
+	})
+}
