@@ -15,8 +15,9 @@ import (
 // editor's agent through tandem/openSession, tandem/listTools and
 // tandem/callTool. See docs/protocol.md.
 
-// progressDelay is how long a tool runs before the editor is shown progress.
-const progressDelay = 500 * time.Millisecond
+// progressDelay is how long a tool runs before the editor is shown progress
+// (a variable so a test can shorten it).
+var progressDelay = 500 * time.Millisecond
 
 type toolInfo struct {
 	Name        string          `json:"name"`

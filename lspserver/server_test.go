@@ -3,7 +3,10 @@ package lspserver
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -227,4 +230,60 @@ func TestShutdownCancelsRunningRequests(t *testing.T) {
 	if m := c.wait(shut, "shutdown"); m.Error != nil {
 		t.Fatalf("shutdown: %+v", m.Error)
 	}
+}
+
+// A tool call that outlasts progressDelay shows a progress the server
+// created, begun and ended, when the client supports progress.
+func TestCallToolShowsProgressWhenLong(t *testing.T) {
+	old := progressDelay
+	progressDelay = time.Millisecond
+	t.Cleanup(func() { progressDelay = old })
+	ws := t.TempDir()
+	body := strings.Repeat("lorem ipsum dolor sit amet\n", 400)
+	for i := range 400 {
+		if err := os.WriteFile(filepath.Join(ws, fmt.Sprintf("f%03d.txt", i)), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, _ := inProcess(t)
+	created := make(chan string, 1)
+	c.onRequest(func(method string, params json.RawMessage) any {
+		if method == "window/workDoneProgress/create" {
+			var p struct{ Token string }
+			_ = json.Unmarshal(params, &p)
+			created <- p.Token
+		}
+		return nil
+	})
+	c.ok("initialize", map[string]any{"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}},
+		"workspaceFolders": []map[string]string{{"uri": "file://" + ws, "name": "ws"}}}, nil)
+	c.notify("initialized", map[string]any{})
+	var s struct{ Session string }
+	c.ok("tandem/openSession", map[string]any{}, &s)
+	c.ok("tandem/callTool", map[string]any{"session": s.Session, "name": "grep", "arguments": map[string]any{"pattern": `never\d+`}}, nil)
+	var token string
+	select {
+	case token = <-created:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no window/workDoneProgress/create for a long call")
+	}
+	c.waitFor("begin and end of "+token, func(notes, _ []msg) bool {
+		var kinds []string
+		for _, n := range notes {
+			var p struct {
+				Token string
+				Value struct {
+					Kind, Title string
+					Cancellable bool
+				}
+			}
+			if n.Method == "$/progress" && json.Unmarshal(n.Params, &p) == nil && p.Token == token {
+				if p.Value.Kind == "begin" && (!p.Value.Cancellable || p.Value.Title != "tandem: grep") {
+					t.Errorf("begin %+v: want a cancellable progress titled after the tool", p.Value)
+				}
+				kinds = append(kinds, p.Value.Kind)
+			}
+		}
+		return strings.Join(kinds, ",") == "begin,end"
+	})
 }
