@@ -139,6 +139,36 @@ test('read_sees_unsaved_buffer', function()
   eq(disk, read_file(ws .. '/' .. path), 'the file on disk is untouched')
 end)
 
+--- The text of the tandem://result buffer, once it has a heading.
+local function result_buffer()
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b):match('tandem://result$') then
+      return table.concat(vim.api.nvim_buf_get_lines(b, 0, -1, false), '\n')
+    end
+  end
+end
+
+test('user_commands_read_and_call_tools_into_the_result_buffer', function()
+  local ws = workspace()
+  tandem.setup({})
+  open(ws, 'internal/names/names.go')
+  vim.cmd('TandemRead')
+  wait_for('the read result', function()
+    return (result_buffer() or ''):find('[internal/names/names.go#', 1, true) ~= nil
+  end)
+  contains(result_buffer(), '# read internal/names/names.go', 'the result is headed by the call')
+  vim.cmd('wincmd p')
+  vim.cmd('TandemCall grep {"pattern": "stranger"}')
+  wait_for('the grep result', function()
+    return (result_buffer() or ''):find('# grep', 1, true) ~= nil
+  end)
+  contains(result_buffer(), 'Hello, stranger!', 'grep found the line')
+  local seen = notifications(function()
+    vim.cmd('TandemCall read {path: 1}')
+  end)
+  contains(seen[1] and seen[1].msg or '', 'must be one JSON object', 'bad arguments are refused with the next step')
+end)
+
 --- The tag of the first [path#TAG] line of a tool's text.
 local function tag_of(text)
   return assert(text:match('%[[^%]\n]-#(%x+)%]'), 'no [path#TAG] in:\n' .. text)

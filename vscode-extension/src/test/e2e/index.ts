@@ -165,6 +165,19 @@ const cases: Case[] = [
     },
   },
   {
+    name: 'read_active_file_command_shows_what_the_model_sees',
+    fn: async (_api, root) => {
+      await vscode.window.showTextDocument(vscode.Uri.joinPath(root, 'internal/names/names_test.go'));
+      await vscode.commands.executeCommand('tandem.readActiveFile');
+      const doc = await waitFor('the result document', () => {
+        const d = vscode.window.activeTextEditor?.document;
+        return d?.uri.scheme === 'tandem-result' ? d : undefined;
+      });
+      check(doc.getText().startsWith('[internal/names/names_test.go#'), `the result is:\n${doc.getText()}`);
+      check(/^1:/m.test(doc.getText()), 'the result has numbered rows');
+    },
+  },
+  {
     name: 'restart_reconnects_with_a_new_session_and_terminal_environment',
     fn: async (api) => {
       const before = JSON.stringify(api.terminalEnvironment());
