@@ -258,3 +258,40 @@ func TestE2E_JobSettledNotification(t *testing.T) {
 		return false
 	})
 }
+
+// The first answer wins: an answer sent with tandem/answerApproval while the
+// tandem/askApproval request is still open decides, and tandem withdraws
+// the request ($/cancelRequest) and settles the question.
+func TestE2E_FirstAnswerWinsAndTheRequestIsWithdrawn(t *testing.T) {
+	p, home := startLSPHome(t)
+	p.initialize(t, t.TempDir(), map[string]any{"experimental": map[string]any{"tandem": map[string]any{"approvals": true}}})
+	p.onRequest(func(method string, params json.RawMessage) any {
+		if method != "tandem/askApproval" {
+			return nil
+		}
+		var q struct{ ID string }
+		json.Unmarshal(params, &q)
+		// Another surface of the editor answers while this prompt stays open;
+		// this prompt's own yes comes after it.
+		p.send(map[string]any{"jsonrpc": "2.0", "id": "answer-1", "method": "tandem/answerApproval",
+			"params": map[string]string{"id": q.ID, "answer": "reject_once"}})
+		time.Sleep(300 * time.Millisecond)
+		return map[string]string{"answer": "allow_once"}
+	})
+	sess := p.openSession(t)
+	text, isErr := p.tool(sess, "bash", map[string]string{"command": "touch ~/.ssh/first"})
+	if !isErr || !strings.HasPrefix(text, "refused at step 1 (denied)") {
+		t.Fatalf("the first answer (a no) did not decide:\n%s", text)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".ssh", "first")); err == nil {
+		t.Fatal("the late yes ran the step")
+	}
+	p.waitFor("the withdrawal and the settlement", func(notes, _ []msg) bool {
+		cancelled, settled := false, false
+		for _, n := range notes {
+			cancelled = cancelled || n.Method == "$/cancelRequest"
+			settled = settled || n.Method == "tandem/approvalSettled" && strings.Contains(string(n.Params), `"settled":"deny"`)
+		}
+		return cancelled && settled
+	})
+}
