@@ -267,3 +267,44 @@ func BenchmarkDidChange10kSpread(b *testing.B) {
 		b.Run(fmt.Sprintf("size=%d", size), func(b *testing.B) { benchEdits(b, size, spreadEdits) })
 	}
 }
+
+// Readers running beside the editor's typing see whole versions: the text
+// of each snapshot is exactly the text of its version.
+func TestOverlayConcurrentReadsSeeWholeVersions(t *testing.T) {
+	o := NewOverlay()
+	base := strings.Repeat("0123456789\n", 300)
+	o.Open("/f", 1, []byte(base))
+	done := make(chan struct{})
+	errs := make(chan string, 2)
+	for range 2 {
+		go func() {
+			for {
+				select {
+				case <-done:
+					errs <- ""
+					return
+				default:
+				}
+				b, _ := o.Get("/f")
+				typed := int(b.Version) - 1
+				if want := base[:1500] + strings.Repeat("é", typed) + base[1500:]; string(b.Text) != want {
+					errs <- fmt.Sprintf("version %d has %d bytes, want %d", b.Version, len(b.Text), len(want))
+					return
+				}
+			}
+		}()
+	}
+	// Line 136 starts at byte 1496; character 4 is byte 1500.
+	for i := range 2000 {
+		p := Position{Line: 136, Character: uint32(4 + i)}
+		if err := o.Change("/f", int32(i+2), []Change{{Range: &Range{p, p}, Text: "é"}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	close(done)
+	for range 2 {
+		if e := <-errs; e != "" {
+			t.Fatal(e)
+		}
+	}
+}
