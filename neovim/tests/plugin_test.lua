@@ -148,6 +148,17 @@ local function result_buffer()
   end
 end
 
+test('a_call_starts_tandem_when_it_is_not_running', function()
+  local ws = workspace()
+  tandem.setup({ autostart = false })
+  vim.cmd.edit(vim.fn.fnameescape(ws .. '/README.md'))
+  eq(nil, tandem.client(), 'not started yet')
+  -- The call starts tandem itself; its request follows initialize on the same pipe.
+  local res, text = call('read', { path = 'README.md' })
+  eq(false, res.isError == true, 'the read works: ' .. text)
+  contains(text, '[README.md#', 'the read shows the file')
+end)
+
 test('user_commands_read_and_call_tools_into_the_result_buffer', function()
   local ws = workspace()
   tandem.setup({})
