@@ -174,6 +174,11 @@ test('user_commands_read_and_call_tools_into_the_result_buffer', function()
     return (result_buffer() or ''):find('# grep', 1, true) ~= nil
   end)
   contains(result_buffer(), 'Hello, stranger!', 'grep found the line')
+  wait_for('the tool names', function()
+    return #vim.fn.getcompletion('TandemCall ', 'cmdline') > 0
+  end)
+  local completed = vim.fn.getcompletion('TandemCall gr', 'cmdline')
+  eq(true, vim.tbl_contains(completed, 'grep') and not vim.tbl_contains(completed, 'read'), ':TandemCall completes tool names: ' .. vim.inspect(completed))
   local seen = notifications(function()
     vim.cmd('TandemCall read {path: 1}')
   end)

@@ -38,6 +38,8 @@ local config = vim.deepcopy(defaults)
 --- Per client id: the agent session id, and the names of the variables put into vim.env.
 local sessions = {} ---@type table<integer, string>
 local env_names = {} ---@type table<integer, string[]>
+--- Per client id: the names of its tools, for :TandemCall completion.
+local tool_names = {} ---@type table<integer, string[]>
 --- The questions on screen, by id: {settled?}.
 local questions = {} ---@type table<string, table>
 
@@ -299,11 +301,19 @@ function M.start(bufnr)
       if config.terminal_env then
         M.terminal_env(client)
       end
+      request(client, 'tandem/listTools', vim.empty_dict(), function(err, result)
+        if not err and result then
+          tool_names[client.id] = vim.tbl_map(function(t)
+            return t.name
+          end, result.tools or {})
+        end
+      end)
     end,
     on_exit = function(_, _, client_id)
       -- on_exit runs in a libuv callback, where vim.env cannot be set.
       vim.schedule(function()
         sessions[client_id] = nil
+        tool_names[client_id] = nil
         drop_terminal_env(client_id)
       end)
     end,
@@ -551,7 +561,19 @@ local function commands()
       return
     end
     M.call(name, args, report(name))
-  end, { nargs = '+', desc = 'Call a tool: TandemCall TOOL [JSON]' })
+  end, {
+    nargs = '+',
+    desc = 'Call a tool: TandemCall TOOL [JSON]',
+    complete = function(lead, line)
+      if line:match('^%S+%s+%S+%s') then
+        return {}
+      end
+      local client = M.client()
+      return vim.tbl_filter(function(n)
+        return vim.startswith(n, lead)
+      end, client and tool_names[client.id] or {})
+    end,
+  })
 end
 
 --- Configures tandem and starts it for file buffers.
