@@ -79,9 +79,6 @@ func (x *Run) exec(ctx context.Context, args []string) (err error) {
 func (x *Run) program(ctx context.Context, hc interp.HandlerContext, l launch) error {
 	switch l.argv[0] {
 	case "sh", "bash", "dash":
-		if err := x.passGate(ctx, hc); err != nil {
-			return err
-		}
 		return x.shellProgram(ctx, hc, l)
 	case "env":
 		return x.envProgram(ctx, hc, l)
@@ -280,6 +277,13 @@ scan:
 		}
 		src, params, name = string(b), rest[1:], rest[0]
 	default:
+		// The script comes from stdin: reading it may wait on an earlier
+		// stage of a pipeline, so this stage lets the pipeline's question go
+		// ahead first. (With -c or a file, the script's own first command is
+		// the stage's first step.)
+		if err := x.passGate(ctx, hc); err != nil {
+			return err
+		}
 		if l.stdin != nil {
 			b, err := io.ReadAll(l.stdin)
 			if err != nil {

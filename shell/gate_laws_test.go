@@ -31,7 +31,7 @@ type lawStep struct {
 // runs a harmless command first — `if true; then …` — is asked at that
 // command; its later commands are asked as they come, while the other
 // stages run. docs/tools.md says so.)
-var pipeShapes = []int{0, 1, 2, 3, 4, 5, 8, 9, 10}
+var pipeShapes = []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 
 var shapes = []func(cmd string) string{
 	func(c string) string { return c },
