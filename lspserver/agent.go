@@ -15,8 +15,8 @@ import (
 // editor's agent through tandem/openSession, tandem/listTools and
 // tandem/callTool. See docs/protocol.md.
 
-// progressDelay is how long a tool runs before the editor is shown progress
-// (a variable so a test can shorten it).
+// progressDelay is how long a tool runs before the editor is shown progress;
+// 0 shows it at once (a variable so a test can make it so).
 var progressDelay = 500 * time.Millisecond
 
 type toolInfo struct {
@@ -167,14 +167,18 @@ func callTool(ctx context.Context, s *Server, params json.RawMessage) (any, erro
 	)
 	done := make(chan struct{})
 	go func() {
-		if len(p.WorkDoneToken) == 0 {
+		if len(p.WorkDoneToken) == 0 && progressDelay > 0 {
 			select {
 			case <-done:
 				return
 			case <-time.After(progressDelay):
 			}
 		}
-		pr := s.client.StartProgress(ctx, p.WorkDoneToken, "tandem: "+p.Name, cancel)
+		// Once begun, the progress is created and ended even if the tool
+		// finishes meanwhile, so the editor never keeps a stale one.
+		pctx, stop := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer stop()
+		pr := s.client.StartProgress(pctx, p.WorkDoneToken, "tandem: "+p.Name, cancel)
 		mu.Lock()
 		defer mu.Unlock()
 		if finished {
