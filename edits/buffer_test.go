@@ -227,3 +227,24 @@ func TestUnconfirmedBufferEditIsNotReportedApplied(t *testing.T) {
 		t.Errorf("b.txt written after the buffer failed")
 	}
 }
+
+// write follows the same buffer rules: over a dirty buffer it changes the
+// buffer only, and only if the buffer's text is a version the agent saw.
+func TestWriteToDirtyBuffer(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "disk\r\n"})
+	w.env.Editor = &fakeEditor{o: w.env.Buffers}
+	openBuffer(w, "a.txt", "user's unsaved text\r\n", true)
+	if _, err := w.write("a.txt", "agent\n"); codeOf(err) != "not_seen" {
+		t.Fatalf("unseen buffer: %v", err)
+	}
+	w.read("a.txt", "")
+	if _, err := w.write("a.txt", "agent\n"); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := w.env.Buffers.Get(w.abs("a.txt")); string(b.Text) != "agent\r\n" {
+		t.Errorf("buffer %q", b.Text)
+	}
+	if got := w.file("a.txt"); got != "disk\r\n" {
+		t.Errorf("disk written: %q", got)
+	}
+}
