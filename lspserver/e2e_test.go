@@ -273,9 +273,17 @@ func TestE2E_CancelLongGrep(t *testing.T) {
 	session := p.openSession(t)
 	for _, id := range []any{7, "grep-7"} {
 		t.Run(fmt.Sprintf("%T", id), func(t *testing.T) {
-			ch := p.start(id, "tandem/callTool", map[string]any{"session": session, "name": "grep",
-				"arguments": map[string]any{"pattern": `never(found|seen)\d+`}})
-			p.notify("$/cancelRequest", map[string]any{"id": id})
+			// The request and its cancel go out in one write, as an editor
+			// cancelling at once would send them.
+			idJSON, _ := json.Marshal(id)
+			ch := make(chan msg, 1)
+			p.mu.Lock()
+			p.pending[string(idJSON)] = ch
+			p.mu.Unlock()
+			call, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tandem/callTool", "params": map[string]any{
+				"session": session, "name": "grep", "arguments": map[string]any{"pattern": `never(found|seen)\d+`}}})
+			cancel, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "$/cancelRequest", "params": map[string]any{"id": id}})
+			p.raw(append(frame(call), frame(cancel)...))
 			m := p.wait(ch, "the cancelled grep")
 			if m.Error == nil || m.Error.Code != -32800 || m.Error.Data.Code != "cancelled" {
 				t.Fatalf("cancelled grep answered %s / %+v, want RequestCancelled", m.Result, m.Error)
