@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,6 +185,7 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 		interp.CallHandler(x.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return x.exec }),
 		interp.OpenHandler(x.open),
+		interp.ReadDirHandler2(x.readDir),
 	}
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))
@@ -464,6 +466,28 @@ func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode)
 	}
 	x.ran(n, 0)
 	return f, nil
+}
+
+// readDir lists a directory for a glob. Listing a secret directory
+// (`~/.ssh/*`) is a secret read, gated like a step; any other listing is a
+// plain read and not a step of its own.
+func (x *Run) readDir(ctx context.Context, path string) (_ []fs.DirEntry, err error) {
+	defer guard(&err)
+	hc := interp.HandlerCtx(ctx)
+	s := ClassifyRedirect(path, false, hc.Dir, x.policy)
+	if s.Effects.Has(approvals.Secret) {
+		real := path
+		if len(s.Paths) == 1 && s.Paths[0].Real != "" {
+			real = s.Paths[0].Real
+		}
+		s.Text = approvals.AccessText(approvals.AccessList, real)
+		n, err := x.gate(ctx, hc, s)
+		if err != nil {
+			return nil, err
+		}
+		x.ran(n, -1)
+	}
+	return os.ReadDir(path)
 }
 
 // dupStream opens one of the script's own streams as a file the

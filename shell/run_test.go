@@ -162,3 +162,18 @@ func TestResultSaysHowTheScriptEnded(t *testing.T) {
 		t.Errorf("render: %s", Render(res))
 	}
 }
+
+// A glob that lists a secret directory is a secret read: it asks, and a no
+// stops the script before anything learns the names.
+func TestGlobOfASecretDirectoryAsks(t *testing.T) {
+	sb := newSandbox(t)
+	a := answering(approvals.Deny)
+	res := runScript(t, `for f in ~/.ssh/*; do case $f in *id_ed25519) echo found;; esac; done; echo after`, sb.opts(approvals.DefaultAuto, a))
+	if res.End != Refused || res.Output.Total != 0 || len(a.asked()) != 1 || !strings.HasPrefix(a.asked()[0].Steps[0].Text, "list ") {
+		t.Fatalf("questions %+v\n%s", a.asked(), Render(res))
+	}
+	res = runScript(t, `ls *.txt 2>/dev/null; echo none`, sb.opts(0, a))
+	if n := len(a.asked()); n != 2 || !strings.HasPrefix(a.asked()[1].Steps[0].Text, "ls") {
+		t.Fatalf("a glob in the workspace asked on its own: %+v", a.asked())
+	}
+}
