@@ -27,6 +27,19 @@ func init() {
 			return "never cancelled", nil
 		}
 	})
+	// test/setting reports a setting as Get and User see it.
+	onRequest("test/setting", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
+		var key string
+		_ = json.Unmarshal(params, &key)
+		out := map[string]any{}
+		if v, ok := s.Settings().Get(key); ok {
+			out["get"], out["getSource"] = v.Raw, v.Source.String()
+		}
+		if v, ok := s.Settings().User(key); ok {
+			out["user"] = v.Raw
+		}
+		return out, nil
+	})
 	// test/progress shows a cancellable progress and waits for the editor to
 	// cancel it.
 	onRequest("test/progress", func(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
@@ -285,5 +298,60 @@ func TestCallToolShowsProgressWhenLong(t *testing.T) {
 			}
 		}
 		return strings.Join(kinds, ",") == "begin,end"
+	})
+}
+
+// Settings arrive from initializationOptions and workspace/configuration
+// (or didChangeConfiguration), and only the user part is user level.
+func TestSettingsFromTheEditor(t *testing.T) {
+	setting := func(c *rpc, key string) (get, user, source string) {
+		var res struct {
+			Get, User json.RawMessage
+			GetSource string
+		}
+		c.ok("test/setting", key, &res)
+		return string(res.Get), string(res.User), res.GetSource
+	}
+	t.Run("pulled with workspace/configuration", func(t *testing.T) {
+		c, _ := inProcess(t)
+		asked := make(chan struct{}, 1)
+		c.onRequest(func(method string, params json.RawMessage) any {
+			if method == "workspace/configuration" && strings.Contains(string(params), `"section":"tandem"`) {
+				asked <- struct{}{}
+				return []any{map[string]any{"shell": map[string]any{"autoEffects": []string{"exec"}}}}
+			}
+			return nil
+		})
+		c.ok("initialize", map[string]any{
+			"capabilities":          map[string]any{"workspace": map[string]any{"configuration": true}},
+			"initializationOptions": map[string]any{"user": map[string]any{"shell.autoEffects": []string{"read"}}, "workspace": map[string]any{"log.level": "debug"}},
+		}, nil)
+		c.notify("initialized", map[string]any{})
+		<-asked
+		deadline := time.Now().Add(5 * time.Second)
+		for {
+			get, user, source := setting(c, "shell.autoEffects")
+			if get == `["exec"]` {
+				if user != `["read"]` || source != "workspace/configuration" {
+					t.Fatalf("shell.autoEffects: get %s from %s, user %s; want user [read]", get, source, user)
+				}
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("workspace/configuration never applied: get %s", get)
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		if get, user, _ := setting(c, "log.level"); get != `"debug"` || user != "" {
+			t.Fatalf("log.level: get %s user %s, want a workspace-level debug", get, user)
+		}
+	})
+	t.Run("pushed with didChangeConfiguration", func(t *testing.T) {
+		c, _ := inProcess(t)
+		initialized(t, c, nil)
+		c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"tandem": map[string]any{"mcp.bridge": false}}})
+		if get, user, source := setting(c, "mcp.bridge"); get != "false" || user != "" || source != "workspace/configuration" {
+			t.Fatalf("mcp.bridge: get %s from %s, user %s", get, source, user)
+		}
 	})
 }
