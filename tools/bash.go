@@ -58,6 +58,9 @@ func (s *Session) Gate() *approvals.Gate {
 		p := approvals.NewPolicy(approvals.PolicyConfig{
 			Roots: s.Roots, Home: home, Env: os.Environ(),
 			Protected: []string{config.UserFile()},
+			// tandem's own process and the editor that started it hold the
+			// credentials the steps' environment lacks (/proc/PID/environ).
+			Secrets: []string{fmt.Sprintf("/proc/%d", os.Getpid()), fmt.Sprintf("/proc/%d", os.Getppid())},
 		})
 		s.gate = approvals.NewGate(s.ID, approvals.DefaultAuto, p, approvals.AskerFunc(func(ctx context.Context, q approvals.Question) approvals.Answer {
 			s.mu.Lock()

@@ -204,3 +204,13 @@ func TestAutoEffectsComeOnlyFromUserSettings(t *testing.T) {
 		t.Fatalf("a workspace narrowed the auto set: %s", res.Text)
 	}
 }
+
+// tandem's own environment (and its editor's) holds the credentials its
+// steps do not get: reading it is a secret read.
+func TestReadingTandemsEnvironmentIsASecretRead(t *testing.T) {
+	s, _ := bashSession(t, "")
+	res := callBash(t, s, "cat /proc/"+strconv.Itoa(os.Getpid())+"/environ")
+	if res.Code != approvals.CodeUnanswered || !strings.Contains(res.Text, "read+secret") {
+		t.Fatalf("%s", res.Text)
+	}
+}
