@@ -41,11 +41,16 @@ const resultScheme = 'tandem-result';
 
 /**
  * Declares what this client does for tandem: it answers questions (tandem/askApproval, with
- * tandem/approvalSettled) and saves a document on request (tandem/saveDocument).
+ * tandem/approvalSettled) and saves a document on request (tandem/saveDocument). Read at
+ * every (re)start.
  */
 class TandemFeature implements StaticFeature {
   fillClientCapabilities(caps: ClientCapabilities): void {
-    caps.experimental = { ...(caps.experimental as object | undefined), tandem: { approvals: true, saveDocument: true } };
+    // "native" leaves approvals undeclared (false would mean "never asks me"): questions then
+    // come as window/showMessageRequest, which vscode-languageclient shows itself.
+    const native = vscode.workspace.getConfiguration('tandem').get<string>('approvals', 'tandem') === 'native';
+    const tandem = native ? { saveDocument: true } : { approvals: true, saveDocument: true };
+    caps.experimental = { ...(caps.experimental as object | undefined), tandem };
   }
   getState(): FeatureState {
     return { kind: 'static' };

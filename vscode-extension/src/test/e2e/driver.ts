@@ -161,6 +161,7 @@ async function main(): Promise<number> {
     const answers: [string, string][] = [
       ['./allowed.sh', 'Allow'],
       ['./denied.sh', 'Deny'],
+      ['./native.sh', 'Allow'],
     ];
     const user = (async () => {
       while (answering) {

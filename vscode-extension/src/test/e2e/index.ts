@@ -193,6 +193,24 @@ const cases: Case[] = [
       check(r.isError !== true, `read after restart failed: ${resultText(r)}`);
     },
   },
+  {
+    // With the tandem approval capability left undeclared, the question comes as
+    // window/showMessageRequest, shown by vscode-languageclient; the driver clicks "Allow".
+    name: 'bash_step_allowed_through_window_showMessageRequest',
+    fn: async (api, root) => {
+      const cfg = vscode.workspace.getConfiguration('tandem');
+      await cfg.update('approvals', 'native', vscode.ConfigurationTarget.Global);
+      try {
+        await vscode.commands.executeCommand('tandem.restart');
+        fs.writeFileSync(vscode.Uri.joinPath(root, 'native.sh').fsPath, '#!/bin/sh\ntouch native.txt\n', { mode: 0o755 });
+        const r = await api.callTool('bash', { command: './native.sh' });
+        check(r.isError !== true, `the script failed: ${resultText(r)}`);
+        check(fs.existsSync(vscode.Uri.joinPath(root, 'native.txt').fsPath), 'the allowed step did not run');
+      } finally {
+        await cfg.update('approvals', undefined, vscode.ConfigurationTarget.Global);
+      }
+    },
+  },
 ];
 
 export async function run(): Promise<void> {
