@@ -3,10 +3,13 @@ package lspserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"slices"
+	"syscall"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -23,6 +26,7 @@ type workspaceFolder struct {
 }
 
 type initializeParams struct {
+	ProcessID  int `json:"processId"`
 	ClientInfo *struct {
 		Name    string `json:"name"`
 		Version string `json:"version"`
@@ -71,6 +75,9 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.roots = roots
 	s.state = stateRunning
 	s.mu.Unlock()
+	if p.ProcessID > 0 {
+		go s.watchEditor(p.ProcessID)
+	}
 	s.log.Info("initialized", "client", c.Name(), "clientVersion", c.Version(), "roots", len(roots))
 	return map[string]any{
 		"capabilities": map[string]any{
@@ -204,4 +211,29 @@ func init() {
 		s.roots = roots
 		return nil, nil
 	})
+}
+
+// editorPoll is how often tandem checks that the editor process still lives.
+var editorPoll = 3 * time.Second
+
+// watchEditor ends the connection when the editor's process is gone, as LSP
+// asks: an editor that died without closing tandem's stdin (a wrapper kept
+// the pipe open) must not leave tandem running.
+func (s *Server) watchEditor(pid int) {
+	t := time.NewTicker(editorPoll)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.exit:
+			return
+		case <-s.conn.Done():
+			return
+		case <-t.C:
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			s.log.Warn("the editor process is gone; stopping", "pid", pid)
+			s.end()
+			return
+		}
+	}
 }

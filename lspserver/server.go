@@ -64,7 +64,7 @@ type Server struct {
 	running  sync.WaitGroup // requests in flight; shutdown waits for them
 	exitCode int
 	exited   bool
-	exit     chan struct{} // closed by the exit notification
+	exit     chan struct{} // closed by end: the exit notification, or the editor gone
 }
 
 // closeBoth closes the input too, if it can be closed, so a read blocked on
@@ -278,15 +278,7 @@ func (s *Server) lifecycle(ctx context.Context, reply jsonrpc2.Replier, req json
 			cancel()
 		}
 	case "exit":
-		s.mu.Lock()
-		if !s.exited {
-			s.exited = true
-			if s.state == stateShutdown {
-				s.exitCode = 0
-			}
-			close(s.exit)
-		}
-		s.mu.Unlock()
+		s.end()
 	case "initialized":
 		if st != stateRunning {
 			return
@@ -325,5 +317,19 @@ func (s *Server) lifecycle(ctx context.Context, reply jsonrpc2.Replier, req json
 			s.running.Wait()
 			_ = reply(ctx, nil, nil)
 		}()
+	}
+}
+
+// end stops serving, as the exit notification asks: status 0 after a
+// shutdown request, else 1.
+func (s *Server) end() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if !s.exited {
+		s.exited = true
+		if s.state == stateShutdown {
+			s.exitCode = 0
+		}
+		close(s.exit)
 	}
 }

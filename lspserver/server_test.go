@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -354,4 +355,33 @@ func TestSettingsFromTheEditor(t *testing.T) {
 			t.Fatalf("mcp.bridge: get %s from %s, user %s", get, source, user)
 		}
 	})
+}
+
+// The server stops when the editor's process is gone, even with its input
+// still open.
+func TestStopsWhenTheEditorDies(t *testing.T) {
+	old := editorPoll
+	editorPoll = 10 * time.Millisecond
+	t.Cleanup(func() { editorPoll = old })
+	editor := exec.Command("sleep", "60")
+	if err := editor.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c, code := inProcess(t)
+	c.ok("initialize", map[string]any{"processId": editor.Process.Pid, "capabilities": map[string]any{}}, nil)
+	select {
+	case got := <-code:
+		t.Fatalf("the server stopped (status %d) while the editor lives", got)
+	case <-time.After(100 * time.Millisecond):
+	}
+	_ = editor.Process.Kill()
+	_ = editor.Wait()
+	select {
+	case got := <-code:
+		if got != 1 {
+			t.Fatalf("status %d after the editor died, want 1", got)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the server kept running after the editor died")
+	}
 }
