@@ -47,11 +47,81 @@ type procs struct {
 	groups  map[int]bool // every process group the run started
 	killed  bool
 	waiting sync.WaitGroup // processes whose exec.Cmd has not returned from Wait
+	known   map[int]bool   // the run's processes the sweeper has seen alive
 }
 
 func newProcs(id string) *procs {
 	becomeSubreaper()
-	return &procs{marker: runMarker + "=" + id, groups: map[int]bool{}, since: uptimeTicks()}
+	p := &procs{marker: runMarker + "=" + id, groups: map[int]bool{}, since: uptimeTicks(), known: map[int]bool{}}
+	active.Lock()
+	active.runs[p] = true
+	if !active.sweeping {
+		active.sweeping = true
+		go sweep()
+	}
+	active.Unlock()
+	return p
+}
+
+// active is the runs whose processes may still be about: the sweeper reaps
+// the orphans they leave while they go on (a long job would otherwise
+// gather zombies until its end).
+var active = struct {
+	sync.Mutex
+	runs     map[*procs]bool
+	sweeping bool
+}{runs: map[*procs]bool{}}
+
+// sweepEvery is how often the sweeper looks for orphans of running scripts.
+const sweepEvery = 2 * time.Second
+
+func sweep() {
+	for {
+		time.Sleep(sweepEvery)
+		active.Lock()
+		runs := make([]*procs, 0, len(active.runs))
+		for p := range active.runs {
+			runs = append(runs, p)
+		}
+		if len(runs) == 0 {
+			active.sweeping = false
+			active.Unlock()
+			return
+		}
+		active.Unlock()
+		for _, p := range runs {
+			p.mu.Lock()
+			groups := make(map[int]bool, len(p.groups))
+			for g := range p.groups {
+				groups[g] = true
+			}
+			p.mu.Unlock()
+			if len(groups) == 0 {
+				continue
+			}
+			// Every process of the run found alive is remembered, so that
+			// once it dies (a zombie has no environment left to show the
+			// marker) it is still known as the run's.
+			found := p.find(groups)
+			p.mu.Lock()
+			for pid := range found {
+				p.known[pid] = true
+			}
+			known := make(map[int]bool, len(p.known))
+			for pid := range p.known {
+				known[pid] = true
+			}
+			p.mu.Unlock()
+			reap(known)
+			p.mu.Lock()
+			for pid := range p.known {
+				if !known[pid] {
+					delete(p.known, pid) // reaped, or gone
+				}
+			}
+			p.mu.Unlock()
+		}
+	}
 }
 
 // uptimeTicks is the time since boot in clock ticks (USER_HZ, 100 on Linux),
@@ -114,20 +184,26 @@ func signalGroup(leader int, sig syscall.Signal) { _ = syscall.Kill(-leader, sig
 // those that became tandem's children. It returns when none is left, or
 // after a few seconds.
 func (p *procs) kill() {
+	active.Lock()
+	delete(active.runs, p)
+	active.Unlock()
 	p.mu.Lock()
 	p.killed = true
 	groups := make(map[int]bool, len(p.groups))
 	for g := range p.groups {
 		groups[g] = true
 	}
+	// Every process ever found stays a target: once killed, a process that
+	// left the groups is known by nothing else (a zombie has no environment).
+	seen := make(map[int]bool, len(p.known))
+	for pid := range p.known {
+		seen[pid] = true
+	}
 	p.mu.Unlock()
 	if len(groups) == 0 {
 		return // it never started a process
 	}
 	deadline := time.Now().Add(5 * time.Second)
-	// Every process ever found stays a target: once killed, a process that
-	// left the groups is known by nothing else (a zombie has no environment).
-	seen := map[int]bool{}
 	for {
 		found := p.find(groups)
 		alive := 0

@@ -159,6 +159,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	env := ChildEnv(o.Env, o.ExtraEnv)
 	r, err := x.runner(o.Dir, env, nil, out.w, out.w)
 	if err != nil {
+		x.procs.kill()
 		cancel()
 		out.closeWriter()
 		out.finish(nil)

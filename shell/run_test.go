@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -175,5 +176,35 @@ func TestGlobOfASecretDirectoryAsks(t *testing.T) {
 	res = runScript(t, `ls *.txt 2>/dev/null; echo none`, sb.opts(0, a))
 	if n := len(a.asked()); n != 2 || !strings.HasPrefix(a.asked()[1].Steps[0].Text, "ls") {
 		t.Fatalf("a glob in the workspace asked on its own: %+v", a.asked())
+	}
+}
+
+// An orphan a running script leaves is reaped while the script goes on: a
+// long job gathers no zombies.
+func TestOrphansOfARunningScriptAreReaped(t *testing.T) {
+	sb := newSandbox(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := Start(ctx, `python3 -c 'import subprocess, os; print(subprocess.Popen(["sleep", "0.1"]).pid, flush=True); os._exit(0)'; sleep 30`, sb.opts(approvals.DefaultAuto, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Kill()
+	var pid string
+	for deadline := time.Now().Add(10 * time.Second); pid == ""; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the orphan's pid never showed")
+		}
+		_, out := r.Progress()
+		pid = strings.TrimSpace(out.Text)
+	}
+	for deadline := time.Now().Add(3*sweepEvery + time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat("/proc/" + pid); err != nil {
+			return // reaped
+		}
+		if time.Now().After(deadline) {
+			stat, _ := os.ReadFile("/proc/" + pid + "/stat")
+			t.Fatalf("the orphan %s is still there while the script runs: %s", pid, stat)
+		}
 	}
 }
