@@ -115,11 +115,9 @@ type stepRefused struct {
 
 func (e *stepRefused) Error() string { return e.err.Error() }
 
-// Parse reads a script as bash. The parsed file is rewritten so the stages
-// of each pipeline are asked together before any runs.
-func Parse(script string) (*syntax.File, error) { return parse(script, "", syntax.LangBash) }
-
-// parse reads a script; name is its $0 (empty: the interpreter's own name).
+// parse reads a script; name is its $0 (empty: the interpreter's own
+// name). The parsed file is rewritten so the stages of each pipeline are
+// asked together before any runs.
 func parse(script, name string, lang syntax.LangVariant) (*syntax.File, error) {
 	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), name)
 	if err != nil {
@@ -136,7 +134,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	if o.Gate == nil {
 		return nil, errors.New("shell: no gate")
 	}
-	f, err := Parse(script)
+	f, err := parse(script, "", syntax.LangBash)
 	if err != nil {
 		return nil, err
 	}
