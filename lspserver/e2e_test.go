@@ -221,6 +221,13 @@ func TestE2E_UnsavedBufferSeenByReadAndGrep(t *testing.T) {
 		t.Errorf("a read sent right after %d didChange notifications does not show them in order:\n%s", len([]rune(typed)), text)
 	}
 
+	// After didSave the buffer is no longer unsaved (an editor writes the
+	// file first; this test leaves the disk alone to tell the two apart).
+	p.notify("textDocument/didSave", map[string]any{"textDocument": map[string]any{"uri": uri}})
+	if text, _ := p.tool(session, "read", map[string]any{"path": "docs/crlf.txt"}); strings.Contains(text, "unsaved") || !strings.Contains(text, "4:typed") {
+		t.Errorf("read after didSave still says unsaved, or lost the buffer:\n%s", text)
+	}
+
 	p.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": uri}})
 	if text, _ := p.tool(session, "grep", map[string]any{"pattern": "bufferonly_token"}); strings.Contains(text, "crlf.txt") {
 		t.Errorf("grep still sees a closed buffer:\n%s", text)
