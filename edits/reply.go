@@ -58,13 +58,21 @@ func reply(env *Env, cs []*change, outs []outcome) (string, error) {
 func landedFile(env *Env, c *change, o outcome) string {
 	path, show := c.final()
 	tag := env.Seen.Saw(path, c.next)
-	var seen []int
+	// Mark runs of seen lines: a large file with a small change is a few runs.
+	from := 0 // 1-based start of the current run, 0 for none
 	for i, l := range c.lines {
-		if c.wroteAll || l.origin < 0 || (c.seenBase != nil && c.seenBase[l.origin]) {
-			seen = append(seen, i+1)
+		seen := c.wroteAll || l.origin < 0 || (c.seenBase != nil && c.seenBase[l.origin])
+		switch {
+		case seen && from == 0:
+			from = i + 1
+		case !seen && from != 0:
+			env.Seen.MarkSeenRange(path, tag, from, i)
+			from = 0
 		}
 	}
-	env.Seen.MarkSeen(path, tag, seen...)
+	if from != 0 {
+		env.Seen.MarkSeenRange(path, tag, from, len(c.lines))
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s#%s] %s", show, tag, whereText(c, o.where))
 	if c.dest != "" {

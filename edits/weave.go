@@ -69,7 +69,17 @@ func weave(base documents.Lines, lines []newLine) []byte {
 	}
 	carry := firstEnding(base)
 	finalEnding := base.Len() == 0 || len(base.Ending(base.Len())) > 0
-	for i, l := range lines {
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		// A run of kept lines, in their old order, none of them last,
+		// keeps its bytes as they are: copy it whole.
+		if j := keptRun(base, lines, i); j > i {
+			first, last := base.Lines[l.origin], base.Lines[lines[j].origin]
+			out = append(out, base.Body[first.Start:last.End+last.EndLen]...)
+			carry = base.Ending(lines[j].origin + 1)
+			i = j
+			continue
+		}
 		out = append(out, l.text...)
 		var own []byte
 		if l.origin >= 0 {
@@ -97,4 +107,19 @@ func separator(text, carry []byte) []byte {
 		return []byte("\r\n")
 	}
 	return carry
+}
+
+// keptRun returns the last index j >= i such that lines[i..j] are kept lines
+// with consecutive origins, each with its own ending, and j is not the last
+// line; i when there is no such run of two or more.
+func keptRun(base documents.Lines, lines []newLine, i int) int {
+	j := i
+	for j+1 < len(lines)-1 && lines[j].origin >= 0 && lines[j+1].origin == lines[j].origin+1 &&
+		base.Lines[lines[j+1].origin].EndLen > 0 {
+		j++
+	}
+	if j == i || base.Lines[lines[i].origin].EndLen == 0 {
+		return i
+	}
+	return j
 }
