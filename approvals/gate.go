@@ -187,7 +187,7 @@ func (g *Gate) Access(ctx context.Context, a Access, dir, path string) (RealPath
 	s := Step{
 		Text:    AccessText(a, j.Path),
 		Effects: AccessEffects(a, j),
-		Paths:   []StepPath{{Path: path, Real: j.Path, Class: j.Class}},
+		Paths:   []StepPath{{Path: path, Real: j.Path, Class: j.Class, HoldsSecret: j.HoldsSecret}},
 	}
 	if err := g.Check(ctx, KindDocument, s); err != nil {
 		return j.RealPath, err

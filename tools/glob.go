@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
 )
 
@@ -34,6 +35,9 @@ func init() {
 				Limit   int    `json:"limit"`
 			}
 			if err := decode("glob", args, &a); err != nil {
+				return Refused(err)
+			}
+			if err := s.gateDocument(ctx, approvals.AccessList, a.Path); err != nil {
 				return Refused(err)
 			}
 			text, err := documents.Glob(ctx, s.Roots, documents.GlobRequest{Pattern: a.Pattern, Path: a.Path, Skip: a.Skip, Limit: a.Limit})

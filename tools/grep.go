@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
 )
 
@@ -39,6 +40,9 @@ func init() {
 				Skip       int    `json:"skip"`
 			}
 			if err := decode("grep", args, &a); err != nil {
+				return Refused(err)
+			}
+			if err := s.gateDocument(ctx, approvals.AccessSearch, a.Path); err != nil {
 				return Refused(err)
 			}
 			text, err := documents.Grep(ctx, s.Seen, s.Buffers, s.Roots, documents.GrepRequest{

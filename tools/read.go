@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
 )
 
@@ -32,6 +33,9 @@ func init() {
 				Lines selector `json:"lines"`
 			}
 			if err := decode("read", args, &a); err != nil {
+				return Refused(err)
+			}
+			if err := s.gateDocument(ctx, approvals.AccessRead, a.Path); err != nil {
 				return Refused(err)
 			}
 			text, err := documents.Read(s.Seen, s.Buffers, s.Roots, a.Path, string(a.Lines))

@@ -1,0 +1,37 @@
+package tools
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/documents"
+)
+
+// gateDocument passes a document tool's read, listing or search of p (the
+// workspace root when empty) through the session's gate before it happens:
+// one of a secret, or a search of a directory holding one, asks; the rest
+// runs within the auto set. A path the tool cannot resolve is left to the
+// tool, which refuses it in its own words.
+func (s *Session) gateDocument(ctx context.Context, acc approvals.Access, p string) error {
+	abs := ""
+	if p == "" {
+		if len(s.Roots) == 0 {
+			return nil
+		}
+		abs = s.Roots[0]
+	} else {
+		var err error
+		if abs, err = documents.Resolve(s.Roots, p); err != nil {
+			return nil
+		}
+	}
+	if acc == approvals.AccessRead {
+		if fi, err := os.Stat(abs); err == nil && fi.IsDir() {
+			acc = approvals.AccessList
+		}
+	}
+	_, err := s.Gate().Access(ctx, acc, filepath.Dir(abs), abs)
+	return err
+}
