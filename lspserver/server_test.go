@@ -385,3 +385,28 @@ func TestStopsWhenTheEditorDies(t *testing.T) {
 		t.Fatal("the server kept running after the editor died")
 	}
 }
+
+// A change without a range replaces the whole text; a change with the empty
+// range at 0:0 inserts at the start. (protocol's change type cannot tell the
+// two apart: its range is not a pointer.)
+func TestFullAndEmptyRangeChanges(t *testing.T) {
+	ws := t.TempDir()
+	path := filepath.Join(ws, "f.txt")
+	if err := os.WriteFile(path, []byte("disk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := inProcess(t)
+	c.ok("initialize", map[string]any{"capabilities": map[string]any{}, "workspaceFolders": []map[string]string{{"uri": "file://" + ws, "name": "ws"}}}, nil)
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "file://" + path, "version": 1, "text": "old text\n"}})
+	c.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": "file://" + path, "version": 2},
+		"contentChanges": []any{
+			map[string]any{"text": "whole new\n"},
+			map[string]any{"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}, "text": ">"},
+		}})
+	var s struct{ Session string }
+	c.ok("tandem/openSession", map[string]any{}, &s)
+	text, _ := c.tool(s.Session, "read", map[string]any{"path": "f.txt"})
+	if !strings.Contains(text, "\n1:>whole new\n") || strings.Contains(text, "old") {
+		t.Fatalf("read after a full and an inserting change:\n%s", text)
+	}
+}
