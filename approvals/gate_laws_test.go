@@ -19,7 +19,7 @@ var lawAnswers = []Answer{AllowOnce, AllowSession, Deny, Unanswered}
 type gateRun struct {
 	ran     []int
 	answer  map[int]Answer // the answer to the question asked before step i
-	stopped int // -1 when the script finished
+	stopped int            // -1 when the script finished
 	refusal *Refused
 	yeses   int
 	asked   int
