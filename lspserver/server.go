@@ -188,7 +188,10 @@ func (s *Server) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		}
 		start := time.Now()
 		if _, err := h(ctx, s, req.Params()); err != nil {
+			// A notification has no reply: the editor's log is where its
+			// failure can be seen.
 			s.log.Warn("notification failed", "method", method, "err", err)
+			s.client.LogMessage(ctx, protocol.MessageTypeError, fmt.Sprintf("tandem could not apply %s: %v", method, err))
 		}
 		s.client.trace(fmt.Sprintf("handled notification '%s' in %s", method, time.Since(start).Round(time.Microsecond)))
 		return nil

@@ -410,3 +410,20 @@ func TestFullAndEmptyRangeChanges(t *testing.T) {
 		t.Fatalf("read after a full and an inserting change:\n%s", text)
 	}
 }
+
+// A notification that fails cannot be answered; the editor's log says why.
+func TestFailedNotificationIsLogged(t *testing.T) {
+	c, _ := inProcess(t)
+	initialized(t, c, nil)
+	c.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": "file:///x/a.txt", "version": "one"}})
+	c.waitFor("a logMessage naming the failure", func(notes, _ []msg) bool {
+		for _, n := range notes {
+			if n.Method == "window/logMessage" && strings.Contains(string(n.Params), "could not apply textDocument/didOpen") &&
+				strings.Contains(string(n.Params), "version") {
+				return true
+			}
+		}
+		return false
+	})
+	c.ok("tandem/openSession", map[string]any{}, nil) // and it goes on serving
+}

@@ -38,9 +38,9 @@ type stream struct {
 	closer io.Closer
 	max    int64
 	report func(kind, detail string) // told of every bad input, for the log
+	resync bool                      // skipping input until the next Content-Length header (reader only)
 
-	mu     sync.Mutex // serialises writes
-	resync bool       // skipping input until the next Content-Length header
+	mu sync.Mutex // serialises writes
 }
 
 func newStream(r io.Reader, w io.Writer, c io.Closer, max int64, report func(kind, detail string)) *stream {
