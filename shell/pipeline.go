@@ -31,8 +31,9 @@ import (
 //     with its first step or ended without one; then the group's steps are
 //     checked together, in stage order, and all run or none does.
 //
-// A stage's later steps, and pipelines inside eval'd or sourced code (which
-// tandem does not parse beforehand), are gated one by one as they run.
+// eval's code gets the same rewrite before eval parses it (evalMarked). A
+// stage's later steps, and pipelines in a sourced file (which the
+// interpreter reads itself), are gated one by one as they run.
 const stageMarker = "__tandem_pipeline_stage"
 
 // markPipelines applies the rewrite above to every pipeline in f.

@@ -409,6 +409,9 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	if !interp.IsBuiltin(args[0]) {
 		return args, nil
 	}
+	if args[0] == "eval" && len(args) > 1 {
+		return evalMarked(args), nil
+	}
 	if runsCode[args[0]] {
 		return args, nil
 	}
@@ -419,6 +422,22 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	}
 	x.ran(n, -1)
 	return args, nil
+}
+
+// evalMarked gives eval its code with the pipeline markers in (see
+// markPipelines), so a pipeline in eval'd code is asked whole like one in
+// the script. Code that does not parse is left for eval to report.
+func evalMarked(args []string) []string {
+	f, err := syntax.NewParser().Parse(strings.NewReader(strings.Join(args[1:], " ")), "")
+	if err != nil {
+		return args
+	}
+	markPipelines(f)
+	var b strings.Builder
+	if err := syntax.NewPrinter().Print(&b, f); err != nil {
+		return args
+	}
+	return []string{"eval", b.String()}
 }
 
 // open gates a redirection by its real target before the file opens, and

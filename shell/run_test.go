@@ -208,3 +208,17 @@ func TestOrphansOfARunningScriptAreReaped(t *testing.T) {
 		}
 	}
 }
+
+// A pipeline in eval'd code is asked whole, before any stage runs, like one
+// in the script.
+func TestPipelineInEvalIsAskedWhole(t *testing.T) {
+	sb := newSandbox(t)
+	a := answering(approvals.Deny)
+	res := runScript(t, `eval 'touch made | touch ~/.ssh/x | cat'; echo after`, sb.opts(approvals.DefaultAuto, a))
+	if _, err := os.Stat(filepath.Join(sb.root, "made")); err == nil {
+		t.Fatal("a stage ran before its pipeline was asked")
+	}
+	if q := a.asked(); len(q) != 1 || len(q[0].Steps) != 3 || res.End != Refused {
+		t.Fatalf("questions %+v\n%s", q, Render(res))
+	}
+}
