@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -58,6 +59,12 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 	if pattern == "" || strings.HasPrefix(pattern, "/") || !doublestar.ValidatePattern(pattern) {
 		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
 			"The glob %q is not a valid pattern relative to the searched directory. Use patterns such as \"**/*.go\" or \"cmd/*/main.go\", and path for the directory.", req.Pattern))
+	}
+	// The walk starts at the pattern's fixed prefix, so a ".." there would
+	// list directories above the one searched, past the gate that judged path.
+	if slices.Contains(strings.Split(pattern, "/"), "..") {
+		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			"The glob %q goes up with \"..\", but glob matches paths below the searched directory. Name the directory above as path (for example path \"..\") and keep the pattern below it.", req.Pattern))
 	}
 	dirs, err := searchRoots(roots, req.Path)
 	if err != nil {
