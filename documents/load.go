@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -113,12 +114,19 @@ func tooLarge(path string, size int64) error {
 }
 
 func statRefusal(path string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return approvals.Refuse(approvals.CodeNotFound, fmt.Sprintf(
 			"%s does not exist. Check the name, or find it with glob.", path))
+	case errors.Is(err, syscall.ELOOP):
+		return approvals.Refuse(approvals.CodeFailed, fmt.Sprintf(
+			"%s is a loop of symbolic links that never reaches a file. Name the file the links should lead to.", path))
+	case errors.Is(err, fs.ErrPermission):
+		return approvals.Refuse(approvals.CodeFailed, fmt.Sprintf(
+			"%s cannot be read (%v). Check its permissions, or read another path.", path, err))
 	}
 	return approvals.Refuse(approvals.CodeFailed, fmt.Sprintf(
-		"%s cannot be read (%v). Check its permissions, or read another path.", path, err))
+		"%s cannot be read (%v). Check the path, or read another one.", path, err))
 }
 
 func humanSize(n int64) string {

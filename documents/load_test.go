@@ -50,6 +50,7 @@ func TestLoadRefusals(t *testing.T) {
 		{filepath.Join(dir, "missing"), approvals.CodeNotFound, "does not exist"},
 		{dir, approvals.CodeInvalid, "is a directory"},
 		{fifo(t, dir), approvals.CodeInvalid, "not a regular file"},
+		{symlinkLoop(t, dir), approvals.CodeFailed, "loop of symbolic links"},
 	}
 	for _, c := range cases {
 		_, err := Load(NewOverlay(), c.path)
@@ -66,5 +67,13 @@ func TestLoadRefusals(t *testing.T) {
 func fifo(t *testing.T, dir string) string {
 	p := filepath.Join(dir, "pipe")
 	must(t, syscall.Mkfifo(p, 0o644))
+	return p
+}
+
+// symlinkLoop makes two links that lead to each other and returns one.
+func symlinkLoop(t *testing.T, dir string) string {
+	p := filepath.Join(dir, "loop-a")
+	must(t, os.Symlink("loop-b", p))
+	must(t, os.Symlink("loop-a", filepath.Join(dir, "loop-b")))
 	return p
 }

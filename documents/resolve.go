@@ -26,6 +26,12 @@ var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
 // never clamped to the root — and then by real path, so a symlink that leads
 // out of the root is escapes too. Any other scheme is the refusal scheme.
 func Resolve(roots []string, p string) (string, error) {
+	if strings.IndexByte(p, 0) >= 0 {
+		// No file name holds a NUL; the system would refuse it with a bare
+		// "invalid argument" that does not say what is wrong.
+		return "", approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			"The path %q holds a NUL byte, which no file name can. Give the path without it.", p))
+	}
 	if m := schemeRE.FindString(p); m != "" {
 		if m != RepoScheme {
 			return "", approvals.Refuse(approvals.CodeScheme, fmt.Sprintf(

@@ -117,6 +117,11 @@ func TestResolveSchemes(t *testing.T) {
 	if _, err := Resolve(nil, "a.go"); codeOf(err) != approvals.CodeInvalid {
 		t.Errorf("relative path without roots: %v", err)
 	}
+	for _, p := range []string{"a\x00b", "repo://a\x00b", "/etc\x00/hosts"} {
+		if _, err := Resolve([]string{root}, p); codeOf(err) != approvals.CodeInvalid || !strings.Contains(err.Error(), "NUL byte") {
+			t.Errorf("Resolve(%q) = %v; want invalid naming the NUL byte", p, err)
+		}
+	}
 }
 
 func TestDisplay(t *testing.T) {
