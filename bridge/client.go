@@ -51,9 +51,10 @@ func Send(env Env, req Request) (Header, []byte, error) {
 		return Header{}, nil, fmt.Errorf("%w: cannot reach the socket (%v); the session that started this command has ended", ErrNoBridge, errors.Unwrap(err))
 	}
 	defer conn.Close()
-	if _, err := conn.Write(append(line, '\n')); err != nil {
-		return Header{}, nil, ErrSessionEnded
-	}
+	// A failed write is not the end: a bridge at its connection limit
+	// answers busy and closes before reading the request, and that answer
+	// is still there to read.
+	_, _ = conn.Write(append(line, '\n'))
 	r := bufio.NewReaderSize(conn, 64<<10)
 	hl, err := readLine(r, MaxHeaderLine)
 	if err != nil {

@@ -5,21 +5,24 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"time"
 )
 
 // tail keeps the last few KiB of a server's error output, so a server that
 // fails to start can say why. The rest is discarded: a chatty server never
 // blocks on a full pipe.
 type tail struct {
-	mu  sync.Mutex
-	buf []byte
+	mu   sync.Mutex
+	buf  []byte
+	done chan struct{} // closed when the output ended
 }
 
 const tailSize = 4 << 10
 
 func newTail(r io.ReadCloser) *tail {
-	t := &tail{}
+	t := &tail{done: make(chan struct{})}
 	go func() {
+		defer close(t.done)
 		defer r.Close()
 		p := make([]byte, 4096)
 		for {
@@ -38,8 +41,13 @@ func newTail(r io.ReadCloser) *tail {
 	return t
 }
 
-// lastLine is the last non-empty line the server wrote to its error output.
+// lastLine is the last non-empty line the server wrote to its error output,
+// once the output ended (the server exited) or after a short wait.
 func (t *tail) lastLine() string {
+	select {
+	case <-t.done:
+	case <-time.After(500 * time.Millisecond): // a child of the server may hold it open
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := bytes.Split(bytes.TrimSpace(t.buf), []byte("\n"))
