@@ -19,7 +19,19 @@ const maxChunk = 1024
 // inside a chunk edits that chunk in place and adjusts the totals on its
 // path: no allocation. A rope is not safe for concurrent use; the Overlay
 // guards it.
-type rope struct{ root *node }
+type rope struct {
+	root *node
+	path []*node // scratch for lineStart: the ancestors of the last spot
+}
+
+// spot is where a line starts: the node whose chunk holds that byte, the
+// chunk's offset in the text, and the node's ancestors (valid until the
+// next lineStart), so an edit there needs no second walk from the root.
+type spot struct {
+	n    *node // nil in an empty text
+	base int
+	path []*node
+}
 
 type node struct {
 	left, right *node
@@ -111,15 +123,18 @@ func appendRange(dst []byte, n *node, from, to int) []byte {
 	return dst
 }
 
-// lineStart returns the offset of the first byte of 0-based line and the
-// rest of the chunk from there, or false when the text has fewer lines.
-func (r *rope) lineStart(line int) (int, []byte, bool) {
+// lineStart returns the offset of the first byte of 0-based line, the rest
+// of the chunk from there and the spot, or false when the text has fewer
+// lines.
+func (r *rope) lineStart(line int) (int, []byte, spot, bool) {
 	if line > r.root.lines() {
-		return 0, nil, false
+		return 0, nil, spot{}, false
 	}
+	r.path = r.path[:0]
 	off, n := 0, r.root
 	for n != nil {
 		if ll := n.left.lines(); line <= ll && (line > 0 || n.left != nil) {
+			r.path = append(r.path, n)
 			n = n.left
 			continue
 		} else {
@@ -131,13 +146,14 @@ func (r *rope) lineStart(line int) (int, []byte, bool) {
 			for ; line > 0; line-- {
 				i += 1 + bytes.IndexByte(n.chunk[i+1:], '\n')
 			}
-			return off + i + 1, n.chunk[i+1:], true
+			return off + i + 1, n.chunk[i+1:], spot{n: n, base: off, path: r.path}, true
 		}
 		line -= n.chunkLines
 		off += len(n.chunk)
+		r.path = append(r.path, n)
 		n = n.right
 	}
-	return off, nil, true // the empty text's only line
+	return off, nil, spot{}, true // the empty text's only line
 }
 
 // offset converts an LSP position to a byte offset. Lines end at '\n'; the
@@ -145,19 +161,53 @@ func (r *rope) lineStart(line int) (int, []byte, bool) {
 // line clamps to just before the ending, as the LSP specification says. A
 // character inside a surrogate pair lands after that character.
 func (r *rope) offset(p Position) (int, error) {
-	start, text, ok := r.lineStart(int(p.Line))
-	if !ok {
-		return 0, fmt.Errorf("line %d is past the end of the document (it has %d lines)", p.Line, r.root.lines()+1)
+	start, text, _, err := r.lineText(p.Line, p.Character)
+	if err != nil {
+		return 0, err
 	}
-	// A UTF-16 unit takes at most 3 bytes of UTF-8, so the scan below ends
-	// within 3·Character+1 bytes, or at a '\n'; the margin shows the '\n'
-	// after a '\r'. Most lines end inside the chunk they start in.
-	need := 3*int(p.Character) + 5
-	if len(text) < need && bytes.IndexByte(text, '\n') < 0 {
+	return start + column(text, p.Character), nil
+}
+
+// span converts a range to byte offsets. When the range lies on one line
+// (most edits) the line is found once, and the spot found lets replaceAt
+// edit there without walking the tree again.
+func (r *rope) span(a, b Position) (int, int, spot, error) {
+	if a.Line != b.Line {
+		start, err := r.offset(a)
+		if err != nil {
+			return 0, 0, spot{}, err
+		}
+		end, err := r.offset(b)
+		return start, end, spot{}, err
+	}
+	start, text, sp, err := r.lineText(a.Line, max(a.Character, b.Character))
+	if err != nil {
+		return 0, 0, spot{}, err
+	}
+	return start + column(text, a.Character), start + column(text, b.Character), sp, nil
+}
+
+// lineText returns the offset of a line's start and enough of the text from
+// there to find any character up to char. A UTF-16 unit takes at most 3
+// bytes of UTF-8, so column ends within 3·char+1 bytes, or at a '\n'; the
+// margin shows the '\n' after a '\r'. Most lines end inside the chunk they
+// start in, which is then all that is read.
+func (r *rope) lineText(line, char uint32) (int, []byte, spot, error) {
+	start, text, sp, ok := r.lineStart(int(line))
+	if !ok {
+		return 0, nil, spot{}, fmt.Errorf("line %d is past the end of the document (it has %d lines)", line, r.root.lines()+1)
+	}
+	if need := 3*int(char) + 5; len(text) < need && bytes.IndexByte(text, '\n') < 0 {
 		text = r.slice(start, min(r.Len(), start+need))
 	}
+	return start, text, sp, nil
+}
+
+// column is the byte offset in a line's text of UTF-16 character char,
+// clamped to the line's end.
+func column(text []byte, char uint32) int {
 	off, units := 0, uint32(0)
-	for off < len(text) && units < p.Character {
+	for off < len(text) && units < char {
 		if text[off] == '\n' || (text[off] == '\r' && off+1 < len(text) && text[off+1] == '\n') {
 			break
 		}
@@ -165,7 +215,7 @@ func (r *rope) offset(p Position) (int, error) {
 		units += uint32(max(utf16.RuneLen(c), 1))
 		off += size
 	}
-	return start + off, nil
+	return off
 }
 
 // replace replaces bytes [from, to) with text.
@@ -178,6 +228,25 @@ func (r *rope) replace(from, to int, text []byte) {
 	r.root = merge(merge(left, build(text)), right)
 }
 
+// replaceAt is replace for an edit found at sp: inside sp's chunk it edits
+// there and adjusts the totals of sp's path, with no walk from the root.
+func (r *rope) replaceAt(sp spot, from, to int, text []byte) {
+	if n := sp.n; n != nil && from >= sp.base && to <= sp.base+len(n.chunk) {
+		size, lines := len(n.chunk), n.chunkLines
+		if editChunk(n, from-sp.base, to-sp.base, text) {
+			size, lines = len(n.chunk)-size, n.chunkLines-lines
+			n.size += size
+			n.newlines += lines
+			for _, p := range sp.path {
+				p.size += size
+				p.newlines += lines
+			}
+			return
+		}
+	}
+	r.replace(from, to, text)
+}
+
 // replaceInChunk edits one chunk in place when the edit falls inside it and
 // the result still fits: the common keystroke. It reports whether it did.
 func replaceInChunk(n *node, from, to int, text []byte) bool {
@@ -187,21 +256,9 @@ func replaceInChunk(n *node, from, to int, text []byte) bool {
 	ls, cs := n.left.bytes(), len(n.chunk)
 	switch {
 	case from >= ls && to <= ls+cs:
-		a, b := from-ls, to-ls
-		size := cs - (b - a) + len(text)
-		if size == 0 || size > maxChunk {
+		if !editChunk(n, from-ls, to-ls, text) {
 			return false
 		}
-		n.chunkLines += bytes.Count(text, nl) - bytes.Count(n.chunk[a:b], nl)
-		old := n.chunk
-		if size <= cap(old) {
-			n.chunk = old[:size]
-		} else {
-			n.chunk = make([]byte, size, maxChunk)
-			copy(n.chunk, old[:a])
-		}
-		copy(n.chunk[a+len(text):], old[b:cs]) // copy is a memmove: overlap is fine
-		copy(n.chunk[a:], text)
 	case to <= ls:
 		if !replaceInChunk(n.left, from, to, text) {
 			return false
@@ -214,6 +271,27 @@ func replaceInChunk(n *node, from, to int, text []byte) bool {
 		return false
 	}
 	n.update()
+	return true
+}
+
+// editChunk replaces n.chunk[a:b] by text when the result fits in a chunk,
+// updating chunkLines but not the subtree totals.
+func editChunk(n *node, a, b int, text []byte) bool {
+	cs := len(n.chunk)
+	size := cs - (b - a) + len(text)
+	if size == 0 || size > maxChunk {
+		return false
+	}
+	n.chunkLines += bytes.Count(text, nl) - bytes.Count(n.chunk[a:b], nl)
+	old := n.chunk
+	if size <= cap(old) {
+		n.chunk = old[:size]
+	} else {
+		n.chunk = make([]byte, size, maxChunk)
+		copy(n.chunk, old[:a])
+	}
+	copy(n.chunk[a+len(text):], old[b:cs]) // copy is a memmove: overlap is fine
+	copy(n.chunk[a:], text)
 	return true
 }
 

@@ -81,7 +81,7 @@ func (o *Overlay) Change(path string, version int32, changes []Change) error {
 			d.text = &rope{root: build([]byte(c.Text))}
 			continue
 		}
-		start, end, err := span(d.text, i, c.Range)
+		start, end, at, err := span(d.text, i, c.Range)
 		if err != nil {
 			for j := len(undo) - 1; j >= 0; j-- {
 				undo[j]()
@@ -92,30 +92,23 @@ func (o *Overlay) Change(path string, version int32, changes []Change) error {
 			removed, n := d.text.slice(start, end), len(c.Text)
 			undo = append(undo, func() { d.text.replace(start, start+n, removed) })
 		}
-		d.text.replace(start, end, []byte(c.Text))
+		d.text.replaceAt(at, start, end, []byte(c.Text))
 	}
 	d.flat, d.version, d.dirty = nil, version, true
 	return nil
 }
 
 // span converts the i-th change's range to byte offsets.
-func span(text *rope, i int, r *Range) (int, int, error) {
-	start, err := text.offset(r.Start)
+func span(text *rope, i int, r *Range) (int, int, spot, error) {
+	start, end, at, err := text.span(r.Start, r.End)
 	if err != nil {
-		return 0, 0, fmt.Errorf("change %d: start: %w", i+1, err)
-	}
-	end := start
-	if r.End != r.Start {
-		end, err = text.offset(r.End)
-	}
-	if err != nil {
-		return 0, 0, fmt.Errorf("change %d: end: %w", i+1, err)
+		return 0, 0, spot{}, fmt.Errorf("change %d: %w", i+1, err)
 	}
 	if end < start {
-		return 0, 0, fmt.Errorf("change %d: the range ends (%d:%d) before it starts (%d:%d)", i+1,
+		return 0, 0, spot{}, fmt.Errorf("change %d: the range ends (%d:%d) before it starts (%d:%d)", i+1,
 			r.End.Line, r.End.Character, r.Start.Line, r.Start.Character)
 	}
-	return start, end, nil
+	return start, end, at, nil
 }
 
 // Saved records that the editor wrote the buffer to disk.
