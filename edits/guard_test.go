@@ -60,8 +60,11 @@ func genReveal(rt *rapid.T) *revealCase {
 	} else {
 		c.tag = string(c.w.env.Seen.Saw(c.w.abs("f.txt"), []byte(c.before)))
 	}
-	c.from = rapid.IntRange(1, n).Draw(rt, "from")
-	c.to = rapid.IntRange(c.from, n).Draw(rt, "to")
+	c.from, c.to = 1, n // the whole file: many anchors at once
+	if !rapid.Bool().Draw(rt, "whole file") {
+		c.from = rapid.IntRange(1, n).Draw(rt, "from")
+		c.to = rapid.IntRange(c.from, n).Draw(rt, "to")
+	}
 	for k := c.from; k <= c.to; k++ {
 		if !c.seen(k) { // read does not mark a row it had to cut
 			c.unseen = append(c.unseen, k)

@@ -20,7 +20,7 @@ func genText(t *rapid.T, label string) []byte {
 	if rapid.Bool().Draw(t, label+"bom") {
 		b = append(b, 0xEF, 0xBB, 0xBF)
 	}
-	n := rapid.IntRange(0, 12).Draw(t, label+"n")
+	n := rapid.IntRange(0, 20).Draw(t, label+"n")
 	for i := 0; i < n; i++ {
 		b = append(b, rapid.SampledFrom([]string{"", "a", "bc", "\r", "x\ry", "é😀", "  "}).Draw(t, label+"text")...)
 		if i < n-1 || rapid.Bool().Draw(t, label+"last") {
@@ -33,7 +33,7 @@ func genText(t *rapid.T, label string) []byte {
 // genOps draws line ops against a file of n lines; they may overlap (plan
 // refuses those).
 func genOps(t *rapid.T, n int) []Op {
-	k := rapid.IntRange(1, 4).Draw(t, "ops")
+	k := rapid.IntRange(1, 6).Draw(t, "ops")
 	var ops []Op
 	text := func() *string {
 		s := strings.Join(rapid.SliceOfN(rapid.SampledFrom([]string{"new", "", "N\rM", "ü"}), 0, 3).Draw(t, "newlines"), "\n")
