@@ -71,5 +71,9 @@ func Send(env Env, req Request) (Header, []byte, error) {
 	if _, err := io.ReadFull(r, body); err != nil {
 		return Header{}, nil, ErrSessionEnded
 	}
+	// The bridge closes the connection after it freed the request's slot:
+	// waiting for that close means a caller's next request never meets its
+	// own previous one still holding a slot.
+	_, _ = r.Discard(1)
 	return h, body, nil
 }
