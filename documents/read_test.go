@@ -83,7 +83,7 @@ func TestLaw_rows_gap_marks_every_jump(t *testing.T) {
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) {
 		n := rapid.IntRange(1, 60).Draw(rt, "lines")
-		path := writeFile(t, dir, "f.txt", numbered(n))
+		writeFile(t, dir, "f.txt", numbered(n))
 		k := rapid.IntRange(1, 5).Draw(rt, "ranges")
 		var parts []string
 		want := map[int]bool{}
@@ -131,7 +131,6 @@ func TestLaw_rows_gap_marks_every_jump(t *testing.T) {
 		if seenRows != len(want) {
 			rt.Fatalf("selector %s: %d rows shown, want %d:\n%s", sel, seenRows, len(want), out)
 		}
-		_ = path
 	})
 }
 
