@@ -248,3 +248,19 @@ func TestWriteToDirtyBuffer(t *testing.T) {
 		t.Errorf("disk written: %q", got)
 	}
 }
+
+// Editors hold a file's byte order mark outside the buffer's text: such a
+// buffer is still clean, and the saved file keeps its BOM.
+func TestCleanBufferOfFileWithBOM(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "\xEF\xBB\xBFone\r\n"})
+	w.env.Editor = &fakeEditor{o: w.env.Buffers}
+	openBuffer(w, "a.txt", "one\r\n", false)
+	tag := w.read("a.txt", "")
+	out, err := w.edit(`{"files":[{"path":"a.txt","tag":"` + tag + `","ops":[{"append":"two"}]}]}`)
+	if err != nil || !strings.Contains(out, "written to disk") {
+		t.Fatalf("%q %v", out, err)
+	}
+	if got := w.file("a.txt"); got != "\xEF\xBB\xBFone\r\ntwo\r\n" {
+		t.Errorf("disk %q", got)
+	}
+}

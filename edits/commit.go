@@ -161,7 +161,7 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 			continue
 		}
 		out[i].tried = true
-		warn, err := publish(fsys, syncs.forChange(i), c)
+		warn, err := publish(fsys, syncs.forChange(i), c, c.next)
 		if err != nil {
 			out[i].err = err.Error()
 			stop(i+1, fmt.Sprintf("not tried, because writing %s failed first", c.show))
@@ -193,7 +193,7 @@ func check(env *Env, c *change) (clean bool, _ *conflictError) {
 			return false, &conflictError{reason: fmt.Sprintf("%s changed in the editor since you read it", c.show), current: b.Text}
 		}
 		disk, err := os.ReadFile(c.target)
-		return err == nil && bytes.Equal(disk, c.base), nil
+		return err == nil && sameText(disk, c.base), nil
 	}
 	if b, open := env.Buffers.Get(c.path); open {
 		// Opened since staging: its buffer, which the user may be editing,
@@ -286,7 +286,7 @@ func (d *dirSyncs) flush(fsys FS, out []outcome) {
 // new name, which never replaces a file); its directory is registered with
 // sync to be flushed. A failure before the rename or link leaves the target
 // untouched; a move whose source stays is a landed write with a warning.
-func publish(fsys FS, sync syncFor, c *change) (warnings []string, err error) {
+func publish(fsys FS, sync syncFor, c *change, content []byte) (warnings []string, err error) {
 	final := c.target
 	if c.dest != "" {
 		final = c.dest
@@ -318,7 +318,7 @@ func publish(fsys FS, sync syncFor, c *change) (warnings []string, err error) {
 			return nil, fmt.Errorf("setting the mode failed: %v", err)
 		}
 	}
-	if err := fsys.Write(f, c.next); err != nil {
+	if err := fsys.Write(f, content); err != nil {
 		return nil, fmt.Errorf("writing failed: %v", err)
 	}
 	if err := fsys.Sync(f); err != nil {
@@ -400,10 +400,10 @@ func saveBuffer(ctx context.Context, env *Env, fsys FS, sync syncFor, c *change,
 		err := env.Editor.Save(ctx, c.path)
 		disk, rerr := os.ReadFile(c.target)
 		switch {
-		case rerr == nil && bytes.Equal(disk, c.next):
+		case rerr == nil && sameText(disk, c.next):
 			o.where = inBufferSaved
 			return nil
-		case rerr == nil && !bytes.Equal(disk, c.base):
+		case rerr == nil && !sameText(disk, c.base):
 			// The editor wrote something else (a format on save, say):
 			// that is the user's editor's doing, and tandem leaves it.
 			return []string{"the editor's save put other text on disk than the edit's (a format on save?); read the file to see it"}
@@ -411,11 +411,27 @@ func saveBuffer(ctx context.Context, env *Env, fsys FS, sync syncFor, c *change,
 			warnings = append(warnings, fmt.Sprintf("the editor did not save it (%v), so tandem wrote it", err))
 		}
 	}
-	warn, err := publish(fsys, sync, c)
+	// The file keeps its byte order mark, which editors hold outside the
+	// buffer's text.
+	content := c.next
+	if disk, err := os.ReadFile(c.target); err == nil && bytes.HasPrefix(disk, utf8BOM) && !bytes.HasPrefix(content, utf8BOM) {
+		content = append(append([]byte(nil), utf8BOM...), content...)
+	}
+	warn, err := publish(fsys, sync, c, content)
 	if err != nil {
 		return append(warnings, fmt.Sprintf("saving it to disk failed (%v): the change is in the editor buffer only", err))
 	}
 	env.Buffers.Saved(c.path)
 	o.where = inBufferOnDisk
 	return append(warnings, warn...)
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// sameText reports whether a file on disk holds a buffer's text: the same
+// bytes, or the same after the file's byte order mark, which editors keep
+// outside the buffer.
+func sameText(disk, buffer []byte) bool {
+	return bytes.Equal(disk, buffer) ||
+		(bytes.HasPrefix(disk, utf8BOM) && !bytes.HasPrefix(buffer, utf8BOM) && bytes.Equal(disk[len(utf8BOM):], buffer))
 }
