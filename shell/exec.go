@@ -58,6 +58,9 @@ func (l launch) text(argv []string) []string {
 func (x *Run) exec(ctx context.Context, args []string) (err error) {
 	defer guard(&err)
 	hc := interp.HandlerCtx(ctx)
+	if args[0] == builtinStep && len(args) > 2 {
+		return x.runBuiltin(ctx, hc, args)
+	}
 	if args[0] == stageMarker {
 		if len(args) == 3 {
 			i, err1 := strconv.Atoi(args[1])
@@ -302,6 +305,7 @@ scan:
 		fmt.Fprintf(l.stderr, "%s: %v\n", l.argv[0], err)
 		return interp.ExitStatus(2)
 	}
+	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
 	r, err := x.runner(l.dir, l.env, l.stdin, l.stdout, l.stderr, all...)
 	if err != nil {

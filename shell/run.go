@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -65,9 +66,10 @@ type Step struct {
 	N       int               `json:"n"` // 1-based, in the order steps passed the gate
 	Text    string            `json:"text"`
 	Effects approvals.Effects `json:"effects"`
-	// Status is the exit status of a program step once it ended; -1 while it
-	// runs, for a step that did not run, and for builtins, whose status is
-	// the script's own business.
+	// Status is the step's exit status once it ended; -1 while it runs, for
+	// a step that did not run, for a shell's script file, and for a builtin
+	// whose name the script also declares as a function (the interpreter
+	// picks which runs).
 	Status int  `json:"status"`
 	Ran    bool `json:"ran"`
 }
@@ -105,6 +107,13 @@ type Run struct {
 	killed  bool
 	result  Result
 	ended   time.Time
+	// funcs are the names the script's code may define as functions (every
+	// function declaration tandem parsed: the script, sh -c payloads, eval'd
+	// code, sourced files); a builtin so named is left to the interpreter.
+	funcs map[string]bool
+	// funcsUnknown: some code could not be read beforehand (a sourced file),
+	// so any name may be a function.
+	funcsUnknown bool
 }
 
 // stepRefused is the error that halts the interpreter at a refused step.
@@ -153,7 +162,9 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		stages: newStages(),
 		cancel: cancel,
 		done:   make(chan struct{}),
+		funcs:  map[string]bool{},
 	}
+	x.noteFuncs(f)
 	env := ChildEnv(o.Env, o.ExtraEnv)
 	r, err := x.runner(o.Dir, env, nil, out.w, out.w)
 	if err != nil {
@@ -410,7 +421,10 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 		return args, nil
 	}
 	if args[0] == "eval" && len(args) > 1 {
-		return evalMarked(args), nil
+		return x.evalMarked(args), nil
+	}
+	if args[0] == "source" || args[0] == "." {
+		x.noteSourced(interp.HandlerCtx(ctx).Dir, args)
 	}
 	if runsCode[args[0]] {
 		return args, nil
@@ -420,18 +434,81 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	x.ran(n, -1)
-	return args, nil
+	if x.mayBeFunc(args[0]) {
+		x.ran(n, -1)
+		return args, nil
+	}
+	// Run the builtin from the exec handler, which learns its status.
+	return append([]string{builtinStep, strconv.Itoa(n)}, args...), nil
+}
+
+// builtinStep prefixes a builtin the exec handler runs (hc.Builtin) so
+// that its step gets an exit status.
+const builtinStep = "__tandem_builtin_step"
+
+// runBuiltin runs a builtin step for the exec handler and records its status.
+func (x *Run) runBuiltin(ctx context.Context, hc interp.HandlerContext, args []string) error {
+	n, _ := strconv.Atoi(args[1])
+	err := hc.Builtin(ctx, args[2:])
+	status := 0
+	if err != nil {
+		status = -1
+		var code int
+		if _, e := fmt.Sscanf(err.Error(), "builtin exit status %d", &code); e == nil {
+			status = code
+		}
+	}
+	x.ran(n, status)
+	return err
+}
+
+// noteFuncs remembers the function names f declares.
+func (x *Run) noteFuncs(f *syntax.File) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	syntax.Walk(f, func(n syntax.Node) bool {
+		if d, ok := n.(*syntax.FuncDecl); ok && d.Name != nil {
+			x.funcs[d.Name.Value] = true
+		}
+		return true
+	})
+}
+
+func (x *Run) mayBeFunc(name string) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.funcsUnknown || x.funcs[name]
+}
+
+// noteSourced reads the functions a file about to be sourced declares; a
+// file tandem cannot read or parse makes every name a possible function.
+func (x *Run) noteSourced(dir string, args []string) {
+	if len(args) < 2 {
+		return
+	}
+	path := absFrom(dir, args[1])
+	b, err := os.ReadFile(path)
+	if err == nil {
+		var f *syntax.File
+		if f, err = syntax.NewParser().Parse(strings.NewReader(string(b)), path); err == nil {
+			x.noteFuncs(f)
+			return
+		}
+	}
+	x.mu.Lock()
+	x.funcsUnknown = true
+	x.mu.Unlock()
 }
 
 // evalMarked gives eval its code with the pipeline markers in (see
 // markPipelines), so a pipeline in eval'd code is asked whole like one in
 // the script. Code that does not parse is left for eval to report.
-func evalMarked(args []string) []string {
+func (x *Run) evalMarked(args []string) []string {
 	f, err := syntax.NewParser().Parse(strings.NewReader(strings.Join(args[1:], " ")), "")
 	if err != nil {
 		return args
 	}
+	x.noteFuncs(f)
 	markPipelines(f)
 	var b strings.Builder
 	if err := syntax.NewPrinter().Print(&b, f); err != nil {

@@ -222,3 +222,25 @@ func TestPipelineInEvalIsAskedWhole(t *testing.T) {
 		t.Fatalf("questions %+v\n%s", q, Render(res))
 	}
 }
+
+// Builtins are steps with an exit status too; a function that shadows a
+// builtin still runs as the function (a builtin whose name the script
+// declares as a function anywhere is left to the interpreter and shows no
+// status).
+func TestBuiltinStepsHaveTheirStatus(t *testing.T) {
+	sb := newSandbox(t)
+	res := runScript(t, `false; echo hi; test -f nope; cd /; pwd; f() { echo fn; }; f; true() { builtin printf 'shadow\n'; }; true x; for i in 1 2; do break; done; exit 4`, sb.opts(approvals.DefaultAuto, nil))
+	if res.End != Exited || res.Status != 4 || res.Output.Text != "hi\n/\nfn\nshadow\n" {
+		t.Fatalf("%s", Render(res))
+	}
+	want := map[string]int{"false": 1, "echo hi": 0, "test -f nope": 1, "cd /": 0, "pwd": 0, "echo fn": 0, "true x": -1, "break": 0, "exit 4": 4}
+	for _, s := range res.Steps {
+		if w, ok := want[s.Text]; ok && (s.Status != w || !s.Ran) {
+			t.Errorf("step %q: status %d ran %v, want %d", s.Text, s.Status, s.Ran, w)
+		}
+		delete(want, s.Text)
+	}
+	if len(want) > 0 {
+		t.Errorf("steps missing: %v\n%s", want, Render(res))
+	}
+}
