@@ -33,19 +33,36 @@ func (s Snapshot) Tag() Tag { return TagOf(s.Content) }
 // naming the path and what was found. A directory or missing file is a
 // refusal too. buffers may be nil.
 func Load(buffers *Overlay, abs string) (Snapshot, error) {
-	if buffers != nil {
-		if b, ok := buffers.Get(abs); ok {
-			s := Snapshot{Content: b.Text, FromBuffer: true, Dirty: b.Dirty, Version: b.Version}
-			if err := Check(abs, s.Content); err != nil {
-				return Snapshot{}, err
-			}
-			return s, nil
+	if s, open, err := loadBuffer(buffers, abs); open {
+		if err != nil {
+			return Snapshot{}, err
 		}
+		return s, nil
 	}
 	info, err := os.Stat(abs)
 	if err != nil {
 		return Snapshot{}, statRefusal(abs, err)
 	}
+	return loadFile(abs, info)
+}
+
+// loadBuffer is the snapshot of the editor's buffer of abs; open is false
+// when the editor does not have abs open. A buffer that fails Check comes
+// back with its content and the refusal, so a ranged read can still show it.
+func loadBuffer(buffers *Overlay, abs string) (s Snapshot, open bool, err error) {
+	if buffers == nil {
+		return Snapshot{}, false, nil
+	}
+	b, ok := buffers.Get(abs)
+	if !ok {
+		return Snapshot{}, false, nil
+	}
+	s = Snapshot{Content: b.Text, FromBuffer: true, Dirty: b.Dirty, Version: b.Version}
+	return s, true, Check(abs, s.Content)
+}
+
+// loadFile reads the file at abs, whose stat the caller already has.
+func loadFile(abs string, info fs.FileInfo) (Snapshot, error) {
 	if info.IsDir() {
 		return Snapshot{}, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
 			"%s is a directory, not a file. Read the directory to list its entries, then name a file in it.", abs))

@@ -21,9 +21,6 @@ const maxEntries = 1000
 // seen in store, under the version whose whole content the tag names: a
 // partial read's rows are rows of that version.
 func Read(store *Store, buffers *Overlay, roots []string, p, lines string) (string, error) {
-	if buffers == nil {
-		buffers = NewOverlay()
-	}
 	abs, err := Resolve(roots, p)
 	if err != nil {
 		return "", err
@@ -35,19 +32,31 @@ func Read(store *Store, buffers *Overlay, roots []string, p, lines string) (stri
 			return "", err
 		}
 	}
-	if _, open := buffers.Get(abs); !open {
-		if info, err := os.Stat(abs); err == nil && info.IsDir() {
-			if lines != "" {
-				return "", approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
-					"%s is a directory, so a lines selector does not apply. Read it without lines to list its entries.", show))
-			}
+	snap, open, err := loadBuffer(buffers, abs)
+	if !open {
+		info, serr := os.Stat(abs)
+		switch {
+		case serr != nil:
+			return "", statRefusal(abs, serr)
+		case info.IsDir() && lines != "":
+			return "", approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+				"%s is a directory, so a lines selector does not apply. Read it without lines to list its entries.", show))
+		case info.IsDir():
 			return listDir(abs, show)
 		}
+		snap, err = loadFile(abs, info)
 	}
-	snap, err := Load(buffers, abs)
 	var r *approvals.Refusal
-	if errors.As(err, &r) && r.Code == approvals.CodeTooLarge && spans != nil && !snap.FromBuffer {
-		return readLarge(abs, show, spans)
+	if errors.As(err, &r) && r.Code == approvals.CodeTooLarge && spans != nil {
+		if open {
+			return readLarge(bytes.NewReader(snap.Content), abs, show, spans)
+		}
+		f, err := os.Open(abs)
+		if err != nil {
+			return "", statRefusal(abs, err)
+		}
+		defer f.Close()
+		return readLarge(f, abs, show, spans)
 	}
 	if err != nil {
 		return "", err
@@ -125,20 +134,15 @@ func listDir(abs, show string) (string, error) {
 	return out.String(), nil
 }
 
-// readLarge shows selected rows of a file over the size limit by streaming
-// it. There is no tag, so the rows are not edit anchors and nothing is
-// marked seen.
-func readLarge(abs, show string, spans []Span) (string, error) {
-	f, err := os.Open(abs)
-	if err != nil {
-		return "", statRefusal(abs, err)
-	}
-	defer f.Close()
+// readLarge shows selected rows of a text over the size limit by streaming
+// it from r (the file, or the editor's buffer of it). There is no tag, so the
+// rows are not edit anchors and nothing is marked seen.
+func readLarge(r io.Reader, abs, show string, spans []Span) (string, error) {
 	rows := map[int][]byte{}
 	more := 0 // the first selected line not shown, if the bound stopped the read
 	last := spans[len(spans)-1].To
 	var kept []Span
-	br := bufio.NewReaderSize(f, 64<<10)
+	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; n <= last; n++ {
 		line, err := br.ReadBytes('\n')
 		if len(line) == 0 && err != nil {

@@ -303,3 +303,26 @@ func TestReadDirectoryLargeFileAndRefusals(t *testing.T) {
 		t.Errorf("repo:// above the root: %v", err)
 	}
 }
+
+// A ranged read of an open buffer over the size limit shows the buffer's
+// rows, not the disk's: the editor's text is what the model is told about.
+func TestReadLargeOpenBufferShowsTheBuffer(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "big.txt", []byte("on disk\n"))
+	o := NewOverlay()
+	o.Open(path, 1, append([]byte("in the buffer\n"), bytes.Repeat([]byte("z\n"), MaxFileBytes/2)...))
+	store := NewStore()
+	out, err := Read(store, o, []string{dir}, "big.txt", "1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := parseRead(t, out); p.header != "[big.txt]" || len(p.rows()) != 1 || p.rows()[0].text != "in the buffer" {
+		t.Fatalf("ranged read of a large open buffer:\n%s", out)
+	}
+	if _, ok := store.Latest(path); ok {
+		t.Fatal("a buffer over the limit has no tag, so nothing is recorded")
+	}
+	if _, err := Read(store, o, []string{dir}, "big.txt", ""); codeOf(err) != approvals.CodeTooLarge {
+		t.Fatalf("a whole read of a large open buffer: %v", err)
+	}
+}
