@@ -43,24 +43,22 @@ type GrepFile struct {
 	Large     bool // over the size limit: only its first 4 MiB were searched
 	NotUTF8   bool
 	Buffer    *Buffer // the editor buffer searched in place of the disk
-	Content   []byte  // the bytes searched
-	Body      []byte  // Content after its BOM
+	Content   []byte  // the bytes searched; hits index them after the BOM
 	Hits      []Hit   // the rows shown
 	Total     int     // matches in the file (counted up to the scope's need)
 }
 
 // GrepReport is everything a grep found, before it is rendered.
 type GrepReport struct {
-	Req      GrepRequest
-	Single   bool // the scope is one file
-	Tally    Tally
-	Matched  int        // files with at least one match
-	Matches  int        // single scope: matching lines in the file
-	Page     []GrepFile // the files shown, in path order
-	Next     int        // skip for the next page, 0 when none
-	PageFrom int        // 1-based number of the first item shown
-	PageTo   int
-	roots    []string // to show example paths in notices
+	Req     GrepRequest
+	Single  bool // the scope is one file
+	Tally   Tally
+	Matched int        // files with at least one match
+	Matches int        // single scope: matching lines in the file
+	Page    []GrepFile // the files shown, in path order
+	Next    int        // skip for the next page, 0 when none
+	PageTo  int        // 1-based number of the last item shown; the first is Req.Skip+1
+	roots   []string   // to show example paths in notices
 }
 
 // GrepSearch runs a search and returns its report; nothing is recorded.
@@ -209,7 +207,6 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 		content = append([]byte(nil), content...) // the pooled buffer is reused
 	}
 	f.Content = content
-	f.Body = content[len(content)-len(body):]
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	i := sort.Search(len(g.cands), func(i int) bool { return g.cands[i].Show > f.Show })
@@ -266,7 +263,7 @@ func (g *grepRun) page() error {
 			n++
 		}
 		f.Hits = hits[:n]
-		rep.PageFrom, rep.PageTo = skip+1, skip+len(f.Hits)
+		rep.PageTo = skip + len(f.Hits)
 		if rep.PageTo < f.Total {
 			rep.Next = rep.PageTo
 		}
@@ -286,7 +283,7 @@ func (g *grepRun) page() error {
 		}
 		rep.Page = append(rep.Page, finish(f))
 	}
-	rep.PageFrom, rep.PageTo = skip+1, skip+len(rep.Page)
+	rep.PageTo = skip + len(rep.Page)
 	if rep.PageTo < rep.Matched {
 		rep.Next = rep.PageTo
 	}
@@ -407,8 +404,9 @@ func (r *GrepReport) Render() (string, [][]int) {
 		case f.NotUTF8:
 			out.WriteString("(not UTF-8 text: no tag, so these rows are not edit anchors)\n")
 		}
+		body := bytes.TrimPrefix(f.Content, bom)
 		for _, h := range f.Hits {
-			text := f.Body[h.Start:h.End]
+			text := body[h.Start:h.End]
 			if f.NotUTF8 {
 				text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
 			}
@@ -435,17 +433,17 @@ func (r *GrepReport) notices(out *strings.Builder) {
 	case r.Single && r.Matches == 0:
 		fmt.Fprintf(out, "(no line matches %q)\n", pattern)
 	case r.Single && r.Next > 0:
-		fmt.Fprintf(out, "(%s; shown: %d-%d; next page: grep again with skip=%d)\n", count(r.Matches, "matching line"), r.PageFrom, r.PageTo, r.Next)
+		fmt.Fprintf(out, "(%s; shown: %d-%d; next page: grep again with skip=%d)\n", count(r.Matches, "matching line"), r.Req.Skip+1, r.PageTo, r.Next)
 	case r.Single:
-		fmt.Fprintf(out, "(%s; shown: %d-%d)\n", count(r.Matches, "matching line"), r.PageFrom, r.PageTo)
+		fmt.Fprintf(out, "(%s; shown: %d-%d)\n", count(r.Matches, "matching line"), r.Req.Skip+1, r.PageTo)
 	case r.Matched == 0:
 		fmt.Fprintf(out, "(no file matches %q: %s searched)\n", pattern, count(r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], "file"))
 	case r.Next > 0:
 		fmt.Fprintf(out, "(%d of %d searched files match; shown: files %d-%d; next page: grep again with skip=%d)\n",
-			r.Matched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.PageFrom, r.PageTo, r.Next)
+			r.Matched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.Req.Skip+1, r.PageTo, r.Next)
 	default:
 		fmt.Fprintf(out, "(%d of %d searched files match; shown: files %d-%d)\n",
-			r.Matched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.PageFrom, r.PageTo)
+			r.Matched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.Req.Skip+1, r.PageTo)
 	}
 	cut := 0
 	for _, f := range r.Page {

@@ -101,7 +101,6 @@ func Row(n int, text []byte) (row string, whole bool) {
 type RowsView struct {
 	Text  string
 	Shown []int
-	Cut   []Span // lines the output bound cut out of the middle
 }
 
 // ViewRows renders the given spans (sorted, merged, each line in range) of
@@ -158,7 +157,8 @@ func ViewRows(text func(n int) []byte, spans []Span) RowsView {
 	for _, it := range items[:keepHead] {
 		emit(it)
 	}
-	if cut := items[keepHead : len(items)-keepTail]; len(cut) > 0 {
+	cut := items[keepHead : len(items)-keepTail]
+	if len(cut) > 0 {
 		var cs []Span
 		for _, it := range cut {
 			if k := len(cs); k > 0 && cs[k-1].To+1 == it.n {
@@ -167,13 +167,12 @@ func ViewRows(text func(n int) []byte, spans []Span) RowsView {
 				cs = append(cs, Span{it.n, it.n})
 			}
 		}
-		v.Cut = cs
 		sel := FormatSpans(cs)
 		fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): read them with lines %q\n", len(cut), sel, sel)
 	}
 	for i, it := range items[len(items)-keepTail:] {
 		// The cut marker already stands before the first row of the tail.
-		it.gap = it.gap && (i > 0 || len(v.Cut) == 0)
+		it.gap = it.gap && (i > 0 || len(cut) == 0)
 		emit(it)
 	}
 	v.Text = out.String()

@@ -89,15 +89,6 @@ func (t *Tally) merge(o *Tally) {
 	}
 }
 
-// Walked is the number of entries the walk met.
-func (t *Tally) Walked() int {
-	n := 0
-	for _, c := range t.Count {
-		n += c
-	}
-	return n
-}
-
 // Entry is one file or directory the walk hands to a tool.
 type Entry struct {
 	Abs   string
