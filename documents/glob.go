@@ -18,12 +18,12 @@ import (
 // MaxGlobPage is the largest page glob returns, and its default.
 const MaxGlobPage = 200
 
-// GlobRequest is glob's arguments.
+// GlobRequest is glob's arguments, as the tool's schema names them.
 type GlobRequest struct {
-	Pattern string
-	Path    string // "" is the workspace root
-	Skip    int
-	Limit   int // 0 is MaxGlobPage
+	Pattern string `json:"pattern"`
+	Path    string `json:"path"` // "" is the workspace root
+	Skip    int    `json:"skip"`
+	Limit   int    `json:"limit"` // 0 is MaxGlobPage
 }
 
 // GlobPath is one matching path with its modification time.

@@ -26,14 +26,14 @@ const (
 	matchesPerPage = 200
 )
 
-// GrepRequest is grep's arguments.
+// GrepRequest is grep's arguments, as the tool's schema names them.
 type GrepRequest struct {
-	Pattern    string
-	Path       string // "" is the workspace root
-	Glob       string // optional filter on file paths
-	IgnoreCase bool
-	Literal    bool
-	Skip       int
+	Pattern    string `json:"pattern"`
+	Path       string `json:"path"` // "" is the workspace root
+	Glob       string `json:"glob"` // optional filter on file paths
+	IgnoreCase bool   `json:"ignoreCase"`
+	Literal    bool   `json:"literal"`
+	Skip       int    `json:"skip"`
 }
 
 // GrepFile is one file with matches on the page.

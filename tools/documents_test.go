@@ -42,6 +42,13 @@ func TestDocumentsToolsThroughTheRegistry(t *testing.T) {
 	if res := call("glob", `{"pattern":"*.txt"}`); res.IsError || !strings.Contains(res.Text, "\na.txt\n") {
 		t.Fatalf("glob: %+v", res)
 	}
+	// Every property of the schemas decodes into the request.
+	if res := call("grep", `{"pattern":"alpha","path":".","glob":"*.txt","ignoreCase":false,"literal":true,"skip":0}`); res.IsError || !strings.Contains(res.Text, "1:alpha") {
+		t.Fatalf("grep with every argument: %+v", res)
+	}
+	if res := call("glob", `{"pattern":"*.txt","path":".","skip":0,"limit":5}`); res.IsError || !strings.Contains(res.Text, "\na.txt\n") {
+		t.Fatalf("glob with every argument: %+v", res)
+	}
 	for _, c := range [][2]string{
 		{"read", `{"path":"a.txt","line":"2"}`}, {"read", `{"path":"a.txt","lines":[1]}`},
 		{"grep", `{"pattern":1}`}, {"glob", `{"pattern":"*","limit":"x"}`},

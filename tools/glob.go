@@ -28,19 +28,14 @@ func init() {
   "additionalProperties": false
 }`),
 		Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
-			var a struct {
-				Pattern string `json:"pattern"`
-				Path    string `json:"path"`
-				Skip    int    `json:"skip"`
-				Limit   int    `json:"limit"`
-			}
-			if err := decode("glob", args, &a); err != nil {
+			var req documents.GlobRequest
+			if err := decode("glob", args, &req); err != nil {
 				return Refused(err)
 			}
-			if err := s.gateDocument(ctx, approvals.AccessList, a.Path); err != nil {
+			if err := s.gateDocument(ctx, approvals.AccessList, req.Path); err != nil {
 				return Refused(err)
 			}
-			text, err := documents.Glob(ctx, s.Roots, documents.GlobRequest{Pattern: a.Pattern, Path: a.Path, Skip: a.Skip, Limit: a.Limit})
+			text, err := documents.Glob(ctx, s.Roots, req)
 			if err != nil {
 				return Refused(err)
 			}

@@ -31,23 +31,14 @@ func init() {
   "additionalProperties": false
 }`),
 		Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
-			var a struct {
-				Pattern    string `json:"pattern"`
-				Path       string `json:"path"`
-				Glob       string `json:"glob"`
-				IgnoreCase bool   `json:"ignoreCase"`
-				Literal    bool   `json:"literal"`
-				Skip       int    `json:"skip"`
-			}
-			if err := decode("grep", args, &a); err != nil {
+			var req documents.GrepRequest
+			if err := decode("grep", args, &req); err != nil {
 				return Refused(err)
 			}
-			if err := s.gateDocument(ctx, approvals.AccessSearch, a.Path); err != nil {
+			if err := s.gateDocument(ctx, approvals.AccessSearch, req.Path); err != nil {
 				return Refused(err)
 			}
-			text, err := documents.Grep(ctx, s.Seen, s.Buffers, s.Roots, documents.GrepRequest{
-				Pattern: a.Pattern, Path: a.Path, Glob: a.Glob, IgnoreCase: a.IgnoreCase, Literal: a.Literal, Skip: a.Skip,
-			})
+			text, err := documents.Grep(ctx, s.Seen, s.Buffers, s.Roots, req)
 			if err != nil {
 				return Refused(err)
 			}
