@@ -119,4 +119,5 @@ func (c *capture) finish(give <-chan struct{}) {
 		c.r.Close()
 		<-c.done
 	}
+	c.r.Close()
 }

@@ -96,6 +96,7 @@ type Run struct {
 	opts   Options
 	policy *approvals.Policy
 	out    *capture
+	null   *os.File // the script's stdin, and any payload's without one
 	procs  *procs
 	stages *stages
 	cancel context.CancelFunc
@@ -151,10 +152,17 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		out.closeWriter()
+		out.finish(nil)
+		return nil, err
+	}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	ctx, cancel := context.WithCancel(ctx)
 	x := &Run{
+		null:   null,
 		opts:   o,
 		policy: o.Gate.Policy(),
 		out:    out,
@@ -172,6 +180,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		cancel()
 		out.closeWriter()
 		out.finish(nil)
+		null.Close()
 		return nil, err
 	}
 	go x.run(ctx, r, f)
@@ -182,11 +191,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 // script's, and the one of each `sh -c` payload it runs.
 func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
-		devnull, err := os.Open(os.DevNull)
-		if err != nil {
-			return nil, err
-		}
-		stdin = devnull
+		stdin = x.null
 	}
 	opts := []interp.RunnerOption{
 		interp.Env(expand.ListEnviron(env...)),
@@ -215,6 +220,7 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	t := time.AfterFunc(2*time.Second, func() { close(give) })
 	x.out.finish(give)
 	t.Stop()
+	x.null.Close()
 
 	x.mu.Lock()
 	res := Result{Steps: append([]Step(nil), x.steps...), Output: x.out.snapshot()}

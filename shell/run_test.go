@@ -244,3 +244,18 @@ func TestBuiltinStepsHaveTheirStatus(t *testing.T) {
 		t.Errorf("steps missing: %v\n%s", want, Render(res))
 	}
 }
+
+// A run keeps no file open once it ended: a server that runs thousands of
+// scripts must not run out of descriptors.
+func TestRunsLeaveNoFileOpen(t *testing.T) {
+	sb := newSandbox(t)
+	count := func() int { e, _ := os.ReadDir("/proc/self/fd"); return len(e) }
+	runScript(t, "echo warm | cat; sh -c 'echo x'", sb.opts(approvals.DefaultAuto, nil))
+	before := count()
+	for range 50 {
+		runScript(t, "echo hi | cat; sh -c 'echo x'; printf 'a\\n' | xargs echo; ls > /dev/null; echo y >/dev/stdout", sb.opts(approvals.DefaultAuto, nil))
+	}
+	if after := count(); after > before+3 {
+		t.Fatalf("open descriptors %d before 50 runs, %d after", before, after)
+	}
+}
