@@ -118,7 +118,7 @@ func listDir(abs, show string) (string, error) {
 	fmt.Fprintf(&out, "[%s/] directory, %s\n", strings.TrimSuffix(show, "/"), count(len(entries), "entry"))
 	for i, e := range entries {
 		if i == maxEntries {
-			fmt.Fprintf(&out, "(%s not shown: glob with path %q to page through them)\n", count(len(entries)-maxEntries, "more entry"), show)
+			fmt.Fprintf(&out, "(%s not shown: glob with pattern \"*\" and path %q to page through them)\n", count(len(entries)-maxEntries, "more entry"), show)
 			break
 		}
 		name := e.Name()

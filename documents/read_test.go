@@ -326,3 +326,27 @@ func TestReadLargeOpenBufferShowsTheBuffer(t *testing.T) {
 		t.Fatalf("a whole read of a large open buffer: %v", err)
 	}
 }
+
+// A listing over the bound says how many entries it left out and names a
+// glob call that lists them; that call works as written.
+func TestReadLongDirectoryNamesAWorkingGlob(t *testing.T) {
+	dir := t.TempDir()
+	for i := range maxEntries + 2 {
+		writeFile(t, dir, fmt.Sprintf("many/f%04d", i), nil)
+	}
+	out, err := Read(NewStore(), NewOverlay(), []string{dir}, "many", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `(2 more entries not shown: glob with pattern "*" and path "many" to page through them)`
+	if !strings.HasSuffix(out, want+"\n") || strings.Count(out, "\n") != maxEntries+2 {
+		t.Fatalf("a long listing ends with %q, want %q", out[strings.LastIndexByte(out[:len(out)-1], '\n')+1:], want)
+	}
+	rep, err := GlobSearch(t.Context(), []string{dir}, GlobRequest{Pattern: "*", Path: "many"})
+	if err != nil {
+		t.Fatalf("the glob the listing names: %v", err)
+	}
+	if rep.Total != maxEntries+2 {
+		t.Fatalf("the glob the listing names finds %d paths, want %d", rep.Total, maxEntries+2)
+	}
+}
