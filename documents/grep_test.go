@@ -17,7 +17,7 @@ import (
 	"pgregory.net/rapid"
 )
 
-// grepFile is one file group of a grep's output.
+// grepGroup is one file group of a grep's output.
 type grepGroup struct {
 	header string
 	rows   []readItem
@@ -384,11 +384,11 @@ var gapNotices = map[Class]*regexp.Regexp{
 // pages collects every page of a paged listing, following the continuation
 // each page gives. It stops at an empty continuation page, which would
 // otherwise offer itself again forever; the laws judge what it collected.
-func pages(t *rapid.T, first func(skip int) (items []string, next int, err error)) [][]string {
+func pages(t *rapid.T, page func(skip int) (items []string, next int, err error)) [][]string {
 	var all [][]string
 	skip := 0
 	for {
-		items, next, err := first(skip)
+		items, next, err := page(skip)
 		if err != nil {
 			t.Fatalf("page at skip=%d: %v", skip, err)
 		}

@@ -87,7 +87,7 @@ func Read(store *Store, buffers *Overlay, roots []string, p, lines string) (stri
 				past = append(past, s)
 			case s.To > n:
 				in = append(in, Span{s.From, n})
-				if s.To != int(^uint(0)>>1) {
+				if s.To != toEnd {
 					past = append(past, Span{n + 1, s.To})
 				}
 			default:

@@ -2,6 +2,7 @@ package documents
 
 import (
 	"fmt"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -24,6 +25,9 @@ const (
 // Span is an inclusive range of 1-based line numbers.
 type Span struct{ From, To int }
 
+// toEnd is the To of an open span ("N-"): it reaches the end of any file.
+const toEnd = math.MaxInt
+
 // ParseSelector reads a lines selector: comma-separated "N", "N-M" or "N-"
 // (to the end). The spans come back sorted and merged, so "5-10,1-2" reads
 // 1-2 then 5-10 and "1-5,3-8" reads 1-8.
@@ -36,7 +40,7 @@ func ParseSelector(sel string) ([]Span, error) {
 		b := a
 		if err == nil && isRange {
 			if strings.TrimSpace(to) == "" {
-				b = int(^uint(0) >> 1)
+				b = toEnd
 			} else {
 				b, err = strconv.Atoi(strings.TrimSpace(to))
 			}
