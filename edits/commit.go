@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -200,21 +201,53 @@ func check(env *Env, c *change) (clean bool, _ *conflictError) {
 		// is now what the agent would have to have seen.
 		return false, &conflictError{reason: fmt.Sprintf("%s was opened in the editor since the edit was staged", c.show), current: b.Text}
 	}
-	disk, err := os.ReadFile(c.target)
+	if c.create {
+		disk, err := os.ReadFile(c.target)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return false, nil
+		case err == nil:
+			return false, &conflictError{reason: fmt.Sprintf("%s exists now, and creating a file never replaces one", c.show), current: disk}
+		}
+		return false, &conflictError{reason: fmt.Sprintf("%s cannot be checked (%v)", c.show, err)}
+	}
+	same, err := fileHolds(c.target, c.base)
 	switch {
-	case c.create && errors.Is(err, fs.ErrNotExist):
-		return false, nil
-	case c.create && err == nil:
-		return false, &conflictError{reason: fmt.Sprintf("%s exists now, and creating a file never replaces one", c.show), current: disk}
 	case errors.Is(err, fs.ErrNotExist):
 		return false, &conflictError{reason: fmt.Sprintf("%s was deleted since you read it", c.show)}
 	case err != nil:
 		return false, &conflictError{reason: fmt.Sprintf("%s cannot be read (%v)", c.show, err)}
-	case !bytes.Equal(disk, c.base):
+	case !same:
+		disk, _ := os.ReadFile(c.target)
 		return false, &conflictError{reason: fmt.Sprintf("%s changed on disk since you read it", c.show), current: disk}
 	}
 	return false, nil
 }
+
+// fileHolds reports whether the file at path holds exactly want. It compares
+// as it reads, in pieces, so the check of a large file allocates nothing.
+func fileHolds(path string, want []byte) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := io.ReadFull(f, buf)
+		if n > len(want) || !bytes.Equal(buf[:n], want[:n]) {
+			return false, nil
+		}
+		want = want[n:]
+		switch {
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return len(want) == 0, nil
+		case err != nil:
+			return false, err
+		}
+	}
+}
+
 
 // lockSet lists the directories a commit locks, sorted: each change's
 // directory and its destination's, or their nearest existing ancestor.

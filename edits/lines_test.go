@@ -250,6 +250,29 @@ func TestLaw_edit_writes_new_lines(t *testing.T) {
 // else by the separator written before it (at the start the file's first
 // ending, else LF).
 func TestLaw_persist_weaves_carry(t *testing.T) {
+	// Fixed cases first: a lone kept line between changes passes its own
+	// ending on; a file without endings starts from LF.
+	r := func(s string) *Anchor { a := Anchor(s); return &a }
+	str := func(s string) *string { return &s }
+	for _, tc := range []struct {
+		base string
+		ops  []Op
+		want string
+	}{
+		{"a\r\nb\nc\r\n", []Op{{Replace: r("1"), Text: str("A")}, {Replace: r("3"), Text: str("C")}}, "A\r\nb\nC\n"},
+		{"a\nb\r\nc\n", []Op{{Replace: r("1"), Text: str("A")}, {Replace: r("3"), Text: str("C\nD")}}, "A\nb\r\nC\r\nD\r\n"},
+		{"a", []Op{{Append: str("b")}}, "a\nb"},
+		{"", []Op{{Prepend: str("x\ny")}}, "x\ny\n"},
+	} {
+		base := documents.Scan([]byte(tc.base))
+		ps, err := plan(base, tc.ops)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(weave(base, spliceLines(base, splices(base.Len(), ps)))); got != tc.want {
+			t.Errorf("%q: got %q, want %q", tc.base, got, tc.want)
+		}
+	}
 	rapid.Check(t, func(t *rapid.T) {
 		base, ops, out := drawEdit(t)
 		got := documents.Scan(out)
