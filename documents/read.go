@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/tandemdev/tandem/approvals"
 )
@@ -138,26 +139,25 @@ func listDir(abs, show string) (string, error) {
 // it from r (the file, or the editor's buffer of it). There is no tag, so the
 // rows are not edit anchors and nothing is marked seen.
 func readLarge(r io.Reader, abs, show string, spans []Span) (string, error) {
-	rows := map[int][]byte{}
+	rows := map[int]largeLine{}
 	more := 0 // the first selected line not shown, if the bound stopped the read
 	last := spans[len(spans)-1].To
 	var kept []Span
 	br := bufio.NewReaderSize(r, 64<<10)
 	for n := 1; n <= last; n++ {
-		line, err := br.ReadBytes('\n')
-		if len(line) == 0 && err != nil {
-			if err != io.EOF {
-				return "", statRefusal(abs, err)
-			}
+		in := inSpans(spans, n)
+		keep := 0
+		if in {
+			keep = rowHead + len(bom)
+		}
+		line, ok, err := readLine(br, keep)
+		if err != nil {
+			return "", statRefusal(abs, err)
+		}
+		if !ok {
 			break
 		}
-		if n == 1 {
-			line = bytes.TrimPrefix(line, bom)
-		}
-		if l, ok := bytes.CutSuffix(line, []byte{'\n'}); ok {
-			line = bytes.TrimSuffix(l, []byte{'\r'}) // a lone "\r" at the end is text
-		}
-		if !inSpans(spans, n) {
+		if !in {
 			continue
 		}
 		if len(rows) == maxRows {
@@ -165,7 +165,10 @@ func readLarge(r io.Reader, abs, show string, spans []Span) (string, error) {
 			more = n
 			break
 		}
-		if what := Encoding(line); what != "" {
+		if n == 1 && bytes.HasPrefix(line.head, bom) {
+			line.head, line.size = line.head[len(bom):], line.size-len(bom)
+		}
+		if what := Encoding(wholeRunes(line)); what != "" {
 			return "", approvals.Refuse(approvals.CodeEncoding, fmt.Sprintf(
 				"%s is not UTF-8 text at line %d: %s. Inspect it with the shell (for example xxd or iconv) if you need it.", show, n, what))
 		}
@@ -182,11 +185,72 @@ func readLarge(r io.Reader, abs, show string, spans []Span) (string, error) {
 		out.WriteString("(the selected lines are past the end of the file)\n")
 		return out.String(), nil
 	}
-	out.WriteString(ViewRows(func(n int) []byte { return rows[n] }, kept).Text)
+	out.WriteString(viewRows(func(n int) ([]byte, int) { return rows[n].head, rows[n].size }, kept).Text)
 	if more > 0 {
 		fmt.Fprintf(&out, "(the selected lines from %d on are not shown: at most %d rows a read; read them with lines \"%d-\")\n", more, maxRows, more)
 	}
 	return out.String(), nil
+}
+
+// rowHead is how much of a line a large read keeps: what its row can show,
+// and a rune more to cut on a rune boundary.
+const rowHead = maxRowBytes + utf8.UTFMax
+
+// largeLine is a line of a large read: its first bytes and its length
+// without the ending, so a line of any length costs little memory.
+type largeLine struct {
+	head []byte
+	size int
+}
+
+// readLine reads the next line of br, keeping at most keep bytes of it. ok
+// is false at the end of the text. The ending ("\n" or "\r\n") is not part
+// of the line; a lone "\r" at its end is text.
+func readLine(br *bufio.Reader, keep int) (line largeLine, ok bool, err error) {
+	var tail [2]byte // the last two bytes read: an ending "\r\n"?
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line.size += len(chunk)
+		if room := keep - len(line.head); room > 0 {
+			line.head = append(line.head, chunk[:min(room, len(chunk))]...)
+		}
+		for _, c := range chunk[max(0, len(chunk)-2):] {
+			tail[0], tail[1] = tail[1], c
+		}
+		switch {
+		case err == bufio.ErrBufferFull:
+			continue
+		case err == io.EOF && line.size == 0:
+			return largeLine{}, false, nil
+		case err != nil && err != io.EOF:
+			return largeLine{}, false, err
+		case err == nil: // ended by "\n"
+			line.size--
+			if line.size > 0 && tail[0] == '\r' {
+				line.size--
+			}
+		}
+		line.head = line.head[:min(len(line.head), line.size)]
+		return line, true, nil
+	}
+}
+
+// wholeRunes is the head of a line without a rune its cut split, so the
+// encoding check judges only bytes that are there.
+func wholeRunes(l largeLine) []byte {
+	b := l.head
+	if len(b) == l.size {
+		return b
+	}
+	for i := len(b) - 1; i >= 0 && i >= len(b)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(b[i]) {
+			if !utf8.FullRune(b[i:]) {
+				return b[:i]
+			}
+			break
+		}
+	}
+	return b
 }
 
 func inSpans(spans []Span, n int) bool {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -348,5 +349,54 @@ func TestReadLongDirectoryNamesAWorkingGlob(t *testing.T) {
 	}
 	if rep.Total != maxEntries+2 {
 		t.Fatalf("the glob the listing names finds %d paths, want %d", rep.Total, maxEntries+2)
+	}
+}
+
+// A ranged read of a large file shows a long line as read shows any long
+// line (cut on a rune boundary, with the count of bytes not shown) whatever
+// its length, its ending and a BOM before it, and keeps only its head in
+// memory.
+func TestReadLargeFileLongLines(t *testing.T) {
+	dir := t.TempDir()
+	long := bytes.Repeat([]byte("é"), MaxFileBytes/2+10)
+	for _, c := range []struct {
+		name   string
+		prefix string
+		line   []byte
+		ending string
+	}{
+		{"even", "", long, "\n"},
+		{"odd", "", append([]byte("a"), long...), "\r\n"},
+		{"bom", "\xef\xbb\xbf", append([]byte("a"), long...), "\r\n"},
+		{"last", "", append([]byte("ab"), long...), "\r"},
+	} {
+		content := append(append([]byte(c.prefix), c.line...), c.ending...)
+		content = append(content, "end\n"...)
+		writeFile(t, dir, c.name, content)
+		out, err := Read(NewStore(), NewOverlay(), []string{dir}, c.name, "1-2")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		line := c.line
+		if c.ending == "\r" { // a lone CR is text: line 1 runs on to "end"
+			line = append(append(line, '\r'), "end"...)
+		}
+		want, _ := Row(1, line)
+		if rows := parseRead(t, out).rows(); "1:"+rows[0].text != want {
+			t.Errorf("%s: row 1 is %.80q…%q, want %.80q…%q", c.name, rows[0].text, rows[0].text[max(0, len(rows[0].text)-80):], want, want[len(want)-80:])
+		}
+	}
+
+	huge := writeFile(t, dir, "huge", append(bytes.Repeat([]byte("x"), 32<<20), "\nsecond\n"...))
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out, err := Read(NewStore(), NewOverlay(), []string{dir}, huge, "1-2")
+	runtime.ReadMemStats(&after)
+	if err != nil || !strings.Contains(out, "\n2:second\n") {
+		t.Fatalf("read of a 32 MiB line: %v\n%.300s", err, out)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
+		t.Errorf("reading past a 32 MiB line allocated %d bytes; a line should cost its head", alloc)
 	}
 }

@@ -88,8 +88,13 @@ func FormatSpans(spans []Span) string {
 // "N:text". A line longer than maxRowBytes is cut on a rune boundary and
 // says so; whole reports whether the row shows the whole line (only whole
 // rows are marked seen).
-func Row(n int, text []byte) (row string, whole bool) {
-	if len(text) <= maxRowBytes {
+func Row(n int, text []byte) (row string, whole bool) { return rowOf(n, text, len(text)) }
+
+// rowOf is Row for a line of size bytes of which text may hold only the
+// head: all of it when size is within maxRowBytes, else at least
+// maxRowBytes+1 bytes, enough to cut on a rune boundary.
+func rowOf(n int, text []byte, size int) (row string, whole bool) {
+	if size <= maxRowBytes {
 		return strconv.Itoa(n) + ":" + string(text), true
 	}
 	cut := maxRowBytes
@@ -97,7 +102,7 @@ func Row(n int, text []byte) (row string, whole bool) {
 		cut--
 	}
 	return fmt.Sprintf("%d:%s … [line cut: %d more bytes not shown; this line is not marked seen]",
-		n, text[:cut], len(text)-cut), false
+		n, text[:cut], size-cut), false
 }
 
 // RowsView is the body of a read: its text (rows, gap markers, the cut
@@ -112,6 +117,12 @@ type RowsView struct {
 // middle is replaced by one marker giving the count and the selector of the
 // cut lines.
 func ViewRows(text func(n int) []byte, spans []Span) RowsView {
+	return viewRows(func(n int) ([]byte, int) { t := text(n); return t, len(t) }, spans)
+}
+
+// viewRows is ViewRows over lines given as their head and their size (see
+// rowOf), so a read can show a line far longer than it keeps in memory.
+func viewRows(line func(n int) (head []byte, size int), spans []Span) RowsView {
 	// Sizes first, rows only for what is kept: a long file's middle is
 	// never rendered.
 	type item struct {
@@ -126,7 +137,8 @@ func ViewRows(text func(n int) []byte, spans []Span) RowsView {
 	total := 0
 	for i, s := range spans {
 		for n := s.From; n <= s.To; n++ {
-			size := digits(n) + 2 + min(len(text(n)), maxRowBytes+80)
+			_, lineSize := line(n)
+			size := digits(n) + 2 + min(lineSize, maxRowBytes+80)
 			items = append(items, item{n: n, size: size, gap: i > 0 && n == s.From && s.From != spans[i-1].To+1})
 			total += size
 		}
@@ -151,7 +163,8 @@ func ViewRows(text func(n int) []byte, spans []Span) RowsView {
 		if it.gap {
 			out.WriteString(GapMarker + "\n")
 		}
-		row, whole := Row(it.n, text(it.n))
+		head, size := line(it.n)
+		row, whole := rowOf(it.n, head, size)
 		out.WriteString(row)
 		out.WriteByte('\n')
 		if whole {
