@@ -75,6 +75,13 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 		shown = append(shown, Display(roots, d))
 	}
 	rep := &GlobReport{Req: req, Dir: strings.Join(shown, ", "), roots: roots}
+	// Start the walk at the pattern's fixed prefix ("cmd/**" walks cmd), and
+	// without "**" stop it at the depth the rest can reach.
+	base, rest := doublestar.SplitPattern(pattern)
+	depth := 0 // unlimited
+	if !strings.Contains(rest, "**") {
+		depth = strings.Count(rest, "/") + 1
+	}
 	var mu sync.Mutex
 	var found []GlobPath
 	for _, abs := range dirs {
@@ -84,18 +91,12 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 			return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
 				"%s is a file; glob searches a directory. Give its directory as path, or read the file.", Display(roots, abs)))
 		}
-		// Start the walk at the pattern's fixed prefix ("cmd/**" walks cmd).
-		base, rest := doublestar.SplitPattern(pattern)
 		start := abs
 		if base != "." {
 			start = filepath.Join(abs, filepath.FromSlash(base))
 			if info, err := os.Stat(start); err != nil || !info.IsDir() {
 				continue
 			}
-		}
-		depth := 0 // unlimited
-		if !strings.Contains(rest, "**") {
-			depth = strings.Count(rest, "/") + 1
 		}
 		t, err := Walk(ctx, firstRoot(roots), start, true, depth, func(e Entry, t *Tally) {
 			ok, _ := doublestar.Match(rest, e.Rel)
