@@ -146,6 +146,19 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 		}
 	}
 
+	// Before any target is written, its stale temporary files go.
+	var targets []string
+	for i, c := range cs {
+		if !c.already && (!c.buffer || clean[i]) {
+			final, _ := c.final()
+			if c.dest == "" {
+				final = c.target
+			}
+			targets = append(targets, final)
+		}
+	}
+	sweep(targets)
+
 	syncs := &dirSyncs{}
 	defer syncs.flush(fsys, out)
 	for i, c := range cs {
@@ -333,7 +346,6 @@ func publish(fsys FS, sync syncFor, c *change, content []byte) (warnings []strin
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("creating the directory %s failed: %v", dir, err)
 	}
-	sweep(final)
 	f, err := createTemp(fsys, dir, final, perm)
 	if err != nil {
 		return nil, fmt.Errorf("creating a temporary file failed: %v", err)

@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/zeebo/xxh3"
@@ -117,17 +116,33 @@ func createTemp(fsys FS, dir, target string, perm fs.FileMode) (*os.File, error)
 	}
 }
 
-// sweep removes the temporary files of target that no live writer locks
-// (a crashed writer left them). It never touches another target's files.
-func sweep(target string) {
-	dir := filepath.Dir(target)
-	prefix := tempPrefixOf(target)
+// sweep removes the temporary files of the targets that no live writer
+// locks (a crashed writer left them), reading each directory once. It never
+// touches another target's files.
+func sweep(targets []string) {
+	own := map[string]map[string]bool{} // directory → its targets' prefixes
+	var dirs []string
+	for _, t := range targets {
+		dir := filepath.Dir(t)
+		if own[dir] == nil {
+			own[dir] = map[string]bool{}
+			dirs = append(dirs, dir)
+		}
+		own[dir][tempPrefixOf(t)] = true
+	}
+	for _, dir := range dirs {
+		sweepDir(dir, own[dir])
+	}
+}
+
+func sweepDir(dir string, prefixes map[string]bool) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return
 	}
+	n := len(tempPrefixOf(dir)) // every prefix has this length
 	for _, e := range entries {
-		if !strings.HasPrefix(e.Name(), prefix) || !e.Type().IsRegular() {
+		if len(e.Name()) < n || !prefixes[e.Name()[:n]] || !e.Type().IsRegular() {
 			continue
 		}
 		p := filepath.Join(dir, e.Name())
