@@ -185,6 +185,43 @@ test('user_commands_read_and_call_tools_into_the_result_buffer', function()
   contains(seen[1] and seen[1].msg or '', 'must be one JSON object', 'bad arguments are refused with the next step')
 end)
 
+test('a_session_belongs_to_the_client_that_opened_it', function()
+  -- Two workspaces, two tandem clients. The user moves to the other workspace's buffer while
+  -- the first one's session is being opened: the session stays with the first client.
+  local a = workspace()
+  tandem.setup({})
+  local buf_a = open(a, 'README.md')
+  local b = workspace()
+  local buf_b = open(b, 'README.md')
+  local client_a, client_b = tandem.client(buf_a), tandem.client(buf_b)
+  assert(client_a.id ~= client_b.id, 'each workspace has its own client')
+  vim.api.nvim_set_current_buf(buf_a)
+  local got
+  tandem.session(function(err, session, client)
+    got = { err = err, session = session, client = client }
+  end)
+  vim.api.nvim_set_current_buf(buf_b)
+  wait_for('the session', function()
+    return got ~= nil
+  end)
+  eq(nil, got.err, 'the session opened')
+  eq(client_a.id, got.client.id, 'the session is reported with the client that opened it')
+  local again
+  tandem.session(function(_, session, client)
+    again = { session = session, client = client.id }
+  end)
+  wait_for('the second workspace\'s session', function()
+    return again ~= nil
+  end)
+  eq(client_b.id, again.client, 'the second workspace asks its own client')
+  vim.api.nvim_set_current_buf(buf_a)
+  local kept
+  tandem.session(function(_, session)
+    kept = session
+  end)
+  eq(got.session, kept, 'the first workspace keeps its session')
+end)
+
 --- The tag of the first [path#TAG] line of a tool's text.
 local function tag_of(text)
   return assert(text:match('%[[^%]\n]-#(%x+)%]'), 'no [path#TAG] in:\n' .. text)

@@ -113,7 +113,7 @@ end
 --- coroutine (Neovim's RPC layer wraps server requests in one), so it waits for an
 --- asynchronous vim.ui.select without blocking the editor. Closing the prompt sends no answer
 --- (`{answer: null}`): tandem never takes that as a yes.
-local function ask_approval(_, params, ctx)
+local function ask_approval(_, params)
   params = params or {}
   local id = tostring(params.id or '')
   local offered = {}
@@ -364,12 +364,15 @@ function M.session(cb)
     cb(nil, sessions[client.id], client)
     return
   end
-  M.request('tandem/openSession', vim.empty_dict(), function(err, result)
+  local handle
+  handle = M.request('tandem/openSession', vim.empty_dict(), function(err, result)
     if err then
       cb(err)
       return
     end
-    local c = M.client()
+    -- The client the request went to: by the answer, the current buffer may be another
+    -- workspace's.
+    local c = handle.client
     sessions[c.id] = result.session
     cb(nil, result.session, c)
   end)
