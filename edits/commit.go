@@ -261,7 +261,6 @@ func fileHolds(path string, want []byte) (bool, error) {
 	}
 }
 
-
 // lockSet lists the directories a commit locks, sorted: each change's
 // directory and its destination's, or their nearest existing ancestor.
 func lockSet(cs []*change) []string {
