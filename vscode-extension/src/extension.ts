@@ -206,14 +206,22 @@ export async function activate(ctx: vscode.ExtensionContext): Promise<TandemApi>
     return state.tools;
   }
 
+  /** The session being opened, so calls made meanwhile wait for it instead of opening more. */
+  let opening: Promise<string> | undefined;
+
   async function openSession(): Promise<string> {
     if (state.session) {
       return state.session;
     }
-    const c = await ready();
-    const r = await c.sendRequest<{ session: string }>(Methods.openSession, {});
-    update({ session: r.session });
-    return r.session;
+    opening ??= (async () => {
+      const c = await ready();
+      const r = await c.sendRequest<{ session: string }>(Methods.openSession, {});
+      update({ session: r.session });
+      return r.session;
+    })().finally(() => {
+      opening = undefined;
+    });
+    return opening;
   }
 
   async function callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {

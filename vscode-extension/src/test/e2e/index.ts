@@ -178,6 +178,17 @@ const cases: Case[] = [
     },
   },
   {
+    // A session opened by one call is the session of every call made meanwhile: seen lines
+    // are per session, so two sessions would refuse an edit of lines the other one read.
+    name: 'calls_made_at_once_share_one_session',
+    fn: async (api) => {
+      await vscode.commands.executeCommand('tandem.closeSession');
+      const [a, b] = await Promise.all([api.openSession(), api.openSession()]);
+      check(a === b, `two sessions opened at once: ${a} and ${b}`);
+      check((await api.openSession()) === a, 'a later call got another session');
+    },
+  },
+  {
     name: 'restart_reconnects_with_a_new_session_and_terminal_environment',
     fn: async (api) => {
       const before = JSON.stringify(api.terminalEnvironment());
