@@ -429,6 +429,14 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	if args[0] == "eval" && len(args) > 1 {
 		return x.evalMarked(args), nil
 	}
+	if args[0] == "kill" && !x.mayBeFunc("kill") {
+		// The interpreter has no kill builtin: the system's kill runs, as a
+		// program (gated by exec).
+		hc := interp.HandlerCtx(ctx)
+		if path, err := interp.LookPathDir(hc.Dir, hc.Env, "kill"); err == nil {
+			return append([]string{path}, args[1:]...), nil
+		}
+	}
 	if args[0] == "source" || args[0] == "." {
 		x.noteSourced(interp.HandlerCtx(ctx).Dir, args)
 	}

@@ -263,3 +263,13 @@ func TestRunsLeaveNoFileOpen(t *testing.T) {
 		t.Fatalf("open descriptors %d before 50 runs, %d after", before, after)
 	}
 }
+
+// kill, which the interpreter lacks, runs as the system's kill.
+func TestKillRunsAsTheSystemsKill(t *testing.T) {
+	sb := newSandbox(t)
+	res := runScript(t, `pid=$(python3 -c 'import subprocess; print(subprocess.Popen(["sleep", "30"], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL).pid)')
+kill "$pid"; echo "kill: $?"`, sb.opts(approvals.DefaultAuto, nil))
+	if res.Output.Text != "kill: 0\n" {
+		t.Fatalf("%s", Render(res))
+	}
+}
