@@ -222,6 +222,23 @@ test('a_session_belongs_to_the_client_that_opened_it', function()
   eq(got.session, kept, 'the first workspace keeps its session')
 end)
 
+test('sessions_asked_for_at_once_are_one', function()
+  -- Seen lines are per session: two calls made before the session opened must share it.
+  local ws = workspace()
+  tandem.setup({})
+  open(ws, 'README.md')
+  local got = {}
+  for _ = 1, 3 do
+    tandem.session(function(err, session)
+      table.insert(got, err and ('error: ' .. err.message) or session)
+    end)
+  end
+  wait_for('the sessions', function()
+    return #got == 3
+  end)
+  eq(true, got[1] == got[2] and got[2] == got[3], 'one session for all: ' .. vim.inspect(got))
+end)
+
 --- The tag of the first [path#TAG] line of a tool's text.
 local function tag_of(text)
   return assert(text:match('%[[^%]\n]-#(%x+)%]'), 'no [path#TAG] in:\n' .. text)

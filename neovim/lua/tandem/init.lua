@@ -37,6 +37,8 @@ local config = vim.deepcopy(defaults)
 
 --- Per client id: the agent session id, and the names of the variables put into vim.env.
 local sessions = {} ---@type table<integer, string>
+--- Per client id: the callbacks waiting for the session being opened.
+local opening = {} ---@type table<integer, function[]>
 local env_names = {} ---@type table<integer, string[]>
 --- Per client id: the names of its tools, for :TandemCall completion.
 local tool_names = {} ---@type table<integer, string[]>
@@ -313,6 +315,7 @@ function M.start(bufnr)
       -- on_exit runs in a libuv callback, where vim.env cannot be set.
       vim.schedule(function()
         sessions[client_id] = nil
+        opening[client_id] = nil
         tool_names[client_id] = nil
         drop_terminal_env(client_id)
       end)
@@ -356,7 +359,8 @@ function M.cancel(handle)
   end
 end
 
---- The session of the buffer's client, opened on first use.
+--- The session of the buffer's client, opened on first use. Calls made while it opens wait
+--- for it: seen lines are per session, so a second session would not know what the first read.
 ---@param cb fun(err: table?, session: string?, client: vim.lsp.Client?)
 function M.session(cb)
   local client = M.client()
@@ -364,18 +368,33 @@ function M.session(cb)
     cb(nil, sessions[client.id], client)
     return
   end
+  if client and opening[client.id] then
+    table.insert(opening[client.id], cb)
+    return
+  end
+  local waiting = { cb }
   local handle
   handle = M.request('tandem/openSession', vim.empty_dict(), function(err, result)
-    if err then
-      cb(err)
-      return
-    end
     -- The client the request went to: by the answer, the current buffer may be another
-    -- workspace's.
-    local c = handle.client
-    sessions[c.id] = result.session
-    cb(nil, result.session, c)
+    -- workspace's. There is none when the request could not be sent.
+    local c = handle and handle.client
+    if c then
+      opening[c.id] = nil
+      if not err then
+        sessions[c.id] = result.session
+      end
+    end
+    for _, w in ipairs(waiting) do
+      if err then
+        w(err)
+      else
+        w(nil, result.session, c)
+      end
+    end
   end)
+  if handle then
+    opening[handle.client.id] = waiting
+  end
 end
 
 --- Calls one tool in the buffer's session; cb gets the CallToolResult. Returns a handle whose
