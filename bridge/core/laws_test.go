@@ -439,8 +439,9 @@ func checkStep(pre *State, ev Event, post *State, out *Effects, f *findings) {
 		letGo(pre, effs, func(s slot) bool { return true }, f)
 	case OwnerAdded:
 		f.hit(13)
-		_, idTaken := refOwnerInForceTok(pre, ev.Owner, ev.Token)
-		valid := pre.open && !idTaken && pre.Owners() < MaxOwners
+		_, tokenTaken := refTokenOwner(pre, ev.Token)
+		taken := refOwnerInForce(pre, ev.Owner) || tokenTaken
+		valid := pre.open && !taken && pre.Owners() < MaxOwners
 		want := *pre
 		if valid {
 			if !refOwnerInForce(post, ev.Owner) || len(effs) != 0 {
@@ -500,14 +501,6 @@ func checkStep(pre *State, ev Event, post *State, out *Effects, f *findings) {
 			}
 		}
 	}
-}
-
-// refOwnerInForceTok reports whether owner id, or token t, is in force.
-func refOwnerInForceTok(s *State, id OwnerID, t Token) (OwnerID, bool) {
-	if refOwnerInForce(s, id) {
-		return id, true
-	}
-	return refTokenOwner(s, t)
 }
 
 // letGo checks that exactly the live work of the selected requests was let
