@@ -265,6 +265,8 @@ end
 
 local function capabilities()
   local caps = vim.lsp.protocol.make_client_capabilities()
+  -- Versioned documentChanges let Neovim refuse an agent edit computed on an older buffer.
+  caps.workspace.workspaceEdit.documentChanges = true
   caps.experimental = caps.experimental or {}
   caps.experimental.tandem = { saveDocument = true }
   if config.approvals == 'tandem' then
