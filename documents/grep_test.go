@@ -67,17 +67,7 @@ func headerPath(h string) string {
 // grepText draws texts with the bytes that trouble line matching: "\r",
 // "\r\n", BOM, and runes whose case folds are not ASCII (K, ſ).
 func grepText() *rapid.Generator[[]byte] {
-	piece := rapid.SampledFrom([]string{"a", "b", "A", "B", "k", "s", "K", "ſ", " ", "\r", "\n", "\r\n", "é", "É", "ab", "ba"})
-	return rapid.Custom(func(t *rapid.T) []byte {
-		var b []byte
-		if rapid.Bool().Draw(t, "bom") {
-			b = append(b, bom...)
-		}
-		for _, p := range rapid.SliceOfN(piece, 0, 30).Draw(t, "pieces") {
-			b = append(b, p...)
-		}
-		return b
-	})
+	return piecesText(30, "a", "b", "A", "B", "k", "s", "K", "ſ", " ", "\r", "\n", "\r\n", "é", "É", "ab", "ba")
 }
 
 var grepPatterns = []string{"a", "ab", "b$", "^a", `a\s*b`, "A", "é", "a.b", "", "^$", `\bab\b`, "(a|b)b", "[^a]b", "a+",

@@ -12,13 +12,18 @@ import (
 // textGen draws texts rich in the bytes the line model must get right:
 // lone "\r", "\n", "\r\n", a BOM (also in the middle), multibyte runes.
 func textGen() *rapid.Generator[[]byte] {
-	piece := rapid.SampledFrom([]string{"a", "b", " ", "\r", "\n", "\r\n", "é", "\xef\xbb\xbf", "\r\r", "\n\n"})
+	return piecesText(40, "a", "b", " ", "\r", "\n", "\r\n", "é", "\xef\xbb\xbf", "\r\r", "\n\n")
+}
+
+// piecesText draws texts of up to most pieces, after a BOM or not.
+func piecesText(most int, pieces ...string) *rapid.Generator[[]byte] {
+	piece := rapid.SampledFrom(pieces)
 	return rapid.Custom(func(t *rapid.T) []byte {
 		var b []byte
 		if rapid.Bool().Draw(t, "bom") {
 			b = append(b, bom...)
 		}
-		for _, p := range rapid.SliceOfN(piece, 0, 40).Draw(t, "pieces") {
+		for _, p := range rapid.SliceOfN(piece, 0, most).Draw(t, "pieces") {
 			b = append(b, p...)
 		}
 		return b
