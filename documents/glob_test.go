@@ -2,6 +2,7 @@ package documents
 
 import (
 	"context"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -43,7 +44,7 @@ func TestGlobNewestFirstThenPath(t *testing.T) {
 func TestGlobRefusals(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.go", []byte("x"))
-	for _, req := range []GlobRequest{{Pattern: ""}, {Pattern: "/etc/*"}, {Pattern: "[a"}, {Pattern: "*", Limit: 201}, {Pattern: "*", Skip: -1}, {Pattern: "*", Skip: 1}, {Pattern: "*", Path: "a.go"}, {Pattern: "../*"}, {Pattern: "**/../../*"}, {Pattern: "./../x"}} {
+	for _, req := range []GlobRequest{{Pattern: ""}, {Pattern: "/etc/*"}, {Pattern: "[a"}, {Pattern: "*", Limit: 201}, {Pattern: "*", Skip: -1}, {Pattern: "*", Skip: 1}, {Pattern: "*", Skip: math.MaxInt}, {Pattern: "*", Path: "a.go"}, {Pattern: "../*"}, {Pattern: "**/../../*"}, {Pattern: "./../x"}} {
 		if _, err := Glob(context.Background(), []string{dir}, req); codeOf(err) != approvals.CodeInvalid {
 			t.Errorf("%+v: %v, want invalid", req, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -98,7 +99,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	case statErr != nil:
 		return nil, statRefusal(abs, statErr)
 	default:
-		g.keep = req.Skip + filesPerPage
+		g.keep = through(req.Skip, filesPerPage)
 		for _, dir := range dirs {
 			t, err := Walk(ctx, firstRoot(roots), dir, false, 0, func(e Entry, t *Tally) { g.file(e, t, false) })
 			if err != nil {
@@ -189,7 +190,7 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 	}
 	limit := matchesPerFile
 	if single {
-		limit = g.rep.Req.Skip + matchesPerPage
+		limit = through(g.rep.Req.Skip, matchesPerPage)
 	}
 	f.Hits = append(f.Hits, h)
 	f.Total = 1
@@ -288,6 +289,15 @@ func (g *grepRun) page() error {
 		rep.Next = rep.PageTo
 	}
 	return nil
+}
+
+// through is how many items a page after skip needs kept: skip+page, where
+// a skip so large that the sum would wrap to a negative count needs them all.
+func through(skip, page int) int {
+	if skip > math.MaxInt-page {
+		return math.MaxInt
+	}
+	return skip + page
 }
 
 // rowCost is about the bytes a hit's row takes in the output.

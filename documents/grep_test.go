@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -615,6 +616,8 @@ func TestGrepRefusals(t *testing.T) {
 		{GrepRequest{Pattern: "("}, approvals.CodeInvalid},
 		{GrepRequest{Pattern: "x", Skip: -1}, approvals.CodeInvalid},
 		{GrepRequest{Pattern: "x", Skip: 5}, approvals.CodeInvalid},
+		{GrepRequest{Pattern: "x", Skip: math.MaxInt}, approvals.CodeInvalid},
+		{GrepRequest{Pattern: "x", Path: "a.txt", Skip: math.MaxInt}, approvals.CodeInvalid},
 		{GrepRequest{Pattern: "x", Path: "missing"}, approvals.CodeNotFound},
 		{GrepRequest{Pattern: "x", Path: "repo://.."}, approvals.CodeEscapes},
 		{GrepRequest{Pattern: "x", Glob: "[a"}, approvals.CodeInvalid},
