@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -54,6 +55,11 @@ type demo struct {
 	ws      string         // the workspace copy
 	session string         // the agent session, once opened
 	retry   map[string]any // the edit steps' refused call, sent again
+	home    string         // the temporary HOME of the spawned tandem
+
+	mu      sync.Mutex
+	answers []string // the user's scripted answers to the next questions, in order
+	asked   int      // questions the editor got that had no scripted answer
 }
 
 func runDemo(args []string) int {
@@ -86,7 +92,12 @@ func demoMain(out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	env, err := demoHome(tmp, ws, self)
+	if err != nil {
+		return err
+	}
 	cmd := exec.Command(self, "lsp", "--log", filepath.Join(tmp, "lsp.log"))
+	cmd.Env = env
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
@@ -104,13 +115,11 @@ func demoMain(out io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipes{stdout, stdin}))
-	conn.Go(ctx, func(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
-		// The editor's side of server→client requests: accept them.
-		return reply(ctx, nil, nil)
-	})
-	d := &demo{ctx: ctx, conn: conn, out: out, ws: ws}
+	d := &demo{ctx: ctx, conn: conn, out: out, ws: ws, home: filepath.Join(tmp, "home")}
+	conn.Go(ctx, d.serve)
 	fmt.Fprintf(out, "tandem demo: an editor and an agent working on a copy of the sample workspace\n  %s\n", ws)
-	fmt.Fprintf(out, "Every line marked → is a JSON-RPC message the editor sends to `tandem lsp` over stdio;\n← is tandem's answer; the boxed text is exactly what the agent's model sees.\n")
+	fmt.Fprintf(out, "(tandem runs with HOME=%s, a temporary home, so nothing of yours is read or changed;\nthe copy's .mcp.json names one MCP server: this tandem, as `tandem mcp serve`.)\n", d.home)
+	fmt.Fprintf(out, "Every line marked → is a JSON-RPC message the editor sends to `tandem lsp` over stdio;\n← is tandem's answer; the boxed text is exactly what the agent's model sees.\n⇐ is a question tandem sends the editor for the user, ⇒ the editor's reply.\n")
 	sort.SliceStable(demoSteps, func(i, j int) bool { return demoSteps[i].order < demoSteps[j].order })
 	for i, s := range demoSteps {
 		fmt.Fprintf(out, "\n── %d. %s ──\n", i+1, s.title)
@@ -127,6 +136,100 @@ func demoMain(out io.Writer) error {
 		return fmt.Errorf("tandem lsp did not exit after shutdown and exit")
 	}
 	return nil
+}
+
+// demoHome prepares what the spawned `tandem lsp` runs with: a temporary
+// HOME (holding a fake key, so the secret steps touch nothing real) and
+// private XDG directories (so neither the user's settings nor their
+// remembered MCP approvals change what the demo shows); this tandem first on
+// PATH, so the agent's shell steps run `tandem mcp call` of the same build;
+// and a .mcp.json in the workspace naming this tandem's own MCP server.
+func demoHome(tmp, ws, self string) ([]string, error) {
+	home := filepath.Join(tmp, "home")
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_demo"), []byte("not a real key: the demo's stand-in for a private key\n"), 0o600); err != nil {
+		return nil, err
+	}
+	mcpJSON, err := json.MarshalIndent(map[string]any{"mcpServers": map[string]any{
+		"tandem": map[string]any{"command": self, "args": []string{"mcp", "serve"}},
+	}}, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), append(mcpJSON, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	env := []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
+		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
+		"PATH=" + filepath.Dir(self) + string(filepath.ListSeparator) + os.Getenv("PATH"),
+	}
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "PATH":
+		default:
+			env = append(env, kv)
+		}
+	}
+	return env, nil
+}
+
+// serve is the editor's side of tandem's requests and notifications. A
+// question (window/showMessageRequest) is shown as the editor gets it and
+// answered with the next scripted answer; anything else is accepted.
+func (d *demo) serve(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	if req.Method() != "window/showMessageRequest" {
+		return reply(ctx, nil, nil)
+	}
+	var q struct {
+		Type    int
+		Message string
+		Actions []struct{ Title string }
+	}
+	if err := json.Unmarshal(req.Params(), &q); err != nil {
+		return reply(ctx, nil, err)
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	fmt.Fprintf(d.out, "⇐ window/showMessageRequest (type %d: a warning with buttons; the user sees):\n", q.Type)
+	for _, line := range strings.Split(strings.TrimRight(q.Message, "\n"), "\n") {
+		fmt.Fprintf(d.out, "   ┊ %s\n", line)
+	}
+	var titles []string
+	for _, a := range q.Actions {
+		titles = append(titles, "["+a.Title+"]")
+	}
+	fmt.Fprintf(d.out, "   ┊ %s\n", strings.Join(titles, " "))
+	if len(d.answers) == 0 {
+		d.asked++
+		fmt.Fprintf(d.out, "⇒ null (the demo did not expect this question and dismisses it)\n")
+		return reply(ctx, nil, nil)
+	}
+	answer := d.answers[0]
+	d.answers = d.answers[1:]
+	fmt.Fprintf(d.out, "⇒ {\"title\":%q} (the user clicks %s)\n", answer, answer)
+	return reply(ctx, map[string]string{"title": answer}, nil)
+}
+
+// answering runs f with the user's answers to the questions it raises, and
+// fails unless exactly those questions came.
+func (d *demo) answering(answers []string, f func() error) error {
+	d.mu.Lock()
+	d.answers, d.asked = answers, 0
+	d.mu.Unlock()
+	err := f()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err == nil && (len(d.answers) > 0 || d.asked > 0) {
+		err = fmt.Errorf("tandem asked %d question(s) not expected, and %d expected one(s) did not come", d.asked, len(d.answers))
+	}
+	d.answers = nil
+	return err
 }
 
 // pipes joins the server's stdout and stdin into one connection.
@@ -208,8 +311,11 @@ func (d *demo) show(arrow, method string, v any) {
 	}
 	var tree any
 	_ = json.Unmarshal(raw, &tree)
-	b, _ := json.Marshal(shorten(tree))
-	b = bytes.ReplaceAll(b, []byte(`\u003e`), []byte(">"))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // a shell command's && and > print as typed
+	_ = enc.Encode(shorten(tree))
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if method != "" {
 		fmt.Fprintf(d.out, "%s %s %s\n", arrow, method, b)
 	} else {

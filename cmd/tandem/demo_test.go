@@ -1,0 +1,108 @@
+package main
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// demoSection is the output of the demo step whose title contains title,
+// up to the next step.
+func demoSection(t *testing.T, out, title string) string {
+	t.Helper()
+	for _, s := range strings.Split(out, "\n── ")[1:] {
+		if head, _, _ := strings.Cut(s, "\n"); strings.Contains(head, title) {
+			return s
+		}
+	}
+	t.Fatalf("the demo has no step titled %q", title)
+	return ""
+}
+
+// agentText is what the boxed lines of a section show the model.
+func agentText(section string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(section, "\n") {
+		if rest, ok := strings.CutPrefix(line, "   │ "); ok {
+			b.WriteString(rest + "\n")
+		}
+	}
+	return b.String()
+}
+
+// The demo's shell and bridge steps, as a first-time user reads them: a
+// script within the auto set runs without a question; a secret read is
+// asked in the editor, and once denied it does not run and the model is
+// told so; the MCP bridge asks to start the workspace's server and to call
+// its tool, and the tool's result lands in a file while the model sees only
+// the step's small output. The demo's HOME is its own: the caller's home
+// is not touched.
+func TestDemoShowsGatedShellAndBridge(t *testing.T) {
+	home := t.TempDir()
+	out, code := runTandem(t, t.TempDir(), []string{"HOME=" + home}, "demo")
+	if code != 0 {
+		t.Fatalf("tandem demo: status %d\n%s", code, out)
+	}
+	defer func() {
+		if t.Failed() {
+			t.Log(out)
+		}
+	}()
+	const question = "⇐ window/showMessageRequest"
+
+	unasked := demoSection(t, out, "bash: steps within the auto set run unasked")
+	if strings.Contains(unasked, question) {
+		t.Errorf("the auto-set step was asked")
+	}
+	for _, want := range []string{"finished: exit status 0", "1. ls internal  → 0", "2. grep -c Hello README.md  → 0", "names\n"} {
+		if !strings.Contains(agentText(unasked), want) {
+			t.Errorf("the auto-set step's result lacks %q", want)
+		}
+	}
+
+	denied := demoSection(t, out, "the user denies it")
+	seen := agentText(denied)
+	for _, want := range []string{question, "asks to run:", "/.ssh/id_demo", "effects: read, secret", "[Allow] [Deny] [Allow for this session]", `⇒ {"title":"Deny"}`, "refusal (code denied)"} {
+		if !strings.Contains(denied, want) {
+			t.Errorf("the denied step lacks %q", want)
+		}
+	}
+	for _, want := range []string{"refused at step 2 (denied)", "the user denied it", "did not run. Do not try it again unless the user asks for it.", "1. echo checking the key  → 0", "/.ssh/id_demo  → did not run"} {
+		if !strings.Contains(seen, want) {
+			t.Errorf("the model's refusal lacks %q", want)
+		}
+	}
+	if strings.Contains(seen, "not a real key") || strings.Contains(seen, "3. echo done") {
+		t.Errorf("the denied step or what follows it ran:\n%s", seen)
+	}
+
+	allowed := demoSection(t, out, "allowed this once")
+	if !strings.Contains(allowed, `⇒ {"title":"Allow"}`) || !strings.Contains(agentText(allowed), "/.ssh/id_demo  → 0") {
+		t.Errorf("the allowed secret step did not ask and run")
+	}
+
+	bridge := demoSection(t, out, "The MCP bridge")
+	if n := strings.Count(bridge, question); n != 2 {
+		t.Errorf("the bridge step asked %d questions, want 2 (the server's start, the call)", n)
+	}
+	for _, want := range []string{"start MCP server tandem from ", "/.mcp.json: run `", ` mcp serve`, `tandem/glob '{"pattern":"**/*.go"}'`} {
+		if !strings.Contains(bridge, want) {
+			t.Errorf("the bridge step's questions lack %q", want)
+		}
+	}
+	seen = agentText(bridge)
+	if !strings.Contains(seen, "finished: exit status 0") || !strings.Contains(seen, " glob.json\n") {
+		t.Errorf("the bridge step did not finish with wc's count")
+	}
+	if strings.Contains(seen, "names.go") || strings.Contains(seen, "main.go") {
+		t.Errorf("the MCP result reached the model:\n%s", seen)
+	}
+	_, disk, ok := strings.Cut(bridge, "(glob.json on disk")
+	if !ok || !strings.Contains(disk, "internal/names/names.go") || !strings.Contains(disk, "cmd/greet/main.go") {
+		t.Errorf("glob.json does not hold the glob result:\n%s", disk)
+	}
+
+	if entries, err := os.ReadDir(home); err != nil || len(entries) != 0 {
+		t.Errorf("the demo wrote into the caller's HOME: %v %v", entries, err)
+	}
+}
