@@ -68,7 +68,7 @@ func TestSeveralRootsAreAllSearched(t *testing.T) {
 		t.Fatalf("glob over several roots:\n%s %v", out, err)
 	}
 	rep, err := GrepSearch(context.Background(), nil, roots, GrepRequest{Pattern: "needle"})
-	if err != nil || rep.Matched != 3 || rep.Single {
+	if err != nil || rep.FilesMatched != 3 || rep.Single {
 		t.Fatalf("grep over several roots: %+v %v", rep, err)
 	}
 }

@@ -51,15 +51,15 @@ type GrepFile struct {
 
 // GrepReport is everything a grep found, before it is rendered.
 type GrepReport struct {
-	Req     GrepRequest
-	Single  bool // the scope is one file
-	Tally   Tally
-	Matched int        // files with at least one match
-	Matches int        // single scope: matching lines in the file
-	Page    []GrepFile // the files shown, in path order
-	Next    int        // skip for the next page, 0 when none
-	PageTo  int        // 1-based number of the last item shown; the first is Req.Skip+1
-	roots   []string   // to show example paths in notices
+	Req          GrepRequest
+	Single       bool // the scope is one file
+	Tally        Tally
+	FilesMatched int        // files with at least one match
+	LinesMatched int        // single scope: matching lines in the file
+	Page         []GrepFile // the files shown, in path order
+	Next         int        // skip for the next page, 0 when none
+	PageTo       int        // 1-based number of the last item shown; the first is Req.Skip+1
+	roots        []string   // to show example paths in notices
 }
 
 // GrepSearch runs a search and returns its report; nothing is recorded.
@@ -182,7 +182,7 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 	}
 	f.Show = Display(g.roots, e.Abs)
 	g.mu.Lock()
-	g.rep.Matched++
+	g.rep.FilesMatched++
 	worth := len(g.cands) < g.keep || f.Show < g.cands[len(g.cands)-1].Show
 	g.mu.Unlock()
 	if !worth {
@@ -253,7 +253,7 @@ func (g *grepRun) page() error {
 			return nil
 		}
 		f := g.cands[0]
-		rep.Matches = f.Total
+		rep.LinesMatched = f.Total
 		if skip > 0 && skip >= f.Total {
 			return pastEnd(skip, f.Total, "matching lines")
 		}
@@ -271,8 +271,8 @@ func (g *grepRun) page() error {
 		rep.Page = []GrepFile{finish(f)}
 		return nil
 	}
-	if skip > 0 && skip >= rep.Matched {
-		return pastEnd(skip, rep.Matched, "files with matches")
+	if skip > 0 && skip >= rep.FilesMatched {
+		return pastEnd(skip, rep.FilesMatched, "files with matches")
 	}
 	for _, f := range g.cands[min(skip, len(g.cands)):] {
 		if len(rep.Page) > 0 && budget <= 0 {
@@ -285,7 +285,7 @@ func (g *grepRun) page() error {
 		rep.Page = append(rep.Page, finish(f))
 	}
 	rep.PageTo = skip + len(rep.Page)
-	if rep.PageTo < rep.Matched {
+	if rep.PageTo < rep.FilesMatched {
 		rep.Next = rep.PageTo
 	}
 	return nil
@@ -440,20 +440,20 @@ func (r *GrepReport) Render() (string, [][]int) {
 func (r *GrepReport) notices(out *strings.Builder) {
 	pattern := r.Req.Pattern
 	switch {
-	case r.Single && r.Matches == 0:
+	case r.Single && r.LinesMatched == 0:
 		fmt.Fprintf(out, "(no line matches %q)\n", pattern)
 	case r.Single && r.Next > 0:
-		fmt.Fprintf(out, "(%s; shown: %d-%d; next page: grep again with skip=%d)\n", count(r.Matches, "matching line"), r.Req.Skip+1, r.PageTo, r.Next)
+		fmt.Fprintf(out, "(%s; shown: %d-%d; next page: grep again with skip=%d)\n", count(r.LinesMatched, "matching line"), r.Req.Skip+1, r.PageTo, r.Next)
 	case r.Single:
-		fmt.Fprintf(out, "(%s; shown: %d-%d)\n", count(r.Matches, "matching line"), r.Req.Skip+1, r.PageTo)
-	case r.Matched == 0:
+		fmt.Fprintf(out, "(%s; shown: %d-%d)\n", count(r.LinesMatched, "matching line"), r.Req.Skip+1, r.PageTo)
+	case r.FilesMatched == 0:
 		fmt.Fprintf(out, "(no file matches %q: %s searched)\n", pattern, count(r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], "file"))
 	case r.Next > 0:
 		fmt.Fprintf(out, "(%d of %d searched files match; shown: files %d-%d; next page: grep again with skip=%d)\n",
-			r.Matched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.Req.Skip+1, r.PageTo, r.Next)
+			r.FilesMatched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.Req.Skip+1, r.PageTo, r.Next)
 	default:
 		fmt.Fprintf(out, "(%d of %d searched files match; shown: files %d-%d)\n",
-			r.Matched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.Req.Skip+1, r.PageTo)
+			r.FilesMatched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.Req.Skip+1, r.PageTo)
 	}
 	cut := 0
 	for _, f := range r.Page {

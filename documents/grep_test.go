@@ -302,8 +302,8 @@ func TestLaw_grep_accounts_every_file(t *testing.T) {
 	if rep.Tally.Count[ClassFile] != 0 {
 		t.Fatalf("%d files were handed over and never classed", rep.Tally.Count[ClassFile])
 	}
-	if rep.Matched != counts["match"]+counts["large"] {
-		t.Fatalf("%d files matched, want %d", rep.Matched, counts["match"]+counts["large"])
+	if rep.FilesMatched != counts["match"]+counts["large"] {
+		t.Fatalf("%d files matched, want %d", rep.FilesMatched, counts["match"]+counts["large"])
 	}
 }
 
@@ -630,7 +630,7 @@ func TestGrepRefusals(t *testing.T) {
 	}
 	writeFile(t, dir, "b.md", []byte("x\n"))
 	rep, err := GrepSearch(context.Background(), nil, []string{dir}, GrepRequest{Pattern: "x", Glob: "!*.md"})
-	if err != nil || rep.Matched != 1 || rep.Page[0].Show != "a.txt" || rep.Tally.Count[ClassNotMatched] != 1 {
+	if err != nil || rep.FilesMatched != 1 || rep.Page[0].Show != "a.txt" || rep.Tally.Count[ClassNotMatched] != 1 {
 		t.Errorf("glob !*.md must keep only a.txt: %+v %v", rep, err)
 	}
 	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe"), 0o644))

@@ -124,10 +124,10 @@ func TestNamedIgnoredDirectoryIsSearched(t *testing.T) {
 	writeFile(t, dir, "build/.gitignore", []byte("*.tmp\n"))
 	writeFile(t, dir, "build/x.tmp", []byte("needle\n"))
 	rep, err := GrepSearch(context.Background(), nil, []string{dir}, GrepRequest{Pattern: "needle", Path: "build"})
-	if err != nil || rep.Matched != 1 || rep.Page[0].Show != "build/out/gen.go" || rep.Tally.Count[ClassIgnoredFile] != 1 {
+	if err != nil || rep.FilesMatched != 1 || rep.Page[0].Show != "build/out/gen.go" || rep.Tally.Count[ClassIgnoredFile] != 1 {
 		t.Fatalf("grep in a named ignored directory: %+v %v", rep, err)
 	}
-	if rep, err := GrepSearch(context.Background(), nil, []string{dir}, GrepRequest{Pattern: "needle"}); err != nil || rep.Matched != 0 {
+	if rep, err := GrepSearch(context.Background(), nil, []string{dir}, GrepRequest{Pattern: "needle"}); err != nil || rep.FilesMatched != 0 {
 		t.Fatalf("from the root the ignored directory stays out: %+v %v", rep, err)
 	}
 }
