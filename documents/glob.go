@@ -3,6 +3,7 @@ package documents
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -91,12 +92,9 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 			return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
 				"%s is a file; glob searches a directory. Give its directory as path, or read the file.", Display(roots, abs)))
 		}
-		start := abs
-		if base != "." {
-			start = filepath.Join(abs, filepath.FromSlash(base))
-			if info, err := os.Stat(start); err != nil || !info.IsDir() {
-				continue
-			}
+		start, ok := descend(abs, base, &rep.Tally)
+		if !ok {
+			continue
 		}
 		t, err := Walk(ctx, firstRoot(roots), start, true, depth, func(e Entry, t *Tally) {
 			ok, _ := doublestar.Match(rest, e.Rel)
@@ -139,6 +137,28 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 		rep.Next = end
 	}
 	return rep, nil
+}
+
+// descend goes from dir down the pattern's fixed prefix base to the
+// directory the walk starts at. Like the walk, it does not follow a symbolic
+// link: one on the way is counted as not followed, and nothing under it
+// matches. ok is false when there is nothing to walk.
+func descend(dir, base string, t *Tally) (start string, ok bool) {
+	if base == "." {
+		return dir, true
+	}
+	for _, seg := range strings.Split(base, "/") {
+		dir = filepath.Join(dir, seg)
+		info, err := os.Lstat(dir)
+		switch {
+		case err != nil || !info.IsDir() && info.Mode()&fs.ModeSymlink == 0:
+			return "", false
+		case info.Mode()&fs.ModeSymlink != 0:
+			t.add(ClassSymlink, dir)
+			return "", false
+		}
+	}
+	return dir, true
 }
 
 // Render writes the page: a summary line, one path a line (directories end

@@ -72,3 +72,23 @@ func TestSeveralRootsAreAllSearched(t *testing.T) {
 		t.Fatalf("grep over several roots: %+v %v", rep, err)
 	}
 }
+
+// A pattern's fixed prefix does not lead the walk through a symbolic link,
+// as the walk itself never follows one: the link is counted, nothing under
+// it is listed.
+func TestGlobPrefixDoesNotFollowSymlinks(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	writeFile(t, outside, "secret.txt", []byte("x"))
+	writeFile(t, dir, "in/a.txt", []byte("x"))
+	must(t, os.Symlink(outside, filepath.Join(dir, "out")))
+	must(t, os.Symlink(filepath.Join(dir, "in"), filepath.Join(dir, "alias")))
+	for _, pattern := range []string{"out/*", "out/**", "alias/*.txt"} {
+		out, err := Glob(context.Background(), []string{dir}, GlobRequest{Pattern: pattern})
+		if err != nil || !strings.HasPrefix(out, "(no path under . matches") || !strings.Contains(out, "(not followed: 1 symbolic link, e.g. "+strings.Split(pattern, "/")[0]+")") {
+			t.Errorf("glob %q:\n%s %v", pattern, out, err)
+		}
+	}
+	if out, err := Glob(context.Background(), []string{dir}, GlobRequest{Pattern: "in/*.txt"}); err != nil || !strings.Contains(out, "\nin/a.txt\n") {
+		t.Errorf("glob in/*.txt:\n%s %v", out, err)
+	}
+}
