@@ -88,6 +88,9 @@ func demoMain(out io.Writer) error {
 	if err := os.CopyFS(ws, sub); err != nil {
 		return err
 	}
+	if err := stampTimes(ws); err != nil {
+		return err
+	}
 	self, err := os.Executable()
 	if err != nil {
 		return err
@@ -136,6 +139,20 @@ func demoMain(out io.Writer) error {
 		return fmt.Errorf("tandem lsp did not exit after shutdown and exit")
 	}
 	return nil
+}
+
+// stampTimes gives the copied files fixed modification times, a minute
+// apart in path order, so "newest first" lists the same order on every run
+// (a copy made within one clock tick would tie at random).
+func stampTimes(ws string) error {
+	t := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	return filepath.WalkDir(ws, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		t = t.Add(time.Minute)
+		return os.Chtimes(path, t, t)
+	})
 }
 
 // demoHome prepares what the spawned `tandem lsp` runs with: a temporary

@@ -22,9 +22,9 @@ func init() {
 			return err
 		})
 	}})
-	addDemoStep(demoStep{order: 94, title: "The same kind of step, allowed this once", run: func(d *demo) error {
+	addDemoStep(demoStep{order: 94, title: "bash: a secret read the user allows, this once", run: func(d *demo) error {
 		return d.answering([]string{"Allow"}, func() error {
-			_, err := d.tool("bash", map[string]any{"command": "wc -c ~/.ssh/id_demo"})
+			_, err := d.tool("bash", map[string]any{"command": "head -n 1 ~/.ssh/id_demo"})
 			return err
 		})
 	}})

@@ -76,8 +76,8 @@ func TestDemoShowsGatedShellAndBridge(t *testing.T) {
 		t.Errorf("the denied step or what follows it ran:\n%s", seen)
 	}
 
-	allowed := demoSection(t, out, "allowed this once")
-	if !strings.Contains(allowed, `⇒ {"title":"Allow"}`) || !strings.Contains(agentText(allowed), "/.ssh/id_demo  → 0") {
+	allowed := demoSection(t, out, "a secret read the user allows")
+	if !strings.Contains(allowed, `⇒ {"title":"Allow"}`) || !strings.Contains(agentText(allowed), "/.ssh/id_demo  → 0") || !strings.Contains(agentText(allowed), "not a real key") {
 		t.Errorf("the allowed secret step did not ask and run")
 	}
 
