@@ -48,10 +48,10 @@ func (s Scope) String() string {
 type Source uint8
 
 const (
-	SourceUserFile       Source = iota // the user config file
-	SourceClientUser                   // initializationOptions.user
-	SourceClientOther                  // the rest of initializationOptions
-	SourceConfiguration                // workspace/configuration and didChangeConfiguration
+	SourceUserFile      Source = iota // the user config file
+	SourceClientUser                  // initializationOptions.user
+	SourceClientOther                 // the rest of initializationOptions
+	SourceConfiguration               // workspace/configuration and didChangeConfiguration
 	numSources
 )
 
