@@ -8,7 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"sort"
+	"strings"
 
 	"github.com/tandemdev/tandem/approvals"
 )
@@ -92,13 +94,65 @@ func Refused(err error) Result {
 }
 
 // decode unmarshals args strictly into v; unknown fields and wrong types are
-// an `invalid` refusal naming the problem.
+// an `invalid` refusal that names the argument in the schema's terms, never
+// Go's.
 func decode(name string, args json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytesReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return approvals.Refuse(approvals.CodeInvalid,
-			fmt.Sprintf("The arguments of %s do not fit its schema: %v. Fix the arguments and call again.", name, err))
+			fmt.Sprintf("The arguments of %s do not fit its schema: %s. Fix the arguments and call again.", name, argumentProblem(name, err)))
 	}
 	return nil
+}
+
+// argumentProblem says what is wrong with a tool's arguments in words a
+// model can act on.
+func argumentProblem(name string, err error) string {
+	var typeErr *json.UnmarshalTypeError
+	var syntaxErr *json.SyntaxError
+	switch {
+	case errors.As(err, &typeErr) && typeErr.Field == "":
+		return fmt.Sprintf("they must be one JSON object, not %s", typeErr.Value)
+	case errors.As(err, &typeErr):
+		return fmt.Sprintf("%q must be %s, not %s", typeErr.Field, jsonKind(typeErr.Type.Kind()), typeErr.Value)
+	case errors.As(err, &syntaxErr):
+		return fmt.Sprintf("they are not valid JSON (at byte %d)", syntaxErr.Offset)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return fmt.Sprintf("there is no argument %s; the arguments are %s", field, strings.Join(schemaProperties(name), ", "))
+	}
+	return err.Error()
+}
+
+// jsonKind names a Go kind as the JSON type a caller should send.
+func jsonKind(k reflect.Kind) string {
+	switch k {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	}
+	return "an object"
+}
+
+// schemaProperties lists the argument names a tool's schema declares.
+func schemaProperties(name string) []string {
+	var schema struct {
+		Properties map[string]json.RawMessage `json:"properties"`
+	}
+	_ = json.Unmarshal(builtin[name].InputSchema, &schema)
+	names := make([]string, 0, len(schema.Properties))
+	for p := range schema.Properties {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	return names
 }

@@ -1,0 +1,43 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/documents"
+)
+
+// A model that sends wrong arguments learns which argument is wrong in JSON
+// terms, never Go's, and the refusal ends with what to do.
+func TestBadArgumentsAreNamedInTheSchemasTerms(t *testing.T) {
+	s := NewSession([]string{t.TempDir()}, documents.NewOverlay())
+	for _, tc := range []struct{ args, want string }{
+		{`{"path":5}`, `"path" must be a string, not number`},
+		{`[1]`, `they must be one JSON object, not array`},
+		{`{"pathx":"a"}`, `there is no argument "pathx"; the arguments are lines, path`},
+		{`{"path":"a", }`, `they are not valid JSON`},
+	} {
+		res := Call(context.Background(), s, "read", json.RawMessage(tc.args))
+		if !res.IsError || res.Code != approvals.CodeInvalid {
+			t.Errorf("%s: got %+v, want an invalid refusal", tc.args, res)
+			continue
+		}
+		if !strings.Contains(res.Text, tc.want) || !strings.HasSuffix(res.Text, "Fix the arguments and call again.") {
+			t.Errorf("%s: refusal %q does not say %q and end with the next step", tc.args, res.Text, tc.want)
+		}
+		if strings.Contains(res.Text, "Go value") || strings.Contains(res.Text, "struct {") {
+			t.Errorf("%s: refusal leaks Go types: %q", tc.args, res.Text)
+		}
+	}
+}
+
+func TestUnknownToolIsRefusedWithTheNextStep(t *testing.T) {
+	s := NewSession([]string{t.TempDir()}, documents.NewOverlay())
+	res := Call(context.Background(), s, "nope", nil)
+	if !res.IsError || res.Code != approvals.CodeUnknown || !strings.HasSuffix(res.Text, "Call one of the listed tools.") {
+		t.Fatalf("got %+v", res)
+	}
+}
