@@ -9,23 +9,35 @@ import (
 // an edit based on one of them can be rebased; older tags must be read again.
 const versionsKept = 8
 
+// storeBytesKept bounds the bytes of all versions one session remembers, so a
+// long session that reads thousands of files does not grow without end. Past
+// it the versions used least recently are forgotten; an edit on a forgotten
+// tag is told to read the file again, as for any unknown tag.
+const storeBytesKept = 256 << 20
+
 // Store is one session's memory of what the model has seen: for each file the
 // last versions it was shown (by tag, with their bytes) and, per version, the
 // line numbers whose rows actually reached the model. Edits anchor only on
 // seen lines (S8.8). Safe for concurrent use.
 type Store struct {
-	mu    sync.Mutex
-	files map[string][]*version // newest last
+	mu       sync.Mutex
+	files    map[string][]*version // newest last
+	bytes    int                   // total text of all versions
+	maxBytes int
+	clock    uint64 // counts uses, for forgetting the least recently used
 }
 
 type version struct {
 	tag  Tag
 	text []byte
 	seen lineSet
+	used uint64
 }
 
 // NewStore returns an empty store for a new session.
-func NewStore() *Store { return &Store{files: make(map[string][]*version)} }
+func NewStore() *Store {
+	return &Store{files: make(map[string][]*version), maxBytes: storeBytesKept}
+}
 
 // Saw records that the model was shown (part of) text as the content of path
 // and returns its tag. Seeing a version again moves it to the newest place.
@@ -34,20 +46,56 @@ func (s *Store) Saw(path string, text []byte) Tag {
 	tag := TagOf(text)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.clock++
 	vs := s.files[path]
 	for i, v := range vs {
 		if v.tag == tag {
 			vs = append(append(vs[:i:i], vs[i+1:]...), v)
+			v.used = s.clock
 			s.files[path] = vs
 			return tag
 		}
 	}
-	vs = append(vs, &version{tag: tag, text: text})
+	vs = append(vs, &version{tag: tag, text: text, used: s.clock})
+	s.bytes += len(text)
 	if len(vs) > versionsKept {
+		for _, old := range vs[:len(vs)-versionsKept] {
+			s.bytes -= len(old.text)
+		}
 		vs = vs[len(vs)-versionsKept:]
 	}
 	s.files[path] = vs
+	for s.bytes > s.maxBytes && s.forgetOldest(path, tag) {
+	}
 	return tag
+}
+
+// forgetOldest drops the least recently used version other than the one
+// just seen (keepPath, keepTag). It reports whether it dropped one.
+func (s *Store) forgetOldest(keepPath string, keepTag Tag) bool {
+	var oldPath string
+	oldIndex := -1
+	var oldUsed uint64
+	for p, vs := range s.files {
+		for i, v := range vs {
+			if (p == keepPath && v.tag == keepTag) || (oldIndex >= 0 && v.used >= oldUsed) {
+				continue
+			}
+			oldPath, oldIndex, oldUsed = p, i, v.used
+		}
+	}
+	if oldIndex < 0 {
+		return false
+	}
+	vs := s.files[oldPath]
+	s.bytes -= len(vs[oldIndex].text)
+	vs = append(vs[:oldIndex:oldIndex], vs[oldIndex+1:]...)
+	if len(vs) == 0 {
+		delete(s.files, oldPath)
+	} else {
+		s.files[oldPath] = vs
+	}
+	return true
 }
 
 // MarkSeen records that rows of the given 1-based line numbers of the tagged
@@ -126,6 +174,8 @@ func (s *Store) Latest(path string) (Tag, bool) {
 func (s *Store) find(path string, tag Tag) *version {
 	for _, v := range s.files[path] {
 		if v.tag == tag {
+			s.clock++
+			v.used = s.clock
 			return v
 		}
 	}
