@@ -106,3 +106,23 @@ func TestDemoShowsGatedShellAndBridge(t *testing.T) {
 		t.Errorf("the demo wrote into the caller's HOME: %v %v", entries, err)
 	}
 }
+
+// The sample workspace ships files its own .gitignore excludes, so the
+// demo's grep and glob show a first-time user that ignored files are
+// skipped and counted. They must be in the repository (added by force),
+// not only in a working tree that once had them.
+func TestDemoShowsIgnoredFilesSkipped(t *testing.T) {
+	out, code := runTandem(t, t.TempDir(), nil, "demo")
+	if code != 0 {
+		t.Fatalf("tandem demo: status %d\n%s", code, out)
+	}
+	for _, title := range []string{"grep over the workspace", "glob: paths newest first"} {
+		seen := agentText(demoSection(t, out, title))
+		for _, want := range []string{"(skipped: 1 file excluded by .gitignore, .ignore or git's exclude files, e.g. debug.log)",
+			"(not entered: 1 directory excluded by .gitignore, .ignore or git's exclude files, e.g. build)"} {
+			if !strings.Contains(seen, want) {
+				t.Errorf("the %q step lacks %q:\n%s", title, want, seen)
+			}
+		}
+	}
+}
