@@ -28,8 +28,11 @@ func init() {
 		help: `The demo copies the sample workspace to a temporary directory, starts
 "tandem lsp" as an editor would, and speaks the real protocol over its pipes:
 it opens the workspace, types into a file without saving, opens an agent
-session and calls tools. It prints every request and exactly what the agent
-sees. It needs no editor, no network and no API key.`,
+session and calls tools, shell steps among them, and answers as the user the
+questions tandem asks in the editor (one denied, the others allowed). It
+prints every request and exactly what the agent sees. tandem runs with a
+temporary HOME, so nothing of yours is read or changed. It needs no editor,
+no network and no API key.`,
 		run: runDemo,
 	})
 }
