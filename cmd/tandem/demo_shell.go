@@ -12,8 +12,10 @@ import (
 // file, so only the step's small output reaches the model.
 func init() {
 	addDemoStep(demoStep{order: 90, title: "bash: steps within the auto set run unasked, each with its status", run: func(d *demo) error {
-		_, err := d.tool("bash", map[string]any{"command": "ls internal && grep -c Hello README.md"})
-		return err
+		return d.answering(nil, func() error {
+			_, err := d.tool("bash", map[string]any{"command": "ls internal && grep -c Hello README.md"})
+			return err
+		})
 	}})
 	addDemoStep(demoStep{order: 92, title: "bash: reading ~/.ssh is asked in the editor; the user denies it", run: func(d *demo) error {
 		d.say("(~/.ssh holds secrets: a step touching it always asks, whatever the settings)")
