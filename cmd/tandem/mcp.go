@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 	"text/tabwriter"
 
@@ -141,6 +142,11 @@ func mcpCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		if _, err := stdout.Write(body); err != nil {
 			return fail(exitError, "writing the result: %v", err)
 		}
+		// An error text is for reading, not a file's bytes: end its line so
+		// the reason on stderr does not run into it where both are shown.
+		if h.Status == bridge.StatusToolError && len(body) > 0 && body[len(body)-1] != '\n' {
+			fmt.Fprintln(stdout)
+		}
 	}
 	if code != exitOK {
 		fmt.Fprintf(stderr, "tandem mcp call: %s: %s\n", h.Status, h.Reason)
@@ -176,7 +182,7 @@ func mcpList(stdout, stderr io.Writer) int {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, t := range lr.Tools {
-		fmt.Fprintf(tw, "%s/%s\t%s\n", t.Server, t.Name, t.Description)
+		fmt.Fprintf(tw, "%s/%s\t%s\n", t.Server, t.Name, oneLine(t.Description))
 	}
 	tw.Flush()
 	for _, p := range lr.Problems {
@@ -219,4 +225,18 @@ func newMCPServer(s *tools.Session) *mcp.Server {
 			})
 	}
 	return srv
+}
+
+// oneLine shortens a tool's description to its first sentence on one line,
+// at most 100 characters: `tandem mcp list` output goes into the agent's
+// context, and the full descriptions of a few servers fill kilobytes.
+func oneLine(description string) string {
+	s := strings.Join(strings.Fields(description), " ")
+	if i := strings.Index(s, ". "); i >= 0 {
+		s = s[:i+1]
+	}
+	if r := []rune(s); len(r) > 100 {
+		s = strings.TrimSpace(string(r[:99])) + "…"
+	}
+	return s
 }

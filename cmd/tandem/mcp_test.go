@@ -81,7 +81,7 @@ func TestMCPCall_exit_codes_and_one_line_reasons(t *testing.T) {
 		{"no bridge here", nil, "", []string{"t/echo", "{}"}, 3, "", "TANDEM_MCP_SOCKET"},
 		{"wrong token", []string{env[0], "TANDEM_MCP_TOKEN=" + strings.Repeat("0", 64)}, "", []string{"t/echo", "{}"}, 3, "", "unauthorized"},
 		{"denied", env, "", []string{"t/spawn"}, 5, "", "denied"},
-		{"tool error", env, "", []string{"t/fail"}, 6, "the tool failed on purpose", "tool_error"},
+		{"tool error", env, "", []string{"t/fail"}, 6, "the tool failed on purpose\n", "tool_error"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -200,5 +200,19 @@ func TestMCPServe_maps_the_tool_registry(t *testing.T) {
 	res, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "read", Arguments: json.RawMessage(`{"path":"missing.txt"}`)})
 	if err != nil || !res.IsError {
 		t.Fatalf("a refusal is an error result, not a protocol error: %v %+v", err, res)
+	}
+}
+
+// tandem mcp list goes into an agent's context: one short line per tool.
+func TestOneLineKeepsTheFirstSentenceShort(t *testing.T) {
+	for in, want := range map[string]string{
+		"Echoes the message back.":                        "Echoes the message back.",
+		"Read a file.\nIt shows rows. More text follows.": "Read a file.",
+		"Lists  things\n\twith odd   spacing":             "Lists things with odd spacing",
+		strings.Repeat("word ", 40):                       strings.TrimSpace(strings.Repeat("word ", 20)) + "…",
+	} {
+		if got := oneLine(in); got != want {
+			t.Errorf("oneLine(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
