@@ -51,6 +51,23 @@ func TestPatchContextMustMatchSeenVersion(t *testing.T) {
 	}
 }
 
+// git's diff of a new file names it "+++ b/PATH" under "--- /dev/null", and
+// of a deleted one "--- a/PATH": the prefix is git's, not a directory.
+func TestPatchCreateAndDeleteNamesLoseGitPrefix(t *testing.T) {
+	w := newWS(t, map[string]string{"old.txt": "x\n"})
+	out, err := w.edit(mustJSON(Args{Patch: "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+fresh\n"}))
+	if err != nil || w.file("new.txt") != "fresh\n" || !strings.HasPrefix(out, "Applied to new.txt.") {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if _, err := os.Stat(w.abs("b")); !os.IsNotExist(err) {
+		t.Errorf("the create made a directory b: %v", err)
+	}
+	_, err = w.edit(mustJSON(Args{Patch: "--- a/old.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n"}))
+	if codeOf(err) != "invalid" || !strings.Contains(err.Error(), "deletes old.txt;") {
+		t.Fatalf("%v", err)
+	}
+}
+
 // The string form: old must occur exactly once in the tagged version; a
 // string written with LF finds text in a CRLF file.
 func TestStringReplaceForm(t *testing.T) {

@@ -38,10 +38,14 @@ func stagePatch(env *Env, patch string) ([]*change, []*problem) {
 	return cs, probs
 }
 
+// diffNames is the file a diff reads and the one it writes, "" for
+// /dev/null. git prefixes both names with a/ and b/ but never /dev/null, the
+// missing side of a created or deleted file, so the prefixes come off when
+// each side has its own or is /dev/null.
 func diffNames(fd *diff.FileDiff) (orig, next string) {
 	orig, next = fd.OrigName, fd.NewName
-	if strings.HasPrefix(orig, "a/") && strings.HasPrefix(next, "b/") {
-		orig, next = orig[2:], next[2:]
+	if (orig == "/dev/null" || strings.HasPrefix(orig, "a/")) && (next == "/dev/null" || strings.HasPrefix(next, "b/")) {
+		orig, next = strings.TrimPrefix(orig, "a/"), strings.TrimPrefix(next, "b/")
 	}
 	if orig == "/dev/null" {
 		return "", next
