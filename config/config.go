@@ -21,8 +21,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -188,9 +190,15 @@ func parse(raw json.RawMessage) (map[string]any, error) {
 	return nest(obj), nil
 }
 
+// nest turns dotted keys into nested objects. Keys are taken in sorted
+// order, so a key comes before its dotted extensions ("shell" before
+// "shell.autoEffects") and the more specific one wins when an object writes
+// one setting both ways; in map order the winner would change from run to
+// run.
 func nest(obj map[string]any) map[string]any {
 	out := map[string]any{}
-	for k, v := range obj {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
+		v := obj[k]
 		if m, ok := v.(map[string]any); ok {
 			v = nest(m)
 		}

@@ -73,3 +73,17 @@ func TestBadSettingsChangeNothing(t *testing.T) {
 		t.Fatal("nil settings returned a value")
 	}
 }
+
+// One object may write a setting both nested and dotted; the dotted key, the
+// more specific, wins every time, whatever order the object's keys come in.
+func TestDottedKeyWinsOverNested(t *testing.T) {
+	for range 64 {
+		s := New()
+		if err := s.Set(SourceUserFile, json.RawMessage(`{"shell": {"autoEffects": ["read"]}, "shell.autoEffects": ["exec"]}`)); err != nil {
+			t.Fatal(err)
+		}
+		if v, _ := s.User("shell.autoEffects"); string(v.Raw) != `["exec"]` {
+			t.Fatalf("shell.autoEffects = %s, want the dotted key's [\"exec\"]", v.Raw)
+		}
+	}
+}
