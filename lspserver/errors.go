@@ -2,9 +2,12 @@ package lspserver
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"go.lsp.dev/jsonrpc2"
+
+	"github.com/tandemdev/tandem/tools"
 )
 
 // tandem's own JSON-RPC error codes, in the range JSON-RPC leaves to servers.
@@ -51,7 +54,7 @@ func decodeParams(method string, raw json.RawMessage, v any) error {
 		raw = json.RawMessage("null")
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
-		return invalidParams(method, err)
+		return invalidParams(method, errors.New(tools.DecodeProblem("the params", err)))
 	}
 	return nil
 }

@@ -427,3 +427,24 @@ func TestFailedNotificationIsLogged(t *testing.T) {
 	})
 	c.ok("tandem/openSession", map[string]any{}, nil) // and it goes on serving
 }
+
+// Params of the wrong shape are named the way the client wrote them, in
+// JSON terms, so its author can fix the call without knowing tandem's Go.
+func TestInvalidParamsNameTheFieldInJSONTerms(t *testing.T) {
+	c, _ := inProcess(t)
+	initialized(t, c, nil)
+	for _, tc := range []struct {
+		method string
+		params any
+		want   string
+	}{
+		{"tandem/callTool", map[string]any{"session": 5, "name": "read"}, `"session" must be a string, not number`},
+		{"tandem/callTool", 5, "the params must be one JSON object, not number"},
+		{"tandem/openSession", map[string]any{"roots": "/tmp"}, `"roots" must be an array, not string`},
+	} {
+		m := c.call(tc.method, tc.params)
+		if m.Error == nil || m.Error.Data.Code != "invalid_params" || !strings.Contains(m.Error.Message, tc.want) || strings.Contains(m.Error.Message, "Go ") {
+			t.Errorf("%s %v: %+v, want invalid_params saying %s", tc.method, tc.params, m.Error, tc.want)
+		}
+	}
+}

@@ -109,18 +109,27 @@ func decode(name string, args json.RawMessage, v any) error {
 // argumentProblem says what is wrong with a tool's arguments in words a
 // model can act on.
 func argumentProblem(name string, err error) string {
+	if strings.HasPrefix(err.Error(), "json: unknown field ") {
+		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return fmt.Sprintf("there is no argument %s; the arguments are %s", field, strings.Join(schemaProperties(name), ", "))
+	}
+	return DecodeProblem("they", err)
+}
+
+// DecodeProblem says in JSON terms, never Go's, why a JSON object did not
+// decode: which field has the wrong type, or that the whole — named by
+// whole, a plural such as "they" or "the params" — is not an object or not
+// JSON. Every front door that decodes a caller's JSON words it this way.
+func DecodeProblem(whole string, err error) string {
 	var typeErr *json.UnmarshalTypeError
 	var syntaxErr *json.SyntaxError
 	switch {
 	case errors.As(err, &typeErr) && typeErr.Field == "":
-		return fmt.Sprintf("they must be one JSON object, not %s", typeErr.Value)
+		return fmt.Sprintf("%s must be one JSON object, not %s", whole, typeErr.Value)
 	case errors.As(err, &typeErr):
 		return fmt.Sprintf("%q must be %s, not %s", typeErr.Field, jsonKind(typeErr.Type.Kind()), typeErr.Value)
 	case errors.As(err, &syntaxErr):
-		return fmt.Sprintf("they are not valid JSON (at byte %d)", syntaxErr.Offset)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		return fmt.Sprintf("there is no argument %s; the arguments are %s", field, strings.Join(schemaProperties(name), ", "))
+		return fmt.Sprintf("%s are not valid JSON (at byte %d)", whole, syntaxErr.Offset)
 	}
 	return err.Error()
 }
