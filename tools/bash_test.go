@@ -89,9 +89,11 @@ func TestBashDetachesPastTheBudgetAndSettlesLater(t *testing.T) {
 	}
 }
 
-// processesOf is every process (zombies too) whose environment carries a
-// shell run's marker and whose command line holds token (other tests may run
-// steps at the same time); it reads /proc.
+// processesOf is every process whose environment carries a shell run's
+// marker and one of whose arguments is a sleep operand of tree(token); it
+// reads /proc. Other tests, in this package and in others running at the
+// same time, run steps too: a whole argument must match, since the token's
+// digits may well appear inside another run's paths.
 func processesOf(t *testing.T, token string) map[int]string {
 	t.Helper()
 	out := map[int]string{}
@@ -106,8 +108,11 @@ func processesOf(t *testing.T, token string) map[int]string {
 			continue
 		}
 		cmd, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
-		if line := string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '})); strings.Contains(line, token) {
-			out[pid] = line
+		for _, arg := range bytes.Split(cmd, []byte{0}) {
+			if n, ok := strings.CutSuffix(string(arg), "."+token); ok && len(n) == 3 && strings.HasPrefix(n, "30") {
+				out[pid] = string(bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}))
+				break
+			}
 		}
 	}
 	return out
