@@ -157,6 +157,8 @@ func (w *walker) file(f *syntax.File) {
 			w.call(n)
 		case *syntax.DeclClause:
 			w.decl(n)
+		case *syntax.TestClause:
+			w.test(n)
 		case *syntax.Redirect:
 			w.redirect(n)
 		}
@@ -281,6 +283,32 @@ func (w *walker) call(n *syntax.CallExpr) {
 		}
 	}
 	w.add(c, text)
+}
+
+// test classifies [[ … ]] as the test builtin is: a word that is or holds
+// a secret probes it (does ~/.ssh/id_ed25519 exist?). Its words are neither
+// split nor globbed; one whose value is unknown is judged when it runs. It
+// is a step only when it has an effect.
+func (w *walker) test(n *syntax.TestClause) {
+	cfg := w.config()
+	c := w.classifier()
+	syntax.Walk(n.X, func(m syntax.Node) bool {
+		word, ok := m.(*syntax.Word)
+		if !ok {
+			return true
+		}
+		if w.known(word) {
+			if v, err := expand.Literal(cfg, word); err == nil {
+				c.read(w.dir, v)
+			}
+		}
+		return false
+	})
+	if c.eff != 0 {
+		var b strings.Builder
+		_ = syntax.NewPrinter().Print(&b, n)
+		w.add(c, b.String())
+	}
 }
 
 // cd follows a known cd so the commands after it read the right directory.

@@ -201,6 +201,8 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return x.exec }),
 		interp.OpenHandler(x.open),
 		interp.ReadDirHandler2(x.readDir),
+		interp.StatHandler(x.stat),
+		interp.AccessHandler(x.access),
 	}
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))
@@ -463,7 +465,7 @@ const builtinStep = "__tandem_builtin_step"
 // runBuiltin runs a builtin step for the exec handler and records its status.
 func (x *Run) runBuiltin(ctx context.Context, hc interp.HandlerContext, args []string) error {
 	n, _ := strconv.Atoi(args[1])
-	err := hc.Builtin(ctx, args[2:])
+	err := hc.Builtin(context.WithValue(ctx, gatedBuiltin{}, true), args[2:])
 	status := 0
 	if err != nil {
 		status = -1
