@@ -82,6 +82,21 @@ func initialized(t *testing.T, c *rpc, caps map[string]any) {
 	c.notify("initialized", map[string]any{})
 }
 
+// progressTokens answers the server's window/workDoneProgress/create
+// requests as an editor does and passes on each token it creates.
+func progressTokens(c *rpc) chan string {
+	created := make(chan string, 1)
+	c.onRequest(func(method string, params json.RawMessage) any {
+		if method == "window/workDoneProgress/create" {
+			var p struct{ Token string }
+			_ = json.Unmarshal(params, &p)
+			created <- p.Token
+		}
+		return nil
+	})
+	return created
+}
+
 // $/cancelRequest reaches the handler's context for numeric and string
 // ids, and the reply is RequestCancelled.
 func TestCancelReachesHandler(t *testing.T) {
@@ -129,15 +144,7 @@ func TestSlowRequestBlocksNothing(t *testing.T) {
 // Cancelling a progress in the editor cancels the work behind it.
 func TestProgressCancelledFromEditor(t *testing.T) {
 	c, _ := inProcess(t)
-	created := make(chan string, 1)
-	c.onRequest(func(method string, params json.RawMessage) any {
-		if method == "window/workDoneProgress/create" {
-			var p struct{ Token string }
-			_ = json.Unmarshal(params, &p)
-			created <- p.Token
-		}
-		return nil
-	})
+	created := progressTokens(c)
 	initialized(t, c, map[string]any{"window": map[string]any{"workDoneProgress": true}})
 	ch := c.start(60, "test/progress", nil)
 	token := <-created
@@ -260,15 +267,7 @@ func TestCallToolShowsProgressWhenLong(t *testing.T) {
 		}
 	}
 	c, _ := inProcess(t)
-	created := make(chan string, 1)
-	c.onRequest(func(method string, params json.RawMessage) any {
-		if method == "window/workDoneProgress/create" {
-			var p struct{ Token string }
-			_ = json.Unmarshal(params, &p)
-			created <- p.Token
-		}
-		return nil
-	})
+	created := progressTokens(c)
 	c.ok("initialize", map[string]any{"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}},
 		"workspaceFolders": []map[string]string{{"uri": "file://" + ws, "name": "ws"}}}, nil)
 	c.notify("initialized", map[string]any{})
