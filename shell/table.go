@@ -144,7 +144,7 @@ func init() {
 	for _, n := range []string{"cat", "tac", "nl", "wc", "stat", "cut", "paste", "tr", "fold", "fmt",
 		"column", "expand", "unexpand", "rev", "od", "hexdump", "base64", "base32", "basenc", "md5sum",
 		"sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
-		"cmp", "comm", "join", "strings", "readlink", "realpath", "jq", "df", "diff", "head",
+		"cmp", "comm", "join", "strings", "readlink", "realpath", "jq", "df", "head",
 		"tail", "pr", "look", "iconv"} {
 		table[n] = reader(opts{})
 	}
@@ -182,13 +182,46 @@ func init() {
 			"hide=", "hyperlink?", "indicator-style=", "inode", "ignore=", "kibibytes", "dereference",
 			"numeric-uid-gid", "literal", "hide-control-chars", "show-control-chars", "quote-name",
 			"quoting-style=", "reverse", "recursive", "size", "sort=", "time=", "time-style=", "tabsize=",
-			"width=", "context", "zero", "help", "version"}}}).row()
+			"width=", "context", "zero", "help", "version"}},
+		extra: func(c *classifier, p parsed, dir string) {
+			if (p.set("-R") || p.set("--recursive")) && (p.set("-L") || p.set("--dereference")) {
+				c.followAll(p, dir, noOperands(p), false)
+			}
+		}}).row()
 	table["du"] = (&spec{eff: eRead, cwd: noOperands, opts: opts{
 		short: "0abcDhHklLmPsSxB:d:t:X:",
 		long: []string{"null", "all", "apparent-size", "block-size=", "bytes", "total", "dereference-args",
 			"max-depth=", "files0-from=", "human-readable", "inodes", "dereference", "count-links",
 			"no-dereference", "separate-dirs", "si", "summarize", "threshold=", "time?", "time-style=",
-			"exclude-from=", "exclude=", "one-file-system", "help", "version"}}}).row()
+			"exclude-from=", "exclude=", "one-file-system", "help", "version"}},
+		extra: func(c *classifier, p parsed, dir string) {
+			if p.set("-L") || p.set("--dereference") {
+				c.followAll(p, dir, noOperands(p), false)
+			}
+		}}).row()
+	// diff compares the files two directories hold by name (every level
+	// with -r), reading through the links among them unless told not to.
+	table["diff"] = (&spec{eff: eRead, opts: opts{
+		short: "abBcdeEfHilnNpqrstTuvwyZC:D:F:I:S:U:W:x:X:",
+		long: []string{"normal", "brief", "report-identical-files", "context?", "unified?", "ed", "rcs",
+			"side-by-side", "width=", "left-column", "suppress-common-lines", "show-c-function",
+			"show-function-line=", "label=", "expand-tabs", "initial-tab", "tabsize=", "suppress-blank-empty",
+			"paginate", "recursive", "no-dereference", "new-file", "unidirectional-new-file",
+			"ignore-file-name-case", "no-ignore-file-name-case", "exclude=", "exclude-from=", "starting-file=",
+			"from-file=", "to-file=", "ignore-case", "ignore-tab-expansion", "ignore-trailing-space",
+			"ignore-space-change", "ignore-all-space", "ignore-blank-lines", "ignore-matching-lines=", "text",
+			"strip-trailing-cr", "ifdef=", "old-group-format=", "new-group-format=", "unchanged-group-format=",
+			"changed-group-format=", "line-format=", "old-line-format=", "new-line-format=",
+			"unchanged-line-format=", "minimal", "horizon-lines=", "speed-large-files", "color?", "palette=",
+			"help", "version"}},
+		extra: func(c *classifier, p parsed, dir string) {
+			if !p.set("--no-dereference") {
+				c.followAll(p, dir, false, false)
+				for _, v := range append(p.has["--from-file"], p.has["--to-file"]...) {
+					c.linksInto(dir, v)
+				}
+			}
+		}}).row()
 	grepLong := []string{"extended-regexp", "fixed-strings", "basic-regexp", "perl-regexp", "regexp=", "file=",
 		"ignore-case", "no-ignore-case", "word-regexp", "line-regexp", "null-data", "no-messages", "invert-match",
 		"version", "help", "max-count=", "byte-offset", "line-number", "no-line-number", "line-buffered", "with-filename",
@@ -295,7 +328,8 @@ func init() {
 
 // copyRow: cp, mv and ln write their destination, or each source's name in
 // it when it is a directory; mv also removes its sources, cp and ln only
-// read (or name) them.
+// read (or name) them. reads: it reads its sources' content (cp), so a
+// recursive copy that follows links reads what they point at.
 func copyRow(move, reads bool, o opts) row {
 	return func(c *classifier, args []string, dir string) {
 		p := o.parse(args)
@@ -319,6 +353,12 @@ func copyRow(move, reads bool, o opts) row {
 			}
 		}
 		c.words(dir, srcs, move)
+		if reads && (p.set("-r") || p.set("-R") || p.set("--recursive") || p.set("-a") || p.set("--archive")) &&
+			(p.set("-L") || p.set("--dereference")) {
+			for _, s := range srcs {
+				c.linksInto(dir, s)
+			}
+		}
 		if toDir {
 			// The directory itself is only named: a secret one still asks.
 			c.read(dir, target)
