@@ -211,23 +211,13 @@ func (st *stage) ended() bool {
 func (s *stages) arrive(ctx context.Context, st *stage, step approvals.Step, record func(approvals.Step) int, check func(context.Context, []approvals.Step) (int, error)) (n, refusedN int, err error) {
 	s.mu.Lock()
 	st.step, st.record = &step, record
-	g := st.g.root()
 	s.mu.Unlock()
-	for !s.tryResolve(ctx, g, check) {
-		s.mu.Lock()
-		g = g.root()
-		done := g.done
-		s.mu.Unlock()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			return 0, 0, ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
+	if err := s.await(ctx, st, check); err != nil {
+		return 0, 0, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	g = st.g.root()
+	g := st.g.root()
 	return st.number, g.refusedN, g.refused
 }
 
@@ -238,6 +228,21 @@ func (s *stages) arrive(ctx context.Context, st *stage, step approvals.Step, rec
 func (s *stages) pass(ctx context.Context, st *stage, check func(context.Context, []approvals.Step) (int, error)) (refusedN int, err error) {
 	s.mu.Lock()
 	st.silent = true
+	s.mu.Unlock()
+	if err := s.await(ctx, st, check); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g := st.g.root()
+	return g.refusedN, g.refused
+}
+
+// await returns once the stage's group is checked, by this caller or
+// another. Groups merge while stages arrive (a stage may join a pipeline
+// that is itself a stage), so it looks again at the group's root each time.
+func (s *stages) await(ctx context.Context, st *stage, check func(context.Context, []approvals.Step) (int, error)) error {
+	s.mu.Lock()
 	g := st.g.root()
 	s.mu.Unlock()
 	for !s.tryResolve(ctx, g, check) {
@@ -248,14 +253,11 @@ func (s *stages) pass(ctx context.Context, st *stage, check func(context.Context
 		select {
 		case <-done:
 		case <-ctx.Done():
-			return 0, ctx.Err()
+			return ctx.Err()
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g = st.g.root()
-	return g.refusedN, g.refused
+	return nil
 }
 
 // tryResolve checks the group's steps when every stage has arrived or ended.
