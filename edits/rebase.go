@@ -50,7 +50,7 @@ func rebase(env *Env, c *change, tag documents.Tag, base documents.Lines, ps []p
 	if len(bad) > 0 {
 		return nil, staleConflict(env, c, tag, cur, match, bad)
 	}
-	if err := overlaps(cur.Len(), moved); err != nil {
+	if err := overlaps(moved); err != nil {
 		return nil, staleConflict(env, c, tag, cur, match, ps)
 	}
 	c.lines = spliceLines(cur, splices(cur.Len(), moved))
