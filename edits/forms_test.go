@@ -205,3 +205,30 @@ func TestMalformedPatchesAreTypedRefusals(t *testing.T) {
 		}
 	})
 }
+
+// A call that names one file twice is refused and writes nothing: by the
+// same path, as another entry's move destination, or through a symbolic
+// link — where both writes would land and the second would undo the first.
+func TestOneFileNamedTwiceIsRefused(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\ntwo\n", "b.txt": "b\n"})
+	if err := os.Symlink("a.txt", w.abs("link.txt")); err != nil {
+		t.Fatal(err)
+	}
+	w.read("a.txt", "")
+	w.read("b.txt", "")
+	w.read("link.txt", "")
+	for _, tc := range []struct{ args, want string }{
+		{`{"files":[{"path":"a.txt","ops":[{"replace":"1","text":"ONE"}]},{"path":"a.txt","ops":[{"replace":"2","text":"TWO"}]}]}`, "a.txt appears twice"},
+		{`{"files":[{"path":"b.txt","moveTo":"c.txt"},{"path":"c.txt","create":"c\n"}]}`, "c.txt appears twice"},
+		{`{"files":[{"path":"a.txt","ops":[{"replace":"1","text":"ONE"}]},{"path":"link.txt","ops":[{"replace":"2","text":"TWO"}]}]}`, "a.txt and link.txt are the same file"},
+		{`{"files":[{"path":"link.txt","ops":[{"replace":"2","text":"TWO"}]},{"path":"a.txt","ops":[{"replace":"1","text":"ONE"}]}]}`, "link.txt and a.txt are the same file"},
+	} {
+		_, err := w.edit(tc.args)
+		if codeOf(err) != "invalid" || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "call edit again") {
+			t.Errorf("%s: %v, want invalid saying %q", tc.args, err, tc.want)
+		}
+		if w.file("a.txt") != "one\ntwo\n" || w.file("b.txt") != "b\n" {
+			t.Fatalf("%s changed a file: a.txt %q, b.txt %q", tc.args, w.file("a.txt"), w.file("b.txt"))
+		}
+	}
+}

@@ -125,34 +125,31 @@ func refusal(probs []*problem) error {
 	return approvals.Refuse(probs[0].code, b.String())
 }
 
-// distinct refuses a call that names one path twice, since the order of its
-// parts would be a guess.
+// distinct refuses a call that names one file twice — by one path, or by
+// two paths that are one file through a symbolic link — since the order of
+// its parts would be a guess, and the later write would undo the earlier.
 func distinct(cs []*change) *problem {
-	seen := map[string]bool{}
+	named := map[string]string{} // a path the call writes → how it named it
 	for _, c := range cs {
-		for _, p := range []string{c.path, c.dest} {
-			if p == "" {
+		paths := []struct{ abs, show string }{{c.path, c.show}, {c.dest, c.showDest}}
+		if c.target != c.path {
+			paths = append(paths, struct{ abs, show string }{c.target, c.show})
+		}
+		for _, p := range paths {
+			if p.abs == "" {
 				continue
 			}
-			if seen[p] {
-				return problemf(approvals.CodeInvalid, "%s appears twice in this edit; put all changes of one file in one entry (one ops list), then call edit again.", displayOf(cs, p))
+			prev, dup := named[p.abs]
+			switch {
+			case dup && prev == p.show:
+				return problemf(approvals.CodeInvalid, "%s appears twice in this edit; put all changes of one file in one entry (one ops list), then call edit again.", p.show)
+			case dup:
+				return problemf(approvals.CodeInvalid, "%s and %s are the same file (through a symbolic link); put all changes of one file in one entry (one ops list), then call edit again.", prev, p.show)
 			}
-			seen[p] = true
+			named[p.abs] = p.show
 		}
 	}
 	return nil
-}
-
-func displayOf(cs []*change, abs string) string {
-	for _, c := range cs {
-		if c.path == abs {
-			return c.show
-		}
-		if c.dest == abs {
-			return c.showDest
-		}
-	}
-	return abs
 }
 
 // stageFile resolves one file's edit against the version the model saw and
