@@ -46,6 +46,10 @@ type rpcErr struct {
 	} `json:"data"`
 }
 
+// noReply, returned by an answer function, leaves the server's request
+// unanswered, as an editor's prompt the user has not answered yet.
+type noReply struct{}
+
 func newRPC(t *testing.T, toServer io.WriteCloser, fromServer io.Reader) *rpc {
 	c := &rpc{t: t, in: toServer, out: bufio.NewReader(fromServer), pending: map[string]chan msg{},
 		changed: make(chan struct{}, 1), readDone: make(chan struct{}), nextID: 100}
@@ -74,7 +78,9 @@ func (c *rpc) read() {
 			if answer != nil {
 				result = answer(m.Method, m.Params)
 			}
-			c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+			if _, open := result.(noReply); !open {
+				c.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+			}
 		case m.Method != "":
 			c.mu.Lock()
 			c.notes = append(c.notes, m)

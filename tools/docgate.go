@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 
@@ -33,5 +34,10 @@ func (s *Session) gateDocument(ctx context.Context, acc approvals.Access, p stri
 		}
 	}
 	_, err := s.Gate().Access(ctx, acc, filepath.Dir(abs), abs)
+	if err != nil && ctx.Err() != nil {
+		// The call ended (cancelled, or its session closed) before anyone
+		// answered: it was cancelled, not left unanswered.
+		return approvals.Refuse(approvals.CodeCancelled, fmt.Sprintf("The call was cancelled while the %s awaited the user's approval; it did not run. Call again if the user still wants it.", acc))
+	}
 	return err
 }

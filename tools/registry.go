@@ -74,6 +74,8 @@ func Call(ctx context.Context, s *Session, name string, args json.RawMessage) (r
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	ctx, stop := s.bind(ctx)
+	defer stop()
 	defer func() {
 		if p := recover(); p != nil {
 			res = Refused(approvals.Refuse(approvals.CodeFailed,

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"io"
@@ -40,6 +41,11 @@ type Session struct {
 	gate    *approvals.Gate
 	closers []func()
 	closed  bool
+	// ctx is cancelled by Close, and with it every call still running in
+	// the session (see bind); Close waits for those calls to end.
+	ctx    context.Context
+	cancel context.CancelFunc
+	calls  sync.WaitGroup
 }
 
 // OnClose registers f to run when the session closes (killing its jobs).
@@ -55,15 +61,40 @@ func (s *Session) OnClose(f func()) {
 	f()
 }
 
-// Close ends the session: every OnClose function runs once, last first.
-// Nothing the session started outlives it.
+// Close ends the session: its calls still running are cancelled (a bash
+// call waiting on a question withdraws it and stops its script) and
+// waited for, then every OnClose function runs once, last first. When Close
+// returns nothing the session started runs any more.
 func (s *Session) Close() {
+	s.cancel()
 	s.mu.Lock()
 	fs := s.closers
 	s.closers, s.closed = nil, true
 	s.mu.Unlock()
+	s.calls.Wait()
 	for i := len(fs) - 1; i >= 0; i-- {
 		fs[i]()
+	}
+}
+
+// bind returns ctx for one call, cancelled also when the session closes:
+// a call ends with its session, not only with its caller. The call calls
+// stop when it has ended; Close waits for that.
+func (s *Session) bind(ctx context.Context) (_ context.Context, stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	unlink := context.AfterFunc(s.ctx, cancel)
+	s.mu.Lock()
+	counted := !s.closed // a call on a closed session starts cancelled; Close is not waiting for it
+	if counted {
+		s.calls.Add(1)
+	}
+	s.mu.Unlock()
+	return ctx, func() {
+		unlink()
+		cancel()
+		if counted {
+			s.calls.Done()
+		}
 	}
 }
 
@@ -71,11 +102,14 @@ func (s *Session) Close() {
 func NewSession(roots []string, buffers *documents.Overlay) *Session {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
+	ctx, cancel := context.WithCancel(context.Background())
 	return &Session{
 		ID:      hex.EncodeToString(id[:]),
 		Roots:   roots,
 		Seen:    documents.NewStore(),
 		Buffers: buffers,
+		ctx:     ctx,
+		cancel:  cancel,
 	}
 }
 
