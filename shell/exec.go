@@ -145,8 +145,14 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 		return 127, interp.ExitStatus(127)
 	}
 	env := append(append([]string(nil), l.env...), extra...)
+	out, err := newOutFiles(l.stdout, l.stderr)
+	if err != nil {
+		fmt.Fprintf(l.stderr, "%s: %v\n", argv[0], err)
+		return 126, interp.ExitStatus(126)
+	}
+	defer out.wait(ctx)
 	newCmd := func() *exec.Cmd {
-		return &exec.Cmd{Path: path, Args: argv, Env: env, Dir: l.dir, Stdin: l.stdin, Stdout: l.stdout, Stderr: l.stderr}
+		return &exec.Cmd{Path: path, Args: argv, Env: env, Dir: l.dir, Stdin: l.stdin, Stdout: out.stdout, Stderr: out.stderr}
 	}
 	cmd := newCmd()
 	err = x.procs.start(cmd)
@@ -155,6 +161,7 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 		cmd = newCmd()
 		err = x.procs.start(cmd)
 	}
+	out.started()
 	if errors.Is(err, syscall.ENOEXEC) {
 		// A file without a #! line is a shell script: it runs in process,
 		// its commands gated like the script's own.

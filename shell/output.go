@@ -1,8 +1,11 @@
 package shell
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"os"
+	"reflect"
 	"sync"
 )
 
@@ -120,4 +123,90 @@ func (c *capture) finish(give <-chan struct{}) {
 		<-c.done
 	}
 	c.r.Close()
+}
+
+// outFiles are the stdout and stderr a process gets. A writer that is no
+// file (a command substitution's) would make exec.Cmd copy it itself, and
+// its Wait would then wait for every holder of the pipe — a process that
+// escaped the run's groups included — whatever the run's context says: a
+// stopped run would hang as long as such a process lives. Here tandem
+// copies, waits for the end of the output as a shell does, and stops
+// waiting when the run is stopped.
+type outFiles struct {
+	stdout, stderr io.Writer
+	ends           []*os.File // tandem's copies of the write ends
+	copies         []outCopy
+}
+
+type outCopy struct {
+	r    *os.File
+	done chan struct{}
+}
+
+func newOutFiles(stdout, stderr io.Writer) (*outFiles, error) {
+	o := &outFiles{}
+	var err error
+	if o.stdout, err = o.file(stdout); err != nil {
+		o.started()
+		o.wait(context.Background())
+		return nil, err
+	}
+	if sameWriter(stdout, stderr) {
+		o.stderr = o.stdout
+	} else if o.stderr, err = o.file(stderr); err != nil {
+		o.started()
+		o.wait(context.Background())
+		return nil, err
+	}
+	return o, nil
+}
+
+// sameWriter reports whether a and b are one writer (2>&1), without
+// comparing values whose type cannot be compared.
+func sameWriter(a, b io.Writer) bool {
+	return a != nil && b != nil && reflect.TypeOf(a) == reflect.TypeOf(b) && reflect.TypeOf(a).Comparable() && a == b
+}
+
+func (o *outFiles) file(w io.Writer) (io.Writer, error) {
+	if w == nil {
+		return nil, nil
+	}
+	if _, ok := w.(*os.File); ok {
+		return w, nil
+	}
+	r, pw, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	c := outCopy{r: r, done: make(chan struct{})}
+	go func() {
+		_, _ = io.Copy(w, r)
+		close(c.done)
+	}()
+	o.ends = append(o.ends, pw)
+	o.copies = append(o.copies, c)
+	return pw, nil
+}
+
+// started closes tandem's copies of the write ends once the process has
+// its own (or failed to start): the output ends when the process's do.
+func (o *outFiles) started() {
+	for _, f := range o.ends {
+		_ = f.Close()
+	}
+	o.ends = nil
+}
+
+// wait waits for the output to end, or for ctx to be done.
+func (o *outFiles) wait(ctx context.Context) {
+	o.started()
+	for _, c := range o.copies {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			_ = c.r.Close() // ends the copy's Read
+			<-c.done
+		}
+		_ = c.r.Close()
+	}
 }
