@@ -558,6 +558,11 @@ func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode)
 	}
 	if len(s.Paths) == 1 && s.Paths[0].Real != "" {
 		real = s.Paths[0].Real
+	} else if r := approvals.Resolve(hc.Dir, path); x.policy.JudgeReal(r).Class == approvals.PathInside {
+		// A new file inside the workspace (judged without being recorded):
+		// open it by its real path too, so openReal can tell a link put in
+		// since from one that was there.
+		real = r.Path
 	}
 	if s.Effects == 0 {
 		// A harmless target (/dev/null): never a question, not a step.
@@ -570,7 +575,7 @@ func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode)
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(real, flag, perm)
+	f, err := openReal(real, flag, perm)
 	if err != nil {
 		x.ran(n, 1)
 		return nil, err

@@ -1,0 +1,29 @@
+package shell
+
+import (
+	"errors"
+	"os"
+
+	"golang.org/x/sys/unix"
+)
+
+// openReal opens a path the gate judged, as it was judged. The path is real
+// (the policy resolved every symlink in it), so a symlink met on the way now
+// was put there since, by a step racing the judgement: a directory swapped
+// for a link into ~/.ssh between the question and the open. The open fails
+// (ELOOP) rather than follow it.
+func openReal(real string, flag int, perm os.FileMode) (*os.File, error) {
+	how := unix.OpenHow{Flags: uint64(flag | unix.O_CLOEXEC), Resolve: unix.RESOLVE_NO_SYMLINKS}
+	if flag&(os.O_CREATE|unix.O_TMPFILE) != 0 {
+		how.Mode = uint64(perm.Perm())
+	}
+	fd, err := unix.Openat2(unix.AT_FDCWD, real, &how)
+	if errors.Is(err, unix.ENOSYS) {
+		// A kernel before 5.6 has no openat2.
+		return os.OpenFile(real, flag, perm)
+	}
+	if err != nil {
+		return nil, &os.PathError{Op: "open", Path: real, Err: err}
+	}
+	return os.NewFile(uintptr(fd), real), nil
+}
