@@ -75,7 +75,7 @@ func (s *Session) Gate() *approvals.Gate {
 	}
 	g := s.gate
 	s.mu.Unlock()
-	if auto, ok, err := autoEffects(s.Settings); ok && err == nil {
+	if auto, err := autoEffects(s.Settings); err == nil {
 		g.SetAuto(auto)
 	}
 	return g
@@ -83,20 +83,19 @@ func (s *Session) Gate() *approvals.Gate {
 
 // autoEffects reads shell.autoEffects from the user's own settings. A bad
 // value is an error and leaves the gate's auto set as it was.
-func autoEffects(st *config.Settings) (approvals.Effects, bool, error) {
+func autoEffects(st *config.Settings) (approvals.Effects, error) {
 	if st == nil {
-		return approvals.DefaultAuto, true, nil
+		return approvals.DefaultAuto, nil
 	}
 	v, ok := st.User("shell.autoEffects")
 	if !ok {
-		return approvals.DefaultAuto, true, nil
+		return approvals.DefaultAuto, nil
 	}
 	var names []string
 	if err := v.Decode(&names); err != nil {
-		return 0, true, err
+		return 0, err
 	}
-	auto, err := approvals.ParseAuto(names)
-	return auto, true, err
+	return approvals.ParseAuto(names)
 }
 
 // budget is shell.budgetSeconds (any settings layer: it bounds waiting, not
