@@ -107,6 +107,10 @@ func (s *Server) initialized() {
 		msg += "; its log is " + s.opts.LogPath
 	}
 	s.client.LogMessage(ctx, protocol.MessageTypeInfo, msg+".")
+	if err := s.opts.SettingsErr; err != nil {
+		s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+			"tandem ignored the user config file: %v. Its settings do not apply until it is fixed; `tandem doctor` checks it.", err))
+	}
 	go s.fetchConfiguration(ctx)
 	if s.client.Supports("workspace.didChangeWatchedFiles.dynamicRegistration") {
 		go func() {

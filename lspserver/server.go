@@ -37,6 +37,10 @@ type Options struct {
 	Version    string           // reported in serverInfo
 	LogPath    string           // where the log goes, told to the user at start
 	MaxMessage int64            // cap on one incoming message; 0 means MaxMessage
+	// SettingsErr is why the user config file did not load. The log alone
+	// is not enough: the user would believe settings apply that do not, so
+	// the editor shows it once initialized.
+	SettingsErr error
 }
 
 type state uint8

@@ -63,12 +63,17 @@ func init() {
 // inProcess serves one connection over in-memory pipes.
 func inProcess(t *testing.T) (*rpc, chan int) {
 	t.Helper()
+	return inProcessWith(t, Options{Cwd: t.TempDir()})
+}
+
+func inProcessWith(t *testing.T, opts Options) (*rpc, chan int) {
+	t.Helper()
 	toServer, serverIn := io.Pipe()
 	serverOut, fromServer := io.Pipe()
 	_ = serverIn
 	code := make(chan int, 1)
 	go func() {
-		code <- Serve(context.Background(), toServer, fromServer, Options{Cwd: t.TempDir()})
+		code <- Serve(context.Background(), toServer, fromServer, opts)
 		_ = fromServer.Close()
 	}()
 	c := newRPC(t, serverIn, serverOut)
@@ -446,4 +451,19 @@ func TestInvalidParamsNameTheFieldInJSONTerms(t *testing.T) {
 			t.Errorf("%s %v: %+v, want invalid_params saying %s", tc.method, tc.params, m.Error, tc.want)
 		}
 	}
+}
+
+// A user config file that does not load is shown in the editor, not only
+// logged: the user must not believe settings apply that do not.
+func TestBrokenUserConfigShownInTheEditor(t *testing.T) {
+	c, _ := inProcessWith(t, Options{Cwd: t.TempDir(), SettingsErr: fmt.Errorf("/home/u/.config/tandem/config.json: not valid JSON")})
+	initialized(t, c, nil)
+	c.waitFor("a warning naming the config file", func(notes, _ []msg) bool {
+		for _, n := range notes {
+			if n.Method == "window/showMessage" && strings.Contains(string(n.Params), "ignored the user config file: /home/u/.config/tandem/config.json: not valid JSON") {
+				return true
+			}
+		}
+		return false
+	})
 }

@@ -62,15 +62,16 @@ func runLSP(args []string) int {
 	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl})).With("pid", os.Getpid())
 
 	settings := config.New()
-	if err := settings.LoadUser(); err != nil {
-		log.Warn("user settings ignored", "err", err)
+	settingsErr := settings.LoadUser()
+	if settingsErr != nil {
+		log.Warn("user settings ignored", "err", settingsErr)
 	}
 	cwd, _ := os.Getwd()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log.Info("tandem lsp starting", "version", tandemVersion())
 	code := lspserver.Serve(ctx, os.Stdin, os.Stdout, lspserver.Options{
-		Log: log, Settings: settings, Cwd: cwd, Version: tandemVersion(), LogPath: shown,
+		Log: log, Settings: settings, SettingsErr: settingsErr, Cwd: cwd, Version: tandemVersion(), LogPath: shown,
 	})
 	log.Info("tandem lsp exiting", "status", code)
 	return code
