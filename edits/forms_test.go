@@ -232,3 +232,19 @@ func TestOneFileNamedTwiceIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A move onto the file itself is a mistake in the call, said as such, not a
+// conflict with an existing file; nothing moves.
+func TestMoveOntoItselfIsInvalid(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\n"})
+	w.read("a.txt", "")
+	for _, to := range []string{"a.txt", "./a.txt"} {
+		_, err := w.edit(`{"files":[{"path":"a.txt","moveTo":"` + to + `"}]}`)
+		if codeOf(err) != "invalid" || !strings.Contains(err.Error(), "moveTo names the file itself") {
+			t.Errorf("moveTo %s: %v, want invalid naming the file itself", to, err)
+		}
+		if w.file("a.txt") != "one\n" {
+			t.Fatalf("moveTo %s changed a.txt", to)
+		}
+	}
+}

@@ -276,11 +276,11 @@ func stageMove(env *Env, c *change, to string) *problem {
 	if info, err := os.Lstat(c.path); err == nil && info.Mode()&os.ModeSymlink != 0 {
 		return problemf(approvals.CodeInvalid, "%s is a symbolic link; edit moves regular files only. Move the link with the shell (mv), then call edit again without moveTo.", c.show)
 	}
-	if _, err := os.Lstat(dest); err == nil {
-		return problemf(approvals.CodeConflict, "%s already exists, and a move never replaces a file. Choose another name, or read and edit the existing file.", c.showDest)
-	}
 	if dest == c.path {
 		return problemf(approvals.CodeInvalid, "%s: moveTo names the file itself. Give a new path, or drop moveTo.", c.show)
+	}
+	if _, err := os.Lstat(dest); err == nil {
+		return problemf(approvals.CodeConflict, "%s already exists, and a move never replaces a file. Choose another name, or read and edit the existing file.", c.showDest)
 	}
 	return nil
 }
