@@ -293,12 +293,25 @@ func stageCreate(env *Env, abs, show string, content []byte) (*change, *problem)
 	if _, open := env.Buffers.Get(abs); open {
 		return nil, problemf(approvals.CodeConflict, "%s is open in the editor as an unsaved new document. Save or close it in the editor, then call edit again.", show)
 	}
-	if err := documents.Check(show, content); err != nil {
-		return nil, asProblem(err)
+	if p := checkContent(show, content); p != nil {
+		return nil, p
 	}
 	c := &change{path: abs, show: show, target: abs, create: true, next: content, wroteAll: true}
 	c.lines = writtenLines(documents.Scan(content))
 	return c, nil
+}
+
+// checkContent refuses content the model sends that tandem could not show or
+// edit afterwards. documents.Check's own refusal of a large file says how to
+// read one, which is no help for text the model is writing.
+func checkContent(show string, content []byte) *problem {
+	if len(content) > documents.MaxFileBytes {
+		return problemf(approvals.CodeTooLarge, "The new content of %s is %d bytes, over the 4 MiB limit of the files tandem shows and edits. Split it into smaller files, or generate it with the shell.", show, len(content))
+	}
+	if err := documents.Check(show, content); err != nil {
+		return asProblem(err)
+	}
+	return nil
 }
 
 func keptLines(ls documents.Lines) []newLine {

@@ -50,8 +50,8 @@ func Write(ctx context.Context, env *Env, path, content string) (string, error) 
 		return "", approvals.Refuse(approvals.CodeFailed, fmt.Sprintf("%s is open in the editor, but this session cannot change editor buffers. Close it there, then call write again.", show))
 	}
 	next, warnings := keepStyle(cur, []byte(content))
-	if err := documents.Check(show, next); err != nil {
-		return "", err
+	if p := checkContent(show, next); p != nil {
+		return "", refusal([]*problem{p})
 	}
 	c := &change{path: abs, show: show, target: abs, base: cur, buffer: fromBuffer, next: next, wroteAll: true}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {

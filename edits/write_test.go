@@ -84,3 +84,24 @@ func TestWriteRefusesFilesOverTheLimit(t *testing.T) {
 		t.Fatalf("%v", err)
 	}
 }
+
+// New content over the limit is refused with what to do about content the
+// model is writing, not how to read a large file; nothing is created.
+func TestNewContentOverTheLimitIsRefusedForWhatItIs(t *testing.T) {
+	big := strings.Repeat("x\n", 2<<20+1)
+	w := newWS(t, map[string]string{"small.txt": "small\n"})
+	w.read("small.txt", "")
+	for _, call := range []func() error{
+		func() error { _, err := w.write("new.txt", big); return err },
+		func() error { _, err := w.edit(mustJSON(Args{Files: []FileEdit{{Path: "new.txt", Create: &big}}})); return err },
+		func() error { _, err := w.write("small.txt", big); return err },
+	} {
+		err := call()
+		if codeOf(err) != "too_large" || !strings.Contains(err.Error(), "The new content of") || strings.Contains(err.Error(), "Read it in ranges") {
+			t.Errorf("%v, want too_large about the new content", err)
+		}
+		if _, serr := os.Stat(w.abs("new.txt")); !os.IsNotExist(serr) || w.file("small.txt") != "small\n" {
+			t.Fatalf("a refused write changed the workspace")
+		}
+	}
+}
