@@ -248,3 +248,14 @@ func TestMoveOntoItselfIsInvalid(t *testing.T) {
 		}
 	}
 }
+
+// A file in a patch with headers and no hunk changes nothing: it is refused
+// like an entry with no ops, not reported as written.
+func TestPatchFileWithoutHunksIsRefused(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\n"})
+	w.read("a.txt", "")
+	_, err := w.edit(mustJSON(Args{Patch: "--- a/a.txt\n+++ b/a.txt\n"}))
+	if codeOf(err) != "invalid" || !strings.Contains(err.Error(), "no @@ hunk") {
+		t.Fatalf("%v, want invalid saying the patch has no hunk", err)
+	}
+}

@@ -101,6 +101,9 @@ func stageFileDiff(env *Env, fd *diff.FileDiff) (*change, *problem) {
 		return nil, asProblem(err)
 	}
 	show := documents.Display(env.Roots, abs)
+	if len(fd.Hunks) == 0 && next == orig {
+		return nil, problemf(approvals.CodeInvalid, "The patch names %s but has no @@ hunk for it, so it changes nothing. Add its hunks, or leave it out, then call edit again.", show)
+	}
 	tag, p := baseTag(env, abs, show, "")
 	if p != nil {
 		return nil, p
