@@ -93,7 +93,10 @@ func TestNewContentOverTheLimitIsRefusedForWhatItIs(t *testing.T) {
 	w.read("small.txt", "")
 	for _, call := range []func() error{
 		func() error { _, err := w.write("new.txt", big); return err },
-		func() error { _, err := w.edit(mustJSON(Args{Files: []FileEdit{{Path: "new.txt", Create: &big}}})); return err },
+		func() error {
+			_, err := w.edit(mustJSON(Args{Files: []FileEdit{{Path: "new.txt", Create: &big}}}))
+			return err
+		},
 		func() error { _, err := w.write("small.txt", big); return err },
 	} {
 		err := call()
