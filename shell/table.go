@@ -1,6 +1,9 @@
 package shell
 
 import (
+	"errors"
+	"io"
+	"io/fs"
 	"os"
 	"path"
 	"strings"
@@ -61,8 +64,46 @@ func (s *spec) run(c *classifier, args []string, dir string) {
 	if s.cwd != nil && s.cwd(p) {
 		c.readsCwd(dir)
 	}
+	for k, vs := range p.has {
+		if k == "--files0-from" {
+			for _, v := range vs {
+				c.filesFrom(dir, v)
+			}
+		}
+	}
 	if s.extra != nil {
 		s.extra(c, p, dir)
+	}
+}
+
+// maxFilesFrom bounds the list filesFrom reads.
+const maxFilesFrom = 1 << 20
+
+// filesFrom judges the files a --files0-from list names (wc, du, sort read
+// each of them), each as a read: the names are in the list, not in the
+// command's words. A list tandem cannot read now (standard input, an
+// unreadable or oversized file) may name anything: the command then reads
+// what tandem cannot see, as a program it cannot see into does (exec).
+func (c *classifier) filesFrom(dir, list string) {
+	if list == "-" {
+		c.add(approvals.Exec)
+		return
+	}
+	f, err := os.Open(c.p.Examine(dir, list).Path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return // the command fails without reading anything
+	}
+	var b []byte
+	if err == nil {
+		b, err = io.ReadAll(io.LimitReader(f, maxFilesFrom+1))
+		f.Close()
+	}
+	if err != nil || len(b) > maxFilesFrom {
+		c.add(approvals.Exec)
+		return
+	}
+	for _, name := range strings.Split(string(b), "\x00") {
+		c.read(dir, name)
 	}
 }
 
@@ -141,13 +182,15 @@ func init() {
 	for _, n := range []string{"cd", "pushd", "popd"} {
 		table[n] = func(*classifier, []string, string) {}
 	}
-	for _, n := range []string{"cat", "tac", "nl", "wc", "stat", "cut", "paste", "tr", "fold", "fmt",
+	for _, n := range []string{"cat", "tac", "nl", "stat", "cut", "paste", "tr", "fold", "fmt",
 		"column", "expand", "unexpand", "rev", "od", "hexdump", "base64", "base32", "basenc", "md5sum",
 		"sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
 		"cmp", "comm", "join", "strings", "readlink", "realpath", "jq", "df", "head",
 		"tail", "pr", "look", "iconv"} {
 		table[n] = reader(opts{})
 	}
+	table["wc"] = reader(opts{short: "cmlLw", long: []string{"bytes", "chars", "lines", "files0-from=",
+		"max-line-length", "words", "total=", "help", "version"}})
 	table["cp"] = copyRow(false, true, opts{short: "abdfHilLnPpRrsTuvxZS:t:", long: []string{"archive", "attributes-only",
 		"backup?", "copy-contents", "debug", "force", "interactive", "link", "dereference", "no-clobber",
 		"no-dereference", "preserve?", "no-preserve=", "parents", "recursive", "reflink?", "remove-destination",
