@@ -350,10 +350,10 @@ func publish(fsys FS, sync syncFor, c *change, content []byte) (warnings []strin
 		return nil, fmt.Errorf("creating a temporary file failed: %v", err)
 	}
 	temp := f.Name()
-	linked := false
+	renamed := false // the temporary name was renamed away: nothing left to remove
 	defer func() {
-		if !linked {
-			fsys.Remove(temp)
+		if !renamed {
+			fsys.Remove(temp) // a hard link keeps the bytes under the new name
 		}
 		f.Close()
 	}()
@@ -372,12 +372,12 @@ func publish(fsys FS, sync syncFor, c *change, content []byte) (warnings []strin
 		if err := fsys.Rename(temp, final); err != nil {
 			return nil, fmt.Errorf("renaming into place failed: %v", err)
 		}
-		linked = true
+		renamed = true
 	} else {
 		err := fsys.Link(temp, final)
 		switch {
 		case errors.Is(err, errLinkedByRename):
-			linked = true
+			renamed = true
 			warnings = append(warnings, "this filesystem has no hard links, so the file was put in place by a rename that refuses an existing name")
 		case errors.Is(err, fs.ErrExist):
 			return nil, fmt.Errorf("%s appeared meanwhile, and it was not replaced", filepath.Base(final))
