@@ -74,14 +74,6 @@ type lawCase struct {
 	questions []approvals.Question
 }
 
-// group is the first step of the pipeline step i belongs to.
-func (c *lawCase) group(i int) int {
-	for i > 0 && c.steps[i].piped {
-		i--
-	}
-	return i
-}
-
 func drawLawCase(t *rapid.T) *lawCase {
 	n := rapid.IntRange(1, 6).Draw(t, "steps")
 	c := &lawCase{}
