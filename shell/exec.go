@@ -295,7 +295,10 @@ scan:
 			return err
 		}
 		if l.stdin != nil {
-			b, err := io.ReadAll(l.stdin)
+			b, err := readInput(ctx, l.stdin)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
 			if err != nil {
 				fmt.Fprintln(l.stderr, err)
 				return interp.ExitStatus(1)
@@ -334,6 +337,30 @@ scan:
 		return interp.ExitStatus(124)
 	}
 	return err
+}
+
+// readInput reads r to its end, as xargs and a shell reading its script
+// from stdin do, unless ctx ends first. The writer may be a process that
+// escaped the run's groups, which only the run's end kills: a read that
+// ignored ctx would hold the interpreter, and so the run's end, for as long
+// as that process lives. (The abandoned read ends when the run's end kills
+// the writer.)
+func readInput(ctx context.Context, r io.Reader) ([]byte, error) {
+	type read struct {
+		b   []byte
+		err error
+	}
+	got := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(r)
+		got <- read{b, err}
+	}()
+	select {
+	case res := <-got:
+		return res.b, res.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // readScript reads a script file a shell is given, gated as a read of it.

@@ -136,7 +136,11 @@ func (x *Run) xargs(ctx context.Context, hc interp.HandlerContext, l launch) err
 	}
 	var in io.Reader = strings.NewReader("")
 	if l.stdin != nil {
-		in = l.stdin
+		b, _ := readInput(ctx, l.stdin) // the items before a read error still run
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		in = bytes.NewReader(b)
 	}
 	var items [][]string // each entry: the items of one input line (or one item)
 	br := bufio.NewReader(in)

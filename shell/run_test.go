@@ -274,53 +274,64 @@ kill "$pid"; echo "kill: $?"`, sb.opts(approvals.DefaultAuto, nil))
 	}
 }
 
-// A process that left the run's groups may hold a command substitution's
-// output open: the substitution waits for that output as a shell does, but
-// when the run's context ends (the call's deadline, a refusal) the run ends
-// all the same, and the process with it.
-func TestContextEndsARunWhoseOutputAnEscapedProcessHolds(t *testing.T) {
-	sb := newSandbox(t)
-	arg := "300." + strconv.FormatInt(time.Now().UnixNano(), 10)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	r, err := Start(ctx, `x=$(python3 -c 'import subprocess; subprocess.Popen(["setsid", "sleep", "`+arg+`"])'); echo "$x"`, sb.opts(approvals.DefaultAuto, nil))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Once the sleep runs and python has exited, only the sleep holds the
-	// substitution's output.
-	var sleeper string
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		sleeper = ""
-		others := 0
-		ents, _ := os.ReadDir("/proc")
-		for _, e := range ents {
-			cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-			if err != nil || !strings.Contains(string(cmd), arg) {
-				continue
+// A process that left the run's groups may hold open a command
+// substitution's output, or the input of xargs or of a shell reading its
+// script: tandem waits for the end of it as a shell does, but when the
+// run's context ends (the call's deadline, a refusal) the run ends all the
+// same, and the process with it.
+func TestContextEndsARunThatAnEscapedProcessHolds(t *testing.T) {
+	for name, script := range map[string]string{
+		"substitution": `x=$(PY); echo "$x"`,
+		"xargs":        `PY | xargs echo`,
+		"sh":           `PY | sh`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			sb := newSandbox(t)
+			arg := "300." + strconv.FormatInt(time.Now().UnixNano(), 10)
+			py := `python3 -c 'import subprocess; subprocess.Popen(["setsid", "sleep", "` + arg + `"])'`
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			r, err := Start(ctx, strings.Replace(script, "PY", py, 1), sb.opts(approvals.DefaultAuto, nil))
+			if err != nil {
+				t.Fatal(err)
 			}
-			if string(cmd) == "sleep\x00"+arg+"\x00" {
-				sleeper = e.Name()
-			} else {
-				others++
+			// Once the sleep runs and python has exited, only the sleep
+			// holds the pipe.
+			var sleeper string
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				sleeper = ""
+				others := 0
+				ents, _ := os.ReadDir("/proc")
+				for _, e := range ents {
+					cmd, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+					if err != nil || !strings.Contains(string(cmd), arg) {
+						continue
+					}
+					if string(cmd) == "sleep\x00"+arg+"\x00" {
+						sleeper = e.Name()
+					} else {
+						others++
+					}
+				}
+				if sleeper != "" && others == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					r.Kill()
+					t.Fatal("the escaped sleep never ran alone")
+				}
 			}
-		}
-		if sleeper != "" && others == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the escaped sleep never ran alone")
-		}
-	}
-	cancel()
-	select {
-	case <-r.Done():
-	case <-time.After(30 * time.Second):
-		r.Kill()
-		t.Fatal("the run went on after its context ended, waiting for the output an escaped process holds")
-	}
-	if _, err := os.Stat("/proc/" + sleeper); err == nil {
-		stat, _ := os.ReadFile("/proc/" + sleeper + "/stat")
-		t.Fatalf("the escaped sleep outlived its run: %s", stat)
+			cancel()
+			select {
+			case <-r.Done():
+			case <-time.After(30 * time.Second):
+				r.Kill()
+				t.Fatal("the run went on after its context ended, waiting on a pipe an escaped process holds")
+			}
+			if _, err := os.Stat("/proc/" + sleeper); err == nil {
+				stat, _ := os.ReadFile("/proc/" + sleeper + "/stat")
+				t.Fatalf("the escaped sleep outlived its run: %s", stat)
+			}
+		})
 	}
 }
