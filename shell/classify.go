@@ -236,7 +236,7 @@ func (c *classifier) command(argv []string, dir string) {
 var programVars = map[string]bool{
 	"PATH": true, "HOME": true, "XDG_CONFIG_HOME": true, "BASH_ENV": true, "ENV": true,
 	"LESSOPEN": true, "LESSCLOSE": true, "LESS": true, "LESSKEY": true, "LESSKEYIN": true,
-	"LESSKEY_SYSTEM": true, "LESSEDIT": true, "PAGER": true, "MANPAGER": true, "EDITOR": true,
+	"LESSKEY_SYSTEM": true, "LESSKEYIN_SYSTEM": true, "LESSKEY_CONTENT": true, "LESSEDIT": true, "PAGER": true, "MANPAGER": true, "EDITOR": true,
 	"VISUAL": true, "SHELL": true, "GCONV_PATH": true, "LOCPATH": true, "NLSPATH": true,
 	"RIPGREP_CONFIG_PATH": true, "GREP_OPTIONS": true, "TAR_OPTIONS": true, "PYTHONPATH": true,
 	"PYTHONSTARTUP": true, "PERL5LIB": true, "PERL5OPT": true, "RUBYOPT": true, "RUBYLIB": true,

@@ -279,13 +279,23 @@ var untrustedGitArgs = []string{
 // untrustedGitEnv goes into the environment of those steps.
 var untrustedGitEnv = []string{"GIT_NO_LAZY_FETCH=1", "GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "GIT_ASKPASS=false"}
 
+// untrustedLessEnv keeps less from its lesskey files: a file's #env section
+// can set LESSOPEN, which makes less run a program on every file it shows,
+// and ~/.lesskey is an ordinary file a step may write. (A lesskey file named
+// on the command line, or its content in an option, is exec.)
+var untrustedLessEnv = []string{"LESSKEYIN=/dev/null", "LESSKEY=/dev/null", "LESSKEY_CONTENT="}
+
 // RunArgs is the argv a classified step must run with: a git subcommand the
 // table reads as read-only gets the untrusted-repository arguments (no
 // fsmonitor, hooks, pager, signature programs or lazy fetch; diff, log and
 // show without external diff or textconv), so repository config cannot make
 // it run a program; env holds KEY=VALUE pairs to add to its environment.
-// Every other argv is returned unchanged with no env.
+// less runs without its lesskey files (untrustedLessEnv). Every other argv
+// is returned unchanged with no env.
 func RunArgs(argv []string) (args, env []string) {
+	if len(argv) > 0 && argv[0] == "less" {
+		return argv, untrustedLessEnv
+	}
 	if len(argv) < 2 || argv[0] != "git" {
 		return argv, nil
 	}

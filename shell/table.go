@@ -447,7 +447,7 @@ func (c *classifier) followAll(p parsed, dir string, cwd, patternFirst bool) {
 // program; -o, -O, --log-file and --LOG-FILE write a log.
 func lessRow(c *classifier, args []string, dir string) {
 	o := opts{short: "?aABcCdeEfFgGiIJKLmMnNqQrRsSuUVwWXo:O:b:h:j:k:p:P:t:T:x:y:z:#:D:",
-		long: []string{"log-file=", "LOG-FILE=", "lesskey-file=", "lesskey-src=", "pattern=", "prompt=",
+		long: []string{"log-file=", "LOG-FILE=", "lesskey-file=", "lesskey-src=", "lesskey-content=", "pattern=", "prompt=",
 			"tag=", "tag-file=", "tabs=", "jump-target=", "shift=", "max-back-scroll=", "max-forw-scroll=",
 			"window=", "buffers=", "quit-at-eof", "QUIT-AT-EOF", "quit-if-one-screen", "ignore-case",
 			"IGNORE-CASE", "chop-long-lines", "RAW-CONTROL-CHARS", "raw-control-chars", "no-init",
@@ -475,6 +475,10 @@ func lessRow(c *classifier, args []string, dir string) {
 			for _, v := range vs {
 				c.write(dir, v)
 			}
+		case "-k", "--lesskey-file", "--lesskey-src", "--lesskey-content":
+			// A lesskey file's #env section can set LESSOPEN: less then
+			// runs that program on every file it shows.
+			c.add(approvals.Exec)
 		}
 		// A '+' command given as an option's value counts too.
 		for _, v := range vs {
