@@ -113,8 +113,17 @@ func (g *Gate) SetAuto(auto Effects) {
 	g.mu.Unlock()
 }
 
+// allowKey is what "allow for this session" remembers of a step: its text,
+// its effects and the real paths it was judged by. The text alone is not
+// enough: `cat x`, allowed while x links to ~/.ssh/id_ed25519.pub, must ask
+// again once x links to ~/.ssh/id_ed25519.
 func allowKey(kind Kind, s Step) string {
-	return string(kind) + "\x00" + s.Effects.String() + "\x00" + s.Text
+	var b strings.Builder
+	b.WriteString(string(kind) + "\x00" + s.Effects.String() + "\x00" + s.Text)
+	for _, p := range s.Paths {
+		b.WriteString("\x00" + p.Real)
+	}
+	return b.String()
 }
 
 // Refused is the error of a gate that did not let steps run. It unwraps to
