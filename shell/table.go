@@ -395,7 +395,12 @@ func copyRow(move, reads bool, o opts) row {
 				toDir = c.p.Examine(dir, target).IsDir
 			}
 		}
-		c.words(dir, srcs, move)
+		// A hard link (ln without -s, cp -l) is a second name for its
+		// source's data: a write through it writes the source, so making
+		// one is judged as writing the source.
+		hard := !move && !reads && !p.set("-s") && !p.set("--symbolic") ||
+			reads && (p.set("-l") || p.set("--link"))
+		c.words(dir, srcs, move || hard)
 		if reads && (p.set("-r") || p.set("-R") || p.set("--recursive") || p.set("-a") || p.set("--archive")) &&
 			(p.set("-L") || p.set("--dereference")) {
 			for _, s := range srcs {
