@@ -67,7 +67,7 @@ func Send(env Env, req Request) (Header, []byte, error) {
 	if uc, ok := conn.(*net.UnixConn); ok && h.Bytes > 1<<20 {
 		_ = uc.SetReadBuffer(4 << 20)
 	}
-	body := make([]byte, h.Bytes)
+	body := resultBuffer(h.Bytes)
 	if _, err := io.ReadFull(r, body); err != nil {
 		return Header{}, nil, ErrSessionEnded
 	}
