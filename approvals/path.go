@@ -255,16 +255,20 @@ func NewPolicy(c PolicyConfig) *Policy {
 			p.protected = append(p.protected, entries(path, k)...)
 		}
 	}
-	addProtected(c.ConfigDir, tree)
+	// What carries tandem's execution gates is secret, not merely protected:
+	// the default auto set holds protected, and a step that could rewrite the
+	// user's settings (the auto set, mcp.autoAllow) or the remembered MCP
+	// server approvals unasked would widen what runs unasked. tandem's
+	// config may also hold MCP server headers, so reading it asks too.
+	addSecret(c.ConfigDir, tree)
+	addSecret(filepath.Join(c.StateDir, "mcp-servers.json"), tree)
 	addProtected(c.StateDir, tree)
-	// The editors' user settings hand tandem its user-level settings (the
-	// auto set among them): writing them would widen what runs unasked.
 	if home != "" {
 		for _, d := range editorUserSettings {
-			addProtected(filepath.Join(cfgHome, d), tree)
-			addProtected(filepath.Join(home, "Library/Application Support", d), tree)
+			addSecret(filepath.Join(cfgHome, d), tree)
+			addSecret(filepath.Join(home, "Library/Application Support", d), tree)
 		}
-		addProtected(filepath.Join(home, ".vscode-server/data/Machine"), tree)
+		addSecret(filepath.Join(home, ".vscode-server/data/Machine"), tree)
 	}
 	for _, s := range c.Protected {
 		addProtected(s, tree)

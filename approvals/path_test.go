@@ -86,7 +86,7 @@ func TestPolicyClasses(t *testing.T) {
 		l.home:                                 PathProtected,
 		"/":                                    PathProtected,
 		l.home + "/notes.txt":                  PathOutside,
-		l.home + "/.config/tandem/config.json": PathProtected,
+		l.home + "/.config/tandem/config.json": PathSecret, // carries execution gates
 		".git/hooks/pre-commit":                PathProtected,
 		".git/hooks/new":                       PathProtected,
 		".tandem/settings.json":                PathProtected,
@@ -367,18 +367,19 @@ func TestPolicyFromEnvironment(t *testing.T) {
 		"PATH=bin:/usr/bin",
 	}})
 	for path, want := range map[string]PathClass{
-		tmp + "/etc/aws.cfg":            PathSecret,
-		tmp + "/gcloud/creds.db":        PathSecret,
-		tmp + "/k2":                     PathSecret,
-		tmp + "/docker/config.json":     PathSecret,
-		tmp + "/docker/other.json":      PathOutside,
-		tmp + "/cfg/gh/hosts.yml":       PathSecret,
-		tmp + "/data/keyrings/a":        PathSecret,
-		tmp + "/cfg/tandem/config.json": PathProtected,
-		tmp + "/state/tandem/log":       PathProtected,
-		home + "/.config/tandem/x":      PathOutside,   // XDG_CONFIG_HOME moved it
-		ws + "/bin/tool":                PathProtected, // a relative PATH entry, from the first root
-		ws + "/src/a.go":                PathInside,
+		tmp + "/etc/aws.cfg":                   PathSecret,
+		tmp + "/gcloud/creds.db":               PathSecret,
+		tmp + "/k2":                            PathSecret,
+		tmp + "/docker/config.json":            PathSecret,
+		tmp + "/docker/other.json":             PathOutside,
+		tmp + "/cfg/gh/hosts.yml":              PathSecret,
+		tmp + "/data/keyrings/a":               PathSecret,
+		tmp + "/cfg/tandem/config.json":        PathSecret, // carries execution gates
+		tmp + "/state/tandem/mcp-servers.json": PathSecret,
+		tmp + "/state/tandem/log":              PathProtected,
+		home + "/.config/tandem/x":             PathOutside,   // XDG_CONFIG_HOME moved it
+		ws + "/bin/tool":                       PathProtected, // a relative PATH entry, from the first root
+		ws + "/src/a.go":                       PathInside,
 	} {
 		if got := p.Judge(path); got != want {
 			t.Errorf("Judge(%q) = %v, want %v", path, got, want)
