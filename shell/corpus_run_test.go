@@ -79,8 +79,8 @@ func runCorpus(t *testing.T, f *corpusFixture, src string, auto approvals.Effect
 //     world is byte for byte what it was: nothing ran unasked, and a no
 //     changed nothing;
 //   - with the default auto set, no step with secret runs, a script whose
-//     expected effects hold secret asked about it, and no credential store
-//     changed.
+//     expected effects hold secret asked about it, no question came
+//     without a secret step in it, and no credential store changed.
 func TestCorpusRunsGated(t *testing.T) {
 	for _, s := range loadCorpus(t) {
 		t.Run(strings.TrimSuffix(s.name, ".sh"), func(t *testing.T) {
@@ -117,6 +117,17 @@ func TestCorpusRunsGated(t *testing.T) {
 					t.Errorf("expected %v, but no question about a secret step was asked\n%s\nresult: %s", s.expect, s.src, Render(res))
 				}
 			}
+			// A pipeline asks about all its steps at once; a question with no
+			// secret step is one the default auto set should not have asked.
+			for _, q := range a.asked() {
+				secret := false
+				for _, st := range q.Steps {
+					secret = secret || st.Effects.Has(approvals.Secret)
+				}
+				if !secret {
+					t.Errorf("the default auto set holds every step of a question about %q, yet it was asked\n%s", q.Steps[0].Text, s.src)
+				}
+			}
 			secretStore := func(p string) bool {
 				for _, s := range []string{"home/.ssh", "home/.aws", "home/.netrc", "home/.git-credentials", "home/.kube"} {
 					if p == s || strings.HasPrefix(p, s+"/") {
@@ -129,5 +140,29 @@ func TestCorpusRunsGated(t *testing.T) {
 				t.Errorf("denied, yet a credential store changed: %v\n%s", d, s.src)
 			}
 		})
+	}
+}
+
+// A glob that passes directories which only hold a secret (the home, the
+// directory holding it: every absolute glob into a workspace under the home
+// does) learns names there and asks nothing; a glob into the secret itself
+// still asks before it lists it.
+func TestGlobThroughADirectoryHoldingASecretAsksNothing(t *testing.T) {
+	f := newCorpusFixture(t)
+	a := answering(approvals.Deny)
+	res := runCorpus(t, f, `ls ~/*.txt "$PWD"/src/*.go`, approvals.DefaultAuto, a)
+	if qs := a.asked(); len(qs) > 0 || res.End != Finished {
+		t.Fatalf("asked %d question(s), ended %v:\n%s", len(qs), res.End, Render(res))
+	}
+	out := Render(res)
+	for _, want := range []string{"home/notes.txt", "ws/src/a.go", "ws/src/b.go"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the globs did not match %s:\n%s", want, out)
+		}
+	}
+	a = answering(approvals.Deny)
+	res = runCorpus(t, f, `echo ~/.ssh/*`, approvals.DefaultAuto, a)
+	if len(a.asked()) != 1 || strings.Contains(Render(res), "id_ed25519") {
+		t.Fatalf("a glob into ~/.ssh listed it without a yes:\n%s", Render(res))
 	}
 }

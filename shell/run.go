@@ -586,7 +586,10 @@ func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode)
 
 // readDir lists a directory for a glob. Listing a secret directory
 // (`~/.ssh/*`) is a secret read, gated like a step; any other listing is a
-// plain read and not a step of its own.
+// plain read and not a step of its own. A directory that only holds a secret
+// (`~`, `/home`: every absolute glob into a workspace under the home lists
+// them) is listed unasked: a glob learns names there, never contents, and a
+// step that then reads a matched secret is asked like any other.
 func (x *Run) readDir(ctx context.Context, path string) (_ []fs.DirEntry, err error) {
 	defer guard(&err)
 	hc := interp.HandlerCtx(ctx)
@@ -595,6 +598,9 @@ func (x *Run) readDir(ctx context.Context, path string) (_ []fs.DirEntry, err er
 		real := path
 		if len(s.Paths) == 1 && s.Paths[0].Real != "" {
 			real = s.Paths[0].Real
+		}
+		if len(s.Paths) == 1 && s.Paths[0].Class != approvals.PathSecret {
+			return os.ReadDir(path)
 		}
 		s.Text = approvals.AccessText(approvals.AccessList, real)
 		n, err := x.gate(ctx, hc, s)
