@@ -3,7 +3,6 @@ package lspserver
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -19,36 +18,7 @@ func startLSPHome(t *testing.T) (*proc, string) {
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	p := &proc{log: filepath.Join(home, "lsp.log"), exited: make(chan struct{})}
-	p.cmd = exec.Command(binary, "lsp", "--log", p.log, "--log-level", "debug")
-	p.cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_STATE_HOME="+filepath.Join(home, "state"))
-	p.cmd.Stderr = &p.stderr
-	stdin, err := p.cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := p.cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p.rpc = newRPC(t, stdin, stdout)
-	go func() {
-		<-p.readDone
-		_ = p.cmd.Wait()
-		close(p.exited)
-	}()
-	t.Cleanup(func() {
-		_ = p.cmd.Process.Kill()
-		<-p.exited
-		if t.Failed() {
-			log, _ := os.ReadFile(p.log)
-			t.Logf("server log:\n%s\nstderr:\n%s", log, p.stderr.String())
-		}
-	})
-	return p, home
+	return startLSPIn(t, home, "HOME="+home), home
 }
 
 type seen struct {

@@ -50,10 +50,16 @@ type proc struct {
 // startLSP runs `tandem lsp` with private XDG directories.
 func startLSP(t *testing.T) *proc {
 	t.Helper()
-	home := t.TempDir()
-	p := &proc{log: filepath.Join(home, "lsp.log"), exited: make(chan struct{})}
+	return startLSPIn(t, t.TempDir())
+}
+
+// startLSPIn runs `tandem lsp` with its XDG directories and log under dir,
+// and env added to the test's environment.
+func startLSPIn(t *testing.T, dir string, env ...string) *proc {
+	t.Helper()
+	p := &proc{log: filepath.Join(dir, "lsp.log"), exited: make(chan struct{})}
 	p.cmd = exec.Command(binary, "lsp", "--log", p.log, "--log-level", "debug")
-	p.cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_STATE_HOME="+filepath.Join(home, "state"))
+	p.cmd.Env = append(append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state")), env...)
 	p.cmd.Stderr = &p.stderr
 	stdin, err := p.cmd.StdinPipe()
 	if err != nil {
