@@ -59,8 +59,8 @@ func callBash(t *testing.T, s *Session, script string) Result {
 func TestBashDetachesPastTheBudgetAndSettlesLater(t *testing.T) {
 	s, n := bashSession(t, `{"shell": {"budgetSeconds": 0.3}}`)
 	start := time.Now()
-	res := callBash(t, s, "echo start; sleep 1.2; echo end")
-	if d := time.Since(start); d > time.Second {
+	res := callBash(t, s, "echo start; sleep 3; echo end")
+	if d := time.Since(start); d > 2500*time.Millisecond { // the script's own end, with room for a loaded machine
 		t.Fatalf("the call blocked %v past a 0.3 s budget", d)
 	}
 	st, _ := res.Structured.(map[string]any)
