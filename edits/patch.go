@@ -123,7 +123,7 @@ func stageFileDiff(env *Env, fd *diff.FileDiff) (*change, *problem) {
 	if next != orig {
 		fe.MoveTo = next
 	}
-	return stagePlanned(env, fe, abs, show, tag, baseBytes, ps, anchors)
+	return stagePlanned(env, fe, abs, show, tag, baseBytes, base, ps, anchors)
 }
 
 // planHunk locates a hunk in base and turns each run of removed and added

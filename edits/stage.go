@@ -197,13 +197,14 @@ func stageFile(env *Env, fe FileEdit) (*change, *problem) {
 	for _, p := range ps {
 		anchors = append(anchors, p.anchors()...)
 	}
-	return stagePlanned(env, fe, abs, show, tag, baseBytes, ps, anchors)
+	return stagePlanned(env, fe, abs, show, tag, baseBytes, base, ps, anchors)
 }
 
 // stagePlanned checks planned ops against the seen guard and stages them on
 // the file's current text, rebasing when it changed since the tagged version.
-func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, baseBytes []byte, ps []planned, anchors []int) (*change, *problem) {
-	base := documents.Scan(baseBytes)
+// base is baseBytes as the ops were planned on it: scanning a large file
+// again would cost as much as the scan that planned them.
+func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, baseBytes []byte, base documents.Lines, ps []planned, anchors []int) (*change, *problem) {
 	if r := guard(env.Seen, abs, show, tag, base, anchors); r != nil {
 		return nil, &problem{code: approvals.CodeNotSeen, text: r.text}
 	}
