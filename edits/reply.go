@@ -185,14 +185,27 @@ func diffRows(base documents.Lines, lines []newLine) (string, []int) {
 			emit(row{kind: '-', text: base.Text(next + 1)})
 		}
 	}
-	for i, l := range lines {
+	for i := 0; i < len(lines); i++ {
 		removed(nextKept[i])
-		if l.origin >= 0 {
-			next = l.origin + 1
-			emit(row{kind: ' ', n: i + 1, text: l.text})
+		if lines[i].origin < 0 {
+			emit(row{kind: '+', n: i + 1, text: lines[i].text})
 			continue
 		}
-		emit(row{kind: '+', n: i + 1, text: l.text})
+		// A run of kept lines i..k in their old order: only its first
+		// rows (context after a change) and its last (context before the
+		// next) can show, so the rows between are counted, not built.
+		k := i
+		for k+1 < len(lines) && lines[k+1].origin == lines[k].origin+1 {
+			k++
+		}
+		for ; i <= k && after > 0; i++ {
+			emit(row{kind: ' ', n: i + 1, text: lines[i].text})
+		}
+		if i <= k {
+			at += k - i
+			emit(row{kind: ' ', n: k + 1, text: lines[k].text})
+		}
+		i, next = k, lines[k].origin+1
 	}
 	removed(base.Len())
 	if rest > 0 {
