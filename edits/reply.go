@@ -169,16 +169,6 @@ func diffRows(base documents.Lines, lines []newLine) (string, []int) {
 		show(r)
 		after = 1
 	}
-	// nextKept[i] is the base line kept at or after new line i: removed
-	// lines show before the lines that replace them.
-	nextKept := make([]int, len(lines)+1)
-	nextKept[len(lines)] = base.Len()
-	for i := len(lines) - 1; i >= 0; i-- {
-		nextKept[i] = nextKept[i+1]
-		if lines[i].origin >= 0 {
-			nextKept[i] = lines[i].origin
-		}
-	}
 	next := 0
 	removed := func(to int) {
 		for ; next < to; next++ {
@@ -186,11 +176,26 @@ func diffRows(base documents.Lines, lines []newLine) (string, []int) {
 		}
 	}
 	for i := 0; i < len(lines); i++ {
-		removed(nextKept[i])
 		if lines[i].origin < 0 {
-			emit(row{kind: '+', n: i + 1, text: lines[i].text})
+			// A run of written lines i..w-1: the base lines removed
+			// before the next kept one show before the lines that
+			// replace them.
+			w := i
+			for w < len(lines) && lines[w].origin < 0 {
+				w++
+			}
+			if w < len(lines) {
+				removed(lines[w].origin)
+			} else {
+				removed(base.Len())
+			}
+			for j := i; j < w; j++ {
+				emit(row{kind: '+', n: j + 1, text: lines[j].text})
+			}
+			i = w - 1
 			continue
 		}
+		removed(lines[i].origin)
 		// A run of kept lines i..k in their old order: only its first
 		// rows (context after a change) and its last (context before the
 		// next) can show, so the rows between are counted, not built.
