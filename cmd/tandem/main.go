@@ -51,9 +51,14 @@ func run(args []string) int {
 		fmt.Fprintf(os.Stderr, "tandem: unknown command %q; run `tandem --help` for the list\n", args[0])
 		return exitUsage
 	}
-	if len(args) > 1 && (args[1] == "-h" || args[1] == "--help") {
-		printHelp(c)
-		return exitOK
+	// `--help` anywhere among a command's own words (`tandem mcp serve
+	// --help`, `tandem tool read --help`) asks for help; an argument that
+	// merely contains it, such as a JSON object, does not.
+	for _, a := range args[1:] {
+		if a == "-h" || a == "--help" {
+			printHelp(c)
+			return exitOK
+		}
 	}
 	return c.run(args[1:])
 }
@@ -68,7 +73,7 @@ func printUsage() {
 	fmt.Println()
 	fmt.Println("Usage:")
 	for _, n := range names {
-		fmt.Printf("  %-40s %s\n", commands[n].usage, commands[n].summary)
+		fmt.Printf("  %-52s %s\n", commands[n].usage, commands[n].summary)
 	}
 	fmt.Println()
 	fmt.Println("Run `tandem COMMAND --help` for details.")

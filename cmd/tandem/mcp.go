@@ -22,7 +22,7 @@ import (
 func init() {
 	addCommand(command{
 		name:    "mcp",
-		usage:   "tandem mcp call TOOL [JSON | -] | list | serve",
+		usage:   "tandem mcp call SERVER/TOOL [JSON|-] | list | serve",
 		summary: "Call the user's MCP tools from inside a tandem session, list them, or serve tandem's tools over MCP.",
 		help: `tandem mcp call SERVER/TOOL [JSON | -]
     Calls an MCP tool through the tandem session this command runs in (an
