@@ -263,12 +263,10 @@ func (s *State) ownerOf(t Token) (OwnerID, bool) {
 // is waiting for it starts a call, on this step (L4); the answer for a
 // withdrawn prompt only frees its slot.
 func (s *State) authorized(ev Event, out *Effects) {
-	i, ok := s.slotOf(ev.ID)
-	if !ok {
-		s.stale(ev.ID, out)
+	sl := s.answered(ev.ID, out)
+	if sl == nil {
 		return
 	}
-	sl := &s.slots[i]
 	switch {
 	case sl.stage == Authorizing && ev.Allow:
 		sl.stage = Calling
@@ -297,12 +295,10 @@ func (s *State) authorized(ev Event, out *Effects) {
 // callFinished applies the end of a call: its outcome goes to the client, or
 // is dropped and logged if the client left (L7, L12).
 func (s *State) callFinished(ev Event, out *Effects) {
-	i, ok := s.slotOf(ev.ID)
-	if !ok {
-		s.stale(ev.ID, out)
+	sl := s.answered(ev.ID, out)
+	if sl == nil {
 		return
 	}
-	sl := &s.slots[i]
 	switch sl.stage {
 	case Calling:
 		sl.stage = Replying
@@ -355,6 +351,17 @@ func (s *State) stale(id RequestID, out *Effects) {
 	if mutation != mutStaleSilent {
 		out.push(Effect{Kind: Log, ID: id, Log: Stale})
 	}
+}
+
+// answered is the slot an answer for id belongs to; an answer for no held
+// slot is stale: logged, and nil.
+func (s *State) answered(id RequestID, out *Effects) *slot {
+	i, ok := s.slotOf(id)
+	if !ok {
+		s.stale(id, out)
+		return nil
+	}
+	return &s.slots[i]
 }
 
 func (s *State) slotOf(id RequestID) (int, bool) {
