@@ -4,6 +4,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -99,7 +100,7 @@ func Refused(err error) Result {
 // an `invalid` refusal that names the argument in the schema's terms, never
 // Go's.
 func decode(name string, args json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytesReader(args))
+	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return approvals.Refuse(approvals.CodeInvalid,

@@ -1,11 +1,9 @@
 package tools
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"io"
 	"sync"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -112,5 +110,3 @@ func NewSession(roots []string, buffers *documents.Overlay) *Session {
 		cancel:  cancel,
 	}
 }
-
-func bytesReader(b []byte) io.Reader { return bytes.NewReader(b) }
