@@ -17,11 +17,13 @@ const (
 	// PathOutside: every other path, and every path whose symlinks loop and
 	// that no rule below covers.
 	PathOutside
-	// PathProtected: tandem's own config and state, a .git or .tandem
+	// PathProtected: tandem's own state (logs), a .git or .tandem
 	// directory, a directory on PATH, or an ancestor of a protected or secret
 	// entry (moving or removing the ancestor moves or removes the entry).
 	PathProtected
-	// PathSecret: a credential store, or under one.
+	// PathSecret: a credential store, or under one; also what carries
+	// tandem's execution gates (its config, the approved MCP servers, the
+	// editors' user settings).
 	PathSecret
 	// PathHarmless: /dev/null, /dev/stdout, /dev/stderr. Reading or writing
 	// them has no effect and never causes a question.
