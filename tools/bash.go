@@ -58,10 +58,10 @@ func (s *Session) Gate() *approvals.Gate {
 		home, _ := os.UserHomeDir()
 		p := approvals.NewPolicy(approvals.PolicyConfig{
 			Roots: s.Roots, Home: home, Env: os.Environ(),
-			Protected: []string{config.UserFile()},
+			// The settings file tandem loaded carries its execution gates;
 			// tandem's own process and the editor that started it hold the
 			// credentials the steps' environment lacks (/proc/PID/environ).
-			Secrets: []string{fmt.Sprintf("/proc/%d", os.Getpid()), fmt.Sprintf("/proc/%d", os.Getppid())},
+			Secrets: []string{config.UserFile(), fmt.Sprintf("/proc/%d", os.Getpid()), fmt.Sprintf("/proc/%d", os.Getppid())},
 		})
 		s.gate = approvals.NewGate(s.ID, approvals.DefaultAuto, p, approvals.AskerFunc(func(ctx context.Context, q approvals.Question) approvals.Answer {
 			s.mu.Lock()
