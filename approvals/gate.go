@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // Need is what a step needs before it runs.
@@ -127,13 +129,14 @@ func allowKey(kind Kind, s Step) string {
 }
 
 // Refused is the error of a gate that did not let steps run. It unwraps to
-// the *Refusal the model sees.
+// the refusal the model sees.
 type Refused struct {
-	Step   int    // index of the first checked step that needed a yes
-	Answer Answer // Deny or Unanswered
-	*Refusal
+	Step    int    // index of the first checked step that needed a yes
+	Answer  Answer // Deny or Unanswered
+	Refusal *refusal.Error
 }
 
+func (r *Refused) Error() string { return r.Refusal.Error() }
 func (r *Refused) Unwrap() error { return r.Refusal }
 
 // Check lets steps run or stops them. Steps within the auto set or allowed
@@ -207,7 +210,7 @@ func (g *Gate) Access(ctx context.Context, a Access, dir, path string) (RealPath
 // Render is the one writer of refusal texts: a shell step the gate stopped,
 // a document access or an MCP call that did not run. The text opens with
 // the effects, and ends with the next valid action.
-func Render(kind Kind, s Step, a Answer, auto Effects) *Refusal {
+func Render(kind Kind, s Step, a Answer, auto Effects) *refusal.Error {
 	what := "`" + s.Text + "`"
 	switch kind {
 	case KindDocument:
@@ -217,11 +220,11 @@ func Render(kind Kind, s Step, a Answer, auto Effects) *Refusal {
 	}
 	open := fmt.Sprintf("(%s) it needs the user's approval", s.Effects)
 	if a == Deny {
-		return Refuse(CodeDenied, fmt.Sprintf("%s, and the user denied it: %s did not run. Do not try it again unless the user asks for it.", open, what))
+		return refusal.New(refusal.Denied, fmt.Sprintf("%s, and the user denied it: %s did not run. Do not try it again unless the user asks for it.", open, what))
 	}
 	next := "Ask the user to attach an editor with tandem to answer it"
 	if grant := s.Effects &^ auto &^ Effects(Secret); grant != 0 && !s.Effects.Has(Secret) {
 		next += ", or to allow " + strings.Join(grant.Names(), " and ") + " in shell.autoEffects in their user settings"
 	}
-	return Refuse(CodeUnanswered, fmt.Sprintf("%s, and no one could answer: %s did not run. %s; or use read-only steps.", open, what, next))
+	return refusal.New(refusal.Unanswered, fmt.Sprintf("%s, and no one could answer: %s did not run. %s; or use read-only steps.", open, what, next))
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"testing"
+
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // The pure halves of the script gate laws: a runner that checks each step
@@ -20,7 +22,7 @@ type gateRun struct {
 	ran     []int
 	answer  map[int]Answer // the answer to the question asked before step i
 	stopped int            // -1 when the script finished
-	refusal *Refused
+	refused *Refused
 	yeses   int
 	asked   int
 }
@@ -46,7 +48,7 @@ func runScript(auto Effects, steps []Step, answers []Answer) gateRun {
 		cur = i
 		if err := g.Check(context.Background(), KindShell, s); err != nil {
 			r.stopped = i
-			errors.As(err, &r.refusal)
+			errors.As(err, &r.refused)
 			return r
 		}
 		r.ran = append(r.ran, i)
@@ -167,12 +169,12 @@ func TestLaw_gate_deny_stops_decisions(t *testing.T) {
 		if r.asked <= len(answers) {
 			last = answers[r.asked-1]
 		}
-		want := CodeUnanswered
+		want := refusal.Unanswered
 		if last == Deny {
-			want = CodeDenied
+			want = refusal.Denied
 		}
-		if r.refusal == nil || r.refusal.Code != want || r.refusal.Answer.Allows() {
-			t.Fatalf("steps %v answers %v: refusal %+v, want code %v", steps, answers, r.refusal, want)
+		if r.refused == nil || r.refused.Refusal.Code != want || r.refused.Answer.Allows() {
+			t.Fatalf("steps %v answers %v: refusal %+v, want code %v", steps, answers, r.refused, want)
 		}
 	})
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // every effect set, for exhaustive checks of the pure decision.
@@ -146,12 +148,12 @@ func TestLaw_held_needs_a_yes(t *testing.T) {
 					t.Fatalf("answer %v: refusal %#v", ans, err)
 				}
 				if err != nil {
-					want := CodeUnanswered
+					want := refusal.Unanswered
 					if ans == Deny {
-						want = CodeDenied
+						want = refusal.Denied
 					}
-					if r.Code != want {
-						t.Fatalf("answer %v: code %v, want %v", ans, r.Code, want)
+					if r.Refusal.Code != want {
+						t.Fatalf("answer %v: code %v, want %v", ans, r.Refusal.Code, want)
 					}
 				}
 			}
@@ -196,12 +198,12 @@ func TestGateAsksPipelineOnceAndScopesAllowance(t *testing.T) {
 func TestRenderEndsWithTheNextAction(t *testing.T) {
 	s := Step{Text: "rm -rf /tmp/x", Effects: Of(Write, Outside)}
 	d := Render(KindShell, s, Deny, Of(Read))
-	if d.Code != CodeDenied || !strings.HasPrefix(d.Text, "(write+outside) it needs the user's approval") ||
+	if d.Code != refusal.Denied || !strings.HasPrefix(d.Text, "(write+outside) it needs the user's approval") ||
 		!strings.HasSuffix(d.Text, "Do not try it again unless the user asks for it.") || !strings.Contains(d.Text, s.Text) {
 		t.Errorf("denied: %+v", d)
 	}
 	u := Render(KindDocument, Step{Text: "write /etc/x", Effects: Of(Write, Outside)}, Unanswered, Of(Read, Write))
-	if u.Code != CodeUnanswered || !strings.HasPrefix(u.Text, "(write+outside) it needs the user's approval") ||
+	if u.Code != refusal.Unanswered || !strings.HasPrefix(u.Text, "(write+outside) it needs the user's approval") ||
 		!strings.Contains(u.Text, "allow outside in shell.autoEffects") || !strings.HasSuffix(u.Text, "or use read-only steps.") ||
 		!strings.Contains(u.Text, "document access") {
 		t.Errorf("unanswered: %+v", u)

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // layout is a temp HOME, a workspace and a PATH dir, with the credential
@@ -298,7 +300,7 @@ func TestLaw_gate_write_auto_never_secret(t *testing.T) {
 			g := NewGate("s", auto, l.p, a)
 			_, err := g.Access(context.Background(), AccessWrite, l.ws, p)
 			var r *Refused
-			if !errors.As(err, &r) || r.Code != CodeUnanswered || a.asked.Load() != 1 {
+			if !errors.As(err, &r) || r.Refusal.Code != refusal.Unanswered || a.asked.Load() != 1 {
 				t.Fatalf("auto=%v write %s: %v (asked %d)", auto, p, err, a.asked.Load())
 			}
 			if !a.last.Steps[0].Effects.Has(Secret) || !strings.HasPrefix(a.last.Steps[0].Text, "write ") {

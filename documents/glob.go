@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/tandemdev/tandem/approvals"
+
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // MaxGlobPage is the largest page glob returns, and its default.
@@ -49,7 +50,7 @@ type GlobReport struct {
 // newest first, then by path, each path once.
 func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobReport, error) {
 	if req.Skip < 0 || req.Limit < 0 || req.Limit > MaxGlobPage {
-		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"skip must be 0 or more and limit between 1 and %d. Fix them and call glob again.", MaxGlobPage))
 	}
 	limit := req.Limit
@@ -58,13 +59,13 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 	}
 	pattern := strings.TrimPrefix(req.Pattern, "./")
 	if pattern == "" || strings.HasPrefix(pattern, "/") || !doublestar.ValidatePattern(pattern) {
-		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"The glob %q is not a valid pattern relative to the searched directory. Use patterns such as \"**/*.go\" or \"cmd/*/main.go\", and path for the directory.", req.Pattern))
 	}
 	// The walk starts at the pattern's fixed prefix, so a ".." there would
 	// list directories above the one searched, past the gate that judged path.
 	if slices.Contains(strings.Split(pattern, "/"), "..") {
-		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"The glob %q goes up with \"..\", but glob matches paths below the searched directory. Name the directory above as path (for example path \"..\") and keep the pattern below it.", req.Pattern))
 	}
 	dirs, err := searchRoots(roots, req.Path)
@@ -89,7 +90,7 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 		if info, err := os.Stat(abs); err != nil {
 			return nil, statRefusal(abs, err)
 		} else if !info.IsDir() {
-			return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 				"%s is a file; glob searches a directory. Give its directory as path, or read the file.", Display(roots, abs)))
 		}
 		start, ok := descend(abs, base, &rep.Tally)
@@ -113,7 +114,7 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 			mu.Unlock()
 		})
 		if err != nil {
-			return nil, approvals.Refuse(approvals.CodeCancelled, "The glob was cancelled before it finished. Run it again if you still need it.")
+			return nil, refusal.New(refusal.Cancelled, "The glob was cancelled before it finished. Run it again if you still need it.")
 		}
 		rep.Tally.merge(t)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 var fixedTime = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -45,11 +45,11 @@ func TestGlobRefusals(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "a.go", []byte("x"))
 	for _, req := range []GlobRequest{{Pattern: ""}, {Pattern: "/etc/*"}, {Pattern: "[a"}, {Pattern: "*", Limit: 201}, {Pattern: "*", Skip: -1}, {Pattern: "*", Skip: 1}, {Pattern: "*", Skip: math.MaxInt}, {Pattern: "*", Path: "a.go"}, {Pattern: "../*"}, {Pattern: "**/../../*"}, {Pattern: "./../x"}} {
-		if _, err := Glob(context.Background(), []string{dir}, req); codeOf(err) != approvals.CodeInvalid {
+		if _, err := Glob(context.Background(), []string{dir}, req); codeOf(err) != refusal.Invalid {
 			t.Errorf("%+v: %v, want invalid", req, err)
 		}
 	}
-	if _, err := Glob(context.Background(), []string{dir}, GlobRequest{Pattern: "*", Path: filepath.Join(dir, "none")}); codeOf(err) != approvals.CodeNotFound {
+	if _, err := Glob(context.Background(), []string{dir}, GlobRequest{Pattern: "*", Path: filepath.Join(dir, "none")}); codeOf(err) != refusal.NotFound {
 		t.Errorf("missing dir: %v", err)
 	}
 }

@@ -13,8 +13,9 @@ import (
 	"sync"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/tandemdev/tandem/approvals"
 	"golang.org/x/sys/unix"
+
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // The scope rule for grep's pages. A search of several files (a directory)
@@ -68,7 +69,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 		buffers = NewOverlay()
 	}
 	if req.Skip < 0 {
-		return nil, approvals.Refuse(approvals.CodeInvalid, "skip must be 0 or more. Call grep again with skip omitted for the first page.")
+		return nil, refusal.New(refusal.Invalid, "skip must be 0 or more. Call grep again with skip omitted for the first page.")
 	}
 	m, err := Compile(req.Pattern, req.IgnoreCase, req.Literal)
 	if err != nil {
@@ -79,7 +80,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 		return nil, err
 	}
 	if req.Glob != "" && !doublestar.ValidatePattern(strings.TrimPrefix(req.Glob, "!")) {
-		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"The glob %q is not a valid pattern. Use patterns such as \"*.go\" or \"src/**/*.ts\".", req.Glob))
 	}
 	rep := &GrepReport{Req: req, roots: roots}
@@ -103,7 +104,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 		for _, dir := range dirs {
 			t, err := Walk(ctx, firstRoot(roots), dir, false, 0, func(e Entry, t *Tally) { g.file(e, t, false) })
 			if err != nil {
-				return nil, approvals.Refuse(approvals.CodeCancelled, "The search was cancelled before it finished. Run it again if you still need it.")
+				return nil, refusal.New(refusal.Cancelled, "The search was cancelled before it finished. Run it again if you still need it.")
 			}
 			rep.Tally.merge(t)
 			g.bufferOnly(dir)
@@ -306,7 +307,7 @@ func rowCost(h Hit) int {
 }
 
 func pastEnd(skip, total int, what string) error {
-	return approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+	return refusal.New(refusal.Invalid, fmt.Sprintf(
 		"skip=%d is past the end: there are %d %s. Call again with a smaller skip, or without skip for the first page.", skip, total, what))
 }
 

@@ -14,8 +14,9 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tandemdev/tandem/approvals"
 	"pgregory.net/rapid"
+
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // grepGroup is one file group of a grep's output.
@@ -611,18 +612,18 @@ func TestGrepRefusals(t *testing.T) {
 	writeFile(t, dir, "a.txt", []byte("x\n"))
 	for _, c := range []struct {
 		req  GrepRequest
-		code approvals.Code
+		code refusal.Code
 	}{
-		{GrepRequest{Pattern: "("}, approvals.CodeInvalid},
-		{GrepRequest{Pattern: "x", Skip: -1}, approvals.CodeInvalid},
-		{GrepRequest{Pattern: "x", Skip: 5}, approvals.CodeInvalid},
-		{GrepRequest{Pattern: "x", Skip: math.MaxInt}, approvals.CodeInvalid},
-		{GrepRequest{Pattern: "x", Path: "a.txt", Skip: math.MaxInt}, approvals.CodeInvalid},
-		{GrepRequest{Pattern: "x", Path: "missing"}, approvals.CodeNotFound},
-		{GrepRequest{Pattern: "x", Path: "repo://.."}, approvals.CodeEscapes},
-		{GrepRequest{Pattern: "x", Glob: "[a"}, approvals.CodeInvalid},
-		{GrepRequest{Pattern: `a\nb`}, approvals.CodeInvalid},
-		{GrepRequest{Pattern: "a\nb", Literal: true}, approvals.CodeInvalid},
+		{GrepRequest{Pattern: "("}, refusal.Invalid},
+		{GrepRequest{Pattern: "x", Skip: -1}, refusal.Invalid},
+		{GrepRequest{Pattern: "x", Skip: 5}, refusal.Invalid},
+		{GrepRequest{Pattern: "x", Skip: math.MaxInt}, refusal.Invalid},
+		{GrepRequest{Pattern: "x", Path: "a.txt", Skip: math.MaxInt}, refusal.Invalid},
+		{GrepRequest{Pattern: "x", Path: "missing"}, refusal.NotFound},
+		{GrepRequest{Pattern: "x", Path: "repo://.."}, refusal.Escapes},
+		{GrepRequest{Pattern: "x", Glob: "[a"}, refusal.Invalid},
+		{GrepRequest{Pattern: `a\nb`}, refusal.Invalid},
+		{GrepRequest{Pattern: "a\nb", Literal: true}, refusal.Invalid},
 	} {
 		if _, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, c.req); codeOf(err) != c.code {
 			t.Errorf("%+v: %v, want %s", c.req, err, c.code)
@@ -640,7 +641,7 @@ func TestGrepRefusals(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Grep(ctx, NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "x"}); codeOf(err) != approvals.CodeCancelled {
+	if _, err := Grep(ctx, NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "x"}); codeOf(err) != refusal.Cancelled {
 		t.Errorf("a cancelled grep: %v", err)
 	}
 }

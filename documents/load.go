@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // MaxFileBytes is the one size limit (4 MiB) of every documents tool: a
@@ -64,12 +64,12 @@ func loadBuffer(buffers *Overlay, abs string) (s Snapshot, open bool, err error)
 // loadFile reads the file at abs, whose stat the caller already has.
 func loadFile(abs string, info fs.FileInfo) (Snapshot, error) {
 	if info.IsDir() {
-		return Snapshot{}, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		return Snapshot{}, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"%s is a directory, not a file. Read the directory to list its entries, then name a file in it.", abs))
 	}
 	if !info.Mode().IsRegular() {
 		// A pipe or a device can block a read forever, or never end.
-		return Snapshot{}, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		return Snapshot{}, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"%s is not a regular file (%s), so tandem does not read it. Use the shell if you need its data.", abs, info.Mode().Type()))
 	}
 	if info.Size() > MaxFileBytes {
@@ -91,7 +91,7 @@ func Check(path string, content []byte) error {
 		return tooLarge(path, int64(len(content)))
 	}
 	if what := Encoding(content); what != "" {
-		return approvals.Refuse(approvals.CodeEncoding, fmt.Sprintf(
+		return refusal.New(refusal.Encoding, fmt.Sprintf(
 			"%s is not UTF-8 text: %s. tandem shows text files only; inspect it with the shell (for example xxd or iconv) if you need it.", path, what))
 	}
 	return nil
@@ -125,7 +125,7 @@ func Encoding(content []byte) string {
 }
 
 func tooLarge(path string, size int64) error {
-	return approvals.Refuse(approvals.CodeTooLarge, fmt.Sprintf(
+	return refusal.New(refusal.TooLarge, fmt.Sprintf(
 		"%s is %s, over the 4 MiB limit, so it has no tag and cannot be edited by line. Read it in ranges (lines, such as \"1-200\") and change it with write or the shell.",
 		path, humanSize(size)))
 }
@@ -133,16 +133,16 @@ func tooLarge(path string, size int64) error {
 func statRefusal(path string, err error) error {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return approvals.Refuse(approvals.CodeNotFound, fmt.Sprintf(
+		return refusal.New(refusal.NotFound, fmt.Sprintf(
 			"%s does not exist. Check the name, or find it with glob.", path))
 	case errors.Is(err, syscall.ELOOP):
-		return approvals.Refuse(approvals.CodeFailed, fmt.Sprintf(
+		return refusal.New(refusal.Failed, fmt.Sprintf(
 			"%s is a loop of symbolic links that never reaches a file. Name the file the links should lead to.", path))
 	case errors.Is(err, fs.ErrPermission):
-		return approvals.Refuse(approvals.CodeFailed, fmt.Sprintf(
+		return refusal.New(refusal.Failed, fmt.Sprintf(
 			"%s cannot be read (%v). Check its permissions, or read another path.", path, err))
 	}
-	return approvals.Refuse(approvals.CodeFailed, fmt.Sprintf(
+	return refusal.New(refusal.Failed, fmt.Sprintf(
 		"%s cannot be read (%v). Check the path, or read another one.", path, err))
 }
 

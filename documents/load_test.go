@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 func TestLoadPrefersOpenBuffer(t *testing.T) {
@@ -40,17 +40,17 @@ func TestLoadRefusals(t *testing.T) {
 	}
 	cases := []struct {
 		path string
-		code approvals.Code
+		code refusal.Code
 		says string
 	}{
-		{write("big", bytes.Repeat([]byte("x\n"), MaxFileBytes/2+1)), approvals.CodeTooLarge, "4.0 MiB"},
-		{write("bin", []byte("ab\x00cd")), approvals.CodeEncoding, "NUL byte at offset 2"},
-		{write("latin1", []byte("ok\ncaf\xe9\n")), approvals.CodeEncoding, "byte 0xE9 at offset 6, line 2"},
-		{write("utf16", []byte("\xff\xfea\x00")), approvals.CodeEncoding, "UTF-16"},
-		{filepath.Join(dir, "missing"), approvals.CodeNotFound, "does not exist"},
-		{dir, approvals.CodeInvalid, "is a directory"},
-		{fifo(t, dir), approvals.CodeInvalid, "not a regular file"},
-		{symlinkLoop(t, dir), approvals.CodeFailed, "loop of symbolic links"},
+		{write("big", bytes.Repeat([]byte("x\n"), MaxFileBytes/2+1)), refusal.TooLarge, "4.0 MiB"},
+		{write("bin", []byte("ab\x00cd")), refusal.Encoding, "NUL byte at offset 2"},
+		{write("latin1", []byte("ok\ncaf\xe9\n")), refusal.Encoding, "byte 0xE9 at offset 6, line 2"},
+		{write("utf16", []byte("\xff\xfea\x00")), refusal.Encoding, "UTF-16"},
+		{filepath.Join(dir, "missing"), refusal.NotFound, "does not exist"},
+		{dir, refusal.Invalid, "is a directory"},
+		{fifo(t, dir), refusal.Invalid, "not a regular file"},
+		{symlinkLoop(t, dir), refusal.Failed, "loop of symbolic links"},
 	}
 	for _, c := range cases {
 		_, err := Load(NewOverlay(), c.path)

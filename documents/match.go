@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // Matcher finds the lines of a text that match a pattern, in the shared line
@@ -39,7 +39,7 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
-		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"The pattern %q is not a valid regular expression (%v). Fix it, or pass literal: true to search for the text as written.",
 			pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: ")))
 	}
@@ -54,7 +54,7 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 	}
 	switch {
 	case strings.Contains(lit, "\n"):
-		return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"The pattern %q needs a newline, but grep matches one line at a time. Search for one line of it, then read around the match.", pattern))
 	case len(lit) > 0:
 		m.lit, m.fold = []byte(lit), fold

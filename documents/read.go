@@ -10,7 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // maxEntries bounds a directory listing.
@@ -40,15 +40,15 @@ func Read(store *Store, buffers *Overlay, roots []string, p, lines string) (stri
 		case serr != nil:
 			return "", statRefusal(abs, serr)
 		case info.IsDir() && lines != "":
-			return "", approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			return "", refusal.New(refusal.Invalid, fmt.Sprintf(
 				"%s is a directory, so a lines selector does not apply. Read it without lines to list its entries.", show))
 		case info.IsDir():
 			return listDir(abs, show)
 		}
 		snap, err = loadFile(abs, info)
 	}
-	var r *approvals.Refusal
-	if errors.As(err, &r) && r.Code == approvals.CodeTooLarge && spans != nil {
+	var r *refusal.Error
+	if errors.As(err, &r) && r.Code == refusal.TooLarge && spans != nil {
 		if open {
 			return readLarge(bytes.NewReader(snap.Content), abs, show, spans)
 		}
@@ -169,7 +169,7 @@ func readLarge(r io.Reader, abs, show string, spans []Span) (string, error) {
 			line.head, line.size = line.head[len(bom):], line.size-len(bom)
 		}
 		if what := Encoding(wholeRunes(line)); what != "" {
-			return "", approvals.Refuse(approvals.CodeEncoding, fmt.Sprintf(
+			return "", refusal.New(refusal.Encoding, fmt.Sprintf(
 				"%s is not UTF-8 text at line %d: %s. Inspect it with the shell (for example xxd or iconv) if you need it.", show, n, what))
 		}
 		rows[n] = line

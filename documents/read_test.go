@@ -10,8 +10,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tandemdev/tandem/approvals"
 	"pgregory.net/rapid"
+
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // parsedRead is a read's output taken apart the way a model reads it.
@@ -276,7 +277,7 @@ func TestReadDirectoryLargeFileAndRefusals(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789abcdef\n"), MaxFileBytes/17+10)
 	path := writeFile(t, dir, "big.txt", append(big, []byte("last\r\n")...))
 	store := NewStore()
-	if _, err := Read(store, NewOverlay(), []string{dir}, "big.txt", ""); codeOf(err) != approvals.CodeTooLarge || !strings.Contains(err.Error(), "in ranges") {
+	if _, err := Read(store, NewOverlay(), []string{dir}, "big.txt", ""); codeOf(err) != refusal.TooLarge || !strings.Contains(err.Error(), "in ranges") {
 		t.Fatalf("a whole read over the limit: %v", err)
 	}
 	last := bytes.Count(big, []byte("\n")) + 1
@@ -295,12 +296,12 @@ func TestReadDirectoryLargeFileAndRefusals(t *testing.T) {
 	if err != nil || !strings.Contains(out, fmt.Sprintf("(the selected lines from %d on are not shown", 10+maxRows)) {
 		t.Fatalf("an open range over a large file must stop at the row bound and say where:\n%.300s %v", out[max(0, len(out)-300):], err)
 	}
-	for sel, code := range map[string]approvals.Code{"0-3": approvals.CodeInvalid, "5-2": approvals.CodeInvalid, "x": approvals.CodeInvalid} {
+	for sel, code := range map[string]refusal.Code{"0-3": refusal.Invalid, "5-2": refusal.Invalid, "x": refusal.Invalid} {
 		if _, err := Read(NewStore(), NewOverlay(), []string{dir}, "sub/x.txt", sel); codeOf(err) != code {
 			t.Errorf("selector %q: %v, want %s", sel, err, code)
 		}
 	}
-	if _, err := Read(NewStore(), NewOverlay(), []string{dir}, "repo://../etc/passwd", ""); codeOf(err) != approvals.CodeEscapes {
+	if _, err := Read(NewStore(), NewOverlay(), []string{dir}, "repo://../etc/passwd", ""); codeOf(err) != refusal.Escapes {
 		t.Errorf("repo:// above the root: %v", err)
 	}
 }
@@ -323,7 +324,7 @@ func TestReadLargeOpenBufferShowsTheBuffer(t *testing.T) {
 	if _, ok := store.Latest(path); ok {
 		t.Fatal("a buffer over the limit has no tag, so nothing is recorded")
 	}
-	if _, err := Read(store, o, []string{dir}, "big.txt", ""); codeOf(err) != approvals.CodeTooLarge {
+	if _, err := Read(store, o, []string{dir}, "big.txt", ""); codeOf(err) != refusal.TooLarge {
 		t.Fatalf("a whole read of a large open buffer: %v", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // RepoScheme prefixes a path that must stay inside the first workspace root.
@@ -29,26 +29,26 @@ func Resolve(roots []string, p string) (string, error) {
 	if strings.IndexByte(p, 0) >= 0 {
 		// No file name holds a NUL; the system would refuse it with a bare
 		// "invalid argument" that does not say what is wrong.
-		return "", approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		return "", refusal.New(refusal.Invalid, fmt.Sprintf(
 			"The path %q holds a NUL byte, which no file name can. Give the path without it.", p))
 	}
 	if m := schemeRE.FindString(p); m != "" {
 		if m != RepoScheme {
-			return "", approvals.Refuse(approvals.CodeScheme, fmt.Sprintf(
+			return "", refusal.New(refusal.Scheme, fmt.Sprintf(
 				"%q uses the scheme %q, which tandem does not know. Use a plain path or repo://PATH.",
 				p, strings.TrimSuffix(m, "://")))
 		}
 		return resolveRepo(roots, p)
 	}
 	if p == "" {
-		return "", approvals.Refuse(approvals.CodeInvalid,
+		return "", refusal.New(refusal.Invalid,
 			"The path is empty. Give a path relative to the workspace root, or an absolute one.")
 	}
 	if filepath.IsAbs(p) {
 		return filepath.Clean(p), nil
 	}
 	if len(roots) == 0 {
-		return "", approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		return "", refusal.New(refusal.Invalid, fmt.Sprintf(
 			"%q is relative, but this session has no workspace root. Give an absolute path.", p))
 	}
 	return filepath.Join(roots[0], p), nil
@@ -56,7 +56,7 @@ func Resolve(roots []string, p string) (string, error) {
 
 func resolveRepo(roots []string, p string) (string, error) {
 	if len(roots) == 0 {
-		return "", approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+		return "", refusal.New(refusal.Invalid, fmt.Sprintf(
 			"%q names the workspace root, but this session has none. Give an absolute path.", p))
 	}
 	root := filepath.Clean(roots[0])
@@ -67,12 +67,12 @@ func resolveRepo(roots []string, p string) (string, error) {
 	abs := filepath.Join(append([]string{root}, segs...)...)
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
-		return "", approvals.Refuse(approvals.CodeFailed, fmt.Sprintf(
+		return "", refusal.New(refusal.Failed, fmt.Sprintf(
 			"The workspace root %s cannot be resolved (%v). Check that it exists.", root, err))
 	}
 	real, err := realPath(abs, 0)
 	if err != nil {
-		return "", approvals.Refuse(approvals.CodeFailed, fmt.Sprintf(
+		return "", refusal.New(refusal.Failed, fmt.Sprintf(
 			"%q cannot be resolved (%v). Check the path and try again.", p, err))
 	}
 	if !inside(realRoot, real) {
@@ -135,7 +135,7 @@ func realPath(abs string, depth int) (string, error) {
 }
 
 func escapes(p string) error {
-	return approvals.Refuse(approvals.CodeEscapes, fmt.Sprintf(
+	return refusal.New(refusal.Escapes, fmt.Sprintf(
 		"%q leads outside the workspace root, so it is refused (it is never clamped to the root). Name a path under the root, such as repo://README.md.", p))
 }
 

@@ -7,12 +7,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tandemdev/tandem/approvals"
 	"pgregory.net/rapid"
+
+	"github.com/tandemdev/tandem/refusal"
 )
 
-func codeOf(err error) approvals.Code {
-	var r *approvals.Refusal
+func codeOf(err error) refusal.Code {
+	var r *refusal.Error
 	if errors.As(err, &r) {
 		return r.Code
 	}
@@ -52,7 +53,7 @@ func TestLaw_path_rejects_escape(t *testing.T) {
 		}
 		p := RepoScheme + strings.Join(segs, "/")
 		abs, err := Resolve([]string{root}, p)
-		if codeOf(err) != approvals.CodeEscapes {
+		if codeOf(err) != refusal.Escapes {
 			t.Fatalf("Resolve(%q) = %q, %v; want escapes (never clamped)", p, abs, err)
 		}
 	})
@@ -86,7 +87,7 @@ func TestResolveSymlinkOutIsEscapes(t *testing.T) {
 	must(t, os.Mkdir(filepath.Join(root, "in"), 0o755))
 	must(t, os.Symlink(filepath.Join(root, "in"), filepath.Join(root, "alias")))
 	for _, p := range []string{"repo://out/secret", "repo://out", "repo://out/new-file", "repo://dangling", "repo://dangling/x"} {
-		if _, err := Resolve([]string{root}, p); codeOf(err) != approvals.CodeEscapes {
+		if _, err := Resolve([]string{root}, p); codeOf(err) != refusal.Escapes {
 			t.Errorf("Resolve(%q) = %v; want escapes", p, err)
 		}
 	}
@@ -107,18 +108,18 @@ func TestResolveSymlinkOutIsEscapes(t *testing.T) {
 func TestResolveSchemes(t *testing.T) {
 	root := t.TempDir()
 	for _, p := range []string{"ssh://box/x", "file:///etc/passwd", "http://x", "REPO://a"} {
-		if _, err := Resolve([]string{root}, p); codeOf(err) != approvals.CodeScheme {
+		if _, err := Resolve([]string{root}, p); codeOf(err) != refusal.Scheme {
 			t.Errorf("Resolve(%q) = %v; want scheme", p, err)
 		}
 	}
 	if abs, err := Resolve([]string{root}, "/etc/hosts"); err != nil || abs != "/etc/hosts" {
 		t.Errorf("absolute: %q %v", abs, err)
 	}
-	if _, err := Resolve(nil, "a.go"); codeOf(err) != approvals.CodeInvalid {
+	if _, err := Resolve(nil, "a.go"); codeOf(err) != refusal.Invalid {
 		t.Errorf("relative path without roots: %v", err)
 	}
 	for _, p := range []string{"a\x00b", "repo://a\x00b", "/etc\x00/hosts"} {
-		if _, err := Resolve([]string{root}, p); codeOf(err) != approvals.CodeInvalid || !strings.Contains(err.Error(), "NUL byte") {
+		if _, err := Resolve([]string{root}, p); codeOf(err) != refusal.Invalid || !strings.Contains(err.Error(), "NUL byte") {
 			t.Errorf("Resolve(%q) = %v; want invalid naming the NUL byte", p, err)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // Bounds of one read's output. A result over them keeps its head and its tail
@@ -46,7 +46,7 @@ func ParseSelector(sel string) ([]Span, error) {
 			}
 		}
 		if err != nil || a < 1 || b < a {
-			return nil, approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf(
+			return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 				"The lines selector %q is not valid at %q: use 1-based ranges such as \"5\", \"10-20\", \"40-\" or \"1-5,30-40\". Fix it and read again.", sel, part))
 		}
 		spans = append(spans, Span{a, b})

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // ws is a real temporary workspace with one session's environment.
@@ -97,8 +97,8 @@ func (w *ws) edit(args string) (string, error) {
 	return Edit(context.Background(), w.env, a)
 }
 
-func codeOf(err error) approvals.Code {
-	var r *approvals.Refusal
+func codeOf(err error) refusal.Code {
+	var r *refusal.Error
 	if errors.As(err, &r) {
 		return r.Code
 	}

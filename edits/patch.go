@@ -7,8 +7,8 @@ import (
 
 	"github.com/sourcegraph/go-diff/diff"
 
-	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // stagePatch stages a multi-file unified diff. Each file's hunks apply to
@@ -23,7 +23,7 @@ func stagePatch(env *Env, patch string) ([]*change, []*problem) {
 		err = fmt.Errorf("it has no file header (--- a/PATH, +++ b/PATH)")
 	}
 	if err != nil {
-		return nil, []*problem{problemf(approvals.CodeInvalid, "The patch is not a unified diff: %v. Send a unified diff with ---/+++ headers and @@ hunks, or use files with ops.", err)}
+		return nil, []*problem{problemf(refusal.Invalid, "The patch is not a unified diff: %v. Send a unified diff with ---/+++ headers and @@ hunks, or use files with ops.", err)}
 	}
 	var cs []*change
 	var probs []*problem
@@ -81,9 +81,9 @@ func stageFileDiff(env *Env, fd *diff.FileDiff) (*change, *problem) {
 	orig, next := diffNames(fd)
 	switch {
 	case orig == "" && next == "":
-		return nil, problemf(approvals.CodeInvalid, "The patch has a file with no name. Give ---/+++ headers with paths, then call edit again.")
+		return nil, problemf(refusal.Invalid, "The patch has a file with no name. Give ---/+++ headers with paths, then call edit again.")
 	case next == "":
-		return nil, problemf(approvals.CodeInvalid, "The patch deletes %s; edit does not delete files. Delete it with the shell, and send the rest of the patch again.", orig)
+		return nil, problemf(refusal.Invalid, "The patch deletes %s; edit does not delete files. Delete it with the shell, and send the rest of the patch again.", orig)
 	case orig == "":
 		var b strings.Builder
 		for _, h := range fd.Hunks {
@@ -102,7 +102,7 @@ func stageFileDiff(env *Env, fd *diff.FileDiff) (*change, *problem) {
 	}
 	show := documents.Display(env.Roots, abs)
 	if len(fd.Hunks) == 0 && next == orig {
-		return nil, problemf(approvals.CodeInvalid, "The patch names %s but has no @@ hunk for it, so it changes nothing. Add its hunks, or leave it out, then call edit again.", show)
+		return nil, problemf(refusal.Invalid, "The patch names %s but has no @@ hunk for it, so it changes nothing. Add its hunks, or leave it out, then call edit again.", show)
 	}
 	tag, p := baseTag(env, abs, show, "")
 	if p != nil {
@@ -115,7 +115,7 @@ func stageFileDiff(env *Env, fd *diff.FileDiff) (*change, *problem) {
 	for i, h := range fd.Hunks {
 		hp, ha, err := planHunk(base, i+1, h)
 		if err != nil {
-			return nil, problemf(approvals.CodeInvalid, "%s#%s: %v. Fix the patch against what you read, or use files with ops, then call edit again.", show, tag, err)
+			return nil, problemf(refusal.Invalid, "%s#%s: %v. Fix the patch against what you read, or use files with ops, then call edit again.", show, tag, err)
 		}
 		ps, anchors = append(ps, hp...), append(anchors, ha...)
 	}

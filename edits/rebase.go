@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // rebase applies ops written against base, a version the model saw, to the
@@ -35,7 +35,7 @@ func rebase(env *Env, c *change, tag documents.Tag, base documents.Lines, ps []p
 	if err != nil {
 		// Nothing of the current text is shown here, so no version of it
 		// is recorded as seen.
-		return nil, problemf(approvals.CodeConflict, "%s changed in too many lines since %s#%s to carry your edit over (%v). Read it again, then redo the edit on what you read.", c.show, c.show, tag, err)
+		return nil, problemf(refusal.Conflict, "%s changed in too many lines since %s#%s to carry your edit over (%v). Read it again, then redo the edit on what you read.", c.show, c.show, tag, err)
 	}
 	moved := make([]planned, 0, len(ps))
 	var bad []planned
@@ -118,7 +118,7 @@ func staleConflict(env *Env, c *change, tag documents.Tag, cur documents.Lines, 
 		}
 	}
 	if len(spans) == 0 {
-		return problemf(approvals.CodeConflict, "%s changed since %s#%s where your edit anchors. Read it again, then redo the edit on what you read.", c.show, c.show, tag)
+		return problemf(refusal.Conflict, "%s changed since %s#%s where your edit anchors. Read it again, then redo the edit on what you read.", c.show, c.show, tag)
 	}
 	// The rows shown are of the current version: it is seen, like a
 	// partial read.
@@ -140,7 +140,7 @@ func staleConflict(env *Env, c *change, tag documents.Tag, cur documents.Lines, 
 		}
 	}
 	fmt.Fprintf(&b, "Those rows are now seen: redo the edit with tag %s and these line numbers.", curTag)
-	return &problem{code: approvals.CodeConflict, text: b.String()}
+	return &problem{code: refusal.Conflict, text: b.String()}
 }
 
 // currentRegion is the span of current lines that replaced base lines

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // maxDiffRows bounds the rows of one file's compact diff in a reply.
@@ -46,7 +46,7 @@ func reply(env *Env, cs []*change, outs []outcome) (string, error) {
 	}
 	if len(landed) == 0 {
 		b.WriteString("Fix what failed, then call again.")
-		return "", approvals.Refuse(approvals.CodeFailed, b.String())
+		return "", refusal.New(refusal.Failed, b.String())
 	}
 	if len(missed) > 0 {
 		b.WriteString("The files applied keep their new text; read the others and redo their changes.\n")
@@ -304,5 +304,5 @@ func conflictRefusal(env *Env, cs []*change, ce *conflictError) error {
 	} else {
 		b.WriteString("Read the files again, then call again.")
 	}
-	return approvals.Refuse(approvals.CodeConflict, b.String())
+	return refusal.New(refusal.Conflict, b.String())
 }

@@ -10,8 +10,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // Args are the arguments of the edit tool: files, or one unified diff.
@@ -37,13 +37,13 @@ type FileEdit struct {
 
 // problem is why one file of a call cannot be staged.
 type problem struct {
-	code approvals.Code
+	code refusal.Code
 	text string // ends with the next valid action
 }
 
 func (p *problem) Error() string { return p.text }
 
-func problemf(code approvals.Code, format string, args ...any) *problem {
+func problemf(code refusal.Code, format string, args ...any) *problem {
 	return &problem{code: code, text: fmt.Sprintf(format, args...)}
 }
 
@@ -70,11 +70,11 @@ func Edit(ctx context.Context, env *Env, args Args) (string, error) {
 	var probs []*problem
 	switch {
 	case args.Patch != "" && len(args.Files) > 0:
-		return "", approvals.Refuse(approvals.CodeInvalid, "Give either files or patch, not both. Call edit again with one of them.")
+		return "", refusal.New(refusal.Invalid, "Give either files or patch, not both. Call edit again with one of them.")
 	case args.Patch != "":
 		cs, probs = stagePatch(env, args.Patch)
 	case len(args.Files) == 0:
-		return "", approvals.Refuse(approvals.CodeInvalid, "The edit names no files. Give files (each with path, tag and ops) or a unified diff in patch, and call edit again.")
+		return "", refusal.New(refusal.Invalid, "The edit names no files. Give files (each with path, tag and ops) or a unified diff in patch, and call edit again.")
 	default:
 		for _, fe := range args.Files {
 			c, p := stageFile(env, fe)
@@ -89,7 +89,7 @@ func Edit(ctx context.Context, env *Env, args Args) (string, error) {
 		probs = append(probs, p)
 	}
 	if len(probs) > 0 {
-		return "", refusal(probs)
+		return "", joinProblems(probs)
 	}
 	return run(ctx, env, cs)
 }
@@ -106,14 +106,14 @@ func run(ctx context.Context, env *Env, cs []*change) (string, error) {
 		return "", conflictRefusal(env, cs, ce)
 	}
 	if err != nil {
-		return "", approvals.Refuse(approvals.CodeFailed, fmt.Sprintf("No file was written: %v. Try the edit again; if it keeps failing, check the files' directories.", err))
+		return "", refusal.New(refusal.Failed, fmt.Sprintf("No file was written: %v. Try the edit again; if it keeps failing, check the files' directories.", err))
 	}
 	return reply(env, cs, outs)
 }
 
-func refusal(probs []*problem) error {
+func joinProblems(probs []*problem) error {
 	if len(probs) == 1 {
-		return approvals.Refuse(probs[0].code, "NOT applied; nothing was written. "+probs[0].text)
+		return refusal.New(probs[0].code, "NOT applied; nothing was written. "+probs[0].text)
 	}
 	var b strings.Builder
 	b.WriteString("NOT applied; nothing was written. Fix every problem below, then call edit again with all the files.\n")
@@ -122,7 +122,7 @@ func refusal(probs []*problem) error {
 		b.WriteString(strings.TrimRight(p.text, "\n"))
 		b.WriteByte('\n')
 	}
-	return approvals.Refuse(probs[0].code, b.String())
+	return refusal.New(probs[0].code, b.String())
 }
 
 // distinct refuses a call that names one file twice — by one path, or by
@@ -142,9 +142,9 @@ func distinct(cs []*change) *problem {
 			prev, dup := named[p.abs]
 			switch {
 			case dup && prev == p.show:
-				return problemf(approvals.CodeInvalid, "%s appears twice in this edit; put all changes of one file in one entry (one ops list), then call edit again.", p.show)
+				return problemf(refusal.Invalid, "%s appears twice in this edit; put all changes of one file in one entry (one ops list), then call edit again.", p.show)
 			case dup:
-				return problemf(approvals.CodeInvalid, "%s and %s are the same file (through a symbolic link); put all changes of one file in one entry (one ops list), then call edit again.", prev, p.show)
+				return problemf(refusal.Invalid, "%s and %s are the same file (through a symbolic link); put all changes of one file in one entry (one ops list), then call edit again.", prev, p.show)
 			}
 			named[p.abs] = p.show
 		}
@@ -165,12 +165,12 @@ func stageFile(env *Env, fe FileEdit) (*change, *problem) {
 	}
 	if fe.Create != nil {
 		if len(fe.Ops) > 0 || fe.MoveTo != "" || fe.Tag != "" {
-			return nil, problemf(approvals.CodeInvalid, "%s: create takes the whole content and nothing else; drop ops, tag and moveTo, then call edit again.", show)
+			return nil, problemf(refusal.Invalid, "%s: create takes the whole content and nothing else; drop ops, tag and moveTo, then call edit again.", show)
 		}
 		return stageCreate(env, abs, show, []byte(*fe.Create))
 	}
 	if len(fe.Ops) == 0 && fe.MoveTo == "" {
-		return nil, problemf(approvals.CodeInvalid, "%s: the entry has no ops, old/new, moveTo or create, so it changes nothing. Add ops, then call edit again.", show)
+		return nil, problemf(refusal.Invalid, "%s: the entry has no ops, old/new, moveTo or create, so it changes nothing. Add ops, then call edit again.", show)
 	}
 	if len(fe.Ops) == 0 {
 		c, p := loadChange(env, abs, show, fe.MoveTo)
@@ -191,7 +191,7 @@ func stageFile(env *Env, fe FileEdit) (*change, *problem) {
 	base := documents.Scan(baseBytes)
 	ps, err := plan(base, fe.Ops)
 	if err != nil {
-		return nil, problemf(approvals.CodeInvalid, "%s#%s: %v. Fix the ops and call edit again.", show, tag, err)
+		return nil, problemf(refusal.Invalid, "%s#%s: %v. Fix the ops and call edit again.", show, tag, err)
 	}
 	var anchors []int
 	for _, p := range ps {
@@ -206,7 +206,7 @@ func stageFile(env *Env, fe FileEdit) (*change, *problem) {
 // again would cost as much as the scan that planned them.
 func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, baseBytes []byte, base documents.Lines, ps []planned, anchors []int) (*change, *problem) {
 	if r := guard(env.Seen, abs, show, tag, base, anchors); r != nil {
-		return nil, &problem{code: approvals.CodeNotSeen, text: r.text}
+		return nil, &problem{code: refusal.NotSeen, text: r.text}
 	}
 	c, p := loadChange(env, abs, show, fe.MoveTo)
 	if p != nil {
@@ -230,7 +230,7 @@ func loadChange(env *Env, abs, show, moveTo string) (*change, *problem) {
 		return nil, asProblem(err)
 	}
 	if snap.FromBuffer && env.Editor == nil {
-		return nil, problemf(approvals.CodeFailed, "%s is open in the editor, but this session cannot change editor buffers. Edit it from the editor's agent, or close it there and call edit again.", show)
+		return nil, problemf(refusal.Failed, "%s is open in the editor, but this session cannot change editor buffers. Edit it from the editor's agent, or close it there and call edit again.", show)
 	}
 	c := &change{path: abs, show: show, target: abs, base: snap.Content, buffer: snap.FromBuffer}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {
@@ -249,16 +249,16 @@ func baseTag(env *Env, abs, show, given string) (documents.Tag, *problem) {
 	if given == "" {
 		tag, ok := env.Seen.Latest(abs)
 		if !ok {
-			return "", problemf(approvals.CodeStaleTag, "You have not read %s in this session. Read it, then call edit again with the tag the read shows.", show)
+			return "", problemf(refusal.StaleTag, "You have not read %s in this session. Read it, then call edit again with the tag the read shows.", show)
 		}
 		return tag, nil
 	}
 	tag, ok := parseTag(given)
 	if !ok {
-		return "", problemf(approvals.CodeInvalid, "%s: %q is not a tag; a tag is the 8 hex digits after # in the [path#TAG] line of a read. Call edit again with that tag.", show, given)
+		return "", problemf(refusal.Invalid, "%s: %q is not a tag; a tag is the 8 hex digits after # in the [path#TAG] line of a read. Call edit again with that tag.", show, given)
 	}
 	if _, ok := env.Seen.Version(abs, tag); !ok {
-		return "", problemf(approvals.CodeStaleTag, "%s#%s is not a version of %s you have seen in this session (or it is older than the last 8). Read the file, then call edit again with the tag the read shows.", show, tag, show)
+		return "", problemf(refusal.StaleTag, "%s#%s is not a version of %s you have seen in this session (or it is older than the last 8). Read the file, then call edit again with the tag the read shows.", show, tag, show)
 	}
 	return tag, nil
 }
@@ -272,16 +272,16 @@ func stageMove(env *Env, c *change, to string) *problem {
 	}
 	c.dest, c.showDest = dest, documents.Display(env.Roots, dest)
 	if c.buffer {
-		return problemf(approvals.CodeInvalid, "%s is open in the editor, and tandem does not move open documents. Close it in the editor, then call edit again.", c.show)
+		return problemf(refusal.Invalid, "%s is open in the editor, and tandem does not move open documents. Close it in the editor, then call edit again.", c.show)
 	}
 	if info, err := os.Lstat(c.path); err == nil && info.Mode()&os.ModeSymlink != 0 {
-		return problemf(approvals.CodeInvalid, "%s is a symbolic link; edit moves regular files only. Move the link with the shell (mv), then call edit again without moveTo.", c.show)
+		return problemf(refusal.Invalid, "%s is a symbolic link; edit moves regular files only. Move the link with the shell (mv), then call edit again without moveTo.", c.show)
 	}
 	if dest == c.path {
-		return problemf(approvals.CodeInvalid, "%s: moveTo names the file itself. Give a new path, or drop moveTo.", c.show)
+		return problemf(refusal.Invalid, "%s: moveTo names the file itself. Give a new path, or drop moveTo.", c.show)
 	}
 	if _, err := os.Lstat(dest); err == nil {
-		return problemf(approvals.CodeConflict, "%s already exists, and a move never replaces a file. Choose another name, or read and edit the existing file.", c.showDest)
+		return problemf(refusal.Conflict, "%s already exists, and a move never replaces a file. Choose another name, or read and edit the existing file.", c.showDest)
 	}
 	return nil
 }
@@ -289,10 +289,10 @@ func stageMove(env *Env, c *change, to string) *problem {
 // stageCreate stages a new file with exactly the given content.
 func stageCreate(env *Env, abs, show string, content []byte) (*change, *problem) {
 	if _, err := os.Lstat(abs); err == nil {
-		return nil, problemf(approvals.CodeConflict, "%s already exists, and create never replaces a file. Read it and edit it, or use write after reading it.", show)
+		return nil, problemf(refusal.Conflict, "%s already exists, and create never replaces a file. Read it and edit it, or use write after reading it.", show)
 	}
 	if _, open := env.Buffers.Get(abs); open {
-		return nil, problemf(approvals.CodeConflict, "%s is open in the editor as an unsaved new document. Save or close it in the editor, then call edit again.", show)
+		return nil, problemf(refusal.Conflict, "%s is open in the editor as an unsaved new document. Save or close it in the editor, then call edit again.", show)
 	}
 	if p := checkContent(show, content); p != nil {
 		return nil, p
@@ -307,7 +307,7 @@ func stageCreate(env *Env, abs, show string, content []byte) (*change, *problem)
 // read one, which is no help for text the model is writing.
 func checkContent(show string, content []byte) *problem {
 	if len(content) > documents.MaxFileBytes {
-		return problemf(approvals.CodeTooLarge, "The new content of %s is %d bytes, over the 4 MiB limit of the files tandem shows and edits. Split it into smaller files, or generate it with the shell.", show, len(content))
+		return problemf(refusal.TooLarge, "The new content of %s is %d bytes, over the 4 MiB limit of the files tandem shows and edits. Split it into smaller files, or generate it with the shell.", show, len(content))
 	}
 	if err := documents.Check(show, content); err != nil {
 		return asProblem(err)
@@ -333,9 +333,9 @@ func writtenLines(ls documents.Lines) []newLine {
 
 // asProblem keeps a refusal's code and text.
 func asProblem(err error) *problem {
-	var r *approvals.Refusal
+	var r *refusal.Error
 	if errors.As(err, &r) {
 		return &problem{code: r.Code, text: r.Text}
 	}
-	return &problem{code: approvals.CodeFailed, text: err.Error()}
+	return &problem{code: refusal.Failed, text: err.Error()}
 }

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"unicode/utf8"
 
-	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // Write replaces the file at path with content, or creates it (S8.3). An
@@ -25,33 +25,33 @@ func Write(ctx context.Context, env *Env, path, content string) (string, error) 
 	}
 	show := documents.Display(env.Roots, abs)
 	if info, err := os.Stat(abs); err == nil && info.IsDir() {
-		return "", approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf("%s is a directory. Give the path of a file to write.", show))
+		return "", refusal.New(refusal.Invalid, fmt.Sprintf("%s is a directory. Give the path of a file to write.", show))
 	}
 	cur, fromBuffer, exists, err := current(env, abs)
 	if err != nil {
-		return "", approvals.Refuse(approvals.CodeFailed, fmt.Sprintf("%s cannot be read (%v), so it was not replaced. Check its permissions, then call write again.", show, err))
+		return "", refusal.New(refusal.Failed, fmt.Sprintf("%s cannot be read (%v), so it was not replaced. Check its permissions, then call write again.", show, err))
 	}
 	if !exists {
 		c, p := stageCreate(env, abs, show, []byte(content))
 		if p != nil {
-			return "", refusal([]*problem{p})
+			return "", joinProblems([]*problem{p})
 		}
 		return run(ctx, env, []*change{c})
 	}
 	if len(cur) > documents.MaxFileBytes {
-		return "", approvals.Refuse(approvals.CodeTooLarge, fmt.Sprintf(
+		return "", refusal.New(refusal.TooLarge, fmt.Sprintf(
 			"NOT written: %s is over the 4 MiB limit, so no version of it is ever shown whole and write cannot replace it without losing text you did not see. Change it with the shell (a script or sed), or write a new file.", show))
 	}
 	if !env.Seen.SawBytes(abs, cur) {
-		return "", approvals.Refuse(approvals.CodeNotSeen, fmt.Sprintf(
+		return "", refusal.New(refusal.NotSeen, fmt.Sprintf(
 			"NOT written: %s exists and its current content is not a version you have seen, so writing would lose changes you never saw. Read it first, then call write again.", show))
 	}
 	if fromBuffer && env.Editor == nil {
-		return "", approvals.Refuse(approvals.CodeFailed, fmt.Sprintf("%s is open in the editor, but this session cannot change editor buffers. Close it there, then call write again.", show))
+		return "", refusal.New(refusal.Failed, fmt.Sprintf("%s is open in the editor, but this session cannot change editor buffers. Close it there, then call write again.", show))
 	}
 	next, warnings := keepStyle(cur, []byte(content))
 	if p := checkContent(show, next); p != nil {
-		return "", refusal([]*problem{p})
+		return "", joinProblems([]*problem{p})
 	}
 	c := &change{path: abs, show: show, target: abs, base: cur, buffer: fromBuffer, next: next, wroteAll: true}
 	if real, err := filepath.EvalSymlinks(abs); err == nil {

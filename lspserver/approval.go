@@ -11,6 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/shell"
 	"github.com/tandemdev/tandem/tools"
 )
@@ -223,7 +224,7 @@ func (r *router) answer(id string, kind *string) error {
 	p := r.pending[id]
 	r.mu.Unlock()
 	if p == nil || !p.offer(a) {
-		return rpcError(CodeApprovalGone, string(approvals.CodeApprovalGone),
+		return rpcError(CodeApprovalGone, string(refusal.ApprovalGone),
 			"The question %q is no longer pending (answered, its step ended, or cancelled); drop it. Nothing further is needed.", id)
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // The gate laws, checked end to end: generated scripts run for real, each
@@ -227,9 +228,9 @@ func TestLaw_gate_deny_stops(t *testing.T) {
 		if c.res.End != Refused {
 			rt.Fatalf("a refused script ended %q", c.res.End)
 		}
-		want := approvals.CodeDenied
+		want := refusal.Denied
 		if q := c.asked - 1; c.answers[q] == approvals.Unanswered {
-			want = approvals.CodeUnanswered
+			want = refusal.Unanswered
 		}
 		if c.res.Refusal.Code != want {
 			rt.Fatalf("refusal code %q, want %q", c.res.Refusal.Code, want)

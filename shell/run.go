@@ -29,6 +29,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // Options configure one run.
@@ -80,10 +81,10 @@ type Result struct {
 	Status int    `json:"status"` // the script's exit status
 	Steps  []Step `json:"steps"`
 	// RefusedAt is the number of the step the gate stopped (End Refused).
-	RefusedAt int                `json:"refusedAt,omitempty"`
-	Refusal   *approvals.Refusal `json:"refusal,omitempty"`
-	Error     string             `json:"error,omitempty"` // End Failed
-	Output    Output             `json:"output"`
+	RefusedAt int            `json:"refusedAt,omitempty"`
+	Refusal   *refusal.Error `json:"refusal,omitempty"`
+	Error     string         `json:"error,omitempty"` // End Failed
+	Output    Output         `json:"output"`
 }
 
 // SyntaxError is a script that does not parse; nothing of it ran.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // Neither the script nor any process it starts sees a credential of the
@@ -157,7 +158,7 @@ func TestResultSaysHowTheScriptEnded(t *testing.T) {
 		t.Errorf("exit 3: %s", Render(res))
 	}
 	res := runScript(t, "ls >/dev/null; cat ~/.ssh/id_ed25519; echo no", sb.opts(approvals.DefaultAuto, nil))
-	if res.End != Refused || res.RefusedAt != 2 || res.Refusal.Code != approvals.CodeUnanswered || res.Output.Total != 0 {
+	if res.End != Refused || res.RefusedAt != 2 || res.Refusal.Code != refusal.Unanswered || res.Output.Total != 0 {
 		t.Errorf("unanswered: %s", Render(res))
 	}
 	if !strings.HasPrefix(Render(res), "refused at step 2 (unanswered): ") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/shell"
 )
 
@@ -159,10 +160,10 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 		return Refused(err)
 	}
 	if a.Command == "" {
-		return Refused(approvals.Refuse(approvals.CodeInvalid, "The command is empty. Pass the bash script to run in \"command\"."))
+		return Refused(refusal.New(refusal.Invalid, "The command is empty. Pass the bash script to run in \"command\"."))
 	}
 	if len(s.Roots) == 0 {
-		return Refused(approvals.Refuse(approvals.CodeInvalid, "This session has no workspace root to run in. Open a session on a workspace folder and call again."))
+		return Refused(refusal.New(refusal.Invalid, "This session has no workspace root to run in. Open a session on a workspace folder and call again."))
 	}
 	var extra []string
 	var releases []func()
@@ -185,7 +186,7 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 		release()
 		var se *shell.SyntaxError
 		if errors.As(err, &se) {
-			return Refused(approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf("The script does not parse as bash (%v); nothing ran. Fix the syntax and call again.", se.Err)))
+			return Refused(refusal.New(refusal.Invalid, fmt.Sprintf("The script does not parse as bash (%v); nothing ran. Fix the syntax and call again.", se.Err)))
 		}
 		return Refused(err)
 	}
@@ -198,7 +199,7 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 	case <-ctx.Done():
 		run.Kill()
 		release()
-		return Refused(approvals.Refuse(approvals.CodeCancelled, "The call was cancelled and the script stopped; its processes are gone. Earlier steps' changes stay. Call again if the user still wants it run."))
+		return Refused(refusal.New(refusal.Cancelled, "The call was cancelled and the script stopped; its processes are gone. Earlier steps' changes stay. Call again if the user still wants it run."))
 	case <-timer.C:
 		job := s.Jobs().Add(run, a.Command)
 		go func() {
@@ -220,7 +221,7 @@ func bashResult(res shell.Result) Result {
 		r.IsError, r.Code = true, res.Refusal.Code
 	}
 	if res.End == shell.Failed {
-		r.IsError, r.Code = true, approvals.CodeFailed
+		r.IsError, r.Code = true, refusal.Failed
 	}
 	return r
 }

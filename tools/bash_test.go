@@ -15,6 +15,7 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/shell"
 )
 
@@ -199,7 +200,7 @@ func TestAutoEffectsComeOnlyFromUserSettings(t *testing.T) {
 		return approvals.Deny
 	})
 	res := callBash(t, s, "touch made")
-	if len(asked) != 1 || res.Code != approvals.CodeDenied {
+	if len(asked) != 1 || res.Code != refusal.Denied {
 		t.Fatalf("a workspace widened the auto set: asked %d, %s", len(asked), res.Text)
 	}
 	s2, _ := bashSession(t, "")
@@ -215,7 +216,7 @@ func TestAutoEffectsComeOnlyFromUserSettings(t *testing.T) {
 func TestReadingTandemsEnvironmentIsASecretRead(t *testing.T) {
 	s, _ := bashSession(t, "")
 	res := callBash(t, s, "cat /proc/"+strconv.Itoa(os.Getpid())+"/environ")
-	if res.Code != approvals.CodeUnanswered || !strings.Contains(res.Text, "read+secret") {
+	if res.Code != refusal.Unanswered || !strings.Contains(res.Text, "read+secret") {
 		t.Fatalf("%s", res.Text)
 	}
 }

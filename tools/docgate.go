@@ -8,6 +8,7 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // gateDocument passes a document tool's read, listing or search of p (the
@@ -37,7 +38,7 @@ func (s *Session) gateDocument(ctx context.Context, acc approvals.Access, p stri
 	if err != nil && ctx.Err() != nil {
 		// The call ended (cancelled, or its session closed) before anyone
 		// answered: it was cancelled, not left unanswered.
-		return approvals.Refuse(approvals.CodeCancelled, fmt.Sprintf("The call was cancelled while the %s awaited the user's approval; it did not run. Call again if the user still wants it.", acc))
+		return refusal.New(refusal.Cancelled, fmt.Sprintf("The call was cancelled while the %s awaited the user's approval; it did not run. Call again if the user still wants it.", acc))
 	}
 	return err
 }

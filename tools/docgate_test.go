@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // The documents tools go through the session's gate (the path policy's
@@ -53,7 +54,7 @@ func TestDocumentToolsAskBeforeSecrets(t *testing.T) {
 	} {
 		asked = nil
 		res := call(c.tool, c.args)
-		if !res.IsError || res.Code != approvals.CodeUnanswered || strings.Contains(res.Text, "PRIVATE") ||
+		if !res.IsError || res.Code != refusal.Unanswered || strings.Contains(res.Text, "PRIVATE") ||
 			!strings.HasPrefix(res.Text, "(read+secret) it needs the user's approval") {
 			t.Errorf("%s %s unanswered: %+v", c.tool, c.args, res)
 		}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // The documents tools through the registry, as every front door calls them:
@@ -53,11 +53,11 @@ func TestDocumentsToolsThroughTheRegistry(t *testing.T) {
 		{"read", `{"path":"a.txt","line":"2"}`}, {"read", `{"path":"a.txt","lines":[1]}`},
 		{"grep", `{"pattern":1}`}, {"glob", `{"pattern":"*","limit":"x"}`},
 	} {
-		if res := call(c[0], c[1]); !res.IsError || res.Code != approvals.CodeInvalid {
+		if res := call(c[0], c[1]); !res.IsError || res.Code != refusal.Invalid {
 			t.Errorf("%s %s: %+v, want an invalid refusal", c[0], c[1], res)
 		}
 	}
-	if res := call("read", `{"path":"repo://../x"}`); res.Code != approvals.CodeEscapes || !strings.HasSuffix(res.Text, ".") {
+	if res := call("read", `{"path":"repo://../x"}`); res.Code != refusal.Escapes || !strings.HasSuffix(res.Text, ".") {
 		t.Errorf("escapes: %+v", res)
 	}
 	for _, tool := range List(s) {

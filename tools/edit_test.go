@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // edit and write through the registry: strict schemas, and every path they
@@ -24,14 +25,14 @@ func TestEditAndWriteThroughTheGate(t *testing.T) {
 
 	secret := filepath.Join(home, ".ssh", "authorized_keys")
 	res := call("write", `{"path":`+quote(secret)+`,"content":"ssh-ed25519 AAAA agent\n"}`)
-	if !res.IsError || res.Code != approvals.CodeUnanswered {
+	if !res.IsError || res.Code != refusal.Unanswered {
 		t.Fatalf("write to a secret with nobody to ask: %+v", res)
 	}
 	if _, err := os.Stat(secret); !os.IsNotExist(err) {
 		t.Fatalf("the secret was written: %v", err)
 	}
 	res = call("edit", `{"files":[{"path":`+quote(secret)+`,"create":"x"}]}`)
-	if !res.IsError || res.Code != approvals.CodeUnanswered {
+	if !res.IsError || res.Code != refusal.Unanswered {
 		t.Fatalf("edit creating a secret: %+v", res)
 	}
 
@@ -53,10 +54,10 @@ func TestEditAndWriteThroughTheGate(t *testing.T) {
 		t.Fatalf("write to a secret after a yes: %+v", res)
 	}
 
-	if res := call("edit", `{"files":[{"path":"notes.txt","opz":[]}]}`); !res.IsError || res.Code != approvals.CodeInvalid {
+	if res := call("edit", `{"files":[{"path":"notes.txt","opz":[]}]}`); !res.IsError || res.Code != refusal.Invalid {
 		t.Errorf("unknown field: %+v", res)
 	}
-	if res := call("write", `{"path":"x.txt"}`); !res.IsError || res.Code != approvals.CodeInvalid {
+	if res := call("write", `{"path":"x.txt"}`); !res.IsError || res.Code != refusal.Invalid {
 		t.Errorf("write without content: %+v", res)
 	}
 }

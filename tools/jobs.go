@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/shell"
 )
 
@@ -58,7 +58,7 @@ func runJobs(_ context.Context, s *Session, args json.RawMessage) Result {
 	case "show", "kill":
 		j, ok := jobs.Get(a.ID)
 		if !ok {
-			return Refused(approvals.Refuse(approvals.CodeNotFound, fmt.Sprintf("There is no job %q in this session. Call jobs {\"action\":\"list\"} for the ids.", a.ID)))
+			return Refused(refusal.New(refusal.NotFound, fmt.Sprintf("There is no job %q in this session. Call jobs {\"action\":\"list\"} for the ids.", a.ID)))
 		}
 		if a.Action == "kill" {
 			j.Run.Kill()
@@ -69,7 +69,7 @@ func runJobs(_ context.Context, s *Session, args json.RawMessage) Result {
 		}
 		return Result{Text: j.ID + ": " + shell.Render(j.Run.Result()), Structured: in}
 	}
-	return Refused(approvals.Refuse(approvals.CodeInvalid, fmt.Sprintf("Unknown action %q. Use list, show or kill.", a.Action)))
+	return Refused(refusal.New(refusal.Invalid, fmt.Sprintf("Unknown action %q. Use list, show or kill.", a.Action)))
 }
 
 func oneLine(s string) string {

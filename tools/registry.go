@@ -13,15 +13,15 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // Result is what a model sees of one call; the shape of an MCP CallToolResult.
 type Result struct {
 	Text       string
 	IsError    bool
-	Code       approvals.Code // set on refusals
-	Structured any            // optional structured content
+	Code       refusal.Code // set on refusals
+	Structured any          // optional structured content
 }
 
 // Handler runs one call. args is the raw JSON object the caller sent.
@@ -69,7 +69,7 @@ func List(s *Session) []Tool {
 func Call(ctx context.Context, s *Session, name string, args json.RawMessage) (res Result) {
 	t, ok := builtin[name]
 	if !ok || (t.Available != nil && !t.Available(s)) {
-		return Refused(approvals.Refuse(approvals.CodeUnknown,
+		return Refused(refusal.New(refusal.Unknown,
 			fmt.Sprintf("There is no tool %q here. Call one of the listed tools.", name)))
 	}
 	if len(args) == 0 || string(args) == "null" {
@@ -79,21 +79,21 @@ func Call(ctx context.Context, s *Session, name string, args json.RawMessage) (r
 	defer stop()
 	defer func() {
 		if p := recover(); p != nil {
-			res = Refused(approvals.Refuse(approvals.CodeFailed,
+			res = Refused(refusal.New(refusal.Failed,
 				fmt.Sprintf("The %s tool failed internally (%v); nothing further ran. Report this and try a different approach.", name, p)))
 		}
 	}()
 	return t.Handler(ctx, s, args)
 }
 
-// Refused turns an error into a model-facing error result. A *Refusal keeps
+// Refused turns an error into a model-facing error result. A *refusal.Error keeps
 // its code; any other error is a failure with its message.
 func Refused(err error) Result {
-	var r *approvals.Refusal
+	var r *refusal.Error
 	if errors.As(err, &r) {
 		return Result{Text: r.Text, IsError: true, Code: r.Code}
 	}
-	return Result{Text: err.Error(), IsError: true, Code: approvals.CodeFailed}
+	return Result{Text: err.Error(), IsError: true, Code: refusal.Failed}
 }
 
 // decode unmarshals args strictly into v; unknown fields and wrong types are
@@ -103,7 +103,7 @@ func decode(name string, args json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		return approvals.Refuse(approvals.CodeInvalid,
+		return refusal.New(refusal.Invalid,
 			fmt.Sprintf("The arguments of %s do not fit its schema: %s. Fix the arguments and call again.", name, argumentProblem(name, err)))
 	}
 	return nil

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // A model that sends wrong arguments learns which argument is wrong in JSON
@@ -21,7 +21,7 @@ func TestBadArgumentsAreNamedInTheSchemasTerms(t *testing.T) {
 		{`{"path":"a", }`, `they are not valid JSON`},
 	} {
 		res := Call(context.Background(), s, "read", json.RawMessage(tc.args))
-		if !res.IsError || res.Code != approvals.CodeInvalid {
+		if !res.IsError || res.Code != refusal.Invalid {
 			t.Errorf("%s: got %+v, want an invalid refusal", tc.args, res)
 			continue
 		}
@@ -37,7 +37,7 @@ func TestBadArgumentsAreNamedInTheSchemasTerms(t *testing.T) {
 func TestUnknownToolIsRefusedWithTheNextStep(t *testing.T) {
 	s := NewSession([]string{t.TempDir()}, documents.NewOverlay())
 	res := Call(context.Background(), s, "nope", nil)
-	if !res.IsError || res.Code != approvals.CodeUnknown || !strings.HasSuffix(res.Text, "Call one of the listed tools.") {
+	if !res.IsError || res.Code != refusal.Unknown || !strings.HasSuffix(res.Text, "Call one of the listed tools.") {
 		t.Fatalf("got %+v", res)
 	}
 }

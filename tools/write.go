@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
-	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/edits"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 func init() {
@@ -33,7 +33,7 @@ func init() {
 				return Refused(err)
 			}
 			if a.Path == nil || a.Content == nil {
-				return Refused(approvals.Refuse(approvals.CodeInvalid, "write needs both path and content. Call write again with both."))
+				return Refused(refusal.New(refusal.Invalid, "write needs both path and content. Call write again with both."))
 			}
 			text, err := edits.Write(ctx, s.edits(), *a.Path, *a.Content)
 			if err != nil {
