@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sync"
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -19,26 +18,14 @@ import (
 // job, when the setting shell.budgetSeconds is not set.
 const DefaultBudget = 30 * time.Second
 
-// BashEnv gives a bash call's steps variables of a front door's own, added
-// after the credentials are removed: the bridge's socket path and a per-call
-// token. release is called when the script has ended (a detached script
-// keeps its variables valid until then). Register with AddBashEnv.
-type BashEnv func(ctx context.Context, s *Session) (env []string, release func())
-
-var bashEnvs []BashEnv
-
-// AddBashEnv registers f for every later bash call. Call it from init.
-func AddBashEnv(f BashEnv) { bashEnvs = append(bashEnvs, f) }
-
-func init() {
-	register(Tool{
-		Name: "bash",
-		Description: `Run a bash script in the workspace root. tandem interprets it itself: every command that actually runs — in loops, functions, eval, $(…), pipelines, and behind env, xargs, find -exec, sh -c — is checked with its real arguments just before it runs, and one that needs the user's approval (by default: reading or writing a secret such as ~/.ssh; the user's shell.autoEffects setting may ask about more) is asked in the editor first. ` +
-			`A refused step stops the script there; earlier steps' changes stay. cd and export last for this call only. Processes get the environment without credentials. ` +
-			`The result says how the script ended (finished, exited, refused at step N), each step with its exit status, and the output (stdout and stderr together), keeping its first and last parts when long and counting what was dropped. ` +
-			`A script still running after the budget (shell.budgetSeconds, default 30 s) becomes a job: the call returns its output so far and the job id, and the jobs tool shows or kills it. ` +
-			`Inside an editor, steps can call the user's MCP tools: ` + "`tandem mcp list`" + ` lists them and ` + "`tandem mcp call SERVER/TOOL '{…}' > out.json`" + ` writes one result to a file, so a large result stays out of this conversation; read or grep the file for what you need.`,
-		InputSchema: json.RawMessage(`{
+var bashTool = Tool{
+	Name: "bash",
+	Description: `Run a bash script in the workspace root. tandem interprets it itself: every command that actually runs — in loops, functions, eval, $(…), pipelines, and behind env, xargs, find -exec, sh -c — is checked with its real arguments just before it runs, and one that needs the user's approval (by default: reading or writing a secret such as ~/.ssh; the user's shell.autoEffects setting may ask about more) is asked in the editor first. ` +
+		`A refused step stops the script there; earlier steps' changes stay. cd and export last for this call only. Processes get the environment without credentials. ` +
+		`The result says how the script ended (finished, exited, refused at step N), each step with its exit status, and the output (stdout and stderr together), keeping its first and last parts when long and counting what was dropped. ` +
+		`A script still running after the budget (shell.budgetSeconds, default 30 s) becomes a job: the call returns its output so far and the job id, and the jobs tool shows or kills it. ` +
+		`Inside an editor, steps can call the user's MCP tools: ` + "`tandem mcp list`" + ` lists them and ` + "`tandem mcp call SERVER/TOOL '{…}' > out.json`" + ` writes one result to a file, so a large result stays out of this conversation; read or grep the file for what you need.`,
+	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
     "command": {"type": "string", "description": "The bash script to run."}
@@ -46,40 +33,7 @@ func init() {
   "required": ["command"],
   "additionalProperties": false
 }`),
-		Handler: runBash,
-	})
-}
-
-// Gate is the session's gate: its path policy, the auto set from the user's
-// own settings only (re-read at each call; a workspace can never set it),
-// and its Asker, read at each question.
-func (s *Session) Gate() *approvals.Gate {
-	s.mu.Lock()
-	if s.gate == nil {
-		home, _ := os.UserHomeDir()
-		p := approvals.NewPolicy(approvals.PolicyConfig{
-			Roots: s.Roots, Home: home, Env: os.Environ(),
-			// The settings file tandem loaded carries its execution gates;
-			// tandem's own process and the editor that started it hold the
-			// credentials the steps' environment lacks (/proc/PID/environ).
-			Secrets: []string{config.UserFile(), fmt.Sprintf("/proc/%d", os.Getpid()), fmt.Sprintf("/proc/%d", os.Getppid())},
-		})
-		s.gate = approvals.NewGate(s.ID, approvals.DefaultAuto, p, approvals.AskerFunc(func(ctx context.Context, q approvals.Question) approvals.Answer {
-			s.mu.Lock()
-			a := s.Asker
-			s.mu.Unlock()
-			if a == nil {
-				return approvals.Unanswered
-			}
-			return a.Ask(ctx, q)
-		}))
-	}
-	g := s.gate
-	s.mu.Unlock()
-	if auto, err := autoEffects(s.Settings); err == nil {
-		g.SetAuto(auto)
-	}
-	return g
+	Handler: runBash,
 }
 
 // autoEffects reads shell.autoEffects from the user's own settings. A bad
@@ -116,40 +70,10 @@ func budget(st *config.Settings) time.Duration {
 	return time.Duration(secs * float64(time.Second))
 }
 
-// sessionJobs holds each session's job table.
-var sessionJobs sync.Map // *Session → *shell.Jobs
-
-// Jobs is the session's job table; the session's end kills its jobs.
-func (s *Session) Jobs() *shell.Jobs {
-	if j, ok := sessionJobs.Load(s); ok {
-		return j.(*shell.Jobs)
-	}
-	j := shell.NewJobs(func(job *shell.Job) {
-		if s.Notify != nil {
-			s.Notify("tandem/jobSettled", jobSettled(s, job))
-		}
-	})
-	if prev, loaded := sessionJobs.LoadOrStore(s, j); loaded {
-		return prev.(*shell.Jobs)
-	}
-	s.OnClose(func() {
-		j.Close()
-		sessionJobs.Delete(s)
-	})
-	return j
-}
-
-// jobSettled is the params of tandem/jobSettled.
-func jobSettled(s *Session, job *shell.Job) map[string]any {
+// jobSettled is what the front door is told of a job that ended.
+func jobSettled(s *Session, job *shell.Job) JobSettled {
 	res := job.Run.Result()
-	return map[string]any{
-		"session": s.ID,
-		"job":     job.ID,
-		"command": job.Command,
-		"end":     res.End,
-		"status":  res.Status,
-		"text":    shell.Render(res),
-	}
+	return JobSettled{Session: s.ID, Job: job.ID, Command: job.Command, End: string(res.End), Status: res.Status, Text: shell.Render(res)}
 }
 
 func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
@@ -166,17 +90,11 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 		return Refused(refusal.New(refusal.Invalid, "This session has no workspace root to run in. Open a session on a workspace folder and call again."))
 	}
 	var extra []string
-	var releases []func()
-	for _, f := range bashEnvs {
-		env, release := f(ctx, s)
-		extra = append(extra, env...)
-		if release != nil {
-			releases = append(releases, release)
-		}
-	}
-	release := func() {
-		for _, r := range releases {
-			r()
+	release := func() {}
+	if s.opts.BashEnv != nil {
+		var r func()
+		if extra, r = s.opts.BashEnv(ctx, s); r != nil {
+			release = r
 		}
 	}
 	run, err := shell.Start(context.Background(), a.Command, shell.Options{
@@ -190,7 +108,7 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 		}
 		return Refused(err)
 	}
-	timer := time.NewTimer(budget(s.Settings))
+	timer := time.NewTimer(budget(s.opts.Settings))
 	defer timer.Stop()
 	select {
 	case <-run.Done():

@@ -14,36 +14,38 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/config"
-	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/shell"
 )
 
 type notes struct {
 	mu   sync.Mutex
-	got  []map[string]any
+	got  []JobSettled
 	cond chan struct{}
 }
 
 func bashSession(t *testing.T, settings string) (*Session, *notes) {
 	t.Helper()
-	s := NewSession([]string{t.TempDir()}, documents.NewOverlay())
-	s.Settings = config.New()
+	return bashSessionAsking(t, settings, nil)
+}
+
+// bashSessionAsking opens a session whose user settings file holds settings
+// (none when empty) and whose questions asker answers.
+func bashSessionAsking(t *testing.T, settings string, asker approvals.Asker) (*Session, *notes) {
+	t.Helper()
+	st := config.New()
 	if settings != "" {
-		if err := s.Settings.Set(config.SourceUserFile, json.RawMessage(settings)); err != nil {
+		if err := st.Set(config.SourceUserFile, json.RawMessage(settings)); err != nil {
 			t.Fatal(err)
 		}
 	}
 	n := &notes{cond: make(chan struct{}, 16)}
-	s.Notify = func(method string, params any) {
-		if method != "tandem/jobSettled" {
-			return
-		}
+	s := Open(Options{Roots: []string{t.TempDir()}, Settings: st, Asker: asker, JobSettled: func(j JobSettled) {
 		n.mu.Lock()
-		n.got = append(n.got, params.(map[string]any))
+		n.got = append(n.got, j)
 		n.mu.Unlock()
 		n.cond <- struct{}{}
-	}
+	}})
 	t.Cleanup(s.Close)
 	return s, n
 }
@@ -77,7 +79,7 @@ func TestBashDetachesPastTheBudgetAndSettlesLater(t *testing.T) {
 	n.mu.Lock()
 	note := n.got[0]
 	n.mu.Unlock()
-	if note["job"] != id || note["end"] != shell.Finished || !strings.Contains(note["text"].(string), "start\nend\n") {
+	if note.Job != id || note.End != string(shell.Finished) || !strings.Contains(note.Text, "start\nend\n") {
 		t.Fatalf("jobSettled: %+v", note)
 	}
 	list := Call(context.Background(), s, "jobs", json.RawMessage(`{"action":"list"}`))
@@ -192,19 +194,18 @@ func TestSessionCloseKillsItsJobs(t *testing.T) {
 // shell.autoEffects is read from the user's own settings only: a workspace
 // layer can neither narrow nor widen it.
 func TestAutoEffectsComeOnlyFromUserSettings(t *testing.T) {
-	s, _ := bashSession(t, `{"shell": {"autoEffects": ["read"]}}`)
-	s.Settings.Set(config.SourceConfiguration, json.RawMessage(`{"shell": {"autoEffects": ["read", "write", "exec", "net", "outside", "protected"]}}`))
 	var asked []approvals.Question
-	s.Asker = approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
+	s, _ := bashSessionAsking(t, `{"shell": {"autoEffects": ["read"]}}`, approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
 		asked = append(asked, q)
 		return approvals.Deny
-	})
+	}))
+	s.Settings().Set(config.SourceConfiguration, json.RawMessage(`{"shell": {"autoEffects": ["read", "write", "exec", "net", "outside", "protected"]}}`))
 	res := callBash(t, s, "touch made")
 	if len(asked) != 1 || res.Code != refusal.Denied {
 		t.Fatalf("a workspace widened the auto set: asked %d, %s", len(asked), res.Text)
 	}
 	s2, _ := bashSession(t, "")
-	s2.Settings.Set(config.SourceClientOther, json.RawMessage(`{"shell": {"autoEffects": []}}`))
+	s2.Settings().Set(config.SourceClientOther, json.RawMessage(`{"shell": {"autoEffects": []}}`))
 	res = callBash(t, s2, "touch made")
 	if res.IsError {
 		t.Fatalf("a workspace narrowed the auto set: %s", res.Text)

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/tandemdev/tandem/approvals"
-	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/refusal"
 )
 
@@ -36,11 +35,10 @@ func TestDocumentToolsAskBeforeSecrets(t *testing.T) {
 	}
 	var asked []approvals.Question
 	answer := approvals.Unanswered
-	s := NewSession([]string{ws}, documents.NewOverlay())
-	s.Asker = approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
+	s := Open(Options{Roots: []string{ws}, Asker: approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
 		asked = append(asked, q)
 		return answer
-	})
+	})})
 	call := func(name, args string) Result {
 		return Call(context.Background(), s, name, json.RawMessage(args))
 	}

@@ -20,7 +20,7 @@ func TestDocumentsToolsThroughTheRegistry(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha\nbeta\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s := NewSession([]string{dir}, documents.NewOverlay())
+	s := Open(Options{Roots: []string{dir}})
 	ctx := context.Background()
 	call := func(name, args string) Result { return Call(ctx, s, name, json.RawMessage(args)) }
 

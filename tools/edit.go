@@ -9,16 +9,15 @@ import (
 	"github.com/tandemdev/tandem/edits"
 )
 
-func init() {
-	register(Tool{
-		Name: "edit",
-		Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" on that version's line numbers: ` +
-			`{"replace":"12-14","text":"new lines"}, {"delete":"12-14"}, {"insertAfter":"12","text":"..."}, {"insertBefore":"12","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). ` +
-			`An anchor is a line number, a range, or the row as read showed it ("12:func main() {"). Use the line numbers of the version you read even after earlier ops in the same list; do not shift them yourself. ` +
-			`"moveTo" moves the file (never over an existing one); "create" makes a new file with exactly that content. Instead of files you may send "patch", a unified diff of one or more files. ` +
-			`You may only anchor on lines you were shown: otherwise nothing is written and the reply shows those lines, so the same call then applies. If the file changed since your tag, the edit is carried over when the lines it touches are unchanged; else you get their current text. ` +
-			`New lines get the file's line endings. The reply lists the files applied, each with its new tag and a compact diff whose numbered rows you can anchor on next.`,
-		InputSchema: json.RawMessage(`{
+var editTool = Tool{
+	Name: "edit",
+	Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" on that version's line numbers: ` +
+		`{"replace":"12-14","text":"new lines"}, {"delete":"12-14"}, {"insertAfter":"12","text":"..."}, {"insertBefore":"12","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). ` +
+		`An anchor is a line number, a range, or the row as read showed it ("12:func main() {"). Use the line numbers of the version you read even after earlier ops in the same list; do not shift them yourself. ` +
+		`"moveTo" moves the file (never over an existing one); "create" makes a new file with exactly that content. Instead of files you may send "patch", a unified diff of one or more files. ` +
+		`You may only anchor on lines you were shown: otherwise nothing is written and the reply shows those lines, so the same call then applies. If the file changed since your tag, the edit is carried over when the lines it touches are unchanged; else you get their current text. ` +
+		`New lines get the file's line endings. The reply lists the files applied, each with its new tag and a compact diff whose numbered rows you can anchor on next.`,
+	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
     "files": {
@@ -65,24 +64,23 @@ func init() {
     {"files": [{"path": "README.md", "tag": "9F00C2E1", "old": "tandem greet", "new": "tandem greet --name"}]}
   ]
 }`),
-		Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
-			var a edits.Args
-			if err := decode("edit", args, &a); err != nil {
-				return Refused(err)
-			}
-			text, err := edits.Edit(ctx, s.edits(), a)
-			if err != nil {
-				return Refused(err)
-			}
-			return Result{Text: text}
-		},
-	})
+	Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
+		var a edits.Args
+		if err := decode("edit", args, &a); err != nil {
+			return Refused(err)
+		}
+		text, err := edits.Edit(ctx, s.edits(), a)
+		if err != nil {
+			return Refused(err)
+		}
+		return Result{Text: text}
+	},
 }
 
 // edits is the environment edits and writes of this session work in: every
 // path they write passes the session's gate first (a secret always asks).
 func (s *Session) edits() *edits.Env {
-	return &edits.Env{Roots: s.Roots, Seen: s.Seen, Buffers: s.Buffers, Editor: s.Editor,
+	return &edits.Env{Roots: s.Roots, Seen: s.Seen, Buffers: s.Buffers, Editor: s.opts.Editor,
 		Allow: func(ctx context.Context, abs string) error {
 			_, err := s.Gate().Access(ctx, approvals.AccessWrite, filepath.Dir(abs), abs)
 			return err

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/tandemdev/tandem/approvals"
-	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/refusal"
 )
 
@@ -19,7 +18,8 @@ import (
 func TestEditAndWriteThroughTheGate(t *testing.T) {
 	home, ws := t.TempDir(), t.TempDir()
 	t.Setenv("HOME", home)
-	s := NewSession([]string{ws}, documents.NewOverlay())
+	answer := approvals.Unanswered
+	s := Open(Options{Roots: []string{ws}, Asker: approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer { return answer })})
 	ctx := context.Background()
 	call := func(name, args string) Result { return Call(ctx, s, name, json.RawMessage(args)) }
 
@@ -49,7 +49,7 @@ func TestEditAndWriteThroughTheGate(t *testing.T) {
 	}
 
 	// With someone to answer yes, the secret is written.
-	s.Asker = approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer { return approvals.AllowOnce })
+	answer = approvals.AllowOnce
 	if res := call("write", `{"path":`+quote(secret)+`,"content":"key\n"}`); res.IsError {
 		t.Fatalf("write to a secret after a yes: %+v", res)
 	}

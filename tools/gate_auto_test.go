@@ -8,7 +8,6 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/config"
-	"github.com/tandemdev/tandem/documents"
 )
 
 // The auto set is an execution gate: only the user's own settings set it. A
@@ -36,8 +35,7 @@ func TestAutoSetComesOnlyFromUserSettings(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		s := NewSession([]string{t.TempDir()}, documents.NewOverlay())
-		s.Settings = st
+		s := Open(Options{Roots: []string{t.TempDir()}, Settings: st})
 		return s.Gate().Auto()
 	}
 	read := approvals.Of(approvals.Read)
@@ -77,8 +75,7 @@ func TestAutoSetComesOnlyFromUserSettings(t *testing.T) {
 	if err := st.LoadUser(); err != nil {
 		t.Fatal(err)
 	}
-	s := NewSession([]string{t.TempDir()}, documents.NewOverlay())
-	s.Settings = st
+	s := Open(Options{Roots: []string{t.TempDir()}, Settings: st})
 	if got := s.Gate().Auto(); got != read {
 		t.Errorf("user file: auto set %v, want read", got)
 	}

@@ -8,15 +8,14 @@ import (
 	"github.com/tandemdev/tandem/documents"
 )
 
-func init() {
-	register(Tool{
-		Name: "glob",
-		Description: `Find files and directories by name with a glob pattern: "*" within one path segment, "**" across directories, "{a,b}" alternatives, "[a-z]" classes. ` +
-			`The pattern is matched against paths relative to "path" (default the workspace root), e.g. "**/*_test.go" or "cmd/*/main.go". ` +
-			`Files excluded by .gitignore, .ignore and git's exclude files are skipped, as git does. ` +
-			`Paths are listed newest first (by modification time), then by name, relative to the workspace root; directories end in "/". ` +
-			`A page holds at most 200 paths ("limit" asks for fewer); when more match, the last lines give the count and the "skip" for the next page.`,
-		InputSchema: json.RawMessage(`{
+var globTool = Tool{
+	Name: "glob",
+	Description: `Find files and directories by name with a glob pattern: "*" within one path segment, "**" across directories, "{a,b}" alternatives, "[a-z]" classes. ` +
+		`The pattern is matched against paths relative to "path" (default the workspace root), e.g. "**/*_test.go" or "cmd/*/main.go". ` +
+		`Files excluded by .gitignore, .ignore and git's exclude files are skipped, as git does. ` +
+		`Paths are listed newest first (by modification time), then by name, relative to the workspace root; directories end in "/". ` +
+		`A page holds at most 200 paths ("limit" asks for fewer); when more match, the last lines give the count and the "skip" for the next page.`,
+	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
     "pattern": {"type": "string", "description": "Glob relative to path, e.g. \"**/*.go\"."},
@@ -27,19 +26,18 @@ func init() {
   "required": ["pattern"],
   "additionalProperties": false
 }`),
-		Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
-			var req documents.GlobRequest
-			if err := decode("glob", args, &req); err != nil {
-				return Refused(err)
-			}
-			if err := s.gateDocument(ctx, approvals.AccessList, req.Path); err != nil {
-				return Refused(err)
-			}
-			text, err := documents.Glob(ctx, s.Roots, req)
-			if err != nil {
-				return Refused(err)
-			}
-			return Result{Text: text}
-		},
-	})
+	Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
+		var req documents.GlobRequest
+		if err := decode("glob", args, &req); err != nil {
+			return Refused(err)
+		}
+		if err := s.gateDocument(ctx, approvals.AccessList, req.Path); err != nil {
+			return Refused(err)
+		}
+		text, err := documents.Glob(ctx, s.Roots, req)
+		if err != nil {
+			return Refused(err)
+		}
+		return Result{Text: text}
+	},
 }

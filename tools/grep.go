@@ -8,16 +8,15 @@ import (
 	"github.com/tandemdev/tandem/documents"
 )
 
-func init() {
-	register(Tool{
-		Name: "grep",
-		Description: `Search file contents with a regular expression (RE2 syntax, like ripgrep), line by line. ` +
-			`Searches the workspace root, or "path" (a directory or one file); "glob" filters files ("*.go" matches names, "src/**/*.ts" paths under the searched directory, "!*_test.go" excludes). ` +
-			`Files excluded by .gitignore, .ignore and git's exclude files are skipped, as git does; files open in the editor are searched as their unsaved buffers. ` +
-			`Results are grouped by file under [path#TAG] (the tag names the exact bytes searched, so you can edit those rows directly), with rows "N:text" as read shows them. ` +
-			`A directory search shows 20 files per page and 20 matches per file; a one-file search shows 200 matches per page. When there is more, the last lines say so and give the "skip" for the next page. ` +
-			`Every file not searched or cut (binary, ignored, too large, unreadable, symlinks) is counted in a closing note.`,
-		InputSchema: json.RawMessage(`{
+var grepTool = Tool{
+	Name: "grep",
+	Description: `Search file contents with a regular expression (RE2 syntax, like ripgrep), line by line. ` +
+		`Searches the workspace root, or "path" (a directory or one file); "glob" filters files ("*.go" matches names, "src/**/*.ts" paths under the searched directory, "!*_test.go" excludes). ` +
+		`Files excluded by .gitignore, .ignore and git's exclude files are skipped, as git does; files open in the editor are searched as their unsaved buffers. ` +
+		`Results are grouped by file under [path#TAG] (the tag names the exact bytes searched, so you can edit those rows directly), with rows "N:text" as read shows them. ` +
+		`A directory search shows 20 files per page and 20 matches per file; a one-file search shows 200 matches per page. When there is more, the last lines say so and give the "skip" for the next page. ` +
+		`Every file not searched or cut (binary, ignored, too large, unreadable, symlinks) is counted in a closing note.`,
+	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
     "pattern": {"type": "string", "description": "Regular expression (RE2 syntax), or text when literal is true."},
@@ -30,19 +29,18 @@ func init() {
   "required": ["pattern"],
   "additionalProperties": false
 }`),
-		Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
-			var req documents.GrepRequest
-			if err := decode("grep", args, &req); err != nil {
-				return Refused(err)
-			}
-			if err := s.gateDocument(ctx, approvals.AccessSearch, req.Path); err != nil {
-				return Refused(err)
-			}
-			text, err := documents.Grep(ctx, s.Seen, s.Buffers, s.Roots, req)
-			if err != nil {
-				return Refused(err)
-			}
-			return Result{Text: text}
-		},
-	})
+	Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
+		var req documents.GrepRequest
+		if err := decode("grep", args, &req); err != nil {
+			return Refused(err)
+		}
+		if err := s.gateDocument(ctx, approvals.AccessSearch, req.Path); err != nil {
+			return Refused(err)
+		}
+		text, err := documents.Grep(ctx, s.Seen, s.Buffers, s.Roots, req)
+		if err != nil {
+			return Refused(err)
+		}
+		return Result{Text: text}
+	},
 }

@@ -10,13 +10,12 @@ import (
 	"github.com/tandemdev/tandem/shell"
 )
 
-func init() {
-	register(Tool{
-		Name: "jobs",
-		Description: `List, show or kill the session's jobs: bash scripts that outlived their call's budget. ` +
-			`{"action":"list"} lists them with their state; {"action":"show","id":"job-1"} shows one job's steps and output (first and last parts when long); ` +
-			`{"action":"kill","id":"job-1"} stops it and every process it started, and shows how it ended. A job's end is also reported when it settles.`,
-		InputSchema: json.RawMessage(`{
+var jobsTool = Tool{
+	Name: "jobs",
+	Description: `List, show or kill the session's jobs: bash scripts that outlived their call's budget. ` +
+		`{"action":"list"} lists them with their state; {"action":"show","id":"job-1"} shows one job's steps and output (first and last parts when long); ` +
+		`{"action":"kill","id":"job-1"} stops it and every process it started, and shows how it ended. A job's end is also reported when it settles.`,
+	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
     "action": {"type": "string", "enum": ["list", "show", "kill"], "description": "What to do; default list."},
@@ -24,8 +23,7 @@ func init() {
   },
   "additionalProperties": false
 }`),
-		Handler: runJobs,
-	})
+	Handler: runJobs,
 }
 
 func runJobs(_ context.Context, s *Session, args json.RawMessage) Result {

@@ -10,15 +10,14 @@ import (
 	"github.com/tandemdev/tandem/documents"
 )
 
-func init() {
-	register(Tool{
-		Name: "read",
-		Description: `Read a text file, or list a directory. The path is relative to the workspace root, absolute, or repo://PATH (confined to the workspace). ` +
-			`The first line is [path#TAG]: TAG names the exact content the rows come from; edits quote it. Each row is "N:text" with its 1-based line number. ` +
-			`"lines" selects rows, e.g. "40-80" or "1-5,120-" (ranges are sorted and merged; "..." stands where lines are skipped). ` +
-			`Only rows you were shown count as seen, and edits may only anchor on seen lines. A long result keeps its head and tail and says which lines it cut and how to read them. ` +
-			`If the editor has the file open with unsaved changes, you see that buffer and are told so. Files over 4 MiB can be read only with "lines" and have no tag; binary and non-UTF-8 files are refused with what was found.`,
-		InputSchema: json.RawMessage(`{
+var readTool = Tool{
+	Name: "read",
+	Description: `Read a text file, or list a directory. The path is relative to the workspace root, absolute, or repo://PATH (confined to the workspace). ` +
+		`The first line is [path#TAG]: TAG names the exact content the rows come from; edits quote it. Each row is "N:text" with its 1-based line number. ` +
+		`"lines" selects rows, e.g. "40-80" or "1-5,120-" (ranges are sorted and merged; "..." stands where lines are skipped). ` +
+		`Only rows you were shown count as seen, and edits may only anchor on seen lines. A long result keeps its head and tail and says which lines it cut and how to read them. ` +
+		`If the editor has the file open with unsaved changes, you see that buffer and are told so. Files over 4 MiB can be read only with "lines" and have no tag; binary and non-UTF-8 files are refused with what was found.`,
+	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "File or directory: relative to the workspace root, absolute, or repo://PATH."},
@@ -27,24 +26,23 @@ func init() {
   "required": ["path"],
   "additionalProperties": false
 }`),
-		Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
-			var a struct {
-				Path  string   `json:"path"`
-				Lines selector `json:"lines"`
-			}
-			if err := decode("read", args, &a); err != nil {
-				return Refused(err)
-			}
-			if err := s.gateDocument(ctx, approvals.AccessRead, a.Path); err != nil {
-				return Refused(err)
-			}
-			text, err := documents.Read(s.Seen, s.Buffers, s.Roots, a.Path, string(a.Lines))
-			if err != nil {
-				return Refused(err)
-			}
-			return Result{Text: text}
-		},
-	})
+	Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
+		var a struct {
+			Path  string   `json:"path"`
+			Lines selector `json:"lines"`
+		}
+		if err := decode("read", args, &a); err != nil {
+			return Refused(err)
+		}
+		if err := s.gateDocument(ctx, approvals.AccessRead, a.Path); err != nil {
+			return Refused(err)
+		}
+		text, err := documents.Read(s.Seen, s.Buffers, s.Roots, a.Path, string(a.Lines))
+		if err != nil {
+			return Refused(err)
+		}
+		return Result{Text: text}
+	},
 }
 
 // selector is read's lines argument: a string such as "5-10", or a bare line

@@ -39,17 +39,22 @@ type Tool struct {
 	Available func(*Session) bool
 }
 
-var builtin = map[string]Tool{}
+// builtin is every tool by name. It is filled in init, from the one list
+// there, because the tools' handlers refer back to it (argument errors name
+// the schema's properties).
+var builtin map[string]Tool
 
-// register adds a built-in tool; called from init functions in this package.
-func register(t Tool) {
-	if _, dup := builtin[t.Name]; dup {
-		panic("tools: duplicate tool " + t.Name)
+func init() {
+	builtin = map[string]Tool{}
+	for _, t := range []Tool{readTool, grepTool, globTool, editTool, writeTool, bashTool, jobsTool} {
+		if _, dup := builtin[t.Name]; dup {
+			panic("tools: duplicate tool " + t.Name)
+		}
+		if !json.Valid(t.InputSchema) {
+			panic("tools: invalid schema for " + t.Name)
+		}
+		builtin[t.Name] = t
 	}
-	if !json.Valid(t.InputSchema) {
-		panic("tools: invalid schema for " + t.Name)
-	}
-	builtin[t.Name] = t
 }
 
 // List returns the tools available in s, sorted by name.

@@ -6,14 +6,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/refusal"
 )
 
 // A model that sends wrong arguments learns which argument is wrong in JSON
 // terms, never Go's, and the refusal ends with what to do.
 func TestBadArgumentsAreNamedInTheSchemasTerms(t *testing.T) {
-	s := NewSession([]string{t.TempDir()}, documents.NewOverlay())
+	s := Open(Options{Roots: []string{t.TempDir()}})
 	for _, tc := range []struct{ args, want string }{
 		{`{"path":5}`, `"path" must be a string, not number`},
 		{`[1]`, `they must be one JSON object, not array`},
@@ -35,7 +34,7 @@ func TestBadArgumentsAreNamedInTheSchemasTerms(t *testing.T) {
 }
 
 func TestUnknownToolIsRefusedWithTheNextStep(t *testing.T) {
-	s := NewSession([]string{t.TempDir()}, documents.NewOverlay())
+	s := Open(Options{Roots: []string{t.TempDir()}})
 	res := Call(context.Background(), s, "nope", nil)
 	if !res.IsError || res.Code != refusal.Unknown || !strings.HasSuffix(res.Text, "Call one of the listed tools.") {
 		t.Fatalf("got %+v", res)

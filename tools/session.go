@@ -4,39 +4,74 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
+	"os"
 	"sync"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/edits"
+	"github.com/tandemdev/tandem/shell"
 )
 
-// Session is one agent conversation: its workspace roots, what its model has
-// seen, and the services of the front door that opened it.
-type Session struct {
-	ID    string
+// Options is what a front door gives every session it opens. Open is the
+// one constructor, so a session is wired the same way whichever door
+// opened it: the editor's chat, an ACP client, `tandem mcp serve`,
+// `tandem tool`.
+type Options struct {
 	Roots []string // absolute workspace roots; the first resolves relative paths
-	Seen  *documents.Store
-	// Buffers is the editor's open documents over disk; shared by all sessions
-	// of one server. Empty (never nil) in a standalone session.
+	// Buffers is the editor's open documents over disk, shared by the
+	// sessions of one editor connection. Nil: an empty overlay (no editor).
 	Buffers *documents.Overlay
-	// Settings is the front door's settings (config.Settings.User for the
-	// ones that gate execution). Nil reads as empty.
+	// Settings is the front door's settings, with the user's own file
+	// loaded (config.Settings.User gives the ones that gate execution).
+	// Nil: empty settings, the defaults.
 	Settings *config.Settings
 	// Editor applies edits to open buffers through the editor (LSP
 	// workspace/applyEdit); nil when no editor is attached.
 	Editor edits.Editor
 	// Asker answers the questions of the session's gate (the editor's
 	// prompts, a terminal). Nil: nobody can answer, every question is
-	// unanswered at once. Set by the front door before the first call.
+	// unanswered at once.
 	Asker approvals.Asker
-	// Notify sends a notification to the front door's client (a job that
-	// settled). Nil drops it.
-	Notify func(method string, params any)
+	// BashEnv gives each bash call's steps variables of the front door's
+	// own; nil adds none.
+	BashEnv BashEnv
+	// JobSettled is told when a job of the session (a script that outlived
+	// its call) ends; nil: nobody is told, the jobs tool still shows it.
+	JobSettled func(JobSettled)
+}
+
+// BashEnv gives a bash call's steps variables of a front door's own, added
+// after the credentials are removed: the bridge's socket path and a per-call
+// token. release is called when the script has ended (a detached script
+// keeps its variables valid until then).
+type BashEnv func(ctx context.Context, s *Session) (env []string, release func())
+
+// JobSettled is a job that ended: what a front door tells its client.
+type JobSettled struct {
+	Session string `json:"session"`
+	Job     string `json:"job"`
+	Command string `json:"command"`
+	End     string `json:"end"`
+	Status  int    `json:"status"`
+	Text    string `json:"text"` // the job's result as the model would see it
+}
+
+// Session is one agent conversation: its workspace roots, what its model has
+// seen, and the services of the front door that opened it.
+type Session struct {
+	ID      string
+	Roots   []string // absolute workspace roots; the first resolves relative paths
+	Seen    *documents.Store
+	Buffers *documents.Overlay // the editor's open documents; empty without an editor
+	opts    Options
+
+	gate *approvals.Gate
+	jobs *shell.Jobs
 
 	mu      sync.Mutex
-	gate    *approvals.Gate
 	closers []func()
 	closed  bool
 	// ctx is cancelled by Close, and with it every call still running in
@@ -46,8 +81,72 @@ type Session struct {
 	calls  sync.WaitGroup
 }
 
-// OnClose registers f to run when the session closes (killing its jobs).
-// On a closed session f runs at once.
+// Open opens a session. Close it when the front door is done with it: that
+// ends its calls, its jobs and every process they started.
+func Open(o Options) *Session {
+	if o.Buffers == nil {
+		o.Buffers = documents.NewOverlay()
+	}
+	if o.Settings == nil {
+		o.Settings = config.New()
+	}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Session{
+		ID:      hex.EncodeToString(id[:]),
+		Roots:   o.Roots,
+		Seen:    documents.NewStore(),
+		Buffers: o.Buffers,
+		opts:    o,
+		ctx:     ctx,
+		cancel:  cancel,
+	}
+	s.gate = newGate(s)
+	s.jobs = shell.NewJobs(func(job *shell.Job) {
+		if o.JobSettled != nil {
+			o.JobSettled(jobSettled(s, job))
+		}
+	})
+	s.OnClose(s.jobs.Close)
+	return s
+}
+
+// newGate builds the session's gate: its path policy, and its asker read
+// from the front door. The auto set is set at each use (see Gate).
+func newGate(s *Session) *approvals.Gate {
+	home, _ := os.UserHomeDir()
+	p := approvals.NewPolicy(approvals.PolicyConfig{
+		Roots: s.Roots, Home: home, Env: os.Environ(),
+		// The settings file tandem loaded carries its execution gates;
+		// tandem's own process and the editor that started it hold the
+		// credentials the steps' environment lacks (/proc/PID/environ).
+		Secrets: []string{config.UserFile(), fmt.Sprintf("/proc/%d", os.Getpid()), fmt.Sprintf("/proc/%d", os.Getppid())},
+	})
+	return approvals.NewGate(s.ID, approvals.DefaultAuto, p, s.opts.Asker)
+}
+
+// Gate is the session's gate, its auto set read again from the user's own
+// settings (a workspace can never set it). A bad value keeps the auto set
+// the gate had: it never widens what runs unasked.
+func (s *Session) Gate() *approvals.Gate {
+	if auto, err := autoEffects(s.opts.Settings); err == nil {
+		s.gate.SetAuto(auto)
+	}
+	return s.gate
+}
+
+// Settings is the settings the session was opened with.
+func (s *Session) Settings() *config.Settings { return s.opts.Settings }
+
+// Asker is whoever answers the session's questions; nil when nobody can.
+func (s *Session) Asker() approvals.Asker { return s.opts.Asker }
+
+// Jobs is the session's job table; the session's end kills its jobs.
+func (s *Session) Jobs() *shell.Jobs { return s.jobs }
+
+// OnClose registers f to run when the session closes. On a closed session
+// f runs at once.
 func (s *Session) OnClose(f func()) {
 	s.mu.Lock()
 	if !s.closed {
@@ -62,7 +161,8 @@ func (s *Session) OnClose(f func()) {
 // Close ends the session: its calls still running are cancelled (a bash
 // call waiting on a question withdraws it and stops its script) and
 // waited for, then every OnClose function runs once, last first. When Close
-// returns nothing the session started runs any more.
+// returns nothing the session started runs any more. Closing twice is
+// harmless.
 func (s *Session) Close() {
 	s.cancel()
 	s.mu.Lock()
@@ -93,20 +193,5 @@ func (s *Session) bind(ctx context.Context) (_ context.Context, stop func()) {
 		if counted {
 			s.calls.Done()
 		}
-	}
-}
-
-// NewSession opens a session on the given absolute roots over buffers.
-func NewSession(roots []string, buffers *documents.Overlay) *Session {
-	var id [8]byte
-	_, _ = rand.Read(id[:])
-	ctx, cancel := context.WithCancel(context.Background())
-	return &Session{
-		ID:      hex.EncodeToString(id[:]),
-		Roots:   roots,
-		Seen:    documents.NewStore(),
-		Buffers: buffers,
-		ctx:     ctx,
-		cancel:  cancel,
 	}
 }

@@ -1,0 +1,19 @@
+package tools
+
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+
+// MCP is the result as an MCP CallToolResult, the one mapping every front
+// door sends: the model's text as one text content, isError, the
+// structured content, and on a refusal its code in _meta.code, so a client
+// can tell a conflict from a denial without parsing the text.
+func (r Result) MCP() *mcp.CallToolResult {
+	out := &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: r.Text}},
+		IsError:           r.IsError,
+		StructuredContent: r.Structured,
+	}
+	if r.Code != "" {
+		out.Meta = mcp.Meta{"code": string(r.Code)}
+	}
+	return out
+}
