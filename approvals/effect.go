@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -100,13 +101,15 @@ type UnknownEffectError struct {
 	// Ungrantable is true when Name is a real effect that can never be in the
 	// auto set ("secret").
 	Ungrantable bool
+	// Allowed is the names that would have been taken.
+	Allowed Effects
 }
 
 func (e *UnknownEffectError) Error() string {
 	if e.Ungrantable {
-		return fmt.Sprintf("effect %q can never run unasked; allowed names: %s", e.Name, strings.Join(DefaultAuto.Names(), ", "))
+		return fmt.Sprintf("effect %q can never run unasked; allowed names: %s", e.Name, strings.Join(e.Allowed.Names(), ", "))
 	}
-	return fmt.Sprintf("unknown effect %q; allowed names: %s", e.Name, strings.Join(All.Names(), ", "))
+	return fmt.Sprintf("unknown effect %q; allowed names: %s", e.Name, strings.Join(e.Allowed.Names(), ", "))
 }
 
 // ParseEffect reads one effect name; names are exact and lower case.
@@ -116,7 +119,7 @@ func ParseEffect(name string) (Effect, error) {
 			return Effect(1 << i), nil
 		}
 	}
-	return 0, &UnknownEffectError{Name: name}
+	return 0, &UnknownEffectError{Name: name, Allowed: All}
 }
 
 // ParseEffects reads a list of effect names (any of the seven). Duplicates are
@@ -143,11 +146,12 @@ func ParseEffects(names []string) (Effects, error) {
 // settings), never from a workspace folder or project file.
 func ParseAuto(names []string) (Effects, error) {
 	s, err := ParseEffects(names)
-	if err != nil {
-		return 0, err
+	var unknown *UnknownEffectError
+	if errors.As(err, &unknown) {
+		return 0, &UnknownEffectError{Name: unknown.Name, Allowed: DefaultAuto}
 	}
 	if s.Has(Secret) {
-		return 0, &UnknownEffectError{Name: Secret.String(), Ungrantable: true}
+		return 0, &UnknownEffectError{Name: Secret.String(), Ungrantable: true, Allowed: DefaultAuto}
 	}
 	return s, nil
 }

@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// versionsKept is how many versions of one file a session remembers (S8.3):
+// versionsKept is how many versions of one file a session remembers:
 // an edit based on one of them can be rebased; older tags must be read again.
 const versionsKept = 8
 
@@ -18,7 +18,7 @@ const storeBytesKept = 256 << 20
 // Store is one session's memory of what the model has seen: for each file the
 // last versions it was shown (by tag, with their bytes) and, per version, the
 // line numbers whose rows actually reached the model. Edits anchor only on
-// seen lines (S8.8). Safe for concurrent use.
+// seen lines. Safe for concurrent use.
 type Store struct {
 	mu       sync.Mutex
 	files    map[string][]*version // newest last

@@ -77,7 +77,7 @@ type conflictError struct {
 
 func (e *conflictError) Error() string { return e.reason }
 
-// commit writes changes all or nothing for conflicts (S8.1): it locks every
+// commit writes changes all or nothing for conflicts: it locks every
 // directory involved in one global order, checks every change against the
 // bytes it was staged on (and that a move's destination is free), and only
 // then publishes, in order, stopping at the first failure. Open buffers go

@@ -10,7 +10,7 @@ import (
 	"github.com/tandemdev/tandem/documents"
 )
 
-// The reveal bounds (S8.8): a rejection shows at most revealLines unseen
+// The reveal bounds: a rejection shows at most revealLines unseen
 // anchors, each cut to revealChars characters.
 const (
 	revealLines = 40
@@ -26,7 +26,7 @@ type reveal struct {
 }
 
 // guard checks that every anchor is a line of the tagged version the model
-// was shown (S8.8). When some are not, it shows the first revealLines of
+// was shown. When some are not, it shows the first revealLines of
 // them, each cut to revealChars characters, and marks the ones it showed
 // whole as seen, so a straight retry applies when it showed them all.
 func guard(store *documents.Store, path, show string, tag documents.Tag, base documents.Lines, anchors []int) *reveal {

@@ -247,7 +247,7 @@ func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from,
 
 // splitText turns a model's text into lines by the shared line model: "\n"
 // or "\r\n" ends a line, a final ending does not start an empty line, and
-// the endings written are the file's (S8.6), never the model's.
+// the endings written are the file's, never the model's.
 func splitText(text string) [][]byte {
 	ls := documents.Scan([]byte(text))
 	out := make([][]byte, ls.Len())

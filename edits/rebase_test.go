@@ -160,7 +160,7 @@ func TestStaleAnchorChangedShowsCurrentText(t *testing.T) {
 	}
 }
 
-// S8.2: a start or end insert retried with the old tag after it landed does
+// A start or end insert retried with the old tag after it landed does
 // not insert again.
 func TestRetryOfStartAndEndInsertsIsIdempotent(t *testing.T) {
 	w := newWS(t, map[string]string{"a.txt": "body\n"})

@@ -13,7 +13,7 @@ const maxDiffRows = 200
 
 // reply renders what a commit did, file by file, and records what the model
 // now knows: each landed file's new version, with the lines seen before,
-// the lines the edit wrote and the rows the reply shows marked seen (S8.8).
+// the lines the edit wrote and the rows the reply shows marked seen.
 // It says "Applied to" exactly the files whose new content landed, and an
 // error only when none did.
 func reply(env *Env, cs []*change, outs []outcome) (string, error) {

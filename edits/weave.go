@@ -37,7 +37,7 @@ func spliceLines(base documents.Lines, sps []splice) []newLine {
 	return out
 }
 
-// firstEnding is the carry a file starts from (S8.6): its first line ending,
+// firstEnding is the carry a file starts from: its first line ending,
 // or LF when it has none.
 func firstEnding(base documents.Lines) []byte {
 	for i := range base.Lines {
@@ -48,7 +48,7 @@ func firstEnding(base documents.Lines) []byte {
 	return []byte("\n")
 }
 
-// weave writes an edited file (S8.6): the base's BOM, then each line and an
+// weave writes an edited file: the base's BOM, then each line and an
 // ending. A kept line that is not last keeps its own ending when it has one;
 // any other line that is not last gets the separator written before it (at
 // the start, the file's first ending). The last line ends as the base's last

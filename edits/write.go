@@ -13,7 +13,7 @@ import (
 	"github.com/tandemdev/tandem/refusal"
 )
 
-// Write replaces the file at path with content, or creates it (S8.3). An
+// Write replaces the file at path with content, or creates it. An
 // existing file is replaced only when its bytes (in the editor buffer, else
 // on disk) are a version this session saw; else nothing is written. A
 // replaced file keeps its BOM, its line endings and its mode; a created one
@@ -91,7 +91,7 @@ func current(env *Env, abs string) (content []byte, fromBuffer, exists bool, err
 	return content, false, err == nil, err
 }
 
-// keepStyle writes content in the old file's style (S8.6): its BOM, and its
+// keepStyle writes content in the old file's style: its BOM, and its
 // first line ending on every line (content's own ending style when the old
 // file has none). It warns when content had other endings, or when the old
 // file was not UTF-8.

@@ -25,19 +25,6 @@ type toolInfo struct {
 	InputSchema json.RawMessage `json:"inputSchema"`
 }
 
-// callToolResult is the shape of an MCP CallToolResult.
-type callToolResult struct {
-	Content           []textContent  `json:"content"`
-	IsError           bool           `json:"isError"`
-	StructuredContent any            `json:"structuredContent,omitempty"`
-	Meta              map[string]any `json:"_meta,omitempty"`
-}
-
-type textContent struct {
-	Type string `json:"type"`
-	Text string `json:"text"`
-}
-
 // session returns the open session id, or the typed unknown-session error.
 func (s *Server) session(id string) (*tools.Session, error) {
 	s.mu.Lock()
@@ -69,11 +56,7 @@ func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 	if len(roots) == 0 {
 		return nil, invalidParams("tandem/openSession", fmt.Errorf("the editor named no workspace folder; pass roots"))
 	}
-	sess := tools.NewSession(roots, s.buffers)
-	sess.Settings = s.settings
-	for _, h := range sessionHooks {
-		h(s, sess)
-	}
+	sess := s.openTools(roots)
 	s.mu.Lock()
 	s.sessions[sess.ID] = sess
 	s.mu.Unlock()
@@ -81,65 +64,96 @@ func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 	return sess, nil
 }
 
-func init() {
-	onRequest("tandem/openSession", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			Roots []string `json:"roots"`
-		}
-		if err := decodeParams("tandem/openSession", params, &p); err != nil {
-			return nil, err
-		}
-		sess, err := s.newSession(p.Roots)
-		if err != nil {
-			return nil, err
-		}
-		return map[string]any{"session": sess.ID, "roots": sess.Roots}, nil
+// openTools opens a tools session served by this connection: the editor's
+// buffers and settings, its prompts for questions, its applyEdit for edits,
+// the bridge for bash steps, and settled jobs told to the editor.
+func (s *Server) openTools(roots []string) *tools.Session {
+	return tools.Open(tools.Options{
+		Roots:    roots,
+		Buffers:  s.buffers,
+		Settings: s.settings,
+		Editor:   editor{s.client},
+		Asker:    s.router,
+		BashEnv:  s.bashEnv,
+		JobSettled: func(j tools.JobSettled) {
+			_ = s.client.Notify(context.Background(), "tandem/jobSettled", j)
+		},
 	})
-	onRequest("tandem/closeSession", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			Session string `json:"session"`
-		}
-		if err := decodeParams("tandem/closeSession", params, &p); err != nil {
-			return nil, err
-		}
-		sess, err := s.session(p.Session)
-		if err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		delete(s.sessions, p.Session)
-		s.mu.Unlock()
-		sess.Close() // its jobs and their processes end with it
-		s.log.Info("session closed", "session", p.Session)
-		return nil, nil
-	})
-	onRequest("tandem/listTools", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			Session string `json:"session"`
-		}
-		if err := decodeParams("tandem/listTools", params, &p); err != nil {
-			return nil, err
-		}
-		var sess *tools.Session
-		if p.Session != "" {
-			var err error
-			if sess, err = s.session(p.Session); err != nil {
-				return nil, err
-			}
-		} else {
-			sess = tools.NewSession(s.Roots(), s.buffers)
-			sess.Settings = s.settings
-		}
-		list := []toolInfo{}
-		for _, t := range tools.List(sess) {
-			list = append(list, toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
-		}
-		return map[string]any{"tools": list}, nil
-	})
-	onRequest("tandem/callTool", callTool)
 }
 
-func callTool(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
+// closeSessions closes every open session: the connection's end is their
+// end, and their jobs' processes die with them.
+func (s *Server) closeSessions() {
+	s.mu.Lock()
+	sessions := make([]*tools.Session, 0, len(s.sessions))
+	for id, sess := range s.sessions {
+		sessions = append(sessions, sess)
+		delete(s.sessions, id)
+	}
+	s.mu.Unlock()
+	for _, sess := range sessions {
+		sess.Close()
+	}
+}
+
+func (s *Server) openSession(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Roots []string `json:"roots"`
+	}
+	if err := decodeParams("tandem/openSession", params, &p); err != nil {
+		return nil, err
+	}
+	sess, err := s.newSession(p.Roots)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"session": sess.ID, "roots": sess.Roots}, nil
+}
+
+func (s *Server) closeSession(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Session string `json:"session"`
+	}
+	if err := decodeParams("tandem/closeSession", params, &p); err != nil {
+		return nil, err
+	}
+	sess, err := s.session(p.Session)
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	delete(s.sessions, p.Session)
+	s.mu.Unlock()
+	sess.Close() // its jobs and their processes end with it
+	s.log.Info("session closed", "session", p.Session)
+	return nil, nil
+}
+
+func (s *Server) listTools(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Session string `json:"session"`
+	}
+	if err := decodeParams("tandem/listTools", params, &p); err != nil {
+		return nil, err
+	}
+	var sess *tools.Session
+	if p.Session != "" {
+		var err error
+		if sess, err = s.session(p.Session); err != nil {
+			return nil, err
+		}
+	} else {
+		sess = s.openTools(s.Roots())
+		defer sess.Close()
+	}
+	list := []toolInfo{}
+	for _, t := range tools.List(sess) {
+		list = append(list, toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	}
+	return map[string]any{"tools": list}, nil
+}
+
+func (s *Server) callTool(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		Session       string          `json:"session"`
 		Name          string          `json:"name"`
@@ -195,9 +209,5 @@ func callTool(ctx context.Context, s *Server, params json.RawMessage) (any, erro
 	progress.End("")
 	mu.Unlock()
 	s.log.Info("tool called", "session", sess.ID, "tool", p.Name, "isError", res.IsError, "code", string(res.Code), "ms", time.Since(start).Milliseconds())
-	out := callToolResult{Content: []textContent{{Type: "text", Text: res.Text}}, IsError: res.IsError, StructuredContent: res.Structured}
-	if res.Code != "" {
-		out.Meta = map[string]any{"code": res.Code}
-	}
-	return out, nil
+	return res.MCP(), nil
 }

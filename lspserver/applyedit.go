@@ -8,17 +8,12 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/tandemdev/tandem/edits"
-	"github.com/tandemdev/tandem/tools"
 )
 
 // editor changes open documents through the editor, so each agent edit shows
 // in the buffer and the editor's own undo reverts it. It is every session's
 // edits.Editor.
 type editor struct{ c *Client }
-
-func init() {
-	onSessionOpen(func(s *Server, sess *tools.Session) { sess.Editor = editor{s.client} })
-}
 
 // Transactional: the client applies a multi-document edit all or nothing
 // when it takes versioned documentChanges with transactional failure

@@ -13,7 +13,6 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/shell"
-	"github.com/tandemdev/tandem/tools"
 )
 
 // Questions to the editor. A session's gate asks through the server's
@@ -90,14 +89,8 @@ func (p *pendingQuestion) offer(a approvals.Answer) bool {
 	}
 }
 
-var routers sync.Map // *Server → *router
-
-func routerOf(s *Server) *router {
-	if r, ok := routers.Load(s); ok {
-		return r.(*router)
-	}
-	r, _ := routers.LoadOrStore(s, &router{s: s, pending: map[string]*pendingQuestion{}})
-	return r.(*router)
+func newRouter(s *Server) *router {
+	return &router{s: s, pending: map[string]*pendingQuestion{}}
 }
 
 // rich reports whether the client takes tandem/askApproval; silent whether
@@ -230,34 +223,13 @@ func (r *router) answer(id string, kind *string) error {
 	return nil
 }
 
-func init() {
-	onRequest("tandem/answerApproval", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p answerParams
-		if err := decodeParams("tandem/answerApproval", params, &p); err != nil {
-			return nil, err
-		}
-		if err := routerOf(s).answer(p.ID, p.Answer); err != nil {
-			return nil, err
-		}
-		return map[string]any{}, nil
-	})
-	onSessionOpen(func(s *Server, sess *tools.Session) {
-		sess.Asker = routerOf(s)
-		sess.Notify = func(method string, params any) {
-			_ = s.client.Notify(context.Background(), method, params)
-		}
-	})
-	onExit(func(s *Server) {
-		// The connection's end is every session's end: their jobs die.
-		s.mu.Lock()
-		sessions := make([]*tools.Session, 0, len(s.sessions))
-		for _, sess := range s.sessions {
-			sessions = append(sessions, sess)
-		}
-		s.mu.Unlock()
-		for _, sess := range sessions {
-			sess.Close()
-		}
-		routers.Delete(s)
-	})
+func (s *Server) answerApproval(_ context.Context, params json.RawMessage) (any, error) {
+	var p answerParams
+	if err := decodeParams("tandem/answerApproval", params, &p); err != nil {
+		return nil, err
+	}
+	if err := s.router.answer(p.ID, p.Answer); err != nil {
+		return nil, err
+	}
+	return map[string]any{}, nil
 }

@@ -26,22 +26,17 @@ import (
 type serverBridge struct {
 	once sync.Once
 	b    *bridge.Bridge // nil: disabled by the user, or it could not start
-	err  error
 
 	mu       sync.Mutex
 	terminal *bridge.Registration
 }
 
-var bridges sync.Map // *Server → *serverBridge
-
-// sessionServers maps a session to its connection, for the bash hook.
-var sessionServers sync.Map // *tools.Session → *Server
-
-func bridgeOf(s *Server) *serverBridge {
-	v, _ := bridges.LoadOrStore(s, &serverBridge{})
-	sb := v.(*serverBridge)
-	sb.once.Do(func() { sb.b, sb.err = startBridge(s) })
-	return sb
+// mcpBridge is the connection's bridge, started on first use; nil when the
+// user disabled it or it could not start.
+func (s *Server) mcpBridge() *bridge.Bridge {
+	sb := &s.bridge
+	sb.once.Do(func() { sb.b = startBridge(s) })
+	return sb.b
 }
 
 // mcpSettings is the "mcp" section of the user's own settings.
@@ -62,14 +57,16 @@ func userMCPSettings(set *config.Settings) (mcpSettings, error) {
 	return m, nil
 }
 
-func startBridge(s *Server) (*bridge.Bridge, error) {
+// startBridge starts the bridge the user's settings describe; nil, logged,
+// when they disable it or it cannot start.
+func startBridge(s *Server) *bridge.Bridge {
 	m, err := userMCPSettings(s.Settings())
 	if err != nil {
 		s.Log().Warn("mcp-call bridge disabled: bad mcp settings", "err", err)
-		return nil, err
+		return nil
 	}
 	if m.Bridge != nil && !*m.Bridge {
-		return nil, nil
+		return nil
 	}
 	cfg := servers.Load(s.Roots(), m.Servers, "mcp.servers of the user settings")
 	for _, p := range cfg.Problems {
@@ -86,75 +83,64 @@ func startBridge(s *Server) (*bridge.Bridge, error) {
 	if err != nil {
 		mgr.Close()
 		s.Log().Warn("mcp-call bridge disabled", "err", err)
-		return nil, err
+		return nil
 	}
-	return b, nil
+	return b
 }
 
-func init() {
-	onSessionOpen(func(s *Server, sess *tools.Session) {
-		sessionServers.Store(sess, s)
-		sess.OnClose(func() { sessionServers.Delete(sess) })
-	})
-	onExit(func(s *Server) {
-		v, ok := bridges.LoadAndDelete(s)
-		if !ok {
-			return
+// stop stops the bridge with its connection; a bridge not started yet
+// never starts.
+func (sb *serverBridge) stop() {
+	sb.once.Do(func() {})
+	if sb.b != nil {
+		sb.b.Close()
+	}
+}
+
+// bashEnv makes each bash call of a session of this connection an owner of
+// the bridge while its script runs.
+func (s *Server) bashEnv(_ context.Context, sess *tools.Session) ([]string, func()) {
+	b := s.mcpBridge()
+	if b == nil {
+		return nil, nil
+	}
+	reg, err := b.AddOwner(bridge.Owner{Session: sess.ID, Asker: sess.Asker()})
+	if err != nil {
+		s.log.Warn("mcp-call owner not registered", "err", err)
+		return nil, nil
+	}
+	return reg.Env(), reg.Revoke
+}
+
+// tandem/terminalEnv: the variables the editor puts into the integrated
+// terminals it opens, so `tandem mcp call` works there. One owner per
+// connection, revoked when the connection ends. An empty object means no
+// bridge (disabled in the user's settings).
+func (s *Server) terminalEnv(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct{}
+	if len(params) > 0 && string(params) != "null" {
+		if err := decodeParams("tandem/terminalEnv", params, &p); err != nil {
+			return nil, err
 		}
-		sb := v.(*serverBridge)
-		sb.once.Do(func() {}) // a bridge not started yet never starts
-		if sb.b != nil {
-			sb.b.Close()
-		}
-	})
-	// Each bash call of a session of this connection is an owner while its
-	// script runs.
-	tools.AddBashEnv(func(_ context.Context, sess *tools.Session) ([]string, func()) {
-		v, ok := sessionServers.Load(sess)
-		if !ok {
-			return nil, nil // a standalone session: no bridge
-		}
-		sb := bridgeOf(v.(*Server))
-		if sb.b == nil {
-			return nil, nil
-		}
-		// The session's Asker was attached when it opened, before any call.
-		reg, err := sb.b.AddOwner(bridge.Owner{Session: sess.ID, Asker: sess.Asker})
-		if err != nil {
-			v.(*Server).Log().Warn("mcp-call owner not registered", "err", err)
-			return nil, nil
-		}
-		return reg.Env(), reg.Revoke
-	})
-	// tandem/terminalEnv: the variables the editor puts into the integrated
-	// terminals it opens, so `tandem mcp call` works there. One owner per
-	// connection, revoked when the connection ends. An empty object means no
-	// bridge (disabled in the user's settings).
-	onRequest("tandem/terminalEnv", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct{}
-		if len(params) > 0 && string(params) != "null" {
-			if err := decodeParams("tandem/terminalEnv", params, &p); err != nil {
-				return nil, err
-			}
-		}
-		sb := bridgeOf(s)
-		env := map[string]string{}
-		if sb.b == nil {
-			return map[string]any{"env": env}, nil
-		}
-		sb.mu.Lock()
-		defer sb.mu.Unlock()
-		if sb.terminal == nil {
-			reg, err := sb.b.AddOwner(bridge.Owner{Session: "terminal", Asker: routerOf(s)})
-			if err != nil {
-				return nil, errorf("The MCP bridge took no terminal owner (%v); the terminal gets no bridge. Reload the editor window to start a new tandem.", err)
-			}
-			sb.terminal = reg
-		}
-		for _, kv := range sb.terminal.Env() {
-			k, v, _ := strings.Cut(kv, "=")
-			env[k] = v
-		}
+	}
+	env := map[string]string{}
+	b := s.mcpBridge()
+	if b == nil {
 		return map[string]any{"env": env}, nil
-	})
+	}
+	sb := &s.bridge
+	sb.mu.Lock()
+	defer sb.mu.Unlock()
+	if sb.terminal == nil {
+		reg, err := b.AddOwner(bridge.Owner{Session: "terminal", Asker: s.router})
+		if err != nil {
+			return nil, errorf("The MCP bridge took no terminal owner (%v); the terminal gets no bridge. Reload the editor window to start a new tandem.", err)
+		}
+		sb.terminal = reg
+	}
+	for _, kv := range sb.terminal.Env() {
+		k, v, _ := strings.Cut(kv, "=")
+		env[k] = v
+	}
+	return map[string]any{"env": env}, nil
 }

@@ -182,25 +182,24 @@ func tokenKey(token any) string {
 	return string(raw)
 }
 
-func init() {
-	onNotification("$/setTrace", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			Value string `json:"value"`
-		}
-		if err := decodeParams("$/setTrace", params, &p); err != nil {
-			return nil, err
-		}
-		s.client.setTrace(p.Value)
-		return nil, nil
-	})
-	onNotification("window/workDoneProgress/cancel", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			Token json.RawMessage `json:"token"`
-		}
-		if err := decodeParams("window/workDoneProgress/cancel", params, &p); err != nil {
-			return nil, err
-		}
-		s.client.cancelProgress(p.Token)
-		return nil, nil
-	})
+func (s *Server) setTrace(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Value string `json:"value"`
+	}
+	if err := decodeParams("$/setTrace", params, &p); err != nil {
+		return nil, err
+	}
+	s.client.setTrace(p.Value)
+	return nil, nil
+}
+
+func (s *Server) cancelProgress(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Token json.RawMessage `json:"token"`
+	}
+	if err := decodeParams("window/workDoneProgress/cancel", params, &p); err != nil {
+		return nil, err
+	}
+	s.client.cancelProgress(p.Token)
+	return nil, nil
 }

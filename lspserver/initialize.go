@@ -14,6 +14,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/tools"
 )
 
 // ProtocolVersion is the version of tandem's own methods (docs/protocol.md),
@@ -90,7 +91,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 				"workspaceFolders": map[string]bool{"supported": true, "changeNotifications": true},
 			},
 			"experimental": map[string]any{
-				"tandem": map[string]any{"protocolVersion": ProtocolVersion, "methods": methodNames()},
+				"tandem": map[string]any{"protocolVersion": ProtocolVersion, "methods": s.methodNames()},
 			},
 		},
 		"serverInfo": map[string]string{"name": "tandem", "version": s.opts.Version},
@@ -111,6 +112,7 @@ func (s *Server) initialized() {
 		s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
 			"tandem ignored the user config file: %v. Its settings do not apply until it is fixed; `tandem doctor` checks it.", err))
 	}
+	s.warnSettings(ctx)
 	go s.fetchConfiguration(ctx)
 	if s.client.Supports("workspace.didChangeWatchedFiles.dynamicRegistration") {
 		go func() {
@@ -148,6 +150,17 @@ func (s *Server) fetchConfiguration(ctx context.Context) {
 	if err := s.settings.Set(config.SourceConfiguration, res[0]); err != nil {
 		s.log.Warn("workspace settings ignored", "err", err)
 		s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("tandem ignored the workspace settings: %v. Fix the tandem section of the settings.", err))
+		return
+	}
+	s.warnSettings(ctx)
+}
+
+// warnSettings shows the editor each setting value the tools refuse, so the
+// user never believes a refused value applies.
+func (s *Server) warnSettings(ctx context.Context) {
+	for _, p := range tools.SettingsProblems(s.settings) {
+		s.log.Warn("setting refused", "err", p)
+		s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("tandem: %v. Fix it in the tandem settings.", p))
 	}
 }
 
@@ -166,55 +179,57 @@ func fileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
-func init() {
-	onNotification("workspace/didChangeConfiguration", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			Settings map[string]json.RawMessage `json:"settings"`
-		}
-		if err := decodeParams("workspace/didChangeConfiguration", params, &p); err != nil {
+func (s *Server) didChangeConfiguration(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Settings map[string]json.RawMessage `json:"settings"`
+	}
+	if err := decodeParams("workspace/didChangeConfiguration", params, &p); err != nil {
+		return nil, err
+	}
+	if s.client.Supports("workspace.configuration") {
+		go s.fetchConfiguration(context.Background())
+		return nil, nil
+	}
+	if section, ok := p.Settings["tandem"]; ok {
+		if err := s.settings.Set(config.SourceConfiguration, section); err != nil {
 			return nil, err
 		}
-		if s.client.Supports("workspace.configuration") {
-			go s.fetchConfiguration(context.Background())
-			return nil, nil
+		s.warnSettings(ctx)
+	}
+	return nil, nil
+}
+
+func (s *Server) didChangeWorkspaceFolders(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Event struct {
+			Added   []workspaceFolder `json:"added"`
+			Removed []workspaceFolder `json:"removed"`
+		} `json:"event"`
+	}
+	if err := decodeParams("workspace/didChangeWorkspaceFolders", params, &p); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	removed := map[string]bool{}
+	for _, f := range p.Event.Removed {
+		if path, ok := filePath(f.URI); ok {
+			removed[path] = true
 		}
-		if section, ok := p.Settings["tandem"]; ok {
-			return nil, s.settings.Set(config.SourceConfiguration, section)
+	}
+	var roots []string
+	for _, r := range s.roots {
+		if !removed[r] {
+			roots = append(roots, r)
 		}
-		return nil, nil
-	})
-	onNotification("workspace/didChangeWorkspaceFolders", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			Event struct {
-				Added   []workspaceFolder `json:"added"`
-				Removed []workspaceFolder `json:"removed"`
-			} `json:"event"`
+	}
+	for _, f := range p.Event.Added {
+		if path, ok := filePath(f.URI); ok && !removed[path] && !slices.Contains(roots, path) {
+			roots = append(roots, path)
 		}
-		if err := decodeParams("workspace/didChangeWorkspaceFolders", params, &p); err != nil {
-			return nil, err
-		}
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		removed := map[string]bool{}
-		for _, f := range p.Event.Removed {
-			if path, ok := filePath(f.URI); ok {
-				removed[path] = true
-			}
-		}
-		var roots []string
-		for _, r := range s.roots {
-			if !removed[r] {
-				roots = append(roots, r)
-			}
-		}
-		for _, f := range p.Event.Added {
-			if path, ok := filePath(f.URI); ok && !removed[path] && !slices.Contains(roots, path) {
-				roots = append(roots, path)
-			}
-		}
-		s.roots = roots
-		return nil, nil
-	})
+	}
+	s.roots = roots
+	return nil, nil
 }
 
 // editorPoll is how often tandem checks that the editor process still lives.

@@ -7,7 +7,7 @@
 // Dispatch is tandem's own rather than protocol.ServerHandler's: notifications
 // run inline and in order, each request in its own goroutine, and
 // $/cancelRequest is routed here for numeric and string ids alike. The
-// method table (methods.go) is open to the other files of this package.
+// method table is methods.go.
 package lspserver
 
 import (
@@ -41,6 +41,10 @@ type Options struct {
 	// is not enough: the user would believe settings apply that do not, so
 	// the editor shows it once initialized.
 	SettingsErr error
+
+	// requests replaces the request table (methods.go); tests serve extra
+	// methods through it. Nil: the table.
+	requests map[string]handlerFunc
 }
 
 type state uint8
@@ -59,6 +63,9 @@ type Server struct {
 	client   *Client
 	buffers  *documents.Overlay
 	settings *config.Settings
+	requests map[string]handlerFunc
+	router   *router      // asks the editor the sessions' questions
+	bridge   serverBridge // the MCP-call bridge, started on first use
 
 	mu       sync.Mutex
 	state    state
@@ -102,11 +109,16 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 		log:      opts.Log,
 		buffers:  documents.NewOverlay(),
 		settings: opts.Settings,
+		requests: opts.requests,
 		sessions: map[string]*tools.Session{},
 		inflight: map[jsonrpc2.ID]context.CancelFunc{},
 		exitCode: 1,
 		exit:     make(chan struct{}),
 	}
+	if s.requests == nil {
+		s.requests = requests
+	}
+	s.router = newRouter(s)
 	st := newStream(in, out, closeBoth{in, out}, opts.MaxMessage, func(kind, detail string) {
 		s.log.Warn("bad input skipped", "kind", kind, "detail", detail)
 	})
@@ -122,9 +134,8 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 	}
 	_ = s.conn.Close()
 	cancel() // stops every request still running
-	for _, h := range exitHooks {
-		h(s)
-	}
+	s.closeSessions()
+	s.bridge.stop()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.exited && s.state == stateShutdown {
@@ -191,7 +202,7 @@ func (s *Server) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 			return nil
 		}
 		start := time.Now()
-		if _, err := h(ctx, s, req.Params()); err != nil {
+		if _, err := h(s, ctx, req.Params()); err != nil {
 			// A notification has no reply: the editor's log is where its
 			// failure can be seen.
 			s.log.Warn("notification failed", "method", method, "err", err)
@@ -200,7 +211,7 @@ func (s *Server) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		s.client.trace(fmt.Sprintf("handled notification '%s' in %s", method, time.Since(start).Round(time.Microsecond)))
 		return nil
 	}
-	h := requests[method]
+	h := s.requests[method]
 	if h == nil {
 		_ = reply(ctx, nil, rpcError(jsonrpc2.MethodNotFound, KindUnknownMethod,
 			"tandem does not serve the method %q. See docs/protocol.md for the methods it serves.", method))
@@ -239,7 +250,7 @@ func (s *Server) run(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2
 					err = errorf("tandem failed serving %s (%v); the server keeps running. Report this.", method, p)
 				}
 			}()
-			res, err = h(rctx, s, call.Params())
+			res, err = h(s, rctx, call.Params())
 		}()
 		if rctx.Err() != nil && ctx.Err() == nil {
 			err = rpcError(protocol.CodeRequestCancelled, KindCancelled, "The request %s was cancelled.", method)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,13 +14,14 @@ import (
 	"time"
 )
 
-// Test-only methods, registered in this package's test binary alone, so the
-// dispatcher's cancellation and progress can be watched from the inside.
+// Test-only methods, served by the servers of this package's tests besides
+// the table's, so the dispatcher's cancellation and progress can be watched
+// from the inside.
 var blockStarted = make(chan string, 4)
 
-func init() {
+var testRequests = map[string]handlerFunc{
 	// test/block waits until its request is cancelled, then says so.
-	onRequest("test/block", func(ctx context.Context, _ *Server, params json.RawMessage) (any, error) {
+	"test/block": func(_ *Server, ctx context.Context, params json.RawMessage) (any, error) {
 		blockStarted <- string(params)
 		select {
 		case <-ctx.Done():
@@ -27,9 +29,9 @@ func init() {
 		case <-time.After(20 * time.Second):
 			return "never cancelled", nil
 		}
-	})
+	},
 	// test/setting reports a setting as Get and User see it.
-	onRequest("test/setting", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
+	"test/setting": func(s *Server, _ context.Context, params json.RawMessage) (any, error) {
 		var key string
 		_ = json.Unmarshal(params, &key)
 		out := map[string]any{}
@@ -40,10 +42,10 @@ func init() {
 			out["user"] = v.Raw
 		}
 		return out, nil
-	})
+	},
 	// test/progress shows a cancellable progress and waits for the editor to
 	// cancel it.
-	onRequest("test/progress", func(ctx context.Context, s *Server, _ json.RawMessage) (any, error) {
+	"test/progress": func(s *Server, ctx context.Context, _ json.RawMessage) (any, error) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		p := s.Client().StartProgress(ctx, nil, "test", cancel)
@@ -57,7 +59,14 @@ func init() {
 		case <-time.After(20 * time.Second):
 			return "never cancelled", nil
 		}
-	})
+	},
+}
+
+// withTestMethods is the request table plus testRequests.
+func withTestMethods() map[string]handlerFunc {
+	all := maps.Clone(requests)
+	maps.Copy(all, testRequests)
+	return all
 }
 
 // inProcess serves one connection over in-memory pipes.
@@ -72,6 +81,9 @@ func inProcessWith(t *testing.T, opts Options) (*rpc, chan int) {
 	serverOut, fromServer := io.Pipe()
 	_ = serverIn
 	code := make(chan int, 1)
+	if opts.requests == nil {
+		opts.requests = withTestMethods()
+	}
 	go func() {
 		code <- Serve(context.Background(), toServer, fromServer, opts)
 		_ = fromServer.Close()

@@ -33,82 +33,84 @@ type contentChange struct {
 	Text  string           `json:"text"`
 }
 
-func init() {
-	onNotification("textDocument/didOpen", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			TextDocument textDocumentItem `json:"textDocument"`
-		}
-		if err := decodeParams("textDocument/didOpen", params, &p); err != nil {
-			return nil, err
-		}
-		if path, ok := filePath(p.TextDocument.URI); ok {
-			s.buffers.Open(path, p.TextDocument.Version, []byte(p.TextDocument.Text))
-		}
+func (s *Server) didOpen(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		TextDocument textDocumentItem `json:"textDocument"`
+	}
+	if err := decodeParams("textDocument/didOpen", params, &p); err != nil {
+		return nil, err
+	}
+	if path, ok := filePath(p.TextDocument.URI); ok {
+		s.buffers.Open(path, p.TextDocument.Version, []byte(p.TextDocument.Text))
+	}
+	return nil, nil
+}
+
+func (s *Server) didChange(ctx context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		TextDocument   textDocumentID  `json:"textDocument"`
+		ContentChanges []contentChange `json:"contentChanges"`
+	}
+	if err := decodeParams("textDocument/didChange", params, &p); err != nil {
+		return nil, err
+	}
+	path, ok := filePath(p.TextDocument.URI)
+	if !ok {
 		return nil, nil
-	})
-	onNotification("textDocument/didChange", func(ctx context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			TextDocument   textDocumentID  `json:"textDocument"`
-			ContentChanges []contentChange `json:"contentChanges"`
-		}
-		if err := decodeParams("textDocument/didChange", params, &p); err != nil {
-			return nil, err
-		}
-		path, ok := filePath(p.TextDocument.URI)
-		if !ok {
-			return nil, nil
-		}
-		changes := make([]documents.Change, len(p.ContentChanges))
-		for i, c := range p.ContentChanges {
-			changes[i] = documents.Change{Range: c.Range, Text: c.Text}
-		}
-		if err := s.buffers.Change(path, p.TextDocument.Version, changes); err != nil {
-			// The mirror no longer matches the editor. Reading a wrong
-			// buffer would be worse than reading the disk: drop it, say so.
-			s.buffers.Close(path)
-			s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
-				"tandem lost track of the unsaved text of %s (%v); the agent now sees the file on disk. Close and reopen the file to resume.", path, err))
-			return nil, err
-		}
-		return nil, nil
-	})
-	onNotification("textDocument/didSave", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			TextDocument textDocumentID `json:"textDocument"`
-		}
-		if err := decodeParams("textDocument/didSave", params, &p); err != nil {
-			return nil, err
-		}
-		if path, ok := filePath(p.TextDocument.URI); ok {
-			s.buffers.Saved(path)
-		}
-		return nil, nil
-	})
-	onNotification("textDocument/didClose", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			TextDocument textDocumentID `json:"textDocument"`
-		}
-		if err := decodeParams("textDocument/didClose", params, &p); err != nil {
-			return nil, err
-		}
-		if path, ok := filePath(p.TextDocument.URI); ok {
-			s.buffers.Close(path)
-		}
-		return nil, nil
-	})
-	// tandem reads the disk at use time and checks content tags, so a file
-	// changed behind the editor needs no invalidation; the event is logged.
-	onNotification("workspace/didChangeWatchedFiles", func(_ context.Context, s *Server, params json.RawMessage) (any, error) {
-		var p struct {
-			Changes []struct {
-				URI  string `json:"uri"`
-				Type int    `json:"type"`
-			} `json:"changes"`
-		}
-		if err := decodeParams("workspace/didChangeWatchedFiles", params, &p); err != nil {
-			return nil, err
-		}
-		s.log.Debug("files changed on disk", "count", len(p.Changes))
-		return nil, nil
-	})
+	}
+	changes := make([]documents.Change, len(p.ContentChanges))
+	for i, c := range p.ContentChanges {
+		changes[i] = documents.Change{Range: c.Range, Text: c.Text}
+	}
+	if err := s.buffers.Change(path, p.TextDocument.Version, changes); err != nil {
+		// The mirror no longer matches the editor. Reading a wrong
+		// buffer would be worse than reading the disk: drop it, say so.
+		s.buffers.Close(path)
+		s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+			"tandem lost track of the unsaved text of %s (%v); the agent now sees the file on disk. Close and reopen the file to resume.", path, err))
+		return nil, err
+	}
+	return nil, nil
+}
+
+func (s *Server) didSave(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		TextDocument textDocumentID `json:"textDocument"`
+	}
+	if err := decodeParams("textDocument/didSave", params, &p); err != nil {
+		return nil, err
+	}
+	if path, ok := filePath(p.TextDocument.URI); ok {
+		s.buffers.Saved(path)
+	}
+	return nil, nil
+}
+
+func (s *Server) didClose(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		TextDocument textDocumentID `json:"textDocument"`
+	}
+	if err := decodeParams("textDocument/didClose", params, &p); err != nil {
+		return nil, err
+	}
+	if path, ok := filePath(p.TextDocument.URI); ok {
+		s.buffers.Close(path)
+	}
+	return nil, nil
+}
+
+// tandem reads the disk at use time and checks content tags, so a file
+// changed behind the editor needs no invalidation; the event is logged.
+func (s *Server) didChangeWatchedFiles(_ context.Context, params json.RawMessage) (any, error) {
+	var p struct {
+		Changes []struct {
+			URI  string `json:"uri"`
+			Type int    `json:"type"`
+		} `json:"changes"`
+	}
+	if err := decodeParams("workspace/didChangeWatchedFiles", params, &p); err != nil {
+		return nil, err
+	}
+	s.log.Debug("files changed on disk", "count", len(p.Changes))
+	return nil, nil
 }

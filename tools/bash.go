@@ -8,8 +8,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/tandemdev/tandem/approvals"
-	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/shell"
 )
@@ -34,40 +32,6 @@ var bashTool = Tool{
   "additionalProperties": false
 }`),
 	Handler: runBash,
-}
-
-// autoEffects reads shell.autoEffects from the user's own settings. A bad
-// value is an error and leaves the gate's auto set as it was.
-func autoEffects(st *config.Settings) (approvals.Effects, error) {
-	if st == nil {
-		return approvals.DefaultAuto, nil
-	}
-	v, ok := st.User("shell.autoEffects")
-	if !ok {
-		return approvals.DefaultAuto, nil
-	}
-	var names []string
-	if err := v.Decode(&names); err != nil {
-		return 0, err
-	}
-	return approvals.ParseAuto(names)
-}
-
-// budget is shell.budgetSeconds (any settings layer: it bounds waiting, not
-// what runs), else DefaultBudget.
-func budget(st *config.Settings) time.Duration {
-	if st == nil {
-		return DefaultBudget
-	}
-	v, ok := st.Get("shell.budgetSeconds")
-	if !ok {
-		return DefaultBudget
-	}
-	var secs float64
-	if err := v.Decode(&secs); err != nil || secs <= 0 {
-		return DefaultBudget
-	}
-	return time.Duration(secs * float64(time.Second))
 }
 
 // jobSettled is what the front door is told of a job that ended.
@@ -108,7 +72,8 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 		}
 		return Refused(err)
 	}
-	timer := time.NewTimer(budget(s.opts.Settings))
+	wait, _ := budget(s.opts.Settings)
+	timer := time.NewTimer(wait)
 	defer timer.Stop()
 	select {
 	case <-run.Done():

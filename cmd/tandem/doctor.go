@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandemdev/tandem/bridge/servers"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/tools"
 )
 
 func init() {
@@ -78,6 +79,9 @@ func diagnose(workspace string) []check {
 			fix: "make " + file + " one JSON object (see docs/settings.md), or remove it"})
 	} else if _, err := os.Stat(file); err == nil {
 		out = append(out, check{name: "user settings", ok: true, info: file})
+		for _, p := range tools.SettingsProblems(settings) {
+			out = append(out, check{name: "user settings", info: p.Error(), fix: "correct it in " + file + " (see docs/settings.md)"})
+		}
 	} else {
 		out = append(out, check{name: "user settings", ok: true, info: "none (" + file + " does not exist; defaults apply)"})
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tandemdev/tandem/bridge"
-	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -195,14 +194,15 @@ func mcpList(stdout, stderr io.Writer) int {
 // with its schema, each call through tools.Call, so an external agent sees
 // exactly what `tandem tool` and the editor see.
 func mcpServe() int {
-	cwd, err := os.Getwd()
+	// Standard input carries the protocol: no one at a terminal can answer.
+	s, err := standaloneSession("tandem mcp serve", nil)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tandem mcp serve:", err)
 		return exitError
 	}
+	defer s.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	s := tools.NewSession([]string{cwd}, documents.NewOverlay())
 	if err := newMCPServer(s).Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "tandem mcp serve:", err)
 		return exitError
@@ -216,12 +216,7 @@ func newMCPServer(s *tools.Session) *mcp.Server {
 		name := t.Name
 		srv.AddTool(&mcp.Tool{Name: name, Description: t.Description, InputSchema: t.InputSchema},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				res := tools.Call(ctx, s, name, req.Params.Arguments)
-				out := &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: res.Text}}, IsError: res.IsError}
-				if res.Structured != nil && !res.IsError {
-					out.StructuredContent = res.Structured
-				}
-				return out, nil
+				return tools.Call(ctx, s, name, req.Params.Arguments).MCP(), nil
 			})
 	}
 	return srv

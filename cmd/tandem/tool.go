@@ -8,8 +8,6 @@ import (
 	"os"
 	"os/signal"
 
-	"github.com/tandemdev/tandem/config"
-	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/shell"
 	"github.com/tandemdev/tandem/tools"
 )
@@ -27,20 +25,13 @@ omitted means {}). The exit status is 0 for a result, 1 for an error result,
 }
 
 func runTool(args []string) int {
-	cwd, err := os.Getwd()
+	// A person at a terminal answers questions; otherwise nobody can.
+	s, err := standaloneSession("tandem tool", shell.TerminalAsker(os.Stdin, os.Stderr))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tandem tool:", err)
 		return exitError
 	}
-	s := tools.NewSession([]string{cwd}, documents.NewOverlay())
-	if a := shell.TerminalAsker(os.Stdin, os.Stderr); a != nil {
-		s.Asker = a // a person at a terminal answers; otherwise nobody can
-	}
 	defer s.Close()
-	s.Settings = config.New()
-	if err := s.Settings.LoadUser(); err != nil {
-		fmt.Fprintln(os.Stderr, "tandem tool: user settings ignored:", err)
-	}
 	if len(args) == 0 {
 		for _, t := range tools.List(s) {
 			fmt.Printf("%s\n  %s\n  schema: %s\n\n", t.Name, t.Description, t.InputSchema)

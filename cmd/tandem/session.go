@@ -1,0 +1,31 @@
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/tools"
+)
+
+// standaloneSession opens the tools session of a command that runs without
+// an editor (tandem tool, tandem mcp serve) on the current directory, with
+// the user's own settings loaded and asker answering its questions (nil:
+// nobody can, so every question is unanswered at once). A settings file that
+// does not load, and a value the tools refuse, are named on standard error:
+// the user must not believe they apply.
+func standaloneSession(command string, asker approvals.Asker) (*tools.Session, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	st := config.New()
+	if err := st.LoadUser(); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: user settings ignored: %v\n", command, err)
+	}
+	for _, p := range tools.SettingsProblems(st) {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", command, p)
+	}
+	return tools.Open(tools.Options{Roots: []string{cwd}, Settings: st, Asker: asker}), nil
+}
