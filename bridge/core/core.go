@@ -38,11 +38,7 @@ func New(capacity int) (State, error) {
 	if capacity < 1 || capacity > MaxSlots {
 		return State{}, ErrCapacity
 	}
-	s := State{capacity: uint8(capacity)}
-	if mutation == mutNewProcessOpen {
-		s.open = true
-	}
-	return s, nil
+	return State{capacity: uint8(capacity)}, nil
 }
 
 // Open reports whether the bridge admits requests.
@@ -93,9 +89,6 @@ func (s *State) Step(ev Event) Effects {
 	switch ev.Kind {
 	case Started:
 		s.open = true
-		if mutation == mutRestartResetsIDs {
-			s.next = 0
-		}
 	case Stopped:
 		s.stop(&out)
 	case OwnerAdded:
@@ -121,9 +114,7 @@ func (s *State) Step(ev Event) Effects {
 // answers arrive (L15).
 func (s *State) stop(out *Effects) {
 	s.open = false
-	if mutation != mutStopKeepsTokens {
-		s.owners = [MaxOwners]owner{}
-	}
+	s.owners = [MaxOwners]owner{}
 	for i := range s.slots {
 		s.abandon(i, out)
 	}
@@ -138,16 +129,8 @@ func (s *State) abandon(i int, out *Effects) {
 		sl.stage = AbandonedAuth
 		out.push(Effect{Kind: Withdraw, ID: sl.id, Owner: sl.owner})
 	case Calling:
-		if mutation == mutOwnerEndKeepsCalls {
-			return
-		}
 		sl.stage = AbandonedCall
 		out.push(Effect{Kind: Cancel, ID: sl.id, Owner: sl.owner})
-	case Replying:
-		if mutation == mutReplyingAbandoned {
-			sl.stage = AbandonedCall
-			out.push(Effect{Kind: Cancel, ID: sl.id, Owner: sl.owner})
-		}
 	}
 }
 
@@ -203,33 +186,22 @@ func (s *State) request(ev Event, out *Effects) {
 		refuse(Closed)
 		return
 	}
-	if mutation == mutVersionBeforeToken && ev.Version != ProtocolVersion {
-		refuse(BadVersion)
-		return
-	}
 	who, ok := s.ownerOf(ev.Token)
 	if !ok {
 		refuse(Unauthorized)
 		return
 	}
-	if ev.Version != ProtocolVersion && mutation != mutAdmitAnyVersion {
+	if ev.Version != ProtocolVersion {
 		refuse(BadVersion)
 		return
 	}
-	limit := int(s.capacity)
-	if mutation == mutBusyOffByOne && limit < MaxSlots {
-		limit++
-	}
 	free := -1
-	for i := limit - 1; i >= 0; i-- {
+	for i := int(s.capacity) - 1; i >= 0; i-- {
 		if s.slots[i].stage == 0 {
 			free = i
 		}
 	}
 	if free < 0 {
-		if mutation == mutBusyBurnsID {
-			s.next++
-		}
 		refuse(Busy)
 		return
 	}
@@ -270,21 +242,10 @@ func (s *State) authorized(ev Event, out *Effects) {
 	switch {
 	case sl.stage == Authorizing && ev.Allow:
 		sl.stage = Calling
-		who := sl.owner
-		if mutation == mutCallForFirstOwner {
-			who = s.firstOwner()
-		}
-		out.push(Effect{Kind: Call, ID: sl.id, Owner: who})
+		out.push(Effect{Kind: Call, ID: sl.id, Owner: sl.owner})
 	case sl.stage == Authorizing:
 		sl.stage = Replying
-		o := Denied
-		if mutation == mutReplyWrongOutcome {
-			o = OK
-		}
-		out.push(Effect{Kind: Reply, ID: sl.id, Outcome: o})
-	case sl.stage == AbandonedAuth && ev.Allow && mutation == mutLateAllowRuns:
-		sl.stage = Calling
-		out.push(Effect{Kind: Call, ID: sl.id, Owner: sl.owner})
+		out.push(Effect{Kind: Reply, ID: sl.id, Outcome: Denied})
 	case sl.stage == AbandonedAuth:
 		*sl = slot{}
 	default:
@@ -304,12 +265,8 @@ func (s *State) callFinished(ev Event, out *Effects) {
 		sl.stage = Replying
 		out.push(Effect{Kind: Reply, ID: sl.id, Outcome: ev.Outcome})
 	case AbandonedCall:
-		if mutation != mutDroppedResultKeepsSlot {
-			*sl = slot{}
-		}
-		if mutation != mutDroppedResultSilent {
-			out.push(Effect{Kind: Log, ID: ev.ID, Log: ResultDropped})
-		}
+		*sl = slot{}
+		out.push(Effect{Kind: Log, ID: ev.ID, Log: ResultDropped})
 	default:
 		s.stale(ev.ID, out)
 	}
@@ -324,10 +281,6 @@ func (s *State) replyDone(ev Event, out *Effects) {
 		return
 	}
 	if ev.Lost {
-		if mutation == mutReplyRetried {
-			out.push(Effect{Kind: Reply, ID: ev.ID, Outcome: Failed})
-			return
-		}
 		out.push(Effect{Kind: Log, ID: ev.ID, Log: ReplyLost})
 	}
 	s.slots[i] = slot{}
@@ -348,9 +301,7 @@ func (s *State) clientGone(id RequestID, out *Effects) {
 
 // stale logs an answer the core does not wait for; it changes nothing (L11).
 func (s *State) stale(id RequestID, out *Effects) {
-	if mutation != mutStaleSilent {
-		out.push(Effect{Kind: Log, ID: id, Log: Stale})
-	}
+	out.push(Effect{Kind: Log, ID: id, Log: Stale})
 }
 
 // answered is the slot an answer for id belongs to; an answer for no held

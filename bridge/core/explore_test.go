@@ -1,6 +1,7 @@
 package core
 
 import (
+	"flag"
 	"fmt"
 	"slices"
 	"strings"
@@ -263,23 +264,27 @@ func explore(stopAt int) *exploration {
 	return &x
 }
 
+// stopAt is set only where TestPlantedBugs runs a law's test on a patched
+// copy: one violation of the law is all it must show there.
+var stopAt = flag.Int("stopat", 0, "end the exploration at the first violation of law `n`")
+
 var (
-	cleanOnce sync.Once
-	clean     *exploration
+	exploreOnce sync.Once
+	explored    *exploration
 )
 
-// cleanExploration explores the unmutated core once for all law tests.
-func cleanExploration(t *testing.T) *exploration {
+// coreExploration explores the core once for all law tests.
+func coreExploration(t *testing.T) *exploration {
 	t.Helper()
-	cleanOnce.Do(func() { clean = explore(0) })
-	return clean
+	exploreOnce.Do(func() { explored = explore(*stopAt) })
+	return explored
 }
 
 // requireLaw fails t if the exploration of the real core found a violation of
 // law, or never met a situation the law speaks about.
 func requireLaw(t *testing.T, law int) {
 	t.Helper()
-	x := cleanExploration(t)
+	x := coreExploration(t)
 	t.Logf("%s: %d states, %d steps explored; the law applied %d times", lawNames[law], x.states, x.steps, x.hits[law])
 	if x.bad[law] > 0 {
 		t.Fatalf("%s broken %d times; first: %s\ntrace: %s", lawNames[law], x.bad[law], x.first[law], x.traces[law])
@@ -293,7 +298,7 @@ func requireLaw(t *testing.T, law int) {
 }
 
 func TestExploration_finds_no_violation(t *testing.T) {
-	x := cleanExploration(t)
+	x := coreExploration(t)
 	t.Logf("explored %d states and %d steps (capacity %d, %d owners, up to %d requests)",
 		x.states, x.steps, modelCapacity, modelOwners, modelMaxRequests)
 	if v := x.violated(); len(v) > 0 {
