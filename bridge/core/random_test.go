@@ -12,14 +12,12 @@ import (
 // ones owed, some late, duplicated or for ids never issued), stops, restarts
 // and crashes. Every step and state is checked against the laws.
 type randomRun struct {
-	r       *rand.Rand
-	s       State
-	f       findings
-	owners  []owner // in force, as the shell believes
-	ended   []Token // tokens of owners that ended
-	nextID  OwnerID
-	maxHeld int
-	busy    int
+	r      *rand.Rand
+	s      State
+	f      findings
+	owners []owner // in force, as the shell believes
+	ended  []Token // tokens of owners that ended
+	nextID OwnerID
 }
 
 func (run *randomRun) token() Token {
