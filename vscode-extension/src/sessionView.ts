@@ -22,15 +22,16 @@ type Node =
 export class SessionView implements vscode.TreeDataProvider<Node> {
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
+  readonly state: ViewState = { backend: 'stopped', tools: [] };
 
-  constructor(private readonly state: () => ViewState) {}
-
-  refresh(): void {
+  /** Changes what the view shows, and shows it. */
+  update(patch: Partial<ViewState>): void {
+    Object.assign(this.state, patch);
     this.changed.fire(undefined);
   }
 
   getChildren(node?: Node): Node[] {
-    const s = this.state();
+    const s = this.state;
     if (!node) {
       const top: Node[] = [{ kind: 'backend' }, { kind: 'session' }];
       if (s.error) {
@@ -49,7 +50,7 @@ export class SessionView implements vscode.TreeDataProvider<Node> {
   }
 
   getTreeItem(node: Node): vscode.TreeItem {
-    const s = this.state();
+    const s = this.state;
     switch (node.kind) {
       case 'backend': {
         const item = new vscode.TreeItem(`Backend: ${s.backend}`);

@@ -1,0 +1,120 @@
+// Starting `tandem lsp` for the workspace with vscode-languageclient, and following it through
+// restarts.
+import * as vscode from 'vscode';
+import {
+  ClientCapabilities,
+  FeatureState,
+  LanguageClient,
+  LanguageClientOptions,
+  ServerOptions,
+  State,
+  StaticFeature,
+  TransportKind,
+} from 'vscode-languageclient/node';
+import { SessionView } from './sessionView';
+
+/**
+ * Declares what this client does for tandem: it answers questions (tandem/askApproval, with
+ * tandem/approvalSettled) and saves a document on request (tandem/saveDocument). Read at
+ * every (re)start.
+ */
+class TandemFeature implements StaticFeature {
+  fillClientCapabilities(caps: ClientCapabilities): void {
+    // "native" leaves approvals undeclared (false would mean "never asks me"): questions then
+    // come as window/showMessageRequest, which vscode-languageclient shows itself.
+    const native = vscode.workspace.getConfiguration('tandem').get<string>('approvals', 'tandem') === 'native';
+    const tandem = native ? { saveDocument: true } : { approvals: true, saveDocument: true };
+    caps.experimental = { ...(caps.experimental as object | undefined), tandem };
+  }
+  getState(): FeatureState {
+    return { kind: 'static' };
+  }
+  initialize(): void {}
+  clear(): void {}
+}
+
+/** What the rest of the extension does at the backend's turns. */
+export interface BackendHooks {
+  /** Installs the handlers of tandem's requests and notifications on the new client. */
+  register(c: LanguageClient): void;
+  /** After tandem (re)started; the first start is ready once this has finished. */
+  connected(c: LanguageClient): Promise<void>;
+  /** After tandem stopped. */
+  stopped(): void;
+}
+
+export class Backend implements vscode.Disposable {
+  private client: LanguageClient | undefined;
+  private starting: Promise<void> | undefined;
+
+  constructor(
+    private readonly log: vscode.LogOutputChannel,
+    private readonly view: SessionView,
+    private readonly hooks: BackendHooks,
+  ) {}
+
+  /** The client once tandem answered initialize, starting it on first use. */
+  async ready(): Promise<LanguageClient> {
+    this.starting ??= this.start();
+    await this.starting;
+    return this.client!;
+  }
+
+  /** The client if a start was attempted; unlike ready(), never starts one. */
+  get started(): LanguageClient | undefined {
+    return this.client;
+  }
+
+  dispose(): void {
+    void this.client?.stop();
+  }
+
+  private async start(): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const cfg = vscode.workspace.getConfiguration('tandem');
+    const exe = cfg.get<string>('path', 'tandem');
+    const serverOptions: ServerOptions = {
+      command: exe,
+      args: ['lsp'],
+      transport: TransportKind.stdio,
+      options: folder ? { cwd: folder.uri.fsPath } : undefined,
+    };
+    const clientOptions: LanguageClientOptions = {
+      documentSelector: [{ scheme: 'file' }],
+      // tandem.settings is application-scoped, so only the user's own settings.json can set
+      // it: it goes to tandem as user-level settings, where execution gates are honoured.
+      initializationOptions: { user: cfg.inspect<object>('settings')?.globalValue ?? {} },
+      outputChannel: this.log,
+    };
+    const c = new LanguageClient('tandem', 'tandem', serverOptions, clientOptions);
+    c.registerFeature(new TandemFeature());
+    this.hooks.register(c);
+    c.onDidChangeState((e) => {
+      if (e.newState === State.Stopped) {
+        this.hooks.stopped();
+        this.view.update({ backend: 'stopped', session: undefined });
+      } else if (e.newState === State.Running && this.view.state.backend === 'stopped') {
+        // Restarted (by the command, or by the client after a crash): a new connection
+        // with its own terminal variables.
+        void this.connected(c);
+      }
+    });
+    this.client = c;
+    this.view.update({ backend: 'starting', error: undefined });
+    try {
+      await c.start();
+    } catch (e) {
+      this.view.update({
+        backend: 'stopped',
+        error: `tandem did not start: ${(e as Error).message}. Check the tandem.path setting and run \`tandem doctor\`.`,
+      });
+      throw e;
+    }
+    await this.connected(c);
+  }
+
+  private async connected(c: LanguageClient): Promise<void> {
+    this.view.update({ backend: 'running' });
+    await this.hooks.connected(c);
+  }
+}
