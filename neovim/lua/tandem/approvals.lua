@@ -1,0 +1,93 @@
+--- tandem's approval questions (tandem/askApproval), answered with vim.ui.select, and their
+--- settling (tandem/approvalSettled).
+local notify = require('tandem.notify')
+
+local M = {}
+
+--- The questions on screen, by id: {settled?}.
+local questions = {} ---@type table<string, table>
+
+--- The choices of a question, as shown, with the answer kind each sends (docs/protocol.md).
+local choices = {
+  { title = 'Allow', answer = 'allow_once' },
+  { title = 'Deny', answer = 'reject_once' },
+  { title = 'Allow for this session', answer = 'allow_always' },
+}
+
+--- The prompt of a tandem/askApproval question: who asks, each step exactly as it will run,
+--- its effects and the paths that are not plain workspace paths.
+---@param q table
+---@return string
+function M.prompt(q)
+  local what = ({ shell = 'run', document = 'access', mcp = 'call' })[q.kind] or 'run'
+  local lines = { string.format('tandem: the agent (session %s) asks to %s:', tostring(q.session or '?'), what) }
+  for _, step in ipairs(q.steps or {}) do
+    table.insert(lines, '  ' .. tostring(step.text))
+    if type(step.effects) == 'table' and #step.effects > 0 then
+      table.insert(lines, '    effects: ' .. table.concat(step.effects, ', '))
+    end
+    for _, p in ipairs(step.paths or {}) do
+      if p.class and p.class ~= 'inside' and p.class ~= 'harmless' then
+        table.insert(lines, string.format('    %s: %s', p.class, p.real or p.path))
+      end
+    end
+  end
+  return table.concat(lines, '\n')
+end
+
+--- Answers a tandem/askApproval request with vim.ui.select. The request handler runs in a
+--- coroutine (Neovim's RPC layer wraps server requests in one), so it waits for an
+--- asynchronous vim.ui.select without blocking the editor. Closing the prompt sends no answer
+--- (`{answer: null}`): tandem never takes that as a yes.
+function M.ask(_, params)
+  params = params or {}
+  local id = tostring(params.id or '')
+  local offered = {}
+  for _, c in ipairs(choices) do
+    if params.options == nil or vim.tbl_contains(params.options, c.answer) then
+      table.insert(offered, c)
+    end
+  end
+  questions[id] = {}
+  local co = coroutine.running()
+  vim.ui.select(offered, {
+    prompt = M.prompt(params) .. '\n',
+    kind = 'tandem.approval',
+    format_item = function(c)
+      return c.title
+    end,
+  }, function(choice)
+    vim.schedule(function()
+      coroutine.resume(co, choice)
+    end)
+  end)
+  local choice = coroutine.yield()
+  local q = questions[id]
+  questions[id] = nil
+  if q and q.settled and choice ~= nil then
+    notify('that question was already settled (' .. q.settled .. '); your answer was not used')
+  end
+  return { answer = choice and choice.answer or vim.NIL }
+end
+
+--- tandem/approvalSettled: the question is over for any reason (answered here or elsewhere,
+--- the step ended, cancelled). A prompt still open then no longer counts.
+function M.settled(_, params)
+  params = params or {}
+  local q = questions[tostring(params.id or '')]
+  if q then
+    q.settled = params.settled or 'settled'
+  end
+end
+
+--- The questions on screen: {id, settled} each (settled: how tandem settled it, or nil).
+---@return {id: string, settled: string?}[]
+function M.questions()
+  local out = {}
+  for id, q in pairs(questions) do
+    table.insert(out, { id = id, settled = q.settled })
+  end
+  return out
+end
+
+return M

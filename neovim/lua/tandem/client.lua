@@ -1,0 +1,136 @@
+--- The `tandem lsp` client of a workspace: started with Neovim's own LSP client, with the
+--- handlers of tandem's requests and notifications.
+local approvals = require('tandem.approvals')
+local compat = require('tandem.compat')
+local config = require('tandem.config')
+local edits = require('tandem.edits')
+local terminal = require('tandem.terminal')
+
+local M = {}
+
+local NAME = 'tandem'
+
+--- Per client id: the names of its tools, for :TandemCall completion.
+local tool_names = {} ---@type table<integer, string[]>
+
+--- The workspace root for a buffer: nearest marker directory, else the cwd.
+---@param bufnr integer
+---@return string
+function M.root(bufnr)
+  local root = vim.fs.root(bufnr, config.get().root_markers)
+  return root or vim.fn.getcwd()
+end
+
+--- The running tandem client for a buffer (or, failing that, for the cwd).
+---@param bufnr integer?
+---@return vim.lsp.Client?
+function M.get(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local clients = vim.lsp.get_clients({ name = NAME, bufnr = bufnr })
+  if #clients > 0 then
+    return clients[1]
+  end
+  local root = M.root(bufnr)
+  for _, c in ipairs(vim.lsp.get_clients({ name = NAME })) do
+    if c.config.root_dir == root then
+      return c
+    end
+  end
+  return nil
+end
+
+--- The names of a client's tools, as listed when it started.
+---@param client vim.lsp.Client?
+---@return string[]
+function M.tool_names(client)
+  return client and tool_names[client.id] or {}
+end
+
+local function capabilities()
+  local caps = vim.lsp.protocol.make_client_capabilities()
+  -- Versioned documentChanges let Neovim refuse an agent edit computed on an older buffer.
+  caps.workspace.workspaceEdit.documentChanges = true
+  caps.experimental = caps.experimental or {}
+  caps.experimental.tandem = { saveDocument = true }
+  if config.get().approvals == 'tandem' then
+    caps.experimental.tandem.approvals = true
+  end
+  return caps
+end
+
+--- Starts (or reuses) the tandem client for a file buffer.
+---@param bufnr integer?
+---@return integer? client_id
+function M.start(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if vim.bo[bufnr].buftype ~= '' then
+    return nil
+  end
+  -- Required here, not above: tandem.session requires this module.
+  local session = require('tandem.session')
+  local cfg = config.get()
+  local root = M.root(bufnr)
+  return vim.lsp.start({
+    name = NAME,
+    cmd = cfg.cmd,
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fs.basename(root) } },
+    init_options = {
+      user = next(cfg.user_settings) and cfg.user_settings or vim.empty_dict(),
+      workspace = next(cfg.settings) and cfg.settings or vim.empty_dict(),
+    },
+    capabilities = capabilities(),
+    handlers = {
+      ['tandem/askApproval'] = approvals.ask,
+      ['tandem/approvalSettled'] = approvals.settled,
+      ['tandem/jobSettled'] = session.job_settled,
+      ['tandem/saveDocument'] = edits.save_document,
+      ['workspace/applyEdit'] = edits.apply_edit,
+    },
+    on_init = function(client)
+      if config.get().terminal_env then
+        terminal.fetch(client)
+      end
+      compat.request(client, 'tandem/listTools', vim.empty_dict(), function(err, result)
+        if not err and result then
+          tool_names[client.id] = vim.tbl_map(function(t)
+            return t.name
+          end, result.tools or {})
+        end
+      end)
+    end,
+    on_exit = function(_, _, client_id)
+      -- on_exit runs in a libuv callback, where vim.env cannot be set.
+      vim.schedule(function()
+        session.forget(client_id)
+        tool_names[client_id] = nil
+        terminal.drop(client_id)
+      end)
+    end,
+  }, { bufnr = bufnr })
+end
+
+--- Sends a tandem/* request to the buffer's client, starting it when needed.
+---@param method string
+---@param params table
+---@param cb fun(err: table?, result: any)
+---@return {client: vim.lsp.Client, id: integer}? handle for session.cancel
+function M.request(method, params, cb)
+  local client = M.get()
+  if not client then
+    local id = M.start()
+    client = id and vim.lsp.get_client_by_id(id)
+  end
+  if not client then
+    cb({ message = 'tandem is not running for this buffer; open a file of the workspace or see :checkhealth tandem' })
+    return
+  end
+  local ok, id = compat.request(client, method, params, function(err, result)
+    cb(err, result)
+  end)
+  if ok then
+    return { client = client, id = id }
+  end
+end
+
+return M

@@ -1,0 +1,47 @@
+--- The plugin's options: the defaults, and what `setup()` made of the user's.
+local M = {}
+
+--- Defaults; `setup()` merges the user's options over these.
+local defaults = {
+  -- The command that serves one editor over stdio.
+  cmd = { 'tandem', 'lsp' },
+  -- A buffer's workspace is the nearest ancestor holding one of these; else the cwd.
+  root_markers = { '.git', '.tandem' },
+  -- Start tandem for every buffer backed by a file.
+  autostart = true,
+  -- Your own settings, sent as initializationOptions.user (see docs/settings.md): user level,
+  -- so tandem honours execution gates here (e.g. shell.autoEffects). Set them only in your
+  -- own config, never from a project's.
+  user_settings = {},
+  -- Other settings, sent as initializationOptions.workspace: workspace level, so tandem
+  -- never takes an execution gate from them.
+  settings = {},
+  -- 'tandem': declare the tandem approval capability, so questions arrive as
+  -- tandem/askApproval with the steps, effects and paths, and are answered with
+  -- vim.ui.select. 'native': leave it undeclared; questions then arrive as
+  -- window/showMessageRequest and Neovim's own handler answers them.
+  approvals = 'tandem',
+  -- Ask tandem for the bridge environment (tandem/terminalEnv) and give it to every job
+  -- Neovim starts from then on, :terminal included, so `tandem mcp call` works there.
+  terminal_env = true,
+  -- How long synchronous helpers (health, tests) wait for an answer, in ms.
+  timeout_ms = 10000,
+}
+
+local current = vim.deepcopy(defaults)
+
+--- The options in effect (not a copy: do not change it).
+function M.get()
+  return current
+end
+
+--- Merges opts over the defaults.
+---@param opts table?
+function M.set(opts)
+  current = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  if current.approvals ~= 'tandem' and current.approvals ~= 'native' then
+    error("tandem: approvals must be 'tandem' or 'native', not " .. vim.inspect(current.approvals))
+  end
+end
+
+return M
