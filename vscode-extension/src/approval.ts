@@ -17,7 +17,8 @@ export interface ApprovalStep {
 export interface ApprovalQuestion {
   id: string;
   session?: string;
-  kind?: 'shell' | 'document' | 'mcp' | string;
+  /** 'shell', 'document' or 'mcp' so far; an unknown kind is asked about as a step to run. */
+  kind?: string;
   steps?: ApprovalStep[];
   options?: string[];
 }

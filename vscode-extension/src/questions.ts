@@ -12,7 +12,7 @@ export class Questions {
   constructor(private readonly log: vscode.LogOutputChannel) {}
 
   register(c: LanguageClient): void {
-    c.onRequest(Methods.askApproval, (q: ApprovalQuestion, token) => this.ask(q, token));
+    c.onRequest(Methods.askApproval, (q: ApprovalQuestion, token: vscode.CancellationToken) => this.ask(q, token));
     c.onNotification(Methods.approvalSettled, (p: { id: string; settled?: string }) => {
       this.open.get(String(p.id))?.(p.settled ?? 'settled');
     });

@@ -24,10 +24,11 @@ function freePort(): Promise<number> {
   });
 }
 
-async function until<T>(what: string, ms: number, f: () => Promise<T | undefined>): Promise<T> {
+/** Polls f until it gives a value; a throw counts as no value yet. */
+async function until<T>(what: string, ms: number, f: () => T | undefined | Promise<T | undefined>): Promise<T> {
   const end = Date.now() + ms;
   for (;;) {
-    const v = await f().catch(() => undefined);
+    const v = await Promise.resolve().then(f).catch(() => undefined);
     if (v !== undefined) {
       return v;
     }
@@ -180,7 +181,7 @@ async function main(): Promise<number> {
         await new Promise((r) => setTimeout(r, 200));
       }
     })();
-    const report = await until('the extension tests to report', 150000, async () =>
+    const report = await until('the extension tests to report', 150000, () =>
       fs.existsSync(out) ? (JSON.parse(fs.readFileSync(out, 'utf8')) as { passed: string[]; failed: { name: string; error: string }[] }) : undefined,
     );
     answering = false;

@@ -128,15 +128,15 @@ const cases: Case[] = [
       fs.mkdirSync(file('.vscode'), { recursive: true });
       const editing = '{"servers": {"mine": {"command": "y"},';
       fs.writeFileSync(file('.vscode/mcp.json'), editing);
-      const done = (await vscode.commands.executeCommand('tandem.installAgentConfig')) as { file: string; what: string }[];
+      const done = await vscode.commands.executeCommand<{ file: string; what: string }[]>('tandem.installAgentConfig');
       const what = Object.fromEntries(done.map((d) => [d.file, d.what]));
       check(what['.mcp.json'] === 'updated', `.mcp.json: ${what['.mcp.json']}`);
       check(what['.vscode/mcp.json']?.startsWith('refused: it is not valid JSON') === true, `.vscode/mcp.json: ${what['.vscode/mcp.json']}`);
       check(what['AGENTS.md'] === 'created', `AGENTS.md: ${what['AGENTS.md']}`);
-      const mcp = JSON.parse(fs.readFileSync(file('.mcp.json'), 'utf8'));
+      const mcp: unknown = JSON.parse(fs.readFileSync(file('.mcp.json'), 'utf8'));
       check(JSON.stringify(mcp) === JSON.stringify({ mcpServers: { other: { command: 'x' }, tandem: { command: 'tandem', args: ['mcp', 'serve'] } } }), JSON.stringify(mcp));
       check(fs.readFileSync(file('.vscode/mcp.json'), 'utf8') === editing, 'the file being edited was changed');
-      const again = (await vscode.commands.executeCommand('tandem.installAgentConfig')) as { file: string; what: string }[];
+      const again = await vscode.commands.executeCommand<{ file: string; what: string }[]>('tandem.installAgentConfig');
       check(again.filter((d) => d.what === 'unchanged').length === 2, `a second install changed something: ${JSON.stringify(again)}`);
     },
   },

@@ -13,7 +13,7 @@ test('mergeJson adds tandem under its own key and keeps every other server and k
       mcpServers: { other: { command: 'x', env: { TOKEN: '${env:T}' } }, tandem: entry },
       extra: [1, {}],
     });
-    assert.deepEqual(Object.keys(JSON.parse(r.text).mcpServers), ['other', 'tandem']);
+    assert.deepEqual(Object.keys((JSON.parse(r.text) as { mcpServers: object }).mcpServers), ['other', 'tandem']);
     assert.ok(r.text.endsWith('}\n'));
     // Idempotent: installing again changes nothing.
     assert.deepEqual(mergeJson(r.text, 'mcpServers', entry), { status: 'unchanged' });
