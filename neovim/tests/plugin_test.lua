@@ -451,14 +451,14 @@ test('cancelled_call_settles_its_question_and_a_late_answer_runs_nothing', funct
     tandem.setup({ approvals = 'tandem' })
     open(ws, 'README.md')
     local done, err = false, nil
-    local call = tandem.call('bash', { command = 'touch late.txt' }, function(e)
+    local pending = tandem.call('bash', { command = 'touch late.txt' }, function(e)
       done, err = true, e
     end)
     wait_for('the question', function()
       return late ~= nil
     end)
     -- The call is cancelled (:TandemCancel) while the prompt is open: tandem settles it.
-    call.cancel()
+    pending.cancel()
     wait_for('the cancelled call to end', function()
       return done
     end)
