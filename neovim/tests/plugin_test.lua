@@ -129,8 +129,9 @@ test('read_sees_unsaved_buffer', function()
   local disk = read_file(ws .. '/' .. path)
   -- Typed, never saved: a line with multibyte and astral characters (UTF-16 surrogates),
   -- then an incremental change after the astral character on that line.
-  vim.api.nvim_buf_set_lines(buf, 1, 1, false, { '// typed, not saved: ünïcødé 𝄞 end' })
-  vim.api.nvim_buf_set_text(buf, 1, #'// typed, not saved: ünïcødé 𝄞 ', 1, #'// typed, not saved: ünïcødé 𝄞 end', { 'fin' })
+  local typed = '// typed, not saved: ünïcødé 𝄞 '
+  vim.api.nvim_buf_set_lines(buf, 1, 1, false, { typed .. 'end' })
+  vim.api.nvim_buf_set_text(buf, 1, #typed, 1, #typed + #'end', { 'fin' })
   eq(true, vim.bo[buf].modified, 'the buffer is modified')
   local res, text = call('read', { path = path })
   eq(false, res.isError == true, 'read is not an error')
@@ -178,7 +179,11 @@ test('user_commands_read_and_call_tools_into_the_result_buffer', function()
     return #vim.fn.getcompletion('TandemCall ', 'cmdline') > 0
   end)
   local completed = vim.fn.getcompletion('TandemCall gr', 'cmdline')
-  eq(true, vim.tbl_contains(completed, 'grep') and not vim.tbl_contains(completed, 'read'), ':TandemCall completes tool names: ' .. vim.inspect(completed))
+  eq(
+    true,
+    vim.tbl_contains(completed, 'grep') and not vim.tbl_contains(completed, 'read'),
+    ':TandemCall completes tool names: ' .. vim.inspect(completed)
+  )
   local seen = notifications(function()
     vim.cmd('TandemCall read {path: 1}')
   end)
@@ -210,7 +215,7 @@ test('a_session_belongs_to_the_client_that_opened_it', function()
   tandem.session(function(_, session, client)
     again = { session = session, client = client.id }
   end)
-  wait_for('the second workspace\'s session', function()
+  wait_for("the second workspace's session", function()
     return again ~= nil
   end)
   eq(client_b.id, again.client, 'the second workspace asks its own client')
@@ -270,10 +275,10 @@ test('agent_edit_keeps_unsaved_user_change_and_undo_reverts_it', function()
     want[i] = l:gsub('return "Hello, stranger!"', 'return "Hi, stranger!"')
   end
   eq(want, lines(buf), 'the buffer shows the edit and keeps the unsaved line')
-  eq(true, vim.bo[buf].modified, 'the user\'s change is still unsaved')
+  eq(true, vim.bo[buf].modified, "the user's change is still unsaved")
   eq(disk, read_file(ws .. '/' .. path), 'a buffer with unsaved user text is not written to disk')
   in_buffer(buf, 'silent undo')
-  eq(users, lines(buf), 'undo in Neovim reverts exactly the agent\'s edit')
+  eq(users, lines(buf), "undo in Neovim reverts exactly the agent's edit")
 end)
 
 test('agent_edit_of_a_clean_buffer_lands_and_is_saved', function()
@@ -496,7 +501,7 @@ test('terminal_env_reaches_terminal_jobs_and_the_bridge_answers', function()
   for _, k in ipairs(names) do
     local v = vim.env[k]
     if v == nil then
-      error('tandem gave ' .. k .. ' but it is not in Neovim\'s environment')
+      error('tandem gave ' .. k .. " but it is not in Neovim's environment")
     end
     contains(env, k .. '=' .. v .. '\n', 'the terminal has ' .. k)
   end
@@ -519,7 +524,11 @@ test('checkhealth_reports_tandem_its_client_and_the_terminal_variables', functio
   local report = table.concat(lines(0), '\n')
   contains(report, 'OK ' .. vim.fn.exepath('tandem') .. ': ', 'tandem version runs')
   contains(report, 'serves ' .. ws, 'the running client is reported')
-  contains(report, ':terminal jobs get ' .. table.concat(tandem.terminal_env_names(), ', '), 'the terminal variables are named')
+  contains(
+    report,
+    ':terminal jobs get ' .. table.concat(tandem.terminal_env_names(), ', '),
+    'the terminal variables are named'
+  )
   for _, k in ipairs(tandem.terminal_env_names()) do
     if report:find(vim.env[k], 1, true) then
       error('the report shows the value of ' .. k)
@@ -560,7 +569,11 @@ test('install_merges_under_its_own_key_refuses_invalid_json_and_is_idempotent', 
   eq({ 1 }, mcp.keep, 'other keys are kept')
   eq(editing, read_file(ws .. '/.vscode/mcp.json'), 'a file being edited is left alone')
   local agents = read_file(ws .. '/AGENTS.md')
-  eq('# Our rules\n\nBe kind.\n\n' .. require('tandem.install').WORKING_RULE, agents, 'the rule is appended between markers')
+  eq(
+    '# Our rules\n\nBe kind.\n\n' .. require('tandem.install').WORKING_RULE,
+    agents,
+    'the rule is appended between markers'
+  )
   -- Again: nothing changes.
   local before = read_file(ws .. '/.mcp.json')
   seen = notifications(function()
@@ -579,7 +592,8 @@ end)
 
 test('install_rule_is_the_same_in_both_editors', function()
   local ts = read_file(os.getenv('TANDEM_TEST_REPO') .. '/vscode-extension/src/install.ts')
-  local body = assert(ts:match('export const WORKING_RULE = `%${BEGIN}(.-)%${END}\n`;'), 'WORKING_RULE not found in install.ts')
+  local body =
+    assert(ts:match('export const WORKING_RULE = `%${BEGIN}(.-)%${END}\n`;'), 'WORKING_RULE not found in install.ts')
   local inst = require('tandem.install')
   eq(inst.BEGIN .. body:gsub('\\`', '`') .. inst.END .. '\n', inst.WORKING_RULE, 'the rule of the VS Code extension')
 end)
@@ -624,9 +638,9 @@ for _, t in ipairs(tests) do
     end
     local rok, rerr = pcall(reset)
     if not rok then
-      io.stdout:write("reset after " .. t.name .. " failed: " .. tostring(rerr) .. "\n")
+      io.stdout:write('reset after ' .. t.name .. ' failed: ' .. tostring(rerr) .. '\n')
     end
   end
 end
-io.stdout:write(string.format("%d passed, %d failed\n", passed, failed))
+io.stdout:write(string.format('%d passed, %d failed\n', passed, failed))
 os.exit(failed == 0 and passed > 0 and 0 or 1)

@@ -111,7 +111,10 @@ function M.create()
       table.insert(lines, r.file .. ': ' .. r.what)
       refused = refused or r.what:find('^refused') ~= nil or r.what:find('^failed') ~= nil
     end
-    notify('set up agents in ' .. root .. '\n' .. table.concat(lines, '\n'), refused and vim.log.levels.WARN or vim.log.levels.INFO)
+    notify(
+      'set up agents in ' .. root .. '\n' .. table.concat(lines, '\n'),
+      refused and vim.log.levels.WARN or vim.log.levels.INFO
+    )
   end, { desc = "Put tandem's MCP entry and working rule into this workspace's agent configs" })
   vim.api.nvim_create_user_command('TandemCall', function(o)
     local name, json = o.args:match('^(%S+)%s*(.*)$')

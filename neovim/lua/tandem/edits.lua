@@ -9,13 +9,18 @@ function M.save_document(_, params)
   local fname = vim.uri_to_fname(params.uri)
   local bufnr = vim.fn.bufnr(fname)
   if bufnr == -1 or not vim.api.nvim_buf_is_loaded(bufnr) then
-    return nil, vim.lsp.rpc.rpc_response_error(vim.lsp.protocol.ErrorCodes.InvalidParams, fname .. ' is not open in Neovim')
+    return nil,
+      vim.lsp.rpc.rpc_response_error(vim.lsp.protocol.ErrorCodes.InvalidParams, fname .. ' is not open in Neovim')
   end
   local ok, err = pcall(vim.api.nvim_buf_call, bufnr, function()
     vim.cmd('silent write')
   end)
   if not ok then
-    return nil, vim.lsp.rpc.rpc_response_error(vim.lsp.protocol.ErrorCodes.InternalError, 'saving ' .. fname .. ' failed: ' .. tostring(err))
+    return nil,
+      vim.lsp.rpc.rpc_response_error(
+        vim.lsp.protocol.ErrorCodes.InternalError,
+        'saving ' .. fname .. ' failed: ' .. tostring(err)
+      )
   end
   return vim.NIL
 end

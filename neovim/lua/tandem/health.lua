@@ -35,9 +35,10 @@ function M.check()
     health.warn('tandem doctor reports:\n' .. vim.trim((doctor.stdout or '') .. (doctor.stderr or '')))
   end
 
-  health.info('approvals: ' .. config.approvals .. (config.approvals == 'tandem'
-    and ' (questions arrive as tandem/askApproval and are answered with vim.ui.select)'
-    or ' (questions arrive as window/showMessageRequest)'))
+  local arrive = config.approvals == 'tandem'
+      and 'questions arrive as tandem/askApproval and are answered with vim.ui.select'
+    or 'questions arrive as window/showMessageRequest'
+  health.info('approvals: ' .. config.approvals .. ' (' .. arrive .. ')')
 
   local clients = vim.lsp.get_clients({ name = 'tandem' })
   if #clients == 0 then

@@ -11,7 +11,8 @@ M.BEGIN = '<!-- tandem:begin -->'
 M.END = '<!-- tandem:end -->'
 
 --- The working rule, identical in the VS Code extension.
-M.WORKING_RULE = M.BEGIN .. [[
+M.WORKING_RULE = M.BEGIN
+  .. [[
 
 ## tandem
 
@@ -20,11 +21,23 @@ Use them for files and commands: `read` shows `[path#TAG]` and numbered rows; `e
 that tag and anchors only on rows you were shown; `grep` and `glob` page with `skip`; `bash`
 asks the user before risky steps. A refusal ends with what to do next: do that. For a large MCP
 result, run `tandem mcp call SERVER/TOOL '{...}' > FILE` in a shell step and read FILE in ranges.
-]] .. M.END .. '\n'
+]]
+  .. M.END
+  .. '\n'
 
 M.targets = {
-  { file = '.mcp.json', kind = 'json', container = 'mcpServers', entry = { command = 'tandem', args = { 'mcp', 'serve' } } },
-  { file = '.vscode/mcp.json', kind = 'json', container = 'servers', entry = { type = 'stdio', command = 'tandem', args = { 'mcp', 'serve' } } },
+  {
+    file = '.mcp.json',
+    kind = 'json',
+    container = 'mcpServers',
+    entry = { command = 'tandem', args = { 'mcp', 'serve' } },
+  },
+  {
+    file = '.vscode/mcp.json',
+    kind = 'json',
+    container = 'servers',
+    entry = { type = 'stdio', command = 'tandem', args = { 'mcp', 'serve' } },
+  },
   { file = 'AGENTS.md', kind = 'block' },
 }
 
@@ -116,7 +129,14 @@ function M.merge_block(text, block)
     end
     next_text = t:sub(1, from - 1) .. block .. t:sub(to)
   else
-    return { status = 'refused', reason = 'its ' .. M.BEGIN .. ' … ' .. M.END .. ' markers are broken; leave exactly one pair, then install again' }
+    return {
+      status = 'refused',
+      reason = 'its '
+        .. M.BEGIN
+        .. ' … '
+        .. M.END
+        .. ' markers are broken; leave exactly one pair, then install again',
+    }
   end
   if next_text == t then
     return { status = 'unchanged' }

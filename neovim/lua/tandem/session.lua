@@ -149,8 +149,16 @@ end
 function M.job_settled(_, params)
   params = params or {}
   local level = (params['end'] == 'finished' and params.status == 0) and vim.log.levels.INFO or vim.log.levels.WARN
-  notify(string.format('job %s (%s) %s%s', tostring(params.job), tostring(params.command),
-    tostring(params['end']), params.status ~= nil and (', status ' .. tostring(params.status)) or ''), level)
+  notify(
+    string.format(
+      'job %s (%s) %s%s',
+      tostring(params.job),
+      tostring(params.command),
+      tostring(params['end']),
+      params.status ~= nil and (', status ' .. tostring(params.status)) or ''
+    ),
+    level
+  )
 end
 
 return M
