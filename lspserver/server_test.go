@@ -479,3 +479,27 @@ func TestBrokenUserConfigShownInTheEditor(t *testing.T) {
 		return false
 	})
 }
+
+// A setting value the tools refuse is shown in the editor with what applies
+// instead: from the editor's user settings at start, and from the workspace
+// configuration when it changes.
+func TestRefusedSettingShownInTheEditor(t *testing.T) {
+	c, _ := inProcess(t)
+	c.ok("initialize", map[string]any{"initializationOptions": map[string]any{
+		"user": map[string]any{"shell": map[string]any{"autoEffects": []string{"read", "secret"}}},
+	}}, nil)
+	c.notify("initialized", map[string]any{})
+	shown := func(text string) func(notes, _ []msg) bool {
+		return func(notes, _ []msg) bool {
+			for _, n := range notes {
+				if n.Method == "window/showMessage" && strings.Contains(string(n.Params), text) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	c.waitFor("a warning naming the refused auto set", shown(`shell.autoEffects (the editor's user settings): effect \"secret\" can never run unasked; allowed names: read, write, exec, net, outside, protected; until it is fixed the auto set stays as it was`))
+	c.notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"tandem": map[string]any{"shell": map[string]any{"budgetSeconds": 0}}}})
+	c.waitFor("a warning naming the refused budget", shown(`shell.budgetSeconds (workspace/configuration) must be a number of seconds above 0; 30s applies`))
+}

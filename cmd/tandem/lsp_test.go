@@ -100,6 +100,24 @@ func TestLSPCommandLine(t *testing.T) {
 	}
 }
 
+// A shell.autoEffects the tools refuse is a problem doctor names, with the
+// allowed names, not an ok.
+func TestDoctorNamesARefusedSetting(t *testing.T) {
+	ws := t.TempDir()
+	cfg := filepath.Join(t.TempDir(), "config")
+	if err := os.MkdirAll(filepath.Join(cfg, "tandem"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "tandem", "config.json"), []byte(`{"shell": {"autoEffects": ["read", "wirte"]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, code := runTandem(t, ws, []string{"XDG_CONFIG_HOME=" + cfg}, "doctor")
+	want := `MISSING  user settings: shell.autoEffects (the user config file): unknown effect "wirte"; allowed names: read, write, exec, net, outside, protected;`
+	if code != 1 || !strings.Contains(out, want) {
+		t.Fatalf("doctor with a bad auto set: status %d\n%s", code, out)
+	}
+}
+
 // doctor names each missing thing with its fix and fails; on a machine with
 // everything it passes.
 func TestDoctorNamesWhatIsMissingAndTheFix(t *testing.T) {

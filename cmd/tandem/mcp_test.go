@@ -216,3 +216,40 @@ func TestOneLineKeepsTheFirstSentenceShort(t *testing.T) {
 		}
 	}
 }
+
+// tandem mcp serve opens its session as tandem tool does: the user's own
+// shell.autoEffects gates its bash steps (nobody can answer over MCP, so a
+// step outside the set is refused unanswered, with its code), and a value
+// the tools refuse is named on standard error.
+func TestMCPServe_gates_with_the_user_settings(t *testing.T) {
+	dir, cfg := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(cfg, "tandem"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "tandem", "config.json"), []byte(`{"shell": {"autoEffects": ["read"], "budgetSeconds": "soon"}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(builtTandem(t), "mcp", "serve")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+t.TempDir())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: json.RawMessage(`{"command":"touch made"}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || res.Meta["code"] != "unanswered" {
+		t.Fatalf("a write under the user's auto set [read]: %+v", res)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "made")); err == nil {
+		t.Fatal("the refused step ran")
+	}
+	cs.Close()
+	if !strings.Contains(stderr.String(), "tandem mcp serve: shell.budgetSeconds (the user config file) must be a number of seconds above 0") {
+		t.Fatalf("stderr does not name the refused setting:\n%s", stderr.String())
+	}
+}
