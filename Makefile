@@ -4,7 +4,7 @@
 GO ?= go
 export PATH := $(CURDIR)/.deps/bin:$(PATH)
 
-.PHONY: demo test test-go test-editors bench setup build
+.PHONY: demo test lint test-go test-editors bench setup build
 
 build:
 	$(GO) build -o .deps/bin/tandem ./cmd/tandem
@@ -15,10 +15,12 @@ demo: build
 setup:
 	scripts/setup
 
-test: setup build test-go test-editors
+test: setup build lint test-go test-editors
+
+lint: setup
+	scripts/lint
 
 test-go:
-	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 30m ./...
 
 test-editors:
