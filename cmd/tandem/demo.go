@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -20,12 +19,11 @@ import (
 	"github.com/tandemdev/tandem"
 )
 
-func init() {
-	addCommand(command{
-		name:    "demo",
-		usage:   "tandem demo",
-		summary: "Run a scripted editor and agent session against the bundled sample workspace and show what the agent sees.",
-		help: `The demo copies the sample workspace to a temporary directory, starts
+var demoCommand = command{
+	name:    "demo",
+	usage:   "tandem demo",
+	summary: "Run a scripted editor and agent session against the bundled sample workspace and show what the agent sees.",
+	help: `The demo copies the sample workspace to a temporary directory, starts
 "tandem lsp" as an editor would, and speaks the real protocol over its pipes:
 it opens the workspace, types into a file without saving, opens an agent
 session and calls tools, shell steps among them, and answers as the user the
@@ -33,22 +31,14 @@ questions tandem asks in the editor (one denied, the others allowed). It
 prints every request and exactly what the agent sees. tandem runs with a
 temporary HOME, so nothing of yours is read or changed. It needs no editor,
 no network and no API key.`,
-		run: runDemo,
-	})
+	run: runDemo,
 }
 
-// demoStep is one scripted exchange of the demo. Steps run in the order of
-// their numbers; other parts of tandem add theirs with addDemoStep from
-// their own files (numbers between the existing ones, or after 90).
+// demoStep is one scripted exchange of the demo (the list is demoSteps).
 type demoStep struct {
-	order int
 	title string // what a first-time user learns from this step
 	run   func(d *demo) error
 }
-
-var demoSteps []demoStep
-
-func addDemoStep(s demoStep) { demoSteps = append(demoSteps, s) }
 
 // demo is the editor side of the scripted session.
 type demo struct {
@@ -126,7 +116,6 @@ func demoMain(out io.Writer) error {
 	fmt.Fprintf(out, "tandem demo: an editor and an agent working on a copy of the sample workspace\n  %s\n", ws)
 	fmt.Fprintf(out, "(tandem runs with HOME=%s, a temporary home, so nothing of yours is read or changed;\nthe copy's .mcp.json names one MCP server: this tandem, as `tandem mcp serve`.)\n", d.home)
 	fmt.Fprintf(out, "Every line marked → is a JSON-RPC message the editor sends to `tandem lsp` over stdio;\n← is tandem's answer; the boxed text is exactly what the agent's model sees.\n⇐ is a question tandem sends the editor for the user, ⇒ the editor's reply.\n")
-	sort.SliceStable(demoSteps, func(i, j int) bool { return demoSteps[i].order < demoSteps[j].order })
 	for i, s := range demoSteps {
 		fmt.Fprintf(out, "\n── %d. %s ──\n", i+1, s.title)
 		if err := s.run(d); err != nil {
@@ -366,137 +355,3 @@ func shorten(v any) any {
 }
 
 func (d *demo) uri(rel string) string { return "file://" + filepath.Join(d.ws, rel) }
-
-// The steps every demo has; other parts insert theirs between these.
-func init() {
-	const file = "internal/names/names.go"
-	addDemoStep(demoStep{order: 10, title: "The editor starts tandem and opens the workspace", run: func(d *demo) error {
-		var res struct {
-			ServerInfo struct{ Name, Version string }
-		}
-		if err := d.call("initialize", map[string]any{
-			"processId":        os.Getpid(),
-			"clientInfo":       map[string]string{"name": "tandem demo"},
-			"workspaceFolders": []map[string]string{{"uri": "file://" + d.ws, "name": "sample"}},
-			"capabilities":     map[string]any{},
-		}, &res); err != nil {
-			return err
-		}
-		return d.notify("initialized", map[string]any{})
-	}})
-	addDemoStep(demoStep{order: 20, title: "The user types into " + file + " and does not save", run: func(d *demo) error {
-		text, err := os.ReadFile(filepath.Join(d.ws, file))
-		if err != nil {
-			return err
-		}
-		if err := d.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{
-			"uri": d.uri(file), "languageId": "go", "version": 1, "text": string(text)}}); err != nil {
-			return err
-		}
-		// Line 9 (0-based) is `		return "Hello, stranger!"`.
-		return d.notify("textDocument/didChange", map[string]any{
-			"textDocument": map[string]any{"uri": d.uri(file), "version": 2},
-			"contentChanges": []any{map[string]any{
-				"range": map[string]any{"start": map[string]int{"line": 9, "character": 10}, "end": map[string]int{"line": 9, "character": 26}},
-				"text":  "Hello there, whoever you are! 👋",
-			}},
-		})
-	}})
-	addDemoStep(demoStep{order: 30, title: "The agent opens a session and lists its tools", run: func(d *demo) error {
-		var s struct{ Session string }
-		if err := d.call("tandem/openSession", map[string]any{}, &s); err != nil {
-			return err
-		}
-		d.session = s.Session
-		raw, err := d.request("tandem/listTools", map[string]any{"session": d.session})
-		if err != nil {
-			return err
-		}
-		var list struct {
-			Tools []struct{ Name, Description string }
-		}
-		if err := json.Unmarshal(raw, &list); err != nil {
-			return err
-		}
-		d.say("← {\"tools\": [%d tools, each with a description for the model and a JSON Schema]}", len(list.Tools))
-		for _, t := range list.Tools {
-			first, _, _ := strings.Cut(t.Description, ". ")
-			d.say("   %-6s %s", t.Name, strings.TrimSuffix(first, "."))
-		}
-		return nil
-	}})
-	addDemoStep(demoStep{order: 40, title: "read: numbered rows under a content tag; the unsaved buffer, not the disk", run: func(d *demo) error {
-		_, err := d.tool("read", map[string]any{"path": file})
-		return err
-	}})
-	addDemoStep(demoStep{order: 50, title: "grep: finds text that exists only in the unsaved buffer", run: func(d *demo) error {
-		d.say("(on disk the file still says %q)", "Hello, stranger!")
-		_, err := d.tool("grep", map[string]any{"pattern": "whoever"})
-		return err
-	}})
-	addDemoStep(demoStep{order: 60, title: "grep over the workspace: ignored files are skipped, and said so", run: func(d *demo) error {
-		_, err := d.tool("grep", map[string]any{"pattern": `Hello|hello`})
-		return err
-	}})
-	addDemoStep(demoStep{order: 70, title: "glob: paths newest first, ignored files skipped", run: func(d *demo) error {
-		_, err := d.tool("glob", map[string]any{"pattern": "**/*.go"})
-		return err
-	}})
-	addDemoStep(demoStep{order: 80, title: "A refusal: repo:// paths may not leave the workspace", run: func(d *demo) error {
-		_, err := d.tool("read", map[string]any{"path": "repo://../../etc/passwd"})
-		return err
-	}})
-	addDemoStep(demoStep{order: 1000, title: "The editor closes: shutdown, then exit", run: func(d *demo) error {
-		if err := d.call("shutdown", nil, nil); err != nil {
-			return err
-		}
-		return d.notify("exit", nil)
-	}})
-}
-
-// The edit steps: two files in one all-or-nothing call, then an edit that
-// anchors on a line the agent was never shown, refused with that line, and
-// the same call again, which now applies.
-func init() {
-	const code, notes = "cmd/greet/main.go", "docs/notes.md"
-	tagOf := func(text string) string {
-		if _, rest, ok := strings.Cut(text, "#"); ok {
-			if tag, _, ok := strings.Cut(rest, "]"); ok {
-				return tag
-			}
-		}
-		return ""
-	}
-	addDemoStep(demoStep{order: 82, title: "edit: two files in one call — all land, or on a conflict none", run: func(d *demo) error {
-		a, err := d.tool("read", map[string]any{"path": code, "lines": "11-15"})
-		if err != nil {
-			return err
-		}
-		b, err := d.tool("read", map[string]any{"path": notes})
-		if err != nil {
-			return err
-		}
-		_, err = d.tool("edit", map[string]any{"files": []any{
-			map[string]any{"path": code, "tag": tagOf(a), "ops": []any{
-				map[string]any{"replace": "13", "text": "\t\tfmt.Println(names.Greeting(n), \"(from greet)\")"}}},
-			map[string]any{"path": notes, "tag": tagOf(b), "ops": []any{
-				map[string]any{"append": "The agent added this line; it got the file's CRLF ending."}}},
-		}})
-		return err
-	}})
-	addDemoStep(demoStep{order: 84, title: "A refused edit: it anchors on a line the agent was never shown", run: func(d *demo) error {
-		a, err := d.tool("read", map[string]any{"path": code, "lines": "11-15"})
-		if err != nil {
-			return err
-		}
-		d.say("(the agent has seen lines 11-15 only; it replaces line 1, which it never saw)")
-		d.retry = map[string]any{"files": []any{map[string]any{"path": code, "tag": tagOf(a), "ops": []any{
-			map[string]any{"replace": "1", "text": "// Command greet prints a friendly greeting for each name it is given."}}}}}
-		_, err = d.tool("edit", d.retry)
-		return err
-	}})
-	addDemoStep(demoStep{order: 86, title: "The same call again: the refusal showed the line, so now it applies", run: func(d *demo) error {
-		_, err := d.tool("edit", d.retry)
-		return err
-	}})
-}

@@ -13,18 +13,16 @@ import (
 	"github.com/tandemdev/tandem/tools"
 )
 
-func init() {
-	addCommand(command{
-		name:    "doctor",
-		usage:   "tandem doctor",
-		summary: "Check what tandem needs on this machine and print what is missing, with the fix.",
-		help: `Checks, for the current directory as the workspace: the state directory
+var doctorCommand = command{
+	name:    "doctor",
+	usage:   "tandem doctor",
+	summary: "Check what tandem needs on this machine and print what is missing, with the fix.",
+	help: `Checks, for the current directory as the workspace: the state directory
 (logs) is writable, the user settings file parses, git is installed (tandem
 reads git's global excludes file through it), and the program of every
 configured MCP server (such as npx) can be found. Prints one line per
 check; the exit status is 1 when something needs fixing.`,
-		run: runDoctor,
-	})
+	run: runDoctor,
 }
 
 // check is one finding: ok, or a problem and the fix.

@@ -19,12 +19,11 @@ import (
 // maxLog is the size past which the log file is rotated at start.
 const maxLog = 10 << 20
 
-func init() {
-	addCommand(command{
-		name:    "lsp",
-		usage:   "tandem lsp [--log FILE] [--log-level LEVEL]",
-		summary: "Serve one editor over stdio (JSON-RPC with LSP framing); editors start this.",
-		help: `The protocol is in docs/protocol.md. Logs go to FILE, by default
+var lspCommand = command{
+	name:    "lsp",
+	usage:   "tandem lsp [--log FILE] [--log-level LEVEL]",
+	summary: "Serve one editor over stdio (JSON-RPC with LSP framing); editors start this.",
+	help: `The protocol is in docs/protocol.md. Logs go to FILE, by default
 $XDG_STATE_HOME/tandem/lsp.log (~/.local/state/tandem/lsp.log); "-" means
 standard error. LEVEL is debug, info (the default), warn or error. Logs name
 methods, paths and timings, never file contents or secrets.
@@ -34,8 +33,7 @@ editor; see docs/settings.md. --stdio and --clientProcessId, which editors
 pass by habit, are accepted and ignored.
 
 The exit status is 0 after a shutdown request followed by exit, else 1.`,
-		run: runLSP,
-	})
+	run: runLSP,
 }
 
 func runLSP(args []string) int {

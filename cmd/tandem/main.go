@@ -6,11 +6,10 @@ package main
 import (
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 )
 
-// command is one subcommand. Each lives in its own file and adds itself in init.
+// command is one subcommand; each is defined in its own file.
 type command struct {
 	name    string
 	usage   string // one line: "tandem NAME ARGS"
@@ -19,9 +18,18 @@ type command struct {
 	run     func(args []string) int
 }
 
-var commands = map[string]command{}
+// commands is every subcommand, in the order `tandem --help` lists them.
+var commands = []command{demoCommand, doctorCommand, lspCommand, mcpCommand, toolCommand, versionCommand}
 
-func addCommand(c command) { commands[c.name] = c }
+// commandNamed finds the subcommand called name.
+func commandNamed(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
 
 // Exit codes shared by subcommands.
 const (
@@ -35,7 +43,7 @@ func main() { os.Exit(run(os.Args[1:])) }
 func run(args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		if len(args) == 2 {
-			if c, ok := commands[args[1]]; ok {
+			if c, ok := commandNamed(args[1]); ok {
 				printHelp(c)
 				return exitOK
 			}
@@ -46,7 +54,7 @@ func run(args []string) int {
 		}
 		return exitOK
 	}
-	c, ok := commands[args[0]]
+	c, ok := commandNamed(args[0])
 	if !ok {
 		fmt.Fprintf(os.Stderr, "tandem: unknown command %q; run `tandem --help` for the list\n", args[0])
 		return exitUsage
@@ -64,16 +72,11 @@ func run(args []string) int {
 }
 
 func printUsage() {
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
 	fmt.Println("tandem — precise, gated tools for an AI coding agent inside your editor")
 	fmt.Println()
 	fmt.Println("Usage:")
-	for _, n := range names {
-		fmt.Printf("  %-52s %s\n", commands[n].usage, commands[n].summary)
+	for _, c := range commands {
+		fmt.Printf("  %-52s %s\n", c.usage, c.summary)
 	}
 	fmt.Println()
 	fmt.Println("Run `tandem COMMAND --help` for details.")

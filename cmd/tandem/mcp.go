@@ -18,12 +18,11 @@ import (
 	"github.com/tandemdev/tandem/tools"
 )
 
-func init() {
-	addCommand(command{
-		name:    "mcp",
-		usage:   "tandem mcp call SERVER/TOOL [JSON|-] | list | serve",
-		summary: "Call the user's MCP tools from inside a tandem session, list them, or serve tandem's tools over MCP.",
-		help: `tandem mcp call SERVER/TOOL [JSON | -]
+var mcpCommand = command{
+	name:    "mcp",
+	usage:   "tandem mcp call SERVER/TOOL [JSON|-] | list | serve",
+	summary: "Call the user's MCP tools from inside a tandem session, list them, or serve tandem's tools over MCP.",
+	help: `tandem mcp call SERVER/TOOL [JSON | -]
     Calls an MCP tool through the tandem session this command runs in (an
     agent shell step, or an editor terminal opened by tandem). JSON is the
     tool's arguments as one object ("-" reads it from standard input;
@@ -45,8 +44,7 @@ tandem mcp serve
     Serves tandem's own tools (the same registry as "tandem tool") as an MCP
     server on standard input and output, in a standalone session on the
     current directory.`,
-		run: runMCP,
-	})
+	run: runMCP,
 }
 
 // Exit codes of tandem mcp call.

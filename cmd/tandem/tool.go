@@ -12,16 +12,14 @@ import (
 	"github.com/tandemdev/tandem/tools"
 )
 
-func init() {
-	addCommand(command{
-		name:    "tool",
-		usage:   "tandem tool NAME [JSON | -]",
-		summary: "Run one tool in a fresh standalone session on the current directory and print what the model would see.",
-		help: `JSON is the tool's arguments as one object ("-" reads it from standard input;
+var toolCommand = command{
+	name:    "tool",
+	usage:   "tandem tool NAME [JSON | -]",
+	summary: "Run one tool in a fresh standalone session on the current directory and print what the model would see.",
+	help: `JSON is the tool's arguments as one object ("-" reads it from standard input;
 omitted means {}). The exit status is 0 for a result, 1 for an error result,
 2 for bad usage. "tandem tool" with no NAME lists the tools and their schemas.`,
-		run: runTool,
-	})
+	run: runTool,
 }
 
 func runTool(args []string) int {

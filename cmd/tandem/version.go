@@ -19,14 +19,12 @@ func tandemVersion() string {
 	return "devel"
 }
 
-func init() {
-	addCommand(command{
-		name:    "version",
-		usage:   "tandem version",
-		summary: "Print tandem's version.",
-		run: func([]string) int {
-			fmt.Println("tandem", tandemVersion())
-			return exitOK
-		},
-	})
+var versionCommand = command{
+	name:    "version",
+	usage:   "tandem version",
+	summary: "Print tandem's version.",
+	run: func([]string) int {
+		fmt.Println("tandem", tandemVersion())
+		return exitOK
+	},
 }
