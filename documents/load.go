@@ -23,6 +23,10 @@ type Snapshot struct {
 	FromBuffer bool  // Content is the editor's buffer, not the disk
 	Dirty      bool  // the buffer has changes the editor has not saved
 	Version    int32 // the buffer's version (0 when from disk)
+	// Lost is why the editor's buffer of the file is not mirrored although
+	// the editor has it open: Content is the disk, which may lack what the
+	// user typed. Empty when the mirror is in step or the file is not open.
+	Lost string
 }
 
 // Tag names exactly the snapshot's content.
@@ -43,7 +47,19 @@ func Load(buffers *Overlay, abs string) (Snapshot, error) {
 	if err != nil {
 		return Snapshot{}, statRefusal(abs, err)
 	}
-	return loadFile(abs, info)
+	s, err := loadFile(abs, info)
+	s.Lost = lostReason(buffers, abs)
+	return s, err
+}
+
+// lostReason is why the editor's buffer of abs is not mirrored although the
+// editor has it open; empty when it is mirrored or not open.
+func lostReason(buffers *Overlay, abs string) string {
+	if buffers == nil {
+		return ""
+	}
+	reason, _ := buffers.Lost(abs)
+	return reason
 }
 
 // loadBuffer is the snapshot of the editor's buffer of abs; open is false

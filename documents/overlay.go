@@ -38,6 +38,10 @@ type Buffer struct {
 type Overlay struct {
 	mu   sync.RWMutex
 	docs map[string]*doc
+	// lost holds the documents whose mirror went out of step with the
+	// editor, with why, until the editor opens or closes them again: the
+	// disk is shown in their place, and nothing may write them.
+	lost map[string]string
 }
 
 type doc struct {
@@ -48,14 +52,18 @@ type doc struct {
 }
 
 // NewOverlay returns an overlay with no open documents.
-func NewOverlay() *Overlay { return &Overlay{docs: make(map[string]*doc)} }
+func NewOverlay() *Overlay {
+	return &Overlay{docs: make(map[string]*doc), lost: make(map[string]string)}
+}
 
 // Open starts mirroring path with the editor's text.
 func (o *Overlay) Open(path string, version int32, text []byte) {
 	r := newRope(text)
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.docs[filepath.Clean(path)] = &doc{text: r, version: version}
+	path = filepath.Clean(path)
+	o.docs[path] = &doc{text: r, version: version}
+	delete(o.lost, path)
 }
 
 // Change applies content changes in order and sets the new version. The
@@ -120,11 +128,35 @@ func (o *Overlay) Saved(path string) {
 	}
 }
 
-// Close stops mirroring path.
+// Close stops mirroring path: the editor holds no text of it any more.
 func (o *Overlay) Close(path string) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	delete(o.docs, filepath.Clean(path))
+	path = filepath.Clean(path)
+	delete(o.docs, path)
+	delete(o.lost, path)
+}
+
+// Lose stops mirroring path because the mirror no longer matches the
+// editor (a change that could not be applied): reading a wrong buffer would
+// be worse than reading the disk, and writing the disk could overwrite what
+// the user typed. Until the editor opens or closes path again, Lost names
+// the reason.
+func (o *Overlay) Lose(path, reason string) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	path = filepath.Clean(path)
+	delete(o.docs, path)
+	o.lost[path] = reason
+}
+
+// Lost reports why the editor's buffer of path is not mirrored although the
+// editor has it open.
+func (o *Overlay) Lost(path string) (reason string, lost bool) {
+	o.mu.RLock()
+	defer o.mu.RUnlock()
+	reason, lost = o.lost[filepath.Clean(path)]
+	return reason, lost
 }
 
 // Get returns a snapshot of the open document at path.

@@ -46,6 +46,7 @@ func Read(store *Store, buffers *Overlay, roots []string, p, lines string) (stri
 			return listDir(abs, show)
 		}
 		snap, err = loadFile(abs, info)
+		snap.Lost = lostReason(buffers, abs)
 	}
 	var r *refusal.Error
 	if errors.As(err, &r) && r.Code == refusal.TooLarge && spans != nil {
@@ -68,6 +69,9 @@ func Read(store *Store, buffers *Overlay, roots []string, p, lines string) (stri
 	fmt.Fprintf(&out, "[%s#%s]\n", show, tag)
 	if snap.Dirty {
 		fmt.Fprintf(&out, "(unsaved editor buffer, version %d: this text is not on disk yet)\n", snap.Version)
+	}
+	if snap.Lost != "" {
+		fmt.Fprintf(&out, "(the file on disk: the editor has it open, but tandem lost track of its unsaved text (%s), so it may differ from what the user sees, and it cannot be edited until the user closes and reopens it in the editor)\n", snap.Lost)
 	}
 	if ls.BOM {
 		out.WriteString("(the file starts with a UTF-8 byte order mark; it is kept and not shown)\n")

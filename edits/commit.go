@@ -198,6 +198,9 @@ func check(env *Env, c *change) (clean bool, _ *conflictError) {
 			return false, &conflictError{reason: fmt.Sprintf("%s is open in the editor, and a move never replaces a document", c.showDest)}
 		}
 	}
+	if reason, lost := env.Buffers.Lost(c.path); lost {
+		return false, &conflictError{reason: fmt.Sprintf("tandem lost track of the editor's unsaved text of %s (%s) since the edit was staged; the user must close and reopen it", c.show, reason)}
+	}
 	if c.buffer {
 		b, open := env.Buffers.Get(c.path)
 		if !open {

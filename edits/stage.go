@@ -229,6 +229,9 @@ func loadChange(env *Env, abs, show, moveTo string) (*change, *problem) {
 	if err != nil {
 		return nil, asProblem(err)
 	}
+	if snap.Lost != "" {
+		return nil, lostProblem(show, snap.Lost)
+	}
 	if snap.FromBuffer && env.Editor == nil {
 		return nil, problemf(refusal.Failed, "%s is open in the editor, but this session cannot change editor buffers. Edit it from the editor's agent, or close it there and call edit again.", show)
 	}
@@ -284,6 +287,12 @@ func stageMove(env *Env, c *change, to string) *problem {
 		return problemf(refusal.Conflict, "%s already exists, and a move never replaces a file. Choose another name, or read and edit the existing file.", c.showDest)
 	}
 	return nil
+}
+
+// lostProblem refuses to change a file the editor has open while tandem
+// lost track of its unsaved text: the disk may lack what the user typed.
+func lostProblem(show, reason string) *problem {
+	return problemf(refusal.Conflict, "%s is open in the editor, but tandem lost track of its unsaved text (%s), so changing it could overwrite what the user typed. Ask the user to close and reopen it in the editor, then read it and call edit again.", show, reason)
 }
 
 // stageCreate stages a new file with exactly the given content.

@@ -27,6 +27,9 @@ func Write(ctx context.Context, env *Env, path, content string) (string, error) 
 	if info, err := os.Stat(abs); err == nil && info.IsDir() {
 		return "", refusal.New(refusal.Invalid, fmt.Sprintf("%s is a directory. Give the path of a file to write.", show))
 	}
+	if reason, lost := env.Buffers.Lost(abs); lost {
+		return "", joinProblems([]*problem{lostProblem(show, reason)})
+	}
 	cur, fromBuffer, exists, err := current(env, abs)
 	if err != nil {
 		return "", refusal.New(refusal.Failed, fmt.Sprintf("%s cannot be read (%v), so it was not replaced. Check its permissions, then call write again.", show, err))

@@ -52,25 +52,49 @@ func (s *Server) didChange(ctx context.Context, params json.RawMessage) (any, er
 		ContentChanges []contentChange `json:"contentChanges"`
 	}
 	if err := decodeParams("textDocument/didChange", params, &p); err != nil {
+		// A change that cannot be applied leaves the mirror behind the
+		// editor for good: if the document can still be named, stop
+		// mirroring it rather than show the agent a wrong buffer.
+		var named struct {
+			TextDocument struct {
+				URI string `json:"uri"`
+			} `json:"textDocument"`
+		}
+		if json.Unmarshal(params, &named) == nil {
+			if path, ok := filePath(named.TextDocument.URI); ok {
+				s.lose(ctx, path, err)
+			}
+		}
 		return nil, err
 	}
 	path, ok := filePath(p.TextDocument.URI)
 	if !ok {
 		return nil, nil
 	}
+	if _, lost := s.buffers.Lost(path); lost {
+		return nil, nil // the editor was told once; it resumes by reopening
+	}
 	changes := make([]documents.Change, len(p.ContentChanges))
 	for i, c := range p.ContentChanges {
 		changes[i] = documents.Change{Range: c.Range, Text: c.Text}
 	}
 	if err := s.buffers.Change(path, p.TextDocument.Version, changes); err != nil {
-		// The mirror no longer matches the editor. Reading a wrong
-		// buffer would be worse than reading the disk: drop it, say so.
-		s.buffers.Close(path)
-		s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
-			"tandem lost track of the unsaved text of %s (%v); the agent now sees the file on disk. Close and reopen the file to resume.", path, err))
+		s.lose(ctx, path, err)
 		return nil, err
 	}
 	return nil, nil
+}
+
+// lose stops mirroring an open document whose change could not be applied
+// and tells the editor once: reads show the disk and say so, and edits of
+// it are refused until the editor opens it again.
+func (s *Server) lose(ctx context.Context, path string, why error) {
+	if _, already := s.buffers.Lost(path); already {
+		return
+	}
+	s.buffers.Lose(path, "a change the editor sent could not be applied")
+	s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+		"tandem lost track of the unsaved text of %s (%v); the agent now sees the file on disk and cannot edit it. Close and reopen the file to resume.", path, why))
 }
 
 func (s *Server) didSave(_ context.Context, params json.RawMessage) (any, error) {
