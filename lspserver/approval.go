@@ -172,7 +172,7 @@ func (r *router) askRich(ctx context.Context, q approvals.Question) (approvals.A
 		params.Steps = append(params.Steps, askStep{Text: s.Text, Effects: s.Effects.Names(), Paths: paths})
 	}
 	var res *answerParams
-	if err := r.s.client.Call(ctx, "tandem/askApproval", params, &res); err != nil || res == nil || res.Answer == nil {
+	if err := r.s.client.Ask(ctx, "tandem/askApproval", params, &res); err != nil || res == nil || res.Answer == nil {
 		return 0, false
 	}
 	a, err := approvals.AnswerOfOption(*res.Answer)
@@ -190,7 +190,7 @@ func (r *router) askBaseline(ctx context.Context, q approvals.Question) (approva
 		Actions: []protocol.MessageActionItem{{Title: actionAllow}, {Title: actionDeny}, {Title: actionSession}},
 	}
 	var res *protocol.MessageActionItem
-	if err := r.s.client.Call(ctx, "window/showMessageRequest", params, &res); err != nil || res == nil {
+	if err := r.s.client.Ask(ctx, "window/showMessageRequest", params, &res); err != nil || res == nil {
 		return 0, false
 	}
 	switch res.Title {

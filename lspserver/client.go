@@ -3,11 +3,13 @@ package lspserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -18,8 +20,11 @@ import (
 // made from request handlers and goroutines, never inline from a
 // notification handler (the read loop would wait on itself).
 type Client struct {
-	conn jsonrpc2.Conn
-	log  *slog.Logger
+	conn    jsonrpc2.Conn
+	log     *slog.Logger
+	forget  func(jsonrpc2.ID) // stops the stream awaiting an answer to a call given up
+	slots   chan struct{}     // one per request awaiting an answer, questions aside
+	timeout time.Duration     // CallTimeout but in tests
 
 	mu       sync.Mutex
 	caps     map[string]any // the client's capabilities, as sent
@@ -30,14 +35,55 @@ type Client struct {
 	seq      atomic.Int64
 }
 
-func newClient(conn jsonrpc2.Conn, log *slog.Logger) *Client {
-	return &Client{conn: conn, log: log, traceTo: "off", progress: map[string]context.CancelFunc{}}
+// CallTimeout bounds how long tandem waits for the editor to answer one of
+// its requests (a question for the user aside): an editor that never
+// answers must not hold a goroutine per request for ever.
+const CallTimeout = 30 * time.Second
+
+// maxOutstanding is how many of tandem's requests (questions aside) may
+// await the editor's answer at once; beyond it a request fails at once.
+const maxOutstanding = 64
+
+// ErrTooManyRequests is a request not sent because maxOutstanding requests
+// already await the editor's answer.
+var ErrTooManyRequests = errors.New("the editor has not answered tandem's earlier requests")
+
+func newClient(conn jsonrpc2.Conn, log *slog.Logger, forget func(jsonrpc2.ID), timeout time.Duration) *Client {
+	return &Client{conn: conn, log: log, forget: forget, slots: make(chan struct{}, maxOutstanding), timeout: timeout,
+		traceTo: "off", progress: map[string]context.CancelFunc{}}
 }
 
 // Call sends a request to the editor and waits for its answer, decoded into
-// result. Cancelling ctx sends $/cancelRequest and returns ctx's error.
+// result, for CallTimeout at most. Cancelling ctx (or the timeout) sends
+// $/cancelRequest and returns ctx's error. With maxOutstanding requests
+// already waiting it fails at once with ErrTooManyRequests.
 func (c *Client) Call(ctx context.Context, method string, params, result any) error {
-	return protocol.Call(ctx, c.conn, method, params, result)
+	select {
+	case c.slots <- struct{}{}:
+	default:
+		return ErrTooManyRequests
+	}
+	defer func() { <-c.slots }()
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	return c.call(ctx, method, params, result)
+}
+
+// Ask is Call for a question to the user: it waits as long as the user
+// takes, until ctx ends (the question settled elsewhere, its step was
+// cancelled, the session closed).
+func (c *Client) Ask(ctx context.Context, method string, params, result any) error {
+	return c.call(ctx, method, params, result)
+}
+
+func (c *Client) call(ctx context.Context, method string, params, result any) error {
+	id, err := c.conn.Call(ctx, method, params, result)
+	c.forget(id)
+	if ctx.Err() != nil {
+		// Tell the editor, which may still be showing or working on it.
+		_ = c.conn.Notify(context.WithoutCancel(ctx), "$/cancelRequest", &protocol.CancelParams{ID: id})
+	}
+	return err
 }
 
 // Notify sends a notification to the editor.

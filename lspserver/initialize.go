@@ -113,7 +113,7 @@ func (s *Server) initialized() {
 			"tandem ignored the user config file: %v. Its settings do not apply until it is fixed; `tandem doctor` checks it.", err))
 	}
 	s.warnSettings(ctx)
-	go s.fetchConfiguration(ctx)
+	s.refreshConfiguration()
 	if s.client.Supports("workspace.didChangeWatchedFiles.dynamicRegistration") {
 		go func() {
 			err := s.client.Call(ctx, "client/registerCapability", map[string]any{
@@ -130,6 +130,32 @@ func (s *Server) initialized() {
 			}
 		}()
 	}
+}
+
+// refreshConfiguration fetches the workspace settings in the background,
+// one fetch at a time: changes announced while one runs are read by one
+// more fetch after it, however many there were.
+func (s *Server) refreshConfiguration() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.configFetching {
+		s.configStale = true
+		return
+	}
+	s.configFetching = true
+	go func() {
+		for {
+			s.fetchConfiguration(context.Background())
+			s.mu.Lock()
+			if !s.configStale {
+				s.configFetching = false
+				s.mu.Unlock()
+				return
+			}
+			s.configStale = false
+			s.mu.Unlock()
+		}
+	}()
 }
 
 // fetchConfiguration reads the "tandem" section through
@@ -187,7 +213,7 @@ func (s *Server) didChangeConfiguration(ctx context.Context, params json.RawMess
 		return nil, err
 	}
 	if s.client.Supports("workspace.configuration") {
-		go s.fetchConfiguration(context.Background())
+		s.refreshConfiguration()
 		return nil, nil
 	}
 	if section, ok := p.Settings["tandem"]; ok {

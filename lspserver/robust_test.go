@@ -1,10 +1,16 @@
 package lspserver
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A didChange whose params do not decode (a version sent as a string) would
@@ -67,5 +73,114 @@ func TestE2E_UndecodableChangeStopsMirroring(t *testing.T) {
 	p.notify("textDocument/didOpen", map[string]any{"textDocument": map[string]any{"uri": uri, "version": 9, "text": "4321abc\n"}})
 	if text, _ := p.tool(session, "read", map[string]any{"path": "a.txt"}); !strings.Contains(text, "\n1:4321abc\n") || strings.Contains(text, "lost track") {
 		t.Fatalf("reopening did not resume mirroring:\n%s", text)
+	}
+}
+
+// askedFor waits for the server's requests of method and returns them.
+func (c *rpc) askedFor(method string, atLeast int) []msg {
+	c.t.Helper()
+	var got []msg
+	c.waitFor(fmt.Sprintf("%d %s requests", atLeast, method), func(_, _ []msg) bool {
+		got = nil
+		for _, m := range c.asked {
+			if m.Method == method {
+				got = append(got, m)
+			}
+		}
+		return len(got) >= atLeast
+	})
+	return got
+}
+
+// An editor that answers one of tandem's requests three times, or answers
+// one tandem never sent, must not stop tandem reading: the extra responses
+// are dropped and logged, and the next request is served.
+func TestE2E_DuplicateAndUnknownResponsesAreDropped(t *testing.T) {
+	p := startLSP(t)
+	p.onRequest(func(string, json.RawMessage) any { return noReply{} })
+	p.initialize(t, t.TempDir(), map[string]any{"workspace": map[string]any{"configuration": true}})
+	id := p.askedFor("workspace/configuration", 1)[0].ID
+	answer := []byte(`{"jsonrpc":"2.0","id":` + string(id) + `,"result":[{}]}`)
+	for range 3 {
+		p.raw(frame(answer))
+	}
+	p.raw(frame([]byte(`{"jsonrpc":"2.0","id":424242,"result":null}`)))
+	p.raw(frame([]byte(`{"jsonrpc":"2.0","id":"never-asked","error":{"code":-32601,"message":"no"}}`)))
+	var res struct{ Tools []json.RawMessage }
+	p.ok("tandem/listTools", map[string]any{}, &res)
+	if len(res.Tools) == 0 {
+		t.Fatal("no tools listed")
+	}
+	log, _ := os.ReadFile(p.log)
+	if n := strings.Count(string(log), "which no request of tandem's awaits, was dropped"); n != 4 {
+		t.Fatalf("%d dropped responses logged, want 4 (two duplicates, two unknown)\n%s", n, log)
+	}
+}
+
+// However many configuration changes an editor announces while it does not
+// answer tandem's workspace/configuration, tandem asks one at a time (one
+// more after the one outstanding), and keeps serving.
+func TestE2E_ConfigurationChangesAskOneAtATime(t *testing.T) {
+	p := startLSP(t)
+	p.onRequest(func(string, json.RawMessage) any { return noReply{} })
+	p.initialize(t, t.TempDir(), map[string]any{"workspace": map[string]any{"configuration": true}})
+	p.askedFor("workspace/configuration", 1)
+	var burst bytes.Buffer
+	for range 2000 {
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "workspace/didChangeConfiguration", "params": map[string]any{"settings": nil}})
+		burst.Write(frame(body))
+	}
+	p.raw(burst.Bytes())
+	p.ok("tandem/listTools", map[string]any{}, nil)
+	p.mu.Lock()
+	asked := 0
+	for _, m := range p.asked {
+		if m.Method == "workspace/configuration" {
+			asked++
+		}
+	}
+	p.mu.Unlock()
+	if asked != 1 {
+		t.Fatalf("%d workspace/configuration requests outstanding, want 1", asked)
+	}
+}
+
+// tandem's requests to an editor that never answers end at their deadline,
+// each withdrawn with $/cancelRequest, and no more than maxOutstanding wait
+// at once: one more fails at once instead of holding a goroutine.
+func TestRequestsToTheEditorAreBounded(t *testing.T) {
+	c, _ := inProcessWith(t, Options{Cwd: t.TempDir(), callTimeout: 500 * time.Millisecond})
+	initialized(t, c, nil)
+	c.onRequest(func(string, json.RawMessage) any { return noReply{} })
+	before := runtime.NumGoroutine()
+	calls := make([]chan msg, maxOutstanding+1)
+	for i := range calls {
+		calls[i] = c.start(1000+i, "test/callEditor", nil)
+	}
+	results := map[string]int{}
+	for i, ch := range calls {
+		m := c.wait(ch, fmt.Sprintf("call %d", i))
+		var text string
+		_ = json.Unmarshal(m.Result, &text)
+		results[text]++
+	}
+	if results[ErrTooManyRequests.Error()] != 1 || results[context.DeadlineExceeded.Error()] != maxOutstanding {
+		t.Fatalf("results: %v", results)
+	}
+	c.waitFor("a $/cancelRequest for every request that timed out", func(notes, _ []msg) bool {
+		n := 0
+		for _, m := range notes {
+			if m.Method == "$/cancelRequest" {
+				n++
+			}
+		}
+		return n == maxOutstanding
+	})
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before+2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before+2 {
+		t.Fatalf("%d goroutines after the requests ended, %d before", n, before)
 	}
 }

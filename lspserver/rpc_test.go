@@ -23,6 +23,7 @@ type rpc struct {
 	mu       sync.Mutex
 	pending  map[string]chan msg // by id JSON
 	notes    []msg
+	asked    []msg // the server's own requests, answered or not
 	orphans  []msg // responses with id null
 	changed  chan struct{}
 	answer   func(method string, params json.RawMessage) any // answers server→client requests
@@ -74,6 +75,7 @@ func (c *rpc) read() {
 			var result any
 			c.mu.Lock()
 			answer := c.answer
+			c.asked = append(c.asked, m)
 			c.mu.Unlock()
 			if answer != nil {
 				result = answer(m.Method, m.Params)

@@ -45,6 +45,8 @@ type Options struct {
 	// requests replaces the request table (methods.go); tests serve extra
 	// methods through it. Nil: the table.
 	requests map[string]handlerFunc
+	// callTimeout replaces CallTimeout, so a test need not wait for it.
+	callTimeout time.Duration
 }
 
 type state uint8
@@ -75,7 +77,10 @@ type Server struct {
 	running  sync.WaitGroup // requests in flight; shutdown waits for them
 	exitCode int
 	exited   bool
-	exit     chan struct{} // closed by end: the exit notification, or the editor gone
+	// configFetching is a workspace/configuration fetch running;
+	// configStale, a change announced since it started.
+	configFetching, configStale bool
+	exit                        chan struct{} // closed by end: the exit notification, or the editor gone
 }
 
 // closeBoth closes the input too, if it can be closed, so a read blocked on
@@ -123,7 +128,10 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 		s.log.Warn("bad input skipped", "kind", kind, "detail", detail)
 	})
 	s.conn = jsonrpc2.NewConn(st)
-	s.client = newClient(s.conn, s.log)
+	if opts.callTimeout <= 0 {
+		opts.callTimeout = CallTimeout
+	}
+	s.client = newClient(s.conn, s.log, st.forget, opts.callTimeout)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s.conn.Go(ctx, s.dispatch)

@@ -30,6 +30,13 @@ var testRequests = map[string]handlerFunc{
 			return "never cancelled", nil
 		}
 	},
+	// test/callEditor sends the editor a request and says how it ended.
+	"test/callEditor": func(s *Server, ctx context.Context, _ json.RawMessage) (any, error) {
+		if err := s.Client().Call(ctx, "test/editorMethod", nil, nil); err != nil {
+			return err.Error(), nil
+		}
+		return "answered", nil
+	},
 	// test/setting reports a setting as Get and User see it.
 	"test/setting": func(s *Server, _ context.Context, params json.RawMessage) (any, error) {
 		var key string

@@ -41,10 +41,17 @@ type stream struct {
 	resync bool                      // skipping input until the next Content-Length header (reader only)
 
 	mu sync.Mutex // serialises writes
+
+	// awaiting is the ids of tandem's own requests the editor has not
+	// answered yet. A response is passed on only for one of them, and only
+	// once: jsonrpc2's connection blocks its read loop for good on a second
+	// response to one call, and the editor would never be heard again.
+	awaitMu  sync.Mutex
+	awaiting map[jsonrpc2.ID]bool
 }
 
 func newStream(r io.Reader, w io.Writer, c io.Closer, max int64, report func(kind, detail string)) *stream {
-	return &stream{in: bufio.NewReaderSize(r, 64<<10), out: w, closer: c, max: max, report: report}
+	return &stream{in: bufio.NewReaderSize(r, 64<<10), out: w, closer: c, max: max, report: report, awaiting: map[jsonrpc2.ID]bool{}}
 }
 
 // errAnswered is a frame already answered and skipped.
@@ -70,6 +77,10 @@ func (s *stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 		if err == nil {
 			var msg jsonrpc2.Message
 			if msg, err = decodeMessage(body); err == nil {
+				if r, ok := msg.(*jsonrpc2.Response); ok && !s.answered(r.ID()) {
+					s.report("unexpected response", fmt.Sprintf("a response to %v, which no request of tandem's awaits, was dropped", r.ID()))
+					continue
+				}
 				return msg, int64(len(body)), nil
 			}
 		}
@@ -261,8 +272,30 @@ func decodeMessage(body []byte) (jsonrpc2.Message, error) {
 	return nil, bad
 }
 
+// answered takes id off the requests awaiting an answer; false when no
+// request awaited it (an unknown id, or a second answer).
+func (s *stream) answered(id jsonrpc2.ID) bool {
+	s.awaitMu.Lock()
+	defer s.awaitMu.Unlock()
+	ok := s.awaiting[id]
+	delete(s.awaiting, id)
+	return ok
+}
+
+// forget stops awaiting an answer to id: its caller gave up on it.
+func (s *stream) forget(id jsonrpc2.ID) {
+	s.awaitMu.Lock()
+	defer s.awaitMu.Unlock()
+	delete(s.awaiting, id)
+}
+
 // Write sends one message.
 func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	if call, ok := msg.(*jsonrpc2.Call); ok {
+		s.awaitMu.Lock()
+		s.awaiting[call.ID()] = true
+		s.awaitMu.Unlock()
+	}
 	data, err := json.Marshal(msg)
 	if err != nil {
 		return 0, fmt.Errorf("marshaling message: %w", err)
