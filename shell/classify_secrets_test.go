@@ -15,6 +15,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
 
 // secretState is every entry under the credential stores of a home: name,
@@ -53,42 +54,42 @@ func secretState(t testing.TB, home string) string {
 // links to ancestors); they run for real under a random auto set with no
 // client to answer. Afterwards every secret is as it was.
 func TestLaw_secrets_need_yes(t *testing.T) {
-	f := newCorpusFixture(t)
+	f := corpus.NewFixture(t)
 	ctx := context.Background()
 	rapid.Check(t, func(rt *rapid.T) {
 		// Each run starts from the same world, so a failure replays.
-		if err := os.RemoveAll(f.home); err != nil {
+		if err := os.RemoveAll(f.Home); err != nil {
 			rt.Fatal(err)
 		}
-		f.writeFiles(t)
-		before := secretState(t, f.home)
+		f.WriteFiles(t)
+		before := secretState(t, f.Home)
 		// A random layout of links in the workspace, removed afterwards.
 		// Every name a link may take, made or not: a script may create one.
 		var made []string
 		for i := 0; i < 4; i++ {
-			made = append(made, filepath.Join(f.ws, fmt.Sprintf("l%d", i)))
+			made = append(made, filepath.Join(f.WS, fmt.Sprintf("l%d", i)))
 		}
 		defer func() {
 			for _, m := range made {
 				_ = os.RemoveAll(m)
 			}
 		}()
-		linkTargets := []string{f.home + "/.ssh", f.home + "/.ssh/authorized_keys", f.home, f.home + "/.aws/credentials",
-			f.home + "/.netrc", "..", "chain1", "keys", "l0", "l1", "missing"}
+		linkTargets := []string{f.Home + "/.ssh", f.Home + "/.ssh/authorized_keys", f.Home, f.Home + "/.aws/credentials",
+			f.Home + "/.netrc", "..", "chain1", "keys", "l0", "l1", "missing"}
 		links := rapid.IntRange(0, 3).Draw(rt, "links")
 		for i := 0; i < links; i++ {
 			if err := os.Symlink(rapid.SampledFrom(linkTargets).Draw(rt, "target"), made[i]); err != nil {
 				rt.Fatal(err)
 			}
 		}
-		list := filepath.Join(f.ws, "targets.txt")
-		made = append(made, list, filepath.Join(f.ws, "copy"), filepath.Join(f.ws, "moved"))
+		list := filepath.Join(f.WS, "targets.txt")
+		made = append(made, list, filepath.Join(f.WS, "copy"), filepath.Join(f.WS, "moved"))
 
 		targets := []string{"~/.ssh/authorized_keys", "~/.ssh/id_ed25519", "~/.ssh", "~/.ssh/new", "keys/authorized_keys",
 			"keys/new", "chain1", "~/.netrc", "~/.aws/credentials", "~", "up/home/.ssh/id_ed25519", "src/../keys/id_ed25519",
 			"l0", "l0/authorized_keys", "l1/.ssh/id_ed25519", "$HOME/.kube/config", "~/.git-credentials"}
 		target := rapid.SampledFrom(targets).Draw(rt, "secret")
-		if err := os.WriteFile(list, []byte(strings.ReplaceAll(target, "~", f.home)+"\n"), 0o644); err != nil {
+		if err := os.WriteFile(list, []byte(strings.ReplaceAll(target, "~", f.Home)+"\n"), 0o644); err != nil {
 			rt.Fatal(err)
 		}
 		forms := []string{
@@ -113,15 +114,15 @@ func TestLaw_secrets_need_yes(t *testing.T) {
 		}
 		script := strings.Join(lines, rapid.SampledFrom([]string{"\n", "; ", " && ", " || "}).Draw(rt, "join"))
 		auto := approvals.Effects(rapid.IntRange(0, int(approvals.DefaultAuto)).Draw(rt, "auto"))
-		gate := approvals.NewGate("prop", auto, f.policy, approvals.Nobody)
+		gate := approvals.NewGate("prop", auto, f.Policy, approvals.Nobody)
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
-		run, err := Start(cctx, script, Options{Dir: f.ws, Env: f.env, Gate: gate})
+		run, err := Start(cctx, script, Options{Dir: f.WS, Env: f.Env, Gate: gate})
 		if err != nil {
 			return // a script that does not parse runs nothing
 		}
 		res := run.Result()
-		if after := secretState(t, f.home); after != before {
+		if after := secretState(t, f.Home); after != before {
 			rt.Fatalf("auto %v, no yes: %q changed a secret (ended %s)\nbefore:\n%s\nafter:\n%s", auto, script, res.End, before, after)
 		}
 	})

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
 
 // snapshot is every entry under root: kind, mode, link target or content hash.
@@ -60,11 +61,11 @@ func changed(before, after map[string]string, under func(string) bool) []string 
 	return out
 }
 
-func runCorpus(t *testing.T, f *corpusFixture, src string, auto approvals.Effects, a *asker) Result {
+func runCorpus(t *testing.T, f *corpus.Fixture, src string, auto approvals.Effects, a *asker) Result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	r, err := Start(ctx, src, Options{Dir: f.ws, Env: f.env, Gate: approvals.NewGate("corpus", auto, f.policy, a)})
+	r, err := Start(ctx, src, Options{Dir: f.WS, Env: f.Env, Gate: approvals.NewGate("corpus", auto, f.Policy, a)})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -82,31 +83,31 @@ func runCorpus(t *testing.T, f *corpusFixture, src string, auto approvals.Effect
 //     expected effects hold secret asked about it, no question came
 //     without a secret step in it, and no credential store changed.
 func TestCorpusRunsGated(t *testing.T) {
-	for _, s := range loadCorpus(t) {
-		t.Run(strings.TrimSuffix(s.name, ".sh"), func(t *testing.T) {
-			f := newCorpusFixture(t)
-			before := snapshot(t, f.tmp)
+	for _, s := range corpus.Load(t) {
+		t.Run(strings.TrimSuffix(s.Name, ".sh"), func(t *testing.T) {
+			f := corpus.NewFixture(t)
+			before := snapshot(t, f.Tmp)
 			a := answering(approvals.Deny)
-			res := runCorpus(t, f, s.src, 0, a)
+			res := runCorpus(t, f, s.Src, 0, a)
 			for _, st := range res.Steps {
 				if st.Ran && st.Effects != 0 {
-					t.Errorf("with an empty auto set, step %q (%v) ran unasked\n%s", st.Text, st.Effects, s.src)
+					t.Errorf("with an empty auto set, step %q (%v) ran unasked\n%s", st.Text, st.Effects, s.Src)
 				}
 			}
-			if d := changed(before, snapshot(t, f.tmp), func(string) bool { return true }); len(d) > 0 {
-				t.Errorf("denied, yet the script changed %v\n%s\nresult: %s", d, s.src, Render(res))
-				f = newCorpusFixture(t) // the second run needs the world as it was
-				before = snapshot(t, f.tmp)
+			if d := changed(before, snapshot(t, f.Tmp), func(string) bool { return true }); len(d) > 0 {
+				t.Errorf("denied, yet the script changed %v\n%s\nresult: %s", d, s.Src, Render(res))
+				f = corpus.NewFixture(t) // the second run needs the world as it was
+				before = snapshot(t, f.Tmp)
 			}
 
 			a = answering(approvals.Deny)
-			res = runCorpus(t, f, s.src, approvals.DefaultAuto, a)
+			res = runCorpus(t, f, s.Src, approvals.DefaultAuto, a)
 			for _, st := range res.Steps {
 				if st.Ran && st.Effects.Has(approvals.Secret) {
-					t.Errorf("step %q (%v) ran without a yes\n%s", st.Text, st.Effects, s.src)
+					t.Errorf("step %q (%v) ran without a yes\n%s", st.Text, st.Effects, s.Src)
 				}
 			}
-			if s.expect.Has(approvals.Secret) {
+			if s.Expect.Has(approvals.Secret) {
 				asked := false
 				for _, q := range a.asked() {
 					for _, st := range q.Steps {
@@ -114,7 +115,7 @@ func TestCorpusRunsGated(t *testing.T) {
 					}
 				}
 				if !asked {
-					t.Errorf("expected %v, but no question about a secret step was asked\n%s\nresult: %s", s.expect, s.src, Render(res))
+					t.Errorf("expected %v, but no question about a secret step was asked\n%s\nresult: %s", s.Expect, s.Src, Render(res))
 				}
 			}
 			// A pipeline asks about all its steps at once; a question with no
@@ -125,7 +126,7 @@ func TestCorpusRunsGated(t *testing.T) {
 					secret = secret || st.Effects.Has(approvals.Secret)
 				}
 				if !secret {
-					t.Errorf("the default auto set holds every step of a question about %q, yet it was asked\n%s", q.Steps[0].Text, s.src)
+					t.Errorf("the default auto set holds every step of a question about %q, yet it was asked\n%s", q.Steps[0].Text, s.Src)
 				}
 			}
 			secretStore := func(p string) bool {
@@ -136,8 +137,8 @@ func TestCorpusRunsGated(t *testing.T) {
 				}
 				return false
 			}
-			if d := changed(before, snapshot(t, f.tmp), secretStore); len(d) > 0 {
-				t.Errorf("denied, yet a credential store changed: %v\n%s", d, s.src)
+			if d := changed(before, snapshot(t, f.Tmp), secretStore); len(d) > 0 {
+				t.Errorf("denied, yet a credential store changed: %v\n%s", d, s.Src)
 			}
 		})
 	}
@@ -148,7 +149,7 @@ func TestCorpusRunsGated(t *testing.T) {
 // does) learns names there and asks nothing; a glob into the secret itself
 // still asks before it lists it.
 func TestGlobThroughADirectoryHoldingASecretAsksNothing(t *testing.T) {
-	f := newCorpusFixture(t)
+	f := corpus.NewFixture(t)
 	a := answering(approvals.Deny)
 	res := runCorpus(t, f, `ls ~/*.txt "$PWD"/src/*.go`, approvals.DefaultAuto, a)
 	if qs := a.asked(); len(qs) > 0 || res.End != Finished {

@@ -20,6 +20,7 @@ import (
 	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/shell/classify"
 )
 
 // launch is one program to run: what the script asked for, after the
@@ -117,9 +118,9 @@ func usage(l launch, format string, a ...any) error {
 // effects too.
 func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, inner []string) error {
 	lookup := expand.ListEnviron(l.env...)
-	s := Classify(l.argv, l.dir, lookup, x.policy)
+	s := classify.Command(l.argv, l.dir, lookup, x.policy)
 	if inner != nil {
-		in := Classify(inner, l.dir, lookup, x.policy)
+		in := classify.Command(inner, l.dir, lookup, x.policy)
 		s.Effects |= in.Effects | approvals.Of(approvals.Exec)
 		s.Paths = append(s.Paths, in.Paths...)
 	}
@@ -130,7 +131,7 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 	if err != nil {
 		return err
 	}
-	argv, extra := RunArgs(l.argv)
+	argv, extra := classify.RunArgs(l.argv)
 	status, err := x.start(ctx, hc, l, argv, extra)
 	x.ran(n, status)
 	return err
@@ -365,7 +366,7 @@ func readInput(ctx context.Context, r io.Reader) ([]byte, error) {
 
 // readScript reads a script file a shell is given, gated as a read of it.
 func (x *Run) readScript(ctx context.Context, hc interp.HandlerContext, l launch, path string) ([]byte, error) {
-	s := ClassifyRedirect(path, false, l.dir, x.policy)
+	s := classify.Redirect(path, false, l.dir, x.policy)
 	s.Text = approvals.Show(l.text(l.argv))
 	n, err := x.gate(ctx, hc, s)
 	if err != nil {

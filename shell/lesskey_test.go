@@ -6,27 +6,8 @@ import (
 	"testing"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
-
-// A lesskey file's #env section can set LESSOPEN, and less then runs that
-// program on every file it shows: naming such a file is exec.
-func TestLessWithALesskeyFileIsExec(t *testing.T) {
-	f := newCorpusFixture(t)
-	for _, argv := range [][]string{
-		{"less", "--lesskey-src=src/a.go", "README.md"},
-		{"less", "--lesskey-s", "src/a.go", "README.md"},
-		{"less", "-k", "src/a.go", "README.md"},
-		{"less", "--lesskey-file=src/a.go", "README.md"},
-		{"less", "--lesskey-content=#env\nLESSOPEN=|id %s", "README.md"},
-	} {
-		if s := Classify(argv, f.ws, nil, f.policy); !s.Effects.Has(approvals.Exec) {
-			t.Errorf("%q: %v, want exec", argv, s.Effects)
-		}
-	}
-	if s := Classify([]string{"less", "README.md"}, f.ws, nil, f.policy); s.Effects.Has(approvals.Exec) {
-		t.Errorf("less README.md: %v, want no exec", s.Effects)
-	}
-}
 
 // With exec out of the auto set, a script that writes ~/.lesskey (a plain
 // file outside the workspace) and then reads a file with less must not get
@@ -35,7 +16,7 @@ func TestLessIgnoresTheLesskeyFilesAStepWrote(t *testing.T) {
 	if _, err := exec.LookPath("less"); err != nil {
 		t.Skip("less is not installed")
 	}
-	f := newCorpusFixture(t)
+	f := corpus.NewFixture(t)
 	lesskey := `printf '#env\nLESSOPEN=|echo RAN-%%s\n'`
 	src := lesskey + " > ~/.lesskey\n" +
 		lesskey + " > ~/.config/lesskey\n" +

@@ -7,6 +7,7 @@ import (
 	"mvdan.cc/sh/v3/interp"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/shell/classify"
 )
 
 // gatedBuiltin marks the context of a builtin that already passed the gate
@@ -42,7 +43,7 @@ func (x *Run) probe(ctx context.Context, path string) error {
 		return x.stopped()
 	}
 	hc := interp.HandlerCtx(ctx)
-	s := ClassifyRedirect(path, false, hc.Dir, x.policy)
+	s := classify.Redirect(path, false, hc.Dir, x.policy)
 	if !s.Effects.Has(approvals.Secret) {
 		return x.stopped()
 	}

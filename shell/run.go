@@ -30,6 +30,7 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/refusal"
+	"github.com/tandemdev/tandem/shell/classify"
 )
 
 // Options configure one run.
@@ -447,7 +448,7 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 		return args, nil
 	}
 	hc := interp.HandlerCtx(ctx)
-	n, err := x.gate(ctx, hc, Classify(args, hc.Dir, hc.Env, x.policy))
+	n, err := x.gate(ctx, hc, classify.Command(args, hc.Dir, hc.Env, x.policy))
 	if err != nil {
 		return nil, err
 	}
@@ -552,7 +553,7 @@ func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode)
 		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EBADF}
 	}
 	write := flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
-	s := ClassifyRedirect(path, write, hc.Dir, x.policy)
+	s := classify.Redirect(path, write, hc.Dir, x.policy)
 	real := path
 	if !filepath.IsAbs(real) {
 		real = filepath.Join(hc.Dir, real)
@@ -594,7 +595,7 @@ func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode)
 func (x *Run) readDir(ctx context.Context, path string) (_ []fs.DirEntry, err error) {
 	defer guard(&err)
 	hc := interp.HandlerCtx(ctx)
-	s := ClassifyRedirect(path, false, hc.Dir, x.policy)
+	s := classify.Redirect(path, false, hc.Dir, x.policy)
 	if s.Effects.Has(approvals.Secret) {
 		real := path
 		if len(s.Paths) == 1 && s.Paths[0].Real != "" {

@@ -1,9 +1,8 @@
-package shell
+package classify
 
 import (
 	"errors"
 	"io/fs"
-	"os"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -27,7 +26,7 @@ func langOf(shell string) lang {
 	return langPOSIX
 }
 
-// ClassifyScript classifies a whole script without running it: every simple
+// Script classifies a whole script without running it: every simple
 // command (in functions, loops, command and process substitutions, alias and
 // trap payloads, eval of a known string) and every redirection, each with
 // the words it has before it runs. A word whose value only the run can tell
@@ -40,7 +39,7 @@ func langOf(shell string) lang {
 // The runner classifies each step again, with its real arguments, when it
 // runs; this static view is what `sh -c SCRIPT` gets, and what the shell
 // corpus pins.
-func ClassifyScript(src, dir string, env expand.Environ, p *approvals.Policy) ([]approvals.Step, error) {
+func Script(src, dir string, env expand.Environ, p *approvals.Policy) ([]approvals.Step, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
 	if err != nil {
 		return nil, err
@@ -195,7 +194,7 @@ func (w *walker) readDir(dir string) ([]fs.DirEntry, error) {
 	if w.globbed >= maxGlobEntries {
 		return nil, errGlobBound
 	}
-	es, err := os.ReadDir(dir)
+	es, err := w.p.ReadDir(w.p.Examine(w.dir, dir).RealPath)
 	w.globbed += len(es)
 	return es, err
 }
@@ -369,7 +368,7 @@ func (w *walker) redirect(r *syntax.Redirect) {
 		w.add(c, "redirect to an unknown file")
 		return
 	}
-	w.steps = append(w.steps, ClassifyRedirect(vs[0], write, w.dir, w.p))
+	w.steps = append(w.steps, Redirect(vs[0], write, w.dir, w.p))
 }
 
 // shellReadsInput reports whether argv is a shell that reads its commands

@@ -1,4 +1,4 @@
-package shell
+package classify
 
 import (
 	"strings"
@@ -7,12 +7,13 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
 
 // Any argv and any script classify without a panic, and a step's text
 // always shows its argv.
 func TestClassifyAnyInput(t *testing.T) {
-	f := newCorpusFixture(t)
+	f := corpus.NewFixture(t)
 	var names []string
 	for n := range table {
 		names = append(names, n)
@@ -23,21 +24,21 @@ func TestClassifyAnyInput(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		argv := []string{rapid.SampledFrom(names).Draw(t, "name")}
 		argv = append(argv, rapid.SliceOfN(rapid.OneOf(rapid.SampledFrom(words), rapid.String()), 0, 8).Draw(t, "args")...)
-		s := Classify(argv, f.ws, f.environ(), f.policy)
+		s := Command(argv, f.WS, f.Environ(), f.Policy)
 		if s.Text != approvals.Show(argv) {
 			t.Fatalf("text %q, want %q", s.Text, approvals.Show(argv))
 		}
-		_, _ = ClassifyScript(strings.Join(argv, " "), f.ws, f.environ(), f.policy)
+		_, _ = Script(strings.Join(argv, " "), f.WS, f.Environ(), f.Policy)
 	})
 }
 
 // FuzzClassifyScript: no script makes the static classifier panic.
 func FuzzClassifyScript(f *testing.F) {
-	fx := newCorpusFixture(f)
-	for _, s := range loadCorpus(f) {
-		f.Add(s.src)
+	fx := corpus.NewFixture(f)
+	for _, s := range corpus.Load(f) {
+		f.Add(s.Src)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
-		_, _ = ClassifyScript(src, fx.ws, fx.environ(), fx.policy)
+		_, _ = Script(src, fx.WS, fx.Environ(), fx.Policy)
 	})
 }

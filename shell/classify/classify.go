@@ -1,4 +1,11 @@
-package shell
+// Package classify gives the effects of one shell step — a simple command's
+// expanded argv, or a redirection's target — and the paths it names with
+// their classes, by the command table. It is a pure core: it runs nothing,
+// and it reaches the filesystem only through the path policy
+// (approvals.Policy), whose lookups take the real paths the policy judged.
+// The interpreter (package shell) calls it just before each step runs; a
+// sandbox that enforces a step's judged effects builds on the same answer.
+package classify
 
 import (
 	"io/fs"
@@ -10,7 +17,7 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 )
 
-// Classify gives the effects of ONE simple command, from its real expanded
+// Command gives the effects of ONE simple command, from its real expanded
 // arguments, and the paths it names with their classes. It is pure: the only
 // I/O is the policy's filesystem lookups for real paths.
 //
@@ -39,19 +46,19 @@ import (
 // protected. A command that reads its working directory because it names no
 // path (ls, du, find, rg PATTERN, grep -r PATTERN, git ls-files, git grep)
 // judges dir.
-func Classify(argv []string, dir string, env expand.Environ, p *approvals.Policy) approvals.Step {
+func Command(argv []string, dir string, env expand.Environ, p *approvals.Policy) approvals.Step {
 	c := newClassifier(env, p)
 	c.command(argv, dir)
 	return c.step(approvals.Show(argv))
 }
 
-// ClassifyRedirect gives the effects of one redirection to target (made
+// Redirect gives the effects of one redirection to target (made
 // real from dir): a write inside the workspace is write, outside write and
 // outside, to a protected path write and protected, to a secret write and
 // secret; a read is read, and of a path that is or holds a secret read and
 // secret. /dev/null, /dev/stdout and /dev/stderr have no effect. The step's
 // Text is the redirection as bash reads it ("> 'a b'").
-func ClassifyRedirect(target string, write bool, dir string, p *approvals.Policy) approvals.Step {
+func Redirect(target string, write bool, dir string, p *approvals.Policy) approvals.Step {
 	c := newClassifier(nil, p)
 	op := "<"
 	if strings.HasPrefix(target, "/dev/tcp/") || strings.HasPrefix(target, "/dev/udp/") {
@@ -183,7 +190,7 @@ func (c *classifier) linksInto(dir, root string) {
 		return
 	}
 	n := 0
-	_ = filepath.WalkDir(base.Path, func(path string, d fs.DirEntry, err error) error {
+	_ = c.p.WalkDir(base.RealPath, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}

@@ -1,10 +1,8 @@
-package shell
+package classify
 
 import (
 	"errors"
-	"io"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 
@@ -89,14 +87,9 @@ func (c *classifier) filesFrom(dir, list string) {
 		c.add(approvals.Exec)
 		return
 	}
-	f, err := os.Open(c.p.Examine(dir, list).Path)
+	b, err := c.p.ReadFile(c.p.Examine(dir, list).RealPath, maxFilesFrom+1)
 	if errors.Is(err, fs.ErrNotExist) {
 		return // the command fails without reading anything
-	}
-	var b []byte
-	if err == nil {
-		b, err = io.ReadAll(io.LimitReader(f, maxFilesFrom+1))
-		f.Close()
 	}
 	if err != nil || len(b) > maxFilesFrom {
 		c.add(approvals.Exec)
@@ -123,7 +116,9 @@ func (c *classifier) secretFile(rel string, always bool) {
 	if home == "" {
 		return
 	}
-	if _, err := os.Lstat(home + "/" + rel); err == nil || always {
+	// The file is there when its name is, even as a dangling symlink (the
+	// command would follow it): Exists, or a last name that is a link.
+	if r := c.p.Examine("/", home+"/"+rel); r.Exists || r.Link != "" || always {
 		c.read("/", home+"/"+rel)
 	}
 }

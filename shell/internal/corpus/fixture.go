@@ -1,4 +1,4 @@
-package shell
+package corpus
 
 import (
 	"os"
@@ -10,21 +10,21 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 )
 
-// corpusFixture is the world the shell corpus runs in (see
+// Fixture is the world the shell corpus runs in (see
 // testdata/shell-corpus/README.md): a temp HOME with credential stores, a
 // workspace (the working directory) with .git, .tandem, a symlink into
 // ~/.ssh, a chain of links and a loop, and a PATH dir.
-type corpusFixture struct {
-	tmp, home, ws, bin, out string
-	env                     []string
-	policy                  *approvals.Policy
-	files                   map[string]string // relative to tmp
+type Fixture struct {
+	Tmp, Home, WS, Bin, Out string
+	Env                     []string
+	Policy                  *approvals.Policy
+	files                   map[string]string // relative to Tmp
 }
 
-// writeFiles (re)writes the fixture's files.
-func (f *corpusFixture) writeFiles(t testing.TB) {
+// WriteFiles (re)writes the fixture's files.
+func (f *Fixture) WriteFiles(t testing.TB) {
 	for rel, body := range f.files {
-		p := filepath.Join(f.tmp, rel)
+		p := filepath.Join(f.Tmp, rel)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -34,15 +34,17 @@ func (f *corpusFixture) writeFiles(t testing.TB) {
 	}
 }
 
-func (f *corpusFixture) environ() expand.Environ { return expand.ListEnviron(f.env...) }
+// Environ is the fixture's environment, as a step sees it.
+func (f *Fixture) Environ() expand.Environ { return expand.ListEnviron(f.Env...) }
 
-func newCorpusFixture(t testing.TB) *corpusFixture {
+// NewFixture builds the world in a temporary directory of t.
+func NewFixture(t testing.TB) *Fixture {
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	f := &corpusFixture{tmp: tmp, home: filepath.Join(tmp, "home"), ws: filepath.Join(tmp, "ws"),
-		bin: filepath.Join(tmp, "bin"), out: filepath.Join(tmp, "out")}
+	f := &Fixture{Tmp: tmp, Home: filepath.Join(tmp, "home"), WS: filepath.Join(tmp, "ws"),
+		Bin: filepath.Join(tmp, "bin"), Out: filepath.Join(tmp, "out")}
 	files := map[string]string{
 		"home/.ssh/id_ed25519":            "PRIVATE KEY\n",
 		"home/.ssh/authorized_keys":       "ssh-ed25519 AAAA user\n",
@@ -66,10 +68,10 @@ func newCorpusFixture(t testing.TB) *corpusFixture {
 		"out/old.txt":                     "old\n",
 	}
 	f.files = files
-	f.writeFiles(t)
+	f.WriteFiles(t)
 	links := map[string]string{
 
-		"ws/keys":   f.home + "/.ssh",
+		"ws/keys":   f.Home + "/.ssh",
 		"ws/chain1": "chain2",
 		"ws/chain2": "keys/id_ed25519",
 		"ws/loop1":  "loop2",
@@ -82,28 +84,7 @@ func newCorpusFixture(t testing.TB) *corpusFixture {
 			t.Fatal(err)
 		}
 	}
-	f.env = []string{"HOME=" + f.home, "PATH=" + f.bin + ":/usr/bin:/bin", "OUT=" + f.out, "LANG=C"}
-	f.policy = approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{f.ws}, Home: f.home, Env: f.env})
+	f.Env = []string{"HOME=" + f.Home, "PATH=" + f.Bin + ":/usr/bin:/bin", "OUT=" + f.Out, "LANG=C"}
+	f.Policy = approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{f.WS}, Home: f.Home, Env: f.Env})
 	return f
 }
-
-// classify classifies one argv in the workspace.
-func (f *corpusFixture) classify(argv ...string) approvals.Step {
-	return Classify(argv, f.ws, f.environ(), f.policy)
-}
-
-// scriptEffects is the union of the effects of every step of a script,
-// classified statically in the workspace.
-func (f *corpusFixture) scriptEffects(t testing.TB, src string) (approvals.Effects, []approvals.Step) {
-	steps, err := ClassifyScript(src, f.ws, f.environ(), f.policy)
-	if err != nil {
-		t.Fatalf("parse %q: %v", src, err)
-	}
-	var e approvals.Effects
-	for _, s := range steps {
-		e |= s.Effects
-	}
-	return e, steps
-}
-
-func envOf(kv []string) expand.Environ { return expand.ListEnviron(kv...) }

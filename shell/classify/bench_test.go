@@ -1,4 +1,4 @@
-package shell
+package classify
 
 import (
 	"sort"
@@ -8,16 +8,18 @@ import (
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
 
 // corpusSteps are the simple commands of the corpus whose words are known
 // before they run, as the argv the runner would classify.
-func corpusSteps(b *testing.B, f *corpusFixture) [][]string {
-	cfg := (&walker{env: f.environ()}).config()
+func corpusSteps(b *testing.B, f *corpus.Fixture) [][]string {
+	cfg := (&walker{env: f.Environ()}).config()
 	cfg.ReadDir2 = nil
 	var out [][]string
-	for _, s := range loadCorpus(b) {
-		file, err := syntax.NewParser().Parse(strings.NewReader(s.src), s.name)
+	for _, s := range corpus.Load(b) {
+		file, err := syntax.NewParser().Parse(strings.NewReader(s.Src), s.Name)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -37,14 +39,14 @@ func corpusSteps(b *testing.B, f *corpusFixture) [][]string {
 // at a time as the runner does before each runs, and reports the median and
 // 99th percentile time of one step.
 func BenchmarkClassifyStep(b *testing.B) {
-	f := newCorpusFixture(b)
+	f := corpus.NewFixture(b)
 	steps := corpusSteps(b, f)
-	env := f.environ()
+	env := f.Environ()
 	var times []time.Duration
 	for b.Loop() {
 		for _, argv := range steps {
 			t0 := time.Now()
-			Classify(argv, f.ws, env, f.policy)
+			Command(argv, f.WS, env, f.Policy)
 			times = append(times, time.Since(t0))
 		}
 	}

@@ -1,4 +1,4 @@
-package shell
+package classify
 
 import (
 	"os"
@@ -6,19 +6,20 @@ import (
 	"testing"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
 
 // wc, du and sort read the files a --files0-from list names: a list the
 // script wrote (from base64, say) names ~/.ssh/id_ed25519 without any word
 // of the command naming it.
 func TestFilesFromListJudgesTheNamesInIt(t *testing.T) {
-	f := newCorpusFixture(t)
+	f := corpus.NewFixture(t)
 	lists := map[string]string{
 		"secret.lst": "src/a.go\x00keys/id_ed25519\x00",
 		"plain.lst":  "src/a.go\x00src/b.go\x00",
 	}
 	for name, body := range lists {
-		if err := os.WriteFile(filepath.Join(f.ws, name), []byte(body), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(f.WS, name), []byte(body), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -29,7 +30,7 @@ func TestFilesFromListJudgesTheNamesInIt(t *testing.T) {
 		{"wc", "--files0=secret.lst"}, // getopt takes a unique prefix
 		{"du", "--files0-from=secret.lst"},
 	} {
-		if s := Classify(argv, f.ws, nil, f.policy); !s.Effects.Has(approvals.Secret) {
+		if s := Command(argv, f.WS, nil, f.Policy); !s.Effects.Has(approvals.Secret) {
 			t.Errorf("%q: %v, want secret", argv, s.Effects)
 		}
 	}
@@ -38,13 +39,13 @@ func TestFilesFromListJudgesTheNamesInIt(t *testing.T) {
 		{"wc", "--files0-from=plain.lst"},
 		{"wc", "--files0-from=missing.lst"},
 	} {
-		if s := Classify(argv, f.ws, nil, f.policy); s.Effects.Has(approvals.Secret) {
+		if s := Command(argv, f.WS, nil, f.Policy); s.Effects.Has(approvals.Secret) {
 			t.Errorf("%q: %v, want no secret", argv, s.Effects)
 		}
 	}
 	// A list read from standard input is unknown beforehand: the command
 	// reads what tandem cannot see.
-	if s := Classify([]string{"sort", "--files0-from=-"}, f.ws, nil, f.policy); !s.Effects.Has(approvals.Exec) {
+	if s := Command([]string{"sort", "--files0-from=-"}, f.WS, nil, f.Policy); !s.Effects.Has(approvals.Exec) {
 		t.Errorf("sort --files0-from=-: %v, want exec", s.Effects)
 	}
 }

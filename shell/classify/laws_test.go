@@ -1,4 +1,4 @@
-package shell
+package classify
 
 import (
 	"strings"
@@ -7,16 +7,17 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
 
 // partPool are single commands whose effects differ; the laws compose them.
-func partPool(f *corpusFixture) [][]string {
+func partPool(f *corpus.Fixture) [][]string {
 	return [][]string{
-		{"echo", "hi"}, {"cat", "src/a.go"}, {"rm", "-f", "src/b.go"}, {"rm", f.out + "/old.txt"},
+		{"echo", "hi"}, {"cat", "src/a.go"}, {"rm", "-f", "src/b.go"}, {"rm", f.Out + "/old.txt"},
 		{"touch", ".git/hooks/x"}, {"cat", "keys/id_ed25519"}, {"git", "fetch"}, {"git", "log"},
 		{"sed", "-i", "s/a/b/", "src/a.go"}, {"curl", "-o", "p", "https://example.com"}, {"ls"},
-		{"find", "src", "-delete"}, {"python3", "x.py"}, {"grep", "-r", "KEY", f.home},
-		{"sort", "-o", f.home + "/.ssh/authorized_keys", "README.md"}, {"uniq", "a", "b"},
+		{"find", "src", "-delete"}, {"python3", "x.py"}, {"grep", "-r", "KEY", f.Home},
+		{"sort", "-o", f.Home + "/.ssh/authorized_keys", "README.md"}, {"uniq", "a", "b"},
 	}
 }
 
@@ -47,16 +48,16 @@ func drawParts(t *rapid.T, pool [][]string) [][]string {
 // TestLaw_step_holds_every_part: a step has every effect of every part of
 // it (the program behind a wrapper, each command of an sh -c payload).
 func TestLaw_step_holds_every_part(t *testing.T) {
-	f := newCorpusFixture(t)
+	f := corpus.NewFixture(t)
 	pool := partPool(f)
 	rapid.Check(t, func(t *rapid.T) {
 		parts := drawParts(t, pool)
-		whole := f.classify(compose(t, parts)...)
+		whole := classifyIn(f, compose(t, parts)...)
 		for i, p := range parts {
 			if i > 0 && whole.Text != "" && !strings.HasPrefix(whole.Text, "sh ") {
 				break // a wrapper holds only the first part
 			}
-			if part := f.classify(p...); !part.Effects.Within(whole.Effects) {
+			if part := classifyIn(f, p...); !part.Effects.Within(whole.Effects) {
 				t.Fatalf("%s: %v does not hold part %s: %v", whole.Text, whole.Effects, approvals.Show(p), part.Effects)
 			}
 		}
@@ -66,12 +67,12 @@ func TestLaw_step_holds_every_part(t *testing.T) {
 // TestLaw_composed_needs_every_part: a composed step runs unasked only if
 // every effect of every part is within the auto set.
 func TestLaw_composed_needs_every_part(t *testing.T) {
-	f := newCorpusFixture(t)
+	f := corpus.NewFixture(t)
 	pool := partPool(f)
 	rapid.Check(t, func(t *rapid.T) {
 		parts := drawParts(t, pool)
 		argv := compose(t, parts)
-		whole := f.classify(argv...)
+		whole := classifyIn(f, argv...)
 		if argv[0] != "sh" {
 			parts = parts[:1]
 		}
@@ -80,7 +81,7 @@ func TestLaw_composed_needs_every_part(t *testing.T) {
 			return
 		}
 		for _, p := range parts {
-			if e := f.classify(p...).Effects; approvals.Decide(auto, false, e) != approvals.Runs {
+			if e := classifyIn(f, p...).Effects; approvals.Decide(auto, false, e) != approvals.Runs {
 				t.Fatalf("auto %v: %s runs unasked but its part %s (%v) would ask", auto, whole.Text, approvals.Show(p), e)
 			}
 		}
@@ -89,11 +90,11 @@ func TestLaw_composed_needs_every_part(t *testing.T) {
 
 // secretWords are ways a word can name a path that is or holds a secret in
 // the corpus world.
-func secretWords(f *corpusFixture) []string {
-	return []string{f.home + "/.ssh/id_ed25519", "keys/id_ed25519", "chain1", "keys", f.home + "/.ssh",
-		f.home, "/", "up", "up/home/.ssh", "src/../keys/id_ed25519", f.home + "/.netrc",
-		f.home + "/.aws/credentials", f.home + "/.aws", f.home + "/.kube/config", "keys/new",
-		f.home + "/.cargo/credentials", f.home + "/.config/gh", f.home + "/.local/share/keyrings/x", f.home + "/.config/tandem/config.json"}
+func secretWords(f *corpus.Fixture) []string {
+	return []string{f.Home + "/.ssh/id_ed25519", "keys/id_ed25519", "chain1", "keys", f.Home + "/.ssh",
+		f.Home, "/", "up", "up/home/.ssh", "src/../keys/id_ed25519", f.Home + "/.netrc",
+		f.Home + "/.aws/credentials", f.Home + "/.aws", f.Home + "/.kube/config", "keys/new",
+		f.Home + "/.cargo/credentials", f.Home + "/.config/gh", f.Home + "/.local/share/keyrings/x", f.Home + "/.config/tandem/config.json"}
 }
 
 // commandsWith places a word where each table command names a path.
@@ -115,10 +116,10 @@ func commandsWith(w string) [][]string {
 // holds a secret (as an operand, an option value, the directory of a
 // wrapper) has secret.
 func TestLaw_secret_path_gives_secret(t *testing.T) {
-	f := newCorpusFixture(t)
+	f := corpus.NewFixture(t)
 	for _, w := range secretWords(f) {
 		for _, argv := range commandsWith(w) {
-			if s := f.classify(argv...); !s.Effects.Has(approvals.Secret) {
+			if s := classifyIn(f, argv...); !s.Effects.Has(approvals.Secret) {
 				t.Errorf("%s: %v, want secret", approvals.Show(argv), s.Effects)
 			}
 		}
@@ -126,8 +127,8 @@ func TestLaw_secret_path_gives_secret(t *testing.T) {
 	// The working directory of a command that reads it because it names no
 	// path.
 	for _, argv := range [][]string{{"ls"}, {"du"}, {"find"}, {"rg", "x"}, {"grep", "-r", "x"}, {"git", "ls-files"}, {"git", "grep", "x"}} {
-		for _, dir := range []string{f.home, f.home + "/.ssh", f.ws + "/keys", "/"} {
-			if s := Classify(argv, dir, f.environ(), f.policy); !s.Effects.Has(approvals.Secret) {
+		for _, dir := range []string{f.Home, f.Home + "/.ssh", f.WS + "/keys", "/"} {
+			if s := Command(argv, dir, f.Environ(), f.Policy); !s.Effects.Has(approvals.Secret) {
 				t.Errorf("%s in %s: %v, want secret", approvals.Show(argv), dir, s.Effects)
 			}
 		}
@@ -139,19 +140,19 @@ func TestLaw_secret_path_gives_secret(t *testing.T) {
 // directory that holds none, never have secret; when one has secret, the
 // step lists the path that gave it.
 func TestLaw_secret_needs_a_secret_path(t *testing.T) {
-	f := newCorpusFixture(t)
-	plain := []string{"src/a.go", "README.md", f.out + "/old.txt", ".git/config", "/etc/hostname", "new.txt",
-		"docs/a.go", "loop1", "/dev/null", f.home + "/notes.txt", "-"}
+	f := corpus.NewFixture(t)
+	plain := []string{"src/a.go", "README.md", f.Out + "/old.txt", ".git/config", "/etc/hostname", "new.txt",
+		"docs/a.go", "loop1", "/dev/null", f.Home + "/notes.txt", "-"}
 	secret := secretWords(f)
 	rapid.Check(t, func(t *rapid.T) {
 		w := rapid.SampledFrom(append(plain, secret...)).Draw(t, "word")
 		argv := rapid.SampledFrom(commandsWith(w)).Draw(t, "argv")
-		dir := rapid.SampledFrom([]string{f.ws, f.ws + "/src", f.out}).Draw(t, "dir")
-		s := Classify(argv, dir, f.environ(), f.policy)
+		dir := rapid.SampledFrom([]string{f.WS, f.WS + "/src", f.Out}).Draw(t, "dir")
+		s := Command(argv, dir, f.Environ(), f.Policy)
 		if !s.Effects.Has(approvals.Secret) {
 			return
 		}
-		if !namesSecret(s) {
+		if !corpus.NamesSecret(s) {
 			t.Fatalf("%s in %s: secret with no secret path in %+v", approvals.Show(argv), dir, s.Paths)
 		}
 		isSecretWord := false

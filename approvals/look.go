@@ -1,0 +1,39 @@
+package approvals
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+)
+
+// The shell's classifier looks at a few files to judge a step: the entries
+// a glob of a nested script matches, the names a --files0-from list holds,
+// the symlinks under a tree a recursive command follows. It looks only
+// through these methods, and each takes a RealPath — what Resolve or Examine
+// made of a written path — for two reasons: what the classifier reads is
+// the very path the policy judged, never a second resolution of the written
+// word; and the classifier's whole view of the filesystem passes through
+// the policy, so a narrower view (a sandbox's) is decided here, not in the
+// classifier.
+
+// ReadDir lists the directory at r.
+func (p *Policy) ReadDir(r RealPath) ([]fs.DirEntry, error) {
+	return os.ReadDir(r.Path)
+}
+
+// ReadFile reads at most limit bytes of the file at r.
+func (p *Policy) ReadFile(r RealPath, limit int64) ([]byte, error) {
+	f, err := os.Open(r.Path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}
+
+// WalkDir walks the tree at r as filepath.WalkDir does: a symlink under it
+// is reported, not followed.
+func (p *Policy) WalkDir(r RealPath, fn fs.WalkDirFunc) error {
+	return filepath.WalkDir(r.Path, fn)
+}
