@@ -3,6 +3,7 @@ package approvals
 import (
 	"context"
 	"fmt"
+	"strings"
 )
 
 // Kind says what asks: a shell step, a document access, an MCP tool call.
@@ -135,3 +136,36 @@ type AskerFunc func(ctx context.Context, q Question) Answer
 
 // Ask calls f.
 func (f AskerFunc) Ask(ctx context.Context, q Question) Answer { return f(ctx, q) }
+
+// QuestionText is a question as a person reads it in a prompt: who asks,
+// each step exactly as it will run (escaped by Show), its effects and the
+// classes of the paths that are not plain workspace paths. Every prompt
+// renders its question here (the editor's, the terminal's), so a shell
+// step, a document access and an MCP call read the same wherever they ask.
+func QuestionText(q Question) string {
+	var b strings.Builder
+	what := "run"
+	switch q.Kind {
+	case KindDocument:
+		what = "access"
+	case KindMCP:
+		what = "call"
+	}
+	if len(q.Steps) == 1 {
+		fmt.Fprintf(&b, "tandem: the agent (session %s) asks to %s:\n", q.Session, what)
+	} else {
+		fmt.Fprintf(&b, "tandem: the agent (session %s) asks to %s these %d steps together:\n", q.Session, what, len(q.Steps))
+	}
+	for _, s := range q.Steps {
+		fmt.Fprintf(&b, "\n%s\n  effects: %s", s.Text, strings.Join(s.Effects.Names(), ", "))
+		for _, p := range s.Paths {
+			if p.Class == PathInside || p.Class == PathHarmless {
+				continue
+			}
+			fmt.Fprintf(&b, "\n  %s: %s", p.Class, Show([]string{p.Real}))
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n\"Allow for this session\" allows these exact steps with these effects again without asking.")
+	return b.String()
+}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/refusal"
-	"github.com/tandemdev/tandem/shell"
 )
 
 // Questions to the editor. A session's gate asks through the server's
@@ -186,7 +185,7 @@ func (r *router) askRich(ctx context.Context, q approvals.Question) (approvals.A
 func (r *router) askBaseline(ctx context.Context, q approvals.Question) (approvals.Answer, bool) {
 	params := protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
-		Message: shell.QuestionText(q),
+		Message: approvals.QuestionText(q),
 		Actions: []protocol.MessageActionItem{{Title: actionAllow}, {Title: actionDeny}, {Title: actionSession}},
 	}
 	var res *protocol.MessageActionItem
