@@ -87,9 +87,9 @@ func (c *capture) add(p []byte) {
 
 // Output is what a result keeps of a script's output.
 type Output struct {
-	Text    string // head, a marker line when bytes were dropped, tail
-	Total   int64  // every byte the script wrote
-	Dropped int64  // bytes between the head and the tail that the result does not hold
+	Text    string `json:"text"`    // head, a marker line when bytes were dropped, tail
+	Total   int64  `json:"total"`   // every byte the script wrote
+	Dropped int64  `json:"dropped"` // bytes between the head and the tail that the result does not hold
 }
 
 // snapshot is the output so far; safe while steps still write.
