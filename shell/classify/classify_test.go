@@ -93,6 +93,14 @@ func TestClassifyRules(t *testing.T) {
 		{[]string{"sed", "--debug", "p", "src/a.go"}, "read+exec"},
 		{[]string{"sed", "-n", "/start/,/end/{p;q}", "src/a.go"}, "read"},
 		{[]string{"sed", "--expr=s/a/b/", "src/a.go"}, "read"},
+		// s and y have two parts after the delimiter: what follows the
+		// second is flags or the next command, never part of them.
+		{[]string{"sed", "y/abc/xyz/", "src/a.go"}, "read"},
+		{[]string{"sed", "s|a|b|2p;y/a/b/", "src/a.go"}, "read"},
+		{[]string{"sed", "y/a/b/;w /tmp/o", "src/a.go"}, "read+exec"},
+		{[]string{"sed", "s|a|b|w /tmp/o", "src/a.go"}, "read+exec"},
+		{[]string{"sed", "s/a/b", "src/a.go"}, "read+exec"},
+		{[]string{"sed", "y/abc/", "src/a.go"}, "read+exec"},
 		// curl and wget
 		{[]string{"curl", "-s", "https://example.com"}, "read+net"},
 		{[]string{"curl", "-o", "page.html", "https://example.com"}, "read+write+net"},

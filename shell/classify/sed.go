@@ -173,12 +173,7 @@ func (p *sedScript) parse() bool {
 				return false
 			}
 		case 'y':
-			d := p.peek()
-			if d == 0 || d == '\n' || d == '\\' {
-				return false
-			}
-			p.i++
-			if !p.delimited(d) || !p.delimited(d) {
+			if !p.twoParts() {
 				return false
 			}
 		default:
@@ -249,13 +244,23 @@ func (p *sedScript) delimited(d byte) bool {
 	return false
 }
 
-func (p *sedScript) substitute() bool {
+// twoParts reads the delimiter of s or y and the two parts after it, each
+// up to the delimiter: s's regex and replacement, y's source and
+// destination characters.
+func (p *sedScript) twoParts() bool {
 	d := p.peek()
 	if d == 0 || d == '\n' || d == '\\' {
 		return false
 	}
 	p.i++
-	if !p.delimited(d) || !p.delimited(d) {
+	if !p.delimited(d) { // the regex, or the source characters
+		return false
+	}
+	return p.delimited(d) // the replacement, or the destination characters
+}
+
+func (p *sedScript) substitute() bool {
+	if !p.twoParts() {
 		return false
 	}
 	for {
