@@ -57,14 +57,14 @@ func runScript(auto Effects, steps []Step, answers []Answer) gateRun {
 }
 
 // pipelineRun checks steps as one pipeline (one question for all).
-func pipelineRun(auto Effects, steps []Step, answer Answer) (err error, asked int, q Question) {
+func pipelineRun(auto Effects, steps []Step, answer Answer) (asked int, q Question, err error) {
 	g := NewGate("s", auto, nil, AskerFunc(func(_ context.Context, qq Question) Answer {
 		asked++
 		q = qq
 		return answer
 	}))
 	err = g.Check(context.Background(), KindShell, steps...)
-	return err, asked, q
+	return asked, q, err
 }
 
 // eachScript calls fn for every script of up to 4 steps and answer sequence.
@@ -115,7 +115,7 @@ func TestLaw_gate_prefix_decisions(t *testing.T) {
 			}
 		}
 		for _, a := range lawAnswers {
-			err, _, _ := pipelineRun(auto, steps, a)
+			_, _, err := pipelineRun(auto, steps, a)
 			var ref *Refused
 			if !errors.As(err, &ref) {
 				continue
@@ -191,7 +191,7 @@ func TestLaw_gate_finish_runs_all_decisions(t *testing.T) {
 		// A pipeline that may run: every step within the auto set, or one
 		// question holding every step, answered yes.
 		for _, a := range lawAnswers {
-			err, asked, q := pipelineRun(auto, steps, a)
+			asked, q, err := pipelineRun(auto, steps, a)
 			if err != nil {
 				continue
 			}
