@@ -5,13 +5,9 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
 // runMarker is the variable every process of a run inherits, so a process
@@ -21,14 +17,6 @@ const runMarker = "TANDEM_SHELL_RUN"
 
 // errKilled refuses to start a process in a run that is being killed.
 var errKilled = errors.New("the script was stopped")
-
-var subreaper sync.Once
-
-// becomeSubreaper makes tandem the parent of every orphan of its steps (not
-// init), so that it can reap them: no zombie outlives its run.
-func becomeSubreaper() {
-	subreaper.Do(func() { _ = unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) })
-}
 
 // waited holds the pids an exec.Cmd still waits for; the reaper never takes
 // them (their Wait would lose the status).
@@ -41,7 +29,7 @@ var waited = struct {
 // group, all carrying the run's marker.
 type procs struct {
 	marker string // KEY=VALUE
-	since  uint64 // clock ticks after boot when the run began: no process older carries the marker
+	since  uint64 // startClock when the run began: no process older carries the marker
 
 	mu      sync.Mutex
 	groups  map[int]bool // every process group the run started
@@ -52,7 +40,7 @@ type procs struct {
 
 func newProcs(id string) *procs {
 	becomeSubreaper()
-	p := &procs{marker: runMarker + "=" + id, groups: map[int]bool{}, since: uptimeTicks(), known: map[int]bool{}}
+	p := &procs{marker: runMarker + "=" + id, groups: map[int]bool{}, since: startClock(), known: map[int]bool{}}
 	active.Lock()
 	active.runs[p] = true
 	if !active.sweeping {
@@ -122,24 +110,6 @@ func sweep() {
 			p.mu.Unlock()
 		}
 	}
-}
-
-// uptimeTicks is the time since boot in clock ticks (USER_HZ, 100 on Linux),
-// the unit of a process's start time in /proc/PID/stat; one tick early.
-func uptimeTicks() uint64 {
-	b, err := os.ReadFile("/proc/uptime")
-	if err != nil {
-		return 0
-	}
-	f := strings.Fields(string(b))
-	if len(f) == 0 {
-		return 0
-	}
-	secs, err := strconv.ParseFloat(f[0], 64)
-	if err != nil || secs < 1 {
-		return 0
-	}
-	return uint64(secs*100) - 1
 }
 
 // start starts cmd in a new process group of the run. It refuses once the
@@ -232,24 +202,14 @@ func (p *procs) kill() {
 type procInfo struct {
 	ppid, pgrp int
 	zombie     bool
-	start      uint64 // clock ticks after boot
+	start      uint64 // when it started, in the unit of startClock
 }
 
-// find scans /proc for the run's processes: members of its groups, carriers
+// find looks through the process table for the run's processes: members of its groups, carriers
 // of its marker, and their descendants. The value says whether it is a
 // zombie.
 func (p *procs) find(groups map[int]bool) map[int]bool {
-	infos := map[int]procInfo{}
-	ents, _ := os.ReadDir("/proc")
-	for _, e := range ents {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		if in, ok := readStat(pid); ok {
-			infos[pid] = in
-		}
-	}
+	infos := processTable()
 	self := os.Getpid()
 	out := map[int]bool{}
 	for pid, in := range infos {
@@ -276,41 +236,6 @@ func (p *procs) find(groups map[int]bool) map[int]bool {
 	return out
 }
 
-func readStat(pid int) (procInfo, bool) {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return procInfo{}, false
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return procInfo{}, false
-	}
-	// After the command: state ppid pgrp session tty tpgid flags minflt
-	// cminflt majflt cmajflt utime stime cutime cstime priority nice
-	// num_threads itrealvalue starttime …
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return procInfo{}, false
-	}
-	ppid, _ := strconv.Atoi(f[1])
-	pgrp, _ := strconv.Atoi(f[2])
-	start, _ := strconv.ParseUint(f[19], 10, 64)
-	return procInfo{ppid: ppid, pgrp: pgrp, zombie: f[0] == "Z" || f[0] == "X", start: start}, true
-}
-
-func hasMarker(pid int, marker string) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
-	if err != nil {
-		return false
-	}
-	for _, kv := range bytes.Split(b, []byte{0}) {
-		if string(kv) == marker {
-			return true
-		}
-	}
-	return false
-}
-
 // reap collects the exit status of every target that is tandem's own child
 // and that no exec.Cmd waits for (orphans tandem adopted as subreaper).
 // It returns how many of them are still waiting to be reaped (alive, or
@@ -329,8 +254,8 @@ func reap(targets map[int]bool) int {
 		case got == pid || errors.Is(err, syscall.ECHILD):
 			// Reaped now, or not tandem's child (init or another parent reaps it).
 			if got != pid {
-				if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err == nil && !isZombieOfOther(pid) {
-					left++
+				if in, ok := procStat(pid); ok && !(in.zombie && in.ppid != os.Getpid()) {
+					left++ // alive, not a zombie its own parent reaps
 				}
 			}
 			delete(targets, pid)
@@ -341,9 +266,13 @@ func reap(targets map[int]bool) int {
 	return left
 }
 
-// isZombieOfOther reports whether pid is a zombie whose parent is not
-// tandem: its parent reaps it, not tandem.
-func isZombieOfOther(pid int) bool {
-	in, ok := readStat(pid)
-	return ok && in.zombie && in.ppid != os.Getpid()
+// hasToken reports whether a NUL-separated list (a process's environment)
+// holds token as one of its entries.
+func hasToken(list []byte, token string) bool {
+	for _, kv := range bytes.Split(list, []byte{0}) {
+		if string(kv) == token {
+			return true
+		}
+	}
+	return false
 }

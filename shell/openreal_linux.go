@@ -14,7 +14,7 @@ import (
 // (ELOOP) rather than follow it.
 func openReal(real string, flag int, perm os.FileMode) (*os.File, error) {
 	how := unix.OpenHow{Flags: uint64(flag | unix.O_CLOEXEC), Resolve: unix.RESOLVE_NO_SYMLINKS}
-	if flag&(os.O_CREATE|unix.O_TMPFILE) != 0 {
+	if flag&os.O_CREATE != 0 {
 		how.Mode = uint64(perm.Perm())
 	}
 	fd, err := unix.Openat2(unix.AT_FDCWD, real, &how)
