@@ -31,8 +31,8 @@ const (
 
 // Error is a refusal as a Go error.
 type Error struct {
-	Code Code
-	Text string
+	Code Code   `json:"code"`
+	Text string `json:"text"`
 }
 
 func (r *Error) Error() string { return string(r.Code) + ": " + r.Text }

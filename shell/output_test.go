@@ -6,13 +6,14 @@ import (
 	"unicode"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // A bash result's structured content is the Result as JSON: every key of it,
 // its steps' and its output's, is lowerCamel like the rest of tandem's wire
 // format.
 func TestResultKeysAreLowerCamel(t *testing.T) {
-	res := Result{End: Failed, Status: 1, RefusedAt: 1, Error: "e",
+	res := Result{End: Failed, Status: 1, RefusedAt: 1, Error: "e", Refusal: refusal.New(refusal.Denied, "no"),
 		Steps:  []Step{{N: 1, Text: "rm x", Effects: approvals.Of(approvals.Write), Status: -1}},
 		Output: Output{Text: "a", Total: 3, Dropped: 2}}
 	b, err := json.Marshal(res)
