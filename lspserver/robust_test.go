@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -182,5 +184,57 @@ func TestRequestsToTheEditorAreBounded(t *testing.T) {
 	}
 	if n := runtime.NumGoroutine(); n > before+2 {
 		t.Fatalf("%d goroutines after the requests ended, %d before", n, before)
+	}
+}
+
+// An editor that closed its end of tandem's stdout (or was killed) is gone:
+// tandem's next write fails, and it stops as on exit — not killed by
+// SIGPIPE — ending every process its sessions started.
+func TestE2E_EditorGoneEndsEveryProcess(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(binary, "lsp", "--log", filepath.Join(dir, "lsp.log"))
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state"))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromServer, toEditor, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = toEditor
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	toEditor.Close()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() { _ = cmd.Process.Kill() })
+	c := newRPC(t, stdin, fromServer)
+	initialized(t, c, nil)
+	var s struct{ Session string }
+	c.ok("tandem/openSession", map[string]any{"roots": []string{dir}}, &s)
+	sleep := sleepMarker(t, 3)
+	c.start("bash", "tandem/callTool", map[string]any{"session": s.Session, "name": "bash", "arguments": map[string]string{"command": sleep}})
+	waitRunning(t, sleep)
+
+	fromServer.Close()
+	<-c.readDone
+	c.send(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tandem/listTools", "params": map[string]any{}})
+	select {
+	case err := <-exited:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.ExitCode() != 1 {
+			t.Fatalf("tandem ended with %v, want exit status 1 (not a signal)", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("tandem kept running after the editor went away")
+	}
+	if pids := processesRunning(t, sleep); len(pids) != 0 {
+		t.Fatalf("the session's process outlived tandem: %v", pids)
+	}
+	log, _ := os.ReadFile(filepath.Join(dir, "lsp.log"))
+	if !strings.Contains(string(log), "the editor is gone") {
+		t.Fatalf("the log does not say why tandem stopped:\n%s", log)
 	}
 }

@@ -127,6 +127,12 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 	st := newStream(in, out, closeBoth{in, out}, opts.MaxMessage, func(kind, detail string) {
 		s.log.Warn("bad input skipped", "kind", kind, "detail", detail)
 	})
+	// A failed write means the editor is gone (its end of the pipe closed,
+	// it was killed): stop as exit does, so every session's processes end.
+	st.gone = func(err error) {
+		s.log.Warn("the editor is gone: writing to it failed; stopping", "err", err)
+		s.end()
+	}
 	s.conn = jsonrpc2.NewConn(st)
 	if opts.callTimeout <= 0 {
 		opts.callTimeout = CallTimeout

@@ -33,12 +33,14 @@ const overlong = "\n"
 // answered with a typed error, and reading goes on with the next frame.
 // Only an I/O error or the end of input ends the stream.
 type stream struct {
-	in     *bufio.Reader
-	out    io.Writer
-	closer io.Closer
-	max    int64
-	report func(kind, detail string) // told of every bad input, for the log
-	resync bool                      // skipping input until the next Content-Length header (reader only)
+	in       *bufio.Reader
+	out      io.Writer
+	closer   io.Closer
+	max      int64
+	report   func(kind, detail string) // told of every bad input, for the log
+	gone     func(error)               // told once when a write fails: the editor is gone
+	goneOnce sync.Once
+	resync   bool // skipping input until the next Content-Length header (reader only)
 
 	mu sync.Mutex // serialises writes
 
@@ -322,10 +324,13 @@ func (s *stream) send(data []byte) (int64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n, err := fmt.Fprintf(s.out, "%s: %d\r\n\r\n", contentLength, len(data))
-	if err != nil {
-		return int64(n), err
+	m := 0
+	if err == nil {
+		m, err = s.out.Write(data)
 	}
-	m, err := s.out.Write(data)
+	if err != nil && s.gone != nil {
+		s.goneOnce.Do(func() { s.gone(err) })
+	}
 	return int64(n + m), err
 }
 

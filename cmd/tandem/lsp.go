@@ -65,6 +65,10 @@ func runLSP(args []string) int {
 		log.Warn("user settings ignored", "err", settingsErr)
 	}
 	cwd, _ := os.Getwd()
+	// An editor that went away leaves tandem's stdout a broken pipe: the
+	// write must fail (and Serve shut down, ending every session's
+	// processes) rather than SIGPIPE kill tandem and orphan them.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log.Info("tandem lsp starting", "version", tandemVersion())
