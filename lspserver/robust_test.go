@@ -238,3 +238,61 @@ func TestE2E_EditorGoneEndsEveryProcess(t *testing.T) {
 		t.Fatalf("the log does not say why tandem stopped:\n%s", log)
 	}
 }
+
+// Every request is answered with its own id, exactly as sent: a string id
+// stays a string (even "" and "0"), a notification sent with an id is
+// refused (and not applied), and a body too deep to decode is answered with
+// the id it names.
+func TestEveryRequestIsAnsweredWithItsOwnID(t *testing.T) {
+	c, _ := inProcess(t)
+	initialized(t, c, nil)
+	for _, id := range []any{"", "0", "ünïcode \"id\"", 0, 2147483647} {
+		m := c.wait(c.start(id, "tandem/listTools", map[string]any{}), fmt.Sprintf("listTools with id %#v", id))
+		if m.Error != nil {
+			t.Fatalf("id %#v: %+v", id, m.Error)
+		}
+	}
+	for _, method := range []string{"initialized", "exit", "$/cancelRequest", "textDocument/didOpen", "$/setTrace"} {
+		m := c.wait(c.start("n-"+method, method, map[string]any{"id": 1}), method+" with an id")
+		if m.Error == nil || m.Error.Data.Code != "invalid_request" || !strings.Contains(m.Error.Message, "is a notification") {
+			t.Fatalf("%s sent with an id: %s %+v", method, m.Result, m.Error)
+		}
+	}
+	// exit sent with an id did not stop the server.
+	c.ok("tandem/listTools", map[string]any{}, nil)
+
+	deep := `{"jsonrpc":"2.0","id":"deep","method":"tandem/listTools","params":` + strings.Repeat("[", 10001) + strings.Repeat("]", 10001) + `}`
+	ch := make(chan msg, 1)
+	c.mu.Lock()
+	c.pending[`"deep"`] = ch
+	c.mu.Unlock()
+	c.raw(frame([]byte(deep)))
+	if m := c.wait(ch, "the too deep request"); m.Error == nil || m.Error.Data.Code != "bad_json" {
+		t.Fatalf("too deep: %+v", m)
+	}
+
+	// A string id cancels its own request, "" included.
+	blocked := c.start("", "test/block", "empty")
+	<-blockStarted
+	c.notify("$/cancelRequest", map[string]any{"id": ""})
+	if m := c.wait(blocked, "the cancelled request"); m.Error == nil || m.Error.Code != -32800 {
+		t.Fatalf("cancel of id \"\": %+v", m)
+	}
+}
+
+// topLevelID finds the id at the top level only, whatever comes around it.
+func TestTopLevelID(t *testing.T) {
+	for body, want := range map[string]string{
+		`{"id":7}`:                           `7`,
+		`{ "x":{"id":1}, "id" : "a\"b" }`:    `"a\"b"`,
+		`{"params":["id",{"id":2}],"id":-3}`: `-3`,
+		`{"a":"id","id":[1]}`:                ``,
+		`{"a":"\"id\":5"}`:                   ``,
+		`[{"id":1}]`:                         ``,
+	} {
+		got, _ := topLevelID([]byte(body))
+		if string(got) != want {
+			t.Errorf("topLevelID(%s) = %s, want %s", body, got, want)
+		}
+	}
+}

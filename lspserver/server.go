@@ -226,6 +226,10 @@ func (s *Server) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 		return nil
 	}
 	h := s.requests[method]
+	if h == nil && notifications[method] != nil {
+		_ = reply(ctx, nil, notANotification(method))
+		return nil
+	}
 	if h == nil {
 		_ = reply(ctx, nil, rpcError(jsonrpc2.MethodNotFound, KindUnknownMethod,
 			"tandem does not serve the method %q. See docs/protocol.md for the methods it serves.", method))
@@ -235,6 +239,13 @@ func (s *Server) dispatch(ctx context.Context, reply jsonrpc2.Replier, req jsonr
 	return nil
 }
 
+// notANotification answers a notification sent as a request (with an id):
+// it is refused, so it changes nothing, and its sender hears why.
+func notANotification(method string) error {
+	return rpcError(jsonrpc2.InvalidRequest, KindInvalidRequest,
+		"%s is a notification, so it takes no id and gets no answer; it was not applied. Send it again without an id.", method)
+}
+
 // run starts a request in its own goroutine, cancellable by its id.
 func (s *Server) run(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2.Call, h handlerFunc) {
 	id, method := call.ID(), call.Method()
@@ -242,7 +253,7 @@ func (s *Server) run(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2
 	s.mu.Lock()
 	s.inflight[id] = cancel
 	s.mu.Unlock()
-	s.client.trace(fmt.Sprintf("received request '%s - (%v)'", method, id))
+	s.client.trace(fmt.Sprintf("received request '%s - (%s)'", method, encodeID(id)))
 	s.running.Add(1)
 	go func() {
 		defer s.running.Done()
@@ -275,11 +286,11 @@ func (s *Server) run(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2
 			if !errors.As(err, &rpcErr) {
 				err = errorf("%s failed: %v", method, err)
 			}
-			s.log.Info("request failed", "method", method, "id", fmt.Sprint(id), "err", err, "ms", time.Since(start).Milliseconds())
+			s.log.Info("request failed", "method", method, "id", string(encodeID(id)), "err", err, "ms", time.Since(start).Milliseconds())
 		} else {
-			s.log.Debug("request served", "method", method, "id", fmt.Sprint(id), "ms", time.Since(start).Milliseconds())
+			s.log.Debug("request served", "method", method, "id", string(encodeID(id)), "ms", time.Since(start).Milliseconds())
 		}
-		s.client.trace(fmt.Sprintf("sending response '%s - (%v)' in %dms", method, id, time.Since(start).Milliseconds()))
+		s.client.trace(fmt.Sprintf("sending response '%s - (%s)' in %dms", method, encodeID(id), time.Since(start).Milliseconds()))
 		if werr := reply(ctx, res, err); werr != nil {
 			s.log.Warn("reply not sent", "method", method, "err", werr)
 		}
@@ -291,20 +302,29 @@ func (s *Server) run(ctx context.Context, reply jsonrpc2.Replier, call *jsonrpc2
 func (s *Server) lifecycle(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) {
 	method := req.Method()
 	_, isCall := req.(*jsonrpc2.Call)
+	if isCall && method != "initialize" && method != "shutdown" {
+		_ = reply(ctx, nil, notANotification(method))
+		return
+	}
 	s.mu.Lock()
 	st := s.state
 	s.mu.Unlock()
 	switch method {
 	case "$/cancelRequest":
 		var p struct {
-			ID *jsonrpc2.ID `json:"id"`
+			ID json.RawMessage `json:"id"`
 		}
-		if err := json.Unmarshal(req.Params(), &p); err != nil || p.ID == nil {
+		if err := json.Unmarshal(req.Params(), &p); err != nil || len(p.ID) == 0 {
+			s.log.Warn("cancel without a usable id ignored")
+			return
+		}
+		id, err := decodeID(p.ID)
+		if err != nil {
 			s.log.Warn("cancel without a usable id ignored")
 			return
 		}
 		s.mu.Lock()
-		cancel := s.inflight[*p.ID]
+		cancel := s.inflight[id]
 		s.mu.Unlock()
 		if cancel != nil {
 			cancel()

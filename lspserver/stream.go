@@ -232,8 +232,16 @@ func decodeMessage(body []byte) (jsonrpc2.Message, error) {
 	err := json.Unmarshal(trimmed, &env)
 	var syntax *json.SyntaxError
 	if errors.As(err, &syntax) || (err != nil && !json.Valid(trimmed)) {
-		return nil, &badInput{code: jsonrpc2.ParseError, kind: KindBadJSON, msg: fmt.Sprintf(
+		bad := &badInput{code: jsonrpc2.ParseError, kind: KindBadJSON, msg: fmt.Sprintf(
 			"The message body is not valid JSON (%v) and was skipped. Send one JSON-RPC 2.0 object per frame.", err)}
+		// A body too deep for the decoder may still name its id plainly:
+		// answering that id lets the caller see which request failed.
+		if raw, ok := topLevelID(trimmed); ok {
+			if id, err := decodeID(raw); err == nil {
+				bad.id = &id
+			}
+		}
+		return nil, bad
 	}
 	var (
 		id     jsonrpc2.ID
@@ -242,7 +250,7 @@ func decodeMessage(body []byte) (jsonrpc2.Message, error) {
 		method string
 	)
 	if hasID {
-		idErr = json.Unmarshal(env.ID, &id)
+		id, idErr = decodeID(env.ID)
 	}
 	methodErr := json.Unmarshal(env.Method, &method)
 	switch {
@@ -302,16 +310,25 @@ func (s *stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 	if err != nil {
 		return 0, fmt.Errorf("marshaling message: %w", err)
 	}
+	if r, ok := msg.(*jsonrpc2.Response); ok {
+		if data, err = withWireID(data, r.ID()); err != nil {
+			return 0, err
+		}
+	}
 	return s.send(data)
 }
 
 func (s *stream) writeError(bad *badInput) error {
 	e := rpcError(bad.code, bad.kind, "%s", bad.msg)
+	id := json.RawMessage("null")
+	if bad.id != nil {
+		id = encodeID(*bad.id)
+	}
 	reply := struct {
 		JSONRPC string          `json:"jsonrpc"`
-		ID      *jsonrpc2.ID    `json:"id"`
+		ID      json.RawMessage `json:"id"`
 		Error   *jsonrpc2.Error `json:"error"`
-	}{"2.0", bad.id, e}
+	}{"2.0", id, e}
 	data, err := json.Marshal(reply)
 	if err != nil {
 		return err
