@@ -1,0 +1,140 @@
+// Package providers speaks to language models: one client per wire format
+// (Anthropic Messages, OpenAI-compatible Chat Completions), each turning a
+// provider-neutral Request into one streamed Event type, with retries. The
+// agent's turn loop sees only this package's types, never a wire's.
+package providers
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Role is who wrote a message.
+type Role string
+
+const (
+	User      Role = "user"
+	Assistant Role = "assistant"
+)
+
+// BlockKind is what one block of a message holds.
+type BlockKind string
+
+const (
+	Text       BlockKind = "text"
+	Thinking   BlockKind = "thinking"    // the model's reasoning, sent back with its Signature
+	ToolUse    BlockKind = "tool_use"    // a call the model asked for
+	ToolResult BlockKind = "tool_result" // what a call gave, in a user message
+)
+
+// Block is one part of a message.
+type Block struct {
+	Kind      BlockKind       `json:"kind"`
+	Text      string          `json:"text,omitempty"`      // Text, Thinking, ToolResult
+	Signature string          `json:"signature,omitempty"` // Thinking: returned to the provider as it came
+	ToolID    string          `json:"toolId,omitempty"`    // ToolUse, ToolResult
+	ToolName  string          `json:"toolName,omitempty"`  // ToolUse
+	Input     json.RawMessage `json:"input,omitempty"`     // ToolUse: the arguments, a JSON object
+	IsError   bool            `json:"isError,omitempty"`   // ToolResult
+}
+
+// Message is one turn of the conversation as the provider sees it.
+type Message struct {
+	Role   Role    `json:"role"`
+	Blocks []Block `json:"blocks"`
+}
+
+// Tool is a tool the model may call.
+type Tool struct {
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+}
+
+// Request is one model call. The roster (Tools) and System stay the same
+// for a chat's life, so a provider's prompt cache holds across its turns.
+type Request struct {
+	Model     string // the model's name at its provider (no "provider/" prefix)
+	System    string
+	Messages  []Message
+	Tools     []Tool
+	MaxTokens int // output tokens; 0 is the client's default
+}
+
+// StopReason is why the model stopped.
+type StopReason string
+
+const (
+	EndTurn       StopReason = "end_turn"
+	StopToolUse   StopReason = "tool_use"
+	MaxTokens     StopReason = "max_tokens"
+	Refusal       StopReason = "refusal"
+	ContextWindow StopReason = "context_window" // the request no longer fits the model's window
+)
+
+// Usage counts tokens of one call.
+type Usage struct {
+	Input       int `json:"input"`       // input tokens not read from the cache
+	Output      int `json:"output"`
+	CacheRead   int `json:"cacheRead"`   // input tokens read from the prompt cache
+	CacheCreate int `json:"cacheCreate"` // input tokens written to the prompt cache
+}
+
+// EventKind is what an Event carries.
+type EventKind string
+
+const (
+	TextDelta     EventKind = "text"     // Text: more of the answer
+	ThinkingDelta EventKind = "thinking" // Text: more of the reasoning
+	ToolCall      EventKind = "tool_call"
+	Retrying      EventKind = "retrying" // Retry: the call failed and will be tried again
+)
+
+// Event is one thing that happened while a response streamed. Text and
+// thinking arrive in pieces as they stream; a tool call arrives once, whole,
+// when its arguments are complete.
+type Event struct {
+	Kind  EventKind
+	Text  string
+	Call  *Block     // ToolCall: a ToolUse block
+	Retry *RetryInfo // Retrying
+}
+
+// RetryInfo says why a call is retried and when: the user sees it as a
+// status, never as a silent wait.
+type RetryInfo struct {
+	Attempt int           // 1 for the first retry
+	Wait    time.Duration // until the next attempt (retry-after when the provider gave one)
+	Reason  string        // e.g. "429 rate limited", "overloaded"
+}
+
+// Response is a finished model call: the assistant message it produced
+// (text, thinking with signatures, tool calls, in order), why it stopped,
+// and its usage.
+type Response struct {
+	Message Message
+	Stop    StopReason
+	Usage   Usage
+}
+
+// Provider streams one model call. emit is called, in order and from the
+// calling goroutine's point of view one at a time, for each event; the
+// returned Response holds everything that was emitted. Cancelling ctx ends
+// the stream at once and returns ctx's error.
+type Provider interface {
+	Stream(ctx context.Context, req Request, emit func(Event)) (Response, error)
+}
+
+// ErrAuth is a provider refusing the key (401/403): not retried.
+var ErrAuth = errors.New("the provider refused the API key")
+
+// Error is a call that failed: the provider's status and message, for the
+// user. A Retryable error was retried until the attempts ran out.
+type Error struct {
+	Status  int // HTTP status; 0 for an error inside a stream
+	Message string
+}
+
+func (e *Error) Error() string { return e.Message }
