@@ -1,0 +1,254 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/tools"
+)
+
+// DefaultMaxToolCalls is how many tool calls one turn may make when the
+// setting agent.maxToolCalls is not set.
+const DefaultMaxToolCalls = 100
+
+// Options is what a chat is made of.
+type Options struct {
+	// Session is the chat's tools session, opened by the front door like
+	// every other (settings loaded, asker wired); the chat closes it.
+	Session  *tools.Session
+	Provider providers.Provider
+	Endpoint Endpoint // where Provider reaches the model; named in usage and errors
+	// System is the system prompt (see SystemPrompt). It and the roster
+	// are fixed for the chat's life, so the provider's prompt cache holds.
+	System       string
+	MaxToolCalls int // per turn; 0 is DefaultMaxToolCalls
+	MaxTokens    int // output tokens per model call; 0 is the provider's default
+	Window       int // the model's context window in tokens, for usage; 0 unknown
+}
+
+// Chat is one conversation with the agent.
+type Chat struct {
+	ID     string
+	opts   Options
+	roster []providers.Tool
+
+	mu       sync.Mutex // one turn at a time
+	messages []providers.Message
+}
+
+// NewChat starts a chat. Its roster is the tools its session lists now, and
+// stays so.
+func NewChat(o Options) *Chat {
+	if o.MaxToolCalls <= 0 {
+		o.MaxToolCalls = DefaultMaxToolCalls
+	}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	c := &Chat{ID: hex.EncodeToString(id[:]), opts: o}
+	for _, t := range tools.List(o.Session) {
+		c.roster = append(c.roster, providers.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	}
+	return c
+}
+
+// Close ends the chat: its session closes, and with it every process its
+// tools started.
+func (c *Chat) Close() { c.opts.Session.Close() }
+
+// Prompt runs one turn: the user's prompt, then model calls and the tools
+// they ask for, until the model ends the turn or a limit or ctx stops it.
+// Every update goes to emit, in order. An error is a turn that failed (the
+// provider refused the key, retries ran out); cancelling ctx is not an
+// error but the stop reason cancelled.
+func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (acp.StopReason, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	user, err := c.userMessage(ctx, prompt)
+	if err != nil {
+		return "", err
+	}
+	c.messages = append(c.messages, user)
+	calls := 0
+	for {
+		if ctx.Err() != nil {
+			return acp.StopReasonCancelled, nil
+		}
+		resp, err := c.opts.Provider.Stream(ctx, providers.Request{
+			Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: c.messages,
+			Tools: c.roster, MaxTokens: c.opts.MaxTokens,
+		}, func(ev providers.Event) { c.relay(ev, emit) })
+		if ctx.Err() != nil {
+			return acp.StopReasonCancelled, nil
+		}
+		if err != nil {
+			return "", c.explain(err)
+		}
+		c.messages = append(c.messages, resp.Message)
+		emit(c.usage(resp.Usage))
+		switch resp.Stop {
+		case providers.MaxTokens:
+			return acp.StopReasonMaxTokens, nil
+		case providers.Refusal:
+			return acp.StopReasonRefusal, nil
+		case providers.ContextWindow:
+			return acp.StopReasonMaxTokens, nil
+		}
+		uses := toolUses(resp.Message)
+		if len(uses) == 0 {
+			return acp.StopReasonEndTurn, nil
+		}
+		if calls+len(uses) > c.opts.MaxToolCalls {
+			// The calls asked for are answered, so the chat stays a
+			// valid conversation for the next turn.
+			c.messages = append(c.messages, notRun(uses, fmt.Sprintf(
+				"Not run: this turn reached its limit of %d tool calls. Tell the user what is done and what is left; they can continue in a new turn.", c.opts.MaxToolCalls)))
+			for _, u := range uses {
+				emit(acp.UpdateToolCall(acp.ToolCallId(u.ToolID), acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
+			}
+			return acp.StopReasonMaxTurnRequests, nil
+		}
+		calls += len(uses)
+		c.messages = append(c.messages, c.runTools(ctx, uses, emit))
+	}
+}
+
+// relay turns a provider event into the client's update.
+func (c *Chat) relay(ev providers.Event, emit func(acp.SessionUpdate)) {
+	switch ev.Kind {
+	case providers.TextDelta:
+		emit(acp.UpdateAgentMessageText(ev.Text))
+	case providers.ThinkingDelta:
+		emit(acp.UpdateAgentThoughtText(ev.Text))
+	case providers.ToolCall:
+		emit(toolCallStarted(*ev.Call))
+	case providers.Retrying:
+		// A status the user sees, never a silent wait.
+		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(%s: %s; trying again in %s, attempt %d)\n",
+			c.opts.Endpoint, ev.Retry.Reason, ev.Retry.Wait.Round(100e6), ev.Retry.Attempt)))
+	}
+}
+
+// explain turns a provider's failure into one sentence saying what to do.
+func (c *Chat) explain(err error) error {
+	if errors.Is(err, providers.ErrAuth) {
+		if c.opts.Endpoint.KeyEnv != "" {
+			return fmt.Errorf("%s refused the API key in %s; set %s to a valid key where tandem is started", c.opts.Endpoint.Provider, c.opts.Endpoint.KeyEnv, c.opts.Endpoint.KeyEnv)
+		}
+		return fmt.Errorf("%s refused the request as unauthorised; give the provider an apiKeyEnv in agent.providers", c.opts.Endpoint.Provider)
+	}
+	return fmt.Errorf("%s: %w", c.opts.Endpoint, err)
+}
+
+// usage is the context used by the last call and the window's size.
+func (c *Chat) usage(u providers.Usage) acp.SessionUpdate {
+	used := u.Input + u.CacheRead + u.CacheCreate + u.Output
+	return acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{
+		SessionUpdate: "usage_update", Used: used, Size: c.opts.Window,
+		Meta: map[string]any{"tandem": map[string]any{"input": u.Input, "output": u.Output, "cacheRead": u.CacheRead, "cacheCreate": u.CacheCreate}},
+	}}
+}
+
+// toolUses are the tool calls of an assistant message, in order.
+func toolUses(m providers.Message) []providers.Block {
+	var out []providers.Block
+	for _, b := range m.Blocks {
+		if b.Kind == providers.ToolUse {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// notRun answers every call with the same refusal text.
+func notRun(uses []providers.Block, text string) providers.Message {
+	m := providers.Message{Role: providers.User}
+	for _, u := range uses {
+		m.Blocks = append(m.Blocks, providers.Block{Kind: providers.ToolResult, ToolID: u.ToolID, Text: text, IsError: true})
+	}
+	return m
+}
+
+// readOnly tools can run side by side: they change nothing and ask nothing
+// but a secret read, which the gate serialises as any question.
+var readOnly = map[string]bool{"read": true, "grep": true, "glob": true}
+
+// runTools runs one response's calls and returns their results as one user
+// message, in the calls' order. Consecutive read-only calls run
+// concurrently; every other call runs alone, in order. Once ctx ends, the
+// calls not started are answered as not run.
+func (c *Chat) runTools(ctx context.Context, uses []providers.Block, emit func(acp.SessionUpdate)) providers.Message {
+	results := make([]providers.Block, len(uses))
+	for i := 0; i < len(uses); {
+		j := i + 1
+		if readOnly[uses[i].ToolName] {
+			for j < len(uses) && readOnly[uses[j].ToolName] {
+				j++
+			}
+		}
+		var wg sync.WaitGroup
+		for k := i; k < j; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[k] = c.runTool(ctx, uses[k], emit)
+			}()
+		}
+		wg.Wait()
+		i = j
+	}
+	return providers.Message{Role: providers.User, Blocks: results}
+}
+
+// runTool runs one call through the registry and reports it.
+func (c *Chat) runTool(ctx context.Context, use providers.Block, emit func(acp.SessionUpdate)) providers.Block {
+	id := acp.ToolCallId(use.ToolID)
+	if ctx.Err() != nil {
+		emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
+		return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, IsError: true,
+			Text: "Not run: the user stopped the turn. Wait for their next message."}
+	}
+	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
+	res := tools.Call(ctx, c.opts.Session, use.ToolName, use.Input)
+	status := acp.ToolCallStatusCompleted
+	if res.IsError {
+		status = acp.ToolCallStatusFailed
+	}
+	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(status),
+		acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(res.Text))}),
+		acp.WithUpdateRawOutput(rawOutput(res))))
+	return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, Text: res.Text, IsError: res.IsError}
+}
+
+// rawOutput is a result's machine-readable part for the client: its
+// structured content and, on a refusal, its code.
+func rawOutput(res tools.Result) map[string]any {
+	out := map[string]any{}
+	if res.Structured != nil {
+		out["structured"] = res.Structured
+	}
+	if res.Code != "" {
+		out["code"] = res.Code
+	}
+	return out
+}
+
+// toolCallStarted is the tool_call update for a call the model asked for:
+// its kind, a title a person reads, and the paths it names.
+func toolCallStarted(use providers.Block) acp.SessionUpdate {
+	var args map[string]any
+	_ = json.Unmarshal(use.Input, &args)
+	kind, title := describe(use.ToolName, args)
+	opts := []acp.ToolCallStartOpt{acp.WithStartKind(kind), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartRawInput(args)}
+	if locs := locations(args); len(locs) > 0 {
+		opts = append(opts, acp.WithStartLocations(locs))
+	}
+	return acp.StartToolCall(acp.ToolCallId(use.ToolID), title, opts...)
+}

@@ -1,0 +1,300 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/tools"
+)
+
+// scriptedModel answers each model call with the next of its responses,
+// built from what the chat sent so far (so a response can quote a tag the
+// chat read). It records every request.
+type scriptedModel struct {
+	mu        sync.Mutex
+	responses []func(req providers.Request) providers.Response
+	requests  []providers.Request
+	// block, when set, makes a call wait for ctx after its first event.
+	block bool
+}
+
+func (m *scriptedModel) Stream(ctx context.Context, req providers.Request, emit func(providers.Event)) (providers.Response, error) {
+	m.mu.Lock()
+	m.requests = append(m.requests, req)
+	if len(m.responses) == 0 {
+		m.mu.Unlock()
+		return providers.Response{}, &providers.Error{Message: "the script has no more responses"}
+	}
+	next := m.responses[0]
+	m.responses = m.responses[1:]
+	block := m.block
+	m.mu.Unlock()
+	resp := next(req)
+	for _, b := range resp.Message.Blocks {
+		switch b.Kind {
+		case providers.Text:
+			emit(providers.Event{Kind: providers.TextDelta, Text: b.Text})
+		case providers.ToolUse:
+			emit(providers.Event{Kind: providers.ToolCall, Call: &b})
+		}
+		if block {
+			<-ctx.Done()
+			return providers.Response{}, ctx.Err()
+		}
+	}
+	return resp, nil
+}
+
+func say(text string) func(providers.Request) providers.Response {
+	return func(providers.Request) providers.Response {
+		return providers.Response{Message: providers.Message{Role: providers.Assistant, Blocks: []providers.Block{{Kind: providers.Text, Text: text}}},
+			Stop: providers.EndTurn, Usage: providers.Usage{Input: 100, Output: 10, CacheRead: 50}}
+	}
+}
+
+func call(calls ...providers.Block) func(providers.Request) providers.Response {
+	return func(providers.Request) providers.Response {
+		return providers.Response{Message: providers.Message{Role: providers.Assistant, Blocks: calls}, Stop: providers.StopToolUse}
+	}
+}
+
+func use(id, name string, args any) providers.Block {
+	raw, _ := json.Marshal(args)
+	return providers.Block{Kind: providers.ToolUse, ToolID: id, ToolName: name, Input: raw}
+}
+
+// lastResult is the text of the tool result with id in the last request.
+func lastResult(req providers.Request, id string) string {
+	for _, b := range req.Messages[len(req.Messages)-1].Blocks {
+		if b.Kind == providers.ToolResult && b.ToolID == id {
+			return b.Text
+		}
+	}
+	return ""
+}
+
+type updates struct {
+	mu  sync.Mutex
+	all []acp.SessionUpdate
+}
+
+func (u *updates) emit(x acp.SessionUpdate) { u.mu.Lock(); u.all = append(u.all, x); u.mu.Unlock() }
+
+func (u *updates) text() string {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var b strings.Builder
+	for _, x := range u.all {
+		if x.AgentMessageChunk != nil && x.AgentMessageChunk.Content.Text != nil {
+			b.WriteString(x.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	return b.String()
+}
+
+func (u *updates) statuses(id string) []acp.ToolCallStatus {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var out []acp.ToolCallStatus
+	for _, x := range u.all {
+		switch {
+		case x.ToolCall != nil && string(x.ToolCall.ToolCallId) == id:
+			out = append(out, x.ToolCall.Status)
+		case x.ToolCallUpdate != nil && string(x.ToolCallUpdate.ToolCallId) == id && x.ToolCallUpdate.Status != nil:
+			out = append(out, *x.ToolCallUpdate.Status)
+		}
+	}
+	return out
+}
+
+func newTestChat(t *testing.T, ws string, m *scriptedModel, asker approvals.Asker) *Chat {
+	t.Helper()
+	c := NewChat(Options{Session: tools.Open(tools.Options{Roots: []string{ws}, Asker: asker}), Provider: m,
+		Endpoint: Endpoint{Provider: "test", Model: "m"}, System: SystemPrompt([]string{ws}), Window: 200000})
+	t.Cleanup(c.Close)
+	return c
+}
+
+func textPrompt(s string) []acp.ContentBlock { return []acp.ContentBlock{acp.TextBlock(s)} }
+
+// A turn reads a file, edits it with the tag the read showed, and answers:
+// each call is reported pending, in progress and completed, the file holds
+// the edit, the model got each result, and the roster and system prompt
+// were the same in every request.
+func TestTurnReadsEditsAndAnswers(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "greet.txt"), []byte("hello\nworld\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &scriptedModel{}
+	m.responses = []func(providers.Request) providers.Response{
+		call(use("r1", "read", map[string]any{"path": "greet.txt"})),
+		func(req providers.Request) providers.Response {
+			read := lastResult(req, "r1")
+			tag := read[strings.Index(read, "#")+1 : strings.Index(read, "]")]
+			return call(use("e1", "edit", map[string]any{"files": []any{map[string]any{"path": "greet.txt", "tag": tag,
+				"ops": []any{map[string]any{"replace": "2:world", "text": "tandem"}}}}}))(req)
+		},
+		say("Changed world to tandem."),
+	}
+	c := newTestChat(t, ws, m, nil)
+	var u updates
+	stop, err := c.Prompt(context.Background(), textPrompt("greet tandem"), u.emit)
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("stop %q, err %v", stop, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "greet.txt")); string(b) != "hello\ntandem\n" {
+		t.Fatalf("file: %q", b)
+	}
+	if got := u.text(); got != "Changed world to tandem." {
+		t.Fatalf("answer %q", got)
+	}
+	for _, id := range []string{"r1", "e1"} {
+		want := []acp.ToolCallStatus{acp.ToolCallStatusPending, acp.ToolCallStatusInProgress, acp.ToolCallStatusCompleted}
+		if got := u.statuses(id); strings.Join(statusText(got), ",") != strings.Join(statusText(want), ",") {
+			t.Errorf("%s statuses %v", id, got)
+		}
+	}
+	if !strings.Contains(lastResult(m.requests[2], "e1"), "Applied to greet.txt") {
+		t.Errorf("the model did not get the edit's reply: %+v", m.requests[2].Messages)
+	}
+	for _, req := range m.requests[1:] {
+		if req.System != m.requests[0].System || len(req.Tools) != len(m.requests[0].Tools) {
+			t.Fatal("the system prompt or roster changed within the chat")
+		}
+	}
+}
+
+func statusText(s []acp.ToolCallStatus) []string {
+	out := make([]string, len(s))
+	for i, x := range s {
+		out[i] = string(x)
+	}
+	return out
+}
+
+// Stop stops: cancelling while a bash step runs kills its process, the
+// turn returns cancelled within a second, and no later call starts.
+func TestStopEndsARunningToolAtOnce(t *testing.T) {
+	ws := t.TempDir()
+	m := &scriptedModel{}
+	m.responses = []func(providers.Request) providers.Response{
+		call(use("b1", "bash", map[string]any{"command": "sleep 30; touch after-sleep"}), use("b2", "bash", map[string]any{"command": "touch second"})),
+		say("never reached"),
+	}
+	c := newTestChat(t, ws, m, nil)
+	var u updates
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan acp.StopReason, 1)
+	go func() {
+		stop, _ := c.Prompt(ctx, textPrompt("run it"), u.emit)
+		done <- stop
+	}()
+	for deadline := time.Now().Add(10 * time.Second); len(u.statuses("b1")) < 2; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the bash call never started")
+		}
+	}
+	time.Sleep(100 * time.Millisecond) // the sleep is running
+	start := time.Now()
+	cancel()
+	select {
+	case stop := <-done:
+		if stop != acp.StopReasonCancelled {
+			t.Fatalf("stop %q", stop)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the turn did not end after stop")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("the turn ended %v after stop", d)
+	}
+	time.Sleep(200 * time.Millisecond)
+	for _, f := range []string{"after-sleep", "second"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
+			t.Errorf("%s ran after stop", f)
+		}
+	}
+	if len(m.requests) != 1 {
+		t.Errorf("%d model calls, want 1", len(m.requests))
+	}
+}
+
+// Stop while the model streams ends the call and the turn.
+func TestStopEndsTheStream(t *testing.T) {
+	m := &scriptedModel{block: true}
+	m.responses = []func(providers.Request) providers.Response{say("partial")}
+	c := newTestChat(t, t.TempDir(), m, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	stop, err := c.Prompt(ctx, textPrompt("hi"), func(acp.SessionUpdate) {})
+	if stop != acp.StopReasonCancelled || err != nil {
+		t.Fatalf("stop %q err %v", stop, err)
+	}
+}
+
+// The tool-call limit stops a turn with max_turn_requests, and the calls
+// not run are answered so the chat can go on.
+func TestToolCallLimit(t *testing.T) {
+	m := &scriptedModel{}
+	m.responses = []func(providers.Request) providers.Response{
+		call(use("g1", "glob", map[string]any{"pattern": "*"})),
+		call(use("g2", "glob", map[string]any{"pattern": "*"}), use("g3", "glob", map[string]any{"pattern": "*"})),
+		say("ok"),
+	}
+	c := newTestChat(t, t.TempDir(), m, nil)
+	c.opts.MaxToolCalls = 2
+	stop, err := c.Prompt(context.Background(), textPrompt("look"), func(acp.SessionUpdate) {})
+	if stop != acp.StopReasonMaxTurnRequests || err != nil {
+		t.Fatalf("stop %q err %v", stop, err)
+	}
+	stop, err = c.Prompt(context.Background(), textPrompt("go on"), func(acp.SessionUpdate) {})
+	if stop != acp.StopReasonEndTurn || err != nil {
+		t.Fatalf("the next turn: stop %q err %v", stop, err)
+	}
+	last := m.requests[len(m.requests)-1].Messages
+	if r := last[len(last)-2]; r.Role != providers.User || !strings.Contains(r.Blocks[0].Text, "limit of 2 tool calls") {
+		t.Fatalf("the unrun calls were not answered: %+v", r)
+	}
+}
+
+// A step that needs the user's yes is asked through the session's asker;
+// a denial reaches the model as the refusal, and the step did not run.
+func TestDeniedStepReachesTheModel(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte("SECRET KEY"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m := &scriptedModel{}
+	m.responses = []func(providers.Request) providers.Response{
+		call(use("s1", "bash", map[string]any{"command": "cat ~/.ssh/id_test"})),
+		say("The user said no."),
+	}
+	asked := 0
+	c := newTestChat(t, ws, m, approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer {
+		asked++
+		return approvals.Deny
+	}))
+	stop, err := c.Prompt(context.Background(), textPrompt("show the key"), func(acp.SessionUpdate) {})
+	if stop != acp.StopReasonEndTurn || err != nil || asked != 1 {
+		t.Fatalf("stop %q err %v asked %d", stop, err, asked)
+	}
+	res := lastResult(m.requests[1], "s1")
+	if !strings.Contains(res, "denied") || strings.Contains(res, "SECRET KEY") {
+		t.Fatalf("the model got: %s", res)
+	}
+}

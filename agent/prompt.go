@@ -1,0 +1,133 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/tools"
+)
+
+// userMessage turns a prompt into the model's user message. Text is kept as
+// is. A file the prompt names (a resource link, or an embedded resource
+// with a file:// URI, optionally with a #L10-20 range) is read through the
+// read tool, so the model gets it tagged, with numbered rows it has seen
+// and can edit; other embedded text (a diagnostic list, a terminal's
+// output) is included as the client sent it.
+func (c *Chat) userMessage(ctx context.Context, prompt []acp.ContentBlock) (providers.Message, error) {
+	m := providers.Message{Role: providers.User}
+	for _, b := range prompt {
+		var text string
+		switch {
+		case b.Text != nil:
+			text = b.Text.Text
+		case b.ResourceLink != nil:
+			text = c.readContext(ctx, b.ResourceLink.Uri)
+		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
+			r := b.Resource.Resource.TextResourceContents
+			if strings.HasPrefix(r.Uri, "file://") {
+				text = c.readContext(ctx, r.Uri)
+			} else {
+				text = fmt.Sprintf("<context uri=%q>\n%s\n</context>", r.Uri, r.Text)
+			}
+		default:
+			return providers.Message{}, fmt.Errorf("the prompt holds a block tandem cannot send to a model yet (only text and text resources); remove it and send the prompt again")
+		}
+		if text != "" {
+			m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: text})
+		}
+	}
+	if len(m.Blocks) == 0 {
+		return providers.Message{}, fmt.Errorf("the prompt is empty; type a message")
+	}
+	return m, nil
+}
+
+// lineRange is a URI fragment naming lines: L10, L10-20 or L10-L20.
+var lineRange = regexp.MustCompile(`^L(\d+)(?:-L?(\d+))?$`)
+
+// readContext reads a file a prompt names, as the read tool shows it.
+func (c *Chat) readContext(ctx context.Context, uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" || !filepath.IsAbs(u.Path) {
+		return fmt.Sprintf("<context uri=%q>(not a local file; not read)</context>", uri)
+	}
+	args := map[string]any{"path": u.Path}
+	if m := lineRange.FindStringSubmatch(u.Fragment); m != nil {
+		args["lines"] = m[1]
+		if m[2] != "" {
+			args["lines"] = m[1] + "-" + m[2]
+		}
+	}
+	raw, _ := json.Marshal(args)
+	res := tools.Call(ctx, c.opts.Session, "read", raw)
+	return fmt.Sprintf("<context file=%q>\n%s</context>", u.Path, res.Text)
+}
+
+// describe gives a call's ACP kind and a title a person reads.
+func describe(name string, args map[string]any) (acp.ToolKind, string) {
+	str := func(k string) string { s, _ := args[k].(string); return s }
+	switch name {
+	case "read":
+		return acp.ToolKindRead, "Read " + str("path") + lineSuffix(str("lines"))
+	case "grep":
+		return acp.ToolKindSearch, "Search for " + str("pattern")
+	case "glob":
+		return acp.ToolKindSearch, "Find " + str("pattern")
+	case "edit":
+		return acp.ToolKindEdit, "Edit " + strings.Join(paths(args), ", ")
+	case "write":
+		return acp.ToolKindEdit, "Write " + str("path")
+	case "bash":
+		return acp.ToolKindExecute, firstLine(str("command"))
+	}
+	return acp.ToolKindOther, name
+}
+
+func lineSuffix(lines string) string {
+	if lines == "" {
+		return ""
+	}
+	return " (lines " + lines + ")"
+}
+
+func firstLine(s string) string {
+	line, _, more := strings.Cut(s, "\n")
+	if more {
+		line += " …"
+	}
+	return line
+}
+
+// paths are the files a call names: its path, or each entry's of an edit.
+func paths(args map[string]any) []string {
+	var out []string
+	if p, ok := args["path"].(string); ok && p != "" {
+		out = append(out, p)
+	}
+	files, _ := args["files"].([]any)
+	for _, f := range files {
+		if m, ok := f.(map[string]any); ok {
+			if p, ok := m["path"].(string); ok && p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// locations are the paths a call names, for a client to follow.
+func locations(args map[string]any) []acp.ToolCallLocation {
+	var out []acp.ToolCallLocation
+	for _, p := range paths(args) {
+		out = append(out, acp.ToolCallLocation{Path: p})
+	}
+	return out
+}
