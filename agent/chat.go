@@ -12,6 +12,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/edits"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -221,10 +222,22 @@ func (c *Chat) runTool(ctx context.Context, use providers.Block, emit func(acp.S
 	if res.IsError {
 		status = acp.ToolCallStatusFailed
 	}
-	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(status),
-		acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(res.Text))}),
+	content := []acp.ToolCallContent{acp.ToolContent(acp.TextBlock(res.Text))}
+	for _, fc := range res.Changes {
+		content = append(content, diff(fc))
+	}
+	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent(content),
 		acp.WithUpdateRawOutput(rawOutput(res))))
 	return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, Text: res.Text, IsError: res.IsError}
+}
+
+// diff is a changed file as the client shows it: its text before (none
+// for a created file) and after.
+func diff(fc edits.FileChange) acp.ToolCallContent {
+	if fc.Before == nil {
+		return acp.ToolDiffContent(fc.Path, string(fc.After))
+	}
+	return acp.ToolDiffContent(fc.Path, string(fc.After), string(fc.Before))
 }
 
 // rawOutput is a result's machine-readable part for the client: its

@@ -102,6 +102,22 @@ func (u *updates) text() string {
 	return b.String()
 }
 
+// diff is the first diff content of a call's updates.
+func (u *updates) diff(id string) *acp.ToolCallContentDiff {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	for _, x := range u.all {
+		if x.ToolCallUpdate != nil && string(x.ToolCallUpdate.ToolCallId) == id {
+			for _, c := range x.ToolCallUpdate.Content {
+				if c.Diff != nil {
+					return c.Diff
+				}
+			}
+		}
+	}
+	return nil
+}
+
 func (u *updates) statuses(id string) []acp.ToolCallStatus {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -164,6 +180,9 @@ func TestTurnReadsEditsAndAnswers(t *testing.T) {
 		if got := u.statuses(id); strings.Join(statusText(got), ",") != strings.Join(statusText(want), ",") {
 			t.Errorf("%s statuses %v", id, got)
 		}
+	}
+	if d := u.diff("e1"); d == nil || d.Path != filepath.Join(ws, "greet.txt") || *d.OldText != "hello\nworld\n" || d.NewText != "hello\ntandem\n" {
+		t.Errorf("the edit's diff: %+v", d)
 	}
 	if !strings.Contains(lastResult(m.requests[2], "e1"), "Applied to greet.txt") {
 		t.Errorf("the model did not get the edit's reply: %+v", m.requests[2].Messages)

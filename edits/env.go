@@ -27,6 +27,18 @@ type Env struct {
 	// and about what its auto set leaves out. An error refuses the whole
 	// call. Nil allows every path.
 	Allow func(ctx context.Context, abs string) error
+	// Landed is told, after a commit, of each file whose new content
+	// landed, with its bytes before and after: what the agent shows as a
+	// diff and keeps as a checkpoint. Nil ignores them.
+	Landed func(FileChange)
+}
+
+// FileChange is one file an edit or a write changed.
+type FileChange struct {
+	Path   string // absolute; after a move, the destination
+	From   string // a move's source (absolute), else ""
+	Before []byte // nil for a created file
+	After  []byte
 }
 
 // allow asks Allow about every path the changes would write.

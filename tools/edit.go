@@ -69,12 +69,23 @@ var editTool = Tool{
 		if err := decode("edit", args, &a); err != nil {
 			return Refused(err)
 		}
-		text, err := edits.Edit(ctx, s.edits(), a)
-		if err != nil {
-			return Refused(err)
-		}
-		return Result{Text: text}
+		return s.commit(func(env *edits.Env) (string, error) { return edits.Edit(ctx, env, a) })
 	},
+}
+
+// commit runs an edit or a write and returns its reply with the files it
+// changed.
+func (s *Session) commit(run func(*edits.Env) (string, error)) Result {
+	env := s.edits()
+	var changes []edits.FileChange
+	env.Landed = func(fc edits.FileChange) { changes = append(changes, fc) }
+	text, err := run(env)
+	if err != nil {
+		res := Refused(err)
+		res.Changes = changes // a partial commit still changed these
+		return res
+	}
+	return Result{Text: text, Changes: changes}
 }
 
 // edits is the environment edits and writes of this session work in: every

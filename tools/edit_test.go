@@ -66,3 +66,26 @@ func quote(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// edit and write report the files they changed with their bytes before and
+// after (nil before for a created file); a refused call reports none.
+func TestEditAndWriteReportTheirChanges(t *testing.T) {
+	ws := t.TempDir()
+	s := Open(Options{Roots: []string{ws}})
+	defer s.Close()
+	ctx := context.Background()
+	res := Call(ctx, s, "write", json.RawMessage(`{"path":"new.txt","content":"one\n"}`))
+	if res.IsError || len(res.Changes) != 1 || res.Changes[0].Path != filepath.Join(ws, "new.txt") || res.Changes[0].Before != nil || string(res.Changes[0].After) != "one\n" {
+		t.Fatalf("write: %+v", res)
+	}
+	read := Call(ctx, s, "read", json.RawMessage(`{"path":"new.txt"}`))
+	tag := read.Text[strings.Index(read.Text, "#")+1 : strings.Index(read.Text, "]")]
+	res = Call(ctx, s, "edit", json.RawMessage(`{"files":[{"path":"new.txt","tag":"`+tag+`","ops":[{"append":"two"}]}]}`))
+	if res.IsError || len(res.Changes) != 1 || string(res.Changes[0].Before) != "one\n" || string(res.Changes[0].After) != "one\ntwo\n" {
+		t.Fatalf("edit: %+v", res)
+	}
+	res = Call(ctx, s, "edit", json.RawMessage(`{"files":[{"path":"new.txt","tag":"`+tag+`","ops":[{"replace":"9","text":"x"}]}]}`))
+	if !res.IsError || len(res.Changes) != 0 {
+		t.Fatalf("a refused edit: %+v", res)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/tandemdev/tandem/edits"
 	"github.com/tandemdev/tandem/refusal"
 )
 
@@ -22,6 +23,10 @@ type Result struct {
 	IsError    bool
 	Code       refusal.Code // set on refusals
 	Structured any          // optional structured content
+	// Changes are the files the call changed (edit, write), with their
+	// bytes before and after: for the agent's diffs and checkpoints. They
+	// are not part of the MCP result and no client gets them as they are.
+	Changes []edits.FileChange
 }
 
 // Handler runs one call. args is the raw JSON object the caller sent.

@@ -34,10 +34,6 @@ var writeTool = Tool{
 		if a.Path == nil || a.Content == nil {
 			return Refused(refusal.New(refusal.Invalid, "write needs both path and content. Call write again with both."))
 		}
-		text, err := edits.Write(ctx, s.edits(), *a.Path, *a.Content)
-		if err != nil {
-			return Refused(err)
-		}
-		return Result{Text: text}
+		return s.commit(func(env *edits.Env) (string, error) { return edits.Write(ctx, env, *a.Path, *a.Content) })
 	},
 }
