@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tandemdev/tandem/documents"
 )
 
 // soakSeconds is how long TestSoak runs: TANDEM_SOAK_SECONDS, else a size
@@ -136,7 +138,8 @@ func TestSoak(t *testing.T) {
 		time.Sleep(50 * time.Millisecond)
 	}
 	wg.Wait()
-	if text, _ := tool(probe, "read", map[string]any{"path": "typed.txt"}); !strings.Contains(text, "\n1:"+strings.TrimSuffix(want.String(), " ")) {
+	// The read's tag names exactly the text the mirror holds.
+	if text, _ := tool(probe, "read", map[string]any{"path": "typed.txt"}); !strings.Contains(text, "[typed.txt#"+string(documents.TagOf([]byte(want.String())))+"]") {
 		t.Errorf("the mirrored buffer is not what was typed (%d bytes typed)", want.Len())
 	}
 	call("tandem/closeSession", map[string]any{"session": probe})
