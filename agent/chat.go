@@ -30,9 +30,9 @@ type Options struct {
 	// System is the system prompt (see SystemPrompt). It and the roster
 	// are fixed for the chat's life, so the provider's prompt cache holds.
 	System       string
-	MaxToolCalls int // per turn; 0 is DefaultMaxToolCalls
-	MaxTokens    int // output tokens per model call; 0 is the provider's default
-	Window       int // the model's context window in tokens, for usage; 0 unknown
+	MaxToolCalls int       // per turn; 0 is DefaultMaxToolCalls
+	MaxTokens    int       // output tokens per model call; 0 is the provider's default
+	Model        ModelInfo // the model's window and prices, for usage and cost; zero unknown
 }
 
 // Chat is one conversation with the agent.
@@ -43,6 +43,7 @@ type Chat struct {
 
 	mu       sync.Mutex // one turn at a time
 	messages []providers.Message
+	cost     float64 // dollars so far, when the model's prices are known
 }
 
 // NewChat starts a chat. Its roster is the tools its session lists now, and
@@ -148,13 +149,18 @@ func (c *Chat) explain(err error) error {
 	return fmt.Errorf("%s: %w", c.opts.Endpoint, err)
 }
 
-// usage is the context used by the last call and the window's size.
+// usage is the context the last call used, the window's size, and the
+// chat's cost so far when the model's prices are known.
 func (c *Chat) usage(u providers.Usage) acp.SessionUpdate {
-	used := u.Input + u.CacheRead + u.CacheCreate + u.Output
-	return acp.SessionUpdate{UsageUpdate: &acp.SessionUsageUpdate{
-		SessionUpdate: "usage_update", Used: used, Size: c.opts.Window,
+	up := &acp.SessionUsageUpdate{
+		SessionUpdate: "usage_update", Used: u.Input + u.CacheRead + u.CacheCreate + u.Output, Size: c.opts.Model.Window,
 		Meta: map[string]any{"tandem": map[string]any{"input": u.Input, "output": u.Output, "cacheRead": u.CacheRead, "cacheCreate": u.CacheCreate}},
-	}}
+	}
+	if p := c.opts.Model.Price; p.Known() {
+		c.cost += p.Cost(u)
+		up.Cost = &acp.Cost{Amount: c.cost, Currency: "USD"}
+	}
+	return acp.SessionUpdate{UsageUpdate: up}
 }
 
 // toolUses are the tool calls of an assistant message, in order.

@@ -118,6 +118,18 @@ func (u *updates) diff(id string) *acp.ToolCallContentDiff {
 	return nil
 }
 
+func (u *updates) lastUsage() *acp.SessionUsageUpdate {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	var last *acp.SessionUsageUpdate
+	for _, x := range u.all {
+		if x.UsageUpdate != nil {
+			last = x.UsageUpdate
+		}
+	}
+	return last
+}
+
 func (u *updates) statuses(id string) []acp.ToolCallStatus {
 	u.mu.Lock()
 	defer u.mu.Unlock()
@@ -136,7 +148,7 @@ func (u *updates) statuses(id string) []acp.ToolCallStatus {
 func newTestChat(t *testing.T, ws string, m *scriptedModel, asker approvals.Asker) *Chat {
 	t.Helper()
 	c := NewChat(Options{Session: tools.Open(tools.Options{Roots: []string{ws}, Asker: asker}), Provider: m,
-		Endpoint: Endpoint{Provider: "test", Model: "m"}, System: SystemPrompt([]string{ws}), Window: 200000})
+		Endpoint: Endpoint{Provider: "test", Model: "m"}, System: SystemPrompt([]string{ws}), Model: ModelInfo{Window: 200000, Price: Price{Input: 3, Output: 15, CacheRead: 0.3}}})
 	t.Cleanup(c.Close)
 	return c
 }
@@ -183,6 +195,9 @@ func TestTurnReadsEditsAndAnswers(t *testing.T) {
 	}
 	if d := u.diff("e1"); d == nil || d.Path != filepath.Join(ws, "greet.txt") || *d.OldText != "hello\nworld\n" || d.NewText != "hello\ntandem\n" {
 		t.Errorf("the edit's diff: %+v", d)
+	}
+	if last := u.lastUsage(); last == nil || last.Used != 160 || last.Size != 200000 || last.Cost == nil || last.Cost.Amount < 464e-6 || last.Cost.Amount > 466e-6 {
+		t.Errorf("usage: %+v", last)
 	}
 	if !strings.Contains(lastResult(m.requests[2], "e1"), "Applied to greet.txt") {
 		t.Errorf("the model did not get the edit's reply: %+v", m.requests[2].Messages)

@@ -1,0 +1,59 @@
+package agent
+
+import (
+	"fmt"
+
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/config"
+)
+
+// ModelInfo is what tandem knows of a model: its context window in tokens
+// and its prices in US dollars per million tokens (zero when unknown: then
+// no cost is shown, never a wrong one).
+type ModelInfo struct {
+	Window int   `json:"window"`
+	Price  Price `json:"price"`
+}
+
+// Price is dollars per million tokens of each kind.
+type Price struct {
+	Input      float64 `json:"input"`
+	Output     float64 `json:"output"`
+	CacheRead  float64 `json:"cacheRead"`
+	CacheWrite float64 `json:"cacheWrite"`
+}
+
+// known is a small built-in table; the setting agent.models adds to it and
+// overrides it (prices change; the user's word wins).
+var known = map[string]ModelInfo{
+	"anthropic/claude-opus-4-1":   {200_000, Price{15, 75, 1.5, 18.75}},
+	"anthropic/claude-sonnet-4-5": {200_000, Price{3, 15, 0.3, 3.75}},
+	"anthropic/claude-haiku-4-5":  {200_000, Price{1, 5, 0.1, 1.25}},
+	"openai/gpt-5":                {400_000, Price{1.25, 10, 0.125, 0}},
+	"openai/gpt-5-mini":           {400_000, Price{0.25, 2, 0.025, 0}},
+	"openai/gpt-4.1":              {1_047_576, Price{2, 8, 0.5, 0}},
+}
+
+// Model looks up what is known of model ("PROVIDER/MODEL"): the user's own
+// agent.models entry, else the built-in table, else nothing.
+func Model(st *config.Settings, model string) (ModelInfo, error) {
+	if v, ok := st.User("agent.models"); ok {
+		var set map[string]ModelInfo
+		if err := v.Decode(&set); err != nil {
+			return ModelInfo{}, fmt.Errorf("agent.models must map \"PROVIDER/MODEL\" to {\"window\", \"price\"}: %w", err)
+		}
+		if m, ok := set[model]; ok {
+			return m, nil
+		}
+	}
+	return known[model], nil
+}
+
+// Cost is what usage cost at these prices, in dollars.
+func (p Price) Cost(u providers.Usage) float64 {
+	return (float64(u.Input)*p.Input + float64(u.Output)*p.Output +
+		float64(u.CacheRead)*p.CacheRead + float64(u.CacheCreate)*p.CacheWrite) / 1e6
+}
+
+// Known reports whether any price is set.
+func (p Price) Known() bool { return p != Price{} }
