@@ -7,7 +7,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -33,6 +35,8 @@ type Options struct {
 	MaxToolCalls int       // per turn; 0 is DefaultMaxToolCalls
 	MaxTokens    int       // output tokens per model call; 0 is the provider's default
 	Model        ModelInfo // the model's window and prices, for usage and cost; zero unknown
+	// Store keeps the chat on disk as it goes; nil keeps it in memory only.
+	Store *Store
 }
 
 // Chat is one conversation with the agent.
@@ -43,7 +47,9 @@ type Chat struct {
 
 	mu       sync.Mutex // one turn at a time
 	messages []providers.Message
-	cost     float64 // dollars so far, when the model's prices are known
+	cost     float64  // dollars so far, when the model's prices are known
+	journal  *journal // the chat's file, from its first message; nil unstored
+	unsaved  error    // why the chat stopped being saved, told once
 }
 
 // NewChat starts a chat. Its roster is the tools its session lists now, and
@@ -61,9 +67,72 @@ func NewChat(o Options) *Chat {
 	return c
 }
 
+// ResumeChat continues a stored chat: its messages are the conversation so
+// far, and new ones are appended to its file.
+func ResumeChat(o Options, id string) (*Chat, error) {
+	info, msgs, err := o.Store.Load(id)
+	if err != nil {
+		return nil, err
+	}
+	c := NewChat(o)
+	c.ID, c.messages = info.ID, msgs
+	if c.journal, err = o.Store.journal(info); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Messages is the conversation so far.
+func (c *Chat) Messages() []providers.Message {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]providers.Message(nil), c.messages...)
+}
+
 // Close ends the chat: its session closes, and with it every process its
 // tools started.
-func (c *Chat) Close() { c.opts.Session.Close() }
+func (c *Chat) Close() {
+	c.opts.Session.Close()
+	if c.journal != nil {
+		_ = c.journal.close()
+	}
+}
+
+// add puts a message into the conversation and, for a stored chat, into
+// its file. A chat that can no longer be saved goes on, and says so once.
+func (c *Chat) add(m providers.Message, emit func(acp.SessionUpdate)) {
+	c.messages = append(c.messages, m)
+	if c.opts.Store == nil || c.unsaved != nil {
+		return
+	}
+	if c.journal == nil {
+		info := ChatInfo{ID: c.ID, Title: title(m), Model: c.opts.Endpoint.String(), Created: time.Now().UTC()}
+		if len(c.opts.Session.Roots) > 0 {
+			info.Cwd = c.opts.Session.Roots[0]
+		}
+		if c.journal, c.unsaved = c.opts.Store.journal(info); c.unsaved != nil {
+			emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat cannot be saved: %v; it goes on in memory only)\n", c.unsaved)))
+			return
+		}
+	}
+	if c.unsaved = c.journal.write(record{Message: &m}); c.unsaved != nil {
+		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat can no longer be saved: %v; it goes on in memory only)\n", c.unsaved)))
+	}
+}
+
+// title is the start of a chat's first prompt, on one line.
+func title(m providers.Message) string {
+	for _, b := range m.Blocks {
+		if b.Kind == providers.Text {
+			t := strings.Join(strings.Fields(b.Text), " ")
+			if r := []rune(t); len(r) > 80 {
+				t = string(r[:79]) + "…"
+			}
+			return t
+		}
+	}
+	return ""
+}
 
 // Prompt runs one turn: the user's prompt, then model calls and the tools
 // they ask for, until the model ends the turn or a limit or ctx stops it.
@@ -77,7 +146,7 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	if err != nil {
 		return "", err
 	}
-	c.messages = append(c.messages, user)
+	c.add(user, emit)
 	calls := 0
 	for {
 		if ctx.Err() != nil {
@@ -93,7 +162,7 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		if err != nil {
 			return "", c.explain(err)
 		}
-		c.messages = append(c.messages, resp.Message)
+		c.add(resp.Message, emit)
 		emit(c.usage(resp.Usage))
 		switch resp.Stop {
 		case providers.MaxTokens:
@@ -110,15 +179,15 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		if calls+len(uses) > c.opts.MaxToolCalls {
 			// The calls asked for are answered, so the chat stays a
 			// valid conversation for the next turn.
-			c.messages = append(c.messages, notRun(uses, fmt.Sprintf(
-				"Not run: this turn reached its limit of %d tool calls. Tell the user what is done and what is left; they can continue in a new turn.", c.opts.MaxToolCalls)))
+			c.add(notRun(uses, fmt.Sprintf(
+				"Not run: this turn reached its limit of %d tool calls. Tell the user what is done and what is left; they can continue in a new turn.", c.opts.MaxToolCalls)), emit)
 			for _, u := range uses {
 				emit(acp.UpdateToolCall(acp.ToolCallId(u.ToolID), acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
 			}
 			return acp.StopReasonMaxTurnRequests, nil
 		}
 		calls += len(uses)
-		c.messages = append(c.messages, c.runTools(ctx, uses, emit))
+		c.add(c.runTools(ctx, uses, emit), emit)
 	}
 }
 

@@ -1,0 +1,229 @@
+package agent
+
+import (
+	"bufio"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/agent/providers"
+)
+
+// Store keeps chats on disk, one append-only file of JSON lines per chat
+// ($XDG_STATE_HOME/tandem/chats/ID.jsonl, private to the user): a first
+// line naming the chat, then each message as it joins the conversation. A
+// chat file holds what the model and the user said and what the tools
+// answered; never a key (an endpoint is written without it).
+type Store struct{ dir string }
+
+// ChatInfo names a stored chat.
+type ChatInfo struct {
+	ID      string    `json:"id"`
+	Title   string    `json:"title"` // the start of the first prompt
+	Model   string    `json:"model"` // PROVIDER/MODEL
+	Cwd     string    `json:"cwd"`
+	Created time.Time `json:"created"`
+	Updated time.Time `json:"updated"` // the file's last change
+}
+
+// record is one line of a chat file.
+type record struct {
+	Chat    *ChatInfo          `json:"chat,omitempty"`
+	Message *providers.Message `json:"message,omitempty"`
+}
+
+// OpenStore opens (creating, 0700) the chat store in dir.
+func OpenStore(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return &Store{dir: dir}, nil
+}
+
+// path is a chat's file; an id that is not a chat id names none, so no id
+// can reach outside the store.
+func (s *Store) path(id string) (string, error) {
+	if b, err := hex.DecodeString(id); err != nil || len(b) != 8 {
+		return "", fmt.Errorf("%q is not a chat id; list the chats for their ids", id)
+	}
+	return filepath.Join(s.dir, id+".jsonl"), nil
+}
+
+// List is every stored chat, the most recently changed first. It reads
+// only each file's first line.
+func (s *Store) List() ([]ChatInfo, error) {
+	es, err := os.ReadDir(s.dir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ChatInfo, 0, len(es))
+	for _, e := range es {
+		id, ok := strings.CutSuffix(e.Name(), ".jsonl")
+		if !ok {
+			continue
+		}
+		info, err := s.head(id)
+		if err != nil {
+			continue // a file that is not a chat: skipped, not fatal to the list
+		}
+		out = append(out, info)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Updated.After(out[j].Updated) })
+	return out, nil
+}
+
+// head reads a chat's first line and its file's time.
+func (s *Store) head(id string) (ChatInfo, error) {
+	p, err := s.path(id)
+	if err != nil {
+		return ChatInfo{}, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return ChatInfo{}, err
+	}
+	defer f.Close()
+	line, err := bufio.NewReader(f).ReadBytes('\n')
+	if err != nil {
+		return ChatInfo{}, err
+	}
+	var r record
+	if err := json.Unmarshal(line, &r); err != nil || r.Chat == nil {
+		return ChatInfo{}, fmt.Errorf("%s is not a chat file", p)
+	}
+	if st, err := f.Stat(); err == nil {
+		r.Chat.Updated = st.ModTime()
+	}
+	return *r.Chat, nil
+}
+
+// Load reads a chat: what names it and its messages, in order. A last line
+// cut short (tandem stopped while writing it) is left out.
+func (s *Store) Load(id string) (ChatInfo, []providers.Message, error) {
+	p, err := s.path(id)
+	if err != nil {
+		return ChatInfo{}, nil, err
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return ChatInfo{}, nil, fmt.Errorf("there is no chat %s; list the chats for their ids", id)
+	}
+	defer f.Close()
+	var info ChatInfo
+	var msgs []providers.Message
+	r := bufio.NewReaderSize(f, 1<<16)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			var rec record
+			if jerr := json.Unmarshal(line, &rec); jerr != nil {
+				return ChatInfo{}, nil, fmt.Errorf("chat %s is damaged: %v", id, jerr)
+			}
+			switch {
+			case rec.Chat != nil:
+				info = *rec.Chat
+			case rec.Message != nil:
+				msgs = append(msgs, *rec.Message)
+			}
+		}
+		if err != nil {
+			break
+		}
+	}
+	if info.ID == "" {
+		return ChatInfo{}, nil, fmt.Errorf("chat %s is damaged: it has no first line", id)
+	}
+	if st, err := f.Stat(); err == nil {
+		info.Updated = st.ModTime()
+	}
+	return info, msgs, nil
+}
+
+// Delete removes a chat.
+func (s *Store) Delete(id string) error {
+	p, err := s.path(id)
+	if err != nil {
+		return err
+	}
+	if err := os.Remove(p); err != nil {
+		return fmt.Errorf("there is no chat %s; list the chats for their ids", id)
+	}
+	return nil
+}
+
+// journal appends one chat's lines to its file.
+type journal struct {
+	mu   sync.Mutex
+	f    *os.File
+	info ChatInfo
+}
+
+// journal starts (or, for a loaded chat, continues) the file of info.
+func (s *Store) journal(info ChatInfo) (*journal, error) {
+	p, err := s.path(info.ID)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	j := &journal{f: f, info: info}
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		if err := j.write(record{Chat: &info}); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
+func (j *journal) write(r record) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, err = j.f.Write(append(b, '\n'))
+	return err
+}
+
+func (j *journal) close() error { return j.f.Close() }
+
+// Replay turns stored messages into the updates a client shows for them:
+// the user's text, the agent's text and thinking, and each tool call with
+// its result.
+func Replay(msgs []providers.Message) []acp.SessionUpdate {
+	var out []acp.SessionUpdate
+	for _, m := range msgs {
+		for _, b := range m.Blocks {
+			switch {
+			case b.Kind == providers.Text && m.Role == providers.User:
+				out = append(out, acp.UpdateUserMessageText(b.Text))
+			case b.Kind == providers.Text:
+				out = append(out, acp.UpdateAgentMessageText(b.Text))
+			case b.Kind == providers.Thinking:
+				out = append(out, acp.UpdateAgentThoughtText(b.Text))
+			case b.Kind == providers.ToolUse:
+				out = append(out, toolCallStarted(b))
+			case b.Kind == providers.ToolResult:
+				status := acp.ToolCallStatusCompleted
+				if b.IsError {
+					status = acp.ToolCallStatusFailed
+				}
+				out = append(out, acp.UpdateToolCall(acp.ToolCallId(b.ToolID), acp.WithUpdateStatus(status),
+					acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(b.Text))})))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,88 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/tools"
+)
+
+// A stored chat is written as it goes, private to the user and without the
+// key; it lists with its title, loads with every message, resumes where it
+// stopped (the next turn sees the earlier ones), replays as updates, and
+// deletes.
+func TestChatIsStoredAndResumes(t *testing.T) {
+	ws, dir := t.TempDir(), filepath.Join(t.TempDir(), "chats")
+	store, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const key = "sk-test-not-a-real-key-0123456789"
+	m := &scriptedModel{}
+	m.responses = []func(providers.Request) providers.Response{
+		call(use("g1", "glob", map[string]any{"pattern": "*"})),
+		say("Nothing here yet."),
+		say("Still nothing."),
+	}
+	open := func() Options {
+		return Options{Session: tools.Open(tools.Options{Roots: []string{ws}}), Provider: m,
+			Endpoint: Endpoint{Provider: "test", Model: "m", Key: key}, Store: store}
+	}
+	c := NewChat(open())
+	if _, err := c.Prompt(context.Background(), textPrompt("What is\nin this   folder?"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	list, err := store.List()
+	if err != nil || len(list) != 1 || list[0].ID != c.ID || list[0].Title != "What is in this folder?" || list[0].Model != "test/m" || list[0].Cwd != ws {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	file := filepath.Join(dir, c.ID+".jsonl")
+	raw, _ := os.ReadFile(file)
+	if strings.Contains(string(raw), key) {
+		t.Fatal("the key reached the chat file")
+	}
+	if st, _ := os.Stat(file); st.Mode().Perm() != 0o600 {
+		t.Fatalf("chat file mode %v", st.Mode())
+	}
+	_, msgs, err := store.Load(c.ID)
+	if err != nil || len(msgs) != 4 {
+		t.Fatalf("load: %d messages, %v", len(msgs), err)
+	}
+
+	r, err := ResumeChat(open(), c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Prompt(context.Background(), textPrompt("and now?"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	if n := len(m.requests[2].Messages); n != 5 {
+		t.Fatalf("the resumed turn sent %d messages, want the 4 before and the new prompt", n)
+	}
+	_, msgs, _ = store.Load(c.ID)
+	if len(msgs) != 6 {
+		t.Fatalf("after the resumed turn: %d messages, want 6", len(msgs))
+	}
+	updates := Replay(msgs)
+	if len(updates) == 0 || updates[0].UserMessageChunk == nil || updates[len(updates)-1].AgentMessageChunk == nil {
+		t.Fatalf("replay: %+v", updates)
+	}
+	if err := store.Delete(c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := store.List(); len(list) != 0 {
+		t.Fatalf("after delete: %+v", list)
+	}
+	if _, _, err := store.Load("../../etc/passwd"); err == nil || !strings.Contains(err.Error(), "is not a chat id") {
+		t.Fatalf("a path as an id: %v", err)
+	}
+}
