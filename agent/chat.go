@@ -37,6 +37,8 @@ type Options struct {
 	Model        ModelInfo // the model's window and prices, for usage and cost; zero unknown
 	// Store keeps the chat on disk as it goes; nil keeps it in memory only.
 	Store *Store
+	// PlanMode starts the chat in plan mode (see SetPlanMode).
+	PlanMode bool
 }
 
 // Chat is one conversation with the agent.
@@ -50,6 +52,7 @@ type Chat struct {
 	cost     float64  // dollars so far, when the model's prices are known
 	journal  *journal // the chat's file, from its first message; nil unstored
 	unsaved  error    // why the chat stopped being saved, told once
+	planMode bool
 }
 
 // NewChat starts a chat. Its roster is the tools its session lists now, and
@@ -64,7 +67,23 @@ func NewChat(o Options) *Chat {
 	for _, t := range tools.List(o.Session) {
 		c.roster = append(c.roster, providers.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
+	c.SetPlanMode(o.PlanMode)
 	return c
+}
+
+// planNote opens every prompt of a chat in plan mode: the model is told,
+// and the roster and system prompt stay as they were (the prompt cache
+// holds).
+const planNote = "(Plan mode is on: only reading runs — read, grep, glob, and bash steps that only read. Investigate and answer with a plan; do not try to change files.)"
+
+// SetPlanMode turns plan mode on or off for the next turns: while on, only
+// steps that read run (the chat's gate refuses the others at once, without
+// asking), and each prompt tells the model so.
+func (c *Chat) SetPlanMode(on bool) {
+	c.mu.Lock()
+	c.planMode = on
+	c.mu.Unlock()
+	c.opts.Session.SetReadOnly(on)
 }
 
 // ResumeChat continues a stored chat: its messages are the conversation so
@@ -145,6 +164,9 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	user, err := c.userMessage(ctx, prompt)
 	if err != nil {
 		return "", err
+	}
+	if c.planMode {
+		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: planNote}}, user.Blocks...)
 	}
 	c.add(user, emit)
 	calls := 0

@@ -332,3 +332,54 @@ func TestDeniedStepReachesTheModel(t *testing.T) {
 		t.Fatalf("the model got: %s", res)
 	}
 }
+
+// In plan mode only reading runs: an edit and a writing step are refused
+// at once (plan_mode, nobody asked, nothing changed), a reading step runs,
+// and the model is told in the prompt.
+func TestPlanModeRunsOnlyReading(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &scriptedModel{}
+	m.responses = []func(providers.Request) providers.Response{
+		call(use("w1", "write", map[string]any{"path": "b.txt", "content": "x\n"}),
+			use("b1", "bash", map[string]any{"command": "touch c.txt"}),
+			use("b2", "bash", map[string]any{"command": "cat a.txt"})),
+		say("Here is my plan."),
+	}
+	asked := 0
+	c := newTestChat(t, ws, m, approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer { asked++; return approvals.AllowOnce }))
+	c.SetPlanMode(true)
+	if stop, err := c.Prompt(context.Background(), textPrompt("plan it"), func(acp.SessionUpdate) {}); stop != acp.StopReasonEndTurn || err != nil {
+		t.Fatalf("stop %q err %v", stop, err)
+	}
+	req := m.requests[1]
+	for _, id := range []string{"w1", "b1"} {
+		if r := lastResult(req, id); !strings.Contains(r, "plan mode runs only steps that read") {
+			t.Errorf("%s: %s", id, r)
+		}
+	}
+	if r := lastResult(req, "b2"); !strings.Contains(r, "one") {
+		t.Errorf("the reading step: %s", r)
+	}
+	for _, f := range []string{"b.txt", "c.txt"} {
+		if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
+			t.Errorf("%s was made in plan mode", f)
+		}
+	}
+	if asked != 0 {
+		t.Errorf("plan mode asked %d questions", asked)
+	}
+	if first := m.requests[0].Messages[0].Blocks[0].Text; first != planNote {
+		t.Errorf("the model was not told: %q", first)
+	}
+	c.SetPlanMode(false)
+	m.responses = append(m.responses, call(use("w2", "write", map[string]any{"path": "b.txt", "content": "x\n"})), say("done"))
+	if _, err := c.Prompt(context.Background(), textPrompt("do it"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "b.txt")); err != nil {
+		t.Error("after plan mode the write did not run")
+	}
+}

@@ -84,6 +84,9 @@ type Gate struct {
 	mu      sync.Mutex
 	auto    Effects
 	allowed map[string]bool // allowKey of steps answered AllowSession
+	// readOnly refuses, without a question, every step that does more
+	// than read (plan mode); a secret read is still asked.
+	readOnly bool
 }
 
 var questionSeq atomic.Uint64
@@ -112,6 +115,14 @@ func (g *Gate) Auto() Effects {
 func (g *Gate) SetAuto(auto Effects) {
 	g.mu.Lock()
 	g.auto = auto &^ Effects(Secret)
+	g.mu.Unlock()
+}
+
+// SetReadOnly makes the gate refuse at once every step with an effect
+// beyond reading (a secret read is still asked), or lifts that.
+func (g *Gate) SetReadOnly(on bool) {
+	g.mu.Lock()
+	g.readOnly = on
 	g.mu.Unlock()
 }
 
@@ -146,6 +157,14 @@ func (r *Refused) Unwrap() error { return r.Refusal }
 // a yes, rendered by the one refusal renderer.
 func (g *Gate) Check(ctx context.Context, kind Kind, steps ...Step) error {
 	g.mu.Lock()
+	if g.readOnly {
+		for i, s := range steps {
+			if s.Effects&^Of(Read, Secret) != 0 {
+				g.mu.Unlock()
+				return &Refused{Step: i, Answer: Deny, Refusal: RenderReadOnly(kind, s)}
+			}
+		}
+	}
 	first := -1
 	for i, s := range steps {
 		if Decide(g.auto, g.allowed[allowKey(kind, s)], s.Effects) == NeedsYes {
@@ -205,6 +224,16 @@ func (g *Gate) Access(ctx context.Context, a Access, dir, path string) (RealPath
 		return j.RealPath, err
 	}
 	return j.RealPath, nil
+}
+
+// RenderReadOnly is the refusal of a step a read-only gate (plan mode)
+// stopped: it ends with what to do instead.
+func RenderReadOnly(kind Kind, s Step) *refusal.Error {
+	what := "`" + s.Text + "`"
+	if kind == KindDocument {
+		what = "the document access " + what
+	}
+	return refusal.New(refusal.PlanMode, fmt.Sprintf("(%s) plan mode runs only steps that read: %s did not run, and nobody was asked. Put the change in your plan instead; it runs once the user leaves plan mode.", s.Effects, what))
 }
 
 // Render is the one writer of refusal texts: a shell step the gate stopped,

@@ -231,3 +231,25 @@ func TestAnswerOptionKinds(t *testing.T) {
 		t.Error("an unknown option kind was accepted")
 	}
 }
+
+// A read-only gate (plan mode) refuses at once every step with an effect
+// beyond reading, asking nobody; a reading step runs as before, and a
+// secret read is still asked.
+func TestReadOnlyGateRefusesAllButReading(t *testing.T) {
+	for e := Effects(0); e <= All; e++ {
+		a := &countingAsker{answer: AllowOnce}
+		g := NewGate("s", All, nil, a)
+		g.SetReadOnly(true)
+		err := g.Check(context.Background(), KindShell, Step{Text: "x", Effects: e})
+		var r *Refused
+		reads := e&^Of(Read, Secret) == 0
+		switch {
+		case !reads && (!errors.As(err, &r) || r.Refusal.Code != refusal.PlanMode || a.asked.Load() != 0):
+			t.Fatalf("%v: %v (asked %d), want a plan_mode refusal without a question", e, err, a.asked.Load())
+		case reads && err != nil:
+			t.Fatalf("%v: %v", e, err)
+		case reads && e.Has(Secret) != (a.asked.Load() == 1):
+			t.Fatalf("%v: asked %d", e, a.asked.Load())
+		}
+	}
+}

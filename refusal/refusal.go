@@ -16,6 +16,7 @@ const (
 	StaleTag   Code = "stale_tag"  // a tag the session never saw, or forgot
 	Conflict   Code = "conflict"   // the file changed under the edit
 	Denied     Code = "denied"     // the user said no
+	PlanMode   Code = "plan_mode"  // plan mode runs only steps that read
 	Unanswered Code = "unanswered" // nobody who could answer did
 	Busy       Code = "busy"       // a bound was reached; safe to retry later
 	Invalid    Code = "invalid"    // the arguments do not fit the tool's schema

@@ -136,6 +136,11 @@ func (s *Session) Gate() *approvals.Gate {
 	return s.gate
 }
 
+// SetReadOnly puts the session in plan mode, or takes it out: while on,
+// every bash step and document access that does more than read is refused
+// without a question (a secret read is still asked).
+func (s *Session) SetReadOnly(on bool) { s.gate.SetReadOnly(on) }
+
 // Settings is the settings the session was opened with.
 func (s *Session) Settings() *config.Settings { return s.opts.Settings }
 
