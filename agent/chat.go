@@ -57,9 +57,21 @@ type Chat struct {
 
 // NewChat starts a chat. Its roster is the tools its session lists now, and
 // stays so.
+//
+// What Options leave unset comes from the session's settings: the tool-call
+// limit (agent.maxToolCalls), the model's window and prices (agent.models,
+// else the built-in table) and the system prompt (SystemPrompt). A bad
+// setting leaves the default; SettingsProblems names it.
 func NewChat(o Options) *Chat {
+	st := o.Session.Settings()
 	if o.MaxToolCalls <= 0 {
-		o.MaxToolCalls = DefaultMaxToolCalls
+		o.MaxToolCalls, _ = maxToolCalls(st)
+	}
+	if o.Model == (ModelInfo{}) {
+		o.Model, _ = Model(st, o.Endpoint.String())
+	}
+	if o.System == "" {
+		o.System = SystemPrompt(o.Session.Roots)
 	}
 	var id [8]byte
 	_, _ = rand.Read(id[:])

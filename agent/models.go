@@ -57,3 +57,29 @@ func (p Price) Cost(u providers.Usage) float64 {
 
 // Known reports whether any price is set.
 func (p Price) Known() bool { return p != Price{} }
+
+// maxToolCalls is agent.maxToolCalls, else DefaultMaxToolCalls.
+func maxToolCalls(st *config.Settings) (int, error) {
+	v, ok := st.Get("agent.maxToolCalls")
+	if !ok {
+		return DefaultMaxToolCalls, nil
+	}
+	var n int
+	if err := v.Decode(&n); err != nil || n <= 0 {
+		return DefaultMaxToolCalls, fmt.Errorf("agent.maxToolCalls (%s) must be a whole number above 0; %d applies", v.Source, DefaultMaxToolCalls)
+	}
+	return n, nil
+}
+
+// SettingsProblems says what in st the agent refuses, each as one sentence
+// naming the setting and what applies instead, for a front door to show.
+func SettingsProblems(st *config.Settings) []error {
+	var out []error
+	if _, err := maxToolCalls(st); err != nil {
+		out = append(out, err)
+	}
+	if _, err := Model(st, ""); err != nil {
+		out = append(out, fmt.Errorf("%w; the built-in table applies", err))
+	}
+	return out
+}
