@@ -53,6 +53,10 @@ type Chat struct {
 	journal  *journal // the chat's file, from its first message; nil unstored
 	unsaved  error    // why the chat stopped being saved, told once
 	planMode bool
+	notes    []string // told to the model at the start of the next prompt
+
+	ckMu  sync.Mutex           // turns is written by concurrent calls of a turn
+	turns [][]edits.FileChange // each turn's changes, the checkpoints
 }
 
 // NewChat starts a chat. Its roster is the tools its session lists now, and
@@ -180,6 +184,14 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	if c.planMode {
 		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: planNote}}, user.Blocks...)
 	}
+	for _, n := range c.notes {
+		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: n}}, user.Blocks...)
+	}
+	c.notes = nil
+	c.ckMu.Lock()
+	turn := len(c.turns)
+	c.turns = append(c.turns, nil)
+	c.ckMu.Unlock()
 	c.add(user, emit)
 	calls := 0
 	for {
@@ -221,7 +233,7 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 			return acp.StopReasonMaxTurnRequests, nil
 		}
 		calls += len(uses)
-		c.add(c.runTools(ctx, uses, emit), emit)
+		c.add(c.runTools(ctx, turn, uses, emit), emit)
 	}
 }
 
@@ -294,7 +306,7 @@ var readOnly = map[string]bool{"read": true, "grep": true, "glob": true}
 // message, in the calls' order. Consecutive read-only calls run
 // concurrently; every other call runs alone, in order. Once ctx ends, the
 // calls not started are answered as not run.
-func (c *Chat) runTools(ctx context.Context, uses []providers.Block, emit func(acp.SessionUpdate)) providers.Message {
+func (c *Chat) runTools(ctx context.Context, turn int, uses []providers.Block, emit func(acp.SessionUpdate)) providers.Message {
 	results := make([]providers.Block, len(uses))
 	for i := 0; i < len(uses); {
 		j := i + 1
@@ -308,7 +320,7 @@ func (c *Chat) runTools(ctx context.Context, uses []providers.Block, emit func(a
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				results[k] = c.runTool(ctx, uses[k], emit)
+				results[k] = c.runTool(ctx, turn, uses[k], emit)
 			}()
 		}
 		wg.Wait()
@@ -318,7 +330,7 @@ func (c *Chat) runTools(ctx context.Context, uses []providers.Block, emit func(a
 }
 
 // runTool runs one call through the registry and reports it.
-func (c *Chat) runTool(ctx context.Context, use providers.Block, emit func(acp.SessionUpdate)) providers.Block {
+func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit func(acp.SessionUpdate)) providers.Block {
 	id := acp.ToolCallId(use.ToolID)
 	if ctx.Err() != nil {
 		emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
@@ -327,6 +339,7 @@ func (c *Chat) runTool(ctx context.Context, use providers.Block, emit func(acp.S
 	}
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
 	res := tools.Call(ctx, c.opts.Session, use.ToolName, use.Input)
+	c.record(turn, res.Changes)
 	status := acp.ToolCallStatusCompleted
 	if res.IsError {
 		status = acp.ToolCallStatusFailed

@@ -383,3 +383,5 @@ func TestPlanModeRunsOnlyReading(t *testing.T) {
 		t.Error("after plan mode the write did not run")
 	}
 }
+
+func openSession(ws string) *tools.Session { return tools.Open(tools.Options{Roots: []string{ws}}) }

@@ -29,6 +29,7 @@ type change struct {
 	wroteAll       bool   // the model wrote every line (write, create)
 	notes          []string
 	already        bool // the edit is already in the file: nothing to write
+	remove         bool // the file goes (a restore of a file the agent created)
 	baseLines      *documents.Lines
 }
 
@@ -175,6 +176,16 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 			continue
 		}
 		out[i].tried = true
+		if c.remove {
+			if err := fsys.Remove(c.target); err != nil {
+				out[i].err = err.Error()
+				stop(i+1, fmt.Sprintf("not tried, because removing %s failed first", c.show))
+				return out, nil
+			}
+			syncs.forChange(i)(filepath.Dir(c.target))
+			out[i].landed, out[i].where = true, onDisk
+			continue
+		}
 		warn, err := publish(fsys, syncs.forChange(i), c, c.next)
 		if err != nil {
 			out[i].err = err.Error()

@@ -1,0 +1,121 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/tandemdev/tandem/edits"
+	"github.com/tandemdev/tandem/tools"
+)
+
+// Checkpoints: every turn records, per file it changed, the bytes before
+// and after. Restoring a turn puts back every file the agent changed in that
+// turn and later, as one all-or-nothing commit through the edit machinery
+// (open documents through the editor). A file changed since the agent's
+// last write there is kept and named: a restore never destroys the user's
+// later work. The restore is itself recorded as a turn, so it can be undone
+// the same way.
+
+// Checkpoint is one turn's changes, as a client lists them.
+type Checkpoint struct {
+	Turn  int      `json:"turn"`
+	Files []string `json:"files"` // absolute paths the turn changed, in order
+}
+
+// record adds a call's changes to turn's checkpoint.
+func (c *Chat) record(turn int, changes []edits.FileChange) {
+	if len(changes) == 0 {
+		return
+	}
+	c.ckMu.Lock()
+	c.turns[turn] = append(c.turns[turn], changes...)
+	c.ckMu.Unlock()
+}
+
+// Checkpoints lists the turns that changed files.
+func (c *Chat) Checkpoints() []Checkpoint {
+	c.ckMu.Lock()
+	defer c.ckMu.Unlock()
+	var out []Checkpoint
+	for i, t := range c.turns {
+		if len(t) == 0 {
+			continue
+		}
+		cp := Checkpoint{Turn: i}
+		seen := map[string]bool{}
+		for _, fc := range t {
+			for _, p := range []string{fc.From, fc.Path} {
+				if p != "" && !seen[p] {
+					seen[p] = true
+					cp.Files = append(cp.Files, p)
+				}
+			}
+		}
+		out = append(out, cp)
+	}
+	return out
+}
+
+// Restore puts back every file the agent changed from turn on, as it was
+// before that turn, keeping (and naming) any file changed since the agent
+// wrote it. It refuses while a turn runs. The model is told at the start of
+// the next prompt which files went back.
+func (c *Chat) Restore(ctx context.Context, turn int) (tools.Result, error) {
+	if !c.mu.TryLock() {
+		return tools.Result{}, fmt.Errorf("a turn is running; stop it, then restore")
+	}
+	defer c.mu.Unlock()
+	c.ckMu.Lock()
+	if turn < 0 || turn >= len(c.turns) {
+		c.ckMu.Unlock()
+		return tools.Result{}, fmt.Errorf("there is no turn %d; the chat has turns 0 to %d", turn, len(c.turns)-1)
+	}
+	reverts := revertsFrom(c.turns[turn:])
+	c.ckMu.Unlock()
+	res := c.opts.Session.Restore(ctx, reverts)
+	c.ckMu.Lock()
+	c.turns = append(c.turns, res.Changes) // the restore is a turn of its own: undoable
+	c.ckMu.Unlock()
+	if len(res.Changes) > 0 {
+		var paths []string
+		for _, fc := range res.Changes {
+			paths = append(paths, fc.Path)
+		}
+		c.notes = append(c.notes, fmt.Sprintf("(The user restored these files to how they were before turn %d: %s. Read them again before you edit them.)", turn, strings.Join(paths, ", ")))
+	}
+	return res, nil
+}
+
+// revertsFrom is what undoing turns means for each file they touched: put
+// back what it held before the first of them touched it, provided it still
+// holds what the last of them left.
+func revertsFrom(turns [][]edits.FileChange) []edits.Revert {
+	var order []string
+	first := map[string][]byte{} // before the first change
+	last := map[string][]byte{}  // after the last change
+	touched := map[string]bool{}
+	note := func(path string, before, after []byte) {
+		if !touched[path] {
+			touched[path] = true
+			order = append(order, path)
+			first[path] = before
+		}
+		last[path] = after
+	}
+	for _, t := range turns {
+		for _, fc := range t {
+			if fc.From != "" {
+				note(fc.From, fc.Before, nil) // the source is gone after a move
+				note(fc.Path, nil, fc.After)
+				continue
+			}
+			note(fc.Path, fc.Before, fc.After)
+		}
+	}
+	out := make([]edits.Revert, 0, len(order))
+	for _, p := range order {
+		out = append(out, edits.Revert{Path: p, Expect: last[p], Want: first[p]})
+	}
+	return out
+}
