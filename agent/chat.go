@@ -14,6 +14,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/edits"
 	"github.com/tandemdev/tandem/tools"
 )
@@ -57,6 +58,8 @@ type Chat struct {
 
 	ckMu  sync.Mutex           // turns is written by concurrent calls of a turn
 	turns [][]edits.FileChange // each turn's changes, the checkpoints
+
+	watch *watcher // the files the chat read, for changes under it
 }
 
 // NewChat starts a chat. Its roster is the tools its session lists now, and
@@ -79,7 +82,7 @@ func NewChat(o Options) *Chat {
 	}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
-	c := &Chat{ID: hex.EncodeToString(id[:]), opts: o}
+	c := &Chat{ID: hex.EncodeToString(id[:]), opts: o, watch: newWatcher()}
 	for _, t := range tools.List(o.Session) {
 		c.roster = append(c.roster, providers.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
@@ -127,6 +130,7 @@ func (c *Chat) Messages() []providers.Message {
 // Close ends the chat: its session closes, and with it every process its
 // tools started.
 func (c *Chat) Close() {
+	c.watch.close()
 	c.opts.Session.Close()
 	if c.journal != nil {
 		_ = c.journal.close()
@@ -192,7 +196,7 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	turn := len(c.turns)
 	c.turns = append(c.turns, nil)
 	c.ckMu.Unlock()
-	c.add(user, emit)
+	c.add(c.withChanges(user), emit)
 	calls := 0
 	for {
 		if ctx.Err() != nil {
@@ -233,7 +237,7 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 			return acp.StopReasonMaxTurnRequests, nil
 		}
 		calls += len(uses)
-		c.add(c.runTools(ctx, turn, uses, emit), emit)
+		c.add(c.withChanges(c.runTools(ctx, turn, uses, emit)), emit)
 	}
 }
 
@@ -276,6 +280,33 @@ func (c *Chat) usage(u providers.Usage) acp.SessionUpdate {
 		up.Cost = &acp.Cost{Amount: c.cost, Currency: "USD"}
 	}
 	return acp.SessionUpdate{UsageUpdate: up}
+}
+
+// withChanges adds to a user message the one line naming the files the
+// chat read that changed under it since, if any did.
+func (c *Chat) withChanges(m providers.Message) providers.Message {
+	if files := c.watch.changed(c.opts.Session.Seen, c.opts.Session.Roots); len(files) > 0 {
+		m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: changeNote(files)})
+	}
+	return m
+}
+
+// watchFiles watches the files a call read or changed.
+func (c *Chat) watchFiles(use providers.Block, res tools.Result) {
+	for _, fc := range res.Changes {
+		c.watch.add(fc.Path)
+	}
+	if use.ToolName != "read" || res.IsError {
+		return
+	}
+	var a struct {
+		Path string `json:"path"`
+	}
+	if json.Unmarshal(use.Input, &a) == nil {
+		if abs, err := documents.Resolve(c.opts.Session.Roots, a.Path); err == nil {
+			c.watch.add(abs)
+		}
+	}
 }
 
 // toolUses are the tool calls of an assistant message, in order.
@@ -340,6 +371,7 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
 	res := tools.Call(ctx, c.opts.Session, use.ToolName, use.Input)
 	c.record(turn, res.Changes)
+	c.watchFiles(use, res)
 	status := acp.ToolCallStatusCompleted
 	if res.IsError {
 		status = acp.ToolCallStatusFailed

@@ -385,3 +385,53 @@ func TestPlanModeRunsOnlyReading(t *testing.T) {
 }
 
 func openSession(ws string) *tools.Session { return tools.Open(tools.Options{Roots: []string{ws}}) }
+
+// A file the chat read that someone else changes is named to the model at
+// its next request, once; the agent's own edit of a file is not.
+func TestModelIsToldOfFilesChangedUnderIt(t *testing.T) {
+	ws := t.TempDir()
+	for _, f := range []string{"theirs.txt", "ours.txt"} {
+		if err := os.WriteFile(filepath.Join(ws, f), []byte("one\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m := &scriptedModel{}
+	m.responses = []func(providers.Request) providers.Response{
+		call(use("r1", "read", map[string]any{"path": "theirs.txt"}), use("r2", "read", map[string]any{"path": "ours.txt"})),
+		call(use("w1", "write", map[string]any{"path": "ours.txt", "content": "agent\n"})),
+		say("read both"),
+		say("noted"),
+		say("nothing new"),
+	}
+	c := newTestChat(t, ws, m, nil)
+	if _, err := c.Prompt(context.Background(), textPrompt("read them"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "theirs.txt"), []byte("changed by the user\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		c.watch.mu.Lock()
+		n := len(c.watch.dirty)
+		c.watch.mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if _, err := c.Prompt(context.Background(), textPrompt("again"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	note := changeNote([]string{"theirs.txt"})
+	user := m.requests[3].Messages[len(m.requests[3].Messages)-1]
+	if last := user.Blocks[len(user.Blocks)-1]; last.Text != note {
+		t.Fatalf("the model was not told: %+v", user.Blocks)
+	}
+	if _, err := c.Prompt(context.Background(), textPrompt("and now"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range m.requests[4].Messages[len(m.requests[4].Messages)-1].Blocks {
+		if strings.Contains(b.Text, "Changed since") {
+			t.Fatalf("told twice: %q", b.Text)
+		}
+	}
+}
