@@ -59,7 +59,9 @@ type Chat struct {
 	ckMu  sync.Mutex           // turns is written by concurrent calls of a turn
 	turns [][]edits.FileChange // each turn's changes, the checkpoints
 
-	watch *watcher // the files the chat read, for changes under it
+	watch     *watcher // the files the chat read, for changes under it
+	compactAt float64  // share of the window at which older turns are summarised
+	lastUsed  int      // tokens the last model call used: the context's size
 }
 
 // NewChat starts a chat. Its roster is the tools its session lists now, and
@@ -83,6 +85,7 @@ func NewChat(o Options) *Chat {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	c := &Chat{ID: hex.EncodeToString(id[:]), opts: o, watch: newWatcher()}
+	c.compactAt, _ = compactAt(st)
 	for _, t := range tools.List(o.Session) {
 		c.roster = append(c.roster, providers.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
@@ -202,6 +205,7 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		if ctx.Err() != nil {
 			return acp.StopReasonCancelled, nil
 		}
+		c.compact(ctx, c.lastUsed, emit)
 		resp, err := c.opts.Provider.Stream(ctx, providers.Request{
 			Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: c.messages,
 			Tools: c.roster, MaxTokens: c.opts.MaxTokens,
@@ -271,8 +275,9 @@ func (c *Chat) explain(err error) error {
 // usage is the context the last call used, the window's size, and the
 // chat's cost so far when the model's prices are known.
 func (c *Chat) usage(u providers.Usage) acp.SessionUpdate {
+	c.lastUsed = u.Input + u.CacheRead + u.CacheCreate + u.Output
 	up := &acp.SessionUsageUpdate{
-		SessionUpdate: "usage_update", Used: u.Input + u.CacheRead + u.CacheCreate + u.Output, Size: c.opts.Model.Window,
+		SessionUpdate: "usage_update", Used: c.lastUsed, Size: c.opts.Model.Window,
 		Meta: map[string]any{"tandem": map[string]any{"input": u.Input, "output": u.Output, "cacheRead": u.CacheRead, "cacheCreate": u.CacheCreate}},
 	}
 	if p := c.opts.Model.Price; p.Known() {

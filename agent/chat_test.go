@@ -435,3 +435,63 @@ func TestModelIsToldOfFilesChangedUnderIt(t *testing.T) {
 		}
 	}
 }
+
+// Near the window, the turns before the current one are replaced by the
+// model's summary, which names the files read with their tags; the system
+// prompt is kept, the client is told, and a stored chat loads compacted.
+func TestCompactionSummarisesOlderTurns(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	store, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := func(text string) func(providers.Request) providers.Response {
+		return func(r providers.Request) providers.Response {
+			resp := say(text)(r)
+			resp.Usage = providers.Usage{Input: 900}
+			return resp
+		}
+	}
+	m := &scriptedModel{}
+	m.responses = []func(providers.Request) providers.Response{
+		call(use("r1", "read", map[string]any{"path": "a.txt"})),
+		full("read it"),
+		say("SUMMARY: the user had a.txt read."),
+		say("next answer"),
+	}
+	c := NewChat(Options{Session: openSession(ws), Provider: m, Endpoint: Endpoint{Provider: "test", Model: "m"},
+		Model: ModelInfo{Window: 1000}, Store: store})
+	defer c.Close()
+	if _, err := c.Prompt(context.Background(), textPrompt("read a"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	var u updates
+	if _, err := c.Prompt(context.Background(), textPrompt("go on"), u.emit); err != nil {
+		t.Fatal(err)
+	}
+	sum := m.requests[2]
+	if len(sum.Tools) != 0 || sum.Messages[len(sum.Messages)-1].Blocks[0].Text != summarise {
+		t.Fatalf("the summary request: %+v", sum)
+	}
+	next := m.requests[3]
+	first := next.Messages[0].Blocks[0].Text
+	if len(next.Messages) != 2 || !strings.Contains(first, "SUMMARY: the user had a.txt read.") || !strings.Contains(first, "a.txt#") || next.System != m.requests[0].System {
+		t.Fatalf("after compaction the model got %d messages, first %q", len(next.Messages), first)
+	}
+	told := false
+	for _, x := range u.all {
+		if x.AgentThoughtChunk != nil && x.AgentThoughtChunk.Meta != nil {
+			told = true
+		}
+	}
+	if !told {
+		t.Fatal("the client was not told of the compaction")
+	}
+	_, msgs, err := store.Load(c.ID)
+	if err != nil || len(msgs) != 3 || !strings.Contains(msgs[0].Blocks[0].Text, "SUMMARY") {
+		t.Fatalf("the stored chat loads %d messages (%v), want the summary, the prompt and the answer", len(msgs), err)
+	}
+}

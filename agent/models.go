@@ -78,8 +78,24 @@ func SettingsProblems(st *config.Settings) []error {
 	if _, err := maxToolCalls(st); err != nil {
 		out = append(out, err)
 	}
+	if _, err := compactAt(st); err != nil {
+		out = append(out, err)
+	}
 	if _, err := Model(st, ""); err != nil {
 		out = append(out, fmt.Errorf("%w; the built-in table applies", err))
 	}
 	return out
+}
+
+// compactAt is agent.compactAt, else DefaultCompactAt.
+func compactAt(st *config.Settings) (float64, error) {
+	v, ok := st.Get("agent.compactAt")
+	if !ok {
+		return DefaultCompactAt, nil
+	}
+	var f float64
+	if err := v.Decode(&f); err != nil || f <= 0 || f > 1 {
+		return DefaultCompactAt, fmt.Errorf("agent.compactAt (%s) must be a share of the window above 0 and at most 1; %v applies", v.Source, DefaultCompactAt)
+	}
+	return f, nil
 }

@@ -36,8 +36,9 @@ type ChatInfo struct {
 
 // record is one line of a chat file.
 type record struct {
-	Chat    *ChatInfo          `json:"chat,omitempty"`
-	Message *providers.Message `json:"message,omitempty"`
+	Chat      *ChatInfo          `json:"chat,omitempty"`
+	Message   *providers.Message `json:"message,omitempty"`
+	Compacted *compaction        `json:"compacted,omitempty"`
 }
 
 // OpenStore opens (creating, 0700) the chat store in dir.
@@ -132,6 +133,8 @@ func (s *Store) Load(id string) (ChatInfo, []providers.Message, error) {
 				info = *rec.Chat
 			case rec.Message != nil:
 				msgs = append(msgs, *rec.Message)
+			case rec.Compacted != nil && rec.Compacted.Replaced <= len(msgs):
+				msgs = append([]providers.Message{rec.Compacted.Summary}, msgs[rec.Compacted.Replaced:]...)
 			}
 		}
 		if err != nil {
