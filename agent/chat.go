@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -53,8 +54,10 @@ type Chat struct {
 	cost     float64  // dollars so far, when the model's prices are known
 	journal  *journal // the chat's file, from its first message; nil unstored
 	unsaved  error    // why the chat stopped being saved, told once
-	planMode bool
-	notes    []string // told to the model at the start of the next prompt
+	planMode atomic.Bool
+	cfgMu    sync.Mutex // the model: switched between turns, read at any time
+	next     *Options   // a model switch asked for, applied at the next turn's start
+	notes    []string   // told to the model at the start of the next prompt
 
 	ckMu  sync.Mutex           // turns is written by concurrent calls of a turn
 	turns [][]edits.FileChange // each turn's changes, the checkpoints
@@ -98,13 +101,43 @@ func NewChat(o Options) *Chat {
 // holds).
 const planNote = "(Plan mode is on: only reading runs — read, grep, glob, and bash steps that only read. Investigate and answer with a plan; do not try to change files.)"
 
+// PlanMode reports whether the chat is in plan mode.
+func (c *Chat) PlanMode() bool { return c.planMode.Load() }
+
+// Model names the chat's model, or the one it switches to at its next turn.
+func (c *Chat) Model() string {
+	c.cfgMu.Lock()
+	defer c.cfgMu.Unlock()
+	if c.next != nil {
+		return c.next.Endpoint.String()
+	}
+	return c.opts.Endpoint.String()
+}
+
+// SetModel switches the model from the next turn on; the conversation goes
+// on with it.
+func (c *Chat) SetModel(p providers.Provider, e Endpoint) {
+	info, _ := Model(c.opts.Session.Settings(), e.String())
+	c.cfgMu.Lock()
+	c.next = &Options{Provider: p, Endpoint: e, Model: info}
+	c.cfgMu.Unlock()
+}
+
+// switchModel applies a model switch asked for; called at a turn's start.
+func (c *Chat) switchModel() {
+	c.cfgMu.Lock()
+	defer c.cfgMu.Unlock()
+	if c.next != nil {
+		c.opts.Provider, c.opts.Endpoint, c.opts.Model = c.next.Provider, c.next.Endpoint, c.next.Model
+		c.next = nil
+	}
+}
+
 // SetPlanMode turns plan mode on or off for the next turns: while on, only
 // steps that read run (the chat's gate refuses the others at once, without
 // asking), and each prompt tells the model so.
 func (c *Chat) SetPlanMode(on bool) {
-	c.mu.Lock()
-	c.planMode = on
-	c.mu.Unlock()
+	c.planMode.Store(on)
 	c.opts.Session.SetReadOnly(on)
 }
 
@@ -184,11 +217,12 @@ func title(m providers.Message) string {
 func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (acp.StopReason, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.switchModel()
 	user, err := c.userMessage(ctx, prompt)
 	if err != nil {
 		return "", err
 	}
-	if c.planMode {
+	if c.planMode.Load() {
 		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: planNote}}, user.Blocks...)
 	}
 	for _, n := range c.notes {

@@ -1,0 +1,280 @@
+package agent
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/tools"
+)
+
+// Connector finds and builds the provider for model ("PROVIDER/MODEL";
+// empty: the settings' agent.model) from the user's own settings.
+type Connector func(st *config.Settings, model string) (providers.Provider, Endpoint, error)
+
+// Service is the agent sessions of one client connection — ACP's session
+// methods without their transport, so `tandem acp` and `tandem lsp` serve
+// the same ones. Sessions are chats, kept in the store.
+type Service struct {
+	open    func(cwd string) (*tools.Session, error) // the front door's tools session
+	connect Connector
+	store   *Store // nil: chats are not kept
+
+	mu       sync.Mutex
+	sessions map[string]*served
+}
+
+// served is one open session.
+type served struct {
+	chat    *Chat
+	connErr error // why no provider could be reached; told at each prompt
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the running prompt; nil when idle
+}
+
+// NewService serves sessions opened with open, their models reached with
+// connect, kept in store (nil: not kept).
+func NewService(open func(cwd string) (*tools.Session, error), connect Connector, store *Store) *Service {
+	return &Service{open: open, connect: connect, store: store, sessions: map[string]*served{}}
+}
+
+// New opens a session on cwd. A model that cannot be reached does not
+// stop it: each prompt then says what to set.
+func (s *Service) New(cwd string) (*acp.NewSessionResponse, error) {
+	sess, err := s.open(cwd)
+	if err != nil {
+		return nil, err
+	}
+	sv := s.serve(sess, func(o Options) (*Chat, error) { return NewChat(o), nil })
+	return &acp.NewSessionResponse{SessionId: acp.SessionId(sv.chat.ID), ConfigOptions: sv.configOptions()}, nil
+}
+
+// Load reopens a stored chat on cwd and replays it to emit.
+func (s *Service) Load(cwd, id string, emit func(acp.SessionUpdate)) error {
+	if s.store == nil {
+		return fmt.Errorf("chats are not kept here, so none can be loaded")
+	}
+	s.mu.Lock()
+	_, open := s.sessions[id]
+	s.mu.Unlock()
+	if open {
+		return fmt.Errorf("chat %s is already open; use it, or close it first", id)
+	}
+	sess, err := s.open(cwd)
+	if err != nil {
+		return err
+	}
+	var loadErr error
+	sv := s.serve(sess, func(o Options) (*Chat, error) {
+		c, err := ResumeChat(o, id)
+		loadErr = err
+		return c, err
+	})
+	if loadErr != nil {
+		sess.Close()
+		return loadErr
+	}
+	for _, u := range Replay(sv.chat.Messages()) {
+		emit(u)
+	}
+	return nil
+}
+
+// serve builds a session's chat with make and registers it.
+func (s *Service) serve(sess *tools.Session, make func(Options) (*Chat, error)) *served {
+	p, end, connErr := s.connect(sess.Settings(), "")
+	c, err := make(Options{Session: sess, Provider: p, Endpoint: end, Store: s.store})
+	if err != nil {
+		return nil
+	}
+	sv := &served{chat: c, connErr: connErr}
+	s.mu.Lock()
+	s.sessions[c.ID] = sv
+	s.mu.Unlock()
+	return sv
+}
+
+// session is an open session, or the error naming what to do.
+func (s *Service) session(id acp.SessionId) (*served, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if sv := s.sessions[string(id)]; sv != nil {
+		return sv, nil
+	}
+	return nil, fmt.Errorf("there is no open session %q; open one with session/new, or load a stored one with session/load", id)
+}
+
+// Prompt runs one turn of session id. One turn at a time: a prompt while
+// one runs is refused. Cancel stops it; it then returns cancelled.
+func (s *Service) Prompt(ctx context.Context, id acp.SessionId, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (acp.StopReason, error) {
+	sv, err := s.session(id)
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	sv.mu.Lock()
+	if sv.connErr != nil {
+		sv.mu.Unlock()
+		return "", sv.connErr
+	}
+	if sv.cancel != nil {
+		sv.mu.Unlock()
+		return "", fmt.Errorf("a turn of this session is running; wait for it or cancel it, then send the prompt")
+	}
+	sv.cancel = cancel
+	sv.mu.Unlock()
+	defer func() {
+		sv.mu.Lock()
+		sv.cancel = nil
+		sv.mu.Unlock()
+	}()
+	return sv.chat.Prompt(ctx, prompt, emit)
+}
+
+// Cancel stops session id's running turn, if any.
+func (s *Service) Cancel(id acp.SessionId) {
+	if sv, err := s.session(id); err == nil {
+		sv.mu.Lock()
+		if sv.cancel != nil {
+			sv.cancel()
+		}
+		sv.mu.Unlock()
+	}
+}
+
+// Config ids a session offers.
+const (
+	ConfigModel    = "model"
+	ConfigPlanMode = "plan_mode"
+)
+
+// SetModel switches session id to model ("PROVIDER/MODEL") from its next
+// turn; the conversation goes on.
+func (s *Service) SetModel(id acp.SessionId, model string) ([]acp.SessionConfigOption, error) {
+	sv, err := s.session(id)
+	if err != nil {
+		return nil, err
+	}
+	p, end, err := s.connect(sv.chat.opts.Session.Settings(), model)
+	if err != nil {
+		return nil, err
+	}
+	sv.chat.SetModel(p, end)
+	sv.mu.Lock()
+	sv.connErr = nil
+	sv.mu.Unlock()
+	return sv.configOptions(), nil
+}
+
+// SetPlanMode turns session id's plan mode on or off.
+func (s *Service) SetPlanMode(id acp.SessionId, on bool) ([]acp.SessionConfigOption, error) {
+	sv, err := s.session(id)
+	if err != nil {
+		return nil, err
+	}
+	sv.chat.SetPlanMode(on)
+	return sv.configOptions(), nil
+}
+
+// configOptions are what a client may set on the session: the model and
+// plan mode.
+func (sv *served) configOptions() []acp.SessionConfigOption {
+	model := sv.chat.Model()
+	sv.mu.Lock()
+	if sv.connErr != nil {
+		model = "none"
+	}
+	sv.mu.Unlock()
+	choices := []acp.SessionConfigSelectOption{{Name: model, Value: acp.SessionConfigValueId(model)}}
+	for name := range known {
+		if name != model {
+			choices = append(choices, acp.SessionConfigSelectOption{Name: name, Value: acp.SessionConfigValueId(name)})
+		}
+	}
+	cat := acp.SessionConfigOptionCategoryModel
+	mode := acp.SessionConfigOptionCategoryMode
+	planDesc := "Only reading runs: read, grep, glob and bash steps that only read."
+	return []acp.SessionConfigOption{
+		{Select: &acp.SessionConfigOptionSelect{Id: ConfigModel, Name: "Model", Type: "select", Category: &cat,
+			CurrentValue: acp.SessionConfigValueId(model),
+			Options:      acp.SessionConfigSelectOptions{Ungrouped: (*acp.SessionConfigSelectOptionsUngrouped)(&choices)}}},
+		{Boolean: &acp.SessionConfigOptionBoolean{Id: ConfigPlanMode, Name: "Plan mode", Type: "boolean", Category: &mode,
+			CurrentValue: sv.chat.PlanMode(), Description: &planDesc}},
+	}
+}
+
+// List is the stored chats, newest first.
+func (s *Service) List() ([]acp.SessionInfo, error) {
+	if s.store == nil {
+		return []acp.SessionInfo{}, nil
+	}
+	chats, err := s.store.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]acp.SessionInfo, 0, len(chats))
+	for _, c := range chats {
+		title, updated := c.Title, c.Updated.UTC().Format(time.RFC3339)
+		out = append(out, acp.SessionInfo{SessionId: acp.SessionId(c.ID), Cwd: c.Cwd, Title: &title, UpdatedAt: &updated})
+	}
+	return out, nil
+}
+
+// Delete closes session id if open and removes its stored chat.
+func (s *Service) Delete(id acp.SessionId) error {
+	s.Close(id)
+	if s.store == nil {
+		return nil
+	}
+	return s.store.Delete(string(id))
+}
+
+// Close ends session id: its turn, its tools' processes.
+func (s *Service) Close(id acp.SessionId) {
+	s.mu.Lock()
+	sv := s.sessions[string(id)]
+	delete(s.sessions, string(id))
+	s.mu.Unlock()
+	if sv != nil {
+		s.Cancel(id)
+		sv.chat.Close()
+	}
+}
+
+// Restore restores session id's checkpoint of turn (see Chat.Restore).
+func (s *Service) Restore(ctx context.Context, id acp.SessionId, turn int) (tools.Result, error) {
+	sv, err := s.session(id)
+	if err != nil {
+		return tools.Result{}, err
+	}
+	return sv.chat.Restore(ctx, turn)
+}
+
+// Checkpoints lists session id's checkpoints.
+func (s *Service) Checkpoints(id acp.SessionId) ([]Checkpoint, error) {
+	sv, err := s.session(id)
+	if err != nil {
+		return nil, err
+	}
+	return sv.chat.Checkpoints(), nil
+}
+
+// CloseAll ends every session: the connection is gone.
+func (s *Service) CloseAll() {
+	s.mu.Lock()
+	ids := make([]string, 0, len(s.sessions))
+	for id := range s.sessions {
+		ids = append(ids, id)
+	}
+	s.mu.Unlock()
+	for _, id := range ids {
+		s.Close(acp.SessionId(id))
+	}
+}

@@ -1,0 +1,128 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/tools"
+)
+
+func testService(t *testing.T, m *scriptedModel, connErr error) (*Service, string) {
+	t.Helper()
+	ws := t.TempDir()
+	store, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := NewService(func(cwd string) (*tools.Session, error) { return tools.Open(tools.Options{Roots: []string{cwd}}), nil },
+		func(_ *config.Settings, model string) (providers.Provider, Endpoint, error) {
+			if connErr != nil && model == "" {
+				return nil, Endpoint{}, connErr
+			}
+			if model == "" {
+				model = "test/m"
+			}
+			prov, name, _ := strings.Cut(model, "/")
+			return m, Endpoint{Provider: prov, Model: name}, nil
+		}, store)
+	t.Cleanup(svc.CloseAll)
+	return svc, ws
+}
+
+// A session without a reachable model opens, and each prompt says what to
+// set; switching the model fixes it, the next turn uses the new one, and
+// the options a client shows follow.
+func TestServiceSaysWhatToSetAndSwitchesModels(t *testing.T) {
+	m := &scriptedModel{}
+	m.responses = []func(providers.Request) providers.Response{say("hi")}
+	svc, ws := testService(t, m, errors.New("no model is set: set agent.model"))
+	res, err := svc.New(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Prompt(context.Background(), res.SessionId, textPrompt("hello"), func(acp.SessionUpdate) {}); err == nil || !strings.Contains(err.Error(), "set agent.model") {
+		t.Fatalf("prompt without a model: %v", err)
+	}
+	opts, err := svc.SetModel(res.SessionId, "other/big")
+	if err != nil || opts[0].Select.CurrentValue != "other/big" {
+		t.Fatalf("set model: %+v %v", opts, err)
+	}
+	if stop, err := svc.Prompt(context.Background(), res.SessionId, textPrompt("hello"), func(acp.SessionUpdate) {}); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %q %v", stop, err)
+	}
+	if got := m.requests[0].Model; got != "big" {
+		t.Fatalf("the turn used model %q", got)
+	}
+	opts, _ = svc.SetPlanMode(res.SessionId, true)
+	if !opts[1].Boolean.CurrentValue {
+		t.Fatal("plan mode is not shown on")
+	}
+}
+
+// One turn at a time: a second prompt is refused while one runs; cancel
+// ends the running one with cancelled; then the session takes prompts
+// again. Closed sessions are unknown; stored chats list, load and delete.
+func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
+	m := &scriptedModel{block: true}
+	m.responses = []func(providers.Request) providers.Response{say("partial")}
+	svc, ws := testService(t, m, nil)
+	res, _ := svc.New(ws)
+	id := res.SessionId
+	done := make(chan acp.StopReason, 1)
+	go func() {
+		stop, _ := svc.Prompt(context.Background(), id, textPrompt("first"), func(acp.SessionUpdate) {})
+		done <- stop
+	}()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		m.mu.Lock()
+		n := len(m.requests)
+		m.mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if _, err := svc.Prompt(context.Background(), id, textPrompt("second"), func(acp.SessionUpdate) {}); err == nil || !strings.Contains(err.Error(), "is running") {
+		t.Fatalf("a second prompt: %v", err)
+	}
+	svc.Cancel(id)
+	if stop := <-done; stop != acp.StopReasonCancelled {
+		t.Fatalf("stop %q", stop)
+	}
+	m.mu.Lock()
+	m.block, m.responses = false, append(m.responses, say("done"))
+	m.mu.Unlock()
+	if stop, err := svc.Prompt(context.Background(), id, textPrompt("third"), func(acp.SessionUpdate) {}); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("after cancel: %q %v", stop, err)
+	}
+	list, err := svc.List()
+	if err != nil || len(list) != 1 || list[0].SessionId != id || *list[0].Title != "first" {
+		t.Fatalf("list: %+v %v", list, err)
+	}
+	if err := svc.Load(ws, string(id), func(acp.SessionUpdate) {}); err == nil {
+		t.Fatal("loading an open chat twice")
+	}
+	svc.Close(id)
+	if _, err := svc.Prompt(context.Background(), id, textPrompt("x"), func(acp.SessionUpdate) {}); err == nil {
+		t.Fatal("a closed session took a prompt")
+	}
+	var replayed []acp.SessionUpdate
+	if err := svc.Load(ws, string(id), func(u acp.SessionUpdate) { replayed = append(replayed, u) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(replayed) == 0 || replayed[0].UserMessageChunk == nil {
+		t.Fatalf("replay: %+v", replayed)
+	}
+	if err := svc.Delete(id); err != nil {
+		t.Fatal(err)
+	}
+	if list, _ := svc.List(); len(list) != 0 {
+		t.Fatalf("after delete: %+v", list)
+	}
+}
