@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -41,10 +43,11 @@ type record struct {
 	Compacted *compaction        `json:"compacted,omitempty"`
 }
 
-// OpenStore opens (creating, 0700) the chat store in dir.
+// OpenStore opens the chat store in dir, which is made (0700) when the
+// first chat is written.
 func OpenStore(dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, err
+	if !filepath.IsAbs(dir) {
+		return nil, fmt.Errorf("the chat store %q is not an absolute path", dir)
 	}
 	return &Store{dir: dir}, nil
 }
@@ -62,6 +65,9 @@ func (s *Store) path(id string) (string, error) {
 // only each file's first line.
 func (s *Store) List() ([]ChatInfo, error) {
 	es, err := os.ReadDir(s.dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []ChatInfo{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +179,9 @@ type journal struct {
 func (s *Store) journal(info ChatInfo) (*journal, error) {
 	p, err := s.path(info.ID)
 	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, err
 	}
 	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)

@@ -16,6 +16,10 @@ import (
 const (
 	CodeMessageTooLarge jsonrpc2.Code = -32050
 	CodeUnknownSession  jsonrpc2.Code = -32051
+	// CodeAgent is an agent session method the agent refused (no model
+	// reachable, a turn already running, an unknown session): the message
+	// says what to do. -32052 is CodeApprovalGone.
+	CodeAgent jsonrpc2.Code = -32053
 )
 
 // Names carried in an error's data.code.
@@ -31,6 +35,7 @@ const (
 	KindUnknownSession = "unknown_session"
 	KindCancelled      = "cancelled"
 	KindInternal       = "internal"
+	KindAgent          = "agent"
 )
 
 // rpcError builds a JSON-RPC error with tandem's kind in data.code.

@@ -13,6 +13,8 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/tools"
 )
@@ -92,6 +94,10 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 			},
 			"experimental": map[string]any{
 				"tandem": map[string]any{"protocolVersion": ProtocolVersion, "methods": s.methodNames()},
+				// The agent's ACP handshake, carried by LSP's initialize.
+				"acp": map[string]any{"protocolVersion": acp.ProtocolVersionNumber, "agentCapabilities": acp.AgentCapabilities{
+					LoadSession: true, PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+				}},
 			},
 		},
 		"serverInfo": map[string]string{"name": "tandem", "version": s.opts.Version},
@@ -184,7 +190,7 @@ func (s *Server) fetchConfiguration(ctx context.Context) {
 // warnSettings shows the editor each setting value the tools refuse, so the
 // user never believes a refused value applies.
 func (s *Server) warnSettings(ctx context.Context) {
-	for _, p := range tools.SettingsProblems(s.settings) {
+	for _, p := range append(tools.SettingsProblems(s.settings), agent.SettingsProblems(s.settings)...) {
 		s.log.Warn("setting refused", "err", p)
 		s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf("tandem: %v. Fix it in the tandem settings.", p))
 	}

@@ -23,6 +23,16 @@ var requests = map[string]handlerFunc{
 	"tandem/callTool":       (*Server).callTool,
 	"tandem/answerApproval": (*Server).answerApproval,
 	"tandem/terminalEnv":    (*Server).terminalEnv,
+	// The agent, as ACP's session methods (chat.go).
+	"session/new":               (*Server).acpNewSession,
+	"session/load":              (*Server).acpLoadSession,
+	"session/prompt":            (*Server).acpPrompt,
+	"session/list":              (*Server).acpListSessions,
+	"session/set_config_option": (*Server).acpSetConfigOption,
+	"session/close":             (*Server).acpCloseSession,
+	"_tandem/deleteSession":     (*Server).acpDeleteSession,
+	"_tandem/checkpoints":       (*Server).acpCheckpoints,
+	"_tandem/restore":           (*Server).acpRestore,
 }
 
 // notifications run one at a time, in the order they arrived, on the read
@@ -39,6 +49,7 @@ var notifications = map[string]handlerFunc{
 	"workspace/didChangeWorkspaceFolders": (*Server).didChangeWorkspaceFolders,
 	"$/setTrace":                          (*Server).setTrace,
 	"window/workDoneProgress/cancel":      (*Server).cancelProgress,
+	"session/cancel":                      (*Server).acpCancel,
 }
 
 // lifecycle methods are served by the dispatcher itself, inline.

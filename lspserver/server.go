@@ -24,6 +24,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
+	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/tools"
@@ -37,6 +38,9 @@ type Options struct {
 	Version    string           // reported in serverInfo
 	LogPath    string           // where the log goes, told to the user at start
 	MaxMessage int64            // cap on one incoming message; 0 means MaxMessage
+	// Connect reaches the agent's models; nil: prompts say no provider
+	// is reachable.
+	Connect agent.Connector
 	// SettingsErr is why the user config file did not load. The log alone
 	// is not enough: the user would believe settings apply that do not, so
 	// the editor shows it once initialized.
@@ -66,8 +70,9 @@ type Server struct {
 	buffers  *documents.Overlay
 	settings *config.Settings
 	requests map[string]handlerFunc
-	router   *router      // asks the editor the sessions' questions
-	bridge   serverBridge // the MCP-call bridge, started on first use
+	router   *router        // asks the editor the sessions' questions
+	bridge   serverBridge   // the MCP-call bridge, started on first use
+	agent    *agent.Service // the agent's sessions (chat.go)
 
 	mu       sync.Mutex
 	state    state
@@ -124,6 +129,7 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 		s.requests = requests
 	}
 	s.router = newRouter(s)
+	s.agent = s.newAgentService()
 	st := newStream(in, out, closeBoth{in, out}, opts.MaxMessage, func(kind, detail string) {
 		s.log.Warn("bad input skipped", "kind", kind, "detail", detail)
 	})
@@ -148,6 +154,7 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 	}
 	_ = s.conn.Close()
 	cancel() // stops every request still running
+	s.agent.CloseAll()
 	s.closeSessions()
 	s.bridge.stop()
 	s.mu.Lock()

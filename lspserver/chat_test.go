@@ -1,0 +1,219 @@
+package lspserver
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tandemdev/tandem/agent"
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/config"
+)
+
+// fakeModel answers each model call with its next response, made from the
+// request (so a response can quote what a read showed).
+type fakeModel struct {
+	mu    sync.Mutex
+	next  []func(providers.Request) providers.Response
+	calls int
+}
+
+func (m *fakeModel) Stream(ctx context.Context, req providers.Request, emit func(providers.Event)) (providers.Response, error) {
+	m.mu.Lock()
+	if len(m.next) == 0 {
+		m.mu.Unlock()
+		return providers.Response{}, &providers.Error{Message: "no more responses"}
+	}
+	f := m.next[0]
+	m.next = m.next[1:]
+	m.calls++
+	m.mu.Unlock()
+	resp := f(req)
+	for _, b := range resp.Message.Blocks {
+		switch b.Kind {
+		case providers.Text:
+			emit(providers.Event{Kind: providers.TextDelta, Text: b.Text})
+		case providers.ToolUse:
+			emit(providers.Event{Kind: providers.ToolCall, Call: &b})
+		}
+	}
+	return resp, ctx.Err()
+}
+
+func answer(text string) func(providers.Request) providers.Response {
+	return func(providers.Request) providers.Response {
+		return providers.Response{Message: providers.Message{Role: providers.Assistant, Blocks: []providers.Block{{Kind: providers.Text, Text: text}}}, Stop: providers.EndTurn}
+	}
+}
+
+func callTools(calls ...providers.Block) func(providers.Request) providers.Response {
+	return func(providers.Request) providers.Response {
+		return providers.Response{Message: providers.Message{Role: providers.Assistant, Blocks: calls}, Stop: providers.StopToolUse}
+	}
+}
+
+func toolUse(id, name string, args any) providers.Block {
+	raw, _ := json.Marshal(args)
+	return providers.Block{Kind: providers.ToolUse, ToolID: id, ToolName: name, Input: raw}
+}
+
+func chatServer(t *testing.T, m *fakeModel) *rpc {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	c, _ := inProcessWith(t, Options{Cwd: t.TempDir(), Connect: func(*config.Settings, string) (providers.Provider, agent.Endpoint, error) {
+		return m, agent.Endpoint{Provider: "test", Model: "m"}, nil
+	}})
+	var res struct {
+		Capabilities struct {
+			Experimental struct {
+				ACP struct {
+					ProtocolVersion int `json:"protocolVersion"`
+				} `json:"acp"`
+			} `json:"experimental"`
+		} `json:"capabilities"`
+	}
+	c.ok("initialize", map[string]any{"capabilities": map[string]any{}}, &res)
+	if res.Capabilities.Experimental.ACP.ProtocolVersion != 1 {
+		t.Fatalf("initialize does not carry the ACP handshake: %+v", res)
+	}
+	c.notify("initialized", map[string]any{})
+	return c
+}
+
+func (c *rpc) sessionUpdates(session string) []map[string]any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []map[string]any
+	for _, n := range c.notes {
+		if n.Method != "session/update" {
+			continue
+		}
+		var p struct {
+			SessionID string         `json:"sessionId"`
+			Update    map[string]any `json:"update"`
+		}
+		if json.Unmarshal(n.Params, &p) == nil && p.SessionID == session {
+			out = append(out, p.Update)
+		}
+	}
+	return out
+}
+
+// The editor's chat over tandem lsp: ACP's session/new and session/prompt
+// on the LSP connection, updates as session/update notifications, an edit
+// reported with its diff and kept as a checkpoint, and _tandem/restore
+// putting the file back.
+func TestChatOverTheEditorConnection(t *testing.T) {
+	ws := t.TempDir()
+	file := filepath.Join(ws, "a.txt")
+	if err := os.WriteFile(file, []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &fakeModel{}
+	m.next = []func(providers.Request) providers.Response{
+		callTools(toolUse("w1", "write", map[string]any{"path": "new.txt", "content": "made\n"})),
+		answer("Made new.txt."),
+	}
+	c := chatServer(t, m)
+	var s struct {
+		SessionID     string            `json:"sessionId"`
+		ConfigOptions []json.RawMessage `json:"configOptions"`
+	}
+	c.ok("session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}, &s)
+	if s.SessionID == "" || len(s.ConfigOptions) != 2 {
+		t.Fatalf("session/new: %+v", s)
+	}
+	var p struct {
+		StopReason string `json:"stopReason"`
+	}
+	c.ok("session/prompt", map[string]any{"sessionId": s.SessionID, "prompt": []any{map[string]any{"type": "text", "text": "make a file"}}}, &p)
+	if p.StopReason != "end_turn" {
+		t.Fatalf("stop %q", p.StopReason)
+	}
+	var kinds []string
+	sawDiff := false
+	for _, u := range c.sessionUpdates(s.SessionID) {
+		kinds = append(kinds, u["sessionUpdate"].(string))
+		if content, ok := u["content"].([]any); ok {
+			for _, item := range content {
+				if d, ok := item.(map[string]any); ok && d["type"] == "diff" && d["newText"] == "made\n" {
+					sawDiff = true
+				}
+			}
+		}
+	}
+	if strings.Join(kinds, ",") != "tool_call,usage_update,tool_call_update,tool_call_update,agent_message_chunk,usage_update" || !sawDiff {
+		t.Fatalf("updates %v, diff %v", kinds, sawDiff)
+	}
+	var cps struct {
+		Checkpoints []agent.Checkpoint `json:"checkpoints"`
+	}
+	c.ok("_tandem/checkpoints", map[string]any{"sessionId": s.SessionID}, &cps)
+	if len(cps.Checkpoints) != 1 || cps.Checkpoints[0].Turn != 0 {
+		t.Fatalf("checkpoints %+v", cps)
+	}
+	var r struct {
+		Text  string   `json:"text"`
+		Files []string `json:"files"`
+	}
+	c.ok("_tandem/restore", map[string]any{"sessionId": s.SessionID, "turn": 0}, &r)
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil || len(r.Files) != 1 {
+		t.Fatalf("restore: %+v; the file is still there: %v", r, err)
+	}
+	var list struct {
+		Sessions []struct {
+			SessionID string `json:"sessionId"`
+			Title     string `json:"title"`
+		} `json:"sessions"`
+	}
+	c.ok("session/list", map[string]any{}, &list)
+	if len(list.Sessions) != 1 || list.Sessions[0].Title != "make a file" {
+		t.Fatalf("list %+v", list)
+	}
+}
+
+// session/cancel stops a turn whose bash step runs: the prompt returns
+// cancelled at once, and the step's process is gone.
+func TestChatCancelStopsTheTurn(t *testing.T) {
+	ws := t.TempDir()
+	sleep := sleepMarker(t, 4)
+	m := &fakeModel{}
+	m.next = []func(providers.Request) providers.Response{callTools(toolUse("b1", "bash", map[string]any{"command": sleep}))}
+	c := chatServer(t, m)
+	var s struct {
+		SessionID string `json:"sessionId"`
+	}
+	c.ok("session/new", map[string]any{"cwd": ws, "mcpServers": []any{}}, &s)
+	prompt := c.start("prompt", "session/prompt", map[string]any{"sessionId": s.SessionID, "prompt": []any{map[string]any{"type": "text", "text": "wait"}}})
+	waitRunning(t, sleep)
+	start := time.Now()
+	c.notify("session/cancel", map[string]any{"sessionId": s.SessionID})
+	res := c.wait(prompt, "the cancelled prompt")
+	if !strings.Contains(string(res.Result), `"cancelled"`) || time.Since(start) > 2*time.Second {
+		t.Fatalf("after cancel: %s %+v in %v", res.Result, res.Error, time.Since(start))
+	}
+	if pids := processesRunning(t, sleep); len(pids) != 0 {
+		t.Fatalf("the step outlived the cancel: %v", pids)
+	}
+}
+
+// Without a reachable model, a session still opens, and a prompt is a
+// typed error saying what to do.
+func TestChatWithoutAModelSaysSo(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	c, _ := inProcess(t)
+	initialized(t, c, nil)
+	var s struct {
+		SessionID string `json:"sessionId"`
+	}
+	c.ok("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}}, &s)
+	m := c.call("session/prompt", map[string]any{"sessionId": s.SessionID, "prompt": []any{map[string]any{"type": "text", "text": "hi"}}})
+	if m.Error == nil || m.Error.Data.Code != "agent" || !strings.Contains(m.Error.Message, "reaches no model provider") {
+		t.Fatalf("prompt without a model: %+v", m.Error)
+	}
+}
