@@ -114,7 +114,7 @@ func BenchmarkEchoRoundTrip(b *testing.B) {
 				b.Fatal(err)
 			}
 		case "socket":
-			if h, _, err := Send(env, req); err != nil || h.Status != StatusOK {
+			if h, _, err := Send(context.Background(), env, req); err != nil || h.Status != StatusOK {
 				b.Fatal(h, err)
 			}
 		case "client":
@@ -157,7 +157,7 @@ func BenchmarkThroughput8Callers(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				for time.Now().Before(stop) {
-					h, _, err := Send(env, req)
+					h, _, err := Send(context.Background(), env, req)
 					switch {
 					case err != nil:
 						b.Error(err)

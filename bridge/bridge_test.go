@@ -161,7 +161,7 @@ var allow = approvals.AskerFunc(func(context.Context, approvals.Question) approv
 
 func call(t *testing.T, env Env, tool, args string) (Header, []byte) {
 	t.Helper()
-	h, body, err := Send(env, Request{Op: OpCall, Tool: tool, Args: json.RawMessage(args)})
+	h, body, err := Send(context.Background(), env, Request{Op: OpCall, Tool: tool, Args: json.RawMessage(args)})
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
@@ -191,7 +191,7 @@ func TestBridge_calls_a_tool_and_returns_the_whole_result(t *testing.T) {
 	if h.Status != StatusInvalid {
 		t.Fatalf("arguments that are not an object: %+v", h)
 	}
-	h, body, err := Send(env, Request{Op: OpList})
+	h, body, err := Send(context.Background(), env, Request{Op: OpList})
 	if err != nil || h.Status != StatusOK {
 		t.Fatal(h, err)
 	}
@@ -524,7 +524,7 @@ func TestBridge_100_callers_against_capacity_8_excess_busy_nothing_leaks(t *test
 		go func() {
 			defer wg.Done()
 			start := time.Now()
-			h, _, err := Send(env, Request{Op: OpCall, Tool: "t/sleep", Args: json.RawMessage(`{"millis":1500}`)})
+			h, _, err := Send(context.Background(), env, Request{Op: OpCall, Tool: "t/sleep", Args: json.RawMessage(`{"millis":1500}`)})
 			switch {
 			case err != nil:
 				t.Error(err)

@@ -2,12 +2,14 @@ package bridge
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"strings"
 )
 
 // ErrNoBridge means the command does not run inside a tandem session that
@@ -25,8 +27,22 @@ type Env struct {
 }
 
 // EnvFromOS reads the bridge's variables. Missing ones are ErrNoBridge.
-func EnvFromOS() (Env, error) {
-	e := Env{Socket: os.Getenv(EnvSocket), Token: os.Getenv(EnvToken)}
+func EnvFromOS() (Env, error) { return envFrom(os.Getenv) }
+
+// EnvFromList reads the bridge's variables from KEY=VALUE pairs, as an
+// owner's registration gives them.
+func EnvFromList(list []string) (Env, error) {
+	vars := map[string]string{}
+	for _, kv := range list {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			vars[k] = v
+		}
+	}
+	return envFrom(func(k string) string { return vars[k] })
+}
+
+func envFrom(getenv func(string) string) (Env, error) {
+	e := Env{Socket: getenv(EnvSocket), Token: getenv(EnvToken)}
 	if e.Socket == "" || e.Token == "" {
 		return e, fmt.Errorf("%w: %s and %s are not set (run the command in a tandem shell step or an editor terminal opened by tandem)", ErrNoBridge, EnvSocket, EnvToken)
 	}
@@ -36,7 +52,8 @@ func EnvFromOS() (Env, error) {
 // Send sends one request and returns the reply header and its bytes, all of
 // them or an error: a caller never sees part of a result. It never retries,
 // because a new connection is a new request that may run the call again.
-func Send(env Env, req Request) (Header, []byte, error) {
+// Cancelling ctx closes the connection, which withdraws the request.
+func Send(ctx context.Context, env Env, req Request) (Header, []byte, error) {
 	req.Version = WireVersion
 	req.Token = env.Token
 	line, err := json.Marshal(req)
@@ -51,6 +68,7 @@ func Send(env Env, req Request) (Header, []byte, error) {
 		return Header{}, nil, fmt.Errorf("%w: cannot reach the socket (%v); the session that started this command has ended", ErrNoBridge, errors.Unwrap(err))
 	}
 	defer conn.Close()
+	defer context.AfterFunc(ctx, func() { _ = conn.Close() })()
 	// A failed write is not the end: a bridge at its connection limit
 	// answers busy and closes before reading the request, and that answer
 	// is still there to read.

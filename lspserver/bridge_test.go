@@ -349,3 +349,31 @@ func TestBridgeE2E_tandem_killed_mid_call(t *testing.T) {
 		t.Fatalf("after a restart: exit %d %q %q", code, out.String(), stderr)
 	}
 }
+
+// The agent's mcp tool reaches the same MCP servers through the bridge
+// with one roster entry: it lists them, and a call is asked like any other
+// (the server's start, then the call) and returns the tool's text.
+func TestBridgeE2E_the_mcp_tool_lists_and_calls(t *testing.T) {
+	root := bridgeWorkspace(t)
+	p := startLSP(t)
+	q := &questions{answer: "allow_once"}
+	q.serve(p)
+	p.initialize(t, root, richApprovals)
+	sess := p.openSession(t)
+	text, isErr := p.tool(sess, "mcp", map[string]any{"action": "call", "tool": "everything/echo", "arguments": map[string]string{"message": "from the agent"}})
+	if isErr || text != "Echo: from the agent" {
+		t.Fatalf("call: %q (error %v)", text, isErr)
+	}
+	if asked := q.texts(); len(asked) != 2 || !strings.Contains(asked[1], "everything/echo") {
+		t.Fatalf("asked: %q", asked)
+	}
+	text, isErr = p.tool(sess, "mcp", map[string]any{"action": "list"})
+	if isErr || !strings.Contains(text, "everything/echo  ") {
+		t.Fatalf("list: %q", text)
+	}
+	q.answer = "reject_once"
+	text, isErr = p.tool(sess, "mcp", map[string]any{"action": "call", "tool": "everything/echo", "arguments": map[string]string{"message": "not-to-be-echoed"}})
+	if !isErr || strings.Contains(text, "not-to-be-echoed") || !strings.Contains(text, "denied") {
+		t.Fatalf("a denied call: %q (error %v)", text, isErr)
+	}
+}

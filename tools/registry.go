@@ -51,7 +51,7 @@ var builtin map[string]Tool
 
 func init() {
 	builtin = map[string]Tool{}
-	for _, t := range []Tool{readTool, grepTool, globTool, editTool, writeTool, bashTool, jobsTool} {
+	for _, t := range []Tool{readTool, grepTool, globTool, editTool, writeTool, bashTool, jobsTool, mcpTool} {
 		if _, dup := builtin[t.Name]; dup {
 			panic("tools: duplicate tool " + t.Name)
 		}

@@ -121,7 +121,7 @@ func mcpCall(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(exitNoBridge, "%v", err)
 	}
-	h, body, err := bridge.Send(env, bridge.Request{Op: bridge.OpCall, Tool: args[0], Args: raw})
+	h, body, err := bridge.Send(context.Background(), env, bridge.Request{Op: bridge.OpCall, Tool: args[0], Args: raw})
 	if err != nil {
 		if errors.Is(err, bridge.ErrNoBridge) {
 			return fail(exitNoBridge, "%v", err)
@@ -157,7 +157,7 @@ func mcpList(stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "tandem mcp list:", err)
 		return exitNoBridge
 	}
-	h, body, err := bridge.Send(env, bridge.Request{Op: bridge.OpList})
+	h, body, err := bridge.Send(context.Background(), env, bridge.Request{Op: bridge.OpList})
 	if err != nil {
 		fmt.Fprintln(stderr, "tandem mcp list:", err)
 		if errors.Is(err, bridge.ErrNoBridge) {
