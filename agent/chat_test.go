@@ -426,6 +426,11 @@ func TestModelIsToldOfFilesChangedUnderIt(t *testing.T) {
 	if last := user.Blocks[len(user.Blocks)-1]; last.Text != note {
 		t.Fatalf("the model was not told: %+v", user.Blocks)
 	}
+	// The same bytes saved again are no new change.
+	if err := os.WriteFile(filepath.Join(ws, "theirs.txt"), []byte("changed by the user\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(100 * time.Millisecond)
 	if _, err := c.Prompt(context.Background(), textPrompt("and now"), func(acp.SessionUpdate) {}); err != nil {
 		t.Fatal(err)
 	}

@@ -22,12 +22,13 @@ type watcher struct {
 
 	mu    sync.Mutex
 	dirs  map[string]bool
-	files map[string]bool // the files the chat read or wrote
-	dirty map[string]bool // files an event named since the last report
+	files map[string]bool          // the files the chat read or wrote
+	dirty map[string]bool          // files an event named since the last report
+	told  map[string]documents.Tag // what the model was last told of a file: once per change
 }
 
 func newWatcher() *watcher {
-	w := &watcher{dirs: map[string]bool{}, files: map[string]bool{}, dirty: map[string]bool{}}
+	w := &watcher{dirs: map[string]bool{}, files: map[string]bool{}, dirty: map[string]bool{}, told: map[string]documents.Tag{}}
 	if fw, err := fsnotify.NewWatcher(); err == nil {
 		w.w = fw
 		go w.run()
@@ -92,10 +93,25 @@ func (w *watcher) changed(seen *documents.Store, roots []string) []string {
 	var out []string
 	for p := range dirty {
 		b, err := os.ReadFile(p)
+		if err != nil && !os.IsNotExist(err) {
+			continue
+		}
+		tag := documents.Tag("deleted")
+		if err == nil {
+			if seen.SawBytes(p, b) {
+				continue
+			}
+			tag = documents.TagOf(b)
+		}
+		w.mu.Lock()
+		already := w.told[p] == tag
+		w.told[p] = tag
+		w.mu.Unlock()
 		switch {
-		case os.IsNotExist(err):
+		case already:
+		case err != nil:
 			out = append(out, documents.Display(roots, p)+" (deleted)")
-		case err == nil && !seen.SawBytes(p, b):
+		default:
 			out = append(out, documents.Display(roots, p))
 		}
 	}
