@@ -27,6 +27,10 @@ const (
 	Thinking   BlockKind = "thinking"    // the model's reasoning, sent back with its Signature
 	ToolUse    BlockKind = "tool_use"    // a call the model asked for
 	ToolResult BlockKind = "tool_result" // what a call gave, in a user message
+
+	// RedactedThinking is reasoning the provider encrypted; Signature holds
+	// its opaque data, which must go back exactly as it came.
+	RedactedThinking BlockKind = "redacted_thinking"
 )
 
 // Block is one part of a message.
@@ -61,6 +65,10 @@ type Request struct {
 	Messages  []Message
 	Tools     []Tool
 	MaxTokens int // output tokens; 0 is the client's default
+	// ThinkingBudget turns on extended thinking with that many tokens
+	// (Anthropic; at least 1024 there); 0 leaves it off. OpenAI-compatible
+	// servers decide reasoning by model, so they ignore it.
+	ThinkingBudget int
 }
 
 // StopReason is why the model stopped.
@@ -72,11 +80,16 @@ const (
 	MaxTokens     StopReason = "max_tokens"
 	Refusal       StopReason = "refusal"
 	ContextWindow StopReason = "context_window" // the request no longer fits the model's window
+	// Paused is Anthropic's pause_turn: the provider stopped a long turn
+	// early and expects the same conversation, with this response appended
+	// as the last assistant message, to be sent again to let it go on. No
+	// user message goes in between.
+	Paused StopReason = "pause_turn"
 )
 
 // Usage counts tokens of one call.
 type Usage struct {
-	Input       int `json:"input"`       // input tokens not read from the cache
+	Input       int `json:"input"` // input tokens not read from the cache
 	Output      int `json:"output"`
 	CacheRead   int `json:"cacheRead"`   // input tokens read from the prompt cache
 	CacheCreate int `json:"cacheCreate"` // input tokens written to the prompt cache
@@ -123,6 +136,11 @@ type Response struct {
 // calling goroutine's point of view one at a time, for each event; the
 // returned Response holds everything that was emitted. Cancelling ctx ends
 // the stream at once and returns ctx's error.
+//
+// On an error the Response still holds what was emitted before it (so a
+// caller can keep the partial answer the user already saw), with Stop
+// empty. A failure before anything was emitted is retried; after, it is
+// returned, because a retry would show the user the same text twice.
 type Provider interface {
 	Stream(ctx context.Context, req Request, emit func(Event)) (Response, error)
 }
@@ -131,10 +149,22 @@ type Provider interface {
 var ErrAuth = errors.New("the provider refused the API key")
 
 // Error is a call that failed: the provider's status and message, for the
-// user. A Retryable error was retried until the attempts ran out.
+// user. A Retryable error was retried until the attempts ran out, or came
+// after part of the answer had been emitted; the caller may try the call
+// again itself.
 type Error struct {
-	Status  int // HTTP status; 0 for an error inside a stream
-	Message string
+	Status    int // HTTP status; 0 for an error inside a stream
+	Message   string
+	Retryable bool
 }
 
 func (e *Error) Error() string { return e.Message }
+
+// Unwrap makes a 401 or 403 match ErrAuth with errors.Is, so the caller can
+// name the variable that holds the refused key.
+func (e *Error) Unwrap() error {
+	if e.Status == 401 || e.Status == 403 {
+		return ErrAuth
+	}
+	return nil
+}
