@@ -1,0 +1,308 @@
+package providers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Both wires are decoded by hand rather than through the providers' Go
+// SDKs: the wires are small, one retry loop and one SSE reader then serve
+// both, the OpenAI-compatible quirks (a missing or always-zero tool call
+// index) need our own merging anyway, and the Anthropic SDK alone would add
+// about 7.5 MB to the binary.
+
+const (
+	defaultMaxRetries = 4
+	// firstBackoff doubles with each retry up to maxBackoff when the
+	// provider gives no retry-after.
+	firstBackoff = 500 * time.Millisecond
+	maxBackoff   = 16 * time.Second
+	// maxRetryAfter is the longest retry-after honoured: a provider asking
+	// for longer is out of quota for a while, and the user is better told
+	// than kept waiting on a status line.
+	maxRetryAfter = 2 * time.Minute
+	// maxErrorBody bounds what is read of an error response.
+	maxErrorBody = 64 << 10
+)
+
+// caller is what both clients share: the HTTP client and the retry policy.
+type caller struct {
+	name       string // the provider as the user knows it, in messages
+	http       *http.Client
+	maxRetries int
+}
+
+func newCaller(name string, c *http.Client, maxRetries int) caller {
+	if c == nil {
+		c = http.DefaultClient
+	}
+	switch {
+	case maxRetries == 0:
+		maxRetries = defaultMaxRetries
+	case maxRetries < 0:
+		maxRetries = 0
+	}
+	return caller{name: name, http: c, maxRetries: maxRetries}
+}
+
+// decodeFunc reads one successful response's stream into a, returning nil
+// only once the wire's end marker arrived.
+type decodeFunc func(s *sseReader, a *assembly) error
+
+// stream makes the call, retrying while nothing has been emitted yet.
+// newReq builds a fresh request for each attempt.
+func (c caller) stream(ctx context.Context, newReq func(context.Context) (*http.Request, error), decode decodeFunc, emit func(Event)) (Response, error) {
+	for attempt := 1; ; attempt++ {
+		a := &assembly{emit: emit}
+		err, after := c.attempt(ctx, newReq, decode, a)
+		if err == nil {
+			return a.finish(), nil
+		}
+		if ctx.Err() != nil {
+			return a.finish(), ctx.Err()
+		}
+		if !err.Retryable || a.emitted || attempt > c.maxRetries || after > maxRetryAfter {
+			if err.Retryable && attempt > c.maxRetries && c.maxRetries > 0 {
+				err.Message += fmt.Sprintf(" (gave up after %d retries)", c.maxRetries)
+			}
+			return a.finish(), err
+		}
+		wait := after
+		if wait <= 0 {
+			wait = backoff(attempt)
+		}
+		emit(Event{Kind: Retrying, Retry: &RetryInfo{Attempt: attempt, Wait: wait, Reason: err.Message}})
+		t := time.NewTimer(wait)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return Response{}, ctx.Err()
+		}
+	}
+}
+
+// backoff is the wait before retry n (from 1) when the provider named none:
+// doubling, capped, with jitter so that many clients do not retry in step.
+func backoff(n int) time.Duration {
+	d := min(firstBackoff<<(n-1), maxBackoff)
+	return d - time.Duration(rand.Int64N(int64(d)/4))
+}
+
+// attempt is one HTTP exchange. It returns the failure, if any, and the
+// provider's retry-after (0 when it named none).
+func (c caller) attempt(ctx context.Context, newReq func(context.Context) (*http.Request, error), decode decodeFunc, a *assembly) (*Error, time.Duration) {
+	req, err := newReq(ctx)
+	if err != nil {
+		return &Error{Message: c.name + ": " + err.Error()}, 0
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		// Nothing arrived, so the request can be sent again as it was.
+		return &Error{Message: fmt.Sprintf("%s: cannot reach %s: %v", c.name, req.URL.Host, unwrapURLError(err)), Retryable: true}, 0
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return &Error{
+			Status:    resp.StatusCode,
+			Message:   fmt.Sprintf("%s: %d %s: %s", c.name, resp.StatusCode, http.StatusText(resp.StatusCode), errorMessage(body)),
+			Retryable: retryableStatus(resp.StatusCode),
+		}, retryAfter(resp.Header, time.Now())
+	}
+	err = decode(&sseReader{r: bufio.NewReader(resp.Body)}, a)
+	if err == nil {
+		return nil, 0
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		e.Message = c.name + ": " + e.Message
+		return e, 0
+	}
+	return &Error{Message: fmt.Sprintf("%s: the stream was cut before the response ended: %v", c.name, err), Retryable: true}, 0
+}
+
+// unwrapURLError drops net/http's "Post URL:" prefix, which repeats what
+// the message already says.
+func unwrapURLError(err error) error {
+	if u, ok := errors.AsType[*url.Error](err); ok {
+		return u.Err
+	}
+	return err
+}
+
+func retryableStatus(s int) bool {
+	return s == http.StatusRequestTimeout || s == http.StatusConflict || s == http.StatusTooManyRequests || s >= 500
+}
+
+// retryAfter reads retry-after-ms (milliseconds), then retry-after (seconds
+// or an HTTP date), as of now.
+func retryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := h.Get("Retry-After")
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		return max(t.Sub(now), 0)
+	}
+	return 0
+}
+
+// errorMessage finds the human part of an error body in the shapes servers
+// use: {"error":{"message":…}} (Anthropic, OpenAI), {"error":"…"} (Ollama),
+// {"message":…}; else the body itself, trimmed.
+func errorMessage(body []byte) string {
+	var v struct {
+		Error   json.RawMessage `json:"error"`
+		Message string          `json:"message"`
+	}
+	if json.Unmarshal(body, &v) == nil {
+		var inner struct {
+			Message string `json:"message"`
+		}
+		var s string
+		switch {
+		case json.Unmarshal(v.Error, &inner) == nil && inner.Message != "":
+			return inner.Message
+		case json.Unmarshal(v.Error, &s) == nil && s != "":
+			return s
+		case v.Message != "":
+			return v.Message
+		}
+	}
+	s := strings.TrimSpace(string(body))
+	if len(s) > 300 {
+		s = s[:300] + "…"
+	}
+	if s == "" {
+		s = "no message"
+	}
+	return s
+}
+
+// sseReader reads server-sent events: "event:" and "data:" lines up to a
+// blank line. Comments (": ping") and other fields are skipped.
+type sseReader struct {
+	r *bufio.Reader
+}
+
+// next returns the next event's type and data. A stream that ends inside an
+// event, or before any, returns io.ErrUnexpectedEOF or io.EOF.
+func (s *sseReader) next() (event string, data []byte, err error) {
+	var dataLines [][]byte
+	for {
+		line, err := s.r.ReadBytes('\n')
+		if err != nil {
+			if err == io.EOF && (len(line) > 0 || dataLines != nil) {
+				err = io.ErrUnexpectedEOF
+			}
+			return "", nil, err
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			if dataLines == nil && event == "" {
+				continue
+			}
+			return event, bytes.Join(dataLines, []byte("\n")), nil
+		}
+		field, value, _ := bytes.Cut(line, []byte(":"))
+		value = bytes.TrimPrefix(value, []byte(" "))
+		switch string(field) {
+		case "event":
+			event = string(value)
+		case "data":
+			dataLines = append(dataLines, value)
+		}
+	}
+}
+
+// assembly builds the Response as the stream goes and emits its events.
+type assembly struct {
+	emit    func(Event)
+	emitted bool
+	resp    Response
+	texts   [][]byte // each block's text, kept apart so appends stay cheap
+}
+
+func (a *assembly) send(e Event) {
+	a.emitted = true
+	a.emit(e)
+}
+
+// open starts a new block.
+func (a *assembly) open(b Block) {
+	a.resp.Message.Blocks = append(a.resp.Message.Blocks, b)
+	a.texts = append(a.texts, []byte(b.Text))
+}
+
+// last is the block being streamed, nil before the first.
+func (a *assembly) last() *Block {
+	if n := len(a.resp.Message.Blocks); n > 0 {
+		return &a.resp.Message.Blocks[n-1]
+	}
+	return nil
+}
+
+// text adds streamed text or thinking to the last block when it is of that
+// kind, else to a new one, and emits it.
+func (a *assembly) text(kind BlockKind, s string) {
+	if s == "" {
+		return
+	}
+	if l := a.last(); l == nil || l.Kind != kind {
+		a.open(Block{Kind: kind})
+	}
+	n := len(a.texts) - 1
+	a.texts[n] = append(a.texts[n], s...)
+	ev := TextDelta
+	if kind == Thinking {
+		ev = ThinkingDelta
+	}
+	a.send(Event{Kind: ev, Text: s})
+}
+
+// call adds a complete tool call and emits it.
+func (a *assembly) call(b Block) {
+	a.open(b)
+	c := b
+	a.send(Event{Kind: ToolCall, Call: &c})
+}
+
+func (a *assembly) finish() Response {
+	a.resp.Message.Role = Assistant
+	for i, t := range a.texts {
+		a.resp.Message.Blocks[i].Text = string(t)
+	}
+	return a.resp
+}
+
+// jsonObject is a tool call's arguments as sent: "{}" for none.
+func jsonObject(raw []byte) (json.RawMessage, bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return json.RawMessage("{}"), true
+	}
+	if !json.Valid(raw) || raw[0] != '{' {
+		return nil, false
+	}
+	return json.RawMessage(raw), true
+}
