@@ -1,0 +1,193 @@
+package scripted
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Server is a running scripted provider.
+type Server struct {
+	script Script
+	ln     net.Listener
+	srv    *http.Server
+
+	mu       sync.Mutex
+	requests []Request
+}
+
+// Request is one request the server received.
+type Request struct {
+	Path   string
+	Header http.Header
+	Body   json.RawMessage
+}
+
+// Start serves the script on a free port of 127.0.0.1 until Close.
+func Start(s Script) (*Server, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("scripted: %w", err)
+	}
+	sv := &Server{script: s, ln: ln}
+	sv.srv = &http.Server{Handler: http.HandlerFunc(sv.serve), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = sv.srv.Serve(ln) }() // ends with ErrServerClosed at Close
+	return sv, nil
+}
+
+// URL is the base URL a client is given: the host for Anthropic (which
+// appends /v1/messages), the host and /v1 for Chat Completions (which
+// appends /chat/completions).
+func (s *Server) URL() string {
+	u := "http://" + s.ln.Addr().String()
+	if s.script.Format == OpenAIChat {
+		u += "/v1"
+	}
+	return u
+}
+
+// Requests returns every request received so far, in order.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]Request(nil), s.requests...)
+}
+
+// Close stops the server and drops open connections.
+func (s *Server) Close() error {
+	return s.srv.Close()
+}
+
+func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	s.mu.Lock()
+	n := len(s.requests)
+	s.requests = append(s.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	s.mu.Unlock()
+
+	want := "/v1/messages"
+	if s.script.Format == OpenAIChat {
+		want = "/chat/completions"
+	}
+	switch {
+	case r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, want):
+		s.fail(w, http.StatusNotFound, fmt.Sprintf("this server answers POST …%s", want))
+		return
+	case n >= len(s.script.Responses):
+		s.fail(w, http.StatusBadRequest, fmt.Sprintf("the script has no response for request %d", n+1))
+		return
+	}
+	resp := s.script.Responses[n]
+	if resp.Status != 0 && resp.Status != http.StatusOK {
+		if resp.RetryAfter != "" {
+			w.Header().Set("Retry-After", resp.RetryAfter)
+		}
+		if resp.RetryAfterMs > 0 {
+			w.Header().Set("Retry-After-Ms", strconv.Itoa(resp.RetryAfterMs))
+		}
+		s.fail(w, resp.Status, "scripted "+http.StatusText(resp.Status))
+		return
+	}
+	var req struct {
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(body, &req)
+	var events []event
+	if s.script.Format == Anthropic {
+		events = anthropicEvents(resp, req.Model, n)
+	} else {
+		events = openAIEvents(resp, req.Model, n)
+	}
+	play(w, r, events, resp.Faults)
+}
+
+// fail answers with an error body in the wire's shape.
+func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
+	var body any
+	if s.script.Format == Anthropic {
+		body = map[string]any{"type": "error", "error": map[string]string{"type": anthropicErrorType(status), "message": msg}}
+	} else {
+		body = map[string]any{"error": map[string]any{"message": msg, "type": "server_error", "code": nil}}
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(body)
+}
+
+func anthropicErrorType(status int) string {
+	switch status {
+	case http.StatusUnauthorized:
+		return "authentication_error"
+	case http.StatusForbidden:
+		return "permission_error"
+	case http.StatusNotFound:
+		return "not_found_error"
+	case http.StatusTooManyRequests:
+		return "rate_limit_error"
+	case 529:
+		return "overloaded_error"
+	}
+	if status >= 500 {
+		return "api_error"
+	}
+	return "invalid_request_error"
+}
+
+// event is one SSE event: a named event, a data line, or a comment.
+type event struct {
+	name    string // Anthropic's event: line; "" for none
+	data    any    // marshalled as the data: line; a string is sent as it is
+	comment string // a ": comment" line instead of data
+}
+
+// play streams the events with the faults applied. A cut aborts the
+// connection without the chunked stream's end, as a dropped connection
+// looks to a client.
+func play(w http.ResponseWriter, r *http.Request, events []event, f Faults) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	for i, e := range events {
+		if i > 0 && f.DelayMs > 0 {
+			select {
+			case <-time.After(time.Duration(f.DelayMs) * time.Millisecond):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		if f.CutAfter > 0 && i == f.CutAfter {
+			panic(http.ErrAbortHandler)
+		}
+		var b strings.Builder
+		switch {
+		case e.comment != "":
+			b.WriteString(": " + e.comment + "\n\n")
+		default:
+			if e.name != "" {
+				b.WriteString("event: " + e.name + "\n")
+			}
+			data, ok := e.data.(string)
+			if !ok {
+				j, _ := json.Marshal(e.data)
+				data = string(j)
+			}
+			b.WriteString("data: " + data + "\n\n")
+		}
+		if _, err := io.WriteString(w, b.String()); err != nil {
+			return
+		}
+		if fl != nil {
+			fl.Flush()
+		}
+	}
+}
