@@ -73,7 +73,11 @@ func (c caller) stream(ctx context.Context, newReq func(context.Context) (*http.
 			return a.finish(), ctx.Err()
 		}
 		if !err.Retryable || a.emitted || attempt > c.maxRetries || after > maxRetryAfter {
-			if err.Retryable && attempt > c.maxRetries && c.maxRetries > 0 {
+			switch {
+			case !err.Retryable || a.emitted:
+			case after > maxRetryAfter:
+				err.Message += fmt.Sprintf(" (it asks to wait %v before trying again)", after.Round(time.Second))
+			case c.maxRetries > 0:
 				err.Message += fmt.Sprintf(" (gave up after %d retries)", c.maxRetries)
 			}
 			return a.finish(), err
@@ -121,7 +125,7 @@ func (c caller) attempt(ctx context.Context, newReq func(context.Context) (*http
 			Retryable: retryableStatus(resp.StatusCode),
 		}, retryAfter(resp.Header, time.Now())
 	}
-	err = decode(&sseReader{r: bufio.NewReader(resp.Body)}, a)
+	err = decode(&sseReader{ctx: ctx, r: bufio.NewReader(resp.Body)}, a)
 	if err == nil {
 		return nil, 0
 	}
@@ -202,12 +206,18 @@ func errorMessage(body []byte) string {
 // sseReader reads server-sent events: "event:" and "data:" lines up to a
 // blank line. Comments (": ping") and other fields are skipped.
 type sseReader struct {
-	r *bufio.Reader
+	// ctx stops the reading even where events are already buffered, so
+	// nothing is emitted after a cancel.
+	ctx context.Context
+	r   *bufio.Reader
 }
 
 // next returns the next event's type and data. A stream that ends inside an
 // event, or before any, returns io.ErrUnexpectedEOF or io.EOF.
 func (s *sseReader) next() (event string, data []byte, err error) {
+	if err := s.ctx.Err(); err != nil {
+		return "", nil, err
+	}
 	var dataLines [][]byte
 	for {
 		line, err := s.r.ReadBytes('\n')

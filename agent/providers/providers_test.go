@@ -505,7 +505,7 @@ func TestCancelMidStream(t *testing.T) {
 					cancel()
 				}
 			})
-			if took := time.Since(cancelled); took > 300*time.Millisecond {
+			if took := time.Since(cancelled); took > 100*time.Millisecond {
 				t.Errorf("returned %v after the cancel", took)
 			}
 			if !errors.Is(err, context.Canceled) {
@@ -515,6 +515,39 @@ func TestCancelMidStream(t *testing.T) {
 				t.Errorf("partial response %+v", resp.Message)
 			}
 		})
+	}
+}
+
+// TestNothingEmittedAfterCancel: events already buffered when the caller
+// cancels are dropped, not shown.
+func TestNothingEmittedAfterCancel(t *testing.T) {
+	for _, f := range formats {
+		t.Run(string(f), func(t *testing.T) {
+			parts := []scripted.Part{}
+			for range 200 {
+				parts = append(parts, text("x"))
+			}
+			s := serve(t, f, scripted.Response{Parts: parts})
+			ctx, cancel := context.WithCancel(t.Context())
+			n := 0
+			_, err := client(f, s.URL(), "", 0).Stream(ctx, hello, func(providers.Event) {
+				n++
+				cancel()
+			})
+			if !errors.Is(err, context.Canceled) || n != 1 {
+				t.Fatalf("error %v, %d events", err, n)
+			}
+		})
+	}
+}
+
+// TestRetryAfterTooLong: a provider asking for minutes is reported, not
+// waited for behind a status line.
+func TestRetryAfterTooLong(t *testing.T) {
+	s := serve(t, scripted.Anthropic, scripted.Response{Status: 429, RetryAfter: "3600"})
+	r := run(t.Context(), client(scripted.Anthropic, s.URL(), "", 0), hello)
+	if r.err == nil || !strings.Contains(r.err.Error(), "wait 1h0m0s") || len(r.events) != 0 {
+		t.Fatalf("%v %v", r.err, r.kinds())
 	}
 }
 
