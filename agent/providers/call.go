@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"mime"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -124,6 +125,12 @@ func (c caller) attempt(ctx context.Context, newReq func(context.Context) (*http
 			Message:   fmt.Sprintf("%s: %d %s: %s", c.name, resp.StatusCode, http.StatusText(resp.StatusCode), errorMessage(body)),
 			Retryable: retryableStatus(resp.StatusCode),
 		}, retryAfter(resp.Header, time.Now())
+	}
+	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+		// A server (or a proxy before it) that ignored stream: true, or
+		// put an error behind a 200: the same body would come again.
+		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		return &Error{Status: resp.StatusCode, Message: fmt.Sprintf("%s: a JSON answer instead of a stream: %s", c.name, errorMessage(body))}, 0
 	}
 	err = decode(&sseReader{ctx: ctx, r: bufio.NewReader(resp.Body)}, a)
 	if err == nil {

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
@@ -680,5 +682,26 @@ func TestAssistantOnlyToolCalls(t *testing.T) {
 	}
 	if args := asst["tool_calls"].([]any)[0].(map[string]any)["function"].(map[string]any)["arguments"]; args != "{}" {
 		t.Errorf("arguments %v", args)
+	}
+}
+
+// TestJSONInsteadOfStream: a server that ignores stream: true is reported
+// at once, not retried as a cut stream.
+func TestJSONInsteadOfStream(t *testing.T) {
+	calls := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls++
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		_, _ = w.Write([]byte(`{"error":{"message":"streaming is not supported"}}`))
+	}))
+	defer srv.Close()
+	for _, f := range formats {
+		r := run(t.Context(), client(f, srv.URL, "", 0), hello)
+		if r.err == nil || !strings.Contains(r.err.Error(), "streaming is not supported") || len(r.events) != 0 {
+			t.Errorf("%s: %v %v", f, r.err, r.kinds())
+		}
+	}
+	if calls != 2 {
+		t.Errorf("%d calls, want one per format", calls)
 	}
 }
