@@ -66,21 +66,26 @@ type decodeFunc func(s *sseReader, a *assembly) error
 func (c caller) stream(ctx context.Context, newReq func(context.Context) (*http.Request, error), decode decodeFunc, emit func(Event)) (Response, error) {
 	for attempt := 1; ; attempt++ {
 		a := &assembly{emit: emit}
-		err, after := c.attempt(ctx, newReq, decode, a)
+		after, err := c.attempt(ctx, newReq, decode, a)
 		if err == nil {
 			return a.finish(), nil
 		}
 		if ctx.Err() != nil {
 			return a.finish(), ctx.Err()
 		}
-		if !err.Retryable || a.emitted || attempt > c.maxRetries || after > maxRetryAfter {
-			switch {
-			case !err.Retryable || a.emitted:
-			case after > maxRetryAfter:
-				err.Message += fmt.Sprintf(" (it asks to wait %v before trying again)", after.Round(time.Second))
-			case c.maxRetries > 0:
+		retry := err.Retryable && !a.emitted
+		switch {
+		case !retry:
+		case after > maxRetryAfter:
+			err.Message += fmt.Sprintf(" (it asks to wait %v before trying again)", after.Round(time.Second))
+			retry = false
+		case attempt > c.maxRetries:
+			if c.maxRetries > 0 {
 				err.Message += fmt.Sprintf(" (gave up after %d retries)", c.maxRetries)
 			}
+			retry = false
+		}
+		if !retry {
 			return a.finish(), err
 		}
 		wait := after
@@ -105,43 +110,43 @@ func backoff(n int) time.Duration {
 	return d - time.Duration(rand.Int64N(int64(d)/4))
 }
 
-// attempt is one HTTP exchange. It returns the failure, if any, and the
-// provider's retry-after (0 when it named none).
-func (c caller) attempt(ctx context.Context, newReq func(context.Context) (*http.Request, error), decode decodeFunc, a *assembly) (*Error, time.Duration) {
+// attempt is one HTTP exchange. It returns the provider's retry-after (0
+// when it named none) and the failure, if any.
+func (c caller) attempt(ctx context.Context, newReq func(context.Context) (*http.Request, error), decode decodeFunc, a *assembly) (time.Duration, *Error) {
 	req, err := newReq(ctx)
 	if err != nil {
-		return &Error{Message: c.name + ": " + err.Error()}, 0
+		return 0, &Error{Message: c.name + ": " + err.Error()}
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// Nothing arrived, so the request can be sent again as it was.
-		return &Error{Message: fmt.Sprintf("%s: cannot reach %s: %v", c.name, req.URL.Host, unwrapURLError(err)), Retryable: true}, 0
+		return 0, &Error{Message: fmt.Sprintf("%s: cannot reach %s: %v", c.name, req.URL.Host, unwrapURLError(err)), Retryable: true}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return &Error{
+		return retryAfter(resp.Header, time.Now()), &Error{
 			Status:    resp.StatusCode,
 			Message:   fmt.Sprintf("%s: %d %s: %s", c.name, resp.StatusCode, http.StatusText(resp.StatusCode), errorMessage(body)),
 			Retryable: retryableStatus(resp.StatusCode),
-		}, retryAfter(resp.Header, time.Now())
+		}
 	}
 	if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
 		// A server (or a proxy before it) that ignored stream: true, or
 		// put an error behind a 200: the same body would come again.
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return &Error{Status: resp.StatusCode, Message: fmt.Sprintf("%s: a JSON answer instead of a stream: %s", c.name, errorMessage(body))}, 0
+		return 0, &Error{Message: fmt.Sprintf("%s: a JSON answer instead of a stream: %s", c.name, errorMessage(body))}
 	}
 	err = decode(&sseReader{ctx: ctx, r: bufio.NewReader(resp.Body)}, a)
 	if err == nil {
-		return nil, 0
+		return 0, nil
 	}
 	var e *Error
 	if errors.As(err, &e) {
 		e.Message = c.name + ": " + e.Message
-		return e, 0
+		return 0, e
 	}
-	return &Error{Message: fmt.Sprintf("%s: the stream was cut before the response ended: %v", c.name, err), Retryable: true}, 0
+	return 0, &Error{Message: fmt.Sprintf("%s: the stream was cut before the response ended: %v", c.name, err), Retryable: true}
 }
 
 // unwrapURLError drops net/http's "Post URL:" prefix, which repeats what
