@@ -37,7 +37,7 @@ func NewAnthropic(o AnthropicOptions) Provider {
 	if maxTokens <= 0 {
 		maxTokens = 8192
 	}
-	return &anthropic{url: url, key: o.APIKey, maxTokens: maxTokens, caller: newCaller("Anthropic", o.HTTPClient, o.MaxRetries)}
+	return &anthropic{url: url, key: o.APIKey, maxTokens: maxTokens, caller: newCaller(o.HTTPClient, o.MaxRetries)}
 }
 
 type anthropic struct {

@@ -38,13 +38,14 @@ const (
 )
 
 // caller is what both clients share: the HTTP client and the retry policy.
+// Its errors do not name the provider: the caller knows which endpoint it
+// called and says so once.
 type caller struct {
-	name       string // the provider as the user knows it, in messages
 	http       *http.Client
 	maxRetries int
 }
 
-func newCaller(name string, c *http.Client, maxRetries int) caller {
+func newCaller(c *http.Client, maxRetries int) caller {
 	if c == nil {
 		c = http.DefaultClient
 	}
@@ -54,7 +55,7 @@ func newCaller(name string, c *http.Client, maxRetries int) caller {
 	case maxRetries < 0:
 		maxRetries = 0
 	}
-	return caller{name: name, http: c, maxRetries: maxRetries}
+	return caller{http: c, maxRetries: maxRetries}
 }
 
 // decodeFunc reads one successful response's stream into a, returning nil
@@ -115,19 +116,19 @@ func backoff(n int) time.Duration {
 func (c caller) attempt(ctx context.Context, newReq func(context.Context) (*http.Request, error), decode decodeFunc, a *assembly) (time.Duration, *Error) {
 	req, err := newReq(ctx)
 	if err != nil {
-		return 0, &Error{Message: c.name + ": " + err.Error()}
+		return 0, &Error{Message: err.Error()}
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
 		// Nothing arrived, so the request can be sent again as it was.
-		return 0, &Error{Message: fmt.Sprintf("%s: cannot reach %s: %v", c.name, req.URL.Host, unwrapURLError(err)), Retryable: true}
+		return 0, &Error{Message: fmt.Sprintf("cannot reach %s: %v", req.URL.Host, unwrapURLError(err)), Retryable: true}
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		return retryAfter(resp.Header, time.Now()), &Error{
 			Status:    resp.StatusCode,
-			Message:   fmt.Sprintf("%s: %d %s: %s", c.name, resp.StatusCode, http.StatusText(resp.StatusCode), errorMessage(body)),
+			Message:   fmt.Sprintf("%d %s: %s", resp.StatusCode, http.StatusText(resp.StatusCode), errorMessage(body)),
 			Retryable: retryableStatus(resp.StatusCode),
 		}
 	}
@@ -135,18 +136,16 @@ func (c caller) attempt(ctx context.Context, newReq func(context.Context) (*http
 		// A server (or a proxy before it) that ignored stream: true, or
 		// put an error behind a 200: the same body would come again.
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return 0, &Error{Message: fmt.Sprintf("%s: a JSON answer instead of a stream: %s", c.name, errorMessage(body))}
+		return 0, &Error{Message: "a JSON answer instead of a stream: " + errorMessage(body)}
 	}
 	err = decode(&sseReader{ctx: ctx, r: bufio.NewReader(resp.Body)}, a)
 	if err == nil {
 		return 0, nil
 	}
-	var e *Error
-	if errors.As(err, &e) {
-		e.Message = c.name + ": " + e.Message
+	if e, ok := errors.AsType[*Error](err); ok {
 		return 0, e
 	}
-	return 0, &Error{Message: fmt.Sprintf("%s: the stream was cut before the response ended: %v", c.name, err), Retryable: true}
+	return 0, &Error{Message: fmt.Sprintf("the stream was cut before the response ended: %v", err), Retryable: true}
 }
 
 // unwrapURLError drops net/http's "Post URL:" prefix, which repeats what

@@ -34,7 +34,7 @@ func NewOpenAIChat(o OpenAIOptions) Provider {
 	if url == "" {
 		url = "https://api.openai.com/v1"
 	}
-	return &openAIChat{url: url, key: o.APIKey, caller: newCaller("OpenAI-compatible server", o.HTTPClient, o.MaxRetries)}
+	return &openAIChat{url: url, key: o.APIKey, caller: newCaller(o.HTTPClient, o.MaxRetries)}
 }
 
 type openAIChat struct {
