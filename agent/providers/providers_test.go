@@ -245,6 +245,7 @@ func TestThinkingRoundTrip(t *testing.T) {
 	s := serve(t, scripted.Anthropic,
 		scripted.Response{Parts: []scripted.Part{
 			{Thinking: "The user "}, {Thinking: "wants a file.", Signature: "c2lnbmF0dXJl"},
+			{Redacted: "ZW5jcnlwdGVk"},
 			tool("read", `{"path":"a.go"}`),
 		}},
 		scripted.Response{Parts: []scripted.Part{text("Done.")}},
@@ -264,6 +265,9 @@ func TestThinkingRoundTrip(t *testing.T) {
 	if th.Kind != providers.Thinking || th.Text != "The user wants a file." || th.Signature != "c2lnbmF0dXJl" {
 		t.Fatalf("thinking block %+v", th)
 	}
+	if rd := r.resp.Message.Blocks[1]; rd.Kind != providers.RedactedThinking || rd.Signature != "ZW5jcnlwdGVk" || rd.Text != "" {
+		t.Fatalf("redacted thinking block %+v", rd)
+	}
 	first := body(t, s, 0)
 	if th, _ := first["thinking"].(map[string]any); th["type"] != "enabled" || th["budget_tokens"] != 2048.0 {
 		t.Errorf("thinking %v", first["thinking"])
@@ -278,9 +282,12 @@ func TestThinkingRoundTrip(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	msgs := body(t, s, 1)["messages"].([]any)
-	sent := msgs[1].(map[string]any)["content"].([]any)[0].(map[string]any)
-	if sent["type"] != "thinking" || sent["thinking"] != "The user wants a file." || sent["signature"] != "c2lnbmF0dXJl" || sent["cache_control"] != nil {
-		t.Errorf("thinking sent back as %v", sent)
+	sent := msgs[1].(map[string]any)["content"].([]any)
+	if th := sent[0].(map[string]any); th["type"] != "thinking" || th["thinking"] != "The user wants a file." || th["signature"] != "c2lnbmF0dXJl" || th["cache_control"] != nil {
+		t.Errorf("thinking sent back as %v", th)
+	}
+	if rd := sent[1].(map[string]any); rd["type"] != "redacted_thinking" || rd["data"] != "ZW5jcnlwdGVk" || len(rd) != 2 {
+		t.Errorf("redacted thinking sent back as %v", rd)
 	}
 }
 

@@ -57,7 +57,7 @@ func TestOfficialSDKsAgree(t *testing.T) {
 	only[scripted.Anthropic] = map[string]scripted.Response{
 		"thinking": {Parts: []scripted.Part{
 			{Thinking: "First "}, {Thinking: "thought."}, {Signature: "c2lnLTE="},
-			{Thinking: "Second.", Signature: "c2lnLTI="},
+			{Thinking: "Second.", Signature: "c2lnLTI="}, {Redacted: "b3BhcXVl"},
 			text("Answer."), tool("read", `{"path":"b"}`),
 		}, Usage: usage},
 		"refusal":        {Parts: []scripted.Part{text("No.")}, Stop: "refusal"},

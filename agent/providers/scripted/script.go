@@ -16,6 +16,7 @@
 //	    {
 //	      "parts": [
 //	        {"thinking": "Let me look.", "signature": "sig"},
+//	        {"redacted": "opaque data"},
 //	        {"text": "I'll read "}, {"text": "the file."},
 //	        {"ping": true},
 //	        {"tool": {"name": "read", "input": {"path": "a.go"}}},
@@ -81,6 +82,9 @@ type Part struct {
 	Thinking  string    `json:"thinking,omitempty"`
 	Signature string    `json:"signature,omitempty"`
 	Tool      *ToolCall `json:"tool,omitempty"`
+	// Redacted is an encrypted thinking block's data (Anthropic only; left
+	// out of Chat Completions, which has none).
+	Redacted string `json:"redacted,omitempty"`
 	// Ping is a keep-alive: Anthropic's ping event, an SSE comment in
 	// Chat Completions.
 	Ping bool `json:"ping,omitempty"`
@@ -133,13 +137,13 @@ func (s Script) check() error {
 	for i, r := range s.Responses {
 		for j, p := range r.Parts {
 			n := 0
-			for _, set := range []bool{p.Text != "", p.Thinking != "" || p.Signature != "", p.Tool != nil, p.Ping, p.Error != ""} {
+			for _, set := range []bool{p.Text != "", p.Thinking != "" || p.Signature != "", p.Tool != nil, p.Redacted != "", p.Ping, p.Error != ""} {
 				if set {
 					n++
 				}
 			}
 			if n != 1 {
-				return fmt.Errorf("scripted: response %d part %d must set exactly one of text, thinking, tool, ping, error", i, j)
+				return fmt.Errorf("scripted: response %d part %d must set exactly one of text, thinking, tool, redacted, ping, error", i, j)
 			}
 			if p.Tool != nil && len(p.Tool.Input) > 0 && !json.Valid(p.Tool.Input) {
 				return fmt.Errorf("scripted: response %d part %d: the tool input is not JSON", i, j)

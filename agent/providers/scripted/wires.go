@@ -70,6 +70,9 @@ func anthropicEvents(r Response, model string, n int) []event {
 				delta(map[string]any{"type": "input_json_delta", "partial_json": s})
 			}
 			closeBlock()
+		case p.Redacted != "":
+			start("redacted_thinking", map[string]any{"data": p.Redacted})
+			closeBlock()
 		case p.Ping:
 			events = append(events, ev("ping", map[string]any{}))
 		case p.Error != "":
