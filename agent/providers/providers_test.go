@@ -712,3 +712,38 @@ func TestJSONInsteadOfStream(t *testing.T) {
 		t.Errorf("%d calls, want one per format", calls)
 	}
 }
+
+// TestScriptFromJSON plays a script loaded from JSON, as tandem demo
+// embeds one, through both clients.
+func TestScriptFromJSON(t *testing.T) {
+	for _, f := range formats {
+		t.Run(string(f), func(t *testing.T) {
+			script, err := scripted.Parse([]byte(`{"format": "` + string(f) + `", "responses": [
+				{"status": 503, "retryAfterMs": 10},
+				{"parts": [{"text": "Reading."}, {"tool": {"name": "read", "input": {"path": "main.go"}}}],
+				 "usage": {"input": 10, "output": 5}},
+				{"parts": [{"text": "Done."}]}
+			]}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := scripted.Start(script)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			p := client(f, s.URL(), "", 0)
+			r := run(t.Context(), p, hello)
+			want := []providers.EventKind{providers.Retrying, providers.TextDelta, providers.ToolCall}
+			if r.err != nil || !reflect.DeepEqual(r.kinds(), want) || r.resp.Usage.Output != 5 {
+				t.Fatalf("%v %v %+v", r.err, r.kinds(), r.resp.Usage)
+			}
+			if r := run(t.Context(), p, hello); r.err != nil || r.text() != "Done." {
+				t.Fatalf("%v %q", r.err, r.text())
+			}
+			if r := run(t.Context(), p, hello); r.err == nil || !strings.Contains(r.err.Error(), "no response for request 4") {
+				t.Fatalf("past the script's end: %v", r.err)
+			}
+		})
+	}
+}
