@@ -265,6 +265,9 @@ func decodeOpenAI(s *sseReader, a *assembly) error {
 			return &Error{Message: fmt.Sprintf("undecodable chunk %.200q: %v", data, err)}
 		}
 		if len(ch.Error) > 0 && string(ch.Error) != "null" {
+			// Servers and routers (OpenRouter, vLLM) report an upstream
+			// failure this way once the 200 is sent; it is retried like a
+			// cut stream, so only while nothing was shown.
 			return &Error{Message: errorMessage(data), Retryable: true}
 		}
 		for _, c := range ch.Choices {
