@@ -21,7 +21,7 @@ import (
 // SDKs: the wires are small, one retry loop and one SSE reader then serve
 // both, the OpenAI-compatible quirks (a missing or always-zero tool call
 // index) need our own merging anyway, and the Anthropic SDK alone would add
-// about 7.5 MB to the binary.
+// 7.5 MB to the binary by being imported, 8.5 MB once it streams.
 
 const (
 	defaultMaxRetries = 4
