@@ -253,6 +253,8 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		c.add(resp.Message, emit)
 		emit(c.usage(resp.Usage))
 		switch resp.Stop {
+		case providers.Paused:
+			continue // the provider paused a long turn: ask it to go on
 		case providers.MaxTokens:
 			return acp.StopReasonMaxTokens, nil
 		case providers.Refusal:

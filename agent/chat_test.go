@@ -500,3 +500,24 @@ func TestCompactionSummarisesOlderTurns(t *testing.T) {
 		t.Fatalf("the stored chat loads %d messages (%v), want the summary, the prompt and the answer", len(msgs), err)
 	}
 }
+
+// A response the provider paused is continued in the same turn.
+func TestPausedResponseIsContinued(t *testing.T) {
+	m := &scriptedModel{}
+	m.responses = []func(providers.Request) providers.Response{
+		func(r providers.Request) providers.Response {
+			resp := say("first half, ")(r)
+			resp.Stop = providers.Paused
+			return resp
+		},
+		say("second half."),
+	}
+	c := newTestChat(t, t.TempDir(), m, nil)
+	var u updates
+	if stop, err := c.Prompt(context.Background(), textPrompt("long"), u.emit); stop != acp.StopReasonEndTurn || err != nil {
+		t.Fatalf("stop %q err %v", stop, err)
+	}
+	if got := u.text(); got != "first half, second half." || len(m.requests) != 2 {
+		t.Fatalf("answer %q after %d calls", got, len(m.requests))
+	}
+}

@@ -3,9 +3,11 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"sort"
 	"strings"
 
+	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
 )
 
@@ -103,4 +105,22 @@ func (e Endpoint) String() string { return e.Provider + "/" + e.Model }
 // MarshalJSON leaves the key out, wherever an endpoint is written.
 func (e Endpoint) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]string{"provider": e.Provider, "api": e.API, "url": e.URL, "model": e.Model})
+}
+
+// NewProvider is the client for e's wire format.
+func NewProvider(e Endpoint) providers.Provider {
+	if e.API == APIAnthropic {
+		return providers.NewAnthropic(providers.AnthropicOptions{URL: e.URL, APIKey: e.Key})
+	}
+	return providers.NewOpenAIChat(providers.OpenAIOptions{URL: e.URL, APIKey: e.Key})
+}
+
+// Connect is the Connector every front door uses: the endpoint from the
+// user's own settings, its key from the process environment.
+func Connect(st *config.Settings, model string) (providers.Provider, Endpoint, error) {
+	e, err := ResolveEndpoint(st, model, os.Getenv)
+	if err != nil {
+		return nil, Endpoint{}, err
+	}
+	return NewProvider(e), e, nil
 }
