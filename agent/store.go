@@ -17,6 +17,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/config"
 )
 
 // Store keeps chats on disk, one append-only file of JSON lines per chat
@@ -239,3 +240,6 @@ func Replay(msgs []providers.Message) []acp.SessionUpdate {
 	}
 	return out
 }
+
+// UserStore is the user's chat store, $XDG_STATE_HOME/tandem/chats.
+func UserStore() (*Store, error) { return OpenStore(filepath.Join(config.StateDir(), "chats")) }

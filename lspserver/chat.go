@@ -33,7 +33,7 @@ func (s *Server) newAgentService() *agent.Service {
 			return nil, agent.Endpoint{}, errNoConnector
 		}
 	}
-	store, err := agent.OpenStore(filepath.Join(config.StateDir(), "chats"))
+	store, err := agent.UserStore()
 	if err != nil {
 		s.log.Warn("chats are not kept", "err", err)
 		store = nil

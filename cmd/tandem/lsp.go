@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/lspserver"
 )
@@ -74,6 +75,7 @@ func runLSP(args []string) int {
 	log.Info("tandem lsp starting", "version", tandemVersion())
 	code := lspserver.Serve(ctx, os.Stdin, os.Stdout, lspserver.Options{
 		Log: log, Settings: settings, SettingsErr: settingsErr, Cwd: cwd, Version: tandemVersion(), LogPath: shown,
+		Connect: agent.Connect,
 	})
 	log.Info("tandem lsp exiting", "status", code)
 	return code

@@ -19,7 +19,7 @@ type command struct {
 }
 
 // commands is every subcommand, in the order `tandem --help` lists them.
-var commands = []command{demoCommand, doctorCommand, lspCommand, mcpCommand, toolCommand, versionCommand}
+var commands = []command{chatCommand, demoCommand, doctorCommand, lspCommand, mcpCommand, toolCommand, versionCommand}
 
 // commandNamed finds the subcommand called name.
 func commandNamed(name string) (command, bool) {

@@ -1,0 +1,149 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/agent"
+	"github.com/tandemdev/tandem/shell"
+)
+
+var chatCommand = command{
+	name:    "chat",
+	usage:   "tandem chat -p PROMPT [--model PROVIDER/MODEL] [--cwd DIR]",
+	summary: "Run the agent headless on one prompt: the answer streams to standard output.",
+	help: `The agent works in DIR (default: the current directory) with the same
+tools, gate and settings as in the editor. Its answer streams to standard
+output; each tool call, the usage and any status go to standard error.
+Questions are asked on the terminal when there is one; without one they are
+unanswered, so a step outside your auto set is refused.
+The model is --model, else agent.model from your user settings
+(docs/settings.md); its API key comes only from the environment.
+Exit status: 0 when the model ended the turn, 1 on an error or a turn that
+stopped early (limits, refusal), 2 for bad usage, 130 when interrupted.`,
+	run: runChat,
+}
+
+func runChat(args []string) int {
+	fs := flag.NewFlagSet("tandem chat", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	prompt := fs.String("p", "", "")
+	model := fs.String("model", "", "")
+	cwd := fs.String("cwd", "", "")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 || *prompt == "" {
+		fmt.Fprintln(os.Stderr, "tandem chat: usage: tandem chat -p PROMPT [--model PROVIDER/MODEL] [--cwd DIR]")
+		return exitUsage
+	}
+	if *cwd != "" {
+		if err := os.Chdir(*cwd); err != nil {
+			fmt.Fprintln(os.Stderr, "tandem chat:", err)
+			return exitUsage
+		}
+	}
+	s, err := standaloneSession("tandem chat", shell.TerminalAsker(os.Stdin, os.Stderr))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tandem chat:", err)
+		return exitError
+	}
+	for _, p := range agent.SettingsProblems(s.Settings()) {
+		fmt.Fprintln(os.Stderr, "tandem chat:", p)
+	}
+	provider, end, err := agent.Connect(s.Settings(), *model)
+	if err != nil {
+		s.Close()
+		fmt.Fprintln(os.Stderr, "tandem chat:", err)
+		return exitError
+	}
+	store, err := agent.UserStore()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tandem chat: the chat is not kept:", err)
+	}
+	chat := agent.NewChat(agent.Options{Session: s, Provider: provider, Endpoint: end, Store: store})
+	defer chat.Close()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	p := &printer{out: os.Stdout, status: os.Stderr, root: s.Roots[0]}
+	reason, err := chat.Prompt(ctx, []acp.ContentBlock{acp.TextBlock(*prompt)}, p.update)
+	p.endLine()
+	switch {
+	case err != nil:
+		fmt.Fprintln(os.Stderr, "tandem chat:", err)
+		return exitError
+	case reason == acp.StopReasonCancelled:
+		fmt.Fprintln(os.Stderr, "tandem chat: stopped")
+		return 130
+	case reason != acp.StopReasonEndTurn:
+		fmt.Fprintf(os.Stderr, "tandem chat: the turn stopped early: %s\n", reason)
+		return exitError
+	}
+	return exitOK
+}
+
+// printer shows a turn's updates on a terminal or in a log: the answer on
+// out, everything else on status.
+type printer struct {
+	out, status io.Writer
+	root        string
+	midLine     bool // out's last write did not end a line
+	titles      map[acp.ToolCallId]string
+}
+
+func (p *printer) update(u acp.SessionUpdate) {
+	switch {
+	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
+		t := u.AgentMessageChunk.Content.Text.Text
+		fmt.Fprint(p.out, t)
+		p.midLine = t != "" && !strings.HasSuffix(t, "\n")
+	case u.AgentThoughtChunk != nil && u.AgentThoughtChunk.Content.Text != nil:
+		p.endLine()
+		fmt.Fprintf(p.status, "  … %s\n", strings.TrimSpace(u.AgentThoughtChunk.Content.Text.Text))
+	case u.ToolCall != nil:
+		p.endLine()
+		if p.titles == nil {
+			p.titles = map[acp.ToolCallId]string{}
+		}
+		p.titles[u.ToolCall.ToolCallId] = u.ToolCall.Title
+		fmt.Fprintf(p.status, "→ %s\n", p.relative(u.ToolCall.Title))
+	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
+		switch *u.ToolCallUpdate.Status {
+		case acp.ToolCallStatusCompleted:
+			fmt.Fprintf(p.status, "  ✓ %s\n", p.relative(p.titles[u.ToolCallUpdate.ToolCallId]))
+		case acp.ToolCallStatusFailed:
+			fmt.Fprintf(p.status, "  ✗ %s%s\n", p.relative(p.titles[u.ToolCallUpdate.ToolCallId]), refusalCode(u.ToolCallUpdate.RawOutput))
+		}
+	case u.UsageUpdate != nil:
+		p.endLine()
+		in, _ := u.UsageUpdate.Meta["tandem"].(map[string]any)
+		fmt.Fprintf(p.status, "  (context %d tokens; this call: %v in, %v cached, %v out)\n", u.UsageUpdate.Used, in["input"], in["cacheRead"], in["output"])
+	}
+}
+
+// relative shortens the workspace root out of a title.
+func (p *printer) relative(title string) string {
+	return strings.ReplaceAll(title, p.root+string(filepath.Separator), "")
+}
+
+func refusalCode(raw any) string {
+	if m, ok := raw.(map[string]any); ok {
+		if code, ok := m["code"]; ok {
+			return fmt.Sprintf(" (%v)", code)
+		}
+	}
+	return ""
+}
+
+func (p *printer) endLine() {
+	if p.midLine {
+		fmt.Fprintln(p.out)
+		p.midLine = false
+	}
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/agent/providers/scripted"
+)
+
+// tandem chat -p runs a whole turn headless against a real HTTP provider
+// (the scripted one, in each wire format): it reads, writes, answers on
+// standard output, reports each tool call on standard error, and sends the
+// key from the environment to the provider — and nowhere else: not to a
+// file it writes, its log, its chat file, or its output.
+func TestChatHeadlessAgainstBothWires(t *testing.T) {
+	const key = "tandem-test-key-4f1c9a7b2e6d0853"
+	for _, format := range []scripted.Format{scripted.OpenAIChat, scripted.Anthropic} {
+		t.Run(string(format), func(t *testing.T) {
+			ws, home := t.TempDir(), t.TempDir()
+			if err := os.WriteFile(filepath.Join(ws, "greet.txt"), []byte("helo\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			srv, err := scripted.Start(scripted.Script{Format: format, Responses: []scripted.Response{
+				{Parts: []scripted.Part{{Tool: &scripted.ToolCall{Name: "read", Input: json.RawMessage(`{"path":"greet.txt"}`)}}}},
+				{Parts: []scripted.Part{{Text: "Fixing the typo. "}, {Tool: &scripted.ToolCall{Name: "write", Input: json.RawMessage(`{"path":"greet.txt","content":"hello\n"}`)}}}},
+				{Parts: []scripted.Part{{Text: "Fixed "}, {Text: "the greeting."}}, Usage: providers.Usage{Input: 120, Output: 12}},
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			cfg := filepath.Join(home, "config")
+			if err := os.MkdirAll(filepath.Join(cfg, "tandem"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			settings := fmt.Sprintf(`{"agent":{"model":"local/tester","providers":{"local":{"api":%q,"url":%q,"apiKeyEnv":"TANDEM_TEST_KEY"}}}}`, format, srv.URL())
+			if err := os.WriteFile(filepath.Join(cfg, "tandem", "config.json"), []byte(settings), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(builtTandem(t), "chat", "-p", "fix the greeting", "--cwd", ws)
+			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+filepath.Join(home, "state"), "TANDEM_TEST_KEY="+key)
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("tandem chat: %v\n%s", err, stderr.String())
+			}
+			if got := stdout.String(); got != "Fixing the typo. \nFixed the greeting.\n" {
+				t.Fatalf("stdout %q", got)
+			}
+			for _, want := range []string{"→ Read greet.txt", "✓ Write greet.txt"} {
+				if !strings.Contains(stderr.String(), want) {
+					t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+				}
+			}
+			if b, _ := os.ReadFile(filepath.Join(ws, "greet.txt")); string(b) != "hello\n" {
+				t.Fatalf("greet.txt %q", b)
+			}
+			reqs := srv.Requests()
+			if len(reqs) != 3 {
+				t.Fatalf("%d model calls, want 3", len(reqs))
+			}
+			if h := reqs[0].Header; h.Get("Authorization") != "Bearer "+key && h.Get("X-Api-Key") != key {
+				t.Fatalf("the key did not reach the provider: %v", h)
+			}
+			if strings.Contains(stdout.String()+stderr.String(), key) {
+				t.Fatal("the key reached tandem's output")
+			}
+			for _, dir := range []string{home, ws} {
+				_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+					if err == nil && !d.IsDir() && p != filepath.Join(cfg, "tandem", "config.json") {
+						if b, _ := os.ReadFile(p); bytes.Contains(b, []byte(key)) {
+							t.Errorf("the key is in %s", p)
+						}
+					}
+					return nil
+				})
+			}
+			if _, err := os.Stat(filepath.Join(home, "state", "tandem", "chats")); err != nil {
+				t.Errorf("the chat was not kept: %v", err)
+			}
+		})
+	}
+}
