@@ -16,6 +16,7 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 
+	acp "github.com/coder/acp-go-sdk"
 	"github.com/tandemdev/tandem"
 )
 
@@ -49,10 +50,13 @@ type demo struct {
 	session string         // the agent session, once opened
 	retry   map[string]any // the edit steps' refused call, sent again
 	home    string         // the temporary HOME of the spawned tandem
+	chat    string         // the agent's chat, once opened
 
-	mu      sync.Mutex
-	answers []string // the user's scripted answers to the next questions, in order
-	asked   int      // questions the editor got that had no scripted answer
+	mu        sync.Mutex
+	answers   []string                // the user's scripted answers to the next questions, in order
+	asked     int                     // questions the editor got that had no scripted answer
+	streaming bool                    // the agent's answer is being printed: its line is open
+	execute   map[acp.ToolCallId]bool // the agent's shell steps, whose output is shown
 }
 
 func runDemo(args []string) int {
@@ -92,6 +96,12 @@ func demoMain(out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	model, agentEnv, err := demoAgent(filepath.Join(tmp, "home"), ws)
+	if err != nil {
+		return err
+	}
+	defer model.Close()
+	env = append(env, agentEnv...)
 	cmd := exec.Command(self, "lsp", "--log", filepath.Join(tmp, "lsp.log"))
 	cmd.Env = env
 	cmd.Stderr = os.Stderr
@@ -111,7 +121,7 @@ func demoMain(out io.Writer) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	conn := jsonrpc2.NewConn(jsonrpc2.NewStream(pipes{stdout, stdin}))
-	d := &demo{ctx: ctx, conn: conn, out: out, ws: ws, home: filepath.Join(tmp, "home")}
+	d := &demo{ctx: ctx, conn: conn, out: out, ws: ws, home: filepath.Join(tmp, "home"), execute: map[acp.ToolCallId]bool{}}
 	conn.Go(ctx, d.serve)
 	fmt.Fprintf(out, "tandem demo: an editor and an agent working on a copy of the sample workspace\n  %s\n", ws)
 	fmt.Fprintf(out, "(tandem runs with HOME=%s, a temporary home, so nothing of yours is read or changed;\nthe copy's .mcp.json names one MCP server: this tandem, as `tandem mcp serve`.)\n", d.home)
@@ -192,9 +202,14 @@ func demoHome(tmp, ws, self string) ([]string, error) {
 // question (window/showMessageRequest) is shown as the editor gets it and
 // answered with the next scripted answer; anything else is accepted.
 func (d *demo) serve(ctx context.Context, reply jsonrpc2.Replier, req jsonrpc2.Request) error {
+	if req.Method() == "session/update" {
+		d.render(req.Params())
+		return nil
+	}
 	if req.Method() != "window/showMessageRequest" {
 		return reply(ctx, nil, nil)
 	}
+	d.endLine()
 	var q struct {
 		Type    int
 		Message string

@@ -32,6 +32,9 @@ var demoSteps = []demoStep{
 	{"bash: reading ~/.ssh is asked in the editor; the user denies it", (*demo).bashSecretDenied},
 	{"bash: a secret read the user allows, this once", (*demo).bashSecretAllowed},
 	{"The MCP bridge: a tool's result goes to a file, not into the model's context", (*demo).bridgeToFile},
+	{"The user closes " + demoFile + " without saving", (*demo).closeUnsaved},
+	{"tandem's agent at work: one prompt, the answer streamed, each tool call with its diff, a secret denied, the tests run", (*demo).agentTurn},
+	{"Rewind: the agent's turn is restored, every file it changed put back", (*demo).rewind},
 	{"The editor closes: shutdown, then exit", (*demo).close},
 }
 

@@ -126,3 +126,35 @@ func TestDemoShowsIgnoredFilesSkipped(t *testing.T) {
 		}
 	}
 }
+
+// The demo's agent part, as a first-time user reads it: one prompt to
+// tandem's agent streams its thinking and answer, each tool call with its
+// status, the edit as a diff, the secret step asked and denied, the tests
+// run green, the usage with a cost; then the turn is rewound and the file
+// is as it was.
+func TestDemoShowsTheAgentAtWork(t *testing.T) {
+	out, code := runTandem(t, t.TempDir(), nil, "demo")
+	if code != 0 {
+		t.Fatalf("tandem demo: status %d\n%s", code, out)
+	}
+	turn := demoSection(t, out, "tandem's agent at work")
+	for _, want := range []string{
+		"◂ thinking: The greeting lives in internal/names",
+		"◂ tool call [read] Read internal/names/names_test.go",
+		"◂   diff of internal/names/names_test.go:", "◂     + func TestGreetingBlank(t *testing.T) {",
+		"◂ tool call [execute] cat ~/.netrc", "effects: read, secret", `⇒ {"title":"Deny"}`, "◂   failed (refusal denied)",
+		"◂ tool call [execute] go test ./internal/names/", "ok  \texample.com/greet/internal/names",
+		"of 200000 tokens", "the chat so far $", `← {"stopReason":"end_turn"}`,
+	} {
+		if !strings.Contains(turn, want) {
+			t.Errorf("the agent's turn lacks %q", want)
+		}
+	}
+	rewind := demoSection(t, out, "Rewind")
+	if !strings.Contains(rewind, "Restored internal/names/names_test.go") || !strings.Contains(rewind, "has 1 test(s) again") {
+		t.Errorf("the rewind did not restore the test file:\n%s", rewind)
+	}
+	if t.Failed() {
+		t.Log(out)
+	}
+}

@@ -38,13 +38,29 @@ func builtTandem(t *testing.T) string {
 	return builtPath
 }
 
+var goCacheDir = sync.OnceValues(func() (string, error) {
+	out, err := exec.Command("go", "env", "GOCACHE").Output()
+	return strings.TrimSpace(string(out)), err
+})
+
+func goCache(t *testing.T) string {
+	dir, err := goCacheDir()
+	if err != nil {
+		t.Fatalf("go env GOCACHE: %v", err)
+	}
+	return dir
+}
+
 // runTandem runs the binary with private XDG directories.
 func runTandem(t *testing.T, dir string, env []string, args ...string) (string, int) {
 	t.Helper()
 	cmd := exec.Command(builtTandem(t), args...)
 	cmd.Dir = dir
 	home := t.TempDir()
-	cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CONFIG_HOME="+filepath.Join(home, "config")), env...)
+	// The go build cache of whoever runs the tests: the demo's agent runs
+	// go test, which must neither build from nothing nor write into a HOME
+	// a test gives it.
+	cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+filepath.Join(home, "state"), "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "GOCACHE="+goCache(t)), env...)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		if _, ok := err.(*exec.ExitError); !ok {
