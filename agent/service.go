@@ -238,12 +238,12 @@ func (s *Service) Delete(id acp.SessionId) error {
 
 // Close ends session id: its turn, its tools' processes.
 func (s *Service) Close(id acp.SessionId) {
+	s.Cancel(id) // while the session is still found by its id
 	s.mu.Lock()
 	sv := s.sessions[string(id)]
 	delete(s.sessions, string(id))
 	s.mu.Unlock()
 	if sv != nil {
-		s.Cancel(id)
 		sv.chat.Close()
 	}
 }
