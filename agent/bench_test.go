@@ -85,7 +85,7 @@ func BenchmarkFirstChunk(b *testing.B) {
 }
 
 // BenchmarkTurnWith20ToolCalls measures a turn of 20 tool calls (reads,
-// one a response, each response streamed over 5 ms) against the scripted
+// one a response, each event of a response 5 ms apart) against the scripted
 // provider's own time for the same 21 responses read by a plain client
 // (goal: under 5% more).
 func BenchmarkTurnWith20ToolCalls(b *testing.B) {
@@ -96,9 +96,9 @@ func BenchmarkTurnWith20ToolCalls(b *testing.B) {
 	script := func() scripted.Script {
 		var rs []scripted.Response
 		for range 20 {
-			rs = append(rs, scripted.Response{Faults: scripted.Faults{DelayMs: 1}, Parts: []scripted.Part{{Text: "Reading."}, {Tool: &scripted.ToolCall{Name: "read", Input: json.RawMessage(`{"path":"a.txt"}`)}}}})
+			rs = append(rs, scripted.Response{Faults: scripted.Faults{DelayMs: 5}, Parts: []scripted.Part{{Text: "Reading."}, {Tool: &scripted.ToolCall{Name: "read", Input: json.RawMessage(`{"path":"a.txt"}`)}}}})
 		}
-		return scripted.Script{Format: scripted.Anthropic, Responses: append(rs, scripted.Response{Faults: scripted.Faults{DelayMs: 1}, Parts: []scripted.Part{{Text: "Done."}}})}
+		return scripted.Script{Format: scripted.Anthropic, Responses: append(rs, scripted.Response{Faults: scripted.Faults{DelayMs: 5}, Parts: []scripted.Part{{Text: "Done."}}})}
 	}
 	var direct, turn time.Duration
 	for b.Loop() {
