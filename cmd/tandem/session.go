@@ -12,14 +12,20 @@ import (
 // standaloneSession opens the tools session of a command that runs without
 // an editor (tandem tool, tandem mcp serve) on the current directory, with
 // the user's own settings loaded and asker answering its questions (nil:
-// nobody can, so every question is unanswered at once). A settings file that
-// does not load, and a value the tools refuse, are named on standard error:
-// the user must not believe they apply.
+// nobody can, so every question is unanswered at once).
 func standaloneSession(command string, asker approvals.Asker) (*tools.Session, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
+	return tools.Open(tools.Options{Roots: []string{cwd}, Settings: userSettings(command), Asker: asker}), nil
+}
+
+// userSettings loads the user's own settings for a command that has no
+// editor to send any. A settings file that does not load, and a value the
+// tools refuse, are named on standard error: the user must not believe
+// they apply.
+func userSettings(command string) *config.Settings {
 	st := config.New()
 	if err := st.LoadUser(); err != nil {
 		fmt.Fprintf(os.Stderr, "%s: user settings ignored: %v\n", command, err)
@@ -27,5 +33,5 @@ func standaloneSession(command string, asker approvals.Asker) (*tools.Session, e
 	for _, p := range tools.SettingsProblems(st) {
 		fmt.Fprintf(os.Stderr, "%s: %v\n", command, p)
 	}
-	return tools.Open(tools.Options{Roots: []string{cwd}, Settings: st, Asker: asker}), nil
+	return st
 }
