@@ -51,14 +51,11 @@ func runLSP(args []string) int {
 		fmt.Fprintf(os.Stderr, "tandem lsp: %v; run `tandem lsp --help`\n", err)
 		return exitUsage
 	}
-	var lvl slog.Level
-	if err := lvl.UnmarshalText([]byte(*level)); err != nil {
-		fmt.Fprintf(os.Stderr, "tandem lsp: --log-level %q: use debug, info, warn or error\n", *level)
+	log, shown, closeLog, ok := commandLog("tandem lsp", *logPath, *level)
+	if !ok {
 		return exitUsage
 	}
-	out, shown, closeLog := openLog(*logPath)
 	defer closeLog()
-	log := slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl})).With("pid", os.Getpid())
 
 	settings := config.New()
 	settingsErr := settings.LoadUser()
@@ -81,10 +78,24 @@ func runLSP(args []string) int {
 	return code
 }
 
+// commandLog is a serving command's logger: to the file at path
+// (rotated when large; "-" is standard error, never standard output: that
+// is the protocol), at level. It returns the file's path, empty for
+// standard error, and ok false after naming a bad level on standard error.
+func commandLog(command, path, level string) (log *slog.Logger, shown string, closeLog func(), ok bool) {
+	var lvl slog.Level
+	if err := lvl.UnmarshalText([]byte(level)); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: --log-level %q: use debug, info, warn or error\n", command, level)
+		return nil, "", nil, false
+	}
+	out, shown, closeLog := openLog(command, path)
+	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl})).With("pid", os.Getpid()), shown, closeLog, true
+}
+
 // openLog opens the log file for appending, rotating a large one, or falls
-// back to standard error (never standard output: that is the protocol). It
-// returns the file's path, empty for standard error.
-func openLog(path string) (io.Writer, string, func()) {
+// back to standard error. It returns the file's path, empty for standard
+// error.
+func openLog(command, path string) (io.Writer, string, func()) {
 	if path == "-" || strings.TrimSpace(path) == "" {
 		return os.Stderr, "", func() {}
 	}
@@ -96,6 +107,6 @@ func openLog(path string) (io.Writer, string, func()) {
 			return f, path, func() { _ = f.Close() }
 		}
 	}
-	fmt.Fprintf(os.Stderr, "tandem lsp: cannot write the log %s; logging to standard error\n", path)
+	fmt.Fprintf(os.Stderr, "%s: cannot write the log %s; logging to standard error\n", command, path)
 	return os.Stderr, "", func() {}
 }
