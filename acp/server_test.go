@@ -1,0 +1,361 @@
+package acpdoor
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/acp/acptest"
+	"github.com/tandemdev/tandem/agent"
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/config"
+)
+
+// puppet reaches the test model for any model name.
+func puppet(_ *config.Settings, model string) (providers.Provider, agent.Endpoint, error) {
+	if model == "" {
+		model = "test/puppet"
+	}
+	name, m, _ := strings.Cut(model, "/")
+	return acptest.Puppet{}, agent.Endpoint{Provider: name, Model: m}, nil
+}
+
+// peer is a client connected to Serve over pipes.
+type peer struct {
+	conn   *acp.ClientSideConnection
+	client *acptest.Client
+	in     io.Closer     // the server's input: closing it is the client leaving
+	served chan struct{} // closed when Serve has returned
+}
+
+func serve(t *testing.T, provider ProviderFunc, client *acptest.Client) *peer {
+	t.Helper()
+	toServer, fromClient := io.Pipe()
+	toClient, fromServer := io.Pipe()
+	p := &peer{client: client, in: fromClient, served: make(chan struct{})}
+	go func() {
+		defer close(p.served)
+		Serve(context.Background(), toServer, fromServer, Options{Version: "test", Provider: provider})
+	}()
+	p.conn = acp.NewClientSideConnection(client, fromClient, toClient)
+	p.conn.SetLogger(slog.New(slog.DiscardHandler))
+	t.Cleanup(func() {
+		_ = fromClient.Close()
+		<-p.served
+		_ = fromServer.Close()
+	})
+	return p
+}
+
+// open initializes the connection and opens a session on ws.
+func (p *peer) open(t *testing.T, ws string) acp.NewSessionResponse {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := p.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	s, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: ws, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (p *peer) prompt(id acp.SessionId, text string) (acp.StopReason, error) {
+	r, err := p.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+	return r.StopReason, err
+}
+
+// eventually waits up to 10 s for cond.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// home makes a private HOME holding the secret ~/.ssh/x.
+func home(t *testing.T) {
+	h := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(h, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h, ".ssh", "x"), []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", h)
+}
+
+func TestInitializeAndNewSession(t *testing.T) {
+	p := serve(t, puppet, &acptest.Client{})
+	init, err := p.conn.Initialize(context.Background(), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if init.ProtocolVersion != 1 || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext || init.AgentCapabilities.LoadSession ||
+		init.AgentInfo == nil || init.AgentInfo.Name != "tandem" || init.AgentInfo.Version != "test" {
+		t.Fatalf("initialize: %+v", init)
+	}
+	s, err := p.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.SessionId == "" || len(s.ConfigOptions) != 1 || s.ConfigOptions[0].Select == nil ||
+		s.ConfigOptions[0].Select.Id != "model" || s.ConfigOptions[0].Select.CurrentValue != "test/puppet" {
+		t.Fatalf("session/new: %+v", s)
+	}
+}
+
+// A prompt makes a tool call and answers: the client gets the call
+// announced, started and completed with the file's text, then the usage
+// and the answer, in that order, before the prompt's response.
+func TestPromptRunsAToolAndAnswersInOrder(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p := serve(t, puppet, &acptest.Client{})
+	s := p.open(t, ws)
+	stop, err := p.prompt(s.SessionId, `call read {"path":"a.txt"}`)
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %q, %v", stop, err)
+	}
+	var kinds []string
+	for _, u := range p.client.Updates() {
+		switch {
+		case u.ToolCall != nil:
+			kinds = append(kinds, "tool_call "+string(u.ToolCall.Status))
+		case u.ToolCallUpdate != nil:
+			kinds = append(kinds, "update "+string(*u.ToolCallUpdate.Status))
+		case u.UsageUpdate != nil:
+			kinds = append(kinds, "usage")
+		case u.AgentMessageChunk != nil:
+			kinds = append(kinds, "text")
+		}
+	}
+	want := "tool_call pending|usage|update in_progress|update completed|text|usage"
+	if got := strings.Join(kinds, "|"); got != want {
+		t.Errorf("updates:\n got %s\nwant %s", got, want)
+	}
+	if text := p.client.Text(); !strings.Contains(text, "[call-1-1]") || !strings.Contains(text, "alpha") {
+		t.Errorf("the model did not get the read's result: %q", text)
+	}
+}
+
+// A gated step is asked as session/request_permission with the question's
+// text, its steps and the four options; a rejection reaches the model as
+// the gate's refusal.
+func TestGatedStepAsksAndARejectionReachesTheModel(t *testing.T) {
+	home(t)
+	client := &acptest.Client{Answer: acptest.Select("reject_once")}
+	p := serve(t, puppet, client)
+	s := p.open(t, t.TempDir())
+	stop, err := p.prompt(s.SessionId, `call bash {"command":"cat ~/.ssh/x"}`)
+	if err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %q, %v", stop, err)
+	}
+	asked := client.Asked()
+	if len(asked) != 1 {
+		t.Fatalf("%d permission requests, want 1", len(asked))
+	}
+	q := asked[0]
+	if q.SessionId != s.SessionId || q.ToolCall.Title == nil || !strings.Contains(*q.ToolCall.Title, "cat ") ||
+		q.ToolCall.Kind == nil || *q.ToolCall.Kind != acp.ToolKindExecute {
+		t.Errorf("request: %+v", q)
+	}
+	raw, _ := q.ToolCall.RawInput.(map[string]any)
+	if steps, _ := raw["steps"].([]any); len(steps) != 1 {
+		t.Errorf("rawInput: %v", q.ToolCall.RawInput)
+	}
+	var kinds []string
+	for _, o := range q.Options {
+		kinds = append(kinds, string(o.Kind))
+	}
+	if got := strings.Join(kinds, " "); got != "allow_once allow_always reject_once reject_always" {
+		t.Errorf("options: %s", got)
+	}
+	if text := client.Text(); !strings.Contains(text, "denied") || strings.Contains(text, "secret\n") {
+		t.Errorf("the model's answer does not show the denial: %q", text)
+	}
+}
+
+// allow_always is the session's: the same step runs unasked afterwards.
+func TestAllowAlwaysHoldsForTheSession(t *testing.T) {
+	home(t)
+	client := &acptest.Client{Answer: acptest.Select("allow_always")}
+	p := serve(t, puppet, client)
+	s := p.open(t, t.TempDir())
+	for range 2 {
+		if _, err := p.prompt(s.SessionId, `call bash {"command":"cat ~/.ssh/x"}`); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := len(client.Asked()); n != 1 {
+		t.Errorf("asked %d times, want once", n)
+	}
+	if text := client.Text(); strings.Count(text, "secret") != 2 {
+		t.Errorf("the step did not run twice: %q", text)
+	}
+}
+
+// The cancellation law: after session/cancel the prompt answers cancelled
+// without waiting for the client to settle its pending permission request
+// (tandem withdraws it), the running bash step's processes end, and no
+// tool starts afterwards.
+func TestCancelSettlesEverything(t *testing.T) {
+	home(t)
+	ws := t.TempDir()
+	asked, withdrawn := make(chan struct{}), make(chan struct{})
+	client := &acptest.Client{Answer: func(ctx context.Context, _ acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		close(asked)
+		<-ctx.Done() // never answered: only tandem's withdrawal ends it
+		close(withdrawn)
+		return acptest.Cancelled()
+	}}
+	p := serve(t, puppet, client)
+	s := p.open(t, ws)
+	type result struct {
+		stop acp.StopReason
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		stop, err := p.prompt(s.SessionId, "call bash {\"command\":\"sleep 31.4159 & cat ~/.ssh/x; wait\"}\ncall write {\"path\":\"later.txt\",\"content\":\"x\"}")
+		done <- result{stop, err}
+	}()
+	<-asked
+	eventually(t, "the background sleep", func() bool { return acptest.Running("sleep", "31.4159") })
+	if err := p.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: s.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		if r.err != nil || r.stop != acp.StopReasonCancelled {
+			t.Fatalf("prompt after cancel: %q, %v", r.stop, r.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the prompt did not end after session/cancel")
+	}
+	select {
+	case <-withdrawn:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the permission request was not withdrawn")
+	}
+	if acptest.Running("sleep", "31.4159") {
+		t.Error("the bash step's sleep outlived the cancelled turn")
+	}
+	if got := client.Statuses("call-1-2"); len(got) != 2 || got[1] != acp.ToolCallStatusFailed {
+		t.Errorf("the call after the cancel: statuses %v, want pending then failed", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "later.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a tool ran after the cancel")
+	}
+}
+
+// One prompt at a time: a second one is refused and the first goes on
+// until it is cancelled.
+func TestASecondPromptIsRefused(t *testing.T) {
+	client := &acptest.Client{}
+	p := serve(t, puppet, client)
+	s := p.open(t, t.TempDir())
+	done := make(chan acp.StopReason, 1)
+	go func() {
+		stop, _ := p.prompt(s.SessionId, "wait")
+		done <- stop
+	}()
+	eventually(t, "the first turn", func() bool { return client.Text() == "waiting" })
+	if _, err := p.prompt(s.SessionId, "hello"); err == nil || !strings.Contains(err.Error(), "already running") {
+		t.Fatalf("second prompt: %v", err)
+	}
+	select {
+	case stop := <-done:
+		t.Fatalf("the first prompt ended with %q when the second came", stop)
+	case <-time.After(100 * time.Millisecond):
+	}
+	_ = p.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: s.SessionId})
+	if stop := <-done; stop != acp.StopReasonCancelled {
+		t.Fatalf("first prompt: %q", stop)
+	}
+	if stop, err := p.prompt(s.SessionId, "hello"); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("a prompt after the turn: %q, %v", stop, err)
+	}
+}
+
+// A model that cannot be reached does not fail session/new; each prompt
+// answers the reason, which says what to set.
+func TestNoModelIsThePromptsError(t *testing.T) {
+	unset := func(*config.Settings, string) (providers.Provider, agent.Endpoint, error) {
+		return nil, agent.Endpoint{}, errors.New("no model is set: set agent.model")
+	}
+	p := serve(t, unset, &acptest.Client{})
+	s := p.open(t, t.TempDir())
+	if len(s.ConfigOptions) != 0 {
+		t.Errorf("a model option with no model: %+v", s.ConfigOptions)
+	}
+	_, err := p.prompt(s.SessionId, "hello")
+	var re *acp.RequestError
+	if !errors.As(err, &re) || re.Message != "no model is set: set agent.model" {
+		t.Fatalf("prompt: %v", err)
+	}
+}
+
+// The model option switches the model the next prompts use; a model that
+// cannot be reached is refused and the one in use stays.
+func TestSetModel(t *testing.T) {
+	var asked []string
+	provider := func(st *config.Settings, model string) (providers.Provider, agent.Endpoint, error) {
+		asked = append(asked, model)
+		if model == "nowhere/x" {
+			return nil, agent.Endpoint{}, errors.New(`there is no provider "nowhere"`)
+		}
+		return puppet(st, model)
+	}
+	p := serve(t, provider, &acptest.Client{})
+	s := p.open(t, t.TempDir())
+	set := func(v string) (acp.SetSessionConfigOptionResponse, error) {
+		return p.conn.SetSessionConfigOption(context.Background(), acp.SetSessionConfigOptionRequest{ValueId: &acp.SetSessionConfigOptionValueId{
+			SessionId: s.SessionId, ConfigId: "model", Value: acp.SessionConfigValueId(v)}})
+	}
+	r, err := set("test/other")
+	if err != nil || r.ConfigOptions[0].Select.CurrentValue != "test/other" {
+		t.Fatalf("set model: %+v, %v", r, err)
+	}
+	var re *acp.RequestError
+	if _, err := set("nowhere/x"); !errors.As(err, &re) || re.Message != `there is no provider "nowhere"` {
+		t.Fatalf("set an unreachable model: %v", err)
+	}
+	if stop, err := p.prompt(s.SessionId, "hello"); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("prompt after a refused model: %q, %v", stop, err)
+	}
+	if got := strings.Join(asked, ","); got != ",test/other,nowhere/x" {
+		t.Errorf("models built: %s", got)
+	}
+}
+
+// The client leaving ends Serve, and with it every session's processes.
+func TestClientLeavingEndsEverything(t *testing.T) {
+	client := &acptest.Client{}
+	p := serve(t, puppet, client)
+	s := p.open(t, t.TempDir())
+	go func() { _, _ = p.prompt(s.SessionId, `call bash {"command":"sleep 27.1828"}`) }()
+	eventually(t, "the sleep", func() bool { return acptest.Running("sleep", "27.1828") })
+	_ = p.in.Close()
+	select {
+	case <-p.served:
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve did not return after its input closed")
+	}
+	if acptest.Running("sleep", "27.1828") {
+		t.Error("the session's sleep outlived the connection")
+	}
+}
