@@ -1,6 +1,7 @@
 // Command tandem is the editor backend of an AI coding agent: `tandem lsp`
 // serves one editor over stdio, `tandem tool` runs one tool from a terminal,
-// `tandem mcp` serves and calls MCP tools.
+// `tandem mcp` serves and calls MCP tools, `tandem acp` is tandem's agent for
+// ACP editors.
 package main
 
 import (
@@ -19,7 +20,7 @@ type command struct {
 }
 
 // commands is every subcommand, in the order `tandem --help` lists them.
-var commands = []command{chatCommand, demoCommand, doctorCommand, lspCommand, mcpCommand, toolCommand, versionCommand}
+var commands = []command{acpCommand, chatCommand, demoCommand, doctorCommand, lspCommand, mcpCommand, toolCommand, versionCommand}
 
 // commandNamed finds the subcommand called name.
 func commandNamed(name string) (command, bool) {

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+
+	acpdoor "github.com/tandemdev/tandem/acp"
+	"github.com/tandemdev/tandem/agent"
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/config"
+)
+
+var acpCommand = command{
+	name:    "acp",
+	usage:   "tandem acp [--log FILE] [--log-level LEVEL]",
+	summary: "Serve one ACP client (Zed, JetBrains, CodeCompanion, avante…) over stdio as tandem's own agent; ACP editors start this.",
+	help: `Speaks the Agent Client Protocol v1 (newline-delimited JSON-RPC) on
+standard input and output; see docs/protocol.md. Each ACP session is a
+tandem chat on the session's cwd, with the user's own settings
+($XDG_CONFIG_HOME/tandem/config.json): the model is agent.model, its key
+comes from the environment. Problems with the settings are written to
+standard error.
+
+Logs go to FILE, by default $XDG_STATE_HOME/tandem/acp.log
+(~/.local/state/tandem/acp.log); "-" means standard error. LEVEL is debug,
+info (the default), warn or error. Logs name methods, sessions and stop
+reasons, never prompts, file contents or keys.
+
+tandem acp ends when its standard input closes, and every process its
+sessions started ends with it. The exit status is 0 then, 2 for bad usage.`,
+	run: runACP,
+}
+
+// chatProvider builds the model client of every chat `tandem acp` starts.
+// It is a variable so this package's tests can run tandem with a model of
+// their own.
+var chatProvider acpdoor.ProviderFunc = modelClient
+
+// modelClient resolves where model is reached from the user's settings and
+// the environment. An unresolved model is the error saying what to set.
+func modelClient(st *config.Settings, model string) (providers.Provider, agent.Endpoint, error) {
+	e, err := agent.ResolveEndpoint(st, model, os.Getenv)
+	if err != nil {
+		return nil, agent.Endpoint{}, err
+	}
+	return nil, e, fmt.Errorf("no provider constructor yet: tandem cannot reach %s", e)
+}
+
+func runACP(args []string) int {
+	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	logPath := fs.String("log", filepath.Join(config.StateDir(), "acp.log"), "")
+	level := fs.String("log-level", "info", "")
+	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
+		if err == nil {
+			err = fmt.Errorf("unexpected argument %q", fs.Arg(0))
+		}
+		fmt.Fprintf(os.Stderr, "tandem acp: %v; run `tandem acp --help`\n", err)
+		return exitUsage
+	}
+	log, _, closeLog, ok := commandLog("tandem acp", *logPath, *level)
+	if !ok {
+		return exitUsage
+	}
+	defer closeLog()
+	// A client that went away leaves stdout a broken pipe: the write must
+	// fail rather than SIGPIPE kill tandem and orphan its sessions'
+	// processes.
+	signal.Ignore(syscall.SIGPIPE)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	log.Info("tandem acp starting", "version", tandemVersion())
+	acpdoor.Serve(ctx, os.Stdin, os.Stdout, acpdoor.Options{
+		Log: log, Version: tandemVersion(), Provider: chatProvider,
+		Settings: func() *config.Settings { return userSettings("tandem acp") },
+	})
+	log.Info("tandem acp exiting")
+	return exitOK
+}

@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/acp/acptest"
+	"github.com/tandemdev/tandem/agent"
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/config"
+)
+
+// puppetTandem is the name under which this test binary runs as tandem
+// with acptest.Puppet for its model: a link to the test binary, so the
+// hook needs no environment variable a real tandem would read.
+const puppetTandem = "tandem-with-puppet-model"
+
+func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == puppetTandem {
+		chatProvider = func(*config.Settings, string) (providers.Provider, agent.Endpoint, error) {
+			return acptest.Puppet{}, agent.Endpoint{Provider: "test", Model: "puppet"}, nil
+		}
+		os.Exit(run(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// puppetBinary links this test binary as puppetTandem.
+func puppetBinary(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), puppetTandem)
+	if err := os.Symlink(self, link); err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
+// acpProcess is `tandem acp` running under a client.
+type acpProcess struct {
+	conn   *acp.ClientSideConnection
+	client *acptest.Client
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *bytes.Buffer
+	state  string // XDG_STATE_HOME
+}
+
+// startACP starts `bin acp` in dir with private XDG directories and env,
+// and connects client to it.
+func startACP(t *testing.T, bin, dir string, client *acptest.Client, env ...string) *acpProcess {
+	t.Helper()
+	xdg := t.TempDir()
+	p := &acpProcess{client: client, stderr: &bytes.Buffer{}, state: filepath.Join(xdg, "state")}
+	p.cmd = exec.Command(bin, "acp")
+	p.cmd.Dir = dir
+	p.cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+p.state, "XDG_CONFIG_HOME="+filepath.Join(xdg, "config")), env...)
+	p.cmd.Stderr = p.stderr
+	var err error
+	if p.stdin, err = p.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = p.stdin.Close()
+		_ = p.cmd.Wait()
+	})
+	p.conn = acp.NewClientSideConnection(client, p.stdin, stdout)
+	p.conn.SetLogger(slog.New(slog.DiscardHandler))
+	if _, err := p.conn.Initialize(context.Background(), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func (p *acpProcess) open(t *testing.T, cwd string) acp.SessionId {
+	t.Helper()
+	s, err := p.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s.SessionId
+}
+
+func (p *acpProcess) prompt(id acp.SessionId, text string) (acp.StopReason, error) {
+	r, err := p.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{acp.TextBlock(text)}})
+	return r.StopReason, err
+}
+
+// secretHome is a HOME holding the secret ~/.ssh/x.
+func secretHome(t *testing.T) string {
+	h := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(h, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h, ".ssh", "x"), []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+// The real binary with no model set opens sessions, and its prompts answer
+// what to set; it logs to its log file, and stdout carries only protocol.
+func TestACPWithoutAModelSaysWhatToSet(t *testing.T) {
+	p := startACP(t, builtTandem(t), t.TempDir(), &acptest.Client{})
+	id := p.open(t, t.TempDir())
+	_, err := p.prompt(id, "hello")
+	var re *acp.RequestError
+	if !errors.As(err, &re) || !strings.HasPrefix(re.Message, "no model is set: set agent.model in ") {
+		t.Fatalf("prompt without a model: %v", err)
+	}
+	_ = p.stdin.Close()
+	if err := p.cmd.Wait(); err != nil {
+		t.Fatalf("tandem acp after stdin closed: %v\n%s", err, p.stderr)
+	}
+	log, err := os.ReadFile(filepath.Join(p.state, "tandem", "acp.log"))
+	if err != nil || !strings.Contains(string(log), "session opened") {
+		t.Errorf("log: %v\n%s", err, log)
+	}
+}
+
+// Through the process: a tool call and its answer, a gated step asked and
+// rejected, the rejection in the model's answer.
+func TestACPToolsAndQuestions(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := &acptest.Client{Answer: acptest.Select("reject_once")}
+	p := startACP(t, puppetBinary(t), ws, client, "HOME="+secretHome(t))
+	id := p.open(t, ws)
+	if stop, err := p.prompt(id, `call read {"path":"a.txt"}`); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("read: %q, %v", stop, err)
+	}
+	if got := client.Statuses("call-1-1"); len(got) != 3 || got[2] != acp.ToolCallStatusCompleted {
+		t.Errorf("read statuses: %v", got)
+	}
+	if !strings.Contains(client.Text(), "alpha") {
+		t.Errorf("answer: %q", client.Text())
+	}
+	if stop, err := p.prompt(id, `call bash {"command":"cat ~/.ssh/x"}`); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("bash: %q, %v", stop, err)
+	}
+	if asked := client.Asked(); len(asked) != 1 || asked[0].SessionId != id || len(asked[0].Options) != 4 {
+		t.Fatalf("permission requests: %+v", asked)
+	}
+	if text := client.Text(); !strings.Contains(text, "denied") || strings.Contains(text, "secret\n") {
+		t.Errorf("answer after the rejection: %q", text)
+	}
+}
+
+// The cancellation law, through the process: with a bash sleep running and
+// a question pending that the client never answers, session/cancel ends
+// the prompt as cancelled, withdraws the question, ends the sleep, and no
+// tool starts after it.
+func TestACPCancelLaw(t *testing.T) {
+	ws := t.TempDir()
+	asked, withdrawn := make(chan struct{}), make(chan struct{})
+	client := &acptest.Client{Answer: func(ctx context.Context, _ acp.RequestPermissionRequest) acp.RequestPermissionResponse {
+		close(asked)
+		<-ctx.Done()
+		close(withdrawn)
+		return acptest.Cancelled()
+	}}
+	p := startACP(t, puppetBinary(t), ws, client, "HOME="+secretHome(t))
+	id := p.open(t, ws)
+	type result struct {
+		stop acp.StopReason
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		stop, err := p.prompt(id, "call bash {\"command\":\"sleep 31.4160 & cat ~/.ssh/x; wait\"}\ncall write {\"path\":\"later.txt\",\"content\":\"x\"}")
+		done <- result{stop, err}
+	}()
+	<-asked
+	waitFor(t, "the background sleep", func() bool { return acptest.Running("sleep", "31.4160") })
+	if err := p.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case r := <-done:
+		if r.err != nil || r.stop != acp.StopReasonCancelled {
+			t.Fatalf("prompt after cancel: %q, %v", r.stop, r.err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the prompt did not end after session/cancel")
+	}
+	select {
+	case <-withdrawn:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the permission request was not withdrawn")
+	}
+	if acptest.Running("sleep", "31.4160") {
+		t.Error("the sleep outlived the cancelled turn")
+	}
+	if got := client.Statuses("call-1-2"); len(got) != 2 || got[1] != acp.ToolCallStatusFailed {
+		t.Errorf("the call after the cancel: statuses %v, want pending then failed", got)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "later.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Error("a tool ran after the cancel")
+	}
+}
+
+// Standard input closing ends the process, and every process a session
+// started ends with it.
+func TestACPEndsWithItsInput(t *testing.T) {
+	ws := t.TempDir()
+	p := startACP(t, puppetBinary(t), ws, &acptest.Client{})
+	id := p.open(t, ws)
+	go func() { _, _ = p.prompt(id, `call bash {"command":"sleep 27.1829"}`) }()
+	waitFor(t, "the sleep", func() bool { return acptest.Running("sleep", "27.1829") })
+	exited := make(chan error, 1)
+	_ = p.stdin.Close()
+	go func() { exited <- p.cmd.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("exit: %v\n%s", err, p.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("tandem acp did not exit after its input closed")
+	}
+	if acptest.Running("sleep", "27.1829") {
+		t.Error("the session's sleep outlived tandem acp")
+	}
+}
