@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"log/slog"
@@ -252,5 +253,65 @@ func TestACPEndsWithItsInput(t *testing.T) {
 	}
 	if acptest.Running("sleep", "27.1829") {
 		t.Error("the session's sleep outlived tandem acp")
+	}
+}
+
+// The official ACP TypeScript SDK's client (which scripts/setup installs
+// into .deps/acpclient, checking every message against the ACP schema)
+// drives tandem acp through a read, a rejected question and a cancel.
+// Its absence fails the test: `make test` runs the setup first.
+func TestACPWithTheTypeScriptClient(t *testing.T) {
+	sdk, err := filepath.Abs("../../.deps/acpclient/node_modules/@agentclientprotocol/sdk/dist/v1/stable/acp.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(sdk); err != nil {
+		t.Fatalf("the ACP TypeScript SDK is not installed (%v); run scripts/setup (make test runs it first)", err)
+	}
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	xdg := t.TempDir()
+	cmd := exec.Command("node", "testdata/acp-client.mjs", sdk, puppetBinary(t), ws)
+	cmd.Env = append(os.Environ(), "HOME="+secretHome(t), "XDG_STATE_HOME="+filepath.Join(xdg, "state"), "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("the client failed: %v\n%s", err, stderr.String())
+	}
+	var got struct {
+		ProtocolVersion int
+		Agent, Model    string
+		Stops, Kinds    []string
+		Asked           []string
+		Text            string
+		Withdrawn       bool
+		ExitCode        int
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got.ProtocolVersion != 1 || got.Agent != "tandem" || got.Model != "test/puppet" {
+		t.Errorf("initialize and session/new: %s", out)
+	}
+	if strings.Join(got.Stops, " ") != "end_turn end_turn cancelled" {
+		t.Errorf("stop reasons: %v", got.Stops)
+	}
+	if strings.Join(got.Kinds, " ") != "agent_message_chunk tool_call tool_call_update usage_update" {
+		t.Errorf("update kinds: %v", got.Kinds)
+	}
+	if len(got.Asked) != 2 || got.Asked[0] != "allow_once allow_always reject_once reject_always" {
+		t.Errorf("permission requests: %v", got.Asked)
+	}
+	if !strings.Contains(got.Text, "1:alpha") || !strings.Contains(got.Text, "the user denied it") {
+		t.Errorf("answers: %q", got.Text)
+	}
+	if !got.Withdrawn || got.ExitCode != 0 {
+		t.Errorf("withdrawn %v, exit code %d", got.Withdrawn, got.ExitCode)
+	}
+	if acptest.Running("sleep", "31.4161") {
+		t.Error("the cancelled turn's sleep outlived it")
 	}
 }
