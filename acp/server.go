@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -129,6 +131,11 @@ func clientName(info *acp.Implementation) string {
 // cannot be reached does not fail it: the reason is the answer to the
 // session's prompts until the model option names one that can.
 func (s *server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	// The cwd is the workspace root every relative path resolves from and
+	// the gate judges inside and outside by: it must be a real directory.
+	if fi, err := os.Stat(p.Cwd); !filepath.IsAbs(p.Cwd) || err != nil || !fi.IsDir() {
+		return acp.NewSessionResponse{}, failure(codeInvalidParams, fmt.Errorf("cwd %q is not an absolute path of a directory; send the workspace's absolute path", p.Cwd))
+	}
 	st := s.o.Settings()
 	ts := tools.Open(tools.Options{Roots: []string{p.Cwd}, Settings: st, Asker: asker{s.conn}})
 	sess := &session{id: acp.SessionId(ts.ID), tools: ts, settings: st, system: agent.SystemPrompt(ts.Roots), provider: s.o.Provider}

@@ -116,6 +116,22 @@ func TestInitializeAndNewSession(t *testing.T) {
 	}
 }
 
+// A session's cwd is its workspace root: it must be an absolute directory.
+func TestNewSessionNeedsAnAbsoluteDirectory(t *testing.T) {
+	p := serve(t, puppet, &acptest.Client{})
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cwd := range []string{"relative/dir", file, filepath.Join(file, "missing")} {
+		_, err := p.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
+		var re *acp.RequestError
+		if !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(re.Message, "absolute path of a directory") {
+			t.Errorf("cwd %q: %v", cwd, err)
+		}
+	}
+}
+
 // A prompt makes a tool call and answers: the client gets the call
 // announced, started and completed with the file's text, then the usage
 // and the answer, in that order, before the prompt's response.
