@@ -76,8 +76,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	life, end := context.WithCancel(ctx)
 	defer end()
 	s := &server{o: o, life: life, sessions: map[acp.SessionId]*session{}}
-	s.conn = acp.NewAgentSideConnection(s, out, in)
+	started := make(chan struct{})
+	s.conn = acp.NewAgentSideConnection(s, out, gatedReader{in, started})
 	s.conn.SetLogger(o.Log)
+	close(started)
 	select {
 	case <-s.conn.Done():
 	case <-ctx.Done():
@@ -92,6 +94,19 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 		sess.close()
 	}
 	o.Log.Info("connection ended", "sessions", len(all))
+}
+
+// gatedReader reads r once open is closed. The connection starts reading
+// in its constructor, and its handlers use the server's connection: no
+// message may be handled before the server holds it.
+type gatedReader struct {
+	r    io.Reader
+	open <-chan struct{}
+}
+
+func (g gatedReader) Read(p []byte) (int, error) {
+	<-g.open
+	return g.r.Read(p)
 }
 
 // failure is an error the client shows: its message is the sentence
