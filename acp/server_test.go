@@ -358,6 +358,32 @@ func TestSetModel(t *testing.T) {
 	}
 }
 
+// session/close stops the session's turn and ends its processes; the
+// session is gone afterwards.
+func TestCloseSessionEndsItsTurn(t *testing.T) {
+	client := &acptest.Client{}
+	p := serve(t, puppet, client)
+	s := p.open(t, t.TempDir())
+	done := make(chan acp.StopReason, 1)
+	go func() {
+		stop, _ := p.prompt(s.SessionId, `call bash {"command":"sleep 16.1803"}`)
+		done <- stop
+	}()
+	eventually(t, "the sleep", func() bool { return acptest.Running("sleep", "16.1803") })
+	if _, err := p.conn.CloseSession(context.Background(), acp.CloseSessionRequest{SessionId: s.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	if acptest.Running("sleep", "16.1803") {
+		t.Error("the sleep outlived session/close")
+	}
+	if stop := <-done; stop != acp.StopReasonCancelled {
+		t.Errorf("the closed session's prompt: %q", stop)
+	}
+	if _, err := p.prompt(s.SessionId, "hello"); err == nil || !strings.Contains(err.Error(), "there is no session") {
+		t.Errorf("a prompt to the closed session: %v", err)
+	}
+}
+
 // The client leaving ends Serve, and with it every session's processes.
 func TestClientLeavingEndsEverything(t *testing.T) {
 	client := &acptest.Client{}

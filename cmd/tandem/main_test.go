@@ -15,6 +15,7 @@ func TestHelpAnywhereAmongACommandsWords(t *testing.T) {
 		{"tool", "read", "--help"},
 		{"tool", "-h"},
 		{"demo", "--help"},
+		{"acp", "--help"},
 	} {
 		out, code := runTandem(t, t.TempDir(), nil, args...)
 		if code != 0 || !strings.HasPrefix(out, "Usage: tandem "+args[0]) {
