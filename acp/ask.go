@@ -18,7 +18,7 @@ type asker struct{ conn *acp.AgentSideConnection }
 // rejection, so rejecting "always" says it will ask again.
 var permissionOptions = []acp.PermissionOption{
 	{OptionId: approvals.OptionAllowOnce, Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow once"},
-	{OptionId: approvals.OptionAllowAlways, Kind: acp.PermissionOptionKindAllowAlways, Name: "Allow these exact steps for this session"},
+	{OptionId: approvals.OptionAllowAlways, Kind: acp.PermissionOptionKindAllowAlways, Name: "Allow for this session"},
 	{OptionId: approvals.OptionRejectOnce, Kind: acp.PermissionOptionKindRejectOnce, Name: "Reject"},
 	{OptionId: approvals.OptionRejectAlways, Kind: acp.PermissionOptionKindRejectAlways, Name: "Reject (tandem asks again next time)"},
 }
