@@ -2,16 +2,28 @@ package acpdoor
 
 import (
 	"context"
+	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/approvals"
 )
 
-// asker asks the client the questions of every session on the connection
-// as session/request_permission: a question names its session, which is
-// the ACP session's id.
-type asker struct{ conn *acp.AgentSideConnection }
+// asker asks the client the questions of one session as
+// session/request_permission. It learns the ACP session's id (the chat's,
+// not the tools session's a question names) when the session is opened,
+// before the client can prompt it.
+type asker struct {
+	conn *acp.AgentSideConnection
+	mu   sync.Mutex
+	id   acp.SessionId
+}
+
+func (a *asker) bind(id acp.SessionId) {
+	a.mu.Lock()
+	a.id = id
+	a.mu.Unlock()
+}
 
 // permissionOptions are the four answers, each option's id its kind, so an
 // answer maps back through approvals.AnswerOfOption. tandem keeps no
@@ -35,7 +47,10 @@ type step struct {
 // ($/cancel_request) and the answer is Unanswered at once: tandem never
 // waits for the client's "cancelled". A "cancelled" outcome, an unknown
 // option and a connection gone are Unanswered too.
-func (a asker) Ask(ctx context.Context, q approvals.Question) approvals.Answer {
+func (a *asker) Ask(ctx context.Context, q approvals.Question) approvals.Answer {
+	a.mu.Lock()
+	id := a.id
+	a.mu.Unlock()
 	steps := make([]step, 0, len(q.Steps))
 	for _, s := range q.Steps {
 		paths := s.Paths
@@ -45,7 +60,7 @@ func (a asker) Ask(ctx context.Context, q approvals.Question) approvals.Answer {
 		steps = append(steps, step{Text: s.Text, Effects: s.Effects.Names(), Paths: paths})
 	}
 	resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{
-		SessionId: acp.SessionId(q.Session),
+		SessionId: id,
 		ToolCall: acp.ToolCallUpdate{
 			ToolCallId: acp.ToolCallId(q.ID),
 			Title:      acp.Ptr(approvals.QuestionText(q)),

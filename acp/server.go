@@ -27,11 +27,6 @@ import (
 	"github.com/tandemdev/tandem/tools"
 )
 
-// ProviderFunc builds the model client of a chat for model ("PROVIDER/MODEL";
-// empty: the user's setting agent.model). Its error is one sentence saying
-// what to set; the client sees it when a prompt is sent.
-type ProviderFunc func(st *config.Settings, model string) (providers.Provider, agent.Endpoint, error)
-
 // Options is what Serve is given by its command.
 type Options struct {
 	Log     *slog.Logger // nil: discarded
@@ -40,22 +35,28 @@ type Options struct {
 	// user's own file loaded, its problems already reported where the user
 	// looks. Nil: empty settings, the defaults.
 	Settings func() *config.Settings
-	// Provider builds each chat's model client. Nil: every prompt fails
-	// with an error saying no model can be reached.
-	Provider ProviderFunc
+	// Connect reaches each chat's model. Nil: every prompt fails with an
+	// error saying no model can be reached.
+	Connect agent.Connector
+	// Store keeps the chats, so a client can list and load them; nil keeps
+	// none.
+	Store *agent.Store
 }
 
-// server is one client's connection and its sessions.
+// server is one client's connection: ACP's transport around the agent's
+// sessions (agent.Service), which tandem lsp serves too.
 type server struct {
-	o    Options
-	conn *acp.AgentSideConnection
+	o     Options
+	conn  *acp.AgentSideConnection
+	agent *agent.Service
 	// life ends when the connection does: a turn runs on it rather than
 	// on its request's context (see Prompt).
 	life context.Context
 
-	mu       sync.Mutex
-	sessions map[acp.SessionId]*session
-	closed   bool
+	// opening serialises session/new and session/load, so the asker of the
+	// tools session one opens is known as opened when it returns.
+	opening sync.Mutex
+	opened  *asker
 }
 
 // Serve answers the client on in and out until in ends or ctx does, then
@@ -68,14 +69,15 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	if o.Settings == nil {
 		o.Settings = config.New
 	}
-	if o.Provider == nil {
-		o.Provider = func(*config.Settings, string) (providers.Provider, agent.Endpoint, error) {
-			return nil, agent.Endpoint{}, errors.New("this tandem cannot reach any model: it was built without model clients")
+	if o.Connect == nil {
+		o.Connect = func(*config.Settings, string) (providers.Provider, agent.Endpoint, error) {
+			return nil, agent.Endpoint{}, errors.New("this tandem cannot reach any model: it was started without model clients")
 		}
 	}
 	life, end := context.WithCancel(ctx)
 	defer end()
-	s := &server{o: o, life: life, sessions: map[acp.SessionId]*session{}}
+	s := &server{o: o, life: life}
+	s.agent = agent.NewService(s.openTools, o.Connect, o.Store)
 	started := make(chan struct{})
 	s.conn = acp.NewAgentSideConnection(s, out, gatedReader{in, started})
 	s.conn.SetLogger(o.Log)
@@ -85,15 +87,8 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	case <-ctx.Done():
 	}
 	end()
-	s.mu.Lock()
-	s.closed = true
-	all := s.sessions
-	s.sessions = nil
-	s.mu.Unlock()
-	for _, sess := range all {
-		sess.close()
-	}
-	o.Log.Info("connection ended", "sessions", len(all))
+	s.agent.CloseAll()
+	o.Log.Info("connection ended")
 }
 
 // gatedReader reads r once open is closed. The connection starts reading
@@ -109,26 +104,56 @@ func (g gatedReader) Read(p []byte) (int, error) {
 	return g.r.Read(p)
 }
 
+// openTools opens a session's tools session on cwd, the workspace root
+// every relative path resolves from and the gate judges by, as every front
+// door opens one. Called with opening held.
+func (s *server) openTools(cwd string) (*tools.Session, error) {
+	if fi, err := os.Stat(cwd); !filepath.IsAbs(cwd) || err != nil || !fi.IsDir() {
+		return nil, failure(codeInvalidParams, fmt.Errorf("cwd %q is not an absolute path of a directory; send the workspace's absolute path", cwd))
+	}
+	s.opened = &asker{conn: s.conn}
+	return tools.Open(tools.Options{Roots: []string{filepath.Clean(cwd)}, Settings: s.o.Settings(), Asker: s.opened}), nil
+}
+
 // failure is an error the client shows: its message is the sentence
 // itself, not a generic "Internal error" with the sentence tucked in data.
 func failure(code int, err error) *acp.RequestError {
+	var re *acp.RequestError
+	if errors.As(err, &re) {
+		return re
+	}
 	return &acp.RequestError{Code: code, Message: err.Error()}
 }
 
-// JSON-RPC codes tandem answers with.
+// JSON-RPC codes tandem answers with. codeAgent is an agent's refusal (no
+// model reachable, a turn already running, no such session), the code
+// tandem lsp gives it too.
 const (
-	codeInvalidRequest = -32600
-	codeInvalidParams  = -32602
-	codeInternal       = -32603
+	codeInvalidParams = -32602
+	codeAgent         = -32053
 )
+
+// refused is the agent's refusal as the client gets it: the sentence
+// saying what to do.
+func refused(err error) error {
+	re := failure(codeAgent, err)
+	if re.Code == codeAgent {
+		re.Data = map[string]any{"code": "agent"}
+	}
+	return re
+}
 
 func (s *server) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
 	s.o.Log.Info("initialize", "clientProtocol", p.ProtocolVersion, "client", clientName(p.ClientInfo))
 	return acp.InitializeResponse{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentCapabilities: acp.AgentCapabilities{
-			PromptCapabilities:  acp.PromptCapabilities{EmbeddedContext: true},
-			SessionCapabilities: acp.SessionCapabilities{Close: &acp.SessionCloseCapabilities{}},
+			LoadSession:        s.o.Store != nil,
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			SessionCapabilities: acp.SessionCapabilities{
+				Close: &acp.SessionCloseCapabilities{},
+				List:  &acp.SessionListCapabilities{},
+			},
 		},
 		AgentInfo:   &acp.Implementation{Name: "tandem", Version: s.o.Version},
 		AuthMethods: []acp.AuthMethod{},
@@ -142,39 +167,42 @@ func clientName(info *acp.Implementation) string {
 	return info.Name + " " + info.Version
 }
 
-// NewSession opens a tools session on cwd and its chat. A model that
-// cannot be reached does not fail it: the reason is the answer to the
-// session's prompts until the model option names one that can.
+// NewSession opens a chat on cwd. A model that cannot be reached does not
+// fail it: each prompt then says what to set. The client's mcpServers are
+// not connected: the user's MCP servers come from tandem's own settings.
 func (s *server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
-	// The cwd is the workspace root every relative path resolves from and
-	// the gate judges inside and outside by: it must be a real directory.
-	if fi, err := os.Stat(p.Cwd); !filepath.IsAbs(p.Cwd) || err != nil || !fi.IsDir() {
-		return acp.NewSessionResponse{}, failure(codeInvalidParams, fmt.Errorf("cwd %q is not an absolute path of a directory; send the workspace's absolute path", p.Cwd))
+	s.opening.Lock()
+	defer s.opening.Unlock()
+	resp, err := s.agent.New(p.Cwd)
+	if err != nil {
+		return acp.NewSessionResponse{}, refused(err)
 	}
-	st := s.o.Settings()
-	ts := tools.Open(tools.Options{Roots: []string{p.Cwd}, Settings: st, Asker: asker{s.conn}})
-	sess := &session{id: acp.SessionId(ts.ID), tools: ts, settings: st, system: agent.SystemPrompt(ts.Roots), provider: s.o.Provider}
-	sess.setModel("")
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		ts.Close()
-		return acp.NewSessionResponse{}, failure(codeInvalidRequest, errors.New("the connection is closing"))
-	}
-	s.sessions[sess.id] = sess
-	s.mu.Unlock()
-	s.o.Log.Info("session opened", "session", sess.id, "cwd", p.Cwd, "model", sess.modelName(), "mcpServers", len(p.McpServers))
-	return acp.NewSessionResponse{SessionId: sess.id, ConfigOptions: sess.configOptions()}, nil
+	s.opened.bind(resp.SessionId)
+	s.o.Log.Info("session opened", "session", resp.SessionId, "cwd", p.Cwd, "mcpServers", len(p.McpServers))
+	return *resp, nil
 }
 
-// lookup finds a session the client opened.
-func (s *server) lookup(id acp.SessionId) (*session, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if sess, ok := s.sessions[id]; ok {
-		return sess, nil
+// LoadSession reopens a stored chat, replaying it as session/update before
+// it answers.
+func (s *server) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	s.opening.Lock()
+	defer s.opening.Unlock()
+	if err := s.agent.Load(p.Cwd, string(p.SessionId), s.updater(p.SessionId)); err != nil {
+		return acp.LoadSessionResponse{}, refused(err)
 	}
-	return nil, failure(codeInvalidParams, fmt.Errorf("there is no session %q; open one with session/new", id))
+	s.opened.bind(p.SessionId)
+	s.o.Log.Info("session loaded", "session", p.SessionId, "cwd", p.Cwd)
+	return acp.LoadSessionResponse{}, nil
+}
+
+// updater sends a session's updates as session/update. Not on the turn's
+// context: a cancelled turn still reports how its calls ended.
+func (s *server) updater(id acp.SessionId) func(acp.SessionUpdate) {
+	return func(u acp.SessionUpdate) {
+		if err := s.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: id, Update: u}); err != nil {
+			s.o.Log.Debug("session/update not sent", "session", id, "err", err)
+		}
+	}
 }
 
 // Prompt runs one turn. It runs on the connection's life, not on the
@@ -183,55 +211,53 @@ func (s *server) lookup(id acp.SessionId) (*session, error) {
 // first go on. session/cancel, session/close and the end of the
 // connection stop it.
 func (s *server) Prompt(_ context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
-	sess, err := s.lookup(p.SessionId)
+	stop, err := s.agent.Prompt(s.life, p.SessionId, p.Prompt, s.updater(p.SessionId))
+	s.o.Log.Info("prompt ended", "session", p.SessionId, "stopReason", stop, "err", err)
 	if err != nil {
-		return acp.PromptResponse{}, err
-	}
-	stop, err := sess.prompt(s.life, p.Prompt, func(u acp.SessionUpdate) {
-		// Not the turn's context: a cancelled turn still reports how
-		// its calls ended.
-		if err := s.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: sess.id, Update: u}); err != nil {
-			s.o.Log.Debug("session/update not sent", "session", sess.id, "err", err)
-		}
-	})
-	s.o.Log.Info("prompt ended", "session", sess.id, "stopReason", stop, "err", err)
-	if err != nil {
-		return acp.PromptResponse{}, err
+		return acp.PromptResponse{}, refused(err)
 	}
 	return acp.PromptResponse{StopReason: stop}, nil
 }
 
 func (s *server) Cancel(_ context.Context, p acp.CancelNotification) error {
-	if sess, err := s.lookup(p.SessionId); err == nil {
-		sess.cancel()
-	}
+	s.agent.Cancel(p.SessionId)
 	return nil
 }
 
+// CloseSession ends a session as ACP says: its running turn is cancelled
+// first, as by session/cancel, so it answers cancelled and asks the model
+// nothing more, then its tools' processes end.
 func (s *server) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
-	s.mu.Lock()
-	sess, ok := s.sessions[p.SessionId]
-	delete(s.sessions, p.SessionId)
-	s.mu.Unlock()
-	if ok {
-		sess.close()
-	}
+	s.agent.Cancel(p.SessionId)
+	s.agent.Close(p.SessionId)
 	return acp.CloseSessionResponse{}, nil
 }
 
-func (s *server) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
-	if p.ValueId == nil || p.ValueId.ConfigId != configModel {
-		return acp.SetSessionConfigOptionResponse{}, failure(codeInvalidParams, fmt.Errorf("tandem has one config option, %q, which takes a \"PROVIDER/MODEL\" value", configModel))
-	}
-	sess, err := s.lookup(p.ValueId.SessionId)
+func (s *server) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
+	list, err := s.agent.List()
 	if err != nil {
-		return acp.SetSessionConfigOptionResponse{}, err
+		return acp.ListSessionsResponse{}, refused(fmt.Errorf("the chats could not be listed: %w", err))
 	}
-	if err := sess.setModel(string(p.ValueId.Value)); err != nil {
-		return acp.SetSessionConfigOptionResponse{}, failure(codeInvalidParams, err)
+	return acp.ListSessionsResponse{Sessions: list}, nil
+}
+
+func (s *server) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfigOptionRequest) (acp.SetSessionConfigOptionResponse, error) {
+	var (
+		opts []acp.SessionConfigOption
+		err  error
+	)
+	switch {
+	case p.ValueId != nil && p.ValueId.ConfigId == agent.ConfigModel:
+		opts, err = s.agent.SetModel(p.ValueId.SessionId, string(p.ValueId.Value))
+	case p.Boolean != nil && p.Boolean.ConfigId == agent.ConfigPlanMode:
+		opts, err = s.agent.SetPlanMode(p.Boolean.SessionId, p.Boolean.Value)
+	default:
+		return acp.SetSessionConfigOptionResponse{}, failure(codeInvalidParams, fmt.Errorf("the options are %s (a \"PROVIDER/MODEL\" value) and %s (a boolean)", agent.ConfigModel, agent.ConfigPlanMode))
 	}
-	s.o.Log.Info("model set", "session", sess.id, "model", sess.modelName())
-	return acp.SetSessionConfigOptionResponse{ConfigOptions: sess.configOptions()}, nil
+	if err != nil {
+		return acp.SetSessionConfigOptionResponse{}, refused(err)
+	}
+	return acp.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
 }
 
 // unsupported answers the methods tandem does not offer (it advertises
@@ -244,10 +270,6 @@ func (s *server) Authenticate(context.Context, acp.AuthenticateRequest) (acp.Aut
 
 func (s *server) Logout(context.Context, acp.LogoutRequest) (acp.LogoutResponse, error) {
 	return acp.LogoutResponse{}, unsupported(acp.AgentMethodLogout)
-}
-
-func (s *server) ListSessions(context.Context, acp.ListSessionsRequest) (acp.ListSessionsResponse, error) {
-	return acp.ListSessionsResponse{}, unsupported(acp.AgentMethodSessionList)
 }
 
 func (s *server) ResumeSession(context.Context, acp.ResumeSessionRequest) (acp.ResumeSessionResponse, error) {

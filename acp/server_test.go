@@ -36,14 +36,19 @@ type peer struct {
 	served chan struct{} // closed when Serve has returned
 }
 
-func serve(t *testing.T, provider ProviderFunc, client *acptest.Client) *peer {
+func serve(t *testing.T, connect agent.Connector, client *acptest.Client) *peer {
+	t.Helper()
+	return serveWith(t, Options{Version: "test", Connect: connect}, client)
+}
+
+func serveWith(t *testing.T, o Options, client *acptest.Client) *peer {
 	t.Helper()
 	toServer, fromClient := io.Pipe()
 	toClient, fromServer := io.Pipe()
 	p := &peer{client: client, in: fromClient, served: make(chan struct{})}
 	go func() {
 		defer close(p.served)
-		Serve(context.Background(), toServer, fromServer, Options{Version: "test", Provider: provider})
+		Serve(context.Background(), toServer, fromServer, o)
 	}()
 	p.conn = acp.NewClientSideConnection(client, fromClient, toClient)
 	p.conn.SetLogger(slog.New(slog.DiscardHandler))
@@ -110,8 +115,9 @@ func TestInitializeAndNewSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.SessionId == "" || len(s.ConfigOptions) != 1 || s.ConfigOptions[0].Select == nil ||
-		s.ConfigOptions[0].Select.Id != "model" || s.ConfigOptions[0].Select.CurrentValue != "test/puppet" {
+	if s.SessionId == "" || len(s.ConfigOptions) != 2 || s.ConfigOptions[0].Select == nil ||
+		s.ConfigOptions[0].Select.Id != "model" || s.ConfigOptions[0].Select.CurrentValue != "test/puppet" ||
+		s.ConfigOptions[1].Boolean == nil || s.ConfigOptions[1].Boolean.Id != "plan_mode" || s.ConfigOptions[1].Boolean.CurrentValue {
 		t.Fatalf("session/new: %+v", s)
 	}
 }
@@ -290,7 +296,7 @@ func TestASecondPromptIsRefused(t *testing.T) {
 		done <- stop
 	}()
 	eventually(t, "the first turn", func() bool { return client.Text() == "waiting" })
-	if _, err := p.prompt(s.SessionId, "hello"); err == nil || !strings.Contains(err.Error(), "already running") {
+	if _, err := p.prompt(s.SessionId, "hello"); err == nil || !strings.Contains(err.Error(), "a turn of this session is running") {
 		t.Fatalf("second prompt: %v", err)
 	}
 	select {
@@ -315,12 +321,12 @@ func TestNoModelIsThePromptsError(t *testing.T) {
 	}
 	p := serve(t, unset, &acptest.Client{})
 	s := p.open(t, t.TempDir())
-	if len(s.ConfigOptions) != 0 {
-		t.Errorf("a model option with no model: %+v", s.ConfigOptions)
+	if got := s.ConfigOptions[0].Select.CurrentValue; got != "none" {
+		t.Errorf("the model option with no model: %q", got)
 	}
 	_, err := p.prompt(s.SessionId, "hello")
 	var re *acp.RequestError
-	if !errors.As(err, &re) || re.Message != "no model is set: set agent.model" {
+	if !errors.As(err, &re) || re.Code != -32053 || re.Message != "no model is set: set agent.model" {
 		t.Fatalf("prompt: %v", err)
 	}
 }
@@ -379,8 +385,62 @@ func TestCloseSessionEndsItsTurn(t *testing.T) {
 	if stop := <-done; stop != acp.StopReasonCancelled {
 		t.Errorf("the closed session's prompt: %q", stop)
 	}
-	if _, err := p.prompt(s.SessionId, "hello"); err == nil || !strings.Contains(err.Error(), "there is no session") {
+	if _, err := p.prompt(s.SessionId, "hello"); err == nil || !strings.Contains(err.Error(), "there is no open session") {
 		t.Errorf("a prompt to the closed session: %v", err)
+	}
+}
+
+// In plan mode only reading runs: a step that writes is refused without
+// asking the client.
+func TestPlanMode(t *testing.T) {
+	ws := t.TempDir()
+	client := &acptest.Client{Answer: acptest.Select("allow_once")}
+	p := serve(t, puppet, client)
+	s := p.open(t, ws)
+	r, err := p.conn.SetSessionConfigOption(context.Background(), acp.SetSessionConfigOptionRequest{Boolean: &acp.SetSessionConfigOptionBoolean{
+		SessionId: s.SessionId, ConfigId: "plan_mode", Type: "boolean", Value: true}})
+	if err != nil || !r.ConfigOptions[1].Boolean.CurrentValue {
+		t.Fatalf("set plan_mode: %+v, %v", r, err)
+	}
+	if _, err := p.prompt(s.SessionId, `call bash {"command":"touch made"}`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "made")); !errors.Is(err, os.ErrNotExist) || len(client.Asked()) != 0 {
+		t.Errorf("plan mode let a write run or asked: %v, %d questions", err, len(client.Asked()))
+	}
+}
+
+// With a store, a closed chat is listed and loads again, replayed to the
+// client before session/load answers, and goes on.
+func TestListAndLoad(t *testing.T) {
+	store, err := agent.OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	client := &acptest.Client{}
+	p := serveWith(t, Options{Connect: puppet, Store: store}, client)
+	s := p.open(t, ws)
+	if _, err := p.prompt(s.SessionId, "first words"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.conn.CloseSession(context.Background(), acp.CloseSessionRequest{SessionId: s.SessionId}); err != nil {
+		t.Fatal(err)
+	}
+	list, err := p.conn.ListSessions(context.Background(), acp.ListSessionsRequest{})
+	if err != nil || len(list.Sessions) != 1 || list.Sessions[0].SessionId != s.SessionId {
+		t.Fatalf("session/list: %+v, %v", list, err)
+	}
+	before := len(client.Updates())
+	if _, err := p.conn.LoadSession(context.Background(), acp.LoadSessionRequest{SessionId: s.SessionId, Cwd: ws, McpServers: []acp.McpServer{}}); err != nil {
+		t.Fatal(err)
+	}
+	replayed := client.Updates()[before:]
+	if len(replayed) == 0 || replayed[0].UserMessageChunk == nil {
+		t.Fatalf("replay: %+v", replayed)
+	}
+	if stop, err := p.prompt(s.SessionId, "more"); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("a prompt after load: %q, %v", stop, err)
 	}
 }
 

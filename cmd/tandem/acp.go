@@ -12,7 +12,6 @@ import (
 
 	acpdoor "github.com/tandemdev/tandem/acp"
 	"github.com/tandemdev/tandem/agent"
-	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
 )
 
@@ -37,20 +36,9 @@ sessions started ends with it. The exit status is 0 then, 2 for bad usage.`,
 	run: runACP,
 }
 
-// chatProvider builds the model client of every chat `tandem acp` starts.
-// It is a variable so this package's tests can run tandem with a model of
-// their own.
-var chatProvider acpdoor.ProviderFunc = modelClient
-
-// modelClient resolves where model is reached from the user's settings and
-// the environment. An unresolved model is the error saying what to set.
-func modelClient(st *config.Settings, model string) (providers.Provider, agent.Endpoint, error) {
-	e, err := agent.ResolveEndpoint(st, model, os.Getenv)
-	if err != nil {
-		return nil, agent.Endpoint{}, err
-	}
-	return nil, e, fmt.Errorf("no provider constructor yet: tandem cannot reach %s", e)
-}
+// connectModel reaches every chat's model `tandem acp` starts. It is a
+// variable so this package's tests can run tandem with a model of their own.
+var connectModel agent.Connector = agent.Connect
 
 func runACP(args []string) int {
 	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
@@ -76,8 +64,15 @@ func runACP(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log.Info("tandem acp starting", "version", tandemVersion())
+	// Chats are kept where tandem lsp keeps them, so either door lists
+	// and loads them.
+	store, err := agent.OpenStore(filepath.Join(config.StateDir(), "chats"))
+	if err != nil {
+		log.Warn("chats are not kept", "err", err)
+		store = nil
+	}
 	acpdoor.Serve(ctx, os.Stdin, os.Stdout, acpdoor.Options{
-		Log: log, Version: tandemVersion(), Provider: chatProvider,
+		Log: log, Version: tandemVersion(), Connect: connectModel, Store: store,
 		Settings: func() *config.Settings { return userSettings("tandem acp") },
 	})
 	log.Info("tandem acp exiting")

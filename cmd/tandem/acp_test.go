@@ -29,7 +29,7 @@ const puppetTandem = "tandem-with-puppet-model"
 
 func TestMain(m *testing.M) {
 	if filepath.Base(os.Args[0]) == puppetTandem {
-		chatProvider = func(*config.Settings, string) (providers.Provider, agent.Endpoint, error) {
+		connectModel = func(*config.Settings, string) (providers.Provider, agent.Endpoint, error) {
 			return acptest.Puppet{}, agent.Endpoint{Provider: "test", Model: "puppet"}, nil
 		}
 		os.Exit(run(os.Args[1:]))
