@@ -19,6 +19,7 @@ import (
 	"github.com/tandemdev/tandem/acp/acptest"
 	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/agent/providers/scripted"
 	"github.com/tandemdev/tandem/config"
 )
 
@@ -253,6 +254,67 @@ func TestACPEndsWithItsInput(t *testing.T) {
 	}
 	if acptest.Running("sleep", "27.1829") {
 		t.Error("the session's sleep outlived tandem acp")
+	}
+}
+
+// The real binary, its model a scripted Anthropic server named in the
+// user's settings with its key in the environment: a read and an answer
+// through the real provider client; the key reaches the server and
+// appears in no file tandem wrote (its log, the stored chat).
+func TestACPWithAScriptedProvider(t *testing.T) {
+	srv, err := scripted.Start(scripted.Script{Format: scripted.Anthropic, Responses: []scripted.Response{
+		{Parts: []scripted.Part{{Text: "Reading."}, {Tool: &scripted.ToolCall{ID: "toolu_1", Name: "read", Input: json.RawMessage(`{"path":"a.txt"}`)}}}},
+		{Parts: []scripted.Part{{Text: "It says alpha."}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	const key = "sk-test-6a1f0c9e"
+	xdg := t.TempDir()
+	settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "anthropic", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}}`
+	if err := os.MkdirAll(filepath.Join(xdg, "config", "tandem"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(xdg, "config", "tandem", "config.json"), []byte(settings), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := &acptest.Client{}
+	p := startACP(t, builtTandem(t), ws, client, "FAKE_PROVIDER_KEY="+key,
+		"XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"))
+	id := p.open(t, ws)
+	if stop, err := p.prompt(id, "What does a.txt say?"); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %q, %v\n%s", stop, err, p.stderr)
+	}
+	if got := client.Statuses("toolu_1"); len(got) != 3 || got[2] != acp.ToolCallStatusCompleted {
+		t.Errorf("read statuses: %v", got)
+	}
+	if text := client.Text(); text != "Reading.It says alpha." {
+		t.Errorf("answer: %q", text)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || reqs[0].Header.Get("x-api-key") != key || !strings.Contains(string(reqs[1].Body), "1:alpha") {
+		t.Fatalf("the provider got %d requests; the second should carry the read", len(reqs))
+	}
+	_ = p.stdin.Close()
+	_ = p.cmd.Wait()
+	written := 0
+	_ = filepath.WalkDir(filepath.Join(xdg, "state"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		written++
+		if b, _ := os.ReadFile(path); bytes.Contains(b, []byte(key)) {
+			t.Errorf("the key is in %s", path)
+		}
+		return nil
+	})
+	if written < 2 {
+		t.Errorf("tandem wrote %d files under its state directory; want its log and the chat", written)
 	}
 }
 
