@@ -24,7 +24,8 @@ standard input and output; see docs/protocol.md. Each ACP session is a
 tandem chat on the session's cwd, with the user's own settings
 ($XDG_CONFIG_HOME/tandem/config.json): the model is agent.model, its key
 comes from the environment. Problems with the settings are written to
-standard error.
+standard error. Chats are kept in $XDG_STATE_HOME/tandem/chats, where
+tandem lsp keeps them too, so a client can list and reopen them.
 
 Logs go to FILE, by default $XDG_STATE_HOME/tandem/acp.log
 (~/.local/state/tandem/acp.log); "-" means standard error. LEVEL is debug,
