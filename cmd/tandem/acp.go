@@ -65,16 +65,22 @@ func runACP(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log.Info("tandem acp starting", "version", tandemVersion())
-	// Chats are kept where tandem lsp keeps them, so either door lists
-	// and loads them.
-	store, err := agent.OpenStore(filepath.Join(config.StateDir(), "chats"))
+	// Chats are kept where every door keeps them, so each lists and
+	// loads them.
+	store, err := agent.UserStore()
 	if err != nil {
 		log.Warn("chats are not kept", "err", err)
 		store = nil
 	}
 	acpdoor.Serve(ctx, os.Stdin, os.Stdout, acpdoor.Options{
 		Log: log, Version: tandemVersion(), Connect: connectModel, Store: store,
-		Settings: func() *config.Settings { return userSettings("tandem acp") },
+		Settings: func() *config.Settings {
+			st := userSettings("tandem acp")
+			for _, p := range agent.SettingsProblems(st) {
+				fmt.Fprintln(os.Stderr, "tandem acp:", p)
+			}
+			return st
+		},
 	})
 	log.Info("tandem acp exiting")
 	return exitOK
