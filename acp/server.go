@@ -11,6 +11,7 @@ package acpdoor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -224,11 +225,10 @@ func (s *server) Cancel(_ context.Context, p acp.CancelNotification) error {
 	return nil
 }
 
-// CloseSession ends a session as ACP says: its running turn is cancelled
-// first, as by session/cancel, so it answers cancelled and asks the model
-// nothing more, then its tools' processes end.
+// CloseSession ends a session as ACP says: its running turn is cancelled,
+// so it answers cancelled and asks the model nothing more, then its tools'
+// processes end.
 func (s *server) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
-	s.agent.Cancel(p.SessionId)
 	s.agent.Close(p.SessionId)
 	return acp.CloseSessionResponse{}, nil
 }
@@ -258,6 +258,22 @@ func (s *server) SetSessionConfigOption(_ context.Context, p acp.SetSessionConfi
 		return acp.SetSessionConfigOptionResponse{}, refused(err)
 	}
 	return acp.SetSessionConfigOptionResponse{ConfigOptions: opts}, nil
+}
+
+// HandleExtensionMethod serves tandem's `_tandem/…` methods, the same as
+// tandem lsp does.
+func (s *server) HandleExtensionMethod(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	res, err := s.agent.Extension(ctx, method, params)
+	var pe *agent.ParamsError
+	switch {
+	case errors.Is(err, agent.ErrUnknownExtension):
+		return nil, acp.NewMethodNotFound(method)
+	case errors.As(err, &pe):
+		return nil, failure(codeInvalidParams, pe)
+	case err != nil:
+		return nil, refused(err)
+	}
+	return res, nil
 }
 
 // unsupported answers the methods tandem does not offer (it advertises

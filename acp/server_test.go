@@ -461,3 +461,31 @@ func TestClientLeavingEndsEverything(t *testing.T) {
 		t.Error("the session's sleep outlived the connection")
 	}
 }
+
+// tandem's extension methods are served on ACP's own transport as on the
+// editor's connection: a turn's checkpoint is listed and restored, and an
+// unknown `_` method is method-not-found.
+func TestCheckpointsAndRestoreAsExtensions(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ws := t.TempDir()
+	p := serve(t, puppet, &acptest.Client{})
+	s := p.open(t, ws)
+	if stop, err := p.prompt(s.SessionId, `call write {"path":"b.txt","content":"made\n"}`); err != nil || stop != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %q %v", stop, err)
+	}
+	raw, err := p.conn.CallExtension(context.Background(), agent.MethodCheckpoints, map[string]any{"sessionId": s.SessionId})
+	if err != nil || !strings.Contains(string(raw), `"turn":0`) {
+		t.Fatalf("checkpoints: %s %v", raw, err)
+	}
+	raw, err = p.conn.CallExtension(context.Background(), agent.MethodRestore, map[string]any{"sessionId": s.SessionId, "turn": 0})
+	if err != nil || !strings.Contains(string(raw), "Restored b.txt") {
+		t.Fatalf("restore: %s %v", raw, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "b.txt")); err == nil {
+		t.Fatal("the restored file is still there")
+	}
+	var re *acp.RequestError
+	if _, err := p.conn.CallExtension(context.Background(), "_tandem/nope", map[string]any{}); !errors.As(err, &re) || re.Code != -32601 {
+		t.Fatalf("an unknown extension: %v", err)
+	}
+}

@@ -170,56 +170,19 @@ func (s *Server) acpCloseSession(_ context.Context, params json.RawMessage) (any
 	return map[string]any{}, nil
 }
 
-func (s *Server) acpDeleteSession(_ context.Context, params json.RawMessage) (any, error) {
-	var p sessionParams
-	if err := decodeParams("_tandem/deleteSession", params, &p); err != nil {
-		return nil, err
+// extension serves one of tandem's `_tandem/…` methods through the agent.
+func extension(method string) handlerFunc {
+	return func(s *Server, ctx context.Context, params json.RawMessage) (any, error) {
+		res, err := s.agent.Extension(ctx, method, params)
+		var pe *agent.ParamsError
+		switch {
+		case errors.As(err, &pe):
+			return nil, invalidParams(method, pe.Err)
+		case err != nil:
+			return nil, agentError(err)
+		}
+		return res, nil
 	}
-	if err := s.agent.Delete(p.SessionId); err != nil {
-		return nil, agentError(err)
-	}
-	return map[string]any{}, nil
-}
-
-func (s *Server) acpCheckpoints(_ context.Context, params json.RawMessage) (any, error) {
-	var p sessionParams
-	if err := decodeParams("_tandem/checkpoints", params, &p); err != nil {
-		return nil, err
-	}
-	cps, err := s.agent.Checkpoints(p.SessionId)
-	if err != nil {
-		return nil, agentError(err)
-	}
-	if cps == nil {
-		cps = []agent.Checkpoint{}
-	}
-	return map[string]any{"checkpoints": cps}, nil
-}
-
-func (s *Server) acpRestore(ctx context.Context, params json.RawMessage) (any, error) {
-	var p struct {
-		SessionId acp.SessionId `json:"sessionId"`
-		Turn      *int          `json:"turn"`
-	}
-	if err := decodeParams("_tandem/restore", params, &p); err != nil {
-		return nil, err
-	}
-	if p.Turn == nil {
-		return nil, invalidParams("_tandem/restore", fmt.Errorf("turn is missing; _tandem/checkpoints lists the turns"))
-	}
-	res, err := s.agent.Restore(ctx, p.SessionId, *p.Turn)
-	if err != nil {
-		return nil, agentError(err)
-	}
-	files := []string{}
-	for _, fc := range res.Changes {
-		files = append(files, fc.Path)
-	}
-	out := map[string]any{"text": res.Text, "isError": res.IsError, "files": files}
-	if res.Code != "" {
-		out["code"] = res.Code
-	}
-	return out, nil
 }
 
 // agentError is an agent's refusal as a typed JSON-RPC error: its text says

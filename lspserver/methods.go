@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"sort"
+
+	"github.com/tandemdev/tandem/agent"
 )
 
 // handlerFunc serves one method. params is the raw JSON of the message's
@@ -30,9 +32,9 @@ var requests = map[string]handlerFunc{
 	"session/list":              (*Server).acpListSessions,
 	"session/set_config_option": (*Server).acpSetConfigOption,
 	"session/close":             (*Server).acpCloseSession,
-	"_tandem/deleteSession":     (*Server).acpDeleteSession,
-	"_tandem/checkpoints":       (*Server).acpCheckpoints,
-	"_tandem/restore":           (*Server).acpRestore,
+	agent.MethodDeleteSession:   extension(agent.MethodDeleteSession),
+	agent.MethodCheckpoints:     extension(agent.MethodCheckpoints),
+	agent.MethodRestore:         extension(agent.MethodRestore),
 }
 
 // notifications run one at a time, in the order they arrived, on the read

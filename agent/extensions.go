@@ -1,0 +1,84 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	acp "github.com/coder/acp-go-sdk"
+)
+
+// The methods tandem adds to ACP's session methods, named as ACP's
+// extension rules say; both front doors serve them through Extension.
+const (
+	MethodCheckpoints   = "_tandem/checkpoints"
+	MethodRestore       = "_tandem/restore"
+	MethodDeleteSession = "_tandem/deleteSession"
+)
+
+// ErrUnknownExtension is a `_…` method tandem does not serve.
+var ErrUnknownExtension = errors.New("unknown extension method")
+
+// ParamsError is an extension call whose params do not fit its method.
+type ParamsError struct {
+	Method string
+	Err    error
+}
+
+func (e *ParamsError) Error() string {
+	return fmt.Sprintf("the params of %s do not fit: %v", e.Method, e.Err)
+}
+
+// RestoreReply is what _tandem/restore answers.
+type RestoreReply struct {
+	Text    string   `json:"text"`
+	IsError bool     `json:"isError"`
+	Files   []string `json:"files"` // the files put back
+	Code    string   `json:"code,omitempty"`
+}
+
+// Extension serves one of tandem's extension methods. A ParamsError is the
+// caller's params; ErrUnknownExtension a method not served; any other
+// error the agent's refusal, saying what to do.
+func (s *Service) Extension(ctx context.Context, method string, params json.RawMessage) (any, error) {
+	var p struct {
+		SessionID acp.SessionId `json:"sessionId"`
+		Turn      *int          `json:"turn"`
+	}
+	if len(params) > 0 {
+		if err := json.Unmarshal(params, &p); err != nil {
+			return nil, &ParamsError{method, err}
+		}
+	}
+	switch method {
+	case MethodCheckpoints:
+		cps, err := s.Checkpoints(p.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if cps == nil {
+			cps = []Checkpoint{}
+		}
+		return map[string]any{"checkpoints": cps}, nil
+	case MethodRestore:
+		if p.Turn == nil {
+			return nil, &ParamsError{method, fmt.Errorf("turn is missing; %s lists the turns", MethodCheckpoints)}
+		}
+		res, err := s.Restore(ctx, p.SessionID, *p.Turn)
+		if err != nil {
+			return nil, err
+		}
+		out := RestoreReply{Text: res.Text, IsError: res.IsError, Files: []string{}, Code: string(res.Code)}
+		for _, fc := range res.Changes {
+			out.Files = append(out.Files, fc.Path)
+		}
+		return out, nil
+	case MethodDeleteSession:
+		if err := s.Delete(p.SessionID); err != nil {
+			return nil, err
+		}
+		return map[string]any{}, nil
+	}
+	return nil, ErrUnknownExtension
+}
