@@ -13,6 +13,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/agent/providers/scripted"
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/tools"
 )
@@ -519,5 +520,24 @@ func TestPausedResponseIsContinued(t *testing.T) {
 	}
 	if got := u.text(); got != "first half, second half." || len(m.requests) != 2 {
 		t.Fatalf("answer %q after %d calls", got, len(m.requests))
+	}
+}
+
+// A provider refusing the key is one sentence naming the variable to set.
+func TestRefusedKeyNamesTheVariable(t *testing.T) {
+	srv, err := scripted.Start(scripted.Script{Format: scripted.OpenAIChat, Responses: []scripted.Response{{Status: 401}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	end := Endpoint{Provider: "work", API: APIOpenAIChat, URL: srv.URL(), Key: "wrong", KeyEnv: "WORK_KEY", Model: "m"}
+	c := NewChat(Options{Session: openSession(t.TempDir()), Provider: NewProvider(end), Endpoint: end})
+	defer c.Close()
+	_, err = c.Prompt(context.Background(), textPrompt("hi"), func(acp.SessionUpdate) {})
+	if err == nil || err.Error() != "work refused the API key in WORK_KEY; set WORK_KEY to a valid key where tandem is started" {
+		t.Fatalf("err: %v", err)
+	}
+	if len(srv.Requests()) != 1 {
+		t.Fatalf("a refused key was tried %d times", len(srv.Requests()))
 	}
 }
