@@ -237,51 +237,10 @@ func TestAllowAlwaysHoldsForTheSession(t *testing.T) {
 func TestCancelSettlesEverything(t *testing.T) {
 	home(t)
 	ws := t.TempDir()
-	asked, withdrawn := make(chan struct{}), make(chan struct{})
-	client := &acptest.Client{Answer: func(ctx context.Context, _ acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-		close(asked)
-		<-ctx.Done() // never answered: only tandem's withdrawal ends it
-		close(withdrawn)
-		return acptest.Cancelled()
-	}}
-	p := serve(t, puppet, client)
+	law := acptest.NewLaw()
+	p := serve(t, puppet, law.Client)
 	s := p.open(t, ws)
-	type result struct {
-		stop acp.StopReason
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		stop, err := p.prompt(s.SessionId, "call bash {\"command\":\"sleep 31.4159 & cat ~/.ssh/x; wait\"}\ncall write {\"path\":\"later.txt\",\"content\":\"x\"}")
-		done <- result{stop, err}
-	}()
-	<-asked
-	eventually(t, "the background sleep", func() bool { return acptest.Running("sleep", "31.4159") })
-	if err := p.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: s.SessionId}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case r := <-done:
-		if r.err != nil || r.stop != acp.StopReasonCancelled {
-			t.Fatalf("prompt after cancel: %q, %v", r.stop, r.err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the prompt did not end after session/cancel")
-	}
-	select {
-	case <-withdrawn:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the permission request was not withdrawn")
-	}
-	if acptest.Running("sleep", "31.4159") {
-		t.Error("the bash step's sleep outlived the cancelled turn")
-	}
-	if got := client.Statuses("call-1-2"); len(got) != 2 || got[1] != acp.ToolCallStatusFailed {
-		t.Errorf("the call after the cancel: statuses %v, want pending then failed", got)
-	}
-	if _, err := os.Stat(filepath.Join(ws, "later.txt")); !errors.Is(err, os.ErrNotExist) {
-		t.Error("a tool ran after the cancel")
-	}
+	law.Check(t, p.conn, s.SessionId, ws, "31.4159")
 }
 
 // One prompt at a time: a second one is refused and the first goes on

@@ -186,51 +186,9 @@ func TestACPToolsAndQuestions(t *testing.T) {
 // tool starts after it.
 func TestACPCancelLaw(t *testing.T) {
 	ws := t.TempDir()
-	asked, withdrawn := make(chan struct{}), make(chan struct{})
-	client := &acptest.Client{Answer: func(ctx context.Context, _ acp.RequestPermissionRequest) acp.RequestPermissionResponse {
-		close(asked)
-		<-ctx.Done()
-		close(withdrawn)
-		return acptest.Cancelled()
-	}}
-	p := startACP(t, puppetBinary(t), ws, client, "HOME="+secretHome(t))
-	id := p.open(t, ws)
-	type result struct {
-		stop acp.StopReason
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		stop, err := p.prompt(id, "call bash {\"command\":\"sleep 31.4160 & cat ~/.ssh/x; wait\"}\ncall write {\"path\":\"later.txt\",\"content\":\"x\"}")
-		done <- result{stop, err}
-	}()
-	<-asked
-	waitFor(t, "the background sleep", func() bool { return acptest.Running("sleep", "31.4160") })
-	if err := p.conn.Cancel(context.Background(), acp.CancelNotification{SessionId: id}); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case r := <-done:
-		if r.err != nil || r.stop != acp.StopReasonCancelled {
-			t.Fatalf("prompt after cancel: %q, %v", r.stop, r.err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the prompt did not end after session/cancel")
-	}
-	select {
-	case <-withdrawn:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the permission request was not withdrawn")
-	}
-	if acptest.Running("sleep", "31.4160") {
-		t.Error("the sleep outlived the cancelled turn")
-	}
-	if got := client.Statuses("call-1-2"); len(got) != 2 || got[1] != acp.ToolCallStatusFailed {
-		t.Errorf("the call after the cancel: statuses %v, want pending then failed", got)
-	}
-	if _, err := os.Stat(filepath.Join(ws, "later.txt")); !errors.Is(err, os.ErrNotExist) {
-		t.Error("a tool ran after the cancel")
-	}
+	law := acptest.NewLaw()
+	p := startACP(t, puppetBinary(t), ws, law.Client, "HOME="+secretHome(t))
+	law.Check(t, p.conn, p.open(t, ws), ws, "31.4160")
 }
 
 // Standard input closing ends the process, and every process a session
