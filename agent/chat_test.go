@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,66 +12,11 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/agent/providers/fake"
 	"github.com/tandemdev/tandem/agent/providers/scripted"
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/tools"
 )
-
-// scriptedModel answers each model call with the next of its responses,
-// built from what the chat sent so far (so a response can quote a tag the
-// chat read). It records every request.
-type scriptedModel struct {
-	mu        sync.Mutex
-	responses []func(req providers.Request) providers.Response
-	requests  []providers.Request
-	// block, when set, makes a call wait for ctx after its first event.
-	block bool
-}
-
-func (m *scriptedModel) Stream(ctx context.Context, req providers.Request, emit func(providers.Event)) (providers.Response, error) {
-	m.mu.Lock()
-	m.requests = append(m.requests, req)
-	if len(m.responses) == 0 {
-		m.mu.Unlock()
-		return providers.Response{}, &providers.Error{Message: "the script has no more responses"}
-	}
-	next := m.responses[0]
-	m.responses = m.responses[1:]
-	block := m.block
-	m.mu.Unlock()
-	resp := next(req)
-	for _, b := range resp.Message.Blocks {
-		switch b.Kind {
-		case providers.Text:
-			emit(providers.Event{Kind: providers.TextDelta, Text: b.Text})
-		case providers.ToolUse:
-			emit(providers.Event{Kind: providers.ToolCall, Call: &b})
-		}
-		if block {
-			<-ctx.Done()
-			return providers.Response{}, ctx.Err()
-		}
-	}
-	return resp, nil
-}
-
-func say(text string) func(providers.Request) providers.Response {
-	return func(providers.Request) providers.Response {
-		return providers.Response{Message: providers.Message{Role: providers.Assistant, Blocks: []providers.Block{{Kind: providers.Text, Text: text}}},
-			Stop: providers.EndTurn, Usage: providers.Usage{Input: 100, Output: 10, CacheRead: 50}}
-	}
-}
-
-func call(calls ...providers.Block) func(providers.Request) providers.Response {
-	return func(providers.Request) providers.Response {
-		return providers.Response{Message: providers.Message{Role: providers.Assistant, Blocks: calls}, Stop: providers.StopToolUse}
-	}
-}
-
-func use(id, name string, args any) providers.Block {
-	raw, _ := json.Marshal(args)
-	return providers.Block{Kind: providers.ToolUse, ToolID: id, ToolName: name, Input: raw}
-}
 
 // lastResult is the text of the tool result with id in the last request.
 func lastResult(req providers.Request, id string) string {
@@ -146,7 +90,7 @@ func (u *updates) statuses(id string) []acp.ToolCallStatus {
 	return out
 }
 
-func newTestChat(t *testing.T, ws string, m *scriptedModel, asker approvals.Asker) *Chat {
+func newTestChat(t *testing.T, ws string, m *fake.Model, asker approvals.Asker) *Chat {
 	t.Helper()
 	c := NewChat(Options{Session: tools.Open(tools.Options{Roots: []string{ws}, Asker: asker}), Provider: m,
 		Endpoint: Endpoint{Provider: "test", Model: "m"}, System: SystemPrompt([]string{ws}), Model: ModelInfo{Window: 200000, Price: Price{Input: 3, Output: 15, CacheRead: 0.3}}})
@@ -165,16 +109,16 @@ func TestTurnReadsEditsAndAnswers(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "greet.txt"), []byte("hello\nworld\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := &scriptedModel{}
-	m.responses = []func(providers.Request) providers.Response{
-		call(use("r1", "read", map[string]any{"path": "greet.txt"})),
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("r1", "read", map[string]any{"path": "greet.txt"})),
 		func(req providers.Request) providers.Response {
 			read := lastResult(req, "r1")
 			tag := read[strings.Index(read, "#")+1 : strings.Index(read, "]")]
-			return call(use("e1", "edit", map[string]any{"files": []any{map[string]any{"path": "greet.txt", "tag": tag,
+			return fake.Call(fake.Use("e1", "edit", map[string]any{"files": []any{map[string]any{"path": "greet.txt", "tag": tag,
 				"ops": []any{map[string]any{"replace": "2:world", "text": "tandem"}}}}}))(req)
 		},
-		say("Changed world to tandem."),
+		fake.Say("Changed world to tandem."),
 	}
 	c := newTestChat(t, ws, m, nil)
 	var u updates
@@ -200,11 +144,11 @@ func TestTurnReadsEditsAndAnswers(t *testing.T) {
 	if last := u.lastUsage(); last == nil || last.Used != 160 || last.Size != 200000 || last.Cost == nil || last.Cost.Amount < 464e-6 || last.Cost.Amount > 466e-6 {
 		t.Errorf("usage: %+v", last)
 	}
-	if !strings.Contains(lastResult(m.requests[2], "e1"), "Applied to greet.txt") {
-		t.Errorf("the model did not get the edit's reply: %+v", m.requests[2].Messages)
+	if !strings.Contains(lastResult(m.Requests[2], "e1"), "Applied to greet.txt") {
+		t.Errorf("the model did not get the edit's reply: %+v", m.Requests[2].Messages)
 	}
-	for _, req := range m.requests[1:] {
-		if req.System != m.requests[0].System || len(req.Tools) != len(m.requests[0].Tools) {
+	for _, req := range m.Requests[1:] {
+		if req.System != m.Requests[0].System || len(req.Tools) != len(m.Requests[0].Tools) {
 			t.Fatal("the system prompt or roster changed within the chat")
 		}
 	}
@@ -222,10 +166,10 @@ func statusText(s []acp.ToolCallStatus) []string {
 // turn returns cancelled within a second, and no later call starts.
 func TestStopEndsARunningToolAtOnce(t *testing.T) {
 	ws := t.TempDir()
-	m := &scriptedModel{}
-	m.responses = []func(providers.Request) providers.Response{
-		call(use("b1", "bash", map[string]any{"command": "sleep 30; touch after-sleep"}), use("b2", "bash", map[string]any{"command": "touch second"})),
-		say("never reached"),
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("b1", "bash", map[string]any{"command": "sleep 30; touch after-sleep"}), fake.Use("b2", "bash", map[string]any{"command": "touch second"})),
+		fake.Say("never reached"),
 	}
 	c := newTestChat(t, ws, m, nil)
 	var u updates
@@ -260,15 +204,15 @@ func TestStopEndsARunningToolAtOnce(t *testing.T) {
 			t.Errorf("%s ran after stop", f)
 		}
 	}
-	if len(m.requests) != 1 {
-		t.Errorf("%d model calls, want 1", len(m.requests))
+	if len(m.Requests) != 1 {
+		t.Errorf("%d model calls, want 1", len(m.Requests))
 	}
 }
 
 // Stop while the model streams ends the call and the turn.
 func TestStopEndsTheStream(t *testing.T) {
-	m := &scriptedModel{block: true}
-	m.responses = []func(providers.Request) providers.Response{say("partial")}
+	m := &fake.Model{Block: true}
+	m.Responses = []func(providers.Request) providers.Response{fake.Say("partial")}
 	c := newTestChat(t, t.TempDir(), m, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	time.AfterFunc(100*time.Millisecond, cancel)
@@ -281,11 +225,11 @@ func TestStopEndsTheStream(t *testing.T) {
 // The tool-call limit stops a turn with max_turn_requests, and the calls
 // not run are answered so the chat can go on.
 func TestToolCallLimit(t *testing.T) {
-	m := &scriptedModel{}
-	m.responses = []func(providers.Request) providers.Response{
-		call(use("g1", "glob", map[string]any{"pattern": "*"})),
-		call(use("g2", "glob", map[string]any{"pattern": "*"}), use("g3", "glob", map[string]any{"pattern": "*"})),
-		say("ok"),
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("g1", "glob", map[string]any{"pattern": "*"})),
+		fake.Call(fake.Use("g2", "glob", map[string]any{"pattern": "*"}), fake.Use("g3", "glob", map[string]any{"pattern": "*"})),
+		fake.Say("ok"),
 	}
 	c := newTestChat(t, t.TempDir(), m, nil)
 	c.opts.MaxToolCalls = 2
@@ -297,7 +241,7 @@ func TestToolCallLimit(t *testing.T) {
 	if stop != acp.StopReasonEndTurn || err != nil {
 		t.Fatalf("the next turn: stop %q err %v", stop, err)
 	}
-	last := m.requests[len(m.requests)-1].Messages
+	last := m.Requests[len(m.Requests)-1].Messages
 	if r := last[len(last)-2]; r.Role != providers.User || !strings.Contains(r.Blocks[0].Text, "limit of 2 tool calls") {
 		t.Fatalf("the unrun calls were not answered: %+v", r)
 	}
@@ -314,10 +258,10 @@ func TestDeniedStepReachesTheModel(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte("SECRET KEY"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	m := &scriptedModel{}
-	m.responses = []func(providers.Request) providers.Response{
-		call(use("s1", "bash", map[string]any{"command": "cat ~/.ssh/id_test"})),
-		say("The user said no."),
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("s1", "bash", map[string]any{"command": "cat ~/.ssh/id_test"})),
+		fake.Say("The user said no."),
 	}
 	asked := 0
 	c := newTestChat(t, ws, m, approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer {
@@ -328,7 +272,7 @@ func TestDeniedStepReachesTheModel(t *testing.T) {
 	if stop != acp.StopReasonEndTurn || err != nil || asked != 1 {
 		t.Fatalf("stop %q err %v asked %d", stop, err, asked)
 	}
-	res := lastResult(m.requests[1], "s1")
+	res := lastResult(m.Requests[1], "s1")
 	if !strings.Contains(res, "denied") || strings.Contains(res, "SECRET KEY") {
 		t.Fatalf("the model got: %s", res)
 	}
@@ -342,12 +286,12 @@ func TestPlanModeRunsOnlyReading(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := &scriptedModel{}
-	m.responses = []func(providers.Request) providers.Response{
-		call(use("w1", "write", map[string]any{"path": "b.txt", "content": "x\n"}),
-			use("b1", "bash", map[string]any{"command": "touch c.txt"}),
-			use("b2", "bash", map[string]any{"command": "cat a.txt"})),
-		say("Here is my plan."),
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("w1", "write", map[string]any{"path": "b.txt", "content": "x\n"}),
+			fake.Use("b1", "bash", map[string]any{"command": "touch c.txt"}),
+			fake.Use("b2", "bash", map[string]any{"command": "cat a.txt"})),
+		fake.Say("Here is my plan."),
 	}
 	asked := 0
 	c := newTestChat(t, ws, m, approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer { asked++; return approvals.AllowOnce }))
@@ -355,7 +299,7 @@ func TestPlanModeRunsOnlyReading(t *testing.T) {
 	if stop, err := c.Prompt(context.Background(), textPrompt("plan it"), func(acp.SessionUpdate) {}); stop != acp.StopReasonEndTurn || err != nil {
 		t.Fatalf("stop %q err %v", stop, err)
 	}
-	req := m.requests[1]
+	req := m.Requests[1]
 	for _, id := range []string{"w1", "b1"} {
 		if r := lastResult(req, id); !strings.Contains(r, "plan mode runs only steps that read") {
 			t.Errorf("%s: %s", id, r)
@@ -372,11 +316,11 @@ func TestPlanModeRunsOnlyReading(t *testing.T) {
 	if asked != 0 {
 		t.Errorf("plan mode asked %d questions", asked)
 	}
-	if first := m.requests[0].Messages[0].Blocks[0].Text; first != planNote {
+	if first := m.Requests[0].Messages[0].Blocks[0].Text; first != planNote {
 		t.Errorf("the model was not told: %q", first)
 	}
 	c.SetPlanMode(false)
-	m.responses = append(m.responses, call(use("w2", "write", map[string]any{"path": "b.txt", "content": "x\n"})), say("done"))
+	m.Responses = append(m.Responses, fake.Call(fake.Use("w2", "write", map[string]any{"path": "b.txt", "content": "x\n"})), fake.Say("done"))
 	if _, err := c.Prompt(context.Background(), textPrompt("do it"), func(acp.SessionUpdate) {}); err != nil {
 		t.Fatal(err)
 	}
@@ -396,13 +340,13 @@ func TestModelIsToldOfFilesChangedUnderIt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	m := &scriptedModel{}
-	m.responses = []func(providers.Request) providers.Response{
-		call(use("r1", "read", map[string]any{"path": "theirs.txt"}), use("r2", "read", map[string]any{"path": "ours.txt"})),
-		call(use("w1", "write", map[string]any{"path": "ours.txt", "content": "agent\n"})),
-		say("read both"),
-		say("noted"),
-		say("nothing new"),
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("r1", "read", map[string]any{"path": "theirs.txt"}), fake.Use("r2", "read", map[string]any{"path": "ours.txt"})),
+		fake.Call(fake.Use("w1", "write", map[string]any{"path": "ours.txt", "content": "agent\n"})),
+		fake.Say("read both"),
+		fake.Say("noted"),
+		fake.Say("nothing new"),
 	}
 	c := newTestChat(t, ws, m, nil)
 	if _, err := c.Prompt(context.Background(), textPrompt("read them"), func(acp.SessionUpdate) {}); err != nil {
@@ -423,7 +367,7 @@ func TestModelIsToldOfFilesChangedUnderIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	note := changeNote([]string{"theirs.txt"})
-	user := m.requests[3].Messages[len(m.requests[3].Messages)-1]
+	user := m.Requests[3].Messages[len(m.Requests[3].Messages)-1]
 	if last := user.Blocks[len(user.Blocks)-1]; last.Text != note {
 		t.Fatalf("the model was not told: %+v", user.Blocks)
 	}
@@ -435,7 +379,7 @@ func TestModelIsToldOfFilesChangedUnderIt(t *testing.T) {
 	if _, err := c.Prompt(context.Background(), textPrompt("and now"), func(acp.SessionUpdate) {}); err != nil {
 		t.Fatal(err)
 	}
-	for _, b := range m.requests[4].Messages[len(m.requests[4].Messages)-1].Blocks {
+	for _, b := range m.Requests[4].Messages[len(m.Requests[4].Messages)-1].Blocks {
 		if strings.Contains(b.Text, "Changed since") {
 			t.Fatalf("told twice: %q", b.Text)
 		}
@@ -456,17 +400,17 @@ func TestCompactionSummarisesOlderTurns(t *testing.T) {
 	}
 	full := func(text string) func(providers.Request) providers.Response {
 		return func(r providers.Request) providers.Response {
-			resp := say(text)(r)
+			resp := fake.Say(text)(r)
 			resp.Usage = providers.Usage{Input: 900}
 			return resp
 		}
 	}
-	m := &scriptedModel{}
-	m.responses = []func(providers.Request) providers.Response{
-		call(use("r1", "read", map[string]any{"path": "a.txt"})),
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("r1", "read", map[string]any{"path": "a.txt"})),
 		full("read it"),
-		say("SUMMARY: the user had a.txt read."),
-		say("next answer"),
+		fake.Say("SUMMARY: the user had a.txt read."),
+		fake.Say("next answer"),
 	}
 	c := NewChat(Options{Session: openSession(ws), Provider: m, Endpoint: Endpoint{Provider: "test", Model: "m"},
 		Model: ModelInfo{Window: 1000}, Store: store})
@@ -478,13 +422,13 @@ func TestCompactionSummarisesOlderTurns(t *testing.T) {
 	if _, err := c.Prompt(context.Background(), textPrompt("go on"), u.emit); err != nil {
 		t.Fatal(err)
 	}
-	sum := m.requests[2]
+	sum := m.Requests[2]
 	if len(sum.Tools) != 0 || sum.Messages[len(sum.Messages)-1].Blocks[0].Text != summarise {
 		t.Fatalf("the summary request: %+v", sum)
 	}
-	next := m.requests[3]
+	next := m.Requests[3]
 	first := next.Messages[0].Blocks[0].Text
-	if len(next.Messages) != 2 || !strings.Contains(first, "SUMMARY: the user had a.txt read.") || !strings.Contains(first, "a.txt#") || next.System != m.requests[0].System {
+	if len(next.Messages) != 2 || !strings.Contains(first, "SUMMARY: the user had a.txt read.") || !strings.Contains(first, "a.txt#") || next.System != m.Requests[0].System {
 		t.Fatalf("after compaction the model got %d messages, first %q", len(next.Messages), first)
 	}
 	told := false
@@ -504,22 +448,22 @@ func TestCompactionSummarisesOlderTurns(t *testing.T) {
 
 // A response the provider paused is continued in the same turn.
 func TestPausedResponseIsContinued(t *testing.T) {
-	m := &scriptedModel{}
-	m.responses = []func(providers.Request) providers.Response{
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
 		func(r providers.Request) providers.Response {
-			resp := say("first half, ")(r)
+			resp := fake.Say("first half, ")(r)
 			resp.Stop = providers.Paused
 			return resp
 		},
-		say("second half."),
+		fake.Say("second half."),
 	}
 	c := newTestChat(t, t.TempDir(), m, nil)
 	var u updates
 	if stop, err := c.Prompt(context.Background(), textPrompt("long"), u.emit); stop != acp.StopReasonEndTurn || err != nil {
 		t.Fatalf("stop %q err %v", stop, err)
 	}
-	if got := u.text(); got != "first half, second half." || len(m.requests) != 2 {
-		t.Fatalf("answer %q after %d calls", got, len(m.requests))
+	if got := u.text(); got != "first half, second half." || len(m.Requests) != 2 {
+		t.Fatalf("answer %q after %d calls", got, len(m.Requests))
 	}
 }
 

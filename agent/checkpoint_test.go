@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/agent/providers/fake"
 )
 
 // TestLaw_restore_keeps_later_user_work: agent turns that write files, the
@@ -47,7 +48,7 @@ func TestLaw_restore_keeps_later_user_work(t *testing.T) {
 		}
 		turns := rapid.IntRange(1, 4).Draw(rt, "turns")
 		history := make([]map[string]*touch, turns)
-		m := &scriptedModel{}
+		m := &fake.Model{}
 		c := NewChat(Options{Session: openSession(ws), Provider: m, Endpoint: Endpoint{Provider: "test", Model: "m"}})
 		defer c.Close()
 		for turn := range turns {
@@ -58,18 +59,18 @@ func TestLaw_restore_keeps_later_user_work(t *testing.T) {
 				content, exists := read(f)
 				history[turn][f] = &touch{before: state{content, exists}, agentWrites: true}
 				if exists {
-					reads = append(reads, use(fmt.Sprintf("r%d", i), "read", map[string]any{"path": f}))
+					reads = append(reads, fake.Use(fmt.Sprintf("r%d", i), "read", map[string]any{"path": f}))
 				}
-				puts = append(puts, use(fmt.Sprintf("w%d", i), "write", map[string]any{"path": f, "content": fmt.Sprintf("agent turn %d %s\n", turn, f)}))
+				puts = append(puts, fake.Use(fmt.Sprintf("w%d", i), "write", map[string]any{"path": f, "content": fmt.Sprintf("agent turn %d %s\n", turn, f)}))
 			}
-			m.responses = nil
+			m.Responses = nil
 			if len(reads) > 0 {
-				m.responses = append(m.responses, call(reads...))
+				m.Responses = append(m.Responses, fake.Call(reads...))
 			}
 			if len(puts) > 0 {
-				m.responses = append(m.responses, call(puts...))
+				m.Responses = append(m.Responses, fake.Call(puts...))
 			}
-			m.responses = append(m.responses, say("done"))
+			m.Responses = append(m.Responses, fake.Say("done"))
 			if _, err := c.Prompt(context.Background(), textPrompt("write"), func(acp.SessionUpdate) {}); err != nil {
 				rt.Fatal(err)
 			}

@@ -10,11 +10,12 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/agent/providers/fake"
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/tools"
 )
 
-func testService(t *testing.T, m *scriptedModel, connErr error) (*Service, string) {
+func testService(t *testing.T, m *fake.Model, connErr error) (*Service, string) {
 	t.Helper()
 	ws := t.TempDir()
 	store, err := OpenStore(t.TempDir())
@@ -40,8 +41,8 @@ func testService(t *testing.T, m *scriptedModel, connErr error) (*Service, strin
 // set; switching the model fixes it, the next turn uses the new one, and
 // the options a client shows follow.
 func TestServiceSaysWhatToSetAndSwitchesModels(t *testing.T) {
-	m := &scriptedModel{}
-	m.responses = []func(providers.Request) providers.Response{say("hi")}
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{fake.Say("hi")}
 	svc, ws := testService(t, m, errors.New("no model is set: set agent.model"))
 	res, err := svc.New(ws)
 	if err != nil {
@@ -57,7 +58,7 @@ func TestServiceSaysWhatToSetAndSwitchesModels(t *testing.T) {
 	if stop, err := svc.Prompt(context.Background(), res.SessionId, textPrompt("hello"), func(acp.SessionUpdate) {}); err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("prompt: %q %v", stop, err)
 	}
-	if got := m.requests[0].Model; got != "big" {
+	if got := m.Requests[0].Model; got != "big" {
 		t.Fatalf("the turn used model %q", got)
 	}
 	opts, _ = svc.SetPlanMode(res.SessionId, true)
@@ -70,8 +71,8 @@ func TestServiceSaysWhatToSetAndSwitchesModels(t *testing.T) {
 // ends the running one with cancelled; then the session takes prompts
 // again. Closed sessions are unknown; stored chats list, load and delete.
 func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
-	m := &scriptedModel{block: true}
-	m.responses = []func(providers.Request) providers.Response{say("partial")}
+	m := &fake.Model{Block: true}
+	m.Responses = []func(providers.Request) providers.Response{fake.Say("partial")}
 	svc, ws := testService(t, m, nil)
 	res, _ := svc.New(ws)
 	id := res.SessionId
@@ -81,9 +82,9 @@ func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
 		done <- stop
 	}()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		m.mu.Lock()
-		n := len(m.requests)
-		m.mu.Unlock()
+		m.Mu.Lock()
+		n := len(m.Requests)
+		m.Mu.Unlock()
 		if n > 0 || time.Now().After(deadline) {
 			break
 		}
@@ -95,9 +96,9 @@ func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
 	if stop := <-done; stop != acp.StopReasonCancelled {
 		t.Fatalf("stop %q", stop)
 	}
-	m.mu.Lock()
-	m.block, m.responses = false, append(m.responses, say("done"))
-	m.mu.Unlock()
+	m.Mu.Lock()
+	m.Block, m.Responses = false, append(m.Responses, fake.Say("done"))
+	m.Mu.Unlock()
 	if stop, err := svc.Prompt(context.Background(), id, textPrompt("third"), func(acp.SessionUpdate) {}); err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("after cancel: %q %v", stop, err)
 	}

@@ -10,6 +10,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/agent/providers/fake"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -24,11 +25,11 @@ func TestChatIsStoredAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	const key = "sk-test-not-a-real-key-0123456789"
-	m := &scriptedModel{}
-	m.responses = []func(providers.Request) providers.Response{
-		call(use("g1", "glob", map[string]any{"pattern": "*"})),
-		say("Nothing here yet."),
-		say("Still nothing."),
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("g1", "glob", map[string]any{"pattern": "*"})),
+		fake.Say("Nothing here yet."),
+		fake.Say("Still nothing."),
 	}
 	open := func() Options {
 		return Options{Session: tools.Open(tools.Options{Roots: []string{ws}}), Provider: m,
@@ -65,7 +66,7 @@ func TestChatIsStoredAndResumes(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.Close()
-	if n := len(m.requests[2].Messages); n != 5 {
+	if n := len(m.Requests[2].Messages); n != 5 {
 		t.Fatalf("the resumed turn sent %d messages, want the 4 before and the new prompt", n)
 	}
 	_, msgs, _ = store.Load(c.ID)

@@ -1,68 +1,20 @@
 package lspserver
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/agent/providers/fake"
 	"github.com/tandemdev/tandem/config"
 )
 
-// fakeModel answers each model call with its next response, made from the
-// request (so a response can quote what a read showed).
-type fakeModel struct {
-	mu    sync.Mutex
-	next  []func(providers.Request) providers.Response
-	calls int
-}
-
-func (m *fakeModel) Stream(ctx context.Context, req providers.Request, emit func(providers.Event)) (providers.Response, error) {
-	m.mu.Lock()
-	if len(m.next) == 0 {
-		m.mu.Unlock()
-		return providers.Response{}, &providers.Error{Message: "no more responses"}
-	}
-	f := m.next[0]
-	m.next = m.next[1:]
-	m.calls++
-	m.mu.Unlock()
-	resp := f(req)
-	for _, b := range resp.Message.Blocks {
-		switch b.Kind {
-		case providers.Text:
-			emit(providers.Event{Kind: providers.TextDelta, Text: b.Text})
-		case providers.ToolUse:
-			emit(providers.Event{Kind: providers.ToolCall, Call: &b})
-		}
-	}
-	return resp, ctx.Err()
-}
-
-func answer(text string) func(providers.Request) providers.Response {
-	return func(providers.Request) providers.Response {
-		return providers.Response{Message: providers.Message{Role: providers.Assistant, Blocks: []providers.Block{{Kind: providers.Text, Text: text}}}, Stop: providers.EndTurn}
-	}
-}
-
-func callTools(calls ...providers.Block) func(providers.Request) providers.Response {
-	return func(providers.Request) providers.Response {
-		return providers.Response{Message: providers.Message{Role: providers.Assistant, Blocks: calls}, Stop: providers.StopToolUse}
-	}
-}
-
-func toolUse(id, name string, args any) providers.Block {
-	raw, _ := json.Marshal(args)
-	return providers.Block{Kind: providers.ToolUse, ToolID: id, ToolName: name, Input: raw}
-}
-
-func chatServer(t *testing.T, m *fakeModel) *rpc {
+func chatServer(t *testing.T, m *fake.Model) *rpc {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	c, _ := inProcessWith(t, Options{Cwd: t.TempDir(), Connect: func(*config.Settings, string) (providers.Provider, agent.Endpoint, error) {
@@ -114,10 +66,10 @@ func TestChatOverTheEditorConnection(t *testing.T) {
 	if err := os.WriteFile(file, []byte("one\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	m := &fakeModel{}
-	m.next = []func(providers.Request) providers.Response{
-		callTools(toolUse("w1", "write", map[string]any{"path": "new.txt", "content": "made\n"})),
-		answer("Made new.txt."),
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("w1", "write", map[string]any{"path": "new.txt", "content": "made\n"})),
+		fake.Say("Made new.txt."),
 	}
 	c := chatServer(t, m)
 	var s struct {
@@ -182,8 +134,8 @@ func TestChatOverTheEditorConnection(t *testing.T) {
 func TestChatCancelStopsTheTurn(t *testing.T) {
 	ws := t.TempDir()
 	sleep := sleepMarker(t, 4)
-	m := &fakeModel{}
-	m.next = []func(providers.Request) providers.Response{callTools(toolUse("b1", "bash", map[string]any{"command": sleep}))}
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{fake.Call(fake.Use("b1", "bash", map[string]any{"command": sleep}))}
 	c := chatServer(t, m)
 	var s struct {
 		SessionID string `json:"sessionId"`
