@@ -79,68 +79,6 @@ func (p *peer) prompt(id acp.SessionId, text string) (acp.StopReason, error) {
 	return r.StopReason, err
 }
 
-// eventually waits up to 10 s for cond.
-func eventually(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
-// home makes a private HOME holding the secret ~/.ssh/x.
-func home(t *testing.T) {
-	h := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(h, ".ssh"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(h, ".ssh", "x"), []byte("secret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("HOME", h)
-}
-
-func TestInitializeAndNewSession(t *testing.T) {
-	p := serve(t, puppet, &acptest.Client{})
-	init, err := p.conn.Initialize(context.Background(), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if init.ProtocolVersion != 1 || !init.AgentCapabilities.PromptCapabilities.EmbeddedContext || init.AgentCapabilities.LoadSession ||
-		init.AgentInfo == nil || init.AgentInfo.Name != "tandem" || init.AgentInfo.Version != "test" {
-		t.Fatalf("initialize: %+v", init)
-	}
-	s, err := p.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.SessionId == "" || len(s.ConfigOptions) != 2 || s.ConfigOptions[0].Select == nil ||
-		s.ConfigOptions[0].Select.Id != "model" || s.ConfigOptions[0].Select.CurrentValue != "test/puppet" ||
-		s.ConfigOptions[1].Boolean == nil || s.ConfigOptions[1].Boolean.Id != "plan_mode" || s.ConfigOptions[1].Boolean.CurrentValue {
-		t.Fatalf("session/new: %+v", s)
-	}
-}
-
-// A session's cwd is its workspace root: it must be an absolute directory.
-func TestNewSessionNeedsAnAbsoluteDirectory(t *testing.T) {
-	p := serve(t, puppet, &acptest.Client{})
-	file := filepath.Join(t.TempDir(), "f")
-	if err := os.WriteFile(file, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	for _, cwd := range []string{"relative/dir", file, filepath.Join(file, "missing")} {
-		_, err := p.conn.NewSession(context.Background(), acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{}})
-		var re *acp.RequestError
-		if !errors.As(err, &re) || re.Code != -32602 || !strings.Contains(re.Message, "absolute path of a directory") {
-			t.Errorf("cwd %q: %v", cwd, err)
-		}
-	}
-}
-
-// A prompt makes a tool call and answers: the client gets the call
-// announced, started and completed with the file's text, then the usage
-// and the answer, in that order, before the prompt's response.
 func TestPromptRunsAToolAndAnswersInOrder(t *testing.T) {
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha\n"), 0o644); err != nil {
@@ -178,7 +116,7 @@ func TestPromptRunsAToolAndAnswersInOrder(t *testing.T) {
 // text, its steps and the four options; a rejection reaches the model as
 // the gate's refusal.
 func TestGatedStepAsksAndARejectionReachesTheModel(t *testing.T) {
-	home(t)
+	t.Setenv("HOME", acptest.SecretHome(t))
 	client := &acptest.Client{Answer: acptest.Select("reject_once")}
 	p := serve(t, puppet, client)
 	s := p.open(t, t.TempDir())
@@ -213,7 +151,7 @@ func TestGatedStepAsksAndARejectionReachesTheModel(t *testing.T) {
 
 // allow_always is the session's: the same step runs unasked afterwards.
 func TestAllowAlwaysHoldsForTheSession(t *testing.T) {
-	home(t)
+	t.Setenv("HOME", acptest.SecretHome(t))
 	client := &acptest.Client{Answer: acptest.Select("allow_always")}
 	p := serve(t, puppet, client)
 	s := p.open(t, t.TempDir())
@@ -235,7 +173,7 @@ func TestAllowAlwaysHoldsForTheSession(t *testing.T) {
 // (tandem withdraws it), the running bash step's processes end, and no
 // tool starts afterwards.
 func TestCancelSettlesEverything(t *testing.T) {
-	home(t)
+	t.Setenv("HOME", acptest.SecretHome(t))
 	ws := t.TempDir()
 	law := acptest.NewLaw()
 	p := serve(t, puppet, law.Client)
@@ -254,7 +192,7 @@ func TestASecondPromptIsRefused(t *testing.T) {
 		stop, _ := p.prompt(s.SessionId, "wait")
 		done <- stop
 	}()
-	eventually(t, "the first turn", func() bool { return client.Text() == "waiting" })
+	acptest.Eventually(t, "the first turn", func() bool { return client.Text() == "waiting" })
 	if _, err := p.prompt(s.SessionId, "hello"); err == nil || !strings.Contains(err.Error(), "a turn of this session is running") {
 		t.Fatalf("second prompt: %v", err)
 	}
@@ -334,7 +272,7 @@ func TestCloseSessionEndsItsTurn(t *testing.T) {
 		stop, _ := p.prompt(s.SessionId, `call bash {"command":"sleep 16.1803"}`)
 		done <- stop
 	}()
-	eventually(t, "the sleep", func() bool { return acptest.Running("sleep", "16.1803") })
+	acptest.Eventually(t, "the sleep", func() bool { return acptest.Running("sleep", "16.1803") })
 	if _, err := p.conn.CloseSession(context.Background(), acp.CloseSessionRequest{SessionId: s.SessionId}); err != nil {
 		t.Fatal(err)
 	}
@@ -409,7 +347,7 @@ func TestClientLeavingEndsEverything(t *testing.T) {
 	p := serve(t, puppet, client)
 	s := p.open(t, t.TempDir())
 	go func() { _, _ = p.prompt(s.SessionId, `call bash {"command":"sleep 27.1828"}`) }()
-	eventually(t, "the sleep", func() bool { return acptest.Running("sleep", "27.1828") })
+	acptest.Eventually(t, "the sleep", func() bool { return acptest.Running("sleep", "27.1828") })
 	_ = p.in.Close()
 	select {
 	case <-p.served:

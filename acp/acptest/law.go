@@ -81,3 +81,25 @@ func (l *Law) Check(t testing.TB, conn *acp.ClientSideConnection, id acp.Session
 		t.Error("a tool ran after the cancel")
 	}
 }
+
+// SecretHome is a HOME holding the secret ~/.ssh/x.
+func SecretHome(t testing.TB) string {
+	h := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(h, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(h, ".ssh", "x"), []byte("secret\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// Eventually waits up to 10 s for cond.
+func Eventually(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}

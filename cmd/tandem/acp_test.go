@@ -109,27 +109,6 @@ func (p *acpProcess) prompt(id acp.SessionId, text string) (acp.StopReason, erro
 	return r.StopReason, err
 }
 
-// secretHome is a HOME holding the secret ~/.ssh/x.
-func secretHome(t *testing.T) string {
-	h := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(h, ".ssh"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(h, ".ssh", "x"), []byte("secret\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for end := time.Now().Add(10 * time.Second); !cond(); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(end) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
-}
-
 // The real binary with no model set opens sessions, and its prompts answer
 // what to set; it logs to its log file, and stdout carries only protocol.
 func TestACPWithoutAModelSaysWhatToSet(t *testing.T) {
@@ -158,7 +137,7 @@ func TestACPToolsAndQuestions(t *testing.T) {
 		t.Fatal(err)
 	}
 	client := &acptest.Client{Answer: acptest.Select("reject_once")}
-	p := startACP(t, puppetBinary(t), ws, client, "HOME="+secretHome(t))
+	p := startACP(t, puppetBinary(t), ws, client, "HOME="+acptest.SecretHome(t))
 	id := p.open(t, ws)
 	if stop, err := p.prompt(id, `call read {"path":"a.txt"}`); err != nil || stop != acp.StopReasonEndTurn {
 		t.Fatalf("read: %q, %v", stop, err)
@@ -187,7 +166,7 @@ func TestACPToolsAndQuestions(t *testing.T) {
 func TestACPCancelLaw(t *testing.T) {
 	ws := t.TempDir()
 	law := acptest.NewLaw()
-	p := startACP(t, puppetBinary(t), ws, law.Client, "HOME="+secretHome(t))
+	p := startACP(t, puppetBinary(t), ws, law.Client, "HOME="+acptest.SecretHome(t))
 	law.Check(t, p.conn, p.open(t, ws), ws, "31.4160")
 }
 
@@ -198,7 +177,7 @@ func TestACPEndsWithItsInput(t *testing.T) {
 	p := startACP(t, puppetBinary(t), ws, &acptest.Client{})
 	id := p.open(t, ws)
 	go func() { _, _ = p.prompt(id, `call bash {"command":"sleep 27.1829"}`) }()
-	waitFor(t, "the sleep", func() bool { return acptest.Running("sleep", "27.1829") })
+	acptest.Eventually(t, "the sleep", func() bool { return acptest.Running("sleep", "27.1829") })
 	exited := make(chan error, 1)
 	_ = p.stdin.Close()
 	go func() { exited <- p.cmd.Wait() }()
@@ -294,7 +273,7 @@ func TestACPWithTheTypeScriptClient(t *testing.T) {
 	}
 	xdg := t.TempDir()
 	cmd := exec.Command("node", "testdata/acp-client.mjs", sdk, puppetBinary(t), ws)
-	cmd.Env = append(os.Environ(), "HOME="+secretHome(t), "XDG_STATE_HOME="+filepath.Join(xdg, "state"), "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"))
+	cmd.Env = append(os.Environ(), "HOME="+acptest.SecretHome(t), "XDG_STATE_HOME="+filepath.Join(xdg, "state"), "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"))
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
