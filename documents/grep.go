@@ -43,6 +43,7 @@ type GrepFile struct {
 	Abs, Show string
 	Tag       Tag  // "" when the file has no tag (over the limit, not UTF-8)
 	Large     bool // over the size limit: only its first 4 MiB were searched
+	CutAt     int  // the search stopped at its time limit at this line (0: it did not)
 	NotUTF8   bool
 	Buffer    *Buffer // the editor buffer searched in place of the disk
 	Content   []byte  // the bytes searched; hits index them after the BOM
@@ -84,7 +85,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 			"The glob %q is not a valid pattern. Use patterns such as \"*.go\" or \"src/**/*.ts\".", req.Glob))
 	}
 	rep := &GrepReport{Req: req, roots: roots}
-	g := &grepRun{m: m, buffers: buffers, roots: roots, rep: rep}
+	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, rep: rep}
 	abs := dirs[0]
 	_, open := buffers.Get(abs)
 	info, statErr := os.Stat(abs)
@@ -104,16 +105,22 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 		for _, dir := range dirs {
 			t, err := Walk(ctx, firstRoot(roots), dir, false, 0, func(e Entry, t *Tally) { g.file(e, t, false) })
 			if err != nil {
-				return nil, refusal.New(refusal.Cancelled, "The search was cancelled before it finished. Run it again if you still need it.")
+				break
 			}
 			rep.Tally.merge(t)
 			g.bufferOnly(dir)
 		}
 	}
+	// A search stops inside a file too when ctx is done: what it found is
+	// not all there is, so none of it is shown.
+	if ctx.Err() != nil {
+		return nil, refusal.New(refusal.Cancelled, "The search was cancelled before it finished. Run it again if you still need it.")
+	}
 	return rep, g.page()
 }
 
 type grepRun struct {
+	ctx     context.Context
 	m       *Matcher
 	buffers *Overlay
 	roots   []string
@@ -176,9 +183,10 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 		t.add(ClassSearched, e.Abs)
 	}
 	body := bytes.TrimPrefix(content, bom)
-	s := g.m.Search(body)
+	s := g.m.Search(g.ctx, body)
 	h, ok := s.Next()
 	if !ok {
+		g.stopped(s, t, &f)
 		return
 	}
 	f.Show = Display(g.roots, e.Abs)
@@ -205,6 +213,7 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 		}
 		f.Total++
 	}
+	g.stopped(s, t, &f)
 	if pooled != nil {
 		content = append([]byte(nil), content...) // the pooled buffer is reused
 	}
@@ -221,6 +230,21 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 	if len(g.cands) > g.keep {
 		g.cands = g.cands[:g.keep]
 	}
+}
+
+// stopped accounts for a search of f that passed its time limit: f moves
+// to ClassCut and remembers where the search stopped. A cancelled search
+// needs nothing: its grep shows nothing.
+func (g *grepRun) stopped(s *Search, t *Tally, f *GrepFile) {
+	if s.Err() != errTooSlow {
+		return
+	}
+	from := ClassSearched
+	if f.Large {
+		from = ClassLarge
+	}
+	t.Move(from, ClassCut, f.Abs)
+	f.CutAt = s.Line()
 }
 
 // bufferOnly searches open editor buffers under the directory that do not
@@ -415,6 +439,9 @@ func (r *GrepReport) Render() (string, [][]int) {
 		case f.NotUTF8:
 			out.WriteString("(not UTF-8 text: no tag, so these rows are not edit anchors)\n")
 		}
+		if f.CutAt > 0 {
+			fmt.Fprintf(&out, "(the pattern was too slow for this file: the search stopped after %v, at line %d; lines from there on were not searched)\n", searchTimeLimit, f.CutAt)
+		}
 		body := bytes.TrimPrefix(f.Content, bom)
 		for _, h := range f.Hits {
 			text := body[h.Start:h.End]
@@ -440,7 +467,10 @@ func (r *GrepReport) Render() (string, [][]int) {
 // empty: nothing is cut silently.
 func (r *GrepReport) notices(out *strings.Builder) {
 	pattern := r.Req.Pattern
+	searched := r.Tally.Count[ClassSearched] + r.Tally.Count[ClassLarge] + r.Tally.Count[ClassCut]
 	switch {
+	case r.Single && r.LinesMatched == 0 && r.Tally.Count[ClassCut] > 0:
+		fmt.Fprintf(out, "(no line matches %q in the part searched)\n", pattern)
 	case r.Single && r.LinesMatched == 0:
 		fmt.Fprintf(out, "(no line matches %q)\n", pattern)
 	case r.Single && r.Next > 0:
@@ -448,13 +478,13 @@ func (r *GrepReport) notices(out *strings.Builder) {
 	case r.Single:
 		fmt.Fprintf(out, "(%s; shown: %d-%d)\n", count(r.LinesMatched, "matching line"), r.Req.Skip+1, r.PageTo)
 	case r.FilesMatched == 0:
-		fmt.Fprintf(out, "(no file matches %q: %s searched)\n", pattern, count(r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], "file"))
+		fmt.Fprintf(out, "(no file matches %q: %s searched)\n", pattern, count(searched, "file"))
 	case r.Next > 0:
 		fmt.Fprintf(out, "(%d of %d searched files match; shown: files %d-%d; next page: grep again with skip=%d)\n",
-			r.FilesMatched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.Req.Skip+1, r.PageTo, r.Next)
+			r.FilesMatched, searched, r.Req.Skip+1, r.PageTo, r.Next)
 	default:
 		fmt.Fprintf(out, "(%d of %d searched files match; shown: files %d-%d)\n",
-			r.FilesMatched, r.Tally.Count[ClassSearched]+r.Tally.Count[ClassLarge], r.Req.Skip+1, r.PageTo)
+			r.FilesMatched, searched, r.Req.Skip+1, r.PageTo)
 	}
 	cut := 0
 	for _, f := range r.Page {
@@ -474,6 +504,7 @@ var classNotice = map[Class][3]string{
 	ClassBinary:      {"skipped", "binary file", " (a NUL byte)"},
 	ClassUnreadable:  {"skipped", "file that could not be read", ""},
 	ClassLarge:       {"searched in part", "file over the 4 MiB limit", " (the first 4 MiB only, no tag)"},
+	ClassCut:         {"searched in part", "file where the pattern was too slow", " (stopped after " + searchTimeLimit.String() + ": make the pattern cheaper, e.g. smaller repeats or a literal word every match has, or narrow path or glob)"},
 	ClassIgnoredFile: {"skipped", "file excluded by .gitignore, .ignore or git's exclude files", ""},
 	ClassIgnoredDir:  {"not entered", "directory excluded by .gitignore, .ignore or git's exclude files", ""},
 	ClassVCSDir:      {"not entered", ".git directory", ""},
@@ -485,7 +516,7 @@ var classNotice = map[Class][3]string{
 }
 
 // noticeOrder fixes the order of the class notices.
-var noticeOrder = []Class{ClassBinary, ClassUnreadable, ClassLarge, ClassIgnoredFile, ClassIgnoredDir,
+var noticeOrder = []Class{ClassBinary, ClassUnreadable, ClassLarge, ClassCut, ClassIgnoredFile, ClassIgnoredDir,
 	ClassVCSDir, ClassSymlink, ClassSpecial, ClassTemp, ClassWalkError, ClassNotMatched}
 
 func writeClassNotices(out *strings.Builder, t *Tally, roots []string) {

@@ -73,7 +73,9 @@ func grepText() *rapid.Generator[[]byte] {
 }
 
 var grepPatterns = []string{"a", "ab", "b$", "^a", `a\s*b`, "A", "é", "a.b", "", "^$", `\bab\b`, "(a|b)b", "[^a]b", "a+",
-	"k", "s", "sk", "ab$", `\Aa`, `b\z`, "ab|ba", "a b", "\r", `a\r`, "é$"}
+	"k", "s", "sk", "ab$", `\Aa`, `b\z`, "ab|ba", "a b", "\r", `a\r`, "é$",
+	// no literal every match holds: the whole-text candidate regexp
+	`[ab][ab]`, `\S\s+\S`, `(a|B)$`, `^[^a]`, `[ks]\b`}
 
 // The matcher finds exactly the lines whose text (without its ending) the
 // regexp matches on its own, whatever the prefilter chose.
@@ -110,17 +112,32 @@ func matchLines(t interface{ Fatalf(string, ...any) }, text []byte, pattern stri
 			want = append(want, n)
 		}
 	}
-	s := m.Search(ls.Body)
-	for {
-		h, ok := s.Next()
-		if !ok {
-			return got, want
+	// Each regexp runs on the whole text; then on windows of a line, each
+	// through the reader that looks at the context after every byte, as a
+	// costly pattern does; then on windows of a few lines, mixing both.
+	for _, every := range []int{checkWork, 1, 100} {
+		s := m.Search(context.Background(), ls.Body)
+		s.every = every
+		var lines []int
+		for {
+			h, ok := s.Next()
+			if !ok {
+				break
+			}
+			if !bytes.Equal(ls.Body[h.Start:h.End], ls.Text(h.N)) {
+				t.Fatalf("hit %d spans %q, line is %q", h.N, ls.Body[h.Start:h.End], ls.Text(h.N))
+			}
+			lines = append(lines, h.N)
 		}
-		if !bytes.Equal(ls.Body[h.Start:h.End], ls.Text(h.N)) {
-			t.Fatalf("hit %d spans %q, line is %q", h.N, ls.Body[h.Start:h.End], ls.Text(h.N))
+		if s.Err() != nil {
+			t.Fatalf("the search stopped early: %v", s.Err())
 		}
-		got = append(got, h.N)
+		if every != checkWork && fmt.Sprint(lines) != fmt.Sprint(got) {
+			t.Fatalf("%q looking every %d of work: lines %v, on the whole text %v", pattern, every, lines, got)
+		}
+		got = lines
 	}
+	return got, want
 }
 
 // Arbitrary bytes (invalid UTF-8, NULs, lone CRs) against every pattern.
@@ -363,6 +380,7 @@ var gapNotices = map[Class]*regexp.Regexp{
 	ClassBinary:      regexp.MustCompile(`^\(skipped: \d+ binary files? `),
 	ClassUnreadable:  regexp.MustCompile(`^\(skipped: \d+ files? that could not be read`),
 	ClassLarge:       regexp.MustCompile(`^\(searched in part: \d+ files? over the 4 MiB limit`),
+	ClassCut:         regexp.MustCompile(`^\(searched in part: \d+ files? where the pattern was too slow`),
 	ClassIgnoredFile: regexp.MustCompile(`^\(skipped: \d+ files? excluded by \.gitignore`),
 	ClassIgnoredDir:  regexp.MustCompile(`^\(not entered: \d+ director(y|ies) excluded by \.gitignore`),
 	ClassVCSDir:      regexp.MustCompile(`^\(not entered: \d+ \.git director(y|ies)`),

@@ -2,10 +2,14 @@ package documents
 
 import (
 	"bytes"
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"regexp"
 	"regexp/syntax"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/tandemdev/tandem/refusal"
@@ -26,6 +30,9 @@ type Matcher struct {
 	rare int            // index in lit of the byte the fold scan looks for
 	pure bool           // a line matches iff it contains lit
 	cand *regexp.Regexp // whole-buffer candidates when lit is nil
+	// The sizes of the programs of re and cand, in instructions: a bound,
+	// up to a constant, on their work per byte searched.
+	reSize, candSize int
 }
 
 // Compile builds a Matcher for grep's pattern and flags.
@@ -47,7 +54,7 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Matcher{re: re}
+	m := &Matcher{re: re, reSize: progSize(tree)}
 	lit, fold := required(tree)
 	if fold {
 		lit = foldSafe(lit)
@@ -64,9 +71,19 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 			m.rare = rarest(m.lit)
 		}
 	default:
-		m.cand = regexp.MustCompile(lineSuperset(tree).String())
+		superset := lineSuperset(tree)
+		m.cand, m.candSize = regexp.MustCompile(superset.String()), progSize(superset)
 	}
 	return m, nil
+}
+
+// progSize is the number of instructions of the program the regexp package
+// runs for t. Its matcher keeps at most one thread per instruction, so the
+// work of a byte grows with the size: (?i)[a-z]{999} makes about a thousand
+// and costs microseconds a byte, where common patterns cost nanoseconds.
+func progSize(t *syntax.Regexp) int {
+	p, _ := syntax.Compile(t.Simplify()) // no error: regexp compiled the same tree
+	return len(p.Inst)
 }
 
 // required returns the longest literal every match of t contains, and
@@ -175,6 +192,20 @@ type Hit struct {
 	Start, End int
 }
 
+// checkWork is how much regexp work (bytes searched times program
+// instructions) a search does between two looks at its context and time
+// limit. At the slowest measured, about 8 ns a byte and instruction, that is
+// under 10 ms: a cancelled search ends that fast whatever its pattern.
+const checkWork = 1 << 20
+
+// searchTimeLimit is how long the search of one file may run. A pattern that
+// costly (a huge repeat on long lines) would take minutes on a large file;
+// the search stops and grep says the file was searched only in part.
+var searchTimeLimit = 3 * time.Second
+
+// errTooSlow is why a search stopped at its time limit.
+var errTooSlow = errors.New("the search of the file passed its time limit")
+
 // Search walks the matching lines of one body in order.
 type Search struct {
 	m     *Matcher
@@ -183,14 +214,29 @@ type Search struct {
 	line  int // the number of the line starting at from
 	fold  foldScan
 	ended bool
+
+	limit limit
+	work  int // regexp work since the last look at the limit
+	every int // the work between two looks: checkWork
 }
 
-// Search starts a search of body (the text after any BOM).
-func (m *Matcher) Search(body []byte) *Search {
-	return &Search{m: m, body: body, line: 1}
+// limit is when a search must stop: when its context is done or its time
+// is up. The clock starts at the first look, so the many searches that
+// never get there (small files, cheap patterns) do not read it.
+type limit struct {
+	ctx      context.Context
+	deadline time.Time // zero until the first look
+	err      error     // why the search stopped early
 }
 
-// Next returns the next matching line, or false when there is none.
+// Search starts a search of body (the text after any BOM). It stops early
+// when ctx is done or the search passes searchTimeLimit; Err says which.
+func (m *Matcher) Search(ctx context.Context, body []byte) *Search {
+	return &Search{m: m, body: body, line: 1, limit: limit{ctx: ctx}, every: checkWork}
+}
+
+// Next returns the next matching line, or false when there is none or the
+// search stopped early.
 func (s *Search) Next() (Hit, bool) {
 	m, body := s.m, s.body
 	for !s.ended && s.from < len(body) {
@@ -203,14 +249,11 @@ func (s *Search) Next() (Hit, bool) {
 				at += s.from
 			}
 		default:
-			at = -1
-			if loc := m.cand.FindIndex(body[s.from:]); loc != nil {
-				at = s.from + loc[0]
-			}
+			at = s.candidate()
 		}
 		// A match at the very end belongs to a last line without ending;
 		// after a final newline there is no line.
-		if at < 0 || at == len(body) && body[len(body)-1] == '\n' {
+		if s.limit.err != nil || at < 0 || at == len(body) && body[len(body)-1] == '\n' {
 			break
 		}
 		start := bytes.LastIndexByte(body[s.from:at], '\n') + 1 + s.from
@@ -223,14 +266,119 @@ func (s *Search) Next() (Hit, bool) {
 		if end > start && end < len(body) && body[end-1] == '\r' {
 			text = end - 1
 		}
+		matched := m.pure || bounded(s, m.reSize, body[start:text], m.re.Match, m.re.MatchReader)
+		if s.limit.err != nil {
+			break
+		}
 		n := s.line
 		s.from, s.line = next, s.line+1
-		if m.pure || m.re.Match(body[start:text]) {
+		if matched {
 			return Hit{N: n, Start: start, End: text}, true
 		}
 	}
 	s.ended = true
 	return Hit{}, false
+}
+
+// candidate returns where the first match of the candidate regexp from
+// s.from starts, or -1. It searches windows of whole lines, each at least
+// half the work between two looks (with the rest of its last line, most
+// often at most that work, so the regexp runs on the bytes directly), so a
+// costly pattern is stopped between them (and inside a line too long for
+// one window). A line match lies inside its line, and a
+// window's lines have the same neighbours as in the body, so a window holds
+// a candidate at or before each of its matching lines, as the whole body does.
+func (s *Search) candidate() int {
+	for from := s.from; from < len(s.body); {
+		end := len(s.body)
+		if w := from + s.every/s.m.candSize/2; w < end {
+			if i := bytes.IndexByte(s.body[w:], '\n'); i >= 0 {
+				end = w + i + 1
+			}
+		}
+		if loc := bounded(s, s.m.candSize, s.body[from:end], s.m.cand.FindIndex, s.m.cand.FindReaderIndex); loc != nil {
+			return from + loc[0]
+		}
+		if s.limit.err != nil {
+			break
+		}
+		from = end
+	}
+	return -1
+}
+
+// Err is why the search ended before the end of its body: the context's
+// error, or errTooSlow. It is nil when the whole body was searched.
+func (s *Search) Err() error { return s.limit.err }
+
+// Line is the number of the first line not searched whole: past the last
+// line when the search ended normally, where it stopped when it stopped early.
+func (s *Search) Line() int { return s.line }
+
+// bounded runs a regexp whose program has size instructions on b: directly
+// when the work fits between two looks, else through a checkedReader, so a
+// costly pattern stops even inside one long line. Its answer is meaningless
+// once the limit has stopped the search.
+func bounded[T any](s *Search, size int, b []byte, direct func([]byte) T, viaReader func(io.RuneReader) T) T {
+	work := len(b) * size
+	if s.work += work; s.work > s.every {
+		s.work = 0
+		s.limit.look()
+	}
+	var v T
+	switch {
+	case s.limit.err != nil:
+	case work <= s.every:
+		v = direct(b)
+	default:
+		// The reader gets a copy of the limit, so that only it, not the
+		// search, goes to the heap with it.
+		step := max(s.every/size, 1)
+		r := &checkedReader{limit: s.limit, b: b, step: step, next: step}
+		v = viaReader(r)
+		s.limit = r.limit
+	}
+	return v
+}
+
+// look sets err when the context is done or the time is up.
+func (l *limit) look() {
+	switch {
+	case l.err != nil:
+	case l.ctx.Err() != nil:
+		l.err = l.ctx.Err()
+	case l.deadline.IsZero():
+		l.deadline = time.Now().Add(searchTimeLimit)
+	case time.Now().After(l.deadline):
+		l.err = errTooSlow
+	}
+}
+
+// checkedReader gives a body to the regexp package rune by rune, as it
+// reads bytes, and looks at the limit every step bytes. Once the limit
+// stopped the search, it ends the input, so the regexp returns at once.
+type checkedReader struct {
+	limit      limit
+	b          []byte
+	i          int
+	step, next int // look every step bytes; next is where the next look is due
+}
+
+func (r *checkedReader) ReadRune() (rune, int, error) {
+	if r.i >= r.next {
+		r.limit.look()
+		r.next = r.i + r.step
+	}
+	if r.i >= len(r.b) || r.limit.err != nil {
+		return 0, 0, io.EOF
+	}
+	if c := r.b[r.i]; c < utf8.RuneSelf {
+		r.i++
+		return rune(c), 1, nil
+	}
+	c, n := utf8.DecodeRune(r.b[r.i:])
+	r.i += n
+	return c, n, nil
 }
 
 // foldScan finds an ASCII case-insensitive literal: it jumps between

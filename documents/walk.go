@@ -36,6 +36,7 @@ const (
 	ClassUnreadable // could not be read
 	ClassLarge      // over the size limit: searched in part
 	ClassNotMatched // did not match the glob filter or pattern
+	ClassCut        // its search passed the time limit: searched in part
 	numClasses
 )
 

@@ -1,0 +1,102 @@
+package documents
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tandemdev/tandem/refusal"
+)
+
+// costlyPattern keeps about a thousand regexp threads alive on every byte of
+// a run of letters: Go's linear-time matcher then needs microseconds a byte,
+// about half a minute for a 4 MB file.
+const costlyPattern = `(?i)[a-z]{999}[0-9]`
+
+// letters returns at least size bytes of lines of width letters, each
+// ended by end.
+func letters(size, width int, end string) []byte {
+	line := strings.Repeat("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ", width/52+1)[:width] + end
+	return bytes.Repeat([]byte(line), (size+len(line)-1)/len(line))
+}
+
+// A cancel ends a grep at once even inside one 4 MB file whose every byte
+// costs the pattern microseconds: through the whole-file candidate search
+// over many lines and inside one long line, and through the check of each
+// candidate line.
+func TestGrepCancelInsideACostlyFile(t *testing.T) {
+	for _, c := range []struct {
+		name, pattern string
+		text          []byte
+	}{
+		{"lines", costlyPattern, letters(4e6, 4000, "\n")},
+		{"one line", costlyPattern, letters(4e6, 4e6, "\n")},
+		{"line checks", `(?i)[a-z]{999}#`, letters(4e6, 4000, "#\n")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "big.txt", c.text)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, err := GrepSearch(ctx, NewOverlay(), []string{dir}, GrepRequest{Pattern: c.pattern, Path: "big.txt"})
+				done <- err
+			}()
+			select {
+			case err := <-done:
+				t.Fatalf("the search ended before the cancel (%v): the file is not costly enough to test", err)
+			case <-time.After(300 * time.Millisecond):
+			}
+			start := time.Now()
+			cancel()
+			var err error
+			select {
+			case err = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("the search still runs 30 s after its cancel")
+			}
+			took := time.Since(start)
+			t.Logf("returned %v after the cancel", took)
+			var r *refusal.Error
+			if !errors.As(err, &r) || r.Code != refusal.Cancelled {
+				t.Fatalf("a cancelled search returned %v, want a cancelled refusal", err)
+			}
+			if took > 2*time.Second { // the goal is 100 ms; a loaded machine gets room
+				t.Fatalf("the search returned %v after its cancel", took)
+			}
+		})
+	}
+}
+
+// A search that passes its time limit stops, shows what it found and says
+// which file it searched only in part, where it stopped and what to do.
+func TestGrepCutsACostlySearchWithANotice(t *testing.T) {
+	defer func(d time.Duration) { searchTimeLimit = d }(searchTimeLimit)
+	searchTimeLimit = 200 * time.Millisecond
+	dir := t.TempDir()
+	text := append(letters(1000, 1000, "7\n"), letters(4e6, 4000, "\n")...)
+	writeFile(t, dir, "big.txt", text)
+	writeFile(t, dir, "small.txt", []byte("no match here\n"))
+	for _, path := range []string{"big.txt", ""} {
+		start := time.Now()
+		out, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: costlyPattern, Path: path})
+		t.Logf("path %q: returned after %v", path, time.Since(start))
+		if err != nil {
+			t.Fatal(err)
+		}
+		groups, notices := parseGrep(t, out)
+		if len(groups) != 1 || len(groups[0].rows) != 1 || groups[0].rows[0].n != 1 {
+			t.Fatalf("the match on line 1 is not shown:\n%s", out)
+		}
+		if len(groups[0].notes) != 1 || !strings.Contains(groups[0].notes[0], "the search stopped after 200ms, at line ") {
+			t.Fatalf("the shown file does not say where its search stopped:\n%s", out)
+		}
+		if !gapNotices[ClassCut].MatchString(notices[len(notices)-1]) || !strings.Contains(notices[len(notices)-1], "e.g. big.txt") {
+			t.Fatalf("no notice names the file searched in part:\n%s", out)
+		}
+	}
+}
