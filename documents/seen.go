@@ -1,7 +1,9 @@
 package documents
 
 import (
+	"container/list"
 	"path/filepath"
+	"slices"
 	"sync"
 )
 
@@ -9,100 +11,127 @@ import (
 // an edit based on one of them can be rebased; older tags must be read again.
 const versionsKept = 8
 
-// storeBytesKept bounds the bytes of all versions one session remembers, so a
-// long session that reads thousands of files does not grow without end. Past
-// it the versions used least recently are forgotten; an edit on a forgotten
-// tag is told to read the file again, as for any unknown tag.
-const storeBytesKept = 256 << 20
+// SeenBytesKept is the bound a process gives the versions its sessions
+// remember together (see Budget): enough for dozens of files at the size
+// limit, far below what the sessions of one process could otherwise gather
+// (six sessions paging grep through large files held over a gigabyte).
+const SeenBytesKept = 256 << 20
+
+// Budget bounds the bytes of all the versions the stores sharing it
+// remember, so sessions together cannot grow without end. Past the bound the
+// versions used least recently are forgotten, whichever store holds them; an
+// edit on a forgotten tag is told to read the file again, as for any unknown
+// tag. A store gives its bytes back when it closes. Safe for concurrent use.
+type Budget struct {
+	mu    sync.Mutex // guards the budget and every store that shares it
+	max   int
+	bytes int       // total text of all versions of all its stores
+	lru   list.List // every version, used least recently first
+}
+
+// NewBudget returns a budget of maxBytes for the stores to share.
+func NewBudget(maxBytes int) *Budget {
+	return &Budget{max: maxBytes}
+}
 
 // Store is one session's memory of what the model has seen: for each file the
 // last versions it was shown (by tag, with their bytes) and, per version, the
 // line numbers whose rows actually reached the model. Edits anchor only on
 // seen lines. Safe for concurrent use.
 type Store struct {
-	mu       sync.Mutex
-	files    map[string][]*version // newest last
-	bytes    int                   // total text of all versions
-	maxBytes int
-	clock    uint64 // counts uses, for forgetting the least recently used
+	b      *Budget
+	files  map[string][]*version // newest last
+	closed bool
 }
 
 type version struct {
 	tag  Tag
 	text []byte
 	seen lineSet
-	used uint64
+	// where the version is: its store, its path there, its place in the
+	// budget's order of use
+	store *Store
+	path  string
+	use   *list.Element
 }
 
-// NewStore returns an empty store for a new session.
+// NewStore returns an empty store for a new session that shares b.
+func (b *Budget) NewStore() *Store {
+	return &Store{b: b, files: make(map[string][]*version)}
+}
+
+// NewStore returns an empty store with a budget of its own, SeenBytesKept:
+// for a store that is the only one of its process.
 func NewStore() *Store {
-	return &Store{files: make(map[string][]*version), maxBytes: storeBytesKept}
+	return NewBudget(SeenBytesKept).NewStore()
 }
 
 // Saw records that the model was shown (part of) text as the content of path
 // and returns its tag. Seeing a version again moves it to the newest place.
+// A closed store returns the tag and remembers nothing.
 func (s *Store) Saw(path string, text []byte) Tag {
 	path = filepath.Clean(path)
 	tag := TagOf(text)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.clock++
+	b := s.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if s.closed {
+		return tag
+	}
 	vs := s.files[path]
 	for i, v := range vs {
 		if v.tag == tag {
-			vs = append(append(vs[:i:i], vs[i+1:]...), v)
-			v.used = s.clock
-			s.files[path] = vs
+			s.files[path] = append(append(vs[:i:i], vs[i+1:]...), v)
+			b.lru.MoveToBack(v.use)
 			return tag
 		}
 	}
-	vs = append(vs, &version{tag: tag, text: text, used: s.clock})
-	s.bytes += len(text)
-	if len(vs) > versionsKept {
-		for _, old := range vs[:len(vs)-versionsKept] {
-			s.bytes -= len(old.text)
-		}
-		vs = vs[len(vs)-versionsKept:]
+	v := &version{tag: tag, text: text, store: s, path: path}
+	v.use = b.lru.PushBack(v)
+	b.bytes += len(text)
+	s.files[path] = append(vs, v)
+	for _, old := range s.files[path][:max(0, len(vs)+1-versionsKept)] {
+		b.forget(old)
 	}
-	s.files[path] = vs
-	for s.bytes > s.maxBytes && s.forgetOldest(path, tag) {
+	for b.bytes > b.max && b.lru.Front() != v.use {
+		b.forget(b.lru.Front().Value.(*version))
 	}
 	return tag
 }
 
-// forgetOldest drops the least recently used version other than the one
-// just seen (keepPath, keepTag). It reports whether it dropped one.
-func (s *Store) forgetOldest(keepPath string, keepTag Tag) bool {
-	var oldPath string
-	oldIndex := -1
-	var oldUsed uint64
-	for p, vs := range s.files {
-		for i, v := range vs {
-			if (p == keepPath && v.tag == keepTag) || (oldIndex >= 0 && v.used >= oldUsed) {
-				continue
-			}
-			oldPath, oldIndex, oldUsed = p, i, v.used
+// forget drops v from its store and gives its bytes back.
+func (b *Budget) forget(v *version) {
+	b.lru.Remove(v.use)
+	b.bytes -= len(v.text)
+	vs := v.store.files[v.path]
+	i := slices.Index(vs, v)
+	vs = append(vs[:i:i], vs[i+1:]...)
+	if len(vs) == 0 {
+		delete(v.store.files, v.path)
+	} else {
+		v.store.files[v.path] = vs
+	}
+}
+
+// Close forgets every version of the store and gives their bytes back to its
+// budget: the session has ended, and other sessions may use them.
+func (s *Store) Close() {
+	b := s.b
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, vs := range s.files {
+		for _, v := range vs {
+			b.forget(v)
 		}
 	}
-	if oldIndex < 0 {
-		return false
-	}
-	vs := s.files[oldPath]
-	s.bytes -= len(vs[oldIndex].text)
-	vs = append(vs[:oldIndex:oldIndex], vs[oldIndex+1:]...)
-	if len(vs) == 0 {
-		delete(s.files, oldPath)
-	} else {
-		s.files[oldPath] = vs
-	}
-	return true
+	s.closed = true
 }
 
 // MarkSeen records that rows of the given 1-based line numbers of the tagged
 // version reached the model. Unknown versions are ignored.
 func (s *Store) MarkSeen(path string, tag Tag, lines ...int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
 	if v := s.find(filepath.Clean(path), tag); v != nil {
 		for _, n := range lines {
 			v.seen.add(n)
@@ -112,8 +141,8 @@ func (s *Store) MarkSeen(path string, tag Tag, lines ...int) {
 
 // MarkSeenRange marks lines from..to (inclusive, 1-based) seen.
 func (s *Store) MarkSeenRange(path string, tag Tag, from, to int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
 	if v := s.find(filepath.Clean(path), tag); v != nil {
 		for n := from; n <= to; n++ {
 			v.seen.add(n)
@@ -123,8 +152,8 @@ func (s *Store) MarkSeenRange(path string, tag Tag, from, to int) {
 
 // Version returns the bytes of a version the session saw.
 func (s *Store) Version(path string, tag Tag) ([]byte, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
 	if v := s.find(filepath.Clean(path), tag); v != nil {
 		return v.text, true
 	}
@@ -133,8 +162,8 @@ func (s *Store) Version(path string, tag Tag) ([]byte, bool) {
 
 // Seen reports whether line n (1-based) of the tagged version reached the model.
 func (s *Store) Seen(path string, tag Tag, n int) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
 	v := s.find(filepath.Clean(path), tag)
 	return v != nil && v.seen.has(n)
 }
@@ -144,8 +173,8 @@ func (s *Store) Seen(path string, tag Tag, n int) bool {
 // of a large file would otherwise ask line by line.
 func (s *Store) SeenLines(path string, tag Tag, n int) []bool {
 	out := make([]bool, n)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
 	if v := s.find(filepath.Clean(path), tag); v != nil {
 		for i := range out {
 			out[i] = v.seen.has(i + 1)
@@ -162,8 +191,8 @@ func (s *Store) SawBytes(path string, content []byte) bool {
 
 // Latest returns the tag of the version of path the session saw last.
 func (s *Store) Latest(path string) (Tag, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
 	vs := s.files[filepath.Clean(path)]
 	if len(vs) == 0 {
 		return "", false
@@ -174,8 +203,7 @@ func (s *Store) Latest(path string) (Tag, bool) {
 func (s *Store) find(path string, tag Tag) *version {
 	for _, v := range s.files[path] {
 		if v.tag == tag {
-			s.clock++
-			v.used = s.clock
+			s.b.lru.MoveToBack(v.use)
 			return v
 		}
 	}

@@ -81,6 +81,10 @@ type Session struct {
 	calls  sync.WaitGroup
 }
 
+// seenBudget bounds what the sessions of the process remember of the files
+// their models saw, together: a front door opens many sessions.
+var seenBudget = documents.NewBudget(documents.SeenBytesKept)
+
 // Open opens a session. Close it when the front door is done with it: that
 // ends its calls, its jobs and every process they started.
 func Open(o Options) *Session {
@@ -96,7 +100,7 @@ func Open(o Options) *Session {
 	s := &Session{
 		ID:      hex.EncodeToString(id[:]),
 		Roots:   o.Roots,
-		Seen:    documents.NewStore(),
+		Seen:    seenBudget.NewStore(),
 		Buffers: o.Buffers,
 		opts:    o,
 		ctx:     ctx,
@@ -108,6 +112,7 @@ func Open(o Options) *Session {
 			o.JobSettled(jobSettled(s, job))
 		}
 	})
+	s.OnClose(s.Seen.Close)
 	s.OnClose(s.jobs.Close)
 	return s
 }
