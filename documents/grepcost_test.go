@@ -26,15 +26,18 @@ func letters(size, width int, end string) []byte {
 // A cancel ends a grep at once even inside one 4 MB file whose every byte
 // costs the pattern microseconds: through the whole-file candidate search
 // over many lines and inside one long line, and through the check of each
-// candidate line.
+// candidate line, and of a long case-insensitive literal whose every byte
+// starts a near match.
 func TestGrepCancelInsideACostlyFile(t *testing.T) {
 	for _, c := range []struct {
-		name, pattern string
-		text          []byte
+		name string
+		req  GrepRequest
+		text []byte
 	}{
-		{"lines", costlyPattern, letters(4e6, 4000, "\n")},
-		{"one line", costlyPattern, letters(4e6, 4e6, "\n")},
-		{"line checks", `(?i)[a-z]{999}#`, letters(4e6, 4000, "#\n")},
+		{"lines", GrepRequest{Pattern: costlyPattern}, letters(4e6, 4000, "\n")},
+		{"one line", GrepRequest{Pattern: costlyPattern}, letters(4e6, 4e6, "\n")},
+		{"line checks", GrepRequest{Pattern: `(?i)[a-z]{999}#`}, letters(4e6, 4000, "#\n")},
+		{"folded literal", GrepRequest{Pattern: strings.Repeat("b", 999) + "a", IgnoreCase: true, Literal: true}, bytes.Repeat([]byte(strings.Repeat("b", 4000)+"\n"), 1000)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
@@ -43,7 +46,9 @@ func TestGrepCancelInsideACostlyFile(t *testing.T) {
 			defer cancel()
 			done := make(chan error, 1)
 			go func() {
-				_, err := GrepSearch(ctx, NewOverlay(), []string{dir}, GrepRequest{Pattern: c.pattern, Path: "big.txt"})
+				req := c.req
+				req.Path = "big.txt"
+				_, err := GrepSearch(ctx, NewOverlay(), []string{dir}, req)
 				done <- err
 			}()
 			select {

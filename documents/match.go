@@ -243,7 +243,7 @@ func (s *Search) Next() (Hit, bool) {
 		var at int
 		switch {
 		case m.lit != nil && m.fold:
-			at = s.fold.index(body, s.from, m.lit, m.rare)
+			at = s.fold.index(body, s.from, m.lit, m.rare, &s.limit)
 		case m.lit != nil:
 			if at = bytes.Index(body[s.from:], m.lit); at >= 0 {
 				at += s.from
@@ -384,13 +384,15 @@ func (r *checkedReader) ReadRune() (rune, int, error) {
 // foldScan finds an ASCII case-insensitive literal: it jumps between
 // occurrences of its rarest byte in either case (memchr speed), then
 // compares the window around each. It remembers the next position of each
-// case, so a search costs one pass per case however many hits it has.
+// case, so a search costs one pass per case however many hits it has. A long
+// literal whose rare byte is everywhere costs up to its length at every
+// byte, so the scan looks at the search's limit as the regexp does.
 type foldScan struct {
 	lo, up int // next positions of the rare byte's two cases (-1: none left)
 	ready  bool
 }
 
-func (s *foldScan) index(body []byte, from int, lit []byte, rare int) int {
+func (s *foldScan) index(body []byte, from int, lit []byte, rare int, l *limit) int {
 	c := lit[rare]
 	lower, upper := c, c
 	if lc := c | 0x20; lc >= 'a' && lc <= 'z' {
@@ -405,7 +407,7 @@ func (s *foldScan) index(body []byte, from int, lit []byte, rare int) int {
 		}
 		return -1
 	}
-	p := from + rare
+	p, work := from+rare, 0
 	if !s.ready {
 		s.lo, s.up, s.ready = next(lower, p), next(upper, p), true
 	}
@@ -422,6 +424,12 @@ func (s *foldScan) index(body []byte, from int, lit []byte, rare int) int {
 		}
 		if q < 0 {
 			return -1
+		}
+		if work += len(lit); work > checkWork {
+			work = 0
+			if l.look(); l.err != nil {
+				return -1
+			}
 		}
 		start := q - rare
 		if start+len(lit) <= len(body) && asciiEqualFold(body[start:start+len(lit)], lit) {
