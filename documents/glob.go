@@ -114,7 +114,7 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 			mu.Unlock()
 		})
 		if err != nil {
-			return nil, refusal.New(refusal.Cancelled, "The glob was cancelled before it finished. Run it again if you still need it.")
+			return nil, cancelled("glob")
 		}
 		rep.Tally.merge(t)
 	}

@@ -114,7 +114,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	// A search stops inside a file too when ctx is done: what it found is
 	// not all there is, so none of it is shown.
 	if ctx.Err() != nil {
-		return nil, refusal.New(refusal.Cancelled, "The search was cancelled before it finished. Run it again if you still need it.")
+		return nil, cancelled("search")
 	}
 	return rep, g.page()
 }

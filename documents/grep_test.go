@@ -170,7 +170,7 @@ func TestLaw_grep_line_is_read_line(t *testing.T) {
 		groups, _ := parseGrep(t, out)
 		for _, g := range groups {
 			for _, r := range g.rows {
-				rout, err := Read(store, NewOverlay(), []string{dir}, headerPath(g.header), strconv.Itoa(r.n))
+				rout, err := Read(context.Background(), store, NewOverlay(), []string{dir}, headerPath(g.header), strconv.Itoa(r.n))
 				if err != nil {
 					rt.Fatalf("read: %v", err)
 				}

@@ -3,6 +3,7 @@ package documents
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -21,7 +22,7 @@ const maxEntries = 1000
 // optional selector. The rows that reached the model whole are recorded as
 // seen in store, under the version whose whole content the tag names: a
 // partial read's rows are rows of that version.
-func Read(store *Store, buffers *Overlay, roots []string, p, lines string) (string, error) {
+func Read(ctx context.Context, store *Store, buffers *Overlay, roots []string, p, lines string) (string, error) {
 	abs, err := Resolve(roots, p)
 	if err != nil {
 		return "", err
@@ -51,14 +52,14 @@ func Read(store *Store, buffers *Overlay, roots []string, p, lines string) (stri
 	var r *refusal.Error
 	if errors.As(err, &r) && r.Code == refusal.TooLarge && spans != nil {
 		if open {
-			return readLarge(bytes.NewReader(snap.Content), abs, show, spans)
+			return readLarge(ctx, bytes.NewReader(snap.Content), abs, show, spans)
 		}
 		f, err := os.Open(abs)
 		if err != nil {
 			return "", statRefusal(abs, err)
 		}
 		defer f.Close()
-		return readLarge(f, abs, show, spans)
+		return readLarge(ctx, f, abs, show, spans)
 	}
 	if err != nil {
 		return "", err
@@ -142,12 +143,12 @@ func listDir(abs, show string) (string, error) {
 // readLarge shows selected rows of a text over the size limit by streaming
 // it from r (the file, or the editor's buffer of it). There is no tag, so the
 // rows are not edit anchors and nothing is marked seen.
-func readLarge(r io.Reader, abs, show string, spans []Span) (string, error) {
+func readLarge(ctx context.Context, r io.Reader, abs, show string, spans []Span) (string, error) {
 	rows := map[int]largeLine{}
 	more := 0 // the first selected line not shown, if the bound stopped the read
 	last := spans[len(spans)-1].To
 	var kept []Span
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(ctxReader{ctx, r}, 64<<10)
 	for n := 1; n <= last; n++ {
 		in := inSpans(spans, n)
 		keep := 0
@@ -155,6 +156,9 @@ func readLarge(r io.Reader, abs, show string, spans []Span) (string, error) {
 			keep = rowHead + len(bom)
 		}
 		line, ok, err := readLine(br, keep)
+		if ctx.Err() != nil {
+			return "", cancelled("read")
+		}
 		if err != nil {
 			return "", statRefusal(abs, err)
 		}
@@ -194,6 +198,26 @@ func readLarge(r io.Reader, abs, show string, spans []Span) (string, error) {
 		fmt.Fprintf(&out, "(the selected lines from %d on are not shown: at most %d rows a read; read them with lines \"%d-\")\n", more, maxRows, more)
 	}
 	return out.String(), nil
+}
+
+// ctxReader ends a read when ctx is done: a large read streams a file up to
+// its selected lines, gigabytes when they are far in.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
+}
+
+// cancelled is the refusal of a call of the tool named what whose context
+// was done before it finished.
+func cancelled(what string) error {
+	return refusal.New(refusal.Cancelled, fmt.Sprintf("The %s was cancelled before it finished. Run it again if you still need it.", what))
 }
 
 // rowHead is how much of a line a large read keeps: what its row can show,

@@ -2,6 +2,7 @@ package documents
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -98,7 +99,7 @@ func TestLaw_rows_gap_marks_every_jump(t *testing.T) {
 			}
 		}
 		sel := strings.Join(parts, ",")
-		out, err := Read(NewStore(), NewOverlay(), []string{dir}, "f.txt", sel)
+		out, err := Read(context.Background(), NewStore(), NewOverlay(), []string{dir}, "f.txt", sel)
 		if err != nil {
 			rt.Fatalf("read %s: %v", sel, err)
 		}
@@ -153,7 +154,7 @@ func TestLaw_tag_names_shown_text(t *testing.T) {
 			must(t, o.Change(path, 2, []Change{{Text: string(shown)}}))
 		}
 		store := NewStore()
-		out, err := Read(store, o, []string{dir}, "t.txt", "")
+		out, err := Read(context.Background(), store, o, []string{dir}, "t.txt", "")
 		if err != nil {
 			rt.Fatalf("read: %v", err)
 		}
@@ -181,7 +182,7 @@ func TestReadDirtyBufferIsShownAndSaid(t *testing.T) {
 	o := NewOverlay()
 	o.Open(path, 1, []byte("package a\n"))
 	must(t, o.Change(path, 2, []Change{{Text: "package a // edited\n"}}))
-	out, err := Read(NewStore(), o, []string{dir}, "a.go", "")
+	out, err := Read(context.Background(), NewStore(), o, []string{dir}, "a.go", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +190,7 @@ func TestReadDirtyBufferIsShownAndSaid(t *testing.T) {
 		t.Fatalf("the read does not show the unsaved buffer and say so:\n%s", out)
 	}
 	o.Saved(path)
-	out, _ = Read(NewStore(), o, []string{dir}, "a.go", "")
+	out, _ = Read(context.Background(), NewStore(), o, []string{dir}, "a.go", "")
 	if strings.Contains(out, "unsaved") {
 		t.Fatalf("a saved buffer is not unsaved:\n%s", out)
 	}
@@ -202,7 +203,7 @@ func TestReadCutMiddleOnlyShownRowsSeen(t *testing.T) {
 	n := maxRows + 500
 	path := writeFile(t, dir, "long.txt", numbered(n))
 	store := NewStore()
-	out, err := Read(store, NewOverlay(), []string{dir}, "long.txt", "")
+	out, err := Read(context.Background(), store, NewOverlay(), []string{dir}, "long.txt", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,7 +238,7 @@ func TestReadCutMiddleOnlyShownRowsSeen(t *testing.T) {
 	// The selector in the marker reads exactly the cut lines.
 	sel := cut.text[strings.LastIndex(cut.text, "lines ")+len("lines "):]
 	sel, _ = strconv.Unquote(sel)
-	out2, err := Read(store, NewOverlay(), []string{dir}, "long.txt", sel)
+	out2, err := Read(context.Background(), store, NewOverlay(), []string{dir}, "long.txt", sel)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,7 +258,7 @@ func TestReadLongLineIsCutAndNotSeen(t *testing.T) {
 	content := []byte("short\n" + strings.Repeat("é", maxRowBytes) + "\n")
 	path := writeFile(t, dir, "wide.txt", content)
 	store := NewStore()
-	out, err := Read(store, NewOverlay(), []string{dir}, "wide.txt", "")
+	out, err := Read(context.Background(), store, NewOverlay(), []string{dir}, "wide.txt", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,18 +271,18 @@ func TestReadDirectoryLargeFileAndRefusals(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "sub/x.txt", []byte("x\n"))
 	must(t, os.Symlink("sub/x.txt", filepath.Join(dir, "link")))
-	out, err := Read(NewStore(), NewOverlay(), []string{dir}, ".", "")
+	out, err := Read(context.Background(), NewStore(), NewOverlay(), []string{dir}, ".", "")
 	if err != nil || !strings.Contains(out, "sub/\n") || !strings.Contains(out, "link -> sub/x.txt\n") {
 		t.Fatalf("directory listing:\n%s %v", out, err)
 	}
 	big := bytes.Repeat([]byte("0123456789abcdef\n"), MaxFileBytes/17+10)
 	path := writeFile(t, dir, "big.txt", append(big, []byte("last\r\n")...))
 	store := NewStore()
-	if _, err := Read(store, NewOverlay(), []string{dir}, "big.txt", ""); codeOf(err) != refusal.TooLarge || !strings.Contains(err.Error(), "in ranges") {
+	if _, err := Read(context.Background(), store, NewOverlay(), []string{dir}, "big.txt", ""); codeOf(err) != refusal.TooLarge || !strings.Contains(err.Error(), "in ranges") {
 		t.Fatalf("a whole read over the limit: %v", err)
 	}
 	last := bytes.Count(big, []byte("\n")) + 1
-	out, err = Read(store, NewOverlay(), []string{dir}, "big.txt", fmt.Sprintf("2-3,%d-", last))
+	out, err = Read(context.Background(), store, NewOverlay(), []string{dir}, "big.txt", fmt.Sprintf("2-3,%d-", last))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,16 +293,16 @@ func TestReadDirectoryLargeFileAndRefusals(t *testing.T) {
 	if _, ok := store.Latest(path); ok {
 		t.Fatal("a file over the limit has no tag, so nothing is recorded")
 	}
-	out, err = Read(store, NewOverlay(), []string{dir}, "big.txt", "10-")
+	out, err = Read(context.Background(), store, NewOverlay(), []string{dir}, "big.txt", "10-")
 	if err != nil || !strings.Contains(out, fmt.Sprintf("(the selected lines from %d on are not shown", 10+maxRows)) {
 		t.Fatalf("an open range over a large file must stop at the row bound and say where:\n%.300s %v", out[max(0, len(out)-300):], err)
 	}
 	for sel, code := range map[string]refusal.Code{"0-3": refusal.Invalid, "5-2": refusal.Invalid, "x": refusal.Invalid} {
-		if _, err := Read(NewStore(), NewOverlay(), []string{dir}, "sub/x.txt", sel); codeOf(err) != code {
+		if _, err := Read(context.Background(), NewStore(), NewOverlay(), []string{dir}, "sub/x.txt", sel); codeOf(err) != code {
 			t.Errorf("selector %q: %v, want %s", sel, err, code)
 		}
 	}
-	if _, err := Read(NewStore(), NewOverlay(), []string{dir}, "repo://../etc/passwd", ""); codeOf(err) != refusal.Escapes {
+	if _, err := Read(context.Background(), NewStore(), NewOverlay(), []string{dir}, "repo://../etc/passwd", ""); codeOf(err) != refusal.Escapes {
 		t.Errorf("repo:// above the root: %v", err)
 	}
 }
@@ -314,7 +315,7 @@ func TestReadLargeOpenBufferShowsTheBuffer(t *testing.T) {
 	o := NewOverlay()
 	o.Open(path, 1, append([]byte("in the buffer\n"), bytes.Repeat([]byte("z\n"), MaxFileBytes/2)...))
 	store := NewStore()
-	out, err := Read(store, o, []string{dir}, "big.txt", "1")
+	out, err := Read(context.Background(), store, o, []string{dir}, "big.txt", "1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -324,7 +325,7 @@ func TestReadLargeOpenBufferShowsTheBuffer(t *testing.T) {
 	if _, ok := store.Latest(path); ok {
 		t.Fatal("a buffer over the limit has no tag, so nothing is recorded")
 	}
-	if _, err := Read(store, o, []string{dir}, "big.txt", ""); codeOf(err) != refusal.TooLarge {
+	if _, err := Read(context.Background(), store, o, []string{dir}, "big.txt", ""); codeOf(err) != refusal.TooLarge {
 		t.Fatalf("a whole read of a large open buffer: %v", err)
 	}
 }
@@ -336,7 +337,7 @@ func TestReadLongDirectoryNamesAWorkingGlob(t *testing.T) {
 	for i := range maxEntries + 2 {
 		writeFile(t, dir, fmt.Sprintf("many/f%04d", i), nil)
 	}
-	out, err := Read(NewStore(), NewOverlay(), []string{dir}, "many", "")
+	out, err := Read(context.Background(), NewStore(), NewOverlay(), []string{dir}, "many", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,7 +375,7 @@ func TestReadLargeFileLongLines(t *testing.T) {
 		content := append(append([]byte(c.prefix), c.line...), c.ending...)
 		content = append(content, "end\n"...)
 		writeFile(t, dir, c.name, content)
-		out, err := Read(NewStore(), NewOverlay(), []string{dir}, c.name, "1-2")
+		out, err := Read(context.Background(), NewStore(), NewOverlay(), []string{dir}, c.name, "1-2")
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -392,7 +393,7 @@ func TestReadLargeFileLongLines(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	out, err := Read(NewStore(), NewOverlay(), []string{dir}, huge, "1-2")
+	out, err := Read(context.Background(), NewStore(), NewOverlay(), []string{dir}, huge, "1-2")
 	runtime.ReadMemStats(&after)
 	if err != nil || !strings.Contains(out, "\n2:second\n") {
 		t.Fatalf("read of a 32 MiB line: %v\n%.300s", err, out)
@@ -400,4 +401,16 @@ func TestReadLargeFileLongLines(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 4<<20 {
 		t.Errorf("reading past a 32 MiB line allocated %d bytes; a line should cost its head", alloc)
 	}
+}
+
+// A ranged read that streams a huge file to lines far in ends at once when
+// its context is done.
+func TestReadLargeEndsWhenCancelled(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "huge.txt", []byte("first\n"))
+	must(t, os.Truncate(path, 16<<30)) // sparse: 16 GiB of NUL bytes without a line end
+	cancelMidway(t, func(ctx context.Context) error {
+		_, err := Read(ctx, NewStore(), NewOverlay(), []string{dir}, "huge.txt", "3")
+		return err
+	})
 }

@@ -133,7 +133,7 @@ func BenchmarkEdit4MiB(b *testing.B) {
 		}
 	}
 	read := func() {
-		if _, err := documents.Read(documents.NewStore(), w.env.Buffers, w.env.Roots, name, ""); err != nil {
+		if _, err := documents.Read(context.Background(), documents.NewStore(), w.env.Buffers, w.env.Roots, name, ""); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -74,7 +74,7 @@ var headerRE = regexp.MustCompile(`\[([^\]]+)#([0-9A-F]{8})\]`)
 // tag.
 func (w *ws) read(name, lines string) string {
 	w.t.Helper()
-	out, err := documents.Read(w.env.Seen, w.env.Buffers, w.env.Roots, name, lines)
+	out, err := documents.Read(context.Background(), w.env.Seen, w.env.Buffers, w.env.Roots, name, lines)
 	if err != nil {
 		w.t.Fatalf("read %s: %v", name, err)
 	}
