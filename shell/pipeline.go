@@ -143,11 +143,12 @@ func (s *stages) register(idx, n int, stdin, stdout any) {
 			ends, inodes = append(ends, f), append(inodes, ino)
 		}
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.enclosed(stdin, stdout)
 	if len(ends) == 0 {
 		return
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	var g *group
 	for _, ino := range inodes {
 		if h, ok := s.byPipe[ino]; ok {
@@ -178,12 +179,33 @@ func (s *stages) register(idx, n int, stdin, stdout any) {
 	}
 }
 
+// enclosed is called with the streams of a stage marker: a pipeline stage
+// that holds one of them as its own pipe end, and has not had a first action
+// yet, has a nested pipeline as its first action (`( a | b ) | c`,
+// `x | { a | b; }`). That stage lets its group's question go ahead without
+// it, as xargs does: the nested pipeline is a group of its own, asked before
+// any of its stages runs, and holding the enclosing stage until the nested
+// one had a first step would wait on itself.
+func (s *stages) enclosed(streams ...any) {
+	for _, end := range streams {
+		if f, ok := end.(*os.File); ok {
+			if st, ok := s.byEnd[f]; ok && st.step == nil {
+				st.silent = true
+			}
+		}
+	}
+}
+
 // first returns the stage whose first action this is, if the action runs
-// in a pipeline stage that has not had one yet.
-func (s *stages) first(stdin, stdout any) *stage {
+// in a pipeline stage that has not had one yet. A stage that passed (a
+// nested pipeline's enclosing stage) is skipped, so a nested stage that
+// shares the enclosing stage's pipe end finds its own stage by its other
+// end. stderr counts too: `cmd 2>&1 >/dev/null | grep x` writes the pipe
+// only through it.
+func (s *stages) first(stdin, stdout, stderr any) *stage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, end := range []any{stdout, stdin} {
+	for _, end := range []any{stdout, stdin, stderr} {
 		f, ok := end.(*os.File)
 		if !ok {
 			continue

@@ -365,7 +365,7 @@ func (x *Run) gate(ctx context.Context, hc interp.HandlerContext, s approvals.St
 	if err := x.stopped(); err != nil {
 		return 0, err
 	}
-	if st := x.stages.first(hc.Stdin, hc.Stdout); st != nil {
+	if st := x.stages.first(hc.Stdin, hc.Stdout, hc.Stderr); st != nil {
 		n, at, err := x.stages.arrive(ctx, st, s, x.record, x.check)
 		if err != nil {
 			return n, x.refuse(at, err)
@@ -384,7 +384,7 @@ func (x *Run) passGate(ctx context.Context, hc interp.HandlerContext) error {
 	if err := x.stopped(); err != nil {
 		return err
 	}
-	if st := x.stages.first(hc.Stdin, hc.Stdout); st != nil {
+	if st := x.stages.first(hc.Stdin, hc.Stdout, hc.Stderr); st != nil {
 		if at, err := x.stages.pass(ctx, st, x.check); err != nil {
 			return x.refuse(at, err)
 		}
