@@ -142,8 +142,8 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string) (int, error) {
 	path, err := interp.LookPathDir(l.dir, expand.ListEnviron(l.env...), argv[0])
 	if err != nil {
-		fmt.Fprintln(l.stderr, err)
-		return 127, interp.ExitStatus(127)
+		status := notFound(l.stderr, hc.Pos.Line(), l.dir, argv[0])
+		return status, interp.ExitStatus(status)
 	}
 	env := append(append([]string(nil), l.env...), extra...)
 	out, err := newOutFiles(l.stdout, l.stderr)
@@ -220,6 +220,27 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 		return 0, nil
 	}
 	return status, interp.ExitStatus(uint8(status))
+}
+
+// notFound tells, in bash's words, why a program could not be started and
+// returns bash's status for it: these are the texts models know and act on
+// (`bash: line 3: rg: command not found`, 127), where the interpreter's own
+// would read `"rg": executable file not found in $PATH`.
+func notFound(stderr io.Writer, line uint, dir, name string) int {
+	why, status := "command not found", 127
+	if strings.Contains(name, "/") {
+		fi, err := os.Stat(absFrom(dir, name))
+		switch {
+		case err != nil:
+			why = "No such file or directory"
+		case fi.IsDir():
+			why, status = "Is a directory", 126
+		default:
+			why, status = "Permission denied", 126
+		}
+	}
+	fmt.Fprintf(stderr, "bash: line %d: %s: %s\n", line, name, why)
+	return status
 }
 
 // shellProgram runs `sh|bash|dash [-opts] (-c SCRIPT [NAME ARGS…] | FILE

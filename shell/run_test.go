@@ -336,3 +336,19 @@ func TestContextEndsARunThatAnEscapedProcessHolds(t *testing.T) {
 		})
 	}
 }
+
+// A program that cannot start is reported in bash's words and with bash's
+// status, the texts models know.
+func TestMissingProgramsSayWhatBashSays(t *testing.T) {
+	sb := newSandbox(t)
+	os.Mkdir(filepath.Join(sb.root, "d"), 0o755)
+	os.WriteFile(filepath.Join(sb.root, "f"), nil, 0o644)
+	res := runScript(t, "nosuch arg; echo $?\n./missing; echo $?; ./d; echo $?; ./f; echo $?", sb.opts(approvals.DefaultAuto, nil))
+	want := "bash: line 1: nosuch: command not found\n127\n" +
+		"bash: line 2: ./missing: No such file or directory\n127\n" +
+		"bash: line 2: ./d: Is a directory\n126\n" +
+		"bash: line 2: ./f: Permission denied\n126\n"
+	if res.Output.Text != want {
+		t.Fatalf("got %q, want %q", res.Output.Text, want)
+	}
+}
