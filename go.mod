@@ -37,3 +37,5 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	gopkg.in/warnings.v0 v0.1.2 // indirect
 )
+
+replace mvdan.cc/sh/v3 => ./third_party/mvdan-sh
