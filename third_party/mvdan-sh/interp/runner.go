@@ -383,10 +383,34 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 	}
 }
 
+// setPipeStatus sets PIPESTATUS as bash does after a pipeline, a simple
+// command or a subshell (a pipeline of one); a compound command leaves the
+// one of the last pipeline it ran.
+func (r *Runner) setPipeStatus(cm syntax.Command) {
+	list := []int{int(r.exit.code)}
+	switch cm := cm.(type) {
+	case *syntax.BinaryCmd:
+		if cm.Op != syntax.Pipe && cm.Op != syntax.PipeAll {
+			return
+		}
+		list = r.pipeStatus
+	case *syntax.CallExpr, *syntax.Subshell, *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestClause, *syntax.DeclClause:
+	default:
+		return
+	}
+	strs := make([]string, len(list))
+	for i, code := range list {
+		strs[i] = strconv.Itoa(code)
+	}
+	r.setVar("PIPESTATUS", expand.Variable{Set: true, Kind: expand.Indexed, List: strs})
+}
+
 func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 	if r.stop(ctx) {
 		return
 	}
+
+	defer r.setPipeStatus(cm)
 
 	tracingEnabled := r.opts[optXTrace]
 	trace := r.tracer()
@@ -510,23 +534,34 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			} else {
 				r2.stderr = r.stderr
 			}
-			oldIn := r.stdin
-			r.stdin = pr
+			// As in bash without lastpipe, the last command runs in a
+			// subshell too: `echo x | read v` leaves v as it was, and
+			// `echo x | exit 3` does not end the shell.
+			r3 := r.subshell(false)
+			r3.stdin = pr
 			var wg sync.WaitGroup
 			wg.Go(func() {
 				r2.stmt(ctx, cm.X)
 				r2.exit.exiting = false // subshells don't exit the parent shell
 				pw.Close()
 			})
-			r.stmt(ctx, cm.Y)
+			r3.stmt(ctx, cm.Y)
+			r3.exit.exiting = false
 			pr.Close()
 			wg.Wait()
-			r.stdin = oldIn
+			r.exit = r3.exit
 			if r.opts[optPipeFail] && !r2.exit.ok() && r.exit.ok() {
 				r.exit = r2.exit
 			}
 			if r2.exit.fatalExit {
 				r.exit.fatal(r2.exit.err) // surface fatal errors immediately
+			}
+			// PIPESTATUS lists the status of each command of the
+			// pipeline; a pipeline on the left brings its own list.
+			if x, ok := cm.X.Cmd.(*syntax.BinaryCmd); ok && !cm.X.Negated && (x.Op == syntax.Pipe || x.Op == syntax.PipeAll) {
+				r.pipeStatus = append(r2.pipeStatus, int(r3.exit.code))
+			} else {
+				r.pipeStatus = []int{int(r2.exit.code), int(r3.exit.code)}
 			}
 		}
 	case *syntax.IfClause:

@@ -1,0 +1,49 @@
+package interp_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// patchCases are scripts whose output bash gives and v3.14.1 did not; each
+// patch listed in the README adds its own.
+var patchCases = map[string][]struct{ script, want string }{
+	"last pipeline command in a subshell": {
+		{"x=1; echo 2 | read x; echo $x", "1\n"},
+		{"n=0; printf '1\\n2\\n' | while read l; do n=$((n+1)); done; echo $n", "0\n"},
+		{"echo a | exit 3; echo \"still $?\"", "still 3\n"},
+		{"set -o pipefail; false | true; echo $?", "1\n"},
+	},
+	"PIPESTATUS": {
+		{"false | true | (exit 3); echo \"${PIPESTATUS[@]}\"", "1 0 3\n"},
+		{"(exit 5); echo \"${PIPESTATUS[0]}\"", "5\n"},
+		{"! false | false; echo \"${PIPESTATUS[@]}\"", "1 1\n"},
+		{"{ false | true; }; echo \"${PIPESTATUS[@]}\"", "1 0\n"},
+		{"true; echo \"${PIPESTATUS[@]}\"", "0\n"},
+	},
+}
+
+func TestPatches(t *testing.T) {
+	for patch, cases := range patchCases {
+		for _, c := range cases {
+			f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			r, err := interp.New(interp.StdIO(nil, &out, &out))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = r.Run(context.Background(), f)
+			if got := out.String(); got != c.want {
+				t.Errorf("%s: %q gave %q (%v), want %q", patch, c.script, got, err, c.want)
+			}
+		}
+	}
+}
