@@ -103,6 +103,9 @@ type Runner struct {
 	stdin  stdinFile // e.g. the read end of a pipe
 	stdout io.Writer
 	stderr io.Writer
+	// fds are the descriptors 3 to 9 a redirection opened (`exec 3>f`,
+	// `4<f cmd`): an io.Reader, an io.Writer, or nil when closed.
+	fds [7]any
 
 	ecfg *expand.Config
 	ectx context.Context // just so that Runner.Subshell can use it again
@@ -1085,6 +1088,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		stdin:          r.stdin,
 		stdout:         r.stdout,
 		stderr:         r.stderr,
+		fds:            r.fds,
 		filename:       r.filename,
 		opts:           r.opts,
 		usedNew:        r.usedNew,

@@ -691,6 +691,19 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				raw = true
 			case "-a":
 				readArray = true
+			case "-u":
+				// Read from a descriptor a redirection opened.
+				v := fp.value()
+				in, ok := r.fdReader(v)
+				if !ok {
+					return failf(1, "read: %s: invalid file descriptor: Bad file descriptor\n", v)
+				}
+				stdin, err := newStdinFile(in)
+				if err != nil {
+					return failf(1, "read: %v\n", err)
+				}
+				defer func(old stdinFile) { r.stdin = old }(r.stdin)
+				r.stdin = stdin
 			case "-p":
 				prompt = fp.value()
 				if prompt == "" {

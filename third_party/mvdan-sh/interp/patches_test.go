@@ -26,6 +26,14 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"{ false | true; }; echo \"${PIPESTATUS[@]}\"", "1 0\n"},
 		{"true; echo \"${PIPESTATUS[@]}\"", "0\n"},
 	},
+	"descriptors 3 to 9": {
+		{"exec 3>&1; echo via3 >&3; exec 3>&-", "via3\n"},
+		{"{ { echo out; echo err >&2; } 3>&1 1>&2 2>&3 | tr a-z A-Z; } 2>/dev/null", "ERR\n"},
+		{"exec 4>&1; exec 4>&-; echo x >&4", "4: Bad file descriptor\n"},
+		{"read l 3<<EOF <&3\nfrom three\nEOF\necho \"$l\"", "from three\n"},
+		{"while read -u 3 l; do echo \"<$l>\"; done 3<<EOF\na\nb\nEOF", "<a>\n<b>\n"},
+		{"echo x >&7; echo $?", "7: Bad file descriptor\n1\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

@@ -334,7 +334,7 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 }
 
 func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
-	oldIn, oldOut, oldErr := r.stdin, r.stdout, r.stderr
+	oldIn, oldOut, oldErr, oldFds := r.stdin, r.stdout, r.stderr, r.fds
 	var closers []io.Closer
 	for _, rd := range st.Redirs {
 		cls, err := r.redir(ctx, rd)
@@ -376,7 +376,7 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 		// shell itself, so don't undo them and keep their files open.
 		r.keepRedirs = false
 	} else if len(st.Redirs) > 0 {
-		r.stdin, r.stdout, r.stderr = oldIn, oldOut, oldErr
+		r.stdin, r.stdout, r.stderr, r.fds = oldIn, oldOut, oldErr, oldFds
 		for _, cls := range closers {
 			cls.Close()
 		}
@@ -1067,29 +1067,44 @@ func (r *Runner) hdocString(rd *syntax.Redirect) string {
 }
 
 func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, error) {
+	orig := &r.stdout
+	// fd is the descriptor 3 to 9 the redirection sets, if it names one.
+	var fd *any
+	if rd.N != nil {
+		switch rd.N.Value {
+		case "0":
+			// Note that the input redirects below always use stdin (0).
+		case "1":
+			// The default for the output redirects below.
+		case "2":
+			orig = &r.stderr
+		default:
+			n, err := strconv.Atoi(rd.N.Value)
+			if err != nil || n < 3 || n > 9 {
+				return nil, fmt.Errorf("unsupported redirect fd: %v", rd.N.Value)
+			}
+			fd = &r.fds[n-3]
+		}
+	}
+	setIn := func(rd io.Reader) error {
+		if fd != nil {
+			*fd = rd
+			return nil
+		}
+		stdin, err := newStdinFile(rd)
+		if err != nil {
+			return err
+		}
+		r.stdin = stdin
+		return nil
+	}
 	// Note that Hdoc is nil for an empty here-document.
 	if rd.Op == syntax.Hdoc || rd.Op == syntax.DashHdoc {
 		pr, err := r.hdocReader(rd)
 		if err != nil {
 			return nil, err
 		}
-		r.stdin = pr
-		return pr, nil
-	}
-
-	orig := &r.stdout
-	if rd.N != nil {
-		switch rd.N.Value {
-		case "0":
-			// Note that the input redirects below always use stdin (0)
-			// because we don't support anything else right now.
-		case "1":
-			// The default for the output redirects below.
-		case "2":
-			orig = &r.stderr
-		default:
-			return nil, fmt.Errorf("unsupported redirect fd: %v", rd.N.Value)
-		}
+		return pr, setIn(pr)
 	}
 	arg := r.literal(rd.Word)
 	switch rd.Op {
@@ -1098,7 +1113,6 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 		if err != nil {
 			return nil, err
 		}
-		r.stdin = pr
 		// We write to the pipe in a new goroutine,
 		// as pipe writes may block once the buffer gets full.
 		go func() {
@@ -1106,30 +1120,55 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 			io.WriteString(pw, "\n")
 			pw.Close()
 		}()
-		return pr, nil
-	case syntax.DplOut:
-		switch arg {
-		case "1":
-			*orig = r.stdout
-		case "2":
-			*orig = r.stderr
-		case "-":
-			*orig = io.Discard // closing the output writer
-		default:
-			return nil, fmt.Errorf("unhandled %v arg: %q", rd.Op, arg)
+		return pr, setIn(pr)
+	case syntax.DplOut, syntax.DplIn:
+		if arg == "-" {
+			switch {
+			case fd != nil:
+				*fd = nil
+			case rd.Op == syntax.DplIn || (rd.N != nil && rd.N.Value == "0"):
+				r.stdin = nil // closing the input file
+			default:
+				*orig = io.Discard // closing the output writer
+			}
+			return nil, nil
 		}
+		var src any
+		switch arg {
+		case "0":
+			src = r.stdin
+		case "1":
+			src = r.stdout
+		case "2":
+			src = r.stderr
+		default:
+			if n, err := strconv.Atoi(arg); err == nil && n >= 3 && n <= 9 {
+				src = r.fds[n-3]
+			}
+		}
+		if src == nil || src == stdinFile(nil) {
+			return nil, fmt.Errorf("%s: Bad file descriptor", arg)
+		}
+		if fd != nil {
+			*fd = src
+			return nil, nil
+		}
+		if rd.Op == syntax.DplIn || (rd.N != nil && rd.N.Value == "0") {
+			in, ok := src.(io.Reader)
+			if !ok {
+				return nil, fmt.Errorf("%s: Bad file descriptor", arg)
+			}
+			return nil, setIn(in)
+		}
+		w, ok := src.(io.Writer)
+		if !ok {
+			return nil, fmt.Errorf("%s: Bad file descriptor", arg)
+		}
+		*orig = w
 		return nil, nil
-	case syntax.RdrIn, syntax.RdrOut, syntax.AppOut,
+	case syntax.RdrIn, syntax.RdrOut, syntax.AppOut, syntax.ClbOut, syntax.RdrInOut,
 		syntax.RdrAll, syntax.AppAll:
 		// done further below
-	case syntax.DplIn:
-		switch arg {
-		case "-":
-			r.stdin = nil // closing the input file
-		default:
-			return nil, fmt.Errorf("unhandled %v arg: %q", rd.Op, arg)
-		}
-		return nil, nil
 	default:
 		return nil, fmt.Errorf("unhandled redirect op: %v", rd.Op)
 	}
@@ -1137,29 +1176,46 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 	switch rd.Op {
 	case syntax.AppOut, syntax.AppAll:
 		mode = os.O_WRONLY | os.O_CREATE | os.O_APPEND
-	case syntax.RdrOut, syntax.RdrAll:
+	case syntax.RdrOut, syntax.ClbOut, syntax.RdrAll:
 		mode = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	case syntax.RdrInOut:
+		mode = os.O_RDWR | os.O_CREATE
 	}
 	f, err := r.open(ctx, arg, mode, 0o644, false)
 	if err != nil {
 		return nil, err
 	}
 	switch rd.Op {
-	case syntax.RdrIn:
-		stdin, err := newStdinFile(f)
-		if err != nil {
+	case syntax.RdrIn, syntax.RdrInOut:
+		if fd != nil {
+			*fd = f
+		} else if err := setIn(f); err != nil {
 			return nil, err
 		}
-		r.stdin = stdin
-	case syntax.RdrOut, syntax.AppOut:
-		*orig = f
+	case syntax.RdrOut, syntax.ClbOut, syntax.AppOut:
+		if fd != nil {
+			*fd = f
+		} else {
+			*orig = f
+		}
 	case syntax.RdrAll, syntax.AppAll:
 		r.stdout = f
 		r.stderr = f
-	default:
-		return nil, fmt.Errorf("unhandled redirect op: %v", rd.Op)
 	}
 	return f, nil
+}
+
+// fdReader is the reader behind descriptor arg (0, or 3 to 9).
+func (r *Runner) fdReader(arg string) (io.Reader, bool) {
+	if arg == "0" {
+		return r.stdin, r.stdin != nil
+	}
+	n, err := strconv.Atoi(arg)
+	if err != nil || n < 3 || n > 9 {
+		return nil, false
+	}
+	in, ok := r.fds[n-3].(io.Reader)
+	return in, ok
 }
 
 func (r *Runner) loopStmtsBroken(ctx context.Context, stmts []*syntax.Stmt) bool {
