@@ -595,7 +595,7 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 				field = append(field, part)
 			}
 		case *syntax.ParamExp:
-			val, err := cfg.paramExp(wp)
+			val, err := cfg.paramExp(wp, ql == quoteDouble || ql == quoteHeredoc)
 			if err != nil {
 				return nil, err
 			}
@@ -709,33 +709,57 @@ func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
 			}
 			curField = append(curField, fp)
 		case *syntax.DblQuoted:
-			if len(wp.Parts) == 1 {
-				pe, _ := wp.Parts[0].(*syntax.ParamExp)
+			// A list expansion ("$@", "${a[@]}") gives one field per
+			// element, also inside a longer word: "-$@-" is -a, b and
+			// c- as in bash. The parts around it join its first and
+			// last elements.
+			var run []syntax.WordPart
+			addRun := func() error {
+				if len(run) == 0 {
+					return nil
+				}
+				wfield, err := cfg.wordField(run, quoteDouble)
+				if err != nil {
+					return err
+				}
+				for _, part := range wfield {
+					part.quote = quoteDouble
+					curField = append(curField, part)
+				}
+				run = nil
+				return nil
+			}
+			onlyList := false
+			for _, part := range wp.Parts {
+				pe, _ := part.(*syntax.ParamExp)
 				elems, err := cfg.quotedElemFields(pe)
 				if err != nil {
 					return nil, err
 				}
-				if elems != nil {
-					for i, elem := range elems {
-						if i > 0 {
-							flush()
-						}
-						curField = append(curField, fieldPart{
-							quote: quoteDouble,
-							val:   elem,
-						})
-					}
+				if elems == nil {
+					run = append(run, part)
 					continue
 				}
+				onlyList = len(wp.Parts) == 1
+				if err := addRun(); err != nil {
+					return nil, err
+				}
+				for i, elem := range elems {
+					if i > 0 {
+						flush()
+					}
+					curField = append(curField, fieldPart{
+						quote: quoteDouble,
+						val:   elem,
+					})
+				}
+			}
+			if onlyList {
+				continue
 			}
 			allowEmpty = true
-			wfield, err := cfg.wordField(wp.Parts, quoteDouble)
-			if err != nil {
+			if err := addRun(); err != nil {
 				return nil, err
-			}
-			for _, part := range wfield {
-				part.quote = quoteDouble
-				curField = append(curField, part)
 			}
 		case *syntax.ParamExp:
 			if elems, ok := cfg.unquotedElemFields(wp); ok {
@@ -750,7 +774,7 @@ func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
 				}
 				continue
 			}
-			val, err := cfg.paramExp(wp)
+			val, err := cfg.paramExp(wp, false)
 			if err != nil {
 				return nil, err
 			}

@@ -50,7 +50,9 @@ func overridingUnset(pe *syntax.ParamExp) bool {
 	return false
 }
 
-func (cfg *Config) paramExp(pe *syntax.ParamExp) (string, error) {
+// paramExp expands pe; quoted says it is inside double quotes or a
+// here-document.
+func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 	oldParam := cfg.curParam
 	cfg.curParam = pe
 	defer func() { cfg.curParam = oldParam }()
@@ -208,7 +210,7 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp) (string, error) {
 		}
 		str = join(elems)
 	case pe.Exp != nil:
-		arg, err := Literal(cfg, pe.Exp.Word)
+		arg, err := cfg.expArg(pe.Exp, quoted)
 		if err != nil {
 			return "", err
 		}
@@ -576,4 +578,30 @@ func (cfg *Config) namesByPrefix(prefix string) []string {
 	}
 	slices.Sort(names)
 	return names
+}
+
+// expArg expands the word of ${name OP word}. Inside double quotes (or a
+// here-document), single quotes in the word of -, +, = and ? are plain
+// characters, as in bash: "${u:-'b'}" is 'b'. The pattern of #, % and the
+// others keeps them as quotes.
+func (cfg *Config) expArg(exp *syntax.Expansion, quoted bool) (string, error) {
+	switch exp.Op {
+	case syntax.AlternateUnset, syntax.AlternateUnsetOrNull,
+		syntax.DefaultUnset, syntax.DefaultUnsetOrNull,
+		syntax.ErrorUnset, syntax.ErrorUnsetOrNull,
+		syntax.AssignUnset, syntax.AssignUnsetOrNull:
+	default:
+		quoted = false
+	}
+	if !quoted || exp.Word == nil {
+		return Literal(cfg, exp.Word)
+	}
+	parts := make([]syntax.WordPart, len(exp.Word.Parts))
+	for i, part := range exp.Word.Parts {
+		if sq, ok := part.(*syntax.SglQuoted); ok && !sq.Dollar {
+			part = &syntax.Lit{Value: "'" + sq.Value + "'"}
+		}
+		parts[i] = part
+	}
+	return Literal(cfg, &syntax.Word{Parts: parts})
 }

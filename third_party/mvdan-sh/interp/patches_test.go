@@ -34,6 +34,20 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"while read -u 3 l; do echo \"<$l>\"; done 3<<EOF\na\nb\nEOF", "<a>\n<b>\n"},
 		{"echo x >&7; echo $?", "7: Bad file descriptor\n1\n"},
 	},
+	"list expansions inside a quoted word": {
+		{"set -- a b c; for w in \"-$@-\"; do echo \"[$w]\"; done", "[-a]\n[b]\n[c-]\n"},
+		{"set --; for w in \"-$@-\"; do echo \"[$w]\"; done", "[--]\n"},
+		{"set --; for w in \"$@\"; do echo x; done; echo end", "end\n"},
+		{"a=(x 'y z'); printf '[%s]' \"<${a[@]}>\"; echo", "[<x][y z>]\n"},
+		{"set -- a b; printf '[%s]' \"-$*-\"; echo", "[-a b-]\n"},
+	},
+	"single quotes in a quoted ${x:-word}": {
+		{"echo \"${Unset:-'b'}\"", "'b'\n"},
+		{"x=1; echo \"${x:+'alt'}\"", "'alt'\n"},
+		{"echo ${Unset:-'b'}", "b\n"},
+		{"x=a; echo \"${x#'a'}\"", "\n"},
+		{"cat <<EOF\n${Unset:-'h'}\nEOF", "'h'\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {
