@@ -146,7 +146,9 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	if o.Gate == nil {
 		return nil, errors.New("shell: no gate")
 	}
-	f, err := parse(script, "", syntax.LangBash)
+	// $0 is bash, as in `bash -c SCRIPT`; the interpreter's error
+	// messages start with it (`bash: line 2: x: readonly variable`).
+	f, err := parse(script, "bash", syntax.LangBash)
 	if err != nil {
 		return nil, err
 	}

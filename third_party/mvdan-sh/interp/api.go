@@ -147,6 +147,9 @@ type Runner struct {
 
 	lastExpandExit exitStatus // used to surface exit statuses while expanding fields
 
+	// line is the line of the statement being run, for error messages.
+	line uint
+
 	// pipeStatus is the status of each command of the last pipeline.
 	pipeStatus []int
 

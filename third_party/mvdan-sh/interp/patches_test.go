@@ -29,10 +29,10 @@ var patchCases = map[string][]struct{ script, want string }{
 	"descriptors 3 to 9": {
 		{"exec 3>&1; echo via3 >&3; exec 3>&-", "via3\n"},
 		{"{ { echo out; echo err >&2; } 3>&1 1>&2 2>&3 | tr a-z A-Z; } 2>/dev/null", "ERR\n"},
-		{"exec 4>&1; exec 4>&-; echo x >&4", "4: Bad file descriptor\n"},
+		{"exec 4>&1; exec 4>&-; echo x >&4", "gosh: line 1: 4: Bad file descriptor\n"},
 		{"read l 3<<EOF <&3\nfrom three\nEOF\necho \"$l\"", "from three\n"},
 		{"while read -u 3 l; do echo \"<$l>\"; done 3<<EOF\na\nb\nEOF", "<a>\n<b>\n"},
-		{"echo x >&7; echo $?", "7: Bad file descriptor\n1\n"},
+		{"echo x >&7; echo $?", "gosh: line 1: 7: Bad file descriptor\n1\n"},
 	},
 	"list expansions inside a quoted word": {
 		{"set -- a b c; for w in \"-$@-\"; do echo \"[$w]\"; done", "[-a]\n[b]\n[c-]\n"},
@@ -47,6 +47,12 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"echo ${Unset:-'b'}", "b\n"},
 		{"x=a; echo \"${x#'a'}\"", "\n"},
 		{"cat <<EOF\n${Unset:-'h'}\nEOF", "'h'\n"},
+	},
+	"errors as bash words them": {
+		{"true\nreadonly r=1; r=2", "gosh: line 2: r: readonly variable\n"},
+		{"echo x > nodir/f; echo $?", "gosh: line 1: nodir/f: No such file or directory\n1\n"},
+		{"local x", "gosh: line 1: local: can only be used in a function\n"},
+		{"echo $0", "gosh\n"},
 	},
 }
 

@@ -287,8 +287,19 @@ func (r *Runner) outf(format string, a ...any) {
 	fmt.Fprintf(r.stdout, format, a...)
 }
 
+// errf reports an error as bash does, after the shell's name and the line
+// of the statement that failed: `bash: line 3: x: readonly variable`.
 func (r *Runner) errf(format string, a ...any) {
+	if r.line > 0 {
+		format = "%s: line %d: " + format
+		a = append([]any{r.shellName(), r.line}, a...)
+	}
 	fmt.Fprintf(r.stderr, format, a...)
+}
+
+// shellName is $0: the script's name, or the interpreter's.
+func (r *Runner) shellName() string {
+	return cmp.Or(r.filename, "gosh")
 }
 
 func (r *Runner) stop(ctx context.Context) bool {
@@ -335,6 +346,7 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 
 func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 	oldIn, oldOut, oldErr, oldFds := r.stdin, r.stdout, r.stderr, r.fds
+	r.line = st.Position.Line()
 	var closers []io.Closer
 	for _, rd := range st.Redirs {
 		cls, err := r.redir(ctx, rd)
@@ -609,15 +621,15 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 					if menu {
 						// display menu
 						for i, word := range items {
-							r.errf("%d) %v\n", i+1, word)
+							fmt.Fprintf(r.stderr, "%d) %v\n", i+1, word)
 						}
 						menu = false
 					}
-					r.errf("%s", ps3)
+					fmt.Fprint(r.stderr, ps3)
 
 					line, err := r.readLine(ctx, true)
 					if err != nil {
-						r.errf("\n")
+						fmt.Fprintln(r.stderr)
 						r.exit.code = 1
 						break
 					}
@@ -1183,6 +1195,12 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 	}
 	f, err := r.open(ctx, arg, mode, 0o644, false)
 	if err != nil {
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			// As bash words it: `nodir/f: No such file or directory`.
+			msg := pe.Err.Error()
+			return nil, fmt.Errorf("%s: %s", arg, strings.ToUpper(msg[:1])+msg[1:])
+		}
 		return nil, err
 	}
 	switch rd.Op {

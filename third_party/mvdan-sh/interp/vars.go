@@ -199,12 +199,7 @@ func (r *Runner) lookupVar(name string) expand.Variable {
 	case "DIRSTACK":
 		vr.Kind, vr.List = expand.Indexed, r.dirStack
 	case "0":
-		vr.Kind = expand.String
-		if r.filename != "" {
-			vr.Str = r.filename
-		} else {
-			vr.Str = "gosh"
-		}
+		vr.Kind, vr.Str = expand.String, r.shellName()
 	case "1", "2", "3", "4", "5", "6", "7", "8", "9":
 		if i := int(name[0] - '1'); i < len(r.Params) {
 			vr.Kind = expand.String
