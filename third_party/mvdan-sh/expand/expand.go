@@ -654,19 +654,39 @@ func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
 		fields = append(fields, curField)
 		curField = nil
 	}
+	// splitAdd splits val by IFS as bash does: runs of IFS whitespace
+	// separate fields and are dropped at either end; any other IFS
+	// character ends a field, an empty one too (IFS=: splits "a::b" into
+	// a, "" and b, and ":a" into "" and a), and whitespace around it is
+	// part of the same delimiter.
 	splitAdd := func(val string) {
 		fieldStart := -1
+		wsEnded := false // a field was just ended by IFS whitespace
 		for i, r := range val {
-			if cfg.ifsRune(r) {
-				if fieldStart >= 0 { // ending a field
-					curField = append(curField, fieldPart{val: val[fieldStart:i]})
-					fieldStart = -1
-				}
-				flush()
-			} else {
+			if !cfg.ifsRune(r) {
 				if fieldStart < 0 { // starting a new field
 					fieldStart = i
 				}
+				wsEnded = false
+				continue
+			}
+			if fieldStart >= 0 { // ending a field
+				curField = append(curField, fieldPart{val: val[fieldStart:i]})
+				fieldStart = -1
+			}
+			switch {
+			case cfg.ifsWhitespace(r):
+				if len(curField) > 0 {
+					flush()
+					wsEnded = true
+				}
+			case wsEnded:
+				wsEnded = false
+			default:
+				if len(curField) == 0 {
+					curField = append(curField, fieldPart{})
+				}
+				flush()
 			}
 		}
 		if fieldStart >= 0 { // ending a field without IFS

@@ -54,6 +54,15 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"local x", "gosh: line 1: local: can only be used in a function\n"},
 		{"echo $0", "gosh\n"},
 	},
+	"IFS splitting": {
+		{"IFS=:; x=a::b; set -- $x; echo $#", "3\n"},
+		{"IFS=:; x=:a; set -- $x; echo \"$# [$1]\"", "2 []\n"},
+		{"IFS=:; x=a:; set -- $x; echo $#", "1\n"},
+		{"IFS=' ,'; x='a , , b'; set -- $x; echo $#", "3\n"},
+		{"IFS=' :'; x=' a : b '; set -- $x; echo $#", "2\n"},
+		{"x='  a   b  '; set -- $x; echo $#", "2\n"},
+		{"IFS=:; x=:a; set -- pre$x; echo \"$# $1\"", "2 pre\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {
