@@ -240,6 +240,12 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 			fallthrough
 		case syntax.ErrorUnsetOrNull:
 			if str == "" {
+				if arg == "" {
+					arg = "parameter null or not set"
+					if op == syntax.ErrorUnset {
+						arg = "parameter not set"
+					}
+				}
 				return "", UnsetParameterError{
 					Node:    pe,
 					Message: arg,

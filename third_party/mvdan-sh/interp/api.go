@@ -435,7 +435,7 @@ func Params(args ...string) RunnerOption {
 			}
 			opt := r.posixOptByName(value)
 			if opt == nil {
-				return fmt.Errorf("invalid option: %q", value)
+				return fmt.Errorf("%s: invalid option name", value)
 			}
 			*opt = enable
 		}

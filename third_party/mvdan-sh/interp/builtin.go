@@ -277,7 +277,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 	case "break", "continue":
 		if !r.inLoop {
-			return failf(0, "%s is only useful in a loop\n", name)
+			return failf(0, "%s: only meaningful in a `for', `while', or `until' loop\n", name)
 		}
 		enclosing := &r.breakEnclosing
 		if name == "continue" {
@@ -518,7 +518,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		exit.returning = false
 	case "[":
 		if len(args) == 0 || args[len(args)-1] != "]" {
-			return failf(2, "%v: [: missing matching ]\n", pos)
+			return failf(2, "[: missing `]'\n")
 		}
 		args = args[:len(args)-1]
 		fallthrough
@@ -527,7 +527,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		p := testParser{
 			rem: args,
 			err: func(err error) {
-				r.errf("%v: %v\n", pos, err)
+				r.errf("%s: %v\n", name, err)
 				parseErr = true
 			},
 		}
@@ -663,10 +663,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 	case "return":
 		if !r.inFunc && !r.inSource {
-			return failf(1, "return: can only be done from a func or sourced script\n")
+			return failf(2, "return: can only `return' from a function or sourced script\n")
 		}
 		switch len(args) {
 		case 0:
+			exit.code = r.lastExit.code // the status of the last command
 		case 1:
 			n, err := strconv.Atoi(args[0])
 			if err != nil {
@@ -1129,12 +1130,15 @@ func (r *Runner) changeDir(ctx context.Context, cmd, path string) uint8 {
 	}
 	apath := r.absPath(path)
 	info, err := r.stat(ctx, apath)
-	if err != nil || !info.IsDir() {
-		r.errf("%s: no such file or directory: %q\n", cmd, path)
+	switch {
+	case err != nil:
+		r.errf("%s: %s: No such file or directory\n", cmd, path)
 		return 1
-	}
-	if r.access(ctx, apath, AccessExec) != nil {
-		r.errf("%s: permission denied: %q\n", cmd, path)
+	case !info.IsDir():
+		r.errf("%s: %s: Not a directory\n", cmd, path)
+		return 1
+	case r.access(ctx, apath, AccessExec) != nil:
+		r.errf("%s: %s: Permission denied\n", cmd, path)
 		return 1
 	}
 	r.Dir = apath

@@ -63,6 +63,18 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"x='  a   b  '; set -- $x; echo $#", "2\n"},
 		{"IFS=:; x=:a; set -- pre$x; echo \"$# $1\"", "2 pre\n"},
 	},
+	"builtin messages and statuses as in bash": {
+		{"cd /nonexistent; echo $?", "gosh: line 1: cd: /nonexistent: No such file or directory\n1\n"},
+		{"break; echo $?", "gosh: line 1: break: only meaningful in a `for', `while', or `until' loop\n0\n"},
+		{"set -o nosuch; echo $?", "gosh: line 1: set: nosuch: invalid option name\n2\n"},
+		{"return; echo $?", "gosh: line 1: return: can only `return' from a function or sourced script\n2\n"},
+		{"f() { false; return; }; f; echo $?", "1\n"},
+		{"set -- 1 2 3 4 5 6 7 8 9 ten; echo ${10}", "ten\n"},
+		{"echo ${nope?}", "gosh: line 1: nope: parameter not set\n"},
+		{"set -u; echo $nope; echo never", "gosh: line 1: nope: unbound variable\n"},
+		{"[ a = a; echo $?", "gosh: line 1: [: missing `]'\n2\n"},
+		{"[ a b c ]; echo $?", "gosh: line 1: [: b: binary operator expected\n2\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

@@ -196,11 +196,15 @@ func (r *Runner) expandErr(err error) {
 		return
 	}
 	errMsg := err.Error()
-	fmt.Fprintln(r.stderr, errMsg)
+	r.errf("%s\n", errMsg)
 	_, unsetParam := errors.AsType[expand.UnsetParameterError](err)
 	switch {
-	case unsetParam, errMsg == "invalid indirect expansion":
-		// TODO: These errors are treated as fatal by bash.
+	case unsetParam:
+		// Fatal in a shell that is not interactive, with bash's status.
+		r.exit.code = 127
+		r.exit.exiting = true
+	case errMsg == "invalid indirect expansion":
+		// TODO: This error is treated as fatal by bash.
 		// Make the error type reflect that.
 		r.exit.code = 1
 		r.exit.exiting = true

@@ -57,7 +57,7 @@ func (p *testParser) classicTest(fval string, pastAndOr bool) syntax.TestExpr {
 	opStr := p.val
 	op := testBinaryOp(p.val)
 	if op == illegalTok {
-		p.errf("not a valid test operator: %#q", p.val)
+		p.errf("%s: binary operator expected", p.val)
 	}
 	b := &syntax.BinaryTest{
 		Op: op,

@@ -200,10 +200,11 @@ func (r *Runner) lookupVar(name string) expand.Variable {
 		vr.Kind, vr.List = expand.Indexed, r.dirStack
 	case "0":
 		vr.Kind, vr.Str = expand.String, r.shellName()
-	case "1", "2", "3", "4", "5", "6", "7", "8", "9":
-		if i := int(name[0] - '1'); i < len(r.Params) {
+	default:
+		// ${10} and on are positional parameters too.
+		if i, err := strconv.Atoi(name); err == nil && i > 0 && i <= len(r.Params) && name[0] != '0' {
 			vr.Kind = expand.String
-			vr.Str = r.Params[i]
+			vr.Str = r.Params[i-1]
 		}
 	}
 	if vr.Kind != expand.Unknown {
