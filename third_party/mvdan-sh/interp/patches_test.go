@@ -74,6 +74,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"set -u; echo $nope; echo never", "gosh: line 1: nope: unbound variable\n"},
 		{"[ a = a; echo $?", "gosh: line 1: [: missing `]'\n2\n"},
 		{"[ a b c ]; echo $?", "gosh: line 1: [: b: binary operator expected\n2\n"},
+		{"readonly r=1; r=2; echo never", "gosh: line 1: r: readonly variable\n"},
 	},
 }
 

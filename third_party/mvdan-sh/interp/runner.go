@@ -472,6 +472,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 				name, vr := r.assignVal(name, prev, as, "")
 				r.setVarWithIndex(prev, name, as.Index, vr)
+				if prev.ReadOnly {
+					// As in bash, assigning to a read-only variable
+					// ends a shell that is not interactive.
+					r.exit.exiting = true
+					break
+				}
 
 				if !tracingEnabled {
 					continue
