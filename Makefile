@@ -22,6 +22,7 @@ lint: setup
 
 test-go:
 	$(GO) test -count=1 -timeout 30m ./...
+	cd third_party/mvdan-sh && $(GO) test -count=1 ./...
 
 test-editors:
 	scripts/test-editors
