@@ -105,20 +105,13 @@ func runBash(t *testing.T, script string) conformanceRun {
 
 func runTandem(t *testing.T, script string) conformanceRun {
 	sb := newSandbox(t)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	r, err := Start(ctx, script, sb.opts(approvals.DefaultAuto, nil))
-	if err != nil {
+	res, hung, err := runBounded(script, conformanceLimit, sb.opts(approvals.DefaultAuto, nil))
+	switch {
+	case err != nil:
 		return conformanceRun{out: err.Error() + "\n", status: 2}
+	case hung:
+		return conformanceRun{out: fmt.Sprintf("%s\nsteps: %+v", res.Output.Text, res.Steps), hung: true}
 	}
-	select {
-	case <-r.Done():
-	case <-time.After(conformanceLimit):
-		steps, out := r.Progress()
-		r.Kill()
-		return conformanceRun{out: fmt.Sprintf("%s\nsteps: %+v", out.Text, steps), hung: true}
-	}
-	res := r.Result()
 	out := sb.normalise(res.Output.Text)
 	if res.End == Refused || res.End == Failed {
 		// Not a difference to hide: the case shows the gate's or the

@@ -93,3 +93,23 @@ func runScript(t tb, script string, o Options) Result {
 	}
 	return r.Result()
 }
+
+// runBounded runs a script for at most d. A script still running then is
+// killed and reported as hung, with the steps and output it had so far: a
+// pipeline whose stages wait on each other never ends.
+func runBounded(script string, d time.Duration, o Options) (res Result, hung bool, err error) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r, err := Start(ctx, script, o)
+	if err != nil {
+		return Result{}, false, err
+	}
+	select {
+	case <-r.Done():
+		return r.Result(), false, nil
+	case <-time.After(d):
+		steps, out := r.Progress()
+		r.Kill()
+		return Result{Steps: steps, Output: out}, true, nil
+	}
+}

@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,25 +10,17 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 )
 
-// runWithin runs a script and fails the test if it has not ended within d:
-// a pipeline whose stages wait on each other never ends.
+// runWithin runs a script and fails the test if it has not ended within d.
 func runWithin(t *testing.T, d time.Duration, script string, o Options) Result {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	r, err := Start(ctx, script, o)
-	if err != nil {
+	res, hung, err := runBounded(script, d, o)
+	switch {
+	case err != nil:
 		t.Fatalf("start %q: %v", script, err)
+	case hung:
+		t.Fatalf("%q still runs after %v: steps %+v, output %q", script, d, res.Steps, res.Output.Text)
 	}
-	select {
-	case <-r.Done():
-		return r.Result()
-	case <-time.After(d):
-		steps, out := r.Progress()
-		r.Kill()
-		t.Fatalf("%q still runs after %v: steps %+v, output %q", script, d, steps, out.Text)
-		return Result{}
-	}
+	return res
 }
 
 // A pipeline that is a stage of another pipeline (in a subshell or a brace
