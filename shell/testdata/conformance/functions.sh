@@ -27,7 +27,6 @@ ls() { echo fake; }; command ls -d .
 ### unset a function
 f() { echo f; }; unset -f f; f 2>/dev/null; echo $?
 ### FUNCNAME
-#! differs: interpreter: FUNCNAME is not set
 f() { echo $FUNCNAME; }; f
 ### function with redirect
 f() { echo redirected; } > out; f; cat out

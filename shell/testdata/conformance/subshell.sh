@@ -35,7 +35,6 @@ x=1; { x=2; }; echo $x
 #! differs: not supported: umask fails with `umask: unsupported builtin` (status 2)
 (umask 077; umask); umask
 ### BASH_SUBSHELL
-#! differs: interpreter: BASH_SUBSHELL is not set
 echo $BASH_SUBSHELL; (echo $BASH_SUBSHELL)
 ### subshell arithmetic
 (( 1 + 1 == 2 )) && echo two

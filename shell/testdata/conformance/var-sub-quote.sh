@@ -24,7 +24,6 @@ x=a.b.c; echo ${x%.*} ${x%%.*}
 ### replacement
 x=aaa; echo ${x/a/b} ${x//a/b}
 ### anchored replacement
-#! differs: interpreter: ${x/#a/X} and ${x/%a/X} (anchored replacement) are not applied
 x=abca; echo ${x/#a/X} ${x/%a/X}
 ### substring
 x=abcdef; echo ${x:1:3} ${x:2} ${x: -2}

@@ -397,9 +397,21 @@ func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string,
 	if repl.All {
 		n = -1
 	}
+	// ${x/#pat/with} and ${x/%pat/with} replace a match at the start or at
+	// the end only; the parser leaves the # or % in the pattern.
+	anchor := byte(0)
+	if lit, ok := repl.Orig.Parts[0].(*syntax.Lit); ok && len(orig) > 1 && !repl.All &&
+		(strings.HasPrefix(lit.Value, "#") || strings.HasPrefix(lit.Value, "%")) {
+		anchor, orig = orig[0], orig[1:]
+	}
 	out := make([]string, len(elems))
 	for i, elem := range elems {
-		locs := findAllIndex(orig, elem, n)
+		var locs [][]int
+		if anchor != 0 {
+			locs = anchoredIndex(orig, elem, anchor == '%')
+		} else {
+			locs = findAllIndex(orig, elem, n)
+		}
 		sb := cfg.strBuilder()
 		last := 0
 		for _, loc := range locs {
@@ -411,6 +423,25 @@ func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string,
 		out[i] = sb.String()
 	}
 	return out, nil
+}
+
+// anchoredIndex is where the longest match of pat at the start (or the
+// end) of name is, if there is one.
+func anchoredIndex(pat, name string, atEnd bool) [][]int {
+	expr, err := pattern.Regexp(pat, 0)
+	if err != nil {
+		return nil
+	}
+	if atEnd {
+		expr = "(" + expr + ")$"
+	} else {
+		expr = "^(" + expr + ")"
+	}
+	loc := regexp.MustCompile(expr).FindStringSubmatchIndex(name)
+	if loc == nil {
+		return nil
+	}
+	return [][]int{loc[2:4]}
 }
 
 // removePatternElems applies a pattern removal operator to each element.

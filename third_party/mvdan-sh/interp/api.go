@@ -150,6 +150,11 @@ type Runner struct {
 	// line is the line of the statement being run, for error messages.
 	line uint
 
+	// subshellLevel is BASH_SUBSHELL: how many subshells deep this runs.
+	subshellLevel int
+	// funcStack is the functions being run, the innermost last (FUNCNAME).
+	funcStack []string
+
 	// pipeStatus is the status of each command of the last pipeline.
 	pipeStatus []int
 
@@ -1092,6 +1097,8 @@ func (r *Runner) subshell(background bool) *Runner {
 		stdout:         r.stdout,
 		stderr:         r.stderr,
 		fds:            r.fds,
+		subshellLevel:  r.subshellLevel + 1,
+		funcStack:      slices.Clip(r.funcStack), // appends must not share
 		filename:       r.filename,
 		opts:           r.opts,
 		usedNew:        r.usedNew,

@@ -76,6 +76,18 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"[ a b c ]; echo $?", "gosh: line 1: [: b: binary operator expected\n2\n"},
 		{"readonly r=1; r=2; echo never", "gosh: line 1: r: readonly variable\n"},
 	},
+	"anchored replacement": {
+		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},
+		{"x=aab; echo ${x/#a*/X} ${x/%b/} ${x/#b/X}", "X aa aab\n"},
+		{"a=(ab cb); echo ${a[@]/#?b/X}", "X X\n"},
+		{"x='#a'; echo ${x/'#'a/X}", "X\n"},
+	},
+	"BASH_SUBSHELL and FUNCNAME": {
+		{"echo $BASH_SUBSHELL; (echo $BASH_SUBSHELL; (echo $BASH_SUBSHELL))", "0\n1\n2\n"},
+		{"echo x | { echo $BASH_SUBSHELL; }; echo $(echo $BASH_SUBSHELL)", "1\n1\n"},
+		{"f() { echo \"${FUNCNAME[@]}\"; g; }; g() { echo \"${FUNCNAME[@]}\"; }; f; echo \"[${FUNCNAME[@]}]\"", "f\ng f\n[]\n"},
+		{"f() { echo $FUNCNAME | cat; }; f", "f\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

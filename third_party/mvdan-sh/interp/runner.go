@@ -1284,6 +1284,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		r.Params = args[1:]
 		oldInFunc := r.inFunc
 		r.inFunc = true
+		r.funcStack = append(r.funcStack, name)
 
 		// Functions run in a nested scope.
 		// Note that [Runner.exec] below does something similar.
@@ -1296,6 +1297,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 
 		r.Params = oldParams
 		r.inFunc = oldInFunc
+		r.funcStack = r.funcStack[:len(r.funcStack)-1]
 		r.exit.returning = false
 		return
 	}

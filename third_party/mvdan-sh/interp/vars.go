@@ -198,6 +198,13 @@ func (r *Runner) lookupVar(name string) expand.Variable {
 		vr.Kind, vr.Str = expand.String, strconv.FormatUint(uint64(n), 10)
 	case "DIRSTACK":
 		vr.Kind, vr.List = expand.Indexed, r.dirStack
+	case "BASH_SUBSHELL":
+		vr.Kind, vr.Str = expand.String, strconv.Itoa(r.subshellLevel)
+	case "FUNCNAME":
+		if len(r.funcStack) > 0 {
+			vr.Kind, vr.List = expand.Indexed, slices.Clone(r.funcStack)
+			slices.Reverse(vr.List)
+		}
 	case "0":
 		vr.Kind, vr.Str = expand.String, r.shellName()
 	default:
