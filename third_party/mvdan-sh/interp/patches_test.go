@@ -75,6 +75,9 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"[ a = a; echo $?", "gosh: line 1: [: missing `]'\n2\n"},
 		{"[ a b c ]; echo $?", "gosh: line 1: [: b: binary operator expected\n2\n"},
 		{"readonly r=1; r=2; echo never", "gosh: line 1: r: readonly variable\n"},
+		{"[ a -eq 1 ]; echo $?", "gosh: line 1: [: a: integer expression expected\n2\n"},
+		{"x=; test \"$x\" -lt 3; echo $?", "gosh: line 1: test: : integer expression expected\n2\n"},
+		{"[ ' 2' -eq 2 ] && [ -3 -lt 0 ] && [[ a -eq 0 ]] && echo ints", "ints\n"},
 	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},

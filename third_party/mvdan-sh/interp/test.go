@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strconv"
+	"strings"
 
 	"golang.org/x/term"
 
@@ -56,6 +58,31 @@ func (r *Runner) bashTest(ctx context.Context, expr syntax.TestExpr, classic boo
 		return ""
 	}
 	return ""
+}
+
+// notInteger finds an operand of -eq, -lt and the like in a classic test
+// that is not an integer: bash fails the test with status 2 for it
+// (`[ "" -eq 1 ]`), where [[ ]] would evaluate it as arithmetic.
+func (r *Runner) notInteger(expr syntax.TestExpr) (bad string, ok bool) {
+	syntax.Walk(expr, func(n syntax.Node) bool {
+		b, isBin := n.(*syntax.BinaryTest)
+		if ok || !isBin || b.Op < syntax.TsEql || b.Op > syntax.TsGtr {
+			return !ok
+		}
+		for _, operand := range []syntax.TestExpr{b.X, b.Y} {
+			w, isWord := operand.(*syntax.Word)
+			if !isWord {
+				continue
+			}
+			s := r.document(w)
+			if _, err := strconv.Atoi(strings.TrimSpace(s)); err != nil {
+				bad, ok = s, true
+				return false
+			}
+		}
+		return true
+	})
+	return bad, ok
 }
 
 func (r *Runner) binTest(ctx context.Context, op syntax.BinTestOperator, x, y string) bool {
