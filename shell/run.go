@@ -436,6 +436,12 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 		return x.evalMarked(args), nil
 	}
 	if args[0] == "kill" && !x.mayBeFunc("kill") {
+		if status, ok := killsItself(args[1:]); ok {
+			// $$ is tandem's own pid (the script has no process of its
+			// own): `kill $$` ends the script as it would end bash, and
+			// never signals tandem.
+			return []string{"exit", strconv.Itoa(status)}, nil
+		}
 		// The interpreter has no kill builtin: the system's kill runs, as a
 		// program (gated by exec).
 		hc := interp.HandlerCtx(ctx)
@@ -460,6 +466,32 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	}
 	// Run the builtin from the exec handler, which learns its status.
 	return append([]string{builtinStep, strconv.Itoa(n)}, args...), nil
+}
+
+// killsItself reports whether `kill ARGS` signals tandem's own process, and
+// the status bash ends with when so signalled (128 + the signal).
+func killsItself(args []string) (int, bool) {
+	sig := syscall.SIGTERM
+	self := strconv.Itoa(os.Getpid())
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			continue
+		case (a == "-s" || a == "-n") && i+1 < len(args):
+			i++
+			if s, ok := signalNamed(args[i]); ok {
+				sig = s
+			}
+		case strings.HasPrefix(a, "-") && len(a) > 1:
+			if s, ok := signalNamed(a[1:]); ok {
+				sig = s
+			}
+		case a == self:
+			return 128 + int(sig), true
+		}
+	}
+	return 0, false
 }
 
 // builtinStep prefixes a builtin the exec handler runs (hc.Builtin) so

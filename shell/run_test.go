@@ -352,3 +352,19 @@ func TestMissingProgramsSayWhatBashSays(t *testing.T) {
 		t.Fatalf("got %q, want %q", res.Output.Text, want)
 	}
 }
+
+// $$ is tandem's own pid: `kill $$` ends the script with the status of the
+// signal, as it ends bash, and tandem (this test) lives on.
+func TestKillOfItselfEndsTheScriptNotTandem(t *testing.T) {
+	sb := newSandbox(t)
+	for script, status := range map[string]int{
+		"echo a; kill $$; echo never":           143,
+		"echo a; kill -9 $$; echo never":        137,
+		"echo a; kill -s INT -- $$; echo never": 130,
+	} {
+		res := runScript(t, script, sb.opts(approvals.DefaultAuto, nil))
+		if res.Output.Text != "a\n" || res.Status != status {
+			t.Errorf("%s: status %d, output %q; want %d and a", script, res.Status, res.Output.Text, status)
+		}
+	}
+}
