@@ -47,22 +47,13 @@ type anthropic struct {
 }
 
 func (p *anthropic) Stream(ctx context.Context, req Request, emit func(Event)) (Response, error) {
-	body, err := json.Marshal(p.request(req))
+	headers := map[string]string{"Anthropic-Version": anthropicVersion}
+	if p.key != "" {
+		headers["X-Api-Key"] = p.key
+	}
+	newReq, err := streamRequest(p.url+"/v1/messages", p.request(req), headers)
 	if err != nil {
 		return Response{}, err
-	}
-	newReq := func(ctx context.Context) (*http.Request, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url+"/v1/messages", bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "text/event-stream")
-		r.Header.Set("Anthropic-Version", anthropicVersion)
-		if p.key != "" {
-			r.Header.Set("X-Api-Key", p.key)
-		}
-		return r, nil
 	}
 	return p.stream(ctx, newReq, decodeAnthropic, emit)
 }

@@ -327,3 +327,25 @@ func jsonObject(raw []byte) (json.RawMessage, bool) {
 	}
 	return json.RawMessage(raw), true
 }
+
+// streamRequest makes the POST of a streaming call: body as JSON, asking
+// for server-sent events, with a wire's own headers. Each attempt of a call
+// gets a fresh request over the same bytes.
+func streamRequest(url string, body any, headers map[string]string) (func(context.Context) (*http.Request, error), error) {
+	data, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	return func(ctx context.Context) (*http.Request, error) {
+		r, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(data))
+		if err != nil {
+			return nil, err
+		}
+		r.Header.Set("Content-Type", "application/json")
+		r.Header.Set("Accept", "text/event-stream")
+		for k, v := range headers {
+			r.Header.Set(k, v)
+		}
+		return r, nil
+	}, nil
+}

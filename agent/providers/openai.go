@@ -1,7 +1,6 @@
 package providers
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -43,21 +42,13 @@ type openAIChat struct {
 }
 
 func (p *openAIChat) Stream(ctx context.Context, req Request, emit func(Event)) (Response, error) {
-	body, err := json.Marshal(oaiRequestOf(req))
+	headers := map[string]string{}
+	if p.key != "" {
+		headers["Authorization"] = "Bearer " + p.key
+	}
+	newReq, err := streamRequest(p.url+"/chat/completions", oaiRequestOf(req), headers)
 	if err != nil {
 		return Response{}, err
-	}
-	newReq := func(ctx context.Context) (*http.Request, error) {
-		r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url+"/chat/completions", bytes.NewReader(body))
-		if err != nil {
-			return nil, err
-		}
-		r.Header.Set("Content-Type", "application/json")
-		r.Header.Set("Accept", "text/event-stream")
-		if p.key != "" {
-			r.Header.Set("Authorization", "Bearer "+p.key)
-		}
-		return r, nil
 	}
 	return p.stream(ctx, newReq, decodeOpenAI, emit)
 }
