@@ -144,13 +144,13 @@ func (c *Chat) SetPlanMode(on bool) {
 // ResumeChat continues a stored chat: its messages are the conversation so
 // far, and new ones are appended to its file.
 func ResumeChat(o Options, id string) (*Chat, error) {
-	info, msgs, err := o.Store.Load(id)
+	l, err := o.Store.load(id)
 	if err != nil {
 		return nil, err
 	}
 	c := NewChat(o)
-	c.ID, c.messages = info.ID, msgs
-	if c.journal, err = o.Store.journal(info); err != nil {
+	c.ID, c.messages, c.turns = l.info.ID, l.messages, l.turns
+	if c.journal, err = o.Store.journal(l.info); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -191,8 +191,13 @@ func (c *Chat) add(m providers.Message, emit func(acp.SessionUpdate)) {
 		}
 	}
 	if c.unsaved = c.journal.write(record{Message: &m}); c.unsaved != nil {
-		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat can no longer be saved: %v; it goes on in memory only)\n", c.unsaved)))
+		emit(unsavedNote(c.unsaved))
 	}
+}
+
+// unsavedNote tells the client the chat can no longer be saved.
+func unsavedNote(err error) acp.SessionUpdate {
+	return acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat can no longer be saved: %v; it goes on in memory only)\n", err))
 }
 
 // title is the start of a chat's first prompt, on one line.
@@ -233,6 +238,7 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	turn := len(c.turns)
 	c.turns = append(c.turns, nil)
 	c.ckMu.Unlock()
+	defer c.keep(turn, emit)
 	c.add(c.withChanges(user), emit)
 	calls := 0
 	for {

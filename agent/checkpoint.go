@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	acp "github.com/coder/acp-go-sdk"
 	"github.com/tandemdev/tandem/edits"
 	"github.com/tandemdev/tandem/tools"
 )
@@ -31,6 +32,20 @@ func (c *Chat) record(turn int, changes []edits.FileChange) {
 	c.ckMu.Lock()
 	c.turns[turn] = append(c.turns[turn], changes...)
 	c.ckMu.Unlock()
+}
+
+// keep writes turn's changes to the chat file, so that a chat loaded again
+// can still be rewound. A chat that cannot be saved says so once.
+func (c *Chat) keep(turn int, emit func(acp.SessionUpdate)) {
+	c.ckMu.Lock()
+	changes := c.turns[turn]
+	c.ckMu.Unlock()
+	if len(changes) == 0 || c.journal == nil || c.unsaved != nil {
+		return
+	}
+	if c.unsaved = c.journal.write(record{Checkpoint: &checkpointRecord{Turn: turn, Changes: changes}}); c.unsaved != nil {
+		emit(unsavedNote(c.unsaved))
+	}
 }
 
 // Checkpoints lists the turns that changed files.
@@ -76,7 +91,9 @@ func (c *Chat) Restore(ctx context.Context, turn int) (tools.Result, error) {
 	res := c.opts.Session.Restore(ctx, reverts)
 	c.ckMu.Lock()
 	c.turns = append(c.turns, res.Changes) // the restore is a turn of its own: undoable
+	restored := len(c.turns) - 1
 	c.ckMu.Unlock()
+	c.keep(restored, func(acp.SessionUpdate) {})
 	if len(res.Changes) > 0 {
 		var paths []string
 		for _, fc := range res.Changes {

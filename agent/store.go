@@ -18,6 +18,7 @@ import (
 
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/edits"
 )
 
 // Store keeps chats on disk, one append-only file of JSON lines per chat
@@ -39,9 +40,17 @@ type ChatInfo struct {
 
 // record is one line of a chat file.
 type record struct {
-	Chat      *ChatInfo          `json:"chat,omitempty"`
-	Message   *providers.Message `json:"message,omitempty"`
-	Compacted *compaction        `json:"compacted,omitempty"`
+	Chat       *ChatInfo          `json:"chat,omitempty"`
+	Message    *providers.Message `json:"message,omitempty"`
+	Compacted  *compaction        `json:"compacted,omitempty"`
+	Checkpoint *checkpointRecord  `json:"checkpoint,omitempty"`
+}
+
+// checkpointRecord is a turn's changes, kept so a reloaded chat can still
+// be rewound.
+type checkpointRecord struct {
+	Turn    int                `json:"turn"`
+	Changes []edits.FileChange `json:"changes"`
 }
 
 // OpenStore opens the chat store in dir, which is made (0700) when the
@@ -116,45 +125,61 @@ func (s *Store) head(id string) (ChatInfo, error) {
 // Load reads a chat: what names it and its messages, in order. A last line
 // cut short (tandem stopped while writing it) is left out.
 func (s *Store) Load(id string) (ChatInfo, []providers.Message, error) {
+	l, err := s.load(id)
+	return l.info, l.messages, err
+}
+
+// loaded is a chat as its file holds it.
+type loaded struct {
+	info     ChatInfo
+	messages []providers.Message
+	turns    [][]edits.FileChange // each turn's changes, by turn number
+}
+
+func (s *Store) load(id string) (loaded, error) {
 	p, err := s.path(id)
 	if err != nil {
-		return ChatInfo{}, nil, err
+		return loaded{}, err
 	}
 	f, err := os.Open(p)
 	if err != nil {
-		return ChatInfo{}, nil, fmt.Errorf("there is no chat %s; list the chats for their ids", id)
+		return loaded{}, fmt.Errorf("there is no chat %s; list the chats for their ids", id)
 	}
 	defer f.Close()
-	var info ChatInfo
-	var msgs []providers.Message
+	var l loaded
 	r := bufio.NewReaderSize(f, 1<<16)
 	for {
 		line, err := r.ReadBytes('\n')
 		if len(line) > 0 && line[len(line)-1] == '\n' {
 			var rec record
 			if jerr := json.Unmarshal(line, &rec); jerr != nil {
-				return ChatInfo{}, nil, fmt.Errorf("chat %s is damaged: %v", id, jerr)
+				return loaded{}, fmt.Errorf("chat %s is damaged: %v", id, jerr)
 			}
 			switch {
 			case rec.Chat != nil:
-				info = *rec.Chat
+				l.info = *rec.Chat
 			case rec.Message != nil:
-				msgs = append(msgs, *rec.Message)
-			case rec.Compacted != nil && rec.Compacted.Replaced <= len(msgs):
-				msgs = append([]providers.Message{rec.Compacted.Summary}, msgs[rec.Compacted.Replaced:]...)
+				l.messages = append(l.messages, *rec.Message)
+			case rec.Compacted != nil && rec.Compacted.Replaced <= len(l.messages):
+				l.messages = append([]providers.Message{rec.Compacted.Summary}, l.messages[rec.Compacted.Replaced:]...)
+			case rec.Checkpoint != nil && rec.Checkpoint.Turn >= 0:
+				for len(l.turns) <= rec.Checkpoint.Turn {
+					l.turns = append(l.turns, nil)
+				}
+				l.turns[rec.Checkpoint.Turn] = append(l.turns[rec.Checkpoint.Turn], rec.Checkpoint.Changes...)
 			}
 		}
 		if err != nil {
 			break
 		}
 	}
-	if info.ID == "" {
-		return ChatInfo{}, nil, fmt.Errorf("chat %s is damaged: it has no first line", id)
+	if l.info.ID == "" {
+		return loaded{}, fmt.Errorf("chat %s is damaged: it has no first line", id)
 	}
 	if st, err := f.Stat(); err == nil {
-		info.Updated = st.ModTime()
+		l.info.Updated = st.ModTime()
 	}
-	return info, msgs, nil
+	return l, nil
 }
 
 // Delete removes a chat.

@@ -87,3 +87,43 @@ func TestChatIsStoredAndResumes(t *testing.T) {
 		t.Fatalf("a path as an id: %v", err)
 	}
 }
+
+// A chat loaded again can still be rewound: its turns' changes are kept
+// in its file, and the turns after the reload number on from them.
+func TestCheckpointsSurviveAReload(t *testing.T) {
+	ws := t.TempDir()
+	store, err := OpenStore(filepath.Join(t.TempDir(), "chats"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("w1", "write", map[string]any{"path": "a.txt", "content": "agent\n"})),
+		fake.Say("wrote it"),
+	}
+	open := func() Options {
+		return Options{Session: tools.Open(tools.Options{Roots: []string{ws}}), Provider: m, Endpoint: Endpoint{Provider: "test", Model: "m"}, Store: store}
+	}
+	c := NewChat(open())
+	if _, err := c.Prompt(context.Background(), textPrompt("write a"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	r, err := ResumeChat(open(), c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if cps := r.Checkpoints(); len(cps) != 1 || cps[0].Turn != 0 || cps[0].Files[0] != filepath.Join(ws, "a.txt") {
+		t.Fatalf("checkpoints after the reload: %+v", cps)
+	}
+	if res, err := r.Restore(context.Background(), 0); err != nil || res.IsError {
+		t.Fatalf("restore: %+v %v", res, err)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "a.txt")); err == nil {
+		t.Fatal("the file the agent made before the reload is still there")
+	}
+	if cps := r.Checkpoints(); len(cps) != 2 || cps[1].Turn != 1 {
+		t.Fatalf("the restore is not the next turn: %+v", cps)
+	}
+}
