@@ -51,7 +51,7 @@ func (s *Service) New(cwd string) (*acp.NewSessionResponse, error) {
 	if err != nil {
 		return nil, err
 	}
-	sv := s.serve(sess, func(o Options) (*Chat, error) { return NewChat(o), nil })
+	sv, _ := s.serve(sess, func(o Options) (*Chat, error) { return NewChat(o), nil })
 	return &acp.NewSessionResponse{SessionId: acp.SessionId(sv.chat.ID), ConfigOptions: sv.configOptions()}, nil
 }
 
@@ -70,15 +70,10 @@ func (s *Service) Load(cwd, id string, emit func(acp.SessionUpdate)) error {
 	if err != nil {
 		return err
 	}
-	var loadErr error
-	sv := s.serve(sess, func(o Options) (*Chat, error) {
-		c, err := ResumeChat(o, id)
-		loadErr = err
-		return c, err
-	})
-	if loadErr != nil {
+	sv, err := s.serve(sess, func(o Options) (*Chat, error) { return ResumeChat(o, id) })
+	if err != nil {
 		sess.Close()
-		return loadErr
+		return err
 	}
 	for _, u := range Replay(sv.chat.Messages()) {
 		emit(u)
@@ -87,17 +82,17 @@ func (s *Service) Load(cwd, id string, emit func(acp.SessionUpdate)) error {
 }
 
 // serve builds a session's chat with make and registers it.
-func (s *Service) serve(sess *tools.Session, make func(Options) (*Chat, error)) *served {
+func (s *Service) serve(sess *tools.Session, make func(Options) (*Chat, error)) (*served, error) {
 	p, end, connErr := s.connect(sess.Settings(), "")
 	c, err := make(Options{Session: sess, Provider: p, Endpoint: end, Store: s.store})
 	if err != nil {
-		return nil
+		return nil, err
 	}
 	sv := &served{chat: c, connErr: connErr}
 	s.mu.Lock()
 	s.sessions[c.ID] = sv
 	s.mu.Unlock()
-	return sv
+	return sv, nil
 }
 
 // session is an open session, or the error naming what to do.
