@@ -2,28 +2,16 @@ package acpdoor
 
 import (
 	"context"
-	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/approvals"
 )
 
-// asker asks the client the questions of one session as
-// session/request_permission. It learns the ACP session's id (the chat's,
-// not the tools session's a question names) when the session is opened,
-// before the client can prompt it.
-type asker struct {
-	conn *acp.AgentSideConnection
-	mu   sync.Mutex
-	id   acp.SessionId
-}
-
-func (a *asker) bind(id acp.SessionId) {
-	a.mu.Lock()
-	a.id = id
-	a.mu.Unlock()
-}
+// asker asks the client a session's questions as
+// session/request_permission. A chat's tools session is named as its ACP
+// session, so a question names the session it belongs to.
+type asker struct{ conn *acp.AgentSideConnection }
 
 // permissionOptions are the four answers, each option's id its kind, so an
 // answer maps back through approvals.AnswerOfOption. tandem keeps no
@@ -47,10 +35,7 @@ type step struct {
 // ($/cancel_request) and the answer is Unanswered at once: tandem never
 // waits for the client's "cancelled". A "cancelled" outcome, an unknown
 // option and a connection gone are Unanswered too.
-func (a *asker) Ask(ctx context.Context, q approvals.Question) approvals.Answer {
-	a.mu.Lock()
-	id := a.id
-	a.mu.Unlock()
+func (a asker) Ask(ctx context.Context, q approvals.Question) approvals.Answer {
 	steps := make([]step, 0, len(q.Steps))
 	for _, s := range q.Steps {
 		paths := s.Paths
@@ -59,16 +44,22 @@ func (a *asker) Ask(ctx context.Context, q approvals.Question) approvals.Answer 
 		}
 		steps = append(steps, step{Text: s.Text, Effects: s.Effects.Names(), Paths: paths})
 	}
+	call := acp.ToolCallUpdate{
+		ToolCallId: acp.ToolCallId(q.ID),
+		Title:      acp.Ptr(approvals.QuestionText(q)),
+		Kind:       acp.Ptr(toolKind(q)),
+		Status:     acp.Ptr(acp.ToolCallStatusPending),
+		RawInput:   map[string]any{"kind": q.Kind, "steps": steps},
+	}
+	if q.ToolCall != "" {
+		// The model's call the client already shows: the question is asked
+		// in it, and its status stays as it is.
+		call.ToolCallId, call.Status = acp.ToolCallId(q.ToolCall), nil
+	}
 	resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{
-		SessionId: id,
-		ToolCall: acp.ToolCallUpdate{
-			ToolCallId: acp.ToolCallId(q.ID),
-			Title:      acp.Ptr(approvals.QuestionText(q)),
-			Kind:       acp.Ptr(toolKind(q)),
-			Status:     acp.Ptr(acp.ToolCallStatusPending),
-			RawInput:   map[string]any{"kind": q.Kind, "steps": steps},
-		},
-		Options: permissionOptions,
+		SessionId: acp.SessionId(q.Session),
+		ToolCall:  call,
+		Options:   permissionOptions,
 	})
 	if err != nil || resp.Outcome.Selected == nil {
 		return approvals.Unanswered

@@ -18,7 +18,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -53,11 +52,6 @@ type server struct {
 	// life ends when the connection does: a turn runs on it rather than
 	// on its request's context (see Prompt).
 	life context.Context
-
-	// opening serialises session/new and session/load, so the asker of the
-	// tools session one opens is known as opened when it returns.
-	opening sync.Mutex
-	opened  *asker
 }
 
 // Serve answers the client on in and out until in ends or ctx does, then
@@ -107,13 +101,12 @@ func (g gatedReader) Read(p []byte) (int, error) {
 
 // openTools opens a session's tools session on cwd, the workspace root
 // every relative path resolves from and the gate judges by, as every front
-// door opens one. Called with opening held.
-func (s *server) openTools(cwd string) (*tools.Session, error) {
+// door opens one. It is named as the ACP session, so its questions are.
+func (s *server) openTools(cwd, id string) (*tools.Session, error) {
 	if fi, err := os.Stat(cwd); !filepath.IsAbs(cwd) || err != nil || !fi.IsDir() {
 		return nil, failure(codeInvalidParams, fmt.Errorf("cwd %q is not an absolute path of a directory; send the workspace's absolute path", cwd))
 	}
-	s.opened = &asker{conn: s.conn}
-	return tools.Open(tools.Options{Roots: []string{filepath.Clean(cwd)}, Settings: s.o.Settings(), Asker: s.opened}), nil
+	return tools.Open(tools.Options{ID: id, Roots: []string{filepath.Clean(cwd)}, Settings: s.o.Settings(), Asker: asker{s.conn}}), nil
 }
 
 // failure is an error the client shows: its message is the sentence
@@ -172,13 +165,10 @@ func clientName(info *acp.Implementation) string {
 // fail it: each prompt then says what to set. The client's mcpServers are
 // not connected: the user's MCP servers come from tandem's own settings.
 func (s *server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
-	s.opening.Lock()
-	defer s.opening.Unlock()
 	resp, err := s.agent.New(p.Cwd)
 	if err != nil {
 		return acp.NewSessionResponse{}, refused(err)
 	}
-	s.opened.bind(resp.SessionId)
 	s.o.Log.Info("session opened", "session", resp.SessionId, "cwd", p.Cwd, "mcpServers", len(p.McpServers))
 	return *resp, nil
 }
@@ -186,12 +176,9 @@ func (s *server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 // LoadSession reopens a stored chat, replaying it as session/update before
 // it answers.
 func (s *server) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
-	s.opening.Lock()
-	defer s.opening.Unlock()
 	if err := s.agent.Load(p.Cwd, string(p.SessionId), s.updater(p.SessionId)); err != nil {
 		return acp.LoadSessionResponse{}, refused(err)
 	}
-	s.opened.bind(p.SessionId)
 	s.o.Log.Info("session loaded", "session", p.SessionId, "cwd", p.Cwd)
 	return acp.LoadSessionResponse{}, nil
 }

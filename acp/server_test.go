@@ -112,7 +112,8 @@ func TestPromptRunsAToolAndAnswersInOrder(t *testing.T) {
 	}
 }
 
-// A gated step is asked as session/request_permission with the question's
+// A gated step is asked as session/request_permission in the model's tool
+// call (its id, so the client asks in that call's card) with the question's
 // text, its steps and the four options; a rejection reaches the model as
 // the gate's refusal.
 func TestGatedStepAsksAndARejectionReachesTheModel(t *testing.T) {
@@ -130,7 +131,7 @@ func TestGatedStepAsksAndARejectionReachesTheModel(t *testing.T) {
 	}
 	q := asked[0]
 	if q.SessionId != s.SessionId || q.ToolCall.Title == nil || !strings.Contains(*q.ToolCall.Title, "cat ") ||
-		q.ToolCall.Kind == nil || *q.ToolCall.Kind != acp.ToolKindExecute {
+		q.ToolCall.Kind == nil || *q.ToolCall.Kind != acp.ToolKindExecute || q.ToolCall.ToolCallId != "call-1-1" {
 		t.Errorf("request: %+v", q)
 	}
 	raw, _ := q.ToolCall.RawInput.(map[string]any)

@@ -2,8 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +13,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/edits"
 	"github.com/tandemdev/tandem/tools"
@@ -85,9 +84,7 @@ func NewChat(o Options) *Chat {
 	if o.System == "" {
 		o.System = SystemPrompt(o.Session.Roots)
 	}
-	var id [8]byte
-	_, _ = rand.Read(id[:])
-	c := &Chat{ID: hex.EncodeToString(id[:]), opts: o, watch: newWatcher()}
+	c := &Chat{ID: o.Session.ID, opts: o, watch: newWatcher()}
 	c.compactAt, _ = compactAt(st)
 	for _, t := range tools.List(o.Session) {
 		c.roster = append(c.roster, providers.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
@@ -416,7 +413,7 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 			Text: "Not run: the user stopped the turn. Wait for their next message."}
 	}
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
-	res := tools.Call(ctx, c.opts.Session, use.ToolName, use.Input)
+	res := tools.Call(approvals.WithToolCall(ctx, use.ToolID), c.opts.Session, use.ToolName, use.Input)
 	c.record(turn, res.Changes)
 	c.watchFiles(use, res)
 	status := acp.ToolCallStatusCompleted

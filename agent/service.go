@@ -21,7 +21,9 @@ type Connector func(st *config.Settings, model string) (providers.Provider, Endp
 // methods without their transport, so `tandem acp` and `tandem lsp` serve
 // the same ones. Sessions are chats, kept in the store.
 type Service struct {
-	open    func(cwd string) (*tools.Session, error) // the front door's tools session
+	// open opens the front door's tools session on cwd, named id (empty: a
+	// fresh id, which a new chat takes as its own).
+	open    func(cwd, id string) (*tools.Session, error)
 	connect Connector
 	store   *Store // nil: chats are not kept
 
@@ -40,14 +42,14 @@ type served struct {
 
 // NewService serves sessions opened with open, their models reached with
 // connect, kept in store (nil: not kept).
-func NewService(open func(cwd string) (*tools.Session, error), connect Connector, store *Store) *Service {
+func NewService(open func(cwd, id string) (*tools.Session, error), connect Connector, store *Store) *Service {
 	return &Service{open: open, connect: connect, store: store, sessions: map[string]*served{}}
 }
 
 // New opens a session on cwd. A model that cannot be reached does not
 // stop it: each prompt then says what to set.
 func (s *Service) New(cwd string) (*acp.NewSessionResponse, error) {
-	sess, err := s.open(cwd)
+	sess, err := s.open(cwd, "")
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +68,7 @@ func (s *Service) Load(cwd, id string, emit func(acp.SessionUpdate)) error {
 	if open {
 		return fmt.Errorf("chat %s is already open; use it, or close it first", id)
 	}
-	sess, err := s.open(cwd)
+	sess, err := s.open(cwd, id)
 	if err != nil {
 		return err
 	}

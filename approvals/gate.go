@@ -177,10 +177,11 @@ func (g *Gate) Check(ctx context.Context, kind Kind, steps ...Step) error {
 		return nil
 	}
 	q := Question{
-		ID:      fmt.Sprintf("%s-%d", g.session, questionSeq.Add(1)),
-		Session: g.session,
-		Kind:    kind,
-		Steps:   steps,
+		ID:       fmt.Sprintf("%s-%d", g.session, questionSeq.Add(1)),
+		Session:  g.session,
+		Kind:     kind,
+		Steps:    steps,
+		ToolCall: ToolCallOf(ctx),
 	}
 	a := Unanswered
 	if ctx.Err() == nil {

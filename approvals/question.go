@@ -42,6 +42,23 @@ type Question struct {
 	Session string `json:"session"` // the session that asks
 	Kind    Kind   `json:"kind"`
 	Steps   []Step `json:"steps"`
+	// ToolCall is the agent's tool call whose steps these are (its model's
+	// id), so a chat shows the question in that call; empty outside a chat.
+	ToolCall string `json:"toolCall,omitempty"`
+}
+
+type toolCallKey struct{}
+
+// WithToolCall marks ctx as running the agent's tool call id: the questions
+// its steps raise name it.
+func WithToolCall(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, toolCallKey{}, id)
+}
+
+// ToolCallOf is the tool call ctx runs, or "".
+func ToolCallOf(ctx context.Context) string {
+	id, _ := ctx.Value(toolCallKey{}).(string)
+	return id
 }
 
 // Answer is the user's answer to a question.

@@ -56,7 +56,7 @@ func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 	if len(roots) == 0 {
 		return nil, invalidParams("tandem/openSession", fmt.Errorf("the editor named no workspace folder; pass roots"))
 	}
-	sess := s.openTools(roots)
+	sess := s.openTools("", roots)
 	s.mu.Lock()
 	s.sessions[sess.ID] = sess
 	s.mu.Unlock()
@@ -67,8 +67,9 @@ func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 // openTools opens a tools session served by this connection: the editor's
 // buffers and settings, its prompts for questions, its applyEdit for edits,
 // the bridge for bash steps, and settled jobs told to the editor.
-func (s *Server) openTools(roots []string) *tools.Session {
+func (s *Server) openTools(id string, roots []string) *tools.Session {
 	return tools.Open(tools.Options{
+		ID:       id,
 		Roots:    roots,
 		Buffers:  s.buffers,
 		Settings: s.settings,
@@ -143,7 +144,7 @@ func (s *Server) listTools(_ context.Context, params json.RawMessage) (any, erro
 			return nil, err
 		}
 	} else {
-		sess = s.openTools(s.Roots())
+		sess = s.openTools("", s.Roots())
 		defer sess.Close()
 	}
 	list := []toolInfo{}

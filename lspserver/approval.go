@@ -43,10 +43,11 @@ const (
 
 // askParams is tandem/askApproval's params.
 type askParams struct {
-	ID      string         `json:"id"`
-	Session string         `json:"session"`
-	Kind    approvals.Kind `json:"kind"`
-	Steps   []askStep      `json:"steps"`
+	ID       string         `json:"id"`
+	Session  string         `json:"session"`
+	ToolCall string         `json:"toolCall,omitempty"` // the chat's tool call that asks
+	Kind     approvals.Kind `json:"kind"`
+	Steps    []askStep      `json:"steps"`
 	// Options are the answers the client may give, as the agents' protocols
 	// name them.
 	Options []string `json:"options"`
@@ -161,7 +162,7 @@ func (r *router) Ask(ctx context.Context, q approvals.Question) approvals.Answer
 }
 
 func (r *router) askRich(ctx context.Context, q approvals.Question) (approvals.Answer, bool) {
-	params := askParams{ID: q.ID, Session: q.Session, Kind: q.Kind,
+	params := askParams{ID: q.ID, Session: q.Session, ToolCall: q.ToolCall, Kind: q.Kind,
 		Options: []string{approvals.OptionAllowOnce, approvals.OptionAllowAlways, approvals.OptionRejectOnce, approvals.OptionRejectAlways}}
 	for _, s := range q.Steps {
 		paths := s.Paths

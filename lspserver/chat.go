@@ -38,11 +38,11 @@ func (s *Server) newAgentService() *agent.Service {
 		s.log.Warn("chats are not kept", "err", err)
 		store = nil
 	}
-	return agent.NewService(func(cwd string) (*tools.Session, error) {
+	return agent.NewService(func(cwd, id string) (*tools.Session, error) {
 		if !filepath.IsAbs(cwd) {
 			return nil, invalidParams("session/new", fmt.Errorf("cwd %q is not an absolute path", cwd))
 		}
-		return s.openTools([]string{filepath.Clean(cwd)}), nil
+		return s.openTools(id, []string{filepath.Clean(cwd)}), nil
 	}, connect, store)
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tandemdev/tandem/acp/acptest"
 	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/agent/providers/fake"
@@ -15,6 +16,11 @@ import (
 )
 
 func chatServer(t *testing.T, m *fake.Model) *rpc {
+	return chatServerWith(t, m, map[string]any{})
+}
+
+// chatServerWith is chatServer for a client declaring caps.
+func chatServerWith(t *testing.T, m *fake.Model, caps map[string]any) *rpc {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	c, _ := inProcessWith(t, Options{Cwd: t.TempDir(), Connect: func(*config.Settings, string) (providers.Provider, agent.Endpoint, error) {
@@ -29,7 +35,7 @@ func chatServer(t *testing.T, m *fake.Model) *rpc {
 			} `json:"experimental"`
 		} `json:"capabilities"`
 	}
-	c.ok("initialize", map[string]any{"capabilities": map[string]any{}}, &res)
+	c.ok("initialize", map[string]any{"capabilities": caps}, &res)
 	if res.Capabilities.Experimental.ACP.ProtocolVersion != 1 {
 		t.Fatalf("initialize does not carry the ACP handshake: %+v", res)
 	}
@@ -167,5 +173,46 @@ func TestChatWithoutAModelSaysSo(t *testing.T) {
 	m := c.call("session/prompt", map[string]any{"sessionId": s.SessionID, "prompt": []any{map[string]any{"type": "text", "text": "hi"}}})
 	if m.Error == nil || m.Error.Data.Code != "agent" || !strings.Contains(m.Error.Message, "reaches no model provider") {
 		t.Fatalf("prompt without a model: %+v", m.Error)
+	}
+}
+
+// A chat's gated step asks the editor in the model's tool call: the
+// question names the chat's ACP session and the call's id, so the chat can
+// show it in that call's card. The denial reaches the model.
+func TestChatQuestionNamesTheSessionAndToolCall(t *testing.T) {
+	t.Setenv("HOME", acptest.SecretHome(t))
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("b7", "bash", map[string]any{"command": "cat ~/.ssh/x"})),
+		fake.Say("It was denied."),
+	}
+	c := chatServerWith(t, m, map[string]any{"experimental": map[string]any{"tandem": map[string]any{"approvals": true}}})
+	c.answer = func(method string, _ json.RawMessage) any {
+		if method == "tandem/askApproval" {
+			return map[string]string{"answer": "reject_once"}
+		}
+		return nil
+	}
+	var s struct {
+		SessionID string `json:"sessionId"`
+	}
+	c.ok("session/new", map[string]any{"cwd": t.TempDir(), "mcpServers": []any{}}, &s)
+	c.ok("session/prompt", map[string]any{"sessionId": s.SessionID, "prompt": []any{map[string]any{"type": "text", "text": "show the key"}}}, nil)
+	asked := c.askedFor("tandem/askApproval", 1)
+	var q struct {
+		Session  string `json:"session"`
+		ToolCall string `json:"toolCall"`
+	}
+	if err := json.Unmarshal(asked[0].Params, &q); err != nil || q.Session != s.SessionID || q.ToolCall != "b7" {
+		t.Fatalf("askApproval %s, want session %s and toolCall b7", asked[0].Params, s.SessionID)
+	}
+	m.Mu.Lock()
+	defer m.Mu.Unlock()
+	if len(m.Requests) != 2 {
+		t.Fatalf("%d model calls, want 2", len(m.Requests))
+	}
+	msgs := m.Requests[1].Messages
+	if res := msgs[len(msgs)-1].Blocks; len(res) != 1 || !strings.Contains(res[0].Text, "denied") {
+		t.Fatalf("the model was not told of the denial: %+v", res)
 	}
 }

@@ -61,7 +61,10 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 			release = r
 		}
 	}
-	run, err := shell.Start(context.Background(), a.Command, shell.Options{
+	// The script may outlive the call as a job, so the call's end does not
+	// end it (a cancel kills it below); the call's values, such as the tool
+	// call its questions name, go with it.
+	run, err := shell.Start(context.WithoutCancel(ctx), a.Command, shell.Options{
 		Dir: s.Roots[0], Env: os.Environ(), ExtraEnv: extra, Gate: s.Gate(),
 	})
 	if err != nil {

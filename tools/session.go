@@ -20,6 +20,9 @@ import (
 // opened it: the editor's chat, an ACP client, `tandem mcp serve`,
 // `tandem tool`.
 type Options struct {
+	// ID names the session; empty: a fresh random one. A chat's session
+	// takes the chat's id, so its questions and jobs name the chat.
+	ID    string
 	Roots []string // absolute workspace roots; the first resolves relative paths
 	// Buffers is the editor's open documents over disk, shared by the
 	// sessions of one editor connection. Nil: an empty overlay (no editor).
@@ -94,11 +97,14 @@ func Open(o Options) *Session {
 	if o.Settings == nil {
 		o.Settings = config.New()
 	}
-	var id [8]byte
-	_, _ = rand.Read(id[:])
+	if o.ID == "" {
+		var id [8]byte
+		_, _ = rand.Read(id[:])
+		o.ID = hex.EncodeToString(id[:])
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{
-		ID:      hex.EncodeToString(id[:]),
+		ID:      o.ID,
 		Roots:   o.Roots,
 		Seen:    seenBudget.NewStore(),
 		Buffers: o.Buffers,
