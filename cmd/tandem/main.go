@@ -20,7 +20,7 @@ type command struct {
 }
 
 // commands is every subcommand, in the order `tandem --help` lists them.
-var commands = []command{acpCommand, chatCommand, demoCommand, doctorCommand, lspCommand, mcpCommand, toolCommand, versionCommand}
+var commands = []command{acpCommand, chatCommand, demoCommand, doctorCommand, lspCommand, mcpCommand, replayCommand, toolCommand, versionCommand}
 
 // commandNamed finds the subcommand called name.
 func commandNamed(name string) (command, bool) {
