@@ -58,6 +58,9 @@ type Chat struct {
 	next     *Options   // a model switch asked for, applied at the next turn's start
 	notes    []string   // told to the model at the start of the next prompt
 
+	planMu sync.Mutex
+	plan   []acp.PlanEntry // the plan the user sees, kept through compaction
+
 	ckMu  sync.Mutex           // turns is written by concurrent calls of a turn
 	turns [][]edits.FileChange // each turn's changes, the checkpoints
 
@@ -89,6 +92,7 @@ func NewChat(o Options) *Chat {
 	for _, t := range tools.List(o.Session) {
 		c.roster = append(c.roster, providers.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
 	}
+	c.roster = append(c.roster, planTool)
 	c.SetPlanMode(o.PlanMode)
 	return c
 }
@@ -147,6 +151,15 @@ func ResumeChat(o Options, id string) (*Chat, error) {
 	}
 	c := NewChat(o)
 	c.ID, c.messages, c.turns = l.info.ID, l.messages, l.turns
+	for _, m := range c.messages {
+		for _, b := range m.Blocks {
+			if b.Kind == providers.ToolUse && b.ToolName == planToolName {
+				if entries, refusal := parsePlan(b.Input); refusal == "" {
+					c.plan = entries
+				}
+			}
+		}
+	}
 	if c.journal, err = o.Store.journal(l.info); err != nil {
 		return nil, err
 	}
@@ -275,7 +288,9 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 			c.add(notRun(uses, fmt.Sprintf(
 				"Not run: this turn reached its limit of %d tool calls. Tell the user what is done and what is left; they can continue in a new turn.", c.opts.MaxToolCalls)), emit)
 			for _, u := range uses {
-				emit(acp.UpdateToolCall(acp.ToolCallId(u.ToolID), acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
+				if u.ToolName != planToolName {
+					emit(acp.UpdateToolCall(acp.ToolCallId(u.ToolID), acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
+				}
 			}
 			return acp.StopReasonMaxTurnRequests, nil
 		}
@@ -292,7 +307,9 @@ func (c *Chat) relay(ev providers.Event, emit func(acp.SessionUpdate)) {
 	case providers.ThinkingDelta:
 		emit(acp.UpdateAgentThoughtText(ev.Text))
 	case providers.ToolCall:
-		emit(toolCallStarted(*ev.Call))
+		if ev.Call.ToolName != planToolName { // shown as the plan, not as a call
+			emit(toolCallStarted(*ev.Call))
+		}
 	case providers.Retrying:
 		// A status the user sees, never a silent wait.
 		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(%s: %s; trying again in %s, attempt %d)\n",
@@ -375,7 +392,10 @@ func notRun(uses []providers.Block, text string) providers.Message {
 
 // readOnly tools can run side by side: they change nothing and ask nothing
 // but a secret read, which the gate serialises as any question.
-var readOnly = map[string]bool{"read": true, "grep": true, "glob": true}
+var readOnly = map[string]bool{"read": true, "grep": true, "glob": true, planToolName: true}
+
+// notRunCancelled answers a call the turn's stop kept from starting.
+const notRunCancelled = "Not run: the user stopped the turn. Wait for their next message."
 
 // runTools runs one response's calls and returns their results as one user
 // message, in the calls' order. Consecutive read-only calls run
@@ -406,11 +426,13 @@ func (c *Chat) runTools(ctx context.Context, turn int, uses []providers.Block, e
 
 // runTool runs one call through the registry and reports it.
 func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit func(acp.SessionUpdate)) providers.Block {
+	if use.ToolName == planToolName {
+		return c.runPlan(ctx, use, emit)
+	}
 	id := acp.ToolCallId(use.ToolID)
 	if ctx.Err() != nil {
 		emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
-		return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, IsError: true,
-			Text: "Not run: the user stopped the turn. Wait for their next message."}
+		return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, IsError: true, Text: notRunCancelled}
 	}
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
 	res := tools.Call(approvals.WithToolCall(ctx, use.ToolID), c.opts.Session, use.ToolName, use.Input)

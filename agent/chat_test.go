@@ -387,8 +387,9 @@ func TestModelIsToldOfFilesChangedUnderIt(t *testing.T) {
 }
 
 // Near the window, the turns before the current one are replaced by the
-// model's summary, which names the files read with their tags; the system
-// prompt is kept, the client is told, and a stored chat loads compacted.
+// model's summary, which names the files read with their tags and keeps the
+// plan the user sees; the system prompt is kept, the client is told, and a
+// stored chat loads compacted.
 func TestCompactionSummarisesOlderTurns(t *testing.T) {
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\n"), 0o644); err != nil {
@@ -407,7 +408,8 @@ func TestCompactionSummarisesOlderTurns(t *testing.T) {
 	}
 	m := &fake.Model{}
 	m.Responses = []func(providers.Request) providers.Response{
-		fake.Call(fake.Use("r1", "read", map[string]any{"path": "a.txt"})),
+		fake.Call(fake.Use("r1", "read", map[string]any{"path": "a.txt"}),
+			fake.Use("p1", "plan", map[string]any{"entries": []any{map[string]any{"content": "report on a.txt", "status": "in_progress"}}})),
 		full("read it"),
 		fake.Say("SUMMARY: the user had a.txt read."),
 		fake.Say("next answer"),
@@ -428,7 +430,8 @@ func TestCompactionSummarisesOlderTurns(t *testing.T) {
 	}
 	next := m.Requests[3]
 	first := next.Messages[0].Blocks[0].Text
-	if len(next.Messages) != 2 || !strings.Contains(first, "SUMMARY: the user had a.txt read.") || !strings.Contains(first, "a.txt#") || next.System != m.Requests[0].System {
+	if len(next.Messages) != 2 || !strings.Contains(first, "SUMMARY: the user had a.txt read.") || !strings.Contains(first, "a.txt#") ||
+		!strings.Contains(first, "- [in_progress] report on a.txt") || next.System != m.Requests[0].System {
 		t.Fatalf("after compaction the model got %d messages, first %q", len(next.Messages), first)
 	}
 	told := false

@@ -23,7 +23,7 @@ const summarise = `The conversation above is about to be replaced by your summar
 // model writes, when the last call used at least compactAt of the window.
 // The system prompt (and with it the instructions) is not touched; the
 // summary message lists the files read with their latest tags, so the
-// model can still edit them. The client is told, and the chat file records
+// model can still edit them, and the plan the user sees. The client is told, and the chat file records
 // it. Nothing is dropped silently: without a summary nothing is dropped.
 func (c *Chat) compact(ctx context.Context, used int, emit func(acp.SessionUpdate)) {
 	w := c.opts.Model.Window
@@ -50,6 +50,9 @@ func (c *Chat) compact(ctx context.Context, used int, emit func(acp.SessionUpdat
 	text := "(Summary of the earlier conversation, written when it neared the context window:)\n" + summary.String()
 	if tags := c.latestTags(); tags != "" {
 		text += "\n\nFiles read, with the tag of the latest version seen: " + tags
+	}
+	if plan := c.planText(); plan != "" {
+		text += "\n\n" + plan
 	}
 	c.replaceOlder(start, providers.Message{Role: providers.User, Blocks: []providers.Block{{Kind: providers.Text, Text: text}}})
 	update := acp.UpdateAgentThoughtText(fmt.Sprintf("(the conversation neared the context window, %d of %d tokens: its %d earlier messages were summarised into one)\n", used, w, start))

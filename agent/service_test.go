@@ -22,7 +22,9 @@ func testService(t *testing.T, m *fake.Model, connErr error) (*Service, string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(func(cwd, id string) (*tools.Session, error) { return tools.Open(tools.Options{ID: id, Roots: []string{cwd}}), nil },
+	svc := NewService(func(cwd, id string) (*tools.Session, error) {
+		return tools.Open(tools.Options{ID: id, Roots: []string{cwd}}), nil
+	},
 		func(_ *config.Settings, model string) (providers.Provider, Endpoint, error) {
 			if connErr != nil && model == "" {
 				return nil, Endpoint{}, connErr

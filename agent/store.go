@@ -238,13 +238,20 @@ func (j *journal) write(r record) error {
 func (j *journal) close() error { return j.f.Close() }
 
 // Replay turns stored messages into the updates a client shows for them:
-// the user's text, the agent's text and thinking, and each tool call with
-// its result.
+// the user's text, the agent's text and thinking, each tool call with its
+// result, and each plan the model showed.
 func Replay(msgs []providers.Message) []acp.SessionUpdate {
 	var out []acp.SessionUpdate
+	plans := map[string]bool{} // the plan calls' ids: shown as the plan
 	for _, m := range msgs {
 		for _, b := range m.Blocks {
 			switch {
+			case b.Kind == providers.ToolUse && b.ToolName == planToolName:
+				plans[b.ToolID] = true
+				if entries, refusal := parsePlan(b.Input); refusal == "" {
+					out = append(out, acp.UpdatePlan(entries...))
+				}
+			case b.Kind == providers.ToolResult && plans[b.ToolID]:
 			case b.Kind == providers.Text && m.Role == providers.User:
 				out = append(out, acp.UpdateUserMessageText(b.Text))
 			case b.Kind == providers.Text:
