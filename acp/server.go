@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -25,6 +26,7 @@ import (
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/tools"
+	"github.com/tandemdev/tandem/tools/mcpbridge"
 )
 
 // Options is what Serve is given by its command.
@@ -52,6 +54,13 @@ type server struct {
 	// life ends when the connection does: a turn runs on it rather than
 	// on its request's context (see Prompt).
 	life context.Context
+
+	// opening serialises session/new and session/load: named is the MCP
+	// servers the session being opened names, which its tools session
+	// reaches beside the user's (see openTools).
+	opening sync.Mutex
+	named   []acp.McpServer
+	mcp     *mcpbridge.Bridge
 }
 
 // Serve answers the client on in and out until in ends or ctx does, then
@@ -72,6 +81,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	life, end := context.WithCancel(ctx)
 	defer end()
 	s := &server{o: o, life: life}
+	s.mcp = mcpbridge.New(mcpbridge.Options{Settings: o.Settings, Version: o.Version, Log: o.Log})
 	s.agent = agent.NewService(s.openTools, o.Connect, o.Store)
 	started := make(chan struct{})
 	s.conn = acp.NewAgentSideConnection(s, out, gatedReader{in, started})
@@ -83,6 +93,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	}
 	end()
 	s.agent.CloseAll()
+	s.mcp.Close()
 	o.Log.Info("connection ended")
 }
 
@@ -101,12 +112,15 @@ func (g gatedReader) Read(p []byte) (int, error) {
 
 // openTools opens a session's tools session on cwd, the workspace root
 // every relative path resolves from and the gate judges by, as every front
-// door opens one. It is named as the ACP session, so its questions are.
+// door opens one, with the MCP-call bridge for its bash steps and `mcp`
+// calls: the user's servers, cwd's workspace files' and the client's named
+// ones. It is named as the ACP session, so its questions are. Called with
+// opening held.
 func (s *server) openTools(cwd, id string) (*tools.Session, error) {
 	if fi, err := os.Stat(cwd); !filepath.IsAbs(cwd) || err != nil || !fi.IsDir() {
 		return nil, failure(codeInvalidParams, fmt.Errorf("cwd %q is not an absolute path of a directory; send the workspace's absolute path", cwd))
 	}
-	return tools.Open(tools.Options{ID: id, Roots: []string{filepath.Clean(cwd)}, Settings: s.o.Settings(), Asker: asker{s.conn}}), nil
+	return s.mcp.Open(tools.Options{ID: id, Roots: []string{filepath.Clean(cwd)}, Settings: s.o.Settings(), Asker: asker{s.conn}}, s.named), nil
 }
 
 // failure is an error the client shows: its message is the sentence
@@ -143,6 +157,7 @@ func (s *server) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        s.o.Store != nil,
+			McpCapabilities:    acp.McpCapabilities{Http: true},
 			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
 			SessionCapabilities: acp.SessionCapabilities{
 				Close: &acp.SessionCloseCapabilities{},
@@ -162,9 +177,12 @@ func clientName(info *acp.Implementation) string {
 }
 
 // NewSession opens a chat on cwd. A model that cannot be reached does not
-// fail it: each prompt then says what to set. The client's mcpServers are
-// not connected: the user's MCP servers come from tandem's own settings.
+// fail it: each prompt then says what to set. The client's mcpServers join
+// the chat's MCP tools for its life; a bad one is logged, not fatal.
 func (s *server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
+	s.opening.Lock()
+	defer s.opening.Unlock()
+	s.named = p.McpServers
 	resp, err := s.agent.New(p.Cwd)
 	if err != nil {
 		return acp.NewSessionResponse{}, refused(err)
@@ -176,6 +194,9 @@ func (s *server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 // LoadSession reopens a stored chat, replaying it as session/update before
 // it answers.
 func (s *server) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
+	s.opening.Lock()
+	defer s.opening.Unlock()
+	s.named = p.McpServers
 	if err := s.agent.Load(p.Cwd, string(p.SessionId), s.updater(p.SessionId)); err != nil {
 		return acp.LoadSessionResponse{}, refused(err)
 	}

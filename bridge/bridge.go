@@ -40,6 +40,18 @@ type Settings struct {
 type Owner struct {
 	Session string          // the session a question names, and the scope of "allow for this session"
 	Asker   approvals.Asker // nil: nobody can answer, so calls needing a yes are denied at once
+	// Servers is the owner's roster when its session has servers of its
+	// own (servers.Layered over the bridge's); nil: the bridge's. Its
+	// owner closes it, not the bridge.
+	Servers Servers
+}
+
+// serversOf is the roster an owner's calls reach.
+func (b *Bridge) serversOf(o Owner) Servers {
+	if o.Servers != nil {
+		return o.Servers
+	}
+	return b.servers
 }
 
 // Bridge is the I/O shell of one tandem process's bridge: it owns the

@@ -109,7 +109,7 @@ func (b *Bridge) permit(ctx context.Context, r *request, o Owner) bool {
 	if t := bytes.TrimSpace(r.args); len(t) == 0 || t[0] != '{' {
 		return refuse(StatusInvalid, "The arguments must be one JSON object, such as '{\"message\":\"hi\"}'; pass it as the second argument or on standard input with -.")
 	}
-	if err := b.servers.Check(withOwner(ctx, o), server, tool); err != nil {
+	if err := b.serversOf(o).Check(withOwner(ctx, o), server, tool); err != nil {
 		switch {
 		case ctx.Err() != nil:
 			return false // withdrawn: the core lets the request go
@@ -189,10 +189,10 @@ func (b *Bridge) call(ctx context.Context, r *request, o Owner) {
 	ctx = withOwner(ctx, o)
 	outcome := core.OK
 	if r.op == OpList {
-		r.result = b.list(ctx)
+		r.result = b.list(ctx, b.serversOf(o))
 	} else {
 		server, tool, _ := ParseTool(r.tool)
-		res, err := b.servers.Call(ctx, server, tool, r.args)
+		res, err := b.serversOf(o).Call(ctx, server, tool, r.args)
 		switch {
 		case err != nil:
 			outcome, r.reason = core.Failed, err.Error()
@@ -205,14 +205,14 @@ func (b *Bridge) call(ctx context.Context, r *request, o Owner) {
 	b.step(core.Event{Kind: core.CallFinished, ID: r.id, Outcome: outcome})
 }
 
-func (b *Bridge) list(ctx context.Context) []byte {
-	cfg := b.servers.Config()
+func (b *Bridge) list(ctx context.Context, srv Servers) []byte {
+	cfg := srv.Config()
 	out := ListReply{Tools: []ListEntry{}}
 	for _, p := range cfg.Problems {
 		out.Problems = append(out.Problems, p.Error())
 	}
 	for _, name := range cfg.Names() {
-		tools, err := b.servers.Tools(ctx, name)
+		tools, err := srv.Tools(ctx, name)
 		if err != nil {
 			out.Problems = append(out.Problems, err.Error())
 			continue

@@ -68,18 +68,17 @@ func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 // buffers and settings, its prompts for questions, its applyEdit for edits,
 // the bridge for bash steps, and settled jobs told to the editor.
 func (s *Server) openTools(id string, roots []string) *tools.Session {
-	return tools.Open(tools.Options{
+	return s.bridge.mcp.Open(tools.Options{
 		ID:       id,
 		Roots:    roots,
 		Buffers:  s.buffers,
 		Settings: s.settings,
 		Editor:   editor{s.client},
 		Asker:    s.router,
-		BashEnv:  s.bashEnv,
 		JobSettled: func(j tools.JobSettled) {
 			_ = s.client.Notify(context.Background(), "tandem/jobSettled", j)
 		},
-	})
+	}, nil)
 }
 
 // closeSessions closes every open session: the connection's end is their

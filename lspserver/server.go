@@ -28,6 +28,7 @@ import (
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/tools"
+	"github.com/tandemdev/tandem/tools/mcpbridge"
 )
 
 // Options configure one server.
@@ -129,6 +130,7 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 		s.requests = requests
 	}
 	s.router = newRouter(s)
+	s.bridge.mcp = mcpbridge.New(mcpbridge.Options{Settings: s.Settings, Roots: s.Roots, Version: opts.Version, Log: s.log})
 	s.agent = s.newAgentService()
 	st := newStream(in, out, closeBoth{in, out}, opts.MaxMessage, func(kind, detail string) {
 		s.log.Warn("bad input skipped", "kind", kind, "detail", detail)
@@ -156,7 +158,7 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 	cancel() // stops every request still running
 	s.agent.CloseAll()
 	s.closeSessions()
-	s.bridge.stop()
+	s.bridge.mcp.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.exited && s.state == stateShutdown {

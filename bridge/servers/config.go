@@ -33,6 +33,9 @@ type Def struct {
 	// Root is the workspace folder: ${workspaceFolder}, and the base of a
 	// relative cwd. Empty for the user's own servers.
 	Root string `json:"root,omitempty"`
+	// Literal reports that the values are final, as an ACP client sends
+	// them: no ${...} in them is replaced.
+	Literal bool `json:"-"`
 
 	Type    string            `json:"type"` // "stdio" or "http"
 	Command string            `json:"command,omitempty"`
@@ -172,13 +175,29 @@ func (c *Config) add(source, root string, workspace bool, raw json.RawMessage) {
 }
 
 func parseEntry(name string, raw json.RawMessage) (Def, error) {
-	if name == "" || strings.ContainsAny(name, "/ \t\n") {
-		return Def{}, errors.New("a server name must be non-empty and hold no slash or space")
-	}
 	var r rawServer
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if err := dec.Decode(&r); err != nil {
 		return Def{}, err
+	}
+	return checkEntry(name, r)
+}
+
+// Client checks a server an editor named for one session (ACP's
+// session/new mcpServers) as a configuration file's entry is checked; its
+// values are taken as they are (Literal) and a stdio server runs in root.
+func Client(d Def, root string) (Def, error) {
+	c, err := checkEntry(d.Name, rawServer{Type: d.Type, Command: d.Command, Args: d.Args, Env: d.Env, URL: d.URL, Headers: d.Headers})
+	if err != nil {
+		return Def{}, err
+	}
+	c.Source, c.Root, c.Literal = "the editor's session/new", root, true
+	return c, nil
+}
+
+func checkEntry(name string, r rawServer) (Def, error) {
+	if name == "" || strings.ContainsAny(name, "/ \t\n") {
+		return Def{}, errors.New("a server name must be non-empty and hold no slash or space")
 	}
 	d := Def{Name: name, Command: r.Command, Args: r.Args, Env: r.Env, Cwd: r.Cwd, URL: r.URL, Headers: r.Headers}
 	switch r.Type {

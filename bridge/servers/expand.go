@@ -26,6 +26,9 @@ type resolved struct {
 func (d Def) resolve() (resolved, error) {
 	var firstErr error
 	x := func(s string) string {
+		if d.Literal {
+			return s
+		}
 		out, err := expand(s, d.Root)
 		if err != nil && firstErr == nil {
 			firstErr = err

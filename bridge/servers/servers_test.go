@@ -309,3 +309,22 @@ func TestResultBytes_decodes_each_content_kind(t *testing.T) {
 		t.Fatalf("structured content wins: %q", b)
 	}
 }
+
+// An editor's server is checked as a file's entry is, and its values are
+// final: a ${…} in them is passed as is, and it runs in the session's
+// folder.
+func TestClientServerIsLiteral(t *testing.T) {
+	d, err := Client(Def{Name: "ed", Type: "stdio", Command: "srv", Args: []string{"${NOT_SET_ANYWHERE}"}, Env: map[string]string{"K": "${env:NOPE}"}}, "/w")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := d.resolve()
+	if err != nil || r.args[0] != "${NOT_SET_ANYWHERE}" || r.env[0] != "K=${env:NOPE}" || r.cwd != "/w" || d.Workspace {
+		t.Errorf("resolved %+v, %v", r, err)
+	}
+	for _, bad := range []Def{{Name: "a/b", Type: "stdio", Command: "x"}, {Name: "s", Type: "sse", URL: "http://h"}, {Name: "e", Type: "stdio"}} {
+		if _, err := Client(bad, "/w"); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}

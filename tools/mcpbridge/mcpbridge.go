@@ -1,0 +1,230 @@
+// Package mcpbridge is a front door's MCP-call bridge, wired the one way
+// every door wires it: started from the user's own settings (mcp.bridge,
+// mcp.capacity, mcp.autoAllow, mcp.servers; a workspace cannot widen
+// them), and reached by the bash steps and `mcp` tool calls of the door's
+// sessions through tools.Options.BashEnv. A session may have servers of its
+// own beside the door's: those its editor named in ACP's session/new, and
+// the workspace files of a folder the door does not serve already.
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/bridge"
+	"github.com/tandemdev/tandem/bridge/servers"
+	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/tools"
+)
+
+// Options is what a door gives its bridge.
+type Options struct {
+	// Settings returns the door's settings; only the user's own are read.
+	Settings func() *config.Settings
+	// Roots returns the folders whose workspace files name servers for
+	// every session of the door; nil: none, each session reads its own.
+	Roots   func() []string
+	Version string       // tandem's, sent to the servers
+	Log     *slog.Logger // nil: discarded
+}
+
+// Bridge is one door's bridge and the servers every session of it shares.
+// It starts on first use and stops with Close, which stops every server
+// it started.
+type Bridge struct {
+	o Options
+
+	once    sync.Once
+	b       *bridge.Bridge // nil: disabled by the user, or it could not start
+	door    *servers.Manager
+	managed servers.Options // how a session's own servers start
+	roots   []string
+}
+
+// New returns the bridge of a door; nothing starts yet.
+func New(o Options) *Bridge {
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Roots == nil {
+		o.Roots = func() []string { return nil }
+	}
+	return &Bridge{o: o}
+}
+
+// settings is the "mcp" section of the user's own settings.
+type settings struct {
+	Bridge    *bool           `json:"bridge"`   // default true
+	Capacity  int             `json:"capacity"` // default 8, at most 16
+	AutoAllow []string        `json:"autoAllow"`
+	Servers   json.RawMessage `json:"servers"`
+}
+
+// Get is the bridge, started on first use; nil, logged, when the user
+// disabled it or it could not start.
+func (d *Bridge) Get() *bridge.Bridge {
+	d.once.Do(d.start)
+	return d.b
+}
+
+func (d *Bridge) start() {
+	var m settings
+	if v, ok := d.o.Settings().User("mcp"); ok {
+		if err := v.Decode(&m); err != nil {
+			d.o.Log.Warn("mcp-call bridge disabled: bad mcp settings", "err", err)
+			return
+		}
+	}
+	if m.Bridge != nil && !*m.Bridge {
+		return
+	}
+	d.roots = d.o.Roots()
+	cfg := servers.Load(d.roots, m.Servers, "mcp.servers of the user settings")
+	for _, p := range cfg.Problems {
+		d.o.Log.Warn("mcp config problem", "problem", p.Error())
+	}
+	d.managed = servers.Options{
+		Version:  d.o.Version,
+		Approved: servers.NewApproved(filepath.Join(config.StateDir(), "mcp-servers.json")),
+		Ask:      bridge.AskServerStart,
+	}
+	d.door = servers.NewManager(cfg, d.managed)
+	log := d.o.Log
+	b, err := bridge.New(d.door, bridge.Settings{Capacity: m.Capacity, AutoAllow: m.AutoAllow},
+		func(format string, args ...any) { log.Info("mcp-call", "event", fmt.Sprintf(format, args...)) })
+	if err != nil {
+		d.door.Close()
+		log.Warn("mcp-call bridge disabled", "err", err)
+		return
+	}
+	d.b = b
+}
+
+// Close stops the bridge and the door's servers; a bridge not started yet
+// never starts.
+func (d *Bridge) Close() {
+	d.once.Do(func() {})
+	if d.b != nil {
+		d.b.Close()
+	}
+}
+
+// Open opens a tools session as tools.Open does, with its bash steps and
+// `mcp` calls reaching the bridge. named are the servers its editor named
+// for it (ACP's mcpServers): they join its roster, for it alone, until it
+// closes. A named server that is not valid is logged and shown by the `mcp`
+// tool's list as a problem; one whose name the door or the session's
+// workspace files configure is skipped, logged: the user's configuration
+// wins.
+func (d *Bridge) Open(o tools.Options, named []acp.McpServer) *tools.Session {
+	own := d.own(o.Roots, named)
+	if own == nil {
+		o.BashEnv = func(_ context.Context, s *tools.Session) ([]string, func()) { return d.register(s, nil) }
+		return tools.Open(o)
+	}
+	roster := servers.Layered{Door: d.door, Own: own}
+	o.BashEnv = func(_ context.Context, s *tools.Session) ([]string, func()) { return d.register(s, roster) }
+	s := tools.Open(o)
+	s.OnClose(own.Close)
+	return s
+}
+
+// register makes a bash call (or an `mcp` call) of s an owner of the
+// bridge while it runs.
+func (d *Bridge) register(s *tools.Session, roster bridge.Servers) ([]string, func()) {
+	b := d.Get()
+	if b == nil {
+		return nil, nil
+	}
+	reg, err := b.AddOwner(bridge.Owner{Session: s.ID, Asker: s.Asker(), Servers: roster})
+	if err != nil {
+		d.o.Log.Warn("mcp-call owner not registered", "err", err)
+		return nil, nil
+	}
+	return reg.Env(), reg.Revoke
+}
+
+// own is the manager of a session's own servers on roots, nil when it has
+// none or the bridge is off. Nothing starts until a call needs it.
+func (d *Bridge) own(roots []string, named []acp.McpServer) *servers.Manager {
+	if d.Get() == nil {
+		return nil
+	}
+	var fresh []string
+	for _, r := range roots {
+		if !slices.Contains(d.roots, r) {
+			fresh = append(fresh, r)
+		}
+	}
+	cfg := servers.Load(fresh, nil, "")
+	doorCfg := d.door.Config()
+	root := ""
+	if len(roots) > 0 {
+		root = roots[0]
+	}
+	for _, n := range named {
+		def, err := clientDef(n, root)
+		if err != nil {
+			d.o.Log.Warn("mcp server of the editor refused", "err", err)
+			cfg.Problems = append(cfg.Problems, err)
+			continue
+		}
+		taken, ok := doorCfg.Servers[def.Name]
+		if !ok {
+			taken, ok = cfg.Servers[def.Name]
+		}
+		if ok {
+			d.o.Log.Info("mcp server of the editor skipped: its name is configured", "server", def.Name, "configuredIn", taken.Source)
+			continue
+		}
+		cfg.Servers[def.Name] = def
+	}
+	if len(cfg.Servers) == 0 && len(cfg.Problems) == 0 {
+		return nil
+	}
+	return servers.NewManager(cfg, d.managed)
+}
+
+// clientDef is a server of ACP's mcpServers as tandem configures one.
+func clientDef(m acp.McpServer, root string) (servers.Def, error) {
+	var d servers.Def
+	switch {
+	case m.Stdio != nil:
+		d = servers.Def{Name: m.Stdio.Name, Type: "stdio", Command: m.Stdio.Command, Args: m.Stdio.Args}
+		if len(m.Stdio.Env) > 0 {
+			d.Env = map[string]string{}
+			for _, e := range m.Stdio.Env {
+				d.Env[e.Name] = e.Value
+			}
+		}
+	case m.Http != nil:
+		d = servers.Def{Name: m.Http.Name, Type: "http", URL: m.Http.Url, Headers: headers(m.Http.Headers)}
+	case m.Sse != nil:
+		d = servers.Def{Name: m.Sse.Name, Type: "sse", URL: m.Sse.Url}
+	case m.Acp != nil:
+		d = servers.Def{Name: m.Acp.Name, Type: "acp"}
+	}
+	c, err := servers.Client(d, root)
+	if err != nil {
+		return servers.Def{}, fmt.Errorf("the editor's server %q: %v", d.Name, err)
+	}
+	return c, nil
+}
+
+func headers(hs []acp.HttpHeader) map[string]string {
+	if len(hs) == 0 {
+		return nil
+	}
+	m := map[string]string{}
+	for _, h := range hs {
+		m[h.Name] = h.Value
+	}
+	return m
+}
