@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	acp "github.com/coder/acp-go-sdk"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -56,7 +57,7 @@ func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 	if len(roots) == 0 {
 		return nil, invalidParams("tandem/openSession", fmt.Errorf("the editor named no workspace folder; pass roots"))
 	}
-	sess := s.openTools("", roots)
+	sess := s.openTools("", roots, nil)
 	s.mu.Lock()
 	s.sessions[sess.ID] = sess
 	s.mu.Unlock()
@@ -67,7 +68,7 @@ func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 // openTools opens a tools session served by this connection: the editor's
 // buffers and settings, its prompts for questions, its applyEdit for edits,
 // the bridge for bash steps, and settled jobs told to the editor.
-func (s *Server) openTools(id string, roots []string) *tools.Session {
+func (s *Server) openTools(id string, roots []string, named []acp.McpServer) *tools.Session {
 	return s.bridge.mcp.Open(tools.Options{
 		ID:       id,
 		Roots:    roots,
@@ -78,7 +79,7 @@ func (s *Server) openTools(id string, roots []string) *tools.Session {
 		JobSettled: func(j tools.JobSettled) {
 			_ = s.client.Notify(context.Background(), "tandem/jobSettled", j)
 		},
-	}, nil)
+	}, named)
 }
 
 // closeSessions closes every open session: the connection's end is their
@@ -143,7 +144,7 @@ func (s *Server) listTools(_ context.Context, params json.RawMessage) (any, erro
 			return nil, err
 		}
 	} else {
-		sess = s.openTools("", s.Roots())
+		sess = s.openTools("", s.Roots(), nil)
 		defer sess.Close()
 	}
 	list := []toolInfo{}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 
+	acp "github.com/coder/acp-go-sdk"
+
 	"github.com/tandemdev/tandem/bridge"
 	"github.com/tandemdev/tandem/tools/mcpbridge"
 )
@@ -14,11 +16,17 @@ import (
 // first use, stopped with the connection, which stops every MCP server it
 // started.
 //
-// Owners: each bash call and `mcp` call of a session (mcpbridge.Open), and
+// Owners: each bash call and `mcp` call of a session (mcpbridge.Open; an
+// ACP session's roster holds the mcpServers its session/new named), and
 // the editor's integrated terminals (tandem/terminalEnv, revoked when the
 // connection ends).
 type serverBridge struct {
 	mcp *mcpbridge.Bridge
+
+	// opening serialises session/new and session/load, so the MCP servers
+	// the one opening names (named) reach its tools session.
+	opening sync.Mutex
+	named   []acp.McpServer
 
 	mu       sync.Mutex
 	terminal *bridge.Registration

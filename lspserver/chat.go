@@ -42,7 +42,7 @@ func (s *Server) newAgentService() *agent.Service {
 		if !filepath.IsAbs(cwd) {
 			return nil, invalidParams("session/new", fmt.Errorf("cwd %q is not an absolute path", cwd))
 		}
-		return s.openTools(id, []string{filepath.Clean(cwd)}), nil
+		return s.openTools(id, []string{filepath.Clean(cwd)}, s.bridge.named), nil // opening held
 	}, connect, store)
 }
 
@@ -74,6 +74,9 @@ func (s *Server) acpNewSession(_ context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
+	s.bridge.opening.Lock()
+	defer s.bridge.opening.Unlock()
+	s.bridge.named = p.McpServers
 	return s.agent.New(cwd)
 }
 
@@ -86,6 +89,9 @@ func (s *Server) acpLoadSession(_ context.Context, params json.RawMessage) (any,
 	if err != nil {
 		return nil, err
 	}
+	s.bridge.opening.Lock()
+	defer s.bridge.opening.Unlock()
+	s.bridge.named = p.McpServers
 	if err := s.agent.Load(cwd, string(p.SessionId), s.updater(p.SessionId)); err != nil {
 		return nil, agentError(err)
 	}

@@ -16,14 +16,16 @@ import (
 )
 
 func chatServer(t *testing.T, m *fake.Model) *rpc {
-	return chatServerWith(t, m, map[string]any{})
+	t.Helper()
+	return chatServerWith(t, m, map[string]any{}, nil)
 }
 
-// chatServerWith is chatServer for a client declaring caps.
-func chatServerWith(t *testing.T, m *fake.Model, caps map[string]any) *rpc {
+// chatServerWith is chatServer for a client declaring caps, with the
+// user's settings st.
+func chatServerWith(t *testing.T, m *fake.Model, caps map[string]any, st *config.Settings) *rpc {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	c, _ := inProcessWith(t, Options{Cwd: t.TempDir(), Connect: func(*config.Settings, string) (providers.Provider, agent.Endpoint, error) {
+	c, _ := inProcessWith(t, Options{Cwd: t.TempDir(), Settings: st, Connect: func(*config.Settings, string) (providers.Provider, agent.Endpoint, error) {
 		return m, agent.Endpoint{Provider: "test", Model: "m"}, nil
 	}})
 	var res struct {
@@ -186,7 +188,7 @@ func TestChatQuestionNamesTheSessionAndToolCall(t *testing.T) {
 		fake.Call(fake.Use("b7", "bash", map[string]any{"command": "cat ~/.ssh/x"})),
 		fake.Say("It was denied."),
 	}
-	c := chatServerWith(t, m, map[string]any{"experimental": map[string]any{"tandem": map[string]any{"approvals": true}}})
+	c := chatServerWith(t, m, map[string]any{"experimental": map[string]any{"tandem": map[string]any{"approvals": true}}}, nil)
 	c.answer = func(method string, _ json.RawMessage) any {
 		if method == "tandem/askApproval" {
 			return map[string]string{"answer": "reject_once"}

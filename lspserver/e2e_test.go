@@ -14,6 +14,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/tandemdev/tandem"
+	"github.com/tandemdev/tandem/bridge/mcptest"
 	"github.com/tandemdev/tandem/documents"
 )
 
@@ -23,6 +24,7 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	mcptest.ServeIfAsked() // the test binary is also the MCP server of the chat tests
 	dir, err := os.MkdirTemp("", "tandem-lsp-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
