@@ -3,11 +3,15 @@ package acpdoor
 import (
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	acp "github.com/coder/acp-go-sdk"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tandemdev/tandem/acp/acptest"
 	"github.com/tandemdev/tandem/bridge/mcptest"
@@ -138,5 +142,37 @@ func TestUserServerWinsANameClash(t *testing.T) {
 	}
 	if !acptest.Running(mine) || acptest.Running(theirs) {
 		t.Errorf("running: the user's %v, the client's %v; want only the user's", acptest.Running(mine), acptest.Running(theirs))
+	}
+}
+
+// An http server of mcpServers is reached with the headers the client
+// sent, as they were sent.
+func TestSessionHTTPServerGetsItsHeaders(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	var authorized atomic.Bool
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcptest.New() }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("Authorization") != "Bearer ${not-expanded}" {
+			http.Error(w, "no", http.StatusUnauthorized)
+			return
+		}
+		authorized.Store(true)
+		h.ServeHTTP(w, r)
+	}))
+	defer srv.Close()
+	p := serveWith(t, Options{Version: "test", Connect: puppet, Settings: userSettings(t, `{"autoAllow":["web/*"]}`)}, &acptest.Client{})
+	ctx := context.Background()
+	if _, err := p.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+		t.Fatal(err)
+	}
+	web := acp.McpServer{Http: &acp.McpServerHttpInline{Name: "web", Type: "http", Url: srv.URL,
+		Headers: []acp.HttpHeader{{Name: "Authorization", Value: "Bearer ${not-expanded}"}}}}
+	s, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{web}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := p.said(t, s.SessionId, `call mcp {"action":"call","tool":"web/echo","arguments":{"message":"over http"}}`)
+	if !strings.Contains(got, "over http") || !authorized.Load() {
+		t.Errorf("the http server was not reached with its header (authorized %v):\n%s", authorized.Load(), got)
 	}
 }
