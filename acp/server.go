@@ -81,7 +81,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	life, end := context.WithCancel(ctx)
 	defer end()
 	s := &server{o: o, life: life}
-	s.mcp = mcpbridge.New(mcpbridge.Options{Settings: o.Settings, Version: o.Version, Log: o.Log})
+	s.mcp = mcpbridge.New(mcpbridge.Options{Version: o.Version, Log: o.Log}) // the first session's settings
 	s.agent = agent.NewService(s.openTools, o.Connect, o.Store)
 	started := make(chan struct{})
 	s.conn = acp.NewAgentSideConnection(s, out, gatedReader{in, started})

@@ -27,6 +27,8 @@ import (
 // Options is what a door gives its bridge.
 type Options struct {
 	// Settings returns the door's settings; only the user's own are read.
+	// Nil: those of the first session opened, for a door that loads them
+	// per session (and reports their problems each time it does).
 	Settings func() *config.Settings
 	// Roots returns the folders whose workspace files name servers for
 	// every session of the door; nil: none, each session reads its own.
@@ -69,14 +71,26 @@ type settings struct {
 
 // Get is the bridge, started on first use; nil, logged, when the user
 // disabled it or it could not start.
-func (d *Bridge) Get() *bridge.Bridge {
-	d.once.Do(d.start)
+func (d *Bridge) Get() *bridge.Bridge { return d.startWith(nil) }
+
+// startWith starts the bridge once, from Options.Settings, else from
+// first's.
+func (d *Bridge) startWith(first *config.Settings) *bridge.Bridge {
+	d.once.Do(func() {
+		if d.o.Settings != nil {
+			first = d.o.Settings()
+		}
+		if first == nil {
+			first = config.New()
+		}
+		d.start(first)
+	})
 	return d.b
 }
 
-func (d *Bridge) start() {
+func (d *Bridge) start(set *config.Settings) {
 	var m settings
-	if v, ok := d.o.Settings().User("mcp"); ok {
+	if v, ok := set.User("mcp"); ok {
 		if err := v.Decode(&m); err != nil {
 			d.o.Log.Warn("mcp-call bridge disabled: bad mcp settings", "err", err)
 			return
@@ -124,6 +138,7 @@ func (d *Bridge) Close() {
 // workspace files configure is skipped, logged: the user's configuration
 // wins.
 func (d *Bridge) Open(o tools.Options, named []acp.McpServer) *tools.Session {
+	d.startWith(o.Settings)
 	own := d.own(o.Roots, named)
 	if own == nil {
 		o.BashEnv = func(_ context.Context, s *tools.Session) ([]string, func()) { return d.register(s, nil) }
