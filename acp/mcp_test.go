@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -174,5 +175,32 @@ func TestSessionHTTPServerGetsItsHeaders(t *testing.T) {
 	got := p.said(t, s.SessionId, `call mcp {"action":"call","tool":"web/echo","arguments":{"message":"over http"}}`)
 	if !strings.Contains(got, "over http") || !authorized.Load() {
 		t.Errorf("the http server was not reached with its header (authorized %v):\n%s", authorized.Load(), got)
+	}
+}
+
+// The workspace files of a session's cwd join its roster, and starting one
+// of their servers is still asked: a rejection starts nothing.
+func TestSessionWorkspaceServerIsAsked(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	const marker = "acpmcp-ws-57721"
+	ws := t.TempDir()
+	file, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"wsprobe": map[string]any{
+		"command": os.Args[0], "args": []string{marker}, "env": map[string]string{mcptest.EnvServe: "1"}}}})
+	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := &acptest.Client{Answer: acptest.Select("reject_once")}
+	p := serve(t, puppet, client)
+	s := p.open(t, ws)
+	list := p.said(t, s.SessionId, `call mcp {"action":"list"}`)
+	if !strings.Contains(list, "problem:") || !strings.Contains(list, "wsprobe") {
+		t.Errorf("the rejected workspace server is not reported:\n%s", list)
+	}
+	asked := client.Asked()
+	if len(asked) != 1 || asked[0].ToolCall.Title == nil || !strings.Contains(*asked[0].ToolCall.Title, "start MCP server wsprobe") {
+		t.Errorf("asked %d questions, want the start of wsprobe", len(asked))
+	}
+	if acptest.Running(marker) {
+		t.Error("a rejected workspace server runs")
 	}
 }
