@@ -18,7 +18,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -55,12 +54,7 @@ type server struct {
 	// on its request's context (see Prompt).
 	life context.Context
 
-	// opening serialises session/new and session/load: named is the MCP
-	// servers the session being opened names, which its tools session
-	// reaches beside the user's (see openTools).
-	opening sync.Mutex
-	named   []acp.McpServer
-	mcp     *mcpbridge.Bridge
+	mcp *mcpbridge.Bridge // the MCP-call bridge of every session
 }
 
 // Serve answers the client on in and out until in ends or ctx does, then
@@ -114,13 +108,13 @@ func (g gatedReader) Read(p []byte) (int, error) {
 // every relative path resolves from and the gate judges by, as every front
 // door opens one, with the MCP-call bridge for its bash steps and `mcp`
 // calls: the user's servers, cwd's workspace files' and the client's named
-// ones. It is named as the ACP session, so its questions are. Called with
-// opening held.
-func (s *server) openTools(cwd, id string) (*tools.Session, error) {
+// ones. It is named as the ACP session, so its questions are.
+func (s *server) openTools(o agent.Opening) (*tools.Session, error) {
+	cwd := o.Cwd
 	if fi, err := os.Stat(cwd); !filepath.IsAbs(cwd) || err != nil || !fi.IsDir() {
 		return nil, failure(codeInvalidParams, fmt.Errorf("cwd %q is not an absolute path of a directory; send the workspace's absolute path", cwd))
 	}
-	return s.mcp.Open(tools.Options{ID: id, Roots: []string{filepath.Clean(cwd)}, Settings: s.o.Settings(), Asker: asker{s.conn}}, s.named), nil
+	return s.mcp.Open(tools.Options{ID: o.ID, Roots: []string{filepath.Clean(cwd)}, Settings: s.o.Settings(), Asker: asker{s.conn}}, o.MCPServers), nil
 }
 
 // failure is an error the client shows: its message is the sentence
@@ -180,10 +174,7 @@ func clientName(info *acp.Implementation) string {
 // fail it: each prompt then says what to set. The client's mcpServers join
 // the chat's MCP tools for its life; a bad one is logged, not fatal.
 func (s *server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.NewSessionResponse, error) {
-	s.opening.Lock()
-	defer s.opening.Unlock()
-	s.named = p.McpServers
-	resp, err := s.agent.New(p.Cwd)
+	resp, err := s.agent.New(p.Cwd, p.McpServers)
 	if err != nil {
 		return acp.NewSessionResponse{}, refused(err)
 	}
@@ -194,10 +185,7 @@ func (s *server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 // LoadSession reopens a stored chat, replaying it as session/update before
 // it answers.
 func (s *server) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
-	s.opening.Lock()
-	defer s.opening.Unlock()
-	s.named = p.McpServers
-	if err := s.agent.Load(p.Cwd, string(p.SessionId), s.updater(p.SessionId)); err != nil {
+	if err := s.agent.Load(p.Cwd, string(p.SessionId), p.McpServers, s.updater(p.SessionId)); err != nil {
 		return acp.LoadSessionResponse{}, refused(err)
 	}
 	s.o.Log.Info("session loaded", "session", p.SessionId, "cwd", p.Cwd)

@@ -21,9 +21,7 @@ type Connector func(st *config.Settings, model string) (providers.Provider, Endp
 // methods without their transport, so `tandem acp` and `tandem lsp` serve
 // the same ones. Sessions are chats, kept in the store.
 type Service struct {
-	// open opens the front door's tools session on cwd, named id (empty: a
-	// fresh id, which a new chat takes as its own).
-	open    func(cwd, id string) (*tools.Session, error)
+	open    func(Opening) (*tools.Session, error) // the front door's tools session
 	connect Connector
 	store   *Store // nil: chats are not kept
 
@@ -40,16 +38,26 @@ type served struct {
 	cancel context.CancelFunc // of the running prompt; nil when idle
 }
 
+// Opening is what a chat's tools session is opened with.
+type Opening struct {
+	Cwd string // the workspace root
+	// ID names the session: the chat's when it is loaded; empty for a new
+	// chat, which takes the session's fresh id as its own.
+	ID string
+	// MCPServers are the client's, beside the user's, for this session only.
+	MCPServers []acp.McpServer
+}
+
 // NewService serves sessions opened with open, their models reached with
 // connect, kept in store (nil: not kept).
-func NewService(open func(cwd, id string) (*tools.Session, error), connect Connector, store *Store) *Service {
+func NewService(open func(Opening) (*tools.Session, error), connect Connector, store *Store) *Service {
 	return &Service{open: open, connect: connect, store: store, sessions: map[string]*served{}}
 }
 
-// New opens a session on cwd. A model that cannot be reached does not
-// stop it: each prompt then says what to set.
-func (s *Service) New(cwd string) (*acp.NewSessionResponse, error) {
-	sess, err := s.open(cwd, "")
+// New opens a session on cwd with the client's MCP servers. A model that
+// cannot be reached does not stop it: each prompt then says what to set.
+func (s *Service) New(cwd string, mcp []acp.McpServer) (*acp.NewSessionResponse, error) {
+	sess, err := s.open(Opening{Cwd: cwd, MCPServers: mcp})
 	if err != nil {
 		return nil, err
 	}
@@ -57,8 +65,9 @@ func (s *Service) New(cwd string) (*acp.NewSessionResponse, error) {
 	return &acp.NewSessionResponse{SessionId: acp.SessionId(sv.chat.ID), ConfigOptions: sv.configOptions()}, nil
 }
 
-// Load reopens a stored chat on cwd and replays it to emit.
-func (s *Service) Load(cwd, id string, emit func(acp.SessionUpdate)) error {
+// Load reopens a stored chat on cwd, with the client's MCP servers, and
+// replays it to emit.
+func (s *Service) Load(cwd, id string, mcp []acp.McpServer, emit func(acp.SessionUpdate)) error {
 	if s.store == nil {
 		return fmt.Errorf("chats are not kept here, so none can be loaded")
 	}
@@ -68,7 +77,7 @@ func (s *Service) Load(cwd, id string, emit func(acp.SessionUpdate)) error {
 	if open {
 		return fmt.Errorf("chat %s is already open; use it, or close it first", id)
 	}
-	sess, err := s.open(cwd, id)
+	sess, err := s.open(Opening{Cwd: cwd, ID: id, MCPServers: mcp})
 	if err != nil {
 		return err
 	}

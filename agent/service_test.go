@@ -22,8 +22,8 @@ func testService(t *testing.T, m *fake.Model, connErr error) (*Service, string) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := NewService(func(cwd, id string) (*tools.Session, error) {
-		return tools.Open(tools.Options{ID: id, Roots: []string{cwd}}), nil
+	svc := NewService(func(o Opening) (*tools.Session, error) {
+		return tools.Open(tools.Options{ID: o.ID, Roots: []string{o.Cwd}}), nil
 	},
 		func(_ *config.Settings, model string) (providers.Provider, Endpoint, error) {
 			if connErr != nil && model == "" {
@@ -46,7 +46,7 @@ func TestServiceSaysWhatToSetAndSwitchesModels(t *testing.T) {
 	m := &fake.Model{}
 	m.Responses = []func(providers.Request) providers.Response{fake.Say("hi")}
 	svc, ws := testService(t, m, errors.New("no model is set: set agent.model"))
-	res, err := svc.New(ws)
+	res, err := svc.New(ws, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
 	m := &fake.Model{Block: true}
 	m.Responses = []func(providers.Request) providers.Response{fake.Say("partial")}
 	svc, ws := testService(t, m, nil)
-	res, _ := svc.New(ws)
+	res, _ := svc.New(ws, nil)
 	id := res.SessionId
 	done := make(chan acp.StopReason, 1)
 	go func() {
@@ -108,7 +108,7 @@ func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].SessionId != id || *list[0].Title != "first" {
 		t.Fatalf("list: %+v %v", list, err)
 	}
-	if err := svc.Load(ws, string(id), func(acp.SessionUpdate) {}); err == nil {
+	if err := svc.Load(ws, string(id), nil, func(acp.SessionUpdate) {}); err == nil {
 		t.Fatal("loading an open chat twice")
 	}
 	svc.Close(id)
@@ -116,7 +116,7 @@ func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
 		t.Fatal("a closed session took a prompt")
 	}
 	var replayed []acp.SessionUpdate
-	if err := svc.Load(ws, string(id), func(u acp.SessionUpdate) { replayed = append(replayed, u) }); err != nil {
+	if err := svc.Load(ws, string(id), nil, func(u acp.SessionUpdate) { replayed = append(replayed, u) }); err != nil {
 		t.Fatal(err)
 	}
 	if len(replayed) == 0 || replayed[0].UserMessageChunk == nil {

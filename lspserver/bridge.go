@@ -6,8 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	acp "github.com/coder/acp-go-sdk"
-
 	"github.com/tandemdev/tandem/bridge"
 	"github.com/tandemdev/tandem/tools/mcpbridge"
 )
@@ -22,11 +20,6 @@ import (
 // connection ends).
 type serverBridge struct {
 	mcp *mcpbridge.Bridge
-
-	// opening serialises session/new and session/load, so the MCP servers
-	// the one opening names (named) reach its tools session.
-	opening sync.Mutex
-	named   []acp.McpServer
 
 	mu       sync.Mutex
 	terminal *bridge.Registration

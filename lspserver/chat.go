@@ -38,11 +38,11 @@ func (s *Server) newAgentService() *agent.Service {
 		s.log.Warn("chats are not kept", "err", err)
 		store = nil
 	}
-	return agent.NewService(func(cwd, id string) (*tools.Session, error) {
-		if !filepath.IsAbs(cwd) {
-			return nil, invalidParams("session/new", fmt.Errorf("cwd %q is not an absolute path", cwd))
+	return agent.NewService(func(o agent.Opening) (*tools.Session, error) {
+		if !filepath.IsAbs(o.Cwd) {
+			return nil, invalidParams("session/new", fmt.Errorf("cwd %q is not an absolute path", o.Cwd))
 		}
-		return s.openTools(id, []string{filepath.Clean(cwd)}, s.bridge.named), nil // opening held
+		return s.openTools(o.ID, []string{filepath.Clean(o.Cwd)}, o.MCPServers), nil
 	}, connect, store)
 }
 
@@ -74,10 +74,7 @@ func (s *Server) acpNewSession(_ context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	s.bridge.opening.Lock()
-	defer s.bridge.opening.Unlock()
-	s.bridge.named = p.McpServers
-	return s.agent.New(cwd)
+	return s.agent.New(cwd, p.McpServers)
 }
 
 func (s *Server) acpLoadSession(_ context.Context, params json.RawMessage) (any, error) {
@@ -89,10 +86,7 @@ func (s *Server) acpLoadSession(_ context.Context, params json.RawMessage) (any,
 	if err != nil {
 		return nil, err
 	}
-	s.bridge.opening.Lock()
-	defer s.bridge.opening.Unlock()
-	s.bridge.named = p.McpServers
-	if err := s.agent.Load(cwd, string(p.SessionId), s.updater(p.SessionId)); err != nil {
+	if err := s.agent.Load(cwd, string(p.SessionId), p.McpServers, s.updater(p.SessionId)); err != nil {
 		return nil, agentError(err)
 	}
 	return acp.LoadSessionResponse{}, nil
