@@ -198,7 +198,10 @@ func TestSessionWorkspaceServerIsAsked(t *testing.T) {
 	}
 	asked := client.Asked()
 	if len(asked) != 1 || asked[0].ToolCall.Title == nil || !strings.Contains(*asked[0].ToolCall.Title, "start MCP server wsprobe") {
-		t.Errorf("asked %d questions, want the start of wsprobe", len(asked))
+		t.Fatalf("asked %d questions, want the start of wsprobe", len(asked))
+	}
+	if id := string(asked[0].ToolCall.ToolCallId); !strings.HasPrefix(id, "call-") {
+		t.Errorf("the start was asked as %q, not in the model's mcp call", id)
 	}
 	if acptest.Running(marker) {
 		t.Error("a rejected workspace server runs")

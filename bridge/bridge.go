@@ -44,6 +44,9 @@ type Owner struct {
 	// own (servers.Layered over the bridge's); nil: the bridge's. Its
 	// owner closes it, not the bridge.
 	Servers Servers
+	// ToolCall is the agent's tool call the owner runs for (a bash step's
+	// or an mcp call's), named by its questions; empty outside a chat.
+	ToolCall string
 }
 
 // serversOf is the roster an owner's calls reach.

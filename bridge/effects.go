@@ -136,9 +136,10 @@ func (b *Bridge) permit(ctx context.Context, r *request, o Owner) bool {
 		args.Write(r.args)
 	}
 	q := approvals.Question{
-		ID:      fmt.Sprintf("mcp-call-%d", r.id),
-		Session: o.Session,
-		Kind:    approvals.KindMCP,
+		ID:       fmt.Sprintf("mcp-call-%d", r.id),
+		Session:  o.Session,
+		ToolCall: o.ToolCall,
+		Kind:     approvals.KindMCP,
 		Steps: []approvals.Step{{
 			Text:    approvals.Show([]string{r.tool, args.String()}),
 			Effects: approvals.Of(approvals.Exec),
@@ -271,9 +272,10 @@ func AskServerStart(ctx context.Context, d servers.Def) (bool, error) {
 		return false, nil
 	}
 	q := approvals.Question{
-		ID:      fmt.Sprintf("mcp-server-%d", startQuestions.Add(1)),
-		Session: o.Session,
-		Kind:    approvals.KindMCP,
+		ID:       fmt.Sprintf("mcp-server-%d", startQuestions.Add(1)),
+		Session:  o.Session,
+		ToolCall: o.ToolCall,
+		Kind:     approvals.KindMCP,
 		Steps: []approvals.Step{{
 			Text:    "start MCP server " + d.Name + " from " + d.Source + ": " + d.Describe(),
 			Effects: approvals.Of(approvals.Exec),

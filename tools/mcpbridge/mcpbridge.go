@@ -18,6 +18,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge"
 	"github.com/tandemdev/tandem/bridge/servers"
 	"github.com/tandemdev/tandem/config"
@@ -141,24 +142,24 @@ func (d *Bridge) Open(o tools.Options, named []acp.McpServer) *tools.Session {
 	d.startWith(o.Settings)
 	own := d.own(o.Roots, named)
 	if own == nil {
-		o.BashEnv = func(_ context.Context, s *tools.Session) ([]string, func()) { return d.register(s, nil) }
+		o.BashEnv = func(ctx context.Context, s *tools.Session) ([]string, func()) { return d.register(ctx, s, nil) }
 		return tools.Open(o)
 	}
 	roster := servers.Layered{Door: d.door, Own: own}
-	o.BashEnv = func(_ context.Context, s *tools.Session) ([]string, func()) { return d.register(s, roster) }
+	o.BashEnv = func(ctx context.Context, s *tools.Session) ([]string, func()) { return d.register(ctx, s, roster) }
 	s := tools.Open(o)
 	s.OnClose(own.Close)
 	return s
 }
 
-// register makes a bash call (or an `mcp` call) of s an owner of the
-// bridge while it runs.
-func (d *Bridge) register(s *tools.Session, roster bridge.Servers) ([]string, func()) {
+// register makes a bash call (or an `mcp` call) of s, running on ctx, an
+// owner of the bridge while it runs.
+func (d *Bridge) register(ctx context.Context, s *tools.Session, roster bridge.Servers) ([]string, func()) {
 	b := d.Get()
 	if b == nil {
 		return nil, nil
 	}
-	reg, err := b.AddOwner(bridge.Owner{Session: s.ID, Asker: s.Asker(), Servers: roster})
+	reg, err := b.AddOwner(bridge.Owner{Session: s.ID, Asker: s.Asker(), Servers: roster, ToolCall: approvals.ToolCallOf(ctx)})
 	if err != nil {
 		d.o.Log.Warn("mcp-call owner not registered", "err", err)
 		return nil, nil
