@@ -40,6 +40,45 @@ func lineMatch(a, b documents.Lines) ([]int, error) {
 	return matchIDs(intern(a), intern(b))
 }
 
+// A hunk is one run of changed lines between two versions: lines [a0, a1)
+// of the first (0-based) became lines [b0, b1) of the second. An insertion
+// has a0 == a1, a deletion b0 == b1. Two hunks of one diff are always apart
+// by an unchanged line.
+type hunk struct{ a0, a1, b0, b1 int }
+
+// hunks lists, in order, the changes a lineMatch result makes to reach a
+// second version of n lines.
+func hunks(match []int, n int) []hunk {
+	var out []hunk
+	i, j := 0, 0
+	for i < len(match) || j < n {
+		if i < len(match) && match[i] == j {
+			i, j = i+1, j+1
+			continue
+		}
+		h := hunk{a0: i, b0: j}
+		for i < len(match) && match[i] < 0 {
+			i++
+		}
+		j = n
+		if i < len(match) {
+			j = match[i]
+		}
+		h.a1, h.b1 = i, j
+		out = append(out, h)
+	}
+	return out
+}
+
+// lineStart is the offset in ls.Body of 0-based line n, or the end of the
+// body when n is past the last line.
+func lineStart(ls documents.Lines, n int) int {
+	if n >= ls.Len() {
+		return len(ls.Body)
+	}
+	return ls.Lines[n].Start
+}
+
 // matchIDs is lineMatch over interned lines.
 func matchIDs(a, b []int) ([]int, error) {
 	m := &myers{a: a, b: b, match: make([]int, len(a))}

@@ -50,35 +50,17 @@ func TextEdits(old, new []byte) []TextEdit {
 		return []TextEdit{{Range: documents.Range{End: position(old, len(old))}, NewText: string(new)}}
 	}
 	lineOff := func(ls documents.Lines, text []byte, n int) int { // offset of 0-based line n in text
-		pre := len(text) - len(ls.Body)
-		if n >= ls.Len() {
-			return len(text)
-		}
-		return pre + ls.Lines[n].Start
+		return len(text) - len(ls.Body) + lineStart(ls, n)
 	}
 	var out []TextEdit
 	pos := &positioner{text: old}
-	i, j := 0, 0
-	for i < a.Len() || j < b.Len() {
-		if i < a.Len() && match[i] == j {
-			i, j = i+1, j+1
-			continue
-		}
-		si, sj := i, j
-		for i < a.Len() && match[i] < 0 {
-			i++
-		}
-		next := b.Len()
-		if i < a.Len() {
-			next = match[i]
-		}
-		j = next
-		from, to := lineOff(a, old, si), lineOff(a, old, i)
-		if si == 0 {
+	for _, h := range hunks(match, b.Len()) {
+		from, to := lineOff(a, old, h.a0), lineOff(a, old, h.a1)
+		if h.a0 == 0 {
 			from = 0 // a BOM, if any, stays part of the first line's change
 		}
-		nfrom, nto := lineOff(b, new, sj), lineOff(b, new, j)
-		if sj == 0 {
+		nfrom, nto := lineOff(b, new, h.b0), lineOff(b, new, h.b1)
+		if h.b0 == 0 {
 			nfrom = 0
 		}
 		start := pos.at(from)
