@@ -42,6 +42,24 @@ func (c *change) scanned() documents.Lines {
 	return *c.baseLines
 }
 
+// landedChange is what the change did once landed. Before and After are
+// nil only where there is no file: a file emptied, or empty before, holds
+// zero bytes, which a restore must not take for no file.
+func (c *change) landedChange() FileChange {
+	path, _ := c.final()
+	fc := FileChange{Path: path, Before: c.base, After: c.next}
+	if c.dest != "" {
+		fc.From = c.path
+	}
+	if fc.Before == nil && !c.create {
+		fc.Before = []byte{}
+	}
+	if fc.After == nil && !c.remove {
+		fc.After = []byte{}
+	}
+	return fc
+}
+
 // final is the path the change's content ends at.
 func (c *change) final() (string, string) {
 	if c.dest != "" {

@@ -38,7 +38,7 @@ type FileChange struct {
 	Path   string // absolute; after a move, the destination
 	From   string // a move's source (absolute), else ""
 	Before []byte // nil for a created file
-	After  []byte
+	After  []byte // nil for a removed file (a restore of one the agent created)
 }
 
 // allow asks Allow about every path the changes would write.

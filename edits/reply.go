@@ -19,15 +19,11 @@ const maxDiffRows = 200
 func reply(env *Env, cs []*change, outs []outcome) (string, error) {
 	var landed, missed []string
 	for i, c := range cs {
-		path, show := c.final()
+		_, show := c.final()
 		if outs[i].landed {
 			landed = append(landed, show)
 			if env.Landed != nil && !c.already {
-				fc := FileChange{Path: path, Before: c.base, After: c.next}
-				if c.dest != "" {
-					fc.From = c.path
-				}
-				env.Landed(fc)
+				env.Landed(c.landedChange())
 			}
 		} else {
 			missed = append(missed, show)
