@@ -14,9 +14,10 @@ import (
 // and after. Restoring a turn puts back every file the agent changed in that
 // turn and later, as one all-or-nothing commit through the edit machinery
 // (open documents through the editor). A file changed since the agent's
-// last write there is kept and named: a restore never destroys the user's
-// later work. The restore is itself recorded as a turn, so it can be undone
-// the same way.
+// last write there is kept and named, or on request restored around those
+// later changes by a three-way line merge: a restore never destroys the
+// user's later work. The restore is itself recorded as a turn, so it can be
+// undone the same way.
 
 // Checkpoint is one turn's changes, as a client lists them.
 type Checkpoint struct {
@@ -74,9 +75,11 @@ func (c *Chat) Checkpoints() []Checkpoint {
 
 // Restore puts back every file the agent changed from turn on, as it was
 // before that turn, keeping (and naming) any file changed since the agent
-// wrote it. It refuses while a turn runs. The model is told at the start of
-// the next prompt which files went back.
-func (c *Chat) Restore(ctx context.Context, turn int) (tools.Result, error) {
+// wrote it — or, with around, restoring such a file around those later
+// changes where they do not touch the agent's. It refuses while a turn
+// runs. The reply ends with how to undo the restore; the model is told at
+// the start of the next prompt which files went back.
+func (c *Chat) Restore(ctx context.Context, turn int, around bool) (tools.Result, error) {
 	if !c.mu.TryLock() {
 		return tools.Result{}, fmt.Errorf("a turn is running; stop it, then restore")
 	}
@@ -88,7 +91,7 @@ func (c *Chat) Restore(ctx context.Context, turn int) (tools.Result, error) {
 	}
 	reverts := revertsFrom(c.turns[turn:])
 	c.ckMu.Unlock()
-	res := c.opts.Session.Restore(ctx, reverts)
+	res := c.opts.Session.Restore(ctx, reverts, around)
 	c.ckMu.Lock()
 	c.turns = append(c.turns, res.Changes) // the restore is a turn of its own: undoable
 	restored := len(c.turns) - 1
@@ -99,7 +102,8 @@ func (c *Chat) Restore(ctx context.Context, turn int) (tools.Result, error) {
 		for _, fc := range res.Changes {
 			paths = append(paths, fc.Path)
 		}
-		c.notes = append(c.notes, fmt.Sprintf("(The user restored these files to how they were before turn %d: %s. Read them again before you edit them.)", turn, strings.Join(paths, ", ")))
+		c.notes = append(c.notes, fmt.Sprintf("(The user undid your changes from turn %d on in these files: %s. Read them again before you edit them.)", turn, strings.Join(paths, ", ")))
+		res.Text += fmt.Sprintf("Restore turn %d to undo this restore.\n", restored)
 	}
 	return res, nil
 }

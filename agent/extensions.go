@@ -45,6 +45,9 @@ func (s *Service) Extension(ctx context.Context, method string, params json.RawM
 	var p struct {
 		SessionID acp.SessionId `json:"sessionId"`
 		Turn      *int          `json:"turn"`
+		// Restore a file changed since the agent wrote it around those
+		// changes, instead of keeping it.
+		AroundLaterChanges bool `json:"aroundLaterChanges"`
 	}
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &p); err != nil {
@@ -65,7 +68,7 @@ func (s *Service) Extension(ctx context.Context, method string, params json.RawM
 		if p.Turn == nil {
 			return nil, &ParamsError{method, fmt.Errorf("turn is missing; %s lists the turns", MethodCheckpoints)}
 		}
-		res, err := s.Restore(ctx, p.SessionID, *p.Turn)
+		res, err := s.Restore(ctx, p.SessionID, *p.Turn, p.AroundLaterChanges)
 		if err != nil {
 			return nil, err
 		}

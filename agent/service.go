@@ -255,12 +255,12 @@ func (s *Service) Close(id acp.SessionId) {
 }
 
 // Restore restores session id's checkpoint of turn (see Chat.Restore).
-func (s *Service) Restore(ctx context.Context, id acp.SessionId, turn int) (tools.Result, error) {
+func (s *Service) Restore(ctx context.Context, id acp.SessionId, turn int, around bool) (tools.Result, error) {
 	sv, err := s.session(id)
 	if err != nil {
 		return tools.Result{}, err
 	}
-	return sv.chat.Restore(ctx, turn)
+	return sv.chat.Restore(ctx, turn, around)
 }
 
 // Checkpoints lists session id's checkpoints.

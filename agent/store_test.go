@@ -117,7 +117,7 @@ func TestCheckpointsSurviveAReload(t *testing.T) {
 	if cps := r.Checkpoints(); len(cps) != 1 || cps[0].Turn != 0 || cps[0].Files[0] != filepath.Join(ws, "a.txt") {
 		t.Fatalf("checkpoints after the reload: %+v", cps)
 	}
-	if res, err := r.Restore(context.Background(), 0); err != nil || res.IsError {
+	if res, err := r.Restore(context.Background(), 0, false); err != nil || res.IsError {
 		t.Fatalf("restore: %+v %v", res, err)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "a.txt")); err == nil {

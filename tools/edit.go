@@ -75,11 +75,13 @@ var editTool = Tool{
 
 // Restore puts files back as edits.Restore does, through the session's
 // gate and editor, and reports the files it changed (so a restore can be
-// restored). It is the user's action, not a tool the model calls.
-func (s *Session) Restore(ctx context.Context, reverts []edits.Revert) Result {
+// restored). With around, a file changed since the agent wrote it is
+// restored around those changes where they do not touch the agent's. It is
+// the user's action, not a tool the model calls.
+func (s *Session) Restore(ctx context.Context, reverts []edits.Revert, around bool) Result {
 	ctx, stop := s.bind(ctx)
 	defer stop()
-	return s.commit(func(env *edits.Env) (string, error) { return edits.Restore(ctx, env, reverts) })
+	return s.commit(func(env *edits.Env) (string, error) { return edits.Restore(ctx, env, reverts, around) })
 }
 
 // commit runs an edit or a write and returns its reply with the files it
