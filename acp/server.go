@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -55,6 +56,9 @@ type server struct {
 	life context.Context
 
 	mcp *mcpbridge.Bridge // the MCP-call bridge of every session
+
+	fsMu sync.Mutex
+	fs   acp.FileSystemCapabilities // the client's, from initialize
 }
 
 // Serve answers the client on in and out until in ends or ctx does, then
@@ -114,7 +118,11 @@ func (s *server) openTools(o agent.Opening) (*tools.Session, error) {
 	if fi, err := os.Stat(cwd); !filepath.IsAbs(cwd) || err != nil || !fi.IsDir() {
 		return nil, failure(codeInvalidParams, fmt.Errorf("cwd %q is not an absolute path of a directory; send the workspace's absolute path", cwd))
 	}
-	return s.mcp.Open(tools.Options{ID: o.ID, Roots: []string{filepath.Clean(cwd)}, Settings: s.o.Settings(), Asker: asker{s.conn}}, o.MCPServers), nil
+	s.fsMu.Lock()
+	fs := s.fs
+	s.fsMu.Unlock()
+	to := tools.Options{ID: o.ID, Roots: []string{filepath.Clean(cwd)}, Settings: s.o.Settings(), Asker: asker{s.conn}}
+	return s.mcp.Open(withFiles(to, fs, s.conn, s.o.Log), o.MCPServers), nil
 }
 
 // failure is an error the client shows: its message is the sentence
@@ -146,7 +154,10 @@ func refused(err error) error {
 }
 
 func (s *server) Initialize(_ context.Context, p acp.InitializeRequest) (acp.InitializeResponse, error) {
-	s.o.Log.Info("initialize", "clientProtocol", p.ProtocolVersion, "client", clientName(p.ClientInfo))
+	s.o.Log.Info("initialize", "clientProtocol", p.ProtocolVersion, "client", clientName(p.ClientInfo), "fs", p.ClientCapabilities.Fs)
+	s.fsMu.Lock()
+	s.fs = p.ClientCapabilities.Fs
+	s.fsMu.Unlock()
 	return acp.InitializeResponse{
 		ProtocolVersion: acp.ProtocolVersionNumber,
 		AgentCapabilities: acp.AgentCapabilities{

@@ -63,8 +63,15 @@ func serveWith(t *testing.T, o Options, client *acptest.Client) *peer {
 // open initializes the connection and opens a session on ws.
 func (p *peer) open(t *testing.T, ws string) acp.NewSessionResponse {
 	t.Helper()
+	return p.openFS(t, ws, acp.FileSystemCapabilities{})
+}
+
+// openFS is open for a client that offers fs.
+func (p *peer) openFS(t *testing.T, ws string, fs acp.FileSystemCapabilities) acp.NewSessionResponse {
+	t.Helper()
 	ctx := context.Background()
-	if _, err := p.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+	req := acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber, ClientCapabilities: acp.ClientCapabilities{Fs: fs}}
+	if _, err := p.conn.Initialize(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	s, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: ws, McpServers: []acp.McpServer{}})

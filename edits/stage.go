@@ -10,6 +10,8 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/sourcegraph/go-diff/diff"
+
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/refusal"
 )
@@ -18,6 +20,32 @@ import (
 type Args struct {
 	Files []FileEdit `json:"files,omitempty"`
 	Patch string     `json:"patch,omitempty"`
+}
+
+// Paths are the paths the edit names as the model wrote them: each file's
+// and its move's destination, or each file of the patch (both names of a
+// rename). A patch that does not parse names none; Edit refuses it.
+func (a Args) Paths() []string {
+	var out []string
+	for _, fe := range a.Files {
+		out = append(out, fe.Path)
+		if fe.MoveTo != "" {
+			out = append(out, fe.MoveTo)
+		}
+	}
+	if a.Patch != "" {
+		fds, _ := diff.ParseMultiFileDiff([]byte(a.Patch))
+		for _, fd := range fds {
+			orig, next := diffNames(fd)
+			if orig != "" {
+				out = append(out, orig)
+			}
+			if next != "" && next != orig {
+				out = append(out, next)
+			}
+		}
+	}
+	return out
 }
 
 // FileEdit is the edit of one file. Tag names the version the line numbers

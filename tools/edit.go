@@ -69,6 +69,7 @@ var editTool = Tool{
 		if err := decode("edit", args, &a); err != nil {
 			return Refused(err)
 		}
+		s.pull(ctx, a.Paths()...)
 		return s.commit(func(env *edits.Env) (string, error) { return edits.Edit(ctx, env, a) })
 	},
 }
@@ -81,6 +82,9 @@ var editTool = Tool{
 func (s *Session) Restore(ctx context.Context, reverts []edits.Revert, around bool) Result {
 	ctx, stop := s.bind(ctx)
 	defer stop()
+	for _, r := range reverts {
+		s.pull(ctx, r.Path)
+	}
 	return s.commit(func(env *edits.Env) (string, error) { return edits.Restore(ctx, env, reverts, around) })
 }
 

@@ -37,6 +37,7 @@ var readTool = Tool{
 		if err := s.gateDocument(ctx, approvals.AccessRead, a.Path); err != nil {
 			return Refused(err)
 		}
+		s.pull(ctx, a.Path)
 		text, err := documents.Read(ctx, s.Seen, s.Buffers, s.Roots, a.Path, string(a.Lines))
 		if err != nil {
 			return Refused(err)

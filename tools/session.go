@@ -34,6 +34,13 @@ type Options struct {
 	// Editor applies edits to open buffers through the editor (LSP
 	// workspace/applyEdit); nil when no editor is attached.
 	Editor edits.Editor
+	// Pull is called with the absolute path of each file a read, edit,
+	// write or restore names, before the tool looks at it: an editor that
+	// announces no buffers (ACP's fs/read_text_file is asked per path) is
+	// asked then, and puts what it holds into Buffers. It must return
+	// within a bounded time whatever the editor does. Nil: Buffers is kept
+	// by its front door alone.
+	Pull func(ctx context.Context, abs string)
 	// Asker answers the questions of the session's gate (the editor's
 	// prompts, a terminal). Nil: nobody can answer, every question is
 	// unanswered at once.
@@ -208,6 +215,20 @@ func (s *Session) bind(ctx context.Context) (_ context.Context, stop func()) {
 		cancel()
 		if counted {
 			s.calls.Done()
+		}
+	}
+}
+
+// pull runs Options.Pull on the paths a call names, resolved as its tool
+// resolves them; a path that does not resolve is left for the tool to
+// refuse.
+func (s *Session) pull(ctx context.Context, paths ...string) {
+	if s.opts.Pull == nil {
+		return
+	}
+	for _, p := range paths {
+		if abs, err := documents.Resolve(s.Roots, p); err == nil {
+			s.opts.Pull(ctx, abs)
 		}
 	}
 }

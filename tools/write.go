@@ -34,6 +34,7 @@ var writeTool = Tool{
 		if a.Path == nil || a.Content == nil {
 			return Refused(refusal.New(refusal.Invalid, "write needs both path and content. Call write again with both."))
 		}
+		s.pull(ctx, *a.Path)
 		return s.commit(func(env *edits.Env) (string, error) { return edits.Write(ctx, env, *a.Path, *a.Content) })
 	},
 }

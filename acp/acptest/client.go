@@ -10,10 +10,13 @@ import (
 
 // Client is an ACP client for tests, under acp-go-sdk's client connection:
 // it records every session update and permission request, and answers
-// the requests with Answer. It offers no file system and no terminals.
+// the requests with Answer. It offers no terminals.
 type Client struct {
 	// Answer answers a permission request; nil answers "cancelled".
 	Answer func(ctx context.Context, p acp.RequestPermissionRequest) acp.RequestPermissionResponse
+	// Files serves fs/read_text_file and fs/write_text_file; nil answers
+	// them method not found.
+	Files *Editor
 
 	mu      sync.Mutex
 	updates []acp.SessionUpdate
@@ -92,12 +95,19 @@ func (c *Client) Statuses(id string) []acp.ToolCallStatus {
 	return out
 }
 
-func (c *Client) ReadTextFile(context.Context, acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
-	return acp.ReadTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsReadTextFile)
+func (c *Client) ReadTextFile(_ context.Context, p acp.ReadTextFileRequest) (acp.ReadTextFileResponse, error) {
+	if c.Files == nil {
+		return acp.ReadTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsReadTextFile)
+	}
+	text, err := c.Files.read(p.Path)
+	return acp.ReadTextFileResponse{Content: text}, err
 }
 
-func (c *Client) WriteTextFile(context.Context, acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
-	return acp.WriteTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsWriteTextFile)
+func (c *Client) WriteTextFile(_ context.Context, p acp.WriteTextFileRequest) (acp.WriteTextFileResponse, error) {
+	if c.Files == nil {
+		return acp.WriteTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsWriteTextFile)
+	}
+	return acp.WriteTextFileResponse{}, c.Files.write(p.Path, p.Content)
 }
 
 func (c *Client) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {

@@ -1,0 +1,79 @@
+package acptest
+
+import (
+	"fmt"
+	"os"
+	"sync"
+)
+
+// Editor is an editor's open documents behind a test client's fs methods,
+// as ACP describes them: fs/read_text_file answers a path's buffer when it
+// has one, else the disk; fs/write_text_file sets the buffer and leaves
+// the disk alone (a client that does not save as it writes).
+type Editor struct {
+	// Hook runs before each request is served, with its method and path,
+	// outside the editor's lock: a test's user may type (Set) there. An
+	// error fails the request.
+	Hook func(method, path string) error
+
+	mu      sync.Mutex
+	buffers map[string]string
+	served  []string // "method path", in order
+}
+
+// Set makes text the buffer of path, as a user typing would.
+func (e *Editor) Set(path, text string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.buffers == nil {
+		e.buffers = map[string]string{}
+	}
+	e.buffers[path] = text
+}
+
+// Buffer is the buffer of path, if there is one.
+func (e *Editor) Buffer(path string) (string, bool) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	text, ok := e.buffers[path]
+	return text, ok
+}
+
+// Served lists the requests served so far as "method path", in order.
+func (e *Editor) Served() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.served...)
+}
+
+func (e *Editor) serve(method, path string) error {
+	e.mu.Lock()
+	e.served = append(e.served, method+" "+path)
+	e.mu.Unlock()
+	if e.Hook != nil {
+		return e.Hook(method, path)
+	}
+	return nil
+}
+
+func (e *Editor) read(path string) (string, error) {
+	if err := e.serve("read", path); err != nil {
+		return "", err
+	}
+	if text, ok := e.Buffer(path); ok {
+		return text, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s cannot be read: %w", path, err)
+	}
+	return string(b), nil
+}
+
+func (e *Editor) write(path, text string) error {
+	if err := e.serve("write", path); err != nil {
+		return err
+	}
+	e.Set(path, text)
+	return nil
+}

@@ -1,0 +1,186 @@
+package acpdoor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/edits"
+	"github.com/tandemdev/tandem/tools"
+)
+
+// files is the file system a client offers in initialize
+// (clientCapabilities.fs). ACP announces no open buffers, so each file a
+// tool names is asked for with fs/read_text_file (the client answers with
+// its buffer when the file is open there, else the disk), and text that
+// differs from the disk becomes a dirty buffer of the session's overlay:
+// reads show it, and edits are computed on it. With writeTextFile too,
+// files is the session's edits.Editor for those buffers.
+type files struct {
+	conn    *acp.AgentSideConnection
+	id      acp.SessionId // the ACP session's, which names its tools session
+	roots   []string
+	buffers *documents.Overlay
+	log     *slog.Logger
+}
+
+// clientWait bounds each fs request: a client that does not answer costs
+// a call this long, and never wedges a turn.
+var clientWait = 5 * time.Second
+
+// withFiles wires a session's options to the client's file system, as far
+// as the client offered it.
+func withFiles(o tools.Options, fs acp.FileSystemCapabilities, conn *acp.AgentSideConnection, log *slog.Logger) tools.Options {
+	if !fs.ReadTextFile {
+		return o
+	}
+	f := &files{conn: conn, id: acp.SessionId(o.ID), roots: o.Roots, buffers: documents.NewOverlay(), log: log}
+	o.Buffers, o.Pull = f.buffers, f.pull
+	if fs.WriteTextFile {
+		o.Editor = f
+	}
+	return o
+}
+
+func (f *files) read(ctx context.Context, abs string) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, clientWait)
+	defer cancel()
+	r, err := f.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: f.id, Path: abs})
+	return []byte(r.Content), err
+}
+
+func (f *files) write(ctx context.Context, abs string, text []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, clientWait)
+	defer cancel()
+	_, err := f.conn.WriteTextFile(ctx, acp.WriteTextFileRequest{SessionId: f.id, Path: abs, Content: string(text)})
+	return err
+}
+
+// pull is the session's tools.Options.Pull: the client's text of abs is
+// its overlay buffer when it differs from the disk, and none when it does
+// not. A client that fails to answer leaves the overlay as it was: an
+// edit of a buffer asks the client again before it writes.
+func (f *files) pull(ctx context.Context, abs string) {
+	text, err := f.read(ctx, abs)
+	switch b, open := f.buffers.Get(abs); {
+	case err != nil:
+		f.log.Debug("fs/read_text_file failed", "path", abs, "err", err)
+	case onDisk(abs, text):
+		f.buffers.Close(abs)
+	case !open || !bytes.Equal(b.Text, text):
+		f.set(abs, text)
+	}
+}
+
+// set makes text the overlay's buffer of abs, at the next version; it is
+// dirty unless the disk holds it (a client that saves as it writes).
+func (f *files) set(abs string, text []byte) {
+	b, open := f.buffers.Get(abs)
+	if !open {
+		f.buffers.Open(abs, 0, nil)
+	}
+	_ = f.buffers.Change(abs, b.Version+1, []documents.Change{{Text: string(text)}}) // a whole text always applies
+	if onDisk(abs, text) {
+		f.buffers.Saved(abs)
+	}
+}
+
+func onDisk(abs string, text []byte) bool {
+	disk, err := os.ReadFile(abs)
+	return err == nil && bytes.Equal(disk, text)
+}
+
+// Transactional: ApplyEdit asks the client for every document before it
+// writes any, so an edit of several lands whole or, on a conflict, not at
+// all. A non-transactional editor would get one call per document, and a
+// conflict in the second would come after the first was written.
+func (f *files) Transactional() bool { return true }
+
+// ApplyEdit computes each document's new text on the buffer of the version
+// named, checks that the client still holds the text the edit was computed
+// on, for every document, and only then writes each new text whole with
+// fs/write_text_file (ACP has no ranged edit). A write that fails puts the
+// documents already written back.
+func (f *files) ApplyEdit(ctx context.Context, _ string, docs []edits.DocumentEdit) (bool, string, error) {
+	bases, nexts := make([][]byte, len(docs)), make([][]byte, len(docs))
+	for i, d := range docs {
+		b, open := f.buffers.Get(d.Path)
+		if !open || b.Version != d.Version {
+			return false, fmt.Sprintf("%s changed since the edit was computed; read it again, then redo the edit", f.show(d.Path)), nil
+		}
+		next, err := applied(b.Text, d.Edits)
+		if err != nil {
+			return false, fmt.Sprintf("the edit of %s does not fit its text (%v)", f.show(d.Path), err), nil
+		}
+		bases[i], nexts[i] = b.Text, next
+	}
+	for i, d := range docs {
+		cur, err := f.read(ctx, d.Path)
+		if err != nil {
+			return false, "", fmt.Errorf("fs/read_text_file of %s failed: %w", f.show(d.Path), err)
+		}
+		if !bytes.Equal(cur, bases[i]) {
+			return false, fmt.Sprintf("%s changed in the editor since you read it; read it again, then redo the edit on what you read", f.show(d.Path)), nil
+		}
+	}
+	for i, d := range docs {
+		if err := f.write(ctx, d.Path, nexts[i]); err != nil {
+			return false, f.putBack(ctx, docs[:i], bases, fmt.Sprintf("fs/write_text_file of %s failed (%v)", f.show(d.Path), err)), nil
+		}
+	}
+	for i, d := range docs {
+		f.set(d.Path, nexts[i])
+	}
+	return true, "", nil
+}
+
+// putBack writes the bases of the documents written before a write
+// failed, and says what failed. It does not end with the call's context: a
+// cancelled call still puts back what it wrote.
+func (f *files) putBack(ctx context.Context, written []edits.DocumentEdit, bases [][]byte, reason string) string {
+	ctx = context.WithoutCancel(ctx)
+	for i, d := range written {
+		if err := f.write(ctx, d.Path, bases[i]); err != nil {
+			reason += fmt.Sprintf("; %s was written and could not be put back (%v): read it", f.show(d.Path), err)
+		}
+	}
+	return reason
+}
+
+// CanSave: ACP has no request to save a document, only write_text_file,
+// which Zed follows with a save of its own. A buffer equal to the disk is
+// then written to disk by the edit's commit, as for any editor that cannot
+// save.
+func (f *files) CanSave() bool { return false }
+
+// Save is never called: CanSave is false.
+func (f *files) Save(context.Context, string) error {
+	return errors.New("ACP has no request to save a document")
+}
+
+func (f *files) show(abs string) string { return documents.Display(f.roots, abs) }
+
+// applied is text with the edits applied. The edits' ranges are of the
+// original text and do not overlap, so applied last first, each leaves the
+// ranges before it where they were.
+func applied(text []byte, tes []edits.TextEdit) ([]byte, error) {
+	changes := make([]documents.Change, len(tes))
+	for i, te := range slices.Backward(tes) {
+		changes[len(tes)-1-i] = documents.Change{Range: &te.Range, Text: te.NewText}
+	}
+	scratch := documents.NewOverlay()
+	scratch.Open("/", 0, text)
+	if err := scratch.Change("/", 1, changes); err != nil {
+		return nil, err
+	}
+	b, _ := scratch.Get("/")
+	return b.Text, nil
+}
