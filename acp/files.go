@@ -106,9 +106,9 @@ func (f *files) Transactional() bool { return true }
 
 // ApplyEdit computes each document's new text on the buffer of the version
 // named, checks that the client still holds the text the edit was computed
-// on, for every document, and only then writes each new text whole with
-// fs/write_text_file (ACP has no ranged edit). A write that fails puts the
-// documents already written back.
+// on, for every document (else it is an edits.Conflict), and only then
+// writes each new text whole with fs/write_text_file (ACP has no ranged
+// edit). A write that fails puts the documents already written back.
 func (f *files) ApplyEdit(ctx context.Context, _ string, docs []edits.DocumentEdit) (bool, string, error) {
 	bases, nexts := make([][]byte, len(docs)), make([][]byte, len(docs))
 	for i, d := range docs {
@@ -128,7 +128,7 @@ func (f *files) ApplyEdit(ctx context.Context, _ string, docs []edits.DocumentEd
 			return false, "", fmt.Errorf("fs/read_text_file of %s failed: %w", f.show(d.Path), err)
 		}
 		if !bytes.Equal(cur, bases[i]) {
-			return false, fmt.Sprintf("%s changed in the editor since you read it; read it again, then redo the edit on what you read", f.show(d.Path)), nil
+			return false, "", &edits.Conflict{Path: d.Path, Current: cur}
 		}
 	}
 	for i, d := range docs {

@@ -131,7 +131,8 @@ func TestABufferChangedSinceTheReadIsAConflict(t *testing.T) {
 
 // The user types while an edit of three files (two buffers, one on disk
 // only) is being committed, into the second buffer, after the first was
-// checked: nothing at all is written.
+// checked: nothing at all is written, and the model is shown what the
+// user typed.
 func TestAMultiFileEditWithOneConflictWritesNothing(t *testing.T) {
 	ws, ed := editorWorkspace(t, "a.txt", "b.txt")
 	a, b, c := filepath.Join(ws, "a.txt"), filepath.Join(ws, "b.txt"), filepath.Join(ws, "c.txt")
@@ -155,8 +156,9 @@ func TestAMultiFileEditWithOneConflictWritesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := result(client, "call-1-4"); !strings.Contains(r, "NOT applied") || !strings.Contains(r, "b.txt changed in the editor since you read it") {
-		t.Errorf("the edit:\n%s", r)
+	if c, r := code(client, "call-1-4"), result(client, "call-1-4"); c != "conflict" || !strings.Contains(r, "NOT applied to a.txt, b.txt, c.txt; nothing was written: b.txt changed in the editor since you read it") ||
+		!strings.Contains(r, "3:three typed") {
+		t.Errorf("the edit: %s\n%s", c, r)
 	}
 	if got := buffer(t, ed, a); got != "one\nTWO unsaved\nthree\n" {
 		t.Errorf("a.txt's buffer: %q", got)

@@ -51,7 +51,8 @@ func TestTextEditsReproduceNewText(t *testing.T) {
 type fakeEditor struct {
 	o             *documents.Overlay
 	transactional bool
-	refuse        map[string]bool // paths whose edit the user blocks
+	refuse        map[string]bool   // paths whose edit the user blocks
+	changed       map[string]string // paths the user typed in: a *Conflict with this text
 	requests      [][]DocumentEdit
 }
 
@@ -65,6 +66,9 @@ func (f *fakeEditor) ApplyEdit(_ context.Context, _ string, docs []DocumentEdit)
 	for _, d := range docs {
 		if f.refuse[d.Path] {
 			return false, "the user changed the document", nil
+		}
+		if text, ok := f.changed[d.Path]; ok {
+			return false, "", &Conflict{Path: d.Path, Current: []byte(text)}
 		}
 		if b, _ := f.o.Get(d.Path); b.Version != d.Version {
 			return false, "version mismatch", nil
@@ -163,6 +167,37 @@ func TestBufferRefusalWritesNothing(t *testing.T) {
 		}
 		if _, err := os.Stat(w.abs("a.txt")); err != nil || w.file("a.txt") != "a\n" {
 			t.Errorf("a.txt on disk changed")
+		}
+	}
+}
+
+// An editor that finds a buffer changed makes the edit a conflict that
+// shows the new text, nothing written, when nothing landed before it; one
+// by one, the buffers before it keep their change, as for any refusal.
+func TestEditorConflict(t *testing.T) {
+	for _, transactional := range []bool{true, false} {
+		w := newWS(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n", "c.txt": "c\n"})
+		ed := &fakeEditor{o: w.env.Buffers, transactional: transactional, changed: map[string]string{w.abs("b.txt"): "b\ntyped\n"}}
+		w.env.Editor = ed
+		openBuffer(w, "a.txt", "a\n", true)
+		openBuffer(w, "b.txt", "b\n", true)
+		var entries []string
+		for _, n := range []string{"a.txt", "b.txt", "c.txt"} {
+			entries = append(entries, `{"path":"`+n+`","tag":"`+w.read(n, "")+`","ops":[{"append":"more"}]}`)
+		}
+		out, err := w.edit(`{"files":[` + strings.Join(entries, ",") + `]}`)
+		text := replyText(out, err)
+		ba, _ := w.env.Buffers.Get(w.abs("a.txt"))
+		if transactional {
+			if codeOf(err) != "conflict" || !strings.Contains(text, "b.txt changed in the editor since you read it") ||
+				!strings.Contains(text, "2:typed") || string(ba.Text) != "a\n" {
+				t.Errorf("transactional: %s", text)
+			}
+		} else if applied, not := landedIn(t, text); !applied["a.txt"] || !not["b.txt"] || !not["c.txt"] {
+			t.Errorf("one by one: %s", text)
+		}
+		if got := w.file("c.txt"); got != "c\n" {
+			t.Errorf("c.txt written: %q", got)
 		}
 	}
 }

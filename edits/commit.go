@@ -148,8 +148,14 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 				groups = append(groups, []int{i})
 			}
 		}
-		for _, g := range groups {
-			reason := applyBuffers(ctx, env, cs, g)
+		for k, g := range groups {
+			reason, ce := applyBuffers(ctx, env, cs, g)
+			if ce != nil && k == 0 {
+				return nil, ce // nothing was written yet
+			}
+			if ce != nil {
+				reason = ce.reason
+			}
 			for _, i := range g {
 				out[i].tried = true
 				if reason != "" {
@@ -434,8 +440,8 @@ var confirmWait = 3 * time.Second
 
 // applyBuffers sends the changes at idx to the editor in one request and
 // waits until every buffer shows its new text. It returns why they did not
-// land, or "".
-func applyBuffers(ctx context.Context, env *Env, cs []*change, idx []int) string {
+// land, or "", or the conflict the editor found.
+func applyBuffers(ctx context.Context, env *Env, cs []*change, idx []int) (string, *conflictError) {
 	docs := make([]DocumentEdit, 0, len(idx))
 	for _, i := range idx {
 		c := cs[i]
@@ -443,13 +449,21 @@ func applyBuffers(ctx context.Context, env *Env, cs []*change, idx []int) string
 		docs = append(docs, DocumentEdit{Path: c.path, Version: b.Version, Edits: TextEdits(c.base, c.next)})
 	}
 	applied, reason, err := env.Editor.ApplyEdit(ctx, "tandem edit", docs)
+	var conflict *Conflict
 	switch {
+	case errors.As(err, &conflict):
+		for _, i := range idx {
+			if cs[i].path == conflict.Path {
+				return "", &conflictError{index: i, reason: fmt.Sprintf("%s changed in the editor since you read it", cs[i].show), current: conflict.Current}
+			}
+		}
+		return fmt.Sprintf("the editor could not be asked (%v)", err), nil
 	case err != nil:
-		return fmt.Sprintf("the editor could not be asked (%v)", err)
+		return fmt.Sprintf("the editor could not be asked (%v)", err), nil
 	case !applied && reason != "":
-		return fmt.Sprintf("the editor refused the change: %s", reason)
+		return fmt.Sprintf("the editor refused the change: %s", reason), nil
 	case !applied:
-		return "the editor refused the change"
+		return "the editor refused the change", nil
 	}
 	deadline := time.Now().Add(confirmWait)
 	for _, i := range idx {
@@ -459,12 +473,12 @@ func applyBuffers(ctx context.Context, env *Env, cs []*change, idx []int) string
 				break
 			}
 			if time.Now().After(deadline) || ctx.Err() != nil {
-				return "the editor reported the change applied, but its buffer does not show the expected text (it may have been typed in meanwhile); read the file to see what it holds — the editor's undo reverts the change if it landed"
+				return "the editor reported the change applied, but its buffer does not show the expected text (it may have been typed in meanwhile); read the file to see what it holds — the editor's undo reverts the change if it landed", nil
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
 	}
-	return ""
+	return "", nil
 }
 
 // saveBuffer puts a clean buffer's new text on disk after the editor applied

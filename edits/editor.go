@@ -18,13 +18,25 @@ type Editor interface {
 	Transactional() bool
 	// ApplyEdit asks the editor to apply the edits, each computed on the
 	// document version it names. applied is false, with the editor's reason,
-	// when it refused.
+	// when it refused. An editor that finds a document no longer holds the
+	// text the edit was computed on, and changed nothing, returns a
+	// *Conflict as err.
 	ApplyEdit(ctx context.Context, label string, docs []DocumentEdit) (applied bool, reason string, err error)
 	// CanSave reports whether the editor saves a document on request.
 	CanSave() bool
 	// Save asks the editor to write the open document at path to disk.
 	Save(ctx context.Context, path string) error
 }
+
+// Conflict is an editor's refusal of an edit because the document at Path
+// holds Current, not the text the edit was computed on: the commit then
+// refuses as for any conflict, showing the model what changed.
+type Conflict struct {
+	Path    string
+	Current []byte
+}
+
+func (c *Conflict) Error() string { return c.Path + " changed in the editor" }
 
 // DocumentEdit is the change of one open document at a known version.
 type DocumentEdit struct {
