@@ -93,10 +93,19 @@ func (f *files) set(abs string, text []byte) {
 	}
 }
 
+// onDisk reports whether the disk holds text as an editor shows a file:
+// editors such as Zed hold a CRLF file's lines with LF, and its byte order
+// mark apart, so that alone is no unsaved change.
 func onDisk(abs string, text []byte) bool {
 	disk, err := os.ReadFile(abs)
-	return err == nil && bytes.Equal(disk, text)
+	if err != nil {
+		return false
+	}
+	disk, text = bytes.TrimPrefix(disk, utf8BOM), bytes.TrimPrefix(text, utf8BOM)
+	return bytes.Equal(disk, text) || bytes.Equal(bytes.ReplaceAll(disk, []byte("\r\n"), []byte("\n")), text)
 }
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
 // Transactional: ApplyEdit asks the client for every document before it
 // writes any, so an edit of several lands whole or, on a conflict, not at

@@ -211,27 +211,35 @@ func TestAFailedWritePutsBackWhatWasWritten(t *testing.T) {
 }
 
 // A file whose client text is the disk's is no buffer: it is edited on
-// disk, and the client is asked nothing more.
+// disk, and the client is asked nothing more. So is a CRLF file the
+// client holds with LF endings.
 func TestAFileEqualToTheDiskIsEditedOnDisk(t *testing.T) {
-	ws, ed := editorWorkspace(t)
-	a := filepath.Join(ws, "a.txt")
-	if err := os.WriteFile(a, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	client := &acptest.Client{Files: ed}
-	p := serve(t, puppet, client)
-	s := p.openFS(t, ws, readWrite)
-	if _, err := p.prompt(s.SessionId, readA+"\n"+`call edit {"files":[{"path":"a.txt","old":"three","new":"3"}]}`); err != nil {
-		t.Fatal(err)
-	}
-	if r := result(client, "call-1-1"); strings.Contains(r, "unsaved") {
-		t.Errorf("the read:\n%s", r)
-	}
-	if got := disk(t, a); got != "one\ntwo\n3\n" {
-		t.Errorf("the disk: %q", got)
-	}
-	if got := fmt.Sprint(ed.Served()); got != fmt.Sprint([]string{"read " + a, "read " + a}) {
-		t.Errorf("requests: %s", got)
+	for name, buffer := range map[string]string{"no buffer": "", "LF buffer": "one\ntwo\nthree\n"} {
+		t.Run(name, func(t *testing.T) {
+			ws, ed := editorWorkspace(t)
+			a := filepath.Join(ws, "a.txt")
+			if err := os.WriteFile(a, []byte("one\r\ntwo\r\nthree\r\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if buffer != "" {
+				ed.Set(a, buffer)
+			}
+			client := &acptest.Client{Files: ed}
+			p := serve(t, puppet, client)
+			s := p.openFS(t, ws, readWrite)
+			if _, err := p.prompt(s.SessionId, readA+"\n"+`call edit {"files":[{"path":"a.txt","old":"three","new":"3"}]}`); err != nil {
+				t.Fatal(err)
+			}
+			if r := result(client, "call-1-1"); strings.Contains(r, "unsaved") {
+				t.Errorf("the read:\n%s", r)
+			}
+			if got := disk(t, a); got != "one\r\ntwo\r\n3\r\n" {
+				t.Errorf("the disk: %q", got)
+			}
+			if got := fmt.Sprint(ed.Served()); got != fmt.Sprint([]string{"read " + a, "read " + a}) {
+				t.Errorf("requests: %s", got)
+			}
+		})
 	}
 }
 
