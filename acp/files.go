@@ -36,13 +36,13 @@ type files struct {
 // a call this long, and never wedges a turn.
 var clientWait = 5 * time.Second
 
-// withFiles wires a session's options to the client's file system, as far
-// as the client offered it.
+// withFiles wires o to the client's file system as far as the client
+// offered it. o names its session: the ACP session its requests name.
 func withFiles(o tools.Options, fs acp.FileSystemCapabilities, conn *acp.AgentSideConnection, log *slog.Logger) tools.Options {
 	if !fs.ReadTextFile {
 		return o
 	}
-	f := &files{conn: conn, id: acp.SessionId(o.ID), roots: o.Roots, buffers: documents.NewOverlay(), log: log}
+	f := &files{id: acp.SessionId(o.ID), conn: conn, roots: o.Roots, buffers: documents.NewOverlay(), log: log}
 	o.Buffers, o.Pull = f.buffers, f.pull
 	if fs.WriteTextFile {
 		o.Editor = f

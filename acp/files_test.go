@@ -95,6 +95,9 @@ func TestReadAndEditTheClientsBuffer(t *testing.T) {
 	if got := disk(t, a); got != "one\ntwo\nthree\n" {
 		t.Errorf("the disk was written: %q", got)
 	}
+	if got := ed.Sessions(); len(got) != 1 || got[0] != s.SessionId {
+		t.Errorf("the requests named the sessions %v, want %s", got, s.SessionId)
+	}
 }
 
 // A buffer the user changed between the read and the edit is the edit's

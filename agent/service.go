@@ -41,8 +41,8 @@ type served struct {
 // Opening is what a chat's tools session is opened with.
 type Opening struct {
 	Cwd string // the workspace root
-	// ID names the session: the chat's when it is loaded; empty for a new
-	// chat, which takes the session's fresh id as its own.
+	// ID names the session as the chat: a new one's fresh id, or the id
+	// of the chat loaded.
 	ID string
 	// MCPServers are the client's, beside the user's, for this session only.
 	MCPServers []acp.McpServer
@@ -57,7 +57,7 @@ func NewService(open func(Opening) (*tools.Session, error), connect Connector, s
 // New opens a session on cwd with the client's MCP servers. A model that
 // cannot be reached does not stop it: each prompt then says what to set.
 func (s *Service) New(cwd string, mcp []acp.McpServer) (*acp.NewSessionResponse, error) {
-	sess, err := s.open(Opening{Cwd: cwd, MCPServers: mcp})
+	sess, err := s.open(Opening{Cwd: cwd, ID: tools.NewID(), MCPServers: mcp})
 	if err != nil {
 		return nil, err
 	}

@@ -20,8 +20,8 @@ import (
 // opened it: the editor's chat, an ACP client, `tandem mcp serve`,
 // `tandem tool`.
 type Options struct {
-	// ID names the session; empty: a fresh random one. A chat's session
-	// takes the chat's id, so its questions and jobs name the chat.
+	// ID names the session; empty: a fresh one (NewID). A chat's session
+	// is named as the chat, so its questions and jobs name the chat.
 	ID    string
 	Roots []string // absolute workspace roots; the first resolves relative paths
 	// Buffers is the editor's open documents over disk, shared by the
@@ -95,6 +95,13 @@ type Session struct {
 // their models saw, together: a front door opens many sessions.
 var seenBudget = documents.NewBudget(documents.SeenBytesKept)
 
+// NewID is a fresh session id.
+func NewID() string {
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	return hex.EncodeToString(id[:])
+}
+
 // Open opens a session. Close it when the front door is done with it: that
 // ends its calls, its jobs and every process they started.
 func Open(o Options) *Session {
@@ -105,9 +112,7 @@ func Open(o Options) *Session {
 		o.Settings = config.New()
 	}
 	if o.ID == "" {
-		var id [8]byte
-		_, _ = rand.Read(id[:])
-		o.ID = hex.EncodeToString(id[:])
+		o.ID = NewID()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Session{

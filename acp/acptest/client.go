@@ -99,7 +99,7 @@ func (c *Client) ReadTextFile(_ context.Context, p acp.ReadTextFileRequest) (acp
 	if c.Files == nil {
 		return acp.ReadTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsReadTextFile)
 	}
-	text, err := c.Files.read(p.Path)
+	text, err := c.Files.read(p.SessionId, p.Path)
 	return acp.ReadTextFileResponse{Content: text}, err
 }
 
@@ -107,7 +107,7 @@ func (c *Client) WriteTextFile(_ context.Context, p acp.WriteTextFileRequest) (a
 	if c.Files == nil {
 		return acp.WriteTextFileResponse{}, acp.NewMethodNotFound(acp.ClientMethodFsWriteTextFile)
 	}
-	return acp.WriteTextFileResponse{}, c.Files.write(p.Path, p.Content)
+	return acp.WriteTextFileResponse{}, c.Files.write(p.SessionId, p.Path, p.Content)
 }
 
 func (c *Client) CreateTerminal(context.Context, acp.CreateTerminalRequest) (acp.CreateTerminalResponse, error) {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	acp "github.com/coder/acp-go-sdk"
 )
 
 // Editor is an editor's open documents behind a test client's fs methods,
@@ -19,6 +21,7 @@ type Editor struct {
 	mu      sync.Mutex
 	buffers map[string]string
 	served  []string // "method path", in order
+	named   map[acp.SessionId]bool
 }
 
 // Set makes text the buffer of path, as a user typing would.
@@ -46,9 +49,24 @@ func (e *Editor) Served() []string {
 	return append([]string(nil), e.served...)
 }
 
-func (e *Editor) serve(method, path string) error {
+// Sessions lists the sessions the requests named.
+func (e *Editor) Sessions() []acp.SessionId {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []acp.SessionId
+	for id := range e.named {
+		out = append(out, id)
+	}
+	return out
+}
+
+func (e *Editor) serve(session acp.SessionId, method, path string) error {
 	e.mu.Lock()
 	e.served = append(e.served, method+" "+path)
+	if e.named == nil {
+		e.named = map[acp.SessionId]bool{}
+	}
+	e.named[session] = true
 	e.mu.Unlock()
 	if e.Hook != nil {
 		return e.Hook(method, path)
@@ -56,8 +74,8 @@ func (e *Editor) serve(method, path string) error {
 	return nil
 }
 
-func (e *Editor) read(path string) (string, error) {
-	if err := e.serve("read", path); err != nil {
+func (e *Editor) read(session acp.SessionId, path string) (string, error) {
+	if err := e.serve(session, "read", path); err != nil {
 		return "", err
 	}
 	if text, ok := e.Buffer(path); ok {
@@ -70,8 +88,8 @@ func (e *Editor) read(path string) (string, error) {
 	return string(b), nil
 }
 
-func (e *Editor) write(path, text string) error {
-	if err := e.serve("write", path); err != nil {
+func (e *Editor) write(session acp.SessionId, path, text string) error {
+	if err := e.serve(session, "write", path); err != nil {
 		return err
 	}
 	e.Set(path, text)
