@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"slices"
@@ -38,13 +39,13 @@ var clientWait = 5 * time.Second
 
 // withFiles wires o to the client's file system as far as the client
 // offered it. o names its session: the ACP session its requests name.
-func withFiles(o tools.Options, fs acp.FileSystemCapabilities, conn *acp.AgentSideConnection, log *slog.Logger) tools.Options {
-	if !fs.ReadTextFile {
+func withFiles(o tools.Options, caps acp.FileSystemCapabilities, conn *acp.AgentSideConnection, log *slog.Logger) tools.Options {
+	if !caps.ReadTextFile {
 		return o
 	}
 	f := &files{id: acp.SessionId(o.ID), conn: conn, roots: o.Roots, buffers: documents.NewOverlay(), log: log}
 	o.Buffers, o.Pull = f.buffers, f.pull
-	if fs.WriteTextFile {
+	if caps.WriteTextFile {
 		o.Editor = f
 	}
 	return o
@@ -69,6 +70,9 @@ func (f *files) write(ctx context.Context, abs string, text []byte) error {
 // not. A client that fails to answer leaves the overlay as it was: an
 // edit of a buffer asks the client again before it writes.
 func (f *files) pull(ctx context.Context, abs string) {
+	if !askable(abs) {
+		return
+	}
 	text, err := f.read(ctx, abs)
 	switch b, open := f.buffers.Get(abs); {
 	case err != nil:
@@ -78,6 +82,36 @@ func (f *files) pull(ctx context.Context, abs string) {
 	case !open || !bytes.Equal(b.Text, text):
 		f.set(abs, text)
 	}
+}
+
+// maxAnswer bounds the JSON of a file's text tandem asks a client for:
+// acp-go-sdk reads messages of at most 10 MiB, and a longer one ends the
+// connection.
+const maxAnswer = 8 << 20
+
+// askable reports whether the client may be asked for abs: a regular file
+// whose text on disk, as a JSON string, fits maxAnswer (a client's buffer
+// of it is taken to be of about its size), or a file not on disk. The
+// rest (a directory, a file tandem shows no text of) stays on disk.
+func askable(abs string) bool {
+	info, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return true
+	}
+	if err != nil || !info.Mode().IsRegular() || info.Size() > documents.MaxFileBytes {
+		return false
+	}
+	disk, err := os.ReadFile(abs)
+	if err != nil || documents.Encoding(disk) != "" {
+		return false
+	}
+	n := len(disk)
+	for _, c := range disk {
+		if c < 0x20 || c == '<' || c == '>' || c == '&' {
+			n += 5 // escaped as \u00XX at worst
+		}
+	}
+	return n <= maxAnswer
 }
 
 // set makes text the overlay's buffer of abs, at the next version; it is

@@ -246,6 +246,28 @@ func TestAFileEqualToTheDiskIsEditedOnDisk(t *testing.T) {
 	}
 }
 
+// What tandem shows no text of is not asked for: a directory, a file over
+// the size limit (whose answer could exceed what one message may hold).
+func TestLargeFilesAndDirectoriesAreNotAskedFor(t *testing.T) {
+	ws, ed := editorWorkspace(t)
+	big := strings.Repeat("0123456789abcdef\n", 5<<20/17)
+	if err := os.WriteFile(filepath.Join(ws, "big.log"), []byte(big), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	client := &acptest.Client{Files: ed}
+	p := serve(t, puppet, client)
+	s := p.openFS(t, ws, readWrite)
+	if _, err := p.prompt(s.SessionId, `call read {"path":"big.log","lines":"1-2"}`+"\n"+`call read {"path":"."}`); err != nil {
+		t.Fatal(err)
+	}
+	if r := result(client, "call-1-1"); !strings.Contains(r, "1:0123456789abcdef") {
+		t.Errorf("the read:\n%s", r)
+	}
+	if got := ed.Served(); len(got) != 0 {
+		t.Errorf("the client was asked: %v", got)
+	}
+}
+
 // A client that reads but does not write: its unsaved buffer is shown,
 // and an edit of it is refused, so the disk is not written under it.
 func TestAReadOnlyClientsBufferIsNotEdited(t *testing.T) {
