@@ -53,6 +53,7 @@ type fakeEditor struct {
 	transactional bool
 	refuse        map[string]bool   // paths whose edit the user blocks
 	changed       map[string]string // paths the user typed in: a *Conflict with this text
+	writesDisk    bool              // applying an edit writes the file too, as an ACP client does
 	requests      [][]DocumentEdit
 }
 
@@ -77,6 +78,12 @@ func (f *fakeEditor) ApplyEdit(_ context.Context, _ string, docs []DocumentEdit)
 	for _, d := range docs {
 		if err := applyTextEdits(f.o, d.Path, d.Version+1, d.Edits); err != nil {
 			return false, err.Error(), nil
+		}
+		if f.writesDisk {
+			b, _ := f.o.Get(d.Path)
+			if err := os.WriteFile(d.Path, b.Text, 0o644); err != nil {
+				return false, err.Error(), nil
+			}
 		}
 	}
 	return true, "", nil
@@ -113,6 +120,26 @@ func TestDirtyBufferEditedInEditorOnly(t *testing.T) {
 	}
 	if v := ed.requests[0][0].Version; v != 2 {
 		t.Errorf("edit sent for version %d, want the buffer's 2", v)
+	}
+}
+
+// An editor that writes the file as it applies the edit (an ACP client's
+// fs/write_text_file) gets a reply saying the disk holds the new text, not
+// that it was left alone.
+func TestDirtyBufferEditedByAnEditorThatWritesTheFile(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\ntwo\n"})
+	w.env.Editor = &fakeEditor{o: w.env.Buffers, writesDisk: true}
+	openBuffer(w, "a.txt", "USER one\ntwo\n", true)
+	tag := w.read("a.txt", "")
+	out, err := w.edit(`{"files":[{"path":"a.txt","tag":"` + tag + `","ops":[{"replace":"2","text":"AGENT"}]}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := w.file("a.txt"); got != "USER one\nAGENT\n" {
+		t.Fatalf("disk %q", got)
+	}
+	if !strings.Contains(out, "changed in the editor buffer, and the file on disk holds the same text") || strings.Contains(out, "not written") {
+		t.Errorf("reply:\n%s", out)
 	}
 }
 

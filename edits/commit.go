@@ -72,10 +72,11 @@ func (c *change) final() (string, string) {
 type where int
 
 const (
-	onDisk         where = iota // written to the file
-	inBuffer                    // changed in the editor buffer only (it has unsaved changes)
-	inBufferSaved               // changed in the editor buffer, which the editor saved
-	inBufferOnDisk              // changed in the editor buffer and written to the file
+	onDisk           where = iota // written to the file
+	inBuffer                      // changed in the editor buffer only (it has unsaved changes)
+	inBufferDiskSame              // changed in the editor buffer, whose text the file on disk holds too
+	inBufferSaved                 // changed in the editor buffer, which the editor saved
+	inBufferOnDisk                // changed in the editor buffer and written to the file
 )
 
 // outcome is what a commit did with one change.
@@ -162,6 +163,11 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 					out[i].err = reason
 				} else {
 					out[i].landed, out[i].where = true, inBuffer
+					if disk, err := os.ReadFile(cs[i].target); err == nil && sameText(disk, cs[i].next) {
+						// The editor wrote the file as well (an ACP client's
+						// fs/write_text_file does): the reply says so.
+						out[i].where = inBufferDiskSame
+					}
 				}
 			}
 			if reason != "" {

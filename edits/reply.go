@@ -102,6 +102,8 @@ func whereText(c *change, w where) string {
 		return "unchanged"
 	case w == inBuffer:
 		return "changed in the editor buffer, which has unsaved changes of the user's, so the file on disk was not written"
+	case w == inBufferDiskSame:
+		return "changed in the editor buffer, and the file on disk holds the same text"
 	case w == inBufferSaved:
 		return "changed in the editor buffer, and the editor saved it"
 	case w == inBufferOnDisk:
