@@ -618,6 +618,22 @@ test('stopping_the_client_ends_tandem', function()
   end
 end)
 
+-- The chat's tests (neovim/tests/chat_test.lua), with this file's helpers.
+dofile(os.getenv('TANDEM_TEST_REPO') .. '/neovim/tests/chat_test.lua')({
+  test = test,
+  wait_for = wait_for,
+  eq = eq,
+  contains = contains,
+  read_file = read_file,
+  write_file = write_file,
+  workspace = workspace,
+  open = open,
+  lines = lines,
+  notifications = notifications,
+  exists = exists,
+  item = item,
+})
+
 -- Runner: every test (or those whose name contains an argument), in order.
 local filter = _G.arg or {}
 local passed, failed = 0, 0

@@ -48,10 +48,14 @@ function M.ask(_, params)
       table.insert(offered, c)
     end
   end
-  questions[id] = {}
+  questions[id] = { params = params }
+  local prompt = M.prompt(params)
+  -- Required here: tandem.chat is loaded with the client, after this module.
+  local chat = require('tandem.chat')
+  chat.on_question(params, prompt)
   local co = coroutine.running()
   vim.ui.select(offered, {
-    prompt = M.prompt(params) .. '\n',
+    prompt = prompt .. '\n',
     kind = 'tandem.approval',
     format_item = function(c)
       return c.title
@@ -64,6 +68,7 @@ function M.ask(_, params)
   local choice = coroutine.yield()
   local q = questions[id]
   questions[id] = nil
+  chat.on_question_done(params)
   if q and q.settled and choice ~= nil then
     notify('that question was already settled (' .. q.settled .. '); your answer was not used')
   end
@@ -77,6 +82,9 @@ function M.settled(_, params)
   local q = questions[tostring(params.id or '')]
   if q then
     q.settled = params.settled or 'settled'
+    if q.params then
+      require('tandem.chat').on_question_done(q.params)
+    end
   end
 end
 

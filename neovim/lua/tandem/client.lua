@@ -58,19 +58,15 @@ local function capabilities()
   return caps
 end
 
---- Starts (or reuses) the tandem client for a file buffer.
----@param bufnr integer?
----@return integer? client_id
-function M.start(bufnr)
-  bufnr = bufnr or vim.api.nvim_get_current_buf()
-  if vim.bo[bufnr].buftype ~= '' then
-    return nil
-  end
-  -- Required here, not above: tandem.session requires this module.
+--- The client configuration for a workspace root.
+---@param root string
+---@return table
+local function client_config(root)
+  -- Required here, not above: tandem.session and tandem.chat require this module.
   local session = require('tandem.session')
+  local chat = require('tandem.chat')
   local cfg = config.get()
-  local root = M.root(bufnr)
-  return vim.lsp.start({
+  return {
     name = NAME,
     cmd = cfg.cmd,
     root_dir = root,
@@ -86,6 +82,7 @@ function M.start(bufnr)
       ['tandem/jobSettled'] = session.job_settled,
       ['tandem/saveDocument'] = edits.save_document,
       ['workspace/applyEdit'] = edits.apply_edit,
+      ['session/update'] = chat.on_update,
     },
     on_init = function(client)
       if config.get().terminal_env then
@@ -103,11 +100,41 @@ function M.start(bufnr)
       -- on_exit runs in a libuv callback, where vim.env cannot be set.
       vim.schedule(function()
         session.forget(client_id)
+        chat.forget(client_id)
         tool_names[client_id] = nil
         terminal.drop(client_id)
       end)
     end,
-  }, { bufnr = bufnr })
+  }
+end
+
+--- Starts (or reuses) the tandem client for a file buffer.
+---@param bufnr integer?
+---@return integer? client_id
+function M.start(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if vim.bo[bufnr].buftype ~= '' then
+    return nil
+  end
+  return vim.lsp.start(client_config(M.root(bufnr)), { bufnr = bufnr })
+end
+
+--- The running client of a workspace root, started (attached to no buffer) when there is none.
+---@param root string
+---@return vim.lsp.Client?
+function M.for_root(root)
+  for _, c in ipairs(vim.lsp.get_clients({ name = NAME })) do
+    if c.config.root_dir == root then
+      return c
+    end
+  end
+  local id
+  if vim.fn.has('nvim-0.11') == 1 then
+    id = vim.lsp.start(client_config(root), { attach = false })
+  else
+    id = vim.lsp.start_client(client_config(root))
+  end
+  return id and vim.lsp.get_client_by_id(id) or nil
 end
 
 --- Sends a tandem/* request to the buffer's client, starting it when needed.

@@ -50,8 +50,54 @@ local function buffer_path()
   return name
 end
 
+--- The chat's commands (`:help tandem-chat`).
+local function chat_commands()
+  local chat = require('tandem.chat')
+  vim.api.nvim_create_user_command('TandemChat', function(o)
+    if o.args == 'history' then
+      chat.history()
+    elseif o.args == 'new' then
+      chat.new()
+    else
+      chat.open(o.args)
+    end
+  end, {
+    nargs = '*',
+    desc = 'Open the chat of this workspace and send PROMPT: TandemChat [PROMPT | history | new]',
+    complete = function(lead)
+      return vim.tbl_filter(function(w)
+        return vim.startswith(w, lead)
+      end, { 'history', 'new' })
+    end,
+  })
+  vim.api.nvim_create_user_command('TandemStop', function()
+    chat.stop()
+  end, { desc = "Stop the chat's running turn" })
+  vim.api.nvim_create_user_command('TandemRestore', function(o)
+    chat.restore(nil, tonumber(o.args))
+  end, { nargs = '?', desc = 'Restore the files the agent changed to before a turn: TandemRestore [TURN]' })
+  vim.api.nvim_create_user_command('TandemChanges', function(o)
+    if chat.changes(nil, tonumber(o.args)) then
+      vim.cmd('copen')
+    end
+  end, { nargs = '?', desc = 'The files the agent changed in a turn, in the quickfix list: TandemChanges [TURN]' })
+  vim.api.nvim_create_user_command('TandemAsk', function(o)
+    chat.ask(o.line1, o.line2, o.args)
+  end, { nargs = '*', range = true, desc = "Send the selected lines to the chat: '<,'>TandemAsk [PROMPT]" })
+  vim.api.nvim_create_user_command('TandemDiagnostics', function()
+    chat.diagnostics()
+  end, { desc = "Attach this buffer's diagnostics to the chat's next prompt" })
+  vim.api.nvim_create_user_command('TandemModel', function(o)
+    chat.model(o.args)
+  end, { nargs = '?', desc = "Switch the chat's model: TandemModel [PROVIDER/MODEL]" })
+  vim.api.nvim_create_user_command('TandemPlan', function()
+    chat.plan()
+  end, { desc = 'Plan mode on or off: only reading steps run while it is on' })
+end
+
 --- Creates (or replaces) the user commands.
 function M.create()
+  chat_commands()
   vim.api.nvim_create_user_command('TandemStart', function()
     client.start()
   end, { desc = 'Start tandem for this buffer' })

@@ -17,4 +17,11 @@ function M.cancel_request(client, id)
   return client.cancel_request(id)
 end
 
+function M.notify(client, method, params)
+  if has_011 then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
 return M

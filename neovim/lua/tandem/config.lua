@@ -24,6 +24,19 @@ local defaults = {
   -- Ask tandem for the bridge environment (tandem/terminalEnv) and give it to every job
   -- Neovim starts from then on, :terminal included, so `tandem mcp call` works there.
   terminal_env = true,
+  -- The chat (:TandemChat): where it opens ('vsplit', 'split', 'float' or 'tab') and its
+  -- buffer-local keys (an empty string leaves a key unmapped).
+  chat = {
+    layout = 'vsplit',
+    keys = {
+      send = '<CR>', -- normal mode: send the prompt area (on a tool call: open its file)
+      send_insert = '<C-s>', -- insert mode: send
+      stop = '<C-c>', -- stop the running turn
+      diff = 'gd', -- on an edit card: the diff of its change
+      restore = 'gR', -- on a user message: restore the files to before that turn
+      changes = 'gC', -- the turn's changes into the quickfix list
+    },
+  },
   -- How long synchronous helpers (health, tests) wait for an answer, in ms.
   timeout_ms = 10000,
 }
@@ -41,6 +54,9 @@ function M.set(opts)
   current = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
   if current.approvals ~= 'tandem' and current.approvals ~= 'native' then
     error("tandem: approvals must be 'tandem' or 'native', not " .. vim.inspect(current.approvals))
+  end
+  if not vim.tbl_contains({ 'vsplit', 'split', 'float', 'tab' }, current.chat.layout) then
+    error("tandem: chat.layout must be 'vsplit', 'split', 'float' or 'tab', not " .. vim.inspect(current.chat.layout))
   end
 end
 

@@ -4,6 +4,7 @@
 --- documented in docs/protocol.md. This module is the public API (`:help tandem-api`); the
 --- work is done in the modules beside it.
 local approvals = require('tandem.approvals')
+local chat = require('tandem.chat')
 local client = require('tandem.client')
 local commands = require('tandem.commands')
 local config = require('tandem.config')
@@ -23,6 +24,8 @@ M.approval_prompt = approvals.prompt
 M.questions = approvals.questions
 M.terminal_env = terminal.fetch
 M.terminal_env_names = terminal.names
+M.chat = chat.open
+M.status = chat.status
 
 --- Configures tandem and starts it for file buffers.
 ---@param opts table? see `:help tandem-setup`

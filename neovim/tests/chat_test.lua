@@ -1,0 +1,485 @@
+-- The chat (:TandemChat) against a real `tandem lsp` whose model is `tandem replay` serving a
+-- script: what a user sees in the chat buffer, what lands on disk and in buffers, what is asked.
+-- Loaded by plugin_test.lua, which passes its helpers and runs the tests.
+return function(h)
+  local tandem = require('tandem')
+  local chat_mod = require('tandem.chat')
+  local test, wait_for, eq, contains = h.test, h.wait_for, h.eq, h.contains
+  local TMP = assert(os.getenv('TANDEM_TEST_TMP'))
+  local ns = vim.api.nvim_create_namespace('tandem.chat')
+
+  local replays, scripts = {}, 0
+
+  --- Serves script with `tandem replay` and points the user config at it (with extra settings).
+  local function replay(script, extra)
+    scripts = scripts + 1
+    local path = TMP .. '/script' .. scripts .. '.json'
+    h.write_file(path, vim.json.encode(script))
+    local out = ''
+    local proc = vim.system({ 'tandem', 'replay', path }, {
+      stdin = true,
+      stdout = function(_, data)
+        out = out .. (data or '')
+      end,
+    })
+    table.insert(replays, proc)
+    wait_for('tandem replay to serve', function()
+      return out:find('\n') ~= nil
+    end)
+    local info = vim.json.decode(vim.split(out, '\n')[1])
+    local cfg = vim.tbl_extend('force', {
+      agent = { model = 'replay/any', providers = { replay = { api = info.api, url = info.url } } },
+    }, extra or {})
+    h.write_file(os.getenv('XDG_CONFIG_HOME') .. '/tandem/config.json', vim.json.encode(cfg))
+  end
+
+  local function stop_replays()
+    for _, p in ipairs(replays) do
+      pcall(p.write, p, nil)
+      pcall(p.kill, p, 15)
+    end
+    replays = {}
+    os.remove(os.getenv('XDG_CONFIG_HOME') .. '/tandem/config.json')
+  end
+
+  --- Runs fn, then stops the scripted models whatever happened.
+  local function with_model(fn)
+    return function()
+      local ok, err = xpcall(fn, debug.traceback)
+      stop_replays()
+      if not ok then
+        error(err, 0)
+      end
+    end
+  end
+
+  --- The chat buffer (tandem://chat/ID) and its chat.
+  local function the_chat()
+    local c
+    wait_for('the chat buffer', function()
+      c = chat_mod.get()
+      return c ~= nil
+    end)
+    return c
+  end
+
+  local function text(c)
+    return table.concat(vim.api.nvim_buf_get_lines(c.buf, 0, -1, false), '\n')
+  end
+
+  local function turn_over(c, reason)
+    wait_for('the turn to end', function()
+      return not c.running and c.stop_reason ~= nil
+    end, 20000)
+    if reason then
+      eq(reason, c.stop_reason, 'the stop reason')
+    end
+  end
+
+  --- The status (virtual text) of the card whose line holds title.
+  local function card_status(c, title)
+    for i, l in ipairs(vim.api.nvim_buf_get_lines(c.buf, 0, -1, false)) do
+      if l == '▸ ' .. title then
+        local marks = vim.api.nvim_buf_get_extmarks(c.buf, ns, { i - 1, 0 }, { i - 1, -1 }, { details = true })
+        for _, m in ipairs(marks) do
+          if m[4].virt_text then
+            return vim.trim(m[4].virt_text[1][1]), i
+          end
+        end
+      end
+    end
+  end
+
+  --- vim.ui.select replaced for the test: answer(items, opts) picks (nil: leave it open).
+  local function with_select(answer, fn)
+    local orig, asked = vim.ui.select, {}
+    vim.ui.select = function(items, opts, on_choice)
+      local shown = {}
+      for _, it in ipairs(items) do
+        table.insert(shown, opts.format_item and opts.format_item(it) or it)
+      end
+      table.insert(asked, { prompt = opts.prompt, items = shown, kind = opts.kind })
+      local choice = answer(items, opts, asked[#asked])
+      if choice ~= nil then
+        vim.schedule(function()
+          on_choice(choice)
+        end)
+      end
+    end
+    local ok, err = pcall(fn, asked)
+    vim.ui.select = orig
+    if not ok then
+      error(err, 0)
+    end
+  end
+
+  local SECRET = TMP .. '/.ssh/id_test'
+
+  test(
+    'chat_full_turn_streams_reads_writes_and_asks_the_secret_step',
+    with_model(function()
+      h.write_file(SECRET, 'not for the model\n')
+      replay({
+        format = 'anthropic',
+        responses = {
+          {
+            parts = {
+              { thinking = 'Let me look at the readme.', signature = 'sig' },
+              { text = 'I will read ' },
+              { text = 'the README ' },
+              { text = 'first.' },
+              { tool = { name = 'read', input = { path = 'README.md' } } },
+            },
+            usage = { input = 1200, output = 30 },
+          },
+          {
+            parts = {
+              { tool = { name = 'write', input = { path = 'README.md', content = '# greet\n\nRewritten.\n' } } },
+            },
+          },
+          { parts = { { tool = { name = 'bash', input = { command = 'cat ' .. SECRET } } } } },
+          { parts = { { text = 'Done: README.md is rewritten; the key stayed unread.' } } },
+        },
+      })
+      local ws = h.workspace()
+      tandem.setup({})
+      local seen
+      with_select(function(items, opts)
+        -- While the question is open it is shown in its card and in the status line.
+        local c = chat_mod.get()
+        seen = { status = tandem.status(), card = card_status(c, 'cat ' .. SECRET) }
+        return h.item('Deny')(items, opts)
+      end, function(asked)
+        vim.cmd('TandemChat rewrite the README')
+        local c = the_chat()
+        eq('markdown', vim.bo[c.buf].filetype, 'the chat is markdown')
+        eq('tandem://chat/' .. c.id, vim.api.nvim_buf_get_name(c.buf), 'the chat is named by its session')
+        eq(c.buf, vim.api.nvim_get_current_buf(), 'the chat has the focus')
+        eq(2, #vim.api.nvim_tabpage_list_wins(0), 'the chat opened in a split')
+        turn_over(c, 'end_turn')
+        local t = text(c)
+        contains(t, '## You\nrewrite the README', 'the prompt is in the transcript')
+        contains(t, 'I will read the README first.', 'the streamed text is whole')
+        contains(t, '│ Let me look at the readme.', 'the thinking is shown, marked to fold')
+        contains(t, 'Done: README.md is rewritten; the key stayed unread.', 'the last answer')
+        eq('read · completed', card_status(c, 'Read README.md'), 'the read card')
+        eq('edit · completed', card_status(c, 'Write README.md'), 'the write card')
+        eq('execute · failed', card_status(c, 'cat ' .. SECRET), 'the denied step failed')
+        eq('# greet\n\nRewritten.\n', h.read_file(ws .. '/README.md'), 'the write landed')
+        eq(1, #asked, 'one question')
+        contains(asked[1].prompt, SECRET, 'the question names the secret')
+        for _, want in ipairs({ 'Allow', 'Deny', 'Allow for this session' }) do
+          eq(true, vim.tbl_contains(asked[1].items, want), 'the question offers ' .. want)
+        end
+        eq('execute · waiting for you', seen.card, 'the card showed the question')
+        contains(seen.status, 'waiting for you', 'the status showed the question')
+        -- Folded: the thinking and the tool output.
+        local _, row = card_status(c, 'Read README.md')
+        local win = vim.fn.bufwinid(c.buf)
+        vim.api.nvim_win_call(win, function()
+          vim.cmd('normal! zX')
+          local think = vim.fn.search('^│ Let me look', 'nw')
+          eq(
+            true,
+            vim.fn.foldclosed(think) ~= -1,
+            'the thinking is folded: line '
+              .. think
+              .. ' level '
+              .. vim.fn.foldlevel(think)
+              .. ' '
+              .. vim.wo.foldmethod
+              .. ' '
+              .. vim.wo.foldexpr
+          )
+          eq(true, vim.fn.foldclosed(row + 1) ~= -1, "the read's output is folded")
+        end)
+        -- gd on the write card: a diff of before and after.
+        local _, wrow = card_status(c, 'Write README.md')
+        vim.api.nvim_win_set_cursor(win, { wrow, 0 })
+        vim.api.nvim_feedkeys('gd', 'x', false)
+        eq(2, vim.fn.tabpagenr(), 'the diff opened in a tab')
+        local wins = vim.api.nvim_tabpage_list_wins(0)
+        eq(2, #wins, 'before and after')
+        local before = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(wins[1]), 0, -1, false), '\n')
+        local after = table.concat(vim.api.nvim_buf_get_lines(vim.api.nvim_win_get_buf(wins[2]), 0, -1, false), '\n')
+        contains(before, 'A tiny sample project', 'the left side is before')
+        eq('# greet\n\nRewritten.', after, 'the right side is after')
+        eq(true, vim.wo[wins[1]].diff and vim.wo[wins[2]].diff, 'both are in diff mode')
+        vim.cmd('tabclose')
+        -- The turn's changes in the quickfix list; <CR> on a card opens its file.
+        vim.api.nvim_set_current_win(win)
+        vim.cmd('TandemChanges')
+        local qf = vim.fn.getqflist()
+        eq(1, #qf, 'one change')
+        eq(ws .. '/README.md', vim.api.nvim_buf_get_name(qf[1].bufnr), 'the changed file')
+        vim.cmd('cclose')
+        vim.api.nvim_set_current_win(win)
+        vim.api.nvim_win_set_cursor(win, { row, 0 })
+        vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+        eq(ws .. '/README.md', vim.api.nvim_buf_get_name(0), '<CR> on the read card opened the file')
+        -- The status line: model and context used.
+        local status = tandem.status()
+        contains(status, 'tandem replay/any', 'the status names the model')
+        contains(status, 'tokens', 'the status shows the context used')
+      end)
+    end)
+  )
+
+  --- A response streaming many small text parts slowly.
+  local function slow(words, ms, prefix)
+    local parts = {}
+    for i = 1, words do
+      table.insert(parts, { text = (prefix or 'word') .. i .. (i % 8 == 0 and '\n' or ' ') })
+    end
+    return { parts = parts, delayMs = ms }
+  end
+
+  test(
+    'chat_stop_during_streaming_ends_the_turn_at_once',
+    with_model(function()
+      replay({ format = 'anthropic', responses = { slow(200, 50) } })
+      h.workspace()
+      tandem.setup({})
+      vim.cmd('TandemChat tell me a long story')
+      local c = the_chat()
+      wait_for('the stream to start', function()
+        return text(c):find('word3 ', 1, true) ~= nil
+      end)
+      local t0 = vim.uv.hrtime()
+      vim.api.nvim_feedkeys(vim.keycode('<C-c>'), 'x', false)
+      turn_over(c, 'cancelled')
+      local took = (vim.uv.hrtime() - t0) / 1e6
+      eq(true, took < 3000, 'stopped in ' .. took .. ' ms (the stream would take 10 s)')
+      contains(text(c), '> stopped', 'the transcript says so')
+      eq(nil, text(c):find('word200', 1, true), 'the rest never came')
+    end)
+  )
+
+  test(
+    'chat_stop_during_a_question_settles_it_and_nothing_runs',
+    with_model(function()
+      replay({
+        format = 'anthropic',
+        responses = { { parts = { { tool = { name = 'bash', input = { command = 'touch asked.txt' } } } } } },
+      }, { shell = { autoEffects = { 'read' } } })
+      local ws = h.workspace()
+      tandem.setup({})
+      with_select(function()
+        return nil -- the user leaves the question open
+      end, function(asked)
+        vim.cmd('TandemChat make a file')
+        local c = the_chat()
+        wait_for('the question', function()
+          return #asked == 1 and tandem.status():find('waiting for you', 1, true) ~= nil
+        end)
+        vim.cmd('TandemStop')
+        turn_over(c, 'cancelled')
+        eq('execute · failed', card_status(c, 'touch asked.txt'), 'the step failed')
+        wait_for('the question to settle', function()
+          return tandem.status():find('waiting', 1, true) == nil
+        end)
+        eq(false, h.exists(ws .. '/asked.txt'), 'the step never ran')
+      end)
+    end)
+  )
+
+  test(
+    'chat_queues_a_prompt_sent_during_a_turn_and_keeps_the_reader_in_place',
+    with_model(function()
+      replay({ format = 'anthropic', responses = { slow(240, 10), { parts = { { text = 'The second answer.' } } } } })
+      h.workspace()
+      tandem.setup({})
+      vim.cmd('TandemChat first')
+      local c = the_chat()
+      local win = vim.fn.bufwinid(c.buf)
+      wait_for('the stream to start', function()
+        return text(c):find('word40', 1, true) ~= nil
+      end)
+      -- The user reads above while the answer streams.
+      vim.api.nvim_win_set_cursor(win, { 3, 0 })
+      vim.api.nvim_win_call(win, function()
+        vim.fn.winrestview({ topline = 2 })
+      end)
+      local view = vim.api.nvim_win_call(win, vim.fn.winsaveview)
+      -- A second prompt typed in the prompt area and sent with <C-s> while the turn runs.
+      local last = vim.api.nvim_buf_line_count(c.buf)
+      vim.api.nvim_buf_set_lines(c.buf, last - 1, last, false, { 'second' })
+      vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(c.buf), 0 })
+      vim.api.nvim_feedkeys(vim.keycode('A<C-s>'), 'x', false)
+      eq(true, c.running, 'the first turn still runs')
+      eq(1, #c.queue, 'the prompt is queued')
+      local shown = false
+      for _, m in ipairs(vim.api.nvim_buf_get_extmarks(c.buf, ns, 0, -1, { details = true })) do
+        for _, vl in ipairs(m[4].virt_lines or {}) do
+          shown = shown or vl[1][1] == 'queued: second'
+        end
+      end
+      eq(true, shown, 'the queued prompt is shown')
+      contains(tandem.status(), '1 queued', 'the status counts it')
+      vim.api.nvim_win_set_cursor(win, { view.lnum, view.col })
+      vim.api.nvim_win_call(win, function()
+        vim.fn.winrestview(view)
+      end)
+      wait_for('the queued prompt to be answered', function()
+        return text(c):find('The second answer.', 1, true) ~= nil
+      end, 20000)
+      turn_over(c, 'end_turn')
+      contains(text(c), '## You\nsecond', 'the queued prompt was sent after the first turn')
+      local after = vim.api.nvim_win_call(win, vim.fn.winsaveview)
+      eq({ view.lnum, view.topline }, { after.lnum, after.topline }, 'the reader stayed where they were')
+    end)
+  )
+
+  --- A turn that writes README.md (open in a buffer) and creates notes.txt.
+  local function writing_turn()
+    return {
+      format = 'anthropic',
+      responses = {
+        { parts = { { tool = { name = 'read', input = { path = 'README.md' } } } } },
+        {
+          parts = {
+            { tool = { name = 'write', input = { path = 'README.md', content = '# agent wrote this\n' } } },
+            { tool = { name = 'write', input = { path = 'notes.txt', content = 'notes\n' } } },
+          },
+        },
+        { parts = { { text = 'Wrote both.' } } },
+      },
+    }
+  end
+
+  test(
+    'chat_restore_puts_the_files_back',
+    with_model(function()
+      replay(writing_turn())
+      local ws = h.workspace()
+      tandem.setup({})
+      local buf = h.open(ws, 'README.md')
+      local orig = h.lines(buf)
+      vim.cmd('TandemChat rewrite')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      eq({ '# agent wrote this' }, h.lines(buf), 'the edit landed in the buffer')
+      eq(true, h.exists(ws .. '/notes.txt'), 'the new file is there')
+      -- The restore key on the user message.
+      local win = vim.fn.bufwinid(c.buf)
+      vim.api.nvim_set_current_win(win)
+      local row = vim.fn.search('^## You', 'nw')
+      vim.api.nvim_win_set_cursor(win, { row + 1, 0 })
+      vim.api.nvim_feedkeys('gR', 'x', false)
+      wait_for('the restore', function()
+        return c.restored ~= nil
+      end)
+      eq(orig, h.lines(buf), 'the buffer is back')
+      eq(table.concat(orig, '\n') .. '\n', h.read_file(ws .. '/README.md'), 'the file is back')
+      eq(false, h.exists(ws .. '/notes.txt'), 'the created file is gone')
+      contains(text(c), '> restore to before turn 0', 'the transcript says so')
+    end)
+  )
+
+  test(
+    'chat_restore_keeps_the_users_later_unsaved_change_and_names_it',
+    with_model(function()
+      replay(writing_turn())
+      local ws = h.workspace()
+      tandem.setup({})
+      local buf = h.open(ws, 'README.md')
+      vim.cmd('TandemChat rewrite')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      -- The user types into the buffer the agent wrote, and does not save.
+      vim.api.nvim_buf_set_lines(buf, 1, 1, false, { 'my own line, not saved' })
+      local users = h.lines(buf)
+      vim.cmd('TandemRestore 0')
+      wait_for('the restore', function()
+        return c.restored ~= nil
+      end)
+      eq(users, h.lines(buf), "the user's text is all there")
+      eq(true, vim.bo[buf].modified, 'and still unsaved')
+      contains(c.restored.text, 'README.md', 'the file left alone is named')
+      eq(false, h.exists(ws .. '/notes.txt'), 'the other file went back')
+    end)
+  )
+
+  test(
+    'chat_history_reopens_a_past_chat',
+    with_model(function()
+      replay({ format = 'anthropic', responses = { { parts = { { text = 'Remember the number 42.' } } } } })
+      h.workspace()
+      tandem.setup({})
+      vim.cmd('TandemChat a chat to remember')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      local id = c.id
+      vim.cmd('bwipeout! ' .. c.buf)
+      eq(nil, chat_mod.get(), 'the chat is gone')
+      with_select(function(items, _, shown)
+        for i, s in ipairs(items) do
+          if s.sessionId == id then
+            eq(true, shown.items[i]:find('a chat to remember', 1, true) ~= nil, 'the pick shows its title')
+            return s
+          end
+        end
+      end, function()
+        vim.cmd('TandemChat history')
+        local again
+        wait_for('the chat to load', function()
+          again = chat_mod.get()
+          return again ~= nil and not again.loading and text(again):find('number 42', 1, true) ~= nil
+        end)
+        eq('tandem://chat/' .. id, vim.api.nvim_buf_get_name(again.buf), 'the same chat')
+        contains(text(again), '## You\na chat to remember', 'the prompt is replayed')
+      end)
+    end)
+  )
+
+  test(
+    'chat_model_switch_and_plan_mode_show_in_the_status',
+    with_model(function()
+      replay({
+        format = 'anthropic',
+        responses = {
+          { parts = { { text = 'one' } } },
+          { parts = { { text = 'two' } }, usage = { input = 50, output = 5 } },
+        },
+      })
+      h.workspace()
+      tandem.setup({})
+      vim.cmd('TandemChat first')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      contains(tandem.status(), 'tandem replay/any', 'the model in use')
+      local done = false
+      with_select(function(items)
+        for _, m in ipairs(items) do
+          if m == 'replay/any' then
+            return nil -- the picker lists the model in use; the user closes it
+          end
+        end
+        error('the model in use is not offered: ' .. vim.inspect(items))
+      end, function()
+        vim.cmd('TandemModel')
+      end)
+      chat_mod.model('replay/other', function()
+        done = true
+      end)
+      wait_for('the switch', function()
+        return done
+      end)
+      eq('replay/other', c.model, 'the chat reports the new model')
+      contains(tandem.status(), 'tandem replay/other', 'the status shows it')
+      done = false
+      chat_mod.plan(function()
+        done = true
+      end)
+      wait_for('plan mode', function()
+        return done
+      end)
+      contains(tandem.status(), 'plan', 'plan mode shows')
+      c.stop_reason = nil
+      chat_mod.send(c, 'second')
+      turn_over(c, 'end_turn')
+      contains(text(c), 'two', 'the next turn runs on the new model')
+      contains(tandem.status(), '55 tokens', 'the context used')
+    end)
+  )
+end
