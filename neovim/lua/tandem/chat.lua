@@ -798,7 +798,10 @@ local function keymaps(chat)
   map('n', keys.send, M.enter, 'tandem: send the prompt (or open the location under the cursor)')
   map('i', keys.send_insert, function()
     vim.cmd('stopinsert')
-    M.send(chat)
+    -- After insert mode is left: changing the line under an open completion menu is unsafe.
+    vim.schedule(function()
+      M.send(chat)
+    end)
   end, 'tandem: send the prompt')
   map({ 'n', 'i' }, keys.stop, function()
     M.stop(chat)
@@ -865,6 +868,7 @@ local function new_chat(client, root, id)
   chats[id] = chat
   current[root] = id
   keymaps(chat)
+  require('tandem.cmp').attach(buf)
   api.nvim_create_autocmd('BufWinEnter', {
     buffer = buf,
     callback = function()

@@ -1,6 +1,89 @@
 --- :checkhealth tandem — what the plugin needs, each with the fix when it is missing.
 local M = {}
 
+--- Providers tandem knows without settings, and the variable each key comes from.
+local builtin = {
+  anthropic = { api = 'anthropic', url = 'https://api.anthropic.com', apiKeyEnv = 'ANTHROPIC_API_KEY' },
+  openai = { api = 'openai-chat', url = 'https://api.openai.com/v1', apiKeyEnv = 'OPENAI_API_KEY' },
+  ollama = { api = 'openai-chat', url = 'http://127.0.0.1:11434/v1' },
+}
+
+--- The user's settings file, as tandem finds it.
+local function user_file()
+  local base = vim.env.XDG_CONFIG_HOME
+  if not base or base == '' then
+    base = vim.fs.normalize('~/.config')
+  end
+  return base .. '/tandem/config.json'
+end
+
+--- The chat's model: agent.model and its provider, from the user's settings file and
+--- setup({user_settings}), as tandem resolves them (docs/settings.md), each with what to set.
+---@param health table vim.health
+---@param user_settings table
+function M.check_provider(health, user_settings)
+  health.start('tandem chat: the model')
+  local file = user_file()
+  local settings = {}
+  local f = io.open(file, 'rb')
+  if f then
+    local ok, decoded = pcall(vim.json.decode, f:read('*a'))
+    f:close()
+    if not ok or type(decoded) ~= 'table' then
+      health.error(file .. ' is not valid JSON', { 'fix it: tandem ignores it and no chat can reach a model' })
+      return
+    end
+    settings = decoded
+  end
+  settings = vim.tbl_deep_extend('force', settings, user_settings or {})
+  local agent = type(settings.agent) == 'table' and settings.agent or {}
+  local model = agent.model
+  if type(model) ~= 'string' or model == '' then
+    health.warn('no model is set', {
+      'set agent.model in '
+        .. file
+        .. ' to "PROVIDER/MODEL", for example "anthropic/claude-sonnet-4-5" with ANTHROPIC_API_KEY in the environment, or "ollama/qwen3-coder"',
+    })
+    return
+  end
+  local name, rest = model:match('^([^/]+)/(.+)$')
+  if not name then
+    health.error(
+      'agent.model is "' .. model .. '", not "PROVIDER/MODEL"',
+      { 'name it as, for example, "anthropic/claude-sonnet-4-5"' }
+    )
+    return
+  end
+  local providers = type(agent.providers) == 'table' and agent.providers or {}
+  local p = providers[name] or builtin[name]
+  if not p then
+    local names = vim.tbl_keys(vim.tbl_extend('force', {}, builtin, providers))
+    table.sort(names)
+    health.error('there is no provider "' .. name .. '"', {
+      'use one of ' .. table.concat(names, ', ') .. ', or add it to agent.providers in ' .. file,
+    })
+    return
+  end
+  if p.api ~= 'anthropic' and p.api ~= 'openai-chat' then
+    health.error(
+      string.format('provider "%s" has api %s', name, vim.inspect(p.api)),
+      { 'set its api to "anthropic" or "openai-chat"' }
+    )
+    return
+  end
+  if type(p.url) ~= 'string' or p.url == '' then
+    health.error(string.format('provider "%s" has no url', name), { 'set agent.providers.' .. name .. '.url' })
+    return
+  end
+  if p.apiKeyEnv and p.apiKeyEnv ~= '' and (vim.env[p.apiKeyEnv] or '') == '' then
+    health.error(string.format('provider "%s" needs its API key in %s, which is not set', name, p.apiKeyEnv), {
+      'set ' .. p.apiKeyEnv .. ' in the environment Neovim starts in (tandem inherits it); never in a settings file',
+    })
+    return
+  end
+  health.ok(string.format('the chat uses %s/%s at %s (%s)', name, rest, p.url, p.api))
+end
+
 function M.check()
   local health = vim.health
   health.start('tandem')
@@ -53,6 +136,7 @@ function M.check()
   elseif config.terminal_env then
     health.info('no bridge environment yet (tandem/terminalEnv not answered, or tandem not running)')
   end
+  M.check_provider(health, config.user_settings)
 end
 
 return M
