@@ -695,4 +695,37 @@ return function(h)
       error(err, 0)
     end
   end)
+
+  test('chat_without_a_model_says_what_to_set', function()
+    h.workspace()
+    tandem.setup({})
+    vim.cmd('TandemChat hello')
+    local c = the_chat()
+    turn_over(c, 'error')
+    contains(text(c), '> error: no model is set: set agent.model in', 'the transcript says what to set')
+    eq(false, c.running, 'the chat is ready for the next prompt')
+  end)
+
+  test(
+    'chat_restore_without_a_turn_picks_among_the_turns_that_changed_files',
+    with_model(function()
+      replay(writing_turn())
+      local ws = h.workspace()
+      tandem.setup({})
+      vim.cmd('TandemChat rewrite')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      vim.cmd('wincmd p') -- from a file window, not on a message
+      with_select(function(items)
+        return items[1]
+      end, function(asked)
+        vim.cmd('TandemRestore')
+        wait_for('the restore', function()
+          return c.restored ~= nil
+        end)
+        eq({ 'turn 0: README.md, notes.txt' }, asked[1].items, 'the pick names the turn and its files')
+      end)
+      eq(false, h.exists(ws .. '/notes.txt'), 'the turn was restored')
+    end)
+  )
 end
