@@ -227,10 +227,11 @@ local function draw_queue(chat)
     opts.virt_lines = vl
     opts.virt_lines_above = true
   end
-  opts.virt_text = {
-    { '  ' .. ((#vl > 0) and (#vl .. ' queued · ') or '') .. '<CR> sends · <C-c> stops', 'Comment' },
-  }
+  local state = chat.running and ('running' .. (#vl > 0 and (', ' .. #vl .. ' queued') or '') .. ' · <C-c> stops')
+    or '<CR> sends'
+  opts.virt_text = { { '  ' .. state, chat.running and 'DiagnosticInfo' or 'Comment' } }
   opts.virt_text_pos = 'eol'
+  opts.line_hl_group = 'Comment'
   chat.queue_mark = api.nvim_buf_set_extmark(chat.buf, ns, sep_row(chat), 0, opts)
 end
 
@@ -323,9 +324,7 @@ function run(chat, item)
         note(chat, 'the turn ended: ' .. chat.stop_reason)
       end
     end
-    if chat.stopping then
-      chat.stopping = false
-    end
+    chat.stopping = false
     next_queued(chat)
   end)
 end
