@@ -450,6 +450,13 @@ return function(h)
       local c = the_chat()
       turn_over(c, 'end_turn')
       contains(tandem.status(), 'tandem replay/any', 'the model in use')
+      local fired = 0
+      vim.api.nvim_create_autocmd('User', {
+        pattern = 'TandemChatStatus',
+        callback = function()
+          fired = fired + 1
+        end,
+      })
       local done = false
       with_select(function(items)
         for _, m in ipairs(items) do
@@ -468,6 +475,7 @@ return function(h)
         return done
       end)
       eq('replay/other', c.model, 'the chat reports the new model')
+      eq(true, fired > 0, 'statusline plugins are told (User TandemChatStatus)')
       contains(tandem.status(), 'tandem replay/other', 'the status shows it')
       done = false
       chat_mod.plan(function()

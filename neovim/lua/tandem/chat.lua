@@ -216,8 +216,15 @@ local function set_prompt(chat, text)
   api.nvim_buf_set_lines(chat.buf, sep_row(chat) + 1, -1, false, vim.split(text, '\n', { plain = true }))
 end
 
+--- Status lines show status(): redraw them, and tell statusline plugins (User TandemChatStatus).
+local function status_changed()
+  pcall(vim.cmd, 'redrawstatus!')
+  api.nvim_exec_autocmds('User', { pattern = 'TandemChatStatus', modeline = false })
+end
+
 --- Shows the prompts waiting for the running turn, above the separator.
 local function draw_queue(chat)
+  status_changed()
   local vl = {}
   for _, q in ipairs(chat.queue) do
     table.insert(vl, { { 'queued: ' .. q.text:gsub('\n', ' '), 'Comment' } })
@@ -341,6 +348,7 @@ local function apply_options(chat, opts)
       chat.plan = o.currentValue == true
     end
   end
+  status_changed()
 end
 
 --- session/update: a step of a turn (or of a chat being loaded).
@@ -370,6 +378,7 @@ local function update(chat, u)
     card_update(chat, u)
   elseif kind == 'usage_update' then
     chat.usage = { used = u.used, size = u.size, cost = type(u.cost) == 'table' and u.cost or nil }
+    status_changed()
   elseif kind == 'config_option_update' then
     apply_options(chat, u.configOptions)
   elseif kind == 'plan' then
@@ -408,6 +417,7 @@ function M.on_question(q, text)
     return
   end
   chat.waiting[tostring(q.id)] = q.toolCall or true
+  status_changed()
   local card = q.toolCall and chat.cards[q.toolCall]
   if card then
     card.waiting = text
@@ -430,6 +440,7 @@ function M.on_question_done(q)
     return
   end
   chat.waiting[tostring(q.id)] = nil
+  status_changed()
   local card = q.toolCall and chat.cards[q.toolCall]
   if card and card.waiting then
     card.waiting = nil
