@@ -190,6 +190,19 @@ test('user_commands_read_and_call_tools_into_the_result_buffer', function()
   contains(seen[1] and seen[1].msg or '', 'must be one JSON object', 'bad arguments are refused with the next step')
 end)
 
+test('the_workspace_is_the_nearest_marker_directory', function()
+  -- A project with .tandem inside a git repository is its own workspace (from 0.11 on,
+  -- vim.fs.root's list of markers is in priority order, so it would pick the repository).
+  local ws = workspace()
+  vim.fn.mkdir(ws .. '/.git', 'p')
+  vim.fn.mkdir(ws .. '/internal/.tandem', 'p')
+  tandem.setup({})
+  local buf = open(ws, 'internal/names/names.go')
+  eq(ws .. '/internal', tandem.client(buf).config.root_dir, 'the nearest marker wins')
+  local other = open(ws, 'README.md')
+  eq(ws, tandem.client(other).config.root_dir, 'outside it, the repository')
+end)
+
 test('a_session_belongs_to_the_client_that_opened_it', function()
   -- Two workspaces, two tandem clients. The user moves to the other workspace's buffer while
   -- the first one's session is being opened: the session stays with the first client.

@@ -17,8 +17,12 @@ local tool_names = {} ---@type table<integer, string[]>
 ---@param bufnr integer
 ---@return string
 function M.root(bufnr)
-  local root = vim.fs.root(bufnr, config.get().root_markers)
-  return root or vim.fn.getcwd()
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local start = (name ~= '' and vim.bo[bufnr].buftype == '') and vim.fs.dirname(name) or vim.fn.getcwd()
+  -- The nearest directory holding any marker: from 0.11 on, vim.fs.root would prefer a
+  -- `.git` far above to a `.tandem` right here.
+  local found = vim.fs.find(config.get().root_markers, { path = start, upward = true, limit = 1 })[1]
+  return found and vim.fs.dirname(found) or vim.fn.getcwd()
 end
 
 --- The running tandem client for a buffer (or, failing that, for the cwd).
