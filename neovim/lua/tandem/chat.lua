@@ -81,7 +81,7 @@ end
 --- A line of its own in the transcript: an error, a stop, a restore.
 local function note(chat, text)
   chat.last = nil
-  local lines = vim.split(text, '\n', { plain = true })
+  local lines = vim.split(vim.trim(text), '\n', { plain = true })
   lines[1] = '> ' .. lines[1]
   for i = 2, #lines do
     lines[i] = '> ' .. lines[i]
@@ -629,10 +629,11 @@ end
 --- Opens a diff (a new tab: before | after) of a file a tool call changed.
 ---@param d {path: string, old: string?, new: string}
 function M.open_diff(d)
+  local name = vim.fn.fnamemodify(d.path, ':~:.')
   vim.cmd('tabnew')
-  diff_side('tandem://diff/before/' .. d.path, d.old or '', d.path)
+  diff_side('tandem://diff/before/' .. name, d.old or '', d.path)
   vim.cmd('rightbelow vnew')
-  diff_side('tandem://diff/after/' .. d.path, d.new or '', d.path)
+  diff_side('tandem://diff/after/' .. name, d.new or '', d.path)
 end
 
 --- gd: the diff of the edit card under the cursor (a pick when it changed several files).
@@ -714,7 +715,7 @@ local function restore_turn(chat, turn)
     side(chat, 'agent')
     note(chat, 'restore to before turn ' .. turn .. ': ' .. (res.text or ''))
     chat.restored = res
-    notify(res.text or 'restored', res.isError and vim.log.levels.WARN or vim.log.levels.INFO)
+    notify(vim.trim(res.text or 'restored'), res.isError and vim.log.levels.WARN or vim.log.levels.INFO)
   end)
 end
 
