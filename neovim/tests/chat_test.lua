@@ -744,4 +744,43 @@ return function(h)
       eq(false, h.exists(ws .. '/notes.txt'), 'the turn was restored')
     end)
   )
+
+  test(
+    'chat_reopens_after_tandem_stopped',
+    with_model(function()
+      replay({ format = 'anthropic', responses = { { parts = { { text = 'Before the stop.' } } } } })
+      h.workspace()
+      tandem.setup({})
+      vim.cmd('TandemChat hello')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      local id, old = c.id, c.client.id
+      if vim.fn.has('nvim-0.11') == 1 then
+        c.client:stop()
+      else
+        c.client.stop()
+      end
+      wait_for('tandem to stop', function()
+        return vim.lsp.get_client_by_id(old) == nil and chat_mod.get() == nil
+      end)
+      with_select(function(items)
+        for _, s in ipairs(items) do
+          if s.sessionId == id then
+            return s
+          end
+        end
+      end, function()
+        vim.cmd('TandemChat history')
+        local again
+        wait_for('the chat to load in a new tandem', function()
+          again = chat_mod.get()
+          return again ~= nil and not again.loading and text(again):find('Before the stop.', 1, true) ~= nil
+        end)
+        eq('tandem://chat/' .. id, vim.api.nvim_buf_get_name(again.buf), 'the same name, a new buffer')
+        eq(1, #vim.tbl_filter(function(b)
+          return vim.api.nvim_buf_get_name(b) == 'tandem://chat/' .. id
+        end, vim.api.nvim_list_bufs()), 'one buffer of that chat')
+      end)
+    end)
+  )
 end

@@ -851,11 +851,18 @@ function M.foldexpr()
 end
 
 local function new_chat(client, root, id)
+  -- A buffer left by this chat when its tandem stopped: the chat is reopened in a new one.
+  local name = 'tandem://chat/' .. id
+  for _, b in ipairs(api.nvim_list_bufs()) do
+    if api.nvim_buf_get_name(b) == name then
+      api.nvim_buf_delete(b, { force = true })
+    end
+  end
   local buf = api.nvim_create_buf(true, false)
   vim.bo[buf].buftype = 'nofile'
   vim.bo[buf].bufhidden = 'hide'
   vim.bo[buf].swapfile = false
-  api.nvim_buf_set_name(buf, 'tandem://chat/' .. id)
+  api.nvim_buf_set_name(buf, name)
   api.nvim_buf_set_lines(buf, 0, -1, false, { SEPARATOR, '' })
   vim.bo[buf].filetype = 'markdown'
   vim.bo[buf].omnifunc = "v:lua.require'tandem.chat'.omnifunc"
