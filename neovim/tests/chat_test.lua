@@ -405,8 +405,14 @@ return function(h)
   test(
     'chat_history_reopens_a_past_chat',
     with_model(function()
-      replay({ format = 'anthropic', responses = { { parts = { { text = 'Remember the number 42.' } } } } })
-      h.workspace()
+      replay({
+        format = 'anthropic',
+        responses = {
+          { parts = { { tool = { name = 'write', input = { path = 'notes.txt', content = '42\n' } } } } },
+          { parts = { { text = 'Remember the number 42.' } } },
+        },
+      })
+      local ws = h.workspace()
       tandem.setup({})
       vim.cmd('TandemChat a chat to remember')
       local c = the_chat()
@@ -430,6 +436,8 @@ return function(h)
         end)
         eq('tandem://chat/' .. id, vim.api.nvim_buf_get_name(again.buf), 'the same chat')
         contains(text(again), '## You\na chat to remember', 'the prompt is replayed')
+        eq('edit · completed', card_status(again, 'Write notes.txt'), 'its tool call too')
+        eq(true, h.exists(ws .. '/notes.txt'), 'which wrote notes.txt')
       end)
     end)
   )

@@ -58,7 +58,10 @@ local function side(chat, who, turn)
   if who == 'user' then
     local opts = { virt_text = { { turn and ('  turn ' .. turn) or '', 'Comment' } }, virt_text_pos = 'eol' }
     local mark = api.nvim_buf_set_extmark(chat.buf, ns, row + 1, 0, opts)
-    chat.users[mark] = turn or false
+    -- Exchanges count the user's messages shown here (replayed ones too); turn is tandem's
+    -- number for it, known for the prompts sent from this chat buffer.
+    chat.exchange = chat.exchange + 1
+    chat.users[mark] = { turn = turn, ex = chat.exchange }
   end
 end
 
@@ -164,7 +167,7 @@ local function card_start(chat, u)
     status = u.status,
     title = u.title,
     locations = u.locations or {},
-    turn = chat.running_turn,
+    ex = chat.exchange,
     diffs = {},
   }
   card.head = api.nvim_buf_set_extmark(chat.buf, ns, row, 0, {})
@@ -194,9 +197,9 @@ local function card_update(chat, u)
         table.insert(card.diffs, { path = c.path, old = c.oldText ~= vim.NIL and c.oldText or nil, new = c.newText })
       end
     end
-    if #card.diffs > 0 and card.turn ~= nil then
-      chat.changes[card.turn] = chat.changes[card.turn] or {}
-      vim.list_extend(chat.changes[card.turn], card.diffs)
+    if #card.diffs > 0 then
+      chat.changes[card.ex] = chat.changes[card.ex] or {}
+      vim.list_extend(chat.changes[card.ex], card.diffs)
     end
     local h, t = row_of(chat, card.head), row_of(chat, card.tail)
     local lines = output_lines(card)
@@ -307,8 +310,6 @@ function run(chat, item)
   if turn then
     chat.turn = turn + 1
   end
-  chat.running_turn = turn
-  chat.last_turn = turn
   side(chat, 'user', turn)
   local lines = vim.split(item.text, '\n', { plain = true })
   for _, a in ipairs(item.attach or {}) do
@@ -319,7 +320,6 @@ function run(chat, item)
   draw_queue(chat)
   request(chat, 'session/prompt', { sessionId = chat.id, prompt = blocks(chat, item) }, function(err, result)
     chat.running = false
-    chat.running_turn = nil
     if err then
       note(chat, 'error: ' .. (err.message or vim.inspect(err)))
       chat.stop_reason = 'error'
@@ -491,16 +491,16 @@ local function card_at(chat, row)
   end
 end
 
---- The turn of the user message under the cursor: the nearest user header at or above it.
-local function turn_at(chat, row)
+--- The user message under the cursor (the nearest user header at or above it): {turn, ex}.
+local function message_at(chat, row)
   local best, best_row = nil, -1
-  for mark, turn in pairs(chat.users) do
+  for mark, m in pairs(chat.users) do
     local r = row_of(chat, mark)
     if r and r <= row and r > best_row then
-      best, best_row = turn, r
+      best, best_row = m, r
     end
   end
-  return best_row >= 0 and best or nil, best_row >= 0
+  return best
 end
 
 local function other_window(chat)
@@ -683,20 +683,30 @@ function M.changes(chat, turn)
     notify('no chat is open')
     return
   end
-  if turn == nil and M.of_buf() == chat then
-    turn = turn_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+  local ex = chat.exchange
+  if turn ~= nil then
+    ex = nil
+    for _, m in pairs(chat.users) do
+      if m.turn == turn then
+        ex = m.ex
+      end
+    end
+  elseif M.of_buf() == chat then
+    local m = message_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+    ex = m and m.ex or ex
+    turn = m and m.turn
   end
-  turn = turn or chat.last_turn
+  local which = turn and ('turn ' .. turn) or ('message ' .. tostring(ex))
   local items = {}
-  for _, d in ipairs(turn ~= nil and chat.changes[turn] or {}) do
+  for _, d in ipairs(ex and chat.changes[ex] or {}) do
     local path = d.path:match('^/') and d.path or (chat.root .. '/' .. d.path)
     table.insert(items, {
       filename = path,
       lnum = first_change(d),
-      text = (d.old and 'changed' or 'created') .. ' by tandem (turn ' .. tostring(turn) .. ')',
+      text = (d.old and 'changed' or 'created') .. ' by tandem (' .. which .. ')',
     })
   end
-  vim.fn.setqflist({}, ' ', { title = 'tandem: changes of turn ' .. tostring(turn), items = items })
+  vim.fn.setqflist({}, ' ', { title = 'tandem: changes of ' .. which, items = items })
   if #items == 0 then
     notify('the agent changed no file in that turn')
   end
@@ -734,7 +744,8 @@ function M.restore(chat, turn)
     return
   end
   if turn == nil and M.of_buf() == chat then
-    turn = turn_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+    local m = message_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+    turn = m and m.turn
   end
   if turn then
     restore_turn(chat, turn)
@@ -874,6 +885,7 @@ local function new_chat(client, root, id)
     cards = {},
     order = {},
     users = {},
+    exchange = 0,
     changes = {},
     queue = {},
     waiting = {},
