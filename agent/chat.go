@@ -61,8 +61,10 @@ type Chat struct {
 	planMu sync.Mutex
 	plan   []acp.PlanEntry // the plan the user sees, kept through compaction
 
-	ckMu  sync.Mutex           // turns is written by concurrent calls of a turn
-	turns [][]edits.FileChange // each turn's changes, the checkpoints
+	turnOf []int // each message's turn if it is a prompt, else -1
+
+	ckMu  sync.Mutex     // turns is written by concurrent calls of a turn
+	turns [][]turnChange // each turn's changes, the checkpoints
 
 	watch     *watcher // the files the chat read, for changes under it
 	compactAt float64  // share of the window at which older turns are summarised
@@ -150,7 +152,7 @@ func ResumeChat(o Options, id string) (*Chat, error) {
 		return nil, err
 	}
 	c := NewChat(o)
-	c.ID, c.messages, c.turns = l.info.ID, l.messages, l.turns
+	c.ID, c.messages, c.turnOf, c.turns = l.info.ID, l.messages, l.turnOf, l.turns
 	for _, m := range c.messages {
 		for _, b := range m.Blocks {
 			if b.Kind == providers.ToolUse && b.ToolName == planToolName {
@@ -184,9 +186,11 @@ func (c *Chat) Close() {
 }
 
 // add puts a message into the conversation and, for a stored chat, into
-// its file. A chat that can no longer be saved goes on, and says so once.
-func (c *Chat) add(m providers.Message, emit func(acp.SessionUpdate)) {
+// its file; turn is the prompt's turn for a prompt, else -1. A chat that
+// can no longer be saved goes on, and says so once.
+func (c *Chat) add(m providers.Message, turn int, emit func(acp.SessionUpdate)) {
 	c.messages = append(c.messages, m)
+	c.turnOf = append(c.turnOf, turn)
 	if c.opts.Store == nil || c.unsaved != nil {
 		return
 	}
@@ -200,7 +204,11 @@ func (c *Chat) add(m providers.Message, emit func(acp.SessionUpdate)) {
 			return
 		}
 	}
-	if c.unsaved = c.journal.write(record{Message: &m}); c.unsaved != nil {
+	rec := record{Message: &m}
+	if turn >= 0 {
+		rec.Turn = &turn
+	}
+	if c.unsaved = c.journal.write(rec); c.unsaved != nil {
 		emit(unsavedNote(c.unsaved))
 	}
 }
@@ -230,12 +238,18 @@ func title(m providers.Message) string {
 // provider refused the key, retries ran out); cancelling ctx is not an
 // error but the stop reason cancelled.
 func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (acp.StopReason, error) {
+	_, stop, err := c.prompt(ctx, prompt, emit)
+	return stop, err
+}
+
+// prompt is Prompt, also naming the turn it ran (-1 when none started).
+func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (turn int, _ acp.StopReason, _ error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.switchModel()
 	user, err := c.userMessage(ctx, prompt)
 	if err != nil {
-		return "", err
+		return -1, "", err
 	}
 	if c.planMode.Load() {
 		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: planNote}}, user.Blocks...)
@@ -245,15 +259,15 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	}
 	c.notes = nil
 	c.ckMu.Lock()
-	turn := len(c.turns)
+	turn = len(c.turns)
 	c.turns = append(c.turns, nil)
 	c.ckMu.Unlock()
 	defer c.keep(turn, emit)
-	c.add(c.withChanges(user), emit)
+	c.add(c.withChanges(user), turn, emit)
 	calls := 0
 	for {
 		if ctx.Err() != nil {
-			return acp.StopReasonCancelled, nil
+			return turn, acp.StopReasonCancelled, nil
 		}
 		c.compact(ctx, c.lastUsed, emit)
 		resp, err := c.opts.Provider.Stream(ctx, providers.Request{
@@ -261,41 +275,41 @@ func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 			Tools: c.roster, MaxTokens: c.opts.MaxTokens,
 		}, func(ev providers.Event) { c.relay(ev, emit) })
 		if ctx.Err() != nil {
-			return acp.StopReasonCancelled, nil
+			return turn, acp.StopReasonCancelled, nil
 		}
 		if err != nil {
-			return "", c.explain(err)
+			return turn, "", c.explain(err)
 		}
-		c.add(resp.Message, emit)
+		c.add(resp.Message, -1, emit)
 		emit(c.usage(resp.Usage))
 		switch resp.Stop {
 		case providers.Paused:
 			continue // the provider paused a long turn: ask it to go on
 		case providers.MaxTokens:
-			return acp.StopReasonMaxTokens, nil
+			return turn, acp.StopReasonMaxTokens, nil
 		case providers.Refusal:
-			return acp.StopReasonRefusal, nil
+			return turn, acp.StopReasonRefusal, nil
 		case providers.ContextWindow:
-			return acp.StopReasonMaxTokens, nil
+			return turn, acp.StopReasonMaxTokens, nil
 		}
 		uses := toolUses(resp.Message)
 		if len(uses) == 0 {
-			return acp.StopReasonEndTurn, nil
+			return turn, acp.StopReasonEndTurn, nil
 		}
 		if calls+len(uses) > c.opts.MaxToolCalls {
 			// The calls asked for are answered, so the chat stays a
 			// valid conversation for the next turn.
 			c.add(notRun(uses, fmt.Sprintf(
-				"Not run: this turn reached its limit of %d tool calls. Tell the user what is done and what is left; they can continue in a new turn.", c.opts.MaxToolCalls)), emit)
+				"Not run: this turn reached its limit of %d tool calls. Tell the user what is done and what is left; they can continue in a new turn.", c.opts.MaxToolCalls)), -1, emit)
 			for _, u := range uses {
 				if u.ToolName != planToolName {
 					emit(acp.UpdateToolCall(acp.ToolCallId(u.ToolID), acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
 				}
 			}
-			return acp.StopReasonMaxTurnRequests, nil
+			return turn, acp.StopReasonMaxTurnRequests, nil
 		}
 		calls += len(uses)
-		c.add(c.withChanges(c.runTools(ctx, turn, uses, emit)), emit)
+		c.add(c.withChanges(c.runTools(ctx, turn, uses, emit)), -1, emit)
 	}
 }
 
@@ -436,7 +450,7 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 	}
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
 	res := tools.Call(approvals.WithToolCall(ctx, use.ToolID), c.opts.Session, use.ToolName, use.Input)
-	c.record(turn, res.Changes)
+	c.record(turn, use.ToolID, res.Changes)
 	c.watchFiles(use, res)
 	status := acp.ToolCallStatusCompleted
 	if res.IsError {

@@ -25,13 +25,29 @@ type Checkpoint struct {
 	Files []string `json:"files"` // absolute paths the turn changed, in order
 }
 
-// record adds a call's changes to turn's checkpoint.
-func (c *Chat) record(turn int, changes []edits.FileChange) {
+// turnChange is one file a turn changed, with the tool call that changed
+// it (none for a restore), so a reloaded chat shows each call's diff.
+type turnChange struct {
+	edits.FileChange
+	Call string `json:"call,omitempty"`
+}
+
+// callChanges tags a call's changes with its id.
+func callChanges(call string, changes []edits.FileChange) []turnChange {
+	out := make([]turnChange, len(changes))
+	for i, fc := range changes {
+		out[i] = turnChange{FileChange: fc, Call: call}
+	}
+	return out
+}
+
+// record adds call's changes to turn's checkpoint.
+func (c *Chat) record(turn int, call string, changes []edits.FileChange) {
 	if len(changes) == 0 {
 		return
 	}
 	c.ckMu.Lock()
-	c.turns[turn] = append(c.turns[turn], changes...)
+	c.turns[turn] = append(c.turns[turn], callChanges(call, changes)...)
 	c.ckMu.Unlock()
 }
 
@@ -93,7 +109,7 @@ func (c *Chat) Restore(ctx context.Context, turn int, around bool) (tools.Result
 	c.ckMu.Unlock()
 	res := c.opts.Session.Restore(ctx, reverts, around)
 	c.ckMu.Lock()
-	c.turns = append(c.turns, res.Changes) // the restore is a turn of its own: undoable
+	c.turns = append(c.turns, callChanges("", res.Changes)) // the restore is a turn of its own: undoable
 	restored := len(c.turns) - 1
 	c.ckMu.Unlock()
 	c.keep(restored, func(acp.SessionUpdate) {})
@@ -111,7 +127,7 @@ func (c *Chat) Restore(ctx context.Context, turn int, around bool) (tools.Result
 // revertsFrom is what undoing turns means for each file they touched: put
 // back what it held before the first of them touched it, provided it still
 // holds what the last of them left.
-func revertsFrom(turns [][]edits.FileChange) []edits.Revert {
+func revertsFrom(turns [][]turnChange) []edits.Revert {
 	var order []string
 	first := map[string][]byte{} // before the first change
 	last := map[string][]byte{}  // after the last change

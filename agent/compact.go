@@ -76,6 +76,7 @@ func (c *Chat) turnStart() int {
 // conversation and in the chat file.
 func (c *Chat) replaceOlder(start int, summary providers.Message) {
 	c.messages = append([]providers.Message{summary}, c.messages[start:]...)
+	c.turnOf = append([]int{-1}, c.turnOf[start:]...)
 	if c.journal != nil && c.unsaved == nil {
 		c.unsaved = c.journal.write(record{Compacted: &compaction{Replaced: start, Summary: summary}})
 	}

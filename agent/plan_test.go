@@ -62,7 +62,7 @@ func TestPlanIsShownAsThePlan(t *testing.T) {
 	}
 	defer again.Close()
 	replayed := 0
-	for _, x := range Replay(again.Messages()) {
+	for _, x := range again.Replay() {
 		if x.Plan != nil {
 			replayed++
 		}

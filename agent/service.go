@@ -86,7 +86,7 @@ func (s *Service) Load(cwd, id string, mcp []acp.McpServer, emit func(acp.Sessio
 		sess.Close()
 		return err
 	}
-	for _, u := range Replay(sv.chat.Messages()) {
+	for _, u := range sv.chat.Replay() {
 		emit(u)
 	}
 	return nil
@@ -117,22 +117,24 @@ func (s *Service) session(id acp.SessionId) (*served, error) {
 }
 
 // Prompt runs one turn of session id. One turn at a time: a prompt while
-// one runs is refused. Cancel stops it; it then returns cancelled.
-func (s *Service) Prompt(ctx context.Context, id acp.SessionId, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (acp.StopReason, error) {
+// one runs is refused. Cancel stops it; it then returns cancelled. The
+// response names the turn (`_meta.tandem.turn`), the one a restore of
+// "before this prompt" names.
+func (s *Service) Prompt(ctx context.Context, id acp.SessionId, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (acp.PromptResponse, error) {
 	sv, err := s.session(id)
 	if err != nil {
-		return "", err
+		return acp.PromptResponse{}, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sv.mu.Lock()
 	if sv.connErr != nil {
 		sv.mu.Unlock()
-		return "", sv.connErr
+		return acp.PromptResponse{}, sv.connErr
 	}
 	if sv.cancel != nil {
 		sv.mu.Unlock()
-		return "", fmt.Errorf("a turn of this session is running; wait for it or cancel it, then send the prompt")
+		return acp.PromptResponse{}, fmt.Errorf("a turn of this session is running; wait for it or cancel it, then send the prompt")
 	}
 	sv.cancel = cancel
 	sv.mu.Unlock()
@@ -141,7 +143,11 @@ func (s *Service) Prompt(ctx context.Context, id acp.SessionId, prompt []acp.Con
 		sv.cancel = nil
 		sv.mu.Unlock()
 	}()
-	return sv.chat.Prompt(ctx, prompt, emit)
+	turn, stop, err := sv.chat.prompt(ctx, prompt, emit)
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	return acp.PromptResponse{StopReason: stop, Meta: map[string]any{"tandem": map[string]any{"turn": turn}}}, nil
 }
 
 // Cancel stops session id's running turn, if any.

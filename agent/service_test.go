@@ -57,8 +57,8 @@ func TestServiceSaysWhatToSetAndSwitchesModels(t *testing.T) {
 	if err != nil || opts[0].Select.CurrentValue != "other/big" {
 		t.Fatalf("set model: %+v %v", opts, err)
 	}
-	if stop, err := svc.Prompt(context.Background(), res.SessionId, textPrompt("hello"), func(acp.SessionUpdate) {}); err != nil || stop != acp.StopReasonEndTurn {
-		t.Fatalf("prompt: %q %v", stop, err)
+	if resp, err := svc.Prompt(context.Background(), res.SessionId, textPrompt("hello"), func(acp.SessionUpdate) {}); err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
 	}
 	if got := m.Requests[0].Model; got != "big" {
 		t.Fatalf("the turn used model %q", got)
@@ -80,8 +80,8 @@ func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
 	id := res.SessionId
 	done := make(chan acp.StopReason, 1)
 	go func() {
-		stop, _ := svc.Prompt(context.Background(), id, textPrompt("first"), func(acp.SessionUpdate) {})
-		done <- stop
+		resp, _ := svc.Prompt(context.Background(), id, textPrompt("first"), func(acp.SessionUpdate) {})
+		done <- resp.StopReason
 	}()
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
 		m.Mu.Lock()
@@ -101,8 +101,13 @@ func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
 	m.Mu.Lock()
 	m.Block, m.Responses = false, append(m.Responses, fake.Say("done"))
 	m.Mu.Unlock()
-	if stop, err := svc.Prompt(context.Background(), id, textPrompt("third"), func(acp.SessionUpdate) {}); err != nil || stop != acp.StopReasonEndTurn {
-		t.Fatalf("after cancel: %q %v", stop, err)
+	resp, err := svc.Prompt(context.Background(), id, textPrompt("third"), func(acp.SessionUpdate) {})
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("after cancel: %+v %v", resp, err)
+	}
+	// The cancelled first prompt was turn 0: the third is turn 1.
+	if turn := resp.Meta["tandem"].(map[string]any)["turn"]; turn != 1 {
+		t.Fatalf("the third prompt names turn %v, want 1", turn)
 	}
 	list, err := svc.List()
 	if err != nil || len(list) != 1 || list[0].SessionId != id || *list[0].Title != "first" {

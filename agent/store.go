@@ -18,7 +18,6 @@ import (
 
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
-	"github.com/tandemdev/tandem/edits"
 )
 
 // Store keeps chats on disk, one append-only file of JSON lines per chat
@@ -42,6 +41,7 @@ type ChatInfo struct {
 type record struct {
 	Chat       *ChatInfo          `json:"chat,omitempty"`
 	Message    *providers.Message `json:"message,omitempty"`
+	Turn       *int               `json:"turn,omitempty"` // a prompt message's turn
 	Compacted  *compaction        `json:"compacted,omitempty"`
 	Checkpoint *checkpointRecord  `json:"checkpoint,omitempty"`
 }
@@ -49,8 +49,8 @@ type record struct {
 // checkpointRecord is a turn's changes, kept so a reloaded chat can still
 // be rewound.
 type checkpointRecord struct {
-	Turn    int                `json:"turn"`
-	Changes []edits.FileChange `json:"changes"`
+	Turn    int          `json:"turn"`
+	Changes []turnChange `json:"changes"`
 }
 
 // OpenStore opens the chat store in dir, which is made (0700) when the
@@ -133,7 +133,15 @@ func (s *Store) Load(id string) (ChatInfo, []providers.Message, error) {
 type loaded struct {
 	info     ChatInfo
 	messages []providers.Message
-	turns    [][]edits.FileChange // each turn's changes, by turn number
+	turnOf   []int          // each message's turn if it is a prompt, else -1
+	turns    [][]turnChange // each turn's changes, by turn number
+}
+
+// grow makes room for turn in l.turns.
+func (l *loaded) grow(turn int) {
+	for len(l.turns) <= turn {
+		l.turns = append(l.turns, nil)
+	}
 }
 
 func (s *Store) load(id string) (loaded, error) {
@@ -160,12 +168,17 @@ func (s *Store) load(id string) (loaded, error) {
 				l.info = *rec.Chat
 			case rec.Message != nil:
 				l.messages = append(l.messages, *rec.Message)
+				turn := -1
+				if rec.Turn != nil && *rec.Turn >= 0 {
+					turn = *rec.Turn
+					l.grow(turn) // a turn that changed nothing still counts
+				}
+				l.turnOf = append(l.turnOf, turn)
 			case rec.Compacted != nil && rec.Compacted.Replaced <= len(l.messages):
 				l.messages = append([]providers.Message{rec.Compacted.Summary}, l.messages[rec.Compacted.Replaced:]...)
+				l.turnOf = append([]int{-1}, l.turnOf[rec.Compacted.Replaced:]...)
 			case rec.Checkpoint != nil && rec.Checkpoint.Turn >= 0:
-				for len(l.turns) <= rec.Checkpoint.Turn {
-					l.turns = append(l.turns, nil)
-				}
+				l.grow(rec.Checkpoint.Turn)
 				l.turns[rec.Checkpoint.Turn] = append(l.turns[rec.Checkpoint.Turn], rec.Checkpoint.Changes...)
 			}
 		}
@@ -237,13 +250,27 @@ func (j *journal) write(r record) error {
 
 func (j *journal) close() error { return j.f.Close() }
 
-// Replay turns stored messages into the updates a client shows for them:
-// the user's text, the agent's text and thinking, each tool call with its
-// result, and each plan the model showed.
-func Replay(msgs []providers.Message) []acp.SessionUpdate {
+// Replay is the conversation as the updates a client shows for it: the
+// user's text, each prompt carrying its turn (`_meta.tandem.turn`, the
+// turn a restore names), the agent's text and thinking, each tool call with
+// its result and the diffs of the files it changed, and each plan the
+// model showed.
+func (c *Chat) Replay() []acp.SessionUpdate {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.ckMu.Lock()
+	diffs := map[string][]acp.ToolCallContent{}
+	for _, t := range c.turns {
+		for _, tc := range t {
+			if tc.Call != "" {
+				diffs[tc.Call] = append(diffs[tc.Call], diff(tc.FileChange))
+			}
+		}
+	}
+	c.ckMu.Unlock()
 	var out []acp.SessionUpdate
 	plans := map[string]bool{} // the plan calls' ids: shown as the plan
-	for _, m := range msgs {
+	for i, m := range c.messages {
 		for _, b := range m.Blocks {
 			switch {
 			case b.Kind == providers.ToolUse && b.ToolName == planToolName:
@@ -253,7 +280,11 @@ func Replay(msgs []providers.Message) []acp.SessionUpdate {
 				}
 			case b.Kind == providers.ToolResult && plans[b.ToolID]:
 			case b.Kind == providers.Text && m.Role == providers.User:
-				out = append(out, acp.UpdateUserMessageText(b.Text))
+				u := acp.UpdateUserMessageText(b.Text)
+				if c.turnOf[i] >= 0 {
+					u.UserMessageChunk.Meta = map[string]any{"tandem": map[string]any{"turn": c.turnOf[i]}}
+				}
+				out = append(out, u)
 			case b.Kind == providers.Text:
 				out = append(out, acp.UpdateAgentMessageText(b.Text))
 			case b.Kind == providers.Thinking:
@@ -265,8 +296,8 @@ func Replay(msgs []providers.Message) []acp.SessionUpdate {
 				if b.IsError {
 					status = acp.ToolCallStatusFailed
 				}
-				out = append(out, acp.UpdateToolCall(acp.ToolCallId(b.ToolID), acp.WithUpdateStatus(status),
-					acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(b.Text))})))
+				content := append([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(b.Text))}, diffs[b.ToolID]...)
+				out = append(out, acp.UpdateToolCall(acp.ToolCallId(b.ToolID), acp.WithUpdateStatus(status), acp.WithUpdateContent(content)))
 			}
 		}
 	}

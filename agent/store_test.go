@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,9 +74,23 @@ func TestChatIsStoredAndResumes(t *testing.T) {
 	if len(msgs) != 6 {
 		t.Fatalf("after the resumed turn: %d messages, want 6", len(msgs))
 	}
-	updates := Replay(msgs)
+	again, err := ResumeChat(open(), c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	updates := again.Replay()
+	again.Close()
 	if len(updates) == 0 || updates[0].UserMessageChunk == nil || updates[len(updates)-1].AgentMessageChunk == nil {
 		t.Fatalf("replay: %+v", updates)
+	}
+	var turns []any
+	for _, u := range updates {
+		if u.UserMessageChunk != nil {
+			turns = append(turns, u.UserMessageChunk.Meta["tandem"].(map[string]any)["turn"])
+		}
+	}
+	if fmt.Sprint(turns) != "[0 1]" {
+		t.Fatalf("the replayed prompts carry turns %v, want [0 1]", turns)
 	}
 	if err := store.Delete(c.ID); err != nil {
 		t.Fatal(err)
@@ -89,7 +104,8 @@ func TestChatIsStoredAndResumes(t *testing.T) {
 }
 
 // A chat loaded again can still be rewound: its turns' changes are kept
-// in its file, and the turns after the reload number on from them.
+// in its file, its replay shows each call's diff, and the turns after the
+// reload number on from them.
 func TestCheckpointsSurviveAReload(t *testing.T) {
 	ws := t.TempDir()
 	store, err := OpenStore(filepath.Join(t.TempDir(), "chats"))
@@ -116,6 +132,19 @@ func TestCheckpointsSurviveAReload(t *testing.T) {
 	defer r.Close()
 	if cps := r.Checkpoints(); len(cps) != 1 || cps[0].Turn != 0 || cps[0].Files[0] != filepath.Join(ws, "a.txt") {
 		t.Fatalf("checkpoints after the reload: %+v", cps)
+	}
+	var replayed *acp.ToolCallContentDiff
+	for _, u := range r.Replay() {
+		if u.ToolCallUpdate != nil && u.ToolCallUpdate.ToolCallId == "w1" {
+			for _, item := range u.ToolCallUpdate.Content {
+				if item.Diff != nil {
+					replayed = item.Diff
+				}
+			}
+		}
+	}
+	if replayed == nil || replayed.Path != filepath.Join(ws, "a.txt") || replayed.NewText != "agent\n" || replayed.OldText != nil {
+		t.Fatalf("the replayed write shows no diff of the file it made: %+v", replayed)
 	}
 	if res, err := r.Restore(context.Background(), 0, false); err != nil || res.IsError {
 		t.Fatalf("restore: %+v %v", res, err)

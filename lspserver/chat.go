@@ -97,11 +97,11 @@ func (s *Server) acpPrompt(ctx context.Context, params json.RawMessage) (any, er
 	if err := decodeParams("session/prompt", params, &p); err != nil {
 		return nil, err
 	}
-	stop, err := s.agent.Prompt(ctx, p.SessionId, p.Prompt, s.updater(p.SessionId))
+	resp, err := s.agent.Prompt(ctx, p.SessionId, p.Prompt, s.updater(p.SessionId))
 	if err != nil {
 		return nil, agentError(err)
 	}
-	return acp.PromptResponse{StopReason: stop}, nil
+	return resp, nil
 }
 
 func (s *Server) acpCancel(_ context.Context, params json.RawMessage) (any, error) {
