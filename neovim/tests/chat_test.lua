@@ -438,6 +438,14 @@ return function(h)
         contains(text(again), '## You\na chat to remember', 'the prompt is replayed')
         eq('edit · completed', card_status(again, 'Write notes.txt'), 'its tool call too')
         eq(true, h.exists(ws .. '/notes.txt'), 'which wrote notes.txt')
+        local turns = {}
+        for _, m in pairs(again.users) do
+          table.insert(turns, m.turn)
+        end
+        eq({ 0 }, turns, 'the replayed prompt knows its turn')
+        local items = chat_mod.changes(again, 0)
+        eq(1, #items, 'the replayed write is among the turn changes')
+        eq(ws .. '/notes.txt', items[1].filename, 'with its file')
       end)
     end)
   )

@@ -47,7 +47,21 @@ local function insert(chat, lines)
   return row
 end
 
---- Starts a new section of the transcript when the speaker changes.
+--- Shows a user message's turn beside its header (row: where its mark is now).
+local function show_turn(chat, entry, row)
+  if not row then
+    row = api.nvim_buf_get_extmark_by_id(chat.buf, ns, entry.mark, {})[1]
+  end
+  local text = entry.turn and ('  turn ' .. entry.turn) or ''
+  entry.mark = api.nvim_buf_set_extmark(chat.buf, ns, row, 0, {
+    id = entry.mark,
+    virt_text = { { text, 'Comment' } },
+    virt_text_pos = 'eol',
+  })
+end
+
+--- Starts a new section of the transcript when the speaker changes; for the user, returns the
+--- message's entry in chat.users.
 local function side(chat, who, turn)
   if chat.side == who then
     return
@@ -56,13 +70,20 @@ local function side(chat, who, turn)
   chat.last = nil
   local row = insert(chat, { '', who == 'user' and '## You' or '## tandem' })
   if who == 'user' then
-    local opts = { virt_text = { { turn and ('  turn ' .. turn) or '', 'Comment' } }, virt_text_pos = 'eol' }
-    local mark = api.nvim_buf_set_extmark(chat.buf, ns, row + 1, 0, opts)
     -- Exchanges count the user's messages shown here (replayed ones too); turn is tandem's
-    -- number for it, known for the prompts sent from this chat buffer.
+    -- number for it (a replayed prompt carries it; a sent one learns it from its response).
     chat.exchange = chat.exchange + 1
-    chat.users[mark] = { turn = turn, ex = chat.exchange }
+    local entry = { turn = turn, ex = chat.exchange }
+    show_turn(chat, entry, row + 1)
+    chat.users[entry.mark] = entry
+    return entry
   end
+end
+
+--- tandem's _meta.tandem.turn of a prompt response or a replayed prompt, if any.
+local function meta_turn(x)
+  local t = type(x) == 'table' and type(x._meta) == 'table' and x._meta.tandem
+  return type(t) == 'table' and type(t.turn) == 'number' and t.turn or nil
 end
 
 --- Appends streamed text to the transcript's last block of the same kind, else starts one.
@@ -310,7 +331,7 @@ function run(chat, item)
   if turn then
     chat.turn = turn + 1
   end
-  side(chat, 'user', turn)
+  local entry = side(chat, 'user', turn)
   local lines = vim.split(item.text, '\n', { plain = true })
   for _, a in ipairs(item.attach or {}) do
     table.insert(lines, '(attached: ' .. (a.name or (a.resource and a.resource.uri) or a.uri or '?') .. ')')
@@ -324,6 +345,14 @@ function run(chat, item)
       note(chat, 'error: ' .. (err.message or vim.inspect(err)))
       chat.stop_reason = 'error'
     else
+      local t = meta_turn(result)
+      if t then -- tandem's own count, right after a reopen or a restore too
+        chat.turn = t + 1
+        if entry and entry.turn ~= t and api.nvim_buf_is_valid(chat.buf) then
+          entry.turn = t
+          show_turn(chat, entry)
+        end
+      end
       chat.stop_reason = result and result.stopReason
       if chat.stop_reason == 'cancelled' then
         note(chat, 'stopped')
@@ -361,7 +390,7 @@ local function update(chat, u)
       append(chat, kind == 'agent_message_chunk' and 'text' or 'thought', text)
     end
   elseif kind == 'user_message_chunk' then
-    side(chat, 'user')
+    side(chat, 'user', meta_turn(u))
     local c = u.content or {}
     if c.type == 'text' then
       append(chat, 'text', c.text or '')
