@@ -3,6 +3,7 @@ module github.com/tandemdev/tandem
 go 1.26.0
 
 require (
+	github.com/agnivade/levenshtein v1.2.2
 	github.com/bmatcuk/doublestar/v4 v4.10.4
 	github.com/coder/acp-go-sdk v0.13.5
 	github.com/fsnotify/fsnotify v1.10.1
@@ -14,6 +15,7 @@ require (
 	go.lsp.dev/protocol v0.12.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.45.0
+	golang.org/x/tools v0.42.0
 	mvdan.cc/sh/v3 v3.14.1
 	pgregory.net/rapid v1.3.0
 )

@@ -1,12 +1,15 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/edits"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 var editTool = Tool{
@@ -65,6 +68,10 @@ var editTool = Tool{
   ]
 }`),
 	Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
+		args, err := fromOtherEditShape(args)
+		if err != nil {
+			return Refused(err)
+		}
 		var a edits.Args
 		if err := decode("edit", args, &a); err != nil {
 			return Refused(err)
@@ -111,4 +118,72 @@ func (s *Session) edits() *edits.Env {
 			_, err := s.Gate().Access(ctx, approvals.AccessWrite, filepath.Dir(abs), abs)
 			return err
 		}}
+}
+
+// otherEdit is the edit shape of other agents' tools: {file_path | path,
+// old_string, new_string, replace_all}, or several as "edits".
+type otherEdit struct {
+	Path       string  `json:"path"`
+	FilePath   string  `json:"file_path"`
+	OldString  *string `json:"old_string"`
+	NewString  *string `json:"new_string"`
+	ReplaceAll bool    `json:"replace_all"`
+	Edits      []struct {
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+	} `json:"edits"`
+}
+
+// fromOtherEditShape turns the edit shape a model knows from other agents
+// into tandem's own — the same edit under the same guards (the file must
+// have been read, old must occur once) — so a model used to it loses no
+// turn. Other arguments pass as they are.
+func fromOtherEditShape(args json.RawMessage) (json.RawMessage, error) {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(args, &keys) != nil {
+		return args, nil
+	}
+	_, hasOld := keys["old_string"]
+	_, hasEdits := keys["edits"]
+	if !hasOld && !hasEdits {
+		return args, nil
+	}
+	var o otherEdit
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(`The arguments look like another tool's edit ({file_path, old_string, new_string}) but do not fit it: %s. Send tandem's shape: {"files":[{"path":"…","ops":[{"old":"exact text","new":"replacement"}]}]}.`, DecodeProblem("they", err)))
+	}
+	path := o.FilePath
+	if path == "" {
+		path = o.Path
+	}
+	type op struct {
+		Old string `json:"old"`
+		New string `json:"new"`
+	}
+	var ops []op
+	all := o.ReplaceAll
+	if o.OldString != nil {
+		ops = append(ops, op{Old: *o.OldString, New: valueOr(o.NewString)})
+	}
+	for _, e := range o.Edits {
+		ops = append(ops, op{Old: e.OldString, New: e.NewString})
+		all = all || e.ReplaceAll
+	}
+	if path == "" || len(ops) == 0 {
+		return nil, refusal.New(refusal.Invalid, `The edit names no file or no change. Send {"files":[{"path":"…","ops":[{"old":"exact text","new":"replacement"}]}]}.`)
+	}
+	if all {
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(`replace_all has no tandem equivalent: each op replaces one exact occurrence, so every change is one you chose. Find the rows with grep {"pattern":%q,"path":%q,"literal":true}, then send one op per row: {"files":[{"path":%q,"ops":[{"replace":"ROW:text as shown","text":"new line"}]}]}.`, ops[0].Old, path, path))
+	}
+	return json.Marshal(map[string]any{"files": []any{map[string]any{"path": path, "ops": ops}}})
+}
+
+func valueOr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -36,7 +36,7 @@ func TestBadArgumentsAreNamedInTheSchemasTerms(t *testing.T) {
 func TestUnknownToolIsRefusedWithTheNextStep(t *testing.T) {
 	s := Open(Options{Roots: []string{t.TempDir()}})
 	res := Call(context.Background(), s, "nope", nil)
-	if !res.IsError || res.Code != refusal.Unknown || !strings.HasSuffix(res.Text, "Call one of the listed tools.") {
+	if !res.IsError || res.Code != refusal.Unknown || !strings.HasSuffix(res.Text, "the tools are bash, edit, glob, grep, jobs, read, write. Call one of them.") {
 		t.Fatalf("got %+v", res)
 	}
 }
