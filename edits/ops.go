@@ -169,6 +169,9 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 			return planned{}, err
 		}
 		p.lines = stripRowPrefixes(p.lines, p.from)
+		if first, ok := otherRows(p.lines); ok {
+			return planned{}, opErrorf("op %d's text carries the row prefixes of lines %d-%d, not of the lines it replaces (%d-%d); they would be written into the file. Send the text without the \"N:\" prefixes", index, first, first+len(p.lines)-1, p.from, p.to)
+		}
 	case op.Delete != nil:
 		p.shape = shapeRange
 		if op.Text != nil {
@@ -283,6 +286,29 @@ func stripRowPrefixes(lines [][]byte, from int) [][]byte {
 		out[i] = l[len(rowPrefixRE.Find(l)):]
 	}
 	return out
+}
+
+// otherRows reports whether lines look pasted from read rows of other
+// lines than the ones they replace (what stripRowPrefixes leaves): at least
+// two lines, every one with a prefix, the numbers counting up by one. It
+// gives the first number.
+func otherRows(lines [][]byte) (first int, ok bool) {
+	if len(lines) < 2 {
+		return 0, false
+	}
+	for i, l := range lines {
+		m := rowPrefixRE.FindSubmatch(l)
+		if m == nil {
+			return 0, false
+		}
+		n, _ := strconv.Atoi(string(m[1]))
+		if i == 0 {
+			first = n
+		} else if n != first+i {
+			return 0, false
+		}
+	}
+	return first, true
 }
 
 // overlaps refuses ops that touch the same line, since their order would be
