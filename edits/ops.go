@@ -73,6 +73,7 @@ type planned struct {
 	shape    opShape
 	from, to int // 1-based lines (range), or the anchor line (after, before)
 	lines    [][]byte
+	bare     bool // anchored on a bare line number, whose text nothing checked
 }
 
 // anchors lists the lines of the tagged version the op relies on.
@@ -165,6 +166,7 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		if p.from, p.to, err = parseAnchor(base, index, *op.Replace, true); err != nil {
 			return planned{}, err
 		}
+		p.bare = isBare(*op.Replace)
 		if p.lines, err = needText("replace"); err != nil {
 			return planned{}, err
 		}
@@ -180,12 +182,15 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		if p.from, p.to, err = parseAnchor(base, index, *op.Delete, true); err != nil {
 			return planned{}, err
 		}
+		p.bare = isBare(*op.Delete)
 	case op.InsertAfter != nil:
 		p.shape = shapeAfter
 		if strings.TrimSpace(string(*op.InsertAfter)) == "0" {
 			p.shape = shapeStart
 		} else if p.from, _, err = parseAnchor(base, index, *op.InsertAfter, false); err != nil {
 			return planned{}, err
+		} else {
+			p.bare = isBare(*op.InsertAfter)
 		}
 		if p.lines, err = needText("insertAfter"); err != nil {
 			return planned{}, err
@@ -196,6 +201,8 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 			p.shape = shapeEnd
 		} else if p.from, _, err = parseAnchor(base, index, *op.InsertBefore, false); err != nil {
 			return planned{}, err
+		} else {
+			p.bare = isBare(*op.InsertBefore)
 		}
 		if p.lines, err = needText("insertBefore"); err != nil {
 			return planned{}, err
@@ -233,7 +240,7 @@ func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from,
 	case to > n:
 		return 0, 0, opErrorf("op %d: anchor %q is past the end of the file, which has %d lines in that version", index, string(a), n)
 	}
-	if strings.Contains(string(a), ":") && m[2] == "" {
+	if strings.Contains(string(a), ":") { // a row, or a range quoting its first row
 		pasted := strings.TrimSpace(m[3])
 		actual := strings.TrimSpace(string(base.Text(from)))
 		if cut, _, ok := strings.Cut(pasted, " … [line cut"); ok {
@@ -241,12 +248,15 @@ func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from,
 			actual = actual[:min(len(actual), len(pasted))]
 		}
 		if pasted != actual {
-			return 0, 0, opErrorf("op %d: anchor %q quotes a row that is not line %d; that line reads %q. Check the line number against your read",
+			return 0, 0, opErrorf("op %d: anchor %q quotes a row that is not line %d; that line reads %q. Take the number from your read, as it showed the line (ops of one call use the numbers of the version you read, not shifted for earlier ops)",
 				index, clip(string(a), 120), from, clip(string(base.Text(from)), 200))
 		}
 	}
 	return from, to, nil
 }
+
+// isBare reports an anchor with a line number and no row text to check.
+func isBare(a Anchor) bool { return !strings.Contains(string(a), ":") }
 
 // splitText turns a model's text into lines by the shared line model: "\n"
 // or "\r\n" ends a line, a final ending does not start an empty line, and

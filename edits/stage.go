@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/sourcegraph/go-diff/diff"
@@ -245,9 +246,29 @@ func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, ba
 		c.lines = spliceLines(base, splices(base.Len(), ps))
 		c.next = weave(base, c.lines)
 		c.seenBase = env.Seen.SeenLines(abs, tag, base.Len())
-		return c, nil
+	} else if c, p = rebase(env, c, tag, base, ps); p != nil {
+		return nil, p
 	}
-	return rebase(env, c, tag, base, ps)
+	if note := bareNote(ps); note != "" {
+		c.notes = append(c.notes, note)
+	}
+	return c, nil
+}
+
+// bareNote asks the model to check what ops anchored on bare line numbers
+// changed: nothing checked that those were the lines it meant, and a
+// wrong line reported as applied is the costliest mistake an edit makes.
+func bareNote(ps []planned) string {
+	var bare []string
+	for _, p := range ps {
+		if p.bare {
+			bare = append(bare, strconv.Itoa(p.index))
+		}
+	}
+	if len(bare) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("op%s %s anchored on bare line numbers, which nothing checks: make sure the diff below changed the lines you meant; a row such as \"12:its text\" is checked for you", plural(len(bare)), strings.Join(bare, ", "))
 }
 
 // loadChange starts a change on the file's current text: the editor buffer

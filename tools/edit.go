@@ -14,11 +14,11 @@ import (
 
 var editTool = Tool{
 	Name: "edit",
-	Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" on that version's line numbers: ` +
-		`{"replace":"12-14","text":"new lines"}, {"delete":"12-14"}, {"insertAfter":"12","text":"..."}, {"insertBefore":"12","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). ` +
-		`An anchor is a line number, a range, or the row as read showed it ("12:func main() {"). Use the line numbers of the version you read even after earlier ops in the same list; do not shift them yourself. ` +
+	Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" anchored on that version's rows, quoted as read showed them ("12:func main() {"; a range quotes its first row: "12-14:func main() {"), so a miscounted line is refused instead of changed: ` +
+		`{"replace":"12-14:row","text":"new lines"}, {"delete":"12-14:row"}, {"insertAfter":"12:row","text":"..."}, {"insertBefore":"12:row","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). A bare number ("12") works but nothing checks it. ` +
+		`Use the numbers of the version you read even after earlier ops in the same list; do not shift them yourself. ` +
 		`"moveTo" moves the file (never over an existing one); "create" makes a new file with exactly that content. Instead of files you may send "patch", a unified diff of one or more files. ` +
-		`You may only anchor on lines you were shown: otherwise nothing is written and the reply shows those lines, so the same call then applies. If the file changed since your tag, the edit is carried over when the lines it touches are unchanged; else you get their current text. ` +
+		`You may only anchor on lines you were shown: otherwise nothing is written and the reply shows those lines. If the file changed since your tag, the edit is carried over when the lines it touches are unchanged; else you get their current text. ` +
 		`New lines get the file's line endings. The reply lists the files applied, each with its new tag and a compact diff whose numbered rows you can anchor on next.`,
 	InputSchema: json.RawMessage(`{
   "type": "object",
@@ -37,10 +37,10 @@ var editTool = Tool{
             "items": {
               "type": "object",
               "properties": {
-                "replace": {"type": ["string", "integer"], "description": "Lines to replace: \"12\" or \"12-14\"; needs text."},
-                "delete": {"type": ["string", "integer"], "description": "Lines to delete: \"12\" or \"12-14\"."},
-                "insertAfter": {"type": ["string", "integer"], "description": "Insert text after this line (0 = at the start)."},
-                "insertBefore": {"type": ["string", "integer"], "description": "Insert text before this line."},
+                "replace": {"type": ["string", "integer"], "description": "Lines to replace, as a row \"12:text\" or \"12-14:first row\"; needs text."},
+                "delete": {"type": ["string", "integer"], "description": "Lines to delete, as a row \"12:text\" or \"12-14:first row\"."},
+                "insertAfter": {"type": ["string", "integer"], "description": "Insert text after this row \"12:text\" (0 = at the start)."},
+                "insertBefore": {"type": ["string", "integer"], "description": "Insert text before this row \"12:text\"."},
                 "prepend": {"type": "string", "description": "Text to insert at the start of the file."},
                 "append": {"type": "string", "description": "Text to add at the end of the file."},
                 "text": {"type": "string", "description": "The new lines for replace, insertAfter and insertBefore, separated by newlines."},
@@ -63,7 +63,7 @@ var editTool = Tool{
   },
   "additionalProperties": false,
   "examples": [
-    {"files": [{"path": "internal/names/names.go", "tag": "1A2B3C4D", "ops": [{"replace": "12-13", "text": "\treturn \"Hello, \" + name\n}"}, {"insertAfter": "3", "text": "import \"strings\""}]}]},
+    {"files": [{"path": "internal/names/names.go", "tag": "1A2B3C4D", "ops": [{"replace": "12-13:\treturn \"Hi \" + name", "text": "\treturn \"Hello, \" + name\n}"}, {"insertAfter": "3:import (", "text": "\t\"strings\""}]}]},
     {"files": [{"path": "README.md", "tag": "9F00C2E1", "old": "tandem greet", "new": "tandem greet --name"}]}
   ]
 }`),
