@@ -321,6 +321,76 @@ func otherRows(lines [][]byte) (first int, ok bool) {
 	return first, true
 }
 
+// pastedRows is text whose every line carries a row prefix, the numbers
+// counting up by one: the text without them, and the first number.
+func pastedRows(text string) (string, int, bool) {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	bs := make([][]byte, len(lines))
+	for i, l := range lines {
+		bs[i] = []byte(l)
+	}
+	first, ok := otherRows(bs)
+	if !ok && len(bs) == 1 {
+		if m := rowPrefixRE.FindSubmatch(bs[0]); m != nil {
+			first, _ = strconv.Atoi(string(m[1]))
+			ok = true
+		}
+	}
+	if !ok {
+		return "", 0, false
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l[len(rowPrefixRE.FindString(l)):]
+	}
+	stripped := strings.Join(out, "\n")
+	if strings.HasSuffix(text, "\n") {
+		stripped += "\n"
+	}
+	return stripped, first, true
+}
+
+// nearMiss finds where old occurs but for whitespace (tabs for spaces, a
+// trailing space, another indent) and says what differs; "" when it does
+// not occur that way either.
+func nearMiss(base documents.Lines, old string) string {
+	want := strings.Split(strings.TrimSuffix(old, "\n"), "\n")
+	squash := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	if squash(strings.Join(want, " ")) == "" {
+		return ""
+	}
+	var places []string
+	var differ string
+	for i := 0; i+len(want) <= base.Len() && len(places) < 3; i++ {
+		match, first := true, ""
+		for k, w := range want {
+			got := string(base.Text(i + k + 1))
+			if squash(got) != squash(w) {
+				match = false
+				break
+			}
+			if first == "" && got != w {
+				first = fmt.Sprintf("line %d reads %q where \"old\" has %q", i+k+1, clip(got, 120), clip(w, 120))
+			}
+		}
+		if !match {
+			continue
+		}
+		if len(want) == 1 {
+			places = append(places, strconv.Itoa(i+1))
+		} else {
+			places = append(places, fmt.Sprintf("%d-%d", i+1, i+len(want)))
+		}
+		if differ == "" {
+			differ = first
+		}
+	}
+	if len(places) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("but it does at line%s %s apart from whitespace (%s)", plural(len(places)*len(want)), strings.Join(places, ", "), differ)
+}
+
 // overlaps refuses ops that touch the same line, since their order would be
 // a guess.
 func overlaps(ps []planned) error {
@@ -430,6 +500,18 @@ func planSwap(base documents.Lines, index int, old, repl string) (planned, error
 	}
 	lineOf := func(off int) int { // 0-based line holding byte off
 		return sort.Search(base.Len(), func(i int) bool { return starts[i+1] > off })
+	}
+	if len(at) == 0 {
+		// Rows pasted whole, prefixes and all, that quote lines of this
+		// version in order: the text without the prefixes is what was meant.
+		if stripped, first, ok := pastedRows(old); ok {
+			if p, err := planSwap(base, index, stripped, repl); err == nil && p.from == first {
+				return p, nil
+			}
+		}
+		if near := nearMiss(base, old); near != "" {
+			return planned{}, opErrorf("op %d: \"old\" does not occur in that version of the file, %s. Quote the lines exactly as read showed them (without the \"N:\" prefixes), or anchor on their rows", index, near)
+		}
 	}
 	switch len(at) {
 	case 0:
