@@ -22,6 +22,7 @@ var update = flag.Bool("update", false, "rewrite the transcripts' want sections 
 //	-- want --   the text the model gets ($WORK is the workspace root)
 //	-- next --   TOOL JSON: the call a model makes from that text; it must
 //	             not be refused (it may be followed by a want too)
+//	-- rewrite PATH --  the file changes under the model (the user typed)
 //
 // A refusal that costs the model a wasted turn shows up here as a want the
 // model cannot act on, or a next that is refused. `go test ./tools -run
@@ -69,7 +70,7 @@ func replayTranscript(t *testing.T, path string) {
 				t.Errorf("the model gets:\n%s\nwant:\n%s", got, f.Data)
 			}
 		default:
-			file := filepath.Join(ws, filepath.FromSlash(f.Name))
+			file := filepath.Join(ws, filepath.FromSlash(strings.TrimPrefix(f.Name, "rewrite ")))
 			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 				t.Fatal(err)
 			}
