@@ -20,8 +20,8 @@ import (
 
 var mcpCommand = command{
 	name:    "mcp",
-	usage:   "tandem mcp call SERVER/TOOL [JSON|-] | list | serve",
-	summary: "Call the user's MCP tools from inside a tandem session, list them, or serve tandem's tools over MCP.",
+	usage:   "tandem mcp call SERVER/TOOL [JSON|-] | list | serve | install",
+	summary: "Call the user's MCP tools from inside a tandem session, list them, serve tandem's tools over MCP, or add that server to agents' configurations.",
 	help: `tandem mcp call SERVER/TOOL [JSON | -]
     Calls an MCP tool through the tandem session this command runs in (an
     agent shell step, or an editor terminal opened by tandem). JSON is the
@@ -43,7 +43,9 @@ tandem mcp list
 tandem mcp serve
     Serves tandem's own tools (the same registry as "tandem tool") as an MCP
     server on standard input and output, in a standalone session on the
-    current directory.`,
+    current directory.
+
+` + mcpInstallHelp,
 	run: runMCP,
 }
 
@@ -69,7 +71,7 @@ var statusExit = map[bridge.Status]int{
 
 func runMCP(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "tandem mcp: say call, list or serve; run `tandem mcp --help`")
+		fmt.Fprintln(os.Stderr, "tandem mcp: say call, list, serve or install; run `tandem mcp --help`")
 		return exitUsage
 	}
 	switch args[0] {
@@ -83,8 +85,10 @@ func runMCP(args []string) int {
 		return mcpList(os.Stdout, os.Stderr)
 	case "serve":
 		return mcpServe()
+	case "install":
+		return mcpInstall(args[1:], os.Stdout, os.Stderr)
 	}
-	fmt.Fprintf(os.Stderr, "tandem mcp: unknown subcommand %q; say call, list or serve\n", args[0])
+	fmt.Fprintf(os.Stderr, "tandem mcp: unknown subcommand %q; say call, list, serve or install\n", args[0])
 	return exitUsage
 }
 
