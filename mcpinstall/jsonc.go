@@ -117,9 +117,12 @@ func insertFirst(obj *hujson.Object, objIndent, unit, key string, value any) {
 	}
 	indent, multiline := objIndent+unit, true
 	if len(obj.Members) > 0 {
-		next := obj.Members[0].Name.BeforeExtra
-		if indent, multiline = lineIndent(next); !multiline {
-			m.Name.BeforeExtra = slices.Clone(next)
+		next := obj.Members[0]
+		if indent, multiline = lineIndent(next.Name.BeforeExtra); !multiline {
+			m.Name.BeforeExtra = slices.Clone(next.Name.BeforeExtra)
+		}
+		if isBlank(next.Value.BeforeExtra) {
+			m.Value.BeforeExtra = slices.Clone(next.Value.BeforeExtra)
 		}
 	} else if !bytes.Contains(obj.AfterExtra, []byte("\n")) {
 		// `{}` opens up, its closing brace on a line of its own.
