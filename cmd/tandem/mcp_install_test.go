@@ -196,3 +196,55 @@ func TestMCPInstallWithTheAgentsOwnCLIs(t *testing.T) {
 		})
 	}
 }
+
+func TestMCPInstallCommandLine(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", "")
+	ws := filepath.Join(home, "ws")
+	if err := os.MkdirAll(filepath.Join(ws, ".cursor"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	broken := "{\n  \"mcpServers\": {,\n}\n"
+	if err := os.WriteFile(filepath.Join(ws, ".cursor", "mcp.json"), []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := func(wantCode int, args ...string) (string, string) {
+		t.Helper()
+		var stdout, stderr strings.Builder
+		if code := mcpInstall(args, &stdout, &stderr); code != wantCode {
+			t.Fatalf("%v: exit %d, want %d\n%s%s", args, code, wantCode, stdout.String(), stderr.String())
+		}
+		return stdout.String(), stderr.String()
+	}
+	t.Chdir(home)
+	_, errText := run(exitError)
+	mustContain(t, "project scope in the home directory", errText, "is not a workspace; run it in the workspace's root directory, or say --scope user")
+	t.Chdir(ws)
+	_, errText = run(exitUsage, "--agent", "emacs")
+	mustContain(t, "an unknown agent", errText, `unknown agent "emacs"; say claude, codex, gemini, cursor, vscode or all`)
+	_, errText = run(exitUsage, "--scope", "global")
+	mustContain(t, "an unknown scope", errText, `unknown scope "global"; say project or user`)
+	// This test's binary is a go-build temporary, as `go run`'s is.
+	_, errText = run(exitError, "--scope", "user")
+	mustContain(t, "user scope from a temporary build", errText, "temporary `go run` build")
+	_, errText = run(exitUsage, "claude")
+	mustContain(t, "a stray argument", errText, `unexpected "claude"`)
+
+	out, _ := run(exitError)
+	mustContain(t, "install with one broken file", out,
+		"claude: added to "+filepath.Join(ws, ".mcp.json")+"\n",
+		"cursor: skipped: "+filepath.Join(ws, ".cursor", "mcp.json")+": line 2, column 18: ",
+		"vscode: added to ")
+	if b, _ := os.ReadFile(filepath.Join(ws, ".cursor", "mcp.json")); string(b) != broken {
+		t.Errorf("the broken file was changed:\n%s", b)
+	}
+	out, _ = run(exitOK, "--agent", "claude", "--remove")
+	if want := "claude: removed from " + filepath.Join(ws, ".mcp.json") + "\n"; out != want {
+		t.Errorf("got %q, want %q", out, want)
+	}
+	out, _ = run(exitOK, "--agent", "claude", "--remove")
+	mustContain(t, "a second removal", out, "claude: not there in ")
+}
