@@ -157,9 +157,11 @@ type entry struct {
 
 // format edits one kind of configuration file. edit gets the file's bytes
 // (nil when there is none) and returns the new bytes; an empty result means
-// the file held nothing but tandem's entry and goes away.
+// the file held nothing but tandem's entry and goes away. emptyDoc is such a
+// file's content when it has to stay.
 type format interface {
 	edit(src []byte, command string, remove bool) (out []byte, act Action, reason string, err error)
+	emptyDoc() []byte
 }
 
 // Apply installs (or, with remove, removes) tandem's entry for agent a in
@@ -192,8 +194,18 @@ func Apply(a Agent, scope Scope, e Env, remove bool) Result {
 	if act == Already || act == NotThere {
 		return r
 	}
-	if err := commit(path, src, exists, out, scope); err != nil {
+	del := len(out) == 0
+	if fi, err := os.Lstat(r.Path); del && err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// A linked file (dotfiles) stays, emptied: the link keeps pointing somewhere.
+		del, out = false, a.format.emptyDoc()
+	}
+	if err := commit(path, src, exists, out, del, scope); err != nil {
 		return skip(r, fmt.Sprintf("%s: %v", r.Path, err))
+	}
+	// An agent's own directory left empty goes too; the workspace and the
+	// home directory never do.
+	if dir := filepath.Dir(r.Path); del && dir != e.Root && dir != e.Home {
+		_ = os.Remove(dir) // fails, as it should, on a directory holding anything
 	}
 	return r
 }
@@ -205,22 +217,17 @@ func skip(r Result, reason string) Result {
 
 // commit writes out over path through a temporary file and a rename, so a
 // reader never sees half a file, after checking that no one (a running agent
-// rewriting its settings) changed the file since it was read. An empty out
-// deletes the file, and its directory when that is left empty.
-func commit(path string, src []byte, exists bool, out []byte, scope Scope) error {
+// rewriting its settings) changed the file since it was read; del deletes
+// the file instead.
+func commit(path string, src []byte, exists bool, out []byte, del bool, scope Scope) error {
 	now, err := os.ReadFile(path)
 	if (err == nil) != exists || !bytes.Equal(now, src) {
 		return errors.New("the file changed while tandem was editing it (is the agent running?); run the command again")
 	}
-	dir := filepath.Dir(path)
-	if len(out) == 0 {
-		if err := os.Remove(path); err != nil {
-			return err
-		}
-		// Only an empty directory goes; one holding anything else stays.
-		_ = os.Remove(dir)
-		return nil
+	if del {
+		return os.Remove(path)
 	}
+	dir := filepath.Dir(path)
 	// A user file is private by default: agents later store tokens beside
 	// their servers. An existing file keeps its mode.
 	mode := fs.FileMode(0o644)

@@ -99,6 +99,9 @@ func TestNewFilesAreCreatedThenRemovedWhole(t *testing.T) {
 					t.Fatalf("the emptied directory %s is still there", dir)
 				}
 			}
+			if _, err := os.Stat(e.Root); err != nil {
+				t.Fatalf("the workspace went with it: %v", err)
+			}
 		})
 	}
 }
@@ -354,5 +357,10 @@ func TestLinkedFileIsEditedWhereItLives(t *testing.T) {
 	}
 	if st, _ := os.Stat(target); st.Mode().Perm() != 0o640 || !strings.Contains(read(t, target), `"tandem"`) {
 		t.Fatalf("target %v:\n%s", st.Mode(), read(t, target))
+	}
+	// Emptied again, the linked file stays so the link is not left dangling.
+	apply(t, a, e, true, Removed)
+	if got := read(t, p); got != "{}\n" {
+		t.Fatalf("through the link: %q", got)
 	}
 }

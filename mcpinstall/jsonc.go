@@ -28,6 +28,8 @@ func (f jsonFormat) want(command string) entry {
 	return e
 }
 
+func (jsonFormat) emptyDoc() []byte { return []byte("{}\n") }
+
 func (f jsonFormat) edit(src []byte, command string, remove bool) ([]byte, Action, string, error) {
 	if len(bytes.TrimSpace(src)) == 0 {
 		if remove {

@@ -21,6 +21,8 @@ type tomlFormat struct{}
 
 const serversKey = "mcp_servers"
 
+func (tomlFormat) emptyDoc() []byte { return nil }
+
 func (tomlFormat) edit(src []byte, command string, remove bool) ([]byte, Action, string, error) {
 	doc, err := parseTOML(src)
 	if err != nil {
