@@ -61,6 +61,9 @@ func reply(env *Env, cs []*change, outs []outcome) (string, error) {
 // landedFile records and renders one landed change.
 func landedFile(env *Env, c *change, o outcome) string {
 	path, show := c.final()
+	if c.remove {
+		return fmt.Sprintf("[%s] deleted (it had %d line%s)\n", show, c.scanned().Len(), plural(c.scanned().Len()))
+	}
 	tag := env.Seen.Saw(path, c.next)
 	// Mark runs of seen lines: a large file with a small change is a few runs.
 	from := 0 // 1-based start of the current run, 0 for none

@@ -17,7 +17,7 @@ var editTool = Tool{
 	Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" anchored on that version's rows, quoted as read showed them ("12:func main() {"; a range quotes its first row: "12-14:func main() {"), so a miscounted line is refused instead of changed: ` +
 		`{"replace":"12-14:row","text":"new lines"}, {"delete":"12-14:row"}, {"insertAfter":"12:row","text":"..."}, {"insertBefore":"12:row","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). A bare number ("12") works but nothing checks it. ` +
 		`Use the numbers of the version you read even after earlier ops in the same list; do not shift them yourself. ` +
-		`"moveTo" moves the file (never over an existing one); "create" makes a new file with exactly that content. Instead of files you may send "patch", a unified diff of one or more files. ` +
+		`"moveTo" moves the file (never over an existing one); "create" makes a new file with exactly that content; "deleteFile": true deletes one you read whole. Instead of files you may send "patch", a unified diff of one or more files. ` +
 		`You may only anchor on lines you were shown: otherwise nothing is written and the reply shows those lines. If the file changed since your tag, the edit is carried over when the lines it touches are unchanged; else you get their current text. ` +
 		`New lines get the file's line endings. The reply lists the files applied, each with its new tag and a compact diff whose numbered rows you can anchor on next.`,
 	InputSchema: json.RawMessage(`{
@@ -53,7 +53,8 @@ var editTool = Tool{
           "old": {"type": "string", "description": "Shorthand for one op {old, new}."},
           "new": {"type": "string", "description": "Shorthand for one op {old, new}."},
           "moveTo": {"type": "string", "description": "Move the file to this new path (after its ops). Never replaces a file."},
-          "create": {"type": "string", "description": "Create this new file with exactly this content (it must not exist). Takes no tag or ops."}
+          "create": {"type": "string", "description": "Create this new file with exactly this content (it must not exist). Takes no tag or ops."},
+          "deleteFile": {"type": "boolean", "description": "Delete the file; you must have seen all of its current version."}
         },
         "required": ["path"],
         "additionalProperties": false
