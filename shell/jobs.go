@@ -25,7 +25,7 @@ type Jobs struct {
 type Job struct {
 	ID      string
 	Command string
-	Started time.Time
+	Started time.Time // when the script started, not when it became a job
 	Run     *Run
 }
 
@@ -35,10 +35,12 @@ type JobInfo struct {
 	Command string  `json:"command"`
 	State   string  `json:"state"` // "running", or how the script ended
 	Status  int     `json:"status"`
-	Seconds float64 `json:"seconds"` // how long it ran (so far)
-	Steps   []Step  `json:"steps"`
-	Output  Output  `json:"output"`
-	Refusal string  `json:"refusal,omitempty"`
+	Seconds float64 `json:"seconds"` // how long it ran (so far), from its start
+	// Asking is the steps the user is being asked about now: the job waits.
+	Asking  string `json:"asking,omitempty"`
+	Steps   []Step `json:"steps"`
+	Output  Output `json:"output"`
+	Refusal string `json:"refusal,omitempty"`
 }
 
 // NewJobs makes a table; settle is called (in its own goroutine) when a
@@ -56,7 +58,7 @@ func (t *Jobs) Add(r *Run, command string) *Job {
 		return &Job{ID: "closed", Command: command, Run: r, Started: time.Now()}
 	}
 	t.seq++
-	j := &Job{ID: "job-" + strconv.Itoa(t.seq), Command: command, Started: time.Now(), Run: r}
+	j := &Job{ID: "job-" + strconv.Itoa(t.seq), Command: command, Started: r.Started(), Run: r}
 	t.jobs[j.ID] = j
 	t.mu.Unlock()
 	go func() {
@@ -113,6 +115,7 @@ func (j *Job) Info() JobInfo {
 	case <-j.Run.Done():
 	default:
 		info.Steps, info.Output = j.Run.Progress()
+		info.Asking = j.Run.Asking()
 		info.Seconds = time.Since(j.Started).Seconds()
 		return info
 	}

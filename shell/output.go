@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -29,6 +30,7 @@ type capture struct {
 	tailCap int
 	headCap int
 	total   int64
+	lines   int64 // newlines in every byte the script wrote
 }
 
 func newCapture(limit int) (*capture, error) {
@@ -62,6 +64,7 @@ func (c *capture) add(p []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.total += int64(len(p))
+	c.lines += int64(bytes.Count(p, []byte{'\n'}))
 	if room := c.headCap - len(c.head); room > 0 {
 		k := min(room, len(p))
 		c.head = append(c.head, p[:k]...)
@@ -90,6 +93,8 @@ type Output struct {
 	Text    string `json:"text"`    // head, a marker line when bytes were dropped, tail
 	Total   int64  `json:"total"`   // every byte the script wrote
 	Dropped int64  `json:"dropped"` // bytes between the head and the tail that the result does not hold
+	// DroppedLines counts the line endings among the dropped bytes.
+	DroppedLines int64 `json:"droppedLines,omitempty"`
 }
 
 // snapshot is the output so far; safe while steps still write.
@@ -101,6 +106,7 @@ func (c *capture) snapshot() Output {
 	tail = append(tail, c.tail[:c.tailAt]...)
 	kept := int64(len(c.head) + len(tail))
 	o := Output{Total: c.total, Dropped: c.total - kept}
+	o.DroppedLines = c.lines - int64(bytes.Count(c.head, []byte{'\n'})+bytes.Count(tail, []byte{'\n'}))
 	if o.Dropped == 0 {
 		o.Text = string(c.head) + string(tail)
 		return o

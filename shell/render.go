@@ -31,7 +31,7 @@ func Render(res Result) string {
 		fmt.Fprintf(&b, "failed: %s", res.Error)
 	}
 	b.WriteString("\n")
-	writeSteps(&b, res.Steps)
+	writeSteps(&b, res.Steps, false)
 	writeOutput(&b, res.Output, "output")
 	return b.String()
 }
@@ -42,12 +42,14 @@ func RenderProgress(head string, steps []Step, out Output) string {
 	var b strings.Builder
 	b.WriteString(head)
 	b.WriteString("\n")
-	writeSteps(&b, steps)
+	writeSteps(&b, steps, true)
 	writeOutput(&b, out, "output so far")
 	return b.String()
 }
 
-func writeSteps(b *strings.Builder, steps []Step) {
+// writeSteps lists steps; running says the script still runs, so a step
+// that has not ended is running, not one that did not run.
+func writeSteps(b *strings.Builder, steps []Step, running bool) {
 	if len(steps) == 0 {
 		b.WriteString("steps: none ran\n")
 		return
@@ -58,7 +60,7 @@ func writeSteps(b *strings.Builder, steps []Step) {
 	for i, s := range steps {
 		if i < listFirst || i >= len(steps)-listLast {
 			show[i] = true
-		} else if (s.Status > 0 || !s.Ran) && failed < listFailed {
+		} else if (s.Status > 0 || (!s.Ran && !running)) && failed < listFailed {
 			show[i], failed = true, failed+1
 		}
 	}
@@ -78,6 +80,10 @@ func writeSteps(b *strings.Builder, steps []Step) {
 		}
 		fmt.Fprintf(b, "  %d. %s", s.N, text)
 		switch {
+		case s.Refused:
+			b.WriteString("  → refused")
+		case !s.Ran && running:
+			b.WriteString("  → running")
 		case !s.Ran:
 			b.WriteString("  → did not run")
 		case s.Status >= 0:
@@ -92,7 +98,8 @@ func writeOutput(b *strings.Builder, o Output, label string) {
 	case o.Total == 0:
 		fmt.Fprintf(b, "%s: none\n", label)
 	case o.Dropped > 0:
-		fmt.Fprintf(b, "%s (%d bytes; the first and last %d kept, %d dropped from the middle):\n%s", label, o.Total, o.Total-o.Dropped, o.Dropped, o.Text)
+		fmt.Fprintf(b, "%s (%d bytes; the first and last %d kept, %d bytes and %d lines dropped from the middle; to see them, run it again with its output redirected to a file (> out.log 2>&1) and read the file in ranges):\n%s",
+			label, o.Total, o.Total-o.Dropped, o.Dropped, o.DroppedLines, o.Text)
 	default:
 		fmt.Fprintf(b, "%s (%d bytes):\n%s", label, o.Total, o.Text)
 	}

@@ -74,6 +74,8 @@ type Step struct {
 	// picks which runs).
 	Status int  `json:"status"`
 	Ran    bool `json:"ran"`
+	// Refused: the gate stopped the script at this step; it never ran.
+	Refused bool `json:"refused,omitempty"`
 }
 
 // Result is how a run ended.
@@ -109,7 +111,11 @@ type Run struct {
 	refused *stepRefused
 	killed  bool
 	result  Result
+	started time.Time
 	ended   time.Time
+	// asking is the text of the steps the gate is asking the user about
+	// now, "" when it asks nothing: a job waiting for an answer says so.
+	asking string
 	// funcs are the names the script's code may define as functions (every
 	// function declaration tandem parsed: the script, sh -c payloads, eval'd
 	// code, sourced files); a builtin so named is left to the interpreter.
@@ -166,15 +172,16 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	_, _ = rand.Read(id[:])
 	ctx, cancel := context.WithCancel(ctx)
 	x := &Run{
-		null:   null,
-		opts:   o,
-		policy: o.Gate.Policy(),
-		out:    out,
-		procs:  newProcs(hex.EncodeToString(id[:])),
-		stages: newStages(),
-		cancel: cancel,
-		done:   make(chan struct{}),
-		funcs:  map[string]bool{},
+		started: time.Now(),
+		null:    null,
+		opts:    o,
+		policy:  o.Gate.Policy(),
+		out:     out,
+		procs:   newProcs(hex.EncodeToString(id[:])),
+		stages:  newStages(),
+		cancel:  cancel,
+		done:    make(chan struct{}),
+		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
 	env := ChildEnv(o.Env, o.ExtraEnv)
@@ -296,6 +303,17 @@ func (x *Run) Progress() ([]Step, Output) {
 	return steps, x.out.snapshot()
 }
 
+// Asking is the text of the steps the gate is asking the user about now,
+// "" when none.
+func (x *Run) Asking() string {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.asking
+}
+
+// Started is when the run began.
+func (x *Run) Started() time.Time { return x.started }
+
 // Kill stops the run: the interpreter halts and every process it started
 // (each process group, and anything that left them) is killed and reaped.
 // It returns when the run has ended.
@@ -340,6 +358,9 @@ func (x *Run) refuse(n int, err error) error {
 	if x.refused == nil {
 		x.refused = &stepRefused{n: n, err: r}
 	}
+	if n > 0 && n <= len(x.steps) {
+		x.steps[n-1].Refused = true
+	}
 	refused := x.refused
 	x.mu.Unlock()
 	// The interpreter does not carry a handler's error out of a subshell or
@@ -374,7 +395,7 @@ func (x *Run) gate(ctx context.Context, hc interp.HandlerContext, s approvals.St
 		}
 		return n, nil
 	}
-	if err := x.opts.Gate.Check(ctx, approvals.KindShell, s); err != nil {
+	if err := x.ask(ctx, s); err != nil {
 		return 0, x.refuse(x.record(s), err)
 	}
 	return x.record(s), nil
@@ -394,9 +415,26 @@ func (x *Run) passGate(ctx context.Context, hc interp.HandlerContext) error {
 	return nil
 }
 
+// ask passes steps through the gate, noting while it asks the user.
+func (x *Run) ask(ctx context.Context, steps ...approvals.Step) error {
+	texts := make([]string, len(steps))
+	for i, st := range steps {
+		texts[i] = st.Text
+	}
+	x.mu.Lock()
+	x.asking = strings.Join(texts, " | ")
+	x.mu.Unlock()
+	defer func() {
+		x.mu.Lock()
+		x.asking = ""
+		x.mu.Unlock()
+	}()
+	return x.opts.Gate.Check(ctx, approvals.KindShell, steps...)
+}
+
 // check asks about steps together; it returns the index of the refused one.
 func (x *Run) check(ctx context.Context, steps []approvals.Step) (int, error) {
-	err := x.opts.Gate.Check(ctx, approvals.KindShell, steps...)
+	err := x.ask(ctx, steps...)
 	var r *approvals.Refused
 	if errors.As(err, &r) {
 		return r.Step, err

@@ -221,3 +221,58 @@ func TestReadingTandemsEnvironmentIsASecretRead(t *testing.T) {
 		t.Fatalf("%s", res.Text)
 	}
 }
+
+// A job shows its running step as running, the time since the script
+// started, and the step it waits on while the user is asked; a denied step
+// then shows as refused.
+func TestJobsShowRunningAndWaitingSteps(t *testing.T) {
+	home := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte("key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", home)
+	asked, answer := make(chan struct{}, 1), make(chan approvals.Answer)
+	s, n := bashSessionAsking(t, `{"shell": {"budgetSeconds": 0.2}}`, approvals.AskerFunc(func(ctx context.Context, _ approvals.Question) approvals.Answer {
+		asked <- struct{}{}
+		select {
+		case a := <-answer:
+			return a
+		case <-ctx.Done():
+			return approvals.Unanswered
+		}
+	}))
+	res := callBash(t, s, "sleep 1; cat ~/.ssh/id_test")
+	id, _ := res.Structured.(map[string]any)["job"].(string)
+	if id == "" {
+		t.Fatalf("not detached: %s", res.Text)
+	}
+	show := func() string {
+		return Call(context.Background(), s, "jobs", json.RawMessage(`{"action":"show","id":"`+id+`"}`)).Text
+	}
+	if got := show(); !strings.Contains(got, "1. sleep 1  → running") || !strings.Contains(got, "s since it started)") {
+		t.Fatalf("while the first step runs:\n%s", got)
+	}
+	select {
+	case <-asked:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the secret step was never asked")
+	}
+	if got := show(); !strings.Contains(got, "it waits for the user's answer to run: cat") {
+		t.Fatalf("while the user is asked:\n%s", got)
+	}
+	if list := Call(context.Background(), s, "jobs", json.RawMessage(`{}`)).Text; !strings.Contains(list, id+"  waiting for the user's answer") {
+		t.Fatalf("jobs list while asking: %s", list)
+	}
+	answer <- approvals.Deny
+	select {
+	case <-n.cond:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the job never settled")
+	}
+	if got := show(); !strings.Contains(got, "id_test  → refused") || strings.Contains(got, "→ did not run") {
+		t.Fatalf("after the denial:\n%s", got)
+	}
+}

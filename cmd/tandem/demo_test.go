@@ -67,7 +67,7 @@ func TestDemoShowsGatedShellAndBridge(t *testing.T) {
 			t.Errorf("the denied step lacks %q", want)
 		}
 	}
-	for _, want := range []string{"refused at step 2 (denied)", "the user denied it", "did not run. Do not try it again unless the user asks for it.", "1. echo checking the key  → 0", "/.ssh/id_demo  → did not run"} {
+	for _, want := range []string{"refused at step 2 (denied)", "the user denied it", "did not run. Do not try it again unless the user asks for it.", "1. echo checking the key  → 0", "/.ssh/id_demo  → refused"} {
 		if !strings.Contains(seen, want) {
 			t.Errorf("the model's refusal lacks %q", want)
 		}
