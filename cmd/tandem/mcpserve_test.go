@@ -397,6 +397,15 @@ func TestMCPServe_finds_the_editor_of_its_folder(t *testing.T) {
 	if !strings.Contains(r.text(), "1:UNSAVED") {
 		t.Fatalf("read through the discovered editor: %+v", r)
 	}
+	// A second agent has a session of its own: the first one's read is
+	// not its own.
+	tag, _, _ := strings.Cut(strings.TrimPrefix(r.text(), "["), "]")
+	_, tag, _ = strings.Cut(tag, "#")
+	other := startMCPClient(t, ws, env, "")
+	r, _ = other.call("edit", `{"files":[{"path":"a.txt","tag":"`+tag+`","old":"UNSAVED","new":"x"}]}`)
+	if !r.Result.IsError || r.Result.Meta["code"] != "stale_tag" {
+		t.Fatalf("an edit on another session's read: %+v", r)
+	}
 	ed.call("shutdown", nil, nil)
 	_ = ed.conn.Notify(ed.ctx, "exit", nil)
 	_ = ed.cmd.Wait()
