@@ -430,6 +430,14 @@ func TestMCPServe_standalone_settings_and_elicitation(t *testing.T) {
 	if r.Result.Meta["code"] != "unanswered" || !strings.Contains(r.text(), "run you in the terminal of an editor with tandem") || !strings.Contains(r.text(), "shell.autoEffects in their user settings") {
 		t.Fatalf("without elicitation: %+v", r)
 	}
+	for _, call := range [][2]string{{"write", `{"path":"new.txt","content":"x\n"}`}, {"bash", `{"command":"go version"}`}} {
+		if r, _ := c.call(call[0], call[1]); r.Result.Meta["code"] != "unanswered" {
+			t.Fatalf("%s %s under the auto set [read]: %s", call[0], call[1], r.text())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil {
+		t.Fatal("the refused write wrote")
+	}
 	r, _ = c.call("jobs", `{}`)
 	if r.Result.IsError {
 		t.Fatalf("jobs: %+v", r)
@@ -447,6 +455,10 @@ func TestMCPServe_standalone_settings_and_elicitation(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(ws, "keep.log")); err != nil {
 		t.Fatal("the denied step ran")
 	}
+	decline := startMCPClient(t, ws, env, "decline")
+	if r, asked = decline.call("bash", `{"command":"rm -f keep.log"}`); len(asked) != 1 || r.Result.Meta["code"] != "denied" {
+		t.Fatalf("declined (asked %q): %+v", asked, r)
+	}
 	allow := startMCPClient(t, ws, env, "allow_session")
 	r, asked = allow.call("bash", `{"command":"rm -f keep.log"}`)
 	if len(asked) != 1 || r.Result.IsError {
@@ -454,6 +466,14 @@ func TestMCPServe_standalone_settings_and_elicitation(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "keep.log")); err == nil {
 		t.Fatal("the allowed step did not run")
+	}
+	// Allowed for this session: the same step on the same file runs
+	// unasked.
+	if err := os.WriteFile(filepath.Join(ws, "keep.log"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r, asked = allow.call("bash", `{"command":"rm -f keep.log"}`); len(asked) != 0 || r.Result.IsError {
+		t.Fatalf("the session's allow was asked again (asked %q): %+v", asked, r)
 	}
 }
 
