@@ -26,6 +26,7 @@ type request struct {
 	tool    string // server/tool, or a tandem tool's name
 	args    json.RawMessage
 	session string // a tools session's id
+	peer    int    // the process that sent an open, 0 if unknown
 	owner   core.OwnerID
 
 	withdraw context.CancelFunc // ends the permission check (and its prompt)
@@ -84,6 +85,9 @@ func (b *Bridge) serve(c net.Conn) {
 		version = uint32(req.Version)
 	}
 	rq := &request{conn: c, op: req.Op, tool: req.Tool, args: req.Args, session: req.Session}
+	if req.Op == OpOpen {
+		rq.peer = peerPID(c)
+	}
 
 	b.mu.Lock()
 	effs := b.applyLocked(core.Event{Kind: core.Request, Token: tok, Version: version}, rq)

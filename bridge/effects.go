@@ -234,10 +234,24 @@ func (b *Bridge) call(ctx context.Context, r *request, o Owner) {
 	b.step(core.Event{Kind: core.CallFinished, ID: r.id, Outcome: outcome})
 }
 
+type peerKey struct{}
+
+// OnPeerExit calls gone when the process that sent the open request ctx
+// serves has exited (a `tandem mcp serve` killed before it closed its
+// session), unless stop is called first. Where the process is unknown,
+// gone is never called: the session ends with its owner.
+func OnPeerExit(ctx context.Context, gone func()) (stop func()) {
+	pid, _ := ctx.Value(peerKey{}).(int)
+	if pid <= 0 {
+		return func() {}
+	}
+	return watchExit(pid, gone)
+}
+
 func sessionOp(ctx context.Context, r *request, t Tools) ([]byte, error) {
 	switch r.op {
 	case OpOpen:
-		return t.Open(ctx)
+		return t.Open(context.WithValue(ctx, peerKey{}, r.peer))
 	case OpTool:
 		return t.Call(ctx, r.session, r.tool, r.args)
 	}

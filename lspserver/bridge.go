@@ -98,7 +98,7 @@ type hostedTools struct {
 
 var errHostClosed = errors.New("the editor's tandem is stopping; its tools sessions are closed. Start the agent again from a running editor's terminal")
 
-func (h *hostedTools) Open(context.Context) ([]byte, error) {
+func (h *hostedTools) Open(ctx context.Context) ([]byte, error) {
 	roots := h.s.Roots()
 	if len(roots) == 0 {
 		return nil, errors.New("the editor named no workspace folder; open a folder in the editor, then start the agent again")
@@ -121,6 +121,8 @@ func (h *hostedTools) Open(context.Context) ([]byte, error) {
 	}
 	h.sessions[sess.ID] = sess
 	h.mu.Unlock()
+	// A client killed before it closed its session does not leave it open.
+	sess.OnClose(bridge.OnPeerExit(ctx, func() { _ = h.Close(sess.ID) }))
 	h.s.log.Info("session opened for mcp serve", "session", sess.ID, "roots", len(roots))
 	return json.Marshal(bridge.OpenReply{Session: sess.ID, Tools: tools.MCPTools(sess)})
 }

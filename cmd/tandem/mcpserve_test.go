@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -492,6 +494,47 @@ func TestMCPServe_refuses_root_and_home(t *testing.T) {
 		out, _ := cmd.CombinedOutput()
 		if cmd.ProcessState.ExitCode() != exitUsage || !strings.Contains(string(out), why) || !strings.Contains(string(out), "--root PROJECT") {
 			t.Errorf("--root %s: exit %d: %s", root, cmd.ProcessState.ExitCode(), out)
+		}
+	}
+}
+
+// An agent killed before it closed its session does not leave it open in
+// the editor: its job's process ends with it.
+func TestMCPServe_killed_client_ends_its_session_in_the_editor(t *testing.T) {
+	ws := t.TempDir()
+	env := testHome(t, `{"shell":{"budgetSeconds":1}}`)
+	ed := startEditor(t, ws, env)
+	var te struct{ Env map[string]string }
+	ed.call("tandem/terminalEnv", map[string]any{}, &te)
+	cmd := exec.Command(builtTandem(t), "mcp", "serve")
+	cmd.Env = append(env, "TANDEM_MCP_SOCKET="+te.Env["TANDEM_MCP_SOCKET"], "TANDEM_MCP_TOKEN="+te.Env["TANDEM_MCP_TOKEN"])
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test"}, nil).Connect(context.Background(), &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	// A sleep of this test's own, told apart from any other by its length.
+	secs := fmt.Sprint(100000 + os.Getpid()%100000)
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "bash", Arguments: json.RawMessage(`{"command":"sleep ` + secs + `"}`)})
+	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "job") {
+		t.Fatalf("the sleep did not become a job: %v %+v", err, res)
+	}
+	sleeping := func() bool {
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			if b, _ := os.ReadFile(p); string(b) == "sleep\x00"+secs+"\x00" {
+				return true
+			}
+		}
+		return false
+	}
+	if !sleeping() {
+		t.Fatal("the job's sleep is not running")
+	}
+	_ = cmd.Process.Kill()
+	for end := time.Now().Add(10 * time.Second); sleeping(); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the killed client's job still runs in the editor's tandem")
 		}
 	}
 }
