@@ -82,8 +82,9 @@ func (s *Server) announce() {
 	}
 }
 
-// maxHosted bounds the sessions one owner holds: an agent killed before it
-// closed its session leaves it open until the editor's connection ends.
+// maxHosted bounds the sessions one owner holds: each holds memory and
+// may run jobs, and a session whose client cannot be watched (no peer
+// credentials) stays open until the editor's connection ends.
 const maxHosted = 32
 
 // hostedTools is one owner's tools sessions (bridge.Tools), each opened for
