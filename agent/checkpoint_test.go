@@ -452,3 +452,32 @@ func TestRestoreAroundLaterChangesThroughTheExtension(t *testing.T) {
 		}
 	}
 }
+
+// A file the agent deleted comes back when its turn is restored.
+func TestRestoreBringsBackADeletedFile(t *testing.T) {
+	ws := t.TempDir()
+	file := filepath.Join(ws, "old.go")
+	if err := os.WriteFile(file, []byte("package a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("r1", "read", map[string]any{"path": "old.go"})),
+		fake.Call(fake.Use("d1", "edit", map[string]any{"files": []any{map[string]any{"path": "old.go", "deleteFile": true}}})),
+		fake.Say("Deleted."),
+	}
+	c := NewChat(Options{Session: openSession(ws), Provider: m, Endpoint: Endpoint{Provider: "test", Model: "m"}})
+	defer c.Close()
+	if _, err := c.Prompt(context.Background(), textPrompt("delete old.go"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(file); err == nil {
+		t.Fatalf("the file was not deleted: %s", lastResult(m.Requests[2], "d1"))
+	}
+	if res, err := c.Restore(context.Background(), 0, false); err != nil || res.IsError {
+		t.Fatalf("restore: %+v %v", res, err)
+	}
+	if b, err := os.ReadFile(file); err != nil || string(b) != "package a\n" {
+		t.Fatalf("after the restore: %q %v", b, err)
+	}
+}

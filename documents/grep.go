@@ -507,17 +507,17 @@ var classNotice = map[Class][3]string{
 	ClassCut:         {"searched in part", "file where the pattern was too slow", " (stopped after " + searchTimeLimit.String() + ": make the pattern cheaper, e.g. smaller repeats or a literal word every match has, or narrow path or glob)"},
 	ClassIgnoredFile: {"skipped", "file excluded by .gitignore, .ignore or git's exclude files", ""},
 	ClassIgnoredDir:  {"not entered", "directory excluded by .gitignore, .ignore or git's exclude files", ""},
-	ClassVCSDir:      {"not entered", ".git directory", ""},
 	ClassSymlink:     {"not followed", "symbolic link", ""},
 	ClassSpecial:     {"skipped", "special file", " (device, socket or pipe)"},
 	ClassTemp:        {"not shown", "temporary file of an unfinished tandem write", ""},
 	ClassWalkError:   {"not entered", "directory that could not be listed", ""},
-	ClassNotMatched:  {"skipped", "file outside the glob filter", ""},
 }
 
-// noticeOrder fixes the order of the class notices.
+// noticeOrder fixes the order of the class notices. A .git directory and a
+// file outside the glob filter are counted but not told: the model learns
+// nothing from either.
 var noticeOrder = []Class{ClassBinary, ClassUnreadable, ClassLarge, ClassCut, ClassIgnoredFile, ClassIgnoredDir,
-	ClassVCSDir, ClassSymlink, ClassSpecial, ClassTemp, ClassWalkError, ClassNotMatched}
+	ClassSymlink, ClassSpecial, ClassTemp, ClassWalkError}
 
 func writeClassNotices(out *strings.Builder, t *Tally, roots []string) {
 	for _, c := range noticeOrder {

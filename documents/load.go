@@ -163,11 +163,8 @@ func statRefusal(path string, err error) error {
 }
 
 func humanSize(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB (%d bytes)", float64(n)/(1<<20), n)
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB (%d bytes)", float64(n)/(1<<10), n)
+	if n < 1<<10 {
+		return fmt.Sprintf("%d bytes", n)
 	}
-	return fmt.Sprintf("%d bytes", n)
+	return fmt.Sprintf("%s (%d bytes)", shortSize(n), n)
 }

@@ -40,11 +40,8 @@ func Read(ctx context.Context, store *Store, buffers *Overlay, roots []string, p
 		switch {
 		case serr != nil:
 			return "", statRefusal(abs, serr)
-		case info.IsDir() && lines != "":
-			return "", refusal.New(refusal.Invalid, fmt.Sprintf(
-				"%s is a directory, so a lines selector does not apply. Read it without lines to list its entries.", show))
 		case info.IsDir():
-			return listDir(abs, show)
+			return listDir(abs, show, p, spans)
 		}
 		snap, err = loadFile(abs, info)
 		snap.Lost = lostReason(buffers, abs)
@@ -113,31 +110,84 @@ func Read(ctx context.Context, store *Store, buffers *Overlay, roots []string, p
 	return out.String(), nil
 }
 
-// listDir lists a directory's entries by name: directories end in "/",
-// symlinks show their target.
-func listDir(abs, show string) (string, error) {
+// listDir lists a directory's entries by name, numbered so a long listing
+// pages in its own order with a lines selector: directories end in "/",
+// symlinks show their target, files their size and, for text, their line
+// count — what a model would otherwise spend a shell call on.
+func listDir(abs, show, asked string, spans []Span) (string, error) {
 	entries, err := os.ReadDir(abs)
 	if err != nil {
 		return "", statRefusal(abs, err)
 	}
+	var selected []int
+	for n := 1; n <= len(entries); n++ {
+		if spans == nil || inSpans(spans, n) {
+			selected = append(selected, n)
+		}
+	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "[%s/] directory, %s\n", strings.TrimSuffix(show, "/"), count(len(entries), "entry"))
-	for i, e := range entries {
-		if i == maxEntries {
-			fmt.Fprintf(&out, "(%s not shown: glob with pattern \"*\" and path %q to page through them)\n", count(len(entries)-maxEntries, "more entry"), show)
-			break
-		}
+	budget := countBudget
+	for _, n := range selected[:min(len(selected), maxEntries)] {
+		e := entries[n-1]
 		name := e.Name()
+		full := abs + string(os.PathSeparator) + name
 		switch {
 		case e.Type()&os.ModeSymlink != 0:
-			t, _ := os.Readlink(abs + string(os.PathSeparator) + name)
+			t, _ := os.Readlink(full)
 			name += " -> " + t
 		case e.IsDir():
 			name += "/"
+		case e.Type().IsRegular():
+			name += "  " + fileFacts(full, &budget)
 		}
-		out.WriteString(name + "\n")
+		fmt.Fprintf(&out, "%d:%s\n", n, name)
+	}
+	if rest := selected[min(len(selected), maxEntries):]; len(rest) > 0 {
+		from, to := rest[0], rest[min(len(rest), maxEntries)-1]
+		fmt.Fprintf(&out, "(%s not shown: read {\"path\":%q,\"lines\":\"%d-%d\"} to list the next ones)\n", count(len(rest), "more entry"), asked, from, to)
 	}
 	return out.String(), nil
+}
+
+// countBudget bounds the bytes one listing reads to count lines: past it,
+// files show their size only.
+const countBudget = 32 << 20
+
+// fileFacts is a file's size and, when it is text and the listing's budget
+// allows reading it, its line count.
+func fileFacts(path string, budget *int) string {
+	info, err := os.Stat(path)
+	if err != nil {
+		return "(cannot be read)"
+	}
+	size := shortSize(info.Size())
+	if info.Size() == 0 {
+		return "empty"
+	}
+	if info.Size() > MaxFileBytes || int(info.Size()) > *budget {
+		return size
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return size
+	}
+	*budget -= len(b)
+	if bytes.IndexByte(b[:min(len(b), 8000)], 0) >= 0 {
+		return size + ", binary"
+	}
+	return fmt.Sprintf("%s, %s", size, count(Scan(b).Len(), "line"))
+}
+
+// shortSize is a byte count as a person reads it.
+func shortSize(n int64) string {
+	switch {
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 // readLarge shows selected rows of a text over the size limit by streaming

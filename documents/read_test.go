@@ -330,27 +330,31 @@ func TestReadLargeOpenBufferShowsTheBuffer(t *testing.T) {
 	}
 }
 
-// A listing over the bound says how many entries it left out and names a
-// glob call that lists them; that call works as written.
-func TestReadLongDirectoryNamesAWorkingGlob(t *testing.T) {
+// A listing over the bound says how many entries it left out and names the
+// read that lists the next ones, in the listing's own order; that read works
+// as written and shows exactly the rest.
+func TestReadLongDirectoryPagesInItsOwnOrder(t *testing.T) {
 	dir := t.TempDir()
 	for i := range maxEntries + 2 {
-		writeFile(t, dir, fmt.Sprintf("many/f%04d", i), nil)
+		writeFile(t, dir, fmt.Sprintf("many/f%04d", i), []byte("x\n"))
 	}
 	out, err := Read(context.Background(), NewStore(), NewOverlay(), []string{dir}, "many", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := `(2 more entries not shown: glob with pattern "*" and path "many" to page through them)`
+	want := `(2 more entries not shown: read {"path":"many","lines":"1001-1002"} to list the next ones)`
 	if !strings.HasSuffix(out, want+"\n") || strings.Count(out, "\n") != maxEntries+2 {
 		t.Fatalf("a long listing ends with %q, want %q", out[strings.LastIndexByte(out[:len(out)-1], '\n')+1:], want)
 	}
-	rep, err := GlobSearch(t.Context(), []string{dir}, GlobRequest{Pattern: "*", Path: "many"})
-	if err != nil {
-		t.Fatalf("the glob the listing names: %v", err)
+	if !strings.Contains(out, "\n1:f0000  2 B, 1 line\n") {
+		t.Fatalf("an entry lacks its number, size or line count:\n%s", out[:200])
 	}
-	if rep.Total != maxEntries+2 {
-		t.Fatalf("the glob the listing names finds %d paths, want %d", rep.Total, maxEntries+2)
+	next, err := Read(context.Background(), NewStore(), NewOverlay(), []string{dir}, "many", "1001-1002")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if next != "[many/] directory, 1002 entries\n1001:f1000  2 B, 1 line\n1002:f1001  2 B, 1 line\n" {
+		t.Fatalf("the next page:\n%s", next)
 	}
 }
 

@@ -105,6 +105,25 @@ func rowOf(n int, text []byte, size int) (row string, whole bool) {
 		n, text[:cut], size-cut), false
 }
 
+// item is a row a read selected: its line, its size in the output.
+type item struct {
+	n, size int  // size: the row's bytes with its newline
+	gap     bool // a gap marker goes before this row
+}
+
+// itemSpans is the selector of the rows items hold.
+func itemSpans(items []item) string {
+	var cs []Span
+	for _, it := range items {
+		if k := len(cs); k > 0 && cs[k-1].To+1 == it.n {
+			cs[k-1].To = it.n
+		} else {
+			cs = append(cs, Span{it.n, it.n})
+		}
+	}
+	return FormatSpans(cs)
+}
+
 // RowsView is the body of a read: its text (rows, gap markers, the cut
 // marker) and the lines whose whole rows it shows.
 type RowsView struct {
@@ -125,10 +144,6 @@ func ViewRows(text func(n int) []byte, spans []Span) RowsView {
 func viewRows(line func(n int) (head []byte, size int), spans []Span) RowsView {
 	// Sizes first, rows only for what is kept: a long file's middle is
 	// never rendered.
-	type item struct {
-		n, size int  // size: the row's bytes with its newline
-		gap     bool // a gap marker goes before this row
-	}
 	rows := 0
 	for _, s := range spans {
 		rows += s.To - s.From + 1
@@ -176,16 +191,20 @@ func viewRows(line func(n int) (head []byte, size int), spans []Span) RowsView {
 	}
 	cut := items[keepHead : len(items)-keepTail]
 	if len(cut) > 0 {
-		var cs []Span
-		for _, it := range cut {
-			if k := len(cs); k > 0 && cs[k-1].To+1 == it.n {
-				cs[k-1].To = it.n
-			} else {
-				cs = append(cs, Span{it.n, it.n})
+		sel := itemSpans(cut)
+		// The next read's selector must fit one read, or it is cut again.
+		fit, b := 0, 0
+		for fit < len(cut) && fit < maxRows {
+			if b += cut[fit].size; b > maxBytes && fit > 0 {
+				break
 			}
+			fit++
 		}
-		sel := FormatSpans(cs)
-		fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): read them with lines %q\n", len(cut), sel, sel)
+		if fit == len(cut) {
+			fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): read them with lines %q\n", len(cut), sel, sel)
+		} else {
+			fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): read them a page at a time, starting with lines %q\n", len(cut), sel, itemSpans(cut[:fit]))
+		}
 	}
 	for i, it := range items[len(items)-keepTail:] {
 		// The cut marker already stands before the first row of the tail.

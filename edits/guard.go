@@ -47,14 +47,31 @@ func guard(store *documents.Store, path, show string, tag documents.Tag, base do
 	}
 	sort.Ints(unseen)
 	r := &reveal{unseen: unseen, whole: len(unseen) <= revealLines}
-	var rows strings.Builder
+	// Each anchor shown comes with the neighbours the model had not seen
+	// either, so it can tell whether the line is the one it meant.
+	shown := map[int]bool{}
 	for _, n := range unseen[:min(len(unseen), revealLines)] {
-		row, whole := cutRow(n, base.Text(n))
+		shown[n] = true
+		for _, m := range []int{n - 1, n + 1} {
+			if m >= 1 && m <= base.Len() && !seen[m-1] && !set[m] {
+				shown[m] = true
+			}
+		}
+	}
+	rowsShown := make([]int, 0, len(shown))
+	for m := range shown {
+		rowsShown = append(rowsShown, m)
+	}
+	sort.Ints(rowsShown)
+	var rows strings.Builder
+	for _, m := range rowsShown {
+		row, whole := cutRow(m, base.Text(m))
 		rows.WriteString(row)
 		rows.WriteByte('\n')
-		if whole {
-			r.marked = append(r.marked, n)
-		} else {
+		switch {
+		case whole:
+			r.marked = append(r.marked, m)
+		case set[m]:
 			r.whole = false
 		}
 	}
@@ -62,20 +79,25 @@ func guard(store *documents.Store, path, show string, tag documents.Tag, base do
 	var b strings.Builder
 	fmt.Fprintf(&b, "[%s#%s] you have not seen line%s %s, which the edit anchors on. ", show, tag, plural(len(unseen)), lineList(unseen))
 	one := len(unseen) == 1
+	around := ""
+	if len(rowsShown) > min(len(unseen), revealLines) {
+		around = ", with the unseen lines next to " + map[bool]string{true: "it", false: "them"}[one]
+	}
 	switch {
 	case len(unseen) > revealLines:
-		fmt.Fprintf(&b, "Here are the first %d of them:\n", revealLines)
+		fmt.Fprintf(&b, "Here are the first %d of them%s:\n", revealLines, around)
 	case one:
-		b.WriteString("Here it is:\n")
+		fmt.Fprintf(&b, "Here it is%s:\n", around)
 	default:
-		b.WriteString("Here they are:\n")
+		fmt.Fprintf(&b, "Here they are%s:\n", around)
 	}
 	b.WriteString(rows.String())
+	retry := `call edit again with the same arguments; if not, anchor on the line you meant as a row ("12:its text"), so a wrong line is refused instead of changed`
 	switch {
 	case r.whole && one:
-		b.WriteString("This line was shown whole and is now seen: if it is what you meant, call edit again with the same arguments.\n")
+		b.WriteString("This line is now seen. Check that it is the line you meant: if it is, " + retry + ".\n")
 	case r.whole:
-		b.WriteString("These lines were shown whole and are now seen: if they are what you meant, call edit again with the same arguments.\n")
+		b.WriteString("These lines are now seen. Check that each is the line you meant: if they are, " + retry + ".\n")
 	default:
 		fmt.Fprintf(&b, "Only rows shown whole are now seen (a rejection shows at most %d lines, each cut to %d characters). Read the lines %s, then call edit again.\n",
 			revealLines, revealChars, lineList(unseen))

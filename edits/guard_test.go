@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,7 +23,8 @@ type revealCase struct {
 	lines    []string
 	tag      string
 	from, to int
-	unseen   []int // the anchors not read, ascending
+	unseen   []int        // the anchors not read, ascending
+	wasSeen  map[int]bool // the lines seen before the edit
 	args     string
 	text     string // the first reply (rejection or not)
 	rejected bool
@@ -64,6 +66,10 @@ func genReveal(rt *rapid.T) *revealCase {
 	if !rapid.Bool().Draw(rt, "whole file") {
 		c.from = rapid.IntRange(1, n).Draw(rt, "from")
 		c.to = rapid.IntRange(c.from, n).Draw(rt, "to")
+	}
+	c.wasSeen = map[int]bool{}
+	for k := 1; k <= n; k++ {
+		c.wasSeen[k] = c.seen(k)
 	}
 	for k := c.from; k <= c.to; k++ {
 		if !c.seen(k) { // read does not mark a row it had to cut
@@ -205,7 +211,8 @@ func TestLaw_reject_names_unseen(t *testing.T) {
 var rowRE = regexp.MustCompile(`(?m)^(\d+):(.*)$`)
 
 // The rejection shows, of its first 40 unseen anchors, each line, cut to 512
-// characters when longer.
+// characters when longer, and beside each the unseen lines next to it that
+// are not anchors, so the model can tell whether it is the line it meant.
 func TestLaw_reject_shows_lines(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genReveal(rt)
@@ -213,7 +220,24 @@ func TestLaw_reject_shows_lines(t *testing.T) {
 			return
 		}
 		rows := rowRE.FindAllStringSubmatch(c.text, -1)
-		want := c.unseen[:min(len(c.unseen), revealLines)]
+		anchors := map[int]bool{}
+		for _, n := range c.unseen {
+			anchors[n] = true
+		}
+		shown := map[int]bool{}
+		for _, n := range c.unseen[:min(len(c.unseen), revealLines)] {
+			shown[n] = true
+			for _, m := range []int{n - 1, n + 1} {
+				if m >= 1 && m <= len(c.lines) && !c.wasSeen[m] && !anchors[m] {
+					shown[m] = true
+				}
+			}
+		}
+		var want []int
+		for n := range shown {
+			want = append(want, n)
+		}
+		sort.Ints(want)
 		if len(rows) != len(want) {
 			rt.Fatalf("%d rows shown, want %d", len(rows), len(want))
 		}
@@ -243,7 +267,7 @@ func TestLaw_reject_whole_exact(t *testing.T) {
 		if !c.rejected {
 			return
 		}
-		says := strings.Contains(c.text, "shown whole and")
+		says := strings.Contains(c.text, "now seen. Check that")
 		saysNot := strings.Contains(c.text, "Only rows shown whole are now seen")
 		if says != c.whole() || saysNot == c.whole() {
 			rt.Fatalf("whole %v, but the text says:\n%s", c.whole(), c.text)

@@ -73,6 +73,7 @@ type planned struct {
 	shape    opShape
 	from, to int // 1-based lines (range), or the anchor line (after, before)
 	lines    [][]byte
+	bare     bool // anchored on a bare line number, whose text nothing checked
 }
 
 // anchors lists the lines of the tagged version the op relies on.
@@ -165,10 +166,14 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		if p.from, p.to, err = parseAnchor(base, index, *op.Replace, true); err != nil {
 			return planned{}, err
 		}
+		p.bare = isBare(*op.Replace)
 		if p.lines, err = needText("replace"); err != nil {
 			return planned{}, err
 		}
 		p.lines = stripRowPrefixes(p.lines, p.from)
+		if first, ok := otherRows(p.lines); ok {
+			return planned{}, opErrorf("op %d's text carries the row prefixes of lines %d-%d, not of the lines it replaces (%d-%d); they would be written into the file. Send the text without the \"N:\" prefixes", index, first, first+len(p.lines)-1, p.from, p.to)
+		}
 	case op.Delete != nil:
 		p.shape = shapeRange
 		if op.Text != nil {
@@ -177,12 +182,15 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		if p.from, p.to, err = parseAnchor(base, index, *op.Delete, true); err != nil {
 			return planned{}, err
 		}
+		p.bare = isBare(*op.Delete)
 	case op.InsertAfter != nil:
 		p.shape = shapeAfter
 		if strings.TrimSpace(string(*op.InsertAfter)) == "0" {
 			p.shape = shapeStart
 		} else if p.from, _, err = parseAnchor(base, index, *op.InsertAfter, false); err != nil {
 			return planned{}, err
+		} else {
+			p.bare = isBare(*op.InsertAfter)
 		}
 		if p.lines, err = needText("insertAfter"); err != nil {
 			return planned{}, err
@@ -193,6 +201,8 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 			p.shape = shapeEnd
 		} else if p.from, _, err = parseAnchor(base, index, *op.InsertBefore, false); err != nil {
 			return planned{}, err
+		} else {
+			p.bare = isBare(*op.InsertBefore)
 		}
 		if p.lines, err = needText("insertBefore"); err != nil {
 			return planned{}, err
@@ -230,7 +240,7 @@ func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from,
 	case to > n:
 		return 0, 0, opErrorf("op %d: anchor %q is past the end of the file, which has %d lines in that version", index, string(a), n)
 	}
-	if strings.Contains(string(a), ":") && m[2] == "" {
+	if strings.Contains(string(a), ":") { // a row, or a range quoting its first row
 		pasted := strings.TrimSpace(m[3])
 		actual := strings.TrimSpace(string(base.Text(from)))
 		if cut, _, ok := strings.Cut(pasted, " … [line cut"); ok {
@@ -238,12 +248,15 @@ func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from,
 			actual = actual[:min(len(actual), len(pasted))]
 		}
 		if pasted != actual {
-			return 0, 0, opErrorf("op %d: anchor %q quotes a row that is not line %d; that line reads %q. Check the line number against your read",
+			return 0, 0, opErrorf("op %d: anchor %q quotes a row that is not line %d; that line reads %q. Take the number from your read, as it showed the line (ops of one call use the numbers of the version you read, not shifted for earlier ops)",
 				index, clip(string(a), 120), from, clip(string(base.Text(from)), 200))
 		}
 	}
 	return from, to, nil
 }
+
+// isBare reports an anchor with a line number and no row text to check.
+func isBare(a Anchor) bool { return !strings.Contains(string(a), ":") }
 
 // splitText turns a model's text into lines by the shared line model: "\n"
 // or "\r\n" ends a line, a final ending does not start an empty line, and
@@ -283,6 +296,99 @@ func stripRowPrefixes(lines [][]byte, from int) [][]byte {
 		out[i] = l[len(rowPrefixRE.Find(l)):]
 	}
 	return out
+}
+
+// otherRows reports whether lines look pasted from read rows of other
+// lines than the ones they replace (what stripRowPrefixes leaves): at least
+// two lines, every one with a prefix, the numbers counting up by one. It
+// gives the first number.
+func otherRows(lines [][]byte) (first int, ok bool) {
+	if len(lines) < 2 {
+		return 0, false
+	}
+	for i, l := range lines {
+		m := rowPrefixRE.FindSubmatch(l)
+		if m == nil {
+			return 0, false
+		}
+		n, _ := strconv.Atoi(string(m[1]))
+		if i == 0 {
+			first = n
+		} else if n != first+i {
+			return 0, false
+		}
+	}
+	return first, true
+}
+
+// pastedRows is text whose every line carries a row prefix, the numbers
+// counting up by one: the text without them, and the first number.
+func pastedRows(text string) (string, int, bool) {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	bs := make([][]byte, len(lines))
+	for i, l := range lines {
+		bs[i] = []byte(l)
+	}
+	first, ok := otherRows(bs)
+	if !ok && len(bs) == 1 {
+		if m := rowPrefixRE.FindSubmatch(bs[0]); m != nil {
+			first, _ = strconv.Atoi(string(m[1]))
+			ok = true
+		}
+	}
+	if !ok {
+		return "", 0, false
+	}
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = l[len(rowPrefixRE.FindString(l)):]
+	}
+	stripped := strings.Join(out, "\n")
+	if strings.HasSuffix(text, "\n") {
+		stripped += "\n"
+	}
+	return stripped, first, true
+}
+
+// nearMiss finds where old occurs but for whitespace (tabs for spaces, a
+// trailing space, another indent) and says what differs; "" when it does
+// not occur that way either.
+func nearMiss(base documents.Lines, old string) string {
+	want := strings.Split(strings.TrimSuffix(old, "\n"), "\n")
+	squash := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	if squash(strings.Join(want, " ")) == "" {
+		return ""
+	}
+	var places []string
+	var differ string
+	for i := 0; i+len(want) <= base.Len() && len(places) < 3; i++ {
+		match, first := true, ""
+		for k, w := range want {
+			got := string(base.Text(i + k + 1))
+			if squash(got) != squash(w) {
+				match = false
+				break
+			}
+			if first == "" && got != w {
+				first = fmt.Sprintf("line %d reads %q where \"old\" has %q", i+k+1, clip(got, 120), clip(w, 120))
+			}
+		}
+		if !match {
+			continue
+		}
+		if len(want) == 1 {
+			places = append(places, strconv.Itoa(i+1))
+		} else {
+			places = append(places, fmt.Sprintf("%d-%d", i+1, i+len(want)))
+		}
+		if differ == "" {
+			differ = first
+		}
+	}
+	if len(places) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("but it does at line%s %s apart from whitespace (%s)", plural(len(places)*len(want)), strings.Join(places, ", "), differ)
 }
 
 // overlaps refuses ops that touch the same line, since their order would be
@@ -394,6 +500,18 @@ func planSwap(base documents.Lines, index int, old, repl string) (planned, error
 	}
 	lineOf := func(off int) int { // 0-based line holding byte off
 		return sort.Search(base.Len(), func(i int) bool { return starts[i+1] > off })
+	}
+	if len(at) == 0 {
+		// Rows pasted whole, prefixes and all, that quote lines of this
+		// version in order: the text without the prefixes is what was meant.
+		if stripped, first, ok := pastedRows(old); ok {
+			if p, err := planSwap(base, index, stripped, repl); err == nil && p.from == first {
+				return p, nil
+			}
+		}
+		if near := nearMiss(base, old); near != "" {
+			return planned{}, opErrorf("op %d: \"old\" does not occur in that version of the file, %s. Quote the lines exactly as read showed them (without the \"N:\" prefixes), or anchor on their rows", index, near)
+		}
 	}
 	switch len(at) {
 	case 0:

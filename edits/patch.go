@@ -3,6 +3,7 @@ package edits
 import (
 	"bytes"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/sourcegraph/go-diff/diff"
@@ -18,7 +19,7 @@ import (
 // its lines when they occur exactly once. Then the file goes through the
 // same rebase and commit as line ops.
 func stagePatch(env *Env, patch string) ([]*change, []*problem) {
-	fds, err := diff.ParseMultiFileDiff([]byte(patch))
+	fds, err := diff.ParseMultiFileDiff([]byte(numberBareHunks(patch)))
 	if err == nil && len(fds) == 0 {
 		err = fmt.Errorf("it has no file header (--- a/PATH, +++ b/PATH)")
 	}
@@ -152,6 +153,16 @@ func planHunk(base documents.Lines, index int, h *diff.Hunk) ([]planned, []int, 
 		}
 		return []planned{p}, []int{at}[:min(at, 1)], nil
 	}
+	if at == 0 { // a bare @@: the lines alone must place the hunk
+		switch found := findBlock(base, old); len(found) {
+		case 1:
+			at = found[0]
+		case 0:
+			return nil, nil, fmt.Errorf("the context and removed lines of hunk %d (@@ without line numbers) are not in the file%s", index, nearestDiffer(base, old))
+		default:
+			return nil, nil, fmt.Errorf("the lines of hunk %d (@@ without line numbers) occur %d times; give its line numbers (@@ -N,M +N,M @@) or more context", index, len(found))
+		}
+	}
 	strip := false
 	if !blockAt(base, old, at, false) {
 		switch found := findBlock(base, old); {
@@ -160,7 +171,7 @@ func planHunk(base documents.Lines, index int, h *diff.Hunk) ([]planned, []int, 
 		case len(found) == 1:
 			at = found[0]
 		case len(found) == 0:
-			return nil, nil, fmt.Errorf("the context and removed lines of hunk %d (@@ -%d) are not in the file; the file has at line %d: %q", index, h.OrigStartLine, at, firstLine(base, at))
+			return nil, nil, fmt.Errorf("the context and removed lines of hunk %d (@@ -%d) are not in the file%s", index, h.OrigStartLine, differAt(base, old, at))
 		default:
 			return nil, nil, fmt.Errorf("the lines of hunk %d (@@ -%d) are not at line %d and occur %d times elsewhere; give the right line number or more context", index, h.OrigStartLine, h.OrigStartLine, len(found))
 		}
@@ -245,9 +256,64 @@ func findBlock(base documents.Lines, old []string) []int {
 
 func stripRow(b []byte) []byte { return b[len(rowPrefixRE.Find(b)):] }
 
-func firstLine(base documents.Lines, n int) string {
-	if n < 1 || n > base.Len() {
+// differAt names the first line of old that base does not hold at line
+// at: the line to fix, not merely where the hunk starts.
+func differAt(base documents.Lines, old []string, at int) string {
+	for k, o := range old {
+		n := at + k
+		if n < 1 || n > base.Len() {
+			return fmt.Sprintf("; its line %d would be line %d, past the end of the file (%d lines)", k+1, n, base.Len())
+		}
+		if got := string(base.Text(n)); got != o {
+			return fmt.Sprintf("; at line %d the file has %q where the hunk has %q", n, clip(got, 200), clip(o, 200))
+		}
+	}
+	return ""
+}
+
+// nearestDiffer is differAt where the hunk's first line occurs once, for a
+// hunk whose position is unknown.
+func nearestDiffer(base documents.Lines, old []string) string {
+	var at []int
+	for n := 1; n <= base.Len() && len(at) < 2; n++ {
+		if string(base.Text(n)) == old[0] {
+			at = append(at, n)
+		}
+	}
+	if len(at) != 1 {
 		return ""
 	}
-	return clip(string(base.Text(n)), 200)
+	return differAt(base, old, at[0])
+}
+
+// bareHunkRE is a hunk header without line numbers ("@@", "@@ @@", "@@ func f() {").
+var bareHunkRE = regexp.MustCompile(`^@@(?:\s*|\s+[^-\s].*|[^-\s].*)$`)
+
+// numberBareHunks gives each hunk header without line numbers the counts
+// of its body and start 0, which planHunk reads as "place it by its
+// lines": models often write "@@" alone, and the parser would drop it.
+func numberBareHunks(patch string) string {
+	lines := strings.SplitAfter(patch, "\n")
+	for i, l := range lines {
+		if !bareHunkRE.MatchString(strings.TrimRight(l, "\r\n")) {
+			continue
+		}
+		orig, next := 0, 0
+		for _, b := range lines[i+1:] {
+			if strings.HasPrefix(b, "@@") || strings.HasPrefix(b, "--- ") || strings.HasPrefix(b, "diff ") {
+				break
+			}
+			switch {
+			case strings.HasPrefix(b, "-"):
+				orig++
+			case strings.HasPrefix(b, "+"):
+				next++
+			case strings.HasPrefix(b, " ") || b == "\n":
+				orig++
+				next++
+			}
+		}
+		lines[i] = fmt.Sprintf("@@ -0,%d +0,%d @@\n", orig, next)
+	}
+	return strings.Join(lines, "")
 }

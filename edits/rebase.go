@@ -38,7 +38,7 @@ func rebase(env *Env, c *change, tag documents.Tag, base documents.Lines, ps []p
 		return nil, problemf(refusal.Conflict, "%s changed in too many lines since %s#%s to carry your edit over (%v). Read it again, then redo the edit on what you read.", c.show, c.show, tag, err)
 	}
 	moved := make([]planned, 0, len(ps))
-	var bad []planned
+	var bad, fit []planned // fit: the ops that carried over, as planned on base
 	for _, p := range ps {
 		q, ok := mapOp(p, match)
 		if !ok {
@@ -46,12 +46,13 @@ func rebase(env *Env, c *change, tag documents.Tag, base documents.Lines, ps []p
 			continue
 		}
 		moved = append(moved, q)
+		fit = append(fit, p)
 	}
 	if len(bad) > 0 {
-		return nil, staleConflict(env, c, tag, cur, match, bad)
+		return nil, staleConflict(env, c, tag, cur, match, bad, fit)
 	}
 	if err := overlaps(moved); err != nil {
-		return nil, staleConflict(env, c, tag, cur, match, ps)
+		return nil, staleConflict(env, c, tag, cur, match, ps, nil)
 	}
 	c.lines = spliceLines(cur, splices(cur.Len(), moved))
 	c.next = weave(cur, c.lines)
@@ -102,8 +103,11 @@ func mapOp(p planned, match []int) (planned, bool) {
 
 // staleConflict refuses ops whose anchors changed since the version the
 // model saw, showing the current text of those places (marked seen under
-// the current tag) so the model can redo them at once.
-func staleConflict(env *Env, c *change, tag documents.Tag, cur documents.Lines, match []int, bad []planned) *problem {
+// the current tag) so the model can redo them at once. The ops that did
+// carry over (fit) get their line numbers in the current version, and what
+// the model saw of their lines stays seen there, so the next call — all
+// the ops on the current tag — is right as a whole.
+func staleConflict(env *Env, c *change, tag documents.Tag, cur documents.Lines, match []int, bad, fit []planned) *problem {
 	var spans []documents.Span
 	for _, p := range bad {
 		if p.shape == shapeStart || p.shape == shapeEnd {
@@ -140,7 +144,39 @@ func staleConflict(env *Env, c *change, tag documents.Tag, cur documents.Lines, 
 		}
 	}
 	fmt.Fprintf(&b, "Those rows are now seen: redo the edit with tag %s and these line numbers.", curTag)
+	if len(fit) > 0 {
+		baseSeen := env.Seen.SeenLines(c.path, tag, len(match))
+		var at []string
+		for _, p := range fit {
+			q, _ := mapOp(p, match)
+			for _, k := range p.anchors() {
+				if baseSeen[k-1] {
+					env.Seen.MarkSeen(c.path, curTag, match[k-1]+1)
+				}
+			}
+			at = append(at, fmt.Sprintf("op %d %s", p.index, placeOf(q)))
+		}
+		fmt.Fprintf(&b, " Your other ops still fit; on %s#%s they are: %s.", c.show, curTag, strings.Join(at, ", "))
+	}
 	return &problem{code: refusal.Conflict, text: b.String()}
+}
+
+// placeOf says where an op acts, in words and line numbers.
+func placeOf(p planned) string {
+	switch p.shape {
+	case shapeRange:
+		if p.from == p.to {
+			return fmt.Sprintf("on line %d", p.from)
+		}
+		return fmt.Sprintf("on lines %d-%d", p.from, p.to)
+	case shapeAfter:
+		return fmt.Sprintf("after line %d", p.from)
+	case shapeBefore:
+		return fmt.Sprintf("before line %d", p.from)
+	case shapeStart:
+		return "at the start"
+	}
+	return "at the end"
 }
 
 // currentRegion is the span of current lines that replaced base lines

@@ -2,6 +2,7 @@ package edits
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/tandemdev/tandem/documents"
@@ -60,6 +61,9 @@ func reply(env *Env, cs []*change, outs []outcome) (string, error) {
 // landedFile records and renders one landed change.
 func landedFile(env *Env, c *change, o outcome) string {
 	path, show := c.final()
+	if c.remove {
+		return fmt.Sprintf("[%s] deleted (it had %d line%s)\n", show, c.scanned().Len(), plural(c.scanned().Len()))
+	}
 	tag := env.Seen.Saw(path, c.next)
 	// Mark runs of seen lines: a large file with a small change is a few runs.
 	from := 0 // 1-based start of the current run, 0 for none
@@ -80,6 +84,10 @@ func landedFile(env *Env, c *change, o outcome) string {
 	fmt.Fprintf(&b, "[%s#%s] %s", show, tag, whereText(c, o.where))
 	if c.dest != "" {
 		fmt.Fprintf(&b, ", moved from %s", c.show)
+	}
+	if c.dest == "" && throughLink(env.Roots, c.path, c.target) {
+		// A symbolic link: the bytes that changed are the real file's.
+		fmt.Fprintf(&b, " (through a symbolic link: the file written is %s)", documents.Display(env.Roots, c.target))
 	}
 	b.WriteString("\n")
 	for _, n := range c.notes {
@@ -310,4 +318,20 @@ func conflictRefusal(env *Env, cs []*change, ce *conflictError) error {
 		b.WriteString("Read the files again, then call again.")
 	}
 	return refusal.New(refusal.Conflict, b.String())
+}
+
+// throughLink reports whether path reaches target through a symbolic link
+// of its own — the file, or a directory below a workspace root — rather
+// than only through links above the roots (/tmp on macOS), which every
+// path shares and which would make the note noise.
+func throughLink(roots []string, path, target string) bool {
+	for _, r := range roots {
+		if rel, err := filepath.Rel(r, path); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if realRoot, err := filepath.EvalSymlinks(r); err == nil {
+				return filepath.Join(realRoot, rel) != target
+			}
+		}
+	}
+	realDir, err := filepath.EvalSymlinks(filepath.Dir(path))
+	return err == nil && filepath.Join(realDir, filepath.Base(path)) != target
 }

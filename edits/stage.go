@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/sourcegraph/go-diff/diff"
@@ -61,6 +62,9 @@ type FileEdit struct {
 	New    *string `json:"new,omitempty"`
 	MoveTo string  `json:"moveTo,omitempty"`
 	Create *string `json:"create,omitempty"`
+	// DeleteFile removes the file, which must be one the model saw whole
+	// in its current version.
+	DeleteFile bool `json:"deleteFile,omitempty"`
 }
 
 // problem is why one file of a call cannot be staged.
@@ -191,6 +195,12 @@ func stageFile(env *Env, fe FileEdit) (*change, *problem) {
 	if fe.Old != nil || fe.New != nil {
 		fe.Ops = append(fe.Ops, Op{Old: fe.Old, New: fe.New})
 	}
+	if fe.DeleteFile {
+		if len(fe.Ops) > 0 || fe.MoveTo != "" || fe.Create != nil {
+			return nil, problemf(refusal.Invalid, "%s: deleteFile takes no ops, moveTo or create; send {\"path\":%q,\"deleteFile\":true} alone, then call edit again.", show, fe.Path)
+		}
+		return stageDelete(env, abs, show, fe.Tag)
+	}
 	if fe.Create != nil {
 		if len(fe.Ops) > 0 || fe.MoveTo != "" || fe.Tag != "" {
 			return nil, problemf(refusal.Invalid, "%s: create takes the whole content and nothing else; drop ops, tag and moveTo, then call edit again.", show)
@@ -245,9 +255,29 @@ func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, ba
 		c.lines = spliceLines(base, splices(base.Len(), ps))
 		c.next = weave(base, c.lines)
 		c.seenBase = env.Seen.SeenLines(abs, tag, base.Len())
-		return c, nil
+	} else if c, p = rebase(env, c, tag, base, ps); p != nil {
+		return nil, p
 	}
-	return rebase(env, c, tag, base, ps)
+	if note := bareNote(ps); note != "" {
+		c.notes = append(c.notes, note)
+	}
+	return c, nil
+}
+
+// bareNote asks the model to check what ops anchored on bare line numbers
+// changed: nothing checked that those were the lines it meant, and a
+// wrong line reported as applied is the costliest mistake an edit makes.
+func bareNote(ps []planned) string {
+	var bare []string
+	for _, p := range ps {
+		if p.bare {
+			bare = append(bare, strconv.Itoa(p.index))
+		}
+	}
+	if len(bare) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("op%s %s anchored on bare line numbers, which nothing checks: make sure the diff below changed the lines you meant; a row such as \"12:its text\" is checked for you", plural(len(bare)), strings.Join(bare, ", "))
 }
 
 // loadChange starts a change on the file's current text: the editor buffer
@@ -292,6 +322,34 @@ func baseTag(env *Env, abs, show, given string) (documents.Tag, *problem) {
 		return "", problemf(refusal.StaleTag, "%s#%s is not a version of %s you have seen in this session (or it is older than the last 8). Read the file, then call edit again with the tag the read shows.", show, tag, show)
 	}
 	return tag, nil
+}
+
+// stageDelete stages the removal of a file the model saw whole, in its
+// current version: a delete never drops a line the model did not see, nor
+// a change made since it read the file. An open editor document is left to
+// the user, who holds it.
+func stageDelete(env *Env, abs, show, given string) (*change, *problem) {
+	c, p := loadChange(env, abs, show, "")
+	if p != nil {
+		return nil, p
+	}
+	if c.buffer {
+		return nil, problemf(refusal.Invalid, "%s is open in the editor, so tandem does not delete it. Ask the user to close it, then call edit again.", show)
+	}
+	cur := documents.TagOf(c.base)
+	if given != "" {
+		if tag, ok := parseTag(given); !ok || tag != cur {
+			return nil, problemf(refusal.StaleTag, "%s is not at version %s now, so deleting it could drop changes you never saw. Read it again, then call edit with the tag the read shows.", show, given)
+		}
+	}
+	if !env.Seen.SawBytes(abs, c.base) {
+		return nil, problemf(refusal.NotSeen, "%s's current content is not a version you have seen, so deleting it could drop changes you never saw. Read it, then call edit again.", show)
+	}
+	if unseen := unseenLines(env, abs, c.base); len(unseen) > 0 {
+		return nil, problemf(refusal.NotSeen, "%s: you have not seen line%s %s, and deleting the file would drop them. Read them (read {\"path\":%q,\"lines\":%q}), then call edit again.", show, plural(len(unseen)), lineList(unseen), show, strings.ReplaceAll(lineList(unseen), " ", ""))
+	}
+	c.remove, c.next, c.wroteAll = true, nil, true
+	return c, nil
 }
 
 // stageMove records a move's destination; the commit checks again that it

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/tandemdev/tandem/documents"
@@ -15,7 +16,8 @@ import (
 
 // Write replaces the file at path with content, or creates it. An
 // existing file is replaced only when its bytes (in the editor buffer, else
-// on disk) are a version this session saw; else nothing is written. A
+// on disk) are a version this session saw, every line of it; else nothing
+// is written: a whole-file write never drops lines the model never saw. A
 // replaced file keeps its BOM, its line endings and its mode; a created one
 // gets exactly content, the default mode and any missing directories.
 func Write(ctx context.Context, env *Env, path, content string) (string, error) {
@@ -48,6 +50,11 @@ func Write(ctx context.Context, env *Env, path, content string) (string, error) 
 	if !env.Seen.SawBytes(abs, cur) {
 		return "", refusal.New(refusal.NotSeen, fmt.Sprintf(
 			"NOT written: %s exists and its current content is not a version you have seen, so writing would lose changes you never saw. Read it first, then call write again.", show))
+	}
+	if unseen := unseenLines(env, abs, cur); len(unseen) > 0 {
+		spans := strings.ReplaceAll(lineList(unseen), " ", "")
+		return "", refusal.New(refusal.NotSeen, fmt.Sprintf(
+			"NOT written: you have not seen %s of %s, and writing the whole file would drop what you never saw. Read it (read {\"path\":%q,\"lines\":%q}) and call write again, or change only what you mean with edit.", "line"+plural(len(unseen))+" "+lineList(unseen), show, path, spans))
 	}
 	if fromBuffer && env.Editor == nil {
 		return "", refusal.New(refusal.Failed, fmt.Sprintf("%s is open in the editor, but this session cannot change editor buffers. Close it there, then call write again.", show))
@@ -144,4 +151,17 @@ func endingName(e []byte) string {
 		return "CRLF"
 	}
 	return "LF"
+}
+
+// unseenLines are the lines of cur, a version of abs the session saw, that
+// never reached the model.
+func unseenLines(env *Env, abs string, cur []byte) []int {
+	ls := documents.Scan(cur)
+	var out []int
+	for i, seen := range env.Seen.SeenLines(abs, documents.TagOf(cur), ls.Len()) {
+		if !seen {
+			out = append(out, i+1)
+		}
+	}
+	return out
 }

@@ -69,7 +69,8 @@ func TestLaw_write_writes_seen(t *testing.T) {
 func TestWriteWarnsAboutNonUTF8(t *testing.T) {
 	w := newWS(t, map[string]string{"l1.txt": "caf\xe9\n"})
 	// Only a raw view could have shown these bytes; record that it did.
-	w.env.Seen.Saw(w.abs("l1.txt"), []byte("caf\xe9\n"))
+	tag := w.env.Seen.Saw(w.abs("l1.txt"), []byte("caf\xe9\n"))
+	w.env.Seen.MarkSeen(w.abs("l1.txt"), tag, 1)
 	out, err := w.write("l1.txt", "café\n")
 	if err != nil || !strings.Contains(out, "the old file was not UTF-8") {
 		t.Fatalf("%q %v", out, err)

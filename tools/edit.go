@@ -1,21 +1,24 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/edits"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 var editTool = Tool{
 	Name: "edit",
-	Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" on that version's line numbers: ` +
-		`{"replace":"12-14","text":"new lines"}, {"delete":"12-14"}, {"insertAfter":"12","text":"..."}, {"insertBefore":"12","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). ` +
-		`An anchor is a line number, a range, or the row as read showed it ("12:func main() {"). Use the line numbers of the version you read even after earlier ops in the same list; do not shift them yourself. ` +
-		`"moveTo" moves the file (never over an existing one); "create" makes a new file with exactly that content. Instead of files you may send "patch", a unified diff of one or more files. ` +
-		`You may only anchor on lines you were shown: otherwise nothing is written and the reply shows those lines, so the same call then applies. If the file changed since your tag, the edit is carried over when the lines it touches are unchanged; else you get their current text. ` +
+	Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" anchored on that version's rows, quoted as read showed them ("12:func main() {"; a range quotes its first row: "12-14:func main() {"), so a miscounted line is refused instead of changed: ` +
+		`{"replace":"12-14:row","text":"new lines"}, {"delete":"12-14:row"}, {"insertAfter":"12:row","text":"..."}, {"insertBefore":"12:row","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). A bare number ("12") works but nothing checks it. ` +
+		`Use the numbers of the version you read even after earlier ops in the same list; do not shift them yourself. ` +
+		`"moveTo" moves the file (never over an existing one); "create" makes a new file with exactly that content; "deleteFile": true deletes one you read whole. Instead of files you may send "patch", a unified diff of one or more files. ` +
+		`You may only anchor on lines you were shown: otherwise nothing is written and the reply shows those lines. If the file changed since your tag, the edit is carried over when the lines it touches are unchanged; else you get their current text. ` +
 		`New lines get the file's line endings. The reply lists the files applied, each with its new tag and a compact diff whose numbered rows you can anchor on next.`,
 	InputSchema: json.RawMessage(`{
   "type": "object",
@@ -34,10 +37,10 @@ var editTool = Tool{
             "items": {
               "type": "object",
               "properties": {
-                "replace": {"type": ["string", "integer"], "description": "Lines to replace: \"12\" or \"12-14\"; needs text."},
-                "delete": {"type": ["string", "integer"], "description": "Lines to delete: \"12\" or \"12-14\"."},
-                "insertAfter": {"type": ["string", "integer"], "description": "Insert text after this line (0 = at the start)."},
-                "insertBefore": {"type": ["string", "integer"], "description": "Insert text before this line."},
+                "replace": {"type": ["string", "integer"], "description": "Lines to replace, as a row \"12:text\" or \"12-14:first row\"; needs text."},
+                "delete": {"type": ["string", "integer"], "description": "Lines to delete, as a row \"12:text\" or \"12-14:first row\"."},
+                "insertAfter": {"type": ["string", "integer"], "description": "Insert text after this row \"12:text\" (0 = at the start)."},
+                "insertBefore": {"type": ["string", "integer"], "description": "Insert text before this row \"12:text\"."},
                 "prepend": {"type": "string", "description": "Text to insert at the start of the file."},
                 "append": {"type": "string", "description": "Text to add at the end of the file."},
                 "text": {"type": "string", "description": "The new lines for replace, insertAfter and insertBefore, separated by newlines."},
@@ -50,7 +53,8 @@ var editTool = Tool{
           "old": {"type": "string", "description": "Shorthand for one op {old, new}."},
           "new": {"type": "string", "description": "Shorthand for one op {old, new}."},
           "moveTo": {"type": "string", "description": "Move the file to this new path (after its ops). Never replaces a file."},
-          "create": {"type": "string", "description": "Create this new file with exactly this content (it must not exist). Takes no tag or ops."}
+          "create": {"type": "string", "description": "Create this new file with exactly this content (it must not exist). Takes no tag or ops."},
+          "deleteFile": {"type": "boolean", "description": "Delete the file; you must have seen all of its current version."}
         },
         "required": ["path"],
         "additionalProperties": false
@@ -60,11 +64,15 @@ var editTool = Tool{
   },
   "additionalProperties": false,
   "examples": [
-    {"files": [{"path": "internal/names/names.go", "tag": "1A2B3C4D", "ops": [{"replace": "12-13", "text": "\treturn \"Hello, \" + name\n}"}, {"insertAfter": "3", "text": "import \"strings\""}]}]},
+    {"files": [{"path": "internal/names/names.go", "tag": "1A2B3C4D", "ops": [{"replace": "12-13:\treturn \"Hi \" + name", "text": "\treturn \"Hello, \" + name\n}"}, {"insertAfter": "3:import (", "text": "\t\"strings\""}]}]},
     {"files": [{"path": "README.md", "tag": "9F00C2E1", "old": "tandem greet", "new": "tandem greet --name"}]}
   ]
 }`),
 	Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
+		args, err := fromOtherEditShape(args)
+		if err != nil {
+			return Refused(err)
+		}
 		var a edits.Args
 		if err := decode("edit", args, &a); err != nil {
 			return Refused(err)
@@ -111,4 +119,72 @@ func (s *Session) edits() *edits.Env {
 			_, err := s.Gate().Access(ctx, approvals.AccessWrite, filepath.Dir(abs), abs)
 			return err
 		}}
+}
+
+// otherEdit is the edit shape of other agents' tools: {file_path | path,
+// old_string, new_string, replace_all}, or several as "edits".
+type otherEdit struct {
+	Path       string  `json:"path"`
+	FilePath   string  `json:"file_path"`
+	OldString  *string `json:"old_string"`
+	NewString  *string `json:"new_string"`
+	ReplaceAll bool    `json:"replace_all"`
+	Edits      []struct {
+		OldString  string `json:"old_string"`
+		NewString  string `json:"new_string"`
+		ReplaceAll bool   `json:"replace_all"`
+	} `json:"edits"`
+}
+
+// fromOtherEditShape turns the edit shape a model knows from other agents
+// into tandem's own — the same edit under the same guards (the file must
+// have been read, old must occur once) — so a model used to it loses no
+// turn. Other arguments pass as they are.
+func fromOtherEditShape(args json.RawMessage) (json.RawMessage, error) {
+	var keys map[string]json.RawMessage
+	if json.Unmarshal(args, &keys) != nil {
+		return args, nil
+	}
+	_, hasOld := keys["old_string"]
+	_, hasEdits := keys["edits"]
+	if !hasOld && !hasEdits {
+		return args, nil
+	}
+	var o otherEdit
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&o); err != nil {
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(`The arguments look like another tool's edit ({file_path, old_string, new_string}) but do not fit it: %s. Send tandem's shape: {"files":[{"path":"…","ops":[{"old":"exact text","new":"replacement"}]}]}.`, DecodeProblem("they", err)))
+	}
+	path := o.FilePath
+	if path == "" {
+		path = o.Path
+	}
+	type op struct {
+		Old string `json:"old"`
+		New string `json:"new"`
+	}
+	var ops []op
+	all := o.ReplaceAll
+	if o.OldString != nil {
+		ops = append(ops, op{Old: *o.OldString, New: valueOr(o.NewString)})
+	}
+	for _, e := range o.Edits {
+		ops = append(ops, op{Old: e.OldString, New: e.NewString})
+		all = all || e.ReplaceAll
+	}
+	if path == "" || len(ops) == 0 {
+		return nil, refusal.New(refusal.Invalid, `The edit names no file or no change. Send {"files":[{"path":"…","ops":[{"old":"exact text","new":"replacement"}]}]}.`)
+	}
+	if all {
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(`replace_all has no tandem equivalent: each op replaces one exact occurrence, so every change is one you chose. Find the rows with grep {"pattern":%q,"path":%q,"literal":true}, then send one op per row: {"files":[{"path":%q,"ops":[{"replace":"ROW:text as shown","text":"new line"}]}]}.`, ops[0].Old, path, path))
+	}
+	return json.Marshal(map[string]any{"files": []any{map[string]any{"path": path, "ops": ops}}})
+}
+
+func valueOr(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

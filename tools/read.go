@@ -16,7 +16,7 @@ var readTool = Tool{
 		`The first line is [path#TAG]: TAG names the exact content the rows come from; edits quote it. Each row is "N:text" with its 1-based line number. ` +
 		`"lines" selects rows, e.g. "40-80" or "1-5,120-" (ranges are sorted and merged; "..." stands where lines are skipped). ` +
 		`Only rows you were shown count as seen, and edits may only anchor on seen lines. A long result keeps its head and tail and says which lines it cut and how to read them. ` +
-		`If the editor has the file open with unsaved changes, you see that buffer and are told so. Files over 4 MiB can be read only with "lines" and have no tag; binary and non-UTF-8 files are refused with what was found.`,
+		`A directory lists its numbered entries (files with size and lines); "lines" pages them. If the editor has the file open with unsaved changes, you see that buffer and are told so. Files over 4 MiB can be read only with "lines" and have no tag; binary and non-UTF-8 files are refused with what was found.`,
 	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tandemdev/tandem/edits"
@@ -79,8 +80,7 @@ func List(s *Session) []Tool {
 func Call(ctx context.Context, s *Session, name string, args json.RawMessage) (res Result) {
 	t, ok := builtin[name]
 	if !ok || (t.Available != nil && !t.Available(s)) {
-		return Refused(refusal.New(refusal.Unknown,
-			fmt.Sprintf("There is no tool %q here. Call one of the listed tools.", name)))
+		return Refused(refusal.New(refusal.Unknown, unknownTool(s, name)))
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
@@ -106,25 +106,32 @@ func Refused(err error) Result {
 	return Result{Text: err.Error(), IsError: true, Code: refusal.Failed}
 }
 
-// decode unmarshals args strictly into v; unknown fields and wrong types are
-// an `invalid` refusal that names the argument in the schema's terms, never
-// Go's.
+// decode unmarshals args strictly into v; unknown fields, wrong types and
+// missing required fields are an `invalid` refusal that names the place in
+// the schema's terms, never Go's.
 func decode(name string, args json.RawMessage, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		return refusal.New(refusal.Invalid,
-			fmt.Sprintf("The arguments of %s do not fit its schema: %s. Fix the arguments and call again.", name, argumentProblem(name, err)))
+			fmt.Sprintf("The arguments of %s do not fit its schema: %s. Fix the arguments and call again.", name, argumentProblem(name, args, err)))
+	}
+	if missing := missingRequired(name, args); missing != "" {
+		return refusal.New(refusal.Invalid,
+			fmt.Sprintf("The arguments of %s do not fit its schema: %s. Add it and call again.", name, missing))
 	}
 	return nil
 }
 
 // argumentProblem says what is wrong with a tool's arguments in words a
 // model can act on.
-func argumentProblem(name string, err error) string {
-	if strings.HasPrefix(err.Error(), "json: unknown field ") {
-		field := strings.TrimPrefix(err.Error(), "json: unknown field ")
-		return fmt.Sprintf("there is no argument %s; the arguments are %s", field, strings.Join(schemaProperties(name), ", "))
+func argumentProblem(name string, args json.RawMessage, err error) string {
+	if field, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		key, uerr := strconv.Unquote(field)
+		if uerr != nil {
+			key = field
+		}
+		return unknownKey(name, args, key)
 	}
 	return DecodeProblem("they", err)
 }
@@ -163,18 +170,4 @@ func jsonKind(k reflect.Kind) string {
 		return "an array"
 	}
 	return "an object"
-}
-
-// schemaProperties lists the argument names a tool's schema declares.
-func schemaProperties(name string) []string {
-	var schema struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-	}
-	_ = json.Unmarshal(builtin[name].InputSchema, &schema)
-	names := make([]string, 0, len(schema.Properties))
-	for p := range schema.Properties {
-		names = append(names, p)
-	}
-	sort.Strings(names)
-	return names
 }

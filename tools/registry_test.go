@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"strings"
@@ -36,7 +37,25 @@ func TestBadArgumentsAreNamedInTheSchemasTerms(t *testing.T) {
 func TestUnknownToolIsRefusedWithTheNextStep(t *testing.T) {
 	s := Open(Options{Roots: []string{t.TempDir()}})
 	res := Call(context.Background(), s, "nope", nil)
-	if !res.IsError || res.Code != refusal.Unknown || !strings.HasSuffix(res.Text, "Call one of the listed tools.") {
+	if !res.IsError || res.Code != refusal.Unknown || !strings.HasSuffix(res.Text, "the tools are bash, edit, glob, grep, jobs, read, write. Call one of them.") {
 		t.Fatalf("got %+v", res)
+	}
+}
+
+// The roster a model gets every turn stays lean: descriptions and schemas
+// of every tool, compacted, under 12,000 characters (docs/tools.md gives
+// the figure).
+func TestRosterStaysLean(t *testing.T) {
+	total := 0
+	for _, tl := range builtin {
+		var b bytes.Buffer
+		if err := json.Compact(&b, tl.InputSchema); err != nil {
+			t.Fatal(err)
+		}
+		total += len(tl.Description) + b.Len()
+	}
+	t.Logf("roster: %d characters", total)
+	if total >= 12000 {
+		t.Fatalf("the roster is %d characters; keep it under 12,000", total)
 	}
 }

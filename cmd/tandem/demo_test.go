@@ -144,7 +144,7 @@ func TestDemoShowsTheAgentAtWork(t *testing.T) {
 		"◂   diff of internal/names/names_test.go:", "◂     + func TestGreetingBlank(t *testing.T) {",
 		"◂ tool call [execute] cat ~/.netrc", "effects: read, secret", `⇒ {"title":"Deny"}`, "◂   failed (refusal denied)",
 		"◂ tool call [execute] go test ./internal/names/", "ok  \texample.com/greet/internal/names",
-		"of 200000 tokens", "the chat so far $", `← {"stopReason":"end_turn"}`,
+		"of 200000 tokens", "the chat so far $", `← {"_meta":{"tandem":{"turn":0}},"stopReason":"end_turn"}`,
 	} {
 		if !strings.Contains(turn, want) {
 			t.Errorf("the agent's turn lacks %q", want)

@@ -24,8 +24,8 @@ import (
 
 var mcpCommand = command{
 	name:    "mcp",
-	usage:   "tandem mcp call SERVER/TOOL [JSON|-] | list | serve [--root DIR]",
-	summary: "Call the user's MCP tools from inside a tandem session, list them, or serve tandem's tools over MCP.",
+	usage:   "tandem mcp call SERVER/TOOL [JSON|-] | list | serve [--root DIR] | install",
+	summary: "Call the user's MCP tools from inside a tandem session, list them, serve tandem's tools over MCP, or add that server to agents' configurations.",
 	help: `tandem mcp call SERVER/TOOL [JSON | -]
     Calls an MCP tool through the tandem session this command runs in (an
     agent shell step, or an editor terminal opened by tandem). JSON is the
@@ -52,7 +52,9 @@ tandem mcp serve [--root DIR]
     files go through the editor, questions appear in the editor. Otherwise
     it serves a standalone session on DIR (default: the current directory;
     / and the home directory are refused) with the user's settings, asking
-    questions of the MCP client when it takes elicitations.`,
+    questions of the MCP client when it takes elicitations.
+
+` + mcpInstallHelp,
 	run: runMCP,
 }
 
@@ -78,7 +80,7 @@ var statusExit = map[bridge.Status]int{
 
 func runMCP(args []string) int {
 	if len(args) == 0 {
-		fmt.Fprintln(os.Stderr, "tandem mcp: say call, list or serve; run `tandem mcp --help`")
+		fmt.Fprintln(os.Stderr, "tandem mcp: say call, list, serve or install; run `tandem mcp --help`")
 		return exitUsage
 	}
 	switch args[0] {
@@ -92,8 +94,10 @@ func runMCP(args []string) int {
 		return mcpList(os.Stdout, os.Stderr)
 	case "serve":
 		return mcpServe(args[1:])
+	case "install":
+		return mcpInstall(args[1:], os.Stdout, os.Stderr)
 	}
-	fmt.Fprintf(os.Stderr, "tandem mcp: unknown subcommand %q; say call, list or serve\n", args[0])
+	fmt.Fprintf(os.Stderr, "tandem mcp: unknown subcommand %q; say call, list, serve or install\n", args[0])
 	return exitUsage
 }
 

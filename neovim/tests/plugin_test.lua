@@ -624,11 +624,12 @@ local function write_file(path, text)
   f:close()
 end
 
-test('install_merges_under_its_own_key_refuses_invalid_json_and_is_idempotent', function()
+test('install_runs_tandem_mcp_install_refuses_invalid_json_and_is_idempotent', function()
   local ws = workspace()
   tandem.setup({})
   open(ws, 'README.md')
-  write_file(ws .. '/.mcp.json', '{"mcpServers": {"other": {"command": "x", "env": {}, "args": []}}, "keep": [1]}')
+  local other = '"other": {"command": "x", "env": {}, "args": []}'
+  write_file(ws .. '/.mcp.json', '{"mcpServers": {' .. other .. '}, "keep": [1]}')
   write_file(ws .. '/AGENTS.md', '# Our rules\n\nBe kind.\n')
   local editing = '{"servers": {"mine": {"command": "y"},'
   write_file(ws .. '/.vscode/mcp.json', editing)
@@ -636,14 +637,15 @@ test('install_merges_under_its_own_key_refuses_invalid_json_and_is_idempotent', 
     vim.cmd('TandemInstall')
   end)
   local msg = seen[1].msg
-  contains(msg, '.mcp.json: updated', 'the report')
-  contains(msg, '.vscode/mcp.json: refused: it is not valid JSON', 'the report')
+  eq(vim.log.levels.WARN, seen[1].level, 'a skipped file makes the report a warning')
+  contains(msg, 'claude: added to ' .. ws .. '/.mcp.json', 'the report')
+  contains(msg, 'gemini: added to ' .. ws .. '/.gemini/settings.json', 'the report')
+  contains(msg, 'vscode: skipped: ' .. ws .. '/.vscode/mcp.json: line 1, column', 'the report')
   contains(msg, 'AGENTS.md: updated', 'the report')
-  local mcp = vim.json.decode(read_file(ws .. '/.mcp.json'))
+  local text = read_file(ws .. '/.mcp.json')
+  contains(text, other, 'the other server, byte for byte')
+  local mcp = vim.json.decode(text)
   eq({ command = 'tandem', args = { 'mcp', 'serve' } }, mcp.mcpServers.tandem, 'tandem entry')
-  eq('x', mcp.mcpServers.other.command, 'the other server is kept')
-  eq('{}', vim.json.encode(mcp.mcpServers.other.env), 'an empty object stays an object')
-  eq('[]', vim.json.encode(mcp.mcpServers.other.args), 'an empty array stays an array')
   eq({ 1 }, mcp.keep, 'other keys are kept')
   eq(editing, read_file(ws .. '/.vscode/mcp.json'), 'a file being edited is left alone')
   local agents = read_file(ws .. '/AGENTS.md')
@@ -653,15 +655,14 @@ test('install_merges_under_its_own_key_refuses_invalid_json_and_is_idempotent', 
     'the rule is appended between markers'
   )
   -- Again: nothing changes.
-  local before = read_file(ws .. '/.mcp.json')
   seen = notifications(function()
     vim.cmd('TandemInstall')
   end)
-  contains(seen[1].msg, '.mcp.json: unchanged', 'the second report')
+  contains(seen[1].msg, 'claude: already there in ' .. ws .. '/.mcp.json', 'the second report')
   contains(seen[1].msg, 'AGENTS.md: unchanged', 'the second report')
-  eq(before, read_file(ws .. '/.mcp.json'), '.mcp.json is not rewritten')
+  eq(text, read_file(ws .. '/.mcp.json'), '.mcp.json is not rewritten')
   eq(agents, read_file(ws .. '/AGENTS.md'), 'the rule is not appended twice')
-  for _, f in ipairs({ '/.mcp.json', '/AGENTS.md' }) do
+  for _, f in ipairs({ '/.mcp.json', '/AGENTS.md', '/.gemini/settings.json', '/.codex/config.toml' }) do
     if read_file(ws .. f):lower():find('token', 1, true) then
       error(f .. ' mentions a token')
     end

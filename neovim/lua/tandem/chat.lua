@@ -510,6 +510,15 @@ function M.get()
   return id and chats[id] or nil
 end
 
+--- chat, else the current one; nil, told to the user, when no chat is open.
+local function open_chat(chat)
+  chat = chat or M.get()
+  if not chat then
+    notify('no chat is open; :TandemChat opens one', vim.log.levels.WARN)
+  end
+  return chat
+end
+
 --- The card under the cursor (its header or its output), if any.
 local function card_at(chat, row)
   for _, card in ipairs(chat.order) do
@@ -579,9 +588,8 @@ end
 ---@param text string?
 ---@param attach table[]? extra content blocks
 function M.send(chat, text, attach)
-  chat = chat or M.get()
+  chat = open_chat(chat)
   if not chat then
-    notify('no chat is open; :TandemChat opens one', vim.log.levels.WARN)
     return
   end
   local from_area = text == nil
@@ -707,9 +715,8 @@ end
 ---@param chat table?
 ---@param turn integer?
 function M.changes(chat, turn)
-  chat = chat or M.get()
+  chat = open_chat(chat)
   if not chat then
-    notify('no chat is open')
     return
   end
   local ex = chat.exchange
@@ -763,9 +770,8 @@ end
 ---@param chat table?
 ---@param turn integer?
 function M.restore(chat, turn)
-  chat = chat or M.get()
+  chat = open_chat(chat)
   if not chat then
-    notify('no chat is open')
     return
   end
   if chat.running then

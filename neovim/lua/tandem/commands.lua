@@ -151,15 +151,10 @@ function M.create()
   vim.api.nvim_create_user_command('TandemInstall', function()
     local c = client.get()
     local root = c and c.config.root_dir or client.root(0)
-    local lines = {}
-    local refused = false
-    for _, r in ipairs(require('tandem.install').run(root)) do
-      table.insert(lines, r.file .. ': ' .. r.what)
-      refused = refused or r.what:find('^refused') ~= nil or r.what:find('^failed') ~= nil
-    end
+    local lines, ok = require('tandem.install').run(root)
     notify(
       'set up agents in ' .. root .. '\n' .. table.concat(lines, '\n'),
-      refused and vim.log.levels.WARN or vim.log.levels.INFO
+      ok and vim.log.levels.INFO or vim.log.levels.WARN
     )
   end, { desc = "Put tandem's MCP entry and working rule into this workspace's agent configs" })
   vim.api.nvim_create_user_command('TandemCall', function(o)

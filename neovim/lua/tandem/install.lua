@@ -1,10 +1,8 @@
 --- Setting agents up to use tandem in a workspace (`:TandemInstall`): tandem's MCP server entry
---- in the agent configuration files, and a working rule in the agents' instruction file.
---- The same targets and rules as the VS Code extension (vscode-extension/src/install.ts): an
---- entry is merged under its own key and nothing else changes; a file that is not valid JSON is
---- refused (someone is editing it, and rewriting it would lose their other servers); the rule
---- lives between markers and is replaced there, never appended twice; a file whose content would
---- not change is not written; nothing written holds a token.
+--- in each agent's configuration file, written by `tandem mcp install --scope project` (which
+--- keeps every other byte of those files and refuses a file it cannot parse), and a working rule
+--- in the agents' instruction file. The rule lives between markers and is replaced there, never
+--- appended twice; an unchanged file is not written; nothing written holds a token.
 local M = {}
 
 M.BEGIN = '<!-- tandem:begin -->'
@@ -24,84 +22,6 @@ result, run `tandem mcp call SERVER/TOOL '{...}' > FILE` in a shell step and rea
 ]]
   .. M.END
   .. '\n'
-
-M.targets = {
-  {
-    file = '.mcp.json',
-    kind = 'json',
-    container = 'mcpServers',
-    entry = { command = 'tandem', args = { 'mcp', 'serve' } },
-  },
-  {
-    file = '.vscode/mcp.json',
-    kind = 'json',
-    container = 'servers',
-    entry = { type = 'stdio', command = 'tandem', args = { 'mcp', 'serve' } },
-  },
-  { file = 'AGENTS.md', kind = 'block' },
-}
-
-local dict_mt = getmetatable(vim.empty_dict())
-
---- JSON with two-space indentation and sorted keys (a decoded Lua table keeps no key order).
-local function encode(v, indent)
-  if type(v) ~= 'table' then
-    return vim.json.encode(v)
-  end
-  local inner = indent .. '  '
-  local parts = {}
-  if getmetatable(v) ~= dict_mt and vim.islist(v) then
-    if #v == 0 then
-      return '[]'
-    end
-    for _, x in ipairs(v) do
-      table.insert(parts, inner .. encode(x, inner))
-    end
-    return '[\n' .. table.concat(parts, ',\n') .. '\n' .. indent .. ']'
-  end
-  local keys = vim.tbl_keys(v)
-  if #keys == 0 then
-    return '{}'
-  end
-  table.sort(keys)
-  for _, k in ipairs(keys) do
-    table.insert(parts, inner .. vim.json.encode(k) .. ': ' .. encode(v[k], inner))
-  end
-  return '{\n' .. table.concat(parts, ',\n') .. '\n' .. indent .. '}'
-end
-
---- A decoded JSON object: an empty one carries vim.empty_dict()'s metatable, `[]` does not.
-local function is_object(v)
-  return type(v) == 'table' and (getmetatable(v) == dict_mt or (next(v) ~= nil and not vim.islist(v)))
-end
-
---- Puts entry under container.tandem of a JSON file's text (nil: no file yet).
----@return table outcome {status = 'write', text} | {status = 'unchanged'} | {status = 'refused', reason}
-function M.merge_json(text, container, entry)
-  local doc = vim.empty_dict()
-  if text and vim.trim(text) ~= '' then
-    local ok, decoded = pcall(vim.json.decode, text)
-    if not ok then
-      return { status = 'refused', reason = 'it is not valid JSON; fix or finish editing it, then install again' }
-    end
-    doc = decoded
-  end
-  if not is_object(doc) then
-    return { status = 'refused', reason = 'it is not a JSON object; fix it, then install again' }
-  end
-  local servers = doc[container]
-  if servers == nil then
-    servers = vim.empty_dict()
-  elseif not is_object(servers) then
-    return { status = 'refused', reason = 'its "' .. container .. '" is not an object; fix it, then install again' }
-  end
-  if vim.deep_equal(servers.tandem, entry) then
-    return { status = 'unchanged' }
-  end
-  servers.tandem = entry
-  doc[container] = servers
-  return { status = 'write', text = encode(doc, '') .. '\n' }
-end
 
 local function count(text, needle)
   local n, from = 0, 1
@@ -154,32 +74,50 @@ local function read(path)
   return s
 end
 
---- Installs into the workspace root; returns {file, what} per target.
----@param root string
----@return {file: string, what: string}[]
-function M.run(root)
-  local out = {}
-  for _, t in ipairs(M.targets) do
-    local path = root .. '/' .. t.file
-    local text = read(path)
-    local r = t.kind == 'json' and M.merge_json(text, t.container, t.entry) or M.merge_block(text, M.WORKING_RULE)
-    local what = r.status
-    if r.status == 'write' then
-      vim.fn.mkdir(vim.fs.dirname(path), 'p')
-      local f, err = io.open(path, 'wb')
-      if not f then
-        what = 'failed: ' .. tostring(err)
-      else
-        f:write(r.text)
-        f:close()
-        what = text == nil and 'created' or 'updated'
-      end
-    elseif r.status == 'refused' then
-      what = 'refused: ' .. r.reason
-    end
-    table.insert(out, { file = t.file, what = what })
+--- Writes the working rule into root/AGENTS.md; returns what happened.
+local function install_rule(root)
+  local path = root .. '/AGENTS.md'
+  local text = read(path)
+  local r = M.merge_block(text, M.WORKING_RULE)
+  if r.status == 'refused' then
+    return 'refused: ' .. r.reason, false
+  elseif r.status == 'unchanged' then
+    return 'unchanged', true
   end
-  return out
+  local f, err = io.open(path, 'wb')
+  if not f then
+    return 'failed: ' .. tostring(err), false
+  end
+  f:write(r.text)
+  f:close()
+  return text == nil and 'created' or 'updated', true
+end
+
+--- Installs into the workspace root: the MCP entries through `tandem mcp install --scope
+--- project` (one line per agent), then the working rule. Returns the report's lines and
+--- whether everything succeeded.
+---@param root string
+---@return string[], boolean
+function M.run(root)
+  local config = require('tandem').config()
+  local lines, ok = {}, true
+  local done = vim
+    .system({ config.cmd[1], 'mcp', 'install', '--scope', 'project' }, { cwd = root, text = true })
+    :wait(config.timeout_ms)
+  for _, out in ipairs({ done.stdout or '', done.stderr or '' }) do
+    for _, line in ipairs(vim.split(vim.trim(out), '\n', { trimempty = true })) do
+      table.insert(lines, line)
+    end
+  end
+  if done.code ~= 0 then
+    ok = false
+    if #lines == 0 then
+      table.insert(lines, config.cmd[1] .. ' mcp install failed (exit ' .. done.code .. ')')
+    end
+  end
+  local what, rule_ok = install_rule(root)
+  table.insert(lines, 'AGENTS.md: ' .. what)
+  return lines, ok and rule_ok
 end
 
 return M

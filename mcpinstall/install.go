@@ -1,0 +1,297 @@
+// Package mcpinstall adds tandem's MCP server (`tandem mcp serve`) to the
+// configuration files of the agents that read one, and takes it out again.
+//
+// Each file is edited in place: tandem's entry lives under its own key
+// `tandem`, and every other byte of the file stays as it was, comments and
+// trailing commas included. A file that does not parse is never written; a
+// `tandem` entry that tandem did not write is left alone. Writing nothing
+// when nothing changes is what makes a second run change no byte.
+package mcpinstall
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+)
+
+// Key is the name tandem's entry has in every agent's server list.
+const Key = "tandem"
+
+// serveArgs start tandem's MCP server; an entry with these arguments and a
+// command named tandem is tandem's own.
+var serveArgs = []string{"mcp", "serve"}
+
+// Scope says whose configuration is written.
+type Scope string
+
+const (
+	Project Scope = "project" // the workspace's files, shared with everyone who clones it
+	User    Scope = "user"    // the user's own files in their home directory
+)
+
+// Agent is one agent and where its configuration lives.
+type Agent struct {
+	Name    string
+	format  format
+	project string                    // relative to the workspace root
+	user    func(Env) (string, error) // absolute
+}
+
+// Env is what locating and writing the files depends on.
+type Env struct {
+	Root    string              // the workspace root, for project scope
+	Home    string              // the user's home directory
+	Getenv  func(string) string // the agents' own variables (CLAUDE_CONFIG_DIR, CODEX_HOME)
+	Command string              // the command the entry runs
+}
+
+// Agents are the supported agents, in the order they are reported.
+var Agents = []Agent{
+	{
+		Name:    "claude",
+		format:  jsonFormat{container: "mcpServers"},
+		project: ".mcp.json",
+		// Claude Code keeps its user settings in ~/.claude.json, or in
+		// $CLAUDE_CONFIG_DIR/.claude.json when that is set.
+		user: func(e Env) (string, error) {
+			if d := e.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
+				return filepath.Join(d, ".claude.json"), nil
+			}
+			return filepath.Join(e.Home, ".claude.json"), nil
+		},
+	},
+	{
+		Name:   "codex",
+		format: tomlFormat{},
+		// Codex reads a project's .codex/config.toml once the user trusts the project.
+		project: filepath.Join(".codex", "config.toml"),
+		user: func(e Env) (string, error) {
+			if d := e.Getenv("CODEX_HOME"); d != "" {
+				return filepath.Join(d, "config.toml"), nil
+			}
+			return filepath.Join(e.Home, ".codex", "config.toml"), nil
+		},
+	},
+	{
+		Name:    "gemini",
+		format:  jsonFormat{container: "mcpServers"},
+		project: filepath.Join(".gemini", "settings.json"),
+		user:    homeFile(".gemini", "settings.json"),
+	},
+	{
+		Name:    "cursor",
+		format:  jsonFormat{container: "mcpServers"},
+		project: filepath.Join(".cursor", "mcp.json"),
+		user:    homeFile(".cursor", "mcp.json"),
+	},
+	{
+		Name:    "vscode",
+		format:  jsonFormat{container: "servers", typed: true},
+		project: filepath.Join(".vscode", "mcp.json"),
+		// VS Code's user profile: $XDG_CONFIG_HOME/Code/User (~/.config) on
+		// Linux, ~/Library/Application Support/Code/User on macOS.
+		user: func(Env) (string, error) {
+			d, err := os.UserConfigDir()
+			if err != nil {
+				return "", err
+			}
+			return filepath.Join(d, "Code", "User", "mcp.json"), nil
+		},
+	},
+}
+
+func homeFile(parts ...string) func(Env) (string, error) {
+	return func(e Env) (string, error) {
+		return filepath.Join(append([]string{e.Home}, parts...)...), nil
+	}
+}
+
+// AgentNamed finds an agent by its name.
+func AgentNamed(name string) (Agent, bool) {
+	for _, a := range Agents {
+		if a.Name == name {
+			return a, true
+		}
+	}
+	return Agent{}, false
+}
+
+// Path is the file the agent reads in scope.
+func (a Agent) Path(scope Scope, e Env) (string, error) {
+	if scope == Project {
+		return filepath.Join(e.Root, a.project), nil
+	}
+	return a.user(e)
+}
+
+// Action is what happened to one file.
+type Action string
+
+const (
+	Added    Action = "added"
+	Updated  Action = "updated"
+	Already  Action = "already there"
+	Removed  Action = "removed"
+	NotThere Action = "not there"
+	Skipped  Action = "skipped"
+)
+
+// Result is the outcome for one agent.
+type Result struct {
+	Agent  string
+	Path   string
+	Action Action
+	Reason string // why, for Skipped; what changed, for Updated
+}
+
+// entry is tandem's server entry. Its field order is the order written.
+type entry struct {
+	Type    string   `json:"type,omitempty"`
+	Command string   `json:"command"`
+	Args    []string `json:"args"`
+}
+
+// format edits one kind of configuration file. edit gets the file's bytes
+// (nil when there is none) and returns the new bytes; an empty result means
+// the file held nothing but tandem's entry and goes away. emptyDoc is such a
+// file's content when it has to stay.
+type format interface {
+	edit(src []byte, command string, remove bool) (out []byte, act Action, reason string, err error)
+	emptyDoc() []byte
+}
+
+// Apply installs (or, with remove, removes) tandem's entry for agent a in
+// scope. A refusal is a Result, not an error: the other agents go on.
+func Apply(a Agent, scope Scope, e Env, remove bool) Result {
+	r := Result{Agent: a.Name}
+	path, err := a.Path(scope, e)
+	if err != nil {
+		return skip(r, fmt.Sprintf("its %s configuration has no known place here (%v); use the other --scope", scope, err))
+	}
+	r.Path = path
+	// A linked configuration (dotfiles) is edited where it lives, the link kept.
+	if p, err := filepath.EvalSymlinks(path); err == nil {
+		path = p
+	}
+	src, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return skip(r, fmt.Sprintf("%s cannot be read (%v); make it readable, then run the command again", r.Path, err))
+	}
+	exists := err == nil
+	if !exists && remove {
+		r.Action = NotThere
+		return r
+	}
+	out, act, reason, err := a.format.edit(src, e.Command, remove)
+	if err != nil {
+		return skip(r, fmt.Sprintf("%s: %v", r.Path, err))
+	}
+	r.Action, r.Reason = act, reason
+	if act == Already || act == NotThere {
+		return r
+	}
+	del := len(out) == 0
+	if fi, err := os.Lstat(r.Path); del && err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		// A linked file (dotfiles) stays, emptied: the link keeps pointing somewhere.
+		del, out = false, a.format.emptyDoc()
+	}
+	if err := commit(path, src, exists, out, del, scope); err != nil {
+		return skip(r, fmt.Sprintf("%s: %v", r.Path, err))
+	}
+	// An agent's own directory left empty goes too; the workspace and the
+	// home directory never do.
+	if dir := filepath.Dir(r.Path); del && dir != e.Root && dir != e.Home {
+		_ = os.Remove(dir) // fails, as it should, on a directory holding anything
+	}
+	return r
+}
+
+func skip(r Result, reason string) Result {
+	r.Action, r.Reason = Skipped, reason
+	return r
+}
+
+// commit writes out over path through a temporary file and a rename, so a
+// reader never sees half a file, after checking that no one (a running agent
+// rewriting its settings) changed the file since it was read; del deletes
+// the file instead.
+func commit(path string, src []byte, exists bool, out []byte, del bool, scope Scope) error {
+	now, err := os.ReadFile(path)
+	if (err == nil) != exists || !bytes.Equal(now, src) {
+		return errors.New("the file changed while tandem was editing it (is the agent running?); run the command again")
+	}
+	if del {
+		return os.Remove(path)
+	}
+	dir := filepath.Dir(path)
+	// A user file is private by default: agents later store tokens beside
+	// their servers. An existing file keeps its mode.
+	mode := fs.FileMode(0o644)
+	if scope == User {
+		mode = 0o600
+	}
+	if st, err := os.Stat(path); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tandem-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(out); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// classify compares an existing entry (decoded) with the one tandem writes.
+// It is Already when equal; Updated when it is tandem's own entry with
+// another command (a moved binary); Skipped otherwise, since an entry under
+// tandem's key that tandem did not write is the user's.
+func classify(have any, want entry) (Action, string) {
+	w := asGeneric(want)
+	if reflect.DeepEqual(have, w) {
+		return Already, ""
+	}
+	m, ok := have.(map[string]any)
+	if ok {
+		cmd, _ := m["command"].(string)
+		mine := asGeneric(entry{Type: want.Type, Command: cmd, Args: want.Args})
+		if filepath.Base(cmd) == Key && reflect.DeepEqual(have, mine) {
+			return Updated, fmt.Sprintf("the command was %s", cmd)
+		}
+	}
+	return Skipped, fmt.Sprintf("it already has a %q server that tandem did not write; rename or remove that entry, then run the command again", Key)
+}
+
+// asGeneric is e as a JSON or TOML decoder returns it, for comparisons.
+func asGeneric(e entry) map[string]any {
+	m := map[string]any{"command": e.Command, "args": toAny(e.Args)}
+	if e.Type != "" {
+		m["type"] = e.Type
+	}
+	return m
+}
+
+func toAny(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
+}

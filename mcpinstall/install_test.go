@@ -1,0 +1,366 @@
+package mcpinstall
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/pelletier/go-toml/v2"
+)
+
+func testEnv(t *testing.T) Env {
+	t.Helper()
+	return Env{Root: t.TempDir(), Home: t.TempDir(), Getenv: func(string) string { return "" }, Command: "tandem"}
+}
+
+func agent(t *testing.T, name string) Agent {
+	t.Helper()
+	a, ok := AgentNamed(name)
+	if !ok {
+		t.Fatalf("no agent %q", name)
+	}
+	return a
+}
+
+// write puts text at agent a's project file and returns its path.
+func write(t *testing.T, a Agent, e Env, text string) string {
+	t.Helper()
+	p, _ := a.Path(Project, e)
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func read(t *testing.T, p string) string {
+	t.Helper()
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+func apply(t *testing.T, a Agent, e Env, remove bool, want Action) Result {
+	t.Helper()
+	r := Apply(a, Project, e, remove)
+	if r.Action != want {
+		t.Fatalf("%s remove=%v: %s (%s), want %s", a.Name, remove, r.Action, r.Reason, want)
+	}
+	return r
+}
+
+// roundTrip installs into a file holding before, checks the result with
+// check, installs again (no byte may change), then removes and expects
+// before back exactly.
+func roundTrip(t *testing.T, name, before string, check func(after string)) {
+	t.Helper()
+	a, e := agent(t, name), testEnv(t)
+	p := write(t, a, e, before)
+	apply(t, a, e, false, Added)
+	after := read(t, p)
+	check(after)
+	apply(t, a, e, false, Already)
+	if again := read(t, p); again != after {
+		t.Fatalf("second install changed the file:\n%s\nthen:\n%s", after, again)
+	}
+	apply(t, a, e, true, Removed)
+	if got := read(t, p); got != before {
+		t.Fatalf("remove did not restore the file:\n%q\nwant:\n%q", got, before)
+	}
+	apply(t, a, e, true, NotThere)
+}
+
+func TestNewFilesAreCreatedThenRemovedWhole(t *testing.T) {
+	for _, a := range Agents {
+		t.Run(a.Name, func(t *testing.T) {
+			e := testEnv(t)
+			p, _ := a.Path(Project, e)
+			apply(t, a, e, false, Added)
+			first := read(t, p)
+			if !strings.Contains(first, `"tandem"`) && !strings.Contains(first, "[mcp_servers.tandem]") {
+				t.Fatalf("no tandem entry:\n%s", first)
+			}
+			apply(t, a, e, false, Already)
+			if read(t, p) != first {
+				t.Fatal("second install changed the file")
+			}
+			apply(t, a, e, true, Removed)
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Fatalf("a file that held only tandem's entry is still there: %v", err)
+			}
+			if dir := filepath.Dir(p); dir != e.Root {
+				if _, err := os.Stat(dir); !os.IsNotExist(err) {
+					t.Fatalf("the emptied directory %s is still there", dir)
+				}
+			}
+			if _, err := os.Stat(e.Root); err != nil {
+				t.Fatalf("the workspace went with it: %v", err)
+			}
+		})
+	}
+}
+
+func TestNewJSONFileContent(t *testing.T) {
+	a, e := agent(t, "vscode"), testEnv(t)
+	apply(t, a, e, false, Added)
+	p, _ := a.Path(Project, e)
+	want := `{
+  "servers": {
+    "tandem": {
+      "type": "stdio",
+      "command": "tandem",
+      "args": [
+        "mcp",
+        "serve"
+      ]
+    }
+  }
+}
+`
+	if got := read(t, p); got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestJSONCCommentsAndTrailingCommasSurvive(t *testing.T) {
+	before := `// Servers for this workspace.
+{
+	/* the ones we share */
+	"servers": {
+		// local build
+		"mine": { "command": "./mine", "args": [], }, // keep
+	},
+	"inputs": [ { "id": "token", "type": "promptString" }, ],
+}
+`
+	roundTrip(t, "vscode", before, func(after string) {
+		for _, s := range []string{"// Servers for this workspace.", "/* the ones we share */", "// local build", "// keep", `"args": [], },`, `"promptString" }, ],`} {
+			if !strings.Contains(after, s) {
+				t.Errorf("lost %q:\n%s", s, after)
+			}
+		}
+		if !strings.Contains(after, "\t\t\"tandem\": {\n\t\t\t\"type\": \"stdio\",") {
+			t.Errorf("the entry does not follow the file's tab indentation:\n%s", after)
+		}
+	})
+}
+
+func TestStrictJSONStaysStrict(t *testing.T) {
+	// Like ~/.claude.json: other settings and servers, no comments.
+	before := `{
+  "numStartups": 3,
+  "mcpServers": {
+    "github": {
+      "command": "gh-mcp"
+    }
+  },
+  "projects": {}
+}
+`
+	roundTrip(t, "claude", before, func(after string) {
+		var v struct{ MCPServers map[string]any }
+		if err := json.Unmarshal([]byte(after), &v); err != nil {
+			t.Fatalf("not JSON any more: %v\n%s", err, after)
+		}
+		if v.MCPServers["github"] == nil || v.MCPServers["tandem"] == nil {
+			t.Fatalf("servers: %v", v.MCPServers)
+		}
+	})
+}
+
+func TestOneLineJSONAndAbsentContainer(t *testing.T) {
+	roundTrip(t, "cursor", `{"mcpServers":{"a":{"command":"x"}}}`, func(after string) {
+		if want := `{"mcpServers":{"tandem":{"command":"tandem","args":["mcp","serve"]},"a":{"command":"x"}}}`; after != want {
+			t.Fatalf("got %s", after)
+		}
+	})
+	roundTrip(t, "gemini", "{\n  \"theme\": \"dark\"\n}\n", func(after string) {
+		if !strings.HasPrefix(after, "{\n  \"mcpServers\": {\n    \"tandem\": {\n") || !strings.HasSuffix(after, "  },\n  \"theme\": \"dark\"\n}\n") {
+			t.Fatalf("got\n%s", after)
+		}
+	})
+}
+
+func TestRemoveKeepsTrailingCommaStyle(t *testing.T) {
+	// An earlier installer sorted the keys, so tandem can be last.
+	a, e := agent(t, "vscode"), testEnv(t)
+	entry := `{"type": "stdio", "command": "tandem", "args": ["mcp", "serve"]}`
+	for before, want := range map[string]string{
+		`{"servers": {"a": {}, "tandem": ` + entry + `,},}`: `{"servers": {"a": {},},}`,
+		`{"servers": {"a": {} , "tandem": ` + entry + `}}`:  `{"servers": {"a": {} }}`,
+	} {
+		p := write(t, a, e, before)
+		apply(t, a, e, true, Removed)
+		if got := read(t, p); got != want {
+			t.Errorf("from %s\ngot  %s\nwant %s", before, got, want)
+		}
+	}
+}
+
+func TestUnparsableFilesAreRefusedUnchanged(t *testing.T) {
+	cases := []struct{ agent, text, where string }{
+		{"claude", "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\"}\n  \n", "line 5, column 1"},
+		{"vscode", "{\n  \"servers\": {\n    \"a\": {\"command\": x}\n  }\n}\n", "line 3, column 22"},
+		{"codex", "model = \"o3\"\n[mcp_servers.a\ncommand = \"x\"\n", "line 2, column"},
+		{"gemini", "[1, 2]\n", "top level is not a JSON object"},
+		{"cursor", `{"mcpServers": []}`, `"mcpServers" is not an object`},
+	}
+	for _, c := range cases {
+		t.Run(c.agent, func(t *testing.T) {
+			a, e := agent(t, c.agent), testEnv(t)
+			p := write(t, a, e, c.text)
+			for _, remove := range []bool{false, true} {
+				r := apply(t, a, e, remove, Skipped)
+				if !strings.Contains(r.Reason, p) || !strings.Contains(r.Reason, c.where) || !strings.HasSuffix(r.Reason, "then run the command again") {
+					t.Errorf("reason %q should name %s and %q and end with what to do", r.Reason, p, c.where)
+				}
+				if read(t, p) != c.text {
+					t.Fatal("the file changed")
+				}
+			}
+		})
+	}
+}
+
+func TestSomeoneElsesTandemEntryIsLeftAlone(t *testing.T) {
+	for name, text := range map[string]string{
+		"claude": `{"mcpServers": {"tandem": {"command": "npx", "args": ["tandem-mcp"]}}}`,
+		"vscode": `{"servers": {"tandem": {"type": "stdio", "command": "tandem", "args": ["mcp", "serve"], "env": {"A": "1"}}}}`,
+		"codex":  "[mcp_servers.tandem]\ncommand = \"tandem\"\nargs = [\"mcp\", \"serve\", \"--root\", \"/\"]\n",
+	} {
+		a, e := agent(t, name), testEnv(t)
+		p := write(t, a, e, text)
+		for _, remove := range []bool{false, true} {
+			r := apply(t, a, e, remove, Skipped)
+			if !strings.Contains(r.Reason, "tandem did not write") {
+				t.Errorf("%s: %s", name, r.Reason)
+			}
+			if read(t, p) != text {
+				t.Fatalf("%s: the file changed", name)
+			}
+		}
+	}
+}
+
+func TestMovedTandemIsUpdated(t *testing.T) {
+	a, e := agent(t, "claude"), testEnv(t)
+	p := write(t, a, e, "{\n  \"mcpServers\": {\n    \"tandem\": {\"command\": \"/old/bin/tandem\", \"args\": [\"mcp\", \"serve\"]}\n  }\n}\n")
+	r := apply(t, a, e, false, Updated)
+	if !strings.Contains(r.Reason, "/old/bin/tandem") {
+		t.Errorf("reason %q", r.Reason)
+	}
+	want := "{\n  \"mcpServers\": {\n    \"tandem\": {\n      \"command\": \"tandem\",\n      \"args\": [\n        \"mcp\",\n        \"serve\"\n      ]\n    }\n  }\n}\n"
+	if got := read(t, p); got != want {
+		t.Fatalf("got\n%s", got)
+	}
+}
+
+func TestTOMLCommentsSurvive(t *testing.T) {
+	before := "# my codex\nmodel = \"o3\" # fast\n\n[mcp_servers.github]\ncommand = \"gh-mcp\" # the real one\n\n# projects I trust\n[projects.\"/w\"]\ntrust_level = \"trusted\"\n"
+	roundTrip(t, "codex", before, func(after string) {
+		if want := before + "\n[mcp_servers.tandem]\ncommand = \"tandem\"\nargs = [\"mcp\", \"serve\"]\n"; after != want {
+			t.Fatalf("got\n%s", after)
+		}
+	})
+	// No final newline: one is added before the table.
+	a, e := agent(t, "codex"), testEnv(t)
+	p := write(t, a, e, `model = "o3"`)
+	apply(t, a, e, false, Added)
+	if got := read(t, p); !strings.HasPrefix(got, "model = \"o3\"\n\n[mcp_servers.tandem]\n") {
+		t.Fatalf("got\n%s", got)
+	}
+}
+
+func TestTOMLTableInTheMiddle(t *testing.T) {
+	a, e := agent(t, "codex"), testEnv(t)
+	head := "model = \"o3\"\n\n"
+	tail := "\n# next\n[mcp_servers.other]\ncommand = \"o\"\n"
+	p := write(t, a, e, head+"[mcp_servers.tandem] # ours\ncommand = \"/old/tandem\"\nargs = [\n  \"mcp\",\n  \"serve\",\n]\n"+tail)
+	apply(t, a, e, false, Updated)
+	if got, want := read(t, p), head+"[mcp_servers.tandem]\ncommand = \"tandem\"\nargs = [\"mcp\", \"serve\"]\n"+tail; got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	apply(t, a, e, true, Removed)
+	if got, want := read(t, p), head+"# next\n[mcp_servers.other]\ncommand = \"o\"\n"; got != want {
+		t.Fatalf("got\n%q\nwant\n%q", got, want)
+	}
+	var doc map[string]any
+	if err := toml.Unmarshal([]byte(read(t, p)), &doc); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTOMLInlineFormsAreEditedOrRefused(t *testing.T) {
+	a, e := agent(t, "codex"), testEnv(t)
+	// One key-value line under [mcp_servers] is cut like a table.
+	before := "[mcp_servers]\nother = { command = \"o\" }\n"
+	p := write(t, a, e, before+"tandem = { command = \"tandem\", args = [\"mcp\", \"serve\"] }\n")
+	apply(t, a, e, false, Already)
+	apply(t, a, e, true, Removed)
+	if got := read(t, p); got != before {
+		t.Fatalf("got\n%q", got)
+	}
+	// A whole inline table cannot take another table: refused, unchanged.
+	inline := "mcp_servers = { other = { command = \"o\" } }\n"
+	write(t, a, e, inline)
+	r := apply(t, a, e, false, Skipped)
+	if !strings.Contains(r.Reason, "by hand") || read(t, p) != inline {
+		t.Fatalf("%s\n%s", r.Reason, read(t, p))
+	}
+}
+
+func TestUserScopePathsAndModes(t *testing.T) {
+	e := testEnv(t)
+	env := map[string]string{}
+	e.Getenv = func(k string) string { return env[k] }
+	p, _ := agent(t, "claude").Path(User, e)
+	if p != filepath.Join(e.Home, ".claude.json") {
+		t.Errorf("claude user file %s", p)
+	}
+	env["CLAUDE_CONFIG_DIR"], env["CODEX_HOME"] = "/c", "/x"
+	if p, _ := agent(t, "claude").Path(User, e); p != "/c/.claude.json" {
+		t.Errorf("CLAUDE_CONFIG_DIR: %s", p)
+	}
+	if p, _ := agent(t, "codex").Path(User, e); p != "/x/config.toml" {
+		t.Errorf("CODEX_HOME: %s", p)
+	}
+	delete(env, "CODEX_HOME")
+	r := Apply(agent(t, "codex"), User, e, false)
+	if r.Action != Added || r.Path != filepath.Join(e.Home, ".codex", "config.toml") {
+		t.Fatalf("%+v", r)
+	}
+	if st, err := os.Stat(r.Path); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("a new user file should be private: %v %v", st.Mode(), err)
+	}
+}
+
+func TestLinkedFileIsEditedWhereItLives(t *testing.T) {
+	a, e := agent(t, "cursor"), testEnv(t)
+	target := filepath.Join(t.TempDir(), "dotfiles-mcp.json")
+	if err := os.WriteFile(target, []byte("{}\n"), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := a.Path(Project, e)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+	apply(t, a, e, false, Added)
+	if fi, err := os.Lstat(p); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the link was replaced")
+	}
+	if st, _ := os.Stat(target); st.Mode().Perm() != 0o640 || !strings.Contains(read(t, target), `"tandem"`) {
+		t.Fatalf("target %v:\n%s", st.Mode(), read(t, target))
+	}
+	// Emptied again, the linked file stays so the link is not left dangling.
+	apply(t, a, e, true, Removed)
+	if got := read(t, p); got != "{}\n" {
+		t.Fatalf("through the link: %q", got)
+	}
+}

@@ -1,0 +1,213 @@
+package mcpinstall
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tailscale/hujson"
+)
+
+// jsonFormat edits a JSON file whose servers are an object of named entries.
+// The files are read as JSONC (VS Code's and Gemini CLI's allow comments
+// and VS Code's trailing commas) and edited on hujson's syntax tree, which
+// packs every untouched byte back as it was.
+type jsonFormat struct {
+	container string // the object of servers: "mcpServers", or VS Code's "servers"
+	typed     bool   // VS Code's entries name their transport
+}
+
+func (f jsonFormat) want(command string) entry {
+	e := entry{Command: command, Args: serveArgs}
+	if f.typed {
+		e.Type = "stdio"
+	}
+	return e
+}
+
+func (jsonFormat) emptyDoc() []byte { return []byte("{}\n") }
+
+func (f jsonFormat) edit(src []byte, command string, remove bool) ([]byte, Action, string, error) {
+	if len(bytes.TrimSpace(src)) == 0 {
+		if remove {
+			return nil, NotThere, "", nil
+		}
+		src = []byte("{}\n")
+	}
+	v, err := hujson.Parse(src)
+	if err != nil {
+		return nil, "", "", fmt.Errorf("%s; fix the file (or move it away), then run the command again",
+			strings.TrimPrefix(err.Error(), "hujson: "))
+	}
+	root, ok := v.Value.(*hujson.Object)
+	if !ok {
+		return nil, "", "", errors.New("its top level is not a JSON object; fix the file (or move it away), then run the command again")
+	}
+	unit := indentUnit(root)
+	want := f.want(command)
+	ci := memberIndex(root, f.container)
+	if ci < 0 {
+		if remove {
+			return nil, NotThere, "", nil
+		}
+		insertFirst(root, "", unit, f.container, map[string]entry{Key: want})
+		return v.Pack(), Added, "", nil
+	}
+	cm := &root.Members[ci]
+	servers, ok := cm.Value.Value.(*hujson.Object)
+	if !ok {
+		return nil, "", "", fmt.Errorf("its %q is not an object; fix the file, then run the command again", f.container)
+	}
+	ti := memberIndex(servers, Key)
+	if ti < 0 {
+		if remove {
+			return nil, NotThere, "", nil
+		}
+		cIndent, _ := lineIndent(cm.Name.BeforeExtra)
+		insertFirst(servers, cIndent, unit, Key, want)
+		return v.Pack(), Added, "", nil
+	}
+	have, err := decode(servers.Members[ti].Value)
+	if err != nil {
+		return nil, "", "", err
+	}
+	act, reason := classify(have, want)
+	switch {
+	case act == Skipped:
+		return nil, "", "", errors.New(reason)
+	case remove:
+		removeMember(servers, ti)
+		// A server list that held only tandem goes with it, and so does a
+		// file that held only that list: what the install added, the
+		// removal takes away.
+		if len(servers.Members) == 0 && isBlank(servers.AfterExtra) {
+			removeMember(root, ci)
+			if len(root.Members) == 0 && isBlank(root.AfterExtra) && isBlank(v.BeforeExtra) && isBlank(v.AfterExtra) {
+				return []byte{}, Removed, "", nil
+			}
+		}
+		return v.Pack(), Removed, "", nil
+	case act == Already:
+		return nil, Already, "", nil
+	}
+	m := &servers.Members[ti]
+	indent, multiline := lineIndent(m.Name.BeforeExtra)
+	m.Value.Value = render(want, indent, unit, multiline)
+	return v.Pack(), Updated, reason, nil
+}
+
+func memberIndex(obj *hujson.Object, name string) int {
+	for i, m := range obj.Members {
+		if lit, ok := m.Name.Value.(hujson.Literal); ok && lit.String() == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// insertFirst makes key: value the object's first member, laid out like
+// the member after it: on its own line at the same indentation, or inline
+// when the object is written on one line. First, so that removing it later
+// gives back the very bytes that were there before.
+func insertFirst(obj *hujson.Object, objIndent, unit, key string, value any) {
+	m := hujson.ObjectMember{
+		Name:  hujson.Value{Value: hujson.String(key)},
+		Value: hujson.Value{BeforeExtra: hujson.Extra(" ")},
+	}
+	indent, multiline := objIndent+unit, true
+	if len(obj.Members) > 0 {
+		next := obj.Members[0]
+		if indent, multiline = lineIndent(next.Name.BeforeExtra); !multiline {
+			m.Name.BeforeExtra = slices.Clone(next.Name.BeforeExtra)
+		}
+		if isBlank(next.Value.BeforeExtra) {
+			m.Value.BeforeExtra = slices.Clone(next.Value.BeforeExtra)
+		}
+	} else if !bytes.Contains(obj.AfterExtra, []byte("\n")) {
+		// `{}` opens up, its closing brace on a line of its own.
+		if isBlank(obj.AfterExtra) {
+			obj.AfterExtra = nil
+		}
+		obj.AfterExtra = append(obj.AfterExtra, "\n"+objIndent...)
+	}
+	if multiline {
+		m.Name.BeforeExtra = hujson.Extra("\n" + indent)
+	}
+	m.Value.Value = render(value, indent, unit, multiline)
+	obj.Members = slices.Insert(obj.Members, 0, m)
+}
+
+// removeMember takes member i out, keeping the object's trailing-comma
+// style: a comma after the removed last member moves to the one before it,
+// and none appears where there was none.
+func removeMember(obj *hujson.Object, i int) {
+	if i == len(obj.Members)-1 && i > 0 {
+		prev := &obj.Members[i-1].Value
+		switch {
+		case obj.Members[i].Value.AfterExtra != nil && prev.AfterExtra == nil:
+			prev.AfterExtra = hujson.Extra{}
+		case obj.Members[i].Value.AfterExtra == nil && prev.AfterExtra != nil:
+			obj.AfterExtra = append(prev.AfterExtra, obj.AfterExtra...)
+			prev.AfterExtra = nil
+		}
+	}
+	obj.Members = slices.Delete(obj.Members, i, i+1)
+}
+
+// render is value as JSON: indented from indent by unit, or on one line.
+func render(value any, indent, unit string, multiline bool) hujson.ValueTrimmed {
+	var b []byte
+	var err error
+	if multiline {
+		b, err = json.MarshalIndent(value, indent, unit)
+	} else {
+		b, err = json.Marshal(value)
+	}
+	if err != nil {
+		panic(err) // entries are strings and lists of strings
+	}
+	v, err := hujson.Parse(b)
+	if err != nil {
+		panic(err) // encoding/json wrote it
+	}
+	return v.Value
+}
+
+// decode is a member's value as encoding/json decodes it.
+func decode(v hujson.Value) (any, error) {
+	c := v.Clone()
+	c.Standardize()
+	var x any
+	if err := json.Unmarshal(c.Pack(), &x); err != nil {
+		return nil, fmt.Errorf("its %q entry does not decode (%v); fix it, then run the command again", Key, err)
+	}
+	return x, nil
+}
+
+// lineIndent is the indentation that ends extra (the blanks after its last
+// newline), and whether extra has a newline at all.
+func lineIndent(extra hujson.Extra) (string, bool) {
+	i := bytes.LastIndexByte(extra, '\n')
+	if i < 0 {
+		return "", false
+	}
+	rest := extra[i+1:]
+	return string(rest[:len(rest)-len(bytes.TrimLeft(rest, " \t"))]), true
+}
+
+// indentUnit is the file's indentation step, as its first top-level member
+// is indented; two spaces when it shows none.
+func indentUnit(root *hujson.Object) string {
+	if len(root.Members) > 0 {
+		if ind, ok := lineIndent(root.Members[0].Name.BeforeExtra); ok && ind != "" {
+			return ind
+		}
+	}
+	return "  "
+}
+
+// isBlank reports whether extra is only whitespace (no comment).
+func isBlank(extra []byte) bool { return len(bytes.TrimSpace(extra)) == 0 }
