@@ -252,7 +252,7 @@ func Render(kind Kind, s Step, a Answer, auto Effects) *refusal.Error {
 	if a == Deny {
 		return refusal.New(refusal.Denied, fmt.Sprintf("%s, and the user denied it: %s did not run. Do not try it again unless the user asks for it.", open, what))
 	}
-	next := "Ask the user to attach an editor with tandem to answer it"
+	next := "Ask the user to run you in the terminal of an editor with tandem, where they can answer it"
 	if grant := s.Effects &^ auto &^ Effects(Secret); grant != 0 && !s.Effects.Has(Secret) {
 		next += ", or to allow " + strings.Join(grant.Names(), " and ") + " in shell.autoEffects in their user settings"
 	}

@@ -47,6 +47,29 @@ type Owner struct {
 	// ToolCall is the agent's tool call the owner runs for (a bash step's
 	// or an mcp call's), named by its questions; empty outside a chat.
 	ToolCall string
+	// Tools serves the owner's tandem tools sessions (the open, tool and
+	// close operations); nil: the owner has none.
+	Tools Tools
+}
+
+// Tools is an owner's host of tandem's own tools sessions, each opened for
+// one MCP client of `tandem mcp serve`. Its results are the bytes of the
+// reply: JSON the serving tandem reads back.
+type Tools interface {
+	// Open opens a session and returns an OpenReply.
+	Open(ctx context.Context) ([]byte, error)
+	// Call calls a tool of an open session and returns its MCP
+	// CallToolResult; a tool's refusal is a result, not an error.
+	Call(ctx context.Context, session, tool string, args json.RawMessage) ([]byte, error)
+	// Close ends a session, its calls and its jobs.
+	Close(session string) error
+}
+
+// OpenReply is the body of an open request's reply: the session and the
+// tools it serves, as an MCP server lists them.
+type OpenReply struct {
+	Session string      `json:"session"`
+	Tools   []*mcp.Tool `json:"tools"`
 }
 
 // serversOf is the roster an owner's calls reach.

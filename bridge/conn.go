@@ -20,12 +20,14 @@ const ReadTimeout = 10 * time.Second
 // request is the shell's side of one admitted request: what the core never
 // sees (the connection, the tool, its arguments, its result), keyed by id.
 type request struct {
-	id    core.RequestID
-	conn  net.Conn
-	op    string
-	tool  string // server/tool
-	args  json.RawMessage
-	owner core.OwnerID
+	id      core.RequestID
+	conn    net.Conn
+	op      string
+	tool    string // server/tool, or a tandem tool's name
+	args    json.RawMessage
+	session string // a tools session's id
+	peer    int    // the process that sent an open, 0 if unknown
+	owner   core.OwnerID
 
 	withdraw context.CancelFunc // ends the permission check (and its prompt)
 	cancel   context.CancelFunc // ends the MCP call
@@ -82,7 +84,10 @@ func (b *Bridge) serve(c net.Conn) {
 	if req.Version > 0 && req.Version <= 1<<31 {
 		version = uint32(req.Version)
 	}
-	rq := &request{conn: c, op: req.Op, tool: req.Tool, args: req.Args}
+	rq := &request{conn: c, op: req.Op, tool: req.Tool, args: req.Args, session: req.Session}
+	if req.Op == OpOpen {
+		rq.peer = peerPID(c)
+	}
 
 	b.mu.Lock()
 	effs := b.applyLocked(core.Event{Kind: core.Request, Token: tok, Version: version}, rq)

@@ -95,6 +95,8 @@ func (b *Bridge) permit(ctx context.Context, r *request, o Owner) bool {
 	switch r.op {
 	case OpList:
 		return true // listing runs no tool; starting a workspace server still asks
+	case OpOpen, OpTool, OpClose:
+		return permitSession(r, o, refuse)
 	case OpCall:
 	default:
 		return refuse(StatusInvalid, fmt.Sprintf("The operation %q is unknown; run `tandem mcp call SERVER/TOOL JSON` or `tandem mcp list`.", r.op))
@@ -160,6 +162,25 @@ func (b *Bridge) permit(ctx context.Context, r *request, o Owner) bool {
 	return refuse(StatusDenied, fmt.Sprintf("No one could answer the permission question for the MCP tool %s; nothing ran. Ask the user to answer from the editor, or to list the tool in mcp.autoAllow of their user settings.", r.tool))
 }
 
+// permitSession checks a request of a tools session. Its tools ask their
+// own questions through their session's gate, so nothing is asked here.
+func permitSession(r *request, o Owner, refuse func(Status, string) bool) bool {
+	switch {
+	case o.Tools == nil:
+		return refuse(StatusInvalid, "This tandem serves no tools sessions to this token; run `tandem mcp serve` in an editor terminal opened by tandem.")
+	case r.op != OpOpen && r.session == "":
+		return refuse(StatusInvalid, "The request names no tools session; send open first and name the session it returns.")
+	case r.op == OpTool && r.tool == "":
+		return refuse(StatusInvalid, "The request names no tool; name one of the tools open returned.")
+	}
+	if r.op == OpTool && len(r.args) > 0 {
+		if t := bytes.TrimSpace(r.args); len(t) == 0 || t[0] != '{' {
+			return refuse(StatusInvalid, "The arguments must be one JSON object; send the tool's arguments as an object.")
+		}
+	}
+	return true
+}
+
 func (b *Bridge) autoAllowed(server, tool string) bool {
 	for _, p := range b.settings.AutoAllow {
 		if p == server+"/"+tool || p == server+"/*" {
@@ -189,9 +210,16 @@ func (b *Bridge) call(ctx context.Context, r *request, o Owner) {
 	defer b.wg.Done()
 	ctx = withOwner(ctx, o)
 	outcome := core.OK
-	if r.op == OpList {
+	switch r.op {
+	case OpList:
 		r.result = b.list(ctx, b.serversOf(o))
-	} else {
+	case OpOpen, OpTool, OpClose:
+		res, err := sessionOp(ctx, r, o.Tools)
+		if err != nil {
+			outcome, r.reason = core.Failed, err.Error()
+		}
+		r.result = res
+	default:
 		server, tool, _ := ParseTool(r.tool)
 		res, err := b.serversOf(o).Call(ctx, server, tool, r.args)
 		switch {
@@ -204,6 +232,30 @@ func (b *Bridge) call(ctx context.Context, r *request, o Owner) {
 		}
 	}
 	b.step(core.Event{Kind: core.CallFinished, ID: r.id, Outcome: outcome})
+}
+
+type peerKey struct{}
+
+// OnPeerExit calls gone when the process that sent the open request ctx
+// serves has exited (a `tandem mcp serve` killed before it closed its
+// session), unless stop is called first. Where the process is unknown,
+// gone is never called: the session ends with its owner.
+func OnPeerExit(ctx context.Context, gone func()) (stop func()) {
+	pid, _ := ctx.Value(peerKey{}).(int)
+	if pid <= 0 {
+		return func() {}
+	}
+	return watchExit(pid, gone)
+}
+
+func sessionOp(ctx context.Context, r *request, t Tools) ([]byte, error) {
+	switch r.op {
+	case OpOpen:
+		return t.Open(context.WithValue(ctx, peerKey{}, r.peer))
+	case OpTool:
+		return t.Call(ctx, r.session, r.tool, r.args)
+	}
+	return nil, t.Close(r.session)
 }
 
 func (b *Bridge) list(ctx context.Context, srv Servers) []byte {

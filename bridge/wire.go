@@ -43,15 +43,22 @@ const (
 type Request struct {
 	Version int             `json:"v"`
 	Token   string          `json:"token"`
-	Op      string          `json:"op"`             // "call" or "list"
-	Tool    string          `json:"tool,omitempty"` // server/tool, for "call"
+	Op      string          `json:"op"`             // one of the Op constants
+	Tool    string          `json:"tool,omitempty"` // server/tool for "call"; a tandem tool's name for "tool"
 	Args    json.RawMessage `json:"args,omitempty"`
+	Session string          `json:"session,omitempty"` // the tools session of "tool" and "close"
 }
 
-// The request operations.
+// The request operations. open, tool and close serve tandem's own tools
+// through the session's tandem (`tandem mcp serve` attached to an editor):
+// open opens a tools session owned by the token, tool calls one of its
+// tools, close ends it.
 const (
-	OpCall = "call"
-	OpList = "list"
+	OpCall  = "call"
+	OpList  = "list"
+	OpOpen  = "open"
+	OpTool  = "tool"
+	OpClose = "close"
 )
 
 // Status is the outcome a reply header announces. The client maps each to

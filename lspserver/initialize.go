@@ -120,6 +120,7 @@ func (s *Server) initialized() {
 	}
 	s.warnSettings(ctx)
 	s.refreshConfiguration()
+	s.announce()
 	if s.client.Supports("workspace.didChangeWatchedFiles.dynamicRegistration") {
 		go func() {
 			err := s.client.Call(ctx, "client/registerCapability", map[string]any{

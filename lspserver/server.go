@@ -158,6 +158,7 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 	cancel() // stops every request still running
 	s.agent.CloseAll()
 	s.closeSessions()
+	s.bridge.close()
 	s.bridge.mcp.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -39,7 +39,7 @@ func runJobs(_ context.Context, s *Session, args json.RawMessage) Result {
 	case "", "list":
 		list := jobs.List()
 		if len(list) == 0 {
-			return Result{Text: "no jobs: every bash call of this session finished within its budget\n", Structured: []shell.JobInfo{}}
+			return Result{Text: "no jobs: every bash call of this session finished within its budget\n", Structured: jobList{Jobs: []shell.JobInfo{}}}
 		}
 		var b strings.Builder
 		infos := make([]shell.JobInfo, 0, len(list))
@@ -55,7 +55,7 @@ func runJobs(_ context.Context, s *Session, args json.RawMessage) Result {
 			}
 			fmt.Fprintf(&b, "%s  %s  %.0fs  %d steps  %s\n", in.ID, state, in.Seconds, len(in.Steps), oneLine(in.Command))
 		}
-		return Result{Text: b.String(), Structured: infos}
+		return Result{Text: b.String(), Structured: jobList{Jobs: infos}}
 	case "show", "kill":
 		j, ok := jobs.Get(a.ID)
 		if !ok {
@@ -83,4 +83,10 @@ func oneLine(s string) string {
 		s = s[:120] + "…"
 	}
 	return s
+}
+
+// jobList is the list's structured content: an object, as MCP requires of
+// structuredContent.
+type jobList struct {
+	Jobs []shell.JobInfo `json:"jobs"`
 }

@@ -17,3 +17,12 @@ func (r Result) MCP() *mcp.CallToolResult {
 	}
 	return out
 }
+
+// MCPTools is the session's tools as an MCP server lists them.
+func MCPTools(s *Session) []*mcp.Tool {
+	var out []*mcp.Tool
+	for _, t := range List(s) {
+		out = append(out, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+	}
+	return out
+}

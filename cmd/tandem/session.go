@@ -18,7 +18,15 @@ func standaloneSession(command string, asker approvals.Asker) (*tools.Session, e
 	if err != nil {
 		return nil, err
 	}
-	return tools.Open(tools.Options{Roots: []string{cwd}, Settings: userSettings(command), Asker: asker}), nil
+	return openStandalone(command, cwd, asker)
+}
+
+// openStandalone is standaloneSession on root.
+func openStandalone(command, root string, asker approvals.Asker) (*tools.Session, error) {
+	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%s is not a directory; pass an existing folder", root)
+	}
+	return tools.Open(tools.Options{Roots: []string{root}, Settings: userSettings(command), Asker: asker}), nil
 }
 
 // userSettings loads the user's own settings for a command that has no

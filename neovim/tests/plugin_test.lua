@@ -526,6 +526,71 @@ test('terminal_env_reaches_terminal_jobs_and_the_bridge_answers', function()
   end)
 end)
 
+test('mcp_serve_in_the_terminal_works_on_the_buffers_and_asks_here', function()
+  local ws = workspace()
+  tandem.setup({})
+  local path = 'internal/names/names.go'
+  local buf = open(ws, path)
+  local disk = read_file(ws .. '/' .. path)
+  vim.api.nvim_buf_set_lines(buf, 0, 0, false, { '// UNSAVED line' })
+  wait_for('the terminal environment', function()
+    return #tandem.terminal_env_names() > 0
+  end)
+  local repo = os.getenv('TANDEM_TEST_REPO')
+  assert(vim.fn.executable('node') == 1, 'node is needed to run the MCP SDK client')
+  -- An agent started in the editor's terminal: the official MCP SDK client runs `tandem mcp
+  -- serve`, which reaches this Neovim's tandem through the terminal's variables.
+  local calls = {
+    { tool = 'read', args = { path = path } },
+    { tool = 'grep', args = { pattern = 'UNSAVED line' } },
+    { tool = 'write', args = { path = path, content = 'package names\n' } },
+    { tool = 'bash', args = { command = 'cat ~/.ssh/id_ed25519' } },
+  }
+  local input = {}
+  for _, c in ipairs(calls) do
+    table.insert(input, vim.json.encode(c))
+  end
+  with_questions(function(items, opts)
+    return item((opts.prompt or ''):find('.ssh', 1, true) and 'Deny' or 'Allow')(items, opts)
+  end, function(asked)
+    local out
+    vim.system({
+      'node', repo .. '/cmd/tandem/testdata/mcp-client.mjs',
+      repo .. '/.deps/mcp/node_modules/@modelcontextprotocol/sdk', 'tandem', TMP,
+    }, { stdin = table.concat(input, '\n') .. '\n' }, function(r)
+      out = r
+    end)
+    wait_for('the MCP client', function()
+      return out ~= nil
+    end, 60000)
+    local replies = {}
+    for line in out.stdout:gmatch('[^\n]+') do
+      local r = vim.json.decode(line)
+      if r.result or r.error then
+        table.insert(replies, r)
+      end
+    end
+    eq(#calls, #replies, 'a reply per call: ' .. out.stdout .. out.stderr)
+    local function text(i)
+      local r = replies[i]
+      return r.error or (r.result.content[1] or {}).text or ''
+    end
+    contains(text(1), '1:// UNSAVED line', 'read sees the buffer')
+    contains(text(2), path, 'grep finds the buffer\'s line')
+    eq(false, replies[3].result.isError == true, 'the write applies: ' .. text(3))
+    eq({ 'package names' }, lines(buf), 'the buffer holds the write')
+    eq(disk, read_file(ws .. '/' .. path), 'the disk keeps its bytes')
+    eq('denied', replies[4].result._meta.code, 'the secret step: ' .. text(4))
+    local secret = 0
+    for _, prompt in ipairs(asked) do
+      if prompt:find('.ssh', 1, true) then
+        secret = secret + 1
+      end
+    end
+    eq(1, secret, 'the secret step was asked here: ' .. vim.inspect(asked))
+  end)
+end)
+
 test('checkhealth_reports_tandem_its_client_and_the_terminal_variables', function()
   local ws = workspace()
   tandem.setup({})
