@@ -2,6 +2,8 @@ package agent
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
@@ -47,6 +49,27 @@ func Model(st *config.Settings, model string) (ModelInfo, error) {
 		}
 	}
 	return known[model], nil
+}
+
+// ModelNames is every model tandem knows, sorted: the built-in table and the
+// user's agent.models (a model picker's choices).
+func ModelNames(st *config.Settings) []string {
+	names := map[string]bool{}
+	for name := range known {
+		names[name] = true
+	}
+	if st == nil {
+		return slices.Sorted(maps.Keys(names))
+	}
+	if v, ok := st.User("agent.models"); ok {
+		var set map[string]ModelInfo
+		if v.Decode(&set) == nil {
+			for name := range set {
+				names[name] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
 }
 
 // Cost is what usage cost at these prices, in dollars.

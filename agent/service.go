@@ -205,7 +205,7 @@ func (sv *served) configOptions() []acp.SessionConfigOption {
 	}
 	sv.mu.Unlock()
 	choices := []acp.SessionConfigSelectOption{{Name: model, Value: acp.SessionConfigValueId(model)}}
-	for name := range known {
+	for _, name := range ModelNames(sv.chat.opts.Session.Settings()) {
 		if name != model {
 			choices = append(choices, acp.SessionConfigSelectOption{Name: name, Value: acp.SessionConfigValueId(name)})
 		}
