@@ -41,11 +41,15 @@ export interface BackendHooks {
   connected(c: LanguageClient): Promise<void>;
   /** After tandem stopped. */
   stopped(): void;
+  /** Variables added to tandem's environment (the provider keys from SecretStorage). */
+  environment(): Promise<Record<string, string>>;
 }
 
 export class Backend implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
+  /** tandem's environment; read again by the client at every (re)start. */
+  private readonly env: Record<string, string> = {};
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -65,6 +69,23 @@ export class Backend implements vscode.Disposable {
     return this.client;
   }
 
+  /** Restarts tandem with its environment read again (a key was just stored). */
+  async restart(): Promise<void> {
+    await this.refreshEnvironment();
+    if (this.client) {
+      await this.client.restart();
+    } else {
+      await this.ready();
+    }
+  }
+
+  private async refreshEnvironment(): Promise<void> {
+    for (const k of Object.keys(this.env)) {
+      delete this.env[k];
+    }
+    Object.assign(this.env, process.env, await this.hooks.environment());
+  }
+
   dispose(): void {
     void this.client?.stop();
   }
@@ -73,11 +94,12 @@ export class Backend implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0];
     const cfg = vscode.workspace.getConfiguration('tandem');
     const exe = cfg.get<string>('path', 'tandem');
+    await this.refreshEnvironment();
     const serverOptions: ServerOptions = {
       command: exe,
       args: ['lsp'],
       transport: TransportKind.stdio,
-      options: folder ? { cwd: folder.uri.fsPath } : undefined,
+      options: { cwd: folder?.uri.fsPath, env: this.env },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],

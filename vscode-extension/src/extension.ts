@@ -4,6 +4,7 @@
 // only through the protocol in docs/protocol.md.
 import * as vscode from 'vscode';
 import { Backend } from './backend';
+import { ChatView, chatViewId, diffScheme } from './chat';
 import { registerCommands } from './commands';
 import { registerSaveDocument } from './documents';
 import { registerJobSettled } from './jobs';
@@ -23,6 +24,8 @@ export interface TandemApi {
   callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult>;
   /** The variables given to integrated terminals. */
   terminalEnvironment(): Record<string, string>;
+  /** The sidebar chat, for tests. */
+  chat: ChatView;
 }
 
 export function activate(ctx: vscode.ExtensionContext): TandemApi {
@@ -30,24 +33,41 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
   const view = new SessionView();
   const results = new ResultDocuments(view);
   const terminal = new TerminalEnvironment(ctx.environmentVariableCollection, log);
-  const questions = new Questions(log);
+  const late: { chat?: ChatView } = {};
+  const questions = new Questions(log, {
+    owns: (q) => late.chat?.owns(q) ?? false,
+    get visible() {
+      return late.chat?.visible ?? false;
+    },
+    ask: (q) => late.chat!.ask(q),
+    settled: (id, how) => late.chat?.settled(id, how),
+  });
   const backend = new Backend(log, view, {
     register: (c) => {
       questions.register(c);
+      late.chat?.register(c);
       registerJobSettled(c);
       registerSaveDocument(c);
     },
     connected: async (c) => {
       await terminal.connected(c);
+      late.chat?.connected();
       void session.listTools();
     },
     stopped: () => terminal.stopped(),
+    environment: () => late.chat?.environment() ?? Promise.resolve({}),
   });
+  const chat = new ChatView(ctx, backend, log);
+  late.chat = chat;
   const session = new AgentSession(backend, view);
   ctx.subscriptions.push(
     log,
     vscode.window.registerTreeDataProvider('tandem.session', view),
     vscode.workspace.registerTextDocumentContentProvider(resultScheme, results),
+    vscode.window.registerWebviewViewProvider(chatViewId, chat, { webviewOptions: { retainContextWhenHidden: true } }),
+    vscode.workspace.registerTextDocumentContentProvider(diffScheme, chat),
+    vscode.commands.registerCommand('tandem.setApiKey', (keyEnv?: string) => chat.setApiKey(keyEnv)),
+    vscode.commands.registerCommand('tandem.newChat', () => chat.newChat()),
     ...registerCommands({ log, backend, session, results }),
     backend,
   );
@@ -64,6 +84,7 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
     listTools: () => session.listTools(),
     callTool: (name, args) => session.callTool(name, args),
     terminalEnvironment: () => terminal.variables(),
+    chat,
   };
 }
 

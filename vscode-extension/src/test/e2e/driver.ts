@@ -12,6 +12,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
+import { chatTests } from './chat';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -191,6 +192,9 @@ async function main(): Promise<number> {
     // session the tests opened and the tools; then the user calls a tool from it.
     const row = (text: string | RegExp) => page.locator('.pane-body .monaco-list-row', { hasText: text }).first();
     try {
+      if (process.env.TANDEM_E2E_ONLY_CHAT) {
+        throw new Error('skipped');
+      }
       await page.locator('.activitybar [aria-label^="tandem" i]').first().click({ timeout: 10000 });
       for (const text of ['Backend: running', 'Session ', 'Tools (']) {
         await row(text).waitFor({ timeout: 10000 });
@@ -200,6 +204,9 @@ async function main(): Promise<number> {
       report.failed.push({ name: 'sidebar_shows_backend_session_and_tools', error: (e as Error).message });
     }
     try {
+      if (process.env.TANDEM_E2E_ONLY_CHAT) {
+        throw new Error('skipped');
+      }
       await page.locator('.pane-body .monaco-list-row', { has: page.locator('.label-name', { hasText: /^read$/ }) }).first().click({ timeout: 10000 });
       const box = page.locator('.quick-input-widget input');
       await box.waitFor({ timeout: 10000 });
@@ -216,6 +223,23 @@ async function main(): Promise<number> {
       report.failed.push({ name: 'sidebar_calls_a_tool_and_shows_what_the_model_sees', error: (e as Error).message });
     }
     await page.screenshot({ path: path.join(artifacts, 'sidebar.png') });
+    // The chat, as a user uses it; the extension host does what needs the vscode API.
+    let req = 0;
+    const host = async (op: string, args: Record<string, unknown> = {}): Promise<unknown> => {
+      const n = req++;
+      fs.writeFileSync(`${out}.req.${n}.json.tmp`, JSON.stringify({ op, ...args }));
+      fs.renameSync(`${out}.req.${n}.json.tmp`, `${out}.req.${n}.json`);
+      const res = await until(`the extension host to do ${op}`, 90000, () =>
+        fs.existsSync(`${out}.res.${n}.json`) ? (JSON.parse(fs.readFileSync(`${out}.res.${n}.json`, 'utf8')) as { ok: boolean; value?: unknown; error?: string }) : undefined,
+      );
+      if (!res.ok) {
+        throw new Error(`${op}: ${res.error}`);
+      }
+      return res.value;
+    };
+    if (!process.env.TANDEM_E2E_NO_CHAT) {
+      await chatTests(page, host, artifacts, report);
+    }
     fs.writeFileSync(out + '.done', '');
     for (const p of report.passed) {
       console.log(`ok    ${p}`);

@@ -1,8 +1,11 @@
 // Runs inside a real VS Code extension host (code-server, extension development mode) with
 // the extension under test loaded, and writes what passed and failed to $TANDEM_E2E_OUT for
 // the driver (driver.ts) to report.
+import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import * as readline from 'node:readline';
 import * as vscode from 'vscode';
 import type { TandemApi } from '../../extension';
 import { resultText } from '../../protocol';
@@ -231,7 +234,8 @@ export async function run(): Promise<void> {
     const root = await waitFor('a workspace folder', () => vscode.workspace.workspaceFolders?.[0]?.uri);
     const ext = await waitFor('the tandem extension', () => vscode.extensions.getExtension<TandemApi>('tandemdev.tandem'));
     const api = await ext.activate();
-    for (const c of cases) {
+    // TANDEM_E2E_ONLY_CHAT: only the chat tests (the driver's), for working on the chat.
+    for (const c of process.env.TANDEM_E2E_ONLY_CHAT ? [] : cases) {
       const start = Date.now();
       try {
         await c.fn(api, root);
@@ -247,8 +251,156 @@ export async function run(): Promise<void> {
     fs.mkdirSync(path.dirname(out), { recursive: true });
     fs.writeFileSync(out + '.tmp', JSON.stringify(report, null, 2));
     fs.renameSync(out + '.tmp', out);
-    // The extension host ends when run() returns: stay up until the driver has looked at
-    // the sidebar (it writes OUT.done), at most 60 s.
-    await waitFor('the driver to finish looking', () => fs.existsSync(out + '.done') || undefined, 60000).catch(() => undefined);
+    // The extension host ends when run() returns: stay up, doing what the driver asks for its
+    // chat tests, until it has finished (it writes OUT.done), at most 10 minutes.
+    const api = vscode.extensions.getExtension<TandemApi>('tandemdev.tandem')?.exports;
+    const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+    if (api && root) {
+      await serve(out, api, root);
+    }
+  }
+}
+
+// --- what the driver's chat tests ask of the extension host --------------------------------
+// The driver writes OUT.req.N.json ({op, ...}); the answer is OUT.res.N.json ({ok, value} or
+// {ok: false, error}). Setting up a model, reading files and the editor's tabs need the real
+// vscode API; clicking in the chat is the driver's.
+
+let replay: ChildProcess | undefined;
+
+function stopReplay(): void {
+  if (replay && replay.exitCode === null) {
+    replay.kill();
+  }
+  replay = undefined;
+}
+
+/** Starts `tandem replay SCRIPT` and resolves with the URL it serves. */
+async function startReplay(script: unknown): Promise<string> {
+  stopReplay();
+  const file = path.join(os.tmpdir(), `tandem-chat-script-${process.pid}-${Date.now()}.json`);
+  fs.writeFileSync(file, JSON.stringify(script));
+  const tandem = vscode.workspace.getConfiguration('tandem').get<string>('path', 'tandem');
+  const child = spawn(tandem, ['replay', file], { stdio: ['pipe', 'pipe', 'inherit'] });
+  replay = child;
+  const first = await new Promise<string>((resolve, reject) => {
+    const rl = readline.createInterface({ input: child.stdout });
+    rl.once('line', (l) => resolve(l));
+    child.once('exit', (code) => reject(new Error(`tandem replay exited ${code}`)));
+    child.once('error', reject);
+  });
+  return (JSON.parse(first) as { url: string }).url;
+}
+
+function userConfigFile(): string {
+  const base = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config');
+  return path.join(base, 'tandem', 'config.json');
+}
+
+type Req = { op: string; [k: string]: unknown };
+
+async function handle(api: TandemApi, root: vscode.Uri, r: Req): Promise<unknown> {
+  switch (r.op) {
+    case 'useModel': {
+      // A fresh tandem on a new user config: the scripted model (or none), then a new chat.
+      let config: unknown = {};
+      if (r.script) {
+        const url = await startReplay(r.script);
+        const replayProvider: Record<string, string> = { api: 'anthropic', url };
+        if (typeof r.keyEnv === 'string') {
+          replayProvider.apiKeyEnv = r.keyEnv;
+        }
+        config = { agent: { model: 'replay/any', providers: { replay: replayProvider }, models: { 'replay/any': { window: 200000, price: { input: 3, output: 15 } }, 'replay/other': { window: 100000 } } } };
+      } else {
+        stopReplay();
+      }
+      fs.mkdirSync(path.dirname(userConfigFile()), { recursive: true });
+      fs.writeFileSync(userConfigFile(), JSON.stringify(config));
+      const before = api.chat.state.session;
+      await api.chat.restartBackend();
+      await waitFor('the chat on the new tandem', () => {
+        const s = api.chat.state.session;
+        return s && s !== before ? s : undefined;
+      });
+      await api.chat.newChat();
+      return waitFor('a new chat', () => api.chat.state.session);
+    }
+    case 'writeFile':
+      fs.writeFileSync(vscode.Uri.joinPath(root, String(r.path)).fsPath, String(r.text), { mode: r.mode === 'exec' ? 0o755 : 0o644 });
+      return null;
+    case 'readFile': {
+      const p = vscode.Uri.joinPath(root, String(r.path)).fsPath;
+      return fs.existsSync(p) ? fs.readFileSync(p, 'utf8') : null;
+    }
+    case 'editFile': {
+      // The user changes a file in the editor and saves it.
+      const uri = vscode.Uri.joinPath(root, String(r.path));
+      const doc = await vscode.workspace.openTextDocument(uri);
+      const e = new vscode.WorkspaceEdit();
+      e.replace(uri, new vscode.Range(0, 0, doc.lineCount, 0), String(r.text));
+      await vscode.workspace.applyEdit(e);
+      await doc.save();
+      return null;
+    }
+    case 'tabs':
+      return vscode.window.tabGroups.all.flatMap((g) =>
+        g.tabs.map((t) => ({
+          label: t.label,
+          active: t.isActive,
+          diff: t.input instanceof vscode.TabInputTextDiff ? { original: t.input.original.toString(), modified: t.input.modified.toString() } : undefined,
+          uri: t.input instanceof vscode.TabInputText ? t.input.uri.toString() : undefined,
+        })),
+      );
+    case 'diffText': {
+      const tab = vscode.window.tabGroups.activeTabGroup.activeTab;
+      if (!(tab?.input instanceof vscode.TabInputTextDiff)) {
+        return null;
+      }
+      const [a, b] = await Promise.all([vscode.workspace.openTextDocument(tab.input.original), vscode.workspace.openTextDocument(tab.input.modified)]);
+      return { original: a.getText(), modified: b.getText() };
+    }
+    case 'activeEditor': {
+      const ed = vscode.window.activeTextEditor;
+      return ed ? { path: vscode.workspace.asRelativePath(ed.document.uri), line: ed.selection.active.line + 1 } : null;
+    }
+    case 'closeEditors':
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+      return null;
+    case 'chatState':
+      return api.chat.state;
+    case 'command':
+      return vscode.commands.executeCommand(String(r.command), ...((r.args as unknown[]) ?? []));
+    case 'prompt':
+      // As if typed while the chat is hidden: the turn runs; the driver does the rest.
+      void api.chat.prompt(String(r.text));
+      return null;
+    case 'secret':
+      return Object.keys(await api.chat.environment());
+  }
+  throw new Error(`unknown op ${r.op}`);
+}
+
+async function serve(out: string, api: TandemApi, root: vscode.Uri): Promise<void> {
+  const end = Date.now() + 600000;
+  let n = 0;
+  try {
+    while (!fs.existsSync(out + '.done') && Date.now() < end) {
+      const req = `${out}.req.${n}.json`;
+      if (!fs.existsSync(req)) {
+        await new Promise((r) => setTimeout(r, 50));
+        continue;
+      }
+      let res: unknown;
+      try {
+        res = { ok: true, value: await handle(api, root, JSON.parse(fs.readFileSync(req, 'utf8')) as Req) };
+      } catch (e) {
+        res = { ok: false, error: (e as Error).stack ?? String(e) };
+      }
+      fs.writeFileSync(`${out}.res.${n}.json.tmp`, JSON.stringify(res ?? null));
+      fs.renameSync(`${out}.res.${n}.json.tmp`, `${out}.res.${n}.json`);
+      n++;
+    }
+  } finally {
+    stopReplay();
   }
 }

@@ -1,0 +1,550 @@
+// The chat: a webview view in tandem's sidebar speaking ACP's session methods over the
+// `tandem lsp` connection (docs/protocol.md, "The agent on the editor's connection"). The
+// webview (src/webview/) draws; this side owns the session, the turn, the questions asked
+// inside tool cards, diffs for "Open Diff", and the key stored in SecretStorage.
+import * as crypto from 'node:crypto';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { LanguageClient } from 'vscode-languageclient/node';
+import { ApprovalQuestion } from './approval';
+import { Backend } from './backend';
+import { ChatError, classifyError } from './chatErrors';
+
+export const chatViewId = 'tandem.chat';
+export const diffScheme = 'tandem-diff';
+
+/** A message to the webview; see src/webview/main.ts for each type. */
+export type ToView = { type: string; [k: string]: unknown };
+
+interface FromView {
+  type: string;
+  text?: string;
+  id?: string;
+  answer?: string;
+  toolCallId?: string;
+  index?: number;
+  path?: string;
+  line?: number;
+  configId?: string;
+  value?: unknown;
+  turn?: number;
+  sessionId?: string;
+  url?: string;
+}
+
+interface Diff {
+  path: string;
+  oldText: string;
+  newText: string;
+}
+
+interface ConfigOption {
+  id: string;
+  currentValue?: unknown;
+}
+
+interface SessionInfo {
+  sessionId: string;
+  title?: string;
+  updatedAt?: string;
+  cwd?: string;
+}
+
+/** Where the key a provider needs is kept: SecretStorage, under this prefix and its variable. */
+const secretPrefix = 'tandem.env.';
+/** The names of the variables whose keys are stored, so tandem lsp gets all of them. */
+const secretNamesKey = 'tandem.secretEnvNames';
+
+export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocumentContentProvider {
+  private view: vscode.WebviewView | undefined;
+  private ready = false;
+  private readonly outbox: ToView[] = [];
+  private session: string | undefined;
+  private creating: Promise<string> | undefined;
+  private turn = 0;
+  private running = false;
+  private lastPrompt: string | undefined;
+  private config: ConfigOption[] = [];
+  private readonly diffs = new Map<string, Diff>();
+  /** Questions asked inline, by id: the answer from the card, or undefined once settled. */
+  private readonly questions = new Map<string, (answer: string | undefined) => void>();
+
+  constructor(
+    private readonly ctx: vscode.ExtensionContext,
+    private readonly backend: Backend,
+    private readonly log: vscode.LogOutputChannel,
+  ) {}
+
+  // --- the webview -------------------------------------------------------------------
+
+  resolveWebviewView(view: vscode.WebviewView): void {
+    this.view = view;
+    this.ready = false;
+    const media = vscode.Uri.joinPath(this.ctx.extensionUri, 'media');
+    const bundle = vscode.Uri.joinPath(this.ctx.extensionUri, 'out', 'webview');
+    view.webview.options = { enableScripts: true, localResourceRoots: [media, bundle] };
+    view.webview.html = this.html(view.webview, media, bundle);
+    view.webview.onDidReceiveMessage((m: FromView) => void this.received(m).catch((e: Error) => this.log.error(`chat: ${m.type}: ${e.message}`)));
+    view.onDidDispose(() => {
+      this.view = undefined;
+      this.ready = false;
+    });
+  }
+
+  /** Whether the user can see the chat now (questions are then asked in it). */
+  get visible(): boolean {
+    return this.view?.visible === true && this.ready;
+  }
+
+  private html(w: vscode.Webview, media: vscode.Uri, bundle: vscode.Uri): string {
+    const nonce = crypto.randomBytes(18).toString('base64');
+    const css = w.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css'));
+    const js = w.asWebviewUri(vscode.Uri.joinPath(bundle, 'main.js'));
+    const csp = [
+      "default-src 'none'",
+      `style-src ${w.cspSource}`,
+      `img-src ${w.cspSource} data:`,
+      `font-src ${w.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${css.toString()}">
+<title>tandem chat</title>
+</head>
+<body>
+<div id="app"></div>
+<script nonce="${nonce}" src="${js.toString()}"></script>
+</body>
+</html>`;
+  }
+
+  post(m: ToView): void {
+    if (this.view && this.ready) {
+      void this.view.webview.postMessage(m);
+    } else {
+      this.outbox.push(m);
+    }
+  }
+
+  private async received(m: FromView): Promise<void> {
+    switch (m.type) {
+      case 'ready': {
+        this.ready = true;
+        const waiting = this.outbox.splice(0);
+        this.post({ type: 'state', running: this.running, config: this.config });
+        for (const w of waiting) {
+          this.post(w);
+        }
+        if (!this.session) {
+          void this.ensureSession().catch(() => undefined);
+        }
+        return;
+      }
+      case 'prompt':
+        return this.prompt(m.text ?? '');
+      case 'cancel':
+        return this.cancel();
+      case 'answer':
+        this.questions.get(String(m.id))?.(m.answer);
+        return;
+      case 'openDiff':
+        return this.openDiff(String(m.toolCallId), m.index ?? 0);
+      case 'openLocation':
+        return this.openLocation(m.path ?? '', m.line);
+      case 'openLink':
+        if (m.url && /^https?:\/\//.test(m.url)) {
+          await vscode.env.openExternal(vscode.Uri.parse(m.url));
+        }
+        return;
+      case 'copy':
+        await vscode.env.clipboard.writeText(m.text ?? '');
+        return;
+      case 'setConfig':
+        return this.setConfig(m.configId ?? '', m.value);
+      case 'restore':
+        return this.restore(m.turn ?? 0);
+      case 'newChat':
+        return this.newChat();
+      case 'history':
+        return this.history();
+      case 'load':
+        return this.load(m.sessionId ?? '');
+      case 'delete':
+        return this.deleteChat(m.sessionId ?? '');
+      case 'setApiKey':
+        await vscode.commands.executeCommand('tandem.setApiKey', m.text);
+        return;
+      case 'openSettings':
+        await vscode.commands.executeCommand('workbench.action.openSettings', 'tandem.settings');
+        return;
+      case 'retry':
+        if (this.lastPrompt !== undefined) {
+          return this.prompt(this.lastPrompt);
+        }
+        return;
+    }
+  }
+
+  // --- the backend's side -----------------------------------------------------------
+
+  /** Installs the handlers of the chat's notifications on a (re)started client. */
+  register(c: LanguageClient): void {
+    c.onNotification('session/update', (p: { sessionId: string; update: Record<string, unknown> }) => this.update(p));
+  }
+
+  /** tandem (re)started: the chat's session belonged to the old process. */
+  connected(): void {
+    if (this.session) {
+      this.session = undefined;
+      this.running = false;
+      this.post({ type: 'turn', running: false, stopReason: 'backend restarted' });
+      this.post({ type: 'notice', text: 'tandem restarted: this chat goes on in a new session (it is kept in History).' });
+    }
+    if (this.view) {
+      void this.ensureSession().catch(() => undefined);
+    }
+  }
+
+  private update(p: { sessionId: string; update: Record<string, unknown> }): void {
+    if (p.sessionId !== this.session) {
+      return;
+    }
+    const u = p.update;
+    if (u.sessionUpdate === 'tool_call_update' || u.sessionUpdate === 'tool_call') {
+      const content = (u.content ?? []) as { type: string; path?: string; oldText?: string | null; newText?: string }[];
+      content.forEach((c, i) => {
+        if (c.type === 'diff' && c.path) {
+          this.diffs.set(`${String(u.toolCallId)}#${i}`, { path: c.path, oldText: c.oldText ?? '', newText: c.newText ?? '' });
+        }
+      });
+    }
+    if (u.sessionUpdate === 'config_option_update' && Array.isArray(u.configOptions)) {
+      this.config = u.configOptions as ConfigOption[];
+    }
+    this.post({ type: 'update', update: u });
+  }
+
+  private async client(): Promise<LanguageClient> {
+    return this.backend.ready();
+  }
+
+  private cwd(): string | undefined {
+    return vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+  }
+
+  /** The chat's session, opened on first use. */
+  private async ensureSession(): Promise<string> {
+    if (this.session) {
+      return this.session;
+    }
+    this.creating ??= (async () => {
+      try {
+        const c = await this.client();
+        const r = await c.sendRequest<{ sessionId: string; configOptions?: ConfigOption[] }>('session/new', { cwd: this.cwd(), mcpServers: [] });
+        this.session = r.sessionId;
+        this.turn = 0;
+        this.config = r.configOptions ?? [];
+        this.post({ type: 'session', sessionId: r.sessionId, config: this.config });
+        const model = this.config.find((o) => o.id === 'model');
+        if (model && (model.currentValue === 'none' || model.currentValue === '')) {
+          // No model can be reached: an empty prompt is refused before any turn starts, with
+          // the sentence that says what to set, which the first-run card shows.
+          const why = await c.sendRequest('session/prompt', { sessionId: r.sessionId, prompt: [] }).then(
+            () => 'tandem has no model to talk to yet.',
+            (e: Error) => e.message,
+          );
+          this.showError({ ...classifyError(why), kind: 'setup' });
+        }
+        return r.sessionId;
+      } catch (e) {
+        this.showError(classifyError((e as Error).message));
+        throw e;
+      }
+    })().finally(() => {
+      this.creating = undefined;
+    });
+    return this.creating;
+  }
+
+  private showError(err: ChatError): void {
+    this.post(err.kind === 'setup' ? { type: 'setup', message: err.message, keyEnv: err.keyEnv } : { type: 'error', ...err });
+  }
+
+  /** Sends one prompt; the webview queues the ones typed while a turn runs. */
+  async prompt(text: string): Promise<void> {
+    if (!text.trim()) {
+      return;
+    }
+    if (this.running) {
+      this.post({ type: 'queue', text });
+      return;
+    }
+    this.running = true;
+    this.lastPrompt = text;
+    const turn = this.turn;
+    this.post({ type: 'turn', running: true });
+    let session: string;
+    try {
+      session = await this.ensureSession();
+    } catch {
+      this.running = false;
+      this.post({ type: 'turn', running: false, stopReason: 'error' });
+      return;
+    }
+    this.post({ type: 'user', text, turn });
+    let counted = false;
+    try {
+      const c = await this.client();
+      const r = await c.sendRequest<{ stopReason: string }>('session/prompt', { sessionId: session, prompt: [{ type: 'text', text }] });
+      counted = true;
+      this.post({ type: 'turn', running: false, stopReason: r.stopReason });
+    } catch (e) {
+      const err = classifyError((e as Error).message);
+      // A turn the agent never started (no model, another turn running) takes no turn number.
+      counted = err.kind !== 'setup' && err.kind !== 'busy';
+      if (!counted) {
+        this.post({ type: 'forgetTurn', turn });
+      }
+      this.showError(err);
+      this.post({ type: 'turn', running: false, stopReason: 'error' });
+    } finally {
+      if (counted) {
+        this.turn = turn + 1;
+      }
+      this.running = false;
+    }
+  }
+
+  /** Stops the running turn: the agent ends it at once and settles its questions. */
+  async cancel(): Promise<void> {
+    if (!this.session || !this.running) {
+      return;
+    }
+    const c = await this.client();
+    await c.sendNotification('session/cancel', { sessionId: this.session });
+  }
+
+  private async setConfig(configId: string, value: unknown): Promise<void> {
+    try {
+      const session = await this.ensureSession();
+      const c = await this.client();
+      const r = await c.sendRequest<{ configOptions: ConfigOption[] }>('session/set_config_option', { sessionId: session, configId, value });
+      this.config = r.configOptions ?? this.config;
+      this.post({ type: 'config', config: this.config });
+    } catch (e) {
+      this.showError(classifyError((e as Error).message));
+      this.post({ type: 'config', config: this.config });
+    }
+  }
+
+  private async restore(turn: number): Promise<void> {
+    if (!this.session) {
+      return;
+    }
+    try {
+      const c = await this.client();
+      const r = await c.sendRequest<{ text: string; isError: boolean; files: string[] }>('_tandem/restore', { sessionId: this.session, turn });
+      this.turn++; // the restore is a turn of its own
+      this.post({ type: 'restored', turn, text: r.text, isError: r.isError, files: r.files ?? [] });
+    } catch (e) {
+      this.post({ type: 'restored', turn, text: (e as Error).message, isError: true, files: [] });
+    }
+  }
+
+  /** Leaves the current chat (kept in History) and opens a new one. */
+  async newChat(): Promise<void> {
+    await this.closeCurrent();
+    this.post({ type: 'reset' });
+    await this.ensureSession().catch(() => undefined);
+  }
+
+  private async closeCurrent(): Promise<void> {
+    const old = this.session;
+    if (!old) {
+      return;
+    }
+    if (this.running) {
+      await this.cancel();
+    }
+    this.session = undefined;
+    this.running = false;
+    this.diffs.clear();
+    const c = this.backend.started;
+    await c?.sendRequest('session/close', { sessionId: old }).catch(() => undefined);
+  }
+
+  private async history(): Promise<void> {
+    try {
+      const c = await this.client();
+      const r = await c.sendRequest<{ sessions: SessionInfo[] }>('session/list', {});
+      this.post({ type: 'history', sessions: r.sessions ?? [], current: this.session });
+    } catch (e) {
+      this.post({ type: 'history', sessions: [], error: (e as Error).message });
+    }
+  }
+
+  /** Opens a stored chat: its messages replay into the view, and it goes on. */
+  private async load(sessionId: string): Promise<void> {
+    if (!sessionId || sessionId === this.session) {
+      this.post({ type: 'historyClosed' });
+      return;
+    }
+    await this.closeCurrent();
+    this.post({ type: 'reset', loading: true });
+    const c = await this.client();
+    this.session = sessionId;
+    try {
+      await c.sendRequest('session/load', { sessionId, cwd: this.cwd() });
+      const cps = await c.sendRequest<{ checkpoints: { turn: number }[] }>('_tandem/checkpoints', { sessionId }).catch(() => ({ checkpoints: [] }));
+      this.turn = Math.max(0, ...cps.checkpoints.map((cp) => cp.turn + 1));
+      this.post({ type: 'session', sessionId, config: this.config, loaded: true });
+    } catch (e) {
+      this.session = undefined;
+      this.showError(classifyError((e as Error).message));
+      await this.ensureSession().catch(() => undefined);
+    }
+  }
+
+  private async deleteChat(sessionId: string): Promise<void> {
+    const c = await this.client();
+    if (sessionId === this.session) {
+      await this.closeCurrent();
+      this.post({ type: 'reset' });
+    }
+    await c.sendRequest('_tandem/deleteSession', { sessionId }).catch((e: Error) => this.log.warn(`delete ${sessionId}: ${e.message}`));
+    await this.history();
+    if (!this.session) {
+      await this.ensureSession().catch(() => undefined);
+    }
+  }
+
+  // --- questions -----------------------------------------------------------------------
+
+  /** Whether a question belongs in this chat's cards. */
+  owns(q: ApprovalQuestion & { toolCall?: string }): boolean {
+    return q.session !== undefined && q.session === this.session && this.view !== undefined && this.ready;
+  }
+
+  /**
+   * Asks a question inside its tool card. Resolves with the card's answer, or undefined once
+   * settled (another answer won, the turn stopped).
+   */
+  ask(q: ApprovalQuestion & { toolCall?: string }): { answer: Promise<{ answer: string | null } | undefined>; settle: (how: string) => void } {
+    const id = String(q.id);
+    let resolve!: (a: string | undefined) => void;
+    const answer = new Promise<string | undefined>((r) => (resolve = r));
+    this.questions.set(id, resolve);
+    this.post({ type: 'ask', id, toolCall: q.toolCall, kind: q.kind, steps: q.steps ?? [], options: q.options });
+    return {
+      answer: answer.then((a) => {
+        this.questions.delete(id);
+        return a === undefined ? undefined : { answer: a };
+      }),
+      settle: (how: string) => {
+        this.questions.get(id)?.(undefined);
+        this.questions.delete(id);
+        this.post({ type: 'settled', id, settled: how });
+      },
+    };
+  }
+
+  settled(id: string, how: string): void {
+    this.questions.get(id)?.(undefined);
+    this.questions.delete(id);
+    this.post({ type: 'settled', id, settled: how });
+  }
+
+  // --- diffs and locations -------------------------------------------------------------
+
+  provideTextDocumentContent(uri: vscode.Uri): string {
+    const q = new URLSearchParams(uri.query);
+    const d = this.diffs.get(q.get('key') ?? '');
+    return d ? (q.get('side') === 'old' ? d.oldText : d.newText) : '';
+  }
+
+  private async openDiff(toolCallId: string, index: number): Promise<void> {
+    const key = `${toolCallId}#${index}`;
+    const d = this.diffs.get(key);
+    if (!d) {
+      return;
+    }
+    const name = path.basename(d.path);
+    const side = (s: string) => vscode.Uri.from({ scheme: diffScheme, path: d.path, query: new URLSearchParams({ key, side: s }).toString() });
+    await vscode.commands.executeCommand('vscode.diff', side('old'), side('new'), `${name} (before ↔ after the agent's edit)`, { preview: true });
+  }
+
+  private async openLocation(p: string, line?: number): Promise<void> {
+    const cwd = this.cwd();
+    const abs = path.isAbsolute(p) || !cwd ? p : path.join(cwd, p);
+    const pos = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
+    await vscode.window.showTextDocument(vscode.Uri.file(abs), { selection: new vscode.Range(pos, pos), preview: true });
+  }
+
+  // --- keys --------------------------------------------------------------------------
+
+  /** Asks for a provider's key and keeps it in SecretStorage; tandem lsp gets it at its next start. */
+  async setApiKey(keyEnv?: string): Promise<boolean> {
+    let name = keyEnv;
+    if (!name) {
+      name = await vscode.window.showInputBox({
+        title: 'tandem: Set API Key',
+        prompt: 'The environment variable the provider reads its key from',
+        value: 'ANTHROPIC_API_KEY',
+        validateInput: (v) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(v) ? undefined : 'A variable name such as ANTHROPIC_API_KEY'),
+      });
+    }
+    if (!name) {
+      return false;
+    }
+    const key = await vscode.window.showInputBox({
+      title: `tandem: API key for ${name}`,
+      prompt: `Kept in VS Code's secret storage and given to tandem as ${name}; never written to settings.`,
+      password: true,
+      ignoreFocusOut: true,
+    });
+    if (!key) {
+      return false;
+    }
+    await this.ctx.secrets.store(secretPrefix + name, key);
+    const names = new Set(this.ctx.globalState.get<string[]>(secretNamesKey, []));
+    names.add(name);
+    await this.ctx.globalState.update(secretNamesKey, [...names]);
+    this.post({ type: 'notice', text: `Key stored for ${name}; restarting tandem with it.` });
+    await this.backend.restart();
+    return true;
+  }
+
+  /** The stored keys, as the environment of tandem lsp. */
+  async environment(): Promise<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const name of this.ctx.globalState.get<string[]>(secretNamesKey, [])) {
+      const v = await this.ctx.secrets.get(secretPrefix + name);
+      if (v) {
+        out[name] = v;
+      }
+    }
+    return out;
+  }
+
+  /** Restarts tandem (its environment read again). */
+  async restartBackend(): Promise<void> {
+    await this.backend.restart();
+  }
+
+  /** For tests: what the chat holds. */
+  get state(): { session?: string; running: boolean; turn: number; model?: unknown; planMode?: unknown; visible: boolean } {
+    return {
+      visible: this.visible,
+      session: this.session,
+      running: this.running,
+      turn: this.turn,
+      model: this.config.find((o) => o.id === 'model')?.currentValue,
+      planMode: this.config.find((o) => o.id === 'plan_mode')?.currentValue,
+    };
+  }
+}

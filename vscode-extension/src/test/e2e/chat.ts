@@ -1,0 +1,380 @@
+// The chat tests: the driver, as a user, types and clicks inside the chat's webview (code-server
+// puts it in iframe.webview → iframe#active-frame) against `tandem replay`, a scripted model.
+// What needs the vscode API (a model set up, files, the editor's tabs) the extension host does
+// on request (index.ts, handle()). Every wait is on a condition.
+import * as path from 'node:path';
+import type { FrameLocator, Page } from 'playwright-core';
+
+export type Host = (op: string, args?: Record<string, unknown>) => Promise<unknown>;
+export interface Report {
+  passed: string[];
+  failed: { name: string; error: string }[];
+}
+
+type Part = Record<string, unknown>;
+const response = (parts: Part[], extra: Record<string, unknown> = {}) => ({ parts, usage: { input: 1200, output: 40 }, ...extra });
+const script = (...responses: unknown[]) => ({ format: 'anthropic', responses });
+const tool = (name: string, input: unknown) => ({ tool: { name, input } });
+
+const chatFile = '# Chat\n\nThe greeting is Hello.\n';
+
+export async function chatTests(page: Page, host: Host, artifacts: string, report: Report): Promise<void> {
+  const f: FrameLocator = page.frameLocator('iframe.webview[src*="extensionId=tandemdev.tandem"]').frameLocator('iframe#active-frame');
+  page.setDefaultTimeout(10000);
+  const shot = (name: string) => page.screenshot({ path: path.join(artifacts, name) });
+  const prompt = async (text: string) => {
+    const box = f.locator('#prompt');
+    await box.fill(text);
+    await box.press('Enter');
+  };
+  const turnEnds = () => f.locator('#app[data-running="false"]').waitFor({ timeout: 20000 });
+  const agentText = (text: string | RegExp) => f.locator('.msg.agent', { hasText: text }).last();
+
+  async function openChat(): Promise<void> {
+    await host('command', { command: 'tandem.chat.focus' });
+    await f.locator('#prompt').waitFor({ timeout: 20000 });
+  }
+  async function hideChat(): Promise<void> {
+    await host('command', { command: 'workbench.view.explorer' });
+    await until(10000, async () => ((await host('chatState')) as { visible: boolean }).visible === false || undefined);
+  }
+
+  const cases: [string, () => Promise<void>][] = [
+    [
+      'chat_full_turn_streams_reads_edits_asks_inline_and_answers',
+      async () => {
+        // VS Code's own chat panel is not what is tested here.
+        await host('command', { command: 'workbench.action.closeAuxiliaryBar' }).catch(() => undefined);
+        await host('closeEditors');
+        await openChat();
+        await host('writeFile', { path: 'chat.md', text: chatFile });
+        await host('writeFile', { path: 'chat.sh', text: '#!/bin/sh\necho ran >> chat-ran.txt\n', mode: 'exec' });
+        await host('useModel', {
+          script: script(
+            response([{ thinking: 'The user wants the greeting changed. ', signature: 's1' }, { text: "I'll read " }, { text: '`chat.md` first.' }, tool('read', { path: 'chat.md' })], { delayMs: 20 }),
+            response([{ text: 'Now the edit.' }, tool('edit', { files: [{ path: 'chat.md', old: 'The greeting is Hello.', new: 'The greeting is Hi.' }] })]),
+            response([{ text: 'And the script.' }, tool('bash', { command: './chat.sh' })]),
+            response([{ text: 'Done: the greeting is **Hi** now. <b>raw</b> <img src=x onerror="document.title=1"> [site](javascript:alert(1))' }]),
+          ),
+        });
+        await prompt('Change the greeting to Hi, then run ./chat.sh');
+        await f.locator('.msg.user', { hasText: 'Change the greeting to Hi' }).waitFor({ timeout: 10000 });
+        await agentText('chat.md first.').waitFor({ timeout: 20000 });
+        const thought = f.locator('details.msg.thought').first();
+        await thought.waitFor({ timeout: 10000 });
+        if ((await thought.getAttribute('open')) !== null) {
+          throw new Error('the thinking is shown open, not collapsed');
+        }
+        await f.locator('.card[data-kind="read"][data-status="completed"]').waitFor({ timeout: 20000 });
+        const edit = f.locator('.card[data-kind="edit"]').last();
+        await edit.locator('.diff .line.add', { hasText: 'The greeting is Hi.' }).waitFor({ timeout: 20000 });
+        await edit.locator('.diff .line.del', { hasText: 'The greeting is Hello.' }).waitFor({ timeout: 5000 });
+        const q = f.locator('.card[data-kind="execute"] .question', { hasText: './chat.sh' });
+        await q.waitFor({ timeout: 20000 });
+        await q.getByText('effects:').waitFor({ timeout: 5000 });
+        await shot('chat-approval.png');
+        await q.getByRole('button', { name: 'Allow', exact: true }).click();
+        await q.locator('.settled', { hasText: 'Allowed once' }).waitFor({ timeout: 10000 });
+        const final = agentText('the greeting is');
+        await final.waitFor({ timeout: 20000 });
+        await turnEnds();
+        if ((await final.locator('b, img, script').count()) > 0 || (await final.locator('strong', { hasText: 'Hi' }).count()) !== 1) {
+          throw new Error(`the model's markdown was not rendered safely: ${await final.innerHTML()}`);
+        }
+        if (!(await final.innerText()).includes('<b>raw</b>')) {
+          throw new Error('raw HTML from the model is not shown as text');
+        }
+        if ((await final.locator('a[href^="javascript"]').count()) > 0) {
+          throw new Error('a javascript: link reached the DOM');
+        }
+        const text = (await host('readFile', { path: 'chat.md' })) as string;
+        if (!text.includes('The greeting is Hi.')) {
+          throw new Error(`chat.md was not edited: ${text}`);
+        }
+        if ((await host('readFile', { path: 'chat-ran.txt' })) !== 'ran\n') {
+          throw new Error('the allowed step did not run exactly once');
+        }
+        const usage = await f.locator('.usage').innerText();
+        if (!/\/ 200k/.test(usage) || !usage.includes('$')) {
+          throw new Error(`the header shows no context or cost: ${usage}`);
+        }
+        await shot('chat-turn.png');
+      },
+    ],
+    [
+      'chat_open_diff_opens_the_diff_editor',
+      async () => {
+        await host('closeEditors');
+        await f.locator('.card[data-kind="edit"] .open-diff').last().click();
+        const d = (await until(10000, async () => (await host('diffText')) ?? undefined)) as { original: string; modified: string };
+        if (!d.original.includes('Hello.') || !d.modified.includes('Hi.')) {
+          throw new Error(`the diff editor shows ${JSON.stringify(d)}`);
+        }
+        await shot('chat-diff.png');
+        await host('closeEditors');
+      },
+    ],
+    [
+      'chat_restore_puts_the_files_back',
+      async () => {
+        const user = f.locator('.msg.user', { hasText: 'Change the greeting to Hi' }).last();
+        await user.locator('.restore').click();
+        await f.locator('.notice.restored', { hasText: 'chat.md' }).last().waitFor({ timeout: 10000 });
+        const text = await until(10000, async () => ((await host('readFile', { path: 'chat.md' })) as string).includes('Hello.') || undefined);
+        if (!text) {
+          throw new Error('chat.md was not restored');
+        }
+        await shot('chat-restore.png');
+      },
+    ],
+    [
+      'chat_restore_keeps_a_file_the_user_changed_since',
+      async () => {
+        await host('writeFile', { path: 'chat.md', text: chatFile });
+        await host('useModel', {
+          script: script(
+            response([tool('read', { path: 'chat.md' })]),
+            response([tool('edit', { files: [{ path: 'chat.md', old: 'The greeting is Hello.', new: 'The greeting is Hey.' }] })]),
+            response([{ text: 'Changed to Hey.' }]),
+          ),
+        });
+        await prompt('Make it Hey');
+        await agentText('Changed to Hey.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        const mine = '# Chat\n\nThe user rewrote this line after the agent.\n';
+        await host('editFile', { path: 'chat.md', text: mine });
+        await f.locator('.msg.user', { hasText: 'Make it Hey' }).last().locator('.restore').click();
+        const n = f.locator('.notice.restored').last();
+        await n.waitFor({ timeout: 10000 });
+        const said = await n.innerText();
+        if (!said.includes('chat.md')) {
+          throw new Error(`the restore does not name the file it kept: ${said}`);
+        }
+        if ((await host('readFile', { path: 'chat.md' })) !== mine) {
+          throw new Error("the restore overwrote the user's later change");
+        }
+      },
+    ],
+    [
+      'chat_stop_mid_stream_ends_the_turn_at_once',
+      async () => {
+        const words = Array.from({ length: 200 }, (_, i) => ({ text: `word${i} ` }));
+        await host('useModel', { script: script(response(words, { delayMs: 100 })) });
+        await prompt('Write a long answer');
+        await agentText('word3 ').waitFor({ timeout: 20000 });
+        const t0 = Date.now();
+        await f.getByRole('button', { name: 'Stop the turn' }).click();
+        await f.locator('.notice.stopped').last().waitFor({ timeout: 5000 });
+        const ms = Date.now() - t0;
+        await turnEnds();
+        const text = await f.locator('.msg.agent').last().innerText();
+        if (text.includes('word199')) {
+          throw new Error('the stream ran to its end');
+        }
+        if (ms > 3000) {
+          throw new Error(`stopping took ${ms} ms`);
+        }
+        await shot('chat-stop.png');
+      },
+    ],
+    [
+      'chat_stop_mid_approval_withdraws_the_question',
+      async () => {
+        await host('writeFile', { path: 'stop.sh', text: '#!/bin/sh\necho ran >> stop-ran.txt\n', mode: 'exec' });
+        await host('useModel', { script: script(response([tool('bash', { command: './stop.sh' })]), response([{ text: 'not reached' }])) });
+        await prompt('Run stop.sh');
+        const q = f.locator('.question', { hasText: './stop.sh' }).last();
+        await q.waitFor({ timeout: 20000 });
+        await f.locator('#prompt').press('Escape');
+        await q.locator('.settled').waitFor({ timeout: 5000 });
+        await f.locator('.notice.stopped').last().waitFor({ timeout: 5000 });
+        if ((await q.getByRole('button').count()) !== 0) {
+          throw new Error('the withdrawn question still has buttons');
+        }
+        if ((await host('readFile', { path: 'stop-ran.txt' })) !== null) {
+          throw new Error('the step ran after Stop');
+        }
+      },
+    ],
+    [
+      'chat_follow_up_typed_during_a_turn_is_queued_then_sent',
+      async () => {
+        const slow = Array.from({ length: 30 }, (_, i) => ({ text: `part${i} ` }));
+        await host('useModel', { script: script(response(slow, { delayMs: 100 }), response([{ text: 'The answer to the follow-up.' }])) });
+        await prompt('First question');
+        await agentText('part1 ').waitFor({ timeout: 20000 });
+        await prompt('Follow-up question');
+        await prompt('A message to remove');
+        await f.locator('.queued', { hasText: 'Follow-up question' }).waitFor({ timeout: 5000 });
+        await f.locator('.queued', { hasText: 'A message to remove' }).waitFor({ timeout: 5000 });
+        await shot('chat-queue.png');
+        await f.getByRole('button', { name: 'Remove queued message 2' }).click();
+        await f.getByRole('button', { name: 'Edit queued message 1' }).click();
+        const area = f.getByRole('textbox', { name: 'Edit queued message 1' });
+        await area.fill('Follow-up question, edited');
+        await area.press('Enter');
+        await f.locator('.msg.user', { hasText: 'Follow-up question, edited' }).waitFor({ timeout: 20000 });
+        await agentText('The answer to the follow-up.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        if ((await f.locator('.msg.user', { hasText: 'A message to remove' }).count()) !== 0) {
+          throw new Error('the removed message was sent');
+        }
+        if ((await f.locator('.queued').count()) !== 0) {
+          throw new Error('the queue is not empty');
+        }
+      },
+    ],
+    [
+      'chat_model_picker_switches_the_model',
+      async () => {
+        await host('useModel', { script: script(response([{ text: 'ok' }])) });
+        const select = f.getByRole('combobox', { name: 'Model' });
+        await until(10000, async () => ((await select.inputValue()) === 'replay/any' ? true : undefined));
+        await select.selectOption('replay/other');
+        await until(10000, async () => ((await host('chatState')) as { model?: string }).model === 'replay/other' || undefined);
+        if ((await select.inputValue()) !== 'replay/other') {
+          throw new Error('the picker does not show the new model');
+        }
+        await prompt('Hello on the other model');
+        await agentText('ok').waitFor({ timeout: 20000 });
+        await turnEnds();
+      },
+    ],
+    [
+      'chat_plan_mode_refuses_what_is_not_reading',
+      async () => {
+        await host('useModel', { script: script(response([tool('bash', { command: './chat.sh' })]), response([{ text: 'Only planning, then.' }])) });
+        const before = await host('readFile', { path: 'chat-ran.txt' });
+        await f.getByRole('checkbox', { name: /Plan/ }).check();
+        await until(10000, async () => ((await host('chatState')) as { planMode?: boolean }).planMode === true || undefined);
+        await prompt('Run chat.sh');
+        await f.locator('.card[data-kind="execute"][data-status="failed"]').last().waitFor({ timeout: 20000 });
+        await agentText('Only planning, then.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        if ((await f.locator('.question', { hasText: './chat.sh' }).count()) !== 0) {
+          throw new Error('plan mode asked instead of refusing');
+        }
+        if ((await host('readFile', { path: 'chat-ran.txt' })) !== before) {
+          throw new Error('the step ran in plan mode');
+        }
+      },
+    ],
+    [
+      'chat_history_lists_searches_reopens_and_deletes',
+      async () => {
+        await f.getByRole('button', { name: 'History' }).click();
+        const search = f.getByRole('searchbox', { name: 'Search chats' });
+        await f.locator('.history-item').first().waitFor({ timeout: 10000 });
+        await search.fill('greeting');
+        const item = f.locator('.history-item', { hasText: 'Change the greeting' });
+        await item.waitFor({ timeout: 5000 });
+        if ((await f.locator('.history-item', { hasText: 'Write a long answer' }).count()) !== 0) {
+          throw new Error('the search did not filter');
+        }
+        await shot('chat-history.png');
+        await item.locator('.history-open').click();
+        await f.locator('.msg.user', { hasText: 'Change the greeting to Hi' }).waitFor({ timeout: 10000 });
+        await agentText('the greeting is').waitFor({ timeout: 10000 });
+        await f.locator('.card[data-kind="edit"]').first().waitFor({ timeout: 10000 });
+        await f.getByRole('button', { name: 'History' }).click();
+        await search.fill('long answer');
+        const gone = f.locator('.history-item', { hasText: 'Write a long answer' });
+        await gone.waitFor({ timeout: 5000 });
+        await gone.locator('.history-delete').click();
+        await gone.waitFor({ state: 'detached', timeout: 10000 });
+        await search.press('Escape');
+      },
+    ],
+    [
+      'chat_first_run_card_sets_the_key_in_secret_storage',
+      async () => {
+        await host('useModel', { script: script(response([{ text: 'Hello with a key.' }])), keyEnv: 'REPLAY_KEY' });
+        const card = f.locator('.card.setup');
+        await card.getByText('REPLAY_KEY').first().waitFor({ timeout: 10000 });
+        await shot('chat-first-run.png');
+        await card.getByRole('button', { name: 'Set API Key' }).click();
+        const input = page.locator('.quick-input-widget input');
+        await input.waitFor({ timeout: 10000 });
+        await input.fill('test-key-123');
+        await input.press('Enter');
+        await card.waitFor({ state: 'detached', timeout: 20000 });
+        const names = (await host('secret')) as string[];
+        if (!names.includes('REPLAY_KEY')) {
+          throw new Error(`the key is not in secret storage: ${JSON.stringify(names)}`);
+        }
+        await prompt('Hello');
+        await agentText('Hello with a key.').waitFor({ timeout: 20000 });
+        await turnEnds();
+      },
+    ],
+    [
+      'chat_401_is_a_card_with_its_fix',
+      async () => {
+        await host('useModel', { script: script({ status: 401 }), keyEnv: 'REPLAY_KEY' });
+        await prompt('Hello');
+        const card = f.locator('.card.error[data-error="auth"]').last();
+        await card.waitFor({ timeout: 20000 });
+        await card.getByRole('button', { name: 'Set API Key' }).waitFor({ timeout: 5000 });
+        await turnEnds();
+        await shot('chat-401.png');
+      },
+    ],
+    [
+      'chat_inline_answer_settles_the_notification',
+      async () => {
+        await host('writeFile', { path: 'note.sh', text: '#!/bin/sh\necho ran >> note-ran.txt\n', mode: 'exec' });
+        await host('useModel', { script: script(response([tool('bash', { command: './note.sh' })]), response([{ text: 'Ran note.sh.' }])) });
+        await hideChat();
+        await host('prompt', { text: 'Run note.sh' });
+        // Hidden: the question comes as a notification (in the notification center).
+        const note = page.locator('.notification-list-item', { hasText: './note.sh' });
+        await until(20000, async () => {
+          if ((await note.count()) > 0) {
+            return true;
+          }
+          if (!(await page.locator('.notifications-center.visible').isVisible())) {
+            await page.locator('.statusbar-item', { has: page.locator('.codicon-bell, .codicon-bell-dot') }).first().click({ timeout: 1000 });
+          }
+          return undefined;
+        });
+        await openChat();
+        const q = f.locator('.question', { hasText: './note.sh' }).last();
+        await q.getByRole('button', { name: 'Allow', exact: true }).click();
+        await q.locator('.settled', { hasText: 'Allowed once' }).waitFor({ timeout: 10000 });
+        await agentText('Ran note.sh.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        // The notification's own button is no answer any more: the step ran once.
+        await note.getByRole('button', { name: 'Allow', exact: true }).first().click({ timeout: 5000 }).catch(() => undefined);
+        if ((await host('readFile', { path: 'note-ran.txt' })) !== 'ran\n') {
+          throw new Error('note.sh did not run exactly once');
+        }
+      },
+    ],
+  ];
+
+  for (const [name, fn] of cases) {
+    const start = Date.now();
+    try {
+      await fn();
+      report.passed.push(`${name} (${((Date.now() - start) / 1000).toFixed(1)} s)`);
+    } catch (e) {
+      report.failed.push({ name, error: (e as Error).stack ?? String(e) });
+      await shot(`chat-failed-${name}.png`).catch(() => undefined);
+    }
+  }
+}
+
+/** Polls f until it gives a value (a throw counts as none). */
+async function until<T>(ms: number, f: () => Promise<T | undefined>): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await f().catch(() => undefined);
+    if (v !== undefined) {
+      return v;
+    }
+    if (Date.now() > end) {
+      throw new Error(`timed out after ${ms} ms`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}

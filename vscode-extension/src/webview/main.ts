@@ -1,0 +1,790 @@
+// The chat's webview: draws what the extension posts (src/chat.ts) and posts back what the
+// user does. Every piece of text from the model or a tool reaches the DOM as text, except
+// markdown, which markdown-it renders with raw HTML disabled (it is escaped) and images off.
+import MarkdownIt from 'markdown-it';
+import { tokens } from '../chatErrors';
+import { lineDiff } from '../lineDiff';
+
+interface VsCodeApi {
+  postMessage(m: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+const vscode = acquireVsCodeApi();
+const send = (type: string, rest: Record<string, unknown> = {}) => vscode.postMessage({ type, ...rest });
+
+const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+md.disable(['image']);
+
+type Json = Record<string, unknown>;
+
+/** A value from a message as text: strings as they are, anything else as JSON. */
+function str(v: unknown): string {
+  return typeof v === 'string' ? v : v === undefined || v === null ? '' : JSON.stringify(v);
+}
+
+// --- small DOM helpers ---------------------------------------------------------------------
+
+function el<K extends keyof HTMLElementTagNameMap>(tag: K, attrs: Record<string, string> = {}, ...kids: (Node | string)[]): HTMLElementTagNameMap[K] {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === 'class') {
+      e.className = v;
+    } else {
+      e.setAttribute(k, v);
+    }
+  }
+  for (const k of kids) {
+    e.append(k);
+  }
+  return e;
+}
+
+function button(label: string, onClick: () => void, attrs: Record<string, string> = {}): HTMLButtonElement {
+  const b = el('button', { type: 'button', ...attrs }, label);
+  b.addEventListener('click', onClick);
+  return b;
+}
+
+// --- the layout ----------------------------------------------------------------------------
+
+const app = document.getElementById('app')!;
+const header = el('header', { class: 'header', role: 'toolbar', 'aria-label': 'Chat settings' });
+const modelSelect = el('select', { id: 'model', 'aria-label': 'Model', title: 'Model' });
+const planBox = el('input', { type: 'checkbox', id: 'plan-mode' });
+const planLabel = el('label', { for: 'plan-mode', class: 'plan', title: 'Plan mode: only reading runs' }, planBox, ' Plan');
+const meter = el('div', { class: 'meter', role: 'meter', 'aria-label': 'Context used', 'aria-valuemin': '0', 'aria-valuemax': '100', 'aria-valuenow': '0' });
+const meterBar = el('div', { class: 'meter-bar' });
+meter.append(meterBar);
+const usageText = el('span', { class: 'usage', 'aria-live': 'off' }, '');
+const newChatButton = button('New', () => send('newChat'), { title: 'New chat', 'aria-label': 'New chat', class: 'secondary' });
+const historyButton = button('History', () => toggleHistory(), { title: 'Past chats', 'aria-label': 'History', class: 'secondary', 'aria-expanded': 'false' });
+header.append(modelSelect, planLabel, meter, usageText, newChatButton, historyButton);
+
+const historyPanel = el('section', { class: 'history', 'aria-label': 'Past chats', hidden: '' });
+const historySearch = el('input', { type: 'search', placeholder: 'Search chats', 'aria-label': 'Search chats' });
+const historyList = el('ul', { class: 'history-list', role: 'list' });
+historyPanel.append(historySearch, historyList);
+
+const log = el('main', { class: 'log', role: 'log', 'aria-label': 'Conversation', 'aria-live': 'off', tabindex: '0' });
+const status = el('div', { class: 'sr-only', role: 'status', 'aria-live': 'polite' });
+const queueList = el('ul', { class: 'queue', 'aria-label': 'Queued messages', role: 'list' });
+const form = el('form', { class: 'composer' });
+const box = el('textarea', {
+  id: 'prompt',
+  rows: '3',
+  placeholder: 'Ask tandem… (Enter sends, Shift+Enter for a new line, Escape stops)',
+  'aria-label': 'Message to tandem',
+});
+const sendButton = el('button', { type: 'submit', class: 'send' }, 'Send');
+const stopButton = button('Stop', () => stop(), { class: 'stop', hidden: '', 'aria-label': 'Stop the turn' });
+form.append(box, el('div', { class: 'actions' }, stopButton, sendButton));
+app.append(header, historyPanel, log, status, queueList, form);
+
+// --- state ---------------------------------------------------------------------------------
+
+let running = false;
+let stopping = false;
+/** The block text streams into: the last agent message or thought, else none. */
+let current: { kind: 'agent' | 'thought'; el: HTMLElement; body: HTMLElement; text: string } | undefined;
+const cards = new Map<string, ToolCard>();
+const questions = new Map<string, HTMLElement>();
+const dirty = new Set<{ body: HTMLElement; text: string; kind: string }>();
+let frame = 0;
+const queue: string[] = [];
+let sessionId: string | undefined;
+let historySessions: { sessionId: string; title?: string; updatedAt?: string }[] = [];
+
+// --- rendering -----------------------------------------------------------------------------
+
+/** Whether the log is scrolled to (near) its end, so new text keeps it there. */
+function atEnd(): boolean {
+  return log.scrollHeight - log.scrollTop - log.clientHeight < 40;
+}
+
+function schedule(): void {
+  if (frame) {
+    return;
+  }
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    const follow = atEnd();
+    for (const b of dirty) {
+      if (b.kind === 'agent') {
+        renderMarkdown(b.body, b.text);
+      } else {
+        b.body.textContent = b.text;
+      }
+    }
+    dirty.clear();
+    if (follow) {
+      log.scrollTop = log.scrollHeight;
+    }
+  });
+}
+
+function renderMarkdown(target: HTMLElement, text: string): void {
+  target.innerHTML = md.render(text);
+  for (const pre of Array.from(target.querySelectorAll('pre'))) {
+    const code = pre.textContent ?? '';
+    const copy = button('Copy', () => send('copy', { text: code }), { class: 'copy', 'aria-label': 'Copy code' });
+    pre.prepend(copy);
+  }
+}
+
+function append(node: HTMLElement): void {
+  const follow = atEnd();
+  log.append(node);
+  if (follow) {
+    log.scrollTop = log.scrollHeight;
+  }
+}
+
+function streamText(kind: 'agent' | 'thought', text: string, meta?: Json): void {
+  const compacted = (meta?.tandem as Json | undefined)?.compacted;
+  if (kind === 'thought' && compacted !== undefined) {
+    current = undefined;
+    append(el('div', { class: 'notice compacted', role: 'note' }, `Context compacted: ${str(compacted)} earlier messages were summarised. ${text.trim()}`));
+    return;
+  }
+  if (!current || current.kind !== kind) {
+    if (kind === 'agent') {
+      const body = el('div', { class: 'markdown' });
+      const m = el('article', { class: 'msg agent', 'aria-label': 'tandem' }, body);
+      current = { kind, el: m, body, text: '' };
+    } else {
+      const body = el('div', { class: 'thought-text' });
+      const d = el('details', { class: 'msg thought' }, el('summary', {}, 'Thinking'), body);
+      current = { kind, el: d, body, text: '' };
+    }
+    append(current.el);
+  }
+  current.text += text;
+  dirty.add(current);
+  // dirty holds the block object itself; its text is read when the frame renders.
+  schedule();
+}
+
+function userMessage(text: string, turn?: number): void {
+  current = undefined;
+  const m = el('article', { class: 'msg user', 'aria-label': 'You' }, el('div', { class: 'user-text' }, text));
+  if (turn !== undefined) {
+    m.dataset.turn = String(turn);
+    const r = button('Restore files to before this', () => {
+      r.disabled = true;
+      send('restore', { turn });
+    }, { class: 'restore link', title: "Puts back every file the agent changed from this message on; files you changed since are kept" });
+    m.append(r);
+  }
+  append(m);
+}
+
+function notice(text: string, cls = ''): HTMLElement {
+  current = undefined;
+  const n = el('div', { class: `notice ${cls}`, role: 'note' }, text);
+  append(n);
+  return n;
+}
+
+// --- tool cards ----------------------------------------------------------------------------
+
+const kindIcons: Record<string, string> = {
+  read: '📄',
+  edit: '✏️',
+  delete: '🗑',
+  move: '↔',
+  search: '🔍',
+  execute: '▶',
+  think: '💭',
+  fetch: '⬇',
+  other: '⚙',
+};
+const statusNames: Record<string, string> = { pending: 'pending', in_progress: 'running', completed: 'done', failed: 'failed' };
+
+class ToolCard {
+  readonly root: HTMLElement;
+  private readonly title = el('span', { class: 'title' });
+  private readonly status = el('span', { class: 'status' });
+  private readonly icon = el('span', { class: 'icon', 'aria-hidden': 'true' });
+  private readonly locations = el('div', { class: 'locations' });
+  private readonly diffs = el('div', { class: 'diffs' });
+  private readonly output = el('details', { class: 'output', hidden: '' });
+  private readonly outputText = el('pre', {});
+  readonly ask = el('div', { class: 'ask' });
+
+  constructor(readonly id: string) {
+    this.output.append(el('summary', {}, 'Output'), this.outputText);
+    this.root = el(
+      'section',
+      { class: 'card', 'data-tool-call': id, 'aria-label': 'Tool call' },
+      el('div', { class: 'card-head' }, this.icon, this.title, this.status),
+      this.locations,
+      this.diffs,
+      this.ask,
+      this.output,
+    );
+  }
+
+  update(u: Json): void {
+    if (typeof u.kind === 'string') {
+      this.icon.textContent = kindIcons[u.kind] ?? kindIcons.other;
+      this.root.dataset.kind = u.kind;
+    }
+    if (typeof u.title === 'string') {
+      this.title.textContent = u.title;
+      this.root.setAttribute('aria-label', `Tool call: ${u.title}`);
+    }
+    if (typeof u.status === 'string') {
+      this.status.textContent = statusNames[u.status] ?? u.status;
+      this.status.className = `status ${u.status}`;
+      this.root.dataset.status = u.status;
+    }
+    if (Array.isArray(u.locations)) {
+      this.locations.replaceChildren();
+      for (const l of u.locations as { path: string; line?: number }[]) {
+        const label = l.line ? `${l.path}:${l.line}` : l.path;
+        this.locations.append(button(label, () => send('openLocation', { path: l.path, line: l.line }), { class: 'link location', title: `Open ${label}` }));
+      }
+    }
+    if (Array.isArray(u.content)) {
+      const texts: string[] = [];
+      this.diffs.replaceChildren();
+      (u.content as Json[]).forEach((c, i) => {
+        if (c.type === 'diff') {
+          this.diffs.append(this.diffView(c, i));
+        } else if (c.type === 'content') {
+          const block = c.content as Json | undefined;
+          if (block && typeof block.text === 'string') {
+            texts.push(block.text);
+          }
+        }
+      });
+      if (texts.length) {
+        this.outputText.textContent = texts.join('\n');
+        this.output.hidden = false;
+      }
+    }
+  }
+
+  private diffView(c: Json, index: number): HTMLElement {
+    const p = str(c.path);
+    const name = p.split('/').pop() ?? p;
+    const lines = lineDiff(typeof c.oldText === 'string' ? c.oldText : '', typeof c.newText === 'string' ? c.newText : '');
+    const pre = el('pre', { class: 'diff', 'aria-label': `Changes to ${name}` });
+    for (const l of lines) {
+      const cls = l.op === '+' ? 'add' : l.op === '-' ? 'del' : l.op === '@' ? 'hunk' : 'ctx';
+      pre.append(el('span', { class: `line ${cls}` }, `${l.op === '@' ? '' : l.op + ' '}${l.text}\n`));
+    }
+    return el(
+      'div',
+      { class: 'diff-item' },
+      el('div', { class: 'diff-head' }, el('span', { class: 'path', title: p }, name), button('Open Diff', () => send('openDiff', { toolCallId: this.id, index }), { class: 'secondary open-diff', 'aria-label': `Open diff of ${name}` })),
+      pre,
+    );
+  }
+}
+
+function card(id: string): ToolCard {
+  let c = cards.get(id);
+  if (!c) {
+    c = new ToolCard(id);
+    cards.set(id, c);
+    current = undefined;
+    append(c.root);
+  }
+  return c;
+}
+
+// --- approvals -----------------------------------------------------------------------------
+
+interface Step {
+  text: string;
+  effects?: string[];
+  paths?: { path: string; real?: string; class?: string }[];
+}
+
+const choices: [string, string][] = [
+  ['Allow', 'allow_once'],
+  ['Deny', 'reject_once'],
+  ['Allow for this session', 'allow_always'],
+];
+
+function ask(m: Json): void {
+  const id = String(m.id);
+  const toolCall = typeof m.toolCall === 'string' ? m.toolCall : undefined;
+  const holder = toolCall ? card(toolCall).ask : el('div', { class: 'card ask standalone' });
+  if (!toolCall) {
+    append(holder);
+  }
+  const verb = m.kind === 'document' ? 'access' : m.kind === 'mcp' ? 'call' : 'run';
+  const q = el('div', { class: 'question', role: 'group', 'aria-label': `tandem asks to ${verb}`, 'data-question': id });
+  q.append(el('div', { class: 'question-title' }, `Allow the agent to ${verb}:`));
+  for (const s of (m.steps as Step[]) ?? []) {
+    q.append(el('pre', { class: 'step' }, s.text));
+    const notes: string[] = [];
+    if (s.effects?.length) {
+      notes.push(`effects: ${s.effects.join(', ')}`);
+    }
+    for (const p of s.paths ?? []) {
+      if (p.class && p.class !== 'inside' && p.class !== 'harmless') {
+        notes.push(`${p.class}: ${p.real ?? p.path}`);
+      }
+    }
+    if (notes.length) {
+      q.append(el('div', { class: 'effects' }, notes.join(' — ')));
+    }
+  }
+  const offered = Array.isArray(m.options) ? (m.options as string[]) : undefined;
+  const row = el('div', { class: 'question-actions' });
+  for (const [label, answer] of choices) {
+    if (offered && !offered.includes(answer)) {
+      continue;
+    }
+    row.append(
+      button(label, () => {
+        for (const b of Array.from(row.querySelectorAll('button'))) {
+          b.disabled = true;
+        }
+        send('answer', { id, answer });
+      }, { class: answer.startsWith('reject') ? 'secondary' : '' }),
+    );
+  }
+  q.append(row);
+  holder.append(q);
+  questions.set(id, q);
+  status.textContent = `tandem asks to ${verb} ${((m.steps as Step[]) ?? []).map((s) => s.text).join('; ')}`;
+  row.querySelector('button')?.focus();
+  q.scrollIntoView({ block: 'nearest' });
+}
+
+const settledNames: Record<string, string> = {
+  allow: 'Allowed once',
+  allow_session: 'Allowed for this session',
+  deny: 'Denied',
+  unanswered: 'Not answered — the step did not run',
+  cancelled: 'Withdrawn — the turn stopped',
+};
+
+function settle(id: string, how: string): void {
+  const q = questions.get(id);
+  if (!q) {
+    return;
+  }
+  q.querySelector('.question-actions')?.remove();
+  let s = q.querySelector('.settled');
+  if (!s) {
+    s = el('div', { class: 'settled', role: 'status' });
+    q.append(s);
+  }
+  s.textContent = settledNames[how] ?? `Settled: ${how}`;
+  q.dataset.settled = how;
+}
+
+// --- turn, queue, errors -------------------------------------------------------------------
+
+function setRunning(on: boolean, stopReason?: string): void {
+  running = on;
+  stopButton.hidden = !on;
+  stopButton.disabled = false;
+  sendButton.textContent = on ? 'Queue' : 'Send';
+  app.dataset.running = on ? 'true' : 'false';
+  if (!on) {
+    current = undefined;
+    if (stopReason === 'cancelled') {
+      notice('Stopped.', 'stopped');
+      status.textContent = 'Stopped';
+    } else if (stopReason && stopReason !== 'end_turn' && stopReason !== 'error') {
+      notice(`The turn ended: ${stopReason.replace(/_/g, ' ')}.`);
+    } else if (stopReason === 'end_turn') {
+      status.textContent = 'tandem answered';
+    }
+    const wasStop = stopping || stopReason === 'cancelled';
+    stopping = false;
+    if (!wasStop && stopReason !== 'error' && queue.length) {
+      const next = queue.shift()!;
+      renderQueue();
+      send('prompt', { text: next });
+    }
+  }
+}
+
+function stop(): void {
+  if (!running) {
+    return;
+  }
+  stopping = true;
+  stopButton.disabled = true;
+  send('cancel');
+}
+
+function renderQueue(): void {
+  queueList.replaceChildren();
+  queue.forEach((text, i) => {
+    const item = el('li', { class: 'queued', 'aria-label': `Queued message ${i + 1}` });
+    const t = el('span', { class: 'queued-text' }, text);
+    const edit = button('Edit', () => {
+      const area = el('textarea', { 'aria-label': `Edit queued message ${i + 1}`, rows: '2' });
+      area.value = queue[i];
+      const save = () => {
+        queue[i] = area.value.trim() || queue[i];
+        renderQueue();
+      };
+      area.addEventListener('keydown', (e) => {
+        if (e.key === 'Enter' && !e.shiftKey) {
+          e.preventDefault();
+          save();
+        } else if (e.key === 'Escape') {
+          renderQueue();
+        }
+      });
+      area.addEventListener('blur', save);
+      t.replaceWith(area);
+      area.focus();
+    }, { class: 'link', 'aria-label': `Edit queued message ${i + 1}` });
+    const remove = button('Remove', () => {
+      queue.splice(i, 1);
+      renderQueue();
+    }, { class: 'link', 'aria-label': `Remove queued message ${i + 1}` });
+    const sendNow = button('Send', () => {
+      if (!running) {
+        queue.splice(i, 1);
+        renderQueue();
+        send('prompt', { text });
+      }
+    }, { class: 'link send-queued', 'aria-label': `Send queued message ${i + 1}` });
+    item.append(el('span', { class: 'queued-label' }, 'Queued:'), t, edit, remove);
+    if (!running) {
+      item.append(sendNow);
+    }
+    queueList.append(item);
+  });
+}
+
+function submit(): void {
+  const text = box.value;
+  if (!text.trim()) {
+    return;
+  }
+  box.value = '';
+  if (running) {
+    queue.push(text);
+    renderQueue();
+    status.textContent = 'Queued; it is sent when this turn ends';
+    return;
+  }
+  send('prompt', { text });
+}
+
+form.addEventListener('submit', (e) => {
+  e.preventDefault();
+  submit();
+});
+box.addEventListener('keydown', (e) => {
+  if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
+    e.preventDefault();
+    submit();
+  } else if (e.key === 'Escape' && running) {
+    e.preventDefault();
+    stop();
+  }
+});
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape' && running && document.activeElement !== box) {
+    stop();
+  }
+});
+
+function errorCard(m: Json): void {
+  current = undefined;
+  const kind = String(m.kind);
+  const titles: Record<string, string> = {
+    auth: 'The provider refused the API key',
+    rate: 'The provider is rate limiting',
+    network: 'The model could not be reached',
+    busy: 'A turn is still running',
+    other: 'The turn failed',
+  };
+  const c = el('section', { class: `card error ${kind}`, role: 'alert', 'data-error': kind });
+  c.append(el('div', { class: 'card-head' }, el('span', { class: 'title' }, titles[kind] ?? 'Error')), el('div', { class: 'error-text' }, str(m.message)));
+  const actions = el('div', { class: 'question-actions' });
+  if (kind === 'auth') {
+    actions.append(button('Set API Key', () => send('setApiKey', { text: m.keyEnv })));
+  } else if (kind === 'rate') {
+    let left = Number(m.retryIn ?? 30);
+    const retry = button(`Retry in ${left} s`, () => send('retry'), { class: 'retry' });
+    retry.disabled = true;
+    const tick = setInterval(() => {
+      left--;
+      if (left <= 0) {
+        clearInterval(tick);
+        retry.disabled = false;
+        retry.textContent = 'Retry';
+      } else {
+        retry.textContent = `Retry in ${left} s`;
+      }
+    }, 1000);
+    actions.append(retry);
+  } else if (kind === 'network' || kind === 'other') {
+    actions.append(button('Retry', () => send('retry'), { class: 'retry' }), button('Open Settings', () => send('openSettings'), { class: 'secondary' }));
+  }
+  c.append(actions);
+  append(c);
+}
+
+function setupCard(m: Json): void {
+  log.querySelector('.card.setup')?.remove();
+  current = undefined;
+  const keyEnv = typeof m.keyEnv === 'string' ? m.keyEnv : undefined;
+  const c = el('section', { class: 'card setup', role: 'region', 'aria-label': 'Set up a model' });
+  c.append(
+    el('div', { class: 'card-head' }, el('span', { class: 'title' }, 'Connect a model')),
+    el('p', {}, str(m.message)),
+    el(
+      'p',
+      {},
+      keyEnv
+        ? `Set the key tandem reads from ${keyEnv}: it is kept in VS Code's secret storage, never in settings.`
+        : 'Set an API key (kept in VS Code\'s secret storage, never in settings), or open the settings to name a model or a local server (agent.model, agent.providers).',
+    ),
+    el('div', { class: 'question-actions' }, button('Set API Key', () => send('setApiKey', { text: keyEnv })), button('Open Settings', () => send('openSettings'), { class: 'secondary' })),
+  );
+  append(c);
+}
+
+// --- header --------------------------------------------------------------------------------
+
+function setConfig(options: Json[]): void {
+  const model = options.find((o) => o.id === 'model');
+  modelSelect.replaceChildren();
+  if (model) {
+    const values = ((model.options as { name?: string; value: string }[]) ?? []).slice();
+    if (typeof model.currentValue === 'string' && !values.some((v) => v.value === model.currentValue)) {
+      values.unshift({ value: model.currentValue, name: model.currentValue });
+    }
+    for (const v of values) {
+      const o = el('option', { value: v.value }, v.name ?? v.value);
+      if (v.value === model.currentValue) {
+        o.selected = true;
+      }
+      modelSelect.append(o);
+    }
+  }
+  modelSelect.hidden = !model;
+  const plan = options.find((o) => o.id === 'plan_mode');
+  planBox.checked = plan?.currentValue === true;
+  planLabel.hidden = !plan;
+  app.dataset.planMode = planBox.checked ? 'true' : 'false';
+}
+
+modelSelect.addEventListener('change', () => send('setConfig', { configId: 'model', value: modelSelect.value }));
+planBox.addEventListener('change', () => {
+  app.dataset.planMode = planBox.checked ? 'true' : 'false';
+  send('setConfig', { configId: 'plan_mode', value: planBox.checked });
+});
+
+function usage(u: Json): void {
+  const used = Number(u.used ?? 0);
+  const size = Number(u.size ?? 0);
+  const pct = size > 0 ? Math.min(100, Math.round((used / size) * 100)) : 0;
+  meterBar.style.width = `${pct}%`;
+  meter.setAttribute('aria-valuenow', String(pct));
+  meter.className = `meter${pct >= 85 ? ' high' : ''}`;
+  const cost = u.cost as { amount?: number; currency?: string } | undefined;
+  let text = size > 0 ? `${tokens(used)} / ${tokens(size)}` : `${tokens(used)} tokens`;
+  if (cost && typeof cost.amount === 'number') {
+    text += ` · ${cost.currency === 'USD' || !cost.currency ? '$' : cost.currency + ' '}${cost.amount.toFixed(cost.amount < 1 ? 4 : 2)}`;
+  }
+  usageText.textContent = text;
+  meter.title = `Context: ${used} of ${size || '?'} tokens (${pct}%)`;
+  meter.setAttribute('aria-valuetext', meter.title);
+}
+
+// --- history -------------------------------------------------------------------------------
+
+function toggleHistory(open = historyPanel.hidden): void {
+  historyPanel.hidden = !open;
+  historyButton.setAttribute('aria-expanded', String(open));
+  if (open) {
+    send('history');
+    historySearch.focus();
+  }
+}
+
+function renderHistory(): void {
+  const q = historySearch.value.trim().toLowerCase();
+  historyList.replaceChildren();
+  const shown = historySessions.filter((s) => !q || (s.title ?? '').toLowerCase().includes(q));
+  if (!shown.length) {
+    historyList.append(el('li', { class: 'empty' }, q ? 'No chat matches.' : 'No past chats yet.'));
+  }
+  for (const s of shown) {
+    const when = s.updatedAt ? new Date(s.updatedAt).toLocaleString() : '';
+    const title = s.title || '(untitled chat)';
+    const open = button(title, () => {
+      toggleHistory(false);
+      send('load', { sessionId: s.sessionId });
+    }, { class: 'link history-open', title: `Open: ${title}` });
+    const del = button('Delete', () => send('delete', { sessionId: s.sessionId }), { class: 'link history-delete', 'aria-label': `Delete chat ${title}` });
+    const item = el('li', { class: `history-item${s.sessionId === sessionId ? ' current' : ''}`, 'data-session': s.sessionId }, open, el('span', { class: 'when' }, when), del);
+    historyList.append(item);
+  }
+}
+historySearch.addEventListener('input', renderHistory);
+historyPanel.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape') {
+    toggleHistory(false);
+    historyButton.focus();
+  }
+});
+
+// --- messages from the extension -----------------------------------------------------------
+
+function reset(): void {
+  log.replaceChildren();
+  cards.clear();
+  questions.clear();
+  current = undefined;
+  usageText.textContent = '';
+  meterBar.style.width = '0%';
+}
+
+function onUpdate(u: Json): void {
+  switch (u.sessionUpdate) {
+    case 'agent_message_chunk':
+    case 'agent_thought_chunk': {
+      const c = u.content as Json | undefined;
+      if (c && typeof c.text === 'string') {
+        streamText(u.sessionUpdate === 'agent_message_chunk' ? 'agent' : 'thought', c.text, (u._meta ?? c._meta) as Json | undefined);
+      }
+      return;
+    }
+    case 'user_message_chunk': {
+      const c = u.content as Json | undefined;
+      if (c && typeof c.text === 'string') {
+        userMessage(c.text);
+      }
+      return;
+    }
+    case 'tool_call':
+    case 'tool_call_update':
+      card(String(u.toolCallId)).update(u);
+      return;
+    case 'usage_update':
+      usage(u);
+      return;
+    case 'config_option_update':
+      if (Array.isArray(u.configOptions)) {
+        setConfig(u.configOptions as Json[]);
+      }
+      return;
+    case 'plan': {
+      current = undefined;
+      const list = el('ol', { class: 'plan-entries' });
+      for (const e of (u.entries as { content: string; status?: string }[]) ?? []) {
+        list.append(el('li', { class: `plan-entry ${e.status ?? ''}` }, e.content));
+      }
+      append(el('section', { class: 'card plan', 'aria-label': 'Plan' }, el('div', { class: 'card-head' }, el('span', { class: 'title' }, 'Plan')), list));
+      return;
+    }
+  }
+}
+
+window.addEventListener('message', (ev: MessageEvent<Json>) => {
+  const m = ev.data;
+  switch (m.type) {
+    case 'state':
+      setRunning(m.running === true);
+      setConfig((m.config as Json[]) ?? []);
+      return;
+    case 'session':
+      sessionId = String(m.sessionId);
+      app.dataset.session = sessionId;
+      setConfig((m.config as Json[]) ?? []);
+      if (((m.config as Json[]) ?? []).some((o) => o.id === 'model' && o.currentValue !== 'none')) {
+        for (const c of Array.from(log.querySelectorAll('.card.setup'))) {
+          c.remove();
+        }
+      }
+      if (m.loaded) {
+        log.querySelector('.loading')?.remove();
+        status.textContent = 'Chat loaded';
+      }
+      return;
+    case 'config':
+      setConfig((m.config as Json[]) ?? []);
+      return;
+    case 'reset':
+      reset();
+      if (m.loading) {
+        notice('Loading the chat…', 'loading');
+      }
+      return;
+    case 'user':
+      userMessage(String(m.text), Number(m.turn));
+      return;
+    case 'forgetTurn':
+      log.querySelector(`.msg.user[data-turn="${Number(m.turn)}"] .restore`)?.remove();
+      return;
+    case 'update':
+      onUpdate(m.update as Json);
+      return;
+    case 'turn':
+      if (m.running === true) {
+        setRunning(true);
+      } else {
+        setRunning(false, typeof m.stopReason === 'string' ? m.stopReason : undefined);
+      }
+      renderQueue();
+      return;
+    case 'queue':
+      queue.push(String(m.text));
+      renderQueue();
+      return;
+    case 'ask':
+      ask(m);
+      return;
+    case 'settled':
+      settle(String(m.id), String(m.settled));
+      return;
+    case 'restored': {
+      const files = (m.files as string[]) ?? [];
+      const n = notice(
+        m.isError ? `Restore failed: ${str(m.text)}` : `${files.length ? `Restored ${files.length} file(s): ${files.join(', ')}.` : ''} ${str(m.text)}`.trim(),
+        `restored${m.isError ? ' failed' : ''}`,
+      );
+      n.dataset.turn = String(m.turn);
+      const b = log.querySelector<HTMLButtonElement>(`.msg.user[data-turn="${Number(m.turn)}"] .restore`);
+      if (b) {
+        b.disabled = false;
+      }
+      return;
+    }
+    case 'history':
+      historySessions = (m.sessions as typeof historySessions) ?? [];
+      renderHistory();
+      return;
+    case 'historyClosed':
+      toggleHistory(false);
+      return;
+    case 'setup':
+      setupCard(m);
+      return;
+    case 'error':
+      errorCard(m);
+      return;
+    case 'notice':
+      notice(String(m.text));
+      return;
+  }
+});
+
+// Links in rendered markdown open outside the webview, through the extension.
+log.addEventListener('click', (e) => {
+  const a = (e.target as HTMLElement).closest('a');
+  if (a) {
+    e.preventDefault();
+    send('openLink', { url: a.getAttribute('href') ?? '' });
+  }
+});
+
+send('ready');
+box.focus();
