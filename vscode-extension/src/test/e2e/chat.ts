@@ -2,8 +2,9 @@
 // puts it in iframe.webview → iframe#active-frame) against `tandem replay`, a scripted model.
 // What needs the vscode API (a model set up, files, the editor's tabs) the extension host does
 // on request (index.ts, handle()). Every wait is on a condition.
+import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { Frame, FrameLocator, Page } from 'playwright-core';
 
 export type Host = (op: string, args?: Record<string, unknown>) => Promise<unknown>;
 export interface Report {
@@ -43,10 +44,16 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
     [
       'chat_full_turn_streams_reads_edits_asks_inline_and_answers',
       async () => {
-        // VS Code's own chat panel is not what is tested here.
+        // VS Code's own chat panel is not what is tested here; the Session tree and the
+        // notifications are folded away so the screenshots show the chat.
         await host('command', { command: 'workbench.action.closeAuxiliaryBar' }).catch(() => undefined);
+        await host('command', { command: 'notifications.hideList' }).catch(() => undefined);
         await host('closeEditors');
         await openChat();
+        const session = page.locator('.pane-header[aria-expanded="true"]', { hasText: /^Session/ });
+        if ((await session.count()) > 0) {
+          await session.first().click();
+        }
         await host('writeFile', { path: 'chat.md', text: chatFile });
         await host('writeFile', { path: 'chat.sh', text: '#!/bin/sh\necho ran >> chat-ran.txt\n', mode: 'exec' });
         await host('useModel', {
@@ -352,6 +359,32 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
     ],
   ];
 
+  cases.push([
+    'chat_long_chat_stays_fast',
+    async () => {
+      // 5,000 chunks through the real path (tandem replay → tandem → the extension → the
+      // webview), then a 500-message chat drawn and scrolled; the webview counts its frames.
+      const inner = await webviewFrame(page);
+      const chunks = Array.from({ length: 5000 }, (_, i) => ({ text: i % 50 === 49 ? `chunk ${i}.\n\n` : `chunk ${i} ` }));
+      await host('useModel', { script: script(response(chunks)) });
+      await inner.evaluate(startFrameLog);
+      const t0 = Date.now();
+      await prompt('Stream a long answer');
+      await agentText('chunk 4999').waitFor({ timeout: 60000 });
+      const streamMs = Date.now() - t0;
+      await turnEnds();
+      const streamGap = await inner.evaluate<number>(stopFrameLog);
+      const long = await inner.evaluate<{ openMs: number; scrollGap: number; messages: number }>(longChat);
+      const figures = { streamChunks: 5000, streamMs, streamMaxFrameGapMs: Math.round(streamGap), chatMessages: long.messages, openMs: Math.round(long.openMs), scrollMaxFrameGapMs: Math.round(long.scrollGap) };
+      console.log(`chat benchmark: ${JSON.stringify(figures)}`);
+      fs.writeFileSync(path.join(artifacts, 'chat-bench.json'), JSON.stringify(figures, null, 2) + '\n');
+      await shot('chat-long.png');
+      if (long.messages < 500 || figures.openMs > 5000 || figures.scrollMaxFrameGapMs > 500 || figures.streamMaxFrameGapMs > 1000) {
+        throw new Error(`the long chat is slow: ${JSON.stringify(figures)}`);
+      }
+    },
+  ]);
+
   for (const [name, fn] of cases) {
     const start = Date.now();
     try {
@@ -378,3 +411,50 @@ async function until<T>(ms: number, f: () => Promise<T | undefined>): Promise<T>
     await new Promise((r) => setTimeout(r, 100));
   }
 }
+
+/** The chat webview's own document, for measuring inside it. */
+async function webviewFrame(page: Page): Promise<Frame> {
+  const outer = await (await page.locator('iframe.webview[src*="extensionId=tandemdev.tandem"]').elementHandle())?.contentFrame();
+  const inner = await (await outer?.locator('iframe#active-frame').elementHandle())?.contentFrame();
+  if (!inner) {
+    throw new Error('the chat webview has no frame');
+  }
+  return inner;
+}
+
+// Run inside the webview (its DOM; passed as source text, as this file is compiled without
+// the DOM's types).
+const startFrameLog = `(() => {
+  window.gaps = []; window.on = true; window.last = performance.now();
+  const tick = (t) => { window.gaps.push(t - window.last); window.last = t; if (window.on) requestAnimationFrame(tick); };
+  requestAnimationFrame(tick);
+})()`;
+const stopFrameLog = `(() => { window.on = false; return Math.max(...window.gaps); })()`;
+/** Draws a 500-message chat through the webview's own message handler, then scrolls it. */
+const longChat = `(async () => {
+  const post = (m) => window.dispatchEvent(new MessageEvent('message', { data: m }));
+  const frame = () => new Promise((r) => requestAnimationFrame(r));
+  const t0 = performance.now();
+  post({ type: 'reset' });
+  for (let i = 0; i < 250; i++) {
+    post({ type: 'user', text: 'Question ' + i + ': what does function f' + i + ' do?', turn: i });
+    post({ type: 'update', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text',
+      text: 'Answer ' + i + ': it **reads** a file.\\n\\n\x60\x60\x60go\\nfunc f' + i + '() error {\\n\\treturn nil\\n}\\n\x60\x60\x60\\n\\nThen it returns.' } } });
+    if (i % 5 === 0) {
+      post({ type: 'update', update: { sessionUpdate: 'tool_call', toolCallId: 'bench' + i, title: 'read f' + i + '.go', kind: 'read', status: 'completed' } });
+    }
+  }
+  await frame();
+  await frame();
+  const openMs = performance.now() - t0;
+  const log = document.querySelector('.log');
+  let gap = 0;
+  let last = performance.now();
+  for (let k = 0; k <= 40; k++) {
+    log.scrollTop = (log.scrollHeight * k) / 40;
+    const t = await frame();
+    gap = Math.max(gap, t - last);
+    last = t;
+  }
+  return { openMs, scrollGap: gap, messages: document.querySelectorAll('.msg').length };
+})()`;
