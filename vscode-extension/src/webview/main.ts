@@ -187,15 +187,17 @@ function notice(text: string, cls = ''): HTMLElement {
 
 // --- tool cards ----------------------------------------------------------------------------
 
+// Symbols found in the common UI and monospace fonts (no emoji font needed); hidden from
+// screen readers, which read the card's title and status.
 const kindIcons: Record<string, string> = {
-  read: '📄',
-  edit: '✏️',
-  delete: '🗑',
-  move: '↔',
-  search: '🔍',
+  read: '≡',
+  edit: '✎',
+  delete: '✗',
+  move: '⇄',
+  search: '⌕',
   execute: '▶',
-  think: '💭',
-  fetch: '⬇',
+  think: '…',
+  fetch: '↓',
   other: '⚙',
 };
 const statusNames: Record<string, string> = { pending: 'pending', in_progress: 'running', completed: 'done', failed: 'failed' };
@@ -747,12 +749,18 @@ window.addEventListener('message', (ev: MessageEvent<Json>) => {
       return;
     case 'restored': {
       const files = (m.files as string[]) ?? [];
-      const n = notice(
-        m.isError ? `Restore failed: ${str(m.text)}` : `${files.length ? `Restored ${files.length} file(s): ${files.join(', ')}.` : ''} ${str(m.text)}`.trim(),
-        `restored${m.isError ? ' failed' : ''}`,
-      );
-      n.dataset.turn = String(m.turn);
-      const b = log.querySelector<HTMLButtonElement>(`.msg.user[data-turn="${Number(m.turn)}"] .restore`);
+      const text = m.isError ? `Restore failed: ${str(m.text)}` : `${files.length ? `Restored ${files.length} file(s): ${files.join(', ')}.` : ''} ${str(m.text)}`.trim();
+      // Said under the message it restored to, where the user clicked.
+      current = undefined;
+      const n = el('div', { class: `notice restored${m.isError ? ' failed' : ''}`, role: 'status', 'data-turn': String(m.turn) }, text);
+      const msg = log.querySelector<HTMLElement>(`.msg.user[data-turn="${Number(m.turn)}"]`);
+      if (msg) {
+        msg.after(n);
+        n.scrollIntoView({ block: 'nearest' });
+      } else {
+        append(n);
+      }
+      const b = msg?.querySelector<HTMLButtonElement>('.restore');
       if (b) {
         b.disabled = false;
       }

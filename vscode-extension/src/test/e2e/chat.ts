@@ -173,6 +173,7 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
         await f.getByRole('button', { name: 'Stop the turn' }).click();
         await f.locator('.notice.stopped').last().waitFor({ timeout: 5000 });
         const ms = Date.now() - t0;
+        console.log(`chat stop: the turn ended ${ms} ms after the click`);
         await turnEnds();
         const text = await f.locator('.msg.agent').last().innerText();
         if (text.includes('word199')) {

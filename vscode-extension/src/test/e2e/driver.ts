@@ -241,6 +241,7 @@ async function main(): Promise<number> {
       await chatTests(page, host, artifacts, report);
     }
     fs.writeFileSync(out + '.done', '');
+    report.failed = report.failed.filter((f) => f.error !== 'skipped');
     for (const p of report.passed) {
       console.log(`ok    ${p}`);
     }
