@@ -9,6 +9,7 @@ import { LanguageClient } from 'vscode-languageclient/node';
 import { ApprovalQuestion } from './approval';
 import { Backend } from './backend';
 import { ChatError, classifyError } from './chatErrors';
+import { ChatContext, promptBlocks } from './chatContext';
 
 export const chatViewId = 'tandem.chat';
 export const diffScheme = 'tandem-diff';
@@ -19,6 +20,7 @@ export type ToView = { type: string; [k: string]: unknown };
 interface FromView {
   type: string;
   text?: string;
+  context?: ChatContext[];
   id?: string;
   answer?: string;
   toolCallId?: string;
@@ -63,7 +65,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
   private creating: Promise<string> | undefined;
   private turn = 0;
   private running = false;
-  private lastPrompt: string | undefined;
+  private lastPrompt: { text: string; context: ChatContext[] } | undefined;
   private config: ConfigOption[] = [];
   private readonly diffs = new Map<string, Diff>();
   /** Questions asked inline, by id: the answer from the card, or undefined once settled. */
@@ -146,7 +148,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
         return;
       }
       case 'prompt':
-        return this.prompt(m.text ?? '');
+        return this.prompt(m.text ?? '', m.context ?? []);
+      case 'complete':
+        return this.complete(m.text ?? '');
+      case 'problems':
+        return this.attachProblems();
       case 'cancel':
         return this.cancel();
       case 'answer':
@@ -184,7 +190,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
         return;
       case 'retry':
         if (this.lastPrompt !== undefined) {
-          return this.prompt(this.lastPrompt);
+          return this.prompt(this.lastPrompt.text, this.lastPrompt.context);
         }
         return;
     }
@@ -276,16 +282,16 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
   }
 
   /** Sends one prompt; the webview queues the ones typed while a turn runs. */
-  async prompt(text: string): Promise<void> {
+  async prompt(text: string, context: ChatContext[] = []): Promise<void> {
     if (!text.trim()) {
       return;
     }
     if (this.running) {
-      this.post({ type: 'queue', text });
+      this.post({ type: 'queue', text, context });
       return;
     }
     this.running = true;
-    this.lastPrompt = text;
+    this.lastPrompt = { text, context };
     const turn = this.turn;
     this.post({ type: 'turn', running: true });
     let session: string;
@@ -296,11 +302,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
       this.post({ type: 'turn', running: false, stopReason: 'error' });
       return;
     }
-    this.post({ type: 'user', text, turn });
+    this.post({ type: 'user', text, turn, context });
     let counted = false;
     try {
       const c = await this.client();
-      const r = await c.sendRequest<{ stopReason: string }>('session/prompt', { sessionId: session, prompt: [{ type: 'text', text }] });
+      const r = await c.sendRequest<{ stopReason: string }>('session/prompt', { sessionId: session, prompt: promptBlocks(text, context) });
       counted = true;
       this.post({ type: 'turn', running: false, stopReason: r.stopReason });
     } catch (e) {
@@ -483,6 +489,57 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
     const abs = path.isAbsolute(p) || !cwd ? p : path.join(cwd, p);
     const pos = new vscode.Position(Math.max(0, (line ?? 1) - 1), 0);
     await vscode.window.showTextDocument(vscode.Uri.file(abs), { selection: new vscode.Range(pos, pos), preview: true });
+  }
+
+  // --- context ------------------------------------------------------------------------
+
+  /** Workspace files whose path contains what follows `@`, for the prompt box. */
+  private async complete(query: string): Promise<void> {
+    const safe = query.replace(/[[\]{}*?!]/g, '');
+    const found = await vscode.workspace.findFiles(`**/*${safe}*`, undefined, 200);
+    const items = found
+      .map((u) => ({ label: vscode.workspace.asRelativePath(u, false), uri: u.toString() }))
+      .filter((i) => i.label.toLowerCase().includes(safe.toLowerCase()))
+      .sort((a, b) => a.label.length - b.label.length || a.label.localeCompare(b.label))
+      .slice(0, 20);
+    this.post({ type: 'completions', query, items });
+  }
+
+  /** Adds the editor's selection (or its line) with its file and lines to the next message. */
+  async askAboutSelection(): Promise<void> {
+    const ed = vscode.window.activeTextEditor;
+    if (!ed) {
+      void vscode.window.showInformationMessage('tandem: open a file and select the lines to ask about.');
+      return;
+    }
+    const sel = ed.selection;
+    const first = sel.start.line + 1;
+    let last = sel.end.line + 1;
+    if (sel.end.line > sel.start.line && sel.end.character === 0) {
+      last--; // a selection of whole lines ends at the start of the next
+    }
+    const rel = vscode.workspace.asRelativePath(ed.document.uri, false);
+    const lines = first === last ? `${first}` : `${first}-${last}`;
+    const uri = ed.document.uri.with({ fragment: `L${first}-${last}` }).toString();
+    await vscode.commands.executeCommand(`${chatViewId}.focus`);
+    this.post({ type: 'addContext', context: { kind: 'selection', label: `${rel}:${lines}`, uri } });
+  }
+
+  /** Adds the Problems of the active file to the next message. */
+  private async attachProblems(): Promise<void> {
+    const ed = vscode.window.activeTextEditor ?? vscode.window.visibleTextEditors[0];
+    if (!ed) {
+      this.post({ type: 'notice', text: 'Open a file to attach its problems.' });
+      return;
+    }
+    const rel = vscode.workspace.asRelativePath(ed.document.uri, false);
+    const diags = vscode.languages.getDiagnostics(ed.document.uri);
+    const names = ['error', 'warning', 'info', 'hint'];
+    const text = diags.length
+      ? diags.map((d) => `${rel}:${d.range.start.line + 1}:${d.range.start.character + 1}: ${names[d.severity]}: ${d.message}${d.source ? ` (${d.source})` : ''}`).join('\n')
+      : `${rel}: no problems reported`;
+    this.post({ type: 'addContext', context: { kind: 'problems', label: `Problems: ${rel} (${diags.length})`, uri: `tandem-problems:${rel}`, text } });
+    await Promise.resolve();
   }
 
   // --- keys --------------------------------------------------------------------------

@@ -68,6 +68,7 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
     vscode.workspace.registerTextDocumentContentProvider(diffScheme, chat),
     vscode.commands.registerCommand('tandem.setApiKey', (keyEnv?: string) => chat.setApiKey(keyEnv)),
     vscode.commands.registerCommand('tandem.newChat', () => chat.newChat()),
+    vscode.commands.registerCommand('tandem.askAboutSelection', () => chat.askAboutSelection()),
     ...registerCommands({ log, backend, session, results }),
     backend,
   );

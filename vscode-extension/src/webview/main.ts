@@ -75,9 +75,15 @@ const box = el('textarea', {
   placeholder: 'Ask tandem… (Enter sends, Shift+Enter for a new line, Escape stops)',
   'aria-label': 'Message to tandem',
 });
+box.setAttribute('aria-autocomplete', 'list');
+box.setAttribute('aria-controls', 'completions');
+box.setAttribute('aria-expanded', 'false');
+const chips = el('ul', { class: 'chips', 'aria-label': 'Context sent with the message', role: 'list', hidden: '' });
+const completionList = el('ul', { id: 'completions', class: 'completions', role: 'listbox', 'aria-label': 'Workspace files', hidden: '' });
+const problemsButton = button('Problems', () => send('problems'), { class: 'secondary', title: "Attach the active file's problems", 'aria-label': "Attach the active file's problems" });
 const sendButton = el('button', { type: 'submit', class: 'send' }, 'Send');
 const stopButton = button('Stop', () => stop(), { class: 'stop', hidden: '', 'aria-label': 'Stop the turn' });
-form.append(box, el('div', { class: 'actions' }, stopButton, sendButton));
+form.append(chips, box, completionList, el('div', { class: 'actions' }, problemsButton, el('span', { class: 'spacer' }), stopButton, sendButton));
 app.append(header, historyPanel, log, status, queueList, form);
 
 // --- state ---------------------------------------------------------------------------------
@@ -90,7 +96,15 @@ const cards = new Map<string, ToolCard>();
 const questions = new Map<string, HTMLElement>();
 const dirty = new Set<{ body: HTMLElement; text: string; kind: string }>();
 let frame = 0;
-const queue: string[] = [];
+/** What goes with a message: a file, a selection or problems, shown as chips. */
+interface Context {
+  kind: string;
+  label: string;
+  uri?: string;
+  text?: string;
+}
+let contexts: Context[] = [];
+const queue: { text: string; context: Context[] }[] = [];
 let sessionId: string | undefined;
 let historySessions: { sessionId: string; title?: string; updatedAt?: string }[] = [];
 
@@ -164,9 +178,12 @@ function streamText(kind: 'agent' | 'thought', text: string, meta?: Json): void 
   schedule();
 }
 
-function userMessage(text: string, turn?: number): void {
+function userMessage(text: string, turn?: number, context: Context[] = []): void {
   current = undefined;
   const m = el('article', { class: 'msg user', 'aria-label': 'You' }, el('div', { class: 'user-text' }, text));
+  if (context.length) {
+    m.append(el('ul', { class: 'chips sent', 'aria-label': 'Context' }, ...context.map((c) => el('li', { class: `chip ${c.kind}`, title: c.uri ?? c.label }, c.label))));
+  }
   if (turn !== undefined) {
     m.dataset.turn = String(turn);
     const r = button('Restore files to before this', () => {
@@ -404,7 +421,7 @@ function setRunning(on: boolean, stopReason?: string): void {
     if (!wasStop && stopReason !== 'error' && queue.length) {
       const next = queue.shift()!;
       renderQueue();
-      send('prompt', { text: next });
+      send('prompt', { text: next.text, context: next.context });
     }
   }
 }
@@ -420,14 +437,14 @@ function stop(): void {
 
 function renderQueue(): void {
   queueList.replaceChildren();
-  queue.forEach((text, i) => {
+  queue.forEach(({ text, context }, i) => {
     const item = el('li', { class: 'queued', 'aria-label': `Queued message ${i + 1}` });
     const t = el('span', { class: 'queued-text' }, text);
     const edit = button('Edit', () => {
       const area = el('textarea', { 'aria-label': `Edit queued message ${i + 1}`, rows: '2' });
-      area.value = queue[i];
+      area.value = queue[i].text;
       const save = () => {
-        queue[i] = area.value.trim() || queue[i];
+        queue[i].text = area.value.trim() || queue[i].text;
         renderQueue();
       };
       area.addEventListener('keydown', (e) => {
@@ -450,7 +467,7 @@ function renderQueue(): void {
       if (!running) {
         queue.splice(i, 1);
         renderQueue();
-        send('prompt', { text });
+        send('prompt', { text, context });
       }
     }, { class: 'link send-queued', 'aria-label': `Send queued message ${i + 1}` });
     item.append(el('span', { class: 'queued-label' }, 'Queued:'), t, edit, remove);
@@ -467,20 +484,127 @@ function submit(): void {
     return;
   }
   box.value = '';
+  const context = contexts;
+  contexts = [];
+  renderChips();
+  closeCompletions();
   if (running) {
-    queue.push(text);
+    queue.push({ text, context });
     renderQueue();
     status.textContent = 'Queued; it is sent when this turn ends';
     return;
   }
-  send('prompt', { text });
+  send('prompt', { text, context });
 }
+
+// --- context: chips, @ completion of workspace files ----------------------------------------
+
+function addContext(c: Context): void {
+  if (!contexts.some((x) => x.kind === c.kind && x.uri === c.uri && x.label === c.label)) {
+    contexts.push(c);
+  }
+  renderChips();
+  status.textContent = `Added ${c.label}`;
+}
+
+function renderChips(): void {
+  chips.replaceChildren();
+  contexts.forEach((c, i) => {
+    chips.append(
+      el(
+        'li',
+        { class: `chip ${c.kind}`, title: c.uri ?? c.label },
+        el('span', {}, c.label),
+        button('×', () => {
+          contexts.splice(i, 1);
+          renderChips();
+          box.focus();
+        }, { class: 'link', 'aria-label': `Remove ${c.label}` }),
+      ),
+    );
+  });
+  chips.hidden = contexts.length === 0;
+}
+
+let completions: { label: string; uri: string }[] = [];
+let selected = 0;
+
+/** The `@word` being typed at the caret, if any. */
+function atQuery(): { start: number; query: string } | undefined {
+  const upto = box.value.slice(0, box.selectionStart);
+  const m = /(^|\s)@([^\s@]*)$/.exec(upto);
+  return m ? { start: upto.length - m[2].length - 1, query: m[2] } : undefined;
+}
+
+function closeCompletions(): void {
+  completions = [];
+  completionList.hidden = true;
+  box.setAttribute('aria-expanded', 'false');
+  box.removeAttribute('aria-activedescendant');
+}
+
+function renderCompletions(): void {
+  completionList.replaceChildren();
+  completions.forEach((c, i) => {
+    const o = el('li', { role: 'option', id: `completion-${i}`, 'aria-selected': String(i === selected), class: i === selected ? 'selected' : '' }, c.label);
+    o.addEventListener('mousedown', (e) => {
+      e.preventDefault();
+      accept(i);
+    });
+    completionList.append(o);
+  });
+  completionList.hidden = completions.length === 0;
+  box.setAttribute('aria-expanded', String(completions.length > 0));
+  if (completions.length) {
+    box.setAttribute('aria-activedescendant', `completion-${selected}`);
+  }
+}
+
+function accept(i: number): void {
+  const c = completions[i];
+  const q = atQuery();
+  if (!c || !q) {
+    closeCompletions();
+    return;
+  }
+  box.value = box.value.slice(0, q.start) + box.value.slice(box.selectionStart);
+  box.selectionStart = box.selectionEnd = q.start;
+  addContext({ kind: 'file', label: c.label, uri: c.uri });
+  closeCompletions();
+}
+
+box.addEventListener('input', () => {
+  const q = atQuery();
+  if (q) {
+    send('complete', { text: q.query });
+  } else {
+    closeCompletions();
+  }
+});
 
 form.addEventListener('submit', (e) => {
   e.preventDefault();
   submit();
 });
 box.addEventListener('keydown', (e) => {
+  if (completions.length) {
+    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+      e.preventDefault();
+      selected = (selected + (e.key === 'ArrowDown' ? 1 : completions.length - 1)) % completions.length;
+      renderCompletions();
+      return;
+    }
+    if (e.key === 'Enter' || e.key === 'Tab') {
+      e.preventDefault();
+      accept(selected);
+      return;
+    }
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      closeCompletions();
+      return;
+    }
+  }
   if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
     e.preventDefault();
     submit();
@@ -721,7 +845,7 @@ window.addEventListener('message', (ev: MessageEvent<Json>) => {
       }
       return;
     case 'user':
-      userMessage(String(m.text), Number(m.turn));
+      userMessage(String(m.text), Number(m.turn), (m.context as Context[]) ?? []);
       return;
     case 'forgetTurn':
       log.querySelector(`.msg.user[data-turn="${Number(m.turn)}"] .restore`)?.remove();
@@ -738,8 +862,19 @@ window.addEventListener('message', (ev: MessageEvent<Json>) => {
       renderQueue();
       return;
     case 'queue':
-      queue.push(String(m.text));
+      queue.push({ text: String(m.text), context: (m.context as Context[]) ?? [] });
       renderQueue();
+      return;
+    case 'addContext':
+      addContext(m.context as Context);
+      box.focus();
+      return;
+    case 'completions':
+      if (atQuery()?.query === m.query) {
+        completions = (m.items as typeof completions) ?? [];
+        selected = 0;
+        renderCompletions();
+      }
       return;
     case 'ask':
       ask(m);

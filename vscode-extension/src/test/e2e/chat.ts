@@ -163,6 +163,41 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
       },
     ],
     [
+      'chat_selection_file_and_problems_go_with_the_message',
+      async () => {
+        await host('writeFile', { path: 'chat.md', text: chatFile });
+        await host('useModel', { script: script(response([{ text: 'Seen the context.' }])) });
+        await host('select', { path: 'chat.md', from: 1, to: 3 });
+        await host('command', { command: 'tandem.askAboutSelection' });
+        await f.locator('.chips .chip', { hasText: 'chat.md:1-3' }).waitFor();
+        const box = f.locator('#prompt');
+        await box.fill('About @cha');
+        const option = f.getByRole('option', { name: 'chat.md' });
+        await option.waitFor();
+        await box.press('Enter');
+        await f.locator('.chips .chip.file', { hasText: 'chat.md' }).waitFor();
+        if ((await box.inputValue()) !== 'About ') {
+          throw new Error(`the @ query was not replaced: ${await box.inputValue()}`);
+        }
+        await f.getByRole('button', { name: "Attach the active file's problems" }).click();
+        await f.locator('.chips .chip.problems', { hasText: 'Problems: chat.md' }).waitFor();
+        await shot('chat-context.png');
+        await box.press('End');
+        await box.pressSequentially('what is this?');
+        await box.press('Enter');
+        const msg = f.locator('.msg.user', { hasText: 'About what is this?' }).last();
+        await msg.locator('.chip', { hasText: 'chat.md:1-3' }).waitFor();
+        await agentText('Seen the context.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        if ((await f.locator('.card.error').count()) !== 0) {
+          throw new Error('the message with its context failed');
+        }
+        if ((await f.locator('form .chips .chip').count()) !== 0) {
+          throw new Error('the chips were not cleared after sending');
+        }
+      },
+    ],
+    [
       'chat_stop_mid_stream_ends_the_turn_at_once',
       async () => {
         const words = Array.from({ length: 200 }, (_, i) => ({ text: `word${i} ` }));

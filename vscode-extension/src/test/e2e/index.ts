@@ -363,6 +363,11 @@ async function handle(api: TandemApi, root: vscode.Uri, r: Req): Promise<unknown
       const ed = vscode.window.activeTextEditor;
       return ed ? { path: vscode.workspace.asRelativePath(ed.document.uri), line: ed.selection.active.line + 1 } : null;
     }
+    case 'select': {
+      const ed = await vscode.window.showTextDocument(vscode.Uri.joinPath(root, String(r.path)));
+      ed.selection = new vscode.Selection(Number(r.from) - 1, 0, Number(r.to) - 1, ed.document.lineAt(Number(r.to) - 1).text.length);
+      return null;
+    }
     case 'closeEditors':
       await vscode.commands.executeCommand('workbench.action.closeAllEditors');
       return null;

@@ -2,6 +2,7 @@ import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classifyError, tokens } from '../../chatErrors';
 import { lineDiff } from '../../lineDiff';
+import { promptBlocks } from '../../chatContext';
 
 test('a missing key is a set-up card naming the variable', () => {
   const e = classifyError('provider "replay" needs its API key in the environment variable REPLAY_KEY; set it where tandem is started');
@@ -50,5 +51,17 @@ test('lineDiff of a created file is all added', () => {
   assert.deepEqual(lineDiff('', 'a\nb\n'), [
     { op: '+', text: 'a' },
     { op: '+', text: 'b' },
+  ]);
+});
+
+test('a message carries files and selections as links and problems as text', () => {
+  const blocks = promptBlocks('why?', [
+    { kind: 'selection', label: 'a.go:3-5', uri: 'file:///w/a.go#L3-5' },
+    { kind: 'problems', label: 'Problems: a.go (1)', uri: 'tandem-problems:a.go', text: 'a.go:3:1: error: x' },
+  ]);
+  assert.deepEqual(blocks, [
+    { type: 'text', text: 'why?' },
+    { type: 'resource_link', uri: 'file:///w/a.go#L3-5', name: 'a.go:3-5' },
+    { type: 'resource', resource: { uri: 'tandem-problems:a.go', mimeType: 'text/plain', text: 'a.go:3:1: error: x' } },
   ]);
 });
