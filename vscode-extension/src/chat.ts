@@ -216,11 +216,36 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
     }
   }
 
+  /** Streamed text not yet posted: chunks that arrive together go to the webview as one. */
+  private pending: { kind: string; text: string } | undefined;
+  private flushTimer: NodeJS.Timeout | undefined;
+
+  private flush(): void {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    const p = this.pending;
+    this.pending = undefined;
+    if (p) {
+      this.post({ type: 'update', update: { sessionUpdate: p.kind, content: { type: 'text', text: p.text } } });
+    }
+  }
+
   private update(p: { sessionId: string; update: Record<string, unknown> }): void {
     if (p.sessionId !== this.session) {
       return;
     }
     const u = p.update;
+    const content = u.content as { type?: string; text?: unknown } | undefined;
+    if ((u.sessionUpdate === 'agent_message_chunk' || u.sessionUpdate === 'agent_thought_chunk') && u._meta === undefined && content?.type === 'text' && typeof content.text === 'string') {
+      if (this.pending && this.pending.kind !== u.sessionUpdate) {
+        this.flush();
+      }
+      this.pending ??= { kind: u.sessionUpdate, text: '' };
+      this.pending.text += content.text;
+      this.flushTimer ??= setTimeout(() => this.flush(), 16);
+      return;
+    }
+    this.flush();
     if (u.sessionUpdate === 'tool_call_update' || u.sessionUpdate === 'tool_call') {
       const content = (u.content ?? []) as { type: string; path?: string; oldText?: string | null; newText?: string }[];
       content.forEach((c, i) => {
@@ -308,6 +333,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
       const c = await this.client();
       const r = await c.sendRequest<{ stopReason: string }>('session/prompt', { sessionId: session, prompt: promptBlocks(text, context) });
       counted = true;
+      this.flush();
       this.post({ type: 'turn', running: false, stopReason: r.stopReason });
     } catch (e) {
       const err = classifyError((e as Error).message);
@@ -316,6 +342,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
       if (!counted) {
         this.post({ type: 'forgetTurn', turn });
       }
+      this.flush();
       this.showError(err);
       this.post({ type: 'turn', running: false, stopReason: 'error' });
     } finally {

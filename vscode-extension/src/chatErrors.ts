@@ -23,14 +23,8 @@ export function classifyError(message: string): ChatError {
   if (/refused the API key|unauthori[sz]ed|\b401\b|invalid x-api-key|authentication/i.test(m)) {
     return { kind: 'auth', message: m, keyEnv: env };
   }
-  if (/\b429\b|rate.?limit|too many requests/i.test(m)) {
-    const after = /retry(?:-after| after| in)?\D{0,12}?(\d+(?:\.\d+)?)\s*(ms|s\b|sec|seconds?)?/i.exec(m);
-    let retryIn = 30;
-    if (after) {
-      const n = Number(after[1]);
-      retryIn = after[2]?.toLowerCase() === 'ms' ? Math.ceil(n / 1000) : Math.ceil(n);
-    }
-    return { kind: 'rate', message: m, retryIn: Math.max(1, Math.min(retryIn, 600)) };
+  if (/\b429\b|rate.?limit|too many requests|overloaded/i.test(m)) {
+    return { kind: 'rate', message: m, retryIn: Math.max(1, Math.min(retrySeconds(m) ?? 30, 600)) };
   }
   if (/a turn of this session is running/i.test(m)) {
     return { kind: 'busy', message: m };
@@ -50,4 +44,22 @@ export function tokens(n: number): string {
     return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0).replace(/\.0$/, '')}k`;
   }
   return `${(n / 1_000_000).toFixed(1).replace(/\.0$/, '')}M`;
+}
+
+/**
+ * The wait a rate-limit message names: tandem's "(it asks to wait 3m0s before trying again)"
+ * (a Go duration), or "retry after 7 s" / "retry-after: 7".
+ */
+export function retrySeconds(m: string): number | undefined {
+  const go = /wait ((?:\d+h)?(?:\d+m)?(?:\d+(?:\.\d+)?s)?)\b/.exec(m)?.[1];
+  if (go) {
+    const part = (unit: string) => Number(new RegExp(`(\\d+(?:\\.\\d+)?)${unit}`).exec(go)?.[1] ?? 0);
+    return Math.ceil(part('h') * 3600 + part('m(?!s)') * 60 + part('s'));
+  }
+  const after = /retry(?:-after| after| in)\D{0,4}(\d+(?:\.\d+)?)\s*(ms)?/i.exec(m);
+  if (after) {
+    const n = Number(after[1]);
+    return after[2] ? Math.ceil(n / 1000) : Math.ceil(n);
+  }
+  return undefined;
 }

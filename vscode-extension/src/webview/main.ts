@@ -1,6 +1,24 @@
 // The chat's webview: draws what the extension posts (src/chat.ts) and posts back what the
 // user does. Every piece of text from the model or a tool reaches the DOM as text, except
 // markdown, which markdown-it renders with raw HTML disabled (it is escaped) and images off.
+import hljs from 'highlight.js/lib/core';
+import bash from 'highlight.js/lib/languages/bash';
+import c from 'highlight.js/lib/languages/c';
+import cpp from 'highlight.js/lib/languages/cpp';
+import css from 'highlight.js/lib/languages/css';
+import diff from 'highlight.js/lib/languages/diff';
+import go from 'highlight.js/lib/languages/go';
+import java from 'highlight.js/lib/languages/java';
+import javascript from 'highlight.js/lib/languages/javascript';
+import json from 'highlight.js/lib/languages/json';
+import lua from 'highlight.js/lib/languages/lua';
+import markdown from 'highlight.js/lib/languages/markdown';
+import python from 'highlight.js/lib/languages/python';
+import rust from 'highlight.js/lib/languages/rust';
+import sql from 'highlight.js/lib/languages/sql';
+import typescript from 'highlight.js/lib/languages/typescript';
+import xml from 'highlight.js/lib/languages/xml';
+import yaml from 'highlight.js/lib/languages/yaml';
 import MarkdownIt from 'markdown-it';
 import { tokens } from '../chatErrors';
 import { lineDiff } from '../lineDiff';
@@ -12,7 +30,28 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const vscode = acquireVsCodeApi();
 const send = (type: string, rest: Record<string, unknown> = {}) => vscode.postMessage({ type, ...rest });
 
-const md = new MarkdownIt({ html: false, linkify: true, breaks: false });
+for (const [name, lang] of Object.entries({ bash, c, cpp, css, diff, go, java, javascript, json, lua, markdown, python, rust, sql, typescript, xml, yaml })) {
+  hljs.registerLanguage(name, lang);
+}
+
+// Raw HTML off: the model's HTML is escaped text. Code blocks are highlighted by highlight.js,
+// whose output is the escaped code inside <span class="hljs-…"> elements.
+const md: MarkdownIt = new MarkdownIt({
+  html: false,
+  linkify: true,
+  breaks: false,
+  highlight: (code, lang) => {
+    const language = lang && hljs.getLanguage(lang) ? lang : undefined;
+    if (!language) {
+      return '';
+    }
+    try {
+      return `<pre class="hljs"><code class="language-${md.utils.escapeHtml(language)}">${hljs.highlight(code, { language, ignoreIllegals: true }).value}</code></pre>`;
+    } catch {
+      return '';
+    }
+  },
+});
 md.disable(['image']);
 
 type Json = Record<string, unknown>;
@@ -115,25 +154,34 @@ function atEnd(): boolean {
   return log.scrollHeight - log.scrollTop - log.clientHeight < 40;
 }
 
+/** When the next render may start: long messages re-render less often, so typing stays smooth. */
+let notBefore = 0;
+
 function schedule(): void {
   if (frame) {
     return;
   }
-  frame = requestAnimationFrame(() => {
-    frame = 0;
-    const follow = atEnd();
-    for (const b of dirty) {
-      if (b.kind === 'agent') {
-        renderMarkdown(b.body, b.text);
-      } else {
-        b.body.textContent = b.text;
+  const wait = Math.max(0, notBefore - performance.now());
+  frame = window.setTimeout(() => {
+    requestAnimationFrame(() => {
+      frame = 0;
+      const t0 = performance.now();
+      const follow = atEnd();
+      for (const b of dirty) {
+        if (b.kind === 'agent') {
+          renderMarkdown(b.body, b.text);
+        } else {
+          b.body.textContent = b.text;
+        }
       }
-    }
-    dirty.clear();
-    if (follow) {
-      log.scrollTop = log.scrollHeight;
-    }
-  });
+      dirty.clear();
+      if (follow) {
+        log.scrollTop = log.scrollHeight;
+      }
+      // Rendering takes at most about a fifth of the time while text streams.
+      notBefore = performance.now() + 4 * (performance.now() - t0);
+    });
+  }, wait);
 }
 
 function renderMarkdown(target: HTMLElement, text: string): void {

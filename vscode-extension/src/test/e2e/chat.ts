@@ -61,7 +61,7 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
             response([{ thinking: 'The user wants the greeting changed. ', signature: 's1' }, { text: "I'll read " }, { text: '`chat.md` first.' }, tool('read', { path: 'chat.md' })], { delayMs: 20 }),
             response([{ text: 'Now the edit.' }, tool('edit', { files: [{ path: 'chat.md', old: 'The greeting is Hello.', new: 'The greeting is Hi.' }] })]),
             response([{ text: 'And the script.' }, tool('bash', { command: './chat.sh' })]),
-            response([{ text: 'Done: the greeting is **Hi** now. <b>raw</b> <img src=x onerror="document.title=1"> [site](javascript:alert(1))' }]),
+            response([{ text: 'Done: the greeting is **Hi** now. <b>raw</b> <img src=x onerror="document.title=1"> [site](javascript:alert(1))\n\n```go\nfunc greet() string { return "Hi" }\n```\n' }]),
           ),
         });
         await prompt('Change the greeting to Hi, then run ./chat.sh');
@@ -87,6 +87,9 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
         await turnEnds();
         if ((await final.locator('b, img, script').count()) > 0 || (await final.locator('strong', { hasText: 'Hi' }).count()) !== 1) {
           throw new Error(`the model's markdown was not rendered safely: ${await final.innerHTML()}`);
+        }
+        if ((await final.locator('pre code .hljs-keyword', { hasText: 'func' }).count()) !== 1) {
+          throw new Error(`the Go code block is not highlighted: ${await final.innerHTML()}`);
         }
         if (!(await final.innerText()).includes('<b>raw</b>')) {
           throw new Error('raw HTML from the model is not shown as text');
@@ -363,6 +366,27 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
       },
     ],
     [
+      'chat_429_is_a_card_with_a_countdown',
+      async () => {
+        // A wait longer than tandem honours: it gives up at once and says how long.
+        await host('useModel', { script: script({ status: 429, retryAfter: '180' }) });
+        await prompt('Hello');
+        const card = f.locator('.card.error[data-error="rate"]').last();
+        await card.waitFor({ timeout: 20000 });
+        const retry = card.locator('button.retry');
+        const first = await until(5000, async () => {
+          const t = await retry.innerText();
+          return /^Retry in 1[78]\d s$/.test(t) ? t : undefined;
+        });
+        await until(5000, async () => ((await retry.innerText()) !== first ? true : undefined));
+        if (await retry.isEnabled()) {
+          throw new Error('Retry is enabled before the wait is over');
+        }
+        await turnEnds();
+        await shot('chat-429.png');
+      },
+    ],
+    [
       'chat_inline_answer_settles_the_notification',
       async () => {
         await host('writeFile', { path: 'note.sh', text: '#!/bin/sh\necho ran >> note-ran.txt\n', mode: 'exec' });
@@ -415,7 +439,9 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
       console.log(`chat benchmark: ${JSON.stringify(figures)}`);
       fs.writeFileSync(path.join(artifacts, 'chat-bench.json'), JSON.stringify(figures, null, 2) + '\n');
       await shot('chat-long.png');
-      if (long.messages < 500 || figures.openMs > 5000 || figures.scrollMaxFrameGapMs > 500 || figures.streamMaxFrameGapMs > 1000) {
+      // Bounds far above the figures (README), so a loaded CI machine passes and only a chat
+      // that stopped being windowed or batched fails.
+      if (long.messages < 500 || figures.openMs > 10000 || figures.scrollMaxFrameGapMs > 1500 || figures.streamMaxFrameGapMs > 2000) {
         throw new Error(`the long chat is slow: ${JSON.stringify(figures)}`);
       }
     },
@@ -480,7 +506,10 @@ const longChat = `(async () => {
       post({ type: 'update', update: { sessionUpdate: 'tool_call', toolCallId: 'bench' + i, title: 'read f' + i + '.go', kind: 'read', status: 'completed' } });
     }
   }
-  await frame();
+  // Drawn: every answer rendered (the webview renders streamed text in its next frames).
+  while (document.querySelectorAll('.msg.agent .markdown:empty').length > 0) {
+    await frame();
+  }
   await frame();
   const openMs = performance.now() - t0;
   const log = document.querySelector('.log');

@@ -17,7 +17,9 @@ test('a refused key is an auth card with its variable', () => {
   assert.equal(e.keyEnv, 'REPLAY_KEY');
 });
 
-test('a rate limit has a countdown', () => {
+test('a rate limit has a countdown from the wait it names', () => {
+  assert.equal(classifyError('replay/any: 429 rate limited (it asks to wait 3m0s before trying again)').retryIn, 180);
+  assert.equal(classifyError('replay/any: 429 rate limited (it asks to wait 1m30s before trying again)').retryIn, 90);
   assert.deepEqual(classifyError('replay/any: rate limited (429), retry after 7 s').retryIn, 7);
   assert.equal(classifyError('HTTP 429 Too Many Requests').kind, 'rate');
   assert.equal(classifyError('HTTP 429 Too Many Requests').retryIn, 30);
