@@ -387,6 +387,21 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
       },
     ],
     [
+      'chat_unreachable_model_is_a_network_card_with_retry',
+      async () => {
+        await host('useModel', { script: script(), deadUrl: true });
+        await prompt('Hello');
+        const card = f.locator('.card.error[data-error="network"]').last();
+        await card.waitFor({ timeout: 60000 });
+        await card.getByRole('button', { name: 'Retry' }).waitFor();
+        await card.getByRole('button', { name: 'Open Settings' }).waitFor();
+        if (!(await card.innerText()).includes('connection refused')) {
+          throw new Error(`the card does not say what failed: ${await card.innerText()}`);
+        }
+        await turnEnds();
+      },
+    ],
+    [
       'chat_inline_answer_settles_the_notification',
       async () => {
         await host('writeFile', { path: 'note.sh', text: '#!/bin/sh\necho ran >> note-ran.txt\n', mode: 'exec' });

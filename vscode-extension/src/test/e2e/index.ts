@@ -305,7 +305,8 @@ async function handle(api: TandemApi, root: vscode.Uri, r: Req): Promise<unknown
       // A fresh tandem on a new user config: the scripted model (or none), then a new chat.
       let config: unknown = {};
       if (r.script) {
-        const url = await startReplay(r.script);
+        // deadUrl: a provider nobody listens at (the network card).
+        const url = r.deadUrl ? 'http://127.0.0.1:9' : await startReplay(r.script);
         const replayProvider: Record<string, string> = { api: 'anthropic', url };
         if (typeof r.keyEnv === 'string') {
           replayProvider.apiKeyEnv = r.keyEnv;
