@@ -1,5 +1,7 @@
 // Starting `tandem lsp` for the workspace with vscode-languageclient, and following it through
 // restarts.
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import * as vscode from 'vscode';
 import {
   ClientCapabilities,
@@ -11,6 +13,7 @@ import {
   StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
+import { tandemExecutable } from './protocol';
 import { SessionView } from './sessionView';
 
 /**
@@ -55,6 +58,7 @@ export class Backend implements vscode.Disposable {
     private readonly log: vscode.LogOutputChannel,
     private readonly view: SessionView,
     private readonly hooks: BackendHooks,
+    private readonly extensionPath: string,
   ) {}
 
   /** The client once tandem answered initialize, starting it on first use. */
@@ -93,7 +97,18 @@ export class Backend implements vscode.Disposable {
   private async start(): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0];
     const cfg = vscode.workspace.getConfiguration('tandem');
-    const exe = cfg.get<string>('path', 'tandem');
+    const set = cfg.inspect<string>('path');
+    const bundled = path.join(this.extensionPath, 'bin', process.platform === 'win32' ? 'tandem.exe' : 'tandem');
+    let carried: string | undefined;
+    try {
+      fs.accessSync(bundled);
+      // A .vsix may not keep the executable bit of what it carries.
+      fs.chmodSync(bundled, 0o755);
+      carried = bundled;
+    } catch {
+      carried = undefined;
+    }
+    const exe = tandemExecutable(set?.globalValue ?? set?.workspaceValue ?? set?.workspaceFolderValue, carried);
     await this.refreshEnvironment();
     const serverOptions: ServerOptions = {
       command: exe,

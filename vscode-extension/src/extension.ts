@@ -56,7 +56,7 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
     },
     stopped: () => terminal.stopped(),
     environment: () => late.chat?.environment() ?? Promise.resolve({}),
-  });
+  }, ctx.extensionPath);
   const chat = new ChatView(ctx, backend, log);
   late.chat = chat;
   const session = new AgentSession(backend, view);

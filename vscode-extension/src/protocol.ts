@@ -111,3 +111,15 @@ export function terminalVariables(result: unknown): Record<string, string> {
   }
   return out;
 }
+
+/**
+ * The tandem executable to start: the user's tandem.path when they set one; else the binary a
+ * platform .vsix carries (bin/tandem in the extension), when there is one; else `tandem` on
+ * PATH.
+ */
+export function tandemExecutable(userSetting: string | undefined, bundled: string | undefined): string {
+  if (userSetting && userSetting.trim() !== '') {
+    return userSetting;
+  }
+  return bundled ?? 'tandem';
+}

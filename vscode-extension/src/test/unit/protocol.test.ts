@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { argumentTemplate, parseArguments, resultText, summary, terminalVariables } from '../../protocol';
+import { argumentTemplate, parseArguments, resultText, summary, tandemExecutable, terminalVariables } from '../../protocol';
 
 test('resultText joins the text parts in order and skips the rest', () => {
   assert.equal(
@@ -41,4 +41,10 @@ test('terminalVariables keeps string variables, wrapped or not', () => {
 test('summary is the first line, bounded', () => {
   assert.equal(summary('Read a file.\nMore.'), 'Read a file.');
   assert.equal(summary('x'.repeat(200)).length, 120);
+});
+
+test("tandemExecutable: the user's setting, else the bundled binary, else PATH", () => {
+  assert.equal(tandemExecutable('/opt/tandem', '/ext/bin/tandem'), '/opt/tandem');
+  assert.equal(tandemExecutable(undefined, '/ext/bin/tandem'), '/ext/bin/tandem');
+  assert.equal(tandemExecutable('', undefined), 'tandem');
 });
