@@ -383,7 +383,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
       const c = await this.client();
       const r = await c.sendRequest<{ text: string; isError: boolean; files: string[] }>('_tandem/restore', { sessionId: this.session, turn });
       this.turn++; // the restore is a turn of its own
-      this.post({ type: 'restored', turn, text: r.text, isError: r.isError, files: r.files ?? [] });
+      const files = (r.files ?? []).map((f) => vscode.workspace.asRelativePath(f, false));
+      this.post({ type: 'restored', turn, text: r.text, isError: r.isError, files });
     } catch (e) {
       this.post({ type: 'restored', turn, text: (e as Error).message, isError: true, files: [] });
     }
