@@ -419,7 +419,8 @@ function ask(m: Json): void {
   holder.append(q);
   questions.set(id, q);
   status.textContent = `tandem asks to ${verb} ${((m.steps as Step[]) ?? []).map((s) => s.text).join('; ')}`;
-  row.querySelector('button')?.focus();
+  // Focus stays where the user is (they may be typing: Enter must not answer a question);
+  // the status line announces it, and Tab reaches its buttons.
   q.scrollIntoView({ block: 'nearest' });
 }
 

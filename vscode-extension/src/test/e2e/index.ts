@@ -98,6 +98,8 @@ const cases: Case[] = [
       const r = await api.callTool('edit', { files: [{ path: 'cmd/greet/main.go', tag, ops: [{ append: '// appended by the agent\n' }] }] });
       check(r.isError !== true, `the edit failed: ${resultText(r)}`);
       await waitFor('the edit in the editor', () => doc.getText().includes('// appended by the agent') || undefined, 5000);
+      // Under heavy load the document was once still unsaved here: wait for the save to land.
+      await waitFor('the document saved', () => !doc.isDirty || undefined, 5000).catch(() => undefined);
       check(!doc.isDirty, 'the document was saved');
       check(fs.readFileSync(uri.fsPath, 'utf8') === doc.getText(), 'the disk holds the document');
     },
