@@ -34,7 +34,7 @@ export function registerCommands({ log, backend, session, results }: CommandDeps
     vscode.commands.registerCommand('tandem.refresh', () => session.listTools()),
     vscode.commands.registerCommand('tandem.showLog', () => log.show()),
     vscode.commands.registerCommand('tandem.restart', async () => {
-      await backend.started?.restart();
+      await backend.restart();
     }),
     vscode.commands.registerCommand('tandem.callTool', async (arg?: string | { tool?: ToolInfo }) => {
       const tools = session.tools.length > 0 ? session.tools : await session.listTools();
