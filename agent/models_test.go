@@ -27,13 +27,13 @@ func TestModelPickerOffersTheUsersModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := t.TempDir()
-	svc := NewService(func(cwd, id string) (*tools.Session, error) {
-		return tools.Open(tools.Options{ID: id, Roots: []string{cwd}, Settings: st}), nil
+	svc := NewService(func(o Opening) (*tools.Session, error) {
+		return tools.Open(tools.Options{ID: o.ID, Roots: []string{o.Cwd}, Settings: st}), nil
 	}, func(*config.Settings, string) (providers.Provider, Endpoint, error) {
 		return &fake.Model{}, Endpoint{Provider: "test", Model: "m"}, nil
 	}, store)
 	t.Cleanup(svc.CloseAll)
-	res, err := svc.New(ws)
+	res, err := svc.New(ws, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
