@@ -6,7 +6,6 @@
 package servers
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -17,6 +16,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/tailscale/hujson"
 )
 
 // Def is one server definition as written in a configuration file. Values
@@ -37,10 +38,13 @@ type Def struct {
 	// them: no ${...} in them is replaced.
 	Literal bool `json:"-"`
 
-	Type    string            `json:"type"` // "stdio" or "http"
+	Type    string            `json:"type"` // "stdio", "http" or "sse"
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
+	// EnvFile is a dotenv file whose variables the server gets beneath
+	// Env's, relative to the workspace folder.
+	EnvFile string            `json:"envFile,omitempty"`
 	Cwd     string            `json:"cwd,omitempty"`
 	URL     string            `json:"url,omitempty"`
 	Headers map[string]string `json:"headers,omitempty"`
@@ -59,7 +63,7 @@ func (d Def) Hash() string {
 // Describe is the definition as one line for an approval question: what
 // would run, with its references unresolved.
 func (d Def) Describe() string {
-	if d.Type == "http" {
+	if d.Type != "stdio" {
 		var hs []string
 		for k := range d.Headers {
 			hs = append(hs, k)
@@ -84,19 +88,24 @@ func (d Def) Describe() string {
 		sort.Strings(ks)
 		s += " with " + strings.Join(ks, ", ") + " set"
 	}
+	if d.EnvFile != "" {
+		s += " and the variables of " + d.EnvFile
+	}
 	return s
 }
 
-// rawServer is the union of the entry shapes of .mcp.json, .vscode/mcp.json
-// and tandem's settings.
+// rawServer is the union of the entry shapes of .mcp.json, .vscode/mcp.json,
+// .cursor/mcp.json and tandem's settings.
 type rawServer struct {
-	Type    string            `json:"type"`
-	Command string            `json:"command"`
-	Args    []string          `json:"args"`
-	Env     map[string]string `json:"env"`
-	Cwd     string            `json:"cwd"`
-	URL     string            `json:"url"`
-	Headers map[string]string `json:"headers"`
+	Type     string            `json:"type"`
+	Command  string            `json:"command"`
+	Args     []string          `json:"args"`
+	Env      map[string]string `json:"env"`
+	EnvFile  string            `json:"envFile"`
+	Cwd      string            `json:"cwd"`
+	URL      string            `json:"url"`
+	Headers  map[string]string `json:"headers"`
+	Disabled bool              `json:"disabled"`
 }
 
 // Config is the servers tandem can reach, by name, and the problems met
@@ -105,6 +114,10 @@ type rawServer struct {
 type Config struct {
 	Servers  map[string]Def
 	Problems []error
+	// claimed holds every name a definition took, a disabled one too: a
+	// disabled entry turns its name off rather than letting a definition of
+	// lower precedence start.
+	claimed map[string]bool
 }
 
 // Names returns the server names, sorted.
@@ -117,21 +130,28 @@ func (c Config) Names() []string {
 	return names
 }
 
-// Load reads the workspace files of each root — `.mcp.json` (key
-// `mcpServers`) and `.vscode/mcp.json` (key `servers`) — and the user's own
-// servers (the `servers` object of the mcp section of tandem's settings; nil
-// for none). When a name is defined twice, the user's definition wins over a
-// workspace's, then the first root, then `.mcp.json` over `.vscode/mcp.json`.
+// workspaceFiles are the files of a workspace root that name servers, in
+// their order of precedence, with the key holding their servers. Each is
+// read as JSONC: VS Code's mcp.json allows comments and trailing commas.
+var workspaceFiles = []struct{ rel, key string }{
+	{".mcp.json", "mcpServers"},
+	{filepath.Join(".vscode", "mcp.json"), "servers"},
+	{filepath.Join(".cursor", "mcp.json"), "mcpServers"},
+}
+
+// Load reads the workspace files of each root — `.mcp.json`,
+// `.vscode/mcp.json` and `.cursor/mcp.json` — and the user's own servers (the
+// `servers` object of the mcp section of tandem's settings; nil for none).
+// When a name is defined twice, the user's definition wins over a
+// workspace's, then the first root, then the files in workspaceFiles'
+// order.
 func Load(roots []string, user json.RawMessage, userSource string) Config {
-	c := Config{Servers: map[string]Def{}}
+	c := Config{Servers: map[string]Def{}, claimed: map[string]bool{}}
 	if len(user) > 0 {
 		c.add(userSource, "", false, user)
 	}
 	for _, root := range roots {
-		for _, f := range []struct{ rel, key string }{
-			{".mcp.json", "mcpServers"},
-			{filepath.Join(".vscode", "mcp.json"), "servers"},
-		} {
+		for _, f := range workspaceFiles {
 			path := filepath.Join(root, f.rel)
 			data, err := os.ReadFile(path)
 			if errors.Is(err, fs.ErrNotExist) {
@@ -142,8 +162,12 @@ func Load(roots []string, user json.RawMessage, userSource string) Config {
 				continue
 			}
 			var file map[string]json.RawMessage
-			if err := json.Unmarshal(data, &file); err != nil {
-				c.Problems = append(c.Problems, fmt.Errorf("%s is not valid JSON (%v); its servers are not available", path, err))
+			std, err := hujson.Standardize(data)
+			if err == nil {
+				err = json.Unmarshal(std, &file)
+			}
+			if err != nil {
+				c.Problems = append(c.Problems, fmt.Errorf("%s is not valid JSON (%v); its servers are not available until it is corrected", path, err))
 				continue
 			}
 			if raw, ok := file[f.key]; ok {
@@ -161,12 +185,16 @@ func (c *Config) add(source, root string, workspace bool, raw json.RawMessage) {
 		return
 	}
 	for name, e := range entries {
-		if _, dup := c.Servers[name]; dup {
+		if c.claimed[name] {
 			continue
 		}
-		d, err := parseEntry(name, e)
+		d, disabled, err := parseEntry(name, e)
 		if err != nil {
 			c.Problems = append(c.Problems, fmt.Errorf("%s: server %q: %v", source, name, err))
+			continue
+		}
+		c.claimed[name] = true
+		if disabled {
 			continue
 		}
 		d.Source, d.Root, d.Workspace = source, root, workspace
@@ -174,19 +202,28 @@ func (c *Config) add(source, root string, workspace bool, raw json.RawMessage) {
 	}
 }
 
-func parseEntry(name string, raw json.RawMessage) (Def, error) {
+// parseEntry reads one entry; a disabled one is reported as such and not
+// checked further, since it never starts.
+func parseEntry(name string, raw json.RawMessage) (d Def, disabled bool, err error) {
 	var r rawServer
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if err := dec.Decode(&r); err != nil {
-		return Def{}, err
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return Def{}, false, err
 	}
-	return checkEntry(name, r)
+	if r.Disabled {
+		return Def{}, true, nil
+	}
+	d, err = checkEntry(name, r)
+	return d, false, err
 }
 
 // Client checks a server an editor named for one session (ACP's
 // session/new mcpServers) as a configuration file's entry is checked; its
 // values are taken as they are (Literal) and a stdio server runs in root.
 func Client(d Def, root string) (Def, error) {
+	if d.Type == "sse" {
+		// tandem's ACP capabilities declare http only.
+		return Def{}, errors.New(`transport "sse" is not supported for a server an editor names; name its streamable HTTP url instead`)
+	}
 	c, err := checkEntry(d.Name, rawServer{Type: d.Type, Command: d.Command, Args: d.Args, Env: d.Env, URL: d.URL, Headers: d.Headers})
 	if err != nil {
 		return Def{}, err
@@ -199,7 +236,7 @@ func checkEntry(name string, r rawServer) (Def, error) {
 	if name == "" || strings.ContainsAny(name, "/ \t\n") {
 		return Def{}, errors.New("a server name must be non-empty and hold no slash or space")
 	}
-	d := Def{Name: name, Command: r.Command, Args: r.Args, Env: r.Env, Cwd: r.Cwd, URL: r.URL, Headers: r.Headers}
+	d := Def{Name: name, Command: r.Command, Args: r.Args, Env: r.Env, EnvFile: r.EnvFile, Cwd: r.Cwd, URL: r.URL, Headers: r.Headers}
 	switch r.Type {
 	case "", "stdio":
 		if r.Command == "" {
@@ -215,8 +252,13 @@ func checkEntry(name string, r rawServer) (Def, error) {
 			return Def{}, errors.New("an http server needs a url")
 		}
 		d.Type = "http"
+	case "sse":
+		if r.URL == "" {
+			return Def{}, errors.New("an sse server needs a url")
+		}
+		d.Type = "sse"
 	default:
-		return Def{}, fmt.Errorf("transport %q is not supported (use stdio or http)", r.Type)
+		return Def{}, fmt.Errorf("transport %q is not supported; write stdio, http or sse", r.Type)
 	}
 	return d, nil
 }

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/joho/godotenv"
 )
 
 // resolved is a definition with its references replaced, alive only while a
@@ -20,9 +22,11 @@ type resolved struct {
 }
 
 // resolve replaces the references the configuration formats users write:
-// ${env:NAME} (VS Code), ${NAME} and ${NAME:-default} (.mcp.json),
-// ${workspaceFolder} and ${userHome}. An unset variable without a default
-// is an error naming it, so a server never starts with a silently empty key.
+// ${env:NAME} (VS Code, Cursor), ${NAME} and ${NAME:-default} (.mcp.json),
+// ${workspaceFolder}, ${workspaceFolderBasename}, ${userHome} and
+// ${pathSeparator} (or ${/}), and reads the envFile. An unset variable
+// without a default is an error naming it, so a server never starts with a
+// silently empty key.
 func (d Def) resolve() (resolved, error) {
 	var firstErr error
 	x := func(s string) string {
@@ -39,6 +43,17 @@ func (d Def) resolve() (resolved, error) {
 	for _, a := range d.Args {
 		r.args = append(r.args, x(a))
 	}
+	if d.EnvFile != "" {
+		vars, err := d.readEnvFile(x(d.EnvFile))
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		for k, v := range vars {
+			r.env = append(r.env, k+"="+v)
+		}
+	}
+	// After the envFile's: the last value of a name is the one a process
+	// gets, and env wins over envFile as in VS Code.
 	for k, v := range d.Env {
 		r.env = append(r.env, k+"="+x(v))
 	}
@@ -55,6 +70,21 @@ func (d Def) resolve() (resolved, error) {
 		r.cwd = filepath.Join(d.Root, r.cwd)
 	}
 	return r, firstErr
+}
+
+// readEnvFile reads a dotenv file, relative to the workspace folder.
+func (d Def) readEnvFile(path string) (map[string]string, error) {
+	if !filepath.IsAbs(path) {
+		if d.Root == "" {
+			return nil, fmt.Errorf("its envFile %s is relative and a server of the user settings has no workspace folder; write an absolute path, such as ${userHome}/%s", path, path)
+		}
+		path = filepath.Join(d.Root, path)
+	}
+	vars, err := godotenv.Read(path)
+	if err != nil {
+		return nil, fmt.Errorf("its envFile %s cannot be read (%v); create it, or remove envFile from the server's entry in %s", path, err, d.Source)
+	}
+	return vars, nil
 }
 
 func expand(s, root string) (string, error) {
@@ -88,8 +118,18 @@ func lookup(ref, root string) (string, error) {
 			return "", fmt.Errorf("${workspaceFolder} has no meaning in user settings; write the path")
 		}
 		return root, nil
+	case ref == "workspaceFolderBasename":
+		if root == "" {
+			return "", fmt.Errorf("${workspaceFolderBasename} has no meaning in user settings; write the name")
+		}
+		return filepath.Base(root), nil
 	case ref == "userHome":
 		return os.UserHomeDir()
+	case ref == "pathSeparator", ref == "/":
+		return string(os.PathSeparator), nil
+	case strings.HasPrefix(ref, "input:"):
+		id := ref[len("input:"):]
+		return "", fmt.Errorf("${input:%s} asks VS Code to prompt for the input %q, and tandem cannot prompt for VS Code inputs; put the value in an environment variable and write ${env:NAME}, or in the server's envFile", id, id)
 	case strings.HasPrefix(ref, "env:"):
 		name := ref[len("env:"):]
 		if v, ok := os.LookupEnv(name); ok {

@@ -164,13 +164,13 @@ func (m *Manager) start(s *server) (*mcp.ClientSession, error) {
 	var transport mcp.Transport
 	var cmd *exec.Cmd
 	var t *tail
-	if s.def.Type == "http" {
-		transport = &mcp.StreamableClientTransport{
-			Endpoint:             r.url,
-			HTTPClient:           &http.Client{Transport: headerTransport{headers: r.headers, base: http.DefaultTransport}},
-			DisableStandaloneSSE: true,
-		}
-	} else {
+	httpClient := &http.Client{Transport: headerTransport{headers: r.headers, base: http.DefaultTransport}}
+	switch s.def.Type {
+	case "http":
+		transport = &mcp.StreamableClientTransport{Endpoint: r.url, HTTPClient: httpClient, DisableStandaloneSSE: true}
+	case "sse":
+		transport = &sseTransport{mcp.SSEClientTransport{Endpoint: r.url, HTTPClient: httpClient}}
+	default:
 		cmd = exec.Command(r.command, r.args...)
 		cmd.Dir = r.cwd
 		cmd.Env = append(serverEnviron(), r.env...)
@@ -263,6 +263,22 @@ func serverEnviron() []string {
 		env = append(env, kv)
 	}
 	return env
+}
+
+// sseTransport is the go-sdk's SSE client with a stream that outlives the
+// start: the SDK binds its GET stream, which is the session, to Connect's
+// context, and here that context only bounds the start.
+type sseTransport struct{ mcp.SSEClientTransport }
+
+func (t *sseTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	stream, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, cancel)
+	conn, err := t.SSEClientTransport.Connect(stream)
+	if !stop() && err == nil { // the start ended while connecting
+		conn.Close()
+		return nil, ctx.Err()
+	}
+	return conn, err
 }
 
 type headerTransport struct {

@@ -19,9 +19,32 @@ import (
 	"github.com/tandemdev/tandem/bridge/mcptest"
 )
 
+// envServe makes this test binary the MCP server of these tests: mcptest's
+// tools and the few more they need.
+const envServe = "TANDEM_SERVERS_TEST_SERVE"
+
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked()
+	if os.Getenv(envServe) != "" {
+		serve()
+	}
 	os.Exit(m.Run())
+}
+
+type envArgs struct {
+	Name string `json:"name"`
+}
+
+func serve() {
+	s := mcptest.New()
+	mcp.AddTool(s, &mcp.Tool{Name: "env", Description: "Returns the value of an environment variable."},
+		func(_ context.Context, _ *mcp.CallToolRequest, a envArgs) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: os.Getenv(a.Name)}}}, nil, nil
+		})
+	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+		os.Exit(1)
+	}
+	os.Exit(0)
 }
 
 func writeFile(t *testing.T, path, text string) {
@@ -42,16 +65,34 @@ func TestLoad_reads_mcp_json_vscode_and_user_servers(t *testing.T) {
 		"web": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"Authorization": "Bearer ${env:TOKEN}"}},
 		"bad/name": {"command": "x"}
 	}}`)
-	writeFile(t, filepath.Join(root, ".vscode", "mcp.json"), `{"servers": {
-		"b": {"type": "stdio", "command": "b", "cwd": "sub"},
-		"shared": {"command": "from-vscode"},
-		"sse": {"type": "sse", "url": "http://x"}
-	}, "inputs": []}`)
-	user := json.RawMessage(`{"mine": {"command": "mine"}, "a": {"command": "users-a"}}`)
+	// VS Code's file is JSONC: comments and trailing commas.
+	writeFile(t, filepath.Join(root, ".vscode", "mcp.json"), `{
+		// the servers of this workspace
+		"servers": {
+			"b": {"type": "stdio", "command": "b", "cwd": "sub",}, /* trailing commas */
+			"shared": {"command": "from-vscode"},
+			"sse": {"type": "sse", "url": "http://x"},
+			"off": {"command": "off", "disabled": true},
+			"cursor": {"disabled": true},
+		},
+		"inputs": [],
+	}`)
+	writeFile(t, filepath.Join(root, ".cursor", "mcp.json"), `{"mcpServers": {
+		"cur": {"command": "cur", "envFile": ".env"},
+		"cursor": {"command": "shadowed by a disabled entry"},
+		"shared": {"command": "from-cursor"}
+	}}`)
+	user := json.RawMessage(`{"mine": {"command": "mine"}, "a": {"command": "users-a"}, "web": {"disabled": true}}`)
 	c := Load([]string{root}, user, "settings.json")
 
-	if got := strings.Join(c.Names(), ","); got != "a,b,mine,shared,web" {
-		t.Fatalf("servers = %s", got)
+	if got := strings.Join(c.Names(), ","); got != "a,b,cur,mine,shared,sse" {
+		t.Fatalf("servers = %s (a disabled entry is skipped and turns its name off)", got)
+	}
+	if d := c.Servers["cur"]; d.EnvFile != ".env" || !d.Workspace || d.Source != filepath.Join(root, ".cursor", "mcp.json") {
+		t.Errorf(".cursor/mcp.json: %+v", d)
+	}
+	if d := c.Servers["sse"]; d.Type != "sse" || d.URL != "http://x" {
+		t.Errorf("sse server: %+v", d)
 	}
 	if d := c.Servers["a"]; d.Command != "users-a" || d.Workspace {
 		t.Errorf("the user's definition must win and need no approval: %+v", d)
@@ -59,20 +100,22 @@ func TestLoad_reads_mcp_json_vscode_and_user_servers(t *testing.T) {
 	if d := c.Servers["shared"]; d.Command != "from-mcp-json" || !d.Workspace || d.Root != root {
 		t.Errorf(".mcp.json must win over .vscode/mcp.json and be a workspace server: %+v", d)
 	}
+	if len(c.Problems) != 1 || !strings.Contains(c.Problems[0].Error(), "bad/name") {
+		t.Fatalf("want 1 problem (a bad name), got %v", c.Problems)
+	}
+	c = Load([]string{root}, nil, "")
 	if d := c.Servers["web"]; d.Type != "http" || d.Headers["Authorization"] != "Bearer ${env:TOKEN}" {
 		t.Errorf("http server: %+v", d)
 	}
-	if len(c.Problems) != 2 {
-		t.Fatalf("want 2 problems (a bad name, an unsupported transport), got %v", c.Problems)
-	}
 
 	writeFile(t, filepath.Join(root, ".mcp.json"), `{"mcpServers": {`)
+	writeFile(t, filepath.Join(root, ".vscode", "mcp.json"), "{\n\"servers\": {}\n\"inputs\": []}")
 	c = Load([]string{root}, nil, "")
-	if _, ok := c.Servers["shared"]; !ok || c.Servers["shared"].Command != "from-vscode" {
-		t.Errorf("a broken .mcp.json hides only its own servers: %+v", c.Servers)
+	if _, ok := c.Servers["shared"]; !ok || c.Servers["shared"].Command != "from-cursor" {
+		t.Errorf("a broken file hides only its own servers: %+v", c.Servers)
 	}
-	if len(c.Problems) == 0 || !strings.Contains(c.Problems[0].Error(), "not valid JSON") {
-		t.Errorf("a broken file must be a problem: %v", c.Problems)
+	if len(c.Problems) != 2 || !strings.Contains(c.Problems[0].Error(), "not valid JSON") || !strings.Contains(c.Problems[1].Error(), "line 3") {
+		t.Errorf("a broken file must be a problem saying where: %v", c.Problems)
 	}
 }
 
@@ -94,9 +137,46 @@ func TestResolve_env_references_at_start_only(t *testing.T) {
 	if _, err := d.resolve(); err == nil || !strings.Contains(err.Error(), "TANDEM_TEST_UNSET is not set") {
 		t.Errorf("an unset variable must be named: %v", err)
 	}
-	d.Args = []string{"${input:key}"}
-	if _, err := d.resolve(); err == nil || !strings.Contains(err.Error(), "not supported") {
-		t.Errorf("an input reference must be refused: %v", err)
+	d.Args = []string{"${input:api-key}"}
+	if _, err := d.resolve(); err == nil || !strings.Contains(err.Error(), `prompt for the input "api-key"`) || !strings.Contains(err.Error(), "${env:NAME}") {
+		t.Errorf("an input reference must be refused naming the input and what to write instead: %v", err)
+	}
+	home, _ := os.UserHomeDir()
+	d.Args = []string{"${workspaceFolderBasename}", "a${pathSeparator}b${/}c", "${userHome}"}
+	r, err = d.resolve()
+	if err != nil || r.args[0] != "ws" || r.args[1] != "a/b/c" || r.args[2] != home {
+		t.Errorf("VS Code's variables: %q %v", r.args, err)
+	}
+}
+
+// A server of .vscode/mcp.json, read as VS Code reads it, runs with the
+// variables of its envFile beneath its env, and VS Code's variables resolved.
+func TestManager_runs_a_vscode_server_with_its_envFile(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, ".vscode", "mcp.json"), `{
+		"servers": {
+			// this test binary, as a server
+			"e": {
+				"command": "`+os.Args[0]+`",
+				"env": {"`+envServe+`": "1", "B": "from env", "W": "${workspaceFolderBasename}${pathSeparator}x"},
+				"envFile": "${workspaceFolder}/.env",
+			},
+			"nofile": {"command": "`+os.Args[0]+`", "envFile": "missing.env"},
+		},
+	}`)
+	writeFile(t, filepath.Join(root, ".env"), "# the server's keys\nA=from file\nB=from file\nexport C=\"quoted value\"\n")
+	c := Load([]string{root}, nil, "")
+	m := NewManager(c, Options{Ask: func(context.Context, Def) (bool, error) { return true, nil }})
+	t.Cleanup(m.Close)
+	for name, want := range map[string]string{"A": "from file", "B": "from env", "C": "quoted value", "W": filepath.Base(root) + "/x"} {
+		res, err := m.Call(context.Background(), "e", "env", json.RawMessage(`{"name":"`+name+`"}`))
+		if err != nil || string(res.Bytes) != want {
+			t.Errorf("%s = %q, %v; want %q", name, res.Bytes, err, want)
+		}
+	}
+	_, err := m.Call(context.Background(), "nofile", "env", nil)
+	if err == nil || !strings.Contains(err.Error(), filepath.Join(root, "missing.env")) || !strings.Contains(err.Error(), "remove envFile") {
+		t.Errorf("a missing envFile must be named: %v", err)
 	}
 }
 
@@ -290,6 +370,26 @@ func TestManager_http_server_gets_resolved_headers(t *testing.T) {
 	tools, err := m.Tools(context.Background(), "web")
 	if err != nil || len(tools) != 6 {
 		t.Fatalf("tools = %d, %v", len(tools), err)
+	}
+}
+
+func TestManager_sse_server_gets_resolved_headers(t *testing.T) {
+	t.Setenv("TANDEM_TEST_SSE_TOKEN", "tok-sse")
+	var sawAuth atomic.Value
+	h := mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return mcptest.New() }, nil)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		sawAuth.Store(r.Header.Get("Authorization"))
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close) // after the manager's: the stream is open until it closes
+	c := Load(nil, json.RawMessage(`{"old": {"type": "sse", "url": "`+srv.URL+`", "headers": {"Authorization": "Bearer ${TANDEM_TEST_SSE_TOKEN}"}}}`), "settings")
+	m := newManager(t, Options{}, c.Servers["old"])
+	res, err := m.Call(context.Background(), "old", "echo", json.RawMessage(`{"message":"over sse"}`))
+	if err != nil || string(res.Bytes) != "over sse" {
+		t.Fatalf("%q %v", res.Bytes, err)
+	}
+	if got := sawAuth.Load(); got != "Bearer tok-sse" {
+		t.Errorf("Authorization = %v", got)
 	}
 }
 
