@@ -5,12 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"os"
-	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,6 +45,7 @@ type Options struct {
 	Ask          AskStart  // nil: workspace servers that were never approved do not start
 	StartTimeout time.Duration
 	CallTimeout  time.Duration
+	Log          *slog.Logger // what servers do that the user may want to know; nil: discarded
 }
 
 // Manager owns the connections to the configured servers of one tandem
@@ -53,6 +53,10 @@ type Options struct {
 type Manager struct {
 	cfg  Config
 	opts Options
+	// ctx ends on Close: it bounds every start and approval question, so
+	// stopping never waits for a server that is still starting.
+	ctx    context.Context
+	cancel context.CancelFunc
 
 	mu     sync.Mutex
 	live   map[string]*server
@@ -67,7 +71,11 @@ func NewManager(cfg Config, opts Options) *Manager {
 	if opts.CallTimeout <= 0 {
 		opts.CallTimeout = CallTimeout
 	}
-	return &Manager{cfg: cfg, opts: opts, live: map[string]*server{}}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Manager{cfg: cfg, opts: opts, ctx: ctx, cancel: cancel, live: map[string]*server{}}
 }
 
 // Config returns what the manager was configured with.
@@ -81,8 +89,7 @@ type server struct {
 
 	mu    sync.Mutex
 	cs    *mcp.ClientSession
-	cmd   *exec.Cmd // nil for http
-	tail  *tail
+	proc  *process    // nil for http and sse
 	tools []*mcp.Tool // cached listing of the running session
 }
 
@@ -115,6 +122,9 @@ func (m *Manager) session(ctx context.Context, name string) (*server, *mcp.Clien
 	}
 	s.startMu.Lock()
 	defer s.startMu.Unlock()
+	if m.ctx.Err() != nil {
+		return nil, nil, ErrClosed
+	}
 	s.mu.Lock()
 	cs := s.cs
 	s.mu.Unlock()
@@ -125,7 +135,10 @@ func (m *Manager) session(ctx context.Context, name string) (*server, *mcp.Clien
 		if m.opts.Ask == nil {
 			return nil, nil, fmt.Errorf("%w: %s names %q and it was never approved", ErrNotApproved, s.def.Source, name)
 		}
+		ctx, cancel := context.WithCancel(ctx)
+		defer context.AfterFunc(m.ctx, cancel)()
 		ok, err := m.opts.Ask(ctx, s.def)
+		cancel()
 		if err != nil {
 			return nil, nil, err
 		}
@@ -158,12 +171,11 @@ func (m *Manager) start(s *server) (*mcp.ClientSession, error) {
 			s.mu.Unlock()
 		},
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), m.opts.StartTimeout)
+	ctx, cancel := context.WithTimeout(m.ctx, m.opts.StartTimeout)
 	defer cancel()
 
 	var transport mcp.Transport
-	var cmd *exec.Cmd
-	var t *tail
+	var p *process
 	httpClient := &http.Client{Transport: headerTransport{headers: r.headers, base: http.DefaultTransport}}
 	switch s.def.Type {
 	case "http":
@@ -171,40 +183,40 @@ func (m *Manager) start(s *server) (*mcp.ClientSession, error) {
 	case "sse":
 		transport = &sseTransport{mcp.SSEClientTransport{Endpoint: r.url, HTTPClient: httpClient}}
 	default:
-		cmd = exec.Command(r.command, r.args...)
-		cmd.Dir = r.cwd
-		cmd.Env = append(serverEnviron(), r.env...)
-		// Its own process group, so stopping tandem stops the server's
-		// children too; the SDK signals only the direct child.
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			return nil, err
+		name := s.def.Name
+		skipped := func(line []byte) {
+			if len(line) > 200 {
+				line = line[:200]
+			}
+			m.opts.Log.Info("MCP server wrote a line on standard output that is not JSON-RPC; skipped it", "server", name, "line", strings.TrimSpace(string(line)))
 		}
-		cmd.Stderr = pw
-		t = newTail(pr)
-		defer pw.Close() // the child holds its own copy once started
-		transport = &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * time.Second}
+		var stdio *mcp.IOTransport
+		if p, stdio, err = startProcess(r, skipped); err != nil {
+			return nil, fmt.Errorf("MCP server %q did not start: %v", name, err)
+		}
+		transport = stdio
 	}
 	cs, err := client.Connect(ctx, transport, nil)
 	if err != nil {
-		if cmd != nil && cmd.Process != nil {
-			killGroup(cmd)
-			_ = cmd.Wait()
+		if p != nil {
+			p.kill()
 		}
 		why := err.Error()
-		if ctx.Err() != nil {
+		switch {
+		case m.ctx.Err() != nil:
+			return nil, ErrClosed
+		case ctx.Err() != nil:
 			why = fmt.Sprintf("it did not finish starting within %s", m.opts.StartTimeout)
 		}
-		if t != nil {
-			if last := t.lastLine(); last != "" {
+		if p != nil {
+			if last := p.tail.lastLine(); last != "" {
 				why += "; its last error output: " + last
 			}
 		}
 		return nil, fmt.Errorf("MCP server %q did not start: %s", s.def.Name, why)
 	}
 	s.mu.Lock()
-	s.cs, s.cmd, s.tail, s.tools = cs, cmd, t, nil
+	s.cs, s.proc, s.tools = cs, p, nil
 	s.mu.Unlock()
 	go func() {
 		_ = cs.Wait()
@@ -221,34 +233,31 @@ func (s *server) ended(cs *mcp.ClientSession) {
 		s.mu.Unlock()
 		return
 	}
-	cmd := s.cmd
-	s.cs, s.cmd, s.tools = nil, nil, nil
+	p := s.proc
+	s.cs, s.proc, s.tools = nil, nil, nil
 	s.mu.Unlock()
-	if cmd != nil {
-		killGroup(cmd)
+	if p != nil {
+		p.kill()
 	}
 }
 
-// stop closes the session and stops the server with its process group.
+// stopGrace is how long a stopping server may take to exit after SIGTERM.
+const stopGrace = 2 * time.Second
+
+// stop closes the session and stops the server with its process group. A
+// start in progress ends first: the manager's context is already done.
 func (s *server) stop() {
+	s.startMu.Lock()
+	defer s.startMu.Unlock()
 	s.mu.Lock()
-	cs, cmd := s.cs, s.cmd
-	s.cs, s.cmd, s.tools = nil, nil, nil
+	cs, p := s.cs, s.proc
+	s.cs, s.proc, s.tools = nil, nil, nil
 	s.mu.Unlock()
-	if cmd != nil && cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
-	}
 	if cs != nil {
 		_ = cs.Close()
 	}
-	if cmd != nil {
-		killGroup(cmd)
-	}
-}
-
-func killGroup(cmd *exec.Cmd) {
-	if cmd.Process != nil {
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	if p != nil {
+		p.stop(stopGrace)
 	}
 }
 
@@ -297,6 +306,7 @@ func (h headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // Close stops every server the manager started, each with its process
 // group, and refuses further use.
 func (m *Manager) Close() {
+	m.cancel()
 	m.mu.Lock()
 	m.closed = true
 	live := m.live

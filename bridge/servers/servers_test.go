@@ -1,15 +1,20 @@
 package servers
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -23,10 +28,17 @@ import (
 // tools and the few more they need.
 const envServe = "TANDEM_SERVERS_TEST_SERVE"
 
+// envHold makes this test binary a tandem that starts a server and waits to
+// be killed (see hold).
+const envHold = "TANDEM_SERVERS_TEST_HOLD"
+
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked()
-	if os.Getenv(envServe) != "" {
-		serve()
+	if mode := os.Getenv(envServe); mode != "" {
+		serve(mode)
+	}
+	if os.Getenv(envHold) != "" {
+		hold()
 	}
 	os.Exit(m.Run())
 }
@@ -35,16 +47,61 @@ type envArgs struct {
 	Name string `json:"name"`
 }
 
-func serve() {
+// serve is the server; mode "chatty" prints a banner and log lines on its
+// standard output, "mute:FILE" writes its pid to FILE and never answers.
+func serve(mode string) {
+	if file, ok := strings.CutPrefix(mode, "mute:"); ok {
+		_ = os.WriteFile(file, []byte(strconv.Itoa(os.Getpid())), 0o644)
+		select {}
+	}
 	s := mcptest.New()
 	mcp.AddTool(s, &mcp.Tool{Name: "env", Description: "Returns the value of an environment variable."},
 		func(_ context.Context, _ *mcp.CallToolRequest, a envArgs) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: os.Getenv(a.Name)}}}, nil, nil
 		})
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Returns the server's process id."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strconv.Itoa(os.Getpid())}}}, nil, nil
+		})
+	var t mcp.Transport = &mcp.StdioTransport{}
+	if mode == "chatty" {
+		fmt.Println("Example MCP Server v1.2 running on stdio")
+		fmt.Println()
+		t = &mcp.IOTransport{Reader: os.Stdin, Writer: chatty{os.Stdout}}
+	}
+	if err := s.Run(context.Background(), t); err != nil {
 		os.Exit(1)
 	}
 	os.Exit(0)
+}
+
+// chatty logs on standard output before each message, in text and as
+// JSON, as some servers' loggers do.
+type chatty struct{ *os.File }
+
+func (c chatty) Write(p []byte) (int, error) {
+	fmt.Fprintln(c.File, "[info] sending a message")
+	fmt.Fprintln(c.File, `{"level":"info","msg":"sending a message"}`)
+	return c.File.Write(p)
+}
+
+// hold is a tandem that starts a server which starts a child, prints both
+// pids, and waits to be killed.
+func hold() {
+	d := Def{Name: "t", Type: "stdio", Command: os.Args[0], Env: map[string]string{envServe: "1"}}
+	m := NewManager(Config{Servers: map[string]Def{"t": d}}, Options{})
+	server, err := m.Call(context.Background(), "t", "pid", nil)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	child, err := m.Call(context.Background(), "t", "spawn", nil)
+	if err != nil {
+		fmt.Println(err)
+		os.Exit(1)
+	}
+	fmt.Printf("%s %s\n", server.Bytes, child.Bytes)
+	select {}
 }
 
 func writeFile(t *testing.T, path, text string) {
@@ -321,7 +378,126 @@ func TestManager_workspace_server_needs_approval_once_per_definition(t *testing.
 	}
 }
 
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
+// alive reports whether pid runs; a zombie waiting to be reaped does not.
+func alive(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return false
+	}
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return true // no /proc: the signal is all there is to go on
+	}
+	_, after, _ := strings.Cut(string(stat), ") ")
+	return !strings.HasPrefix(after, "Z")
+}
+
+func waitGone(t *testing.T, within time.Duration, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for _, pid := range pids {
+		for alive(pid) && time.Now().Before(deadline) {
+			time.Sleep(20 * time.Millisecond)
+		}
+		if alive(pid) {
+			t.Fatalf("process %d still runs after %s", pid, within)
+		}
+	}
+}
+
+// A server that prints a banner and logs on standard output, in text and
+// as JSON, before and between its messages still serves; the log names
+// each skipped line.
+func TestManager_skips_what_a_server_prints_besides_JSON_RPC(t *testing.T) {
+	var log syncBuffer
+	d := Def{Name: "chatty", Type: "stdio", Command: os.Args[0], Env: map[string]string{envServe: "chatty"}}
+	m := newManager(t, Options{Log: slog.New(slog.NewTextHandler(&log, nil))}, d)
+	for _, msg := range []string{"one", "two"} {
+		res, err := m.Call(context.Background(), "chatty", "echo", json.RawMessage(`{"message":"`+msg+`"}`))
+		if err != nil || string(res.Bytes) != msg {
+			t.Fatalf("echo = %q, %v", res.Bytes, err)
+		}
+	}
+	res, err := m.Call(context.Background(), "chatty", "big", json.RawMessage(`{"bytes":1048576}`))
+	if err != nil || string(res.Bytes) != string(mcptest.Big(1<<20)) {
+		t.Fatalf("a long reply must pass whole: %d bytes, %v", len(res.Bytes), err)
+	}
+	for _, want := range []string{"not JSON-RPC", "server=chatty", "Example MCP Server v1.2 running on stdio", "[info] sending a message", `{\"level\":\"info\"`} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log lacks %q:\n%s", want, log.String())
+		}
+	}
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// Stopping while a server is still starting ends it at once, not when its
+// start would time out.
+func TestManager_close_during_a_start_ends_it_at_once(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	m := newManager(t, Options{}, Def{Name: "mute", Type: "stdio", Command: os.Args[0], Env: map[string]string{envServe: "mute:" + pidFile}})
+	errc := make(chan error, 1)
+	go func() {
+		_, err := m.Call(context.Background(), "mute", "echo", nil)
+		errc <- err
+	}()
+	var pid int
+	for deadline := time.Now().Add(5 * time.Second); pid == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		b, _ := os.ReadFile(pidFile)
+		pid, _ = strconv.Atoi(string(b))
+	}
+	if pid == 0 {
+		t.Fatal("the server did not start")
+	}
+	start := time.Now()
+	m.Close()
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Close took %s", d)
+	}
+	if err := <-errc; !errors.Is(err, ErrClosed) {
+		t.Errorf("the waiting call: %v", err)
+	}
+	waitGone(t, time.Second, pid)
+}
+
+// A stdio server and its children never outlive tandem, even when tandem
+// is killed with SIGKILL and cannot stop them.
+func TestServer_dies_with_a_killed_tandem(t *testing.T) {
+	tandem := exec.Command(os.Args[0])
+	tandem.Env = append(os.Environ(), envHold+"=1")
+	out, err := tandem.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tandem.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, _ := bufio.NewReader(out).ReadString('\n')
+	var server, child int
+	if _, err := fmt.Sscan(line, &server, &child); err != nil || !alive(server) || !alive(child) {
+		tandem.Process.Kill()
+		t.Fatalf("the held tandem said %q", line)
+	}
+	if err := tandem.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = tandem.Wait()
+	waitGone(t, 3*time.Second, server, child)
+}
 
 func TestManager_close_stops_servers_with_their_process_group(t *testing.T) {
 	m := newManager(t, Options{}, self(t, "t", "1", false))

@@ -109,6 +109,7 @@ func (d *Bridge) start(set *config.Settings) {
 		Version:  d.o.Version,
 		Approved: servers.NewApproved(filepath.Join(config.StateDir(), "mcp-servers.json")),
 		Ask:      bridge.AskServerStart,
+		Log:      d.o.Log,
 	}
 	d.door = servers.NewManager(cfg, d.managed)
 	log := d.o.Log
