@@ -264,15 +264,14 @@ func (b *Bridge) list(ctx context.Context, srv Servers) []byte {
 	for _, p := range cfg.Problems {
 		out.Problems = append(out.Problems, p.Error())
 	}
-	for _, name := range cfg.Names() {
-		tools, err := srv.Tools(ctx, name)
-		if err != nil {
-			out.Problems = append(out.Problems, err.Error())
+	for _, l := range servers.ListAll(ctx, cfg.Names(), srv.Tools, servers.ListTimeout) {
+		if l.Err != nil {
+			out.Problems = append(out.Problems, l.Err.Error())
 			continue
 		}
-		for _, t := range tools {
+		for _, t := range l.Tools {
 			desc, _, _ := strings.Cut(strings.TrimSpace(t.Description), "\n")
-			out.Tools = append(out.Tools, ListEntry{Server: name, Name: t.Name, Description: desc})
+			out.Tools = append(out.Tools, ListEntry{Server: l.Server, Name: t.Name, Description: desc})
 		}
 	}
 	data, _ := json.Marshal(out)

@@ -48,8 +48,12 @@ type envArgs struct {
 }
 
 // serve is the server; mode "chatty" prints a banner and log lines on its
-// standard output, "mute:FILE" writes its pid to FILE and never answers.
+// standard output, "slow" takes a second to start, "mute:FILE" writes its pid
+// to FILE and never answers.
 func serve(mode string) {
+	if mode == "slow" {
+		time.Sleep(time.Second)
+	}
 	if file, ok := strings.CutPrefix(mode, "mute:"); ok {
 		_ = os.WriteFile(file, []byte(strconv.Itoa(os.Getpid())), 0o644)
 		select {}
@@ -472,6 +476,36 @@ func TestManager_close_during_a_start_ends_it_at_once(t *testing.T) {
 		t.Errorf("the waiting call: %v", err)
 	}
 	waitGone(t, time.Second, pid)
+}
+
+// A listing starts the servers together and waits for them all no longer
+// than its one timeout: three servers that take a second to start are
+// listed within 2 s (one after the other they take over 3 s), beside one
+// that never answers.
+func TestListAll_starts_servers_together_within_one_timeout(t *testing.T) {
+	slow := func(name string) Def {
+		return Def{Name: name, Type: "stdio", Command: os.Args[0], Env: map[string]string{envServe: "slow"}}
+	}
+	m := newManager(t, Options{}, slow("a"), slow("b"), slow("c"),
+		Def{Name: "mute", Type: "stdio", Command: os.Args[0], Env: map[string]string{envServe: "mute:" + filepath.Join(t.TempDir(), "pid")}})
+	start := time.Now()
+	ls := ListAll(context.Background(), m.Config().Names(), m.Tools, 2*time.Second)
+	if d := time.Since(start); d > 2500*time.Millisecond {
+		t.Errorf("the listing took %s", d)
+	}
+	for _, l := range ls {
+		switch {
+		case l.Server == "mute":
+			if l.Err == nil || !strings.Contains(l.Err.Error(), "did not list its tools within 2s") {
+				t.Errorf("mute: %v", l.Err)
+			}
+		case l.Err != nil || len(l.Tools) < 6:
+			t.Errorf("%s: %d tools, %v", l.Server, len(l.Tools), l.Err)
+		}
+	}
+	if got := []string{ls[0].Server, ls[1].Server, ls[2].Server, ls[3].Server}; strings.Join(got, ",") != "a,b,c,mute" {
+		t.Errorf("order: %v", got)
+	}
 }
 
 // A stdio server and its children never outlive tandem, even when tandem

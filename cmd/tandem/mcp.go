@@ -42,7 +42,9 @@ var mcpCommand = command{
 
 tandem mcp list
     Prints the tools the session's bridge can reach: server, name, and the
-    first line of the description.
+    first line of the description. The servers start together, and the
+    listing waits 30 s at most in all: a server not ready by then, and one
+    that failed, is named on standard error.
 
 tandem mcp serve [--root DIR]
     Serves tandem's own tools (the same registry as "tandem tool") as an MCP
