@@ -19,9 +19,13 @@ import (
 const (
 	StartTimeout = 30 * time.Second
 	CallTimeout  = 60 * time.Second
-	// MaxResult is the largest result a call returns: the go-sdk closes a
-	// session on an inbound frame over 16 MiB, so nothing larger can arrive.
+	// MaxResult is the largest result a call returns (see ResultBytes).
 	MaxResult = 16 << 20
+	// maxFrame is the largest reply a server may send: a result of
+	// MaxResult can arrive twice over, as text content and as structured
+	// content, escaped or base64-encoded. The go-sdk closes the session on
+	// a larger one.
+	maxFrame = 3 * MaxResult
 )
 
 // Errors the bridge maps onto its statuses. Any other error is a failure of
@@ -179,9 +183,9 @@ func (m *Manager) start(s *server) (*mcp.ClientSession, error) {
 	httpClient := &http.Client{Transport: headerTransport{headers: r.headers, base: http.DefaultTransport}}
 	switch s.def.Type {
 	case "http":
-		transport = &mcp.StreamableClientTransport{Endpoint: r.url, HTTPClient: httpClient, DisableStandaloneSSE: true}
+		transport = &mcp.StreamableClientTransport{Endpoint: r.url, HTTPClient: httpClient, DisableStandaloneSSE: true, MaxEventSize: maxFrame}
 	case "sse":
-		transport = &sseTransport{mcp.SSEClientTransport{Endpoint: r.url, HTTPClient: httpClient}}
+		transport = &sseTransport{mcp.SSEClientTransport{Endpoint: r.url, HTTPClient: httpClient, MaxEventSize: maxFrame}}
 	default:
 		name := s.def.Name
 		skipped := func(line []byte) {
@@ -194,6 +198,7 @@ func (m *Manager) start(s *server) (*mcp.ClientSession, error) {
 		if p, stdio, err = startProcess(r, skipped); err != nil {
 			return nil, fmt.Errorf("MCP server %q did not start: %v", name, err)
 		}
+		stdio.MaxLineLength = maxFrame
 		transport = stdio
 	}
 	cs, err := client.Connect(ctx, transport, nil)
@@ -409,9 +414,9 @@ func (m *Manager) callError(ctx context.Context, server string, err error) error
 		return ctx.Err()
 	case strings.Contains(err.Error(), "exceeded the configured maximum line length"):
 		// The go-sdk's error is unexported; its text is the only signal.
-		return fmt.Errorf("MCP server %q sent a reply over the 16 MiB limit; the connection was closed and the server restarts on next use", server)
+		return fmt.Errorf("MCP server %q sent a reply over %d MiB; the connection was closed and the server restarts on next use, so ask the tool for less", server, maxFrame>>20)
 	case errors.Is(err, mcp.ErrConnectionClosed):
-		return fmt.Errorf("MCP server %q closed the connection (it exited, or sent a reply over 16 MiB)", server)
+		return fmt.Errorf("MCP server %q closed the connection (it exited, or sent a reply over %d MiB)", server, maxFrame>>20)
 	}
 	return fmt.Errorf("MCP server %q: %v", server, err)
 }

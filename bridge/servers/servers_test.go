@@ -3,6 +3,7 @@ package servers
 import (
 	"bufio"
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,11 +49,11 @@ type envArgs struct {
 }
 
 // serve is the server; mode "chatty" prints a banner and log lines on its
-// standard output, "slow" takes a second to start, "mute:FILE" writes its pid
+// standard output, "slow" takes 2 s to start, "mute:FILE" writes its pid
 // to FILE and never answers.
 func serve(mode string) {
 	if mode == "slow" {
-		time.Sleep(time.Second)
+		time.Sleep(2 * time.Second)
 	}
 	if file, ok := strings.CutPrefix(mode, "mute:"); ok {
 		_ = os.WriteFile(file, []byte(strconv.Itoa(os.Getpid())), 0o644)
@@ -62,6 +63,14 @@ func serve(mode string) {
 	mcp.AddTool(s, &mcp.Tool{Name: "env", Description: "Returns the value of an environment variable."},
 		func(_ context.Context, _ *mcp.CallToolRequest, a envArgs) (*mcp.CallToolResult, any, error) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: os.Getenv(a.Name)}}}, nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "structured", Description: "Returns a structured result of the given size, which the SDK also sends as text."},
+		func(_ context.Context, _ *mcp.CallToolRequest, a mcptest.BigArgs) (*mcp.CallToolResult, structuredOut, error) {
+			return nil, structuredOut{Text: string(mcptest.Big(a.Bytes))}, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "image", Description: "Returns an image as its only content."},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.ImageContent{Data: pngBytes, MIMEType: "image/png"}}}, nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "pid", Description: "Returns the server's process id."},
 		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
@@ -78,6 +87,19 @@ func serve(mode string) {
 	}
 	os.Exit(0)
 }
+
+type structuredOut struct {
+	Text string `json:"text"`
+}
+
+// pngBytes stand for an image: the PNG signature and a byte of every value.
+var pngBytes = func() []byte {
+	b := []byte("\x89PNG\r\n\x1a\n")
+	for i := range 256 {
+		b = append(b, byte(i))
+	}
+	return b
+}()
 
 // chatty logs on standard output before each message, in text and as
 // JSON, as some servers' loggers do.
@@ -300,24 +322,63 @@ func TestManager_calls_a_stdio_server_and_maps_its_outcomes(t *testing.T) {
 	}
 }
 
-func TestManager_result_over_16MiB_fails_and_the_server_restarts(t *testing.T) {
-	m := newManager(t, Options{}, self(t, "t", "1", false))
+// The 16 MiB limit is the result's: a result over it fails and the server
+// serves on; a result under it arrives whole even when its reply holds it
+// twice (text and structured content).
+func TestManager_result_limit_is_the_results(t *testing.T) {
+	m := newManager(t, Options{}, Def{Name: "t", Type: "stdio", Command: os.Args[0], Env: map[string]string{envServe: "1"}})
 	ctx := context.Background()
+	pid := func() string {
+		res, err := m.Call(ctx, "t", "pid", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(res.Bytes)
+	}
+	first := pid()
 	_, err := m.Call(ctx, "t", "big", json.RawMessage(`{"bytes":17825792}`))
-	if err == nil || !strings.Contains(err.Error(), "16 MiB") {
+	if err == nil || !strings.Contains(err.Error(), "over the 16 MiB limit") || !strings.Contains(err.Error(), "ask the tool for less") {
 		t.Fatalf("a 17 MiB result must fail naming the limit: %v", err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	var res Result
-	for {
-		res, err = m.Call(ctx, "t", "echo", json.RawMessage(`{"message":"ok"}`))
-		if err == nil || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
+	res, err := m.Call(ctx, "t", "structured", json.RawMessage(`{"bytes":10485760}`))
+	var got struct{ Text string }
+	if err != nil || json.Unmarshal(res.Bytes, &got) != nil || got.Text != string(mcptest.Big(10<<20)) {
+		t.Fatalf("a 10 MiB structured result (its reply over 20 MiB) must arrive whole: %d bytes, %v", len(res.Bytes), err)
 	}
-	if err != nil || string(res.Bytes) != "ok" {
-		t.Fatalf("the server must serve again: %v", err)
+	if pid() != first {
+		t.Fatal("the server must serve on after a result over the limit")
+	}
+}
+
+// An image that is a result's only content is its bytes, as
+// `tandem mcp call srv/image > out.png` writes them; beside text (the
+// everything server's get-tiny-image) it is a data: URI of the same bytes.
+func TestManager_image_results(t *testing.T) {
+	everything, err := filepath.Abs("../../.deps/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(everything); err != nil {
+		t.Fatalf("the MCP test server is not installed (%v); run scripts/setup", err)
+	}
+	m := newManager(t, Options{},
+		Def{Name: "t", Type: "stdio", Command: os.Args[0], Env: map[string]string{envServe: "1"}},
+		Def{Name: "everything", Type: "stdio", Command: "node", Args: []string{everything, "stdio"}})
+	res, err := m.Call(context.Background(), "t", "image", nil)
+	if err != nil || string(res.Bytes) != string(pngBytes) {
+		t.Fatalf("the only item, an image, must be its bytes: %q %v", res.Bytes, err)
+	}
+	res, err = m.Call(context.Background(), "everything", "get-tiny-image", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(res.Bytes), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[1], "data:image/png;base64,") {
+		t.Fatalf("text, image, text: %.300q", res.Bytes)
+	}
+	img, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(lines[1], "data:image/png;base64,"))
+	if err != nil || !strings.HasPrefix(string(img), "\x89PNG") {
+		t.Fatalf("the data: URI must hold the PNG: %v", err)
 	}
 }
 
@@ -478,33 +539,41 @@ func TestManager_close_during_a_start_ends_it_at_once(t *testing.T) {
 	waitGone(t, time.Second, pid)
 }
 
-// A listing starts the servers together and waits for them all no longer
-// than its one timeout: three servers that take a second to start are
-// listed within 2 s (one after the other they take over 3 s), beside one
-// that never answers.
+// A listing starts the servers together and waits for them no longer than
+// its one timeout: three servers that take 2 s each to start are listed in
+// under 4 s (one after the other they take over 6 s), and two that never
+// answer cost the timeout once.
 func TestListAll_starts_servers_together_within_one_timeout(t *testing.T) {
-	slow := func(name string) Def {
-		return Def{Name: name, Type: "stdio", Command: os.Args[0], Env: map[string]string{envServe: "slow"}}
+	def := func(name, mode string) Def {
+		return Def{Name: name, Type: "stdio", Command: os.Args[0], Env: map[string]string{envServe: mode}}
 	}
-	m := newManager(t, Options{}, slow("a"), slow("b"), slow("c"),
-		Def{Name: "mute", Type: "stdio", Command: os.Args[0], Env: map[string]string{envServe: "mute:" + filepath.Join(t.TempDir(), "pid")}})
+	m := newManager(t, Options{}, def("a", "slow"), def("b", "slow"), def("c", "slow"),
+		def("mute1", "mute:"+filepath.Join(t.TempDir(), "pid")), def("mute2", "mute:"+filepath.Join(t.TempDir(), "pid")))
 	start := time.Now()
-	ls := ListAll(context.Background(), m.Config().Names(), m.Tools, 2*time.Second)
-	if d := time.Since(start); d > 2500*time.Millisecond {
-		t.Errorf("the listing took %s", d)
+	ls := ListAll(context.Background(), []string{"a", "b", "c"}, m.Tools, time.Minute)
+	if d := time.Since(start); d > 4*time.Second {
+		t.Errorf("listing three slow servers took %s", d)
 	}
 	for _, l := range ls {
-		switch {
-		case l.Server == "mute":
-			if l.Err == nil || !strings.Contains(l.Err.Error(), "did not list its tools within 2s") {
-				t.Errorf("mute: %v", l.Err)
-			}
-		case l.Err != nil || len(l.Tools) < 6:
+		if l.Err != nil || len(l.Tools) < 6 {
 			t.Errorf("%s: %d tools, %v", l.Server, len(l.Tools), l.Err)
 		}
 	}
-	if got := []string{ls[0].Server, ls[1].Server, ls[2].Server, ls[3].Server}; strings.Join(got, ",") != "a,b,c,mute" {
-		t.Errorf("order: %v", got)
+	if got := ls[0].Server + ls[1].Server + ls[2].Server; got != "abc" {
+		t.Errorf("order: %s", got)
+	}
+	start = time.Now()
+	ls = ListAll(context.Background(), []string{"mute1", "a", "mute2"}, m.Tools, time.Second)
+	if d := time.Since(start); d > 1800*time.Millisecond {
+		t.Errorf("the listing took %s, its timeout is 1s", d)
+	}
+	for _, l := range []Listing{ls[0], ls[2]} {
+		if l.Err == nil || !strings.Contains(l.Err.Error(), "did not list its tools within 1s") {
+			t.Errorf("%s: %v", l.Server, l.Err)
+		}
+	}
+	if ls[1].Err != nil {
+		t.Errorf("a running server is listed beside the silent ones: %v", ls[1].Err)
 	}
 }
 
@@ -611,8 +680,12 @@ func TestResultBytes_decodes_each_content_kind(t *testing.T) {
 		&mcp.ResourceLink{URI: "file:///z"},
 	}}
 	b, err := ResultBytes(res)
-	if err != nil || string(b) != "a\n\x89PNG\n\x01\x02\nfile:///z" {
+	if err != nil || string(b) != "a\ndata:image/png;base64,iVBORw==\ndata:;base64,AQI=\nfile:///z" {
 		t.Fatalf("%q %v", b, err)
+	}
+	b, err = ResultBytes(&mcp.CallToolResult{Content: []mcp.Content{&mcp.AudioContent{Data: []byte{0, 1}, MIMEType: "audio/wav"}}})
+	if err != nil || string(b) != "\x00\x01" {
+		t.Fatalf("the only item is its bytes: %q %v", b, err)
 	}
 	b, _ = ResultBytes(&mcp.CallToolResult{StructuredContent: map[string]int{"n": 1}, Content: []mcp.Content{&mcp.TextContent{Text: "ignored"}}})
 	if string(b) != `{"n":1}` {
