@@ -17,6 +17,8 @@ import (
 	"io"
 	"net"
 	"strings"
+
+	"github.com/tandemdev/tandem/bridge/servers"
 )
 
 // The environment variables a command inside a session finds the bridge by.
@@ -33,9 +35,9 @@ const WireVersion = 1
 
 // Bounds of the wire.
 const (
-	MaxRequestLine = 1 << 20  // one request line, newline included
-	MaxHeaderLine  = 16 << 10 // one reply header line
-	MaxResult      = 16 << 20 // a result's bytes; the MCP client's frame limit
+	MaxRequestLine = 1 << 20           // one request line, newline included
+	MaxHeaderLine  = 16 << 10          // one reply header line
+	MaxResult      = servers.MaxResult // a result's bytes, as the MCP client bounds them
 )
 
 // Request is the one line a client sends. Args stays raw: the bridge passes

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -709,5 +710,31 @@ func TestClientServerIsLiteral(t *testing.T) {
 		if _, err := Client(bad, "/w"); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}
+	}
+}
+
+// frames keeps JSON-RPC lines whole, short and long, and drops the rest,
+// long ones included, naming each dropped line once.
+func TestFrames_pass_messages_and_drop_the_rest(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	reply := `{"jsonrpc":"2.0","id":2,"result":{"s":"` + long + `"}}` + "\n"
+	in := "Server v1 ready\n\n" + long + "\n" +
+		`{"jsonrpc":"2.0","id":1,"result":{}}` + "\r\n" +
+		`{"level":"info","msg":"hi"}` + "\n" +
+		"[2026-01-01] INFO listening\n" +
+		reply +
+		`{"jsonrpc":"2.0","method":"notifications/x"}` // the last line, without a newline
+	var skipped []string
+	f := &frames{r: bufio.NewReaderSize(strings.NewReader(in), 64<<10), c: io.NopCloser(nil), skipped: func(l []byte) {
+		skipped = append(skipped, string(l[:min(len(l), 20)]))
+	}}
+	out, err := io.ReadAll(f)
+	want := `{"jsonrpc":"2.0","id":1,"result":{}}` + "\r\n" + reply + `{"jsonrpc":"2.0","method":"notifications/x"}`
+	if err != nil || string(out) != want {
+		t.Fatalf("passed %d bytes (%v), want %d:\n%.200q", len(out), err, len(want), out)
+	}
+	if got := strings.Join(skipped, "|"); got != `Server v1 ready
+|xxxxxxxxxxxxxxxxxxxx|{"level":"info","msg|[2026-01-01] INFO li` {
+		t.Errorf("skipped: %q", got)
 	}
 }
