@@ -143,6 +143,9 @@ func (m *Manager) session(ctx context.Context, name string) (*server, *mcp.Clien
 		defer context.AfterFunc(m.ctx, cancel)()
 		ok, err := m.opts.Ask(ctx, s.def)
 		cancel()
+		if m.ctx.Err() != nil {
+			return nil, nil, ErrClosed // the question was withdrawn by Close, not answered
+		}
 		if err != nil {
 			return nil, nil, err
 		}

@@ -578,6 +578,31 @@ func TestListAll_starts_servers_together_within_one_timeout(t *testing.T) {
 	}
 }
 
+// Stopping withdraws a start's approval question at once.
+func TestManager_close_withdraws_an_approval_question(t *testing.T) {
+	asking := make(chan struct{})
+	m := newManager(t, Options{Ask: func(ctx context.Context, d Def) (bool, error) {
+		close(asking)
+		<-ctx.Done()
+		return false, ctx.Err()
+	}}, self(t, "ws", "1", true))
+	errc := make(chan error, 1)
+	go func() {
+		_, err := m.Call(context.Background(), "ws", "echo", nil)
+		errc <- err
+	}()
+	<-asking
+	m.Close()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, ErrClosed) {
+			t.Errorf("the call waiting for the answer: %v", err)
+		}
+	case <-time.After(time.Second):
+		t.Fatal("Close did not withdraw the question")
+	}
+}
+
 // A stdio server and its children never outlive tandem, even when tandem
 // is killed with SIGKILL and cannot stop them.
 func TestServer_dies_with_a_killed_tandem(t *testing.T) {
