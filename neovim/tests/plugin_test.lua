@@ -555,8 +555,11 @@ test('mcp_serve_in_the_terminal_works_on_the_buffers_and_asks_here', function()
   end, function(asked)
     local out
     vim.system({
-      'node', repo .. '/cmd/tandem/testdata/mcp-client.mjs',
-      repo .. '/.deps/mcp/node_modules/@modelcontextprotocol/sdk', 'tandem', TMP,
+      'node',
+      repo .. '/cmd/tandem/testdata/mcp-client.mjs',
+      repo .. '/.deps/mcp/node_modules/@modelcontextprotocol/sdk',
+      'tandem',
+      TMP,
     }, { stdin = table.concat(input, '\n') .. '\n' }, function(r)
       out = r
     end)
@@ -576,7 +579,7 @@ test('mcp_serve_in_the_terminal_works_on_the_buffers_and_asks_here', function()
       return r.error or (r.result.content[1] or {}).text or ''
     end
     contains(text(1), '1:// UNSAVED line', 'read sees the buffer')
-    contains(text(2), path, 'grep finds the buffer\'s line')
+    contains(text(2), path, "grep finds the buffer's line")
     eq(false, replies[3].result.isError == true, 'the write applies: ' .. text(3))
     eq({ 'package names' }, lines(buf), 'the buffer holds the write')
     eq(disk, read_file(ws .. '/' .. path), 'the disk keeps its bytes')
