@@ -196,11 +196,12 @@ func (s *server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 // LoadSession reopens a stored chat, replaying it as session/update before
 // it answers.
 func (s *server) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.LoadSessionResponse, error) {
-	if err := s.agent.Load(p.Cwd, string(p.SessionId), p.McpServers, s.updater(p.SessionId)); err != nil {
+	opts, err := s.agent.Load(p.Cwd, string(p.SessionId), p.McpServers, s.updater(p.SessionId))
+	if err != nil {
 		return acp.LoadSessionResponse{}, refused(err)
 	}
 	s.o.Log.Info("session loaded", "session", p.SessionId, "cwd", p.Cwd)
-	return acp.LoadSessionResponse{}, nil
+	return acp.LoadSessionResponse{ConfigOptions: opts}, nil
 }
 
 // updater sends a session's updates as session/update. Not on the turn's

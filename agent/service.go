@@ -66,30 +66,31 @@ func (s *Service) New(cwd string, mcp []acp.McpServer) (*acp.NewSessionResponse,
 }
 
 // Load reopens a stored chat on cwd, with the client's MCP servers, and
-// replays it to emit.
-func (s *Service) Load(cwd, id string, mcp []acp.McpServer, emit func(acp.SessionUpdate)) error {
+// replays it to emit. It returns what a client may set on the session, as
+// New does.
+func (s *Service) Load(cwd, id string, mcp []acp.McpServer, emit func(acp.SessionUpdate)) ([]acp.SessionConfigOption, error) {
 	if s.store == nil {
-		return fmt.Errorf("chats are not kept here, so none can be loaded")
+		return nil, fmt.Errorf("chats are not kept here, so none can be loaded")
 	}
 	s.mu.Lock()
 	_, open := s.sessions[id]
 	s.mu.Unlock()
 	if open {
-		return fmt.Errorf("chat %s is already open; use it, or close it first", id)
+		return nil, fmt.Errorf("chat %s is already open; use it, or close it first", id)
 	}
 	sess, err := s.open(Opening{Cwd: cwd, ID: id, MCPServers: mcp})
 	if err != nil {
-		return err
+		return nil, err
 	}
 	sv, err := s.serve(sess, func(o Options) (*Chat, error) { return ResumeChat(o, id) })
 	if err != nil {
 		sess.Close()
-		return err
+		return nil, err
 	}
 	for _, u := range sv.chat.Replay() {
 		emit(u)
 	}
-	return nil
+	return sv.configOptions(), nil
 }
 
 // serve builds a session's chat with make and registers it.

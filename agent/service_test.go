@@ -113,7 +113,7 @@ func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].SessionId != id || *list[0].Title != "first" {
 		t.Fatalf("list: %+v %v", list, err)
 	}
-	if err := svc.Load(ws, string(id), nil, func(acp.SessionUpdate) {}); err == nil {
+	if _, err := svc.Load(ws, string(id), nil, func(acp.SessionUpdate) {}); err == nil {
 		t.Fatal("loading an open chat twice")
 	}
 	svc.Close(id)
@@ -121,8 +121,9 @@ func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
 		t.Fatal("a closed session took a prompt")
 	}
 	var replayed []acp.SessionUpdate
-	if err := svc.Load(ws, string(id), nil, func(u acp.SessionUpdate) { replayed = append(replayed, u) }); err != nil {
-		t.Fatal(err)
+	opts, err := svc.Load(ws, string(id), nil, func(u acp.SessionUpdate) { replayed = append(replayed, u) })
+	if err != nil || len(opts) != 2 || opts[0].Select == nil || opts[0].Select.Id != ConfigModel {
+		t.Fatalf("load: %+v %v", opts, err)
 	}
 	if len(replayed) == 0 || replayed[0].UserMessageChunk == nil {
 		t.Fatalf("replay: %+v", replayed)

@@ -86,10 +86,11 @@ func (s *Server) acpLoadSession(_ context.Context, params json.RawMessage) (any,
 	if err != nil {
 		return nil, err
 	}
-	if err := s.agent.Load(cwd, string(p.SessionId), p.McpServers, s.updater(p.SessionId)); err != nil {
+	opts, err := s.agent.Load(cwd, string(p.SessionId), p.McpServers, s.updater(p.SessionId))
+	if err != nil {
 		return nil, agentError(err)
 	}
-	return acp.LoadSessionResponse{}, nil
+	return acp.LoadSessionResponse{ConfigOptions: opts}, nil
 }
 
 func (s *Server) acpPrompt(ctx context.Context, params json.RawMessage) (any, error) {

@@ -329,10 +329,20 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
     }
     this.post({ type: 'user', text, turn, context });
     let counted = false;
+    let actual = turn;
     try {
       const c = await this.client();
-      const r = await c.sendRequest<{ stopReason: string }>('session/prompt', { sessionId: session, prompt: promptBlocks(text, context) });
+      const r = await c.sendRequest<{ stopReason: string; _meta?: { tandem?: { turn?: number } } }>('session/prompt', {
+        sessionId: session,
+        prompt: promptBlocks(text, context),
+      });
       counted = true;
+      // tandem names the prompt's turn: the count here follows it, through restores and reopens.
+      const named = r._meta?.tandem?.turn;
+      if (typeof named === 'number' && named !== turn) {
+        this.post({ type: 'retagTurn', from: turn, to: named });
+        actual = named;
+      }
       this.flush();
       this.post({ type: 'turn', running: false, stopReason: r.stopReason });
     } catch (e) {
@@ -347,7 +357,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
       this.post({ type: 'turn', running: false, stopReason: 'error' });
     } finally {
       if (counted) {
-        this.turn = turn + 1;
+        this.turn = actual + 1;
       }
       this.running = false;
     }
@@ -433,8 +443,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
     const c = await this.client();
     this.session = sessionId;
     try {
-      await c.sendRequest('session/load', { sessionId, cwd: this.cwd() });
+      const r = await c.sendRequest<{ configOptions?: ConfigOption[] }>('session/load', { sessionId, cwd: this.cwd() });
+      // The reopened chat's own model and plan mode, not the previous chat's.
+      this.config = r?.configOptions ?? this.config;
       const cps = await c.sendRequest<{ checkpoints: { turn: number }[] }>('_tandem/checkpoints', { sessionId }).catch(() => ({ checkpoints: [] }));
+      // A guess until the first prompt's response names its turn (see prompt).
       this.turn = Math.max(0, ...cps.checkpoints.map((cp) => cp.turn + 1));
       this.post({ type: 'session', sessionId, config: this.config, loaded: true });
     } catch (e) {

@@ -236,7 +236,7 @@ function userMessage(text: string, turn?: number, context: Context[] = []): void
     m.dataset.turn = String(turn);
     const r = button('Restore files to before this', () => {
       r.disabled = true;
-      send('restore', { turn });
+      send('restore', { turn: Number(m.dataset.turn) });
     }, { class: 'restore link', title: "Puts back every file the agent changed from this message on; files you changed since are kept" });
     m.append(r);
   }
@@ -834,8 +834,10 @@ function onUpdate(u: Json): void {
     }
     case 'user_message_chunk': {
       const c = u.content as Json | undefined;
+      // A replayed prompt carries its turn, so a reopened chat restores per message too.
+      const turn = ((u._meta as Json | undefined)?.tandem as Json | undefined)?.turn;
       if (c && typeof c.text === 'string') {
-        userMessage(c.text);
+        userMessage(c.text, typeof turn === 'number' ? turn : undefined);
       }
       return;
     }
@@ -896,6 +898,14 @@ window.addEventListener('message', (ev: MessageEvent<Json>) => {
     case 'user':
       userMessage(String(m.text), Number(m.turn), (m.context as Context[]) ?? []);
       return;
+    case 'retagTurn': {
+      // tandem numbered the prompt otherwise than the view guessed (a restore, a reopened chat).
+      const msg = log.querySelector<HTMLElement>(`.msg.user[data-turn="${Number(m.from)}"]:last-of-type`);
+      if (msg) {
+        msg.dataset.turn = String(Number(m.to));
+      }
+      return;
+    }
     case 'forgetTurn':
       log.querySelector(`.msg.user[data-turn="${Number(m.turn)}"] .restore`)?.remove();
       return;

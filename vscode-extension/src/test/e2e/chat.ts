@@ -319,7 +319,12 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
         }
         await shot('chat-history.png');
         await item.locator('.history-open').click();
-        await f.locator('.msg.user', { hasText: 'Change the greeting to Hi' }).waitFor({ timeout: 10000 });
+        const reopened = f.locator('.msg.user', { hasText: 'Change the greeting to Hi' });
+        await reopened.waitFor({ timeout: 10000 });
+        // tandem replays each prompt with its turn, so a reopened chat restores per message.
+        if ((await reopened.locator('.restore').count()) !== 1 || !/^\d+$/.test((await reopened.getAttribute('data-turn')) ?? '')) {
+          throw new Error('the reopened message offers no restore of its turn');
+        }
         await agentText('the greeting is').waitFor({ timeout: 10000 });
         await f.locator('.card[data-kind="edit"]').first().waitFor({ timeout: 10000 });
         await f.getByRole('button', { name: 'History' }).click();
