@@ -36,6 +36,9 @@ type GrepRequest struct {
 	IgnoreCase bool   `json:"ignoreCase"`
 	Literal    bool   `json:"literal"`
 	Skip       int    `json:"skip"`
+	// Output is "rows" (the default: each matching line), "files" (the
+	// paths only) or "count" (each file's number of matching lines).
+	Output string `json:"output"`
 }
 
 // GrepFile is one file with matches on the page.
@@ -71,6 +74,11 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	}
 	if req.Skip < 0 {
 		return nil, refusal.New(refusal.Invalid, "skip must be 0 or more. Call grep again with skip omitted for the first page.")
+	}
+	switch req.Output {
+	case "", "rows", "files", "count":
+	default:
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf("output is %q; it is \"rows\" (the default), \"files\" or \"count\". Call grep again with one of them.", req.Output))
 	}
 	m, err := Compile(req.Pattern, req.IgnoreCase, req.Literal)
 	if err != nil {
@@ -424,6 +432,22 @@ func (r *GrepReport) Record(store *Store) string {
 func (r *GrepReport) Render() (string, [][]int) {
 	var out strings.Builder
 	shown := make([][]int, len(r.Page))
+	if r.Req.Output == "files" || r.Req.Output == "count" {
+		// Paths (and counts) only: no row reaches the model, so none is seen.
+		for _, f := range r.Page {
+			if r.Req.Output == "files" {
+				out.WriteString(f.Show + "\n")
+				continue
+			}
+			n := f.Total
+			if r.Single {
+				n = r.LinesMatched
+			}
+			fmt.Fprintf(&out, "%s: %s\n", f.Show, count(n, "matching line"))
+		}
+		r.notices(&out)
+		return out.String(), shown
+	}
 	for i, f := range r.Page {
 		if f.Tag != "" {
 			fmt.Fprintf(&out, "[%s#%s]\n", f.Show, f.Tag)

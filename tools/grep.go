@@ -24,7 +24,8 @@ var grepTool = Tool{
     "glob": {"type": "string", "description": "Only files matching this glob, e.g. \"*.go\" or \"internal/**/*_test.go\"; a leading ! excludes, e.g. \"!*_test.go\"."},
     "ignoreCase": {"type": "boolean", "description": "Match without regard to case."},
     "literal": {"type": "boolean", "description": "Treat pattern as plain text, not a regular expression."},
-    "skip": {"type": "integer", "minimum": 0, "description": "Continue after this many results (files for a directory, matches for one file), as the previous page said."}
+    "skip": {"type": "integer", "minimum": 0, "description": "Continue after this many results (files for a directory, matches for one file), as the previous page said."},
+    "output": {"type": "string", "enum": ["rows", "files", "count"], "description": "rows (default): matching lines; files: paths only; count: matching lines per file."}
   },
   "required": ["pattern"],
   "additionalProperties": false
