@@ -23,10 +23,15 @@ type schemaNode struct {
 	Description string                 `json:"description"`
 }
 
+// schemas is each tool's schema, parsed once: missingRequired reads it on
+// every call.
+var schemas = map[string]*schemaNode{}
+
 func toolSchema(name string) *schemaNode {
-	var s schemaNode
-	_ = json.Unmarshal(builtin[name].InputSchema, &s)
-	return &s
+	if n := schemas[name]; n != nil {
+		return n
+	}
+	return &schemaNode{}
 }
 
 // keys are an object's property names, sorted.
