@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -56,7 +57,7 @@ func parsePlan(input json.RawMessage) ([]acp.PlanEntry, string) {
 			Priority string `json:"priority"`
 		} `json:"entries"`
 	}
-	dec := json.NewDecoder(strings.NewReader(string(input)))
+	dec := json.NewDecoder(bytes.NewReader(input))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&a); err != nil {
 		return nil, fmt.Sprintf("The plan's arguments do not fit (%v). Call plan with {\"entries\":[{\"content\":\"…\",\"status\":\"pending\"}]}.", err)
