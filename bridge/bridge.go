@@ -50,6 +50,11 @@ type Owner struct {
 	// Tools serves the owner's tandem tools sessions (the open, tool and
 	// close operations); nil: the owner has none.
 	Tools Tools
+	// ByPeer admits a request that carries no token when the kernel names
+	// its sender a process of this user (peer credentials): the owner of
+	// the discovery entries, which must not hold a token since a file is
+	// no place for one. At most one owner of a bridge is ByPeer.
+	ByPeer bool
 }
 
 // Tools is an owner's host of tandem's own tools sessions, each opened for
@@ -94,6 +99,7 @@ type Bridge struct {
 	owners    map[core.OwnerID]Owner
 	nextOwner core.OwnerID
 	reqs      map[core.RequestID]*request
+	byPeer    *core.Token     // the ByPeer owner's token, held only here
 	allowed   map[string]bool // session + "\x00" + server/tool, answered "allow for this session"
 	ln        net.Listener
 	readLimit time.Duration // how long a client may take to send its line
@@ -143,10 +149,11 @@ func New(m Servers, set Settings, logf func(format string, args ...any)) (*Bridg
 // Registration is one owner in force: the variables its commands get, and
 // the way to revoke it.
 type Registration struct {
-	b     *Bridge
-	id    core.OwnerID
-	token string
-	once  sync.Once
+	b      *Bridge
+	id     core.OwnerID
+	token  string
+	byPeer bool
+	once   sync.Once
 }
 
 // Env is the variables to add to the owner's commands' environment (after
@@ -170,6 +177,9 @@ func (r *Registration) Revoke() {
 		defer b.mu.Unlock()
 		b.applyLocked(core.Event{Kind: core.OwnerRemoved, Owner: r.id}, nil)
 		delete(b.owners, r.id)
+		if r.byPeer {
+			b.byPeer = nil
+		}
 		if b.st.Owners() == 0 {
 			b.closeListenerLocked()
 		}
@@ -180,6 +190,10 @@ func (r *Registration) Revoke() {
 // is stopped or holds its maximum of owners. The owner's commands then get
 // no bridge variables.
 var ErrOwnerRejected = errors.New("the MCP bridge takes no more owners now")
+
+// ErrSecondPeerOwner means a ByPeer owner is already in force: a request
+// without a token could not tell which one it is for.
+var ErrSecondPeerOwner = errors.New("the MCP bridge already has an owner admitted by peer credentials")
 
 // AddOwner registers an owner with a fresh token, creating the socket if
 // this is the first owner.
@@ -192,6 +206,9 @@ func (b *Bridge) AddOwner(o Owner) (*Registration, error) {
 	defer b.mu.Unlock()
 	if !b.st.Open() {
 		return nil, ErrOwnerRejected
+	}
+	if o.ByPeer && b.byPeer != nil {
+		return nil, ErrSecondPeerOwner
 	}
 	if b.ln == nil {
 		if err := b.listenLocked(); err != nil {
@@ -213,7 +230,20 @@ func (b *Bridge) AddOwner(o Owner) (*Registration, error) {
 		o.Asker = approvals.Nobody
 	}
 	b.owners[id] = o
-	return &Registration{b: b, id: id, token: hex.EncodeToString(tok[:])}, nil
+	if o.ByPeer {
+		b.byPeer = &tok
+	}
+	return &Registration{b: b, id: id, token: hex.EncodeToString(tok[:]), byPeer: o.ByPeer}, nil
+}
+
+// Socket is the bridge's socket path while the owner is in force, "" after.
+func (r *Registration) Socket() string {
+	r.b.mu.Lock()
+	defer r.b.mu.Unlock()
+	if r.b.ln == nil {
+		return ""
+	}
+	return r.b.socketPath()
 }
 
 // Close stops the bridge: every token is revoked, prompts are withdrawn,

@@ -65,6 +65,20 @@ func (l *logs) waitFor(t *testing.T, sub string) {
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked()
+	if path := os.Getenv("TANDEM_TEST_DIAL_PEER"); path != "" {
+		// A process sending a request without a token (see the peer test).
+		h, _, err := Send(context.Background(), Env{Socket: path}, Request{Op: OpList})
+		switch {
+		case err != nil:
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(8)
+		case h.Status == StatusOK:
+			os.Exit(0)
+		case h.Status == StatusUnknownUser:
+			os.Exit(9)
+		}
+		os.Exit(10)
+	}
 	if path := os.Getenv("TANDEM_TEST_DIAL"); path != "" {
 		// Another user's process trying the socket (see the security test).
 		c, err := net.Dial("unix", path)
@@ -638,5 +652,81 @@ func TestBridge_another_users_process_cannot_connect(t *testing.T) {
 	}
 	if code := run(65534); code != 7 {
 		t.Fatalf("another user's process: exit %d, want 7 (permission denied)", code)
+	}
+}
+
+// A request without a token is admitted as the ByPeer owner's (the
+// discovery entries', which hold no token) only when the kernel names its
+// sender a process of this user, only while that owner is in force, and a
+// bridge has one such owner at most.
+func TestBridge_peer_owner_admits_only_this_users_processes(t *testing.T) {
+	f := newFixture(t, Settings{})
+	_, env := f.owner(t, allow)
+	tokenless := Env{Socket: env.Socket}
+	list := func() Status {
+		t.Helper()
+		h, _, err := Send(context.Background(), tokenless, Request{Op: OpList})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h.Status
+	}
+	if st := list(); st != StatusUnknownUser {
+		t.Fatalf("no peer owner, a request without a token: %s", st)
+	}
+	peer, err := f.b.AddOwner(Owner{Session: "discovered", Asker: allow, ByPeer: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.b.AddOwner(Owner{Session: "second", ByPeer: true}); !errors.Is(err, ErrSecondPeerOwner) {
+		t.Fatalf("a second peer owner: %v", err)
+	}
+	if st := list(); st != StatusOK {
+		t.Fatalf("this user's process: %s", st)
+	}
+	if h, _, _ := Send(context.Background(), Env{Socket: env.Socket, Token: strings.Repeat("0", 2*core.TokenSize)}, Request{Op: OpList}); h.Status != StatusUnknownUser {
+		t.Fatalf("a wrong token is not a missing one: %s", h.Status)
+	}
+	if os.Getuid() == 0 {
+		// Let another user reach the socket, to test the credential check
+		// behind the directory's mode.
+		for d := f.b.SocketDir(); d != "/"; d = filepath.Dir(d) {
+			if fi, err := os.Stat(d); err == nil && fi.Mode().Perm()&0o001 == 0 {
+				if err := os.Chmod(d, fi.Mode().Perm()|0o011); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		if err := os.Chmod(env.Socket, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		dir, err := os.MkdirTemp("", "other-user")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		os.Chmod(dir, 0o755)
+		self, err := os.ReadFile(os.Args[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		bin := filepath.Join(dir, "dial")
+		if err := os.WriteFile(bin, self, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin)
+		cmd.Env = append(os.Environ(), "TANDEM_TEST_DIAL_PEER="+env.Socket)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+		out, _ := cmd.CombinedOutput()
+		if code := cmd.ProcessState.ExitCode(); code != 9 {
+			t.Fatalf("another user's process without a token: %v, want exit 9 (unauthorized): %s", cmd.ProcessState, out)
+		}
+	}
+	peer.Revoke()
+	if st := list(); st != StatusUnknownUser {
+		t.Fatalf("after the peer owner's revoke: %s", st)
+	}
+	if _, err := f.b.AddOwner(Owner{Session: "again", ByPeer: true}); err != nil {
+		t.Fatalf("a peer owner after the first one's revoke: %v", err)
 	}
 }

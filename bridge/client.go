@@ -23,7 +23,7 @@ var ErrSessionEnded = errors.New("the tandem session ended before the reply was 
 // Env is what a client finds in its environment.
 type Env struct {
 	Socket string
-	Token  string
+	Token  string // empty: admitted by peer credentials (a discovery entry's bridge)
 }
 
 // EnvFromOS reads the bridge's variables. Missing ones are ErrNoBridge.

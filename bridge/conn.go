@@ -79,6 +79,8 @@ func (b *Bridge) serve(c net.Conn) {
 	var tok core.Token
 	if raw, err := hex.DecodeString(req.Token); err == nil && len(raw) == core.TokenSize {
 		copy(tok[:], raw)
+	} else if req.Token == "" {
+		tok = b.peerToken(c)
 	} // else the zero token, which no owner holds: refused unauthorized
 	version := uint32(0)
 	if req.Version > 0 && req.Version <= 1<<31 {
@@ -111,6 +113,18 @@ func (b *Bridge) serve(c net.Conn) {
 	b.mu.Lock()
 	b.applyLocked(core.Event{Kind: core.ClientGone, ID: rq.id}, nil)
 	b.mu.Unlock()
+}
+
+// peerToken is the ByPeer owner's token when the kernel names c's sender a
+// process of this user, else the zero token.
+func (b *Bridge) peerToken(c net.Conn) core.Token {
+	uid, ok := peerUID(c)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if !ok || uid != os.Getuid() || b.byPeer == nil {
+		return core.Token{}
+	}
+	return *b.byPeer
 }
 
 var refusalStatus = map[core.Reason]Status{

@@ -15,15 +15,16 @@ import (
 // An editor's `tandem lsp` announces its bridge for each workspace root in a
 // discovery entry, so a `tandem mcp serve` started outside the editor's
 // terminals (an agent's own MCP configuration) finds the editor of its
-// folder. An entry holds a token like a terminal's: the directory is the
-// user's own (0700), each entry 0600, and an entry goes when its server
-// ends.
+// folder. An entry holds no token: the bridge admits a request without one
+// from a process of this user (the kernel's peer credentials) as the owner
+// of the entries, so nothing that opens a session rests in a file. The
+// directory is the user's own (0700), each entry 0600, and an entry goes
+// when its server ends.
 
 // entry is one discovery file.
 type entry struct {
 	Root   string `json:"root"`
 	Socket string `json:"socket"`
-	Token  string `json:"token"`
 }
 
 // discoveryDir is tandem's private runtime directory of entries, created
@@ -55,19 +56,18 @@ func entryName(root string) string {
 	return hex.EncodeToString(sum[:12]) + ".json"
 }
 
-// Announce writes the discovery entry of root for env (a registration's
-// variables). withdraw removes it, unless a later server of the same root
-// replaced it.
-func Announce(root string, env []string) (withdraw func(), err error) {
-	e, err := EnvFromList(env)
-	if err != nil {
-		return nil, err
+// Announce writes the discovery entry of root for the bridge at socket (a
+// ByPeer owner's). withdraw removes it, unless a later server of the same
+// root replaced it.
+func Announce(root, socket string) (withdraw func(), err error) {
+	if socket == "" {
+		return nil, errors.New("the MCP bridge has no socket")
 	}
 	dir, err := discoveryDir()
 	if err != nil {
 		return nil, err
 	}
-	data, _ := json.Marshal(entry{Root: filepath.Clean(root), Socket: e.Socket, Token: e.Token})
+	data, _ := json.Marshal(entry{Root: filepath.Clean(root), Socket: socket})
 	f, err := os.CreateTemp(dir, ".new-*")
 	if err != nil {
 		return nil, err
@@ -85,7 +85,7 @@ func Announce(root string, env []string) (withdraw func(), err error) {
 		return nil, werr
 	}
 	return func() {
-		if got, ok := readEntry(path); ok && got.Token == e.Token {
+		if got, ok := readEntry(path); ok && got.Socket == socket {
 			os.Remove(path)
 		}
 	}, nil
@@ -94,13 +94,14 @@ func Announce(root string, env []string) (withdraw func(), err error) {
 func readEntry(path string) (entry, bool) {
 	var e entry
 	data, err := os.ReadFile(path)
-	return e, err == nil && json.Unmarshal(data, &e) == nil && e.Socket != "" && e.Token != ""
+	return e, err == nil && json.Unmarshal(data, &e) == nil && e.Socket != ""
 }
 
 // Discover finds the running editor's tandem whose workspace root is dir or
 // the nearest of its parents that has one, and returns its bridge's
 // variables and that root. An entry whose socket no longer answers (its
-// tandem was killed) is removed on the way. ErrNoBridge: none.
+// tandem was killed) is removed on the way. The Env has no token: its
+// requests are admitted by peer credentials. ErrNoBridge: none.
 func Discover(dir string) (Env, string, error) {
 	ents, err := discoveryDir()
 	if err != nil {
@@ -112,7 +113,7 @@ func Discover(dir string) (Env, string, error) {
 			c, err := net.Dial("unix", e.Socket)
 			if err == nil {
 				c.Close()
-				return Env{Socket: e.Socket, Token: e.Token}, d, nil
+				return Env{Socket: e.Socket}, d, nil
 			}
 			if errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, os.ErrNotExist) {
 				os.Remove(path)

@@ -9,24 +9,39 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerPID is the process at the other end of c (the kernel's SO_PEERCRED,
-// which the peer cannot forge), 0 when unknown.
-func peerPID(c net.Conn) int {
+// peerCred is the kernel's SO_PEERCRED of c: who connected, which the
+// peer cannot forge.
+func peerCred(c net.Conn) (*unix.Ucred, bool) {
 	uc, ok := c.(*net.UnixConn)
 	if !ok {
-		return 0
+		return nil, false
 	}
 	raw, err := uc.SyscallConn()
 	if err != nil {
-		return 0
+		return nil, false
 	}
-	pid := 0
+	var cred *unix.Ucred
 	_ = raw.Control(func(fd uintptr) {
-		if cred, err := unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED); err == nil {
-			pid = int(cred.Pid)
-		}
+		cred, err = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
 	})
-	return pid
+	return cred, err == nil && cred != nil
+}
+
+// peerPID is the process at the other end of c, 0 when unknown.
+func peerPID(c net.Conn) int {
+	if cred, ok := peerCred(c); ok {
+		return int(cred.Pid)
+	}
+	return 0
+}
+
+// peerUID is the user of the process at the other end of c.
+func peerUID(c net.Conn) (int, bool) {
+	cred, ok := peerCred(c)
+	if !ok {
+		return 0, false
+	}
+	return int(cred.Uid), true
 }
 
 // watchExit calls gone once process pid has exited, unless stop is called

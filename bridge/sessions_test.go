@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -102,13 +103,13 @@ func TestBridge_tools_session_operations(t *testing.T) {
 	}
 }
 
-// A discovery entry is private, found from the root and below it, and
-// gone once withdrawn or once its socket is dead.
+// A discovery entry is private, holds no token, is found from the root and
+// below it, and is gone once withdrawn or once its socket is dead.
 func TestDiscovery_entries(t *testing.T) {
 	f := newFixture(t, Settings{})
-	reg, _ := f.owner(t, nil)
+	reg, env := f.owner(t, nil)
 	root := t.TempDir()
-	withdraw, err := Announce(root, reg.Env())
+	withdraw, err := Announce(root, reg.Socket())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,11 +121,13 @@ func TestDiscovery_entries(t *testing.T) {
 	if fi, err := os.Stat(entry); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("the entry: %v", err)
 	}
-	want, _ := EnvFromList(reg.Env())
+	if data, _ := os.ReadFile(entry); strings.Contains(string(data), env.Token) || strings.Contains(string(data), "token") {
+		t.Fatalf("the entry holds a token: %s", data)
+	}
 	for _, from := range []string{root, filepath.Join(root, "a", "b")} {
-		env, got, err := Discover(from)
-		if err != nil || env != want || got != root {
-			t.Fatalf("from %s: %v %q %v", from, env, got, err)
+		found, got, err := Discover(from)
+		if err != nil || found != (Env{Socket: env.Socket}) || got != root {
+			t.Fatalf("from %s: %v %q %v", from, found, got, err)
 		}
 	}
 	withdraw()
@@ -132,7 +135,7 @@ func TestDiscovery_entries(t *testing.T) {
 		t.Fatalf("after withdraw: %v", err)
 	}
 	// A killed tandem leaves its entry; the socket refuses, the entry goes.
-	if _, err := Announce(root, reg.Env()); err != nil {
+	if _, err := Announce(root, reg.Socket()); err != nil {
 		t.Fatal(err)
 	}
 	reg.Revoke() // the last owner: the socket is removed

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -25,10 +26,14 @@ import (
 type serverBridge struct {
 	mcp *mcpbridge.Bridge
 
-	mu        sync.Mutex
-	terminal  *bridge.Registration
-	hosts     []*hostedTools
-	withdraws []func() // the discovery entries written
+	mu       sync.Mutex
+	terminal *bridge.Registration
+	hosts    []*hostedTools
+	// discovery owns the discovery entries (admitted by peer credentials,
+	// so no entry holds a token); entries withdraws each root's entry.
+	// Both nil until initialized.
+	discovery *bridge.Registration
+	entries   map[string]func()
 }
 
 // hostLocked is a new owner's tools sessions, closed with the connection.
@@ -43,11 +48,14 @@ func (sb *serverBridge) hostLocked(s *Server) *hostedTools {
 // the bridge itself stops after (its connections wait for their calls).
 func (sb *serverBridge) close() {
 	sb.mu.Lock()
-	ws, hosts := sb.withdraws, sb.hosts
-	sb.withdraws, sb.hosts = nil, nil
+	entries, owner, hosts := sb.entries, sb.discovery, sb.hosts
+	sb.entries, sb.discovery, sb.hosts = nil, nil, nil
 	sb.mu.Unlock()
-	for _, w := range ws {
-		w()
+	for _, withdraw := range entries {
+		withdraw()
+	}
+	if owner != nil {
+		owner.Revoke()
 	}
 	for _, h := range hosts {
 		h.closeAll()
@@ -56,29 +64,53 @@ func (sb *serverBridge) close() {
 
 // announce writes a discovery entry for each workspace root, so a `tandem
 // mcp serve` started outside the editor's terminals, in one of them, finds
-// this editor. Nothing when the user disabled the bridge.
+// this editor; it runs once the client is initialized, and again when the
+// folders change (an entry for each added folder, none left for a removed
+// one). Nothing when the user disabled the bridge.
 func (s *Server) announce() {
 	b := s.bridge.mcp.Get()
-	roots := s.Roots()
-	if b == nil || len(roots) == 0 {
+	if b == nil {
 		return
 	}
 	sb := &s.bridge
 	sb.mu.Lock()
 	defer sb.mu.Unlock()
-	reg, err := b.AddOwner(bridge.Owner{Session: "discovered", Asker: s.router, Tools: sb.hostLocked(s)})
-	if err != nil {
-		s.log.Warn("no discovery entry: the bridge took no owner", "err", err)
-		return
-	}
-	sb.withdraws = append(sb.withdraws, reg.Revoke)
-	for _, r := range roots {
-		w, err := bridge.Announce(r, reg.Env())
+	roots := s.Roots() // under sb.mu: the last change's announce ends last
+	if sb.discovery == nil {
+		reg, err := b.AddOwner(bridge.Owner{Session: "discovered", Asker: s.router, Tools: sb.hostLocked(s), ByPeer: true})
 		if err != nil {
-			s.log.Warn("no discovery entry for a workspace folder", "err", err)
+			s.log.Warn("no discovery entry: the bridge took no owner", "err", err)
+			return
+		}
+		sb.discovery, sb.entries = reg, map[string]func(){}
+	}
+	for root, withdraw := range sb.entries {
+		if !slices.Contains(roots, root) {
+			withdraw()
+			delete(sb.entries, root)
+		}
+	}
+	for _, r := range roots {
+		if sb.entries[r] != nil {
 			continue
 		}
-		sb.withdraws = append(sb.withdraws, w)
+		withdraw, err := bridge.Announce(r, sb.discovery.Socket())
+		if err != nil {
+			s.log.Warn("no discovery entry for a workspace folder", "folder", r, "err", err)
+			continue
+		}
+		sb.entries[r] = withdraw
+	}
+}
+
+// reannounce follows a change of the workspace folders, once the first
+// announce ran.
+func (s *Server) reannounce() {
+	s.bridge.mu.Lock()
+	started := s.bridge.discovery != nil
+	s.bridge.mu.Unlock()
+	if started {
+		s.announce()
 	}
 }
 

@@ -54,8 +54,8 @@ func TestHostedSessions_over_the_bridge(t *testing.T) {
 		t.Fatalf("read: %+v %s", h, body)
 	}
 
-	// The discovery entry's token is another owner: it cannot reach the
-	// terminal's session.
+	// The discovery entry holds no token and is another owner: it cannot
+	// reach the terminal's session.
 	var found bridge.Env
 	for i := 0; i < 200; i++ {
 		if found, _, err = bridge.Discover(root); err == nil {
@@ -63,8 +63,22 @@ func TestHostedSessions_over_the_bridge(t *testing.T) {
 		}
 		p.ok("tandem/terminalEnv", map[string]any{}, nil) // a round trip: initialized has run
 	}
-	if err != nil || found.Token == env.Token {
-		t.Fatalf("discovery: %v", err)
+	if err != nil || found != (bridge.Env{Socket: env.Socket}) {
+		t.Fatalf("discovery: %+v %v", found, err)
+	}
+	// A folder added later gets an entry; a removed one loses it.
+	later := t.TempDir()
+	p.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []map[string]any{{"uri": "file://" + later, "name": "later"}}, "removed": []any{}}})
+	p.ok("tandem/terminalEnv", map[string]any{}, nil) // a round trip: the notification was handled
+	if _, got, err := bridge.Discover(later); err != nil || got != later {
+		t.Fatalf("a folder added later: %q %v", got, err)
+	}
+	p.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{}, "removed": []map[string]any{{"uri": "file://" + later, "name": "later"}}}})
+	p.ok("tandem/terminalEnv", map[string]any{}, nil)
+	if _, got, err := bridge.Discover(later); err == nil {
+		t.Fatalf("a removed folder keeps its entry (found %q)", got)
 	}
 	if h, _ = send(found, bridge.Request{Op: bridge.OpTool, Session: open.Session, Tool: "read", Args: json.RawMessage(`{"path":"a.txt"}`)}); h.Status != bridge.StatusFailed {
 		t.Fatalf("another token reached the session: %+v", h)

@@ -243,7 +243,6 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, params json.RawMes
 		return nil, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	removed := map[string]bool{}
 	for _, f := range p.Event.Removed {
 		if path, ok := filePath(f.URI); ok {
@@ -262,6 +261,8 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, params json.RawMes
 		}
 	}
 	s.roots = roots
+	s.mu.Unlock()
+	s.reannounce()
 	return nil, nil
 }
 

@@ -394,6 +394,9 @@ func TestMCPServe_finds_the_editor_of_its_folder(t *testing.T) {
 	if fi, err := os.Stat(entries[0]); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("the entry is not private: %v %v", fi.Mode(), err)
 	}
+	if data, _ := os.ReadFile(entries[0]); strings.Contains(string(data), "token") {
+		t.Fatalf("a token rests in the discovery entry: %s", data)
+	}
 	c := startMCPClient(t, sub, env, "")
 	r, _ := c.call("read", `{"path":"a.txt"}`)
 	if !strings.Contains(r.text(), "1:UNSAVED") {

@@ -700,6 +700,77 @@ test('stopping_the_client_ends_tandem', function()
   end
 end)
 
+test('an_agent_in_a_job_works_on_the_editors_buffers_through_mcp_serve', function()
+  -- Claude Code or Codex in :terminal, with tandem as its MCP server: `tandem mcp serve`
+  -- finds this Neovim's tandem from the job's variables, here driven by the official MCP
+  -- TypeScript SDK client (cmd/tandem/testdata/mcp-client.mjs).
+  local repo = os.getenv('TANDEM_TEST_REPO')
+  local sdk = repo .. '/.deps/mcp/node_modules/@modelcontextprotocol/sdk'
+  assert(exists(sdk), 'the MCP TypeScript SDK is missing: run scripts/setup')
+  with_questions(function(items, opts)
+    return item(opts.prompt:find('.ssh', 1, true) and 'Deny' or 'Allow')(items, opts)
+  end, function(asked)
+    local ws = workspace()
+    tandem.setup({ approvals = 'tandem' })
+    local path = 'internal/names/names.go'
+    local buf = open(ws, path)
+    local disk = read_file(ws .. '/' .. path)
+    vim.api.nvim_buf_set_lines(buf, 0, 0, false, { '// typed in Neovim, not saved' })
+    wait_for('the bridge variables', function()
+      return vim.env.TANDEM_MCP_SOCKET ~= nil
+    end)
+    local out = {}
+    local proc = vim.system({ 'node', repo .. '/cmd/tandem/testdata/mcp-client.mjs', sdk, 'tandem', TMP }, {
+      stdin = true,
+      stdout = function(_, data)
+        for line in (data or ''):gmatch('[^\n]+') do
+          table.insert(out, vim.json.decode(line))
+        end
+      end,
+    })
+    local function agent(tool, args)
+      local n = #out
+      proc:write(vim.json.encode({ tool = tool, args = args }) .. '\n')
+      wait_for("the agent's " .. tool, function()
+        return #out > n
+      end, 30000)
+      local r = out[#out]
+      assert(r.result, tool .. ': ' .. vim.inspect(r))
+      return r.result, r.result.content[1].text
+    end
+    local ok, err = pcall(function()
+      wait_for('the agent to list the tools', function()
+        return #out > 0
+      end, 30000)
+      local _, text = agent('read', { path = path })
+      contains(text, '1:// typed in Neovim, not saved', 'the agent reads the unsaved buffer')
+      local _, found = agent('grep', { pattern = 'typed in Neovim' })
+      contains(found, path, "grep finds the buffer's line")
+      local res, edited = agent('edit', {
+        files = {
+          { path = path, tag = tag_of(text), old = 'return "Hello, stranger!"', new = 'return "Hi, stranger!"' },
+        },
+      })
+      eq(false, res.isError == true, 'the edit applies: ' .. edited)
+      contains(table.concat(lines(buf), '\n'), 'return "Hi, stranger!"', 'the edit is in the buffer')
+      eq('// typed in Neovim, not saved', lines(buf)[1], "the user's unsaved line stays")
+      eq(disk, read_file(ws .. '/' .. path), 'the dirty buffer was not written to disk')
+      local denied, said = agent('bash', { command = 'cat ~/.ssh/id_ed25519' })
+      eq(true, denied.isError, 'the secret step is refused: ' .. said)
+      eq(1, #vim.tbl_filter(function(q)
+        return q:find('.ssh', 1, true) ~= nil
+      end, asked), 'the secret step was asked in Neovim')
+      reset()
+      local _, gone = agent('read', { path = path })
+      contains(gone, "The editor's tandem is gone", 'after the editor stopped, a call says so')
+    end)
+    proc:kill('sigterm')
+    if not ok then
+      error(err, 0)
+    end
+  end)
+end)
+
 -- The chat's tests (neovim/tests/chat_test.lua), with this file's helpers.
 dofile(os.getenv('TANDEM_TEST_REPO') .. '/neovim/tests/chat_test.lua')({
   test = test,
