@@ -75,6 +75,7 @@ func (s *Server) openTools(id string, roots []string, named []acp.McpServer) *to
 		Buffers:  s.buffers,
 		Settings: s.settings,
 		Editor:   editor{s.client},
+		Language: s.language(),
 		Asker:    s.router,
 		JobSettled: func(j tools.JobSettled) {
 			_ = s.client.Notify(context.Background(), "tandem/jobSettled", j)

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/edits"
@@ -78,7 +79,7 @@ var editTool = Tool{
 			return Refused(err)
 		}
 		s.pull(ctx, a.Paths()...)
-		return s.commit(func(env *edits.Env) (string, error) { return edits.Edit(ctx, env, a) })
+		return s.commitWatched(ctx, func(env *edits.Env) (string, error) { return edits.Edit(ctx, env, a) })
 	},
 }
 
@@ -109,6 +110,28 @@ func (s *Session) commit(run func(*edits.Env) (string, error)) Result {
 		return res
 	}
 	return Result{Text: text, Changes: changes}
+}
+
+// commitWatched is commit for the model's own edit or write: when the
+// editor's language servers are reachable, the reply also says which
+// problems the change brought and fixed, so the model sees what it broke
+// in the same turn.
+func (s *Session) commitWatched(ctx context.Context, run func(*edits.Env) (string, error)) Result {
+	w := s.watchDiagnostics(ctx)
+	res := s.commit(run)
+	if w == nil || res.IsError || len(res.Changes) == 0 {
+		return res
+	}
+	changed := make([]string, 0, len(res.Changes))
+	for _, c := range res.Changes {
+		if c.After != nil {
+			changed = append(changed, c.Path)
+		}
+	}
+	if note := w.report(ctx, s.Roots, changed); note != "" {
+		res.Text = strings.TrimRight(res.Text, "\n") + "\n\n" + note
+	}
+	return res
 }
 
 // edits is the environment edits and writes of this session work in: every

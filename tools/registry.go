@@ -52,7 +52,7 @@ var builtin map[string]Tool
 
 func init() {
 	builtin = map[string]Tool{}
-	for _, t := range []Tool{readTool, grepTool, globTool, editTool, writeTool, bashTool, jobsTool, mcpTool} {
+	for _, t := range []Tool{readTool, grepTool, globTool, editTool, writeTool, bashTool, jobsTool, mcpTool, codeTool} {
 		if _, dup := builtin[t.Name]; dup {
 			panic("tools: duplicate tool " + t.Name)
 		}

@@ -41,6 +41,10 @@ type Options struct {
 	// within a bounded time whatever the editor does. Nil: Buffers is kept
 	// by its front door alone.
 	Pull func(ctx context.Context, abs string)
+	// Language asks the editor what its language servers know; nil when
+	// the client did not declare it (no code tool, no diagnostics in edit
+	// replies).
+	Language Language
 	// Asker answers the questions of the session's gate (the editor's
 	// prompts, a terminal). Nil: nobody can answer, every question is
 	// unanswered at once.

@@ -35,6 +35,6 @@ var writeTool = Tool{
 			return Refused(refusal.New(refusal.Invalid, "write needs both path and content. Call write again with both."))
 		}
 		s.pull(ctx, *a.Path)
-		return s.commit(func(env *edits.Env) (string, error) { return edits.Write(ctx, env, *a.Path, *a.Content) })
+		return s.commitWatched(ctx, func(env *edits.Env) (string, error) { return edits.Write(ctx, env, *a.Path, *a.Content) })
 	},
 }

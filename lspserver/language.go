@@ -1,0 +1,32 @@
+package lspserver
+
+import (
+	"context"
+	"time"
+
+	"github.com/tandemdev/tandem/tools"
+)
+
+// languageTimeout bounds a language query past its settle time: an editor
+// whose language servers hang must not hold an edit's reply.
+const languageTimeout = 3 * time.Second
+
+// languageServers asks the editor what its language servers know
+// (tandem/languageQuery), for a client that declared
+// experimental.tandem.languageQuery.
+type languageServers struct{ c *Client }
+
+func (l languageServers) Query(ctx context.Context, q tools.LanguageQuery, answer any) error {
+	ctx, cancel := context.WithTimeout(ctx, languageTimeout+time.Duration(q.SettleMs)*time.Millisecond)
+	defer cancel()
+	return l.c.Ask(ctx, "tandem/languageQuery", q, answer)
+}
+
+// language is the sessions' language servers, nil when the client did not
+// declare it answers tandem/languageQuery: the code tool is then hidden.
+func (s *Server) language() tools.Language {
+	if !s.client.Supports("experimental.tandem.languageQuery") {
+		return nil
+	}
+	return languageServers{s.client}
+}
