@@ -4,7 +4,7 @@
 GO ?= go
 export PATH := $(CURDIR)/.deps/bin:$(PATH)
 
-.PHONY: demo test lint test-go test-editors bench setup build
+.PHONY: demo test lint test-go test-editors mutants bench setup build
 
 build:
 	$(GO) build -o .deps/bin/tandem ./cmd/tandem
@@ -15,7 +15,7 @@ demo: build
 setup:
 	scripts/setup
 
-test: setup build lint test-go test-editors
+test: setup build lint test-go test-editors mutants
 
 lint: setup
 	scripts/lint
@@ -26,6 +26,11 @@ test-go:
 
 test-editors:
 	scripts/test-editors
+
+# Re-plants every bug the evidence pages cite (mutants/) and checks its law
+# still catches it.
+mutants:
+	$(GO) run ./scripts/mutants
 
 bench: setup build
 	scripts/bench

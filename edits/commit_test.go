@@ -201,25 +201,42 @@ func stageAll(t *testing.T, w *ws, args string) []*change {
 
 // One file changed between staging and the commit: no file lands.
 func TestLaw_edit_all_or_nothing_on_conflict(t *testing.T) {
-	for k := 0; k < 5; k++ {
-		w, names, args := fiveFiles(t)
-		cs := stageAll(t, w, args)
-		w.put(names[k], "someone else's text\n")
-		out, err := run(context.Background(), w.env, cs)
-		if codeOf(err) != "conflict" {
-			t.Fatalf("changed %s: want a conflict, got %q %v", names[k], out, err)
-		}
-		for i, name := range names {
-			want := oldOf(i + 1)
-			if i == k {
-				want = "someone else's text\n"
+	// Each file is changed under the edit in turn, by a write of another
+	// length and by same-length ones (one byte, two lines swapped), which
+	// a check that compares sizes or times alone would miss.
+	conflicts := []struct {
+		name        string
+		text, shows func(i int) string
+	}{
+		{"other text", func(int) string { return "someone else's text\n" }, func(int) string { return "1:someone else's text" }},
+		{"one byte", func(i int) string { return fmt.Sprintf("head %d\nbodY %d\ntail %d\n", i, i, i) }, func(i int) string { return fmt.Sprintf("2:bodY %d", i) }},
+		{"lines swapped", func(i int) string { return fmt.Sprintf("body %d\nhead %d\ntail %d\n", i, i, i) }, func(i int) string { return fmt.Sprintf("2:head %d", i) }},
+	}
+	for _, c := range conflicts {
+		for k := 0; k < 5; k++ {
+			w, names, args := fiveFiles(t)
+			cs := stageAll(t, w, args)
+			theirs := c.text(k + 1)
+			if c.name != "other text" && len(theirs) != len(oldOf(k+1)) {
+				t.Fatalf("%s: not a same-length change", c.name)
 			}
-			if got := w.file(name); got != want {
-				t.Errorf("changed %s: %s = %q, want %q (nothing may land)", names[k], name, got, want)
+			w.put(names[k], theirs)
+			out, err := run(context.Background(), w.env, cs)
+			if codeOf(err) != "conflict" {
+				t.Fatalf("%s in %s: want a conflict, got %q %v", c.name, names[k], out, err)
 			}
-		}
-		if !strings.Contains(err.Error(), "1:someone else's text") {
-			t.Errorf("the conflict does not show the current text:\n%v", err)
+			for i, name := range names {
+				want := oldOf(i + 1)
+				if i == k {
+					want = theirs
+				}
+				if got := w.file(name); got != want {
+					t.Errorf("%s in %s: %s = %q, want %q (nothing may land)", c.name, names[k], name, got, want)
+				}
+			}
+			if !strings.Contains(err.Error(), c.shows(k+1)) {
+				t.Errorf("%s: the conflict does not show the current text:\n%v", c.name, err)
+			}
 		}
 	}
 }

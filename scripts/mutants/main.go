@@ -1,0 +1,164 @@
+// Command mutants re-runs the planted bugs the evidence pages cite: each
+// file of mutants/ is one bug, an exact replacement in one source file, and
+// the test that must catch it. For each it builds the mutated file beside
+// the tree (an overlay, so the checkout is never touched), runs that
+// test, and expects it to fail with the recorded words. A mutant whose
+// text no longer occurs in its file is reported stale: the evidence then
+// names code that moved, and the mutant must be updated with it.
+//
+// Usage: go run ./scripts/mutants [-list] [NAME...]
+//
+// A mutant (mutants/NAME.txtar) holds, in its comment, lines
+//
+//	file: edits/commit.go
+//	test: ./edits TestLaw_edit_all_or_nothing_on_conflict
+//	want: want a conflict
+//
+// and two archive files, "old" (text that occurs exactly once in file) and
+// "new" (what replaces it). Text before the first key line says what the
+// bug is.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"golang.org/x/tools/txtar"
+)
+
+// mutant is one planted bug.
+type mutant struct {
+	name, about      string
+	file             string // relative to the module root
+	pkg, test        string // go test PKG -run ^TEST$
+	want             string // words the failure must hold
+	oldText, newText []byte
+}
+
+func parse(path string) (*mutant, error) {
+	a, err := txtar.ParseFile(path)
+	if err != nil {
+		return nil, err
+	}
+	m := &mutant{name: strings.TrimSuffix(filepath.Base(path), ".txtar")}
+	var about []string
+	for _, line := range strings.Split(string(a.Comment), "\n") {
+		key, val, ok := strings.Cut(line, ": ")
+		switch {
+		case ok && key == "file":
+			m.file = val
+		case ok && key == "test":
+			m.pkg, m.test, _ = strings.Cut(val, " ")
+		case ok && key == "want":
+			m.want = val
+		case strings.TrimSpace(line) != "":
+			about = append(about, strings.TrimSpace(line))
+		}
+	}
+	m.about = strings.Join(about, " ")
+	for _, f := range a.Files {
+		switch f.Name {
+		case "old":
+			m.oldText = bytes.TrimSuffix(f.Data, []byte("\n"))
+		case "new":
+			m.newText = bytes.TrimSuffix(f.Data, []byte("\n"))
+		}
+	}
+	if m.file == "" || m.test == "" || m.want == "" || len(m.oldText) == 0 {
+		return nil, fmt.Errorf("%s: needs file, test, want and an old section", path)
+	}
+	return m, nil
+}
+
+// errStale is a mutant whose old text is not in its file exactly once.
+var errStale = errors.New("stale")
+
+// run plants m through an overlay and runs its test; nil when the test
+// failed as recorded.
+func (m *mutant) run(tmp string) (time.Duration, error) {
+	src, err := os.ReadFile(m.file)
+	if err != nil {
+		return 0, err
+	}
+	if n := bytes.Count(src, m.oldText); n != 1 {
+		return 0, fmt.Errorf("%w: its old text occurs %d times in %s", errStale, n, m.file)
+	}
+	mutated := filepath.Join(tmp, m.name+"-"+filepath.Base(m.file))
+	if err := os.WriteFile(mutated, bytes.Replace(src, m.oldText, m.newText, 1), 0o644); err != nil {
+		return 0, err
+	}
+	abs, _ := filepath.Abs(m.file)
+	overlay, _ := json.Marshal(map[string]any{"Replace": map[string]string{abs: mutated}})
+	ov := filepath.Join(tmp, m.name+".json")
+	if err := os.WriteFile(ov, overlay, 0o644); err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	cmd := exec.Command("go", "test", "-count=1", "-run", "^"+m.test+"$", m.pkg)
+	// In GOFLAGS, the overlay also reaches the tandem binary a test builds.
+	cmd.Env = append(os.Environ(), "GOFLAGS=-overlay="+ov)
+	out, err := cmd.CombinedOutput()
+	took := time.Since(start)
+	switch {
+	case err == nil:
+		return took, fmt.Errorf("survived: %s passes with the bug planted", m.test)
+	case !bytes.Contains(out, []byte("--- FAIL: "+m.test)):
+		return took, fmt.Errorf("the package did not get to fail %s:\n%s", m.test, out)
+	case !bytes.Contains(out, []byte(m.want)):
+		return took, fmt.Errorf("%s failed without %q:\n%s", m.test, m.want, out)
+	}
+	return took, nil
+}
+
+func main() {
+	list := flag.Bool("list", false, "list the mutants and the tests that catch them")
+	flag.Parse()
+	paths, _ := filepath.Glob("mutants/*.txtar")
+	if flag.NArg() > 0 {
+		paths = paths[:0]
+		for _, n := range flag.Args() {
+			paths = append(paths, filepath.Join("mutants", n+".txtar"))
+		}
+	}
+	tmp, err := os.MkdirTemp("", "mutants")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer os.RemoveAll(tmp)
+	failed := 0
+	for _, p := range paths {
+		m, err := parse(p)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			failed++
+			continue
+		}
+		if *list {
+			fmt.Printf("%-48s %s %s\n", m.name, m.pkg, m.test)
+			continue
+		}
+		took, err := m.run(tmp)
+		if err != nil {
+			fmt.Printf("FAIL    %s (%s): %v\n", m.name, m.file, err)
+			failed++
+			continue
+		}
+		fmt.Printf("caught  %-48s by %s %s (%.1f s)\n", m.name, m.pkg, m.test, took.Seconds())
+	}
+	if *list {
+		return
+	}
+	fmt.Printf("%d mutants, %d caught, %d not\n", len(paths), len(paths)-failed, failed)
+	if failed > 0 {
+		os.Exit(1)
+	}
+}
