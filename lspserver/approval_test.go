@@ -185,8 +185,7 @@ func TestE2E_NoClientThatCanAnswerIsUnansweredAtOnce(t *testing.T) {
 	var got seen
 	p.onRequest(func(method string, params json.RawMessage) any {
 		got.add(method, params)
-		time.Sleep(10 * time.Second)
-		return nil
+		return noReply{} // a prompt nobody answers
 	})
 	sess := p.openSession(t)
 	start := time.Now()
@@ -235,19 +234,26 @@ func TestE2E_JobSettledNotification(t *testing.T) {
 func TestE2E_FirstAnswerWinsAndTheRequestIsWithdrawn(t *testing.T) {
 	p, home := startLSPHome(t)
 	p.initialize(t, t.TempDir(), map[string]any{"experimental": map[string]any{"tandem": map[string]any{"approvals": true}}})
+	asked := make(chan msg, 1)
 	p.onRequest(func(method string, params json.RawMessage) any {
 		if method != "tandem/askApproval" {
 			return nil
 		}
-		var q struct{ ID string }
-		json.Unmarshal(params, &q)
-		// Another surface of the editor answers while this prompt stays open;
-		// this prompt's own yes comes after it.
-		p.send(map[string]any{"jsonrpc": "2.0", "id": "answer-1", "method": "tandem/answerApproval",
-			"params": map[string]string{"id": q.ID, "answer": "reject_once"}})
-		time.Sleep(300 * time.Millisecond)
-		return map[string]string{"answer": "allow_once"}
+		p.mu.Lock()
+		asked <- p.asked[len(p.asked)-1]
+		p.mu.Unlock()
+		return noReply{} // answered below, after another surface's answer
 	})
+	go func() {
+		m := <-asked
+		var q struct{ ID string }
+		json.Unmarshal(m.Params, &q)
+		// Another surface of the editor answers while this prompt stays open;
+		// once tandem took that no, this prompt's own yes comes.
+		took := p.start("answer-1", "tandem/answerApproval", map[string]string{"id": q.ID, "answer": "reject_once"})
+		<-took
+		p.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]string{"answer": "allow_once"}})
+	}()
 	sess := p.openSession(t)
 	text, isErr := p.tool(sess, "bash", map[string]string{"command": "touch ~/.ssh/first"})
 	if !isErr || !strings.HasPrefix(text, "refused at step 1 (denied)") {

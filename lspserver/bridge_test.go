@@ -12,11 +12,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/tandemdev/tandem/bridge/mcptest"
 )
 
 // everythingServer is the path of @modelcontextprotocol/server-everything,
@@ -300,6 +303,12 @@ func running(pid int) bool {
 
 func TestBridgeE2E_tandem_killed_mid_call(t *testing.T) {
 	root := bridgeWorkspace(t)
+	// The test binary as a server whose sleep tells when it runs.
+	servers := `{"mcpServers":{"t":{"command":` + strconv.Quote(os.Args[0]) + `,"env":{"` + mcptest.EnvServe + `":"1"}}}}`
+	if err := os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(servers), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	started := filepath.Join(t.TempDir(), "started")
 	p := startLSP(t)
 	q := &questions{answer: "allow_once"}
 	q.serve(p)
@@ -312,16 +321,18 @@ func TestBridgeE2E_tandem_killed_mid_call(t *testing.T) {
 	var out bytes.Buffer
 	go func() {
 		defer close(done)
-		stderr, code = client(t, env, &out, "mcp", "call", "everything/trigger-long-running-operation", `{"duration":30,"steps":3}`)
+		stderr, code = client(t, env, &out, "mcp", "call", "t/sleep", `{"millis":30000,"started":`+strconv.Quote(started)+`}`)
 	}()
 	deadline := time.Now().Add(20 * time.Second)
-	for len(q.texts()) < 2 { // the call was allowed and runs
+	for { // the call was allowed and runs in the server
+		if _, err := os.Stat(started); err == nil {
+			break
+		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the call never reached its question: %q", q.texts())
+			t.Fatalf("the call never started in the server; questions: %q", q.texts())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	time.Sleep(300 * time.Millisecond)
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
 	select {
 	case <-done:
@@ -345,7 +356,7 @@ func TestBridgeE2E_tandem_killed_mid_call(t *testing.T) {
 		t.Fatalf("the stale socket dir survived the next start: %v", err)
 	}
 	out.Reset()
-	if stderr, code = client(t, env2, &out, "mcp", "call", "everything/echo", `{"message":"again"}`); code != 0 || out.String() != "Echo: again" {
+	if stderr, code = client(t, env2, &out, "mcp", "call", "t/echo", `{"message":"again"}`); code != 0 || out.String() != "again" {
 		t.Fatalf("after a restart: exit %d %q %q", code, out.String(), stderr)
 	}
 }

@@ -269,6 +269,10 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, params json.RawMes
 // editorPoll is how often tandem checks that the editor process still lives.
 var editorPoll = 3 * time.Second
 
+// editorChecked is told after each check that found the editor alive: a
+// test waits on it to know checks ran, instead of on a clock.
+var editorChecked = func() {}
+
 // watchEditor ends the connection when the editor's process is gone, as LSP
 // asks: an editor that died without closing tandem's stdin (a wrapper kept
 // the pipe open) must not leave tandem running.
@@ -288,5 +292,6 @@ func (s *Server) watchEditor(pid int) {
 			s.end()
 			return
 		}
+		editorChecked()
 	}
 }

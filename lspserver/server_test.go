@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -19,9 +20,14 @@ import (
 // from the inside.
 var blockStarted = make(chan string, 4)
 
+// blocking holds each running test/block's context by its params.
+var blocking sync.Map
+
 var testRequests = map[string]handlerFunc{
 	// test/block waits until its request is cancelled, then says so.
 	"test/block": func(_ *Server, ctx context.Context, params json.RawMessage) (any, error) {
+		blocking.Store(string(params), ctx)
+		defer blocking.Delete(string(params))
 		blockStarted <- string(params)
 		select {
 		case <-ctx.Done():
@@ -29,6 +35,16 @@ var testRequests = map[string]handlerFunc{
 		case <-time.After(20 * time.Second):
 			return "never cancelled", nil
 		}
+	},
+	// test/cancelled reports whether the running test/block of these
+	// params saw its cancellation. $/cancelRequest is handled in order with
+	// requests, so this answers for every cancel sent before it.
+	"test/cancelled": func(_ *Server, _ context.Context, params json.RawMessage) (any, error) {
+		ctx, ok := blocking.Load(string(params))
+		if !ok {
+			return nil, fmt.Errorf("no test/block %s is running", params)
+		}
+		return ctx.(context.Context).Err() != nil, nil
 	},
 	// test/callEditor sends the editor a request and says how it ended.
 	"test/callEditor": func(s *Server, ctx context.Context, _ json.RawMessage) (any, error) {
@@ -139,10 +155,10 @@ func TestCancelReachesHandler(t *testing.T) {
 	ch := c.start(42, "test/block", 42)
 	<-blockStarted
 	c.notify("$/cancelRequest", map[string]any{"id": "42"})
-	select {
-	case m := <-ch:
-		t.Fatalf("a cancel of the string id \"42\" ended request 42: %+v", m)
-	case <-time.After(200 * time.Millisecond):
+	var cancelled bool
+	c.ok("test/cancelled", 42, &cancelled)
+	if cancelled {
+		t.Fatal(`a cancel of the string id "42" reached request 42`)
 	}
 	c.notify("$/cancelRequest", map[string]any{"id": 42})
 	c.wait(ch, "request 42")
@@ -383,19 +399,35 @@ func TestSettingsFromTheEditor(t *testing.T) {
 // The server stops when the editor's process is gone, even with its input
 // still open.
 func TestStopsWhenTheEditorDies(t *testing.T) {
-	old := editorPoll
+	old, oldChecked := editorPoll, editorChecked
+	checks := make(chan struct{}, 100)
 	editorPoll = 10 * time.Millisecond
-	t.Cleanup(func() { editorPoll = old })
+	editorChecked = func() {
+		select {
+		case checks <- struct{}{}:
+		default:
+		}
+	}
+	t.Cleanup(func() { editorPoll, editorChecked = old, oldChecked })
 	editor := exec.Command("sleep", "60")
 	if err := editor.Start(); err != nil {
 		t.Fatal(err)
 	}
 	c, code := inProcess(t)
 	c.ok("initialize", map[string]any{"processId": editor.Process.Pid, "capabilities": map[string]any{}}, nil)
+	for range 3 { // three checks found the editor alive
+		select {
+		case got := <-code:
+			t.Fatalf("the server stopped (status %d) while the editor lives", got)
+		case <-checks:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the server never checked the editor process")
+		}
+	}
 	select {
 	case got := <-code:
 		t.Fatalf("the server stopped (status %d) while the editor lives", got)
-	case <-time.After(100 * time.Millisecond):
+	default:
 	}
 	_ = editor.Process.Kill()
 	_ = editor.Wait()

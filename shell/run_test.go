@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -252,8 +253,18 @@ func TestBuiltinStepsHaveTheirStatus(t *testing.T) {
 // A run keeps no file open once it ended: a server that runs thousands of
 // scripts must not run out of descriptors.
 func TestRunsLeaveNoFileOpen(t *testing.T) {
+	fdDir := "/proc/self/fd"
+	if runtime.GOOS == "darwin" {
+		fdDir = "/dev/fd"
+	}
 	sb := newSandbox(t)
-	count := func() int { e, _ := os.ReadDir("/proc/self/fd"); return len(e) }
+	count := func() int {
+		e, err := os.ReadDir(fdDir)
+		if err != nil || len(e) == 0 {
+			t.Fatalf("cannot count this process's descriptors in %s: %v", fdDir, err)
+		}
+		return len(e)
+	}
 	runScript(t, "echo warm | cat; sh -c 'echo x'", sb.opts(approvals.DefaultAuto, nil))
 	// No garbage collection meanwhile: a finalizer closing a lost file
 	// would hide the leak.

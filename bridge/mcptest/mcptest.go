@@ -33,6 +33,9 @@ type BigArgs struct {
 // SleepArgs ask for a call that takes Millis milliseconds.
 type SleepArgs struct {
 	Millis int `json:"millis"`
+	// Started, when set, is a file created once the sleep began: a test
+	// waits for it to know the call is running in the server.
+	Started string `json:"started,omitempty"`
 }
 
 // Big is the deterministic content of a result of n bytes: lines of
@@ -60,6 +63,11 @@ func New() *mcp.Server {
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "Waits, then answers; a cancel ends it early."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, a SleepArgs) (*mcp.CallToolResult, any, error) {
+			if a.Started != "" {
+				if err := os.WriteFile(a.Started, nil, 0o644); err != nil {
+					return nil, nil, err
+				}
+			}
 			select {
 			case <-time.After(time.Duration(a.Millis) * time.Millisecond):
 				return text("slept"), nil, nil

@@ -529,7 +529,7 @@ return function(h)
         wait_for('tandem to exit', function()
           return vim.lsp.get_client_by_id(id) == nil
         end, 5000)
-        vim.wait(100)
+        h.flush_scheduled() -- an exit-code warning is scheduled before the client goes
       end)
       for _, n in ipairs(seen) do
         if n.msg:find('quit with exit code', 1, true) then

@@ -107,6 +107,17 @@ local function reset()
   vim.cmd('silent! %bwipeout!')
 end
 
+--- Runs every callback scheduled so far: vim.schedule keeps their order.
+local function flush_scheduled()
+  local flushed = false
+  vim.schedule(function()
+    flushed = true
+  end)
+  wait_for('the scheduled callbacks', function()
+    return flushed
+  end)
+end
+
 --- Captures vim.notify messages while fn runs.
 local function notifications(fn)
   local seen, orig = {}, vim.notify
@@ -486,9 +497,11 @@ test('cancelled_call_settles_its_question_and_a_late_answer_runs_nothing', funct
       return #qs == 1 and qs[1].settled ~= nil
     end)
     eq('unanswered', tandem.questions()[1].settled, 'settled as unanswered')
-    local seen = notifications(function()
+    local seen = notifications(function(notes)
       late() -- the user clicks Allow, too late
-      vim.wait(300)
+      wait_for('the notice that the answer was not used', function()
+        return #notes > 0
+      end)
     end)
     eq(1, #asked, 'one question')
     eq(false, exists(ws .. '/late.txt'), 'a late Allow runs nothing')
@@ -691,7 +704,7 @@ test('stopping_the_client_ends_tandem', function()
     wait_for('tandem to exit after shutdown and exit', function()
       return vim.lsp.get_client_by_id(id) == nil
     end, 5000)
-    vim.wait(100)
+    flush_scheduled() -- an exit-code warning is scheduled before the client goes
   end)
   for _, n in ipairs(seen) do
     if n.msg:find('quit with exit code', 1, true) then
@@ -783,6 +796,7 @@ dofile(os.getenv('TANDEM_TEST_REPO') .. '/neovim/tests/chat_test.lua')({
   open = open,
   lines = lines,
   notifications = notifications,
+  flush_scheduled = flush_scheduled,
   exists = exists,
   item = item,
 })
