@@ -20,8 +20,10 @@ test: setup build lint test-go test-editors mutants
 lint: setup
 	scripts/lint
 
+# Strict: a prerequisite scripts/setup installs fails a test when missing,
+# instead of skipping it (internal/prereq).
 test-go:
-	$(GO) test -count=1 -timeout 30m ./...
+	TANDEM_TEST_STRICT=1 $(GO) test -count=1 -timeout 30m ./...
 	cd third_party/mvdan-sh && $(GO) test -count=1 ./...
 
 test-editors:

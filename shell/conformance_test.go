@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/internal/prereq"
 )
 
 // The conformance suite: small scripts, one file per category under
@@ -131,9 +132,7 @@ type conformanceTally struct {
 }
 
 func TestConformance(t *testing.T) {
-	if _, err := exec.LookPath("bash"); err != nil {
-		t.Skip("bash is needed for the expectations")
-	}
+	prereq.Program(t, "bash", "the expectations are bash's; scripts/setup installs it with apt")
 	files, err := filepath.Glob(filepath.Join("testdata", "conformance", "*.sh"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no conformance files: %v", err)

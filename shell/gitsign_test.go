@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/internal/prereq"
 )
 
 // A plain git log verifies each commit's signature when the repository's
@@ -17,9 +18,7 @@ import (
 // verifier: gpg.format=ssh with gpg.ssh.program names any program. git log
 // is a read step, so that program must never run, whatever the auto set.
 func TestGitLogNeverRunsTheRepositorysSignatureProgram(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
+	prereq.Program(t, "git", "scripts/setup installs it with apt")
 	tmp, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)

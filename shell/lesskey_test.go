@@ -1,11 +1,11 @@
 package shell
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/internal/prereq"
 	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
 
@@ -13,9 +13,7 @@ import (
 // file outside the workspace) and then reads a file with less must not get
 // the program its #env LESSOPEN names run unasked.
 func TestLessIgnoresTheLesskeyFilesAStepWrote(t *testing.T) {
-	if _, err := exec.LookPath("less"); err != nil {
-		t.Skip("less is not installed")
-	}
+	prereq.Program(t, "less", "scripts/setup installs it with apt")
 	f := corpus.NewFixture(t)
 	lesskey := `printf '#env\nLESSOPEN=|echo RAN-%%s\n'`
 	src := lesskey + " > ~/.lesskey\n" +

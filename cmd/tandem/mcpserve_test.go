@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tandemdev/tandem/internal/prereq"
 	"go.lsp.dev/jsonrpc2"
 )
 
@@ -199,15 +200,13 @@ func (r clientReply) text() string {
 
 func startMCPClient(t *testing.T, ws string, env []string, answer string) *mcpClient {
 	t.Helper()
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not installed")
-	}
+	prereq.Program(t, "node", "install Node.js 20 or later (README)")
 	sdk, err := filepath.Abs("../../.deps/mcp/node_modules/@modelcontextprotocol/sdk")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(sdk); err != nil {
-		t.Skipf("the MCP TypeScript SDK is not installed: %v", err)
+		prereq.Missing(t, "the MCP TypeScript SDK", "scripts/setup installs it into .deps/mcp")
 	}
 	args := []string{"testdata/mcp-client.mjs", sdk, builtTandem(t), ws}
 	if answer != "" {
