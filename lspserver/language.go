@@ -7,9 +7,11 @@ import (
 	"github.com/tandemdev/tandem/tools"
 )
 
-// languageTimeout bounds a language query past its settle time: an editor
-// whose language servers hang must not hold an edit's reply.
-const languageTimeout = 3 * time.Second
+// languageTimeout bounds a language query past its settle time: a language
+// server's first answer may take seconds (it loads the project), but an
+// editor that never answers must not hold a call. Callers that need less
+// (an edit's reply) bound their context tighter.
+const languageTimeout = 15 * time.Second
 
 // languageServers asks the editor what its language servers know
 // (tandem/languageQuery), for a client that declared

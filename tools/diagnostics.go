@@ -14,6 +14,12 @@ import (
 // language servers to diagnose the changed files.
 const DiagnosticsSettle = 1500 * time.Millisecond
 
+// diagnosticsAnswerWait bounds how long an edit's reply waits for the
+// editor to answer a diagnostics query, past the settle: the editor holds
+// its problems already, so a slow answer means it is stuck, and the reply
+// goes without them.
+const diagnosticsAnswerWait = 2 * time.Second
+
 // severityName is how a reply names an LSP severity.
 func severityName(s int) string {
 	switch s {
@@ -140,6 +146,8 @@ func (s *Session) watchDiagnostics(ctx context.Context) *diagnosticsWatch {
 	if lang == nil {
 		return nil
 	}
+	ctx, cancel := context.WithTimeout(ctx, diagnosticsAnswerWait)
+	defer cancel()
 	var a DiagnosticsAnswer
 	if err := lang.Query(ctx, LanguageQuery{Kind: QueryDiagnostics}, &a); err != nil {
 		return nil
@@ -156,6 +164,8 @@ func (w *diagnosticsWatch) report(ctx context.Context, roots []string, changed [
 		uris[i] = fileURI(p)
 	}
 	after := w.generation
+	ctx, cancel := context.WithTimeout(ctx, DiagnosticsSettle+diagnosticsAnswerWait)
+	defer cancel()
 	var a DiagnosticsAnswer
 	q := LanguageQuery{Kind: QueryDiagnostics, URIs: uris, After: &after, SettleMs: int(DiagnosticsSettle / time.Millisecond)}
 	if err := w.lang.Query(ctx, q, &a); err != nil {
