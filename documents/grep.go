@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -26,6 +25,9 @@ const (
 	filesPerPage   = 20
 	matchesPerFile = 20
 	matchesPerPage = 200
+	// maxContext bounds the lines shown before and after each match: more
+	// is a read of the range.
+	maxContext = 10
 )
 
 // GrepRequest is grep's arguments, as the tool's schema names them.
@@ -39,6 +41,9 @@ type GrepRequest struct {
 	// Output is "rows" (the default: each matching line), "files" (the
 	// paths only) or "count" (each file's number of matching lines).
 	Output string `json:"output"`
+	// Context is how many lines before and after each matching row are
+	// shown with it (rows only; paths and counts show no lines).
+	Context int `json:"context"`
 }
 
 // GrepFile is one file with matches on the page.
@@ -52,6 +57,11 @@ type GrepFile struct {
 	Content   []byte  // the bytes searched; hits index them after the BOM
 	Hits      []Hit   // the rows shown
 	Total     int     // matches in the file (counted up to the scope's need)
+	// before and after are the lines of the matches just off the page (0:
+	// none). The rows around the page's matches stop short of theirs:
+	// the page before showed them, or the page after will.
+	before, after int
+	lines         Lines // the searched text's lines, when context rows are shown
 }
 
 // GrepReport is everything a grep found, before it is rendered.
@@ -79,6 +89,13 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	case "", "rows", "files", "count":
 	default:
 		return nil, refusal.New(refusal.Invalid, fmt.Sprintf("output is %q; it is \"rows\" (the default), \"files\" or \"count\". Call grep again with one of them.", req.Output))
+	}
+	switch {
+	case req.Context < 0:
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf("context must be 0 or more. Call grep again with context omitted, or from 1 to %d.", maxContext))
+	case req.Context > maxContext:
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
+			"context is %d; grep shows at most %d lines around each match. Call grep again with \"context\":%d, then read the range you need.", req.Context, maxContext, maxContext))
 	}
 	m, err := Compile(req.Pattern, req.IgnoreCase, req.Literal)
 	if err != nil {
@@ -216,7 +233,7 @@ func (g *grepRun) file(e Entry, t *Tally, single bool) {
 		if !ok {
 			break
 		}
-		if len(f.Hits) < limit {
+		if len(f.Hits) <= limit { // one past the page: where its context rows stop
 			f.Hits = append(f.Hits, h)
 		}
 		f.Total++
@@ -290,13 +307,14 @@ func (g *grepRun) page() error {
 		if skip > 0 && skip >= f.Total {
 			return pastEnd(skip, f.Total, "matching lines")
 		}
-		hits := f.Hits[min(skip, len(f.Hits)):]
+		f = f.cut(min(skip, len(f.Hits)), len(f.Hits), rep.Req.Context)
+		costs := f.rowCosts(rep.Req.Context)
 		n := 0
-		for n < len(hits) && (n == 0 || budget > 0) {
-			budget -= rowCost(hits[n])
+		for n < len(costs) && n < matchesPerPage && (n == 0 || budget > 0) {
+			budget -= costs[n]
 			n++
 		}
-		f.Hits = hits[:n]
+		f = f.cut(0, n, rep.Req.Context)
 		rep.PageTo = skip + len(f.Hits)
 		if rep.PageTo < f.Total {
 			rep.Next = rep.PageTo
@@ -311,9 +329,10 @@ func (g *grepRun) page() error {
 		if len(rep.Page) > 0 && budget <= 0 {
 			break
 		}
+		f = f.cut(0, min(len(f.Hits), matchesPerFile), rep.Req.Context)
 		budget -= len(f.Show) + 12
-		for _, h := range f.Hits {
-			budget -= rowCost(h)
+		for _, cost := range f.rowCosts(rep.Req.Context) {
+			budget -= cost
 		}
 		rep.Page = append(rep.Page, finish(f))
 	}
@@ -333,9 +352,61 @@ func through(skip, page int) int {
 	return skip + page
 }
 
-// rowCost is about the bytes a hit's row takes in the output.
-func rowCost(h Hit) int {
-	return len(strconv.Itoa(h.N)) + 2 + min(h.End-h.Start, maxRowBytes+80)
+// cut keeps f's hits from..to of those kept, remembering the matches just
+// off them. With context rows it scans the lines they are taken from.
+func (f GrepFile) cut(from, to, context int) GrepFile {
+	if from > 0 {
+		f.before = f.Hits[from-1].N
+	}
+	if to < len(f.Hits) {
+		f.after = f.Hits[to].N
+	}
+	f.Hits = f.Hits[from:to]
+	if context > 0 && f.lines.Body == nil {
+		f.lines = Scan(f.Content)
+	}
+	return f
+}
+
+// windows calls see with each hit's window: its line and up to context
+// lines either side, less the rows a window before it shows. The first
+// starts after the rows of the match before the page; none reaches the
+// match after the page, nor a line the search did not reach.
+func (f GrepFile) windows(context int, see func(i int, w Span)) {
+	done, stop := 0, math.MaxInt
+	if f.before > 0 {
+		done = min(f.before+context, f.Hits[0].N-1)
+	}
+	if context > 0 {
+		stop = f.lines.Len()
+	}
+	if f.after > 0 {
+		stop = min(stop, f.after-1)
+	}
+	if f.CutAt > 0 {
+		stop = min(stop, f.CutAt-1)
+	}
+	for i, h := range f.Hits {
+		w := Span{max(h.N-context, done+1), min(h.N+context, stop)}
+		see(i, w)
+		done = max(done, w.To)
+	}
+}
+
+// rowCosts is about the bytes each hit adds to the output: its row and the
+// context rows its window adds.
+func (f GrepFile) rowCosts(context int) []int {
+	costs := make([]int, len(f.Hits))
+	f.windows(context, func(i int, w Span) {
+		if context == 0 {
+			costs[i] = rowCost(f.Hits[i].N, f.Hits[i].End-f.Hits[i].Start)
+			return
+		}
+		for n := w.From; n <= w.To; n++ {
+			costs[i] += rowCost(n, len(f.lines.Text(n)))
+		}
+	})
+	return costs
 }
 
 func pastEnd(skip, total int, what string) error {
@@ -467,17 +538,31 @@ func (r *GrepReport) Render() (string, [][]int) {
 			fmt.Fprintf(&out, "(the pattern was too slow for this file: the search stopped after %v, at line %d; lines from there on were not searched)\n", searchTimeLimit, f.CutAt)
 		}
 		body := bytes.TrimPrefix(f.Content, bom)
-		for _, h := range f.Hits {
-			text := body[h.Start:h.End]
-			if f.NotUTF8 {
-				text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
+		last, next := 0, 0 // the last line written, the next hit to write
+		f.windows(r.Req.Context, func(_ int, w Span) {
+			if r.Req.Context > 0 && last > 0 && w.From > last+1 {
+				out.WriteString(GapMarker + "\n")
 			}
-			row, whole := Row(h.N, text)
-			out.WriteString(row + "\n")
-			if whole && f.Tag != "" {
-				shown[i] = append(shown[i], h.N)
+			for n := w.From; n <= w.To; n++ {
+				var text []byte
+				mark := byte(contextMark)
+				if next < len(f.Hits) && f.Hits[next].N == n {
+					text, mark = body[f.Hits[next].Start:f.Hits[next].End], rowMark
+					next++
+				} else {
+					text = f.lines.Text(n)
+				}
+				if f.NotUTF8 {
+					text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
+				}
+				row, whole := rowOf(n, mark, text, len(text))
+				out.WriteString(row + "\n")
+				if whole && f.Tag != "" {
+					shown[i] = append(shown[i], n)
+				}
+				last = n
 			}
-		}
+		})
 		if !r.Single && f.Total > len(f.Hits) {
 			fmt.Fprintf(&out, "(%s in this file not shown: grep with path %q to page through them)\n", count(f.Total-len(f.Hits), "more match"), f.Show)
 		}

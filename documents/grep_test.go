@@ -27,10 +27,13 @@ type grepGroup struct {
 }
 
 // parseGrep takes a grep's output apart: file groups, then closing notices.
+// A match is a row of kind "row", a line around one of kind "context"; the
+// gap markers between groups of them are left out.
 func parseGrep(t testing.TB, out string) (groups []grepGroup, notices []string) {
 	t.Helper()
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
 		switch {
+		case line == GapMarker:
 		case strings.HasPrefix(line, "["):
 			groups = append(groups, grepGroup{header: line})
 		case strings.HasPrefix(line, "("):
@@ -40,13 +43,17 @@ func parseGrep(t testing.TB, out string) (groups []grepGroup, notices []string) 
 				notices = append(notices, line)
 			}
 		default:
-			num, text, ok := strings.Cut(line, ":")
-			n, err := strconv.Atoi(num)
-			if !ok || err != nil || len(groups) == 0 {
+			num := strings.TrimLeft(line, "0123456789")
+			n, err := strconv.Atoi(line[:len(line)-len(num)])
+			if err != nil || num == "" || num[0] != ':' && num[0] != '-' || len(groups) == 0 {
 				t.Fatalf("line %q is neither a header, a row nor a notice:\n%s", line, out)
 			}
+			kind := "row"
+			if num[0] == '-' {
+				kind = "context"
+			}
 			g := &groups[len(groups)-1]
-			g.rows = append(g.rows, readItem{kind: "row", n: n, text: text})
+			g.rows = append(g.rows, readItem{kind: kind, n: n, text: num[1:]})
 		}
 	}
 	return groups, notices
@@ -154,7 +161,8 @@ func FuzzMatcher(f *testing.F) {
 	})
 }
 
-// grep and read show the same text at the same line number.
+// grep and read show the same text at the same line number, for matches
+// and the lines around them alike.
 func TestLaw_grep_line_is_read_line(t *testing.T) {
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) {
@@ -162,8 +170,9 @@ func TestLaw_grep_line_is_read_line(t *testing.T) {
 		writeFile(t, dir, "g/f.txt", text)
 		pattern := rapid.SampledFrom(grepPatterns).Draw(rt, "pattern")
 		path := rapid.SampledFrom([]string{"g", "g/f.txt"}).Draw(rt, "path")
+		around := rapid.IntRange(0, 2).Draw(rt, "context")
 		store := NewStore()
-		out, err := Grep(context.Background(), store, NewOverlay(), []string{dir}, GrepRequest{Pattern: pattern, Path: path})
+		out, err := Grep(context.Background(), store, NewOverlay(), []string{dir}, GrepRequest{Pattern: pattern, Path: path, Context: around})
 		if err != nil {
 			rt.Fatalf("grep: %v", err)
 		}
@@ -188,13 +197,15 @@ func TestLaw_grep_line_is_read_line(t *testing.T) {
 
 // The tag of a grep result names the bytes grep searched, not a second read:
 // the file changes after the search, and the store still holds the searched
-// bytes under the shown tag, with the shown rows seen.
+// bytes under the shown tag, with the shown rows seen — the lines shown
+// around the matches too.
 func TestLaw_tag_names_shown_text_in_grep(t *testing.T) {
 	dir := t.TempDir()
 	rapid.Check(t, func(rt *rapid.T) {
 		text := append(grepText().Draw(rt, "text"), "\nneedle here\n"...)
 		path := writeFile(t, dir, "f.txt", text)
-		rep, err := GrepSearch(context.Background(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle|a", Path: "."})
+		around := rapid.IntRange(0, 3).Draw(rt, "context")
+		rep, err := GrepSearch(context.Background(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle|a", Path: ".", Context: around})
 		if err != nil {
 			rt.Fatal(err)
 		}
@@ -715,5 +726,101 @@ func TestGrepPageStopsAtTheOutputBound(t *testing.T) {
 	next := fmt.Sprintf("next page: grep again with skip=%d)", len(groups))
 	if len(groups) >= filesPerPage || !strings.Contains(notices[0], next) {
 		t.Fatalf("%d files on the page; notice %q, want %q", len(groups), notices[0], next)
+	}
+}
+
+// Paging one file with context: the pages in order show every line within
+// context of a match exactly once — a match as "N:", a line around one as
+// "N-" — whatever the bounds cut, and "..." stands exactly where a page
+// skips lines.
+func TestLaw_continuation_context_rows_once(t *testing.T) {
+	rapid.Check(t, func(rt *rapid.T) {
+		dir := tempDir(rt)
+		defer os.RemoveAll(dir)
+		n := rapid.IntRange(1, 2*matchesPerPage+50).Draw(rt, "lines")
+		around := rapid.IntRange(0, maxContext).Draw(rt, "context")
+		sparse := rapid.IntRange(0, 12).Draw(rt, "sparseness")
+		wide := strings.Repeat("w", rapid.SampledFrom([]int{0, 1500}).Draw(rt, "width"))
+		var b bytes.Buffer
+		match := make([]bool, n+2)
+		for i := 1; i <= n; i++ {
+			if match[i] = rapid.IntRange(0, sparse).Draw(rt, "match") == 0; match[i] {
+				fmt.Fprintf(&b, "needle %d%s\n", i, wide)
+			} else {
+				fmt.Fprintf(&b, "hay %d%s\n", i, wide)
+			}
+		}
+		writeFile(t, dir, "one.txt", b.Bytes())
+		var want []string
+		for i := 1; i <= n; i++ {
+			for j := max(1, i-around); j <= min(n, i+around); j++ {
+				if match[j] {
+					want = append(want, fmt.Sprintf("%d%c", i, map[bool]byte{true: ':', false: '-'}[match[i]]))
+					break
+				}
+			}
+		}
+		var got []string
+		for skip, page := 0, 0; ; page++ {
+			rep, err := GrepSearch(context.Background(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Path: "one.txt", Skip: skip, Context: around})
+			if len(want) == 0 {
+				if err != nil || len(rep.Page) != 0 {
+					rt.Fatalf("no match, yet a page: %+v %v", rep, err)
+				}
+				break
+			}
+			if err != nil {
+				rt.Fatalf("page at skip=%d: %v", skip, err)
+			}
+			text, _ := rep.Render()
+			last, gap := 0, false // the last row of the page, and whether a gap marker follows it
+			for _, line := range strings.Split(text, "\n") {
+				if line == GapMarker {
+					if around == 0 || last == 0 || gap {
+						rt.Fatalf("page %d: a gap marker without context, before any row or twice:\n%s", page, text)
+					}
+					gap = true
+					continue
+				}
+				mark := strings.TrimLeft(line, "0123456789")
+				row, err := strconv.Atoi(line[:len(line)-len(mark)])
+				if err != nil || mark == "" { // the header or a notice
+					continue
+				}
+				if around > 0 && last > 0 && (row > last+1) != gap {
+					rt.Fatalf("page %d: rows %d and %d, gap marker between them %v:\n%s", page, last, row, gap, text)
+				}
+				got = append(got, line[:len(line)-len(mark)+1])
+				last, gap = row, false
+			}
+			if rep.Next == 0 {
+				break
+			}
+			if rep.Next != rep.PageTo || rep.PageTo <= skip {
+				rt.Fatalf("continuation skip=%d after a page that showed matches %d-%d", rep.Next, skip+1, rep.PageTo)
+			}
+			skip = rep.Next
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			rt.Fatalf("context %d: the pages show rows\n%v\nwant every line within context of a match once:\n%v", around, got, want)
+		}
+	})
+}
+
+// A file cut at its 20 matches in a directory search shows no line around
+// its 20th match that is the 21st or past it: those belong to the page of
+// the file alone that its notice points to.
+func TestGrepContextStopsBeforeTheMatchesNotShown(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "many.txt", append([]byte("before\n"), bytes.Repeat([]byte("needle\n"), matchesPerFile+5)...))
+	out, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Context: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groups, _ := parseGrep(t, out)
+	rows := groups[0].rows
+	if len(rows) != matchesPerFile+1 || rows[0].kind != "context" || rows[len(rows)-1].n != matchesPerFile+1 ||
+		!strings.Contains(out, "(5 more matches in this file not shown") {
+		t.Fatalf("want line 1 as context, then matches 2-21 and the notice of 5 more:\n%s", out)
 	}
 }
