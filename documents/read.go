@@ -23,6 +23,45 @@ const maxEntries = 1000
 // seen in store, under the version whose whole content the tag names: a
 // partial read's rows are rows of that version.
 func Read(ctx context.Context, store *Store, buffers *Overlay, roots []string, p, lines string) (string, error) {
+	return ReadPart(ctx, store, buffers, roots, p, lines, nil)
+}
+
+// Room is what a call that reads several parts may still show: its parts
+// together are bounded as one read is, so the call costs no more context.
+type Room struct{ rows, bytes int }
+
+// NewRoom is the room of one read.
+func NewRoom() *Room { return &Room{rows: maxRows, bytes: maxBytes} }
+
+// Take reports whether text fits in what is left, and takes its share. The
+// first text always fits: a read bounds itself. A nil room holds anything.
+func (r *Room) Take(text string) bool {
+	if r == nil {
+		return true
+	}
+	rows := strings.Count(text, "\n")
+	if (r.rows < maxRows || r.bytes < maxBytes) && (rows > r.rows || len(text) > r.bytes) {
+		return false
+	}
+	r.rows, r.bytes = r.rows-rows, r.bytes-len(text)
+	return true
+}
+
+// ErrNoRoom is why ReadPart showed nothing of a part: it does not fit in
+// the room the parts before it left. Nothing of it is recorded as seen.
+var ErrNoRoom = errors.New("the part does not fit in what is left of the call's output bound")
+
+// fit is text when it fits in room, else ErrNoRoom.
+func (r *Room) fit(text string, err error) (string, error) {
+	if err == nil && !r.Take(text) {
+		return "", ErrNoRoom
+	}
+	return text, err
+}
+
+// ReadPart is Read of one part of a call of several, within room: a part
+// that does not fit is ErrNoRoom, and nothing of it is recorded.
+func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []string, p, lines string, room *Room) (string, error) {
 	abs, err := Resolve(roots, p)
 	if err != nil {
 		return "", err
@@ -41,7 +80,7 @@ func Read(ctx context.Context, store *Store, buffers *Overlay, roots []string, p
 		case serr != nil:
 			return "", statRefusal(abs, serr)
 		case info.IsDir():
-			return listDir(abs, show, p, spans)
+			return room.fit(listDir(abs, show, p, spans))
 		}
 		snap, err = loadFile(abs, info)
 		snap.Lost = lostReason(buffers, abs)
@@ -49,20 +88,20 @@ func Read(ctx context.Context, store *Store, buffers *Overlay, roots []string, p
 	var r *refusal.Error
 	if errors.As(err, &r) && r.Code == refusal.TooLarge && spans != nil {
 		if open {
-			return readLarge(ctx, bytes.NewReader(snap.Content), abs, show, spans)
+			return room.fit(readLarge(ctx, bytes.NewReader(snap.Content), abs, show, spans))
 		}
 		f, err := os.Open(abs)
 		if err != nil {
 			return "", statRefusal(abs, err)
 		}
 		defer f.Close()
-		return readLarge(ctx, f, abs, show, spans)
+		return room.fit(readLarge(ctx, f, abs, show, spans))
 	}
 	if err != nil {
 		return "", err
 	}
 	ls := Scan(snap.Content)
-	tag := store.Saw(abs, snap.Content)
+	tag := TagOf(snap.Content)
 	var out strings.Builder
 	fmt.Fprintf(&out, "[%s#%s]\n", show, tag)
 	if snap.Dirty {
@@ -74,11 +113,25 @@ func Read(ctx context.Context, store *Store, buffers *Overlay, roots []string, p
 	if ls.BOM {
 		out.WriteString("(the file starts with a UTF-8 byte order mark; it is kept and not shown)\n")
 	}
-	n := ls.Len()
-	if n == 0 {
+	var shown []int
+	if ls.Len() == 0 {
 		out.WriteString("(empty file)\n")
-		return out.String(), nil
+	} else {
+		shown = writeRows(&out, ls, spans, lines != "")
 	}
+	if !room.Take(out.String()) {
+		return "", ErrNoRoom
+	}
+	store.Saw(abs, snap.Content)
+	store.MarkSeen(abs, tag, shown...)
+	return out.String(), nil
+}
+
+// writeRows writes the rows of ls that spans select (all of them when nil),
+// and says which selected lines are past the end, or, when selected, how
+// many lines there are. It returns the lines whose whole rows it wrote.
+func writeRows(out *strings.Builder, ls Lines, spans []Span, selected bool) []int {
+	n := ls.Len()
 	var past []Span
 	if spans == nil {
 		spans = []Span{{1, n}}
@@ -100,14 +153,13 @@ func Read(ctx context.Context, store *Store, buffers *Overlay, roots []string, p
 		spans = in
 	}
 	v := ViewRows(ls.Text, spans)
-	store.MarkSeen(abs, tag, v.Shown...)
 	out.WriteString(v.Text)
 	if len(past) > 0 {
-		fmt.Fprintf(&out, "(lines %s are past the end: the file has %d lines)\n", FormatSpans(past), n)
-	} else if lines != "" {
-		fmt.Fprintf(&out, "(the file has %d lines)\n", n)
+		fmt.Fprintf(out, "(lines %s are past the end: the file has %d lines)\n", FormatSpans(past), n)
+	} else if selected {
+		fmt.Fprintf(out, "(the file has %d lines)\n", n)
 	}
-	return out.String(), nil
+	return v.Shown
 }
 
 // listDir lists a directory's entries by name, numbered so a long listing

@@ -10,23 +10,23 @@ import (
 
 var grepTool = Tool{
 	Name: "grep",
-	Description: `Search file contents with a regular expression (RE2 syntax, like ripgrep), line by line, in the workspace root or "path" (a directory or one file); "glob" filters files. ` +
-		`Files excluded by .gitignore, .ignore and git's exclude files are skipped, as git does; files open in the editor are searched as their unsaved buffers. ` +
-		`Results are grouped by file under [path#TAG] (the tag names the exact bytes searched, so you can edit those rows directly), with rows "N:text" as read shows them. ` +
-		`"context" adds the lines around each match as "N-text" rows, seen like the others; "..." separates groups. ` +
-		`A directory search shows 20 files per page and 20 matches per file; one file, 200 matches per page. When there is more, the last lines give the "skip" for the next page. ` +
-		`Every file not searched or cut (binary, ignored, too large, unreadable, symlinks) is counted in a closing note.`,
+	Description: `Search file contents with a regular expression (RE2 syntax, like ripgrep), line by line, in "path" (a directory or one file); "glob" filters files. ` +
+		`Files git ignores (.gitignore, .ignore, its exclude files) are skipped; files open in the editor are searched as their unsaved buffers. ` +
+		`Results are grouped by file under [path#TAG] (the tag of the exact bytes searched: you can edit those rows directly), with rows "N:text" as read shows them. ` +
+		`"context" adds the lines around each match as "N-text" rows, seen like the matches; "..." separates groups. ` +
+		`A directory search shows 20 files per page and 20 matches per file; one file, 200 matches per page. When there is more, the last lines give the next page's "skip". ` +
+		`Files not searched or cut (binary, ignored, too large, unreadable, symlinks) are counted in closing notes.`,
 	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
     "pattern": {"type": "string", "description": "Regular expression (RE2 syntax), or text when literal is true."},
     "path": {"type": "string", "description": "Directory or file to search; default the workspace root."},
-    "glob": {"type": "string", "description": "Only files matching this glob: \"*.go\" matches names, \"src/**/*.ts\" paths under the searched directory; a leading ! excludes, e.g. \"!*_test.go\"."},
+    "glob": {"type": "string", "description": "Only files matching this glob: \"*.go\" matches names, \"src/**/*.ts\" paths under the searched directory; a leading ! excludes (\"!*_test.go\")."},
     "ignoreCase": {"type": "boolean", "description": "Match without regard to case."},
     "literal": {"type": "boolean", "description": "Treat pattern as plain text."},
     "skip": {"type": "integer", "minimum": 0, "description": "The skip the previous page gave (it counts files for a directory, matches for one file)."},
     "output": {"type": "string", "enum": ["rows", "files", "count"], "description": "rows (default): matching lines; files: paths only; count: matching lines per file."},
-    "context": {"type": "integer", "minimum": 0, "maximum": 10, "description": "Lines to show before and after each matching row, as rg -C."}
+    "context": {"type": "integer", "minimum": 0, "maximum": 10, "description": "Lines shown before and after each match, as rg -C."}
   },
   "required": ["pattern"],
   "additionalProperties": false

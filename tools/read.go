@@ -1,49 +1,181 @@
 package tools
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 var readTool = Tool{
 	Name: "read",
-	Description: `Read a text file, or list a directory. The path is relative to the workspace root, absolute, or repo://PATH (confined to the workspace). ` +
+	Description: `Read a text file, or list a directory. ` +
 		`The first line is [path#TAG]: TAG names the exact content the rows come from; edits quote it. Each row is "N:text" with its 1-based line number. ` +
-		`"lines" selects rows, e.g. "40-80" or "1-5,120-" (ranges are sorted and merged; "..." stands where lines are skipped). ` +
-		`Only rows you were shown count as seen, and edits may only anchor on seen lines. A long result keeps its head and tail and says which lines it cut and how to read them. ` +
-		`A directory lists its numbered entries (files with size and lines); "lines" pages them. If the editor has the file open with unsaved changes, you see that buffer and are told so. Files over 4 MiB can be read only with "lines" and have no tag; binary and non-UTF-8 files are refused with what was found.`,
+		`"lines" selects rows, e.g. "40-80" or "1-5,120-" ("..." stands where lines are skipped). ` +
+		`Only rows you were shown count as seen, and edits may only anchor on seen lines. A long result keeps its head and tail and says how to read the lines it cut. ` +
+		`"paths" reads several files or ranges at once, each under its header, within one read's bound; parts refused or left out are named, with the next call. ` +
+		`A directory lists its numbered entries (files with size and lines); "lines" pages them. An editor buffer with unsaved changes is read in place of the file, and said so. Files over 4 MiB can be read only with "lines" and have no tag; binary and non-UTF-8 files are refused with what was found.`,
 	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
-    "path": {"type": "string", "description": "File or directory: relative to the workspace root, absolute, or repo://PATH."},
-    "lines": {"type": ["string", "integer"], "description": "Optional rows to read: \"N\", \"N-M\", \"N-\" (to the end), comma-separated, e.g. \"1-20,80-95\"."}
+    "path": {"type": "string", "description": "File or directory: relative to the workspace root, absolute, or repo://PATH (confined to it)."},
+    "lines": {"type": ["string", "integer"], "description": "Rows to read: \"N\", \"N-M\", \"N-\" (to the end), comma-separated."},
+    "paths": {"type": "array", "description": "Several parts to read in one call (after path, if given).", "items": {"type": "object", "properties": {"path": {"type": "string"}, "lines": {"type": ["string", "integer"]}}, "required": ["path"], "additionalProperties": false}}
   },
-  "required": ["path"],
   "additionalProperties": false
 }`),
 	Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
 		var a struct {
-			Path  string   `json:"path"`
-			Lines selector `json:"lines"`
+			Path  *string    `json:"path"` // nil when not given
+			Lines selector   `json:"lines"`
+			Paths []readPart `json:"paths"`
 		}
 		if err := decode("read", args, &a); err != nil {
 			return Refused(err)
 		}
-		if err := s.gateDocument(ctx, approvals.AccessRead, a.Path); err != nil {
-			return Refused(err)
+		parts := a.Paths
+		switch {
+		case a.Path != nil:
+			parts = append([]readPart{{*a.Path, a.Lines}}, parts...)
+		case a.Lines != "":
+			return Refused(refusal.New(refusal.Invalid, `"lines" selects rows of "path", and there is none; each part of "paths" has its own lines. Move lines into the part it is for and call again.`))
 		}
-		s.pull(ctx, a.Path)
-		text, err := documents.Read(ctx, s.Seen, s.Buffers, s.Roots, a.Path, string(a.Lines))
-		if err != nil {
-			return Refused(err)
+		if len(parts) == 0 {
+			return Refused(refusal.New(refusal.Invalid, fmt.Sprintf(
+				"The arguments of read do not fit its schema: read needs \"path\" (%s) or \"paths\". Add it and call again.", strings.TrimSuffix(toolSchema("read").Properties["path"].Description, "."))))
 		}
-		return Result{Text: text}
+		if len(parts) == 1 {
+			text, err := parts[0].read(ctx, s, nil)
+			if err != nil {
+				return Refused(err)
+			}
+			return Result{Text: text}
+		}
+		return readParts(ctx, s, parts)
 	},
+}
+
+// readPart is one path to read, with its optional rows.
+type readPart struct {
+	Path  string   `json:"path"`
+	Lines selector `json:"lines,omitempty"`
+}
+
+// UnmarshalJSON takes a part as {path, lines} or as a bare path, as models
+// often send it.
+func (p *readPart) UnmarshalJSON(b []byte) error {
+	if json.Unmarshal(b, &p.Path) == nil {
+		return nil
+	}
+	type plain readPart // without this method
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode((*plain)(p))
+}
+
+// read gates and reads the part within room.
+func (p readPart) read(ctx context.Context, s *Session, room *documents.Room) (string, error) {
+	if err := s.gateDocument(ctx, approvals.AccessRead, p.Path); err != nil {
+		return "", err
+	}
+	s.pull(ctx, p.Path)
+	return documents.ReadPart(ctx, s.Seen, s.Buffers, s.Roots, p.Path, string(p.Lines), room)
+}
+
+// readParts reads several parts in order, each under its own header, all
+// within one read's bound. A refused part shows its refusal in its place
+// and the rest go on; once a part does not fit, it and those after it are
+// left for a next call, which the last line gives.
+func readParts(ctx context.Context, s *Session, parts []readPart) Result {
+	room := documents.NewRoom()
+	var out strings.Builder
+	var shown, refused []int
+	var first Result // the first refusal
+	rest := len(parts)
+	for i, p := range parts {
+		text, err := p.read(ctx, s, room)
+		if errors.Is(err, documents.ErrNoRoom) {
+			rest = i
+			break
+		}
+		if err != nil {
+			res := Refused(err)
+			if res.Code == refusal.Cancelled {
+				return res
+			}
+			text = fmt.Sprintf("(part %d, %s, is not shown: %s)\n", i+1, p.Path, res.Text)
+			if !room.Take(text) {
+				rest = i
+				break
+			}
+			if len(refused) == 0 {
+				first = res
+			}
+			refused = append(refused, i+1)
+		} else {
+			shown = append(shown, i+1)
+		}
+		out.WriteString(text)
+	}
+	if len(shown) < len(parts) {
+		fmt.Fprintf(&out, "(shown: %s of %d", numbered(shown), len(parts))
+		if len(refused) > 0 {
+			fmt.Fprintf(&out, "; refused: %s, as said above", numbered(refused))
+		}
+		if rest < len(parts) {
+			var left []int
+			for n := rest + 1; n <= len(parts); n++ {
+				left = append(left, n)
+			}
+			fmt.Fprintf(&out, "; not read, to keep this reply within one read's bound: %s; read next: read %s", numbered(left), nextRead(parts[rest:]))
+		}
+		out.WriteString(")\n")
+	}
+	if len(shown) == 0 && len(refused) > 0 {
+		first.Text = out.String()
+		return first
+	}
+	return Result{Text: out.String()}
+}
+
+// numbered names parts by their 1-based numbers: "part 2", "parts 1,3-5".
+func numbered(ns []int) string {
+	var spans []documents.Span
+	for _, n := range ns {
+		if k := len(spans); k > 0 && spans[k-1].To+1 == n {
+			spans[k-1].To = n
+		} else {
+			spans = append(spans, documents.Span{From: n, To: n})
+		}
+	}
+	switch len(ns) {
+	case 0:
+		return "no part"
+	case 1:
+		return "part " + documents.FormatSpans(spans)
+	}
+	return "parts " + documents.FormatSpans(spans)
+}
+
+// nextRead is the arguments of the read that shows parts: one part as
+// path and lines, several as paths.
+func nextRead(parts []readPart) string {
+	var v any = map[string][]readPart{"paths": parts}
+	if len(parts) == 1 {
+		v = parts[0]
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v) // strings only: it cannot fail
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // selector is read's lines argument: a string such as "5-10", or a bare line
