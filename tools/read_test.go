@@ -12,6 +12,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // A read of several parts, followed through the reads its last line gives,
@@ -87,4 +88,22 @@ func TestReadPartsEachOnceWithinOneReadsBound(t *testing.T) {
 			rt.Fatalf("the replies showed\n%v\nwant each part once, in order:\n%v", got, want)
 		}
 	})
+}
+
+// A call of several parts is an error only when no part was shown: then
+// the model's client marks it failed, with the first refusal's code.
+func TestReadPartsIsAnErrorOnlyWhenNothingIsShown(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := Open(Options{Roots: []string{dir}})
+	defer s.Close()
+	res := Call(context.Background(), s, "read", json.RawMessage(`{"paths":["x.txt","y.txt"]}`))
+	if !res.IsError || res.Code != refusal.NotFound || !strings.HasSuffix(res.Text, "(shown: no part of 2; refused: parts 1-2, as said above)\n") {
+		t.Fatalf("no part shown: %+v", res)
+	}
+	if res := Call(context.Background(), s, "read", json.RawMessage(`{"paths":["x.txt","a.txt"]}`)); res.IsError {
+		t.Fatalf("a.txt was shown, yet the call failed: %+v", res)
+	}
 }
