@@ -30,6 +30,13 @@ const (
 	maxContext = 10
 )
 
+// contextLead stands before the row of a line shown around a match, as
+// before an unchanged row in edit's diffs: " 11:text" beside the match
+// "12:text". Every edit form already takes such a row as it takes the rows
+// of its own diffs — quoted as an anchor, or pasted into old or text — so
+// a model may paste what grep showed as it stands.
+const contextLead = " "
+
 // GrepRequest is grep's arguments, as the tool's schema names them.
 type GrepRequest struct {
 	Pattern    string `json:"pattern"`
@@ -545,17 +552,17 @@ func (r *GrepReport) Render() (string, [][]int) {
 			}
 			for n := w.From; n <= w.To; n++ {
 				var text []byte
-				mark := byte(contextMark)
 				if next < len(f.Hits) && f.Hits[next].N == n {
-					text, mark = body[f.Hits[next].Start:f.Hits[next].End], rowMark
+					text = body[f.Hits[next].Start:f.Hits[next].End]
 					next++
 				} else {
 					text = f.lines.Text(n)
+					out.WriteString(contextLead)
 				}
 				if f.NotUTF8 {
 					text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
 				}
-				row, whole := rowOf(n, mark, text, len(text))
+				row, whole := Row(n, text)
 				out.WriteString(row + "\n")
 				if whole && f.Tag != "" {
 					shown[i] = append(shown[i], n)

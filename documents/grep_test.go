@@ -27,8 +27,8 @@ type grepGroup struct {
 }
 
 // parseGrep takes a grep's output apart: file groups, then closing notices.
-// A match is a row of kind "row", a line around one of kind "context"; the
-// gap markers between groups of them are left out.
+// A match is a row of kind "row", a line shown around one (" N:text") of
+// kind "context"; the gap markers between groups of them are left out.
 func parseGrep(t testing.TB, out string) (groups []grepGroup, notices []string) {
 	t.Helper()
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
@@ -43,17 +43,17 @@ func parseGrep(t testing.TB, out string) (groups []grepGroup, notices []string) 
 				notices = append(notices, line)
 			}
 		default:
-			num := strings.TrimLeft(line, "0123456789")
-			n, err := strconv.Atoi(line[:len(line)-len(num)])
-			if err != nil || num == "" || num[0] != ':' && num[0] != '-' || len(groups) == 0 {
+			kind := "row"
+			if row, ok := strings.CutPrefix(line, contextLead); ok {
+				kind, line = "context", row
+			}
+			num, text, ok := strings.Cut(line, ":")
+			n, err := strconv.Atoi(num)
+			if !ok || err != nil || len(groups) == 0 {
 				t.Fatalf("line %q is neither a header, a row nor a notice:\n%s", line, out)
 			}
-			kind := "row"
-			if num[0] == '-' {
-				kind = "context"
-			}
 			g := &groups[len(groups)-1]
-			g.rows = append(g.rows, readItem{kind: kind, n: n, text: num[1:]})
+			g.rows = append(g.rows, readItem{kind: kind, n: n, text: text})
 		}
 	}
 	return groups, notices
@@ -730,9 +730,9 @@ func TestGrepPageStopsAtTheOutputBound(t *testing.T) {
 }
 
 // Paging one file with context: the pages in order show every line within
-// context of a match exactly once — a match as "N:", a line around one as
-// "N-" — whatever the bounds cut, and "..." stands exactly where a page
-// skips lines.
+// context of a match exactly once — a match as "N:text", a line around one
+// as " N:text" — whatever the bounds cut, and "..." stands exactly where a
+// page skips lines.
 func TestLaw_continuation_context_rows_once(t *testing.T) {
 	rapid.Check(t, func(rt *rapid.T) {
 		dir := tempDir(rt)
@@ -755,7 +755,7 @@ func TestLaw_continuation_context_rows_once(t *testing.T) {
 		for i := 1; i <= n; i++ {
 			for j := max(1, i-around); j <= min(n, i+around); j++ {
 				if match[j] {
-					want = append(want, fmt.Sprintf("%d%c", i, map[bool]byte{true: ':', false: '-'}[match[i]]))
+					want = append(want, fmt.Sprintf("%s%d:", map[bool]string{true: "", false: contextLead}[match[i]], i))
 					break
 				}
 			}
@@ -782,15 +782,15 @@ func TestLaw_continuation_context_rows_once(t *testing.T) {
 					gap = true
 					continue
 				}
-				mark := strings.TrimLeft(line, "0123456789")
-				row, err := strconv.Atoi(line[:len(line)-len(mark)])
-				if err != nil || mark == "" { // the header or a notice
+				prefix, _, _ := strings.Cut(line, ":")
+				row, err := strconv.Atoi(strings.TrimPrefix(prefix, contextLead))
+				if err != nil { // the header or a notice
 					continue
 				}
 				if around > 0 && last > 0 && (row > last+1) != gap {
 					rt.Fatalf("page %d: rows %d and %d, gap marker between them %v:\n%s", page, last, row, gap, text)
 				}
-				got = append(got, line[:len(line)-len(mark)+1])
+				got = append(got, prefix+":")
 				last, gap = row, false
 			}
 			if rep.Next == 0 {

@@ -88,30 +88,21 @@ func FormatSpans(spans []Span) string {
 // "N:text". A line longer than maxRowBytes is cut on a rune boundary and
 // says so; whole reports whether the row shows the whole line (only whole
 // rows are marked seen).
-func Row(n int, text []byte) (row string, whole bool) { return rowOf(n, rowMark, text, len(text)) }
-
-// The marks between a row's number and its text: rowMark for the rows read
-// shows and grep's matches, contextMark for the lines grep shows around a
-// match (as ripgrep marks them).
-const (
-	rowMark     = ':'
-	contextMark = '-'
-)
+func Row(n int, text []byte) (row string, whole bool) { return rowOf(n, text, len(text)) }
 
 // rowOf is Row for a line of size bytes of which text may hold only the
 // head: all of it when size is within maxRowBytes, else at least
-// maxRowBytes+1 bytes, enough to cut on a rune boundary. mark follows the
-// number.
-func rowOf(n int, mark byte, text []byte, size int) (row string, whole bool) {
+// maxRowBytes+1 bytes, enough to cut on a rune boundary.
+func rowOf(n int, text []byte, size int) (row string, whole bool) {
 	if size <= maxRowBytes {
-		return strconv.Itoa(n) + string(mark) + string(text), true
+		return strconv.Itoa(n) + ":" + string(text), true
 	}
 	cut := maxRowBytes
 	for cut > 0 && !utf8.RuneStart(text[cut]) {
 		cut--
 	}
-	return fmt.Sprintf("%d%c%s … [line cut: %d more bytes not shown; this line is not marked seen]",
-		n, mark, text[:cut], size-cut), false
+	return fmt.Sprintf("%d:%s … [line cut: %d more bytes not shown; this line is not marked seen]",
+		n, text[:cut], size-cut), false
 }
 
 // rowCost is about the bytes the row of line n, size bytes long, takes in
@@ -194,7 +185,7 @@ func viewRows(line func(n int) (head []byte, size int), spans []Span) RowsView {
 			out.WriteString(GapMarker + "\n")
 		}
 		head, size := line(it.n)
-		row, whole := rowOf(it.n, rowMark, head, size)
+		row, whole := rowOf(it.n, head, size)
 		out.WriteString(row)
 		out.WriteByte('\n')
 		if whole {

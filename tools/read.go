@@ -19,15 +19,15 @@ var readTool = Tool{
 	Description: `Read a text file, or list a directory. ` +
 		`The first line is [path#TAG]: TAG names the exact content the rows come from; edits quote it. Each row is "N:text" with its 1-based line number. ` +
 		`"lines" selects rows, e.g. "40-80" or "1-5,120-" ("..." stands where lines are skipped). ` +
-		`Only rows you were shown count as seen, and edits may only anchor on seen lines. A long result keeps its head and tail and says how to read the lines it cut. ` +
+		`Only rows you were shown count as seen; edits anchor only on seen lines. A long result keeps its head and tail and says how to read the lines it cut. ` +
 		`"paths" reads several files or ranges at once, each under its header, within one read's bound; parts refused or left out are named, with the next call. ` +
-		`A directory lists its numbered entries (files with size and lines); "lines" pages them. An editor buffer with unsaved changes is read in place of the file, and said so. Files over 4 MiB can be read only with "lines" and have no tag; binary and non-UTF-8 files are refused with what was found.`,
+		`A directory lists its numbered entries (files with size and lines); "lines" pages them. An editor buffer with unsaved changes is read in place of the file, and said so. Files over 4 MiB can be read only with "lines" and have no tag; binary and non-UTF-8 files are refused, saying why.`,
 	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
     "path": {"type": "string", "description": "File or directory: relative to the workspace root, absolute, or repo://PATH (confined to it)."},
     "lines": {"type": ["string", "integer"], "description": "Rows to read: \"N\", \"N-M\", \"N-\" (to the end), comma-separated."},
-    "paths": {"type": "array", "description": "Several parts to read in one call (after path, if given).", "items": {"type": "object", "properties": {"path": {"type": "string"}, "lines": {"type": ["string", "integer"]}}, "required": ["path"], "additionalProperties": false}}
+    "paths": {"type": "array", "description": "More parts to read in this call, after path if given.", "items": {"type": "object", "properties": {"path": {"type": "string"}, "lines": {"type": ["string", "integer"]}}, "required": ["path"], "additionalProperties": false}}
   },
   "additionalProperties": false
 }`),
