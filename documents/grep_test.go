@@ -773,6 +773,12 @@ func TestLaw_continuation_context_rows_once(t *testing.T) {
 				rt.Fatalf("page at skip=%d: %v", skip, err)
 			}
 			text, _ := rep.Render()
+			// The bound stops a page after the match that passes it, whose
+			// window adds at most 2*context+1 rows (of at most len(wide)+24
+			// bytes), beside the header and the notice.
+			if bound := maxBytes + (2*maxContext+1)*(len(wide)+24) + 200; len(text) > bound {
+				rt.Fatalf("page %d has %d bytes, past the bound of about %d", page, len(text), bound)
+			}
 			last, gap := 0, false // the last row of the page, and whether a gap marker follows it
 			for _, line := range strings.Split(text, "\n") {
 				if line == GapMarker {
