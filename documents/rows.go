@@ -119,15 +119,24 @@ type item struct {
 
 // itemSpans is the selector of the rows items hold.
 func itemSpans(items []item) string {
-	var cs []Span
-	for _, it := range items {
-		if k := len(cs); k > 0 && cs[k-1].To+1 == it.n {
-			cs[k-1].To = it.n
+	ns := make([]int, len(items))
+	for i, it := range items {
+		ns[i] = it.n
+	}
+	return FormatSpans(SpansOf(ns))
+}
+
+// SpansOf joins ascending numbers into spans: 1,2,3,5 is 1-3 and 5.
+func SpansOf(ns []int) []Span {
+	var spans []Span
+	for _, n := range ns {
+		if k := len(spans); k > 0 && spans[k-1].To+1 == n {
+			spans[k-1].To = n
 		} else {
-			cs = append(cs, Span{it.n, it.n})
+			spans = append(spans, Span{n, n})
 		}
 	}
-	return FormatSpans(cs)
+	return spans
 }
 
 // RowsView is the body of a read: its text (rows, gap markers, the cut

@@ -147,21 +147,13 @@ func readParts(ctx context.Context, s *Session, parts []readPart) Result {
 
 // numbered names parts by their 1-based numbers: "part 2", "parts 1,3-5".
 func numbered(ns []int) string {
-	var spans []documents.Span
-	for _, n := range ns {
-		if k := len(spans); k > 0 && spans[k-1].To+1 == n {
-			spans[k-1].To = n
-		} else {
-			spans = append(spans, documents.Span{From: n, To: n})
-		}
-	}
 	switch len(ns) {
 	case 0:
 		return "no part"
 	case 1:
-		return "part " + documents.FormatSpans(spans)
+		return "part " + strconv.Itoa(ns[0])
 	}
-	return "parts " + documents.FormatSpans(spans)
+	return "parts " + documents.FormatSpans(documents.SpansOf(ns))
 }
 
 // nextRead is the arguments of the read that shows parts: one part as
