@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -374,12 +375,15 @@ func (c *Chat) watchFiles(use providers.Block, res tools.Result) {
 	if use.ToolName != "read" || res.IsError {
 		return
 	}
-	var a struct {
-		Path string `json:"path"`
-	}
-	if json.Unmarshal(use.Input, &a) == nil {
-		if abs, err := documents.Resolve(c.opts.Session.Roots, a.Path); err == nil {
-			c.watch.add(abs)
+	var args map[string]any
+	_ = json.Unmarshal(use.Input, &args)
+	for _, p := range paths(args) {
+		// A part of a read of several may be refused for a file that does
+		// not exist: watched, it would be reported as deleted.
+		if abs, err := documents.Resolve(c.opts.Session.Roots, p); err == nil {
+			if _, err := os.Lstat(abs); err == nil {
+				c.watch.add(abs)
+			}
 		}
 	}
 }

@@ -386,6 +386,58 @@ func TestModelIsToldOfFilesChangedUnderIt(t *testing.T) {
 	}
 }
 
+// A read of several parts is titled with every path it names, and watches
+// each file among them: a change to one is told, and a part refused because
+// its file does not exist is never told as deleted.
+func TestReadOfSeveralPartsIsTitledAndWatchedPerFile(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "theirs.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("r1", "read", map[string]any{"paths": []any{"theirs.txt", map[string]any{"path": "missing.txt", "lines": "1"}}})),
+		fake.Say("read"),
+		fake.Say("noted"),
+	}
+	c := newTestChat(t, ws, m, nil)
+	var title string
+	if _, err := c.Prompt(context.Background(), textPrompt("read them"), func(u acp.SessionUpdate) {
+		if u.ToolCall != nil {
+			title = u.ToolCall.Title
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if title != "Read theirs.txt, missing.txt" {
+		t.Fatalf("the read's title is %q", title)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "theirs.txt"), []byte("changed by the user\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		c.watch.mu.Lock()
+		n := len(c.watch.dirty)
+		c.watch.mu.Unlock()
+		if n > 0 || time.Now().After(deadline) {
+			break
+		}
+	}
+	// Every watched file is checked, as after an overflow of events.
+	c.watch.mu.Lock()
+	for f := range c.watch.files {
+		c.watch.dirty[f] = true
+	}
+	c.watch.mu.Unlock()
+	if _, err := c.Prompt(context.Background(), textPrompt("again"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	user := m.Requests[2].Messages[len(m.Requests[2].Messages)-1]
+	if last := user.Blocks[len(user.Blocks)-1]; last.Text != changeNote([]string{"theirs.txt"}) {
+		t.Fatalf("want the model told of theirs.txt alone: %+v", user.Blocks)
+	}
+}
+
 // Near the window, the turns before the current one are replaced by the
 // model's summary, which names the files read with their tags and keeps the
 // plan the user sees; the system prompt is kept, the client is told, and a

@@ -76,6 +76,9 @@ func describe(name string, args map[string]any) (acp.ToolKind, string) {
 	str := func(k string) string { s, _ := args[k].(string); return s }
 	switch name {
 	case "read":
+		if _, several := args["paths"]; several {
+			return acp.ToolKindRead, "Read " + strings.Join(paths(args), ", ")
+		}
 		return acp.ToolKindRead, "Read " + str("path") + lineSuffix(str("lines"))
 	case "grep":
 		return acp.ToolKindSearch, "Search for " + str("pattern")
@@ -106,18 +109,21 @@ func firstLine(s string) string {
 	return line
 }
 
-// paths are the files a call names: its path, or each entry's of an edit.
+// paths are the files a call names: its path, each entry's of an edit, and
+// each part's of a read of several (a part may be a bare path).
 func paths(args map[string]any) []string {
 	var out []string
 	if p, ok := args["path"].(string); ok && p != "" {
 		out = append(out, p)
 	}
 	files, _ := args["files"].([]any)
-	for _, f := range files {
+	parts, _ := args["paths"].([]any)
+	for _, f := range append(files, parts...) {
 		if m, ok := f.(map[string]any); ok {
-			if p, ok := m["path"].(string); ok && p != "" {
-				out = append(out, p)
-			}
+			f = m["path"]
+		}
+		if p, ok := f.(string); ok && p != "" {
+			out = append(out, p)
 		}
 	}
 	return out
