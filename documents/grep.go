@@ -62,7 +62,7 @@ type GrepFile struct {
 	NotUTF8   bool
 	Buffer    *Buffer // the editor buffer searched in place of the disk
 	Content   []byte  // the bytes searched; hits index them after the BOM
-	Hits      []Hit   // the rows shown
+	Hits      []Hit   // the matching rows shown (while searching: those kept, one past the page)
 	Total     int     // matches in the file (counted up to the scope's need)
 	// before and after are the lines of the matches just off the page (0:
 	// none). The rows around the page's matches stop short of theirs:
