@@ -12,7 +12,7 @@ var globTool = Tool{
 	Name: "glob",
 	Description: `Find files and directories by name with a glob pattern: "*" within one path segment, "**" across directories, "{a,b}" alternatives, "[a-z]" classes. ` +
 		`The pattern is matched against paths relative to "path", e.g. "**/*_test.go" or "cmd/*/main.go". ` +
-		`Files git ignores (.gitignore, .ignore, its exclude files) are skipped. ` +
+		`Files excluded by .gitignore, .ignore or git's exclude files are skipped. ` +
 		`Paths are listed newest first (by modification time), then by name, relative to the workspace root; directories end in "/". ` +
 		`A page holds at most 200 paths ("limit" asks for fewer); when more match, the last lines give the count and the "skip" for the next page.`,
 	InputSchema: json.RawMessage(`{

@@ -11,7 +11,7 @@ import (
 var grepTool = Tool{
 	Name: "grep",
 	Description: `Search file contents with a regular expression (RE2 syntax, like ripgrep), line by line, in "path" (a directory or one file); "glob" filters files. ` +
-		`Files git ignores (.gitignore, .ignore, its exclude files) are skipped; files open in the editor are searched as their unsaved buffers. ` +
+		`Files excluded by .gitignore, .ignore or git's exclude files are skipped; files open in the editor are searched as their unsaved buffers. ` +
 		`Results are grouped by file under [path#TAG] (the tag of the bytes searched: edit those rows directly), with rows "N:text" as read shows them. ` +
 		`"context" adds the lines around each match as " N:text" rows (a leading space, as in edit's diffs), seen like the matches; "..." separates groups. ` +
 		`A directory search shows 20 files per page and 20 matches per file; one file, 200 matches per page. When there is more, the last lines give the next page's "skip". ` +
