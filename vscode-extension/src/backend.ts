@@ -18,15 +18,15 @@ import { SessionView } from './sessionView';
 
 /**
  * Declares what this client does for tandem: it answers questions (tandem/askApproval, with
- * tandem/approvalSettled) and saves a document on request (tandem/saveDocument). Read at
- * every (re)start.
+ * tandem/approvalSettled), saves a document on request (tandem/saveDocument) and answers for
+ * VS Code's language servers (tandem/languageQuery). Read at every (re)start.
  */
 class TandemFeature implements StaticFeature {
   fillClientCapabilities(caps: ClientCapabilities): void {
     // "native" leaves approvals undeclared (false would mean "never asks me"): questions then
     // come as window/showMessageRequest, which vscode-languageclient shows itself.
     const native = vscode.workspace.getConfiguration('tandem').get<string>('approvals', 'tandem') === 'native';
-    const tandem = native ? { saveDocument: true } : { approvals: true, saveDocument: true };
+    const tandem = native ? { saveDocument: true, languageQuery: true } : { approvals: true, saveDocument: true, languageQuery: true };
     caps.experimental = { ...(caps.experimental as object | undefined), tandem };
   }
   getState(): FeatureState {

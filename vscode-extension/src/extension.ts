@@ -7,6 +7,7 @@ import { Backend } from './backend';
 import { ChatView, chatViewId, diffScheme } from './chat';
 import { registerCommands } from './commands';
 import { registerSaveDocument } from './documents';
+import { DiagnosticsWatch } from './language';
 import { registerJobSettled } from './jobs';
 import { CallToolResult, ToolInfo } from './protocol';
 import { Questions } from './questions';
@@ -42,8 +43,11 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
     ask: (q) => late.chat!.ask(q),
     settled: (id, how) => late.chat?.settled(id, how),
   });
+  const diagnostics = new DiagnosticsWatch();
+  ctx.subscriptions.push(diagnostics);
   const backend = new Backend(log, view, {
     register: (c) => {
+      diagnostics.register(c);
       questions.register(c);
       late.chat?.register(c);
       registerJobSettled(c);

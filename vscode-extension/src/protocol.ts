@@ -35,6 +35,7 @@ export const Methods = {
   approvalSettled: 'tandem/approvalSettled',
   jobSettled: 'tandem/jobSettled',
   saveDocument: 'tandem/saveDocument',
+  languageQuery: 'tandem/languageQuery',
 } as const;
 
 /** The model-facing text of a result: its text parts, in order. */

@@ -227,6 +227,52 @@ const cases: Case[] = [
       }
     },
   },
+  {
+    name: 'code_tool_and_problems_after_edits_from_the_typescript_server',
+    fn: async (api, root) => {
+      // VS Code's built-in TypeScript support is the language server here: no extension needed.
+      const file = vscode.Uri.joinPath(root, 'web', 'greet.ts');
+      fs.mkdirSync(path.dirname(file.fsPath), { recursive: true });
+      fs.writeFileSync(
+        file.fsPath,
+        "export function greet(name: string): string {\n  return 'Hello, ' + name;\n}\n\nexport const message: string = greet('you');\n",
+      );
+      await vscode.window.showTextDocument(await vscode.workspace.openTextDocument(file));
+      await waitFor(
+        'the TypeScript server to answer',
+        async () => ((await vscode.commands.executeCommand<unknown[]>('vscode.executeDocumentSymbolProvider', file)) ?? []).length > 0,
+        60000,
+      );
+      const names = (await api.listTools()).map((t) => t.name);
+      check(names.includes('code'), `the code tool is not listed: ${names.join(', ')}`);
+
+      const symbols = resultText(await api.callTool('code', { op: 'symbols', path: 'web/greet.ts' }));
+      check(symbols.includes('function greet 1-3') && /\bmessage 5\b/.test(symbols), `symbols:\n${symbols}`);
+      const defn = resultText(await api.callTool('code', { op: 'definition', path: 'web/greet.ts', line: 5, symbol: 'greet' }));
+      check(defn.includes('[web/greet.ts#') && defn.includes("1:export function greet(name: string): string {"), `definition:\n${defn}`);
+      const refs = resultText(await api.callTool('code', { op: 'references', path: 'web/greet.ts', line: 1, symbol: 'greet' }));
+      check(refs.includes('1:export function greet') && refs.includes("5:export const message: string = greet('you');"), `references:\n${refs}`);
+
+      // The references' rows are seen: the edit anchors on row 5 without another read.
+      const tag = /#([0-9A-F]+)\]/.exec(refs)?.[1];
+      const broke = resultText(
+        await api.callTool('edit', { files: [{ path: 'web/greet.ts', tag, ops: [{ replace: "5:export const message: string = greet('you');", text: 'export const message: string = greet(42);' }] }] }),
+      );
+      check(
+        broke.includes('new problem(s) after this change') && /web\/greet\.ts:5: error: Argument of type 'number' is not assignable/.test(broke),
+        `the breaking edit's reply:\n${broke}`,
+      );
+      const problems = resultText(await api.callTool('code', { op: 'diagnostics', path: 'web/greet.ts' }));
+      check(problems.includes('web/greet.ts:5: error:') && problems.includes('(ts)'), `diagnostics:\n${problems}`);
+      const read = resultText(await api.callTool('read', { path: 'web/greet.ts' }));
+      const fixed = resultText(
+        await api.callTool('edit', {
+          files: [{ path: 'web/greet.ts', tag: /#([0-9A-F]+)\]/.exec(read)?.[1], ops: [{ replace: '5:export const message: string = greet(42);', text: "export const message: string = greet('you');" }] }],
+        }),
+      );
+      check(fixed.includes('1 problem(s) the editor reported before are fixed') && !fixed.includes('new problem'), `the fixing edit's reply:\n${fixed}`);
+    },
+  },
 ];
 
 export async function run(): Promise<void> {
@@ -236,8 +282,11 @@ export async function run(): Promise<void> {
     const root = await waitFor('a workspace folder', () => vscode.workspace.workspaceFolders?.[0]?.uri);
     const ext = await waitFor('the tandem extension', () => vscode.extensions.getExtension<TandemApi>('tandemdev.tandem'));
     const api = await ext.activate();
-    // TANDEM_E2E_ONLY_CHAT: only the chat tests (the driver's), for working on the chat.
-    for (const c of process.env.TANDEM_E2E_ONLY_CHAT ? [] : cases) {
+    // TANDEM_E2E_ONLY_CHAT: only the chat tests (the driver's), for working on the chat;
+    // TANDEM_E2E_ONLY=a,b: only the cases whose names contain one of these.
+    const only = process.env.TANDEM_E2E_ONLY?.split(',');
+    const selected = cases.filter((c) => !only || only.some((o) => c.name.includes(o)));
+    for (const c of process.env.TANDEM_E2E_ONLY_CHAT ? [] : selected) {
       const start = Date.now();
       try {
         await c.fn(api, root);
