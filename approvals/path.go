@@ -8,7 +8,7 @@ import (
 )
 
 // PathClass is what a real path is to the policy. The first class that
-// applies wins, in the order Secret, Protected, Inside, Outside.
+// applies wins, in the order Secret, Protected, Inside, Scratch, Outside.
 type PathClass uint8
 
 const (
@@ -28,6 +28,10 @@ const (
 	// PathHarmless: /dev/null, /dev/stdout, /dev/stderr. Reading or writing
 	// them has no effect and never causes a question.
 	PathHarmless
+	// PathScratch: outside every root but under a scratch place (the
+	// temporary directory, the build caches): programs write there as a
+	// matter of course, so a write there is a plain write, not outside.
+	PathScratch
 )
 
 func (c PathClass) String() string {
@@ -42,6 +46,8 @@ func (c PathClass) String() string {
 		return "secret"
 	case PathHarmless:
 		return "harmless"
+	case PathScratch:
+		return "scratch"
 	}
 	return "unknown"
 }
@@ -163,12 +169,17 @@ type PolicyConfig struct {
 	// Protected and Secrets add entries: settings files tandem loads, tandem's
 	// own credentials. Each covers the path and everything under it.
 	Protected, Secrets []string
+	// Scratch is the places outside the roots where a write is no outside
+	// write (DefaultScratch, or the user's shell.writableDirs); each covers
+	// the path and everything under it. Nil: none.
+	Scratch []string
 }
 
 // Policy judges paths. It is built once per session from its config; its
 // entries are made real when it is built.
 type Policy struct {
 	roots     []string
+	scratch   []string // real paths
 	secrets   []entry
 	protected []entry // trees and dirs; named .git/.tandem are matched by name
 	env       map[string]string
@@ -202,6 +213,11 @@ func NewPolicy(c PolicyConfig) *Policy {
 		p.roots = append(p.roots, rp)
 		if base == "/" {
 			base = rp
+		}
+	}
+	for _, d := range c.Scratch {
+		if filepath.IsAbs(d) {
+			p.scratch = append(p.scratch, Resolve("/", d).Path)
 		}
 	}
 	home := c.Home
@@ -329,6 +345,10 @@ func (p *Policy) HasEnv(name string) bool {
 // Roots are the real workspace roots.
 func (p *Policy) Roots() []string { return p.roots }
 
+// Scratch is the real scratch places: a write under one (and not under a
+// secret or protected entry) is a plain write.
+func (p *Policy) Scratch() []string { return p.scratch }
+
 // Judge classifies path (relative paths are taken from the first root).
 func (p *Policy) Judge(path string) PathClass {
 	dir := "/"
@@ -361,7 +381,7 @@ func (p *Policy) Examine(dir, path string) Judgement {
 // worse orders classes by how much they need a question.
 func worse(a, b PathClass) bool { return rank[a] > rank[b] }
 
-var rank = map[PathClass]int{PathHarmless: 0, PathInside: 1, PathOutside: 2, PathProtected: 3, PathSecret: 4}
+var rank = map[PathClass]int{PathHarmless: 0, PathInside: 1, PathScratch: 2, PathOutside: 3, PathProtected: 4, PathSecret: 5}
 
 // harmless targets never cause a question.
 var harmless = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true}
@@ -382,6 +402,8 @@ func (p *Policy) JudgeReal(r RealPath) Judgement {
 		j.Class = PathProtected
 	case !r.Looped && p.inside(path):
 		j.Class = PathInside
+	case !r.Looped && p.inScratch(path):
+		j.Class = PathScratch
 	default:
 		j.Class = PathOutside
 	}
@@ -458,6 +480,15 @@ func holdsNamed(path string) bool {
 func (p *Policy) inside(path string) bool {
 	for _, r := range p.roots {
 		if under(path, r) {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *Policy) inScratch(path string) bool {
+	for _, d := range p.scratch {
+		if under(path, d) {
 			return true
 		}
 	}

@@ -276,3 +276,37 @@ func TestJobsShowRunningAndWaitingSteps(t *testing.T) {
 		t.Fatalf("after the denial:\n%s", got)
 	}
 }
+
+// shell.writableDirs, the scratch places, comes from the user's own
+// settings only: there a write is a plain write, and a workspace layer
+// cannot add a place.
+func TestWritableDirsComeOnlyFromUserSettings(t *testing.T) {
+	mine, theirs := t.TempDir(), t.TempDir()
+	var asked []approvals.Question
+	user := `{"shell": {"autoEffects": ["read", "write", "exec"], "writableDirs": [` + strconv.Quote(mine) + `]}}`
+	st := config.New()
+	if err := st.Set(config.SourceUserFile, json.RawMessage(user)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Set(config.SourceConfiguration, json.RawMessage(`{"shell": {"writableDirs": [`+strconv.Quote(mine)+`, `+strconv.Quote(theirs)+`]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	s := Open(Options{Roots: []string{t.TempDir()}, Settings: st, Asker: approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
+		asked = append(asked, q)
+		return approvals.Deny
+	})})
+	t.Cleanup(s.Close)
+	if res := callBash(t, s, "touch "+mine+"/made"); res.IsError || len(asked) != 0 {
+		t.Fatalf("a write in a writable dir of the user's asked (%d) or failed: %s", len(asked), res.Text)
+	}
+	if res := callBash(t, s, "touch "+theirs+"/made"); res.Code != refusal.Denied || len(asked) != 1 || !asked[0].Steps[0].Effects.Has(approvals.Outside) {
+		t.Fatalf("a workspace's writable dir was taken: asked %d, %s", len(asked), res.Text)
+	}
+	bad := config.New()
+	if err := bad.Set(config.SourceUserFile, json.RawMessage(`{"shell": {"writableDirs": ["build"]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if probs := SettingsProblems(bad); len(probs) != 1 || !strings.Contains(probs[0].Error(), `"build" is neither absolute`) {
+		t.Fatalf("a relative writable dir is not reported: %v", probs)
+	}
+}

@@ -143,8 +143,9 @@ func Open(o Options) *Session {
 // from the front door. The auto set is set at each use (see Gate).
 func newGate(s *Session) *approvals.Gate {
 	home, _ := os.UserHomeDir()
+	scratch, _ := writableDirs(s.opts.Settings, home, os.Environ()) // a bad value is a settings problem; the defaults apply
 	p := approvals.NewPolicy(approvals.PolicyConfig{
-		Roots: s.Roots, Home: home, Env: os.Environ(),
+		Roots: s.Roots, Home: home, Env: os.Environ(), Scratch: scratch,
 		// The settings file tandem loaded carries its execution gates;
 		// tandem's own process and the editor that started it hold the
 		// credentials the steps' environment lacks (/proc/PID/environ).

@@ -2,6 +2,9 @@ package tools
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -25,6 +28,32 @@ func autoEffects(st *config.Settings) (approvals.Effects, error) {
 		return 0, fmt.Errorf("shell.autoEffects (%s): %w", v.Source, err)
 	}
 	return auto, nil
+}
+
+// writableDirs reads shell.writableDirs, the scratch places, from the
+// user's own settings: a workspace that could name ~/.bashrc's directory
+// would turn writes there into plain writes. Each entry is absolute or
+// starts with "~/". Unset, or on error, the defaults apply (DefaultScratch).
+func writableDirs(st *config.Settings, home string, env []string) ([]string, error) {
+	v, ok := st.User("shell.writableDirs")
+	if !ok {
+		return approvals.DefaultScratch(home, env), nil
+	}
+	var dirs []string
+	if err := v.Decode(&dirs); err != nil {
+		return approvals.DefaultScratch(home, env), fmt.Errorf("shell.writableDirs must be a list of directories: %w; the defaults apply", err)
+	}
+	out := make([]string, 0, len(dirs))
+	for _, d := range dirs {
+		if rest, ok := strings.CutPrefix(d, "~/"); ok && home != "" {
+			d = filepath.Join(home, rest)
+		}
+		if !filepath.IsAbs(d) {
+			return approvals.DefaultScratch(home, env), fmt.Errorf("shell.writableDirs (%s): %q is neither absolute nor under ~/; the defaults apply", v.Source, d)
+		}
+		out = append(out, d)
+	}
+	return out, nil
 }
 
 // budget is shell.budgetSeconds (any settings layer: it bounds waiting, not
@@ -51,6 +80,10 @@ func SettingsProblems(st *config.Settings) []error {
 		out = append(out, fmt.Errorf("%w; until it is fixed the auto set stays as it was (at start, the default)", err))
 	}
 	if _, err := budget(st); err != nil {
+		out = append(out, err)
+	}
+	home, _ := os.UserHomeDir()
+	if _, err := writableDirs(st, home, os.Environ()); err != nil {
 		out = append(out, err)
 	}
 	return out
