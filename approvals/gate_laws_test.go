@@ -5,6 +5,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/tandemdev/tandem/internal/lawhit"
 	"github.com/tandemdev/tandem/refusal"
 )
 
@@ -108,7 +109,11 @@ func answerSeqs(n int) [][]Answer {
 // the script, in order; a pipeline refused at step k had every step before k
 // within the auto set, and k is the first that needed a yes.
 func TestLaw_gate_prefix_decisions(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"script stopped early": 1000, "pipeline refused at a step": 1000})
 	eachScript(func(auto Effects, steps []Step, answers []Answer, r gateRun) {
+		if len(r.ran) < len(steps) {
+			hits.Hit("script stopped early")
+		}
 		for i, k := range r.ran {
 			if k != i {
 				t.Fatalf("auto %v steps %v answers %v: ran %v", auto, steps, answers, r.ran)
@@ -120,6 +125,7 @@ func TestLaw_gate_prefix_decisions(t *testing.T) {
 			if !errors.As(err, &ref) {
 				continue
 			}
+			hits.Hit("pipeline refused at a step")
 			for i := 0; i < ref.Step; i++ {
 				if Decide(auto, false, steps[i].Effects) != Runs {
 					t.Fatalf("pipeline %v refused at %d, but step %d needed a yes first", steps, ref.Step, i)
@@ -135,14 +141,17 @@ func TestLaw_gate_prefix_decisions(t *testing.T) {
 // TestLaw_gate_needs_yes_decisions: gated steps run no more often than the
 // user said yes.
 func TestLaw_gate_needs_yes_decisions(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"gated step ran on its yes": 1000, "gated step ran on an earlier session yes": 100})
 	eachScript(func(auto Effects, steps []Step, answers []Answer, r gateRun) {
 		for _, k := range r.ran {
 			if Decide(auto, false, steps[k].Effects) == Runs {
 				continue
 			}
 			if a, asked := r.answer[k]; asked && a.Allows() {
+				hits.Hit("gated step ran on its yes")
 				continue
 			}
+			hits.Hit("gated step ran on an earlier session yes")
 			covered := false
 			for _, j := range r.ran[:k] {
 				covered = covered || r.answer[j] == AllowSession && steps[j].Text == steps[k].Text && steps[j].Effects == steps[k].Effects
@@ -158,6 +167,7 @@ func TestLaw_gate_needs_yes_decisions(t *testing.T) {
 // before ran and the refused step and all after did not; the refusal says
 // which.
 func TestLaw_gate_deny_stops_decisions(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"stopped by a deny": 1000, "stopped unanswered": 1000})
 	eachScript(func(auto Effects, steps []Step, answers []Answer, r gateRun) {
 		if r.stopped < 0 {
 			return
@@ -172,6 +182,9 @@ func TestLaw_gate_deny_stops_decisions(t *testing.T) {
 		want := refusal.Unanswered
 		if last == Deny {
 			want = refusal.Denied
+			hits.Hit("stopped by a deny")
+		} else {
+			hits.Hit("stopped unanswered")
 		}
 		if r.refused == nil || r.refused.Refusal.Code != want || r.refused.Answer.Allows() {
 			t.Fatalf("steps %v answers %v: refusal %+v, want code %v", steps, answers, r.refused, want)
@@ -183,6 +196,7 @@ func TestLaw_gate_deny_stops_decisions(t *testing.T) {
 // step.
 func TestLaw_gate_finish_runs_all_decisions(t *testing.T) {
 	n := 0
+	hits := lawhit.New(t, map[string]int{"pipeline ran within the auto set": 1000, "pipeline ran on one yes": 1000})
 	eachScript(func(auto Effects, steps []Step, answers []Answer, r gateRun) {
 		n++
 		if r.stopped < 0 && len(r.ran) != len(steps) {
@@ -204,6 +218,11 @@ func TestLaw_gate_finish_runs_all_decisions(t *testing.T) {
 			}
 			if within && asked != 0 {
 				t.Fatalf("pipeline %v within %v asked", steps, auto)
+			}
+			if within {
+				hits.Hit("pipeline ran within the auto set")
+			} else {
+				hits.Hit("pipeline ran on one yes")
 			}
 		}
 	})

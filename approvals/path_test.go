@@ -12,6 +12,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/tandemdev/tandem/internal/lawhit"
 	"github.com/tandemdev/tandem/refusal"
 )
 
@@ -194,24 +195,48 @@ func cleanUp(t *rapid.T, links []string) {
 	}
 }
 
+// genSecretWard is a path that leads into a credential store, or right
+// beside one: through the home, the workspace, ".." and the random links,
+// to an existing secret or its neighbour.
+func genSecretWard(t *rapid.T, l *layout, links []string) string {
+	p := rapid.SampledFrom([]string{l.home, l.ws + "/../home", l.tmp + "/home", l.ws + "/src/../../home"}).Draw(t, "start")
+	if len(links) > 0 && rapid.Bool().Draw(t, "viaLink") {
+		p = rapid.SampledFrom(links).Draw(t, "link")
+	}
+	return p + "/" + rapid.SampledFrom([]string{".ssh/id_ed25519", ".ssh", ".ssh/./authorized_keys", ".aws/credentials",
+		".netrc", ".cargo/credentials.toml", ".config/gh/hosts.yml", "other/creds.ini", "notes.txt", ".config/tandem/config.json"}).Draw(t, "into")
+}
+
 // TestLaw_path_secret_wins: a path whose real path is under a secret entry is
 // Secret, whatever links led there.
 func TestLaw_path_secret_wins(t *testing.T) {
 	l := newLayout(t)
+	hits := lawhit.New(t, map[string]int{"secret": 20, "not secret": 5})
 	rapid.Check(t, func(t *rapid.T) {
 		links := genLayout(t, l)
 		defer cleanUp(t, links)
 		p := genPath(t, l, links)
+		if rapid.IntRange(0, 2).Draw(t, "secretward") > 0 {
+			p = genSecretWard(t, l, links)
+		}
 		real, err := filepath.EvalSymlinks(p)
 		if err != nil {
-			return // missing or looping: the oracle cannot say
+			hits.Hit("missing or looping")
+			return // the oracle cannot say
 		}
+		secret := false
 		for _, s := range l.secrets {
 			if under2(real, s) {
+				secret = true
 				if got := l.p.Judge(p); got != PathSecret {
 					t.Fatalf("Judge(%q) (real %q) = %v, want secret", p, real, got)
 				}
 			}
+		}
+		if secret {
+			hits.Hit("secret")
+		} else {
+			hits.Hit("not secret")
 		}
 	})
 }
@@ -232,13 +257,16 @@ func TestLaw_path_inside_is_safe(t *testing.T) {
 			t.Errorf("Judge(%q), whose links loop, = inside", p)
 		}
 	}
+	hits := lawhit.New(t, map[string]int{"inside": 8})
 	rapid.Check(t, func(t *rapid.T) {
 		links := genLayout(t, l)
 		defer cleanUp(t, links)
 		p := genPath(t, l, links)
 		if l.p.Judge(p) != PathInside {
+			hits.Hit("not inside")
 			return
 		}
+		hits.Hit("inside")
 		real, err := filepath.EvalSymlinks(p)
 		if errors.Is(err, syscall.ELOOP) {
 			t.Fatalf("Judge(%q) = inside, but its links loop", p)
