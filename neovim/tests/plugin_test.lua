@@ -214,6 +214,17 @@ test('the_workspace_is_the_nearest_marker_directory', function()
   eq(ws, tandem.client(other).config.root_dir, 'outside it, the repository')
 end)
 
+test('the_files_of_a_workspace_share_one_tandem', function()
+  -- One tandem per workspace: a second file's buffer joins the running client, so a session
+  -- sees (and edits through) every buffer of the workspace.
+  local ws = workspace()
+  tandem.setup({})
+  local a = open(ws, 'internal/names/names.go')
+  local b = open(ws, 'cmd/greet/main.go')
+  eq(tandem.client(a).id, tandem.client(b).id, 'both buffers have the same client')
+  eq(1, #vim.lsp.get_clients({ name = 'tandem' }), 'one tandem runs')
+end)
+
 test('a_session_belongs_to_the_client_that_opened_it', function()
   -- Two workspaces, two tandem clients. The user moves to the other workspace's buffer while
   -- the first one's session is being opened: the session stays with the first client.

@@ -112,6 +112,13 @@ local function client_config(root)
   }
 end
 
+--- Whether a running client serves a configuration's root: one tandem per workspace. Neovim
+--- 0.10's own test compares the root with the workspace folder's name, which here is the
+--- directory's basename, so every buffer would start a tandem of its own.
+local function same_root(c, conf)
+  return c.name == conf.name and c.config.root_dir == conf.root_dir
+end
+
 --- Starts (or reuses) the tandem client for a file buffer.
 ---@param bufnr integer?
 ---@return integer? client_id
@@ -120,7 +127,7 @@ function M.start(bufnr)
   if vim.bo[bufnr].buftype ~= '' then
     return nil
   end
-  return vim.lsp.start(client_config(M.root(bufnr)), { bufnr = bufnr })
+  return vim.lsp.start(client_config(M.root(bufnr)), { bufnr = bufnr, reuse_client = same_root })
 end
 
 --- The running client of a workspace root, started (attached to no buffer) when there is none.
