@@ -93,15 +93,16 @@ local function lines(buf)
   return vim.api.nvim_buf_get_lines(buf, 0, -1, false)
 end
 
---- Stops every tandem client and wipes every buffer, so the next test starts clean. Each
---- test has its own workspace (root), so a client that is slow to go is never reused.
+--- Stops every language-server client (tandem, and gopls where a test started it) and wipes
+--- every buffer, so the next test starts clean. Each test has its own workspace (root), so a
+--- client that is slow to go is never reused.
 local function reset()
   local function gone()
-    return #vim.lsp.get_clients({ name = 'tandem' }) == 0
+    return #vim.lsp.get_clients() == 0
   end
-  stop(vim.lsp.get_clients({ name = 'tandem' }))
+  stop(vim.lsp.get_clients())
   if not vim.wait(2000, gone, 10) then
-    stop(vim.lsp.get_clients({ name = 'tandem' }), true)
+    stop(vim.lsp.get_clients(), true)
     vim.wait(2000, gone, 10)
   end
   vim.cmd('silent! %bwipeout!')
@@ -810,6 +811,20 @@ dofile(os.getenv('TANDEM_TEST_REPO') .. '/neovim/tests/chat_test.lua')({
   flush_scheduled = flush_scheduled,
   exists = exists,
   item = item,
+})
+
+-- gopls beside tandem (neovim/tests/language_test.lua), with this file's helpers.
+dofile(os.getenv('TANDEM_TEST_REPO') .. '/neovim/tests/language_test.lua')({
+  test = test,
+  wait_for = wait_for,
+  eq = eq,
+  contains = contains,
+  write_file = write_file,
+  workspace = workspace,
+  open = open,
+  call = call,
+  tag_of = tag_of,
+  lines = lines,
 })
 
 -- Runner: every test (or those whose name contains an argument), in order.

@@ -4,6 +4,7 @@ local approvals = require('tandem.approvals')
 local compat = require('tandem.compat')
 local config = require('tandem.config')
 local edits = require('tandem.edits')
+local language = require('tandem.language')
 local terminal = require('tandem.terminal')
 
 local M = {}
@@ -59,6 +60,9 @@ local function capabilities()
   if config.get().approvals == 'tandem' then
     caps.experimental.tandem.approvals = true
   end
+  if config.get().language_query then
+    caps.experimental.tandem.languageQuery = true
+  end
   return caps
 end
 
@@ -85,6 +89,7 @@ local function client_config(root)
       ['tandem/approvalSettled'] = approvals.settled,
       ['tandem/jobSettled'] = session.job_settled,
       ['tandem/saveDocument'] = edits.save_document,
+      ['tandem/languageQuery'] = language.query,
       ['workspace/applyEdit'] = edits.apply_edit,
       ['session/update'] = chat.on_update,
     },

@@ -24,4 +24,11 @@ function M.notify(client, method, params)
   return client.notify(method, params)
 end
 
+function M.supports_method(client, method, bufnr)
+  if has_011 then
+    return client:supports_method(method, bufnr)
+  end
+  return client.supports_method(method, { bufnr = bufnr })
+end
+
 return M

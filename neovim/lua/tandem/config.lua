@@ -21,6 +21,11 @@ local defaults = {
   -- vim.ui.select. 'native': leave it undeclared; questions then arrive as
   -- window/showMessageRequest and Neovim's own handler answers them.
   approvals = 'tandem',
+  -- Answer tandem's questions about what the other language servers attached in Neovim know
+  -- (tandem/languageQuery): the agent then has the `code` tool (symbols, definitions,
+  -- references, hover, diagnostics) and its edits' replies list the problems they brought or
+  -- fixed. false: not declared, so tandem neither lists the tool nor waits after an edit.
+  language_query = true,
   -- Ask tandem for the bridge environment (tandem/terminalEnv) and give it to every job
   -- Neovim starts from then on, :terminal included, so `tandem mcp call` works there.
   terminal_env = true,

@@ -1,4 +1,7 @@
 --- :checkhealth tandem — what the plugin needs, each with the fix when it is missing.
+local client = require('tandem.client')
+local language = require('tandem.language')
+
 local M = {}
 
 --- Providers tandem knows without settings, and the variable each key comes from.
@@ -84,6 +87,37 @@ function M.check_provider(health, user_settings)
   health.ok(string.format('the chat uses %s/%s at %s (%s)', name, rest, p.url, p.api))
 end
 
+--- Whether tandem's language queries are answered, and by which language servers.
+---@param health table vim.health
+---@param enabled boolean setup({language_query})
+---@param clients vim.lsp.Client[] the running tandem clients
+function M.check_language(health, enabled, clients)
+  if not enabled then
+    health.info(
+      'language queries: off (language_query = false): the agent has no code tool and edit replies list no problems'
+    )
+    return
+  end
+  local servers = vim.tbl_map(function(c)
+    return string.format('%s (%d buffer(s))', c.name, vim.tbl_count(c.attached_buffers))
+  end, language.servers())
+  if #servers == 0 then
+    health.warn(
+      'language queries (tandem/languageQuery) are answered, but no language server is attached besides tandem',
+      {
+        'attach one (vim.lsp.enable, nvim-lspconfig): the code tool and the problems after an edit come from it',
+      }
+    )
+  else
+    health.ok('language queries (tandem/languageQuery) are answered from ' .. table.concat(servers, ', '))
+  end
+  for _, c in ipairs(clients) do
+    if vim.tbl_contains(client.tool_names(c), 'code') then
+      health.ok(string.format('client %d lists the code tool', c.id))
+    end
+  end
+end
+
 function M.check()
   local health = vim.health
   health.start('tandem')
@@ -130,6 +164,7 @@ function M.check()
   for _, c in ipairs(clients) do
     health.ok(string.format('client %d serves %s', c.id, c.config.root_dir or '?'))
   end
+  M.check_language(health, config.language_query, clients)
   local env = tandem.terminal_env_names()
   if #env > 0 then
     health.ok(':terminal jobs get ' .. table.concat(env, ', '))

@@ -8,6 +8,7 @@ local chat = require('tandem.chat')
 local client = require('tandem.client')
 local commands = require('tandem.commands')
 local config = require('tandem.config')
+local language = require('tandem.language')
 local session = require('tandem.session')
 local terminal = require('tandem.terminal')
 
@@ -33,6 +34,15 @@ function M.setup(opts)
   config.set(opts)
   commands.create()
   local group = vim.api.nvim_create_augroup('tandem', { clear = true })
+  if config.get().language_query then
+    -- Counted for tandem/languageQuery, which waits for an edit's diagnostics to settle.
+    vim.api.nvim_create_autocmd('DiagnosticChanged', {
+      group = group,
+      callback = function(ev)
+        language.on_changed(ev.buf)
+      end,
+    })
+  end
   if config.get().autostart then
     vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile' }, {
       group = group,
