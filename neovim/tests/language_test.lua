@@ -178,4 +178,27 @@ return function(h)
     eq(vim.uri_from_bufnr(notes), settled.files[2] and settled.files[2].uri, 'and the file that changed since')
     eq(2, #settled.files, 'nothing else')
   end)
+
+  test('a_settle_waits_for_a_change_of_a_file_gopls_covers_and_then_quiet', function()
+    local _, names = go_workspace()
+    local uri = vim.uri_from_bufnr(names)
+    local after = query({ kind = 'diagnostics' }).generation
+    local settled, answered_at
+    coroutine.wrap(function()
+      settled =
+        require('tandem.language').query(nil, { kind = 'diagnostics', uris = { uri }, after = after, settleMs = 5000 })
+      answered_at = vim.uv.now()
+    end)()
+    vim.wait(300)
+    eq(nil, settled, 'no change yet: the settle waits')
+    local ns = vim.api.nvim_create_namespace('tandem_test_settle')
+    vim.diagnostic.set(ns, names, { { lnum = 6, col = 5, severity = 1, message = 'a change' } })
+    local changed_at = vim.uv.now()
+    wait_for('the settle', function()
+      return settled ~= nil
+    end)
+    local quiet = answered_at - changed_at
+    eq(true, quiet >= 190 and quiet < 2000, 'answered after about 200 ms of quiet, not ' .. quiet .. ' ms')
+    eq('a change', settled.files[1].diagnostics[1].message, 'with the change')
+  end)
 end
