@@ -7,6 +7,11 @@ return function(h)
 
   local NAMES, MAIN = 'internal/names/names.go', 'cmd/greet/main.go'
 
+  --- gopls's client configuration for the workspace ws.
+  local function gopls(ws)
+    return { name = 'gopls', cmd = { 'gopls' }, root_dir = ws }
+  end
+
   --- A fresh Go module of the sample with names.go and main.go open, tandem and gopls
   --- attached to both, and gopls done with its first diagnostics of both (a type-checked
   --- workspace, so an edit's problems are the edit's own).
@@ -25,7 +30,7 @@ return function(h)
     tandem.setup(opts or {})
     local bufs = { h.open(ws, NAMES), h.open(ws, MAIN) }
     for _, buf in ipairs(bufs) do
-      vim.lsp.start({ name = 'gopls', cmd = { 'gopls' }, root_dir = ws }, { bufnr = buf })
+      vim.lsp.start(gopls(ws), { bufnr = buf })
     end
     wait_for("gopls's first diagnostics of both files", function()
       return diagnosed[bufs[1]] and diagnosed[bufs[2]]
@@ -65,7 +70,7 @@ return function(h)
   end
 
   test('code_symbols_definition_references_and_hover_come_from_gopls', function()
-    go_workspace()
+    local ws = go_workspace()
     local _, outline = h.call('code', { op = 'symbols', path = NAMES })
     eq('[internal/names/names.go#TAG] outline (lines)\nfunction Greeting 7-13\n', untagged(outline), 'the outline')
     local declaration =
@@ -107,6 +112,24 @@ return function(h)
     local report = table.concat(h.lines(0), '\n')
     contains(report, 'language queries (tandem/languageQuery) are answered from gopls (2 buffer(s))', 'the health')
     contains(report, string.format('client %d lists the code tool', c.id), 'the health names the tool')
+    -- A file not loaded in Neovim: the plugin loads it, and gopls, attached on load as a
+    -- user's configuration does, answers for it.
+    local group = vim.api.nvim_create_augroup('tandem_test_gopls_on_load', { clear = true })
+    vim.api.nvim_create_autocmd('BufReadPost', {
+      group = group,
+      pattern = '*.go',
+      callback = function(ev)
+        vim.lsp.start(gopls(ws), { bufnr = ev.buf })
+      end,
+    })
+    local ok, err, test_outline = pcall(h.call, 'code', { op = 'symbols', path = 'internal/names/names_test.go' })
+    vim.api.nvim_del_augroup_by_id(group)
+    assert(ok, err)
+    eq(
+      '[internal/names/names_test.go#TAG] outline (lines)\nfunction TestGreeting 5-9\n',
+      untagged(test_outline),
+      'the outline of a file that was not loaded'
+    )
   end)
 
   test('without_language_query_the_code_tool_is_not_listed', function()

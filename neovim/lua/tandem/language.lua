@@ -7,7 +7,7 @@ local compat = require('tandem.compat')
 local M = {}
 
 local api = vim.api
-local rpc_error = function(msg)
+local function rpc_error(msg)
   return vim.lsp.rpc.rpc_response_error(vim.lsp.protocol.ErrorCodes.InternalError, msg)
 end
 
@@ -24,7 +24,7 @@ local changed = {} ---@type table<string, {generation: integer, at: integer}>
 --- The settles waiting, each re-checked on every DiagnosticChanged.
 local settles = {} ---@type table<table, true>
 
---- The loaded or listed buffer named fname, if any (bufnr() would match it as a pattern).
+--- The buffer named fname, if any (bufnr() would match the name as a pattern).
 ---@param fname string
 ---@return integer?
 local function buffer_of(fname)
@@ -89,22 +89,28 @@ local function from_byte(line, byte, encoding)
   return units + math.max(byte - b, 0)
 end
 
---- Lines of files, read once per answer: a loaded buffer's text, else the file on disk.
+--- Lines of files, each file looked up once per answer: a loaded buffer's text, else the file
+--- on disk (read once).
 local function line_reader()
-  local files = {}
+  local files = {} ---@type table<string, integer|string[]>
   return function(fname, row)
-    local buf = buffer_of(fname)
-    if buf and api.nvim_buf_is_loaded(buf) then
-      return api.nvim_buf_get_lines(buf, row, row + 1, false)[1] or ''
-    end
     if files[fname] == nil then
-      local f = io.open(fname, 'rb')
-      files[fname] = f and vim.split(f:read('*a'), '\n', { plain = true }) or {}
-      if f then
-        f:close()
+      local buf = buffer_of(fname)
+      if buf and api.nvim_buf_is_loaded(buf) then
+        files[fname] = buf
+      else
+        local f = io.open(fname, 'rb')
+        files[fname] = f and vim.split(f:read('*a'), '\n', { plain = true }) or {}
+        if f then
+          f:close()
+        end
       end
     end
-    return files[fname][row + 1] or ''
+    local file = files[fname]
+    if type(file) == 'number' then
+      return api.nvim_buf_get_lines(file, row, row + 1, false)[1] or ''
+    end
+    return file[row + 1] or ''
   end
 end
 
@@ -132,7 +138,7 @@ local function lsp_diagnostics(buf, fname, line_of)
   local out = {}
   for _, d in ipairs(vim.diagnostic.get(buf)) do
     local function pos(lnum, col)
-      return { line = lnum, character = from_byte(line_of(fname, lnum), col, 'utf-16') }
+      return { line = lnum, character = col == 0 and 0 or from_byte(line_of(fname, lnum), col, 'utf-16') }
     end
     table.insert(out, {
       range = { start = pos(d.lnum, d.col), ['end'] = pos(d.end_lnum or d.lnum, d.end_col or d.col) },
