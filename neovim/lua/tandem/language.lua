@@ -215,7 +215,8 @@ local function next_look(s, now)
         wake = math.min(wake or s.deadline, c.at + QUIET_MS)
       end
     elseif not uncovered(fname) then
-      wake = s.deadline
+      -- Due only after a change of this file, which looks again itself, or at the deadline.
+      wake = wake or s.deadline
     end
   end
   return wake
