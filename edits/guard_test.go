@@ -13,6 +13,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/internal/lawhit"
 )
 
 // revealCase is one random rejection scenario: a file whose lines have
@@ -105,8 +106,10 @@ func (c *revealCase) seen(k int) bool {
 
 // An edit applies only if every anchor is seen; a rejected one changes nothing.
 func TestLaw_edit_only_seen_lines(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"rejected": 50, "applied": 5})
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genReveal(rt)
+		hits.Hit(map[bool]string{true: "rejected", false: "applied"}[c.rejected])
 		if c.rejected != (len(c.unseen) > 0) {
 			rt.Fatalf("unseen anchors %v, rejected %v:\n%s", c.unseen, c.rejected, c.text)
 		}
@@ -118,9 +121,11 @@ func TestLaw_edit_only_seen_lines(t *testing.T) {
 
 // Every anchor seen: the edit applies.
 func TestLaw_edit_seen_applies(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"every anchor seen": 5})
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genReveal(rt)
 		if len(c.unseen) == 0 {
+			hits.Hit("every anchor seen")
 			want := strings.Join(c.lines[:c.from-1], "\n")
 			if c.from > 1 {
 				want += "\n"
@@ -139,11 +144,13 @@ func TestLaw_edit_seen_applies(t *testing.T) {
 // A rejected edit applies on a straight retry iff the rejection could show
 // every unseen anchor whole.
 func TestLaw_reveal_then_retry(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"shown whole": 6, "not shown whole": 25})
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genReveal(rt)
 		if !c.rejected {
 			return
 		}
+		hits.Hit(map[bool]string{true: "shown whole", false: "not shown whole"}[c.whole()])
 		_, err := c.w.edit(c.args)
 		if (err == nil) != c.whole() {
 			rt.Fatalf("retry after revealing %d anchors (whole %v): %v", len(c.unseen), c.whole(), err)
@@ -154,11 +161,13 @@ func TestLaw_reveal_then_retry(t *testing.T) {
 // Unseen anchors become seen iff the rejection showed them all whole; each
 // one shown whole is seen.
 func TestLaw_edit_marks_whole_reveal(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"shown whole": 6, "not shown whole": 25})
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genReveal(rt)
 		if !c.rejected {
 			return
 		}
+		hits.Hit(map[bool]string{true: "shown whole", false: "not shown whole"}[c.whole()])
 		all := true
 		for i, k := range c.unseen {
 			shownWhole := i < revealLines && utf8.RuneCountInString(c.lines[k-1]) <= revealChars
@@ -193,11 +202,13 @@ func expand(list string) []int {
 
 // The rejection names exactly the unseen anchors, in order.
 func TestLaw_reject_names_unseen(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"rejected": 50})
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genReveal(rt)
 		if !c.rejected {
 			return
 		}
+		hits.Hit("rejected")
 		m := namesRE.FindStringSubmatch(c.text)
 		if m == nil {
 			rt.Fatalf("the rejection names no lines:\n%s", c.text)
@@ -214,10 +225,14 @@ var rowRE = regexp.MustCompile(`(?m)^(\d+):(.*)$`)
 // characters when longer, and beside each the unseen lines next to it that
 // are not anchors, so the model can tell whether it is the line it meant.
 func TestLaw_reject_shows_lines(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"a line cut": 100, "an unseen neighbour shown": 12, "past the cap": 2})
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genReveal(rt)
 		if !c.rejected {
 			return
+		}
+		if len(c.unseen) > revealLines {
+			hits.Hit("past the cap")
 		}
 		rows := rowRE.FindAllStringSubmatch(c.text, -1)
 		anchors := map[int]bool{}
@@ -245,7 +260,11 @@ func TestLaw_reject_shows_lines(t *testing.T) {
 			n, _ := strconv.Atoi(r[1])
 			line := c.lines[n-1]
 			shown := r[2]
+			if !anchors[n] {
+				hits.Hit("an unseen neighbour shown")
+			}
 			if utf8.RuneCountInString(line) > revealChars {
+				hits.Hit("a line cut")
 				cut := string([]rune(line)[:revealChars])
 				if !strings.HasPrefix(shown, cut) || strings.HasPrefix(shown, cut+string([]rune(line)[revealChars])) {
 					rt.Fatalf("line %d is not cut at %d characters", n, revealChars)
@@ -262,11 +281,13 @@ func TestLaw_reject_shows_lines(t *testing.T) {
 
 // The rejection says it showed its anchors whole iff it did.
 func TestLaw_reject_whole_exact(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"shown whole": 6, "not shown whole": 25})
 	rapid.Check(t, func(rt *rapid.T) {
 		c := genReveal(rt)
 		if !c.rejected {
 			return
 		}
+		hits.Hit(map[bool]string{true: "shown whole", false: "not shown whole"}[c.whole()])
 		says := strings.Contains(c.text, "now seen. Check that")
 		saysNot := strings.Contains(c.text, "Only rows shown whole are now seen")
 		if says != c.whole() || saysNot == c.whole() {
