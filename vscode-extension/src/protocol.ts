@@ -54,11 +54,13 @@ export function summary(description: string): string {
 
 /**
  * A JSON object with every required argument of a schema, to prefill the argument box:
- * a user (or a model) fills in values instead of remembering names.
+ * a user (or a model) fills in values instead of remembering names. A schema that requires
+ * none of its arguments (read takes path or paths) gets its first one.
  */
 export function argumentTemplate(schema: JsonSchema): string {
   const out: Record<string, unknown> = {};
-  for (const name of schema.required ?? []) {
+  const first = Object.keys(schema.properties ?? {}).slice(0, 1);
+  for (const name of schema.required?.length ? schema.required : first) {
     const p = schema.properties?.[name] ?? {};
     out[name] = p.default ?? emptyOf(p);
   }

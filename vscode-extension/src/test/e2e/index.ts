@@ -88,6 +88,33 @@ const cases: Case[] = [
     },
   },
   {
+    // Astral characters are two UTF-16 units each: positions that counted characters instead
+    // would put the user's change, or the agent's edit, beside its place.
+    name: 'astral_characters_keep_typed_changes_and_agent_edits_in_place',
+    fn: async (api, root) => {
+      const uri = vscode.Uri.joinPath(root, 'docs', 'astral.txt');
+      fs.mkdirSync(path.dirname(uri.fsPath), { recursive: true });
+      fs.writeFileSync(uri.fsPath, 'first line\n');
+      const doc = await vscode.workspace.openTextDocument(uri);
+      const editor = await vscode.window.showTextDocument(doc);
+      check(await editor.edit((e) => e.insert(new vscode.Position(1, 0), '𝄞😀 clef and face: end\n')), 'the user typed the line');
+      // An incremental change after the astral characters of that line: "end" becomes "fin".
+      const at = doc.lineAt(1).text.indexOf('end');
+      check(await editor.edit((e) => e.replace(new vscode.Range(1, at, 1, at + 3), 'fin')), 'the user changed the word');
+      const read = resultText(await api.callTool('read', { path: 'docs/astral.txt' }));
+      check(read.includes('2:𝄞😀 clef and face: fin'), `the read does not show the typed line exactly:\n${read}`);
+      const tag = /#([0-9A-Fa-f]+)\]/.exec(read)?.[1];
+      const r = await api.callTool('edit', { files: [{ path: 'docs/astral.txt', tag, old: 'face: fin', new: 'face: 🎻 done' }] });
+      check(r.isError !== true, `the edit failed: ${resultText(r)}`);
+      const want = 'first line\n𝄞😀 clef and face: 🎻 done\n';
+      await waitFor('the edit in the editor', () => doc.getText() === want || undefined, 5000).catch(() => {
+        throw new Error(`the document after the edit is ${JSON.stringify(doc.getText())}, want ${JSON.stringify(want)}`);
+      });
+      const again = resultText(await api.callTool('read', { path: 'docs/astral.txt' }));
+      check(again.includes('2:𝄞😀 clef and face: 🎻 done'), `tandem's view after the edit:\n${again}`);
+    },
+  },
+  {
     name: 'agent_edit_of_a_clean_document_is_saved',
     fn: async (api, root) => {
       const uri = vscode.Uri.joinPath(root, 'cmd/greet/main.go');

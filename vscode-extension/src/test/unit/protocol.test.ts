@@ -18,6 +18,8 @@ test('argumentTemplate prefills every required argument with an empty value of i
   });
   assert.deepEqual(JSON.parse(t), { path: '', skip: 0, literal: false });
   assert.equal(argumentTemplate({}), '{}');
+  const either = argumentTemplate({ type: 'object', properties: { path: { type: 'string' }, paths: { type: 'array' } } });
+  assert.deepEqual(JSON.parse(either), { path: '' }, 'no argument required: the first one');
 });
 
 test('parseArguments accepts one object, an empty box, and refuses anything else with the next step', () => {
