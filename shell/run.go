@@ -101,6 +101,10 @@ type Run struct {
 	policy *approvals.Policy
 	out    *capture
 	null   *os.File // the script's stdin, and any payload's without one
+	// tmp is the run's private (0700) directory for the interpreter's own
+	// named pipes (<(…), >(…)), removed when the run ends: no other
+	// process's names there are opened past the gate.
+	tmp    string
 	procs  *procs
 	stages *stages
 	cancel context.CancelFunc
@@ -168,12 +172,20 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		out.finish(nil)
 		return nil, err
 	}
+	tmp, err := os.MkdirTemp("", "tandem-sh-")
+	if err != nil {
+		out.closeWriter()
+		out.finish(nil)
+		null.Close()
+		return nil, err
+	}
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	ctx, cancel := context.WithCancel(ctx)
 	x := &Run{
 		started: time.Now(),
 		null:    null,
+		tmp:     tmp,
 		opts:    o,
 		policy:  o.Gate.Policy(),
 		out:     out,
@@ -192,6 +204,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		out.closeWriter()
 		out.finish(nil)
 		null.Close()
+		os.RemoveAll(tmp)
 		return nil, err
 	}
 	go x.run(ctx, r, f)
@@ -207,6 +220,7 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 	opts := []interp.RunnerOption{
 		interp.Env(expand.ListEnviron(env...)),
 		interp.Dir(dir),
+		interp.TempDir(x.tmp),
 		interp.StdIO(stdin, stdout, stderr),
 		interp.CallHandler(x.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return x.exec }),
@@ -234,6 +248,7 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	x.out.finish(give)
 	t.Stop()
 	x.null.Close()
+	os.RemoveAll(x.tmp)
 
 	x.mu.Lock()
 	res := Result{Steps: append([]Step(nil), x.steps...), Output: x.out.snapshot()}

@@ -23,6 +23,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -57,8 +58,13 @@ type Runner struct {
 	// absolute path. It can only be set via [Dir].
 	Dir string
 
-	// tempDir is either $TMPDIR from [Runner.Env], or [os.TempDir].
+	// tempDir is the directory given by [TempDir], else $TMPDIR from
+	// [Runner.Env], or [os.TempDir].
 	tempDir string
+
+	// fifos are the named pipes this runner and its subshells made for
+	// process substitutions: only these are opened past the open handler.
+	fifos *fifoSet
 
 	// Params are the current shell parameters, e.g. from running a shell
 	// file or calling a function. Accessible via the $@/$* family of vars.
@@ -340,6 +346,42 @@ func Env(env expand.Environ) RunnerOption {
 		r.Env = env
 		return nil
 	}
+}
+
+// TempDir sets the directory, which must be absolute, in which the
+// interpreter makes its own temporary files (the named pipes of process
+// substitutions) instead of $TMPDIR or [os.TempDir]: a directory private to
+// the caller keeps others from planting names there.
+func TempDir(dir string) RunnerOption {
+	return func(r *Runner) error {
+		if !filepath.IsAbs(dir) {
+			return fmt.Errorf("temporary directory %q is not absolute", dir)
+		}
+		r.tempDir = filepath.Clean(dir)
+		return nil
+	}
+}
+
+// fifoSet holds the named pipes a runner made, shared with its subshells.
+type fifoSet struct {
+	mu    sync.Mutex
+	names map[string]bool
+}
+
+func (s *fifoSet) add(path string, made bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if made {
+		s.names[path] = true
+	} else {
+		delete(s.names, path)
+	}
+}
+
+func (s *fifoSet) has(path string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.names[path]
 }
 
 // Dir sets the interpreter's working directory. If empty, the process's current
@@ -883,7 +925,9 @@ func (r *Runner) Reset() {
 			r.execHandler = mw(r.execHandler)
 		}
 		// Fill tempDir; only need to do this once given that Env will not change.
-		if dir := r.Env.Get("TMPDIR").String(); filepath.IsAbs(dir) {
+		if r.tempDir != "" {
+			// Set by [TempDir].
+		} else if dir := r.Env.Get("TMPDIR").String(); filepath.IsAbs(dir) {
 			r.tempDir = dir
 		} else {
 			r.tempDir = os.TempDir()
@@ -895,6 +939,7 @@ func (r *Runner) Reset() {
 	*r = Runner{
 		Env:            r.Env,
 		tempDir:        r.tempDir,
+		fifos:          &fifoSet{names: map[string]bool{}},
 		callHandler:    r.callHandler,
 		execHandler:    r.execHandler,
 		openHandler:    r.openHandler,
@@ -1086,6 +1131,7 @@ func (r *Runner) subshell(background bool) *Runner {
 	r2 := &Runner{
 		Dir:            r.Dir,
 		tempDir:        r.tempDir,
+		fifos:          r.fifos,
 		Params:         r.Params,
 		callHandler:    r.callHandler,
 		execHandler:    r.execHandler,

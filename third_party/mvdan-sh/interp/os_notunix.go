@@ -8,12 +8,18 @@ package interp
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"mvdan.cc/sh/v3/syntax"
 )
 
 func mkfifo(path string, mode uint32) error {
 	return fmt.Errorf("unsupported")
+}
+
+// openFifo is never reached: no named pipe is made here.
+func openFifo(path string, flags int) (*os.File, error) {
+	return os.OpenFile(path, flags, 0)
 }
 
 // defaultAccess attempts to emulate access(2) on Windows.

@@ -8,6 +8,7 @@ package interp
 import (
 	"context"
 	"errors"
+	"os"
 	"os/user"
 	"strconv"
 	"syscall"
@@ -18,6 +19,11 @@ import (
 
 func mkfifo(path string, mode uint32) error {
 	return unix.Mkfifo(path, mode)
+}
+
+// openFifo opens a named pipe the interpreter made, never a link put at its name.
+func openFifo(path string, flags int) (*os.File, error) {
+	return os.OpenFile(path, flags|unix.O_NOFOLLOW, 0)
 }
 
 // defaultAccess is similar to checking the permission bits from [io/fs.FileInfo],

@@ -3,9 +3,13 @@ package interp_test
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
 	"mvdan.cc/sh/v3/syntax"
 )
@@ -110,5 +114,56 @@ func TestPatches(t *testing.T) {
 				t.Errorf("%s: %q gave %q (%v), want %q", patch, c.script, got, err, c.want)
 			}
 		}
+	}
+}
+
+// The interpreter's own named pipes live where TempDir says, and only the
+// names it made go past the open handler: a link planted at a name that
+// looks like one (sh-interp-…) in the temporary directory is opened through
+// the handler like any other file.
+func TestOwnTemporaryNames(t *testing.T) {
+	tmp := t.TempDir()
+	private := filepath.Join(tmp, "private")
+	if err := os.Mkdir(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	secret := filepath.Join(tmp, "secret")
+	if err := os.WriteFile(secret, []byte("KEY\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var handled []string
+	open := func(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+		handled = append(handled, path)
+		return nil, &os.PathError{Op: "open", Path: path, Err: os.ErrPermission}
+	}
+	script := `echo <(true); cat < <(echo piped)
+ln -s "$SECRET" "$PRIVATE/sh-interp-1"; read -r k < "$PRIVATE/sh-interp-1"; echo "read [$k]"
+echo rewritten > "$PRIVATE/sh-interp-1"`
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.TempDir(private), interp.OpenHandler(open),
+		interp.Env(expand.ListEnviron("SECRET="+secret, "PRIVATE="+private, "PATH="+os.Getenv("PATH"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	got := out.String()
+	if first, _, _ := strings.Cut(got, "\n"); !strings.HasPrefix(first, private+"/sh-interp-") {
+		t.Errorf("the pipe of <(true) is %q, want it in %s", first, private)
+	}
+	if !strings.Contains(got, "piped\n") {
+		t.Errorf("cat < <(echo piped) did not read the pipe:\n%s", got)
+	}
+	if strings.Contains(got, "KEY") || !strings.Contains(got, "read []") {
+		t.Errorf("a planted link was read past the open handler:\n%s", got)
+	}
+	if len(handled) != 2 || handled[0] != private+"/sh-interp-1" || handled[1] != private+"/sh-interp-1" {
+		t.Errorf("the open handler saw %q, want the planted name twice", handled)
+	}
+	if b, _ := os.ReadFile(secret); string(b) != "KEY\n" {
+		t.Errorf("the file behind the planted link changed: %q", b)
 	}
 }

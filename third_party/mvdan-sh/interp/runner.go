@@ -104,6 +104,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 					return "", fmt.Errorf("giving up at creating fifo: %v", err)
 				}
 			}
+			r.fifos.add(path, true)
 
 			r2 := r.subshell(true)
 			stdout := r.origStdout
@@ -121,7 +122,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				}()
 				switch ps.Op {
 				case syntax.CmdIn:
-					f, err := os.OpenFile(path, os.O_WRONLY, 0)
+					f, err := openFifo(path, os.O_WRONLY)
 					if err != nil {
 						r.errf("cannot open fifo for stdout: %v\n", err)
 						return
@@ -132,9 +133,10 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 							r.errf("closing stdout fifo: %v\n", err)
 						}
 						os.Remove(path)
+						r.fifos.add(path, false)
 					}()
 				case syntax.CmdOut:
-					f, err := os.OpenFile(path, os.O_RDONLY, 0)
+					f, err := openFifo(path, os.O_RDONLY)
 					if err != nil {
 						r.errf("cannot open fifo for stdin: %v\n", err)
 						return
@@ -145,6 +147,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 					defer func() {
 						f.Close()
 						os.Remove(path)
+						r.fifos.add(path, false)
 					}()
 				default:
 					// Should only happen if we forgot a case above.
@@ -1316,14 +1319,13 @@ func (r *Runner) open(ctx context.Context, path string, flags int, mode os.FileM
 	// If we are opening a FIFO temporary file created by the interpreter itself,
 	// don't pass this along to the open handler as it will not work at all
 	// unless [os.OpenFile] is used directly with it.
-	// Matching by directory and basename prefix isn't perfect, but works.
+	// Only the very names it made go past the handler: a script can put
+	// a link to any file at a name that merely looks like one.
 	//
 	// If we want FIFOs to use a handler in the future, they probably
 	// need their own separate handler API matching Unix-like semantics.
-	dir, name := filepath.Split(path)
-	dir = strings.TrimSuffix(dir, "/")
-	if dir == r.tempDir && strings.HasPrefix(name, fifoNamePrefix) {
-		return os.OpenFile(path, flags, mode)
+	if r.fifos.has(path) {
+		return openFifo(path, flags)
 	}
 
 	f, err := r.openHandler(r.handlerCtx(ctx, handlerKindOpen, todoPos), path, flags, mode)
