@@ -1,6 +1,7 @@
 package approvals
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -17,13 +18,23 @@ import (
 // the policy, so a narrower view (a sandbox's) is decided here, not in the
 // classifier.
 
+// errProgramProc: a program's own /proc entries (ResolveForProgram) are
+// not tandem's to look at; tandem's own would be the wrong ones.
+var errProgramProc = errors.New("a program's own /proc entry")
+
 // ReadDir lists the directory at r.
 func (p *Policy) ReadDir(r RealPath) ([]fs.DirEntry, error) {
+	if InProgramProc(r.Path) {
+		return nil, &fs.PathError{Op: "readdir", Path: r.Path, Err: errProgramProc}
+	}
 	return os.ReadDir(r.Path)
 }
 
 // ReadFile reads at most limit bytes of the file at r.
 func (p *Policy) ReadFile(r RealPath, limit int64) ([]byte, error) {
+	if InProgramProc(r.Path) {
+		return nil, &fs.PathError{Op: "open", Path: r.Path, Err: errProgramProc}
+	}
 	f, err := os.Open(r.Path)
 	if err != nil {
 		return nil, err
@@ -35,5 +46,8 @@ func (p *Policy) ReadFile(r RealPath, limit int64) ([]byte, error) {
 // WalkDir walks the tree at r as filepath.WalkDir does: a symlink under it
 // is reported, not followed.
 func (p *Policy) WalkDir(r RealPath, fn fs.WalkDirFunc) error {
+	if InProgramProc(r.Path) {
+		return &fs.PathError{Op: "walk", Path: r.Path, Err: errProgramProc}
+	}
 	return filepath.WalkDir(r.Path, fn)
 }

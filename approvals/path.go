@@ -23,7 +23,9 @@ const (
 	PathProtected
 	// PathSecret: a credential store, or under one; also what carries
 	// tandem's execution gates (its config, the approved MCP servers, the
-	// editors' user settings).
+	// editors' user settings), and another process's environment,
+	// arguments and memory (/proc/PID/environ, …). /proc and each
+	// process's directory there hold secrets.
 	PathSecret
 	// PathHarmless: /dev/null, /dev/stdout, /dev/stderr. Reading or writing
 	// them has no effect and never causes a question.
@@ -77,8 +79,26 @@ type RealPath struct {
 	Exists, IsDir bool
 }
 
-// Resolve makes path real. A relative path is taken from dir.
-func Resolve(dir, path string) RealPath {
+// Resolve makes path real as tandem itself sees it. A relative path is
+// taken from dir.
+func Resolve(dir, path string) RealPath { return resolve(dir, path, false) }
+
+// ResolveForProgram makes path real as a program started in dir sees it:
+// /proc/self and /proc/thread-self (and /dev/fd, /dev/stdin through them)
+// are that program's process, not tandem's. Its cwd is dir and its root /;
+// its other entries (fd, exe, environ, …) are the program's own and are
+// kept as written under ProgramProc, never read through tandem's.
+func ResolveForProgram(dir, path string) RealPath { return resolve(dir, path, true) }
+
+// ProgramProc is the /proc directory of the program a step starts, as
+// ResolveForProgram names it.
+const ProgramProc = "/proc/self"
+
+// InProgramProc reports whether a path ResolveForProgram made is one of the
+// program's own /proc entries: no file tandem may open for it.
+func InProgramProc(path string) bool { return under(path, ProgramProc) }
+
+func resolve(dir, path string, program bool) RealPath {
 	if !filepath.IsAbs(path) {
 		// Not filepath.Join: it would take ".." lexically, before the
 		// links on the way are followed.
@@ -89,6 +109,21 @@ func Resolve(dir, path string) RealPath {
 	cur := "/"
 	links := 0
 	isDir := true
+	// follow continues the walk at a link's target; false when the links
+	// looped and r holds the rest of the path.
+	follow := func(next, target string) bool {
+		links++
+		if links > MaxLinks {
+			r.Looped = true
+			r.Path = filepath.Join(append([]string{next}, parts...)...)
+			return false
+		}
+		if filepath.IsAbs(target) {
+			cur = "/"
+		}
+		parts = append(splitPath(target), parts...)
+		return true
+	}
 	for len(parts) > 0 {
 		c := parts[0]
 		parts = parts[1:]
@@ -100,6 +135,29 @@ func Resolve(dir, path string) RealPath {
 			continue
 		}
 		next := filepath.Join(cur, c)
+		if program {
+			switch {
+			case next == ProgramProc || next == "/proc/thread-self" || cur == ProgramProc+"/task":
+				cur = ProgramProc
+				continue
+			case next == ProgramProc+"/cwd":
+				if !follow(next, dir) {
+					return r
+				}
+				continue
+			case next == ProgramProc+"/root":
+				if !follow(next, "/") {
+					return r
+				}
+				continue
+			case next == ProgramProc+"/fd" || next == ProgramProc+"/task":
+				cur = next
+				continue
+			case InProgramProc(cur):
+				r.Path, r.Exists = filepath.Join(append([]string{next}, parts...)...), true
+				return r
+			}
+		}
 		fi, err := os.Lstat(next)
 		if err != nil {
 			r.Path = filepath.Join(append([]string{next}, parts...)...)
@@ -109,12 +167,6 @@ func Resolve(dir, path string) RealPath {
 			cur, isDir = next, fi.IsDir()
 			continue
 		}
-		links++
-		if links > MaxLinks {
-			r.Looped = true
-			r.Path = filepath.Join(append([]string{next}, parts...)...)
-			return r
-		}
 		target, err := os.Readlink(next)
 		if err != nil {
 			r.Path = filepath.Join(append([]string{next}, parts...)...)
@@ -123,10 +175,9 @@ func Resolve(dir, path string) RealPath {
 		if restIsLast(parts) && r.Link == "" {
 			r.Link = next
 		}
-		if filepath.IsAbs(target) {
-			cur = "/"
+		if !follow(next, target) {
+			return r
 		}
-		parts = append(splitPath(target), parts...)
 	}
 	r.Path, r.Exists, r.IsDir = cur, true, isDir
 	return r
@@ -358,14 +409,20 @@ func (p *Policy) Judge(path string) PathClass {
 	return p.Examine(dir, path).Class
 }
 
-// Examine resolves path from dir and judges it. When the last name is a
-// symlink, the worse of the link's and the target's class counts: a write
-// can replace the link or write through it.
-func (p *Policy) Examine(dir, path string) Judgement {
+// Examine resolves path from dir as tandem sees it (Resolve) and judges
+// it. When the last name is a symlink, the worse of the link's and the
+// target's class counts: a write can replace the link or write through it.
+func (p *Policy) Examine(dir, path string) Judgement { return p.examine(dir, path, false) }
+
+// ExamineForProgram is Examine for a path a program started in dir opens
+// (ResolveForProgram): a shell step's words and redirections.
+func (p *Policy) ExamineForProgram(dir, path string) Judgement { return p.examine(dir, path, true) }
+
+func (p *Policy) examine(dir, path string, program bool) Judgement {
 	if abs := path; filepath.IsAbs(abs) && harmless[filepath.Clean(abs)] {
 		return Judgement{Written: path, RealPath: RealPath{Path: filepath.Clean(abs), Exists: true}, Class: PathHarmless}
 	}
-	r := Resolve(dir, path)
+	r := resolve(dir, path, program)
 	j := p.JudgeReal(r)
 	j.Written = path
 	if r.Link != "" {
@@ -386,17 +443,67 @@ var rank = map[PathClass]int{PathHarmless: 0, PathInside: 1, PathScratch: 2, Pat
 // harmless targets never cause a question.
 var harmless = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true}
 
+// programOutputs are a program's own output streams in its view of /proc:
+// writing them is writing its output. (Its standard input is not here: a
+// write through it reopens whatever file the input was.)
+var programOutputs = map[string]bool{ProgramProc + "/fd/1": true, ProgramProc + "/fd/2": true}
+
+// processSecrets are the entries of a process's /proc directory that show
+// what it holds: its environment (tokens), its arguments, its memory.
+// Another process's (tandem's, a sibling's, a parent's) are secret.
+var processSecrets = map[string]bool{"environ": true, "cmdline": true, "mem": true, "maps": true,
+	"smaps": true, "smaps_rollup": true, "numa_maps": true, "pagemap": true, "auxv": true, "stack": true,
+	"syscall": true}
+
+// inProcess splits /proc/PID/… and /proc/PID/task/TID/… into the process's
+// directory part and the name below it ("" for the directory itself). ok is
+// false for any other path; /proc and /proc/PID/task are directories too.
+func inProcess(path string) (name string, ok bool) {
+	rest, found := strings.CutPrefix(path, "/proc/")
+	if !found {
+		return "", path == "/proc"
+	}
+	parts := strings.Split(rest, "/")
+	if !isPID(parts[0]) {
+		return "", false
+	}
+	parts = parts[1:]
+	if len(parts) > 0 && parts[0] == "task" {
+		if len(parts) == 1 {
+			return "", true
+		}
+		if !isPID(parts[1]) {
+			return "", false
+		}
+		parts = parts[2:]
+	}
+	if len(parts) == 0 {
+		return "", true
+	}
+	return parts[0], true
+}
+
+func isPID(s string) bool {
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
 // JudgeReal judges a path that is already real. It does not resolve again: a
 // second resolution could lose a loop.
 func (p *Policy) JudgeReal(r RealPath) Judgement {
 	j := Judgement{Written: r.Path, RealPath: r}
 	path := filepath.Clean(r.Path)
+	procName, inProc := inProcess(path)
 	switch {
-	case harmless[path] && !r.Looped:
+	case (harmless[path] || programOutputs[path]) && !r.Looped:
 		j.Class = PathHarmless
-	case p.covered(p.secrets, path):
+	case p.covered(p.secrets, path) || processSecrets[procName]:
 		j.Class, j.HoldsSecret = PathSecret, true
-	case p.ancestorOf(p.secrets, path):
+	case p.ancestorOf(p.secrets, path) || inProc && procName == "":
 		j.Class, j.HoldsSecret = PathProtected, true
 	case p.covered(p.protected, path) || p.named(path) || p.ancestorOf(p.protected, path) || holdsNamed(path):
 		j.Class = PathProtected

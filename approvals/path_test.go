@@ -416,3 +416,63 @@ func TestPolicyFromEnvironment(t *testing.T) {
 		}
 	}
 }
+
+// /proc/self is the process that opens it. For a program a step starts, it
+// is that program, whose cwd is the step's directory: /proc/self/cwd/… in
+// ~/.ssh is the key, however it is reached. For tandem itself (the
+// document tools), it is tandem, whose environment is another process's
+// to the policy: secret, like every other process's.
+func TestProgramViewOfProc(t *testing.T) {
+	l := newLayout(t)
+	ssh := filepath.Join(l.home, ".ssh")
+	if err := os.Symlink("/proc/self/cwd", filepath.Join(l.ws, "here")); err != nil {
+		t.Fatal(err)
+	}
+	for written, want := range map[string]string{
+		"/proc/self/cwd/id_ed25519":        filepath.Join(ssh, "id_ed25519"),
+		"/proc/thread-self/cwd/id_ed25519": filepath.Join(ssh, "id_ed25519"),
+		"/dev/fd/../cwd/id_ed25519":        filepath.Join(ssh, "id_ed25519"),
+		"/proc/self/task/1/cwd/planted":    filepath.Join(ssh, "planted"),
+		"/proc/self/root" + ssh + "/x":     filepath.Join(ssh, "x"),
+		l.ws + "/here/id_ed25519":          filepath.Join(ssh, "id_ed25519"),
+		"/proc/self/exe":                   "/proc/self/exe",
+		"/dev/stdin":                       "/proc/self/fd/0",
+		"/proc/self/fd":                    "/proc/self/fd",
+	} {
+		j := l.p.ExamineForProgram(ssh, written)
+		if j.Path != want {
+			t.Errorf("in ~/.ssh, %s is %s, want %s", written, j.Path, want)
+		}
+		if wantSecret := strings.HasPrefix(want, ssh); wantSecret != (j.Class == PathSecret) {
+			t.Errorf("in ~/.ssh, %s is %v", written, j.Class)
+		}
+	}
+	for written, want := range map[string]PathClass{
+		"/proc/self/fd/1":        PathHarmless,
+		"/proc/thread-self/fd/2": PathHarmless,
+		"/proc/self/fd/0":        PathOutside, // a write through it reopens the input's file
+		"/proc/self/environ":     PathOutside, // the program's own, without credentials
+		"/proc/1/environ":        PathSecret,
+		"/proc/1/task/1/cmdline": PathSecret,
+		"/proc/1/mem":            PathSecret,
+		"/proc/1":                PathProtected,
+		"/proc":                  PathProtected,
+		"/proc/cpuinfo":          PathOutside,
+	} {
+		if j := l.p.ExamineForProgram(l.ws, written); j.Class != want {
+			t.Errorf("for a program, %s is %v, want %v", written, j.Class, want)
+		}
+	}
+	if !l.p.ExamineForProgram(l.ws, "/proc/1").HoldsSecret {
+		t.Errorf("/proc/1 does not hold a secret")
+	}
+	// tandem's own view: /proc/self is tandem's pid.
+	if j := l.p.Examine(l.ws, "/proc/self/environ"); j.Class != PathSecret || j.Path != fmt.Sprintf("/proc/%d/environ", os.Getpid()) {
+		t.Errorf("for tandem, /proc/self/environ is %s %v", j.Path, j.Class)
+	}
+	// The policy does not look into a program's own entries for it: they
+	// would be tandem's.
+	if _, err := l.p.ReadFile(ResolveForProgram(l.ws, "/proc/self/environ"), 100); err == nil {
+		t.Errorf("ReadFile read tandem's environment for a program")
+	}
+}

@@ -639,6 +639,10 @@ func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode)
 	if strings.HasPrefix(path, "/dev/fd/") || strings.HasPrefix(path, "/proc/self/fd/") {
 		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EBADF}
 	}
+	r := approvals.ResolveForProgram(hc.Dir, path)
+	if approvals.InProgramProc(r.Path) {
+		return openProgramProc(hc, path, r.Path)
+	}
 	write := flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
 	s := classify.Redirect(path, write, hc.Dir, x.policy)
 	real := path
@@ -647,7 +651,7 @@ func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode)
 	}
 	if len(s.Paths) == 1 && s.Paths[0].Real != "" {
 		real = s.Paths[0].Real
-	} else if r := approvals.Resolve(hc.Dir, path); x.policy.JudgeReal(r).Class == approvals.PathInside {
+	} else if x.policy.JudgeReal(r).Class == approvals.PathInside {
 		// A new file inside the workspace (judged without being recorded):
 		// open it by its real path too, so openReal can tell a link put in
 		// since from one that was there.
@@ -682,14 +686,16 @@ func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode)
 func (x *Run) readDir(ctx context.Context, path string) (_ []fs.DirEntry, err error) {
 	defer guard(&err)
 	hc := interp.HandlerCtx(ctx)
+	// The directory the shell lists is the one its judgement names, in the
+	// shell's view (/proc/self/cwd is the script's directory).
+	real := approvals.ResolveForProgram(hc.Dir, path).Path
+	if approvals.InProgramProc(real) {
+		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EACCES}
+	}
 	s := classify.Redirect(path, false, hc.Dir, x.policy)
 	if s.Effects.Has(approvals.Secret) {
-		real := path
-		if len(s.Paths) == 1 && s.Paths[0].Real != "" {
-			real = s.Paths[0].Real
-		}
 		if len(s.Paths) == 1 && s.Paths[0].Class != approvals.PathSecret {
-			return os.ReadDir(path)
+			return os.ReadDir(real)
 		}
 		s.Text = approvals.AccessText(approvals.AccessList, real)
 		n, err := x.gate(ctx, hc, s)
@@ -698,7 +704,26 @@ func (x *Run) readDir(ctx context.Context, path string) (_ []fs.DirEntry, err er
 		}
 		x.ran(n, -1)
 	}
-	return os.ReadDir(path)
+	return os.ReadDir(real)
+}
+
+// openProgramProc opens a redirection into the shell's own /proc entries
+// (/proc/thread-self/fd/1, /dev/fd/../fd/2): its standard streams are the
+// script's; nothing else there is the script's to open, since tandem's own
+// (its environment, its descriptors) would be opened instead.
+func openProgramProc(hc interp.HandlerContext, path, real string) (io.ReadWriteCloser, error) {
+	switch real {
+	case approvals.ProgramProc + "/fd/0":
+		return dupStream(hc.Stdin, path)
+	case approvals.ProgramProc + "/fd/1":
+		return dupStream(hc.Stdout, path)
+	case approvals.ProgramProc + "/fd/2":
+		return dupStream(hc.Stderr, path)
+	}
+	if strings.HasPrefix(real, approvals.ProgramProc+"/fd/") {
+		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EBADF}
+	}
+	return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EACCES}
 }
 
 // dupStream opens one of the script's own streams as a file the

@@ -102,7 +102,7 @@ func (c *classifier) judge(dir, word string) (approvals.Judgement, bool) {
 	if word == "" || word == "-" || strings.ContainsRune(word, 0) {
 		return approvals.Judgement{}, false
 	}
-	j := c.p.Examine(dir, word)
+	j := c.p.ExamineForProgram(dir, word)
 	if j.Class == approvals.PathHarmless {
 		return j, false
 	}
@@ -185,7 +185,7 @@ const maxWalk = 5000
 // under root: each symlink's target, as a read (a link into ~/.ssh asks).
 // It looks at maxWalk entries at most.
 func (c *classifier) linksInto(dir, root string) {
-	base := c.p.Examine(dir, root)
+	base := c.p.ExamineForProgram(dir, root)
 	if base.HoldsSecret || !base.IsDir {
 		return
 	}

@@ -194,7 +194,7 @@ func (w *walker) readDir(dir string) ([]fs.DirEntry, error) {
 	if w.globbed >= maxGlobEntries {
 		return nil, errGlobBound
 	}
-	es, err := w.p.ReadDir(w.p.Examine(w.dir, dir).RealPath)
+	es, err := w.p.ReadDir(w.p.ExamineForProgram(w.dir, dir).RealPath)
 	w.globbed += len(es)
 	return es, err
 }
@@ -324,7 +324,7 @@ func (w *walker) cd(args []string) {
 		to = args[0]
 	}
 	if to != "" {
-		w.dir = w.p.Examine(w.dir, to).Path
+		w.dir = w.p.ExamineForProgram(w.dir, to).Path
 	}
 }
 

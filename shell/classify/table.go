@@ -87,7 +87,7 @@ func (c *classifier) filesFrom(dir, list string) {
 		c.add(approvals.Exec)
 		return
 	}
-	b, err := c.p.ReadFile(c.p.Examine(dir, list).RealPath, maxFilesFrom+1)
+	b, err := c.p.ReadFile(c.p.ExamineForProgram(dir, list).RealPath, maxFilesFrom+1)
 	if errors.Is(err, fs.ErrNotExist) {
 		return // the command fails without reading anything
 	}
@@ -118,7 +118,7 @@ func (c *classifier) secretFile(rel string, always bool) {
 	}
 	// The file is there when its name is, even as a dangling symlink (the
 	// command would follow it): Exists, or a last name that is a link.
-	if r := c.p.Examine("/", home+"/"+rel); r.Exists || r.Link != "" || always {
+	if r := c.p.ExamineForProgram("/", home+"/"+rel); r.Exists || r.Link != "" || always {
 		c.read("/", home+"/"+rel)
 	}
 }
@@ -387,7 +387,7 @@ func copyRow(move, reads bool, o opts) row {
 			}
 			target, srcs = srcs[len(srcs)-1], srcs[:len(srcs)-1]
 			if !p.set("-T") && !p.set("--no-target-directory") && len(srcs) > 0 {
-				toDir = c.p.Examine(dir, target).IsDir
+				toDir = c.p.ExamineForProgram(dir, target).IsDir
 			}
 		}
 		// A hard link (ln without -s, cp -l) is a second name for its

@@ -1,0 +1,3 @@
+# expect: read
+# why: cat /dev/stdin reads the program's own input
+echo hi | cat /dev/stdin
