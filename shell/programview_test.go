@@ -42,6 +42,7 @@ func TestProgramViewOfProcSelf(t *testing.T) {
 		`readlink /proc/self/exe`,
 		`ls /proc/self/fd`,
 		`echo out > /proc/thread-self/fd/1`,
+		`cd ~/.ssh; head -n 3 /dev/null`,
 	} {
 		a := answering(approvals.Deny)
 		res := runScript(t, script, sb.opts(approvals.DefaultAuto, a))

@@ -118,8 +118,12 @@ func (c *classifier) judge(dir, word string) (approvals.Judgement, bool) {
 }
 
 // read judges a word the command reads or merely names: a word that is or
-// holds a secret adds secret.
+// holds a secret adds secret. A number that names no file is a count or a
+// size (head -n 3, sleep 0.5, head -c 1K in ~/.ssh), not a path.
 func (c *classifier) read(dir, word string) {
+	if isNumber(word) && !c.p.ExamineForProgram(dir, word).Exists {
+		return
+	}
 	if j, ok := c.judge(dir, word); ok && j.HoldsSecret {
 		c.add(approvals.Secret)
 	}
@@ -283,6 +287,26 @@ func (c *classifier) envChanged() bool {
 		return true
 	})
 	return changed
+}
+
+// isNumber reports whether a word reads as a number: an optional sign,
+// digits and dots, and a unit of up to three letters or '%' (3, -1, 0.5,
+// 10K, 5s, 50%).
+func isNumber(s string) bool {
+	s = strings.TrimLeft(s, "+-")
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return false
+	}
+	s = strings.TrimLeft(s, "0123456789.")
+	if len(s) > 3 {
+		return false
+	}
+	for _, r := range s {
+		if !(r == '%' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 func isName(s string) bool {

@@ -1,6 +1,8 @@
 package classify
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"mvdan.cc/sh/v3/expand"
@@ -29,3 +31,14 @@ func scriptEffects(t testing.TB, f *corpus.Fixture, src string) (approvals.Effec
 }
 
 func envOf(kv []string) expand.Environ { return expand.ListEnviron(kv...) }
+
+// writeFile writes a file, making its directory.
+func writeFile(t *testing.T, path, body string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
