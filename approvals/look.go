@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // The shell's classifier looks at a few files to judge a step: the entries
@@ -22,6 +23,10 @@ import (
 // not tandem's to look at; tandem's own would be the wrong ones.
 var errProgramProc = errors.New("a program's own /proc entry")
 
+// errNotRegular: a FIFO or a device has no content to judge beforehand,
+// and opening a FIFO would wait for a writer.
+var errNotRegular = errors.New("not a regular file")
+
 // ReadDir lists the directory at r.
 func (p *Policy) ReadDir(r RealPath) ([]fs.DirEntry, error) {
 	if InProgramProc(r.Path) {
@@ -30,16 +35,19 @@ func (p *Policy) ReadDir(r RealPath) ([]fs.DirEntry, error) {
 	return os.ReadDir(r.Path)
 }
 
-// ReadFile reads at most limit bytes of the file at r.
+// ReadFile reads at most limit bytes of the regular file at r.
 func (p *Policy) ReadFile(r RealPath, limit int64) ([]byte, error) {
 	if InProgramProc(r.Path) {
 		return nil, &fs.PathError{Op: "open", Path: r.Path, Err: errProgramProc}
 	}
-	f, err := os.Open(r.Path)
+	f, err := os.OpenFile(r.Path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil, &fs.PathError{Op: "open", Path: r.Path, Err: errors.Join(err, errNotRegular)}
+	}
 	return io.ReadAll(io.LimitReader(f, limit))
 }
 

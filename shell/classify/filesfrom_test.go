@@ -3,13 +3,14 @@ package classify
 import (
 	"os"
 	"path/filepath"
+	"syscall"
 	"testing"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
 
-// wc, du and sort read the files a --files0-from list names: a list the
+// wc, du, sort and find read the files a --files0-from list names: a list the
 // script wrote (from base64, say) names ~/.ssh/id_ed25519 without any word
 // of the command naming it.
 func TestFilesFromListJudgesTheNamesInIt(t *testing.T) {
@@ -43,9 +44,25 @@ func TestFilesFromListJudgesTheNamesInIt(t *testing.T) {
 			t.Errorf("%q: %v, want no secret", argv, s.Effects)
 		}
 	}
-	// A list read from standard input is unknown beforehand: the command
-	// reads what tandem cannot see.
-	if s := Command([]string{"sort", "--files0-from=-"}, f.WS, nil, f.Policy); !s.Effects.Has(approvals.Exec) {
-		t.Errorf("sort --files0-from=-: %v, want exec", s.Effects)
+	// The list is read again when the command runs, and may name other
+	// files by then (a FIFO, or a step beside it rewriting the file): the
+	// command reads what tandem cannot see. A FIFO is not opened to judge
+	// it (that would wait for a writer).
+	if err := syscall.Mkfifo(filepath.Join(f.WS, "fifo.lst"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{
+		{"sort", "--files0-from=-"},
+		{"sort", "--files0-from=plain.lst"},
+		{"du", "--files0-from=fifo.lst"},
+		{"find", "-files0-from", "fifo.lst", "-delete"},
+	} {
+		if s := Command(argv, f.WS, nil, f.Policy); !s.Effects.Has(approvals.Exec) {
+			t.Errorf("%q: %v, want exec", argv, s.Effects)
+		}
+	}
+	// find removes what the list names.
+	if s := Command([]string{"find", "-files0-from", "secret.lst", "-delete"}, f.WS, nil, f.Policy); !s.Effects.Has(approvals.Secret) {
+		t.Errorf("find -files0-from secret.lst -delete: %v, want secret", s.Effects)
 	}
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // findRow: find reads its starting points (the working directory when it
-// names none). -exec, -execdir, -ok and -okdir run their payload for each
+// names none, and the names a -files0-from list holds: see filesFrom). -exec, -execdir, -ok and -okdir run their payload for each
 // file: exec, plus the payload's own effects with {} standing for the
 // starting points. -delete writes the starting points; -fls, -fprint,
 // -fprint0 and -fprintf write their file.
@@ -39,11 +39,20 @@ func findRow(c *classifier, args []string, dir string) {
 		}
 		starts = append(starts, a)
 	}
-	if len(starts) == 0 {
-		starts = []string{"."}
-	}
 	c.words(dir, starts, false)
 	expr := args[i:]
+	listed := false
+	for j := 0; j+1 < len(expr); j++ {
+		if expr[j] == "-files0-from" {
+			// Starting points read from a list: -delete removes them.
+			listed = true
+			starts = append(starts, c.filesFrom(dir, expr[j+1])...)
+		}
+	}
+	if len(starts) == 0 && !listed {
+		starts = []string{"."}
+		c.read(dir, ".")
+	}
 	for j := 0; j < len(expr); j++ {
 		a := expr[j]
 		switch a {

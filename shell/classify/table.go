@@ -74,30 +74,45 @@ func (s *spec) run(c *classifier, args []string, dir string) {
 	}
 }
 
-// maxFilesFrom bounds the list filesFrom reads.
-const maxFilesFrom = 1 << 20
+// maxText bounds a file the classifier reads to judge a step: a file list,
+// a config file.
+const maxText = 1 << 20
 
-// filesFrom judges the files a --files0-from list names (wc, du, sort read
-// each of them), each as a read: the names are in the list, not in the
-// command's words. A list tandem cannot read now (standard input, an
-// unreadable or oversized file) may name anything: the command then reads
-// what tandem cannot see, as a program it cannot see into does (exec).
-func (c *classifier) filesFrom(dir, list string) {
-	if list == "-" {
+// textOf is the text of a file a command reads for its list of files or its
+// options. A file that does not exist gives none; one tandem cannot read now
+// (standard input, a FIFO, an oversized file) may hold anything: exec.
+func (c *classifier) textOf(dir, file string) (string, bool) {
+	if file == "-" {
 		c.add(approvals.Exec)
-		return
+		return "", false
 	}
-	b, err := c.p.ReadFile(c.p.ExamineForProgram(dir, list).RealPath, maxFilesFrom+1)
+	b, err := c.p.ReadFile(c.p.ExamineForProgram(dir, file).RealPath, maxText+1)
 	if errors.Is(err, fs.ErrNotExist) {
-		return // the command fails without reading anything
+		return "", false
 	}
-	if err != nil || len(b) > maxFilesFrom {
+	if err != nil || len(b) > maxText {
 		c.add(approvals.Exec)
-		return
+		return "", false
 	}
-	for _, name := range strings.Split(string(b), "\x00") {
-		c.read(dir, name)
+	return string(b), true
+}
+
+// filesFrom judges a --files0-from list (wc, du, sort, find -files0-from
+// read each file it names): a read of the list, and of each name it holds
+// now, so a list naming a key asks. The command reads the list when it
+// runs, which may hold other names by then (a FIFO, or a step beside it
+// rewriting the file): the command reads what tandem cannot see, exec. It
+// returns the names.
+func (c *classifier) filesFrom(dir, list string) []string {
+	c.add(approvals.Exec)
+	c.read(dir, list)
+	text, ok := c.textOf(dir, list)
+	if !ok {
+		return nil
 	}
+	names := strings.Split(strings.TrimSuffix(text, "\x00"), "\x00")
+	c.words(dir, names, false)
+	return names
 }
 
 func contains(ss []string, s string) bool {
