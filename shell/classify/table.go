@@ -408,9 +408,20 @@ func copyRow(move, reads bool, o opts) row {
 		// A hard link (ln without -s, cp -l) is a second name for its
 		// source's data: a write through it writes the source, so making
 		// one is judged as writing the source.
-		hard := !move && !reads && !p.set("-s") && !p.set("--symbolic") ||
+		symbolic := p.set("-s") || p.set("--symbolic")
+		hard := !move && !reads && !symbolic ||
 			reads && (p.set("-l") || p.set("--link"))
-		c.words(dir, srcs, move || hard)
+		// A symbolic link's relative target is taken from the link's
+		// directory when the link is followed (ln -r makes it so from
+		// the working directory's one).
+		from := dir
+		if !move && !reads && symbolic && !p.set("-r") && !p.set("--relative") {
+			from = cleanDir(dir, path.Dir(target))
+			if toDir {
+				from = cleanDir(dir, target)
+			}
+		}
+		c.words(from, srcs, move || hard)
 		if reads && (p.set("-r") || p.set("-R") || p.set("--recursive") || p.set("-a") || p.set("--archive")) &&
 			(p.set("-L") || p.set("--dereference")) {
 			for _, s := range srcs {
