@@ -195,7 +195,7 @@ func init() {
 	for _, n := range []string{"cat", "tac", "nl", "stat", "cut", "paste", "tr", "fold", "fmt",
 		"column", "expand", "unexpand", "rev", "od", "hexdump", "base64", "base32", "basenc", "md5sum",
 		"sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum", "sum",
-		"cmp", "comm", "join", "strings", "readlink", "realpath", "jq", "df", "head",
+		"cmp", "comm", "join", "strings", "readlink", "realpath", "df", "head",
 		"tail", "pr", "look", "iconv"} {
 		table[n] = reader(opts{})
 	}
@@ -214,9 +214,21 @@ func init() {
 		"interactive", "logical", "no-dereference", "physical", "relative", "symbolic", "suffix=",
 		"target-directory=", "no-target-directory", "verbose", "help", "version"}})
 	for _, n := range []string{"rm", "rmdir", "touch", "mkdir", "link", "unlink",
-		"chmod", "chown", "chgrp", "truncate", "shred", "tee", "mkfifo", "csplit", "split"} {
+		"chmod", "chown", "chgrp", "truncate", "shred", "tee", "mkfifo", "csplit"} {
 		table[n] = writer(opts{})
 	}
+	// split writes the pieces its prefix names; --filter hands each piece
+	// to a shell command instead.
+	table["split"] = (&spec{eff: eWrite, write: true, opts: opts{short: "a:b:C:del:n:t:ux",
+		long: []string{"suffix-length=", "additional-suffix=", "bytes=", "line-bytes=", "numeric-suffixes?",
+			"hex-suffixes?", "elide-empty-files", "filter=", "lines=", "number=", "separator=", "unbuffered",
+			"verbose", "help", "version"}},
+		extra: func(c *classifier, p parsed, dir string) {
+			for _, f := range p.has["--filter"] {
+				c.userShell(f, dir)
+			}
+		}}).row()
+	table["jq"] = jqRow
 	// date sets the clock with -s; hostname sets the host name with an operand.
 	table["date"] = (&spec{opts: opts{short: "d:f:r:s:I?R", long: []string{"date=", "file=", "reference=", "set=", "iso-8601?", "rfc-3339=", "utc", "universal", "rfc-email", "debug", "resolution"}},
 		acts: map[string]act{"-s": actExec, "--set": actExec}}).row()

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"path"
 	"strings"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -185,6 +186,20 @@ func shellRow(name string) row {
 		c.words(dir, rest[1:], false)
 		c.script(script, dir, langOf(name))
 	}
+}
+
+// userShell classifies a command a program hands to the user's shell
+// ($SHELL -c COMMAND, sh when unset): a shell the table does not know is
+// exec.
+func (c *classifier) userShell(script, dir string) {
+	sh := "sh"
+	if s := c.p.Env("SHELL"); s != "" {
+		sh = path.Base(s)
+	}
+	if !isShellName(sh) {
+		c.add(approvals.Exec)
+	}
+	c.script(script, dir, langOf(sh))
 }
 
 // evalRow: eval runs its arguments, joined by spaces, as a script.
