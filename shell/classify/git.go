@@ -293,8 +293,9 @@ var untrustedLessEnv = []string{"LESSKEYIN=/dev/null", "LESSKEY=/dev/null", "LES
 // RunArgs is the argv a classified step must run with: a git subcommand the
 // table reads as read-only gets the untrusted-repository arguments (no
 // fsmonitor, hooks, pager, signature programs or lazy fetch; diff, log and
-// show without external diff or textconv), so repository config cannot make
-// it run a program; env holds KEY=VALUE pairs to add to its environment.
+// show without external diff or textconv; init without a template), so
+// repository or user config cannot make it run a program or copy a
+// directory it does not name; env holds KEY=VALUE pairs to add to its environment.
 // less runs without its lesskey files (untrustedLessEnv). Every other argv
 // is returned unchanged with no env.
 func RunArgs(argv []string) (args, env []string) {
@@ -315,6 +316,12 @@ func RunArgs(argv []string) (args, env []string) {
 		return argv, nil
 	}
 	out := append([]string{"git"}, untrustedGitArgs...)
+	if argv[i] == "init" {
+		// A template (init.templateDir in the user's config, which the
+		// step does not name) is copied into .git: its hooks run later,
+		// and it can name any directory (~/.ssh). Copy none.
+		out = append(out, "-c", "init.templateDir=")
+	}
 	out = append(out, argv[1:i+1]...)
 	switch argv[i] {
 	case "diff", "log", "show":
