@@ -18,8 +18,11 @@ const (
 	// that no rule below covers.
 	PathOutside
 	// PathProtected: tandem's own state (logs), a .git or .tandem
-	// directory, a directory on PATH, or an ancestor of a protected or secret
-	// entry (moving or removing the ancestor moves or removes the entry).
+	// directory, a directory on PATH, what a later shell, login, editor or
+	// git runs (~/.bashrc, ~/.profile, ~/.vimrc, ~/.gitconfig, autostart
+	// entries, systemd user units, crontabs), or an ancestor of a
+	// protected or secret entry (moving or removing the ancestor moves or
+	// removes the entry).
 	PathProtected
 	// PathSecret: a credential store, or under one; also what carries
 	// tandem's execution gates (its config, the approved MCP servers, the
@@ -339,6 +342,23 @@ func NewPolicy(c PolicyConfig) *Policy {
 		}
 		addSecret(filepath.Join(home, ".vscode-server/data/Machine"), tree)
 	}
+	if home != "" {
+		for _, f := range startupFiles {
+			addProtected(filepath.Join(home, f), tree)
+		}
+		for _, f := range configStartup {
+			addProtected(filepath.Join(cfgHome, f), tree)
+		}
+		addProtected(filepath.Join(dataHome, "systemd/user"), tree)
+	}
+	if z := p.env["ZDOTDIR"]; z != "" {
+		for _, f := range []string{".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout"} {
+			addProtected(filepath.Join(z, f), tree)
+		}
+	}
+	for _, d := range CrontabDirs {
+		addProtected(d, tree)
+	}
 	for _, s := range c.Protected {
 		addProtected(s, tree)
 	}
@@ -378,6 +398,23 @@ func entries(path string, k entryKind) []entry {
 // editorUserSettings are the editors' user-level settings directories,
 // under the XDG config home (or ~/Library/Application Support on macOS).
 var editorUserSettings = []string{"Code/User", "Code - Insiders/User", "VSCodium/User", "Cursor/User", "nvim"}
+
+// startupFiles, under the home directory, are run or read as commands by a
+// later shell, login, editor or git: writing one is writing a program that
+// runs later, unasked.
+var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+	".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc", ".mkshrc", ".tcshrc", ".cshrc",
+	".inputrc", ".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".vimrc", ".gvimrc", ".exrc",
+	".vim", ".emacs", ".emacs.el", ".emacs.d", ".gitconfig"}
+
+// configStartup are their like under the XDG config home: fish's and
+// emacs's config, autostart entries, systemd user units and environment,
+// git's global config.
+var configStartup = []string{"fish", "emacs", "autostart", "systemd/user", "environment.d", "git/config"}
+
+// CrontabDirs hold the users' crontabs on Linux (Debian's, Red Hat's) and
+// macOS: cron runs them; the crontab program installs them.
+var CrontabDirs = []string{"/var/spool/cron/crontabs", "/var/spool/cron", "/usr/lib/cron/tabs"}
 
 // namedDirs are protected wherever they appear: their contents name programs
 // git or tandem runs (hooks, config, fsmonitor) or tandem's project settings.

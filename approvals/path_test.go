@@ -104,6 +104,23 @@ func TestPolicyClasses(t *testing.T) {
 		"/usr/bin/ls":                    PathProtected,
 		"/usr":                           PathProtected,
 		"src/../../home/.ssh/id_ed25519": PathSecret,
+		// what a later shell, login, editor or git runs
+		l.home + "/.bashrc":                      PathProtected,
+		l.home + "/.profile":                     PathProtected,
+		l.home + "/.zshenv":                      PathProtected,
+		l.home + "/.inputrc":                     PathProtected,
+		l.home + "/.vimrc":                       PathProtected,
+		l.home + "/.emacs.d/init.el":             PathProtected,
+		l.home + "/.gitconfig":                   PathProtected,
+		l.home + "/.config/git/config":           PathProtected,
+		l.home + "/.config/git/ignore":           PathOutside,
+		l.home + "/.config/fish/config.fish":     PathProtected,
+		l.home + "/.config/autostart/x.desktop":  PathProtected,
+		l.home + "/.config/systemd/user/x.timer": PathProtected,
+		l.home + "/.local/share/systemd/user/x":  PathProtected,
+		l.home + "/.config/nvim/init.lua":        PathSecret, // the editor's user settings
+		l.home + "/.bashrc.bak":                  PathOutside,
+		"/var/spool/cron/crontabs/u":             PathProtected,
 	}
 	for p, want := range cases {
 		if got := l.p.Judge(p); got != want {
@@ -394,6 +411,7 @@ func TestPolicyFromEnvironment(t *testing.T) {
 		"XDG_CONFIG_HOME=" + tmp + "/cfg",
 		"XDG_STATE_HOME=" + tmp + "/state",
 		"XDG_DATA_HOME=" + tmp + "/data",
+		"ZDOTDIR=" + tmp + "/zdot",
 		"PATH=bin:/usr/bin",
 	}})
 	for path, want := range map[string]PathClass{
@@ -407,6 +425,9 @@ func TestPolicyFromEnvironment(t *testing.T) {
 		tmp + "/cfg/tandem/config.json":        PathSecret, // carries execution gates
 		tmp + "/state/tandem/mcp-servers.json": PathSecret,
 		tmp + "/state/tandem/log":              PathProtected,
+		tmp + "/cfg/autostart/x.desktop":       PathProtected,
+		tmp + "/cfg/git/config":                PathProtected,
+		tmp + "/zdot/.zshrc":                   PathProtected,
 		home + "/.config/tandem/x":             PathOutside,   // XDG_CONFIG_HOME moved it
 		ws + "/bin/tool":                       PathProtected, // a relative PATH entry, from the first root
 		ws + "/src/a.go":                       PathInside,

@@ -239,3 +239,24 @@ func TestRunArgs(t *testing.T) {
 		t.Errorf("RunArgs(git commit) = %v %v; exec steps run as the user wrote them", args, env)
 	}
 }
+
+// Installing, editing or removing a crontab writes what cron runs later:
+// protected. Listing it reads.
+func TestCrontab(t *testing.T) {
+	f := corpus.NewFixture(t)
+	for _, c := range []struct {
+		argv []string
+		want string
+	}{
+		{[]string{"crontab", "-l"}, "read"},
+		{[]string{"crontab", "README.md"}, "read+write+protected"},
+		{[]string{"crontab", "-"}, "read+write+protected"},
+		{[]string{"crontab", "-r"}, "read+write+protected"},
+		{[]string{"crontab", "-e"}, "read+write+exec+protected"},
+		{[]string{"crontab", "-u", "root", "-l"}, "read+exec"},
+	} {
+		if got := classifyIn(f, c.argv...); got.Effects.String() != c.want {
+			t.Errorf("%q: %v, want %s (paths %+v)", c.argv, got.Effects, c.want, got.Paths)
+		}
+	}
+}

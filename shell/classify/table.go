@@ -229,6 +229,7 @@ func init() {
 			}
 		}}).row()
 	table["jq"] = jqRow
+	table["crontab"] = crontabRow
 	// date sets the clock with -s; hostname sets the host name with an operand.
 	table["date"] = (&spec{opts: opts{short: "d:f:r:s:I?R", long: []string{"date=", "file=", "reference=", "set=", "iso-8601?", "rfc-3339=", "utc", "universal", "rfc-email", "debug", "resolution"}},
 		acts: map[string]act{"-s": actExec, "--set": actExec}}).row()
@@ -555,4 +556,29 @@ func exportRow(c *classifier, args []string, dir string) {
 		}
 	}
 	c.anyWords(dir, args)
+}
+
+// crontabRow: crontab -l lists the user's crontab; any other use installs
+// one from a file or the input, edits it (-e, in an editor: exec) or
+// removes it (-r), writing the crontab directory, which is protected: cron
+// runs what it holds. -u names another user's, which takes privileges:
+// exec.
+func crontabRow(c *classifier, args []string, dir string) {
+	p := opts{short: "u:lerisTV"}.parse(args)
+	c.add(approvals.Read)
+	c.words(dir, p.ops, false)
+	if p.set("-u") || p.set("-e") {
+		c.add(approvals.Exec)
+	}
+	if (p.set("-l") || p.set("-T") || p.set("-V")) && !p.set("-e") && !p.set("-r") {
+		return
+	}
+	spool := approvals.CrontabDirs[0]
+	for _, d := range approvals.CrontabDirs {
+		if c.p.ExamineForProgram("/", d).Exists {
+			spool = d
+			break
+		}
+	}
+	c.write("/", spool)
 }
