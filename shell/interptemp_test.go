@@ -32,9 +32,9 @@ func TestPlantedInterpreterNameIsJudged(t *testing.T) {
 	}
 	// Process substitution still works, from a directory no other run
 	// shares, and gone when the run ends.
-	res := runScript(t, `echo <(true); cat < <(echo piped); diff <(echo a) <(echo a) && echo same`, sb.opts(approvals.DefaultAuto, answering(approvals.Deny)))
+	res := runScript(t, `echo <(true); cat < <(echo piped); diff <(echo a) <(echo a) && echo same; stat -c 'mode %a' "$(dirname <(true))"`, sb.opts(approvals.DefaultAuto, answering(approvals.Deny)))
 	out := Render(res)
-	if !strings.Contains(out, "piped") || !strings.Contains(out, "same") || res.Status != 0 {
+	if !strings.Contains(out, "piped") || !strings.Contains(out, "same") || !strings.Contains(out, "mode 700") || res.Status != 0 {
 		t.Fatalf("process substitution:\n%s", out)
 	}
 	pipe := strings.Fields(out[strings.Index(out, "/"):])[0]
