@@ -39,10 +39,16 @@ func (e Effect) String() string {
 // no effects (echo, pwd) always runs.
 type Effects uint8
 
-// All holds every effect; DefaultAuto every effect but Secret.
+// All holds every effect; Grantable every effect the auto set may hold (all
+// but Secret). DefaultAuto runs reads, workspace writes, programs and the
+// network unasked; a write outside the workspace (the temporary directory
+// and the build caches are not outside) or to a protected path — what a
+// later shell, editor or git runs — is rare enough in everyday work to be
+// worth a question.
 const (
 	All         = Effects(Read | Write | Exec | Net | Outside | Protected | Secret)
-	DefaultAuto = All &^ Effects(Secret)
+	Grantable   = All &^ Effects(Secret)
+	DefaultAuto = Effects(Read | Write | Exec | Net)
 )
 
 // Of builds a set from effects.
@@ -148,10 +154,10 @@ func ParseAuto(names []string) (Effects, error) {
 	s, err := ParseEffects(names)
 	var unknown *UnknownEffectError
 	if errors.As(err, &unknown) {
-		return 0, &UnknownEffectError{Name: unknown.Name, Allowed: DefaultAuto}
+		return 0, &UnknownEffectError{Name: unknown.Name, Allowed: Grantable}
 	}
 	if s.Has(Secret) {
-		return 0, &UnknownEffectError{Name: Secret.String(), Ungrantable: true, Allowed: DefaultAuto}
+		return 0, &UnknownEffectError{Name: Secret.String(), Ungrantable: true, Allowed: Grantable}
 	}
 	return s, nil
 }

@@ -21,11 +21,16 @@ func everySet() []Effects {
 
 func TestParseAuto(t *testing.T) {
 	got, err := ParseAuto([]string{"read", "write", "exec", "net", "outside", "protected"})
-	if err != nil || got != DefaultAuto {
-		t.Fatalf("ParseAuto(six names) = %v, %v; want %v", got, err, DefaultAuto)
+	if err != nil || got != Grantable {
+		t.Fatalf("ParseAuto(six names) = %v, %v; want %v", got, err, Grantable)
 	}
-	if DefaultAuto.Has(Secret) {
-		t.Fatal("DefaultAuto holds secret")
+	// Writes outside the workspace and to protected paths ask by default.
+	if got, err := ParseAuto([]string{"read", "write", "exec", "net"}); err != nil || got != DefaultAuto {
+		t.Fatalf("ParseAuto(four names) = %v, %v; want the default %v", got, err, DefaultAuto)
+	}
+	// The error names every name the setting takes.
+	if _, err := ParseAuto([]string{"rm"}); err == nil || !strings.Contains(err.Error(), "outside, protected") {
+		t.Errorf("ParseAuto(rm) error %v does not name outside and protected", err)
 	}
 	for _, bad := range [][]string{{"read", "secret"}, {"Read"}, {"rm"}, {""}} {
 		got, err := ParseAuto(bad)

@@ -328,7 +328,7 @@ func NewPolicy(c PolicyConfig) *Policy {
 		}
 	}
 	// What carries tandem's execution gates is secret, not merely protected:
-	// the default auto set holds protected, and a step that could rewrite the
+	// a user's auto set may hold protected, and a step that could rewrite the
 	// user's settings (the auto set, mcp.autoAllow) or the remembered MCP
 	// server approvals unasked would widen what runs unasked. tandem's
 	// config may also hold MCP server headers, so reading it asks too.

@@ -18,7 +18,7 @@ const DefaultBudget = 30 * time.Second
 
 var bashTool = Tool{
 	Name: "bash",
-	Description: `Run a bash script in the workspace root. tandem interprets it itself: every command that actually runs — in loops, functions, eval, $(…), pipelines, and behind env, xargs, find -exec, sh -c — is checked with its real arguments just before it runs, and one that needs the user's approval (by default: reading or writing a secret such as ~/.ssh; the user's shell.autoEffects setting may ask about more) is asked in the editor first. ` +
+	Description: `Run a bash script in the workspace root. tandem interprets it itself: every command that actually runs — in loops, functions, eval, $(…), pipelines, and behind env, xargs, find -exec, sh -c — is checked with its real arguments just before it runs, and one that needs the user's approval (by default: touching a secret such as ~/.ssh, writing outside the workspace and /tmp, or to .git or ~/.bashrc; shell.autoEffects may change that) is asked in the editor first. ` +
 		`A refused step stops the script there; earlier steps' changes stay. cd and export last for this call only. Processes get the environment without credentials. ` +
 		`The result says how the script ended (finished, exited, refused at step N), each step with its exit status, and the output (stdout and stderr together), keeping its first and last parts when long and counting what was dropped. ` +
 		`A script still running after the budget (shell.budgetSeconds, default 30 s) becomes a job: the call returns its output so far and the job id, and the jobs tool shows or kills it. ` +

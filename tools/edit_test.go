@@ -89,3 +89,60 @@ func TestEditAndWriteReportTheirChanges(t *testing.T) {
 		t.Fatalf("a refused edit: %+v", res)
 	}
 }
+
+// The document tools follow the shell's policy: a write through a
+// workspace symlink to a file outside every root is an outside write, asked
+// under the default auto set and named by the real path; nothing is written
+// without a yes.
+func TestWriteThroughALinkLeadingOutsideAsks(t *testing.T) {
+	home, ws := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	// Not under the temporary directory: a write there is no outside write.
+	out, err := os.MkdirTemp("/var/tmp", "tandem-outside-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(out) })
+	target := filepath.Join(out, "passwd")
+	if err := os.WriteFile(target, []byte("root:x:0:0::/root:/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, to := range map[string]string{"passwd": target, "etc-passwd": "/etc/passwd"} {
+		if err := os.Symlink(to, filepath.Join(ws, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var asked []approvals.Question
+	s := Open(Options{Roots: []string{ws}, Asker: approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
+		asked = append(asked, q)
+		return approvals.Unanswered
+	})})
+	ctx := context.Background()
+	call := func(name, args string) Result { return Call(ctx, s, name, json.RawMessage(args)) }
+	if res := call("read", `{"path":"passwd"}`); res.IsError || len(asked) != 0 {
+		t.Fatalf("a read through the link asked %v: %+v", asked, res)
+	}
+	for _, c := range []struct{ tool, args string }{
+		{"write", `{"path":"passwd","content":"root::0:0::/root:/bin/sh\n"}`},
+		{"edit", `{"files":[{"path":"passwd","ops":[{"append":"agent::0:0::/:/bin/sh"}]}]}`},
+	} {
+		asked = nil
+		res := call(c.tool, c.args)
+		if !res.IsError || res.Code != refusal.Unanswered || !strings.HasPrefix(res.Text, "(write+outside)") {
+			t.Errorf("%s through a link leading outside: %+v", c.tool, res)
+		}
+		if len(asked) != 1 || asked[0].Steps[0].Text != "write "+target {
+			t.Errorf("%s asked %+v, want one question naming %s", c.tool, asked, target)
+		}
+	}
+	if b, _ := os.ReadFile(target); string(b) != "root:x:0:0::/root:/bin/sh\n" {
+		t.Fatalf("the file behind the link changed: %q", b)
+	}
+	// The gate judges /etc/passwd behind a link the same way (only judged
+	// here: the asker says no one answers, so nothing is written).
+	asked = nil
+	if _, err := s.Gate().Access(ctx, approvals.AccessWrite, ws, filepath.Join(ws, "etc-passwd")); err == nil ||
+		len(asked) != 1 || asked[0].Steps[0].Text != "write /etc/passwd" || asked[0].Steps[0].Effects.String() != "write+outside" {
+		t.Errorf("a write through a link to /etc/passwd: %v, asked %+v", err, asked)
+	}
+}

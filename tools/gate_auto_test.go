@@ -51,6 +51,7 @@ func TestAutoSetComesOnlyFromUserSettings(t *testing.T) {
 		{"workspace init cannot widen", `{"shell": {"autoEffects": ["read"]}}`, all, "", read},
 		{"workspace configuration cannot widen", `{"shell": {"autoEffects": ["read"]}}`, "", all, read},
 		{"workspace cannot set", "", none, none, approvals.DefaultAuto},
+		{"workspace cannot widen the default", "", all, all, approvals.DefaultAuto},
 		{"dotted workspace key cannot set", "", `{"shell.autoEffects": []}`, `{"shell.autoEffects": ["read"]}`, approvals.DefaultAuto},
 		{"secret is refused", `{"shell": {"autoEffects": ["read", "secret"]}}`, "", "", approvals.DefaultAuto},
 		{"an unknown name is refused", `{"shell": {"autoEffects": ["everything"]}}`, "", "", approvals.DefaultAuto},
