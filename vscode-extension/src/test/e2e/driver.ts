@@ -101,6 +101,9 @@ async function main(): Promise<number> {
       'telemetry.telemetryLevel': 'off',
       'extensions.autoCheckUpdates': false,
       'update.mode': 'none',
+      // Desktop VS Code's default; in the browser it is afterDelay, which would save the
+      // unsaved text the tests keep in buffers a second after they type it.
+      'files.autoSave': 'off',
       // The user's own tandem settings, which the extension sends as user-level settings:
       // ask before running a program tandem cannot classify, so `./allowed.sh` asks.
       'tandem.settings': { shell: { autoEffects: ['read', 'write', 'net', 'outside', 'protected'] } },

@@ -309,11 +309,10 @@ export async function run(): Promise<void> {
     const root = await waitFor('a workspace folder', () => vscode.workspace.workspaceFolders?.[0]?.uri);
     const ext = await waitFor('the tandem extension', () => vscode.extensions.getExtension<TandemApi>('tandemdev.tandem'));
     const api = await ext.activate();
-    // TANDEM_E2E_ONLY_CHAT: only the chat tests (the driver's), for working on the chat;
-    // TANDEM_E2E_ONLY=a,b: only the cases whose names contain one of these.
-    const only = process.env.TANDEM_E2E_ONLY?.split(',');
-    const selected = cases.filter((c) => !only || only.some((o) => c.name.includes(o)));
-    for (const c of process.env.TANDEM_E2E_ONLY_CHAT ? [] : selected) {
+    // TANDEM_E2E_ONLY_CHAT: only the chat tests (the driver's), for working on the chat.
+    // TANDEM_E2E_CASES: only the cases whose names this regular expression matches.
+    const only = new RegExp(process.env.TANDEM_E2E_CASES ?? '');
+    for (const c of process.env.TANDEM_E2E_ONLY_CHAT ? [] : cases.filter((c) => only.test(c.name))) {
       const start = Date.now();
       try {
         await c.fn(api, root);
