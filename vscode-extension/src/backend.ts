@@ -94,10 +94,12 @@ export class Backend implements vscode.Disposable {
     void this.client?.stop();
   }
 
-  private async start(): Promise<void> {
-    const folder = vscode.workspace.workspaceFolders?.[0];
-    const cfg = vscode.workspace.getConfiguration('tandem');
-    const set = cfg.inspect<string>('path');
+  /**
+   * The tandem executable: the user's tandem.path, else the binary a platform .vsix carries,
+   * else `tandem` on PATH.
+   */
+  executable(): string {
+    const set = vscode.workspace.getConfiguration('tandem').inspect<string>('path');
     const bundled = path.join(this.extensionPath, 'bin', process.platform === 'win32' ? 'tandem.exe' : 'tandem');
     let carried: string | undefined;
     try {
@@ -108,7 +110,13 @@ export class Backend implements vscode.Disposable {
     } catch {
       carried = undefined;
     }
-    const exe = tandemExecutable(set?.globalValue ?? set?.workspaceValue ?? set?.workspaceFolderValue, carried);
+    return tandemExecutable(set?.globalValue ?? set?.workspaceValue ?? set?.workspaceFolderValue, carried);
+  }
+
+  private async start(): Promise<void> {
+    const folder = vscode.workspace.workspaceFolders?.[0];
+    const cfg = vscode.workspace.getConfiguration('tandem');
+    const exe = this.executable();
     await this.refreshEnvironment();
     const serverOptions: ServerOptions = {
       command: exe,

@@ -1,7 +1,8 @@
 // The tandem.* commands of the command palette and the sidebar.
+import { execFile, ExecFileException } from 'node:child_process';
 import * as vscode from 'vscode';
 import { Backend } from './backend';
-import { plan, Targets } from './install';
+import { mergeBlock, WORKING_RULE } from './install';
 import { argumentTemplate, parseArguments, ToolInfo } from './protocol';
 import { ResultDocuments } from './results';
 import { AgentSession } from './session';
@@ -66,20 +67,17 @@ export function registerCommands({ log, backend, session, results }: CommandDeps
         await runTool(name, parsed.value);
       }
     }),
-    vscode.commands.registerCommand('tandem.installAgentConfig', async () => {
+    vscode.commands.registerCommand('tandem.installAgentConfig', async (): Promise<InstallReport | undefined> => {
       const folder = vscode.workspace.workspaceFolders?.[0];
       if (!folder) {
         void vscode.window.showInformationMessage('tandem: open a folder first.');
-        return [];
+        return undefined;
       }
-      const done = await installAgentConfig(folder.uri);
-      const text = done.map((d) => `${d.file}: ${d.what}`).join('; ');
-      if (done.some((d) => d.what.startsWith('refused'))) {
-        void vscode.window.showWarningMessage(`tandem: ${text}`);
-      } else {
-        void vscode.window.showInformationMessage(`tandem: ${text}`);
-      }
-      return done;
+      const report = await installAgentConfig(backend.executable(), folder.uri);
+      log.info(`Set Up Agents:\n${report.lines.join('\n')}`);
+      const text = `tandem: ${report.lines.join('; ')}`;
+      void (report.ok ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text));
+      return report;
     }),
     vscode.commands.registerCommand('tandem.readActiveFile', async () => {
       const doc = vscode.window.activeTextEditor?.document;
@@ -92,25 +90,46 @@ export function registerCommands({ log, backend, session, results }: CommandDeps
   ];
 }
 
-/** Installs tandem's MCP entry and working rule into the agent configs of a folder. */
-async function installAgentConfig(root: vscode.Uri): Promise<{ file: string; what: string }[]> {
-  const out: { file: string; what: string }[] = [];
-  for (const t of Targets) {
-    const uri = vscode.Uri.joinPath(root, t.file);
-    let text: string | undefined;
-    try {
-      text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-    } catch {
-      text = undefined;
-    }
-    const r = plan(t, text);
-    if (r.status === 'write') {
-      await vscode.workspace.fs.createDirectory(vscode.Uri.joinPath(uri, '..'));
-      await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(r.text));
-      out.push({ file: t.file, what: text === undefined ? 'created' : 'updated' });
-    } else {
-      out.push({ file: t.file, what: r.status === 'refused' ? `refused: ${r.reason}` : 'unchanged' });
-    }
+/** What Set Up Agents did: one line per agent, as `tandem mcp install` printed it, then AGENTS.md. */
+export interface InstallReport {
+  lines: string[];
+  /** Nothing was skipped or refused. */
+  ok: boolean;
+}
+
+/**
+ * Adds tandem to every agent's project configuration with `tandem mcp install --scope project`,
+ * and the working rule to the folder's AGENTS.md.
+ */
+async function installAgentConfig(tandem: string, root: vscode.Uri): Promise<InstallReport> {
+  const run = await new Promise<{ stdout: string; stderr: string; error: ExecFileException | null }>((resolve) => {
+    execFile(tandem, ['mcp', 'install', '--scope', 'project'], { cwd: root.fsPath }, (error, stdout, stderr) => resolve({ stdout, stderr, error }));
+  });
+  const lines = `${run.stdout}\n${run.stderr}`.split('\n').filter((l) => l.trim() !== '');
+  if (run.error && lines.length === 0) {
+    // It did not run at all (no such executable), or failed without a word.
+    lines.push(`${tandem} mcp install failed: ${run.error.message}`);
   }
-  return out;
+  const rule = await installWorkingRule(vscode.Uri.joinPath(root, 'AGENTS.md'));
+  lines.push(`AGENTS.md: ${rule}`);
+  return { lines, ok: run.error === null && !rule.startsWith('refused') };
+}
+
+/** Puts the working rule into the instruction file; says what it did. */
+async function installWorkingRule(uri: vscode.Uri): Promise<string> {
+  let text: string | undefined;
+  try {
+    text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
+  } catch {
+    text = undefined;
+  }
+  const r = mergeBlock(text, WORKING_RULE);
+  if (r.status === 'refused') {
+    return `refused: ${r.reason}`;
+  }
+  if (r.status === 'unchanged') {
+    return 'unchanged';
+  }
+  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(r.text));
+  return text === undefined ? 'created' : 'updated';
 }

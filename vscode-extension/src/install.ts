@@ -1,10 +1,9 @@
-// Setting agents up to use tandem in a workspace: tandem's MCP server entry in the agent
-// configuration files, and a working rule in the agents' instruction file. Pure, so every rule
-// is unit-tested: an entry is merged under its own key and nothing else changes; a file that
-// is not valid JSON is refused (someone is editing it, and rewriting it would lose their other
-// servers); the rule lives between markers and is replaced there, never appended twice; a file
-// whose content would not change is not written; and nothing written holds a token (tandem
-// needs none: `tandem mcp serve` runs on the workspace it is started in).
+// Setting agents up to use tandem in a workspace: tandem's MCP server entry in each agent's
+// configuration, written by `tandem mcp install --scope project` (which keeps every other byte
+// of those files and refuses one it cannot parse), and a working rule in the agents'
+// instruction file, AGENTS.md. The rule's merge is pure, so every rule of it is unit-tested: it
+// lives between markers and is replaced there, never appended twice; broken markers are
+// refused; a file whose content would not change is not written.
 
 export const BEGIN = '<!-- tandem:begin -->';
 export const END = '<!-- tandem:end -->';
@@ -21,54 +20,7 @@ result, run \`tandem mcp call SERVER/TOOL '{...}' > FILE\` in a shell step and r
 ${END}
 `;
 
-export interface Target {
-  /** Relative to the workspace folder. */
-  file: string;
-  kind: 'json' | 'block';
-  /** json: the object that holds servers, and tandem's entry under the key "tandem". */
-  container?: string;
-  entry?: Record<string, unknown>;
-}
-
-export const Targets: readonly Target[] = [
-  { file: '.mcp.json', kind: 'json', container: 'mcpServers', entry: { command: 'tandem', args: ['mcp', 'serve'] } },
-  { file: '.vscode/mcp.json', kind: 'json', container: 'servers', entry: { type: 'stdio', command: 'tandem', args: ['mcp', 'serve'] } },
-  { file: 'AGENTS.md', kind: 'block' },
-];
-
 export type Outcome = { status: 'write'; text: string } | { status: 'unchanged' } | { status: 'refused'; reason: string };
-
-function isObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function same(a: unknown, b: unknown): boolean {
-  return JSON.stringify(a) === JSON.stringify(b);
-}
-
-/** Puts entry under container.tandem of a JSON file's text (undefined: no file yet). */
-export function mergeJson(text: string | undefined, container: string, entry: Record<string, unknown>): Outcome {
-  let doc: unknown = {};
-  if (text !== undefined && text.trim() !== '') {
-    try {
-      doc = JSON.parse(text);
-    } catch (e) {
-      return { status: 'refused', reason: `it is not valid JSON (${(e as Error).message}); fix or finish editing it, then install again` };
-    }
-  }
-  if (!isObject(doc)) {
-    return { status: 'refused', reason: 'it is not a JSON object; fix it, then install again' };
-  }
-  const servers = doc[container] ?? {};
-  if (!isObject(servers)) {
-    return { status: 'refused', reason: `its "${container}" is not an object; fix it, then install again` };
-  }
-  if (same(servers.tandem, entry)) {
-    return { status: 'unchanged' };
-  }
-  const next = { ...doc, [container]: { ...servers, tandem: entry } };
-  return { status: 'write', text: JSON.stringify(next, null, 2) + '\n' };
-}
 
 /** Replaces the block between the markers, or appends it when the text has none. */
 export function mergeBlock(text: string | undefined, block: string): Outcome {
@@ -89,9 +41,4 @@ export function mergeBlock(text: string | undefined, block: string): Outcome {
     return { status: 'refused', reason: `its ${BEGIN} … ${END} markers are broken; leave exactly one pair, then install again` };
   }
   return next === t ? { status: 'unchanged' } : { status: 'write', text: next };
-}
-
-/** The outcome for one target given its current text. */
-export function plan(target: Target, text: string | undefined): Outcome {
-  return target.kind === 'json' ? mergeJson(text, target.container!, target.entry!) : mergeBlock(text, WORKING_RULE);
 }

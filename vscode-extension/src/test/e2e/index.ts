@@ -1,13 +1,16 @@
 // Runs inside a real VS Code extension host (code-server, extension development mode) with
 // the extension under test loaded, and writes what passed and failed to $TANDEM_E2E_OUT for
 // the driver (driver.ts) to report.
+import * as assert from 'node:assert/strict';
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as readline from 'node:readline';
 import * as vscode from 'vscode';
+import type { InstallReport } from '../../commands';
 import type { TandemApi } from '../../extension';
+import { WORKING_RULE } from '../../install';
 import { resultText } from '../../protocol';
 
 type Case = { name: string; fn: (api: TandemApi, root: vscode.Uri) => Promise<void> };
@@ -160,16 +163,34 @@ const cases: Case[] = [
       fs.mkdirSync(file('.vscode'), { recursive: true });
       const editing = '{"servers": {"mine": {"command": "y"},';
       fs.writeFileSync(file('.vscode/mcp.json'), editing);
-      const done = await vscode.commands.executeCommand<{ file: string; what: string }[]>('tandem.installAgentConfig');
-      const what = Object.fromEntries(done.map((d) => [d.file, d.what]));
-      check(what['.mcp.json'] === 'updated', `.mcp.json: ${what['.mcp.json']}`);
-      check(what['.vscode/mcp.json']?.startsWith('refused: it is not valid JSON') === true, `.vscode/mcp.json: ${what['.vscode/mcp.json']}`);
-      check(what['AGENTS.md'] === 'created', `AGENTS.md: ${what['AGENTS.md']}`);
-      const mcp: unknown = JSON.parse(fs.readFileSync(file('.mcp.json'), 'utf8'));
-      check(JSON.stringify(mcp) === JSON.stringify({ mcpServers: { other: { command: 'x' }, tandem: { command: 'tandem', args: ['mcp', 'serve'] } } }), JSON.stringify(mcp));
+      const install = async () => {
+        const report = await vscode.commands.executeCommand<InstallReport>('tandem.installAgentConfig');
+        const line = (who: string) => report.lines.find((l) => l.startsWith(`${who}: `)) ?? `no ${who} line in ${JSON.stringify(report.lines)}`;
+        return { report, line };
+      };
+
+      const first = await install();
+      check(first.line('claude') === `claude: added to ${file('.mcp.json')}`, first.line('claude'));
+      check(first.line('codex') === `codex: added to ${file('.codex/config.toml')}`, first.line('codex'));
+      check(first.line('gemini') === `gemini: added to ${file('.gemini/settings.json')}`, first.line('gemini'));
+      check(first.line('cursor') === `cursor: added to ${file('.cursor/mcp.json')}`, first.line('cursor'));
+      // Refused, naming what is wrong and where, and left as the user is writing it.
+      const refusal = `vscode: skipped: ${file('.vscode/mcp.json')}: line 1, column 39: `;
+      check(first.line('vscode').startsWith(refusal) && first.line('vscode').includes('fix the file'), first.line('vscode'));
       check(fs.readFileSync(file('.vscode/mcp.json'), 'utf8') === editing, 'the file being edited was changed');
-      const again = await vscode.commands.executeCommand<{ file: string; what: string }[]>('tandem.installAgentConfig');
-      check(again.filter((d) => d.what === 'unchanged').length === 2, `a second install changed something: ${JSON.stringify(again)}`);
+      check(first.line('AGENTS.md') === 'AGENTS.md: created', first.line('AGENTS.md'));
+      check(fs.readFileSync(file('AGENTS.md'), 'utf8') === WORKING_RULE, 'AGENTS.md is not the working rule');
+      check(!first.report.ok, 'a skipped agent was reported as all done');
+      assert.deepStrictEqual(JSON.parse(fs.readFileSync(file('.mcp.json'), 'utf8')), {
+        mcpServers: { other: { command: 'x' }, tandem: { command: 'tandem', args: ['mcp', 'serve'] } },
+      });
+
+      const again = await install();
+      for (const [who, f] of [['claude', '.mcp.json'], ['codex', '.codex/config.toml'], ['gemini', '.gemini/settings.json'], ['cursor', '.cursor/mcp.json']]) {
+        check(again.line(who) === `${who}: already there in ${file(f)}`, again.line(who));
+      }
+      check(again.line('vscode').startsWith(refusal), again.line('vscode'));
+      check(again.line('AGENTS.md') === 'AGENTS.md: unchanged', again.line('AGENTS.md'));
     },
   },
   {
