@@ -1,7 +1,8 @@
 // tandem for VS Code: starts `tandem lsp` for the workspace with vscode-languageclient, shows
 // the agent session and its tools in a sidebar, answers tandem's approval questions with
-// notifications, and gives integrated terminals the bridge environment. It talks to tandem
-// only through the protocol in docs/protocol.md.
+// notifications, gives integrated terminals the bridge environment, and offers tandem's tools
+// to VS Code's own chat agents as language-model tools. It talks to tandem only through the
+// protocol in docs/protocol.md.
 import * as vscode from 'vscode';
 import { Backend } from './backend';
 import { ChatView, chatViewId, diffScheme } from './chat';
@@ -9,6 +10,7 @@ import { registerCommands } from './commands';
 import { registerSaveDocument } from './documents';
 import { DiagnosticsWatch } from './language';
 import { registerJobSettled } from './jobs';
+import { contributedToolNames, LanguageModelTools } from './lmTools';
 import { CallToolResult, ToolInfo } from './protocol';
 import { Questions } from './questions';
 import { ResultDocuments, resultScheme } from './results';
@@ -58,12 +60,16 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
       late.chat?.connected();
       void session.listTools();
     },
-    stopped: () => terminal.stopped(),
+    stopped: () => {
+      terminal.stopped();
+      lmTools.stopped();
+    },
     environment: () => late.chat?.environment() ?? Promise.resolve({}),
   }, ctx.extensionPath);
   const chat = new ChatView(ctx, backend, log);
   late.chat = chat;
   const session = new AgentSession(backend, view);
+  const lmTools = new LanguageModelTools(backend, contributedToolNames(ctx.extension.packageJSON));
   ctx.subscriptions.push(
     log,
     vscode.window.registerTreeDataProvider('tandem.session', view),
@@ -74,6 +80,7 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
     vscode.commands.registerCommand('tandem.newChat', () => chat.newChat()),
     vscode.commands.registerCommand('tandem.askAboutSelection', () => chat.askAboutSelection()),
     ...registerCommands({ log, backend, session, results }),
+    lmTools,
     backend,
   );
 

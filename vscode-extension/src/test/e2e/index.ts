@@ -11,6 +11,7 @@ import * as vscode from 'vscode';
 import type { InstallReport } from '../../commands';
 import type { TandemApi } from '../../extension';
 import { WORKING_RULE } from '../../install';
+import { lmToolPrefix } from '../../lmTools';
 import { resultText } from '../../protocol';
 
 type Case = { name: string; fn: (api: TandemApi, root: vscode.Uri) => Promise<void> };
@@ -153,6 +154,67 @@ const cases: Case[] = [
       const text = resultText(await api.callTool('bash', { command: './denied.sh' }));
       check(text.includes('denied'), `the result does not say denied:\n${text}`);
       check(!fs.existsSync(vscode.Uri.joinPath(root, 'denied.txt').fsPath), 'the denied step ran');
+    },
+  },
+  {
+    name: 'language_model_tools_are_tandems_own',
+    fn: async (api) => {
+      const tandem = await api.listTools();
+      const lm = vscode.lm.tools.filter((t) => t.name.startsWith(lmToolPrefix));
+      const hint = 'package.json differs from tandem/listTools: run node scripts/lm-tools.mjs';
+      check(
+        JSON.stringify(lm.map((t) => t.name).sort()) === JSON.stringify(tandem.map((t) => lmToolPrefix + t.name).sort()),
+        `${hint}; VS Code has ${lm.map((t) => t.name).join(', ')}`,
+      );
+      for (const t of tandem) {
+        const mine = lm.find((l) => l.name === lmToolPrefix + t.name)!;
+        assert.deepStrictEqual({ description: mine.description, inputSchema: mine.inputSchema }, { description: t.description, inputSchema: t.inputSchema }, `${hint} (${t.name})`);
+      }
+    },
+  },
+  {
+    // As Copilot's agent mode calls them, through VS Code: lm.invokeTool outside a chat, so
+    // every call here is in the one session of calls without a chat, not the window's.
+    name: 'language_model_tools_read_edit_the_buffer_refuse_unseen_lines_and_run_bash',
+    fn: async (api, root) => {
+      const uri = vscode.Uri.joinPath(root, 'lm.txt');
+      const disk = 'one\ntwo\nthree\nfour\nfive\n';
+      fs.writeFileSync(uri.fsPath, disk);
+      const doc = await vscode.workspace.openTextDocument(uri);
+      const editor = await vscode.window.showTextDocument(doc);
+      check(await editor.edit((e) => e.insert(new vscode.Position(0, 0), 'typed, not saved\n')), 'the user typed');
+      const invoke = async (tool: string, input: object): Promise<string> => {
+        const r = await vscode.lm.invokeTool(lmToolPrefix + tool, { input, toolInvocationToken: undefined });
+        return r.content.map((p) => (p instanceof vscode.LanguageModelTextPart ? p.value : '')).join('');
+      };
+
+      // The window's session has seen the file; the chat agent has not, so its tag is no
+      // version the agent has seen.
+      const windowRead = resultText(await api.callTool('read', { path: 'lm.txt' }));
+      const windowTag = /#([0-9A-Fa-f]+)\]/.exec(windowRead)?.[1];
+      const stale = await invoke('edit', { files: [{ path: 'lm.txt', tag: windowTag, ops: [{ replace: '5:four', text: 'FOUR' }] }] });
+      check(stale.startsWith('NOT applied') && stale.includes('Read the file, then call edit again'), `another session's tag was not refused:\n${stale}`);
+      // Shown lines 1-2 only, the agent may not anchor on line 5.
+      const part = await invoke('read', { path: 'lm.txt', lines: '1-2' });
+      const partTag = /#([0-9A-Fa-f]+)\]/.exec(part)?.[1];
+      const unseen = await invoke('edit', { files: [{ path: 'lm.txt', tag: partTag, ops: [{ replace: '5:four', text: 'FOUR' }] }] });
+      check(unseen.startsWith('NOT applied') && unseen.includes('you have not seen line 5'), `the unseen line was not refused:\n${unseen}`);
+      check(unseen.includes('call edit again'), `the refusal does not say what to do next:\n${unseen}`);
+      check(!doc.getText().includes('FOUR'), 'a refused edit reached the buffer');
+
+      const read = await invoke('read', { path: 'lm.txt' });
+      check(read.startsWith('[lm.txt#') && /^1:typed, not saved$/m.test(read) && /^6:five$/m.test(read), `the read is not the numbered buffer:\n${read}`);
+      const tag = /#([0-9A-Fa-f]+)\]/.exec(read)?.[1];
+      const edited = await invoke('edit', { files: [{ path: 'lm.txt', tag, ops: [{ replace: '6:five', text: 'FIVE' }] }] });
+      await waitFor('the edit in the buffer', () => doc.getText() === 'typed, not saved\none\ntwo\nthree\nfour\nFIVE\n' || undefined, 5000).catch(() => {
+        throw new Error(`the buffer is:\n${doc.getText()}\nthe edit answered:\n${edited}`);
+      });
+      check(doc.isDirty, "the user's line is still unsaved");
+      check(fs.readFileSync(uri.fsPath, 'utf8') === disk, `a document with unsaved user text was written to disk; the edit answered:\n${edited}`);
+
+      const ran = await invoke('bash', { command: 'echo from-the-chat-agent > lm-step.txt' });
+      const step = vscode.Uri.joinPath(root, 'lm-step.txt').fsPath;
+      check(fs.existsSync(step) && fs.readFileSync(step, 'utf8') === 'from-the-chat-agent\n', `the bash step did not run:\n${ran}`);
     },
   },
   {
