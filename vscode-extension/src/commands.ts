@@ -76,7 +76,9 @@ export function registerCommands({ log, backend, session, results }: CommandDeps
       const report = await installAgentConfig(backend.executable(), folder.uri);
       log.info(`Set Up Agents:\n${report.lines.join('\n')}`);
       const text = `tandem: ${report.lines.join('; ')}`;
-      void (report.ok ? vscode.window.showInformationMessage(text) : vscode.window.showWarningMessage(text));
+      // The log has the report one line per agent, easier to read than the notification.
+      const show = report.ok ? vscode.window.showInformationMessage(text, 'Show Log') : vscode.window.showWarningMessage(text, 'Show Log');
+      void show.then((choice) => choice && log.show());
       return report;
     }),
     vscode.commands.registerCommand('tandem.readActiveFile', async () => {
