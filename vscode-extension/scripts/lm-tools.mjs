@@ -40,7 +40,13 @@ child.stdout.on('data', (data) => {
 });
 
 const uri = `file://${root}`;
-await send('initialize', { processId: process.pid, rootUri: uri, capabilities: {}, workspaceFolders: [{ uri, name: 'tools' }] });
+// As the extension declares it: the code tool answers from VS Code's language servers.
+await send('initialize', {
+  processId: process.pid,
+  rootUri: uri,
+  capabilities: { experimental: { tandem: { languageQuery: true } } },
+  workspaceFolders: [{ uri, name: 'tools' }],
+});
 send('initialized', {}, true);
 const { session } = await send('tandem/openSession', {});
 const { tools } = await send('tandem/listTools', { session });
