@@ -15,6 +15,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/internal/lawhit"
 	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
 
@@ -56,6 +57,7 @@ func secretState(t testing.TB, home string) string {
 func TestLaw_secrets_need_yes(t *testing.T) {
 	f := corpus.NewFixture(t)
 	ctx := context.Background()
+	hits := lawhit.New(t, map[string]int{"refused at a step": 30, "outside or protected in the auto set": 20})
 	rapid.Check(t, func(rt *rapid.T) {
 		// Each run starts from the same world, so a failure replays.
 		if err := os.RemoveAll(f.Home); err != nil {
@@ -113,7 +115,11 @@ func TestLaw_secrets_need_yes(t *testing.T) {
 			lines = append(lines, fmt.Sprintf(form, target))
 		}
 		script := strings.Join(lines, rapid.SampledFrom([]string{"\n", "; ", " && ", " || "}).Draw(rt, "join"))
-		auto := approvals.Effects(rapid.IntRange(0, int(approvals.DefaultAuto)).Draw(rt, "auto"))
+		// Any set a user may grant, the ones beyond the default included.
+		auto := approvals.Effects(rapid.IntRange(0, int(approvals.Grantable)).Draw(rt, "auto")) & approvals.Grantable
+		if auto.Has(approvals.Outside) || auto.Has(approvals.Protected) {
+			hits.Hit("outside or protected in the auto set")
+		}
 		gate := approvals.NewGate("prop", auto, f.Policy, approvals.Nobody)
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
@@ -122,6 +128,7 @@ func TestLaw_secrets_need_yes(t *testing.T) {
 			return // a script that does not parse runs nothing
 		}
 		res := run.Result()
+		hits.Hit(map[bool]string{true: "refused at a step", false: "ended otherwise"}[res.End == Refused])
 		if after := secretState(t, f.Home); after != before {
 			rt.Fatalf("auto %v, no yes: %q changed a secret (ended %s)\nbefore:\n%s\nafter:\n%s", auto, script, res.End, before, after)
 		}

@@ -10,6 +10,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/internal/lawhit"
 	"github.com/tandemdev/tandem/refusal"
 )
 
@@ -161,6 +162,7 @@ func (c *lawCase) firstRefused() (step, from int) {
 }
 
 func TestLaw_gate_prefix(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"stopped before its end": 30, "ran every step": 15})
 	rapid.Check(t, func(rt *rapid.T) {
 		c := drawLawCase(rt)
 		c.run(rt)
@@ -168,6 +170,7 @@ func TestLaw_gate_prefix(t *testing.T) {
 		for m < len(c.ran) && c.ran[m] {
 			m++
 		}
+		hits.Hit(map[bool]string{true: "ran every step", false: "stopped before its end"}[m == len(c.ran)])
 		for i := m; i < len(c.ran); i++ {
 			if c.ran[i] {
 				rt.Fatalf("step %d ran after step %d did not: ran=%v\nscript:\n%s\nresult: %+v", i, m, c.ran, c.script(), c.res)
@@ -186,6 +189,7 @@ func TestLaw_gate_prefix(t *testing.T) {
 }
 
 func TestLaw_gate_needs_yes(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"a gated step ran": 8})
 	rapid.Check(t, func(rt *rapid.T) {
 		c := drawLawCase(rt)
 		c.run(rt)
@@ -206,6 +210,11 @@ func TestLaw_gate_needs_yes(t *testing.T) {
 				gatedRan++
 			}
 		}
+		if gatedRan > 0 {
+			hits.Hit("a gated step ran")
+		} else {
+			hits.Hit("no gated step ran")
+		}
 		if gatedRan > yes {
 			rt.Fatalf("%d gated steps ran on %d yes answers\nscript:\n%s\nresult: %+v", gatedRan, yes, c.script(), c.res)
 		}
@@ -213,6 +222,7 @@ func TestLaw_gate_needs_yes(t *testing.T) {
 }
 
 func TestLaw_gate_deny_stops(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"denied": 10, "unanswered": 8})
 	rapid.Check(t, func(rt *rapid.T) {
 		c := drawLawCase(rt)
 		c.run(rt)
@@ -232,6 +242,7 @@ func TestLaw_gate_deny_stops(t *testing.T) {
 		if q := c.asked - 1; c.answers[q] == approvals.Unanswered {
 			want = refusal.Unanswered
 		}
+		hits.Hit(map[bool]string{true: "denied", false: "unanswered"}[want == refusal.Denied])
 		if c.res.Refusal.Code != want {
 			rt.Fatalf("refusal code %q, want %q", c.res.Refusal.Code, want)
 		}
@@ -242,12 +253,14 @@ func TestLaw_gate_deny_stops(t *testing.T) {
 }
 
 func TestLaw_gate_finish_runs_all(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"finished": 15})
 	rapid.Check(t, func(rt *rapid.T) {
 		c := drawLawCase(rt)
 		c.run(rt)
 		if c.res.End != Finished {
 			return
 		}
+		hits.Hit("finished")
 		for i, r := range c.ran {
 			if !r {
 				rt.Fatalf("finished, but step %d did not run\nscript:\n%s\nresult: %+v", i, c.script(), c.res)

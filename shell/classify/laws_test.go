@@ -7,6 +7,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/internal/lawhit"
 	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
 
@@ -69,6 +70,7 @@ func TestLaw_step_holds_every_part(t *testing.T) {
 func TestLaw_composed_needs_every_part(t *testing.T) {
 	f := corpus.NewFixture(t)
 	pool := partPool(f)
+	hits := lawhit.New(t, map[string]int{"runs unasked, composed with sh -c": 5, "runs unasked, behind a wrapper or alone": 15})
 	rapid.Check(t, func(t *rapid.T) {
 		parts := drawParts(t, pool)
 		argv := compose(t, parts)
@@ -77,9 +79,14 @@ func TestLaw_composed_needs_every_part(t *testing.T) {
 			parts = parts[:1]
 		}
 		auto := approvals.Effects(rapid.IntRange(0, int(approvals.All)).Draw(t, "auto"))
+		if rapid.Bool().Draw(t, "autoHoldsTheStep") {
+			auto |= whole.Effects &^ approvals.Of(approvals.Secret) // steer toward steps that run unasked
+		}
 		if approvals.Decide(auto, false, whole.Effects) != approvals.Runs {
+			hits.Hit("asks")
 			return
 		}
+		hits.Hit(map[bool]string{true: "runs unasked, composed with sh -c", false: "runs unasked, behind a wrapper or alone"}[argv[0] == "sh"])
 		for _, p := range parts {
 			if e := classifyIn(f, p...).Effects; approvals.Decide(auto, false, e) != approvals.Runs {
 				t.Fatalf("auto %v: %s runs unasked but its part %s (%v) would ask", auto, whole.Text, approvals.Show(p), e)
@@ -144,14 +151,17 @@ func TestLaw_secret_needs_a_secret_path(t *testing.T) {
 	plain := []string{"src/a.go", "README.md", f.Out + "/old.txt", ".git/config", "/etc/hostname", "new.txt",
 		"docs/a.go", "loop1", "/dev/null", f.Home + "/notes.txt", "-"}
 	secret := secretWords(f)
+	hits := lawhit.New(t, map[string]int{"secret": 12, "no secret": 30})
 	rapid.Check(t, func(t *rapid.T) {
 		w := rapid.SampledFrom(append(plain, secret...)).Draw(t, "word")
 		argv := rapid.SampledFrom(commandsWith(w)).Draw(t, "argv")
 		dir := rapid.SampledFrom([]string{f.WS, f.WS + "/src", f.Out}).Draw(t, "dir")
 		s := Command(argv, dir, f.Environ(), f.Policy)
 		if !s.Effects.Has(approvals.Secret) {
+			hits.Hit("no secret")
 			return
 		}
+		hits.Hit("secret")
 		if !corpus.NamesSecret(s) {
 			t.Fatalf("%s in %s: secret with no secret path in %+v", approvals.Show(argv), dir, s.Paths)
 		}
