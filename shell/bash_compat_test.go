@@ -64,7 +64,7 @@ EOF`,
 		t.Fatal("bash is needed to compare with")
 	}
 	for _, script := range scripts {
-		sb := newSandbox(t)
+		sb := newTestbed(t)
 		os.MkdirAll(filepath.Join(sb.root, "src"), 0o755)
 		os.WriteFile(filepath.Join(sb.root, "src", "a.go"), []byte("package a\n\nfunc A() {}\n"), 0o644)
 		os.WriteFile(filepath.Join(sb.root, "src", "b.go"), []byte("package a\n"), 0o644)

@@ -87,12 +87,12 @@ func (r conformanceRun) String() string {
 	return fmt.Sprintf("(status %d)\n%s", r.status, r.out)
 }
 
-func (sb *sandbox) normalise(s string) string {
+func (sb *testbed) normalise(s string) string {
 	return strings.NewReplacer(sb.root, "$ROOT", sb.home, "$HOME").Replace(s)
 }
 
 func runBash(t *testing.T, script string) conformanceRun {
-	sb := newSandbox(t)
+	sb := newTestbed(t)
 	ctx, cancel := context.WithTimeout(context.Background(), conformanceLimit)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "--norc", "--noprofile", "-c", script)
@@ -105,7 +105,7 @@ func runBash(t *testing.T, script string) conformanceRun {
 }
 
 func runTandem(t *testing.T, script string) conformanceRun {
-	sb := newSandbox(t)
+	sb := newTestbed(t)
 	res, hung, err := runBounded(script, conformanceLimit, sb.opts(approvals.DefaultAuto, nil))
 	switch {
 	case err != nil:

@@ -131,15 +131,20 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 	if err != nil {
 		return err
 	}
+	// The step passed the gate: it is granted the auto set and, asked or
+	// allowed for the session, its own effects.
+	grant := x.opts.Gate.Auto() | s.Effects
+	x.held(n, x.opts.Sandbox.Held(grant))
 	argv, extra := classify.RunArgs(l.argv)
-	status, err := x.start(ctx, hc, l, argv, extra)
+	status, err := x.start(ctx, hc, l, argv, extra, grant)
 	x.ran(n, status)
 	return err
 }
 
-// start runs argv as a process in its own process group and waits for it.
-// It returns the exit status and the error the exec handler returns.
-func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string) (int, error) {
+// start runs argv as a process in its own process group, held by the
+// sandbox to grant, and waits for it. It returns the exit status and the
+// error the exec handler returns.
+func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string, grant approvals.Effects) (int, error) {
 	path, err := interp.LookPathDir(l.dir, expand.ListEnviron(l.env...), argv[0])
 	if err != nil {
 		status := notFound(l.stderr, hc.Pos.Line(), l.dir, argv[0])
@@ -155,12 +160,13 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 	newCmd := func() *exec.Cmd {
 		return &exec.Cmd{Path: path, Args: argv, Env: env, Dir: l.dir, Stdin: l.stdin, Stdout: out.stdout, Stderr: out.stderr}
 	}
+	startCmd := func(c *exec.Cmd) error { return x.opts.Sandbox.Start(c, grant) }
 	cmd := newCmd()
-	err = x.procs.start(cmd)
+	err = x.procs.start(cmd, startCmd)
 	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
 		time.Sleep(delay)
 		cmd = newCmd()
-		err = x.procs.start(cmd)
+		err = x.procs.start(cmd, startCmd)
 	}
 	out.started()
 	if errors.Is(err, syscall.ENOEXEC) {

@@ -114,7 +114,7 @@ func (c *lawCase) script() string {
 }
 
 func (c *lawCase) run(t *rapid.T) {
-	sb := newSandbox(t)
+	sb := newTestbed(t)
 	a := &asker{}
 	a.answer = func(approvals.Question) approvals.Answer {
 		k := len(a.questions) - 1 // called with the question recorded

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/sandbox"
 )
 
 // asker records every question and answers each with its answer function.
@@ -37,11 +38,13 @@ func answering(ans approvals.Answer) *asker {
 	return &asker{answer: func(approvals.Question) approvals.Answer { return ans }}
 }
 
-// sandbox is a workspace and a home of its own, and the environment a
+// testbed is a workspace and a home of its own, and the environment a
 // session there would have.
-type sandbox struct {
-	root, home string
-	env        []string
+type testbed struct {
+	root, home, tmp string
+	env             []string
+	scratch         []string // the policy's scratch places: its tmp, unless a test sets more
+	box             *sandbox.Sandbox
 }
 
 // tb is what the helpers need of a test, a benchmark or a rapid check.
@@ -51,7 +54,7 @@ type tb interface {
 	Fatalf(format string, args ...any)
 }
 
-func newSandbox(t tb) *sandbox {
+func newTestbed(t tb) *testbed {
 	t.Helper()
 	base, err := os.MkdirTemp("", "tandem-shell-")
 	if err != nil {
@@ -60,8 +63,8 @@ func newSandbox(t tb) *sandbox {
 	if c, ok := t.(interface{ Cleanup(func()) }); ok {
 		c.Cleanup(func() { os.RemoveAll(base) })
 	}
-	sb := &sandbox{root: filepath.Join(base, "work"), home: filepath.Join(base, "home")}
-	for _, d := range []string{sb.root, sb.home, filepath.Join(sb.home, ".ssh")} {
+	sb := &testbed{root: filepath.Join(base, "work"), home: filepath.Join(base, "home"), tmp: filepath.Join(base, "tmp")}
+	for _, d := range []string{sb.root, sb.home, sb.tmp, filepath.Join(sb.home, ".ssh")} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -69,17 +72,38 @@ func newSandbox(t tb) *sandbox {
 	if err := os.WriteFile(filepath.Join(sb.home, ".ssh", "id_ed25519"), []byte("PRIVATE\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	sb.env = []string{"HOME=" + sb.home, "PATH=" + os.Getenv("PATH"), "LANG=C"}
+	sb.env = []string{"HOME=" + sb.home, "PATH=" + os.Getenv("PATH"), "LANG=C", "TMPDIR=" + sb.tmp}
+	sb.scratch = []string{sb.tmp}
+	sb.rebox(t)
 	return sb
 }
 
-func (sb *sandbox) gate(auto approvals.Effects, a approvals.Asker) *approvals.Gate {
-	p := approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{sb.root}, Home: sb.home, Env: sb.env})
-	return approvals.NewGate("test", auto, p, a)
+// rebox makes the testbed's sandbox from its policy as it is now. Every
+// process runs sandboxed, as in a session: the shell's tests check that
+// the sandbox keeps what they rely on.
+func (sb *testbed) rebox(t tb) {
+	old := sb.box
+	var err error
+	sb.box, err = sandbox.New(sb.policy())
+	if err != nil && os.Getenv("TANDEM_TEST_NO_LANDLOCK") != "1" {
+		t.Fatalf("%v (set TANDEM_TEST_NO_LANDLOCK=1 on a machine known to lack Landlock)", err)
+	}
+	old.Close()
+	if c, ok := t.(interface{ Cleanup(func()) }); ok {
+		c.Cleanup(sb.box.Close)
+	}
 }
 
-func (sb *sandbox) opts(auto approvals.Effects, a approvals.Asker) Options {
-	return Options{Dir: sb.root, Env: sb.env, Gate: sb.gate(auto, a)}
+func (sb *testbed) policy() *approvals.Policy {
+	return approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{sb.root}, Home: sb.home, Env: sb.env, Scratch: sb.scratch})
+}
+
+func (sb *testbed) gate(auto approvals.Effects, a approvals.Asker) *approvals.Gate {
+	return approvals.NewGate("test", auto, sb.policy(), a)
+}
+
+func (sb *testbed) opts(auto approvals.Effects, a approvals.Asker) Options {
+	return Options{Dir: sb.root, Env: sb.env, Gate: sb.gate(auto, a), Sandbox: sb.box}
 }
 
 // runScript runs a script to its end (at most a minute).

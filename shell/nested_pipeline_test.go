@@ -36,7 +36,7 @@ func TestNestedPipelinesFinish(t *testing.T) {
 		{`( seq 1 20000 | cat ) | tail -n 1`, "20000\n"},
 		{`{ seq 1 100000 2>&1 >/dev/null | cat; } | cat; echo end`, "end\n"},
 	} {
-		sb := newSandbox(t)
+		sb := newTestbed(t)
 		os.WriteFile(filepath.Join(sb.root, "f"), []byte("ax\nc\n"), 0o644)
 		res := runWithin(t, 10*time.Second, c.script, sb.opts(approvals.DefaultAuto, nil))
 		if res.End != Finished || res.Status != 0 || res.Output.Text != c.out {
@@ -59,7 +59,7 @@ func TestNestedPipelineStepsAreGated(t *testing.T) {
 		`echo hi | { cat | touch "$HOME/.ssh/x"; }`,
 		`echo hi | ( cat | ( touch "$HOME/.ssh/x" | cat ) ) | cat`,
 	} {
-		sb := newSandbox(t)
+		sb := newTestbed(t)
 		a := answering(approvals.Deny)
 		res := runWithin(t, 10*time.Second, script+`; touch after`, sb.opts(approvals.DefaultAuto, a))
 		if res.End != Refused {

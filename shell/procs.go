@@ -112,9 +112,9 @@ func sweep() {
 	}
 }
 
-// start starts cmd in a new process group of the run. It refuses once the
-// run is being killed, so nothing starts behind a kill.
-func (p *procs) start(cmd *exec.Cmd) error {
+// start starts cmd with startCmd in a new process group of the run. It
+// refuses once the run is being killed, so nothing starts behind a kill.
+func (p *procs) start(cmd *exec.Cmd, startCmd func(*exec.Cmd) error) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -127,7 +127,7 @@ func (p *procs) start(cmd *exec.Cmd) error {
 	}
 	waited.Lock()
 	defer waited.Unlock()
-	if err := cmd.Start(); err != nil {
+	if err := startCmd(cmd); err != nil {
 		return err
 	}
 	p.groups[cmd.Process.Pid] = true

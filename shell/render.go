@@ -31,6 +31,9 @@ func Render(res Result) string {
 		fmt.Fprintf(&b, "failed: %s", res.Error)
 	}
 	b.WriteString("\n")
+	if res.Sandbox != "" {
+		b.WriteString("sandbox: " + res.Sandbox + "\n")
+	}
 	writeSteps(&b, res.Steps, false)
 	writeOutput(&b, res.Output, "output")
 	return b.String()

@@ -30,6 +30,7 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/refusal"
+	"github.com/tandemdev/tandem/sandbox"
 	"github.com/tandemdev/tandem/shell/classify"
 )
 
@@ -47,6 +48,10 @@ type Options struct {
 	// Gate decides each step and asks the user about the ones outside the
 	// auto set. Required.
 	Gate *approvals.Gate
+	// Sandbox holds each process a step starts to what the step was
+	// granted: the auto set and the effects the user approved for it. Nil:
+	// processes run with the user's full access.
+	Sandbox *sandbox.Sandbox
 	// OutputCap bounds the output a result keeps (head and tail);
 	// DefaultOutputCap when zero.
 	OutputCap int
@@ -76,6 +81,9 @@ type Step struct {
 	Ran    bool `json:"ran"`
 	// Refused: the gate stopped the script at this step; it never ran.
 	Refused bool `json:"refused,omitempty"`
+	// Held is what the sandbox kept the step's process from (secret,
+	// outside, protected, net): the restricted effects it was not granted.
+	Held approvals.Effects `json:"held,omitempty"`
 }
 
 // Result is how a run ended.
@@ -88,6 +96,9 @@ type Result struct {
 	Refusal   *refusal.Error `json:"refusal,omitempty"`
 	Error     string         `json:"error,omitempty"` // End Failed
 	Output    Output         `json:"output"`
+	// Sandbox says which failed step the sandbox may have refused
+	// something, and what it held back from it; "" when none.
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // SyntaxError is a script that does not parse; nothing of it ran.
@@ -272,6 +283,7 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	default:
 		res.End, res.Status, res.Error = Failed, 1, err.Error()
 	}
+	res.Sandbox = sandboxNote(res)
 	x.result = res
 	x.ended = time.Now()
 	x.mu.Unlock()
@@ -350,6 +362,46 @@ func (x *Run) record(s approvals.Step) int {
 	n := len(x.steps) + 1
 	x.steps = append(x.steps, Step{N: n, Text: s.Text, Effects: s.Effects, Status: -1})
 	return n
+}
+
+// held notes what the sandbox kept step n's process from.
+func (x *Run) held(n int, held approvals.Effects) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if n > 0 && n <= len(x.steps) {
+		x.steps[n-1].Held = held
+	}
+}
+
+// sandboxNote names the first failed step the sandbox held back from
+// something, when the output reads like a refusal: the kernel refuses with
+// EACCES or EPERM and says nothing of why, so the model is told what to
+// suspect and what the step was not granted.
+func sandboxNote(res Result) string {
+	if !sandbox.MayHaveRefused(res.Output.Text) {
+		return ""
+	}
+	for _, s := range res.Steps {
+		if s.Held != 0 && s.Status > 0 {
+			return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal: the sandbox may have refused it, since it ran without %s (%s). If it needs that, tell the user why; only the user can allow it.",
+				s.N, s.Text, strings.Join(s.Held.Names(), ", "), heldMeaning(s.Held))
+		}
+	}
+	return ""
+}
+
+// heldMeaning says in words what a step held back from cannot do.
+func heldMeaning(held approvals.Effects) string {
+	var parts []string
+	for _, e := range held.List() {
+		parts = append(parts, map[approvals.Effect]string{
+			approvals.Secret:    "no secret is read or written",
+			approvals.Outside:   "no write outside the workspace, the temporary directory and the build caches",
+			approvals.Protected: "no write to a protected place outside the workspace",
+			approvals.Net:       "no TCP connection",
+		}[e])
+	}
+	return strings.Join(parts, "; ")
 }
 
 // ran marks step n as run, with its exit status (-1 for none of its own).

@@ -64,8 +64,9 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 	// The script may outlive the call as a job, so the call's end does not
 	// end it (a cancel kills it below); the call's values, such as the tool
 	// call its questions name, go with it.
+	box, _ := s.Sandbox()
 	run, err := shell.Start(context.WithoutCancel(ctx), a.Command, shell.Options{
-		Dir: s.Roots[0], Env: os.Environ(), ExtraEnv: extra, Gate: s.Gate(),
+		Dir: s.Roots[0], Env: os.Environ(), ExtraEnv: extra, Gate: s.Gate(), Sandbox: box,
 	})
 	if err != nil {
 		release()

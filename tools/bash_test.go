@@ -15,6 +15,7 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/refusal"
+	"github.com/tandemdev/tandem/sandbox"
 	"github.com/tandemdev/tandem/shell"
 )
 
@@ -308,5 +309,32 @@ func TestWritableDirsComeOnlyFromUserSettings(t *testing.T) {
 	}
 	if probs := SettingsProblems(bad); len(probs) != 1 || !strings.Contains(probs[0].Error(), `"build" is neither absolute`) {
 		t.Fatalf("a relative writable dir is not reported: %v", probs)
+	}
+}
+
+// shell.sandbox is read from the user's own settings only: a workspace
+// cannot turn the sandbox off, the user can, and a bad value keeps it on.
+func TestSandboxTurnsOffOnlyInUserSettings(t *testing.T) {
+	if err := sandbox.Supported().Unavailable; err != nil && os.Getenv("TANDEM_TEST_NO_LANDLOCK") == "1" {
+		t.Skipf("TANDEM_TEST_NO_LANDLOCK=1: %v", err)
+	}
+	open := func(layer config.Source, settings string) *Session {
+		st := config.New()
+		if err := st.Set(layer, json.RawMessage(settings)); err != nil {
+			t.Fatal(err)
+		}
+		s := Open(Options{Roots: []string{t.TempDir()}, Settings: st})
+		t.Cleanup(s.Close)
+		return s
+	}
+	if box, err := open(config.SourceConfiguration, `{"shell": {"sandbox": false}}`).Sandbox(); box == nil {
+		t.Fatalf("a workspace turned the sandbox off: %v", err)
+	}
+	if box, err := open(config.SourceUserFile, `{"shell": {"sandbox": "no"}}`).Sandbox(); box == nil {
+		t.Fatalf("a bad value turned the sandbox off: %v", err)
+	}
+	box, err := open(config.SourceUserFile, `{"shell": {"sandbox": false}}`).Sandbox()
+	if box != nil || err == nil || !strings.Contains(err.Error(), "shell.sandbox") {
+		t.Fatalf("the user's false: %v, %v", box, err)
 	}
 }

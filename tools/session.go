@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"sync"
@@ -12,6 +13,7 @@ import (
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/edits"
+	"github.com/tandemdev/tandem/sandbox"
 	"github.com/tandemdev/tandem/shell"
 )
 
@@ -84,6 +86,10 @@ type Session struct {
 
 	gate *approvals.Gate
 	jobs *shell.Jobs
+	// box holds the processes of the session's steps; nil when off, and
+	// then boxOff says why.
+	box    *sandbox.Sandbox
+	boxOff error
 
 	mu      sync.Mutex
 	closers []func()
@@ -129,6 +135,8 @@ func Open(o Options) *Session {
 		cancel:  cancel,
 	}
 	s.gate = newGate(s)
+	s.box, s.boxOff = newSandbox(o.Settings, s.gate.Policy())
+	s.OnClose(s.box.Close)
 	s.jobs = shell.NewJobs(func(job *shell.Job) {
 		if o.JobSettled != nil {
 			o.JobSettled(jobSettled(s, job))
@@ -153,6 +161,25 @@ func newGate(s *Session) *approvals.Gate {
 	})
 	return approvals.NewGate(s.ID, approvals.DefaultAuto, p, s.opts.Asker)
 }
+
+// newSandbox is the session's sandbox, unless the user turned it off
+// (shell.sandbox, user settings only) or the kernel cannot hold it; the
+// error says which.
+func newSandbox(st *config.Settings, p *approvals.Policy) (*sandbox.Sandbox, error) {
+	on, err := sandboxOn(st)
+	if err == nil && !on {
+		return nil, errSandboxOff
+	}
+	return sandbox.New(p)
+}
+
+// errSandboxOff is why a session whose user turned the sandbox off has none.
+var errSandboxOff = errors.New("the sandbox is off in the user's settings (shell.sandbox), so what a step's programs do is held only by the gate's questions")
+
+// Sandbox is what holds the processes of the session's steps to their
+// grants, or nil and the one sentence that says why nothing does (the
+// user's setting, or a kernel without the means).
+func (s *Session) Sandbox() (*sandbox.Sandbox, error) { return s.box, s.boxOff }
 
 // Gate is the session's gate, its auto set read again from the user's own
 // settings (a workspace can never set it). A bad value keeps the auto set

@@ -56,6 +56,21 @@ func writableDirs(st *config.Settings, home string, env []string) ([]string, err
 	return out, nil
 }
 
+// sandboxOn reads shell.sandbox from the user's own settings: a workspace
+// that could turn the sandbox off would let its scripts do anything. Unset
+// or not a boolean (an error), it is on.
+func sandboxOn(st *config.Settings) (bool, error) {
+	v, ok := st.User("shell.sandbox")
+	if !ok {
+		return true, nil
+	}
+	var on bool
+	if err := v.Decode(&on); err != nil {
+		return true, fmt.Errorf("shell.sandbox (%s) must be true or false; the sandbox stays on", v.Source)
+	}
+	return on, nil
+}
+
 // budget is shell.budgetSeconds (any settings layer: it bounds waiting, not
 // what runs). A bad value is an error, and the budget is DefaultBudget.
 func budget(st *config.Settings) (time.Duration, error) {
@@ -80,6 +95,9 @@ func SettingsProblems(st *config.Settings) []error {
 		out = append(out, fmt.Errorf("%w; until it is fixed the auto set stays as it was (at start, the default)", err))
 	}
 	if _, err := budget(st); err != nil {
+		out = append(out, err)
+	}
+	if _, err := sandboxOn(st); err != nil {
 		out = append(out, err)
 	}
 	home, _ := os.UserHomeDir()

@@ -1,0 +1,26 @@
+package approvals
+
+// Entry is one secret or protected rule of the policy, as a kernel that
+// knows only hierarchies of paths can hold it.
+type Entry struct {
+	Path string
+	// NamePrefix: the rule covers Path's siblings whose name starts with
+	// Path's last name, and what is under them (~/.cargo/credentials*).
+	NamePrefix bool
+}
+
+// SecretEntries are the policy's secret rules, as written and as real paths.
+func (p *Policy) SecretEntries() []Entry { return exported(p.secrets) }
+
+// ProtectedEntries are the policy's protected rules. A directory on PATH
+// covers only its direct entries in the policy; here it covers its whole
+// tree, the stricter reading a hierarchy-based kernel rule can hold.
+func (p *Policy) ProtectedEntries() []Entry { return exported(p.protected) }
+
+func exported(es []entry) []Entry {
+	out := make([]Entry, len(es))
+	for i, e := range es {
+		out[i] = Entry{Path: e.path, NamePrefix: e.kind == prefix}
+	}
+	return out
+}

@@ -1,0 +1,159 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+var support = sync.OnceValue(func() Support {
+	abi, err := ll.LandlockGetABIVersion()
+	switch {
+	case err != nil || abi < 1:
+		return Support{Unavailable: errors.New("the kernel has no Landlock (it needs Linux 5.13 or later with landlock in its lsm= list), so what a step's programs do is held only by the gate's questions")}
+	case abi < 4:
+		return Support{Limits: fmt.Sprintf("the kernel's Landlock (ABI %d) cannot restrict network connections; Linux 6.7 or later can", abi)}
+	}
+	return Support{}
+})
+
+// Supported is what this kernel can hold.
+func Supported() Support { return support() }
+
+// Access rights by kind of place.
+const (
+	readRights   = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSReadFile | ll.AccessFSReadDir)
+	listRights   = landlock.AccessFSSet(ll.AccessFSReadDir)
+	deviceRights = landlock.AccessFSSet(ll.AccessFSReadFile | ll.AccessFSWriteFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev | ll.AccessFSReadDir)
+)
+
+// handled is every filesystem right Landlock ABI 7 knows; what a rule does
+// not grant is refused.
+var handled = landlock.V7.HandledAccessFS
+
+// ruleset is a built ruleset of one grant, and the listings it was split
+// along: when one of those directories changes, the split is made again.
+type ruleset struct {
+	fd     int
+	flags  uint32
+	listed map[string]time.Time
+}
+
+func (r *ruleset) close() { unix.Close(r.fd) }
+
+func (r *ruleset) fresh() bool {
+	for dir, mtime := range r.listed {
+		fi, err := os.Stat(dir)
+		if err != nil || !fi.ModTime().Equal(mtime) {
+			return false
+		}
+	}
+	return true
+}
+
+// rulesetFor returns a descriptor of grant's ruleset the caller closes.
+func (s *Sandbox) rulesetFor(grant approvals.Effects) (int, uint32, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.cache[grant]
+	if r == nil || !r.fresh() {
+		if r != nil {
+			r.close()
+			delete(s.cache, grant)
+		}
+		var err error
+		if r, err = build(s.places, grant); err != nil {
+			return -1, 0, err
+		}
+		s.cache[grant] = r
+	}
+	fd, err := unix.FcntlInt(uintptr(r.fd), unix.F_DUPFD_CLOEXEC, 0)
+	return fd, r.flags, err
+}
+
+func build(pl Places, grant approvals.Effects) (*ruleset, error) {
+	// The listings are stamped before the split reads them: a change
+	// between the two makes the ruleset stale at its first use.
+	listed := map[string]time.Time{}
+	stamped := func(dir string) ([]Dirent, error) {
+		if fi, err := os.Stat(dir); err == nil {
+			listed[dir] = fi.ModTime()
+		}
+		return ReadDir(dir)
+	}
+	plan := NewPlan(pl, grant, stamped)
+	cfg := landlock.Config{HandledAccessFS: handled}
+	if !plan.Net {
+		cfg.HandledAccessNet = landlock.AccessNetSet(ll.AccessNetConnectTCP)
+		cfg.Scoped = landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
+	}
+	var rules []landlock.Rule
+	for _, g := range []struct {
+		rights landlock.AccessFSSet
+		paths  []string
+	}{{readRights, plan.Read}, {listRights, plan.List}, {handled, plan.Write}, {deviceRights, plan.Devices}} {
+		rules = append(rules, pathRules(g.rights, g.paths)...)
+	}
+	fd, flags, err := cfg.BestEffort().NewRulesetFD(rules...)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	return &ruleset{fd: fd, flags: flags, listed: listed}, nil
+}
+
+// fileRights are the rights a rule on a file (not a directory) may hold.
+const fileRights = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev)
+
+// pathRules grants rights on paths, a file only the rights a file can hold
+// (Landlock refuses a directory's rights on a file).
+func pathRules(rights landlock.AccessFSSet, paths []string) []landlock.Rule {
+	var dirs, files []string
+	for _, p := range paths {
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+			files = append(files, p)
+		} else {
+			dirs = append(dirs, p)
+		}
+	}
+	rules := []landlock.Rule{landlock.PathAccess(rights, dirs...).IgnoreIfMissing()}
+	if r := rights & fileRights; r != 0 {
+		rules = append(rules, landlock.PathAccess(r, files...).IgnoreIfMissing())
+	}
+	return rules
+}
+
+// start restricts a fresh OS thread and starts cmd from it: the process
+// inherits the restriction between fork and exec, and the thread, never
+// unlocked, ends with its goroutine, so no other code of tandem ever runs
+// restricted.
+func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects) error {
+	fd, flags, err := s.rulesetFor(grant)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	done := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			done <- fmt.Errorf("sandbox: no_new_privs: %w", err)
+			return
+		}
+		if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
+			done <- fmt.Errorf("sandbox: restrict: %w", err)
+			return
+		}
+		done <- cmd.Start()
+	}()
+	return <-done
+}

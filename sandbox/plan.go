@@ -1,0 +1,245 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// Places are the paths a step's restrictions are made of, all real.
+type Places struct {
+	Roots, Scratch     []string
+	Secrets, Protected []approvals.Entry
+}
+
+// PlacesOf takes the places from a session's path policy.
+func PlacesOf(p *approvals.Policy) Places {
+	return Places{Roots: p.Roots(), Scratch: p.Scratch(), Secrets: p.SecretEntries(), Protected: p.ProtectedEntries()}
+}
+
+// Restricted are the effects the kernel holds back unless a step is granted
+// them: what a program tandem cannot see into could otherwise do unasked.
+const Restricted = approvals.Effects(approvals.Secret | approvals.Outside | approvals.Protected | approvals.Net)
+
+// Plan is one step's restrictions as hierarchies of paths, the only thing
+// Landlock knows: what is beneath a granted path is granted.
+type Plan struct {
+	Read  []string // read, list and run what is beneath
+	List  []string // list the names in the directory (an ancestor of a place carved out), nothing more
+	Write []string // read and change what is beneath
+	// Devices are the device files and directories every program may read
+	// and write (/dev/null, terminals).
+	Devices []string
+	Net     bool // TCP connections allowed
+}
+
+// Devices every program may read and write, whatever its grant.
+var devices = []string{"/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom", "/dev/tty", "/dev/ptmx", "/dev/pts", "/dev/shm"}
+
+// Dirent is one name in a directory, as a Lister sees it.
+type Dirent struct {
+	Name    string
+	Symlink bool
+}
+
+// Lister lists a directory's names; ReadDir lists the real filesystem.
+type Lister func(dir string) ([]Dirent, error)
+
+// ReadDir lists dir on the filesystem.
+func ReadDir(dir string) ([]Dirent, error) {
+	ents, err := os.ReadDir(dir)
+	out := make([]Dirent, len(ents))
+	for i, e := range ents {
+		out[i] = Dirent{Name: e.Name(), Symlink: e.Type()&os.ModeSymlink != 0}
+	}
+	return out, err
+}
+
+// NewPlan is the restrictions of a step granted grant (the auto set and
+// what the user approved for it):
+//   - it reads everything but the secrets, unless secret is granted;
+//   - it writes the workspace roots and the scratch places (everywhere with
+//     outside), the secrets with secret and the protected entries with
+//     protected; secrets are carved out of every write unless granted, and
+//     protected entries outside the roots unless protected is granted;
+//   - it connects over TCP only with net.
+//
+// No process's directory under /proc is granted, its own included:
+// Landlock's ptrace rules keep a sandboxed process out of other processes'
+// memory but, for reads, not out of their environment
+// (/proc/PID/environ: checked on Linux 6.18). The policy's entries under
+// /proc are those directories, so they are left out of the entries.
+func NewPlan(pl Places, grant approvals.Effects, list Lister) Plan {
+	secrets := withoutProc(pl.Secrets)
+	var s splitter
+	s.list = list
+	plan := Plan{Devices: devices, Net: grant.Has(approvals.Net)}
+	if grant.Has(approvals.Secret) {
+		plan.Read = s.split("/", nil)
+	} else {
+		plan.Read = s.split("/", secrets)
+	}
+
+	base := append(slices.Clone(pl.Roots), pl.Scratch...)
+	if grant.Has(approvals.Outside) {
+		base = []string{"/"}
+	}
+	var carves []approvals.Entry
+	if grant.Has(approvals.Secret) {
+		base = append(base, s.named(secrets)...)
+	} else {
+		carves = secrets
+	}
+	if grant.Has(approvals.Protected) {
+		base = append(base, s.named(withoutProc(pl.Protected))...)
+	} else {
+		// A protected entry in a root (.git, .tandem) stays writable: Landlock
+		// cannot carve it out without taking from the root the right to make
+		// new names at its top, which every build needs. The gate still asks
+		// about the writes a step's words show.
+		for _, e := range withoutProc(pl.Protected) {
+			if !relatedToAny(e.Path, pl.Roots) {
+				carves = append(carves, e)
+			}
+		}
+	}
+	for _, b := range base {
+		plan.Write = append(plan.Write, s.split(b, carves)...)
+	}
+	plan.List = s.listed
+	return plan
+}
+
+// withoutProc drops the entries under /proc.
+func withoutProc(es []approvals.Entry) []approvals.Entry {
+	var out []approvals.Entry
+	for _, e := range es {
+		if !under(e.Path, "/proc") {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// relatedToAny reports whether path is a root, under one or above one.
+func relatedToAny(path string, roots []string) bool {
+	for _, r := range roots {
+		if under(path, r) || under(r, path) {
+			return true
+		}
+	}
+	return false
+}
+
+type splitter struct {
+	list   Lister
+	listed []string // every directory split, once
+}
+
+// split grants root less the carved entries. Landlock grants whole
+// hierarchies and cannot carve a denied place out of an allowed one, so a
+// root that holds a carved entry is not granted itself: each name in it is,
+// recursively, down to the carved entry, which never is. The directories
+// split on the way only have their names listed.
+func (s *splitter) split(root string, carves []approvals.Entry) []string {
+	switch {
+	case carved(root, carves) || isProcessDir(root):
+		return nil
+	case !holds(root, carves) && !under("/proc", root):
+		return []string{root}
+	}
+	if !slices.Contains(s.listed, root) {
+		s.listed = append(s.listed, root)
+	}
+	ents, err := s.list(root)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, e := range ents {
+		// A symlink is never granted: a rule on it would grant its target,
+		// which may be a carved entry. Its target is reached, and judged,
+		// where it really is.
+		if !e.Symlink {
+			out = append(out, s.split(filepath.Join(root, e.Name), carves)...)
+		}
+	}
+	return out
+}
+
+// named gives the paths of entries, a name prefix entry as the names that
+// match it now.
+func (s *splitter) named(es []approvals.Entry) []string {
+	var out []string
+	for _, e := range es {
+		if !e.NamePrefix {
+			out = append(out, e.Path)
+			continue
+		}
+		ents, _ := s.list(filepath.Dir(e.Path))
+		for _, d := range ents {
+			if strings.HasPrefix(d.Name, filepath.Base(e.Path)) {
+				out = append(out, filepath.Join(filepath.Dir(e.Path), d.Name))
+			}
+		}
+	}
+	return out
+}
+
+// isProcessDir reports whether path is a process's directory, /proc/PID.
+func isProcessDir(path string) bool {
+	dir, name := filepath.Split(path)
+	if dir != "/proc/" || name == "" {
+		return false
+	}
+	for _, c := range name {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// carved reports whether path is, or is under, a carved entry.
+func carved(path string, carves []approvals.Entry) bool {
+	for _, c := range carves {
+		if !c.NamePrefix {
+			if under(path, c.Path) {
+				return true
+			}
+			continue
+		}
+		dir, name := filepath.Dir(c.Path), filepath.Base(c.Path)
+		for a := path; under(a, dir) && a != dir; a = filepath.Dir(a) {
+			if filepath.Dir(a) == dir && strings.HasPrefix(filepath.Base(a), name) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holds reports whether a carved entry lies strictly beneath path.
+func holds(path string, carves []approvals.Entry) bool {
+	for _, c := range carves {
+		p := c.Path
+		if c.NamePrefix {
+			p = filepath.Dir(p) + "/"
+		}
+		if p != path && under(p, path) {
+			return true
+		}
+	}
+	return false
+}
+
+// under reports whether path is root or below it.
+func under(path, root string) bool {
+	if root == "/" {
+		return strings.HasPrefix(path, "/")
+	}
+	return path == root || strings.HasPrefix(path, root+"/")
+}

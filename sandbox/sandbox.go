@@ -1,0 +1,88 @@
+// Package sandbox makes the kernel hold what the gate decided: every process
+// a bash step starts runs restricted to what the step was granted (the
+// user's auto set and what the user approved for that step). Without a
+// grant it cannot read or write a secret, write outside the workspace roots
+// and the scratch places, write a protected place outside the roots, or
+// open a TCP connection; and it cannot read another process's environment
+// or memory. tandem itself keeps all its access: the restrictions are put
+// on the one thread that starts the process (Linux, Landlock) or on the
+// program it runs (macOS, Seatbelt).
+package sandbox
+
+import (
+	"os/exec"
+	"strings"
+	"sync"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// Sandbox enforces the steps of one session. A nil *Sandbox enforces
+// nothing: the sandbox is off, or the kernel cannot hold it.
+type Sandbox struct {
+	places Places
+	mu     sync.Mutex
+	cache  map[approvals.Effects]*ruleset // by grant; Linux only
+}
+
+// New is the sandbox of a session judged by policy, or nil (with the
+// reason) when the kernel cannot enforce here.
+func New(policy *approvals.Policy) (*Sandbox, error) {
+	if err := Supported().Unavailable; err != nil {
+		return nil, err
+	}
+	return &Sandbox{places: PlacesOf(policy), cache: map[approvals.Effects]*ruleset{}}, nil
+}
+
+// Start starts cmd restricted to grant. A nil sandbox starts it as it is.
+func (s *Sandbox) Start(cmd *exec.Cmd, grant approvals.Effects) error {
+	if s == nil {
+		return cmd.Start()
+	}
+	return s.start(cmd, grant&Restricted)
+}
+
+// Close lets go of what the sandbox keeps between starts (the built
+// rulesets). A closed sandbox still works; it builds them again.
+func (s *Sandbox) Close() {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for grant, r := range s.cache {
+		r.close()
+		delete(s.cache, grant)
+	}
+}
+
+// Held is what a step granted grant is kept from: the restricted effects it
+// was not granted. Nothing when the sandbox is off.
+func (s *Sandbox) Held(grant approvals.Effects) approvals.Effects {
+	if s == nil {
+		return 0
+	}
+	return Restricted &^ grant
+}
+
+// Support is what the kernel here can hold.
+type Support struct {
+	// Unavailable says, in one sentence, why nothing is enforced; nil when
+	// the sandbox works.
+	Unavailable error
+	// Limits says, in one sentence, what part is not enforced although the
+	// sandbox works ("" when none).
+	Limits string
+}
+
+// MayHaveRefused reports whether a step's output looks like the kernel
+// refused it something: Landlock's and Seatbelt's denials surface as EACCES
+// or EPERM, which programs print as these words.
+func MayHaveRefused(output string) bool {
+	for _, w := range []string{"Permission denied", "Operation not permitted", "EACCES", "EPERM"} {
+		if strings.Contains(output, w) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,31 @@
+package sandbox
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"sync"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// sandboxExec runs a program under a Seatbelt profile given as text.
+const sandboxExec = "/usr/bin/sandbox-exec"
+
+var support = sync.OnceValue(func() Support {
+	if _, err := os.Stat(sandboxExec); err != nil {
+		return Support{Unavailable: errors.New("this macOS has no " + sandboxExec + ", so what a step's programs do is held only by the gate's questions")}
+	}
+	return Support{}
+})
+
+// Supported is what this system can hold.
+func Supported() Support { return support() }
+
+// start runs cmd's program under sandbox-exec with the step's profile. The
+// program's argv[0] becomes its path: sandbox-exec runs it by that name.
+func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects) error {
+	argv := append([]string{"sandbox-exec", "-p", SeatbeltProfile(s.places, grant), cmd.Path}, cmd.Args[1:]...)
+	cmd.Path, cmd.Args = sandboxExec, argv
+	return cmd.Start()
+}

@@ -1,0 +1,17 @@
+//go:build !linux && !darwin
+
+package sandbox
+
+import (
+	"errors"
+	"os/exec"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// Supported is what this system can hold: nothing.
+func Supported() Support {
+	return Support{Unavailable: errors.New("tandem has no sandbox for this operating system, so what a step's programs do is held only by the gate's questions")}
+}
+
+func (s *Sandbox) start(cmd *exec.Cmd, _ approvals.Effects) error { return cmd.Start() }

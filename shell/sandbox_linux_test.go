@@ -1,0 +1,171 @@
+package shell
+
+import (
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tandemdev/tandem/approvals"
+)
+
+// Programs tandem cannot see into run unasked with exec in the auto set;
+// what they do is held by the kernel: judged by outcome, not by words.
+func TestKernelHoldsWhatTheGateCannotSee(t *testing.T) {
+	sb := newTestbed(t)
+	key := filepath.Join(sb.home, ".ssh", "id_ed25519")
+	tandemEnv := "HOME=" + os.Getenv("HOME")
+	for name, script := range map[string]string{
+		"python reads the key":           `python3 -c 'print(open("` + key + `").read())'`,
+		"a shell behind python":          `python3 -c 'import subprocess; subprocess.run(["sh", "-c", "cat ~/.ssh/id_ed25519"], check=True)'`,
+		"the key through /proc/self/cwd": `python3 -c 'import os; os.chdir("` + sb.home + `/.ssh"); print(open("/proc/self/cwd/id_ed25519").read())'`,
+		"curl file://":                   `curl -s file://` + key,
+		"tandem's environment":           `python3 -c 'import os; print(open("/proc/%d/environ" % os.getppid()).read())'`,
+		"a sibling step's environment":   `env TOKEN=planted-sibling python3 -c 'import os, time; open("pid", "w").write(str(os.getpid())); time.sleep(5)' & sleep 1; python3 -c 'print(open("/proc/%s/environ" % open("pid").read()).read())'`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			res := runScript(t, script, sb.opts(approvals.DefaultAuto, answering(approvals.Deny)))
+			out := Render(res)
+			if o := res.Output.Text; strings.Contains(o, "PRIVATE") || strings.Contains(o, "planted-sibling") || strings.Contains(o, tandemEnv) {
+				t.Fatalf("leaked:\n%s", out)
+			}
+			if res.Status == 0 {
+				t.Fatalf("the step did not fail:\n%s", out)
+			}
+		})
+	}
+	// A failed step that read like a refusal is told what it ran without.
+	res := runScript(t, `python3 -c 'open("`+key+`")'`, sb.opts(approvals.DefaultAuto, nil))
+	if !strings.Contains(Render(res), "sandbox: step 1 (`python3 -c") || !strings.Contains(res.Sandbox, "without secret") {
+		t.Fatalf("no sandbox note:\n%s", Render(res))
+	}
+	// With the user's yes, the step that named the secret reads it.
+	res = runScript(t, "cat "+key, sb.opts(approvals.DefaultAuto, answering(approvals.AllowOnce)))
+	if res.Status != 0 || !strings.Contains(res.Output.Text, "PRIVATE") || res.Sandbox != "" {
+		t.Fatalf("an approved secret read failed:\n%s", Render(res))
+	}
+}
+
+func TestKernelHoldsNetToItsGrant(t *testing.T) {
+	sb := newTestbed(t)
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan string, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b := make([]byte, 64)
+			n, _ := c.Read(b)
+			got <- string(b[:n])
+			c.Close()
+		}
+	}()
+	send := `python3 -c 'import socket; s = socket.create_connection(("127.0.0.1", ` + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port) + `)); s.sendall(b"sent")'`
+	res := runScript(t, send, sb.opts(approvals.DefaultAuto&^approvals.Of(approvals.Net), nil))
+	select {
+	case s := <-got:
+		t.Fatalf("without net the listener got %q:\n%s", s, Render(res))
+	case <-time.After(300 * time.Millisecond):
+	}
+	if res.Status == 0 || !strings.Contains(res.Sandbox, "without net") {
+		t.Fatalf("a refused connection is not reported:\n%s", Render(res))
+	}
+	res = runScript(t, send, sb.opts(approvals.DefaultAuto, nil))
+	select {
+	case s := <-got:
+		if s != "sent" {
+			t.Fatalf("with net the listener got %q", s)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("with net nothing arrived:\n%s", Render(res))
+	}
+}
+
+func TestKernelHoldsWritesOutsideToTheirGrant(t *testing.T) {
+	sb := newTestbed(t)
+	outside := filepath.Join(filepath.Dir(sb.root), "out")
+	if err := os.Mkdir(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := `python3 -c 'open("` + outside + `/made", "w").write("x")'`
+	res := runScript(t, write, sb.opts(approvals.DefaultAuto&^approvals.Of(approvals.Outside), nil))
+	if _, err := os.Stat(outside + "/made"); err == nil || !strings.Contains(res.Sandbox, "without outside") {
+		t.Fatalf("an outside write without outside (%v):\n%s", err, Render(res))
+	}
+	// The workspace and the scratch places stay writable.
+	res = runScript(t, `python3 -c 'import os; open("made", "w").write("x"); open(os.environ["TMPDIR"] + "/made", "w").write("x")'`, sb.opts(approvals.DefaultAuto&^approvals.Of(approvals.Outside), nil))
+	if res.Status != 0 {
+		t.Fatalf("workspace and scratch writes:\n%s", Render(res))
+	}
+	res = runScript(t, write, sb.opts(approvals.DefaultAuto, nil))
+	if _, err := os.Stat(outside + "/made"); err != nil {
+		t.Fatalf("an outside write with outside (%v):\n%s", err, Render(res))
+	}
+}
+
+// Everyday work runs unasked and works inside the sandbox, with the auto
+// set that holds neither outside nor protected.
+func TestEverydayWorkRunsInTheSandbox(t *testing.T) {
+	sb := newTestbed(t)
+	for _, tool := range []string{"go", "git", "make", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is missing (scripts/setup installs the tools)", tool)
+		}
+	}
+	goEnv := func(name string) string {
+		out, err := exec.Command("go", "env", name).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	sb.env = append(sb.env, "GOCACHE="+goEnv("GOCACHE"), "GOMODCACHE="+goEnv("GOMODCACHE"), "GOFLAGS=-mod=mod",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com")
+	sb.scratch = append(approvals.DefaultScratch(sb.home, sb.env), sb.tmp)
+	sb.rebox(t)
+	for path, body := range map[string]string{
+		"go.mod":            "module example.com/everyday\n\ngo 1.22\n",
+		"main.go":           "package main\n\nimport \"fmt\"\n\nfunc main() { fmt.Println(greet()) }\n\nfunc greet() string { return \"hi\" }\n",
+		"main_test.go":      "package main\n\nimport \"testing\"\n\nfunc TestGreet(t *testing.T) {\n\tif greet() != \"hi\" {\n\t\tt.Fatal(greet())\n\t}\n}\n",
+		"Makefile":          "out.txt: main.go\n\tgo run . > out.txt\n",
+		"package.json":      `{"name": "everyday", "version": "1.0.0", "scripts": {"test": "node test.js"}}`,
+		"package-lock.json": `{"name": "everyday", "version": "1.0.0", "lockfileVersion": 3, "requires": true, "packages": {"": {"name": "everyday", "version": "1.0.0"}}}`,
+		"test.js":           "require('assert').strictEqual(1 + 1, 2); console.log('node ok');\n",
+		"test_greet.py":     "def test_greet():\n    assert 'hi'.upper() == 'HI'\n",
+	} {
+		if err := os.WriteFile(filepath.Join(sb.root, path), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The repository exists (git init writes .git, a protected place, and
+	// asks under this auto set).
+	if out, err := exec.Command("git", "init", "-q", sb.root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	auto := approvals.DefaultAuto &^ approvals.Of(approvals.Outside, approvals.Protected)
+	for _, c := range []struct{ name, script, want string }{
+		{"git", "git add -A && git commit -qm first && echo '// more' >> main.go && git status --short && git diff --stat && git add main.go && git commit -qm second && git log --oneline | wc -l", "2"},
+		{"go build and test", "go build -o greet . && ./greet && go test ./...", "ok"},
+		{"make", "make && cat out.txt", "hi"},
+		{"npm", "npm ci --no-audit --no-fund && npm test", "node ok"},
+		{"pytest", "/usr/bin/python3 -m pytest -q -p no:cacheprovider", "1 passed"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := answering(approvals.Deny)
+			res := runScript(t, c.script, sb.opts(auto, a))
+			if res.Status != 0 || len(a.asked()) > 0 || !strings.Contains(res.Output.Text, c.want) {
+				t.Fatalf("asked %d, output lacks %q:\n%s", len(a.asked()), c.want, Render(res))
+			}
+		})
+	}
+}
