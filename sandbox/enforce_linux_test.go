@@ -190,3 +190,14 @@ func TestOtherProcessesEnvironmentsAreClosed(t *testing.T) {
 		t.Errorf("the links of /proc/self: %v %q", err, out)
 	}
 }
+
+func TestHeldIsWhatIsNotGranted(t *testing.T) {
+	w := newWorld(t)
+	if got := w.sb.Held(approvals.Of(approvals.Net, approvals.Secret, approvals.Exec)); got != approvals.Of(approvals.Outside, approvals.Protected) {
+		t.Errorf("Held = %v", got)
+	}
+	var off *Sandbox
+	if got := off.Held(0); got != 0 {
+		t.Errorf("a sandbox that is off holds %v", got)
+	}
+}

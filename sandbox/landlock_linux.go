@@ -24,7 +24,7 @@ var support = sync.OnceValue(func() Support {
 	case abi < 4:
 		return Support{Limits: fmt.Sprintf("the kernel's Landlock (ABI %d) cannot restrict network connections; Linux 6.7 or later can", abi)}
 	}
-	return Support{}
+	return Support{Net: true}
 })
 
 // Supported is what this kernel can hold.

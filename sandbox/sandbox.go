@@ -57,12 +57,16 @@ func (s *Sandbox) Close() {
 }
 
 // Held is what a step granted grant is kept from: the restricted effects it
-// was not granted. Nothing when the sandbox is off.
+// was not granted and the kernel can hold. Nothing when the sandbox is off.
 func (s *Sandbox) Held(grant approvals.Effects) approvals.Effects {
 	if s == nil {
 		return 0
 	}
-	return Restricted &^ grant
+	held := Restricted &^ grant
+	if !Supported().Net {
+		held &^= approvals.Of(approvals.Net)
+	}
+	return held
 }
 
 // Support is what the kernel here can hold.
@@ -70,6 +74,8 @@ type Support struct {
 	// Unavailable says, in one sentence, why nothing is enforced; nil when
 	// the sandbox works.
 	Unavailable error
+	// Net: TCP connections are held too. When not, Limits says why.
+	Net bool
 	// Limits says, in one sentence, what part is not enforced although the
 	// sandbox works ("" when none).
 	Limits string

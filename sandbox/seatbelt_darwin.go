@@ -16,7 +16,7 @@ var support = sync.OnceValue(func() Support {
 	if _, err := os.Stat(sandboxExec); err != nil {
 		return Support{Unavailable: errors.New("this macOS has no " + sandboxExec + ", so what a step's programs do is held only by the gate's questions")}
 	}
-	return Support{}
+	return Support{Net: true}
 })
 
 // Supported is what this system can hold.
