@@ -115,14 +115,19 @@ func build(pl Places, grant approvals.Effects) (*ruleset, error) {
 const fileRights = landlock.AccessFSSet(ll.AccessFSExecute | ll.AccessFSWriteFile | ll.AccessFSReadFile | ll.AccessFSTruncate | ll.AccessFSIoctlDev)
 
 // pathRules grants rights on paths, a file only the rights a file can hold
-// (Landlock refuses a directory's rights on a file).
+// (Landlock refuses a directory's rights on a file). A path tandem cannot
+// reach (gone, or another user's mount) is left out: nothing under it is
+// granted, and the other rules still hold.
 func pathRules(rights landlock.AccessFSSet, paths []string) []landlock.Rule {
 	var dirs, files []string
 	for _, p := range paths {
-		if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
-			files = append(files, p)
-		} else {
+		fi, err := os.Stat(p)
+		switch {
+		case err != nil:
+		case fi.IsDir():
 			dirs = append(dirs, p)
+		default:
+			files = append(files, p)
 		}
 	}
 	rules := []landlock.Rule{landlock.PathAccess(rights, dirs...).IgnoreIfMissing()}
