@@ -180,8 +180,16 @@ func demoHome(tmp, ws, self string) ([]string, error) {
 	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), append(mcpJSON, '\n'), 0o644); err != nil {
 		return nil, err
 	}
+	// The temporary directory is the demo's own too: the system's holds
+	// this HOME and its fake key, and the sandbox grants no new names
+	// directly in a directory that holds a secret.
+	tmpdir := filepath.Join(tmp, "tmp")
+	if err := os.MkdirAll(tmpdir, 0o700); err != nil {
+		return nil, err
+	}
 	env := []string{
 		"HOME=" + home,
+		"TMPDIR=" + tmpdir,
 		"XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_STATE_HOME=" + filepath.Join(home, ".local", "state"),
 		"XDG_DATA_HOME=" + filepath.Join(home, ".local", "share"),
@@ -190,7 +198,7 @@ func demoHome(tmp, ws, self string) ([]string, error) {
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
-		case "HOME", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "PATH":
+		case "HOME", "TMPDIR", "XDG_CONFIG_HOME", "XDG_STATE_HOME", "XDG_DATA_HOME", "PATH":
 		default:
 			env = append(env, kv)
 		}
