@@ -131,9 +131,9 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 	if err != nil {
 		return err
 	}
-	// The step passed the gate: it is granted the auto set and, asked or
-	// allowed for the session, its own effects.
-	grant := x.opts.Gate.Auto() | s.Effects
+	// The step passed the gate: it is granted the auto set, the run's
+	// grant and, asked or allowed for the session, its own effects.
+	grant := x.opts.Gate.Auto() | x.opts.Grant | s.Effects
 	x.held(n, x.opts.Sandbox.Held(grant))
 	argv, extra := classify.RunArgs(l.argv)
 	status, err := x.start(ctx, hc, l, argv, extra, grant)

@@ -49,9 +49,14 @@ type Options struct {
 	// auto set. Required.
 	Gate *approvals.Gate
 	// Sandbox holds each process a step starts to what the step was
-	// granted: the auto set and the effects the user approved for it. Nil:
-	// processes run with the user's full access.
+	// granted: the auto set, Grant, and the effects the user approved for
+	// the step. Nil: processes run with the user's full access.
 	Sandbox *sandbox.Sandbox
+	// Grant is what the user approved for this whole run beyond the auto
+	// set (secret, outside, protected or net asked for with a reason): every
+	// process of the run may do it. It widens the sandbox only; each step is
+	// still gated by its own effects.
+	Grant approvals.Effects
 	// OutputCap bounds the output a result keeps (head and tail);
 	// DefaultOutputCap when zero.
 	OutputCap int

@@ -80,7 +80,10 @@ func TestKernelHoldsNetToItsGrant(t *testing.T) {
 	if res.Status == 0 || !strings.Contains(res.Sandbox, "without net") {
 		t.Fatalf("a refused connection is not reported:\n%s", Render(res))
 	}
-	res = runScript(t, send, sb.opts(approvals.DefaultAuto, nil))
+	// The run's grant (what the user approved for it) opens it too.
+	o := sb.opts(approvals.DefaultAuto&^approvals.Of(approvals.Net), nil)
+	o.Grant = approvals.Of(approvals.Net)
+	res = runScript(t, send, o)
 	select {
 	case s := <-got:
 		if s != "sent" {
