@@ -17,7 +17,7 @@ func TestGitInitCopiesNoTemplateFromTheUsersConfig(t *testing.T) {
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Fatal("git is needed: ", err)
 	}
-	sb := newSandbox(t)
+	sb := newTestbed(t)
 	config := "[init]\n\ttemplateDir = " + filepath.Join(sb.home, ".ssh") + "\n"
 	if err := os.WriteFile(filepath.Join(sb.home, ".gitconfig"), []byte(config), 0o644); err != nil {
 		t.Fatal(err)

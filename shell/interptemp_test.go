@@ -14,7 +14,7 @@ import (
 // a link planted at a name that looks like one in the temporary directory
 // is judged as what it points to.
 func TestPlantedInterpreterNameIsJudged(t *testing.T) {
-	sb := newSandbox(t)
+	sb := newTestbed(t)
 	planted := filepath.Join(os.TempDir(), "sh-interp-"+strconv.Itoa(os.Getpid()))
 	if err := os.Symlink(filepath.Join(sb.home, ".ssh", "id_ed25519"), planted); err != nil {
 		t.Fatal(err)

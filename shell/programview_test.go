@@ -16,7 +16,7 @@ import (
 // step, asked and, denied, not run; reading the program's own entries
 // (its streams, its executable, its descriptors) asks nothing.
 func TestProgramViewOfProcSelf(t *testing.T) {
-	sb := newSandbox(t)
+	sb := newTestbed(t)
 	for _, script := range []string{
 		`cd ~/.ssh; cat /proc/self/cwd/id_ed25519`,
 		`cd ~/.ssh; cat /proc/thread-self/cwd/id_ed25519`,
@@ -62,7 +62,7 @@ func TestProgramViewOfProcSelf(t *testing.T) {
 // Another process's environment, arguments and memory are secret: tandem's
 // own, read by its pid, asks.
 func TestOtherProcessesEnvironmentIsSecret(t *testing.T) {
-	sb := newSandbox(t)
+	sb := newTestbed(t)
 	pid := strconv.Itoa(os.Getpid())
 	for _, script := range []string{
 		`cat /proc/` + pid + `/environ`,
