@@ -39,7 +39,7 @@ func TestKernelHoldsWhatTheGateCannotSee(t *testing.T) {
 		})
 	}
 	// A failed step that read like a refusal is told what it ran without.
-	res := runScript(t, `python3 -c 'open("`+key+`")'`, sb.opts(approvals.DefaultAuto, nil))
+	res := runScript(t, `python3 -c 'open("`+key+`")'`, sb.opts(approvals.Grantable, nil))
 	if !strings.Contains(Render(res), "sandbox: step 1 (`python3 -c") || !strings.Contains(res.Sandbox, "without secret") {
 		t.Fatalf("no sandbox note:\n%s", Render(res))
 	}
@@ -110,7 +110,7 @@ func TestKernelHoldsWritesOutsideToTheirGrant(t *testing.T) {
 	if res.Status != 0 {
 		t.Fatalf("workspace and scratch writes:\n%s", Render(res))
 	}
-	res = runScript(t, write, sb.opts(approvals.DefaultAuto, nil))
+	res = runScript(t, write, sb.opts(approvals.DefaultAuto|approvals.Of(approvals.Outside), nil))
 	if _, err := os.Stat(outside + "/made"); err != nil {
 		t.Fatalf("an outside write with outside (%v):\n%s", err, Render(res))
 	}
