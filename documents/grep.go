@@ -124,23 +124,28 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	switch {
 	case len(dirs) == 1 && (open || statErr == nil && !info.IsDir()):
 		rep.Single = true
-		g.keep = 1
 		if !open && !info.Mode().IsRegular() {
 			rep.Tally.add(ClassSpecial, abs) // a pipe could block the read forever
 			break
 		}
-		g.file(Entry{Abs: abs, Rel: filepath.Base(abs)}, &rep.Tally, true)
+		f, class := g.read(abs)
+		rep.Tally.add(class, abs)
+		if class == ClassSearched || class == ClassLarge {
+			g.searchAll(f, through(req.Skip, matchesPerPage), &rep.Tally)
+		}
 	case statErr != nil:
 		return nil, statRefusal(abs, statErr)
 	default:
-		g.keep = through(req.Skip, filesPerPage)
 		for _, dir := range dirs {
-			t, err := Walk(ctx, firstRoot(roots), dir, false, 0, func(e Entry, t *Tally) { g.file(e, t, false) })
+			t, err := Walk(ctx, firstRoot(roots), dir, false, 0, g.visit)
 			if err != nil {
 				break
 			}
 			rep.Tally.merge(t)
 			g.bufferOnly(dir)
+		}
+		if ctx.Err() == nil {
+			g.searchPage()
 		}
 	}
 	// A search stops inside a file too when ctx is done: what it found is
@@ -157,111 +162,129 @@ type grepRun struct {
 	buffers *Overlay
 	roots   []string
 	rep     *GrepReport
-	keep    int // candidates kept for the page, in path order
 	mu      sync.Mutex
-	cands   []GrepFile // sorted by Show, at most keep
+	matched []matchedFile // a directory search's files with a match, in walk order
+	cands   []GrepFile    // the files searched whole for the page, in path order
 }
 
+// matchedFile is a file the walk found a match in. Only its name is kept:
+// holding the contents of every file up to the page would hold the corpus.
+type matchedFile struct{ abs, show string }
+
+// readBufs are the buffers the walk reads files into, each reused file
+// after file: the walk keeps no file's bytes.
 var readBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
 
-// file searches one file (or its open buffer) and records it. single means
-// the file was named, not walked: every match up to the page is kept.
-func (g *grepRun) file(e Entry, t *Tally, single bool) {
-	if !single {
-		t.Count[ClassFile]--
-	}
-	if g.rep.Req.Glob != "" && !single && !globMatch(g.rep.Req.Glob, e.Rel) {
+// visit is the walk's look at one file: it is searched up to its first
+// match (as rg -l does), and a file with a match is remembered by name.
+func (g *grepRun) visit(e Entry, t *Tally) {
+	t.Count[ClassFile]--
+	if g.rep.Req.Glob != "" && !globMatch(g.rep.Req.Glob, e.Rel) {
 		t.add(ClassNotMatched, e.Abs)
 		return
 	}
-	f := GrepFile{Abs: e.Abs}
-	var content []byte
-	pooled := (*[]byte)(nil)
-	if b, ok := g.buffers.Get(e.Abs); ok {
-		content = b.Text
-		f.Buffer = &b
-	} else {
-		pooled = readBufs.Get().(*[]byte)
-		defer readBufs.Put(pooled)
-		var err error
-		var binary bool
-		content, f.Large, binary, err = readCapped(e.Abs, (*pooled)[:0])
-		*pooled = content[:0]
-		switch {
-		case err != nil:
-			t.add(ClassUnreadable, e.Abs)
-			return
-		case binary:
-			t.add(ClassBinary, e.Abs)
-			return
-		}
+	pooled := readBufs.Get().(*[]byte)
+	defer readBufs.Put(pooled)
+	f, class := g.readInto(e.Abs, (*pooled)[:0])
+	if f.Buffer == nil {
+		*pooled = f.Content[:0]
 	}
-	if len(content) > MaxFileBytes {
-		content, f.Large = content[:MaxFileBytes], true
-	}
-	if f.Large {
-		// Search whole lines only: cut at the last newline in the limit.
-		if i := bytes.LastIndexByte(content, '\n'); i >= 0 {
-			content = content[:i+1]
-		}
-	}
-	if f.Buffer != nil && bytes.IndexByte(content, 0) >= 0 { // readCapped checked the disk's bytes
-		t.add(ClassBinary, e.Abs)
+	t.add(class, e.Abs)
+	if class != ClassSearched && class != ClassLarge {
 		return
 	}
-	if f.Large {
-		t.add(ClassLarge, e.Abs)
-	} else {
-		t.add(ClassSearched, e.Abs)
-	}
-	body := bytes.TrimPrefix(content, bom)
-	s := g.m.Search(g.ctx, body)
-	h, ok := s.Next()
-	if !ok {
+	s := g.m.Search(g.ctx, bytes.TrimPrefix(f.Content, bom))
+	if _, ok := s.Next(); !ok {
 		g.stopped(s, t, &f)
 		return
 	}
-	f.Show = Display(g.roots, e.Abs)
+	m := matchedFile{abs: e.Abs, show: Display(g.roots, e.Abs)}
 	g.mu.Lock()
-	g.rep.FilesMatched++
-	worth := len(g.cands) < g.keep || f.Show < g.cands[len(g.cands)-1].Show
+	g.matched = append(g.matched, m)
 	g.mu.Unlock()
-	if !worth {
+}
+
+// searchPage reads again the files that can reach the page and searches
+// them whole. A file changed since the walk is shown as it is now; one
+// that no longer matches, or cannot be read, leaves the count.
+func (g *grepRun) searchPage() {
+	rep := g.rep
+	sort.Slice(g.matched, func(i, j int) bool { return g.matched[i].show < g.matched[j].show })
+	rep.FilesMatched = len(g.matched)
+	if rep.Req.Skip >= len(g.matched) {
 		return
 	}
-	limit := matchesPerFile
-	if single {
-		limit = through(g.rep.Req.Skip, matchesPerPage)
+	for _, m := range g.matched[rep.Req.Skip:min(len(g.matched), through(rep.Req.Skip, filesPerPage))] {
+		f, class := g.read(m.abs)
+		if class != ClassSearched && class != ClassLarge || !g.searchAll(f, matchesPerFile, &rep.Tally) {
+			rep.FilesMatched--
+		}
 	}
-	f.Hits = append(f.Hits, h)
-	f.Total = 1
+}
+
+// read loads the bytes of a file to search, into a buffer of its own: the
+// file is shown.
+func (g *grepRun) read(abs string) (GrepFile, Class) {
+	return g.readInto(abs, nil)
+}
+
+// readInto loads the bytes of a file to search, its open editor buffer or
+// else the disk into buf, and says how the tally counts it: searched,
+// large (its first MaxFileBytes searched, cut at a line end), binary or
+// unreadable.
+func (g *grepRun) readInto(abs string, buf []byte) (GrepFile, Class) {
+	f := GrepFile{Abs: abs}
+	if b, ok := g.buffers.Get(abs); ok {
+		f.Content, f.Buffer = b.Text, &b
+		if bytes.IndexByte(f.Content, 0) >= 0 { // readCapped checks the disk's bytes
+			return f, ClassBinary
+		}
+	} else {
+		var err error
+		var binary bool
+		f.Content, f.Large, binary, err = readCapped(abs, buf)
+		switch {
+		case err != nil:
+			return f, ClassUnreadable
+		case binary:
+			return f, ClassBinary
+		}
+	}
+	if len(f.Content) > MaxFileBytes {
+		f.Content, f.Large = f.Content[:MaxFileBytes], true
+	}
+	if !f.Large {
+		return f, ClassSearched
+	}
+	// Search whole lines only: cut at the last newline in the limit.
+	if i := bytes.LastIndexByte(f.Content, '\n'); i >= 0 {
+		f.Content = f.Content[:i+1]
+	}
+	return f, ClassLarge
+}
+
+// searchAll searches a shown file whole, keeping its first limit hits
+// and one past them (where its context rows stop), and adds it to the
+// candidates. It reports whether the file has a match.
+func (g *grepRun) searchAll(f GrepFile, limit int, t *Tally) bool {
+	s := g.m.Search(g.ctx, bytes.TrimPrefix(f.Content, bom))
 	for {
 		h, ok := s.Next()
 		if !ok {
 			break
 		}
-		if len(f.Hits) <= limit { // one past the page: where its context rows stop
+		if len(f.Hits) <= limit {
 			f.Hits = append(f.Hits, h)
 		}
 		f.Total++
 	}
 	g.stopped(s, t, &f)
-	if pooled != nil {
-		content = append([]byte(nil), content...) // the pooled buffer is reused
+	if f.Total == 0 {
+		return false
 	}
-	f.Content = content
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	i := sort.Search(len(g.cands), func(i int) bool { return g.cands[i].Show > f.Show })
-	if i >= g.keep {
-		return
-	}
-	g.cands = append(g.cands, GrepFile{})
-	copy(g.cands[i+1:], g.cands[i:])
-	g.cands[i] = f
-	if len(g.cands) > g.keep {
-		g.cands = g.cands[:g.keep]
-	}
+	f.Show = Display(g.roots, f.Abs)
+	g.cands = append(g.cands, f)
+	return true
 }
 
 // stopped accounts for a search of f that passed its time limit: f moves
@@ -291,7 +314,7 @@ func (g *grepRun) bufferOnly(dir string) {
 		}
 		rel, _ := filepath.Rel(dir, p)
 		g.rep.Tally.Count[ClassFile]++
-		g.file(Entry{Abs: p, Rel: filepath.ToSlash(rel)}, &g.rep.Tally, false)
+		g.visit(Entry{Abs: p, Rel: filepath.ToSlash(rel)}, &g.rep.Tally)
 	}
 }
 
@@ -332,7 +355,7 @@ func (g *grepRun) page() error {
 	if skip > 0 && skip >= rep.FilesMatched {
 		return pastEnd(skip, rep.FilesMatched, "files with matches")
 	}
-	for _, f := range g.cands[min(skip, len(g.cands)):] {
+	for _, f := range g.cands {
 		if len(rep.Page) > 0 && budget <= 0 {
 			break
 		}
@@ -444,13 +467,28 @@ func readCapped(path string, buf []byte) (content []byte, large, binary bool, er
 		return buf, false, false, err
 	}
 	defer unix.Close(fd)
+	// Room for the whole file and one byte more, where the read meets its
+	// end, in one allocation at most: a buffer grown step by step leaves
+	// its smaller copies to the collector.
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil {
+		if want := len(buf) + int(min(st.Size, MaxFileBytes+1)) + 1; cap(buf) < want {
+			grown := make([]byte, len(buf), want)
+			copy(grown, buf)
+			buf = grown
+		}
+	}
 	for {
-		if cap(buf)-len(buf) < 16<<10 {
+		if len(buf) == cap(buf) { // the file grew since its stat
 			grown := make([]byte, len(buf), 2*cap(buf)+64<<10)
 			copy(grown, buf)
 			buf = grown
 		}
-		n, err := unix.Read(fd, buf[len(buf):cap(buf)])
+		end := cap(buf)
+		if len(buf) == 0 { // a binary file shows its NUL early: read a little first
+			end = min(end, 64<<10)
+		}
+		n, err := unix.Read(fd, buf[len(buf):end])
 		if err == unix.EINTR {
 			continue
 		}
