@@ -86,6 +86,45 @@ type GrepReport struct {
 
 // GrepSearch runs a search and returns its report; nothing is recorded.
 func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest) (*GrepReport, error) {
+	return grepSearch(ctx, buffers, roots, req, "")
+}
+
+// grepCursor is where the next page of a directory search starts: after
+// the file the page before showed last.
+type grepCursor struct {
+	search string // the request but its skip
+	skip   int    // the skip that page gave
+	after  string // the path it showed last
+}
+
+// GrepPage runs a search for store's session. A continuation of the last
+// directory search (same request, the skip its page gave) starts after
+// the last file that page showed: a file added or removed before it since
+// shifts no file onto a second page or off every page.
+func (s *Store) GrepPage(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest) (*GrepReport, error) {
+	next := req
+	next.Skip = 0
+	search := fmt.Sprintf("%q %+v", roots, next)
+	s.b.mu.Lock()
+	c := s.grepNext
+	s.b.mu.Unlock()
+	after := ""
+	if c.search == search && c.skip == req.Skip && req.Skip > 0 {
+		after = c.after
+	}
+	rep, err := grepSearch(ctx, buffers, roots, req, after)
+	if err != nil || rep.Single || rep.Next == 0 {
+		return rep, err
+	}
+	s.b.mu.Lock()
+	s.grepNext = grepCursor{search: search, skip: rep.Next, after: rep.Page[len(rep.Page)-1].Show}
+	s.b.mu.Unlock()
+	return rep, nil
+}
+
+// grepSearch runs a search whose page starts after the file after shows
+// ("": at the skip).
+func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest, after string) (*GrepReport, error) {
 	if buffers == nil {
 		buffers = NewOverlay()
 	}
@@ -117,7 +156,7 @@ func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 			"The glob %q is not a valid pattern. Use patterns such as \"*.go\" or \"src/**/*.ts\".", req.Glob))
 	}
 	rep := &GrepReport{Req: req, roots: roots}
-	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, rep: rep}
+	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, rep: rep, after: after}
 	abs := dirs[0]
 	_, open := buffers.Get(abs)
 	info, statErr := os.Stat(abs)
@@ -163,8 +202,10 @@ type grepRun struct {
 	roots   []string
 	rep     *GrepReport
 	mu      sync.Mutex
+	after   string        // the page starts after the file this shows ("": at the skip)
 	matched []matchedFile // a directory search's files with a match, in walk order
 	cands   []GrepFile    // the files searched whole for the page, in path order
+	rest    int           // files with a match from the page's first on
 }
 
 // matchedFile is a file the walk found a match in. Only its name is kept:
@@ -211,13 +252,16 @@ func (g *grepRun) searchPage() {
 	rep := g.rep
 	sort.Slice(g.matched, func(i, j int) bool { return g.matched[i].show < g.matched[j].show })
 	rep.FilesMatched = len(g.matched)
-	if rep.Req.Skip >= len(g.matched) {
-		return
+	start := min(rep.Req.Skip, len(g.matched))
+	if g.after != "" {
+		start = sort.Search(len(g.matched), func(i int) bool { return g.matched[i].show > g.after })
 	}
-	for _, m := range g.matched[rep.Req.Skip:min(len(g.matched), through(rep.Req.Skip, filesPerPage))] {
+	g.rest = len(g.matched) - start
+	for _, m := range g.matched[start:min(len(g.matched), start+filesPerPage)] {
 		f, class := g.read(m.abs)
 		if class != ClassSearched && class != ClassLarge || !g.searchAll(f, matchesPerFile, &rep.Tally) {
 			rep.FilesMatched--
+			g.rest--
 		}
 	}
 }
@@ -352,7 +396,7 @@ func (g *grepRun) page() error {
 		rep.Page = []GrepFile{finish(f)}
 		return nil
 	}
-	if skip > 0 && skip >= rep.FilesMatched {
+	if skip > 0 && len(g.cands) == 0 {
 		return pastEnd(skip, rep.FilesMatched, "files with matches")
 	}
 	for _, f := range g.cands {
@@ -367,7 +411,7 @@ func (g *grepRun) page() error {
 		rep.Page = append(rep.Page, finish(f))
 	}
 	rep.PageTo = skip + len(rep.Page)
-	if rep.PageTo < rep.FilesMatched {
+	if g.rest > len(rep.Page) {
 		rep.Next = rep.PageTo
 	}
 	return nil
@@ -522,7 +566,7 @@ func globMatch(pattern, rel string) bool {
 
 // Grep searches, renders the page for the model and records what it showed.
 func Grep(ctx context.Context, store *Store, buffers *Overlay, roots []string, req GrepRequest) (string, error) {
-	rep, err := GrepSearch(ctx, buffers, roots, req)
+	rep, err := store.GrepPage(ctx, buffers, roots, req)
 	if err != nil {
 		return "", err
 	}

@@ -830,3 +830,57 @@ func TestGrepContextStopsBeforeTheMatchesNotShown(t *testing.T) {
 		t.Fatalf("want line 1 as context, then matches 2-21 and the notice of 5 more:\n%s", out)
 	}
 }
+
+// The laws contiguous and disjoint hold across changes between pages: a
+// session paging through a directory search while files are added,
+// removed or changed to match no more sees each file that matched all along
+// exactly once, and no file twice.
+func TestLaw_continuation_across_changes(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		dir := tempDir(t)
+		defer os.RemoveAll(dir)
+		var stable []string
+		for i := range rapid.IntRange(filesPerPage+1, 3*filesPerPage+3).Draw(t, "files") {
+			name := fmt.Sprintf("d%d/s%03d.txt", i%3, i)
+			writeFile(t, dir, name, []byte("needle\n"))
+			stable = append(stable, name)
+		}
+		store := NewStore()
+		shown := map[string]int{}
+		skip, page := 0, 0
+		for ; ; page++ {
+			rep, err := store.GrepPage(context.Background(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Skip: skip})
+			if err != nil {
+				t.Fatalf("page at skip=%d: %v", skip, err)
+			}
+			for _, f := range rep.Page {
+				if p, twice := shown[f.Show]; twice {
+					t.Fatalf("%s is on page %d and on page %d", f.Show, p, page)
+				}
+				shown[f.Show] = page
+			}
+			if rep.Next == 0 {
+				break
+			}
+			skip = rep.Next
+			// Between pages: files come, go or stop matching, anywhere in
+			// the order, never one of the stable ones.
+			for i := range rapid.IntRange(0, 6).Draw(t, "changes") {
+				name := fmt.Sprintf("d%d/c%03d.txt", rapid.IntRange(0, 2).Draw(t, "dir"), rapid.IntRange(0, 99).Draw(t, "name"))
+				switch rapid.IntRange(0, 2).Draw(t, "change") {
+				case 0:
+					writeFile(t, dir, name, []byte(fmt.Sprintf("needle %d %d\n", page, i)))
+				case 1:
+					os.Remove(filepath.Join(dir, name))
+				case 2:
+					writeFile(t, dir, name, []byte("hay\n"))
+				}
+			}
+		}
+		for _, name := range stable {
+			if _, ok := shown[name]; !ok {
+				t.Fatalf("%s matched all along but is on no page (%d pages)", name, page+1)
+			}
+		}
+	})
+}

@@ -42,6 +42,8 @@ type Store struct {
 	b      *Budget
 	files  map[string][]*version // newest last
 	closed bool
+	// grepNext is where the last directory grep's next page starts.
+	grepNext grepCursor
 }
 
 type version struct {
