@@ -212,9 +212,14 @@ type grepRun struct {
 // holding the contents of every file up to the page would hold the corpus.
 type matchedFile struct{ abs, show string }
 
-// readBufs are the buffers the walk reads files into, each reused file
+// chunkBytes is how much of a file the walk reads and searches at a time.
+// A file is searched in chunks of whole lines, so the walk holds a chunk
+// per worker, not a file of up to MaxFileBytes.
+const chunkBytes = 256 << 10
+
+// chunkBufs are the buffers the walk reads files into, each reused file
 // after file: the walk keeps no file's bytes.
-var readBufs = sync.Pool{New: func() any { b := make([]byte, 0, 64<<10); return &b }}
+var chunkBufs = sync.Pool{New: func() any { b := make([]byte, 0, chunkBytes); return &b }}
 
 // visit is the walk's look at one file: it is searched up to its first
 // match (as rg -l does), and a file with a match is remembered by name.
@@ -224,19 +229,25 @@ func (g *grepRun) visit(e Entry, t *Tally) {
 		t.add(ClassNotMatched, e.Abs)
 		return
 	}
-	pooled := readBufs.Get().(*[]byte)
-	defer readBufs.Put(pooled)
-	f, class := g.readInto(e.Abs, (*pooled)[:0])
-	if f.Buffer == nil {
-		*pooled = f.Content[:0]
+	var class Class
+	found := false
+	if _, open := g.buffers.Get(e.Abs); open {
+		var f GrepFile
+		f, class = g.read(e.Abs)
+		if class == ClassSearched || class == ClassLarge {
+			s := g.m.Search(g.ctx, bytes.TrimPrefix(f.Content, bom))
+			_, found = s.Next()
+			if s.Err() == errTooSlow {
+				class = ClassCut
+			}
+		}
+	} else {
+		pooled := chunkBufs.Get().(*[]byte)
+		defer chunkBufs.Put(pooled)
+		class, found = g.firstMatch(e.Abs, pooled)
 	}
 	t.add(class, e.Abs)
-	if class != ClassSearched && class != ClassLarge {
-		return
-	}
-	s := g.m.Search(g.ctx, bytes.TrimPrefix(f.Content, bom))
-	if _, ok := s.Next(); !ok {
-		g.stopped(s, t, &f)
+	if !found {
 		return
 	}
 	m := matchedFile{abs: e.Abs, show: Display(g.roots, e.Abs)}
@@ -266,17 +277,74 @@ func (g *grepRun) searchPage() {
 	}
 }
 
-// read loads the bytes of a file to search, into a buffer of its own: the
-// file is shown.
-func (g *grepRun) read(abs string) (GrepFile, Class) {
-	return g.readInto(abs, nil)
+// firstMatch searches a file on disk chunk by chunk, reading into buf,
+// up to its first match, and says how the tally counts it, as read would
+// for the whole file: past the match it reads on, without searching, only
+// to tell a binary file.
+func (g *grepRun) firstMatch(abs string, buf *[]byte) (class Class, found bool) {
+	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return ClassUnreadable, false
+	}
+	defer unix.Close(fd)
+	b := (*buf)[:0]
+	defer func() { *buf = b[:0] }()
+	read, start, sawNewline := 0, true, false
+	for {
+		if len(b) == cap(b) { // a line longer than the buffer
+			grown := make([]byte, len(b), 2*cap(b))
+			copy(grown, b)
+			b = grown
+		}
+		n, err := unix.Read(fd, b[len(b):cap(b)])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return ClassUnreadable, false
+		}
+		if bytes.IndexByte(b[len(b):len(b)+n], 0) >= 0 {
+			return ClassBinary, false
+		}
+		b, read = b[:len(b)+n], read+n
+		last := n == 0 || read > MaxFileBytes
+		if read > MaxFileBytes {
+			b = b[:len(b)-(read-MaxFileBytes)]
+		}
+		// The whole lines read so far; the rest waits for the next chunk.
+		// At the end of a large file the line cut at the limit is not
+		// searched, unless the file has no line end at all.
+		end := bytes.LastIndexByte(b, '\n') + 1
+		sawNewline = sawNewline || end > 0
+		if n == 0 || read > MaxFileBytes && !sawNewline {
+			end = len(b)
+		}
+		if !found && end > 0 {
+			body := b[:end]
+			if start { // b starts at the file's start
+				body, start = bytes.TrimPrefix(body, bom), false
+			}
+			s := g.m.Search(g.ctx, body)
+			_, found = s.Next()
+			if s.Err() == errTooSlow {
+				return ClassCut, found
+			}
+		}
+		if last {
+			if read > MaxFileBytes {
+				return ClassLarge, found
+			}
+			return ClassSearched, found
+		}
+		b = b[:copy(b, b[end:])]
+	}
 }
 
-// readInto loads the bytes of a file to search, its open editor buffer or
-// else the disk into buf, and says how the tally counts it: searched,
-// large (its first MaxFileBytes searched, cut at a line end), binary or
-// unreadable.
-func (g *grepRun) readInto(abs string, buf []byte) (GrepFile, Class) {
+// read loads the bytes of a file to search, its open editor buffer or
+// else the disk into a buffer of its own, and says how the tally counts
+// it: searched, large (its first MaxFileBytes searched, cut at a line
+// end), binary or unreadable.
+func (g *grepRun) read(abs string) (GrepFile, Class) {
 	f := GrepFile{Abs: abs}
 	if b, ok := g.buffers.Get(abs); ok {
 		f.Content, f.Buffer = b.Text, &b
@@ -286,7 +354,7 @@ func (g *grepRun) readInto(abs string, buf []byte) (GrepFile, Class) {
 	} else {
 		var err error
 		var binary bool
-		f.Content, f.Large, binary, err = readCapped(abs, buf)
+		f.Content, f.Large, binary, err = readCapped(abs)
 		switch {
 		case err != nil:
 			return f, ClassUnreadable
@@ -500,27 +568,24 @@ func finish(f GrepFile) GrepFile {
 	return f
 }
 
-// readCapped reads a file into buf, stopping after MaxFileBytes+1 bytes
+// readCapped reads a file, stopping after MaxFileBytes+1 bytes
 // (large: more was there) or at the first chunk holding a NUL byte (binary:
 // the rest need not be read). It uses raw system calls: a search opens
 // thousands of files, and os.File's poller registration and finalizer
 // would cost more than the read of a small file.
-func readCapped(path string, buf []byte) (content []byte, large, binary bool, err error) {
+func readCapped(path string) (content []byte, large, binary bool, err error) {
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return buf, false, false, err
+		return nil, false, false, err
 	}
 	defer unix.Close(fd)
 	// Room for the whole file and one byte more, where the read meets its
-	// end, in one allocation at most: a buffer grown step by step leaves
-	// its smaller copies to the collector.
+	// end, in one allocation: a buffer grown step by step leaves its
+	// smaller copies to the collector.
+	var buf []byte
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) == nil {
-		if want := len(buf) + int(min(st.Size, MaxFileBytes+1)) + 1; cap(buf) < want {
-			grown := make([]byte, len(buf), want)
-			copy(grown, buf)
-			buf = grown
-		}
+		buf = make([]byte, 0, int(min(st.Size, MaxFileBytes+1))+1)
 	}
 	for {
 		if len(buf) == cap(buf) { // the file grew since its stat

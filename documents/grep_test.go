@@ -884,3 +884,36 @@ func TestLaw_continuation_across_changes(t *testing.T) {
 		}
 	})
 }
+
+// The walk reads a file in chunks: a match on a line across two chunks is
+// found, a NUL byte past the chunk of the first match still makes the file
+// binary, and a large file's line cut at the limit is not searched, as when
+// the file is read whole.
+func TestGrepChunkBoundaries(t *testing.T) {
+	lines := strings.Repeat("hay\n", chunkBytes/4)
+	for _, c := range []struct {
+		name    string
+		text    string
+		matched bool
+		class   Class
+	}{
+		{"line across chunks", lines[:chunkBytes-8] + "hay needle\n", true, ClassSearched},
+		{"line longer than a chunk", strings.Repeat("x", 3*chunkBytes) + "needle\n", true, ClassSearched},
+		{"byte order mark, no line end", "\uFEFFneedle", true, ClassSearched},
+		{"NUL past the match", "needle\n" + lines + "\x00\n", false, ClassBinary},
+		{"match in the cut line", strings.Repeat("hay\n", MaxFileBytes/4-1) + "hay needle\n", false, ClassLarge},
+		{"large, one line", strings.Repeat("x", MaxFileBytes-10) + "needle" + strings.Repeat("x", 100), true, ClassLarge},
+	} {
+		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
+			dir := t.TempDir()
+			writeFile(t, dir, "f.txt", []byte(c.text))
+			rep, err := GrepSearch(context.Background(), nil, []string{dir}, GrepRequest{Pattern: "needle"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (rep.FilesMatched == 1) != c.matched || rep.Tally.Count[c.class] != 1 {
+				t.Fatalf("matched %d files, classes %v; want matched %v, class %d", rep.FilesMatched, rep.Tally.Count, c.matched, c.class)
+			}
+		})
+	}
+}
