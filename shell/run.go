@@ -378,6 +378,15 @@ func (x *Run) held(n int, held approvals.Effects) {
 	}
 }
 
+// quotedNames is a set's names as JSON strings, for the call to send.
+func quotedNames(e approvals.Effects) string {
+	names := e.Names()
+	for i, n := range names {
+		names[i] = strconv.Quote(n)
+	}
+	return strings.Join(names, ", ")
+}
+
 // sandboxNote names the first failed step the sandbox held back from
 // something, when the output reads like a refusal: the kernel refuses with
 // EACCES or EPERM and says nothing of why, so the model is told what to
@@ -388,8 +397,8 @@ func sandboxNote(res Result) string {
 	}
 	for _, s := range res.Steps {
 		if s.Held != 0 && s.Status > 0 {
-			return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal: the sandbox may have refused it, since it ran without %s (%s). If it needs that, tell the user why; only the user can allow it.",
-				s.N, s.Text, strings.Join(s.Held.Names(), ", "), heldMeaning(s.Held))
+			return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal: the sandbox may have refused it, since it ran without %s (%s). If the script needs that, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
+				s.N, s.Text, strings.Join(s.Held.Names(), ", "), heldMeaning(s.Held), quotedNames(s.Held))
 		}
 	}
 	return ""

@@ -6,8 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
+	"unicode/utf8"
 
+	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/shell"
 )
@@ -18,15 +21,17 @@ const DefaultBudget = 30 * time.Second
 
 var bashTool = Tool{
 	Name: "bash",
-	Description: `Run a bash script in the workspace root. tandem interprets it itself: every command that actually runs — in loops, functions, eval, $(…), pipelines, and behind env, xargs, find -exec, sh -c — is checked with its real arguments just before it runs, and one that needs the user's approval (by default: touching a secret such as ~/.ssh, writing outside the workspace and /tmp, or to .git or ~/.bashrc; shell.autoEffects may change that) is asked in the editor first. ` +
-		`A refused step stops the script there; earlier steps' changes stay. cd and export last for this call only. Processes get the environment without credentials. ` +
-		`The result says how the script ended (finished, exited, refused at step N), each step with its exit status, and the output (stdout and stderr together), keeping its first and last parts when long and counting what was dropped. ` +
-		`A script still running after the budget (shell.budgetSeconds, default 30 s) becomes a job: the call returns its output so far and the job id, and the jobs tool shows or kills it. ` +
-		`Inside an editor, steps can call the user's MCP tools: ` + "`tandem mcp list`" + ` lists them and ` + "`tandem mcp call SERVER/TOOL '{…}' > out.json`" + ` writes one result to a file, so a large result stays out of this conversation; read or grep the file for what you need.`,
+	Description: `Run a bash script in the workspace root. tandem interprets it itself: every command that actually runs — in loops, functions, eval, $(…), pipelines, behind env, xargs, sh -c — is checked with its real arguments just before it runs, and one that needs the user's approval (by default: a secret such as ~/.ssh, writes outside the workspace and /tmp, to .git or ~/.bashrc) is asked in the editor first. ` +
+		`A refused step stops the script there; earlier steps' changes stay. cd and export last for this call only. Processes get the environment without credentials, in a sandbox holding them to what their step may do. ` +
+		`If a step needs more (its result says what the sandbox held), call again with "with": the access and a one-line reason; the user is asked once. ` +
+		`The result gives how it ended, each step's status and the output (stdout and stderr together; head and tail kept when long). ` +
+		`A script running past 30 s (shell.budgetSeconds) becomes a job (see the jobs tool). ` +
+		"`tandem mcp call SERVER/TOOL '{…}' > out.json`" + ` in a step puts an MCP tool's result in a file, out of this conversation.`,
 	InputSchema: json.RawMessage(`{
   "type": "object",
   "properties": {
-    "command": {"type": "string", "description": "The bash script to run."}
+    "command": {"type": "string", "description": "The bash script to run."},
+    "with": {"type": "object", "properties": {"access": {"type": "array", "items": {"enum": ["secret", "outside", "protected", "net"]}}, "reason": {"type": "string"}}, "required": ["access", "reason"]}
   },
   "required": ["command"],
   "additionalProperties": false
@@ -42,7 +47,8 @@ func jobSettled(s *Session, job *shell.Job) JobSettled {
 
 func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 	var a struct {
-		Command string `json:"command"`
+		Command string   `json:"command"`
+		With    *askMore `json:"with"`
 	}
 	if err := decode("bash", args, &a); err != nil {
 		return Refused(err)
@@ -61,12 +67,17 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 			release = r
 		}
 	}
+	grant, err := a.With.ask(ctx, s, a.Command)
+	if err != nil {
+		release()
+		return Refused(err)
+	}
 	// The script may outlive the call as a job, so the call's end does not
 	// end it (a cancel kills it below); the call's values, such as the tool
 	// call its questions name, go with it.
 	box, _ := s.Sandbox()
 	run, err := shell.Start(context.WithoutCancel(ctx), a.Command, shell.Options{
-		Dir: s.Roots[0], Env: os.Environ(), ExtraEnv: extra, Gate: s.Gate(), Sandbox: box,
+		Dir: s.Roots[0], Env: os.Environ(), ExtraEnv: extra, Gate: s.Gate(), Sandbox: box, Grant: grant,
 	})
 	if err != nil {
 		release()
@@ -100,6 +111,52 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 			Structured: map[string]any{"end": "detached", "job": job.ID, "steps": steps, "output": out},
 		}
 	}
+}
+
+// askMore is bash's "with": the access a script asks beyond what its steps
+// are allowed, so the sandbox lets its programs have it, and why. The
+// model asks; only the user's yes grants it, once for the whole script.
+type askMore struct {
+	Access []string `json:"access"`
+	Reason string   `json:"reason"`
+}
+
+// widenable is what "with" may ask: what the sandbox holds back. exec,
+// read and write are the gate's alone.
+var widenable = approvals.Of(approvals.Secret, approvals.Outside, approvals.Protected, approvals.Net)
+
+// ask puts the question to the user and returns what the script's
+// processes may have beyond their steps' own: nothing without "with".
+func (m *askMore) ask(ctx context.Context, s *Session, script string) (approvals.Effects, error) {
+	if m == nil {
+		return 0, nil
+	}
+	effs, err := approvals.ParseEffects(m.Access)
+	if err != nil || effs == 0 || !effs.Within(widenable) {
+		return 0, refusal.New(refusal.Invalid, `"with" asks for access among secret, outside, protected and net, e.g. {"access":["net"],"reason":"fetch the module list"}. Call again with those.`)
+	}
+	reason := strings.TrimSpace(m.Reason)
+	if reason == "" || strings.ContainsAny(reason, "\n\r") || utf8.RuneCountInString(reason) > 200 {
+		return 0, refusal.New(refusal.Invalid, `"with" needs a reason of one line (at most 200 characters) that tells the user why the script needs this access. Call again with one.`)
+	}
+	step := approvals.Step{Text: fmt.Sprintf("run with %s (%s): %s", strings.Join(effs.Names(), ", "), reason, firstLine(script)), Effects: effs}
+	if err := s.Gate().Check(ctx, approvals.KindShell, step); err != nil {
+		var r *approvals.Refused
+		if errors.As(err, &r) {
+			return 0, refusal.New(r.Refusal.Code, fmt.Sprintf("The user did not allow the script to run with %s; nothing ran. Run it without \"with\" (the sandbox then holds it), or ask the user what they prefer.", strings.Join(effs.Names(), ", ")))
+		}
+		return 0, err
+	}
+	return effs, nil
+}
+
+// firstLine is the script's first line, marked when more follow.
+func firstLine(script string) string {
+	first, rest, _ := strings.Cut(strings.TrimSpace(script), "\n")
+	if rest != "" {
+		first += " …"
+	}
+	return first
 }
 
 func bashResult(res shell.Result) Result {

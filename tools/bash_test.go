@@ -338,3 +338,64 @@ func TestSandboxTurnsOffOnlyInUserSettings(t *testing.T) {
 		t.Fatalf("the user's false: %v, %v", box, err)
 	}
 }
+
+// A script whose programs need more than their steps are allowed asks for
+// it with "with": one question with the model's reason, and on a yes the
+// sandbox lets the script's processes have it; on a no nothing runs.
+func TestBashWithAsksOnceAndWidensTheSandbox(t *testing.T) {
+	if err := sandbox.Supported().Unavailable; err != nil {
+		t.Fatalf("this test needs the kernel sandbox: %v", err)
+	}
+	outside := t.TempDir() // writable to the test, outside the session's root
+	if err := os.Chmod(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	made := filepath.Join(outside, "made")
+	// Python writes where its words do not say: the gate lets it run, the
+	// sandbox holds it to the workspace and the scratch places.
+	script := `python3 -c 'open("` + made + `", "w").write("x")'`
+	// TMPDIR is a scratch place, where a write is plain: point it elsewhere.
+	t.Setenv("TMPDIR", t.TempDir())
+	var asked []approvals.Question
+	answer := approvals.AllowOnce
+	s, _ := bashSessionAsking(t, `{"shell": {"writableDirs": []}}`, approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
+		asked = append(asked, q)
+		return answer
+	}))
+	call := func(with any) Result {
+		args, _ := json.Marshal(map[string]any{"command": script, "with": with})
+		if with == nil {
+			args, _ = json.Marshal(map[string]any{"command": script})
+		}
+		return Call(context.Background(), s, "bash", args)
+	}
+	if r := call(nil); !strings.Contains(r.Text, "sandbox: step 1") || fileExists(made) {
+		t.Fatalf("without with, the sandbox held the write: %s", r.Text)
+	}
+	if len(asked) != 0 {
+		t.Fatalf("a step the gate allows asked: %+v", asked)
+	}
+	with := map[string]any{"access": []string{"outside"}, "reason": "write the report beside the workspace"}
+	answer = approvals.Deny
+	if r := call(with); r.Code != refusal.Denied || !strings.Contains(r.Text, "nothing ran") || fileExists(made) {
+		t.Fatalf("a denied with: %+v", r)
+	}
+	answer = approvals.AllowOnce
+	if r := call(with); r.IsError || !fileExists(made) {
+		t.Fatalf("an allowed with: %s", r.Text)
+	}
+	if len(asked) != 2 || !strings.Contains(asked[1].Steps[0].Text, "run with outside (write the report beside the workspace): python3") || !asked[1].Steps[0].Effects.Has(approvals.Outside) {
+		t.Fatalf("the questions: %+v", asked)
+	}
+	for _, bad := range []any{
+		map[string]any{"access": []string{"exec"}, "reason": "x"},
+		map[string]any{"access": []string{"net"}, "reason": ""},
+		map[string]any{"access": []string{}, "reason": "x"},
+	} {
+		if r := call(bad); r.Code != refusal.Invalid {
+			t.Fatalf("with %v: %+v", bad, r)
+		}
+	}
+}
+
+func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
