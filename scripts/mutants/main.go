@@ -102,7 +102,15 @@ func (m *mutant) run(tmp string) (time.Duration, error) {
 		return 0, err
 	}
 	start := time.Now()
-	cmd := exec.Command("go", "test", "-count=1", "-run", "^"+m.test+"$", m.pkg)
+	// A planted bug that makes its test hang is not caught: the timeout
+	// ends it well before go test's default ten minutes.
+	args := []string{"test", "-count=1", "-timeout=5m", "-run", "^" + m.test + "$", m.pkg}
+	if usesRapid(m.pkg) {
+		// A property that fails writes its case under testdata/rapid;
+		// a planted bug must leave the checkout as it was.
+		args = append(args, "-args", "-rapid.nofailfile")
+	}
+	cmd := exec.Command("go", args...)
 	// In GOFLAGS, the overlay also reaches the tandem binary a test builds.
 	cmd.Env = append(os.Environ(), "GOFLAGS=-overlay="+ov)
 	out, err := cmd.CombinedOutput()
@@ -116,6 +124,18 @@ func (m *mutant) run(tmp string) (time.Duration, error) {
 		return took, fmt.Errorf("%s failed without %q:\n%s", m.test, m.want, out)
 	}
 	return took, nil
+}
+
+// usesRapid reports whether the tests of the package in dir use rapid,
+// whose flags their test binary then takes.
+func usesRapid(dir string) bool {
+	tests, _ := filepath.Glob(filepath.Join(dir, "*_test.go"))
+	for _, t := range tests {
+		if src, err := os.ReadFile(t); err == nil && bytes.Contains(src, []byte(`"pgregory.net/rapid"`)) {
+			return true
+		}
+	}
+	return false
 }
 
 func main() {
@@ -134,7 +154,7 @@ func main() {
 		os.Exit(1)
 	}
 	defer os.RemoveAll(tmp)
-	failed := 0
+	failed, start := 0, time.Now()
 	for _, p := range paths {
 		m, err := parse(p)
 		if err != nil {
@@ -157,7 +177,7 @@ func main() {
 	if *list {
 		return
 	}
-	fmt.Printf("%d mutants, %d caught, %d not\n", len(paths), len(paths)-failed, failed)
+	fmt.Printf("%d mutants, %d caught, %d not, in %s\n", len(paths), len(paths)-failed, failed, time.Since(start).Round(time.Second))
 	if failed > 0 {
 		os.Exit(1)
 	}
