@@ -87,6 +87,14 @@ var grepPatterns = []string{"a", "ab", "b$", "^a", `a\s*b`, "A", "é", "a.b", ""
 // The matcher finds exactly the lines whose text (without its ending) the
 // regexp matches on its own, whatever the prefilter chose.
 func TestMatcherAgreesWithPerLineRegexp(t *testing.T) {
+	// Patterns with no literal on a text of several lines, whose windows of
+	// a line (which must end at a line's end) see a match: the random cases
+	// below may draw none in a run.
+	for _, pattern := range []string{`[ab][ab]`, `\S\s+\S`} {
+		if got, want := matchLines(t, []byte("ab a\nb\n"), pattern, false, false); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("%q on \"ab a\\nb\\n\": lines %v, want %v", pattern, got, want)
+		}
+	}
 	rapid.Check(t, func(t *rapid.T) {
 		text := grepText().Draw(t, "text")
 		pattern := rapid.SampledFrom(grepPatterns).Draw(t, "pattern")
