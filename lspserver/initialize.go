@@ -119,6 +119,10 @@ func (s *Server) initialized() {
 			"tandem ignored the user config file: %v. Its settings do not apply until it is fixed; `tandem doctor` checks it.", err))
 	}
 	s.warnSettings(ctx)
+	if held, why, chosen := tools.SandboxHeld(s.settings); !held && !chosen {
+		s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+			"tandem cannot hold the programs of bash steps in a kernel sandbox here: %v. The gate still asks before risky steps; `tandem doctor` says more.", why))
+	}
 	s.refreshConfiguration()
 	s.announce()
 	if s.client.Supports("workspace.didChangeWatchedFiles.dynamicRegistration") {

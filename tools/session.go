@@ -173,6 +173,20 @@ func newSandbox(st *config.Settings, p *approvals.Policy) (*sandbox.Sandbox, err
 	return sandbox.New(p)
 }
 
+// SandboxHeld reports whether the processes of bash steps run in the kernel
+// sandbox with these settings here; when not, why, in one sentence, and
+// whether that is the user's own choice (shell.sandbox false) rather than
+// the kernel's lack.
+func SandboxHeld(st *config.Settings) (held bool, why error, chosen bool) {
+	if on, err := sandboxOn(st); err == nil && !on {
+		return false, errSandboxOff, true
+	}
+	if err := sandbox.Supported().Unavailable; err != nil {
+		return false, err, false
+	}
+	return true, nil, false
+}
+
 // errSandboxOff is why a session whose user turned the sandbox off has none.
 var errSandboxOff = errors.New("the sandbox is off in the user's settings (shell.sandbox), so what a step's programs do is held only by the gate's questions")
 

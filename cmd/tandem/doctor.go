@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandemdev/tandem/bridge/servers"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/sandbox"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -84,6 +85,8 @@ func diagnose(workspace string) []check {
 		out = append(out, check{name: "user settings", ok: true, info: "none (" + file + " does not exist; defaults apply)"})
 	}
 
+	out = append(out, sandboxCheck(settings))
+
 	if path, err := exec.LookPath("git"); err != nil {
 		out = append(out, check{name: "git", info: "not found on PATH; the global excludes file (core.excludesFile) cannot be read",
 			fix: "install git (Debian/Ubuntu: sudo apt-get install git)"})
@@ -112,6 +115,24 @@ func diagnose(workspace string) []check {
 		}
 	}
 	return out
+}
+
+// sandboxCheck says whether the kernel holds what the gate decides for the
+// programs of bash steps here, and what it cannot hold.
+func sandboxCheck(settings *config.Settings) check {
+	held, why, chosen := tools.SandboxHeld(settings)
+	switch {
+	case chosen:
+		return check{name: "kernel sandbox", ok: true, info: why.Error()}
+	case !held:
+		return check{name: "kernel sandbox", info: why.Error() + "; the gate still asks before risky steps, but a program it cannot see into does what it likes",
+			fix: "run tandem on Linux 5.13+ with landlock in the kernel's LSM list (lsm= boot parameter), or on macOS with /usr/bin/sandbox-exec"}
+	}
+	info := "the programs of bash steps run held to what their step was allowed"
+	if l := sandbox.Supported().Limits; l != "" {
+		info += "; " + l
+	}
+	return check{name: "kernel sandbox", ok: true, info: info}
 }
 
 // writableDir checks that dir exists or can be made, and takes a file.

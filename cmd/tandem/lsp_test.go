@@ -134,6 +134,27 @@ func TestDoctorNamesARefusedSetting(t *testing.T) {
 	}
 }
 
+// doctor says whether the kernel holds the programs of bash steps here
+// (this machine has Landlock), and says so when the user turned it off.
+func TestDoctorSaysWhetherTheKernelHoldsTheSteps(t *testing.T) {
+	ws := t.TempDir()
+	out, _ := runTandem(t, ws, nil, "doctor")
+	if !strings.Contains(out, "ok       kernel sandbox: the programs of bash steps run held to what their step was allowed") {
+		t.Fatalf("doctor on a Landlock kernel:\n%s", out)
+	}
+	cfg := filepath.Join(t.TempDir(), "config")
+	if err := os.MkdirAll(filepath.Join(cfg, "tandem"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "tandem", "config.json"), []byte(`{"shell": {"sandbox": false}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = runTandem(t, ws, []string{"XDG_CONFIG_HOME=" + cfg}, "doctor")
+	if !strings.Contains(out, "kernel sandbox: the sandbox is off in the user's settings (shell.sandbox)") {
+		t.Fatalf("doctor with the sandbox turned off:\n%s", out)
+	}
+}
+
 // doctor names each missing thing with its fix and fails; on a machine with
 // everything it passes.
 func TestDoctorNamesWhatIsMissingAndTheFix(t *testing.T) {
