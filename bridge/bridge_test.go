@@ -611,6 +611,29 @@ func TestBridge_stale_socket_dirs_of_dead_processes_are_swept(t *testing.T) {
 	}
 }
 
+// copyForOtherUser is a copy of this test binary that another user may
+// run, in a directory removed when t ends.
+func copyForOtherUser(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "other-user")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "dial")
+	if err := os.WriteFile(bin, self, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
 // The socket directory's 0700 mode keeps every other user out: a process
 // of another uid cannot even reach the socket to try a token. Switching
 // uid needs root; elsewhere the mode check of the directory test stands.
@@ -620,21 +643,7 @@ func TestBridge_another_users_process_cannot_connect(t *testing.T) {
 	}
 	f := newFixture(t, Settings{})
 	_, env := f.owner(t, allow)
-	// A copy of this binary that the other user may run.
-	dir, err := os.MkdirTemp("", "other-user")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(dir)
-	os.Chmod(dir, 0o755)
-	self, err := os.ReadFile(os.Args[0])
-	if err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "dial")
-	if err := os.WriteFile(bin, self, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	bin := copyForOtherUser(t)
 	run := func(uid uint32) int {
 		cmd := exec.Command(bin)
 		cmd.Env = append(os.Environ(), "TANDEM_TEST_DIAL="+env.Socket)
@@ -700,20 +709,7 @@ func TestBridge_peer_owner_admits_only_this_users_processes(t *testing.T) {
 		if err := os.Chmod(env.Socket, 0o777); err != nil {
 			t.Fatal(err)
 		}
-		dir, err := os.MkdirTemp("", "other-user")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		os.Chmod(dir, 0o755)
-		self, err := os.ReadFile(os.Args[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		bin := filepath.Join(dir, "dial")
-		if err := os.WriteFile(bin, self, 0o755); err != nil {
-			t.Fatal(err)
-		}
+		bin := copyForOtherUser(t)
 		cmd := exec.Command(bin)
 		cmd.Env = append(os.Environ(), "TANDEM_TEST_DIAL_PEER="+env.Socket)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
