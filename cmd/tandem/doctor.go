@@ -19,7 +19,9 @@ var doctorCommand = command{
 	usage:   "tandem doctor",
 	summary: "Check what tandem needs on this machine and print what is missing, with the fix.",
 	help: `Checks, for the current directory as the workspace: the state directory
-(logs) is writable, the user settings file parses, git is installed (tandem
+(logs) is writable, the user settings file parses, the kernel can hold the
+programs of bash steps in the sandbox (Landlock, or Seatbelt on macOS), git
+is installed (tandem
 reads git's global excludes file through it), and the program of every
 configured MCP server (such as npx) can be found. Prints one line per
 check; the exit status is 1 when something needs fixing.`,
