@@ -2,16 +2,15 @@ package sandbox
 
 import (
 	"bytes"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/internal/tcpcatch"
 )
 
 // requireLandlock fails on a kernel without Landlock: the enforcement tests
@@ -117,42 +116,17 @@ func TestWritesStayInTheirPlaces(t *testing.T) {
 
 func TestNetNeedsItsGrant(t *testing.T) {
 	w := newWorld(t)
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	got := make(chan string, 4)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			b := make([]byte, 64)
-			n, _ := c.Read(b)
-			got <- string(b[:n])
-			c.Close()
-		}
-	}()
-	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
-	send := "curl -s --max-time 5 --data LEAK http://127.0.0.1:" + port + "/"
+	catch := tcpcatch.Listen(t)
+	send := "curl -s --max-time 5 --data LEAK http://127.0.0.1:" + catch.Port + "/"
 	if out, err := w.run(t, 0, send); err == nil {
 		t.Errorf("a connection without net: %q", out)
 	}
-	select {
-	case s := <-got:
-		t.Fatalf("the listener got %q without net", s)
-	case <-time.After(200 * time.Millisecond):
+	if got := catch.Received(t); len(got) != 0 {
+		t.Fatalf("the listener got %q without net", got)
 	}
 	w.run(t, approvals.Of(approvals.Net), send)
-	select {
-	case s := <-got:
-		if !strings.Contains(s, "POST") {
-			t.Errorf("with net the listener got %q", s)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("with net granted nothing reached the listener")
+	if got := catch.Received(t); len(got) != 1 || !strings.Contains(got[0], "POST") {
+		t.Errorf("with net the listener got %q", got)
 	}
 }
 

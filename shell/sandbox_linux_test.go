@@ -1,16 +1,14 @@
 package shell
 
 import (
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/internal/tcpcatch"
 )
 
 // Programs tandem cannot see into run unasked with exec in the auto set;
@@ -52,30 +50,11 @@ func TestKernelHoldsWhatTheGateCannotSee(t *testing.T) {
 
 func TestKernelHoldsNetToItsGrant(t *testing.T) {
 	sb := newTestbed(t)
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	got := make(chan string, 4)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			b := make([]byte, 64)
-			n, _ := c.Read(b)
-			got <- string(b[:n])
-			c.Close()
-		}
-	}()
-	send := `python3 -c 'import socket; s = socket.create_connection(("127.0.0.1", ` + strconv.Itoa(ln.Addr().(*net.TCPAddr).Port) + `)); s.sendall(b"sent")'`
+	catch := tcpcatch.Listen(t)
+	send := `python3 -c 'import socket; s = socket.create_connection(("127.0.0.1", ` + catch.Port + `)); s.sendall(b"sent")'`
 	res := runScript(t, send, sb.opts(approvals.DefaultAuto&^approvals.Of(approvals.Net), nil))
-	select {
-	case s := <-got:
-		t.Fatalf("without net the listener got %q:\n%s", s, Render(res))
-	case <-time.After(300 * time.Millisecond):
+	if got := catch.Received(t); len(got) != 0 {
+		t.Fatalf("without net the listener got %q:\n%s", got, Render(res))
 	}
 	if res.Status == 0 || !strings.Contains(res.Sandbox, "without net") {
 		t.Fatalf("a refused connection is not reported:\n%s", Render(res))
@@ -84,13 +63,8 @@ func TestKernelHoldsNetToItsGrant(t *testing.T) {
 	o := sb.opts(approvals.DefaultAuto&^approvals.Of(approvals.Net), nil)
 	o.Grant = approvals.Of(approvals.Net)
 	res = runScript(t, send, o)
-	select {
-	case s := <-got:
-		if s != "sent" {
-			t.Fatalf("with net the listener got %q", s)
-		}
-	case <-time.After(5 * time.Second):
-		t.Fatalf("with net nothing arrived:\n%s", Render(res))
+	if got := catch.Received(t); len(got) != 1 || got[0] != "sent" {
+		t.Fatalf("with net the listener got %q:\n%s", got, Render(res))
 	}
 }
 
