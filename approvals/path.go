@@ -99,7 +99,7 @@ const ProgramProc = "/proc/self"
 
 // InProgramProc reports whether a path ResolveForProgram made is one of the
 // program's own /proc entries: no file tandem may open for it.
-func InProgramProc(path string) bool { return under(path, ProgramProc) }
+func InProgramProc(path string) bool { return Under(path, ProgramProc) }
 
 func resolve(dir, path string, program bool) RealPath {
 	if !filepath.IsAbs(path) {
@@ -559,7 +559,7 @@ func (p *Policy) covered(es []entry, path string) bool {
 	for _, e := range es {
 		switch e.kind {
 		case tree:
-			if under(path, e.path) {
+			if Under(path, e.path) {
 				return true
 			}
 		case dir:
@@ -583,7 +583,7 @@ func (p *Policy) covered(es []entry, path string) bool {
 // ancestorOf reports whether path is a strict ancestor of an entry.
 func (p *Policy) ancestorOf(es []entry, path string) bool {
 	for _, e := range es {
-		if e.path != path && under(e.path, path) {
+		if e.path != path && Under(e.path, path) {
 			return true
 		}
 	}
@@ -595,7 +595,7 @@ func (p *Policy) ancestorOf(es []entry, path string) bool {
 func (p *Policy) named(path string) bool {
 	rel := path
 	for _, r := range p.roots {
-		if under(path, r) {
+		if Under(path, r) {
 			rel = strings.TrimPrefix(path, r)
 			break
 		}
@@ -623,7 +623,7 @@ func holdsNamed(path string) bool {
 
 func (p *Policy) inside(path string) bool {
 	for _, r := range p.roots {
-		if under(path, r) {
+		if Under(path, r) {
 			return true
 		}
 	}
@@ -632,15 +632,15 @@ func (p *Policy) inside(path string) bool {
 
 func (p *Policy) inScratch(path string) bool {
 	for _, d := range p.scratch {
-		if under(path, d) {
+		if Under(path, d) {
 			return true
 		}
 	}
 	return false
 }
 
-// under reports whether path is root or below it.
-func under(path, root string) bool {
+// Under reports whether path is root or below it (both absolute and clean).
+func Under(path, root string) bool {
 	if root == "/" {
 		return true
 	}

@@ -117,7 +117,7 @@ func NewPlan(pl Places, grant approvals.Effects, list Lister) Plan {
 func withoutProc(es []approvals.Entry) []approvals.Entry {
 	var out []approvals.Entry
 	for _, e := range es {
-		if !under(e.Path, "/proc") {
+		if !approvals.Under(e.Path, "/proc") {
 			out = append(out, e)
 		}
 	}
@@ -127,7 +127,7 @@ func withoutProc(es []approvals.Entry) []approvals.Entry {
 // relatedToAny reports whether path is a root, under one or above one.
 func relatedToAny(path string, roots []string) bool {
 	for _, r := range roots {
-		if under(path, r) || under(r, path) {
+		if approvals.Under(path, r) || approvals.Under(r, path) {
 			return true
 		}
 	}
@@ -148,7 +148,7 @@ func (s *splitter) split(root string, carves []approvals.Entry) []string {
 	switch {
 	case carved(root, carves) || isProcessDir(root):
 		return nil
-	case !holds(root, carves) && !under("/proc", root):
+	case !holds(root, carves) && !approvals.Under("/proc", root):
 		return []string{root}
 	}
 	if !slices.Contains(s.listed, root) {
@@ -207,13 +207,13 @@ func isProcessDir(path string) bool {
 func carved(path string, carves []approvals.Entry) bool {
 	for _, c := range carves {
 		if !c.NamePrefix {
-			if under(path, c.Path) {
+			if approvals.Under(path, c.Path) {
 				return true
 			}
 			continue
 		}
 		dir, name := filepath.Dir(c.Path), filepath.Base(c.Path)
-		for a := path; under(a, dir) && a != dir; a = filepath.Dir(a) {
+		for a := path; approvals.Under(a, dir) && a != dir; a = filepath.Dir(a) {
 			if filepath.Dir(a) == dir && strings.HasPrefix(filepath.Base(a), name) {
 				return true
 			}
@@ -229,17 +229,9 @@ func holds(path string, carves []approvals.Entry) bool {
 		if c.NamePrefix {
 			p = filepath.Dir(p) + "/"
 		}
-		if p != path && under(p, path) {
+		if p != path && approvals.Under(p, path) {
 			return true
 		}
 	}
 	return false
-}
-
-// under reports whether path is root or below it.
-func under(path, root string) bool {
-	if root == "/" {
-		return strings.HasPrefix(path, "/")
-	}
-	return path == root || strings.HasPrefix(path, root+"/")
 }

@@ -120,7 +120,7 @@ func TestPlanGrants(t *testing.T) {
 
 func covered(path string, hierarchies []string) bool {
 	for _, h := range hierarchies {
-		if under(path, h) {
+		if approvals.Under(path, h) {
 			return true
 		}
 	}
