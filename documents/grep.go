@@ -418,7 +418,7 @@ func (g *grepRun) stopped(s *Search, t *Tally, f *GrepFile) {
 // exist on disk (new files not saved yet), so grep finds what the user typed.
 func (g *grepRun) bufferOnly(dir string) {
 	for _, p := range g.buffers.Paths() {
-		if !inside(dir, p) || strings.HasPrefix(filepath.Base(p), TempPrefix) {
+		if !Inside(dir, p) || strings.HasPrefix(filepath.Base(p), TempPrefix) {
 			continue
 		}
 		if _, err := os.Lstat(p); err == nil {

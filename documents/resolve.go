@@ -75,7 +75,7 @@ func resolveRepo(roots []string, p string) (string, error) {
 		return "", refusal.New(refusal.Failed, fmt.Sprintf(
 			"%q cannot be resolved (%v). Check the path and try again.", p, err))
 	}
-	if !inside(realRoot, real) {
+	if !Inside(realRoot, real) {
 		return "", escapes(p)
 	}
 	return abs, nil
@@ -139,8 +139,8 @@ func escapes(p string) error {
 		"%q leads outside the workspace root, so it is refused (it is never clamped to the root). Name a path under the root, such as repo://README.md.", p))
 }
 
-// inside reports whether path is root or below it. Both must be clean.
-func inside(root, path string) bool {
+// Inside reports whether path is root or below it. Both must be clean.
+func Inside(root, path string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
@@ -153,7 +153,7 @@ func Display(roots []string, abs string) string {
 		if abs == root {
 			return "."
 		}
-		if inside(root, abs) {
+		if Inside(root, abs) {
 			rel, _ := filepath.Rel(root, abs)
 			return filepath.ToSlash(rel)
 		}

@@ -115,7 +115,7 @@ func Walk(ctx context.Context, workspace, start string, dirs bool, maxDepth int,
 	top, inRepo := findGitRoot(start)
 	if !inRepo {
 		top = start
-		if workspace != "" && inside(workspace, start) {
+		if workspace != "" && Inside(workspace, start) {
 			top = workspace
 		}
 	}
@@ -186,7 +186,7 @@ func searchRoots(roots []string, path string) ([]string, error) {
 		r = filepath.Clean(r)
 		nested := false
 		for _, o := range roots {
-			if o = filepath.Clean(o); o != r && inside(o, r) {
+			if o = filepath.Clean(o); o != r && Inside(o, r) {
 				nested = true
 			}
 		}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
@@ -336,7 +337,7 @@ func diagnosticsOf(ctx context.Context, s *Session, paths []string) (string, err
 
 func insideRoots(roots []string, p string) bool {
 	for _, r := range roots {
-		if p == r || strings.HasPrefix(p, strings.TrimSuffix(r, "/")+"/") {
+		if documents.Inside(filepath.Clean(r), p) {
 			return true
 		}
 	}
