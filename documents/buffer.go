@@ -203,6 +203,18 @@ func (r *rope) lineText(line, char uint32) (int, []byte, spot, error) {
 	return start, text, sp, nil
 }
 
+// UTF16Units is how many UTF-16 units text holds: LSP counts a line's
+// characters so (an astral character is two; an invalid byte one).
+func UTF16Units(text []byte) uint32 {
+	units := uint32(0)
+	for k := 0; k < len(text); {
+		r, size := utf8.DecodeRune(text[k:])
+		units += uint32(max(utf16.RuneLen(r), 1))
+		k += size
+	}
+	return units
+}
+
 // column is the byte offset in a line's text of UTF-16 character char,
 // clamped to the line's end.
 func column(text []byte, char uint32) int {

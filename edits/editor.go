@@ -2,8 +2,6 @@ package edits
 
 import (
 	"context"
-	"unicode/utf16"
-	"unicode/utf8"
 
 	"github.com/tandemdev/tandem/documents"
 )
@@ -105,11 +103,5 @@ func (p *positioner) at(off int) documents.Position {
 			p.lineStart = p.off + 1
 		}
 	}
-	pos := documents.Position{Line: p.line}
-	for k := p.lineStart; k < off; {
-		r, size := utf8.DecodeRune(p.text[k:])
-		pos.Character += uint32(max(utf16.RuneLen(r), 1))
-		k += size
-	}
-	return pos
+	return documents.Position{Line: p.line, Character: documents.UTF16Units(p.text[p.lineStart:off])}
 }

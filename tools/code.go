@@ -130,7 +130,7 @@ func (a codeArgs) position(s *Session, abs string) (Position, error) {
 			return Position{}, refusal.New(refusal.Invalid, fmt.Sprintf("Line %d of %s has %d characters; column %d is past its end.", a.Line, a.Path, utf8.RuneCount(line), a.Column))
 		}
 	}
-	return Position{Line: a.Line - 1, Character: utf16Column(line, at)}, nil
+	return Position{Line: a.Line - 1, Character: int(documents.UTF16Units(line[:at]))}, nil
 }
 
 // wordIndex is the byte offset of the first occurrence of word in line

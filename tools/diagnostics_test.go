@@ -2,6 +2,8 @@ package tools
 
 import (
 	"testing"
+
+	"github.com/tandemdev/tandem/documents"
 )
 
 func diag(line, sev int, msg string) Diagnostic {
@@ -43,7 +45,7 @@ func TestSymbolPosition(t *testing.T) {
 	if i < 0 || string(line[i:]) != "x" {
 		t.Fatalf("wordIndex found %d (%q)", i, line[max(i, 0):])
 	}
-	if got := utf16Column(line, i); got != 18 { // 17 characters before x, one of them astral
+	if got := documents.UTF16Units(line[:i]); got != 18 { // 17 characters before x, one of them astral
 		t.Fatalf("utf16Column = %d", got)
 	}
 	if wordIndex([]byte("xs := 1"), "x") != -1 {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"net/url"
 	"path/filepath"
-	"unicode/utf8"
 )
 
 // Language is what the editor's language servers know, asked through the
@@ -130,19 +129,4 @@ func uriPath(uri string) string {
 		return ""
 	}
 	return filepath.Clean(u.Path)
-}
-
-// utf16Column is the UTF-16 offset of byte offset b of line.
-func utf16Column(line []byte, b int) int {
-	n := 0
-	for i := 0; i < b && i < len(line); {
-		r, size := utf8.DecodeRune(line[i:])
-		if r >= 0x10000 {
-			n += 2
-		} else {
-			n++
-		}
-		i += size
-	}
-	return n
 }
