@@ -39,7 +39,7 @@ func BenchmarkProcessStart(b *testing.B) {
 		}
 		return time.Since(t)
 	}
-	sandboxed := func(c *exec.Cmd) error { return box.Start(c, grant) }
+	sandboxed := func(c *exec.Cmd) error { return box.Start(c, grant, 0) }
 	run(sandboxed) // builds the ruleset once, as a session's first step does
 	var plain, boxed []time.Duration
 	for b.Loop() {

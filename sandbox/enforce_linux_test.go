@@ -2,12 +2,15 @@ package sandbox
 
 import (
 	"bytes"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/internal/tcpcatch"
@@ -39,12 +42,15 @@ func newWorld(t *testing.T) *world {
 	}
 	w := &world{home: tmp + "/home", ws: tmp + "/ws", scratch: tmp + "/scratch", outside: tmp + "/outside"}
 	for path, body := range map[string]string{
-		w.home + "/.ssh/id_test": "PRIVATE-KEY-TEST\n",
-		w.home + "/notes.txt":    "notes\n",
-		w.ws + "/main.go":        "package main\n",
-		w.ws + "/.git/config":    "[core]\n",
-		w.scratch + "/.keep":     "",
-		w.outside + "/keep.txt":  "keep\n",
+		w.home + "/.ssh/id_test":               "PRIVATE-KEY-TEST\n",
+		w.home + "/notes.txt":                  "notes\n",
+		w.ws + "/main.go":                      "package main\n",
+		w.ws + "/.git/config":                  "[core]\n",
+		w.ws + "/.git/HEAD":                    "ref: refs/heads/main\n",
+		w.ws + "/.git/hooks/pre-commit.sample": "#!/bin/sh\n",
+		w.ws + "/.tandem/settings.json":        "{}\n",
+		w.scratch + "/.keep":                   "",
+		w.outside + "/keep.txt":                "keep\n",
 	} {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
@@ -61,14 +67,22 @@ func newWorld(t *testing.T) *world {
 	return w
 }
 
-// run runs a shell command line sandboxed with grant, in the workspace.
+// run runs a shell command line sandboxed with grant, in the workspace, as
+// a program tandem cannot see into.
 func (w *world) run(t *testing.T, grant approvals.Effects, script string) (string, error) {
+	t.Helper()
+	return w.runJudged(t, grant, approvals.Of(approvals.Exec), script)
+}
+
+// runJudged runs a shell command line sandboxed with grant as a program
+// whose own effects were judged to be effects.
+func (w *world) runJudged(t *testing.T, grant, effects approvals.Effects, script string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = w.ws, &out, &out
 	cmd.Env = []string{"HOME=" + w.home, "PATH=/usr/bin:/bin"}
-	if err := w.sb.Start(cmd, grant); err != nil {
+	if err := w.sb.Start(cmd, grant, effects); err != nil {
 		t.Fatalf("start: %v", err)
 	}
 	err := cmd.Wait()
@@ -141,7 +155,7 @@ func TestOtherProcessesEnvironmentsAreClosed(t *testing.T) {
 	}
 	defer func() { sibling.Process.Kill(); sibling.Wait() }()
 	other := exec.Command("sleep", "30")
-	if err := w.sb.Start(other, Restricted); err != nil {
+	if err := w.sb.Start(other, Restricted, 0); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { other.Process.Kill(); other.Wait() }()
@@ -173,5 +187,95 @@ func TestHeldIsWhatIsNotGranted(t *testing.T) {
 	var off *Sandbox
 	if got := off.Held(0); got != 0 {
 		t.Errorf("a sandbox that is off holds %v", got)
+	}
+}
+
+// A program tandem cannot see into cannot change what git and tandem later
+// run or obey in a root (a hook, the repository's config, .tandem), nor put
+// another .git in place of the root's; git's own writes to .git still land.
+func TestGuardedPlacesNeedProtected(t *testing.T) {
+	w := newWorld(t)
+	if !Supported().Guards {
+		t.Fatalf("no guards here: %s", Supported().Limits)
+	}
+	net := approvals.Of(approvals.Net)
+	for _, script := range []string{
+		"echo '[core] fsmonitor = evil' >> .git/config",
+		"echo evil > .git/hooks/pre-commit",
+		"rm .git/hooks/pre-commit.sample",
+		"mv .git/hooks .git/old-hooks",
+		"mv .git .git-old",
+		"rm -rf .git",
+		"echo '{}' > .tandem/settings.json",
+		"mv .git/config .git/config-old",
+		"echo '[core] fsmonitor = evil' > .git/config.new && mv .git/config.new .git/config",
+	} {
+		out, err := w.run(t, net, script)
+		if err == nil {
+			t.Errorf("%s ran without protected: %q", script, out)
+		}
+	}
+	if b, _ := os.ReadFile(w.ws + "/.git/config"); string(b) != "[core]\n" {
+		t.Errorf(".git/config changed: %q", b)
+	}
+	if _, err := os.Stat(w.ws + "/.git/hooks/pre-commit"); err == nil {
+		t.Error("a hook was planted")
+	}
+	// Beneath .git, what git itself writes (objects, refs, the index).
+	if out, err := w.run(t, net, "mkdir -p .git/refs/heads && echo 0000 > .git/refs/heads/main && echo x > .git/index && rm .git/index"); err != nil {
+		t.Errorf("git's own writes: %v %q", err, out)
+	}
+	// With protected granted, or for a program whose words were judged
+	// (the gate asked about a protected write it names), the write lands.
+	if out, err := w.run(t, net|approvals.Of(approvals.Protected), "echo '# approved' >> .git/config"); err != nil {
+		t.Errorf("with protected: %v %q", err, out)
+	}
+	if out, err := w.runJudged(t, net, approvals.Of(approvals.Write), "echo '# judged' >> .git/config"); err != nil {
+		t.Errorf("a judged program: %v %q", err, out)
+	}
+	// git itself writes its config (upstreams, remotes); its hooks stay
+	// read-only to it.
+	gitConfig := exec.Command("git", "config", "--file", ".git/config", "branch.main.remote", "origin")
+	gitConfig.Dir = w.ws
+	if err := w.sb.Start(gitConfig, net, approvals.Of(approvals.Exec)); err != nil {
+		t.Fatal(err)
+	}
+	if err := gitConfig.Wait(); err != nil {
+		t.Errorf("git config: %v", err)
+	}
+	if b, _ := os.ReadFile(w.ws + "/.git/config"); string(b) != "[core]\n# approved\n# judged\n[branch \"main\"]\n\tremote = origin\n" {
+		t.Errorf(".git/config = %q", b)
+	}
+}
+
+// Without net a program tandem cannot see into is off the network whole:
+// UDP too, which Landlock does not hold.
+func TestNetHeldBeyondTCP(t *testing.T) {
+	w := newWorld(t)
+	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer udp.Close()
+	send := "python3 -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b\"LEAK\", (\"127.0.0.1\", " + strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port) + "))'"
+	received := func() string {
+		// The datagram, if sent, was queued before the sender exited.
+		raw, err := udp.SyscallConn()
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf := make([]byte, 16)
+		n := 0
+		raw.Read(func(fd uintptr) bool {
+			n, _, _ = unix.Recvfrom(int(fd), buf, unix.MSG_DONTWAIT)
+			return true
+		})
+		return string(buf[:max(n, 0)])
+	}
+	if out, err := w.run(t, 0, send); err == nil || received() != "" {
+		t.Errorf("a datagram went out without net: %v %q", err, out)
+	}
+	if out, err := w.run(t, approvals.Of(approvals.Net), send); err != nil || received() != "LEAK" {
+		t.Errorf("with net the datagram did not arrive: %v %q", err, out)
 	}
 }

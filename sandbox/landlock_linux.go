@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -21,10 +22,19 @@ var support = sync.OnceValue(func() Support {
 	switch {
 	case err != nil || abi < 1:
 		return Support{Unavailable: errors.New("the kernel has no Landlock (it needs Linux 5.13 or later with landlock in its lsm= list), so what a step's programs do is held only by the gate's questions")}
-	case abi < 4:
-		return Support{Limits: fmt.Sprintf("the kernel's Landlock (ABI %d) cannot restrict network connections; Linux 6.7 or later can", abi)}
 	}
-	return Support{Net: true}
+	s := Support{Net: abi >= 4}
+	var limits []string
+	if !s.Net {
+		limits = append(limits, fmt.Sprintf("the kernel's Landlock (ABI %d) cannot restrict network connections; Linux 6.7 or later can", abi))
+	}
+	if err := probeNamespaces(); err != nil {
+		limits = append(limits, fmt.Sprintf("no user namespace can be made here (%v), so a program tandem cannot see into may change a root's .git config and hooks and .tandem; allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns rule) to hold them", err))
+	} else {
+		s.Guards = true
+	}
+	s.Limits = strings.Join(limits, "; ")
+	return s
 })
 
 // Supported is what this kernel can hold.
@@ -140,13 +150,23 @@ func pathRules(rights landlock.AccessFSSet, paths []string) []landlock.Rule {
 // start restricts a fresh OS thread and starts cmd from it: the process
 // inherits the restriction between fork and exec, and the thread, never
 // unlocked, ends with its goroutine, so no other code of tandem ever runs
-// restricted.
-func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects) error {
+// restricted. A program tandem cannot see into goes through the launcher
+// when there is more to hold: guarded places, or the network beyond TCP.
+func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) error {
 	fd, flags, err := s.rulesetFor(grant)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(fd)
+	if unseen && Supported().Guards {
+		var g Guarded
+		if !grant.Has(approvals.Protected) {
+			g = GuardedIn(s.places.Roots)
+		}
+		if newNet := !grant.Has(approvals.Net); newNet || !g.Empty() {
+			return launchIn(cmd, fd, flags, g, newNet)
+		}
+	}
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()

@@ -96,10 +96,11 @@ func NewPlan(pl Places, grant approvals.Effects, list Lister) Plan {
 	if grant.Has(approvals.Protected) {
 		base = append(base, s.named(withoutProc(pl.Protected))...)
 	} else {
-		// A protected entry in a root (.git, .tandem) stays writable: Landlock
-		// cannot carve it out without taking from the root the right to make
-		// new names at its top, which every build needs. The gate still asks
-		// about the writes a step's words show.
+		// A protected entry in a root (.git, .tandem) stays writable here:
+		// Landlock cannot carve it out without taking from the root the right
+		// to make new names at its top, which every build needs. The gate
+		// asks about the writes a step's words show; what a program it cannot
+		// see into could change is held by read-only mounts (Guarded).
 		for _, e := range withoutProc(pl.Protected) {
 			if !relatedToAny(e.Path, pl.Roots) {
 				carves = append(carves, e)

@@ -4,9 +4,12 @@
 // grant it cannot read or write a secret, write outside the workspace roots
 // and the scratch places, write a protected place outside the roots, or
 // open a TCP connection; and it cannot read another process's environment
-// or memory. tandem itself keeps all its access: the restrictions are put
-// on the one thread that starts the process (Linux, Landlock) or on the
-// program it runs (macOS, Seatbelt).
+// or memory. A program the gate cannot see into is held more closely: it
+// cannot change the guarded places in the roots (git's config and hooks,
+// .tandem) nor, without net, reach any network. tandem itself keeps all its
+// access: the restrictions are put on the one thread that starts the
+// process, or on a launcher that becomes the program (Linux: Landlock and
+// namespaces), or on the program it runs (macOS, Seatbelt).
 package sandbox
 
 import (
@@ -34,12 +37,14 @@ func New(policy *approvals.Policy) (*Sandbox, error) {
 	return &Sandbox{places: PlacesOf(policy), cache: map[approvals.Effects]*ruleset{}}, nil
 }
 
-// Start starts cmd restricted to grant. A nil sandbox starts it as it is.
-func (s *Sandbox) Start(cmd *exec.Cmd, grant approvals.Effects) error {
+// Start starts cmd restricted to grant. effects are the program's own as
+// judged: one with exec may do what its words do not show, and is held
+// more closely (see Guarded). A nil sandbox starts it as it is.
+func (s *Sandbox) Start(cmd *exec.Cmd, grant, effects approvals.Effects) error {
 	if s == nil {
 		return cmd.Start()
 	}
-	return s.start(cmd, grant&Restricted)
+	return s.start(cmd, grant&Restricted, effects.Has(approvals.Exec))
 }
 
 // Close lets go of what the sandbox keeps between starts (the built
@@ -76,6 +81,10 @@ type Support struct {
 	Unavailable error
 	// Net: TCP connections are held too. When not, Limits says why.
 	Net bool
+	// Guards: the guarded places of the roots are held (see Guarded), and
+	// a program tandem cannot see into is kept off the network whole (UDP
+	// too) without net. When not, Limits says why.
+	Guards bool
 	// Limits says, in one sentence, what part is not enforced although the
 	// sandbox works ("" when none).
 	Limits string
@@ -83,9 +92,10 @@ type Support struct {
 
 // MayHaveRefused reports whether a step's output looks like the kernel
 // refused it something: Landlock's and Seatbelt's denials surface as EACCES
-// or EPERM, which programs print as these words.
+// or EPERM, a guarded place's as EROFS (a write) or EBUSY (a rename), which
+// programs print as these words.
 func MayHaveRefused(output string) bool {
-	for _, w := range []string{"Permission denied", "Operation not permitted", "EACCES", "EPERM"} {
+	for _, w := range []string{"Permission denied", "Operation not permitted", "EACCES", "EPERM", "Read-only file system", "EROFS", "Device or resource busy", "EBUSY"} {
 		if strings.Contains(output, w) {
 			return true
 		}

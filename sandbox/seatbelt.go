@@ -11,8 +11,9 @@ import (
 // SeatbeltProfile is the decision of NewPlan as a macOS Seatbelt profile
 // (sandbox-exec -p): the same places and grants. Seatbelt, unlike
 // Landlock, lets a later deny carve a place out of an earlier allow, so no
-// split is needed.
-func SeatbeltProfile(pl Places, grant approvals.Effects) string {
+// split is needed; and it holds the guarded places g (as For gives them to
+// the program) without a namespace.
+func SeatbeltProfile(pl Places, grant approvals.Effects, g Guarded) string {
 	var b strings.Builder
 	b.WriteString(`(version 1)
 (deny default)
@@ -54,6 +55,20 @@ func SeatbeltProfile(pl Places, grant approvals.Effects) string {
 			}
 		}
 		rule(&b, "deny file-write*", outside)
+	}
+	var guarded []approvals.Entry
+	for _, p := range g.ReadOnly {
+		guarded = append(guarded, approvals.Entry{Path: p})
+	}
+	rule(&b, "deny file-write*", guarded)
+	if len(g.Pinned) > 0 {
+		// literal: the directory itself cannot be renamed or removed; what
+		// is beneath stays writable.
+		b.WriteString("(deny file-write*")
+		for _, p := range g.Pinned {
+			b.WriteString(" (literal " + strconv.Quote(p) + ")")
+		}
+		b.WriteString(")\n")
 	}
 	return b.String()
 }

@@ -16,7 +16,7 @@ var support = sync.OnceValue(func() Support {
 	if _, err := os.Stat(sandboxExec); err != nil {
 		return Support{Unavailable: errors.New("this macOS has no " + sandboxExec + ", so what a step's programs do is held only by the gate's questions")}
 	}
-	return Support{Net: true}
+	return Support{Net: true, Guards: true}
 })
 
 // Supported is what this system can hold.
@@ -24,8 +24,12 @@ func Supported() Support { return support() }
 
 // start runs cmd's program under sandbox-exec with the step's profile. The
 // program's argv[0] becomes its path: sandbox-exec runs it by that name.
-func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects) error {
-	argv := append([]string{"sandbox-exec", "-p", SeatbeltProfile(s.places, grant), cmd.Path}, cmd.Args[1:]...)
+func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) error {
+	var g Guarded
+	if unseen && !grant.Has(approvals.Protected) {
+		g = GuardedIn(s.places.Roots)
+	}
+	argv := append([]string{"sandbox-exec", "-p", SeatbeltProfile(s.places, grant, g.For(cmd.Path)), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = sandboxExec, argv
 	return cmd.Start()
 }

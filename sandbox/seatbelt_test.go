@@ -15,7 +15,7 @@ var macPlaces = Places{
 }
 
 func TestSeatbeltProfileWithoutGrants(t *testing.T) {
-	p := SeatbeltProfile(macPlaces, 0)
+	p := SeatbeltProfile(macPlaces, 0, Guarded{})
 	for _, want := range []string{
 		"(deny default)",
 		"(allow file-read*)\n",
@@ -43,7 +43,7 @@ func TestSeatbeltProfileWithoutGrants(t *testing.T) {
 }
 
 func TestSeatbeltProfileGrants(t *testing.T) {
-	p := SeatbeltProfile(macPlaces, approvals.Of(approvals.Secret, approvals.Outside, approvals.Protected, approvals.Net))
+	p := SeatbeltProfile(macPlaces, approvals.Of(approvals.Secret, approvals.Outside, approvals.Protected, approvals.Net), Guarded{})
 	for _, want := range []string{"(allow network-outbound)\n", "(allow file-write*)\n", `(allow file-write* (subpath "/Users/u/.ssh")`, `(allow file-write* (subpath "/Users/u/ws/.git") (subpath "/usr/local/bin"))`} {
 		if !strings.Contains(p, want) {
 			t.Errorf("profile lacks %s:\n%s", want, p)
@@ -51,5 +51,15 @@ func TestSeatbeltProfileGrants(t *testing.T) {
 	}
 	if strings.Contains(p, "(deny file-read*") || strings.Contains(p, "(deny file-write*") {
 		t.Errorf("a granted class is still denied:\n%s", p)
+	}
+}
+
+func TestSeatbeltProfileGuards(t *testing.T) {
+	g := Guarded{Pinned: []string{"/Users/u/ws/.git"}, ReadOnly: []string{"/Users/u/ws/.git/hooks", "/Users/u/ws/.tandem", "/Users/u/ws/.git/config"}}
+	p := SeatbeltProfile(macPlaces, approvals.Of(approvals.Net), g)
+	want := `(deny file-write* (subpath "/Users/u/ws/.git/hooks") (subpath "/Users/u/ws/.tandem") (subpath "/Users/u/ws/.git/config"))
+(deny file-write* (literal "/Users/u/ws/.git"))`
+	if !strings.Contains(p, want) || strings.Index(p, want) < strings.Index(p, `(allow file-write* (subpath "/Users/u/ws")`) {
+		t.Errorf("profile lacks, after the root's allow,\n%s:\n%s", want, p)
 	}
 }

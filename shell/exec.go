@@ -136,15 +136,15 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 	grant := x.opts.Gate.Auto() | x.opts.Grant | s.Effects
 	x.held(n, x.opts.Sandbox.Held(grant))
 	argv, extra := classify.RunArgs(l.argv)
-	status, err := x.start(ctx, hc, l, argv, extra, grant)
+	status, err := x.start(ctx, hc, l, argv, extra, grant, s.Effects)
 	x.ran(n, status)
 	return err
 }
 
 // start runs argv as a process in its own process group, held by the
-// sandbox to grant, and waits for it. It returns the exit status and the
-// error the exec handler returns.
-func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string, grant approvals.Effects) (int, error) {
+// sandbox to grant (effects are the program's, as judged), and waits for
+// it. It returns the exit status and the error the exec handler returns.
+func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string, grant, effects approvals.Effects) (int, error) {
 	path, err := interp.LookPathDir(l.dir, expand.ListEnviron(l.env...), argv[0])
 	if err != nil {
 		status := notFound(l.stderr, hc.Pos.Line(), l.dir, argv[0])
@@ -160,7 +160,7 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 	newCmd := func() *exec.Cmd {
 		return &exec.Cmd{Path: path, Args: argv, Env: env, Dir: l.dir, Stdin: l.stdin, Stdout: out.stdout, Stderr: out.stderr}
 	}
-	startCmd := func(c *exec.Cmd) error { return x.opts.Sandbox.Start(c, grant) }
+	startCmd := func(c *exec.Cmd) error { return x.opts.Sandbox.Start(c, grant, effects) }
 	cmd := newCmd()
 	err = x.procs.start(cmd, startCmd)
 	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {

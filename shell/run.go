@@ -411,8 +411,8 @@ func heldMeaning(held approvals.Effects) string {
 		parts = append(parts, map[approvals.Effect]string{
 			approvals.Secret:    "no secret is read or written",
 			approvals.Outside:   "no write outside the workspace, the temporary directory and the build caches",
-			approvals.Protected: "no write to a protected place outside the workspace",
-			approvals.Net:       "no TCP connection",
+			approvals.Protected: "no write to a protected place: a startup file, a PATH directory, a root's .tandem, git config or hooks",
+			approvals.Net:       "no network connection",
 		}[e])
 	}
 	return strings.Join(parts, "; ")

@@ -136,6 +136,7 @@ func TestEverydayWorkRunsInTheSandbox(t *testing.T) {
 		{"make", "make && cat out.txt", "hi"},
 		{"npm", "npm ci --no-audit --no-fund && npm test", "node ok"},
 		{"pytest", "/usr/bin/python3 -m pytest -q -p no:cacheprovider", "1 passed"},
+		{"git's own config", "base=$(git branch --show-current) && git checkout -q -b topic && git branch -q --set-upstream-to=$base && git config branch.topic.merge", "refs/heads/"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := answering(approvals.Deny)
@@ -144,5 +145,30 @@ func TestEverydayWorkRunsInTheSandbox(t *testing.T) {
 				t.Fatalf("asked %d, output lacks %q:\n%s", len(a.asked()), c.want, Render(res))
 			}
 		})
+	}
+	// No other program writes .git/hooks or .git/config unasked, and a git
+	// config that sets a key is asked.
+	config, _ := os.ReadFile(filepath.Join(sb.root, ".git/config"))
+	for _, script := range []string{
+		`python3 -c 'open(".git/hooks/pre-commit", "w").write("#!/bin/sh\necho planted\n")'`,
+		`python3 -c 'open(".git/config", "a").write("[core]\n\tfsmonitor = ./x\n")'`,
+		`make -f /dev/stdin <<'EOF'` + "\nall:\n\tmv .git .git-old\n" + `EOF`,
+	} {
+		a := answering(approvals.Deny)
+		res := runScript(t, script, sb.opts(auto, a))
+		if res.Status == 0 || len(a.asked()) > 0 || !strings.Contains(res.Sandbox, "git config or hooks") {
+			t.Errorf("asked %d:\n%s", len(a.asked()), Render(res))
+		}
+	}
+	a := answering(approvals.Deny)
+	res := runScript(t, "git config core.fsmonitor ./x", sb.opts(auto, a))
+	if len(a.asked()) != 1 || res.Status == 0 {
+		t.Errorf("a git config that sets a key was not asked (%d):\n%s", len(a.asked()), Render(res))
+	}
+	if now, _ := os.ReadFile(filepath.Join(sb.root, ".git/config")); string(now) != string(config) {
+		t.Errorf(".git/config changed:\n%s", now)
+	}
+	if _, err := os.Stat(filepath.Join(sb.root, ".git/hooks/pre-commit")); err == nil {
+		t.Error("a hook was planted")
 	}
 }

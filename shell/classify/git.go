@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"path/filepath"
 	"strings"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -83,6 +84,13 @@ func gitRow(c *classifier, args []string, dir string) {
 	if !gitRead[sub] {
 		c.add(approvals.Exec)
 		c.anyWords(dir, rest)
+		if sub == "config" {
+			if target := gitConfigWrites(rest, c.p.Env("HOME")); target != "" {
+				// The config names programs git runs later (core.fsmonitor,
+				// core.hooksPath, filters, aliases), outside any step.
+				c.write(dir, target)
+			}
+		}
 		return
 	}
 	c.add(approvals.Read)
@@ -202,6 +210,49 @@ func gitArgsExec(sub string, rest []string) bool {
 		}
 	}
 	return false
+}
+
+// gitConfigWrites is the file a git config command changes ("" when it
+// only reads): the repository's, or the one --global, --system, --file or
+// --worktree names.
+func gitConfigWrites(rest []string, home string) string {
+	target, reads, writes := ".git/config", false, false
+	var ops []string
+	for j := 0; j < len(rest); j++ {
+		a := rest[j]
+		name, v, hasValue := strings.Cut(a, "=")
+		switch {
+		case !strings.HasPrefix(a, "-"):
+			ops = append(ops, a)
+		case a == "--global":
+			target = filepath.Join(home, ".gitconfig")
+		case a == "--system":
+			target = "/etc/gitconfig"
+		case a == "--worktree":
+			target = ".git/config.worktree"
+		case name == "--file" || a == "-f":
+			if !hasValue && j+1 < len(rest) {
+				j++
+				v = rest[j]
+			}
+			target = v
+		case a == "--get" || a == "--get-all" || a == "--get-regexp" || a == "--get-urlmatch" || a == "--get-color" ||
+			a == "--get-colorbool" || a == "-l" || a == "--list":
+			reads = true
+		case a == "--unset" || a == "--unset-all" || a == "--add" || a == "--replace-all" || a == "--rename-section" ||
+			a == "--remove-section" || a == "-e" || a == "--edit":
+			writes = true
+		}
+	}
+	switch {
+	case writes:
+	case len(ops) > 0 && (ops[0] == "get" || ops[0] == "list"):
+		return ""
+	case len(ops) > 0 && (ops[0] == "set" || ops[0] == "unset" || ops[0] == "rename-section" || ops[0] == "remove-section" || ops[0] == "edit"):
+	case reads || len(ops) < 2:
+		return ""
+	}
+	return target
 }
 
 // gitBranchWrites: branch changes refs unless it only lists.
