@@ -25,6 +25,7 @@ var binary string
 
 func TestMain(m *testing.M) {
 	mcptest.ServeIfAsked() // the test binary is also the MCP server of the chat tests
+	execIfAsked()          // and the seccomp wrapper of the kernel-without tests
 	dir, err := os.MkdirTemp("", "tandem-lsp-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -59,9 +60,18 @@ func startLSP(t *testing.T) *proc {
 // and env added to the test's environment.
 func startLSPIn(t *testing.T, dir string, env ...string) *proc {
 	t.Helper()
+	return startLSPWith(t, dir, exec.Command, env...)
+}
+
+// startLSPWith is startLSPIn with the server's command made by command.
+func startLSPWith(t *testing.T, dir string, command func(name string, args ...string) *exec.Cmd, env ...string) *proc {
+	t.Helper()
 	p := &proc{log: filepath.Join(dir, "lsp.log"), exited: make(chan struct{})}
-	p.cmd = exec.Command(binary, "lsp", "--log", p.log, "--log-level", "debug")
-	p.cmd.Env = append(append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state")), env...)
+	p.cmd = command(binary, "lsp", "--log", p.log, "--log-level", "debug")
+	if p.cmd.Env == nil {
+		p.cmd.Env = os.Environ()
+	}
+	p.cmd.Env = append(append(p.cmd.Env, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"), "XDG_STATE_HOME="+filepath.Join(dir, "state")), env...)
 	p.cmd.Stderr = &p.stderr
 	stdin, err := p.cmd.StdinPipe()
 	if err != nil {

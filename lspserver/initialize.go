@@ -16,6 +16,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/sandbox"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -119,9 +120,13 @@ func (s *Server) initialized() {
 			"tandem ignored the user config file: %v. Its settings do not apply until it is fixed; `tandem doctor` checks it.", err))
 	}
 	s.warnSettings(ctx)
-	if held, why, chosen := tools.SandboxHeld(s.settings); !held && !chosen {
+	switch held, why, chosen := tools.SandboxHeld(s.settings); {
+	case !held && !chosen:
 		s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
 			"tandem cannot hold the programs of bash steps in a kernel sandbox here: %v. The gate still asks before risky steps; `tandem doctor` says more.", why))
+	case held && sandbox.Supported().Limits != "":
+		s.client.ShowMessage(ctx, protocol.MessageTypeWarning, fmt.Sprintf(
+			"tandem's kernel sandbox holds bash steps only in part here: %s. `tandem doctor` says more.", sandbox.Supported().Limits))
 	}
 	s.refreshConfiguration()
 	s.announce()

@@ -1,0 +1,5 @@
+package lspserver
+
+import "github.com/tandemdev/tandem/internal/denysys"
+
+func execIfAsked() { denysys.ExecIfAsked() }
