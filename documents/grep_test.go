@@ -16,6 +16,7 @@ import (
 
 	"pgregory.net/rapid"
 
+	"github.com/tandemdev/tandem/internal/lawhit"
 	"github.com/tandemdev/tandem/refusal"
 )
 
@@ -453,37 +454,130 @@ func checkContinuation(t *rapid.T, got [][]string, want []string) {
 	}
 }
 
-func grepFilePages(t *rapid.T, dir string) ([][]string, []string) {
-	n := rapid.IntRange(0, 3*filesPerPage+3).Draw(t, "files")
+// paged is what a pager collected: the pages in order, the whole list they
+// must make up, and the bound each page that has a continuation ended on.
+type paged struct {
+	got  [][]string
+	want []string
+	ends []string
+}
+
+// pageEnds names the bound each page but the last ended on: a page of the
+// full count ended on the count bound (named bound), a shorter one on the
+// byte bound of the output.
+func pageEnds(got [][]string, full int, bound string) []string {
+	var ends []string
+	for i := 0; i+1 < len(got); i++ {
+		if len(got[i]) >= full {
+			ends = append(ends, bound)
+		} else {
+			ends = append(ends, "byte bound")
+		}
+	}
+	return ends
+}
+
+// nextSkip is the continuation a rendered grep page gives.
+var nextSkip = regexp.MustCompile(`next page: grep again with skip=(\d+)\)`)
+
+// renderedPage reads a rendered grep page as the model does: the items it
+// shows (files, or the matching rows of one file) and the skip it gives
+// for the next page (0: none).
+func renderedPage(out, output string, single bool) (items []string, next int) {
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		switch {
+		case strings.HasPrefix(line, "("):
+			if m := nextSkip.FindStringSubmatch(line); m != nil {
+				next, _ = strconv.Atoi(m[1])
+			}
+		case line == GapMarker || strings.HasPrefix(line, contextLead):
+		case strings.HasPrefix(line, "["):
+			if !single {
+				items = append(items, headerPath(line))
+			}
+		case output == "files":
+			items = append(items, line)
+		case output == "count":
+			path, _, _ := strings.Cut(line, ": ")
+			items = append(items, path)
+		case single:
+			num, _, _ := strings.Cut(line, ":")
+			items = append(items, num)
+		}
+	}
+	return items, next
+}
+
+// wideText is a file of lines, every every-th one a match, each width bytes
+// past its word: a few such files fill the output bound of a page.
+func wideText(lines, every, width int) []byte {
+	var b bytes.Buffer
+	for i := 1; i <= lines; i++ {
+		word := "hay"
+		if i%every == 0 {
+			word = "needle"
+		}
+		fmt.Fprintf(&b, "%s %d %s\n", word, i, strings.Repeat("w", width))
+	}
+	return b.Bytes()
+}
+
+// grepFilePages pages a directory search as a model does: through the
+// session's Grep (its cursor included), reading the files and the next
+// skip off each rendered page. In some cases the files have several long
+// lines, so pages end on the byte bound of the output as well as on the
+// file bound; paths and counts are paged too.
+func grepFilePages(t *rapid.T, dir string) paged {
+	n := rapid.IntRange(0, filesPerPage+2).Draw(t, "files")
+	if rapid.Bool().Draw(t, "several pages") {
+		n = rapid.IntRange(filesPerPage+1, 3*filesPerPage+3).Draw(t, "files")
+	}
+	wide := rapid.Bool().Draw(t, "wide")
+	output := rapid.SampledFrom([]string{"rows", "files", "count"}).Draw(t, "output")
+	around := 0
+	if output == "rows" {
+		around = rapid.IntRange(0, 2).Draw(t, "context")
+	}
 	var want []string
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("d%d/f%03d.txt", i%3, rapid.IntRange(0, 999).Draw(t, "name"))
-		writeFile(t, dir, name, []byte("needle\n"))
+		text := []byte("needle\n")
+		if wide {
+			every := rapid.IntRange(1, 3).Draw(t, "every")
+			text = wideText(every*rapid.IntRange(1, matchesPerFile+2).Draw(t, "matches"), every, rapid.IntRange(0, 5000).Draw(t, "width"))
+		}
+		writeFile(t, dir, name, text)
 		want = append(want, name)
 	}
 	sort.Strings(want)
 	want = dedupe(want)
+	store := NewStore()
 	got := pages(t, func(skip int) ([]string, int, error) {
-		rep, err := GrepSearch(context.Background(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Skip: skip})
+		out, err := Grep(context.Background(), store, NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Skip: skip, Output: output, Context: around})
 		if err != nil {
 			return nil, 0, err
 		}
-		var items []string
-		for _, f := range rep.Page {
-			items = append(items, f.Show)
-		}
-		return items, rep.Next, nil
+		items, next := renderedPage(out, output, false)
+		return items, next, nil
 	})
-	return got, want
+	return paged{got, want, pageEnds(got, filesPerPage, "file bound")}
 }
 
-func grepLinePages(t *rapid.T, dir string) ([][]string, []string) {
-	n := rapid.IntRange(1, 3*matchesPerPage+5).Draw(t, "lines")
+// grepLinePages pages the matches of one file, read off the rendered pages.
+// The matching lines are short in some cases, so pages end on the match
+// bound, and long in others (past the row cut in some), so pages end on
+// the byte bound in the middle of the file.
+func grepLinePages(t *rapid.T, dir string) paged {
+	n := rapid.IntRange(1, matchesPerPage).Draw(t, "lines")
+	if rapid.Bool().Draw(t, "several pages") {
+		n = rapid.IntRange(2*matchesPerPage, 3*matchesPerPage+5).Draw(t, "lines")
+	}
+	wide := strings.Repeat("w", rapid.SampledFrom([]int{0, 0, 600, 2000, 5000}).Draw(t, "width"))
 	var b bytes.Buffer
 	var want []string
 	for i := 1; i <= n; i++ {
 		if rapid.IntRange(0, 3).Draw(t, "match") > 0 {
-			fmt.Fprintf(&b, "needle %d\n", i)
+			fmt.Fprintf(&b, "needle %d%s\n", i, wide)
 			want = append(want, strconv.Itoa(i))
 		} else {
 			b.WriteString("hay\n")
@@ -491,23 +585,21 @@ func grepLinePages(t *rapid.T, dir string) ([][]string, []string) {
 	}
 	writeFile(t, dir, "one.txt", b.Bytes())
 	if len(want) == 0 {
-		return nil, nil
+		return paged{}
 	}
+	store := NewStore()
 	got := pages(t, func(skip int) ([]string, int, error) {
-		rep, err := GrepSearch(context.Background(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Path: "one.txt", Skip: skip})
+		out, err := Grep(context.Background(), store, NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Path: "one.txt", Skip: skip})
 		if err != nil {
 			return nil, 0, err
 		}
-		var items []string
-		for _, h := range rep.Page[0].Hits {
-			items = append(items, strconv.Itoa(h.N))
-		}
-		return items, rep.Next, nil
+		items, next := renderedPage(out, "rows", true)
+		return items, next, nil
 	})
-	return got, want
+	return paged{got, want, pageEnds(got, matchesPerPage, "match bound")}
 }
 
-func globPages(t *rapid.T, dir string) ([][]string, []string) {
+func globPages(t *rapid.T, dir string) paged {
 	n := rapid.IntRange(0, 40).Draw(t, "files")
 	limit := rapid.IntRange(1, 12).Draw(t, "limit")
 	var want []string
@@ -537,7 +629,7 @@ func globPages(t *rapid.T, dir string) ([][]string, []string) {
 		}
 		return items, rep.Next, nil
 	})
-	return got, want
+	return paged{got, want, pageEnds(got, limit, "limit bound")}
 }
 
 func dedupe(s []string) []string {
@@ -558,18 +650,34 @@ func tempDir(t *rapid.T) string {
 	return dir
 }
 
-var pagers = map[string]func(*rapid.T, string) ([][]string, []string){
-	"grep files": grepFilePages, "grep lines": grepLinePages, "glob": globPages,
+// pagers are the paged listings the continuation laws hold for, each with
+// the bounds its pages end on and how many generated cases must have a page
+// that ended on each: a law proves nothing of a bound no page ended on.
+var pagers = map[string]struct {
+	page func(*rapid.T, string) paged
+	min  map[string]int
+}{
+	"grep files": {grepFilePages, map[string]int{"file bound": 10, "byte bound": 10}},
+	"grep lines": {grepLinePages, map[string]int{"match bound": 10, "byte bound": 10}},
+	"glob":       {globPages, map[string]int{"limit bound": 20}},
 }
 
 func forEachPager(t *testing.T, check func(t *rapid.T, got [][]string, want []string)) {
-	for name, pager := range pagers {
+	for name, p := range pagers {
 		t.Run(strings.ReplaceAll(name, " ", "_"), func(t *testing.T) {
+			hits := lawhit.New(t, p.min)
 			rapid.Check(t, func(rt *rapid.T) {
 				dir := tempDir(rt)
 				defer os.RemoveAll(dir)
-				got, want := pager(rt, dir)
-				check(rt, got, want)
+				l := p.page(rt, dir)
+				check(rt, l.got, l.want)
+				counted := map[string]bool{}
+				for _, end := range l.ends {
+					if !counted[end] {
+						counted[end] = true
+						hits.Hit(end)
+					}
+				}
 			})
 		})
 	}
