@@ -850,12 +850,18 @@ func TestGrepPageStopsAtTheOutputBound(t *testing.T) {
 // as " N:text" — whatever the bounds cut, and "..." stands exactly where a
 // page skips lines.
 func TestLaw_continuation_context_rows_once(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"match bound": 6, "byte bound": 10})
 	rapid.Check(t, func(rt *rapid.T) {
+		ends := map[string]bool{}
 		dir := tempDir(rt)
 		defer os.RemoveAll(dir)
 		n := rapid.IntRange(1, 2*matchesPerPage+50).Draw(rt, "lines")
 		around := rapid.IntRange(0, maxContext).Draw(rt, "context")
 		sparse := rapid.IntRange(0, 12).Draw(rt, "sparseness")
+		if rapid.Bool().Draw(rt, "several pages") { // enough matches for the match bound
+			n = rapid.IntRange(2*matchesPerPage, 4*matchesPerPage).Draw(rt, "lines")
+			sparse = rapid.IntRange(0, 2).Draw(rt, "sparseness")
+		}
 		wide := strings.Repeat("w", rapid.SampledFrom([]int{0, 1500}).Draw(rt, "width"))
 		var b bytes.Buffer
 		match := make([]bool, n+2)
@@ -921,10 +927,14 @@ func TestLaw_continuation_context_rows_once(t *testing.T) {
 			if rep.Next != rep.PageTo || rep.PageTo <= skip {
 				rt.Fatalf("continuation skip=%d after a page that showed matches %d-%d", rep.Next, skip+1, rep.PageTo)
 			}
+			ends[map[bool]string{true: "match bound", false: "byte bound"}[rep.PageTo-skip >= matchesPerPage]] = true
 			skip = rep.Next
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			rt.Fatalf("context %d: the pages show rows\n%v\nwant every line within context of a match once:\n%v", around, got, want)
+		}
+		for end := range ends {
+			hits.Hit(end)
 		}
 	})
 }
@@ -952,15 +962,25 @@ func TestGrepContextStopsBeforeTheMatchesNotShown(t *testing.T) {
 // removed or changed to match no more sees each file that matched all along
 // exactly once, and no file twice.
 func TestLaw_continuation_across_changes(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"file bound": 10, "byte bound": 10})
 	rapid.Check(t, func(t *rapid.T) {
 		dir := tempDir(t)
 		defer os.RemoveAll(dir)
+		// In some cases the files have several long lines, so pages end
+		// on the byte bound of the output as well as on the file bound.
+		wide := rapid.Bool().Draw(t, "wide")
 		var stable []string
 		for i := range rapid.IntRange(filesPerPage+1, 3*filesPerPage+3).Draw(t, "files") {
 			name := fmt.Sprintf("d%d/s%03d.txt", i%3, i)
-			writeFile(t, dir, name, []byte("needle\n"))
+			text := []byte("needle\n")
+			if wide {
+				every := rapid.IntRange(1, 3).Draw(t, "every")
+				text = wideText(every*rapid.IntRange(1, matchesPerFile+2).Draw(t, "matches"), every, rapid.IntRange(0, 5000).Draw(t, "width"))
+			}
+			writeFile(t, dir, name, text)
 			stable = append(stable, name)
 		}
+		ends := map[string]bool{}
 		store := NewStore()
 		shown := map[string]int{}
 		skip, page := 0, 0
@@ -978,6 +998,7 @@ func TestLaw_continuation_across_changes(t *testing.T) {
 			if rep.Next == 0 {
 				break
 			}
+			ends[map[bool]string{true: "file bound", false: "byte bound"}[len(rep.Page) >= filesPerPage]] = true
 			skip = rep.Next
 			// Between pages: files come, go or stop matching, anywhere in
 			// the order, never one of the stable ones.
@@ -997,6 +1018,9 @@ func TestLaw_continuation_across_changes(t *testing.T) {
 			if _, ok := shown[name]; !ok {
 				t.Fatalf("%s matched all along but is on no page (%d pages)", name, page+1)
 			}
+		}
+		for end := range ends {
+			hits.Hit(end)
 		}
 	})
 }
