@@ -657,8 +657,8 @@ var pagers = map[string]struct {
 	page func(*rapid.T, string) paged
 	min  map[string]int
 }{
-	"grep files": {grepFilePages, map[string]int{"file bound": 10, "byte bound": 10}},
-	"grep lines": {grepLinePages, map[string]int{"match bound": 10, "byte bound": 10}},
+	"grep files": {grepFilePages, map[string]int{"file bound": 5, "byte bound": 5}},
+	"grep lines": {grepLinePages, map[string]int{"match bound": 5, "byte bound": 5}},
 	"glob":       {globPages, map[string]int{"limit bound": 20}},
 }
 
@@ -850,7 +850,7 @@ func TestGrepPageStopsAtTheOutputBound(t *testing.T) {
 // as " N:text" — whatever the bounds cut, and "..." stands exactly where a
 // page skips lines.
 func TestLaw_continuation_context_rows_once(t *testing.T) {
-	hits := lawhit.New(t, map[string]int{"match bound": 6, "byte bound": 10})
+	hits := lawhit.New(t, map[string]int{"match bound": 5, "byte bound": 5})
 	rapid.Check(t, func(rt *rapid.T) {
 		ends := map[string]bool{}
 		dir := tempDir(rt)
@@ -962,7 +962,7 @@ func TestGrepContextStopsBeforeTheMatchesNotShown(t *testing.T) {
 // removed or changed to match no more sees each file that matched all along
 // exactly once, and no file twice.
 func TestLaw_continuation_across_changes(t *testing.T) {
-	hits := lawhit.New(t, map[string]int{"file bound": 10, "byte bound": 10})
+	hits := lawhit.New(t, map[string]int{"file bound": 5, "byte bound": 5})
 	rapid.Check(t, func(t *rapid.T) {
 		dir := tempDir(t)
 		defer os.RemoveAll(dir)
