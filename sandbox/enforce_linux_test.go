@@ -2,12 +2,14 @@ package sandbox
 
 import (
 	"bytes"
+	"errors"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"golang.org/x/sys/unix"
@@ -31,6 +33,7 @@ func requireLandlock(t *testing.T) {
 type world struct {
 	home, ws, scratch, outside string
 	sb                         *Sandbox
+	viaFiles                   bool // programs' output goes to files
 }
 
 func newWorld(t *testing.T) *world {
@@ -64,6 +67,7 @@ func newWorld(t *testing.T) *world {
 	if w.sb, err = New(p); err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(w.sb.Close)
 	return w
 }
 
@@ -81,12 +85,40 @@ func (w *world) runJudged(t *testing.T, grant, effects approvals.Effects, script
 	var out bytes.Buffer
 	cmd := exec.Command("/bin/sh", "-c", script)
 	cmd.Dir, cmd.Stdout, cmd.Stderr = w.ws, &out, &out
+	if w.viaFiles {
+		// Files (as tandem's shell gives): a program tandem cannot see into
+		// then goes through the spawner, not a launcher of its own.
+		f, err := os.CreateTemp(t.TempDir(), "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		cmd.Stdout, cmd.Stderr = f, f
+	}
 	cmd.Env = []string{"HOME=" + w.home, "PATH=/usr/bin:/bin"}
 	if err := w.sb.Start(cmd, grant, effects); err != nil {
 		t.Fatalf("start: %v", err)
 	}
 	err := cmd.Wait()
+	if w.viaFiles {
+		f := cmd.Stdout.(*os.File)
+		f.Seek(0, 0)
+		out.ReadFrom(f)
+	}
 	return out.String(), err
+}
+
+// bothWays runs a test of programs tandem cannot see into the two ways they
+// start: through a launcher of their own (output to a buffer) and through
+// the spawner (output to files).
+func bothWays(t *testing.T, test func(t *testing.T, w *world)) {
+	for _, viaFiles := range []bool{false, true} {
+		t.Run(map[bool]string{false: "launcher", true: "spawner"}[viaFiles], func(t *testing.T) {
+			w := newWorld(t)
+			w.viaFiles = viaFiles
+			test(t, w)
+		})
+	}
 }
 
 func TestSecretsNeedTheirGrant(t *testing.T) {
@@ -193,8 +225,9 @@ func TestHeldIsWhatIsNotGranted(t *testing.T) {
 // A program tandem cannot see into cannot change what git and tandem later
 // run or obey in a root (a hook, the repository's config, .tandem), nor put
 // another .git in place of the root's; git's own writes to .git still land.
-func TestGuardedPlacesNeedProtected(t *testing.T) {
-	w := newWorld(t)
+func TestGuardedPlacesNeedProtected(t *testing.T) { bothWays(t, guardedPlacesNeedProtected) }
+
+func guardedPlacesNeedProtected(t *testing.T, w *world) {
 	if !Supported().Guards {
 		t.Fatalf("no guards here: %s", Supported().Limits)
 	}
@@ -250,8 +283,9 @@ func TestGuardedPlacesNeedProtected(t *testing.T) {
 
 // Without net a program tandem cannot see into is off the network whole:
 // UDP too, which Landlock does not hold.
-func TestNetHeldBeyondTCP(t *testing.T) {
-	w := newWorld(t)
+func TestNetHeldBeyondTCP(t *testing.T) { bothWays(t, netHeldBeyondTCP) }
+
+func netHeldBeyondTCP(t *testing.T, w *world) {
 	udp, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
 	if err != nil {
 		t.Fatal(err)
@@ -278,4 +312,85 @@ func TestNetHeldBeyondTCP(t *testing.T) {
 	if out, err := w.run(t, approvals.Of(approvals.Net), send); err != nil || received() != "LEAK" {
 		t.Errorf("with net the datagram did not arrive: %v %q", err, out)
 	}
+}
+
+// The spawner's programs are tandem's own children: waited for with their
+// status, stopped by a signal to their group; a start that fails after the
+// child was made leaves no zombie; a guarded place replaced on tandem's side
+// is guarded again.
+func TestSpawnerProgramsAreTandemsChildren(t *testing.T) {
+	w := newWorld(t)
+	spawn := func(dir string, argv ...string) (*exec.Cmd, error) {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir, cmd.SysProcAttr = dir, &syscall.SysProcAttr{Setpgid: true}
+		return cmd, w.sb.Start(cmd, approvals.Of(approvals.Net), approvals.Of(approvals.Exec))
+	}
+	cmd, err := spawn(w.ws, "sh", "-c", "exit 3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Wait(); cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 3 {
+		t.Errorf("exit status: %v", err)
+	}
+	sleeper, err := spawn(w.ws, "sleep", "30")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(-sleeper.Process.Pid, syscall.SIGKILL); err != nil {
+		t.Fatalf("the group: %v", err)
+	}
+	sleeper.Wait()
+	if ws, ok := sleeper.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGKILL {
+		t.Errorf("not killed: %v", sleeper.ProcessState)
+	}
+	// A program still open for writing fails in the child, after it was
+	// made (ETXTBSY): the child is reaped.
+	script := w.ws + "/busy.sh"
+	busy, err := os.OpenFile(script, os.O_CREATE|os.O_WRONLY, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	busy.WriteString("#!/bin/sh\n")
+	if _, err := spawn(w.ws, script); !errors.Is(err, syscall.ETXTBSY) {
+		t.Errorf("a program open for writing: %v", err)
+	}
+	busy.Close()
+	if z := zombieChildren(t); len(z) > 0 {
+		t.Errorf("zombies left: %v", z)
+	}
+	if _, err := spawn(w.ws+"/gone", "sh", "-c", "true"); err == nil || !strings.Contains(err.Error(), "chdir "+w.ws+"/gone") {
+		t.Errorf("a start in a directory that is gone: %v", err)
+	}
+	// tandem's side replaces the hooks: the next program finds them guarded.
+	if err := os.RemoveAll(w.ws + "/.git/hooks"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(w.ws+"/.git/hooks", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	w.viaFiles = true
+	if out, err := w.run(t, approvals.Of(approvals.Net), "echo evil > .git/hooks/pre-commit"); err == nil {
+		t.Errorf("a replaced hooks directory is not guarded: %q", out)
+	}
+}
+
+// zombieChildren are this process's children that exited as a failed exec
+// does (253) and were not reaped.
+func zombieChildren(t *testing.T) []string {
+	t.Helper()
+	tasks, err := filepath.Glob("/proc/self/task/*/children")
+	if err != nil || len(tasks) == 0 {
+		t.Fatalf("no children lists: %v", err)
+	}
+	var out []string
+	for _, task := range tasks {
+		b, _ := os.ReadFile(task)
+		for _, pid := range strings.Fields(string(b)) {
+			stat, _ := os.ReadFile("/proc/" + pid + "/stat")
+			if s := string(stat); strings.Contains(s, ") Z ") && strings.HasSuffix(strings.TrimSpace(s), " "+strconv.Itoa(253<<8)) {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }

@@ -71,6 +71,21 @@ func (r *ruleset) fresh() bool {
 	return true
 }
 
+// spawner is the spawner of programs with or without a network of their
+// own.
+func (s *Sandbox) spawner(newNet bool) *spawner {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := 0
+	if newNet {
+		i = 1
+	}
+	if s.spawners[i] == nil {
+		s.spawners[i] = &spawner{newNet: newNet}
+	}
+	return s.spawners[i]
+}
+
 // rulesetFor returns a descriptor of grant's ruleset the caller closes.
 func (s *Sandbox) rulesetFor(grant approvals.Effects) (int, uint32, error) {
 	s.mu.Lock()
@@ -164,6 +179,11 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 			g = GuardedIn(s.places.Roots)
 		}
 		if newNet := !grant.Has(approvals.Net); newNet || !g.Empty() {
+			if spawnable(cmd) {
+				if ok, err := s.spawner(newNet).start(cmd, fd, flags, g); ok {
+					return err
+				}
+			}
 			return launchIn(cmd, fd, flags, g, newNet)
 		}
 	}

@@ -33,13 +33,23 @@ func init() {
 //
 //	-fd N -flags F [-pin DIR | -ro PATH]... -- PATH ARGV0 ARGS...
 //
-// or "-probe DIR", which checks that a read-only bind mount holds. It
+// or "-serve FD", which starts the programs sent on the socket FD (a
+// spawner; see serve), or
+// "-probe DIR", which checks that a read-only bind mount holds. It
 // returns only on failure, with the status a shell gives a program it could
 // not run.
 func launch(args []string, stderr io.Writer) int {
 	fail := func(status int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "tandem sandbox: "+format+"\n", a...)
 		return status
+	}
+	if len(args) == 2 && args[0] == "-serve" {
+		conn, err := strconv.Atoi(args[1])
+		if err != nil {
+			return fail(126, "-serve %s: %v", args[1], err)
+		}
+		unix.CloseOnExec(conn) // none of its programs holds it
+		return serve(conn)
 	}
 	if len(args) == 2 && args[0] == "-probe" {
 		if err := readOnly(args[1]); err != nil {
@@ -74,26 +84,34 @@ func launch(args []string, stderr io.Writer) int {
 		return fail(126, "usage: %s -fd N -flags F [-pin DIR | -ro PATH]... -- PATH ARGV0 ARGS...", launcherName)
 	}
 	path, argv := args[i+1], args[i+2:]
-	// init runs on the main thread, locked to it: the restriction is this
-	// thread's, and the program this thread becomes keeps it.
+	return becomeProgram(fd, uint32(flags), path, argv, os.Environ(), func(err error) int {
+		if errors.Is(err, syscall.ENOENT) {
+			return fail(127, "%s: %v", argv[0], err)
+		}
+		return fail(126, "%s: %v", argv[0], err)
+	})
+}
+
+// becomeProgram restricts the launcher with the ruleset and execs the
+// program; on failure it returns what fail makes of the error. init runs on
+// the main thread, locked to it: the restriction is this thread's, and the
+// program this thread becomes keeps it.
+func becomeProgram(ruleset int, flags uint32, path string, argv, env []string, fail func(error) int) int {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fail(126, "no_new_privs: %v", err)
+		return fail(fmt.Errorf("no_new_privs: %w", err))
 	}
-	if err := ll.LandlockRestrictSelf(fd, uint32(flags)); err != nil {
-		return fail(126, "restrict: %v", err)
+	if err := ll.LandlockRestrictSelf(ruleset, flags); err != nil {
+		return fail(fmt.Errorf("restrict: %w", err))
 	}
-	unix.Close(fd)
-	err := unix.Exec(path, argv, os.Environ())
+	unix.Close(ruleset)
+	err := unix.Exec(path, argv, env)
 	// A program written a moment ago may still be open for writing in
 	// another process (ETXTBSY): wait as tandem does for its own starts.
 	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
 		time.Sleep(delay)
-		err = unix.Exec(path, argv, os.Environ())
+		err = unix.Exec(path, argv, env)
 	}
-	if errors.Is(err, syscall.ENOENT) {
-		return fail(127, "%s: %v", argv[0], err)
-	}
-	return fail(126, "%s: %v", argv[0], err)
+	return fail(err)
 }
 
 // readOnly makes path a read-only mount of itself, with what is beneath.

@@ -6,3 +6,8 @@ package sandbox
 type ruleset struct{}
 
 func (*ruleset) close() {}
+
+// spawner is Linux's; elsewhere there is none.
+type spawner struct{}
+
+func (*spawner) close() {}

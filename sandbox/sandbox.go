@@ -8,8 +8,9 @@
 // cannot change the guarded places in the roots (git's config and hooks,
 // .tandem) nor, without net, reach any network. tandem itself keeps all its
 // access: the restrictions are put on the one thread that starts the
-// process, or on a launcher that becomes the program (Linux: Landlock and
-// namespaces), or on the program it runs (macOS, Seatbelt).
+// process, or made in namespaces by tandem started again (a spawner, or a
+// launcher that becomes the program) (Linux: Landlock and namespaces), or
+// on the program it runs (macOS, Seatbelt).
 package sandbox
 
 import (
@@ -23,9 +24,10 @@ import (
 // Sandbox enforces the steps of one session. A nil *Sandbox enforces
 // nothing: the sandbox is off, or the kernel cannot hold it.
 type Sandbox struct {
-	places Places
-	mu     sync.Mutex
-	cache  map[approvals.Effects]*ruleset // by grant; Linux only
+	places   Places
+	mu       sync.Mutex
+	cache    map[approvals.Effects]*ruleset // by grant; Linux only
+	spawners [2]*spawner                    // without and with a network of their own; Linux only
 }
 
 // New is the sandbox of a session judged by policy, or nil (with the
@@ -48,7 +50,8 @@ func (s *Sandbox) Start(cmd *exec.Cmd, grant, effects approvals.Effects) error {
 }
 
 // Close lets go of what the sandbox keeps between starts (the built
-// rulesets). A closed sandbox still works; it builds them again.
+// rulesets, the spawners). A closed sandbox still works; it makes
+// them again.
 func (s *Sandbox) Close() {
 	if s == nil {
 		return
@@ -58,6 +61,12 @@ func (s *Sandbox) Close() {
 	for grant, r := range s.cache {
 		r.close()
 		delete(s.cache, grant)
+	}
+	for i, z := range s.spawners {
+		if z != nil {
+			z.close()
+			s.spawners[i] = nil
+		}
 	}
 }
 
