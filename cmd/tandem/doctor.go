@@ -131,6 +131,9 @@ func sandboxCheck(settings *config.Settings) check {
 			fix: "run tandem on Linux 5.13+ with landlock in the kernel's LSM list (lsm= boot parameter), or on macOS with /usr/bin/sandbox-exec"}
 	}
 	info := "the programs of bash steps run held to what their step was allowed"
+	if sandbox.Supported().Guards {
+		info += ", and those it cannot see into change no root's git config, hooks or .tandem unasked"
+	}
 	if l := sandbox.Supported().Limits; l != "" {
 		info += "; " + l
 	}
