@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // TempPrefix starts the name of every temporary file tandem's writers leave
@@ -202,7 +203,21 @@ type dirJob struct {
 	depth    int      // levels below the start
 	parts    []string // components from the ignore root
 	rules    rules
+	files    *fileShare // not a directory: a share in the files of one
 }
+
+// fileShare is the files of one directory, handed out one at a time to
+// every worker that takes a share: a directory of a thousand large files
+// is searched by all the workers, not by the one that listed it.
+type fileShare struct {
+	files []Entry
+	next  atomic.Int64 // the index of the next file to visit
+}
+
+// fanOut is how many files a directory needs before its files are shared
+// with the other workers; fewer are visited by the worker that listed them,
+// as sharing costs a wake-up of the idle workers.
+const fanOut = 4
 
 type walker struct {
 	ctx      context.Context
@@ -229,34 +244,69 @@ func (w *walker) work(t *Tally) {
 		w.queue = w.queue[:len(w.queue)-1]
 		w.mu.Unlock()
 
-		subdirs := w.dir(job, t)
+		var subdirs []dirJob
+		var share *fileShare
+		if job.files != nil {
+			share = job.files
+		} else {
+			var files []Entry
+			subdirs, files = w.dir(job, t)
+			if len(files) > 0 {
+				share = &fileShare{files: files}
+				if len(files) >= fanOut {
+					subdirs = append(subdirs, dirJob{files: share})
+				}
+			}
+		}
+		if len(subdirs) > 0 {
+			w.mu.Lock()
+			w.queue = append(w.queue, subdirs...)
+			w.pending += len(subdirs)
+			w.cond.Broadcast()
+			w.mu.Unlock()
+		}
+		if share != nil {
+			w.visitFiles(share, t)
+		}
 
 		w.mu.Lock()
-		w.queue = append(w.queue, subdirs...)
-		w.pending += len(subdirs) - 1
-		if len(subdirs) > 0 || w.pending == 0 {
+		if w.pending--; w.pending == 0 {
 			w.cond.Broadcast()
 		}
 		w.mu.Unlock()
 	}
 }
 
-// dir lists one directory, classifies its entries, visits its files and
-// returns its subdirectories to enter.
-func (w *walker) dir(job dirJob, t *Tally) []dirJob {
+// visitFiles visits the files of share not yet taken, one at a time.
+func (w *walker) visitFiles(share *fileShare, t *Tally) {
+	for {
+		i := int(share.next.Add(1) - 1)
+		if i >= len(share.files) {
+			return
+		}
+		if i&63 == 63 && w.ctx.Err() != nil {
+			return // a cancelled walk stops inside a large directory too
+		}
+		w.visit(share.files[i], t)
+	}
+}
+
+// dir lists one directory and classifies its entries. It returns its
+// subdirectories to enter and its files to visit, in the directory's order.
+func (w *walker) dir(job dirJob, t *Tally) (subdirs []dirJob, files []Entry) {
 	if w.ctx.Err() != nil {
-		return nil
+		return nil, nil
 	}
 	f, err := os.Open(job.abs)
 	if err != nil {
 		t.add(ClassWalkError, job.abs)
-		return nil
+		return nil, nil
 	}
 	entries, err := f.ReadDir(-1)
 	f.Close()
 	if err != nil && len(entries) == 0 {
 		t.add(ClassWalkError, job.abs)
-		return nil
+		return nil, nil
 	}
 	t.add(ClassDir, job.abs)
 	r := job.rules
@@ -274,10 +324,9 @@ func (w *walker) dir(job dirJob, t *Tally) []dirJob {
 	if len(own) > 0 {
 		r = r.with(job.abs, job.parts, own)
 	}
-	var subdirs []dirJob
 	for i, e := range entries {
 		if i&63 == 63 && w.ctx.Err() != nil {
-			return nil // a cancelled walk stops inside a large directory too
+			return nil, nil // a cancelled walk stops inside a large directory too
 		}
 		name := e.Name()
 		rel := name
@@ -315,10 +364,10 @@ func (w *walker) dir(job dirJob, t *Tally) []dirJob {
 			}
 		case typ.IsRegular():
 			t.addIn(ClassFile, job.abs, name)
-			w.visit(Entry{Abs: job.abs + string(filepath.Separator) + name, Rel: rel, d: e}, t)
+			files = append(files, Entry{Abs: job.abs + string(filepath.Separator) + name, Rel: rel, d: e})
 		default:
 			t.addIn(ClassSpecial, job.abs, name)
 		}
 	}
-	return subdirs
+	return subdirs, files
 }
