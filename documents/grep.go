@@ -7,9 +7,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/bmatcuk/doublestar/v4"
 	"golang.org/x/sys/unix"
@@ -268,9 +270,31 @@ func (g *grepRun) searchPage() {
 		start = sort.Search(len(g.matched), func(i int) bool { return g.matched[i].show > g.after })
 	}
 	g.rest = len(g.matched) - start
-	for _, m := range g.matched[start:min(len(g.matched), start+filesPerPage)] {
-		f, class := g.read(m.abs)
-		if class != ClassSearched && class != ClassLarge || !g.searchAll(f, matchesPerFile, &rep.Tally) {
+	page := g.matched[start:min(len(g.matched), start+filesPerPage)]
+	// The files are read and searched on every core, each into its own
+	// slot, and taken in path order after.
+	type slot struct {
+		f     GrepFile
+		class Class
+		s     *Search
+	}
+	slots := make([]slot, len(page))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(len(page), runtime.GOMAXPROCS(0)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(page); i = int(next.Add(1) - 1) {
+				sl := &slots[i]
+				sl.f, sl.class = g.read(page[i].abs)
+				if sl.class == ClassSearched || sl.class == ClassLarge {
+					sl.f, sl.s = g.search(sl.f, matchesPerFile)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, sl := range slots {
+		if sl.class != ClassSearched && sl.class != ClassLarge || !g.keep(sl.f, sl.s, &rep.Tally) {
 			rep.FilesMatched--
 			g.rest--
 		}
@@ -379,6 +403,14 @@ func (g *grepRun) read(abs string) (GrepFile, Class) {
 // and one past them (where its context rows stop), and adds it to the
 // candidates. It reports whether the file has a match.
 func (g *grepRun) searchAll(f GrepFile, limit int, t *Tally) bool {
+	f, s := g.search(f, limit)
+	return g.keep(f, s, t)
+}
+
+// search searches f whole, keeping its first limit hits and one past
+// them, and counting them all. It changes nothing but f: the files of a
+// page are searched side by side.
+func (g *grepRun) search(f GrepFile, limit int) (GrepFile, *Search) {
 	s := g.m.Search(g.ctx, bytes.TrimPrefix(f.Content, bom))
 	for {
 		h, ok := s.Next()
@@ -390,6 +422,12 @@ func (g *grepRun) searchAll(f GrepFile, limit int, t *Tally) bool {
 		}
 		f.Total++
 	}
+	return f, s
+}
+
+// keep adds a searched file to the candidates when it has a match, and
+// reports whether it has.
+func (g *grepRun) keep(f GrepFile, s *Search, t *Tally) bool {
 	g.stopped(s, t, &f)
 	if f.Total == 0 {
 		return false
