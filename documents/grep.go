@@ -221,7 +221,7 @@ const chunkBytes = 256 << 10
 
 // chunkBufs are the buffers the walk reads files into, each reused file
 // after file: the walk keeps no file's bytes.
-var chunkBufs = sync.Pool{New: func() any { b := make([]byte, 0, chunkBytes); return &b }}
+var chunkBufs = sync.Pool{New: func() any { b := make([]byte, 0, chunkBytes); prefault(b); return &b }}
 
 // visit is the walk's look at one file: it is searched up to its first
 // match (as rg -l does), and a file with a match is remembered by name.
@@ -317,6 +317,7 @@ func (g *grepRun) firstMatch(abs string, buf *[]byte) (class Class, found bool) 
 	for {
 		if len(b) == cap(b) { // a line longer than the buffer
 			grown := make([]byte, len(b), 2*cap(b))
+			prefault(grown)
 			copy(grown, b)
 			b = grown
 		}
@@ -624,10 +625,12 @@ func readCapped(path string) (content []byte, large, binary bool, err error) {
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) == nil {
 		buf = make([]byte, 0, int(min(st.Size, MaxFileBytes+1))+1)
+		prefault(buf)
 	}
 	for {
 		if len(buf) == cap(buf) { // the file grew since its stat
 			grown := make([]byte, len(buf), 2*cap(buf)+64<<10)
+			prefault(grown)
 			copy(grown, buf)
 			buf = grown
 		}
