@@ -217,7 +217,7 @@ type matchedFile struct{ abs, show string }
 // chunkBytes is how much of a file the walk reads and searches at a time.
 // A file is searched in chunks of whole lines, so the walk holds a chunk
 // per worker, not a file of up to MaxFileBytes.
-const chunkBytes = 256 << 10
+const chunkBytes = 64 << 10
 
 // chunkBufs are the buffers the walk reads files into, each reused file
 // after file: the walk keeps no file's bytes.
