@@ -3,10 +3,12 @@ package documents
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"regexp"
 	"regexp/syntax"
 	"strings"
@@ -29,6 +31,7 @@ type Matcher struct {
 	lit  []byte         // a literal every match contains, or nil
 	fold bool           // lit matches ASCII case-insensitively
 	rare int            // index in lit of the byte the literal scan looks for
+	pair bool           // folding: it looks for the two bytes from rare in any case
 	pure bool           // a line matches iff it contains lit
 	cand *regexp.Regexp // whole-buffer candidates when lit is nil
 	// The sizes of the programs of re and cand, in instructions: a bound,
@@ -69,6 +72,9 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 		pureLit := tree.Op == syntax.OpLiteral && !strings.Contains(lit, "\r")
 		m.pure = pureLit && (!fold || string(tree.Rune) == lit)
 		m.rare = rarest(m.lit, fold)
+		if fold && len(m.lit) > 1 {
+			m.rare, m.pair = rarestPair(m.lit), true
+		}
 	default:
 		superset := lineSuperset(tree)
 		m.cand, m.candSize = regexp.MustCompile(superset.String()), progSize(superset)
@@ -198,6 +204,69 @@ func rarest(lit []byte, fold bool) int {
 	return best
 }
 
+// rarestPair picks the two adjacent bytes of a folded lit least likely
+// together in source text, by the product of their frequencies in either
+// case, and returns the index of the first. A scan for a letter in both
+// cases stops at every one of them, and in source text "u" or "x" is one
+// byte in forty: the "xp" of "unexpected" is one in two thousand.
+func rarestPair(lit []byte) int {
+	freq := func(c byte) uint64 {
+		if c >= utf8.RuneSelf {
+			return 0
+		}
+		if lc := c | 0x20; lc >= 'a' && lc <= 'z' {
+			return uint64(byteFrequency[lc]) + uint64(byteFrequency[lc&^0x20])
+		}
+		return uint64(byteFrequency[c])
+	}
+	best, bestFreq := 0, uint64(math.MaxUint64)
+	for i := 0; i+1 < len(lit); i++ {
+		if f := freq(lit[i]) * freq(lit[i+1]); f < bestFreq {
+			best, bestFreq = i, f
+		}
+	}
+	return best
+}
+
+// foldPairIndex returns the first i where b[i]|0x20 == a and
+// b[i+1]|0x20 == c, or -1: for a letter both its cases, for other bytes a
+// few more (a caller compares what it finds). It tests sixteen positions a
+// step, eight to a word, where two scans for each case of one byte would
+// stop at each of its many occurrences.
+func foldPairIndex(b []byte, a, c byte) int {
+	const ones, highs, lower = 0x0101010101010101, 0x8080808080808080, 0x2020202020202020
+	wa, wc := ones*uint64(a), ones*uint64(c)
+	// pairs flags the places in the eight bytes from w[0] where a pair
+	// starts: a zero byte of x and of y at the same place. The test for
+	// zero bytes may also flag a byte above a zero one.
+	pairs := func(w []byte) uint64 {
+		x := (binary.LittleEndian.Uint64(w[:8]) | lower) ^ wa
+		y := (binary.LittleEndian.Uint64(w[1:9]) | lower) ^ wc
+		return (x - ones) &^ x & (y - ones) &^ y & highs
+	}
+	i := 0
+	for ; i+17 <= len(b); i += 16 {
+		w := b[i : i+17 : i+17]
+		m0, m1 := pairs(w[:9]), pairs(w[8:])
+		for m := m0; m != 0; m &= m - 1 {
+			if j := i + bits.TrailingZeros64(m)/8; b[j]|0x20 == a && b[j+1]|0x20 == c {
+				return j
+			}
+		}
+		for m := m1; m != 0; m &= m - 1 {
+			if j := i + 8 + bits.TrailingZeros64(m)/8; b[j]|0x20 == a && b[j+1]|0x20 == c {
+				return j
+			}
+		}
+	}
+	for ; i+1 < len(b); i++ {
+		if b[i]|0x20 == a && b[i+1]|0x20 == c {
+			return i
+		}
+	}
+	return -1
+}
+
 // Hit is one matching line: its 1-based number and the byte range of its
 // text (without the ending) in the searched body.
 type Hit struct {
@@ -256,7 +325,7 @@ func (s *Search) Next() (Hit, bool) {
 		var at int
 		switch {
 		case m.lit != nil:
-			at = s.scan.index(body, s.from, m.lit, m.fold, m.rare, &s.limit)
+			at = s.scan.index(body, s.from, m, &s.limit)
 		default:
 			at = s.candidate()
 		}
@@ -403,7 +472,8 @@ type literalScan struct {
 	ready  bool
 }
 
-func (s *literalScan) index(body []byte, from int, lit []byte, fold bool, rare int, l *limit) int {
+func (s *literalScan) index(body []byte, from int, m *Matcher, l *limit) int {
+	lit, fold, rare := m.lit, m.fold, m.rare
 	c := lit[rare]
 	lower, upper := c, c
 	if lc := c | 0x20; fold && lc >= 'a' && lc <= 'z' {
@@ -419,6 +489,9 @@ func (s *literalScan) index(body []byte, from int, lit []byte, fold bool, rare i
 		return -1
 	}
 	p, work := from+rare, 0
+	if m.pair {
+		s.ready, s.up = true, -1
+	}
 	if !s.ready {
 		s.lo, s.up, s.ready = next(lower, p), -1, true
 		if upper != lower {
@@ -426,6 +499,12 @@ func (s *literalScan) index(body []byte, from int, lit []byte, fold bool, rare i
 		}
 	}
 	for {
+		if m.pair {
+			s.lo = -1
+			if i := foldPairIndex(body[min(p, len(body)):], lit[rare]|0x20, lit[rare+1]|0x20); i >= 0 {
+				s.lo = p + i
+			}
+		}
 		if s.lo >= 0 && s.lo < p {
 			s.lo = next(lower, p)
 		}
