@@ -622,10 +622,10 @@ func readCapped(path string) (content []byte, large, binary bool, err error) {
 	// end, in one allocation: a buffer grown step by step leaves its
 	// smaller copies to the collector.
 	var buf []byte
+	mapped := false // the pages of all of buf are mapped in
 	var st unix.Stat_t
 	if unix.Fstat(fd, &st) == nil {
 		buf = make([]byte, 0, int(min(st.Size, MaxFileBytes+1))+1)
-		prefault(buf)
 	}
 	for {
 		if len(buf) == cap(buf) { // the file grew since its stat
@@ -637,7 +637,11 @@ func readCapped(path string) (content []byte, large, binary bool, err error) {
 		end := cap(buf)
 		if len(buf) == 0 { // a binary file shows its NUL early: read a little first
 			end = min(end, 64<<10)
+			prefault(buf[:0:end])
+		} else if !mapped {
+			prefault(buf[len(buf):]) // the rest, once the first read found text
 		}
+		mapped = len(buf) > 0
 		n, err := unix.Read(fd, buf[len(buf):end])
 		if err == unix.EINTR {
 			continue

@@ -8,7 +8,7 @@ import (
 // prefault only maps pages in: the bytes a buffer holds, and its length,
 // stay as they were, whatever the buffer's size and alignment.
 func TestPrefaultKeepsBytes(t *testing.T) {
-	for _, n := range []int{0, 100, prefaultBytes - 1, prefaultBytes, 1<<20 + 123} {
+	for _, n := range []int{0, 100, 64<<10 - 1, 64 << 10, 1<<20 + 123} {
 		b := make([]byte, n, n+77)
 		for i := range b {
 			b[i] = byte(i*7 + 1)
