@@ -471,11 +471,13 @@ func (g *grepRun) bufferOnly(dir string) {
 
 // page cuts the candidates to the requested page and finishes each file.
 // Besides the scope's counts, the page stops at the output bound (about
-// maxBytes of rows, at least one item), so long lines cannot flood the
-// model; the continuation then starts right after what was shown.
+// maxBytes of what it shows, at least one item), so long lines cannot
+// flood the model; the continuation then starts right after what was
+// shown. Paths and counts show no row, so rows charge them nothing.
 func (g *grepRun) page() error {
 	rep, skip := g.rep, g.rep.Req.Skip
 	budget := maxBytes
+	paths := rep.Req.Output == "files" || rep.Req.Output == "count"
 	if rep.Single {
 		if len(g.cands) == 0 {
 			if skip > 0 {
@@ -509,6 +511,16 @@ func (g *grepRun) page() error {
 	for _, f := range g.cands {
 		if len(rep.Page) > 0 && budget <= 0 {
 			break
+		}
+		if paths {
+			// Its line: "path" or "path: N matching lines".
+			f = f.cut(0, min(len(f.Hits), matchesPerFile), 0)
+			budget -= len(f.Show) + 1
+			if rep.Req.Output == "count" {
+				budget -= len(": ") + len(count(f.Total, "matching line"))
+			}
+			rep.Page = append(rep.Page, finish(f))
+			continue
 		}
 		f = f.cut(0, min(len(f.Hits), matchesPerFile), rep.Req.Context)
 		budget -= len(f.Show) + 12
