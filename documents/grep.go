@@ -490,6 +490,13 @@ func (g *grepRun) page() error {
 		if skip > 0 && skip >= f.Total {
 			return pastEnd(skip, f.Total, "matching lines")
 		}
+		if paths {
+			// The file's path or count is the whole answer: a next page
+			// could only show the same line again.
+			rep.PageTo = f.Total
+			rep.Page = []GrepFile{finish(f)}
+			return nil
+		}
 		f = f.cut(min(skip, len(f.Hits)), len(f.Hits), rep.Req.Context)
 		costs := f.rowCosts(rep.Req.Context)
 		n := 0

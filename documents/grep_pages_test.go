@@ -34,3 +34,36 @@ func TestGrepPathsAndCountsPageOnlyWhatTheyShow(t *testing.T) {
 		}
 	}
 }
+
+// A search of one file for its path or its count shows the whole answer on
+// its first page, whatever the number and width of the matches: it offers
+// no next page, which could only repeat the same line.
+func TestGrepOneFileCountHasNoRepeatedPage(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		width int
+		lines int
+	}{
+		{"over the match bound", 0, matchesPerPage + 50},
+		{"over the byte bound", 3000, 60},
+	} {
+		dir := t.TempDir()
+		writeFile(t, dir, "one.txt", wideText(tc.lines, 1, tc.width))
+		for _, output := range []string{"count", "files"} {
+			out, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Path: "one.txt", Output: output})
+			if err != nil {
+				t.Fatal(err)
+			}
+			items, next := renderedPage(out, output, true)
+			if len(items) != 1 || items[0] != "one.txt" || next != 0 {
+				t.Fatalf("%s, output %s: items %v, next skip %d:\n%s", tc.name, output, items, next, out)
+			}
+			if want := fmt.Sprintf("(%d matching lines; shown: 1-%d)", tc.lines, tc.lines); !strings.Contains(out, want) {
+				t.Fatalf("%s, output %s: want the notice %q:\n%s", tc.name, output, want, out)
+			}
+			if output == "count" && !strings.HasPrefix(out, fmt.Sprintf("one.txt: %d matching lines\n", tc.lines)) {
+				t.Fatalf("%s: the count line is wrong:\n%s", tc.name, out)
+			}
+		}
+	}
+}
