@@ -815,7 +815,8 @@ func (r *GrepReport) notices(out *strings.Builder) {
 	}
 	cut := 0
 	for _, f := range r.Page {
-		if !r.Single && f.Total > len(f.Hits) {
+		// Only rows show a file's matches, and so the "N more" of a cut one.
+		if !r.Single && f.Total > len(f.Hits) && r.Req.Output != "files" && r.Req.Output != "count" {
 			cut++
 		}
 	}

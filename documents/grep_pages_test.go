@@ -67,3 +67,20 @@ func TestGrepOneFileCountHasNoRepeatedPage(t *testing.T) {
 		}
 	}
 }
+
+// A file with more matches than a page shows of one file is said to be cut
+// only where its matches are shown (rows): paths and counts show them all.
+func TestGrepCutNoticeOnlyWhereMatchesShow(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "many.txt", bytes.Repeat([]byte("needle\n"), matchesPerFile+5))
+	writeFile(t, dir, "few.txt", []byte("needle\n"))
+	for output, want := range map[string]bool{"rows": true, "files": false, "count": false} {
+		out, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, GrepRequest{Pattern: "needle", Output: output})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(out, "(cut: 1 file on this page had more than"); got != want {
+			t.Errorf("output %s: cut notice %v, want %v:\n%s", output, got, want, out)
+		}
+	}
+}
