@@ -264,9 +264,17 @@ func spawn(body, oob []byte, mounted map[string]bool) reply {
 	if msgs, err := unix.ParseSocketControlMessage(oob); err == nil && len(msgs) == 1 {
 		fds, _ = unix.ParseUnixRights(&msgs[0])
 	}
+	// Each received descriptor is closed once: as a file when it became
+	// one (its finalizer would close the number again, perhaps reused),
+	// else by number.
+	files := map[int]*os.File{}
 	defer func() {
 		for _, fd := range fds {
-			unix.Close(fd)
+			if f := files[fd]; f != nil {
+				f.Close()
+			} else {
+				unix.Close(fd)
+			}
 		}
 	}()
 	var req request
@@ -296,8 +304,8 @@ func spawn(body, oob []byte, mounted map[string]bool) reply {
 	for i, sent := range req.Stdio {
 		if sent && len(streams) > 0 {
 			f := os.NewFile(uintptr(streams[0]), "stdio")
+			files[streams[0]] = f
 			streams = streams[1:]
-			defer runtime.KeepAlive(f)
 			switch i {
 			case 0:
 				cmd.Stdin = f
