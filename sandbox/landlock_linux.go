@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
@@ -17,28 +16,44 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 )
 
-var support = sync.OnceValue(func() Support {
+// landlockSupport is what Landlock holds here: cheap to learn, and all
+// that starting a sandbox needs.
+var landlockSupport = sync.OnceValue(func() Support {
 	abi, err := ll.LandlockGetABIVersion()
 	switch {
 	case err != nil || abi < 1:
 		return Support{Unavailable: errors.New("the kernel has no Landlock (it needs Linux 5.13 or later with landlock in its lsm= list), so what a step's programs do is held only by the gate's questions")}
+	case abi < 4:
+		return Support{Limits: fmt.Sprintf("the kernel's Landlock (ABI %d) cannot restrict network connections; Linux 6.7 or later can", abi)}
 	}
-	s := Support{Net: abi >= 4}
-	var limits []string
-	if !s.Net {
-		limits = append(limits, fmt.Sprintf("the kernel's Landlock (ABI %d) cannot restrict network connections; Linux 6.7 or later can", abi))
+	return Support{Net: true}
+})
+
+// namespaces is whether a spawner or launcher can hold the guarded places
+// here, learnt by starting one (tens of milliseconds): only when a program
+// needs them, or when asked.
+var namespaces = sync.OnceValue(probeNamespaces)
+
+// Supported is what this kernel can hold.
+func Supported() Support {
+	s := landlockSupport()
+	if s.Unavailable != nil {
+		return s
 	}
-	if err := probeNamespaces(); err != nil {
-		limits = append(limits, fmt.Sprintf("no user namespace can be made here (%v), so a program tandem cannot see into may change a root's .git config and hooks and .tandem; allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns rule) to hold them", err))
+	if err := namespaces(); err != nil {
+		limit := fmt.Sprintf("no user namespace can be made here (%v), so a program tandem cannot see into may change a root's .git config and hooks and .tandem; allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns rule) to hold them", err)
+		if s.Limits != "" {
+			s.Limits += "; "
+		}
+		s.Limits += limit
 	} else {
 		s.Guards = true
 	}
-	s.Limits = strings.Join(limits, "; ")
 	return s
-})
+}
 
-// Supported is what this kernel can hold.
-func Supported() Support { return support() }
+// kernelSupport is what starting a sandbox needs to know.
+func kernelSupport() Support { return landlockSupport() }
 
 // Access rights by kind of place.
 const (
@@ -173,7 +188,7 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 		return err
 	}
 	defer unix.Close(fd)
-	if unseen && Supported().Guards {
+	if unseen && namespaces() == nil {
 		var g Guarded
 		if !grant.Has(approvals.Protected) {
 			g = GuardedIn(s.places.Roots)

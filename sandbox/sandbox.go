@@ -33,7 +33,7 @@ type Sandbox struct {
 // New is the sandbox of a session judged by policy, or nil (with the
 // reason) when the kernel cannot enforce here.
 func New(policy *approvals.Policy) (*Sandbox, error) {
-	if err := Supported().Unavailable; err != nil {
+	if err := kernelSupport().Unavailable; err != nil {
 		return nil, err
 	}
 	return &Sandbox{places: PlacesOf(policy), cache: map[approvals.Effects]*ruleset{}}, nil
@@ -77,7 +77,7 @@ func (s *Sandbox) Held(grant approvals.Effects) approvals.Effects {
 		return 0
 	}
 	held := Restricted &^ grant
-	if !Supported().Net {
+	if !kernelSupport().Net {
 		held &^= approvals.Of(approvals.Net)
 	}
 	return held

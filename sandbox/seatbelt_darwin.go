@@ -22,6 +22,9 @@ var support = sync.OnceValue(func() Support {
 // Supported is what this system can hold.
 func Supported() Support { return support() }
 
+// kernelSupport is what starting a sandbox needs to know.
+func kernelSupport() Support { return support() }
+
 // start runs cmd's program under sandbox-exec with the step's profile. The
 // program's argv[0] becomes its path: sandbox-exec runs it by that name.
 func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) error {
