@@ -61,6 +61,7 @@ func launch(args []string, stderr io.Writer) int {
 		return 0
 	}
 	fd, flags := -1, uint64(0)
+	var pinned, ro []string
 	i := 0
 	for ; i+1 < len(args) && args[i] != "--"; i += 2 {
 		var err error
@@ -70,9 +71,9 @@ func launch(args []string, stderr io.Writer) int {
 		case "-flags":
 			flags, err = strconv.ParseUint(v, 10, 32)
 		case "-pin":
-			err = unix.Mount(v, v, "", unix.MS_BIND|unix.MS_REC, "")
+			pinned = append(pinned, v)
 		case "-ro":
-			err = readOnly(v)
+			ro = append(ro, v)
 		default:
 			err = errors.New("unknown argument " + args[i])
 		}
@@ -82,6 +83,9 @@ func launch(args []string, stderr io.Writer) int {
 	}
 	if fd < 0 || i+2 >= len(args) || args[i] != "--" {
 		return fail(126, "usage: %s -fd N -flags F [-pin DIR | -ro PATH]... -- PATH ARGV0 ARGS...", launcherName)
+	}
+	if err := guard(pinned, ro, map[string]bool{}); err != nil {
+		return fail(126, "%v", err)
 	}
 	path, argv := args[i+1], args[i+2:]
 	return becomeProgram(fd, uint32(flags), path, argv, os.Environ(), func(err error) int {

@@ -116,11 +116,6 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, g Guarded) (ok
 	if err == nil {
 		err = json.Unmarshal(buf[:n], &rep)
 	}
-	for _, f := range []any{cmd.Stdin, cmd.Stdout, cmd.Stderr} {
-		if f, ok := f.(*os.File); ok && f != nil {
-			runtime.KeepAlive(f) // its descriptor was sent above
-		}
-	}
 	if err != nil {
 		z.broken = true
 		z.stop()
