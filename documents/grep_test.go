@@ -541,12 +541,7 @@ func grepFilePages(t *rapid.T, dir string) paged {
 	var want []string
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("d%d/f%03d.txt", i%3, rapid.IntRange(0, 999).Draw(t, "name"))
-		text := []byte("needle\n")
-		if wide {
-			every := rapid.IntRange(1, 3).Draw(t, "every")
-			text = wideText(every*rapid.IntRange(1, matchesPerFile+2).Draw(t, "matches"), every, rapid.IntRange(0, 5000).Draw(t, "width"))
-		}
-		writeFile(t, dir, name, text)
+		writeFile(t, dir, name, drawFileText(t, wide))
 		want = append(want, name)
 	}
 	sort.Strings(want)
@@ -978,12 +973,7 @@ func TestLaw_continuation_across_changes(t *testing.T) {
 		var stable []string
 		for i := range rapid.IntRange(filesPerPage+1, 3*filesPerPage+3).Draw(t, "files") {
 			name := fmt.Sprintf("d%d/s%03d.txt", i%3, i)
-			text := []byte("needle\n")
-			if wide {
-				every := rapid.IntRange(1, 3).Draw(t, "every")
-				text = wideText(every*rapid.IntRange(1, matchesPerFile+2).Draw(t, "matches"), every, rapid.IntRange(0, 5000).Draw(t, "width"))
-			}
-			writeFile(t, dir, name, text)
+			writeFile(t, dir, name, drawFileText(t, wide))
 			stable = append(stable, name)
 		}
 		ends := map[string]bool{}
@@ -1062,4 +1052,15 @@ func TestGrepChunkBoundaries(t *testing.T) {
 			}
 		})
 	}
+}
+
+// drawFileText is a file of one matching line, or when wide of several long
+// ones (up to a little past a file's match bound), so that pages end on the
+// output's byte bound as well as on the file bound.
+func drawFileText(t *rapid.T, wide bool) []byte {
+	if !wide {
+		return []byte("needle\n")
+	}
+	every := rapid.IntRange(1, 3).Draw(t, "every")
+	return wideText(every*rapid.IntRange(1, matchesPerFile+2).Draw(t, "matches"), every, rapid.IntRange(0, 5000).Draw(t, "width"))
 }
