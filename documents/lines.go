@@ -10,7 +10,9 @@ var bom = []byte{0xEF, 0xBB, 0xBF}
 // Text is text[Start:End]; its ending is text[End:End+EndLen], which is "\n",
 // "\r\n", or empty for a last line without ending. A lone "\r" is text.
 type Line struct {
-	Start, End, EndLen int
+	// 32 bits: tandem shows files of at most 4 MiB, and a table half the
+	// size is built and read faster.
+	Start, End, EndLen int32
 }
 
 // Lines is the shared line model of read, grep and edit.
@@ -33,11 +35,11 @@ func Scan(text []byte) Lines {
 	for start := 0; start < len(body); {
 		i := bytes.IndexByte(body[start:], '\n')
 		if i < 0 {
-			ls.Lines = append(ls.Lines, Line{Start: start, End: len(body)})
+			ls.Lines = append(ls.Lines, Line{Start: int32(start), End: int32(len(body))})
 			break
 		}
 		end := start + i
-		l := Line{Start: start, End: end, EndLen: 1}
+		l := Line{Start: int32(start), End: int32(end), EndLen: 1}
 		if end > start && body[end-1] == '\r' {
 			l.End--
 			l.EndLen = 2

@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tandemdev/tandem/refusal"
+	"golang.org/x/sys/unix"
 )
 
 // MaxFileBytes is the one size limit (4 MiB) of every documents tool: a
@@ -91,7 +92,7 @@ func loadFile(abs string, info fs.FileInfo) (Snapshot, error) {
 	if info.Size() > MaxFileBytes {
 		return Snapshot{}, tooLarge(abs, info.Size())
 	}
-	content, err := os.ReadFile(abs)
+	content, _, _, err := readCapped(abs)
 	if err != nil {
 		return Snapshot{}, statRefusal(abs, err)
 	}
@@ -167,4 +168,59 @@ func humanSize(n int64) string {
 		return fmt.Sprintf("%d bytes", n)
 	}
 	return fmt.Sprintf("%s (%d bytes)", shortSize(n), n)
+}
+
+// readCapped reads a file, stopping after MaxFileBytes+1 bytes
+// (large: more was there) or at the first chunk holding a NUL byte (binary:
+// the rest need not be read). It uses raw system calls: a search opens
+// thousands of files, and os.File's poller registration and finalizer
+// would cost more than the read of a small file.
+func readCapped(path string) (content []byte, large, binary bool, err error) {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, false, false, err
+	}
+	defer unix.Close(fd)
+	// Room for the whole file and one byte more, where the read meets its
+	// end, in one allocation: a buffer grown step by step leaves its
+	// smaller copies to the collector.
+	var buf []byte
+	mapped := false // the pages of all of buf are mapped in
+	var st unix.Stat_t
+	if unix.Fstat(fd, &st) == nil {
+		buf = make([]byte, 0, int(min(st.Size, MaxFileBytes+1))+1)
+	}
+	for {
+		if len(buf) == cap(buf) { // the file grew since its stat
+			grown := make([]byte, len(buf), 2*cap(buf)+64<<10)
+			prefault(grown)
+			copy(grown, buf)
+			buf = grown
+		}
+		end := cap(buf)
+		if len(buf) == 0 { // a binary file shows its NUL early: read a little first
+			end = min(end, 64<<10)
+			prefault(buf[:0:end])
+		} else if !mapped {
+			prefault(buf[len(buf):]) // the rest, once the first read found text
+		}
+		mapped = len(buf) > 0
+		n, err := unix.Read(fd, buf[len(buf):end])
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return buf, false, false, err
+		}
+		if bytes.IndexByte(buf[len(buf):len(buf)+n], 0) >= 0 {
+			return buf[:len(buf)+n], false, true, nil
+		}
+		buf = buf[:len(buf)+n]
+		if len(buf) > MaxFileBytes {
+			return buf, true, false, nil
+		}
+		if n == 0 {
+			return buf, false, false, nil
+		}
+	}
 }

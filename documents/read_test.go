@@ -253,6 +253,71 @@ func TestReadCutMiddleOnlyShownRowsSeen(t *testing.T) {
 	}
 }
 
+// A cut too long for one read names its first page: reading that page
+// shows, uncut, the cut's first lines in order, across the selector's gaps,
+// and following the pages shows every cut line once.
+func TestReadCutTooLongForOneReadPagesThrough(t *testing.T) {
+	dir := t.TempDir()
+	n := 4*maxRows + 300
+	writeFile(t, dir, "long.txt", numbered(n))
+	for _, sel := range []string{"", fmt.Sprintf("1-40,100-%d,%d-%d", 2*maxRows, 2*maxRows+7, n)} {
+		out, err := Read(context.Background(), NewStore(), NewOverlay(), []string{dir}, "long.txt", sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var marker string
+		shown := map[int]bool{}
+		for _, it := range parseRead(t, out).items {
+			switch it.kind {
+			case "cut":
+				marker = it.text
+			case "row":
+				shown[it.n] = true
+			}
+		}
+		_, rest, ok := strings.Cut(marker, "a page at a time, starting with lines ")
+		if !ok {
+			t.Fatalf("read %q: the cut marker %q names no first page", sel, marker)
+		}
+		cutSel := marker[strings.Index(marker, "(")+1 : strings.Index(marker, ")")]
+		cutSpans, err := ParseSelector(cutSel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var cut []int
+		forwardRows(cutSpans, func(_, n int) bool { cut = append(cut, n); return true })
+		page, _ := strconv.Unquote(rest)
+		for len(cut) > 0 {
+			out, err := Read(context.Background(), NewStore(), NewOverlay(), []string{dir}, "long.txt", page)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p := parseRead(t, out)
+			rows := p.rows()
+			if len(rows) == 0 || len(rows) > maxRows || len(rows) > len(cut) {
+				t.Fatalf("read %q: the page %q shows %d rows of %d cut", sel, page, len(rows), len(cut))
+			}
+			for i, r := range rows {
+				if r.n != cut[i] || shown[r.n] {
+					t.Fatalf("read %q: row %d of the page %q is line %d, want %d, shown once", sel, i, page, r.n, cut[i])
+				}
+				shown[r.n] = true
+			}
+			for _, it := range p.items {
+				if it.kind == "cut" {
+					t.Fatalf("read %q: the page %q is cut again: %s", sel, page, it.text)
+				}
+			}
+			cut = cut[len(rows):]
+			var ns []int
+			for _, n := range cut[:min(len(cut), maxRows)] {
+				ns = append(ns, n)
+			}
+			page = FormatSpans(SpansOf(ns))
+		}
+	}
+}
+
 func TestReadLongLineIsCutAndNotSeen(t *testing.T) {
 	dir := t.TempDir()
 	content := []byte("short\n" + strings.Repeat("é", maxRowBytes) + "\n")

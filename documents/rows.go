@@ -3,6 +3,7 @@ package documents
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -117,15 +118,6 @@ type item struct {
 	gap     bool // a gap marker goes before this row
 }
 
-// itemSpans is the selector of the rows items hold.
-func itemSpans(items []item) string {
-	ns := make([]int, len(items))
-	for i, it := range items {
-		ns[i] = it.n
-	}
-	return FormatSpans(SpansOf(ns))
-}
-
 // SpansOf joins ascending numbers into spans: 1,2,3,5 is 1-3 and 5.
 func SpansOf(ns []int) []Span {
 	var spans []Span
@@ -157,77 +149,159 @@ func ViewRows(text func(n int) []byte, spans []Span) RowsView {
 // viewRows is ViewRows over lines given as their head and their size (see
 // rowOf), so a read can show a line far longer than it keeps in memory.
 func viewRows(line func(n int) (head []byte, size int), spans []Span) RowsView {
-	// Sizes first, rows only for what is kept: a long file's middle is
-	// never rendered.
+	itemAt := func(i, n int) item {
+		_, size := line(n)
+		return item{n: n, size: rowCost(n, size), gap: i > 0 && n == spans[i].From && spans[i].From != spans[i-1].To+1}
+	}
 	rows := 0
 	for _, s := range spans {
 		rows += s.To - s.From + 1
 	}
-	items := make([]item, 0, rows)
-	total := 0
-	for i, s := range spans {
-		for n := s.From; n <= s.To; n++ {
-			_, lineSize := line(n)
-			size := rowCost(n, lineSize)
-			items = append(items, item{n: n, size: size, gap: i > 0 && n == s.From && s.From != spans[i-1].To+1})
-			total += size
+	// A long file's middle is never rendered, nor even listed: the head
+	// and the tail are taken from either end, and the cut between them is
+	// told as spans.
+	var head, tail []item
+	if rows <= maxRows {
+		total := 0
+		forwardRows(spans, func(i, n int) bool {
+			head = append(head, itemAt(i, n))
+			total += head[len(head)-1].size
+			return true
+		})
+		if total <= maxBytes {
+			return renderRows(line, head, nil, nil)
 		}
+		head = head[:0]
 	}
-	keepHead, keepTail := len(items), 0
-	if len(items) > maxRows || total > maxBytes {
-		keepHead, keepTail = 0, 0
-		for b := 0; keepHead < maxRows/2 && keepHead < len(items); keepHead++ {
-			if b += items[keepHead].size; b > maxBytes/2 && keepHead > 0 {
-				break
-			}
+	b := 0
+	forwardRows(spans, func(i, n int) bool {
+		if len(head) == maxRows/2 {
+			return false
 		}
-		for b := 0; keepTail < maxRows/2 && keepHead+keepTail < len(items); keepTail++ {
-			if b += items[len(items)-1-keepTail].size; b > maxBytes/2 && keepTail > 0 {
-				break
-			}
+		it := itemAt(i, n)
+		if b += it.size; b > maxBytes/2 && len(head) > 0 {
+			return false
 		}
+		head = append(head, it)
+		return true
+	})
+	b = 0
+	backwardRows(spans, func(i, n int) bool {
+		if len(tail) == maxRows/2 || len(head)+len(tail) == rows {
+			return false
+		}
+		it := itemAt(i, n)
+		if b += it.size; b > maxBytes/2 && len(tail) > 0 {
+			return false
+		}
+		tail = append(tail, it)
+		return true
+	})
+	slices.Reverse(tail)
+	var cut []Span
+	if len(head)+len(tail) < rows {
+		cut = clipSpans(spans, head[len(head)-1].n+1, tail[0].n-1)
 	}
+	return renderRows(line, head, tail, cut)
+}
+
+// renderRows writes the rows of head, the marker of the cut lines (when
+// any) and the rows of tail.
+func renderRows(line func(n int) (head []byte, size int), head, tail []item, cut []Span) RowsView {
 	var out strings.Builder
 	var v RowsView
 	emit := func(it item) {
 		if it.gap {
 			out.WriteString(GapMarker + "\n")
 		}
-		head, size := line(it.n)
-		row, whole := rowOf(it.n, head, size)
+		text, size := line(it.n)
+		row, whole := rowOf(it.n, text, size)
 		out.WriteString(row)
 		out.WriteByte('\n')
 		if whole {
 			v.Shown = append(v.Shown, it.n)
 		}
 	}
-	for _, it := range items[:keepHead] {
+	for _, it := range head {
 		emit(it)
 	}
-	cut := items[keepHead : len(items)-keepTail]
 	if len(cut) > 0 {
-		sel := itemSpans(cut)
+		count, sel := 0, FormatSpans(cut)
+		for _, s := range cut {
+			count += s.To - s.From + 1
+		}
 		// The next read's selector must fit one read, or it is cut again.
 		fit, b := 0, 0
-		for fit < len(cut) && fit < maxRows {
-			if b += cut[fit].size; b > maxBytes && fit > 0 {
-				break
+		forwardRows(cut, func(_, n int) bool {
+			_, size := line(n)
+			if fit == maxRows {
+				return false
+			}
+			if b += rowCost(n, size); b > maxBytes && fit > 0 {
+				return false
 			}
 			fit++
-		}
-		if fit == len(cut) {
-			fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): read them with lines %q\n", len(cut), sel, sel)
+			return true
+		})
+		if fit == count {
+			fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): read them with lines %q\n", count, sel, sel)
 		} else {
-			fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): read them a page at a time, starting with lines %q\n", len(cut), sel, itemSpans(cut[:fit]))
+			first := FormatSpans(clipSpans(cut, cut[0].From, nthRow(cut, fit)))
+			fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): read them a page at a time, starting with lines %q\n", count, sel, first)
 		}
 	}
-	for i, it := range items[len(items)-keepTail:] {
+	for i, it := range tail {
 		// The cut marker already stands before the first row of the tail.
 		it.gap = it.gap && (i > 0 || len(cut) == 0)
 		emit(it)
 	}
 	v.Text = out.String()
 	return v
+}
+
+// forwardRows calls see with each line spans select, first to last, and
+// the index of its span, until see returns false.
+func forwardRows(spans []Span, see func(i, n int) bool) {
+	for i, s := range spans {
+		for n := s.From; n <= s.To; n++ {
+			if !see(i, n) {
+				return
+			}
+		}
+	}
+}
+
+// backwardRows is forwardRows from the last line to the first.
+func backwardRows(spans []Span, see func(i, n int) bool) {
+	for i := len(spans) - 1; i >= 0; i-- {
+		for n := spans[i].To; n >= spans[i].From; n-- {
+			if !see(i, n) {
+				return
+			}
+		}
+	}
+}
+
+// clipSpans is the part of spans from line from to line to.
+func clipSpans(spans []Span, from, to int) []Span {
+	var out []Span
+	for _, s := range spans {
+		if s := (Span{max(s.From, from), min(s.To, to)}); s.From <= s.To {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// nthRow is the line of the k-th (1-based) row spans select.
+func nthRow(spans []Span, k int) int {
+	for _, s := range spans {
+		if k <= s.To-s.From+1 {
+			return s.From + k - 1
+		}
+		k -= s.To - s.From + 1
+	}
+	return spans[len(spans)-1].To
 }
 
 // digits is the length of n in decimal.

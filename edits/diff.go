@@ -76,7 +76,7 @@ func lineStart(ls documents.Lines, n int) int {
 	if n >= ls.Len() {
 		return len(ls.Body)
 	}
-	return ls.Lines[n].Start
+	return int(ls.Lines[n].Start)
 }
 
 // matchIDs is lineMatch over interned lines.
