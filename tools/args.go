@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agnivade/levenshtein"
 )
@@ -23,12 +24,22 @@ type schemaNode struct {
 	Description string                 `json:"description"`
 }
 
-// schemas is each tool's schema, parsed once: missingRequired reads it on
-// every call.
-var schemas = map[string]*schemaNode{}
+// schemas is each tool's schema, parsed once when a call first needs it
+// (missingRequired reads it on every call), not at every process start.
+var schemas = sync.OnceValue(func() map[string]*schemaNode {
+	out := map[string]*schemaNode{}
+	for name, t := range builtin {
+		var schema schemaNode
+		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
+			panic("tools: invalid schema for " + name)
+		}
+		out[name] = &schema
+	}
+	return out
+})
 
 func toolSchema(name string) *schemaNode {
-	if n := schemas[name]; n != nil {
+	if n := schemas()[name]; n != nil {
 		return n
 	}
 	return &schemaNode{}

@@ -56,11 +56,6 @@ func init() {
 		if _, dup := builtin[t.Name]; dup {
 			panic("tools: duplicate tool " + t.Name)
 		}
-		var schema schemaNode
-		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
-			panic("tools: invalid schema for " + t.Name)
-		}
-		schemas[t.Name] = &schema
 		builtin[t.Name] = t
 	}
 }
