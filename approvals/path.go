@@ -84,14 +84,14 @@ type RealPath struct {
 
 // Resolve makes path real as tandem itself sees it. A relative path is
 // taken from dir.
-func Resolve(dir, path string) RealPath { return resolve(dir, path, false) }
+func Resolve(dir, path string) RealPath { return resolve(dir, path, false, nil) }
 
 // ResolveForProgram makes path real as a program started in dir sees it:
 // /proc/self and /proc/thread-self (and /dev/fd, /dev/stdin through them)
 // are that program's process, not tandem's. Its cwd is dir and its root /;
 // its other entries (fd, exe, environ, …) are the program's own and are
 // kept as written under ProgramProc, never read through tandem's.
-func ResolveForProgram(dir, path string) RealPath { return resolve(dir, path, true) }
+func ResolveForProgram(dir, path string) RealPath { return resolve(dir, path, true, nil) }
 
 // ProgramProc is the /proc directory of the program a step starts, as
 // ResolveForProgram names it.
@@ -101,7 +101,7 @@ const ProgramProc = "/proc/self"
 // program's own /proc entries: no file tandem may open for it.
 func InProgramProc(path string) bool { return Under(path, ProgramProc) }
 
-func resolve(dir, path string, program bool) RealPath {
+func resolve(dir, path string, program bool, memo lstatMemo) RealPath {
 	if !filepath.IsAbs(path) {
 		// Not filepath.Join: it would take ".." lexically, before the
 		// links on the way are followed.
@@ -161,7 +161,7 @@ func resolve(dir, path string, program bool) RealPath {
 				return r
 			}
 		}
-		fi, err := os.Lstat(next)
+		fi, err := memo.lstat(next)
 		if err != nil {
 			r.Path = filepath.Join(append([]string{next}, parts...)...)
 			return r
@@ -198,6 +198,29 @@ func restIsLast(parts []string) bool {
 }
 
 func splitPath(p string) []string { return strings.Split(p, "/") }
+
+// lstatMemo remembers the lstat of each path while a policy is built: its
+// hundred entries share their parents (the home directory, ~/.config), and
+// each stat is a system call of every tandem command's start. Nil stats
+// every time.
+type lstatMemo map[string]lstatResult
+
+type lstatResult struct {
+	fi  fs.FileInfo
+	err error
+}
+
+func (m lstatMemo) lstat(p string) (fs.FileInfo, error) {
+	if m == nil {
+		return os.Lstat(p)
+	}
+	r, ok := m[p]
+	if !ok {
+		r.fi, r.err = os.Lstat(p)
+		m[p] = r
+	}
+	return r.fi, r.err
+}
 
 // Judgement is everything the policy says about one path.
 type Judgement struct {
@@ -256,6 +279,7 @@ type entry struct {
 // root: a file there replaces a command.
 func NewPolicy(c PolicyConfig) *Policy {
 	p := &Policy{env: map[string]string{}}
+	memo := lstatMemo{}
 	for _, kv := range c.Env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			p.env[k] = v
@@ -263,7 +287,7 @@ func NewPolicy(c PolicyConfig) *Policy {
 	}
 	base := "/"
 	for _, r := range c.Roots {
-		rp := Resolve("/", r).Path
+		rp := resolve("/", r, false, memo).Path
 		p.roots = append(p.roots, rp)
 		if base == "/" {
 			base = rp
@@ -271,7 +295,7 @@ func NewPolicy(c PolicyConfig) *Policy {
 	}
 	for _, d := range c.Scratch {
 		if filepath.IsAbs(d) {
-			p.scratch = append(p.scratch, Resolve("/", d).Path)
+			p.scratch = append(p.scratch, resolve("/", d, false, memo).Path)
 		}
 	}
 	home := c.Home
@@ -295,7 +319,7 @@ func NewPolicy(c PolicyConfig) *Policy {
 		if path == "" || !filepath.IsAbs(path) {
 			return
 		}
-		p.secrets = append(p.secrets, entries(path, k)...)
+		p.secrets = append(p.secrets, entries(path, k, memo)...)
 	}
 	if home != "" {
 		for _, s := range []string{".ssh", ".aws", ".azure", ".config/gcloud", ".config/gh",
@@ -324,7 +348,7 @@ func NewPolicy(c PolicyConfig) *Policy {
 
 	addProtected := func(path string, k entryKind) {
 		if path != "" && filepath.IsAbs(path) {
-			p.protected = append(p.protected, entries(path, k)...)
+			p.protected = append(p.protected, entries(path, k, memo)...)
 		}
 	}
 	// What carries tandem's execution gates is secret, not merely protected:
@@ -381,13 +405,13 @@ func NewPolicy(c PolicyConfig) *Policy {
 
 // entries gives the rule for a path as written (cleaned) and for its real
 // path, when they differ: a home reached through a symlink is the same home.
-func entries(path string, k entryKind) []entry {
+func entries(path string, k entryKind, memo lstatMemo) []entry {
 	path = filepath.Clean(path)
 	out := []entry{{path, k}}
-	dirReal := Resolve("/", filepath.Dir(path)).Path
+	dirReal := resolve("/", filepath.Dir(path), false, memo).Path
 	real := filepath.Join(dirReal, filepath.Base(path))
 	if k != prefix {
-		real = Resolve("/", path).Path
+		real = resolve("/", path, false, memo).Path
 	}
 	if real != path {
 		out = append(out, entry{real, k})
@@ -459,7 +483,7 @@ func (p *Policy) examine(dir, path string, program bool) Judgement {
 	if abs := path; filepath.IsAbs(abs) && harmless[filepath.Clean(abs)] {
 		return Judgement{Written: path, RealPath: RealPath{Path: filepath.Clean(abs), Exists: true}, Class: PathHarmless}
 	}
-	r := resolve(dir, path, program)
+	r := resolve(dir, path, program, nil)
 	j := p.JudgeReal(r)
 	j.Written = path
 	if r.Link != "" {
