@@ -8,9 +8,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-
-	// First of tandem's packages to set up: the rest start faster.
-	_ "github.com/tandemdev/tandem/internal/imagemap"
 )
 
 // command is one subcommand; each is defined in its own file.
