@@ -311,12 +311,18 @@ func (g *grepRun) firstMatch(abs string, buf *[]byte) (class Class, found bool) 
 		return ClassUnreadable, false
 	}
 	defer unix.Close(fd)
-	b := (*buf)[:0]
-	defer func() { *buf = b[:0] }()
+	b := (*buf)[:0] // the pool keeps buf as it is: a grown buffer is this file's only
 	read, start, sawNewline := 0, true, false
 	for {
-		if len(b) == cap(b) { // a line longer than the buffer
-			grown := make([]byte, len(b), 2*cap(b))
+		if len(b) == cap(b) {
+			// A line longer than the buffer: room for the rest of the file
+			// at once, not a doubling and a copy per step of a 1 MB line.
+			size := 2 * cap(b)
+			var st unix.Stat_t
+			if unix.Fstat(fd, &st) == nil {
+				size = max(size, int(min(st.Size, MaxFileBytes+1))-read+len(b)+1)
+			}
+			grown := make([]byte, len(b), size)
 			prefault(grown)
 			copy(grown, b)
 			b = grown

@@ -1035,6 +1035,8 @@ func TestGrepChunkBoundaries(t *testing.T) {
 	}{
 		{"line across chunks", lines[:chunkBytes-8] + "hay needle\n", true, ClassSearched},
 		{"line longer than a chunk", strings.Repeat("x", 3*chunkBytes) + "needle\n", true, ClassSearched},
+		{"match after a long line", strings.Repeat("x", 3*chunkBytes) + "\n" + lines + "needle\n", true, ClassSearched},
+		{"NUL after a long line", strings.Repeat("x", 3*chunkBytes) + "\n" + lines + "needle\x00\n", false, ClassBinary},
 		{"byte order mark, no line end", "\uFEFFneedle", true, ClassSearched},
 		{"NUL past the match", "needle\n" + lines + "\x00\n", false, ClassBinary},
 		{"match in the cut line", strings.Repeat("hay\n", MaxFileBytes/4-1) + "hay needle\n", false, ClassLarge},
