@@ -288,6 +288,7 @@ func (g *grepRun) searchPage() {
 				sl.f, sl.class = g.read(page[i].abs)
 				if sl.class == ClassSearched || sl.class == ClassLarge {
 					sl.f, sl.s = g.search(sl.f, matchesPerFile)
+					sl.f = finish(sl.f) // hashed and checked on every core too
 				}
 			}
 		})
@@ -532,7 +533,7 @@ func (g *grepRun) page() error {
 			if rep.Req.Output == "count" {
 				budget -= len(": ") + len(count(f.Total, "matching line"))
 			}
-			rep.Page = append(rep.Page, finish(f))
+			rep.Page = append(rep.Page, f)
 			continue
 		}
 		f = f.cut(0, min(len(f.Hits), matchesPerFile), rep.Req.Context)
@@ -540,7 +541,7 @@ func (g *grepRun) page() error {
 		for _, cost := range f.rowCosts(rep.Req.Context) {
 			budget -= cost
 		}
-		rep.Page = append(rep.Page, finish(f))
+		rep.Page = append(rep.Page, f)
 	}
 	rep.PageTo = skip + len(rep.Page)
 	if g.rest > len(rep.Page) {
@@ -660,7 +661,7 @@ func (r *GrepReport) Record(store *Store) string {
 	text, shown := r.Render()
 	for i, f := range r.Page {
 		if f.Tag != "" {
-			store.Saw(f.Abs, f.Content)
+			store.sawTagged(f.Abs, f.Tag, f.Content)
 			store.MarkSeen(f.Abs, f.Tag, shown[i]...)
 		}
 	}

@@ -72,8 +72,14 @@ func NewStore() *Store {
 // and returns its tag. Seeing a version again moves it to the newest place.
 // A closed store returns the tag and remembers nothing.
 func (s *Store) Saw(path string, text []byte) Tag {
-	path = filepath.Clean(path)
 	tag := TagOf(text)
+	s.sawTagged(path, tag, text)
+	return tag
+}
+
+// sawTagged is Saw of text whose tag the caller has already computed.
+func (s *Store) sawTagged(path string, tag Tag, text []byte) Tag {
+	path = filepath.Clean(path)
 	b := s.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
