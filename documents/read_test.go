@@ -309,11 +309,7 @@ func TestReadCutTooLongForOneReadPagesThrough(t *testing.T) {
 				}
 			}
 			cut = cut[len(rows):]
-			var ns []int
-			for _, n := range cut[:min(len(cut), maxRows)] {
-				ns = append(ns, n)
-			}
-			page = FormatSpans(SpansOf(ns))
+			page = FormatSpans(SpansOf(cut[:min(len(cut), maxRows)]))
 		}
 	}
 }

@@ -160,43 +160,37 @@ func viewRows(line func(n int) (head []byte, size int), spans []Span) RowsView {
 	// A long file's middle is never rendered, nor even listed: the head
 	// and the tail are taken from either end, and the cut between them is
 	// told as spans.
-	var head, tail []item
 	if rows <= maxRows {
+		var all []item
 		total := 0
 		forwardRows(spans, func(i, n int) bool {
-			head = append(head, itemAt(i, n))
-			total += head[len(head)-1].size
+			all = append(all, itemAt(i, n))
+			total += all[len(all)-1].size
 			return true
 		})
 		if total <= maxBytes {
-			return renderRows(line, head, nil, nil)
+			return renderRows(line, all, nil, nil)
 		}
-		head = head[:0]
 	}
-	b := 0
-	forwardRows(spans, func(i, n int) bool {
-		if len(head) == maxRows/2 {
-			return false
-		}
-		it := itemAt(i, n)
-		if b += it.size; b > maxBytes/2 && len(head) > 0 {
-			return false
-		}
-		head = append(head, it)
-		return true
-	})
-	b = 0
-	backwardRows(spans, func(i, n int) bool {
-		if len(tail) == maxRows/2 || len(head)+len(tail) == rows {
-			return false
-		}
-		it := itemAt(i, n)
-		if b += it.size; b > maxBytes/2 && len(tail) > 0 {
-			return false
-		}
-		tail = append(tail, it)
-		return true
-	})
+	// take collects rows from one end, up to half of each bound.
+	take := func(walk func([]Span, func(i, n int) bool), room int) []item {
+		var got []item
+		b := 0
+		walk(spans, func(i, n int) bool {
+			if len(got) == min(maxRows/2, room) {
+				return false
+			}
+			it := itemAt(i, n)
+			if b += it.size; b > maxBytes/2 && len(got) > 0 {
+				return false
+			}
+			got = append(got, it)
+			return true
+		})
+		return got
+	}
+	head := take(forwardRows, rows)
+	tail := take(backwardRows, rows-len(head))
 	slices.Reverse(tail)
 	var cut []Span
 	if len(head)+len(tail) < rows {
