@@ -232,8 +232,18 @@ func rarestPair(lit []byte) int {
 // b[i+1]|0x20 == c, or -1: for a letter both its cases, for other bytes a
 // few more (a caller compares what it finds). It tests sixteen positions a
 // step, eight to a word, where two scans for each case of one byte would
-// stop at each of its many occurrences.
+// stop at each of its many occurrences. Where the CPU has vector
+// instructions (foldPairBlocks), they scan all but b's tail.
 func foldPairIndex(b []byte, a, c byte) int {
+	at, i := foldPairBlocks(b, a, c)
+	if at >= 0 {
+		return at
+	}
+	return foldPairIndexFrom(b, a, c, i)
+}
+
+// foldPairIndexFrom is foldPairIndex in plain Go, from place i on.
+func foldPairIndexFrom(b []byte, a, c byte, i int) int {
 	const ones, highs, lower = 0x0101010101010101, 0x8080808080808080, 0x2020202020202020
 	wa, wc := ones*uint64(a), ones*uint64(c)
 	// pairs flags the places in the eight bytes from w[0] where a pair
@@ -244,7 +254,6 @@ func foldPairIndex(b []byte, a, c byte) int {
 		y := (binary.LittleEndian.Uint64(w[1:9]) | lower) ^ wc
 		return (x - ones) &^ x & (y - ones) &^ y & highs
 	}
-	i := 0
 	for ; i+17 <= len(b); i += 16 {
 		w := b[i : i+17 : i+17]
 		m0, m1 := pairs(w[:9]), pairs(w[8:])
