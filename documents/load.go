@@ -9,8 +9,9 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"github.com/tandemdev/tandem/refusal"
 	"golang.org/x/sys/unix"
+
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // MaxFileBytes is the one size limit (4 MiB) of every documents tool: a
