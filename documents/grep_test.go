@@ -532,8 +532,11 @@ func grepFilePages(t *rapid.T, dir string) paged {
 	if rapid.Bool().Draw(t, "several pages") {
 		n = rapid.IntRange(filesPerPage+1, 3*filesPerPage+3).Draw(t, "files")
 	}
-	wide := rapid.Bool().Draw(t, "wide")
-	output := rapid.SampledFrom([]string{"rows", "files", "count"}).Draw(t, "output")
+	// Rows of wide files in most cases: with half the cases wide and a third
+	// rows, one page in ten ended on the byte bound, too few to be sure of
+	// the five the law asks for.
+	wide := rapid.IntRange(0, 3).Draw(t, "wide") > 0
+	output := rapid.SampledFrom([]string{"rows", "rows", "files", "count"}).Draw(t, "output")
 	around := 0
 	if output == "rows" {
 		around = rapid.IntRange(0, 2).Draw(t, "context")
