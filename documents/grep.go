@@ -304,16 +304,54 @@ func (g *grepRun) searchPage() {
 
 // firstMatch searches a file on disk chunk by chunk, reading into buf,
 // up to its first match, and says how the tally counts it, as read would
-// for the whole file: past the match it reads on, without searching, only
-// to tell a binary file.
+// for the whole file.
 func (g *grepRun) firstMatch(abs string, buf *[]byte) (class Class, found bool) {
+	cut := false
+	class = eachChunk(abs, *buf, func(body []byte, first bool) chunkNext {
+		if first {
+			body = bytes.TrimPrefix(body, bom)
+		}
+		s := g.m.Search(g.ctx, body)
+		_, found = s.Next()
+		switch {
+		case s.Err() == errTooSlow:
+			cut = true
+			return stopReading
+		case found:
+			return readOn
+		}
+		return searchOn
+	})
+	if cut {
+		return ClassCut, found
+	}
+	return class, found
+}
+
+// chunkNext is what eachChunk does after a chunk.
+type chunkNext int
+
+const (
+	searchOn    chunkNext = iota // hand over the next chunk too
+	readOn                       // read on only to tell a binary file
+	stopReading                  // stop: the caller has its answer
+)
+
+// eachChunk reads a file on disk into buf, chunk after chunk, and hands
+// over the whole lines of each (the first from the file's start, with any
+// byte order mark) while see asks for more; past that it may read on only
+// to tell a binary file. A line longer than buf gets a buffer of this
+// file's own. It says how the tally counts the file, as read would for the
+// whole file: searched, large (its first MaxFileBytes, cut at a line end),
+// binary or unreadable; ClassSearched when see stopped the reading.
+func eachChunk(abs string, buf []byte, see func(body []byte, first bool) chunkNext) Class {
 	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return ClassUnreadable, false
+		return ClassUnreadable
 	}
 	defer unix.Close(fd)
-	b := (*buf)[:0] // the pool keeps buf as it is: a grown buffer is this file's only
-	read, start, sawNewline := 0, true, false
+	b := buf[:0]
+	read, first, sawNewline, next := 0, true, false, searchOn
 	for {
 		if len(b) == cap(b) {
 			// A line longer than the buffer: room for the rest of the file
@@ -333,10 +371,10 @@ func (g *grepRun) firstMatch(abs string, buf *[]byte) (class Class, found bool) 
 			continue
 		}
 		if err != nil {
-			return ClassUnreadable, false
+			return ClassUnreadable
 		}
 		if bytes.IndexByte(b[len(b):len(b)+n], 0) >= 0 {
-			return ClassBinary, false
+			return ClassBinary
 		}
 		b, read = b[:len(b)+n], read+n
 		last := n == 0 || read > MaxFileBytes
@@ -351,22 +389,17 @@ func (g *grepRun) firstMatch(abs string, buf *[]byte) (class Class, found bool) 
 		if n == 0 || read > MaxFileBytes && !sawNewline {
 			end = len(b)
 		}
-		if !found && end > 0 {
-			body := b[:end]
-			if start { // b starts at the file's start
-				body, start = bytes.TrimPrefix(body, bom), false
+		if next == searchOn && end > 0 {
+			if next = see(b[:end], first); next == stopReading {
+				return ClassSearched
 			}
-			s := g.m.Search(g.ctx, body)
-			_, found = s.Next()
-			if s.Err() == errTooSlow {
-				return ClassCut, found
-			}
+			first = false
 		}
 		if last {
 			if read > MaxFileBytes {
-				return ClassLarge, found
+				return ClassLarge
 			}
-			return ClassSearched, found
+			return ClassSearched
 		}
 		b = b[:copy(b, b[end:])]
 	}
