@@ -58,7 +58,9 @@ func serve(mode string) {
 	}
 	if file, ok := strings.CutPrefix(mode, "mute:"); ok {
 		_ = os.WriteFile(file, []byte(strconv.Itoa(os.Getpid())), 0o644)
-		select {}
+		for { // not select {}: without cgo the runtime would call it a deadlock and exit
+			time.Sleep(time.Hour)
+		}
 	}
 	s := mcptest.New()
 	mcp.AddTool(s, &mcp.Tool{Name: "env", Description: "Returns the value of an environment variable."},
