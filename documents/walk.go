@@ -42,7 +42,9 @@ const (
 )
 
 // Tally counts the entries of one walk per class and keeps a few example
-// paths (absolute) of each, so a notice can name them.
+// paths (absolute) of each, so a notice can name them: the first by name,
+// so that the same search names the same examples whichever worker met
+// them first.
 type Tally struct {
 	Count    [numClasses]int
 	Examples [numClasses][]string
@@ -59,8 +61,8 @@ func (c Class) example() bool {
 // add counts an entry, by its absolute path, in class c.
 func (t *Tally) add(c Class, abs string) {
 	t.Count[c]++
-	if c.example() && len(t.Examples[c]) < examplesKept {
-		t.Examples[c] = append(t.Examples[c], abs)
+	if c.example() {
+		t.example(c, abs)
 	}
 }
 
@@ -68,9 +70,27 @@ func (t *Tally) add(c Class, abs string) {
 // it is kept as an example.
 func (t *Tally) addIn(c Class, dir, name string) {
 	t.Count[c]++
-	if c.example() && len(t.Examples[c]) < examplesKept {
-		t.Examples[c] = append(t.Examples[c], dir+string(filepath.Separator)+name)
+	if c.example() && t.keeps(c, dir+string(filepath.Separator)+name) {
+		t.example(c, dir+string(filepath.Separator)+name)
 	}
+}
+
+// keeps reports whether abs would be one of class c's examples.
+func (t *Tally) keeps(c Class, abs string) bool {
+	ex := t.Examples[c]
+	return len(ex) < examplesKept || abs < ex[len(ex)-1]
+}
+
+// example keeps abs among class c's examples if it is one of the first by
+// name.
+func (t *Tally) example(c Class, abs string) {
+	if !t.keeps(c, abs) {
+		return
+	}
+	ex := t.Examples[c]
+	i, _ := slices.BinarySearch(ex, abs)
+	ex = slices.Insert(ex, i, abs)
+	t.Examples[c] = ex[:min(len(ex), examplesKept)]
 }
 
 // Move takes one entry from class from to class to (a file handed over,
@@ -84,9 +104,7 @@ func (t *Tally) merge(o *Tally) {
 	for c := range t.Count {
 		t.Count[c] += o.Count[c]
 		for _, e := range o.Examples[c] {
-			if len(t.Examples[c]) < examplesKept {
-				t.Examples[c] = append(t.Examples[c], e)
-			}
+			t.example(Class(c), e)
 		}
 	}
 }
