@@ -12,8 +12,10 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/zeebo/xxh3"
 	"golang.org/x/sys/unix"
 
 	"github.com/tandemdev/tandem/refusal"
@@ -66,6 +68,9 @@ type GrepFile struct {
 	Content   []byte  // the bytes searched; hits index them after the BOM
 	Hits      []Hit   // the matching rows shown (while searching: those kept, one past the page)
 	Total     int     // matches in the file (counted up to the scope's need)
+	// lean: Content holds only the lines of the kept hits, one after
+	// another (a search for a session that keeps no text, streamFile).
+	lean bool
 	// before and after are the lines of the matches just off the page (0:
 	// none). The rows around the page's matches stop short of theirs:
 	// the page before showed them, or the page after will.
@@ -88,7 +93,7 @@ type GrepReport struct {
 
 // GrepSearch runs a search and returns its report; nothing is recorded.
 func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest) (*GrepReport, error) {
-	return grepSearch(ctx, buffers, roots, req, "")
+	return grepSearch(ctx, buffers, roots, req, "", false)
 }
 
 // grepCursor is where the next page of a directory search starts: after
@@ -114,7 +119,7 @@ func (s *Store) GrepPage(ctx context.Context, buffers *Overlay, roots []string, 
 	if c.search == search && c.skip == req.Skip && req.Skip > 0 {
 		after = c.after
 	}
-	rep, err := grepSearch(ctx, buffers, roots, req, after)
+	rep, err := grepSearch(ctx, buffers, roots, req, after, s.oneCall)
 	if err != nil || rep.Single || rep.Next == 0 {
 		return rep, err
 	}
@@ -125,8 +130,9 @@ func (s *Store) GrepPage(ctx context.Context, buffers *Overlay, roots []string, 
 }
 
 // grepSearch runs a search whose page starts after the file after shows
-// ("": at the skip).
-func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest, after string) (*GrepReport, error) {
+// ("": at the skip). oneCall: its report is only rendered, never recorded,
+// so a page file need not be held whole where streamFile can search it.
+func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest, after string, oneCall bool) (*GrepReport, error) {
 	if buffers == nil {
 		buffers = NewOverlay()
 	}
@@ -158,7 +164,8 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 			"The glob %q is not a valid pattern. Use patterns such as \"*.go\" or \"src/**/*.ts\".", req.Glob))
 	}
 	rep := &GrepReport{Req: req, roots: roots}
-	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, rep: rep, after: after}
+	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, rep: rep, after: after,
+		lean: oneCall && m.pure && req.Context == 0}
 	abs := dirs[0]
 	_, open := buffers.Get(abs)
 	info, statErr := os.Stat(abs)
@@ -205,6 +212,7 @@ type grepRun struct {
 	rep     *GrepReport
 	mu      sync.Mutex
 	after   string        // the page starts after the file this shows ("": at the skip)
+	lean    bool          // the page's files on disk are searched by streamFile
 	matched []matchedFile // a directory search's files with a match, in walk order
 	cands   []GrepFile    // the files searched whole for the page, in path order
 	rest    int           // files with a match from the page's first on
@@ -276,26 +284,33 @@ func (g *grepRun) searchPage() {
 	type slot struct {
 		f     GrepFile
 		class Class
-		s     *Search
+		end   searchEnd
 	}
 	slots := make([]slot, len(page))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range min(len(page), runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
+			pooled := chunkBufs.Get().(*[]byte)
+			defer chunkBufs.Put(pooled)
 			for i := int(next.Add(1) - 1); i < len(page); i = int(next.Add(1) - 1) {
 				sl := &slots[i]
+				if _, open := g.buffers.Get(page[i].abs); g.lean && !open {
+					sl.f, sl.class, sl.end = g.streamFile(page[i].abs, *pooled)
+					continue
+				}
 				sl.f, sl.class = g.read(page[i].abs)
 				if sl.class == ClassSearched || sl.class == ClassLarge {
-					sl.f, sl.s = g.search(sl.f, matchesPerFile)
-					sl.f = finish(sl.f) // hashed and checked on every core too
+					var s *Search
+					sl.f, s = g.search(sl.f, matchesPerFile)
+					sl.f, sl.end = finish(sl.f), endOf(s) // hashed and checked on every core too
 				}
 			}
 		})
 	}
 	wg.Wait()
 	for _, sl := range slots {
-		if sl.class != ClassSearched && sl.class != ClassLarge || !g.keep(sl.f, sl.s, &rep.Tally) {
+		if sl.class != ClassSearched && sl.class != ClassLarge || !g.keep(sl.f, sl.end, &rep.Tally) {
 			rep.FilesMatched--
 			g.rest--
 		}
@@ -326,6 +341,53 @@ func (g *grepRun) firstMatch(abs string, buf *[]byte) (class Class, found bool) 
 		return ClassCut, found
 	}
 	return class, found
+}
+
+// streamFile searches a page file on disk chunk by chunk, as read and
+// search do whole, for a report that is rendered and never recorded: it
+// keeps the lines of the hits it keeps, not the file, and hashes the file
+// as the chunks go by: in a fresh process a page of large files cost more
+// to hold than to search. Only for pages without context rows (see
+// grepRun.lean), and a pattern a line matches by its literal alone, whose
+// chunks' searches never pass the time limit between them.
+func (g *grepRun) streamFile(abs string, buf []byte) (GrepFile, Class, searchEnd) {
+	f := GrepFile{Abs: abs, Content: []byte{'\n'}, lean: true} // never starting with a BOM
+	sum := xxh3.New()
+	valid := true
+	var end searchEnd
+	lines := 0 // before the chunk
+	class := eachChunk(abs, buf, func(body []byte, first bool) chunkNext {
+		_, _ = sum.Write(body)
+		valid = valid && utf8.Valid(body) // a chunk ends at a line end, never inside a rune
+		text := body
+		if first {
+			text = bytes.TrimPrefix(body, bom)
+		}
+		s := g.m.Search(g.ctx, text)
+		for {
+			h, ok := s.Next()
+			if !ok {
+				break
+			}
+			if len(f.Hits) <= matchesPerFile {
+				from := len(f.Content)
+				f.Content = append(append(f.Content, text[h.Start:h.End]...), '\n')
+				f.Hits = append(f.Hits, Hit{N: lines + h.N, Start: from, End: from + h.End - h.Start})
+			}
+			f.Total++
+		}
+		if s.Err() != nil {
+			end = searchEnd{s.Err(), lines + s.Line()}
+			return stopReading
+		}
+		lines += bytes.Count(text, []byte{'\n'})
+		return searchOn
+	})
+	f.Large, f.NotUTF8 = class == ClassLarge, !valid
+	if class == ClassSearched && valid && end.err == nil {
+		f.Tag = tagOfSum(sum.Sum64())
+	}
+	return f, class, end
 }
 
 // chunkNext is what eachChunk does after a chunk.
@@ -445,7 +507,7 @@ func (g *grepRun) read(abs string) (GrepFile, Class) {
 // candidates. It reports whether the file has a match.
 func (g *grepRun) searchAll(f GrepFile, limit int, t *Tally) bool {
 	f, s := g.search(f, limit)
-	return g.keep(f, s, t)
+	return g.keep(f, endOf(s), t)
 }
 
 // search searches f whole, keeping its first limit hits and one past
@@ -466,10 +528,19 @@ func (g *grepRun) search(f GrepFile, limit int) (GrepFile, *Search) {
 	return f, s
 }
 
+// searchEnd is how the search of a file ended: early, and then at which
+// line, or at its end (err nil).
+type searchEnd struct {
+	err  error
+	line int
+}
+
+func endOf(s *Search) searchEnd { return searchEnd{s.Err(), s.Line()} }
+
 // keep adds a searched file to the candidates when it has a match, and
 // reports whether it has.
-func (g *grepRun) keep(f GrepFile, s *Search, t *Tally) bool {
-	g.stopped(s, t, &f)
+func (g *grepRun) keep(f GrepFile, end searchEnd, t *Tally) bool {
+	g.stopped(end, t, &f)
 	if f.Total == 0 {
 		return false
 	}
@@ -481,8 +552,8 @@ func (g *grepRun) keep(f GrepFile, s *Search, t *Tally) bool {
 // stopped accounts for a search of f that passed its time limit: f moves
 // to ClassCut and remembers where the search stopped. A cancelled search
 // needs nothing: its grep shows nothing.
-func (g *grepRun) stopped(s *Search, t *Tally, f *GrepFile) {
-	if s.Err() != errTooSlow {
+func (g *grepRun) stopped(end searchEnd, t *Tally, f *GrepFile) {
+	if end.err != errTooSlow {
 		return
 	}
 	from := ClassSearched
@@ -490,7 +561,7 @@ func (g *grepRun) stopped(s *Search, t *Tally, f *GrepFile) {
 		from = ClassLarge
 	}
 	t.Move(from, ClassCut, f.Abs)
-	f.CutAt = s.Line()
+	f.CutAt = end.line
 }
 
 // bufferOnly searches open editor buffers under the directory that do not
@@ -693,7 +764,7 @@ func Grep(ctx context.Context, store *Store, buffers *Overlay, roots []string, r
 func (r *GrepReport) Record(store *Store) string {
 	text, shown := r.Render()
 	for i, f := range r.Page {
-		if f.Tag != "" {
+		if f.Tag != "" && !f.lean {
 			store.sawTagged(f.Abs, f.Tag, f.Content)
 			store.MarkSeen(f.Abs, f.Tag, shown[i]...)
 		}

@@ -1055,6 +1055,18 @@ func TestGrepChunkBoundaries(t *testing.T) {
 			if (rep.FilesMatched == 1) != c.matched || rep.Tally.Count[c.class] != 1 {
 				t.Fatalf("matched %d files, classes %v; want matched %v, class %d", rep.FilesMatched, rep.Tally.Count, c.matched, c.class)
 			}
+			// A session of one call, which streams the page's file, shows the same.
+			var shown []string
+			for _, st := range []*Store{NewStoreForOneCall(), NewStore()} {
+				out, err := Grep(context.Background(), st, nil, []string{dir}, GrepRequest{Pattern: "needle"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				shown = append(shown, out)
+			}
+			if shown[0] != shown[1] {
+				t.Fatalf("one call shows\n%s\na session shows\n%s", shown[0], shown[1])
+			}
 		})
 	}
 }
@@ -1068,4 +1080,119 @@ func drawFileText(t *rapid.T, wide bool) []byte {
 	}
 	every := rapid.IntRange(1, 3).Draw(t, "every")
 	return wideText(every*rapid.IntRange(1, matchesPerFile+2).Draw(t, "matches"), every, rapid.IntRange(0, 5000).Draw(t, "width"))
+}
+
+// drawStreamText is a file for the one-call law: lines with the needle in
+// either case or none, and now and then a byte order mark, CRLF endings, a
+// line longer than the walk's chunk, a byte that is not UTF-8, more matches
+// than a page shows of one file, a NUL after the matches, no last line end.
+func drawStreamText(t *rapid.T) []byte {
+	var b bytes.Buffer
+	if rapid.IntRange(0, 5).Draw(t, "bom") == 0 {
+		b.WriteString("\uFEFF")
+	}
+	eol := "\n"
+	if rapid.IntRange(0, 4).Draw(t, "crlf") == 0 {
+		eol = "\r\n"
+	}
+	lines := rapid.IntRange(1, 3*matchesPerFile).Draw(t, "lines")
+	for i := range lines {
+		switch rapid.IntRange(0, 9).Draw(t, "line") {
+		case 0, 1, 2:
+			fmt.Fprintf(&b, "a needle %d", i)
+		case 3:
+			fmt.Fprintf(&b, "NEEDLE and Needle %d", i)
+		case 4:
+			b.WriteString(strings.Repeat("w", chunkBytes+rapid.IntRange(0, 100).Draw(t, "long")) + " needle")
+		case 5:
+			b.WriteString("not \xff UTF-8 needle")
+		default:
+			fmt.Fprintf(&b, "hay %d", i)
+		}
+		b.WriteString(eol)
+	}
+	if rapid.IntRange(0, 9).Draw(t, "nul") == 0 {
+		b.WriteString("needle \x00\n")
+	}
+	if rapid.IntRange(0, 4).Draw(t, "no last end") == 0 {
+		b.WriteString("last needle")
+	}
+	return b.Bytes()
+}
+
+// A session that serves one call (tandem tool) searches its page's files
+// without holding them; what its grep shows is what a session's grep shows,
+// byte for byte, page after page: rows, tags, counts, notices.
+func TestLaw_one_call_grep_shows_what_a_session_shows(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"streamed": 50, "past a file's match bound": 20, "no tag": 20, "tagged": 20})
+	rapid.Check(t, func(rt *rapid.T) {
+		dir := tempDir(rt)
+		defer os.RemoveAll(dir)
+		for i := range rapid.IntRange(1, filesPerPage+5).Draw(rt, "files") {
+			writeFile(t, dir, fmt.Sprintf("d%d/f%02d.txt", i%3, i), drawStreamText(rt))
+		}
+		req := GrepRequest{
+			Pattern:    rapid.SampledFrom([]string{"needle", "NEEDLE", "a needle"}).Draw(rt, "pattern"),
+			Literal:    true,
+			IgnoreCase: rapid.Bool().Draw(rt, "ignore case"),
+			Output:     rapid.SampledFrom([]string{"rows", "files", "count"}).Draw(rt, "output"),
+		}
+		one, session := NewStoreForOneCall(), NewStore()
+		reached := map[string]bool{}
+		defer func() {
+			for branch, ok := range reached {
+				if ok {
+					hits.Hit(branch)
+				}
+			}
+		}()
+		for page := 0; ; page++ {
+			a, errA := one.GrepPage(context.Background(), nil, []string{dir}, req)
+			b, errB := session.GrepPage(context.Background(), nil, []string{dir}, req)
+			if (errA == nil) != (errB == nil) {
+				rt.Fatalf("page %d: one call %v, a session %v", page, errA, errB)
+			}
+			if errA != nil {
+				return
+			}
+			textA := a.Record(one)
+			textB := b.Record(session)
+			if textA != textB {
+				rt.Fatalf("page %d of %+v: one call shows\n%s\na session shows\n%s", page, req, textA, textB)
+			}
+			for _, f := range a.Page {
+				reached["streamed"] = reached["streamed"] || f.lean
+				reached["past a file's match bound"] = reached["past a file's match bound"] || f.Total > matchesPerFile
+				reached["no tag"] = reached["no tag"] || f.Tag == ""
+				reached["tagged"] = reached["tagged"] || f.Tag != ""
+			}
+			if a.Next == 0 {
+				return
+			}
+			req.Skip = a.Next
+		}
+	})
+}
+
+// A notice names the same examples whatever worker met them first: the
+// first by name.
+func TestGrepNoticeExamplesAreTheFirstByName(t *testing.T) {
+	dir := t.TempDir()
+	for i := range 40 {
+		writeFile(t, dir, fmt.Sprintf("d%d/b%02d.bin", i%4, i), []byte("needle\x00"))
+	}
+	want := []string{"d0/b00.bin", "d0/b04.bin", "d0/b08.bin"}
+	for range 20 {
+		rep, err := GrepSearch(context.Background(), nil, []string{dir}, GrepRequest{Pattern: "needle"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, ex := range rep.Tally.Examples[ClassBinary] {
+			got = append(got, Display([]string{dir}, ex))
+		}
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("binary examples %v, want %v", got, want)
+		}
+	}
 }

@@ -44,6 +44,8 @@ type Store struct {
 	closed bool
 	// grepNext is where the last directory grep's next page starts.
 	grepNext grepCursor
+	// oneCall: the session serves one call and ends (NewStoreForOneCall).
+	oneCall bool
 }
 
 type version struct {
@@ -66,6 +68,15 @@ func (b *Budget) NewStore() *Store {
 // for a store that is the only one of its process.
 func NewStore() *Store {
 	return NewBudget(SeenBytesKept).NewStore()
+}
+
+// NewStoreForOneCall returns a store for a session that serves one call
+// and ends (tandem tool): no later call can use what it shows, so a grep
+// there need not hold its page's files to record them.
+func NewStoreForOneCall() *Store {
+	s := NewStore()
+	s.oneCall = true
+	return s
 }
 
 // Saw records that the model was shown (part of) text as the content of path

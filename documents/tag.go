@@ -15,5 +15,10 @@ type Tag string
 // bits: enough to tell the handful of versions one session holds apart, short
 // enough that models copy it without error.
 func TagOf(content []byte) Tag {
-	return Tag(fmt.Sprintf("%08X", uint32(xxh3.Hash(content))))
+	return tagOfSum(xxh3.Hash(content))
+}
+
+// tagOfSum is the tag of content whose xxh3 hash is sum.
+func tagOfSum(sum uint64) Tag {
+	return Tag(fmt.Sprintf("%08X", uint32(sum)))
 }

@@ -57,6 +57,9 @@ type Options struct {
 	// JobSettled is told when a job of the session (a script that outlived
 	// its call) ends; nil: nobody is told, the jobs tool still shows it.
 	JobSettled func(JobSettled)
+	// OneCall: the session serves one tool call and ends (tandem tool), so
+	// nothing it shows need be held for a later call.
+	OneCall bool
 }
 
 // BashEnv gives a bash call's steps variables of a front door's own, added
@@ -125,10 +128,14 @@ func Open(o Options) *Session {
 		o.ID = NewID()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	seen := seenBudget.NewStore()
+	if o.OneCall {
+		seen = documents.NewStoreForOneCall()
+	}
 	s := &Session{
 		ID:      o.ID,
 		Roots:   o.Roots,
-		Seen:    seenBudget.NewStore(),
+		Seen:    seen,
 		Buffers: o.Buffers,
 		opts:    o,
 		ctx:     ctx,

@@ -49,7 +49,7 @@ func runChat(args []string) int {
 			return exitUsage
 		}
 	}
-	s, err := standaloneSession("tandem chat", shell.TerminalAsker(os.Stdin, os.Stderr))
+	s, err := standaloneSession("tandem chat", shell.TerminalAsker(os.Stdin, os.Stderr), false)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tandem chat:", err)
 		return exitError

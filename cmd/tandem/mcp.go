@@ -238,7 +238,7 @@ func mcpServe(args []string) int {
 		}
 		// Standard input carries the protocol: questions go to the MCP
 		// client as elicitations when it can take them.
-		s, err := openStandalone("tandem mcp serve", root, elicitAsker{})
+		s, err := openStandalone("tandem mcp serve", root, elicitAsker{}, false)
 		if err != nil {
 			return fail(exitError, "%v", err)
 		}

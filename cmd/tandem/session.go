@@ -13,20 +13,21 @@ import (
 // an editor (tandem tool, tandem mcp serve) on the current directory, with
 // the user's own settings loaded and asker answering its questions (nil:
 // nobody can, so every question is unanswered at once).
-func standaloneSession(command string, asker approvals.Asker) (*tools.Session, error) {
+func standaloneSession(command string, asker approvals.Asker, oneCall bool) (*tools.Session, error) {
 	cwd, err := os.Getwd()
 	if err != nil {
 		return nil, err
 	}
-	return openStandalone(command, cwd, asker)
+	return openStandalone(command, cwd, asker, oneCall)
 }
 
-// openStandalone is standaloneSession on root.
-func openStandalone(command, root string, asker approvals.Asker) (*tools.Session, error) {
+// openStandalone is standaloneSession on root. oneCall: the session serves
+// one tool call and ends (tools.Options.OneCall).
+func openStandalone(command, root string, asker approvals.Asker, oneCall bool) (*tools.Session, error) {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory; pass an existing folder", root)
 	}
-	return tools.Open(tools.Options{Roots: []string{root}, Settings: userSettings(command), Asker: asker}), nil
+	return tools.Open(tools.Options{Roots: []string{root}, Settings: userSettings(command), Asker: asker, OneCall: oneCall}), nil
 }
 
 // userSettings loads the user's own settings for a command that has no

@@ -24,7 +24,7 @@ omitted means {}). The exit status is 0 for a result, 1 for an error result,
 
 func runTool(args []string) int {
 	// A person at a terminal answers questions; otherwise nobody can.
-	s, err := standaloneSession("tandem tool", shell.TerminalAsker(os.Stdin, os.Stderr))
+	s, err := standaloneSession("tandem tool", shell.TerminalAsker(os.Stdin, os.Stderr), true)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tandem tool:", err)
 		return exitError
