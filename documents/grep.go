@@ -254,7 +254,7 @@ func (g *grepRun) visit(e Entry, t *Tally) {
 	} else {
 		pooled := chunkBufs.Get().(*[]byte)
 		defer chunkBufs.Put(pooled)
-		class, found = g.firstMatch(e.Abs, pooled)
+		class, found = g.firstMatch(e.Abs, *pooled)
 	}
 	t.add(class, e.Abs)
 	if !found {
@@ -291,12 +291,15 @@ func (g *grepRun) searchPage() {
 	var wg sync.WaitGroup
 	for range min(len(page), runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
-			pooled := chunkBufs.Get().(*[]byte)
-			defer chunkBufs.Put(pooled)
+			var buf *[]byte // streamFile's, from the walk's pool
 			for i := int(next.Add(1) - 1); i < len(page); i = int(next.Add(1) - 1) {
 				sl := &slots[i]
 				if _, open := g.buffers.Get(page[i].abs); g.lean && !open {
-					sl.f, sl.class, sl.end = g.streamFile(page[i].abs, *pooled)
+					if buf == nil {
+						buf = chunkBufs.Get().(*[]byte)
+						defer chunkBufs.Put(buf)
+					}
+					sl.f, sl.class, sl.end = g.streamFile(page[i].abs, *buf)
 					continue
 				}
 				sl.f, sl.class = g.read(page[i].abs)
@@ -320,9 +323,9 @@ func (g *grepRun) searchPage() {
 // firstMatch searches a file on disk chunk by chunk, reading into buf,
 // up to its first match, and says how the tally counts it, as read would
 // for the whole file.
-func (g *grepRun) firstMatch(abs string, buf *[]byte) (class Class, found bool) {
+func (g *grepRun) firstMatch(abs string, buf []byte) (class Class, found bool) {
 	cut := false
-	class = eachChunk(abs, *buf, func(body []byte, first bool) chunkNext {
+	class = eachChunk(abs, buf, func(body []byte, first bool) chunkNext {
 		if first {
 			body = bytes.TrimPrefix(body, bom)
 		}

@@ -89,20 +89,20 @@ func (s *Store) Saw(path string, text []byte) Tag {
 }
 
 // sawTagged is Saw of text whose tag the caller has already computed.
-func (s *Store) sawTagged(path string, tag Tag, text []byte) Tag {
+func (s *Store) sawTagged(path string, tag Tag, text []byte) {
 	path = filepath.Clean(path)
 	b := s.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if s.closed {
-		return tag
+		return
 	}
 	vs := s.files[path]
 	for i, v := range vs {
 		if v.tag == tag {
 			s.files[path] = append(append(vs[:i:i], vs[i+1:]...), v)
 			b.lru.MoveToBack(v.use)
-			return tag
+			return
 		}
 	}
 	v := &version{tag: tag, text: text, store: s, path: path}
@@ -115,7 +115,6 @@ func (s *Store) sawTagged(path string, tag Tag, text []byte) Tag {
 	for b.bytes > b.max && b.lru.Front() != v.use {
 		b.forget(b.lru.Front().Value.(*version))
 	}
-	return tag
 }
 
 // forget drops v from its store and gives its bytes back.

@@ -66,28 +66,22 @@ func (t *Tally) add(c Class, abs string) {
 	}
 }
 
-// addIn counts the entry name of directory dir; its path is built only when
-// it is kept as an example.
+// addIn counts the entry name of directory dir; its path is built only for
+// a class that keeps examples (not for the files handed over).
 func (t *Tally) addIn(c Class, dir, name string) {
 	t.Count[c]++
-	if c.example() && t.keeps(c, dir+string(filepath.Separator)+name) {
+	if c.example() {
 		t.example(c, dir+string(filepath.Separator)+name)
 	}
-}
-
-// keeps reports whether abs would be one of class c's examples.
-func (t *Tally) keeps(c Class, abs string) bool {
-	ex := t.Examples[c]
-	return len(ex) < examplesKept || abs < ex[len(ex)-1]
 }
 
 // example keeps abs among class c's examples if it is one of the first by
 // name.
 func (t *Tally) example(c Class, abs string) {
-	if !t.keeps(c, abs) {
+	ex := t.Examples[c]
+	if len(ex) == examplesKept && abs >= ex[len(ex)-1] {
 		return
 	}
-	ex := t.Examples[c]
 	i, _ := slices.BinarySearch(ex, abs)
 	ex = slices.Insert(ex, i, abs)
 	t.Examples[c] = ex[:min(len(ex), examplesKept)]
