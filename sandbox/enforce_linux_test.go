@@ -281,6 +281,24 @@ func guardedPlacesNeedProtected(t *testing.T, w *world) {
 	}
 }
 
+// A program in the namespaces runs as tandem's user, not as the root of
+// the namespace that mounts, and cannot undo the mounts: so for an ordinary
+// user (whose own user the namespace maps to root to mount) as for root.
+func TestProgramsRunAsTheUser(t *testing.T) { bothWays(t, programsRunAsTheUser) }
+
+func programsRunAsTheUser(t *testing.T, w *world) {
+	want := strconv.Itoa(os.Getuid()) + " " + strconv.Itoa(os.Getgid())
+	if out, err := w.run(t, 0, "echo $(id -u) $(id -g)"); err != nil || strings.TrimSpace(out) != want {
+		t.Errorf("ids in the namespaces: %v %q, want %q", err, out, want)
+	}
+	if out, err := w.run(t, 0, "umount -l .git/hooks; umount -l .git/config; echo evil > .git/hooks/pre-commit"); err == nil {
+		t.Errorf("the guards were undone: %q", out)
+	}
+	if _, err := os.Stat(w.ws + "/.git/hooks/pre-commit"); err == nil {
+		t.Error("a hook was planted")
+	}
+}
+
 // Without net a program tandem cannot see into is off the network whole:
 // UDP too, which Landlock does not hold.
 func TestNetHeldBeyondTCP(t *testing.T) { bothWays(t, netHeldBeyondTCP) }
