@@ -412,3 +412,33 @@ func zombieChildren(t *testing.T) []string {
 	}
 	return out
 }
+
+// A program signals no process outside its own sandbox, whatever its grant:
+// not tandem, the editor, or another step's program; inside, its own
+// children.
+func TestSignalsStayInTheSandbox(t *testing.T) {
+	w := newWorld(t)
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Process.Kill()
+	all := Restricted
+	for _, grant := range []approvals.Effects{0, all} {
+		for _, script := range []string{
+			"kill -TERM " + strconv.Itoa(other.Process.Pid),
+			"kill -STOP " + strconv.Itoa(other.Process.Pid),
+			"python3 -c 'import os, signal; os.kill(" + strconv.Itoa(other.Process.Pid) + ", signal.SIGKILL)'",
+		} {
+			if out, err := w.run(t, grant, script); err == nil {
+				t.Errorf("%s ran with grant %v: %q", script, grant, out)
+			}
+		}
+	}
+	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(other.Process.Pid) + "/stat"); err != nil || !strings.Contains(string(stat), ") S ") {
+		t.Fatalf("the other process was signalled: %v %q", err, stat)
+	}
+	if out, err := w.run(t, 0, "sleep 30 & kill $!; wait $!; echo status $?"); err != nil || !strings.Contains(out, "status 143") {
+		t.Errorf("a program's own child: %v %q", err, out)
+	}
+}

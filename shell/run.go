@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -561,6 +562,9 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 			// never signals tandem.
 			return []string{"exit", strconv.Itoa(status)}, nil
 		}
+		if own, ok, err := x.killOwn(ctx, args); ok {
+			return own, err
+		}
 		// The interpreter has no kill builtin: the system's kill runs, as a
 		// program (gated by exec).
 		hc := interp.HandlerCtx(ctx)
@@ -590,27 +594,74 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 // killsItself reports whether `kill ARGS` signals tandem's own process, and
 // the status bash ends with when so signalled (128 + the signal).
 func killsItself(args []string) (int, bool) {
+	sig, targets := killArgs(args)
+	if slices.Contains(targets, strconv.Itoa(os.Getpid())) {
+		return 128 + int(sig), true
+	}
+	return 0, false
+}
+
+// killArgs reads `kill ARGS`: the signal (SIGTERM unless named) and the
+// operands it is sent to.
+func killArgs(args []string) (syscall.Signal, []string) {
 	sig := syscall.SIGTERM
-	self := strconv.Itoa(os.Getpid())
+	var targets []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			continue
+			targets = append(targets, args[i+1:]...)
+			return sig, targets
 		case (a == "-s" || a == "-n") && i+1 < len(args):
 			i++
 			if s, ok := signalNamed(args[i]); ok {
 				sig = s
 			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
-			if s, ok := signalNamed(a[1:]); ok {
+			if _, err := strconv.Atoi(a); err == nil && len(targets) > 0 {
+				targets = append(targets, a) // a process group, after the first operand
+			} else if s, ok := signalNamed(a[1:]); ok {
 				sig = s
 			}
-		case a == self:
-			return 128 + int(sig), true
+		default:
+			targets = append(targets, a)
 		}
 	}
-	return 0, false
+	return sig, targets
+}
+
+// killOwn signals the run's own processes for `kill ARGS` when every
+// operand is one (a pid, or a group as -PGID), and reports whether it
+// did. The kernel keeps each program from signalling a process outside its
+// own sandbox, a sibling step's included; the script's `kill $!` is
+// tandem's to deliver.
+func (x *Run) killOwn(ctx context.Context, args []string) ([]string, bool, error) {
+	sig, targets := killArgs(args[1:])
+	pids := make([]int, 0, len(targets))
+	for _, t := range targets {
+		pid, err := strconv.Atoi(t)
+		if err != nil || pid == 0 || pid == -1 {
+			return nil, false, nil
+		}
+		pids = append(pids, pid)
+	}
+	if len(pids) == 0 || !x.procs.ownsAll(pids) {
+		return nil, false, nil
+	}
+	hc := interp.HandlerCtx(ctx)
+	n, err := x.gate(ctx, hc, classify.Command(args, hc.Dir, hc.Env, x.policy))
+	if err != nil {
+		return nil, true, err
+	}
+	status := 0
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, sig); err != nil {
+			fmt.Fprintf(hc.Stderr, "kill: (%d) - %v\n", pid, err)
+			status = 1
+		}
+	}
+	x.ran(n, status)
+	return []string{[]string{"true", "false"}[status]}, true, nil
 }
 
 // builtinStep prefixes a builtin the exec handler runs (hc.Builtin) so

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,6 +46,30 @@ func TestKernelHoldsWhatTheGateCannotSee(t *testing.T) {
 	res = runScript(t, "cat "+key, sb.opts(approvals.DefaultAuto, answering(approvals.AllowOnce)))
 	if res.Status != 0 || !strings.Contains(res.Output.Text, "PRIVATE") || res.Sandbox != "" {
 		t.Fatalf("an approved secret read failed:\n%s", Render(res))
+	}
+}
+
+// A step's programs signal no process but their own: the kernel refuses
+// tandem, the editor and other programs of the user, while the script's
+// `kill $!` of its own background program is delivered by tandem.
+func TestKernelHoldsSignalsToTheStep(t *testing.T) {
+	sb := newTestbed(t)
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Process.Kill()
+	pid := strconv.Itoa(other.Process.Pid)
+	for _, script := range []string{"kill -9 " + pid, "kill -STOP " + strconv.Itoa(os.Getpid()), "python3 -c 'import os; os.kill(" + pid + ", 9)'", "pkill -9 -x sleep"} {
+		res := runScript(t, script, sb.opts(approvals.DefaultAuto, answering(approvals.AllowOnce)))
+		if stat, err := os.ReadFile("/proc/" + pid + "/stat"); err != nil || !strings.Contains(string(stat), ") S ") {
+			t.Fatalf("%s signalled another process (%q):\n%s", script, stat, Render(res))
+		}
+	}
+	own := `python3 -c 'import os, time; open("pid", "w").write(str(os.getpid())); time.sleep(3)' & until [ -s pid ]; do sleep 0.1; done; kill $(cat pid); wait $!; echo status $?`
+	res := runScript(t, own, sb.opts(approvals.DefaultAuto, nil))
+	if res.Status != 0 || !strings.Contains(res.Output.Text, "status 143") {
+		t.Fatalf("the script's own kill:\n%s", Render(res))
 	}
 }
 
