@@ -230,6 +230,15 @@ func (c *classifier) command(argv []string, dir string) {
 		// The shell runs that file, whatever its name.
 		c.add(approvals.Exec)
 		c.read(dir, name)
+		if j := c.p.ExamineForProgram(dir, name); j.Exists && !j.IsDir && filepath.Base(j.Path) == "git" {
+			// git through a link (or git-core's git): judged as git, which
+			// takes a name git-SUB as git SUB.
+			if sub, ok := strings.CutPrefix(filepath.Base(name), "git-"); ok {
+				args = append([]string{sub}, args...)
+			}
+			gitRow(c, args, dir)
+			return
+		}
 		c.anyWords(dir, args)
 		return
 	}
