@@ -2,6 +2,7 @@ package classify
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -147,10 +148,19 @@ var gitExecOpts = []string{"textconv", "ext-diff", "filters", "show-signature", 
 var gitPrettyBuiltin = map[string]bool{"oneline": true, "short": true, "medium": true, "full": true,
 	"fuller": true, "reference": true, "email": true, "mboxrd": true, "raw": true}
 
+// maxGitEnvConfig bounds the GIT_CONFIG_KEY_n pairs looked at.
+const maxGitEnvConfig = 100
+
 func gitRow(c *classifier, args []string, dir string) {
 	g := gitLine{dir: dir, gitDir: c.getenv("GIT_DIR")}
 	if g.gitDir != "" {
 		g.gitDir = cleanDir(dir, g.gitDir)
+	}
+	// GIT_CONFIG_COUNT and its GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n are -c
+	// given through the environment (an alias too).
+	n, _ := strconv.Atoi(c.getenv("GIT_CONFIG_COUNT"))
+	for k := range min(n, maxGitEnvConfig) {
+		g.config = append(g.config, c.getenv("GIT_CONFIG_KEY_"+strconv.Itoa(k))+"="+c.getenv("GIT_CONFIG_VALUE_"+strconv.Itoa(k)))
 	}
 	c.git(args, g, 0)
 }

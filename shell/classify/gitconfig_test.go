@@ -171,6 +171,12 @@ func TestGitConfigWritesAreProtected(t *testing.T) {
 	if s := Command([]string{"git", "--config-env=alias.z=ZALIAS", "z"}, r.ws, env, r.policy); !s.Effects.Has(approvals.Protected) {
 		t.Errorf("an alias from --config-env: %v", s.Effects)
 	}
+	// So does GIT_CONFIG_COUNT.
+	env = envOf(append(append([]string{}, r.env...), "GIT_CONFIG_COUNT=2", "GIT_CONFIG_KEY_0=user.name",
+		"GIT_CONFIG_VALUE_0=x", "GIT_CONFIG_KEY_1=alias.z", "GIT_CONFIG_VALUE_1=remote add o u"))
+	if s := Command([]string{"git", "z"}, r.ws, env, r.policy); !s.Effects.Has(approvals.Protected) {
+		t.Errorf("an alias from GIT_CONFIG_COUNT: %v", s.Effects)
+	}
 	// Packed refs are read as well as loose ones.
 	cmd := exec.Command("git", "pack-refs", "--all", "--prune")
 	cmd.Dir, cmd.Env = r.ws, r.env
