@@ -281,6 +281,17 @@ func guardedPlacesNeedProtected(t *testing.T, w *world) {
 	if b, _ := os.ReadFile(w.ws + "/.git/config"); string(b) != "[core]\n# approved\n# judged\n[branch \"main\"]\n\tremote = origin\n" {
 		t.Errorf(".git/config = %q", b)
 	}
+	// A repository without a hooks directory (made without a template)
+	// gets no hook either.
+	if err := os.RemoveAll(w.ws + "/.git/hooks"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := w.run(t, net, "mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit"); err == nil {
+		t.Errorf("a hook was planted where there was no hooks directory: %q", out)
+	}
+	if _, err := os.Stat(w.ws + "/.git/hooks/pre-commit"); err == nil {
+		t.Error("a hook was planted")
+	}
 }
 
 // Without net a program tandem cannot see into is off the network whole:

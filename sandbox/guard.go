@@ -70,6 +70,14 @@ var gitGuarded = []string{"config", "config.worktree", "hooks", "info/attributes
 // guardGitDir guards a git directory's gitGuarded names, and those of the
 // submodules and worktrees it holds (modules nest; depth bounds the walk).
 func (g *Guarded) guardGitDir(dir string, depth int) {
+	if _, err := os.Lstat(filepath.Join(dir, "commondir")); err != nil {
+		// A repository made without a template (git init -c
+		// init.templateDir=, as tandem's own runs) has no hooks directory,
+		// and one a program made there would run at the next commit: make
+		// it, empty, as git init does, so that it is held too. (A linked
+		// worktree's hooks are its common directory's.)
+		_ = os.Mkdir(filepath.Join(dir, "hooks"), 0o755)
+	}
 	for _, name := range gitGuarded {
 		p := filepath.Join(dir, name)
 		fi, err := os.Lstat(p)

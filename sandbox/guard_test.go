@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -55,5 +56,14 @@ func TestGuardedInFindsWhatGitAndTandemObey(t *testing.T) {
 	}
 	if g := GuardedIn([]string{plain, linked}); !g.Empty() {
 		t.Errorf("a root without .git, and a symlinked .git, guard %+v", g)
+	}
+	// A repository made without a template has no hooks directory: it is
+	// made, so that no program can make one and plant a hook in it.
+	bare := tmp + "/bare"
+	if out, err := exec.Command("git", "-c", "init.templateDir=", "init", "-q", bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	if g := GuardedIn([]string{bare}); !slices.Contains(g.ReadOnly, bare+"/.git/hooks") || !isDir(bare+"/.git/hooks") {
+		t.Errorf("a repository without hooks guards %q", g.ReadOnly)
 	}
 }
