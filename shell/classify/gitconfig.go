@@ -170,6 +170,12 @@ var (
 		"no-progress", "recurse-submodules?", "no-recurse-submodules", "ignore-other-worktrees"}}
 	gitWorktreeAddOpts = opts{short: "fdb:B:q", long: []string{"force", "detach", "checkout", "no-checkout",
 		"lock", "reason=", "orphan", "track", "no-track", "guess-remote", "no-guess-remote", "quiet"}}
+	gitCloneOpts = opts{short: "vqlsnc:o:b:u:j:", long: []string{"verbose", "quiet", "progress", "no-checkout",
+		"bare", "mirror", "local", "no-hardlinks", "shared", "recurse-submodules?", "jobs=", "template=",
+		"reference=", "reference-if-able=", "dissociate", "origin=", "branch=", "upload-pack=", "depth=",
+		"shallow-since=", "shallow-exclude=", "single-branch", "no-single-branch", "no-tags", "shallow-submodules",
+		"separate-git-dir=", "config=", "server-option=", "ipv4", "ipv6", "filter=", "also-filter-submodules",
+		"remote-submodules", "sparse", "reject-shallow", "bundle-uri="}}
 	gitPushOpts = opts{short: "vqnfud46o:", long: []string{"set-upstream", "repo=", "all", "mirror", "delete",
 		"tags", "dry-run", "porcelain", "force", "force-with-lease?", "force-if-includes", "recurse-submodules=",
 		"thin", "no-thin", "receive-pack=", "exec=", "push-option=", "verbose", "quiet", "progress", "no-verify",
@@ -232,6 +238,26 @@ func (c *classifier) gitConfigWritten(sub string, rest []string, g gitLine) stri
 		if gitSwitchWritesConfig(o.parse(rest), create, repo) {
 			return repo().config()
 		}
+	case "clone":
+		// A new repository's config is git's own, unless the command line
+		// adds to it: keys (-c, --config) or hooks from a template.
+		p := gitCloneOpts.parse(rest)
+		if !p.set("-c") && !p.set("--config") && !p.set("--template") {
+			return ""
+		}
+		if sep := p.val("--separate-git-dir"); sep != "" {
+			return filepath.Join(sep, "config")
+		}
+		target := ""
+		switch len(p.ops) {
+		case 0:
+			return ""
+		case 1:
+			target = strings.TrimSuffix(filepath.Base(strings.TrimRight(p.ops[0], "/")), ".git")
+		default:
+			target = p.ops[1]
+		}
+		return filepath.Join(target, ".git", "config")
 	case "worktree":
 		if operand() == "add" {
 			p := gitWorktreeAddOpts.parse(rest[slices.Index(rest, "add")+1:])

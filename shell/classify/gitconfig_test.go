@@ -155,6 +155,11 @@ func TestGitConfigWritesAreProtected(t *testing.T) {
 		{"-c alias.z=config z core.fsmonitor ./fsm", true},
 		{"-c alias.y=z -c alias.z=branch\\ -u\\ origin/feat y", true},
 		{"-c alias.z=log z", false},
+		// A clone's config is git's own, unless the command line adds to it.
+		{"clone -q ../origin.git cloned", false},
+		{"clone -q -c core.fsmonitor=./fsm ../origin.git cloned", true},
+		{"clone -q --config=core.hooksPath=.hk ../origin.git", true},
+		{"clone -q --template=../home ../origin.git cloned", true},
 	}
 	for _, c := range cases {
 		argv := append([]string{"git"}, splitArgs(t, c.args)...)
