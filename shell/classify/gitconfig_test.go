@@ -225,6 +225,10 @@ func TestGitUnderAnotherNameIsJudgedAsGit(t *testing.T) {
 		}
 	}
 	writeFile(t, filepath.Join(f.WS, "notgit"), "#!/bin/sh\n")
+	// A name on PATH (the fixture's bin/) that links to git.
+	if err := os.Symlink(git, filepath.Join(f.Bin, "gg")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		argv []string
 		want string
@@ -237,6 +241,8 @@ func TestGitUnderAnotherNameIsJudgedAsGit(t *testing.T) {
 		{[]string{"bin/git", "log"}, "read+exec"},
 		{[]string{"./g", "log"}, "read+exec"},
 		{[]string{"./notgit", "config", "core.hooksPath", ".hk"}, "exec"},
+		{[]string{"gg", "config", "core.hooksPath", ".hk"}, "exec+write+protected"},
+		{[]string{"tool", "config", "core.hooksPath", ".hk"}, "exec"},
 	} {
 		got := classifyIn(f, c.argv...)
 		if want := corpus.Effects(t, c.want); got.Effects != want {
