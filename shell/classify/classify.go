@@ -28,7 +28,8 @@ import (
 // table; a program not in the table, a program name with '/', and a step
 // whose environment differs from the policy's in a variable that can make a
 // reading command run another program (PATH, LD_*, GIT_*, LESSOPEN, HOME, …:
-// an assignment prefix or an earlier export) are exec.
+// an assignment prefix or an earlier export) are exec; such a program whose
+// real file is git (a link, git-core's git-SUB) is judged as git too.
 //
 // Wrappers (env, command, exec, nice, nohup, timeout, stdbuf, setsid, sudo,
 // xargs, find -exec, …) are classified by their payload: the step has the

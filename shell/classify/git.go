@@ -61,7 +61,7 @@ func gitGlobals(args []string, g *gitLine, getenv func(string) string) (sub int,
 		}
 		switch {
 		case gitQuietFlags[a]:
-		case a == "-C" || strings.HasPrefix(a, "-C"):
+		case strings.HasPrefix(a, "-C"):
 			// git takes only "-C DIR"; "-CDIR" is read the same, to err
 			// toward what a newer git may accept.
 			d := a[2:]
@@ -73,7 +73,8 @@ func gitGlobals(args []string, g *gitLine, getenv func(string) string) (sub int,
 				d = args[i]
 			}
 			g.dir = cleanDir(g.dir, d)
-		case a == "-c" || strings.HasPrefix(a, "-c"):
+		case strings.HasPrefix(a, "-c"):
+			// "-cNAME=VALUE" likewise.
 			kv := a[2:]
 			if kv == "" {
 				if i+1 == len(args) {
