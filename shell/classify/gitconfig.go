@@ -109,13 +109,6 @@ func (r gitRepo) ref(ref string) (has, unknown bool) {
 	return regexp.MustCompile(`(?m)` + pattern + `$`).Match(b), false
 }
 
-// localBranch reports whether name is a branch of the repository; true
-// when that cannot be known.
-func (r gitRepo) localBranch(name string) bool {
-	has, unknown := r.ref("refs/heads/" + name)
-	return has || unknown
-}
-
 // remoteTracking reports whether a start point names a remote-tracking
 // branch (a branch made from one gets it as its upstream), or may.
 func (r gitRepo) remoteTracking(start string) bool {
@@ -132,9 +125,11 @@ func (r gitRepo) remoteTracking(start string) bool {
 }
 
 // guessesRemote reports whether switch or checkout NAME makes NAME from a
-// remote's branch of that name (and sets it as the upstream).
+// remote's branch of that name (and sets it as the upstream), or may.
 func (r gitRepo) guessesRemote(name string) bool {
-	if r.localBranch(name) {
+	if local, unknown := r.ref("refs/heads/" + name); unknown {
+		return true
+	} else if local {
 		return false
 	}
 	has, unknown := r.ref("refs/remotes/*/" + name)
