@@ -51,6 +51,8 @@ func newWorld(t *testing.T) *world {
 		w.ws + "/.git/config":                  "[core]\n",
 		w.ws + "/.git/HEAD":                    "ref: refs/heads/main\n",
 		w.ws + "/.git/hooks/pre-commit.sample": "#!/bin/sh\n",
+		w.ws + "/.git/info/attributes":         "*.md diff\n",
+		w.ws + "/.git/worktrees/wt/commondir":  "../..\n",
 		w.ws + "/.tandem/settings.json":        "{}\n",
 		w.scratch + "/.keep":                   "",
 		w.outside + "/keep.txt":                "keep\n",
@@ -242,6 +244,12 @@ func guardedPlacesNeedProtected(t *testing.T, w *world) {
 		"echo '{}' > .tandem/settings.json",
 		"mv .git/config .git/config-old",
 		"echo '[core] fsmonitor = evil' > .git/config.new && mv .git/config.new .git/config",
+		"echo '* filter=evil' >> .git/info/attributes",
+		"echo /tmp/evil > .git/worktrees/wt/commondir",
+		// git itself is held like any program: a git command that must
+		// write its config is judged protected, and asked.
+		"git config --file .git/config core.fsmonitor evil",
+		"git config --file .git/config branch.main.remote origin",
 	} {
 		out, err := w.run(t, net, script)
 		if err == nil {
@@ -266,18 +274,23 @@ func guardedPlacesNeedProtected(t *testing.T, w *world) {
 	if out, err := w.runJudged(t, net, approvals.Of(approvals.Write), "echo '# judged' >> .git/config"); err != nil {
 		t.Errorf("a judged program: %v %q", err, out)
 	}
-	// git itself writes its config (upstreams, remotes); its hooks stay
-	// read-only to it.
-	gitConfig := exec.Command("git", "config", "--file", ".git/config", "branch.main.remote", "origin")
-	gitConfig.Dir = w.ws
-	if err := w.sb.Start(gitConfig, net, approvals.Of(approvals.Exec)); err != nil {
-		t.Fatal(err)
-	}
-	if err := gitConfig.Wait(); err != nil {
-		t.Errorf("git config: %v", err)
+	// git asked as protected writes its config (an upstream, a remote).
+	if out, err := w.run(t, net|approvals.Of(approvals.Protected), "git config --file .git/config branch.main.remote origin"); err != nil {
+		t.Errorf("git config with protected: %v %q", err, out)
 	}
 	if b, _ := os.ReadFile(w.ws + "/.git/config"); string(b) != "[core]\n# approved\n# judged\n[branch \"main\"]\n\tremote = origin\n" {
 		t.Errorf(".git/config = %q", b)
+	}
+	// A repository without a hooks directory (made without a template)
+	// gets no hook either.
+	if err := os.RemoveAll(w.ws + "/.git/hooks"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := w.run(t, net, "mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit"); err == nil {
+		t.Errorf("a hook was planted where there was no hooks directory: %q", out)
+	}
+	if _, err := os.Stat(w.ws + "/.git/hooks/pre-commit"); err == nil {
+		t.Error("a hook was planted")
 	}
 }
 

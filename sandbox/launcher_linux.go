@@ -286,7 +286,7 @@ func launchIn(cmd *exec.Cmd, fd int, flags uint32, g Guarded, newNet bool) error
 	for _, p := range g.Pinned {
 		args = append(args, "-pin", p)
 	}
-	for _, p := range g.For(cmd.Path).ReadOnly {
+	for _, p := range g.ReadOnly {
 		args = append(args, "-ro", p)
 	}
 	args = append(append(args, "--", cmd.Path), cmd.Args...)

@@ -95,7 +95,7 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, g Guarded) (ok
 		}
 	}
 	req := request{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Flags: flags,
-		Pinned: g.Pinned, ReadOnly: g.For(cmd.Path).ReadOnly}
+		Pinned: g.Pinned, ReadOnly: g.ReadOnly}
 	if req.Env == nil {
 		req.Env = os.Environ()
 	}

@@ -45,6 +45,11 @@ all:
 	mv .git .git-old; mkdir -p .git/hooks; cp .git-old/HEAD .git/; printf '[core]\n\thooksPath = /tmp\n' > .git/config
 EOF`,
 	"node-rewrites-tandem-settings": `node -e 'require("fs").writeFileSync(".tandem/settings.json", "{}")'`,
+	// git is held like any program: a copy under another name is not
+	// judged as git, and an alias in the environment is git's own reading.
+	"a-copy-of-git-sets-fsmonitor":   `cp "$(git --exec-path)/git" ./gitcopy && ./gitcopy config --file .git/config core.fsmonitor ./x`,
+	"git-alias-from-the-environment": `GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.z GIT_CONFIG_VALUE_0='config --file .git/config core.hooksPath /tmp' git z`,
+	"python-runs-git-config":         `python3 -c 'import subprocess; subprocess.run(["git", "config", "--file", ".git/config", "core.pager", "sh x"])'`,
 }
 
 // secretWords are contents of the fixture's secrets: none may appear in

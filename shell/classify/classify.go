@@ -28,7 +28,8 @@ import (
 // table; a program not in the table, a program name with '/', and a step
 // whose environment differs from the policy's in a variable that can make a
 // reading command run another program (PATH, LD_*, GIT_*, LESSOPEN, HOME, …:
-// an assignment prefix or an earlier export) are exec.
+// an assignment prefix or an earlier export) are exec; such a program whose
+// real file is git (a link, git-core's git-SUB) is judged as git too.
 //
 // Wrappers (env, command, exec, nice, nohup, timeout, stdbuf, setsid, sudo,
 // xargs, find -exec, …) are classified by their payload: the step has the
@@ -226,19 +227,47 @@ func (c *classifier) command(argv []string, dir string) {
 		c.add(approvals.Exec)
 	}
 	name, args := argv[0], argv[1:]
-	if strings.Contains(name, "/") {
+	if !strings.Contains(name, "/") {
+		if r, ok := table[name]; ok {
+			r(c, args, dir)
+			return
+		}
+	} else {
 		// The shell runs that file, whatever its name.
-		c.add(approvals.Exec)
 		c.read(dir, name)
-		c.anyWords(dir, args)
-		return
-	}
-	if r, ok := table[name]; ok {
-		r(c, args, dir)
-		return
 	}
 	c.add(approvals.Exec)
+	if c.isGit(dir, name) {
+		// git under another name (a link, git-core's git-SUB): judged as
+		// git, which takes a name git-SUB as git SUB.
+		if sub, ok := strings.CutPrefix(filepath.Base(name), "git-"); ok {
+			args = append([]string{sub}, args...)
+		}
+		gitRow(c, args, dir)
+		return
+	}
 	c.anyWords(dir, args)
+}
+
+// isGit reports whether the program the shell runs for name (a path, or
+// a name found on PATH) is git: its real file, links followed, is named git.
+func (c *classifier) isGit(dir, name string) bool {
+	paths := []string{name}
+	if !strings.Contains(name, "/") {
+		paths = nil
+		for _, d := range filepath.SplitList(c.getenv("PATH")) {
+			if d == "" {
+				d = "."
+			}
+			paths = append(paths, filepath.Join(d, name))
+		}
+	}
+	for _, p := range paths {
+		if j := c.p.ExamineForProgram(dir, p); j.Exists && !j.IsDir {
+			return filepath.Base(j.Path) == "git"
+		}
+	}
+	return false
 }
 
 // programVars are the variables that can make a reading command run another
