@@ -477,8 +477,9 @@ assigns:
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		// Printing the environment: it holds no credential (they were
-		// removed before the script started).
+		// Printing the environment: it holds no credential but those a
+		// front door or the user hands the steps on purpose, and the
+		// output hides their values.
 		for _, kv := range env {
 			fmt.Fprintln(l.stdout, kv)
 		}
