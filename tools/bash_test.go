@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -421,12 +423,28 @@ func TestConfiguredKeysStayOutAndOnlyTheUserPasses(t *testing.T) {
 	if err := st.Set(config.SourceConfiguration, json.RawMessage(ws)); err != nil {
 		t.Fatal(err)
 	}
+	var heard bytes.Buffer
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = r.Header.Write(&heard)
+	}))
+	defer srv.Close()
 	s := Open(Options{Roots: []string{t.TempDir()}, Settings: st})
 	t.Cleanup(s.Close)
-	res := callBash(t, s, `printenv WORK_PROVIDER SEARCH_SERVICE WS_DEPLOY_TOKEN; echo "deploy=$DEPLOY_TOKEN"; printf %s "$DEPLOY_TOKEN" > got; command -v ls`)
+	res := callBash(t, s, `env; printenv WORK_PROVIDER SEARCH_SERVICE WS_DEPLOY_TOKEN; /usr/bin/python3 -c 'import os; print(dict(os.environ))'
+curl -s -H "probe: 1" -H "x: $WORK_PROVIDER $SEARCH_SERVICE $WS_DEPLOY_TOKEN" `+srv.URL+`
+echo "deploy=$DEPLOY_TOKEN"; printf %s "$DEPLOY_TOKEN" > got; command -v ls`)
+	mu.Lock()
+	got := heard.String()
+	mu.Unlock()
+	if !strings.Contains(got, "Probe: 1") {
+		t.Fatalf("curl reached no listener:\n%s", res.Text)
+	}
 	for _, v := range []string{"provider-value-1", "server-value-2", "deploy-value-3", "workspace-passed-4"} {
-		if strings.Contains(res.Text, v) {
-			t.Errorf("%s reached the result:\n%s", v, res.Text)
+		if strings.Contains(res.Text, v) || strings.Contains(got, v) {
+			t.Errorf("%s reached the result or the listener:\n%s\n%s", v, res.Text, got)
 		}
 	}
 	if !strings.Contains(res.Text, "deploy=[hidden: $DEPLOY_TOKEN]") || !strings.Contains(res.Text, "/ls") {
