@@ -39,12 +39,16 @@ import (
 type Options struct {
 	// Dir is the working directory the script starts in (absolute).
 	Dir string
-	// Env is the session's environment. Every credential is removed before
-	// the script or any process sees it (see IsCredential).
+	// Env is the session's environment. Every credential and key is
+	// removed before the script or any process sees it (see IsCredential
+	// and EnvRule), and their values are hidden from what the run shows.
 	Env []string
+	// EnvRule names the keys the user's settings configure and the
+	// variables they pass.
+	EnvRule EnvRule
 	// ExtraEnv is added after the credentials are removed: the values a
 	// front door hands its steps on purpose (the bridge's socket path and
-	// per-call token).
+	// per-call token). A credential among them is hidden too.
 	ExtraEnv []string
 	// Gate decides each step and asks the user about the ones outside the
 	// auto set. Required.
@@ -115,6 +119,7 @@ func (e *SyntaxError) Error() string { return e.Err.Error() }
 // Run is one script being interpreted.
 type Run struct {
 	opts   Options
+	hide   *hider
 	policy *approvals.Policy
 	out    *capture
 	null   *os.File // the script's stdin, and any payload's without one
@@ -179,7 +184,9 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := newCapture(o.OutputCap)
+	env, hidden := ChildEnv(o.Env, o.ExtraEnv, o.EnvRule)
+	hide := newHider(hidden)
+	out, err := newCapture(o.OutputCap, hide)
 	if err != nil {
 		return nil, err
 	}
@@ -204,6 +211,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		null:    null,
 		tmp:     tmp,
 		opts:    o,
+		hide:    hide,
 		policy:  o.Gate.Policy(),
 		out:     out,
 		procs:   newProcs(hex.EncodeToString(id[:])),
@@ -213,7 +221,6 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	env := ChildEnv(o.Env, o.ExtraEnv)
 	r, err := x.runner(o.Dir, env, nil, out.w, out.w)
 	if err != nil {
 		x.procs.kill()
@@ -287,7 +294,7 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 			res.End = Exited
 		}
 	default:
-		res.End, res.Status, res.Error = Failed, 1, err.Error()
+		res.End, res.Status, res.Error = Failed, 1, x.hide.text(err.Error())
 	}
 	res.Sandbox = sandboxNote(res)
 	x.result = res
@@ -467,6 +474,7 @@ func (x *Run) stopped() error {
 // stage waits for its whole pipeline to be asked; any other step is asked
 // alone. It returns the step's number.
 func (x *Run) gate(ctx context.Context, hc interp.HandlerContext, s approvals.Step) (int, error) {
+	s = x.hideStep(s)
 	if err := x.stopped(); err != nil {
 		return 0, err
 	}
@@ -481,6 +489,22 @@ func (x *Run) gate(ctx context.Context, hc interp.HandlerContext, s approvals.St
 		return 0, x.refuse(x.record(s), err)
 	}
 	return x.record(s), nil
+}
+
+// hideStep is s with the session's credentials hidden from its text and
+// paths: the question, the step's record and a refusal show no value.
+func (x *Run) hideStep(s approvals.Step) approvals.Step {
+	if x.hide == nil {
+		return s
+	}
+	s.Text = x.hide.text(s.Text)
+	paths := make([]approvals.StepPath, len(s.Paths))
+	for i, p := range s.Paths {
+		p.Path, p.Real = x.hide.text(p.Path), x.hide.text(p.Real)
+		paths[i] = p
+	}
+	s.Paths = paths
+	return s
 }
 
 // passGate is the first action of a pipeline stage that is no step itself

@@ -76,8 +76,9 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 	// end it (a cancel kills it below); the call's values, such as the tool
 	// call its questions name, go with it.
 	box, _ := s.Sandbox()
+	rule, _ := envRule(s.opts.Settings)
 	run, err := shell.Start(context.WithoutCancel(ctx), a.Command, shell.Options{
-		Dir: s.Roots[0], Env: os.Environ(), ExtraEnv: extra, Gate: s.Gate(), Sandbox: box, Grant: grant,
+		Dir: s.Roots[0], Env: os.Environ(), EnvRule: rule, ExtraEnv: extra, Gate: s.Gate(), Sandbox: box, Grant: grant,
 	})
 	if err != nil {
 		release()

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -399,3 +401,63 @@ func TestBashWithAsksOnceAndWidensTheSandbox(t *testing.T) {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// The variables the user's settings use as keys never reach a step,
+// whatever their names: a provider's apiKeyEnv, what an MCP server of
+// mcp.servers is handed. shell.passEnv passes a credential by name, from
+// the user's own settings only (a workspace layer passes nothing and drops
+// nothing), and its value is still hidden from the result.
+func TestConfiguredKeysStayOutAndOnlyTheUserPasses(t *testing.T) {
+	t.Setenv("WORK_PROVIDER", "provider-value-1")
+	t.Setenv("SEARCH_SERVICE", "server-value-2")
+	t.Setenv("DEPLOY_TOKEN", "deploy-value-3")
+	t.Setenv("WS_DEPLOY_TOKEN", "workspace-passed-4")
+	user := `{"agent": {"providers": {"work": {"api": "anthropic", "url": "https://example.com", "apiKeyEnv": "WORK_PROVIDER"}}},
+		"mcp": {"servers": {"search": {"command": "search-mcp", "env": {"API": "${env:SEARCH_SERVICE}"}}}},
+		"shell": {"passEnv": ["DEPLOY_TOKEN"]}}`
+	st := config.New()
+	if err := st.Set(config.SourceUserFile, json.RawMessage(user)); err != nil {
+		t.Fatal(err)
+	}
+	ws := `{"shell": {"passEnv": ["WS_DEPLOY_TOKEN"]}, "agent": {"providers": {"x": {"apiKeyEnv": "PATH"}}}}`
+	if err := st.Set(config.SourceConfiguration, json.RawMessage(ws)); err != nil {
+		t.Fatal(err)
+	}
+	var heard bytes.Buffer
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = r.Header.Write(&heard)
+	}))
+	defer srv.Close()
+	s := Open(Options{Roots: []string{t.TempDir()}, Settings: st})
+	t.Cleanup(s.Close)
+	res := callBash(t, s, `env; printenv WORK_PROVIDER SEARCH_SERVICE WS_DEPLOY_TOKEN; /usr/bin/python3 -c 'import os; print(dict(os.environ))'
+curl -s -H "probe: 1" -H "x: $WORK_PROVIDER $SEARCH_SERVICE $WS_DEPLOY_TOKEN" `+srv.URL+`
+echo "deploy=$DEPLOY_TOKEN"; printf %s "$DEPLOY_TOKEN" > got; command -v ls`)
+	mu.Lock()
+	got := heard.String()
+	mu.Unlock()
+	if !strings.Contains(got, "Probe: 1") {
+		t.Fatalf("curl reached no listener:\n%s", res.Text)
+	}
+	for _, v := range []string{"provider-value-1", "server-value-2", "deploy-value-3", "workspace-passed-4"} {
+		if strings.Contains(res.Text, v) || strings.Contains(got, v) {
+			t.Errorf("%s reached the result or the listener:\n%s\n%s", v, res.Text, got)
+		}
+	}
+	if !strings.Contains(res.Text, "deploy=[hidden: $DEPLOY_TOKEN]") || !strings.Contains(res.Text, "/ls") {
+		t.Errorf("the passed variable or PATH did not reach the step:\n%s", res.Text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(s.Roots[0], "got")); string(b) != "deploy-value-3" {
+		t.Errorf("the step got DEPLOY_TOKEN = %q", b)
+	}
+	bad := config.New()
+	if err := bad.Set(config.SourceUserFile, json.RawMessage(`{"shell": {"passEnv": "DEPLOY_TOKEN"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if probs := SettingsProblems(bad); len(probs) != 1 || !strings.Contains(probs[0].Error(), "shell.passEnv") {
+		t.Errorf("a bad shell.passEnv is not reported: %v", probs)
+	}
+}
