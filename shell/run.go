@@ -133,9 +133,15 @@ type Run struct {
 	result  Result
 	started time.Time
 	ended   time.Time
-	// asking is the text of the steps the gate is asking the user about
-	// now, "" when it asks nothing: a job waiting for an answer says so.
-	asking string
+	// asks is how many questions are open now; the time they are open is
+	// not running time (see Detach). idle is closed when the last one ends.
+	asks     int
+	askSince time.Time
+	waited   time.Duration
+	idle     chan struct{}
+	// detached: the call that started the run has ended and the run goes on
+	// as a job. A question would outlive its call, so none is asked.
+	detached bool
 	// funcs are the names the script's code may define as functions (every
 	// function declaration tandem parsed: the script, sh -c payloads, eval'd
 	// code, sourced files); a builtin so named is left to the interpreter.
@@ -335,12 +341,23 @@ func (x *Run) Progress() ([]Step, Output) {
 	return steps, x.out.snapshot()
 }
 
-// Asking is the text of the steps the gate is asking the user about now,
-// "" when none.
-func (x *Run) Asking() string {
+// Detach makes the run a job once it has run for budget, not counting the
+// time the user was being asked: waiting for an answer is not running, and a
+// question must not outlive the call it belongs to. It returns 0 and nil
+// when the run is now detached; the running time still left, when less than
+// budget ran; or, while a question is open, a channel closed when none is.
+// A detached run asks no more questions: a step that needs a yes is refused.
+func (x *Run) Detach(budget time.Duration) (time.Duration, <-chan struct{}) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.asking
+	if x.asks > 0 {
+		return 0, x.idle
+	}
+	if left := budget - (time.Since(x.started) - x.waited); left > 0 {
+		return left, nil
+	}
+	x.detached = true
+	return 0, nil
 }
 
 // Started is when the run began.
@@ -496,18 +513,35 @@ func (x *Run) passGate(ctx context.Context, hc interp.HandlerContext) error {
 	return nil
 }
 
-// ask passes steps through the gate, noting while it asks the user.
+// ask passes steps through the gate, counting the time a question is open
+// apart from running time. A detached run asks nobody.
 func (x *Run) ask(ctx context.Context, steps ...approvals.Step) error {
-	texts := make([]string, len(steps))
-	for i, st := range steps {
-		texts[i] = st.Text
-	}
 	x.mu.Lock()
-	x.asking = strings.Join(texts, " | ")
+	if x.detached {
+		x.mu.Unlock()
+		// The gate asks nobody under an ended context: a question of a call
+		// that is over would be withdrawn at once.
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		err := x.opts.Gate.Check(ended, approvals.KindShell, steps...)
+		var r *approvals.Refused
+		if errors.As(err, &r) && r.Answer == approvals.Unanswered {
+			s := steps[r.Step]
+			r.Refusal = refusal.New(refusal.Unanswered, fmt.Sprintf("(%s) it needs the user's approval, and the script had become a job when its call ended, so no one was asked: `%s` did not run. Run that step in a bash call of its own, where the user is asked.", s.Effects, s.Text))
+		}
+		return err
+	}
+	if x.asks == 0 {
+		x.askSince, x.idle = time.Now(), make(chan struct{})
+	}
+	x.asks++
 	x.mu.Unlock()
 	defer func() {
 		x.mu.Lock()
-		x.asking = ""
+		if x.asks--; x.asks == 0 {
+			x.waited += time.Since(x.askSince)
+			close(x.idle)
+		}
 		x.mu.Unlock()
 	}()
 	return x.opts.Gate.Check(ctx, approvals.KindShell, steps...)
