@@ -37,9 +37,9 @@ type JobInfo struct {
 	State   string  `json:"state"` // "running", or how the script ended
 	Status  int     `json:"status"`
 	Seconds float64 `json:"seconds"` // how long it ran (so far), from its start
-	Steps   []Step `json:"steps"`
-	Output  Output `json:"output"`
-	Refusal string `json:"refusal,omitempty"`
+	Steps   []Step  `json:"steps"`
+	Output  Output  `json:"output"`
+	Refusal string  `json:"refusal,omitempty"`
 }
 
 // NewJobs makes a table; settle is called (in its own goroutine) when a
