@@ -378,7 +378,7 @@ type Limits struct {
 	Bytes int
 	// Depth bounds the function calls, eval and source commands nested in
 	// one another (counted through the context, so also across an
-	// interpreter a handler starts with it).
+	// interpreter a handler starts with it; see [Limits.Nest]).
 	Depth int
 	// Subshells bounds the subshells running at once in goroutines of
 	// their own: pipeline stages, background commands and process
@@ -408,15 +408,15 @@ func Bounds(l *Limits) RunnerOption {
 
 type depthKey struct{}
 
-// enterNested counts one more nested function call, eval or source in ctx,
-// or fails past the bound.
-func (r *Runner) enterNested(ctx context.Context) (context.Context, error) {
-	if r.limits == nil || r.limits.Depth == 0 {
+// Nest counts one more nested function call, eval, source or interpreter
+// in ctx, or fails past the Depth bound. A nil *Limits bounds nothing.
+func (l *Limits) Nest(ctx context.Context) (context.Context, error) {
+	if l == nil || l.Depth == 0 {
 		return ctx, nil
 	}
 	d, _ := ctx.Value(depthKey{}).(int)
-	if d >= r.limits.Depth {
-		return ctx, &LimitError{Limit: DepthLimit, Max: r.limits.Depth}
+	if d >= l.Depth {
+		return ctx, &LimitError{Limit: DepthLimit, Max: l.Depth}
 	}
 	return context.WithValue(ctx, depthKey{}, d+1), nil
 }

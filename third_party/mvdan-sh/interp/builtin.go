@@ -467,7 +467,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		if err != nil {
 			return failf(1, "eval: %v\n", err)
 		}
-		ctx, err := r.enterNested(ctx)
+		ctx, err := r.limits.Nest(ctx)
 		if err != nil {
 			r.exit.fatal(err)
 			return r.exit
@@ -513,7 +513,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		// parameters.
 		r.sourceSetParams = false
 		r.inSource = true // know that we're inside a sourced script.
-		if ctx, err = r.enterNested(ctx); err != nil {
+		if ctx, err = r.limits.Nest(ctx); err != nil {
 			r.exit.fatal(err)
 			return r.exit
 		}

@@ -1336,7 +1336,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 	}
 	name := args[0]
 	if body := r.Funcs[name]; body != nil {
-		ctx, err := r.enterNested(ctx)
+		ctx, err := r.limits.Nest(ctx)
 		if err != nil {
 			r.exit.fatal(err)
 			return
