@@ -70,6 +70,7 @@ const (
 	Exited   End = "exited"   // an exit builtin ended it
 	Refused  End = "refused"  // the gate stopped it at a step (denied or unanswered)
 	Killed   End = "killed"   // a kill or the session's end stopped it
+	Bounded  End = "bounded"  // it went past a bound of what a script may hold
 	Failed   End = "failed"   // the interpreter failed (not a step's status)
 )
 
@@ -98,7 +99,10 @@ type Result struct {
 	Steps  []Step `json:"steps"`
 	// RefusedAt is the number of the step the gate stopped (End Refused).
 	RefusedAt int            `json:"refusedAt,omitempty"`
-	Refusal   *refusal.Error `json:"refusal,omitempty"`
+	Refusal   *refusal.Error `json:"refusal,omitempty"` // End Refused or Bounded
+	// Unrecorded counts the steps that ran past the first StepsRecorded,
+	// which Steps does not list.
+	Unrecorded int `json:"unrecorded,omitempty"`
 	Error     string         `json:"error,omitempty"` // End Failed
 	Output    Output         `json:"output"`
 	// Sandbox says which failed step the sandbox may have refused
@@ -123,13 +127,18 @@ type Run struct {
 	tmp    string
 	procs  *procs
 	stages *stages
+	limits *interp.Limits
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu      sync.Mutex
-	steps   []Step
-	refused *stepRefused
-	killed  bool
+	mu         sync.Mutex
+	steps      []Step
+	unrecorded int
+	refused    *stepRefused
+	killed     bool
+	// bounded is the bound that stopped the run from outside the
+	// interpreter (tandem's memory).
+	bounded *interp.LimitError
 	result  Result
 	started time.Time
 	ended   time.Time
@@ -213,6 +222,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		out:     out,
 		procs:   newProcs(hex.EncodeToString(id[:])),
 		stages:  newStages(),
+		limits:  newLimits(),
 		cancel:  cancel,
 		done:    make(chan struct{}),
 		funcs:   map[string]bool{},
@@ -229,6 +239,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	x.watchMemory()
 	go x.run(ctx, r, f)
 	return x, nil
 }
@@ -243,6 +254,7 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 		interp.Env(expand.ListEnviron(env...)),
 		interp.Dir(dir),
 		interp.TempDir(x.tmp),
+		interp.Bounds(x.limits),
 		interp.StdIO(stdin, stdout, stderr),
 		interp.CallHandler(x.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return x.exec }),
@@ -259,6 +271,7 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 
 func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	exited, err := runSafely(ctx, r, f)
+	x.unwatchMemory()
 	x.cancel()
 	// Nothing of the run outlives it: kill what is left of its process
 	// groups (a background daemon, an orphan), then read the output to its
@@ -273,14 +286,20 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	os.RemoveAll(x.tmp)
 
 	x.mu.Lock()
-	res := Result{Steps: append([]Step(nil), x.steps...), Output: x.out.snapshot()}
+	res := Result{Steps: append([]Step(nil), x.steps...), Unrecorded: x.unrecorded, Output: x.out.snapshot()}
 	var status interp.ExitStatus
+	le, overBound := asLimit(err)
+	if x.bounded != nil {
+		le, overBound = x.bounded, true
+	}
 	switch {
 	case x.killed: // a question still open when the kill came is moot
 		res.End, res.Status = Killed, 137
 	case x.refused != nil:
 		res.End, res.RefusedAt, res.Refusal = Refused, x.refused.n, x.refused.err.Refusal
 		res.Status = 1
+	case overBound:
+		res.End, res.Status, res.Refusal = Bounded, 1, boundRefusal(le)
 	case err == nil:
 		res.End = Finished
 		if exited {
@@ -377,12 +396,22 @@ func (x *Run) Kill() {
 	<-x.done
 }
 
-// record adds a step that passed the gate (or was refused) and returns its number.
+// record adds a step that passed the gate (or was refused) and returns its
+// number. Past StepsRecorded a step is only counted (`while :; do :; done`
+// would hold every step of its loop), and a long text is cut.
 func (x *Run) record(s approvals.Step) int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	n := len(x.steps) + 1
-	x.steps = append(x.steps, Step{N: n, Text: s.Text, Effects: s.Effects, Status: -1})
+	n := len(x.steps) + x.unrecorded + 1
+	if len(x.steps) >= StepsRecorded {
+		x.unrecorded++
+		return n
+	}
+	text := s.Text
+	if len(text) > stepTextKept {
+		text = fmt.Sprintf("%s… (%d bytes in all)", strings.ToValidUTF8(text[:stepTextKept], ""), len(text))
+	}
+	x.steps = append(x.steps, Step{N: n, Text: text, Effects: s.Effects, Status: -1})
 	return n
 }
 

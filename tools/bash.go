@@ -175,7 +175,7 @@ func firstLine(script string) string {
 
 func bashResult(res shell.Result) Result {
 	r := Result{Text: shell.Render(res), Structured: res}
-	if res.End == shell.Refused {
+	if res.End == shell.Refused || res.End == shell.Bounded {
 		r.IsError, r.Code = true, res.Refusal.Code
 	}
 	if res.End == shell.Failed {

@@ -192,6 +192,8 @@ func TestLimits(t *testing.T) {
 		{"f() { f | f; }; f", ""}, // depth or subshells, whichever comes first
 		{"while :; do sleep 5 & done", interp.SubshellsLimit},
 		{"while :; do cat < <(sleep 5); done &\nwhile :; do sleep 5 & done", interp.SubshellsLimit},
+		{"while :; do (sleep 5 &); done; echo never", interp.SubshellsLimit},
+		{"(x=a; while :; do x=$x$x; done); echo never", interp.BytesLimit},
 	}
 	for _, c := range cases {
 		t.Run(c.script, func(t *testing.T) {

@@ -489,6 +489,11 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		r2.stmts(ctx, cm.Stmts)
 		r2.exit.exiting = false // subshells don't exit the parent shell
 		r.exit = r2.exit
+		if le, ok := errors.AsType[*LimitError](r2.exit.err); ok && r2.exit.fatalExit {
+			// A bound ends the whole script, not the subshell only.
+			r.exit.exiting = true
+			r.exit.err = le
+		}
 	case *syntax.CallExpr:
 		// Build new slices, to not modify the caller's AST
 		// nor the slices in the alias map.
