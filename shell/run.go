@@ -102,9 +102,9 @@ type Result struct {
 	Refusal   *refusal.Error `json:"refusal,omitempty"` // End Refused or Bounded
 	// Unrecorded counts the steps that ran past the first StepsRecorded,
 	// which Steps does not list.
-	Unrecorded int `json:"unrecorded,omitempty"`
-	Error     string         `json:"error,omitempty"` // End Failed
-	Output    Output         `json:"output"`
+	Unrecorded int    `json:"unrecorded,omitempty"`
+	Error      string `json:"error,omitempty"` // End Failed
+	Output     Output `json:"output"`
 	// Sandbox says which failed step the sandbox may have refused
 	// something, and what it held back from it; "" when none.
 	Sandbox string `json:"sandbox,omitempty"`
