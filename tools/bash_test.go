@@ -284,7 +284,7 @@ func TestAQuestionDoesNotCountAgainstTheBudget(t *testing.T) {
 		}
 	}))
 	res := callBash(t, s, "cat ~/.ssh/id_test; echo after")
-	if res.IsError || res.Structured.(shell.Result).End != shell.Finished || !strings.Contains(res.Text, "key\nafter") {
+	if got, ok := res.Structured.(shell.Result); res.IsError || !ok || got.End != shell.Finished || !strings.Contains(res.Text, "key\nafter") {
 		t.Fatalf("the call did not wait for the answer:\n%s", res.Text)
 	}
 }
