@@ -25,7 +25,7 @@ var bashTool = Tool{
 		`A refused step stops the script there; earlier steps' changes stay. cd and export last for this call only. Processes get the environment without credentials, in a sandbox holding them to what their step may do. ` +
 		`If a step needs more (its result says what the sandbox held), call again with "with": the access and a one-line reason; the user is asked once. ` +
 		`The result gives how it ended, each step's status and the output (stdout and stderr together; head and tail kept when long). ` +
-		`A script running past 30 s (shell.budgetSeconds; time waiting for the user's answer does not count) becomes a job (see the jobs tool); a job asks nothing, so a later step that needs a yes is refused. ` +
+		`A script running 30 s (shell.budgetSeconds, questions not counted) becomes a job (see the jobs tool). ` +
 		"`tandem mcp call SERVER/TOOL '{…}' > out.json`" + ` in a step puts an MCP tool's result in a file, out of this conversation.`,
 	InputSchema: json.RawMessage(`{
   "type": "object",
