@@ -38,8 +38,9 @@ const (
 	StepsRecorded = 10000
 	// stepTextKept is how much of a step's text its record keeps.
 	stepTextKept = 4 << 10
-	// MemoryBound is the Go heap tandem lets its running scripts take it to:
-	// past it every running script is stopped. The bounds above hold each
+	// MemoryBound is the Go heap (objects and goroutine stacks) tandem lets
+	// its running scripts take it to: past it every running script is
+	// stopped. The bounds above hold each
 	// value; this one holds many of them together.
 	MemoryBound = 1 << 30
 )
@@ -119,11 +120,13 @@ func (x *Run) unwatchMemory() {
 	running.Unlock()
 }
 
-// heapBytes is the bytes of live and not yet collected Go objects.
+// heapBytes is the bytes of Go objects (live and not yet collected) and of
+// goroutine stacks: a script's deep recursions in many subshells at once
+// are stacks, not objects.
 func heapBytes() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
 	metrics.Read(s)
-	return s[0].Value.Uint64()
+	return s[0].Value.Uint64() + s[1].Value.Uint64()
 }
 
 func watchHeap() {

@@ -49,18 +49,25 @@ func resetPeakRSS(t *testing.T) {
 const RSSBound = 1536 << 20
 
 // TestScriptsPastABoundEndAndTandemStaysSmall runs the corpus's resource
-// cases (360–379) for real: each would take the process's memory or stack
-// without end (several ended tandem). Each ends within seconds, as
+// cases (360–379), and recursions that hold goroutine stacks, for real: each
+// would take the process's memory or stack without end (several ended
+// tandem). Each ends within seconds, as
 // "bounded" with a too_large refusal that names the bound and says what to
 // do instead, and the process's peak resident set stays under RSSBound. The
 // long loop of builtins runs to its end with its record cut at
 // StepsRecorded steps.
 func TestScriptsPastABoundEndAndTandemStaysSmall(t *testing.T) {
+	scripts := []corpus.Script{{
+		// Stacks, not objects: 250 background recursions 990 deep.
+		Name: "deep-recursions-in-many-subshells.sh",
+		Src:  `g() { if [ "$1" -lt 990 ]; then g $(($1+1)); else sleep 30; fi; }; for i in $(seq 250); do g 0 & done; wait`,
+	}}
 	for _, s := range corpus.Load(t) {
-		n, _ := strconv.Atoi(s.Name[:3])
-		if n < 360 || n > 379 {
-			continue
+		if n, _ := strconv.Atoi(s.Name[:3]); n >= 360 && n <= 379 {
+			scripts = append(scripts, s)
 		}
+	}
+	for _, s := range scripts {
 		t.Run(strings.TrimSuffix(s.Name, ".sh"), func(t *testing.T) {
 			f := corpus.NewFixture(t)
 			resetPeakRSS(t)
