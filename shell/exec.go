@@ -381,11 +381,11 @@ scan:
 }
 
 // readInput reads r to its end, as xargs and a shell reading its script
-// from stdin do, unless ctx ends first or it is longer than max bytes. The writer may be a process that
-// escaped the run's groups, which only the run's end kills: a read that
-// ignored ctx would hold the interpreter, and so the run's end, for as long
-// as that process lives. (The abandoned read ends when the run's end kills
-// the writer.)
+// from stdin do, unless ctx ends first or r holds more than max bytes. The
+// writer may be a process that escaped the run's groups, which only the
+// run's end kills: a read that ignored ctx would hold the interpreter, and
+// so the run's end, for as long as that process lives. (The abandoned read
+// ends when the run's end kills the writer.)
 func readInput(ctx context.Context, r io.Reader, max int) ([]byte, error) {
 	type read struct {
 		b   []byte
