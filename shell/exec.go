@@ -326,9 +326,12 @@ scan:
 			return err
 		}
 		if l.stdin != nil {
-			b, err := readInput(ctx, l.stdin)
+			b, err := readInput(ctx, l.stdin, ValueBytes)
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if le, ok := asLimit(err); ok {
+				return le
 			}
 			if err != nil {
 				fmt.Fprintln(l.stderr, err)
@@ -336,6 +339,10 @@ scan:
 			}
 			src = string(b)
 		}
+	}
+	ctx, err := x.limits.Nest(ctx)
+	if err != nil {
+		return err
 	}
 	lang := syntax.LangPOSIX
 	if l.argv[0] == "bash" {
@@ -359,6 +366,12 @@ scan:
 	}
 	err = r.Run(ctx, f)
 	var status interp.ExitStatus
+	if le, ok := asLimit(err); ok {
+		// The shell may run in a subshell, which would not carry the error
+		// out: the bound ends the whole run.
+		x.stopBounded(le)
+		return le
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -371,19 +384,19 @@ scan:
 }
 
 // readInput reads r to its end, as xargs and a shell reading its script
-// from stdin do, unless ctx ends first. The writer may be a process that
-// escaped the run's groups, which only the run's end kills: a read that
-// ignored ctx would hold the interpreter, and so the run's end, for as long
-// as that process lives. (The abandoned read ends when the run's end kills
-// the writer.)
-func readInput(ctx context.Context, r io.Reader) ([]byte, error) {
+// from stdin do, unless ctx ends first or r holds more than max bytes. The
+// writer may be a process that escaped the run's groups, which only the
+// run's end kills: a read that ignored ctx would hold the interpreter, and
+// so the run's end, for as long as that process lives. (The abandoned read
+// ends when the run's end kills the writer.)
+func readInput(ctx context.Context, r io.Reader, max int) ([]byte, error) {
 	type read struct {
 		b   []byte
 		err error
 	}
 	got := make(chan read, 1)
 	go func() {
-		b, err := io.ReadAll(r)
+		b, err := readBounded(r, max)
 		got <- read{b, err}
 	}()
 	select {
@@ -405,7 +418,10 @@ func (x *Run) readScript(ctx context.Context, hc interp.HandlerContext, l launch
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(l.dir, path)
 	}
-	b, err := os.ReadFile(path)
+	b, err := readFileBounded(path)
+	if le, ok := asLimit(err); ok {
+		return nil, le
+	}
 	if err != nil {
 		fmt.Fprintf(l.stderr, "%s: %v\n", l.argv[0], err)
 		x.ran(n, 127)

@@ -136,9 +136,12 @@ func (x *Run) xargs(ctx context.Context, hc interp.HandlerContext, l launch) err
 	}
 	var in io.Reader = strings.NewReader("")
 	if l.stdin != nil {
-		b, _ := readInput(ctx, l.stdin) // the items before a read error still run
+		b, err := readInput(ctx, l.stdin, XargsInputBytes) // the items before a read error still run
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if le, ok := asLimit(err); ok {
+			return le
 		}
 		in = bytes.NewReader(b)
 	}

@@ -130,6 +130,7 @@ func (p *procs) start(cmd *exec.Cmd, startCmd func(*exec.Cmd) error) error {
 	if err := startCmd(cmd); err != nil {
 		return err
 	}
+	holdProcess(cmd.Process.Pid)
 	p.groups[cmd.Process.Pid] = true
 	waited.pids[cmd.Process.Pid] = true
 	p.waiting.Add(1)

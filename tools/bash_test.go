@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -225,10 +226,9 @@ func TestReadingTandemsEnvironmentIsASecretRead(t *testing.T) {
 	}
 }
 
-// A job shows its running step as running, the time since the script
-// started, and the step it waits on while the user is asked; a denied step
-// then shows as refused.
-func TestJobsShowRunningAndWaitingSteps(t *testing.T) {
+// secretHome makes a home holding one key, ~/.ssh/id_test, for the test.
+func secretHome(t *testing.T) string {
+	t.Helper()
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
 		t.Fatal(err)
@@ -237,15 +237,18 @@ func TestJobsShowRunningAndWaitingSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", home)
-	asked, answer := make(chan struct{}, 1), make(chan approvals.Answer)
-	s, n := bashSessionAsking(t, `{"shell": {"budgetSeconds": 0.2}}`, approvals.AskerFunc(func(ctx context.Context, _ approvals.Question) approvals.Answer {
-		asked <- struct{}{}
-		select {
-		case a := <-answer:
-			return a
-		case <-ctx.Done():
-			return approvals.Unanswered
-		}
+	return home
+}
+
+// A job shows its running step as running and the time since the script
+// started; a step of a job that needs a yes is refused without a question:
+// the call where the user would answer it is over.
+func TestJobsShowRunningStepsAndAskNothing(t *testing.T) {
+	secretHome(t)
+	var asked atomic.Int32
+	s, n := bashSessionAsking(t, `{"shell": {"budgetSeconds": 0.2}}`, approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer {
+		asked.Add(1)
+		return approvals.AllowOnce
 	}))
 	res := callBash(t, s, "sleep 1; cat ~/.ssh/id_test")
 	id, _ := res.Structured.(map[string]any)["job"].(string)
@@ -259,24 +262,79 @@ func TestJobsShowRunningAndWaitingSteps(t *testing.T) {
 		t.Fatalf("while the first step runs:\n%s", got)
 	}
 	select {
-	case <-asked:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the secret step was never asked")
-	}
-	if got := show(); !strings.Contains(got, "it waits for the user's answer to run: cat") {
-		t.Fatalf("while the user is asked:\n%s", got)
-	}
-	if list := Call(context.Background(), s, "jobs", json.RawMessage(`{}`)).Text; !strings.Contains(list, id+"  waiting for the user's answer") {
-		t.Fatalf("jobs list while asking: %s", list)
-	}
-	answer <- approvals.Deny
-	select {
 	case <-n.cond:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the job never settled")
 	}
-	if got := show(); !strings.Contains(got, "id_test  → refused") || strings.Contains(got, "→ did not run") {
-		t.Fatalf("after the denial:\n%s", got)
+	got := show()
+	if asked.Load() != 0 || !strings.Contains(got, "id_test  → refused") || !strings.Contains(got, "had become a job") || strings.Contains(got, "key") {
+		t.Fatalf("a job asked (%d questions) or read the key:\n%s", asked.Load(), got)
+	}
+}
+
+// Time waiting for the user's answer is not running time: a question open
+// longer than the budget keeps the call waiting, and the answer decides in
+// the call.
+func TestAQuestionDoesNotCountAgainstTheBudget(t *testing.T) {
+	secretHome(t)
+	s, _ := bashSessionAsking(t, `{"shell": {"budgetSeconds": 0.3}}`, approvals.AskerFunc(func(ctx context.Context, _ approvals.Question) approvals.Answer {
+		select {
+		case <-time.After(time.Second):
+			return approvals.AllowOnce
+		case <-ctx.Done():
+			return approvals.Unanswered
+		}
+	}))
+	res := callBash(t, s, "cat ~/.ssh/id_test; echo after")
+	if got, ok := res.Structured.(shell.Result); res.IsError || !ok || got.End != shell.Finished || !strings.Contains(res.Text, "key\nafter") {
+		t.Fatalf("the call did not wait for the answer:\n%s", res.Text)
+	}
+}
+
+// When the call ends while its question is open (the turn's Stop), the
+// question is withdrawn from the asker, and an answer given after that runs
+// nothing: no job goes on with the step.
+func TestACallEndingWithdrawsItsQuestion(t *testing.T) {
+	secretHome(t)
+	asked, withdrawn := make(chan struct{}), make(chan struct{})
+	late := make(chan approvals.Answer)
+	s, _ := bashSessionAsking(t, `{"shell": {"budgetSeconds": 0.2}}`, approvals.AskerFunc(func(ctx context.Context, _ approvals.Question) approvals.Answer {
+		close(asked)
+		<-ctx.Done()
+		close(withdrawn)
+		return <-late // the user's Allow, arriving after the withdrawal
+	}))
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan Result, 1)
+	go func() {
+		args, _ := json.Marshal(map[string]string{"command": "cat ~/.ssh/id_test > got"})
+		done <- Call(ctx, s, "bash", args)
+	}()
+	<-asked
+	select {
+	case res := <-done:
+		t.Fatalf("the call ended while its question was open:\n%s", res.Text)
+	case <-time.After(600 * time.Millisecond): // three budgets
+	}
+	stop()
+	select {
+	case <-withdrawn:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the question was not withdrawn when the call ended")
+	}
+	late <- approvals.AllowOnce
+	res := <-done
+	if res.Code != refusal.Cancelled {
+		t.Fatalf("the stopped call: %s", res.Text)
+	}
+	time.Sleep(300 * time.Millisecond)
+	// The redirection opened before the step was asked; the key must not
+	// have reached it.
+	if b, _ := os.ReadFile(filepath.Join(s.Roots[0], "got")); len(b) > 0 {
+		t.Fatalf("a late answer ran the step: %q", b)
+	}
+	if jobs := s.Jobs().List(); len(jobs) != 0 {
+		t.Fatalf("the call left a job: %v", jobs[0].Command)
 	}
 }
 
