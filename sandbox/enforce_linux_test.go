@@ -455,3 +455,36 @@ func TestSignalsStayInTheSandbox(t *testing.T) {
 		t.Errorf("a program's own child: %v %q", err, out)
 	}
 }
+
+// Where no user namespace can be made (a sysctl, or AppArmor's
+// restriction on Ubuntu), the guarded places still hold for a program
+// tandem cannot see into: its ruleset carves them out, fail closed, at the
+// cost of new names at a root's top; the rest of the workspace stays
+// writable.
+func TestGuardedPlacesHeldWithoutNamespaces(t *testing.T) {
+	w := newWorld(t)
+	saved := namespaces
+	namespaces = func() error { return errors.New("no user namespaces here") }
+	t.Cleanup(func() { namespaces = saved })
+	net := approvals.Of(approvals.Net)
+	for _, script := range []string{
+		"echo '[core] fsmonitor = evil' >> .git/config",
+		"echo evil > .git/hooks/pre-commit",
+		"mv .git .git-old",
+		"mv .git/config .git/config-old",
+		"echo '{}' > .tandem/settings.json",
+	} {
+		if out, err := w.run(t, net, script); err == nil {
+			t.Errorf("%s ran without protected: %q", script, out)
+		}
+	}
+	if b, _ := os.ReadFile(w.ws + "/.git/config"); string(b) != "[core]\n" {
+		t.Errorf(".git/config changed: %q", b)
+	}
+	if out, err := w.run(t, net, "echo changed > main.go && echo ref: refs/heads/x > .git/HEAD"); err != nil {
+		t.Errorf("the workspace's files: %v %q", err, out)
+	}
+	if out, err := w.run(t, net|approvals.Of(approvals.Protected), "echo '# approved' >> .git/config"); err != nil {
+		t.Errorf("with protected: %v %q", err, out)
+	}
+}

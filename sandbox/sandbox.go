@@ -29,7 +29,7 @@ import (
 type Sandbox struct {
 	places   Places
 	mu       sync.Mutex
-	cache    map[approvals.Effects]*ruleset // by grant; Linux only
+	cache    map[rulesetKey]*ruleset // Linux only
 	spawners [2]*spawner                    // without and with a network of their own; Linux only
 }
 
@@ -41,7 +41,7 @@ func New(policy *approvals.Policy) (*Sandbox, error) {
 	}
 	places := PlacesOf(policy)
 	makeScratch(places.Scratch)
-	return &Sandbox{places: places, cache: map[approvals.Effects]*ruleset{}}, nil
+	return &Sandbox{places: places, cache: map[rulesetKey]*ruleset{}}, nil
 }
 
 // makeScratch makes the scratch places that do not exist yet (a fresh
@@ -75,9 +75,9 @@ func (s *Sandbox) Close() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for grant, r := range s.cache {
+	for key, r := range s.cache {
 		r.close()
-		delete(s.cache, grant)
+		delete(s.cache, key)
 	}
 	for i, z := range s.spawners {
 		if z != nil {
@@ -85,6 +85,13 @@ func (s *Sandbox) Close() {
 			s.spawners[i] = nil
 		}
 	}
+}
+
+// rulesetKey names a built ruleset: its grant, and whether the guarded
+// places are carved out of its writes (where no mount can hold them).
+type rulesetKey struct {
+	grant   approvals.Effects
+	byRules bool
 }
 
 // Held is what a step granted grant is kept from: the restricted effects it
@@ -114,6 +121,9 @@ type Support struct {
 	// Limits says, in one sentence, what part is not enforced although the
 	// sandbox works ("" when none).
 	Limits string
+	// Layers says, a sentence each, which of the kernel's layers hold here
+	// and what each holds.
+	Layers []string
 }
 
 // MayHaveRefused reports whether a step's output looks like the kernel

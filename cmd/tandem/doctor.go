@@ -130,14 +130,13 @@ func sandboxCheck(settings *config.Settings) check {
 		return check{name: "kernel sandbox", info: why.Error() + "; the gate still asks before risky steps, but a program it cannot see into does what it likes",
 			fix: "run tandem on Linux 5.13+ with landlock in the kernel's LSM list (lsm= boot parameter), or on macOS with /usr/bin/sandbox-exec"}
 	}
-	info := "the programs of bash steps run held to what their step was allowed"
-	if sandbox.Supported().Guards {
-		info += ", and those it cannot see into change no root's git config, hooks or .tandem unasked"
+	support := sandbox.Supported()
+	info := "the programs of bash steps run held to what their step was allowed: " + strings.Join(support.Layers, "; ")
+	if support.Limits == "" {
+		return check{name: "kernel sandbox", ok: true, info: info}
 	}
-	if l := sandbox.Supported().Limits; l != "" {
-		info += "; " + l
-	}
-	return check{name: "kernel sandbox", ok: true, info: info}
+	return check{name: "kernel sandbox", info: info + "; but " + support.Limits,
+		fix: "use a kernel and settings where the layers above hold (Linux 6.12 or later; unprivileged user namespaces allowed)"}
 }
 
 // writableDir checks that dir exists or can be made, and takes a file.
