@@ -30,7 +30,7 @@ type Sandbox struct {
 	places   Places
 	mu       sync.Mutex
 	cache    map[rulesetKey]*ruleset // Linux only
-	spawners [2]*spawner                    // without and with a network of their own; Linux only
+	spawners [2]*spawner             // without and with a network of their own; Linux only
 }
 
 // New is the sandbox of a session judged by policy, or nil (with the
