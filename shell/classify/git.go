@@ -76,6 +76,9 @@ func gitRow(c *classifier, args []string, dir string) {
 		return // usage
 	}
 	sub, rest := args[i], args[i+1:]
+	if strings.HasPrefix(sub, "credential") {
+		c.gitCredentials() // credential, credential-store, credential-cache
+	}
 	if gitNet[sub] {
 		c.add(approvals.Net, approvals.Exec)
 		c.anyWords(dir, rest)
