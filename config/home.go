@@ -30,14 +30,14 @@ func Home() (string, error) {
 // homeAndOrigin is Home and, in words, where it came from.
 func homeAndOrigin() (home, origin string, err error) {
 	if h := os.Getenv("HOME"); filepath.IsAbs(h) {
-		return filepath.Clean(h), "$HOME", nil
+		return filepath.Clean(h), "from $HOME", nil
 	}
 	// os/user reads /etc/passwd itself when built without cgo.
 	u, err := user.LookupId(strconv.Itoa(os.Getuid()))
 	if err != nil || !filepath.IsAbs(u.HomeDir) {
 		return "", "", fmt.Errorf("tandem has no home directory: HOME is unset and user id %d has no home in the passwd database; set HOME to your home directory", os.Getuid())
 	}
-	return filepath.Clean(u.HomeDir), fmt.Sprintf("HOME is unset: the home of user %s in the passwd database", u.Username), nil
+	return filepath.Clean(u.HomeDir), fmt.Sprintf("HOME is unset: from the passwd entry of user %s", u.Username), nil
 }
 
 // Dir is tandem's user configuration directory: $XDG_CONFIG_HOME/tandem,
@@ -72,7 +72,7 @@ func UserFileOrigin() string {
 
 func xdg(env, fallback string) (dir, origin string, err error) {
 	if d := os.Getenv(env); filepath.IsAbs(d) {
-		return filepath.Join(d, "tandem"), "$" + env, nil
+		return filepath.Join(d, "tandem"), "from $" + env, nil
 	}
 	home, origin, err := homeAndOrigin()
 	if err != nil {

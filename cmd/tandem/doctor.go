@@ -168,7 +168,7 @@ func userSettingsCheck(settings *config.Settings, file string) check {
 	if file == "" {
 		return check{name: name, info: err.Error(), fix: "set HOME to your home directory, or XDG_CONFIG_HOME to a directory of your own"}
 	}
-	where := fmt.Sprintf("%s (from %s)", file, config.UserFileOrigin())
+	where := fmt.Sprintf("%s (%s)", file, config.UserFileOrigin())
 	var untrusted *config.UntrustedError
 	switch {
 	case errors.As(err, &untrusted):

@@ -69,7 +69,7 @@ func TestDoctorWithoutHomeUsesThePasswdHome(t *testing.T) {
 	outb, _ := cmd.CombinedOutput()
 	out := string(outb)
 	want := filepath.Join(home, ".config", "tandem", "config.json")
-	if !strings.Contains(out, want) || !strings.Contains(out, "HOME is unset: the home of user") {
+	if !strings.Contains(out, want) || !strings.Contains(out, "HOME is unset: from the passwd entry of user") {
 		t.Errorf("doctor must name %s and say it comes from the passwd entry:\n%s", want, out)
 	}
 	if strings.Contains(out, filepath.Join(planted, ".config")) {
