@@ -17,11 +17,11 @@ const (
 	// PathOutside: every other path, and every path whose symlinks loop and
 	// that no rule below covers.
 	PathOutside
-	// PathProtected: a .git or .tandem directory, a directory on PATH, what a later shell, login, editor or
-	// git runs (~/.bashrc, ~/.profile, ~/.vimrc, ~/.gitconfig, autostart
-	// entries, systemd user units, crontabs), or an ancestor of a
-	// protected or secret entry (moving or removing the ancestor moves or
-	// removes the entry).
+	// PathProtected: a .git or .tandem directory, a directory on PATH,
+	// what a later shell, login, editor or git runs (~/.bashrc, ~/.profile,
+	// ~/.vimrc, ~/.gitconfig, autostart entries, systemd user units,
+	// crontabs), or an ancestor of a protected or secret entry (moving or
+	// removing the ancestor moves or removes the entry).
 	PathProtected
 	// PathSecret: a credential store, or under one (stores.go lists
 	// them); an agent's or daemon's socket (ssh-agent, gpg-agent, D-Bus,

@@ -89,18 +89,23 @@ func PrivateStateDir() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Judged before it is made too: nothing is made in a place others
-	// can write.
-	if err := Trusted(dir); err != nil {
-		return "", err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	if err := Trusted(dir); err != nil {
+	if err := MakePrivateDir(dir); err != nil {
 		return "", err
 	}
 	return dir, nil
+}
+
+// MakePrivateDir makes dir (0700) where missing, once Trusted holds for the
+// way to it, and checks Trusted again for what is there: nothing is made in
+// a place others can write, and nothing is used that they could have made.
+func MakePrivateDir(dir string) error {
+	if err := Trusted(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return Trusted(dir)
 }
 
 // UntrustedError is why a file or directory of the user's is not trusted:

@@ -157,7 +157,8 @@ func Open(o Options) *Session {
 // newGate builds the session's gate: its path policy, and its asker read
 // from the front door. The auto set is set at each use (see Gate).
 func newGate(s *Session) *approvals.Gate {
-	home, _ := config.Home()                                        // none: no secret under a home is named, and none is read unasked by a rule of its own
+	// Without a home ("") the policy names no store under one.
+	home, _ := config.Home()
 	scratch, _ := writableDirs(s.opts.Settings, home, os.Environ()) // a bad value is a settings problem; the defaults apply
 	p := approvals.NewPolicy(approvals.PolicyConfig{
 		Roots: s.Roots, Home: home, Env: os.Environ(), Scratch: scratch,

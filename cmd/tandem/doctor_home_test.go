@@ -200,3 +200,30 @@ func TestDoctorNamesUntrustedSettings(t *testing.T) {
 		})
 	}
 }
+
+// A log in a directory others can write is not opened: a link planted at
+// its name would make tandem append to a file of the user's.
+func TestLogIsNotOpenedWhereOthersCanWrite(t *testing.T) {
+	open := t.TempDir()
+	if err := os.Chmod(open, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "bashrc")
+	if err := os.Symlink(target, filepath.Join(open, "lsp.log")); err != nil {
+		t.Fatal(err)
+	}
+	w, shown, closeLog := openLog("tandem lsp", filepath.Join(open, "lsp.log"))
+	defer closeLog()
+	if w != os.Stderr || shown != "" {
+		t.Fatalf("openLog opened %q in a world-writable directory", shown)
+	}
+	if _, err := os.Lstat(target); err == nil {
+		t.Fatal("the planted link's target was written")
+	}
+	private := filepath.Join(t.TempDir(), "state")
+	if _, shown, closeLog := openLog("tandem lsp", filepath.Join(private, "lsp.log")); shown == "" {
+		t.Fatal("a log in a private directory was not opened")
+	} else {
+		closeLog()
+	}
+}

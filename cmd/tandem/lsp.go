@@ -109,11 +109,7 @@ func openLog(command, path string) (io.Writer, string, func()) {
 	if path == "-" || strings.TrimSpace(path) == "" {
 		return os.Stderr, "", func() {}
 	}
-	dir := filepath.Dir(path)
-	err := os.MkdirAll(dir, 0o700)
-	if err == nil {
-		err = config.Trusted(dir)
-	}
+	err := config.MakePrivateDir(filepath.Dir(path))
 	if err == nil {
 		if fi, err := os.Stat(path); err == nil && fi.Size() > maxLog {
 			_ = os.Rename(path, path+".1")
