@@ -50,7 +50,7 @@ func sshAddRow(c *classifier, args []string, dir string) {
 
 // sshKeygenReads are ssh-keygen's modes that only read the files they are
 // given; every other mode writes a key, a certificate or known_hosts.
-var sshKeygenReads = []string{"-l", "-y", "-B", "-e", "-i", "-L", "-Q", "-k"}
+var sshKeygenReads = []string{"-l", "-y", "-B", "-e", "-i", "-L", "-Q"}
 
 // sshKeygenRow: ssh-keygen writes the key it makes (-f FILE and FILE.pub)
 // or the known_hosts it edits; without -f it works on ~/.ssh. -Y sign
