@@ -132,10 +132,13 @@ func build(pl Places, grant approvals.Effects) (*ruleset, error) {
 		return ReadDir(dir)
 	}
 	plan := NewPlan(pl, grant, stamped)
-	cfg := landlock.Config{HandledAccessFS: handled}
+	// A program signals only processes of its own sandbox: not tandem, the
+	// editor, or any other process of the user (Landlock ABI 6; the kernel
+	// lacks it before Linux 6.12, which Supported says).
+	cfg := landlock.Config{HandledAccessFS: handled, Scoped: landlock.ScopedSet(ll.ScopeSignal)}
 	if !plan.Net {
 		cfg.HandledAccessNet = landlock.AccessNetSet(ll.AccessNetConnectTCP)
-		cfg.Scoped = landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
+		cfg.Scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
 	}
 	var rules []landlock.Rule
 	for _, g := range []struct {

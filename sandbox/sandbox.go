@@ -14,6 +14,9 @@
 package sandbox
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -36,7 +39,21 @@ func New(policy *approvals.Policy) (*Sandbox, error) {
 	if err := kernelSupport().Unavailable; err != nil {
 		return nil, err
 	}
-	return &Sandbox{places: PlacesOf(policy), cache: map[approvals.Effects]*ruleset{}}, nil
+	places := PlacesOf(policy)
+	makeScratch(places.Scratch)
+	return &Sandbox{places: places, cache: map[approvals.Effects]*ruleset{}}, nil
+}
+
+// makeScratch makes the scratch places that do not exist yet (a fresh
+// user's ~/.cache/go-build or ~/go/pkg/mod), private as the tools make
+// them: the kernel grants only what exists, and the home around them is
+// not writable, so a first `go build` could not make its cache itself.
+func makeScratch(places []string) {
+	for _, p := range places {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			os.MkdirAll(p, 0o700)
+		}
+	}
 }
 
 // Start starts cmd restricted to grant. effects are the program's own as

@@ -32,7 +32,7 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 	if unseen && !grant.Has(approvals.Protected) {
 		g = GuardedIn(s.places.Roots)
 	}
-	argv := append([]string{"sandbox-exec", "-p", SeatbeltProfile(s.places, grant, g.For(cmd.Path)), cmd.Path}, cmd.Args[1:]...)
+	argv := append([]string{"sandbox-exec", "-p", SeatbeltProfile(s.places, grant, g), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = sandboxExec, argv
 	return cmd.Start()
 }
