@@ -141,7 +141,7 @@ func SettingsProblems(st *config.Settings) []error {
 	if _, err := envRule(st); err != nil {
 		out = append(out, err)
 	}
-	home, _ := os.UserHomeDir()
+	home, _ := config.Home()
 	if _, err := writableDirs(st, home, os.Environ()); err != nil {
 		out = append(out, err)
 	}

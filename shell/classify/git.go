@@ -187,6 +187,9 @@ func (c *classifier) git(args []string, g gitLine, depth int) {
 		return // usage
 	}
 	sub, rest := args[i], args[i+1:]
+	if strings.HasPrefix(sub, "credential") {
+		c.gitCredentials() // credential, credential-store, credential-cache
+	}
 	dir := g.dir
 	if v, ok := g.alias(sub); ok {
 		// git runs an alias of a name that is no git command: judged as
