@@ -32,7 +32,7 @@ func init() {
 
 // launch is the launcher's work: args are
 //
-//	-fd N -flags F -uid U -gid G [-extra N] [-pin DIR | -ro PATH]... -- PATH ARGV0 ARGS...
+//	-fd N -flags F -uid U -gid G [-extra N] [-pin DIR | -ro PATH | -hide PATH]... -- PATH ARGV0 ARGS...
 //
 // or "-serve FD UID GID" and "-start FD MOUNTER", a spawner's two processes
 // (see serve and start), or "-probe DIR UID GID", which checks that a
@@ -100,7 +100,7 @@ func launch(args []string, stderr io.Writer) int {
 	}
 	fd, flags, extra := -1, uint64(0), 0
 	ids := user{uid: -1, gid: -1}
-	var pinned, ro []string
+	var view mounts
 	i := 0
 	for ; i+1 < len(args) && args[i] != "--"; i += 2 {
 		var err error
@@ -116,9 +116,11 @@ func launch(args []string, stderr io.Writer) int {
 		case "-gid":
 			ids.gid, err = strconv.Atoi(v)
 		case "-pin":
-			pinned = append(pinned, v)
+			view.Pinned = append(view.Pinned, v)
 		case "-ro":
-			ro = append(ro, v)
+			view.ReadOnly = append(view.ReadOnly, v)
+		case "-hide":
+			view.Hidden = append(view.Hidden, v)
 		default:
 			err = errors.New("unknown argument " + args[i])
 		}
@@ -127,9 +129,9 @@ func launch(args []string, stderr io.Writer) int {
 		}
 	}
 	if fd < 0 || ids.uid < 0 || ids.gid < 0 || i+2 >= len(args) || args[i] != "--" {
-		return fail(126, "usage: %s -fd N -flags F -uid U -gid G [-extra N] [-pin DIR | -ro PATH]... -- PATH ARGV0 ARGS...", launcherName)
+		return fail(126, "usage: %s -fd N -flags F -uid U -gid G [-extra N] [-pin DIR | -ro PATH | -hide PATH]... -- PATH ARGV0 ARGS...", launcherName)
 	}
-	if err := guard(pinned, ro, map[string]bool{}); err != nil {
+	if err := view.make(map[string]mountKind{}); err != nil {
 		return fail(126, "%v", err)
 	}
 	path, argv := args[i+1], args[i+2:]
@@ -268,9 +270,9 @@ func probeNamespaces() error {
 	return nil
 }
 
-// launchIn starts cmd through the launcher: guarded read-only, a network
+// launchIn starts cmd through the launcher: with the view v, a network
 // namespace with newNet, restricted by the ruleset fd.
-func launchIn(cmd *exec.Cmd, fd int, flags uint32, g Guarded, newNet bool) error {
+func launchIn(cmd *exec.Cmd, fd int, flags uint32, v mounts, newNet bool) error {
 	if err := runnable(cmd.Path); err != nil {
 		return err
 	}
@@ -283,11 +285,14 @@ func launchIn(cmd *exec.Cmd, fd int, flags uint32, g Guarded, newNet bool) error
 	ids := tandemsUser()
 	args := []string{launcherName, "-fd", strconv.Itoa(3 + len(cmd.ExtraFiles)), "-flags", strconv.FormatUint(uint64(flags), 10),
 		"-uid", strconv.Itoa(ids.uid), "-gid", strconv.Itoa(ids.gid), "-extra", strconv.Itoa(len(cmd.ExtraFiles))}
-	for _, p := range g.Pinned {
+	for _, p := range v.Pinned {
 		args = append(args, "-pin", p)
 	}
-	for _, p := range g.ReadOnly {
+	for _, p := range v.ReadOnly {
 		args = append(args, "-ro", p)
+	}
+	for _, p := range v.Hidden {
+		args = append(args, "-hide", p)
 	}
 	args = append(append(args, "--", cmd.Path), cmd.Args...)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)
