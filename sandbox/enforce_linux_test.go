@@ -564,3 +564,59 @@ func TestSecretsAndSocketsAreOutOfView(t *testing.T) {
 		t.Errorf("the agent got %q with secret", m)
 	}
 }
+
+// Without net a program connects to no UNIX socket outside its own (a
+// daemon's, D-Bus, a database's), which neither Landlock nor an empty
+// network namespace holds for a socket named by a path; a socketpair, its
+// own, still works. The three ways a program starts: a launcher, the
+// spawner, and a restricted thread where no namespace can be made.
+func TestUnixSocketsNeedNet(t *testing.T) {
+	bothWays(t, unixSocketsNeedNet)
+	t.Run("no namespaces", func(t *testing.T) {
+		saved := namespaces
+		namespaces = func() error { return errors.New("no user namespaces here") }
+		t.Cleanup(func() { namespaces = saved })
+		unixSocketsNeedNet(t, newWorld(t))
+	})
+}
+
+func unixSocketsNeedNet(t *testing.T, w *world) {
+	daemon := w.outside + "/daemon.sock"
+	ln, err := net.Listen("unix", daemon)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	got := make(chan string, 4)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b := make([]byte, 16)
+			n, _ := c.Read(b)
+			got <- string(b[:n])
+			c.Close()
+		}
+	}()
+	connect := `python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"HELLO")' ` + daemon
+	if out, err := w.run(t, 0, connect); err == nil || !MayHaveRefused(out) {
+		t.Errorf("a UNIX socket without net: %v %q", err, out)
+	}
+	select {
+	case m := <-got:
+		t.Fatalf("the daemon got %q without net", m)
+	default:
+	}
+	pair := `python3 -c 'import socket; a, b = socket.socketpair(); a.sendall(b"x"); print(b.recv(1).decode())'`
+	if out, err := w.run(t, 0, pair); err != nil || strings.TrimSpace(out) != "x" {
+		t.Errorf("a socketpair without net: %v %q", err, out)
+	}
+	if out, err := w.run(t, approvals.Of(approvals.Net), connect); err != nil {
+		t.Fatalf("with net: %v %q", err, out)
+	}
+	if m := <-got; m != "HELLO" {
+		t.Errorf("the daemon got %q with net", m)
+	}
+}

@@ -236,12 +236,8 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			done <- fmt.Errorf("sandbox: no_new_privs: %w", err)
-			return
-		}
-		if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-			done <- fmt.Errorf("sandbox: restrict: %w", err)
+		if err := restrictThread(fd, flags, !grant.Has(approvals.Net)); err != nil {
+			done <- fmt.Errorf("sandbox: %w", err)
 			return
 		}
 		done <- cmd.Start()

@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -47,6 +46,7 @@ type request struct {
 	Dir       string
 	Flags     uint32
 	View      mounts
+	NoUnix    bool    // no UNIX socket of its own making (without net)
 	Stdio     [3]bool // which of 0, 1 and 2 are sent (else /dev/null)
 }
 
@@ -104,7 +104,7 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, v mounts) (ok 
 			return false, nil
 		}
 	}
-	req := request{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Flags: flags, View: v}
+	req := request{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Flags: flags, View: v, NoUnix: z.newNet}
 	if req.Env == nil {
 		req.Env = os.Environ()
 	}
@@ -440,12 +440,8 @@ func spawn(body, oob []byte, guard func(mounts) error) reply {
 	go func() {
 		// A thread of its own, restricted and then ended, as tandem does.
 		runtime.LockOSThread()
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		if err := restrictThread(fds[0], req.Flags, req.NoUnix); err != nil {
 			done <- started{err: err}
-			return
-		}
-		if err := ll.LandlockRestrictSelf(fds[0], req.Flags); err != nil {
-			done <- started{err: fmt.Errorf("restrict: %w", err)}
 			return
 		}
 		done <- started{cmd.Start(), true}
