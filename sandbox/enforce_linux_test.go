@@ -207,7 +207,20 @@ func TestOtherProcessesEnvironmentsAreClosed(t *testing.T) {
 	if env, err := os.ReadFile("/proc/self/environ"); err != nil || !strings.Contains(string(env), plantedToken) {
 		t.Fatalf("the token is not planted: %v", err)
 	}
-	for _, pid := range []int{os.Getpid(), os.Getppid(), sibling.Process.Pid, other.Process.Pid} {
+	pids := []int{os.Getpid(), os.Getppid(), sibling.Process.Pid, other.Process.Pid}
+	// The spawners' two processes hold no environment of tandem's at all.
+	if len(w.sb.spawners) == 0 {
+		t.Fatal("no spawner started")
+	}
+	for _, z := range w.sb.spawners {
+		for _, pid := range []int{z.cmd.Process.Pid, z.starter.Pid} {
+			if env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ"); err != nil || len(env) != 0 {
+				t.Errorf("spawner process %d's environment: %v %q", pid, err, env)
+			}
+			pids = append(pids, pid)
+		}
+	}
+	for _, pid := range pids {
 		out, err := w.run(t, Restricted, "cat /proc/"+strconv.Itoa(pid)+"/environ; cat /proc/"+strconv.Itoa(pid)+"/mem")
 		if err == nil || strings.Contains(out, "planted") || strings.Contains(out, "PATH=") {
 			t.Errorf("pid %d's environment was read (%v): %q", pid, err, out)

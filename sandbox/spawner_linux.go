@@ -161,8 +161,10 @@ func (z *spawner) launch() error {
 	// starter's end the mounter.
 	attr := namespaceAttr(&syscall.SysProcAttr{Setpgid: true}, z.newNet)
 	ids := tandemsUser()
+	// Its environment is empty: each program gets its own from the
+	// request, and tandem's (keys included) stays in tandem.
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-serve", "3", strconv.Itoa(ids.uid), strconv.Itoa(ids.gid)},
-		ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
+		Env: []string{}, ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
 	if err := cmd.Start(); err != nil {
 		ours.Close()
 		return err
@@ -266,7 +268,7 @@ func serve(conn int, ids user) int {
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "mounter"), os.NewFile(uintptr(fds[1]), "mounter")
 	tandems := os.NewFile(uintptr(conn), "spawner")
-	starter := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-start", "3", "4"},
+	starter := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-start", "3", "4"}, Env: []string{},
 		ExtraFiles: []*os.File{tandems, theirs}, SysProcAttr: ids.attr(&syscall.SysProcAttr{Cloneflags: unix.CLONE_PARENT})}
 	if err := starter.Start(); err != nil {
 		return failHello(conn, err)
