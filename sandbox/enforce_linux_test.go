@@ -633,3 +633,34 @@ func unixSocketsNeedNet(t *testing.T, w *world) {
 		t.Errorf("the daemon got %q with net", m)
 	}
 }
+
+// Without outside nothing outside the writable places changes its mode,
+// owner or times either (Landlock holds content alone): a step cannot make
+// the user's files open to others. With outside it can.
+func TestNothingOutsideChangesItsMode(t *testing.T) { bothWays(t, nothingOutsideChangesItsMode) }
+
+func nothingOutsideChangesItsMode(t *testing.T, w *world) {
+	for _, script := range []string{
+		"chmod 666 " + w.home + "/notes.txt",
+		"chmod 777 " + w.outside,
+		"touch -d 2001-01-01 " + w.outside + "/keep.txt",
+		"python3 -c 'import os; os.chmod(\"" + w.home + "/notes.txt\", 0o666)'",
+	} {
+		if out, err := w.run(t, approvals.Of(approvals.Net), script); err == nil {
+			t.Errorf("%s ran without outside: %q", script, out)
+		}
+	}
+	if fi, err := os.Stat(w.home + "/notes.txt"); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("notes.txt's mode changed: %v %v", fi.Mode(), err)
+	}
+	if fi, err := os.Stat(w.outside + "/keep.txt"); err != nil || fi.ModTime().Year() == 2001 {
+		t.Errorf("keep.txt's times changed: %v", err)
+	}
+	// The workspace and the scratch places keep theirs.
+	if out, err := w.run(t, 0, "chmod +x main.go && touch -d 2001-01-01 "+w.scratch+"/.keep"); err != nil {
+		t.Errorf("in the writable places: %v %q", err, out)
+	}
+	if out, err := w.run(t, approvals.Of(approvals.Outside), "chmod 640 "+w.home+"/notes.txt"); err != nil {
+		t.Errorf("with outside: %v %q", err, out)
+	}
+}

@@ -103,7 +103,7 @@ func (r *ruleset) fresh() bool {
 // network of their own (without net), and which mounts their view holds
 // (without protected, without secret). Programs of different grants never
 // share a mount namespace, so one's mounts never open another's view.
-type spawnerKey struct{ newNet, guarded, hidden bool }
+type spawnerKey struct{ newNet, sealed, guarded, hidden bool }
 
 // spawner is the spawner of programs whose namespaces are key's.
 func (s *Sandbox) spawner(key spawnerKey) *spawner {
@@ -226,7 +226,7 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 		v := s.viewFor(grant)
 		newNet := !grant.Has(approvals.Net)
 		if spawnable(cmd) {
-			key := spawnerKey{newNet: newNet, guarded: !grant.Has(approvals.Protected), hidden: !grant.Has(approvals.Secret)}
+			key := spawnerKey{newNet: newNet, sealed: v.Sealed, guarded: !grant.Has(approvals.Protected), hidden: !grant.Has(approvals.Secret)}
 			if ok, err := s.spawner(key).start(cmd, fd, flags, v); ok {
 				return err
 			}

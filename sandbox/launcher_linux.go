@@ -31,7 +31,7 @@ func init() {
 
 // launch is the launcher's work: args are
 //
-//	-fd N -flags F -uid U -gid G [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH]... -- PATH ARGV0 ARGS...
+//	-fd N -flags F -uid U -gid G [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...
 //
 // or "-serve FD UID GID" and "-start FD MOUNTER", a spawner's two processes
 // (see serve and start), or "-probe DIR UID GID", which checks that a
@@ -124,6 +124,9 @@ func launch(args []string, stderr io.Writer) int {
 			view.ReadOnly = append(view.ReadOnly, v)
 		case "-hide":
 			view.Hidden = append(view.Hidden, v)
+		case "-rw":
+			view.Sealed = true
+			view.Writable = append(view.Writable, v)
 		default:
 			err = errors.New("unknown argument " + args[i])
 		}
@@ -132,10 +135,17 @@ func launch(args []string, stderr io.Writer) int {
 		}
 	}
 	if fd < 0 || ids.uid < 0 || ids.gid < 0 || i+2 >= len(args) || args[i] != "--" {
-		return fail(126, "usage: %s -fd N -flags F -uid U -gid G [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH]... -- PATH ARGV0 ARGS...", launcherName)
+		return fail(126, "usage: %s -fd N -flags F -uid U -gid G [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...", launcherName)
 	}
 	if err := view.make(map[string]mountKind{}); err != nil {
 		return fail(126, "%v", err)
+	}
+	// The launcher started in the program's directory, before the mounts:
+	// enter it again, as the view now has it.
+	if wd, err := os.Getwd(); err == nil {
+		if err := os.Chdir(wd); err != nil {
+			return fail(126, "%v", err)
+		}
 	}
 	path, argv := args[i+1], args[i+2:]
 	return runProgram(fd, uint32(flags), noUnix, ids, extra, path, argv, programFailed(fail, argv[0]))
@@ -293,6 +303,9 @@ func launchIn(cmd *exec.Cmd, fd int, flags uint32, v mounts, newNet bool) error 
 	}
 	for _, p := range v.Hidden {
 		args = append(args, "-hide", p)
+	}
+	for _, p := range v.Writable {
+		args = append(args, "-rw", p)
 	}
 	args = append(append(args, "--", cmd.Path), cmd.Args...)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)

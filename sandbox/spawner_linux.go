@@ -53,6 +53,10 @@ type request struct {
 // mounts is a program's view: what its mount namespace holds for it, made
 // by the mounter before the program starts.
 type mounts struct {
+	// Sealed: everything is read-only (content, mode, owner, times) but
+	// the Writable places.
+	Sealed   bool
+	Writable []string
 	// Pinned are directories made mount points of themselves: they cannot
 	// be renamed or removed (a .git whose objects stay writable).
 	Pinned []string
@@ -465,6 +469,8 @@ const (
 	pinned mountKind = iota + 1
 	readOnlyMount
 	hiddenMount
+	writableMount
+	sealedRoot
 )
 
 // make makes the mounts of a view, with mounted those made before in this
@@ -472,12 +478,22 @@ const (
 // own here (tandem's side replaced it, which detaches the old mount), and a
 // place no longer asked for is let go.
 func (v mounts) make(mounted map[string]mountKind) error {
+	if v.Sealed && mounted["/"] != sealedRoot {
+		// Once per namespace: a spawner's views are all sealed or none.
+		// /proc stays writable: a program's user namespace has its id maps
+		// written there (Landlock grants a program no process's directory).
+		if err := errors.Join(unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}),
+			unix.MountSetattr(unix.AT_FDCWD, "/proc", 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY})); err != nil {
+			return fmt.Errorf("seal /: %w", err)
+		}
+		mounted["/"] = sealedRoot
+	}
 	want := map[string]mountKind{}
 	var places []string
 	for _, group := range []struct {
 		kind  mountKind
 		paths []string
-	}{{pinned, v.Pinned}, {readOnlyMount, v.ReadOnly}, {hiddenMount, v.Hidden}} {
+	}{{writableMount, v.Writable}, {pinned, v.Pinned}, {readOnlyMount, v.ReadOnly}, {hiddenMount, v.Hidden}} {
 		for _, p := range group.paths {
 			if _, ok := want[p]; !ok {
 				places = append(places, p)
@@ -487,7 +503,7 @@ func (v mounts) make(mounted map[string]mountKind) error {
 	}
 	var gone []string
 	for p, kind := range mounted {
-		if want[p] != kind || !mountRoot(p) {
+		if kind != sealedRoot && (want[p] != kind || !mountRoot(p)) {
 			gone = append(gone, p)
 		}
 	}
@@ -496,6 +512,12 @@ func (v mounts) make(mounted map[string]mountKind) error {
 	for _, p := range gone {
 		unix.Unmount(p, unix.MNT_DETACH)
 		delete(mounted, p)
+		// What was mounted beneath went with it.
+		for q, kind := range mounted {
+			if kind != sealedRoot && strings.HasPrefix(q, p+"/") {
+				delete(mounted, q)
+			}
+		}
 	}
 	for _, p := range places {
 		if _, ok := mounted[p]; ok {
@@ -503,6 +525,8 @@ func (v mounts) make(mounted map[string]mountKind) error {
 		}
 		var err error
 		switch want[p] {
+		case writableMount:
+			err = writable(p)
 		case pinned:
 			err = unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, "")
 		case readOnlyMount:
@@ -518,6 +542,14 @@ func (v mounts) make(mounted map[string]mountKind) error {
 		}
 	}
 	return nil
+}
+
+// writable makes path, in a sealed view, a writable mount of itself again.
+func writable(path string) error {
+	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	return unix.MountSetattr(-1, path, 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY})
 }
 
 // hide puts an empty directory or file, read-only and open to no one, in

@@ -10,7 +10,10 @@ import (
 )
 
 // viewFor is the view of a program granted grant, as the places are now:
-// without protected, the guarded places of the roots (Guarded) and the
+// without outside, everything read-only but the roots, the scratch places,
+// the devices' writable places, and the secrets and protected places the
+// grant opens — Landlock keeps what is outside them from a write already,
+// the mounts keep their mode, owner and times too; without protected, the guarded places of the roots (Guarded) and the
 // protected places outside them read-only — Landlock keeps their content
 // from a write already, the mounts keep their mode, owner and times too;
 // without secret, the secrets and the agents' sockets hidden — Landlock
@@ -19,6 +22,16 @@ import (
 func (s *Sandbox) viewFor(grant approvals.Effects) mounts {
 	var v mounts
 	roots := s.places.Roots
+	if !grant.Has(approvals.Outside) {
+		v.Sealed = true
+		v.Writable = append(append(slices.Clone(roots), s.places.Scratch...), writableDevices...)
+		if grant.Has(approvals.Secret) {
+			v.Writable = append(v.Writable, existing(withoutProc(s.places.Secrets))...)
+		}
+		if grant.Has(approvals.Protected) {
+			v.Writable = append(v.Writable, existing(withoutProc(s.places.Protected))...)
+		}
+	}
 	if !grant.Has(approvals.Protected) {
 		g := GuardedIn(roots)
 		v.Pinned, v.ReadOnly = g.Pinned, g.ReadOnly
@@ -38,6 +51,11 @@ func (s *Sandbox) viewFor(grant approvals.Effects) mounts {
 	}
 	return v
 }
+
+// writableDevices are the places of devices a sealed view keeps writable:
+// the device files themselves take writes on a read-only mount, shared
+// memory and terminals' places do not.
+var writableDevices = []string{"/dev/shm", "/dev/pts"}
 
 // existing are the entries' paths that are there now and are no links (a
 // link's target, if an entry, is one itself), a name prefix as the names
