@@ -37,8 +37,8 @@ func TestHomeIsPrivateButForTheReadablePlaces(t *testing.T) {
 	for rel, private := range map[string]bool{
 		".config/unknown-store/token": true, // a store no list names
 		".local/share/other/db":       true,
-		"src/other/b.go":              true, // another project beside the workspace
-		".bashrc":                     true, // protected for writes, private for reads
+		"src/other/b.go":              true,  // another project beside the workspace
+		".bashrc":                     true,  // protected for writes, private for reads
 		"missing":                     false, // not found in the kernel's view either
 		".gitconfig":                  false,
 		".config/git/ignore":          false,
