@@ -223,3 +223,45 @@ func TestEverydayWorkRunsInTheSandbox(t *testing.T) {
 		t.Error("a hook was planted")
 	}
 }
+
+// The home outside the workspace is held back by default, and the gate
+// agrees with the kernel: a step that names a place there is asked once as
+// outside, and a yes opens the kernel's view for it; a program the gate
+// cannot see into is refused, and its note names the place and the grant
+// that opens it; the readable places (git's config) need nothing.
+func TestKernelHoldsTheHomeBack(t *testing.T) {
+	sb := newTestbed(t)
+	token := filepath.Join(sb.home, ".config", "unnamed-vault", "token")
+	for path, body := range map[string]string{token: "UNNAMED-TOKEN\n", filepath.Join(sb.home, ".gitconfig"): "[user]\n\tname = Home User\n"} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := runScript(t, `python3 -c 'print(open("`+token+`").read())'`, sb.opts(approvals.DefaultAuto, answering(approvals.Deny)))
+	if strings.Contains(res.Output.Text, "UNNAMED-TOKEN") || res.Status == 0 {
+		t.Fatalf("a program read the home unasked:\n%s", Render(res))
+	}
+	if want := "refusal of " + token + ": the sandbox keeps it from a step without outside"; !strings.Contains(res.Sandbox, want) || !strings.Contains(res.Sandbox, `"access": ["outside"]`) {
+		t.Fatalf("the note does not name the place and its grant (%q):\n%s", want, Render(res))
+	}
+	a := answering(approvals.Deny)
+	res = runScript(t, "cat "+token, sb.opts(approvals.DefaultAuto, a))
+	if qs := a.asked(); len(qs) != 1 || qs[0].Steps[0].Effects != approvals.Of(approvals.Read, approvals.Outside) || strings.Contains(res.Output.Text, "UNNAMED-TOKEN") {
+		t.Fatalf("asked %v:\n%s", qs, Render(res))
+	}
+	if text := approvals.QuestionText(a.asked()[0]); !strings.Contains(text, "outside, in the home directory (outside lets the step read it): "+token) {
+		t.Fatalf("the question does not name what it needs:\n%s", text)
+	}
+	res = runScript(t, "cat "+token, sb.opts(approvals.DefaultAuto, answering(approvals.AllowOnce)))
+	if res.Status != 0 || !strings.Contains(res.Output.Text, "UNNAMED-TOKEN") {
+		t.Fatalf("an approved home read failed:\n%s", Render(res))
+	}
+	a = answering(approvals.Deny)
+	res = runScript(t, "git config --global user.name && cat ~/.gitconfig", sb.opts(approvals.DefaultAuto, a))
+	if res.Status != 0 || len(a.asked()) != 0 || !strings.Contains(res.Output.Text, "Home User\n[user]") {
+		t.Fatalf("git's config, asked %d:\n%s", len(a.asked()), Render(res))
+	}
+}
