@@ -457,8 +457,12 @@ func sandboxNote(res Result, p *approvals.Policy) string {
 			continue
 		}
 		if path, need := heldRead(res.Output.Text, p, s.Held); need != 0 {
-			return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal of %s: the sandbox keeps it from a step without %s (%s). If the script needs it, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
-				s.N, s.Text, approvals.Show([]string{path}), need, heldMeaning(need), quotedNames(need))
+			why := "a secret"
+			if need.Has(approvals.Outside) {
+				why = "in the home directory, beyond the workspace, the scratch places and the readable places (shell.readableDirs)"
+			}
+			return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal of %s: the sandbox keeps it from a step without %s (it is %s). If the script needs it, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
+				s.N, s.Text, approvals.Show([]string{path}), need, why, quotedNames(need))
 		}
 		return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal: the sandbox may have refused it, since it ran without %s (%s). If the script needs that, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
 			s.N, s.Text, strings.Join(s.Held.Names(), ", "), heldMeaning(s.Held), quotedNames(s.Held))

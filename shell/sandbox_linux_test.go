@@ -265,3 +265,46 @@ func TestKernelHoldsTheHomeBack(t *testing.T) {
 		t.Fatalf("git's config, asked %d:\n%s", len(a.asked()), Render(res))
 	}
 }
+
+// Everyday work runs unasked with the user's real home held back: the
+// toolchains tandem's user has there (pyenv's python3, Go's caches, npm's)
+// are readable places.
+func TestEverydayWorkWithTheRealHomeHeldBack(t *testing.T) {
+	sb := newTestbed(t)
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb.home = home
+	sb.env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C", "TMPDIR=" + sb.tmp}
+	sb.scratch = append(approvals.DefaultScratch(home, sb.env), sb.tmp)
+	sb.rebox(t)
+	for path, body := range map[string]string{
+		"go.mod":       "module example.com/everyday\n\ngo 1.22\n",
+		"main.go":      "package main\n\nfunc main() { println(\"hi\") }\n",
+		"main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestNothing(t *testing.T) {}\n",
+		"package.json": `{"name": "everyday", "version": "1.0.0", "scripts": {"test": "node -e \"console.log('node ok')\""}}`,
+	} {
+		if err := os.WriteFile(filepath.Join(sb.root, path), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("git", "init", "-q", sb.root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	auto := approvals.DefaultAuto &^ approvals.Of(approvals.Outside, approvals.Protected)
+	for _, c := range []struct{ name, script, want string }{
+		{"python3 on PATH", "python3 -c 'print(6 * 7)'", "42"},
+		{"go", "go build -o greet . && go test ./...", "ok"},
+		{"npm", "npm test", "node ok"},
+		{"git", "git status --short", "main.go"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := answering(approvals.Deny)
+			res := runScript(t, c.script, sb.opts(auto, a))
+			if res.Status != 0 || len(a.asked()) > 0 || !strings.Contains(res.Output.Text, c.want) {
+				t.Fatalf("asked %d, output lacks %q:\n%s", len(a.asked()), c.want, Render(res))
+			}
+		})
+	}
+}
