@@ -1,6 +1,13 @@
 package approvals
 
-import "path/filepath"
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
 
 // The home directory outside the workspace is held back by default: a step
 // granted neither outside nor secret reads only the roots, the scratch
@@ -40,12 +47,16 @@ var envReadable = []string{"GOPATH", "GOROOT", "CARGO_HOME", "RUSTUP_HOME", "NVM
 	"BUN_INSTALL", "DENO_DIR", "PYENV_ROOT", "RBENV_ROOT", "ASDF_DATA_DIR", "SDKMAN_DIR", "PNPM_HOME"}
 
 // readablePlaces are the readable places of a home: homeReadable, the
-// places envReadable names, every directory on PATH (the programs the user
-// runs), and extra (the user's shell.readableDirs).
+// files git's global config includes, the places envReadable names, every
+// directory on PATH (the programs the user runs), and extra (the user's
+// shell.readableDirs).
 func readablePlaces(home string, env map[string]string, extra []string) []string {
 	out := make([]string, 0, len(homeReadable)+len(extra)+8)
 	for _, r := range homeReadable {
 		out = append(out, filepath.Join(home, r))
+	}
+	for _, c := range []string{".gitconfig", ".config/git/config"} {
+		out = append(out, gitIncludes(home, filepath.Join(home, c))...)
 	}
 	for _, name := range envReadable {
 		out = append(out, filepath.SplitList(env[name])...)
@@ -89,4 +100,43 @@ func pathsOf(es []entry) []string {
 // without outside: not in a root, a scratch place or a readable place.
 func (p *Policy) private(path string) bool {
 	return p.covered(p.homes, path) && !p.inside(path) && !p.inScratch(path) && !p.covered(p.readable, path)
+}
+
+// gitFileKeys are the keys of a git config, by section, that name a file
+// git reads as part of its configuration.
+var gitFileKeys = map[string][]string{"include": {"path"}, "includeif": {"path"}, "core": {"excludesfile", "attributesfile"}}
+
+// gitIncludes are the files a git config includes (include.path,
+// includeIf.*.path) or names for every command (core.excludesFile,
+// core.attributesFile): a global config that includes ~/.gitconfig.local,
+// unreadable, would stop every git command. One level deep; a path is
+// taken from the config's directory, or the home with "~/".
+func gitIncludes(home, config string) []string {
+	b, err := os.ReadFile(config)
+	if err != nil || len(b) > 1<<20 {
+		return nil
+	}
+	var out []string
+	section := ""
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if rest, ok := strings.CutPrefix(line, "["); ok {
+			section, _, _ = strings.Cut(strings.ToLower(rest), " ")
+			section = strings.TrimSuffix(section, "]")
+			continue
+		}
+		key, value, ok := strings.Cut(line, "=")
+		if !ok || !slices.Contains(gitFileKeys[section], strings.ToLower(strings.TrimSpace(key))) {
+			continue
+		}
+		value = strings.Trim(strings.TrimSpace(value), `"`)
+		if rest, ok := strings.CutPrefix(value, "~/"); ok {
+			value = filepath.Join(home, rest)
+		} else if !filepath.IsAbs(value) {
+			value = filepath.Join(filepath.Dir(config), value)
+		}
+		out = append(out, value)
+	}
+	return out
 }

@@ -93,3 +93,37 @@ func TestPrivateReadIsAskedAsOutside(t *testing.T) {
 		t.Fatalf("question:\n%s", text)
 	}
 }
+
+// The files git's global config includes or names are read by every git
+// command as part of it (an unreadable include stops git with "bad config
+// line"): they are readable places.
+func TestGitConfigIncludesAreReadable(t *testing.T) {
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		".gitconfig": "[user]\n\tname = u\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = dotfiles/work.inc\n" +
+			"[core]\n\texcludesFile = ~/.gitignore_global\n[alias]\n\tpath = ~/not-a-config\n",
+		".gitconfig.local": "x", ".gitignore_global": "x", "dotfiles/work.inc": "x", "not-a-config": "x",
+		".config/git/config": "[Include]\n\tpath = \"/abs/inc\"\n",
+	}
+	for rel, body := range files {
+		p := filepath.Join(home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p := NewPolicy(PolicyConfig{Home: home, Env: []string{"HOME=" + home}})
+	for rel, private := range map[string]bool{".gitconfig.local": false, ".gitignore_global": false, "dotfiles/work.inc": false, "not-a-config": true} {
+		if j := p.Examine("/", filepath.Join(home, rel)); j.Private != private {
+			t.Errorf("%s: private %v, want %v", rel, j.Private, private)
+		}
+	}
+	if got := gitIncludes(home, filepath.Join(home, ".config/git/config")); len(got) != 1 || got[0] != "/abs/inc" {
+		t.Errorf("includes of the XDG config: %q", got)
+	}
+}

@@ -232,7 +232,9 @@ func TestEverydayWorkRunsInTheSandbox(t *testing.T) {
 func TestKernelHoldsTheHomeBack(t *testing.T) {
 	sb := newTestbed(t)
 	token := filepath.Join(sb.home, ".config", "unnamed-vault", "token")
-	for path, body := range map[string]string{token: "UNNAMED-TOKEN\n", filepath.Join(sb.home, ".gitconfig"): "[user]\n\tname = Home User\n"} {
+	for path, body := range map[string]string{token: "UNNAMED-TOKEN\n",
+		filepath.Join(sb.home, ".gitconfig"):       "[include]\n\tpath = ~/.gitconfig.local\n",
+		filepath.Join(sb.home, ".gitconfig.local"): "[user]\n\tname = Home User\n"} {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -260,7 +262,9 @@ func TestKernelHoldsTheHomeBack(t *testing.T) {
 		t.Fatalf("an approved home read failed:\n%s", Render(res))
 	}
 	a = answering(approvals.Deny)
-	res = runScript(t, "git config --global user.name && cat ~/.gitconfig", sb.opts(approvals.DefaultAuto, a))
+	// A file git's global config includes is read as part of it.
+	sb.rebox(t)
+	res = runScript(t, "git config user.name && cat ~/.gitconfig.local", sb.opts(approvals.DefaultAuto, a))
 	if res.Status != 0 || len(a.asked()) != 0 || !strings.Contains(res.Output.Text, "Home User\n[user]") {
 		t.Fatalf("git's config, asked %d:\n%s", len(a.asked()), Render(res))
 	}
