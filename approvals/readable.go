@@ -84,10 +84,6 @@ func (p *Policy) HomeEntries() []string { return pathsOf(p.homes) }
 // homeReadable), as written and as real paths.
 func (p *Policy) Readable() []string { return pathsOf(p.readable) }
 
-// SocketEntries are the agents' and daemons' sockets (see agentSockets):
-// connecting to one is secret.
-func (p *Policy) SocketEntries() []Entry { return exported(p.sockets) }
-
 func pathsOf(es []entry) []string {
 	out := make([]string, len(es))
 	for i, e := range es {

@@ -11,15 +11,12 @@ import (
 
 // Places are the paths a step's restrictions are made of, all real.
 type Places struct {
-	Roots, Scratch     []string
-	Secrets, Protected []approvals.Entry
+	Roots, Scratch              []string
+	Secrets, Sockets, Protected []approvals.Entry
 	// Home is the home directory (as written and real), held back from a
 	// step's reads but for the roots, the scratch places and Readable,
 	// unless the step is granted outside or secret. Empty: nothing is.
 	Home, Readable []string
-	// Sockets are the agents' and daemons' sockets, secret: Seatbelt holds
-	// a connection to one (Landlock cannot).
-	Sockets []approvals.Entry
 	// Unwritable are carved out of every write whatever the grant: the
 	// guarded places, where no mount view can hold them (see Guarded).
 	Unwritable []string
@@ -27,8 +24,8 @@ type Places struct {
 
 // PlacesOf takes the places from a session's path policy.
 func PlacesOf(p *approvals.Policy) Places {
-	return Places{Roots: p.Roots(), Scratch: p.Scratch(), Secrets: p.SecretEntries(), Protected: p.ProtectedEntries(),
-		Home: p.HomeEntries(), Readable: p.Readable(), Sockets: p.SocketEntries()}
+	return Places{Roots: p.Roots(), Scratch: p.Scratch(), Secrets: p.SecretEntries(), Sockets: p.SocketEntries(), Protected: p.ProtectedEntries(),
+		Home: p.HomeEntries(), Readable: p.Readable()}
 }
 
 // Restricted are the effects the kernel holds back unless a step is granted

@@ -14,12 +14,12 @@ import (
 // Landlock, lets a later rule carve a place out of an earlier one (the
 // last rule that matches decides), so no split is needed; and it holds
 // the guarded places g (as For gives them to the program) without a
-// namespace. Beyond what Landlock holds on Linux it holds:
+// namespace. What Linux holds with namespaces and seccomp beside
+// Landlock, it holds with rules:
 //   - signals and process information: the step's own processes only;
-//   - UNIX sockets: without net, a connection only to a socket in the
-//     roots or the scratch places (the step's own); without both net and
-//     secret, never to an agent's or daemon's socket (ssh-agent,
-//     gpg-agent, docker);
+//   - UNIX sockets named by a path: without net, no connection to any (on
+//     Linux a seccomp filter refuses making one); without secret, never
+//     to an agent's or daemon's (ssh-agent, gpg-agent, docker);
 //   - a file's mode, owner, times, flags and extended attributes: each is
 //     a file-write* operation (file-write-mode, -owner, -times, -flags,
 //     -xattr), allowed only where a write is.
@@ -36,15 +36,12 @@ func SeatbeltProfile(pl Places, grant approvals.Effects, g Guarded) string {
 `)
 	writable := entriesOf(append(slices.Clone(pl.Roots), pl.Scratch...))
 	if grant.Has(approvals.Net) {
+		// Unix sockets named by a path too, as on Linux; an agent's only
+		// with secret (macOS puts ssh-agent's under /private/tmp).
 		b.WriteString("(allow network-outbound)\n")
-	} else {
-		// The step's own sockets: those it made where it writes.
-		rule(&b, "allow network-outbound (remote unix-socket", writable)
-	}
-	if !grant.Has(approvals.Secret) || !grant.Has(approvals.Net) {
-		// An agent's socket is never the step's own, even in a scratch
-		// place (macOS puts ssh-agent's under /private/tmp).
-		rule(&b, "deny network-outbound (remote unix-socket", pl.Sockets)
+		if !grant.Has(approvals.Secret) {
+			rule(&b, "deny network-outbound (remote unix-socket", pl.Sockets)
+		}
 	}
 	if !grant.Has(approvals.Secret) && !grant.Has(approvals.Outside) && len(pl.Home) > 0 {
 		// Deny by default in the home: its roots, scratch places and

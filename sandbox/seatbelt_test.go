@@ -116,32 +116,31 @@ func TestSeatbeltHoldsSignalsToTheStep(t *testing.T) {
 	}
 }
 
-// Without net a step connects to no UNIX socket but its own (in the roots
-// and the scratch places); without secret never to an agent's or a
-// daemon's, net or not.
+// Without net a step connects to no UNIX socket named by a path, its own
+// included (as on Linux); with net, to any but an agent's or a daemon's,
+// which needs secret too.
 func TestSeatbeltHoldsUnixSockets(t *testing.T) {
 	sock := func(p string) access { return access{op: "network-outbound", path: p, socket: true} }
 	agent := "/private/tmp/com.apple.launchd.x/Listeners"
-	profileDecides(t, approvals.DefaultAuto&^approvals.Of(approvals.Net), Guarded{}, map[access]string{
-		sock("/Users/u/ws/.dev.sock"):            "allow",
-		sock("/private/tmp/step.sock"):           "allow",
-		sock("/var/run/mysqld/mysqld.sock"):      "deny",
-		sock(agent):                              "deny",
-		sock("/Users/u/.docker/run/docker.sock"): "deny",
-		{op: "network-outbound", path: "/x"}:     "deny", // TCP
-	})
+	for _, grant := range []approvals.Effects{approvals.DefaultAuto &^ approvals.Of(approvals.Net), approvals.Of(approvals.Secret, approvals.Outside)} {
+		profileDecides(t, grant, Guarded{}, map[access]string{
+			sock("/Users/u/ws/.dev.sock"):            "deny",
+			sock("/private/tmp/step.sock"):           "deny",
+			sock("/var/run/mysqld/mysqld.sock"):      "deny",
+			sock(agent):                              "deny",
+			sock("/Users/u/.docker/run/docker.sock"): "deny",
+			{op: "network-outbound", path: "/x"}:     "deny", // TCP
+		})
+	}
 	profileDecides(t, approvals.DefaultAuto, Guarded{}, map[access]string{
 		sock("/var/run/mysqld/mysqld.sock"):      "allow",
+		sock("/private/tmp/step.sock"):           "allow",
 		sock(agent):                              "deny",
 		sock("/Users/u/.docker/run/docker.sock"): "deny",
 		{op: "network-outbound", path: "/x"}:     "allow",
 	})
 	profileDecides(t, approvals.DefaultAuto|approvals.Of(approvals.Secret), Guarded{}, map[access]string{
 		sock(agent): "allow",
-	})
-	profileDecides(t, approvals.Of(approvals.Secret), Guarded{}, map[access]string{
-		sock(agent):                    "deny", // secret without net: not the step's own
-		sock("/private/tmp/step.sock"): "allow",
 	})
 }
 

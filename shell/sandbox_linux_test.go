@@ -38,8 +38,10 @@ func TestKernelHoldsWhatTheGateCannotSee(t *testing.T) {
 		})
 	}
 	// A failed step that read like a refusal is told what it ran without.
+	// (To root a hidden secret directory is empty instead, which reads as
+	// no refusal: the user's own ids are what holds it shut.)
 	res := runScript(t, `python3 -c 'open("`+key+`")'`, sb.opts(approvals.Grantable, nil))
-	if !strings.Contains(Render(res), "sandbox: step 1 (`python3 -c") || !strings.Contains(res.Sandbox, "without secret") {
+	if os.Getuid() != 0 && (!strings.Contains(Render(res), "sandbox: step 1 (`python3 -c") || !strings.Contains(res.Sandbox, "without secret")) {
 		t.Fatalf("no sandbox note:\n%s", Render(res))
 	}
 	// With the user's yes, the step that named the secret reads it.
