@@ -565,24 +565,7 @@ func TestSecretsAndSocketsAreOutOfView(t *testing.T) {
 		t.Fatal(err)
 	}
 	agent := tmp + "/agent.sock"
-	ln, err := net.Listen("unix", agent)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	got := make(chan string, 16)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			b := make([]byte, 64)
-			n, _ := c.Read(b)
-			got <- string(b[:n])
-			c.Close()
-		}
-	}()
+	got := listenUnix(t, agent)
 	w := newWorldWith(t, "SSH_AUTH_SOCK="+agent)
 	key := w.home + "/.ssh/id_test"
 	connect := `python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"SIGN")' ` + agent
@@ -637,24 +620,7 @@ func TestUnixSocketsNeedNet(t *testing.T) {
 
 func unixSocketsNeedNet(t *testing.T, w *world) {
 	daemon := w.outside + "/daemon.sock"
-	ln, err := net.Listen("unix", daemon)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	got := make(chan string, 4)
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			b := make([]byte, 16)
-			n, _ := c.Read(b)
-			got <- string(b[:n])
-			c.Close()
-		}
-	}()
+	got := listenUnix(t, daemon)
 	connect := `python3 -c 'import socket, sys; s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); s.sendall(b"HELLO")' ` + daemon
 	if out, err := w.run(t, 0, connect); err == nil || !MayHaveRefused(out) {
 		t.Errorf("a UNIX socket without net: %v %q", err, out)
@@ -705,4 +671,29 @@ func nothingOutsideChangesItsMode(t *testing.T, w *world) {
 	if out, err := w.run(t, approvals.Of(approvals.Outside), "chmod 640 "+w.home+"/notes.txt"); err != nil {
 		t.Errorf("with outside: %v %q", err, out)
 	}
+}
+
+// listenUnix listens on a UNIX socket at path, as an agent or a daemon
+// would, and sends on the channel what each connection wrote first.
+func listenUnix(t *testing.T, path string) <-chan string {
+	t.Helper()
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	got := make(chan string, 16)
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			b := make([]byte, 64)
+			n, _ := c.Read(b)
+			got <- string(b[:n])
+			c.Close()
+		}
+	}()
+	return got
 }

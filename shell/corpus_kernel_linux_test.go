@@ -99,7 +99,14 @@ type listener struct {
 }
 
 func listen(t *testing.T) *listener {
-	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	return listenOn(t, "tcp4", "127.0.0.1:0", []byte("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n"))
+}
+
+// listenOn listens at address, answers each connection with reply after
+// its first read, and keeps what it got.
+func listenOn(t *testing.T, network, address string, reply []byte) *listener {
+	t.Helper()
+	ln, err := net.Listen(network, address)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +126,7 @@ func listen(t *testing.T) *listener {
 				l.mu.Lock()
 				l.got = append(l.got, b[:n]...)
 				l.mu.Unlock()
-				c.Write([]byte("HTTP/1.0 200 OK\r\nContent-Length: 0\r\n\r\n"))
+				c.Write(reply)
 			}()
 		}
 	}()
@@ -244,28 +251,7 @@ func listenUnix(t *testing.T, path string) *listener {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l := &listener{ln: ln}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.SetDeadline(time.Now().Add(2 * time.Second))
-			b := make([]byte, 4096)
-			n, _ := c.Read(b)
-			l.mu.Lock()
-			l.got = append(l.got, b[:n]...)
-			l.mu.Unlock()
-			c.Close()
-		}
-	}()
-	return l
+	return listenOn(t, "unix", path, nil)
 }
 
 // guarded reports whether a path of the fixture is one git or tandem later
