@@ -159,22 +159,28 @@ func TestCorpusRunsGated(t *testing.T) {
 	}
 }
 
-// A glob that passes directories which only hold a secret (the home, the
-// directory holding it: every absolute glob into a workspace under the home
-// does) learns names there and asks nothing; a glob into the secret itself
+// A glob that passes directories which only hold a secret (the directory
+// holding the home: every absolute glob into a workspace beside it does)
+// learns names there and asks nothing; a glob of the home's own names asks
+// once, as outside (the home is private); a glob into the secret itself
 // still asks before it lists it.
 func TestGlobThroughADirectoryHoldingASecretAsksNothing(t *testing.T) {
 	f := corpus.NewFixture(t)
 	a := answering(approvals.Deny)
-	res := runCorpus(t, f, `ls ~/*.txt "$PWD"/src/*.go`, approvals.DefaultAuto, a)
+	res := runCorpus(t, f, `ls "$PWD"/../ws/src/*.go`, approvals.DefaultAuto, a)
 	if qs := a.asked(); len(qs) > 0 || res.End != Finished {
 		t.Fatalf("asked %d question(s), ended %v:\n%s", len(qs), res.End, Render(res))
 	}
 	out := Render(res)
-	for _, want := range []string{"home/notes.txt", "ws/src/a.go", "ws/src/b.go"} {
+	for _, want := range []string{"ws/src/a.go", "ws/src/b.go"} {
 		if !strings.Contains(out, want) {
-			t.Errorf("the globs did not match %s:\n%s", want, out)
+			t.Errorf("the glob did not match %s:\n%s", want, out)
 		}
+	}
+	a = answering(approvals.Deny)
+	res = runCorpus(t, f, `echo ~/*.txt`, approvals.DefaultAuto, a)
+	if qs := a.asked(); len(qs) != 1 || !qs[0].Steps[0].Effects.Has(approvals.Outside) || strings.Contains(res.Output.Text, "notes.txt") {
+		t.Fatalf("a glob of the home's names, asked %d:\n%s", len(qs), Render(res))
 	}
 	a = answering(approvals.Deny)
 	res = runCorpus(t, f, `echo ~/.ssh/*`, approvals.DefaultAuto, a)
