@@ -3,6 +3,7 @@ package shell
 import (
 	"errors"
 	"os"
+	"strconv"
 
 	"golang.org/x/sys/unix"
 )
@@ -26,4 +27,18 @@ func openReal(real string, flag int, perm os.FileMode) (*os.File, error) {
 		return nil, &os.PathError{Op: "open", Path: real, Err: err}
 	}
 	return os.NewFile(uintptr(fd), real), nil
+}
+
+// openedPath is the path the kernel has for f's file now.
+func openedPath(f *os.File) (string, bool) {
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return "", false
+	}
+	var p string
+	var rerr error
+	if err := raw.Control(func(fd uintptr) { p, rerr = os.Readlink("/proc/self/fd/" + strconv.Itoa(int(fd))) }); err != nil || rerr != nil {
+		return "", false // no /proc: the file's identity is checked alone
+	}
+	return p, true
 }
