@@ -380,6 +380,10 @@ func (s *fifoSet) add(path string, made fs.FileInfo) {
 	}
 }
 
+// errFifoReplaced: a process substitution's named pipe is no longer the one
+// the interpreter made.
+var errFifoReplaced = errors.New("the named pipe was replaced by another file")
+
 // made is the pipe made at path, or nil when the runner made none there.
 func (s *fifoSet) made(path string) fs.FileInfo {
 	s.mu.Lock()

@@ -37,10 +37,6 @@ func openFifo(path string, flags int, made fs.FileInfo) (*os.File, error) {
 	return f, nil
 }
 
-// errFifoReplaced: a process substitution's named pipe is no longer the one
-// the interpreter made.
-var errFifoReplaced = errors.New("the named pipe was replaced by another file")
-
 // defaultAccess is similar to checking the permission bits from [io/fs.FileInfo],
 // but it also takes into account the current user's role.
 func defaultAccess(ctx context.Context, path string, mode AccessMode) error {

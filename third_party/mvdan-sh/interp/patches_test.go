@@ -181,25 +181,30 @@ func TestOwnPipeReplacedIsNotOpened(t *testing.T) {
 		}
 	})
 	swap := func(ctx context.Context, args []string) ([]string, error) {
-		if args[0] != "swap" {
+		pipe := args[len(args)-1]
+		switch args[0] {
+		case "swap":
+			// The pipe made goes aside, its writer still waiting for a
+			// reader, and a file takes its name.
+			if err := os.Rename(pipe, pipe+".made"); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(pipe, []byte("KEY\n"), 0o600); err != nil {
+				return nil, err
+			}
+		case "unblock":
+			// A reader for the pipe made, so its writer is not left waiting.
+			r, err := os.OpenFile(pipe+".made", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				return nil, err
+			}
+			keep = append(keep, r)
+		default:
 			return args, nil
-		}
-		pipe := args[1]
-		if err := os.Rename(pipe, pipe+".made"); err != nil {
-			return nil, err
-		}
-		// A reader for the pipe made, so its writer is not left waiting.
-		r, err := os.OpenFile(pipe+".made", os.O_RDONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			return nil, err
-		}
-		keep = append(keep, r)
-		if err := os.WriteFile(pipe, []byte("KEY\n"), 0o600); err != nil {
-			return nil, err
 		}
 		return []string{"true"}, nil
 	}
-	script := `set -- <(echo piped); swap "$1"; read -r l < "$1"; echo "read [$l] $?"`
+	script := `set -- <(echo piped); swap "$1"; read -r l < "$1"; echo "read [$l] $?"; unblock "$1"`
 	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
 	if err != nil {
 		t.Fatal(err)

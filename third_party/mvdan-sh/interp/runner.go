@@ -105,6 +105,9 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				}
 			}
 			made, err := os.Lstat(path)
+			if err == nil && made.Mode()&fs.ModeNamedPipe == 0 {
+				err = errFifoReplaced
+			}
 			if err != nil {
 				return "", fmt.Errorf("cannot create fifo: %v", err)
 			}
