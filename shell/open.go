@@ -33,6 +33,7 @@ type target struct {
 	written string
 	step    approvals.Step
 	real    approvals.RealPath // the one resolution the step was judged on
+	class   approvals.PathClass
 	// was is the file at the real path just after the judgement; nil when
 	// nothing was there.
 	was fs.FileInfo
@@ -47,13 +48,35 @@ func (x *Run) judgeTarget(dir, path string, write bool) target {
 	}
 	s, j := classify.RedirectJudged(name, write, dir, x.policy)
 	s.Text = strings.Replace(s.Text, name, path, 1)
-	t := target{written: path, step: s, real: j.RealPath}
+	t := target{written: path, step: s, real: j.RealPath, class: j.Class}
 	if t.real.Path != "" {
 		if fi, err := os.Lstat(t.real.Path); err == nil {
 			t.was = fi
 		}
 	}
 	return t
+}
+
+// byName reports whether the target is looked at by its name, as written:
+// the script's own /proc entries (its streams), and /dev/null, /dev/stdout
+// and /dev/stderr, judged harmless as written (no step can change them).
+func (t target) byName() bool {
+	return approvals.InProgramProc(t.real.Path) || t.class == approvals.PathHarmless && t.real.Path == t.written
+}
+
+// stat looks at the judged file: its real path, no link followed on the
+// way; for lstat (follow false) the last name's own link, where it is one.
+func (t target) stat(follow bool) (fs.FileInfo, error) {
+	at := t.real.Path
+	if !follow && t.real.Link != "" {
+		at = t.real.Link
+	}
+	return statReal(at)
+}
+
+// access checks the judged file's permissions (access(2) mode bits).
+func (t target) access(mode uint32) error {
+	return accessReal(t.real.Path, mode)
 }
 
 // swappedError is an open that found another file than the one judged.

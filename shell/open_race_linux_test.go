@@ -255,3 +255,45 @@ while time.time() < end:
 	}
 	t.Logf("runs ended %v; refusals %q", ends, sampled)
 }
+
+// A file test looks at what was judged too: [[ -e d/NAME ]], d swapped for
+// a link to ~/.ssh after the judgement, tells nothing of ~/.ssh/NAME.
+func TestFileTestOfASwappedNameTellsNothing(t *testing.T) {
+	b := newSwapBed(t)
+	if err := os.WriteFile(filepath.Join(b.home, ".ssh", "only_in_ssh"), []byte("x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.plant("d"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for ctx.Err() == nil {
+			if err := b.swap("d"); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	defer func() { stop(); wg.Wait() }()
+	script := `for i in $(seq 300); do [[ -e d/only_in_ssh ]] && echo EXISTS; [[ -r d/only_in_ssh ]] && echo READABLE; done`
+	ends := map[string]int{}
+	for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); {
+		res := runScript(t, script, b.opts(approvals.DefaultAuto, &asker{}))
+		if strings.Contains(res.Output.Text, "EXISTS") || strings.Contains(res.Output.Text, "READABLE") {
+			t.Fatalf("a file test saw behind the link swapped in: %q", res.Output.Text)
+		}
+		end := string(res.End)
+		if res.Refusal != nil {
+			end += " " + string(res.Refusal.Code)
+		}
+		ends[end]++
+	}
+	t.Logf("runs ended %v", ends)
+	if ends["refused unanswered"]+ends["refused swapped"] == 0 {
+		t.Fatalf("no run met the link: %v", ends)
+	}
+}

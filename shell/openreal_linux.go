@@ -42,3 +42,33 @@ func openedPath(f *os.File) (string, bool) {
 	}
 	return p, true
 }
+
+// statReal looks at a real path as openReal opens it: a link met on the
+// way is an error (ELOOP), a link as the last name is looked at itself.
+func statReal(real string) (os.FileInfo, error) {
+	f, err := openReal(real, unix.O_PATH|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Stat()
+}
+
+// accessReal checks the file at a real path, reached as openReal reaches
+// it, through its descriptor.
+func accessReal(real string, mode uint32) error {
+	f, err := openReal(real, unix.O_PATH, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	raw, err := f.SyscallConn()
+	if err != nil {
+		return err
+	}
+	var aerr error
+	if err := raw.Control(func(fd uintptr) { aerr = unix.Access("/proc/self/fd/"+strconv.Itoa(int(fd)), mode) }); err != nil {
+		return err
+	}
+	return aerr
+}
