@@ -3,6 +3,7 @@ package acpdoor
 import (
 	"context"
 	"encoding/json"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/tandemdev/tandem/acp/acptest"
+	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/bridge/mcptest"
 	"github.com/tandemdev/tandem/config"
 )
@@ -62,16 +64,22 @@ func (p *peer) said(t *testing.T, id acp.SessionId, prompt string) string {
 // session that did not name it does not see it; a bad entry is a problem
 // of the list, not a failed session.
 func TestSessionMCPServersJoinOnlyTheirSession(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	state := t.TempDir()
+	t.Setenv("XDG_STATE_HOME", state)
 	const marker = "acpmcp-probe-27182"
 	client := &acptest.Client{Answer: acptest.Select("allow_once")}
-	p := serveWith(t, Options{Version: "test", Connect: puppet, Settings: userSettings(t, `{"autoAllow":["probe/echo"]}`)}, client)
+	store, err := agent.OpenStore(filepath.Join(state, "chats"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := serveWith(t, Options{Version: "test", Connect: puppet, Store: store, Settings: userSettings(t, `{"autoAllow":["probe/echo"]}`)}, client)
 	ctx := context.Background()
-	if _, err := p.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+	if _, err = p.conn.Initialize(ctx, acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
 		t.Fatal(err)
 	}
 	sse := acp.McpServer{Sse: &acp.McpServerSseInline{Name: "old", Type: "sse", Url: "http://127.0.0.1:1/sse", Headers: []acp.HttpHeader{}}}
-	a, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: t.TempDir(), McpServers: []acp.McpServer{probe("probe", marker), sse}})
+	cwd := t.TempDir()
+	a, err := p.conn.NewSession(ctx, acp.NewSessionRequest{Cwd: cwd, McpServers: []acp.McpServer{probe("probe", marker), sse}})
 	if err != nil {
 		t.Fatalf("a session naming a bad server failed: %v", err)
 	}
@@ -94,9 +102,31 @@ func TestSessionMCPServersJoinOnlyTheirSession(t *testing.T) {
 	if !acptest.Running(marker) {
 		t.Error("the session's server is not running after its call")
 	}
-	env := p.said(t, a.SessionId, `call bash {"command":"test -n \"$TANDEM_MCP_SOCKET\" && test -n \"$TANDEM_MCP_TOKEN\" && echo bridged"}`)
+	env := p.said(t, a.SessionId, `call bash {"command":"test -n \"$TANDEM_MCP_SOCKET\" && test -n \"$TANDEM_MCP_TOKEN\" && echo bridged; env; printf %s \"$TANDEM_MCP_TOKEN\" > tok"}`)
 	if !strings.Contains(env, "bridged") {
 		t.Errorf("the bash step got no bridge variables:\n%s", env)
+	}
+	// The step had the token; the model, the chat file and the log never do.
+	tok, err := os.ReadFile(filepath.Join(cwd, "tok"))
+	if err != nil || len(tok) == 0 || strings.Contains(env, string(tok)) || !strings.Contains(env, "TANDEM_MCP_TOKEN=[hidden: $TANDEM_MCP_TOKEN]") {
+		t.Errorf("the model saw the bridge token %q (%v), or no marker for it:\n%s", tok, err, env)
+	}
+	chats := 0
+	_ = filepath.WalkDir(state, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		b, _ := os.ReadFile(path)
+		if strings.Contains(string(b), "bridged") {
+			chats++
+		}
+		if len(tok) > 0 && strings.Contains(string(b), string(tok)) {
+			t.Errorf("%s holds the bridge token", path)
+		}
+		return nil
+	})
+	if chats == 0 {
+		t.Errorf("no file of tandem's state holds the chat; the token check saw nothing")
 	}
 	for _, q := range client.Asked() {
 		if q.ToolCall.Title != nil && strings.Contains(*q.ToolCall.Title, "start MCP server") {

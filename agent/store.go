@@ -305,4 +305,12 @@ func (c *Chat) Replay() []acp.SessionUpdate {
 }
 
 // UserStore is the user's chat store, $XDG_STATE_HOME/tandem/chats.
-func UserStore() (*Store, error) { return OpenStore(filepath.Join(config.StateDir(), "chats")) }
+// The state directory must be private (config.PrivateStateDir): a chat
+// planted there would be loaded as the user's own.
+func UserStore() (*Store, error) {
+	dir, err := config.PrivateStateDir()
+	if err != nil {
+		return nil, err
+	}
+	return OpenStore(filepath.Join(dir, "chats"))
+}

@@ -32,21 +32,31 @@ func SystemPrompt(roots []string) string {
 	fmt.Fprintf(&b, "\n\nWorkspace roots: %s\n", strings.Join(roots, ", "))
 	if len(roots) > 0 {
 		for _, name := range []string{"AGENTS.md", "CLAUDE.md"} {
-			if text, ok := instructions(filepath.Join(roots[0], name)); ok {
+			if text, ok := instructions(filepath.Join(roots[0], name), os.ReadFile); ok {
 				fmt.Fprintf(&b, "\n<instructions source=%q>\n%s\n</instructions>\n", name, text)
 				break
 			}
 		}
 	}
-	if text, ok := instructions(filepath.Join(config.Dir(), "instructions.md")); ok {
+	if text, ok := userInstructions(); ok {
 		fmt.Fprintf(&b, "\n<instructions source=\"the user's own instructions\">\n%s\n</instructions>\n", text)
 	}
 	return b.String()
 }
 
-// instructions reads an instructions file, cut to maxInstructions.
-func instructions(path string) (string, bool) {
-	b, err := os.ReadFile(path)
+// userInstructions are the user's own instructions, read only from a file
+// only the user can have written (config.Trusted): a planted one would
+// speak to the model in the user's name.
+func userInstructions() (string, bool) {
+	if config.Dir() == "" {
+		return "", false
+	}
+	return instructions(filepath.Join(config.Dir(), "instructions.md"), config.ReadTrusted)
+}
+
+// instructions reads an instructions file with read, cut to maxInstructions.
+func instructions(path string, read func(string) ([]byte, error)) (string, bool) {
+	b, err := read(path)
 	if err != nil || len(strings.TrimSpace(string(b))) == 0 {
 		return "", false
 	}

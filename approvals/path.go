@@ -17,18 +17,19 @@ const (
 	// PathOutside: every other path, and every path whose symlinks loop and
 	// that no rule below covers.
 	PathOutside
-	// PathProtected: tandem's own state (logs), a .git or .tandem
-	// directory, a directory on PATH, what a later shell, login, editor or
-	// git runs (~/.bashrc, ~/.profile, ~/.vimrc, ~/.gitconfig, autostart
-	// entries, systemd user units, crontabs), or an ancestor of a
-	// protected or secret entry (moving or removing the ancestor moves or
-	// removes the entry).
+	// PathProtected: a .git or .tandem directory, a directory on PATH,
+	// what a later shell, login, editor or git runs (~/.bashrc, ~/.profile,
+	// ~/.vimrc, ~/.gitconfig, autostart entries, systemd user units,
+	// crontabs), or an ancestor of a protected or secret entry (moving or
+	// removing the ancestor moves or removes the entry).
 	PathProtected
-	// PathSecret: a credential store, or under one; also what carries
-	// tandem's execution gates (its config, the approved MCP servers, the
-	// editors' user settings), and another process's environment,
-	// arguments and memory (/proc/PID/environ, …). /proc and each
-	// process's directory there hold secrets.
+	// PathSecret: a credential store, or under one (stores.go lists
+	// them); an agent's or daemon's socket (ssh-agent, gpg-agent, D-Bus,
+	// docker); what carries tandem's execution gates (its config, the
+	// editors' user settings) and tandem's state (chats, logs, the
+	// approved MCP servers); and another process's environment, arguments
+	// and memory (/proc/PID/environ, …). /proc and each process's
+	// directory there hold secrets.
 	PathSecret
 	// PathHarmless: /dev/null, /dev/stdout, /dev/stderr. Reading or writing
 	// them has no effect and never causes a question.
@@ -255,9 +256,14 @@ type PolicyConfig struct {
 // Policy judges paths. It is built once per session from its config; its
 // entries are made real when it is built.
 type Policy struct {
-	roots     []string
-	scratch   []string // real paths
-	secrets   []entry
+	home    string
+	roots   []string
+	scratch []string // real paths
+	secrets []entry
+	// sockets are the agents' and daemons' sockets: secret, but unlike
+	// secrets no reason to call their directories secret holders — a
+	// recursive read cannot read a socket, and /tmp may hold one.
+	sockets   []entry
 	protected []entry // trees and dirs; named .git/.tandem are matched by name
 	env       map[string]string
 }
@@ -278,7 +284,7 @@ type entry struct {
 // NewPolicy builds a policy. Relative PATH entries are taken from the first
 // root: a file there replaces a command.
 func NewPolicy(c PolicyConfig) *Policy {
-	p := &Policy{env: map[string]string{}}
+	p := &Policy{env: map[string]string{}, home: c.Home}
 	memo := lstatMemo{}
 	for _, kv := range c.Env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -321,23 +327,38 @@ func NewPolicy(c PolicyConfig) *Policy {
 		}
 		p.secrets = append(p.secrets, entries(path, k, memo)...)
 	}
+	// xdgSecret adds rel under an XDG base directory and under its default
+	// in the home: many programs use the default whatever the variable says.
+	xdgSecret := func(base, def, rel string) {
+		addSecret(filepath.Join(home, def, rel), tree)
+		if base != filepath.Join(home, def) {
+			addSecret(filepath.Join(base, rel), tree)
+		}
+	}
 	if home != "" {
-		for _, s := range []string{".ssh", ".aws", ".azure", ".config/gcloud", ".config/gh",
-			".docker/config.json", ".kube", ".gnupg", ".password-store", ".local/share/keyrings",
-			".netrc", ".git-credentials", ".npmrc", ".pypirc"} {
+		for _, s := range homeSecrets {
 			addSecret(filepath.Join(home, s), tree)
 		}
 		addSecret(filepath.Join(home, ".cargo/credentials"), prefix)
-		addSecret(filepath.Join(cfgHome, "gcloud"), tree)
-		addSecret(filepath.Join(cfgHome, "gh"), tree)
-		addSecret(filepath.Join(dataHome, "keyrings"), tree)
+		for _, s := range configSecrets {
+			xdgSecret(cfgHome, ".config", s)
+		}
+		for _, s := range dataSecrets {
+			xdgSecret(dataHome, ".local/share", s)
+		}
 	}
-	for _, name := range []string{"AWS_SHARED_CREDENTIALS_FILE", "AWS_CONFIG_FILE", "CLOUDSDK_CONFIG",
-		"GNUPGHOME", "PASSWORD_STORE_DIR", "GH_CONFIG_DIR"} {
+	for _, name := range envSecrets {
 		addSecret(p.env[name], tree)
 	}
-	if d := p.env["DOCKER_CONFIG"]; d != "" {
-		addSecret(filepath.Join(d, "config.json"), tree)
+	for name, rels := range envDirSecrets {
+		if d := p.env[name]; d != "" {
+			for _, rel := range rels {
+				addSecret(filepath.Join(d, rel), tree)
+			}
+		}
+	}
+	if d := p.env["CARGO_HOME"]; d != "" {
+		addSecret(filepath.Join(d, "credentials"), prefix)
 	}
 	for _, k := range filepath.SplitList(p.env["KUBECONFIG"]) {
 		addSecret(k, tree)
@@ -345,6 +366,7 @@ func NewPolicy(c PolicyConfig) *Policy {
 	for _, s := range c.Secrets {
 		addSecret(s, tree)
 	}
+	p.sockets = agentSockets(home, p.env, memo)
 
 	addProtected := func(path string, k entryKind) {
 		if path != "" && filepath.IsAbs(path) {
@@ -355,10 +377,11 @@ func NewPolicy(c PolicyConfig) *Policy {
 	// a user's auto set may hold protected, and a step that could rewrite the
 	// user's settings (the auto set, mcp.autoAllow) or the remembered MCP
 	// server approvals unasked would widen what runs unasked. tandem's
-	// config may also hold MCP server headers, so reading it asks too.
+	// config may also hold MCP server headers, so reading it asks too. Its
+	// state (chats, logs) holds what earlier steps read with the user's
+	// yes: reading it is reading those secrets again.
 	addSecret(c.ConfigDir, tree)
-	addSecret(filepath.Join(c.StateDir, "mcp-servers.json"), tree)
-	addProtected(c.StateDir, tree)
+	addSecret(c.StateDir, tree)
 	if home != "" {
 		for _, d := range editorUserSettings {
 			addSecret(filepath.Join(cfgHome, d), tree)
@@ -453,6 +476,10 @@ func (p *Policy) HasEnv(name string) bool {
 	_, ok := p.env[name]
 	return ok
 }
+
+// Home is the user's home directory the policy was built for ("" when
+// none is known). It is not always $HOME: without one, the passwd entry's.
+func (p *Policy) Home() string { return p.home }
 
 // Roots are the real workspace roots.
 func (p *Policy) Roots() []string { return p.roots }
@@ -562,7 +589,7 @@ func (p *Policy) JudgeReal(r RealPath) Judgement {
 	switch {
 	case (harmless[path] || programOutputs[path]) && !r.Looped:
 		j.Class = PathHarmless
-	case p.covered(p.secrets, path) || processSecrets[procName]:
+	case p.covered(p.secrets, path) || p.covered(p.sockets, path) || processSecrets[procName]:
 		j.Class, j.HoldsSecret = PathSecret, true
 	case p.ancestorOf(p.secrets, path) || inProc && procName == "":
 		j.Class, j.HoldsSecret = PathProtected, true

@@ -424,7 +424,8 @@ func TestPolicyFromEnvironment(t *testing.T) {
 		tmp + "/data/keyrings/a":               PathSecret,
 		tmp + "/cfg/tandem/config.json":        PathSecret, // carries execution gates
 		tmp + "/state/tandem/mcp-servers.json": PathSecret,
-		tmp + "/state/tandem/log":              PathProtected,
+		tmp + "/state/tandem/lsp.log":          PathSecret, // what earlier steps read with a yes
+		tmp + "/state/tandem/chats/0011.jsonl": PathSecret,
 		tmp + "/cfg/autostart/x.desktop":       PathProtected,
 		tmp + "/cfg/git/config":                PathProtected,
 		tmp + "/zdot/.zshrc":                   PathProtected,
@@ -495,5 +496,124 @@ func TestProgramViewOfProc(t *testing.T) {
 	// would be tandem's.
 	if _, err := l.p.ReadFile(ResolveForProgram(l.ws, "/proc/self/environ"), 100); err == nil {
 		t.Errorf("ReadFile read tandem's environment for a program")
+	}
+}
+
+// The credential stores users have are secret wherever the programs keep
+// them: under the home, under the XDG directories and their defaults, and
+// where a variable moves them.
+func TestPolicyKnowsTheStoresUsersHave(t *testing.T) {
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, ws := filepath.Join(tmp, "home"), filepath.Join(tmp, "ws")
+	p := NewPolicy(PolicyConfig{Roots: []string{ws}, Home: home, Env: []string{
+		"HOME=" + home,
+		"XDG_CONFIG_HOME=" + tmp + "/cfg",
+		"XDG_DATA_HOME=" + tmp + "/data",
+		"CLAUDE_CONFIG_DIR=" + tmp + "/claude",
+		"CODEX_HOME=" + tmp + "/codex",
+		"CARGO_HOME=" + tmp + "/cargo",
+		"PGPASSFILE=" + tmp + "/pg/pass",
+		"HISTFILE=" + tmp + "/hist",
+	}})
+	for path, want := range map[string]PathClass{
+		home + "/.config/git/credentials":             PathSecret,
+		tmp + "/cfg/git/credentials":                  PathSecret,
+		home + "/.config/github-copilot/apps.json":    PathSecret,
+		tmp + "/cfg/github-copilot/hosts.json":        PathSecret,
+		home + "/.bash_history":                       PathSecret,
+		home + "/.zsh_history":                        PathSecret,
+		home + "/.python_history":                     PathSecret,
+		home + "/.psql_history":                       PathSecret,
+		home + "/.mysql_history":                      PathSecret,
+		home + "/.node_repl_history":                  PathSecret,
+		home + "/.sqlite_history":                     PathSecret,
+		home + "/.lesshst":                            PathSecret,
+		home + "/.local/share/fish/fish_history":      PathSecret,
+		tmp + "/data/fish/fish_history":               PathSecret,
+		tmp + "/hist":                                 PathSecret,
+		home + "/.claude/.credentials.json":           PathSecret,
+		home + "/.claude/settings.json":               PathOutside,
+		tmp + "/claude/.credentials.json":             PathSecret,
+		home + "/.codex/auth.json":                    PathSecret,
+		home + "/.codex/config.toml":                  PathOutside,
+		tmp + "/codex/auth.json":                      PathSecret,
+		home + "/.pgpass":                             PathSecret,
+		tmp + "/pg/pass":                              PathSecret,
+		home + "/.vault-token":                        PathSecret,
+		home + "/.terraform.d/credentials.tfrc.json":  PathSecret,
+		home + "/.terraform.d/plugins/x":              PathOutside,
+		home + "/.config/rclone/rclone.conf":          PathSecret,
+		home + "/.config/gcloud/credentials.db":       PathSecret,
+		home + "/.azure/msal_token_cache.json":        PathSecret,
+		home + "/.oci/config":                         PathSecret,
+		home + "/.local/share/keyrings/login.keyring": PathSecret,
+		home + "/.password-store/x.gpg":               PathSecret,
+		home + "/.gnupg/private-keys-v1.d/k":          PathSecret,
+		home + "/.config/gh/hosts.yml":                PathSecret,
+		home + "/.config/hub":                         PathSecret,
+		home + "/.npmrc":                              PathSecret,
+		home + "/.pypirc":                             PathSecret,
+		home + "/.docker/config.json":                 PathSecret,
+		home + "/.kube/config":                        PathSecret,
+		home + "/.cargo/credentials.toml":             PathSecret,
+		tmp + "/cargo/credentials.toml":               PathSecret,
+		home + "/.m2/settings.xml":                    PathSecret,
+		home + "/.m2/repository/x.jar":                PathOutside,
+		home + "/.gradle/gradle.properties":           PathSecret,
+		home + "/.gradle/caches/x":                    PathOutside,
+		home + "/.git-credentials":                    PathSecret,
+		home + "/.netrc":                              PathSecret,
+		home + "/.config":                             PathProtected, // holds secrets
+	} {
+		if got := p.Judge(path); got != want {
+			t.Errorf("Judge(%q) = %v, want %v", path, got, want)
+		}
+	}
+}
+
+// The agents' and daemons' sockets are secret, whether tandem's environment
+// names them or they are in their usual places; a directory holding one
+// is no secret holder (a recursive read cannot read a socket), so /tmp,
+// where ssh-agent puts its socket, asks nothing.
+func TestPolicyAgentSockets(t *testing.T) {
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, ws, run := filepath.Join(tmp, "home"), filepath.Join(tmp, "ws"), filepath.Join(tmp, "run")
+	agent := filepath.Join(tmp, "ssh-XXXX", "agent.42")
+	p := NewPolicy(PolicyConfig{Roots: []string{ws}, Home: home, Env: []string{
+		"HOME=" + home,
+		"SSH_AUTH_SOCK=" + agent,
+		"XDG_RUNTIME_DIR=" + run,
+		"DBUS_SESSION_BUS_ADDRESS=unix:path=" + tmp + "/dbus/bus,guid=1;unix:abstract=/tmp/x",
+		"DOCKER_HOST=unix://" + tmp + "/d.sock",
+	}})
+	for path, want := range map[string]PathClass{
+		agent:                              PathSecret,
+		run + "/gnupg/S.gpg-agent":         PathSecret,
+		run + "/gnupg/S.gpg-agent.ssh":     PathSecret,
+		run + "/bus":                       PathSecret,
+		run + "/docker.sock":               PathSecret,
+		run + "/keyring/ssh":               PathSecret,
+		tmp + "/dbus/bus":                  PathSecret,
+		tmp + "/d.sock":                    PathSecret,
+		"/run/docker.sock":                 PathSecret,
+		"/var/run/docker.sock":             PathSecret,
+		home + "/.docker/run/docker.sock":  PathSecret,
+		home + "/.gnupg/S.gpg-agent":       PathSecret,
+		filepath.Join(tmp, "ssh-XXXX"):     PathOutside,
+		filepath.Join(tmp, "ssh-XXXX/log"): PathOutside,
+		run + "/other.sock":                PathOutside,
+	} {
+		if got := p.Judge(path); got != want {
+			t.Errorf("Judge(%q) = %v, want %v", path, got, want)
+		}
+	}
+	if d := filepath.Dir(agent); p.Examine("/", d).HoldsSecret {
+		t.Errorf("%s holds an agent's socket and nothing else, yet holds a secret", d)
 	}
 }

@@ -24,6 +24,19 @@ func Show(argv []string) string {
 	return b.String()
 }
 
+// ShowAssigned renders argv run with the assignments vars (NAME=value) before
+// it, as bash reads that command back: `LD_PRELOAD=./x.so cat f`, with each
+// value quoted as Show quotes a word.
+func ShowAssigned(vars []string, argv []string) string {
+	var b strings.Builder
+	for _, kv := range vars {
+		name, value, _ := strings.Cut(kv, "=")
+		b.WriteString(name + "=" + showWord(value) + " ")
+	}
+	b.WriteString(Show(argv))
+	return b.String()
+}
+
 func showWord(w string) string {
 	if w == "" {
 		return "''"

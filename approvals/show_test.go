@@ -61,3 +61,16 @@ func TestShowKeepsPlainWordsBare(t *testing.T) {
 		t.Errorf("bidi word shown as %q", got)
 	}
 }
+
+// An assignment before a command is shown so that bash runs the command
+// with exactly that value: a question naming LD_PRELOAD or NODE_OPTIONS
+// names what the program gets.
+func TestShowAssignedIsWhatBashPassesTheProgram(t *testing.T) {
+	for _, v := range []string{"./evil.so", "--require ./x.js", "", "a'b\"c$d`e", "x\u202ey\nz"} {
+		shown := ShowAssigned([]string{"V=" + v}, []string{"printenv", "V"})
+		out, err := exec.Command("bash", "--norc", "--noprofile", "-c", shown).Output()
+		if err != nil || string(out) != v+"\n" {
+			t.Errorf("bash ran %s and printed %q (%v), want %q", shown, out, err, v)
+		}
+	}
+}

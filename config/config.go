@@ -7,6 +7,7 @@
 // Sources, lowest precedence first:
 //
 //	user file        $XDG_CONFIG_HOME/tandem/config.json       user level
+//	                 (read only when Trusted holds for it)
 //	client, user     initializationOptions.user                user level
 //	client, other    initializationOptions (other keys) and
 //	                 initializationOptions.workspace           workspace level
@@ -23,7 +24,6 @@ import (
 	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -237,31 +237,15 @@ func merge(dst, src map[string]any) {
 	}
 }
 
-// Dir is tandem's user configuration directory: $XDG_CONFIG_HOME/tandem,
-// else ~/.config/tandem.
-func Dir() string { return xdg("XDG_CONFIG_HOME", ".config") }
-
-// StateDir is where tandem keeps logs: $XDG_STATE_HOME/tandem, else
-// ~/.local/state/tandem.
-func StateDir() string { return xdg("XDG_STATE_HOME", filepath.Join(".local", "state")) }
-
-func xdg(env, fallback string) string {
-	if d := os.Getenv(env); filepath.IsAbs(d) {
-		return filepath.Join(d, "tandem")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		home = os.TempDir()
-	}
-	return filepath.Join(home, fallback, "tandem")
-}
-
-// UserFile is the path of the user config file.
-func UserFile() string { return filepath.Join(Dir(), "config.json") }
-
-// LoadUser reads the user config file into s. A missing file is no error.
+// LoadUser reads the user config file into s. A missing file is no error;
+// a file tandem does not trust (Trusted) is not read, and the error says why.
 func (s *Settings) LoadUser() error {
-	raw, err := os.ReadFile(UserFile())
+	file := UserFile()
+	if file == "" {
+		_, err := Home()
+		return err
+	}
+	raw, err := ReadTrusted(file)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
@@ -269,7 +253,7 @@ func (s *Settings) LoadUser() error {
 		return err
 	}
 	if err := s.Set(SourceUserFile, raw); err != nil {
-		return fmt.Errorf("%s: %w", UserFile(), err)
+		return fmt.Errorf("%s: %w", file, err)
 	}
 	return nil
 }

@@ -200,6 +200,7 @@ func TestBridgeE2E_terminal_and_bash_call_a_real_MCP_server(t *testing.T) {
 	// A bash step of an agent session: its own owner, its own questions.
 	sess := p.openSession(t)
 	script := fmt.Sprintf(`tandem mcp call everything/echo '{"message":"from bash"}'; echo
+env; printenv TANDEM_MCP_TOKEN; echo "token: $TANDEM_MCP_TOKEN"
 printf %%s "$TANDEM_MCP_TOKEN" > token
 tandem mcp call everything/gzip-file-as-resource '{"name":"b.gz","data":"%s","outputType":"resource"}' > big.gz
 echo "exit $? size $(wc -c < big.gz)"`, url)
@@ -224,6 +225,11 @@ echo "exit $? size $(wc -c < big.gz)"`, url)
 	tok, err := os.ReadFile(filepath.Join(root, "token"))
 	if err != nil || len(tok) != 64 {
 		t.Fatalf("token file: %q %v", tok, err)
+	}
+	// The step had the token; the model sees it nowhere, only its marker.
+	if strings.Contains(text, string(tok)) || !strings.Contains(text, "TANDEM_MCP_TOKEN=[hidden: $TANDEM_MCP_TOKEN]") ||
+		!strings.Contains(text, "token: [hidden: $TANDEM_MCP_TOKEN]") {
+		t.Fatalf("the bash result shows the bridge token, or no marker for it:\n%s", text)
 	}
 	old := map[string]string{"TANDEM_MCP_SOCKET": env["TANDEM_MCP_SOCKET"], "TANDEM_MCP_TOKEN": string(tok)}
 	out.Reset()

@@ -51,6 +51,8 @@ func newWorld(t *testing.T) *world {
 		w.ws + "/.git/config":                  "[core]\n",
 		w.ws + "/.git/HEAD":                    "ref: refs/heads/main\n",
 		w.ws + "/.git/hooks/pre-commit.sample": "#!/bin/sh\n",
+		w.ws + "/.git/info/attributes":         "*.md diff\n",
+		w.ws + "/.git/worktrees/wt/commondir":  "../..\n",
 		w.ws + "/.tandem/settings.json":        "{}\n",
 		w.scratch + "/.keep":                   "",
 		w.outside + "/keep.txt":                "keep\n",
@@ -242,6 +244,12 @@ func guardedPlacesNeedProtected(t *testing.T, w *world) {
 		"echo '{}' > .tandem/settings.json",
 		"mv .git/config .git/config-old",
 		"echo '[core] fsmonitor = evil' > .git/config.new && mv .git/config.new .git/config",
+		"echo '* filter=evil' >> .git/info/attributes",
+		"echo /tmp/evil > .git/worktrees/wt/commondir",
+		// git itself is held like any program: a git command that must
+		// write its config is judged protected, and asked.
+		"git config --file .git/config core.fsmonitor evil",
+		"git config --file .git/config branch.main.remote origin",
 	} {
 		out, err := w.run(t, net, script)
 		if err == nil {
@@ -266,18 +274,41 @@ func guardedPlacesNeedProtected(t *testing.T, w *world) {
 	if out, err := w.runJudged(t, net, approvals.Of(approvals.Write), "echo '# judged' >> .git/config"); err != nil {
 		t.Errorf("a judged program: %v %q", err, out)
 	}
-	// git itself writes its config (upstreams, remotes); its hooks stay
-	// read-only to it.
-	gitConfig := exec.Command("git", "config", "--file", ".git/config", "branch.main.remote", "origin")
-	gitConfig.Dir = w.ws
-	if err := w.sb.Start(gitConfig, net, approvals.Of(approvals.Exec)); err != nil {
-		t.Fatal(err)
-	}
-	if err := gitConfig.Wait(); err != nil {
-		t.Errorf("git config: %v", err)
+	// git asked as protected writes its config (an upstream, a remote).
+	if out, err := w.run(t, net|approvals.Of(approvals.Protected), "git config --file .git/config branch.main.remote origin"); err != nil {
+		t.Errorf("git config with protected: %v %q", err, out)
 	}
 	if b, _ := os.ReadFile(w.ws + "/.git/config"); string(b) != "[core]\n# approved\n# judged\n[branch \"main\"]\n\tremote = origin\n" {
 		t.Errorf(".git/config = %q", b)
+	}
+	// A repository without a hooks directory (made without a template)
+	// gets no hook either.
+	if err := os.RemoveAll(w.ws + "/.git/hooks"); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := w.run(t, net, "mkdir -p .git/hooks && echo evil > .git/hooks/pre-commit"); err == nil {
+		t.Errorf("a hook was planted where there was no hooks directory: %q", out)
+	}
+	if _, err := os.Stat(w.ws + "/.git/hooks/pre-commit"); err == nil {
+		t.Error("a hook was planted")
+	}
+}
+
+// A program in the namespaces runs as tandem's user, not as the root of
+// the namespace that mounts, and cannot undo the mounts: so for an ordinary
+// user (whose own user the namespace maps to root to mount) as for root.
+func TestProgramsRunAsTheUser(t *testing.T) { bothWays(t, programsRunAsTheUser) }
+
+func programsRunAsTheUser(t *testing.T, w *world) {
+	want := strconv.Itoa(os.Getuid()) + " " + strconv.Itoa(os.Getgid())
+	if out, err := w.run(t, 0, "echo $(id -u) $(id -g)"); err != nil || strings.TrimSpace(out) != want {
+		t.Errorf("ids in the namespaces: %v %q, want %q", err, out, want)
+	}
+	if out, err := w.run(t, 0, "umount -l .git/hooks; umount -l .git/config; echo evil > .git/hooks/pre-commit"); err == nil {
+		t.Errorf("the guards were undone: %q", out)
+	}
+	if _, err := os.Stat(w.ws + "/.git/hooks/pre-commit"); err == nil {
+		t.Error("a hook was planted")
 	}
 }
 
@@ -393,4 +424,67 @@ func zombieChildren(t *testing.T) []string {
 		}
 	}
 	return out
+}
+
+// A program signals no process outside its own sandbox, whatever its grant:
+// not tandem, the editor, or another step's program; inside, its own
+// children.
+func TestSignalsStayInTheSandbox(t *testing.T) {
+	w := newWorld(t)
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Process.Kill()
+	all := Restricted
+	for _, grant := range []approvals.Effects{0, all} {
+		for _, script := range []string{
+			"kill -TERM " + strconv.Itoa(other.Process.Pid),
+			"kill -STOP " + strconv.Itoa(other.Process.Pid),
+			"python3 -c 'import os, signal; os.kill(" + strconv.Itoa(other.Process.Pid) + ", signal.SIGKILL)'",
+		} {
+			if out, err := w.run(t, grant, script); err == nil {
+				t.Errorf("%s ran with grant %v: %q", script, grant, out)
+			}
+		}
+	}
+	if stat, err := os.ReadFile("/proc/" + strconv.Itoa(other.Process.Pid) + "/stat"); err != nil || !strings.Contains(string(stat), ") S ") {
+		t.Fatalf("the other process was signalled: %v %q", err, stat)
+	}
+	if out, err := w.run(t, 0, "sleep 30 & kill $!; wait $!; echo status $?"); err != nil || !strings.Contains(out, "status 143") {
+		t.Errorf("a program's own child: %v %q", err, out)
+	}
+}
+
+// Where no user namespace can be made (a sysctl, or AppArmor's
+// restriction on Ubuntu), the guarded places still hold for a program
+// tandem cannot see into: its ruleset carves them out, fail closed, at the
+// cost of new names at a root's top; the rest of the workspace stays
+// writable.
+func TestGuardedPlacesHeldWithoutNamespaces(t *testing.T) {
+	w := newWorld(t)
+	saved := namespaces
+	namespaces = func() error { return errors.New("no user namespaces here") }
+	t.Cleanup(func() { namespaces = saved })
+	net := approvals.Of(approvals.Net)
+	for _, script := range []string{
+		"echo '[core] fsmonitor = evil' >> .git/config",
+		"echo evil > .git/hooks/pre-commit",
+		"mv .git .git-old",
+		"mv .git/config .git/config-old",
+		"echo '{}' > .tandem/settings.json",
+	} {
+		if out, err := w.run(t, net, script); err == nil {
+			t.Errorf("%s ran without protected: %q", script, out)
+		}
+	}
+	if b, _ := os.ReadFile(w.ws + "/.git/config"); string(b) != "[core]\n" {
+		t.Errorf(".git/config changed: %q", b)
+	}
+	if out, err := w.run(t, net, "echo changed > main.go && echo ref: refs/heads/x > .git/HEAD"); err != nil {
+		t.Errorf("the workspace's files: %v %q", err, out)
+	}
+	if out, err := w.run(t, net|approvals.Of(approvals.Protected), "echo '# approved' >> .git/config"); err != nil {
+		t.Errorf("with protected: %v %q", err, out)
+	}
 }

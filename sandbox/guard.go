@@ -2,18 +2,18 @@ package sandbox
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 )
 
-// Guarded are the places in the workspace roots that a program tandem
-// cannot see into may not change without protected: what git or tandem
-// later runs or obeys. Landlock cannot carve them out of a root (see
-// NewPlan), so they are held another way: a mount namespace where they are
-// read-only (Linux), or a deny rule (macOS).
+// Guarded are the places in the workspace roots that a step's programs
+// may not change without protected: what git or tandem later runs or
+// obeys. Landlock cannot carve them out of a root (see NewPlan), so they are
+// held another way: a mount namespace where they are read-only (Linux), or
+// a deny rule (macOS). git itself is held like any program: a git command
+// that must write its config is judged a protected write and asked, so a
+// step without protected never needs to change them.
 type Guarded struct {
 	// Pinned are directories made mount points: they cannot be renamed or
 	// removed, so a program cannot put another .git in their place. What is
@@ -21,51 +21,18 @@ type Guarded struct {
 	Pinned []string
 	// ReadOnly are the files and trees no write reaches.
 	ReadOnly []string
-	// GitConfig are the repositories' config files: read-only but to git
-	// itself, which writes upstreams and remotes there (a git config command
-	// that sets a key is judged a protected write, and asked).
-	GitConfig []string
 }
-
-// For is what is guarded from the program at path: the config files are
-// read-only to any program but git.
-func (g Guarded) For(path string) Guarded {
-	if !isGit(path) {
-		g.ReadOnly = append(slices.Clone(g.ReadOnly), g.GitConfig...)
-	}
-	g.GitConfig = nil
-	return g
-}
-
-// isGit reports whether path is the git tandem finds on its own PATH.
-func isGit(path string) bool {
-	git := theGit()
-	real, err := filepath.EvalSymlinks(path)
-	return git != "" && err == nil && real == git
-}
-
-var theGit = sync.OnceValue(func() string {
-	p, err := exec.LookPath("git")
-	if err == nil {
-		p, err = filepath.EvalSymlinks(p)
-	}
-	if err != nil {
-		return ""
-	}
-	return p
-})
 
 // Empty reports whether nothing is guarded.
 func (g Guarded) Empty() bool {
-	return len(g.Pinned) == 0 && len(g.ReadOnly) == 0 && len(g.GitConfig) == 0
+	return len(g.Pinned) == 0 && len(g.ReadOnly) == 0
 }
 
 // GuardedIn finds, as they are now, what is guarded in roots: each root's
-// .tandem, and of its repository (.git, a directory or a gitdir file) the
-// config and hooks that name the programs git runs (hooks, fsmonitor,
-// filters, aliases, an ssh command), its worktrees' and submodules' too. A
-// symlinked .git or .tandem is left alone: it points out of the root, where
-// the write rules hold.
+// .tandem, and of its repository (.git, a directory or a gitdir file) what
+// names the programs git runs or which config it reads (see gitGuarded),
+// its worktrees' and submodules' too. A symlinked .git or .tandem is left
+// alone: it points out of the root, where the write rules hold.
 func GuardedIn(roots []string) Guarded {
 	var g Guarded
 	for _, root := range roots {
@@ -93,18 +60,29 @@ func GuardedIn(roots []string) Guarded {
 	return g
 }
 
-// guardGitDir guards a git directory's config and hooks, and those of the
+// gitGuarded are the names in a git directory that make git run a program
+// or read another config: the config (fsmonitor, hooksPath, pager, filters,
+// aliases, ssh and credential programs, include.path), a worktree's own
+// config, the hooks, the attributes that pick a config's filter and diff
+// drivers, and a linked worktree's commondir (where its config is read).
+var gitGuarded = []string{"config", "config.worktree", "hooks", "info/attributes", "commondir"}
+
+// guardGitDir guards a git directory's gitGuarded names, and those of the
 // submodules and worktrees it holds (modules nest; depth bounds the walk).
 func (g *Guarded) guardGitDir(dir string, depth int) {
-	for _, name := range []string{"config", "config.worktree", "hooks"} {
+	if _, err := os.Lstat(filepath.Join(dir, "commondir")); err != nil {
+		// A repository made without a template (git init -c
+		// init.templateDir=, as tandem's own runs) has no hooks directory,
+		// and one a program made there would run at the next commit: make
+		// it, empty, as git init does, so that it is held too. (A linked
+		// worktree's hooks are its common directory's.)
+		_ = os.Mkdir(filepath.Join(dir, "hooks"), 0o755)
+	}
+	for _, name := range gitGuarded {
 		p := filepath.Join(dir, name)
 		fi, err := os.Lstat(p)
-		switch {
-		case err != nil || fi.Mode()&os.ModeSymlink != 0 || slices.Contains(g.ReadOnly, p) || slices.Contains(g.GitConfig, p):
-		case name == "hooks":
+		if err == nil && fi.Mode()&os.ModeSymlink == 0 && !slices.Contains(g.ReadOnly, p) {
 			g.ReadOnly = append(g.ReadOnly, p)
-		default:
-			g.GitConfig = append(g.GitConfig, p)
 		}
 	}
 	if depth >= 4 {

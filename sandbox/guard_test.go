@@ -17,6 +17,8 @@ func TestGuardedInFindsWhatGitAndTandemObey(t *testing.T) {
 	for path, body := range map[string]string{
 		main + "/.git/config":                          "[core]\n",
 		main + "/.git/hooks/pre-commit":                "#!/bin/sh\n",
+		main + "/.git/info/attributes":                 "* filter=x\n",
+		main + "/.git/info/exclude":                    "*.o\n",
 		main + "/.git/modules/sub/config":              "[core]\n",
 		main + "/.git/modules/sub/hooks/post-checkout": "#!/bin/sh\n",
 		main + "/.git/worktrees/wt/config.worktree":    "[core]\n",
@@ -43,35 +45,25 @@ func TestGuardedInFindsWhatGitAndTandemObey(t *testing.T) {
 	if want := []string{main + "/.git"}; !slices.Equal(g.Pinned, want) {
 		t.Errorf("Pinned = %q, want %q", g.Pinned, want)
 	}
-	wantRO := []string{main + "/.tandem", main + "/.git/hooks", main + "/.git/modules/sub/hooks", wt + "/.git"}
-	wantConfig := []string{main + "/.git/config", main + "/.git/modules/sub/config", main + "/.git/worktrees/wt/config.worktree"}
+	// git itself is held like any program: its config is read-only too.
+	wantRO := []string{main + "/.tandem", main + "/.git/hooks", main + "/.git/modules/sub/hooks", wt + "/.git",
+		main + "/.git/config", main + "/.git/info/attributes", main + "/.git/modules/sub/config",
+		main + "/.git/worktrees/wt/config.worktree", main + "/.git/worktrees/wt/commondir"}
 	slices.Sort(g.ReadOnly)
 	slices.Sort(wantRO)
-	slices.Sort(g.GitConfig)
-	slices.Sort(wantConfig)
 	if !slices.Equal(g.ReadOnly, wantRO) {
 		t.Errorf("ReadOnly = %q\nwant %q", g.ReadOnly, wantRO)
-	}
-	if !slices.Equal(g.GitConfig, wantConfig) {
-		t.Errorf("GitConfig = %q\nwant %q", g.GitConfig, wantConfig)
 	}
 	if g := GuardedIn([]string{plain, linked}); !g.Empty() {
 		t.Errorf("a root without .git, and a symlinked .git, guard %+v", g)
 	}
-
-	// The config files are read-only to every program but git.
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatal(err)
+	// A repository made without a template has no hooks directory: it is
+	// made, so that no program can make one and plant a hook in it.
+	bare := tmp + "/bare"
+	if out, err := exec.Command("git", "-c", "init.templateDir=", "init", "-q", bare).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
 	}
-	if ro := g.For(python).ReadOnly; len(ro) != len(wantRO)+len(wantConfig) {
-		t.Errorf("for python3: %q", ro)
-	}
-	git, err := exec.LookPath("git")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ro := g.For(git).ReadOnly; len(ro) != len(wantRO) || g.For(git).GitConfig != nil {
-		t.Errorf("for git: %q", ro)
+	if g := GuardedIn([]string{bare}); !slices.Contains(g.ReadOnly, bare+"/.git/hooks") || !isDir(bare+"/.git/hooks") {
+		t.Errorf("a repository without hooks guards %q", g.ReadOnly)
 	}
 }

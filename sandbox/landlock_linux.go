@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -23,10 +25,20 @@ var landlockSupport = sync.OnceValue(func() Support {
 	switch {
 	case err != nil || abi < 1:
 		return Support{Unavailable: errors.New("the kernel has no Landlock (it needs Linux 5.13 or later with landlock in its lsm= list), so what a step's programs do is held only by the gate's questions")}
-	case abi < 4:
-		return Support{Limits: fmt.Sprintf("the kernel's Landlock (ABI %d) cannot restrict network connections; Linux 6.7 or later can", abi)}
 	}
-	return Support{Net: true}
+	layer := fmt.Sprintf("Landlock ABI %d holds what each program reads and writes", abi)
+	var limits []string
+	if abi >= 4 {
+		layer += ", the TCP connections it makes"
+	} else {
+		limits = append(limits, fmt.Sprintf("the kernel's Landlock (ABI %d) cannot restrict network connections; Linux 6.7 or later can", abi))
+	}
+	if abi >= 6 {
+		layer += ", and signals it only to its own processes"
+	} else {
+		limits = append(limits, fmt.Sprintf("the kernel's Landlock (ABI %d) cannot keep a program from signalling the user's other processes (tandem, the editor); Linux 6.12 or later can", abi))
+	}
+	return Support{Net: abi >= 4, Layers: []string{layer}, Limits: strings.Join(limits, "; ")}
 })
 
 // namespaces is whether a spawner or launcher can hold the guarded places
@@ -41,13 +53,14 @@ func Supported() Support {
 		return s
 	}
 	if err := namespaces(); err != nil {
-		limit := fmt.Sprintf("no user namespace can be made here (%v), so a program tandem cannot see into may change a root's .git config and hooks and .tandem; allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or AppArmor's userns rule) to hold them", err)
+		limit := fmt.Sprintf("no user namespace can be made here (%v), so a program tandem cannot see into is kept from a root's .git config and hooks and .tandem by Landlock alone, which also takes from it making, renaming or removing names at a root's top and in .git, and UDP stays open to it without net; allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile granting userns to tandem) to hold them with mounts instead", err)
 		if s.Limits != "" {
 			s.Limits += "; "
 		}
 		s.Limits += limit
 	} else {
 		s.Guards = true
+		s.Layers = append(slices.Clone(s.Layers), fmt.Sprintf("user and mount namespaces (tandem's user as their root to mount, each program as uid %d) hold git's config and hooks and .tandem read-only, and a program tandem cannot see into off every network without net", os.Getuid()))
 	}
 	return s
 }
@@ -101,21 +114,27 @@ func (s *Sandbox) spawner(newNet bool) *spawner {
 	return s.spawners[i]
 }
 
-// rulesetFor returns a descriptor of grant's ruleset the caller closes.
-func (s *Sandbox) rulesetFor(grant approvals.Effects) (int, uint32, error) {
+// rulesetFor returns a descriptor of the ruleset the caller closes: of
+// grant, and with byRules the guarded places carved out of the writes.
+func (s *Sandbox) rulesetFor(grant approvals.Effects, byRules bool) (int, uint32, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	r := s.cache[grant]
+	key := rulesetKey{grant, byRules}
+	r := s.cache[key]
 	if r == nil || !r.fresh() {
 		if r != nil {
 			r.close()
-			delete(s.cache, grant)
+			delete(s.cache, key)
+		}
+		pl := s.places
+		if byRules {
+			pl.Unwritable = GuardedIn(pl.Roots).ReadOnly
 		}
 		var err error
-		if r, err = build(s.places, grant); err != nil {
+		if r, err = build(pl, grant); err != nil {
 			return -1, 0, err
 		}
-		s.cache[grant] = r
+		s.cache[key] = r
 	}
 	fd, err := unix.FcntlInt(uintptr(r.fd), unix.F_DUPFD_CLOEXEC, 0)
 	return fd, r.flags, err
@@ -132,10 +151,13 @@ func build(pl Places, grant approvals.Effects) (*ruleset, error) {
 		return ReadDir(dir)
 	}
 	plan := NewPlan(pl, grant, stamped)
-	cfg := landlock.Config{HandledAccessFS: handled}
+	// A program signals only processes of its own sandbox: not tandem, the
+	// editor, or any other process of the user (Landlock ABI 6; the kernel
+	// lacks it before Linux 6.12, which Supported says).
+	cfg := landlock.Config{HandledAccessFS: handled, Scoped: landlock.ScopedSet(ll.ScopeSignal)}
 	if !plan.Net {
 		cfg.HandledAccessNet = landlock.AccessNetSet(ll.AccessNetConnectTCP)
-		cfg.Scoped = landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
+		cfg.Scoped |= landlock.ScopedSet(ll.ScopeAbstractUnixSocket)
 	}
 	var rules []landlock.Rule
 	for _, g := range []struct {
@@ -182,8 +204,14 @@ func pathRules(rights landlock.AccessFSSet, paths []string) []landlock.Rule {
 // unlocked, ends with its goroutine, so no other code of tandem ever runs
 // restricted. A program tandem cannot see into goes through the launcher
 // when there is more to hold: guarded places, or the network beyond TCP.
+// Where no namespace can be made, it fails closed on the guarded places:
+// its ruleset carves them out of the roots, which takes from it the right
+// to make, rename or remove names at a root's top and in .git (Landlock
+// grants a directory's rights to all beneath it), so a build that needs
+// that fails with the sandbox's note instead of a hook being planted.
 func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) error {
-	fd, flags, err := s.rulesetFor(grant)
+	byRules := unseen && !grant.Has(approvals.Protected) && namespaces() != nil
+	fd, flags, err := s.rulesetFor(grant, byRules)
 	if err != nil {
 		return err
 	}

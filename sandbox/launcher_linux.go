@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"os/signal"
 	"strconv"
 	"syscall"
 	"time"
@@ -31,11 +32,13 @@ func init() {
 
 // launch is the launcher's work: args are
 //
-//	-fd N -flags F [-pin DIR | -ro PATH]... -- PATH ARGV0 ARGS...
+//	-fd N -flags F -uid U -gid G [-extra N] [-pin DIR | -ro PATH]... -- PATH ARGV0 ARGS...
 //
-// or "-serve FD", which starts the programs sent on the socket FD (a
-// spawner; see serve), or
-// "-probe DIR", which checks that a read-only bind mount holds. It
+// or "-serve FD UID GID" and "-start FD MOUNTER", a spawner's two processes
+// (see serve and start), or "-probe DIR UID GID", which checks that a
+// read-only bind mount holds for a program run as the user (which
+// "-probe-write PATH UID" is), or "-exec FD FLAGS -- PATH ARGV0 ARGS...",
+// which restricts itself with the ruleset FD and becomes the program. It
 // returns only on failure, with the status a shell gives a program it could
 // not run.
 func launch(args []string, stderr io.Writer) int {
@@ -43,24 +46,60 @@ func launch(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tandem sandbox: "+format+"\n", a...)
 		return status
 	}
-	if len(args) == 2 && args[0] == "-serve" {
-		conn, err := strconv.Atoi(args[1])
-		if err != nil {
-			return fail(126, "-serve %s: %v", args[1], err)
+	if len(args) == 4 && args[0] == "-serve" {
+		conn, errConn := strconv.Atoi(args[1])
+		uid, errU := strconv.Atoi(args[2])
+		gid, errG := strconv.Atoi(args[3])
+		if err := errors.Join(errConn, errU, errG); err != nil {
+			return fail(126, "-serve: %v", err)
 		}
 		unix.CloseOnExec(conn) // none of its programs holds it
-		return serve(conn)
+		return serve(conn, user{uid, gid})
 	}
-	if len(args) == 2 && args[0] == "-probe" {
-		if err := readOnly(args[1]); err != nil {
+	if len(args) == 3 && args[0] == "-start" {
+		conn, errConn := strconv.Atoi(args[1])
+		mounter, errM := strconv.Atoi(args[2])
+		if err := errors.Join(errConn, errM); err != nil {
+			return fail(126, "-start: %v", err)
+		}
+		unix.CloseOnExec(conn)
+		unix.CloseOnExec(mounter)
+		return start(conn, mounter)
+	}
+	if len(args) == 4 && args[0] == "-probe" {
+		// As the launcher: a read-only mount, then a program as the user
+		// whose write it refuses.
+		uid, errU := strconv.Atoi(args[2])
+		gid, errG := strconv.Atoi(args[3])
+		if err := errors.Join(errU, errG, readOnly(args[1])); err != nil {
 			return fail(1, "%v", err)
 		}
-		if err := os.WriteFile(args[1]+"/probe", nil, 0o600); !errors.Is(err, syscall.EROFS) {
+		probe := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-probe-write", args[1] + "/probe", args[2]},
+			Stderr: stderr, SysProcAttr: user{uid, gid}.attr(&syscall.SysProcAttr{})}
+		if err := probe.Run(); err != nil {
+			return fail(1, "a program as the user in the namespaces: %v", err)
+		}
+		return 0
+	}
+	if len(args) == 3 && args[0] == "-probe-write" {
+		if uid := strconv.Itoa(os.Getuid()); uid != args[2] {
+			return fail(1, "the program runs as uid %s, not the user's %s", uid, args[2])
+		}
+		if err := os.WriteFile(args[1], nil, 0o600); !errors.Is(err, syscall.EROFS) {
 			return fail(1, "a read-only mount took a write (%v)", err)
 		}
 		return 0
 	}
-	fd, flags := -1, uint64(0)
+	if len(args) >= 6 && args[0] == "-exec" && args[3] == "--" {
+		fd, errFd := strconv.Atoi(args[1])
+		flags, errFlags := strconv.ParseUint(args[2], 10, 32)
+		if err := errors.Join(errFd, errFlags); err != nil {
+			return fail(126, "-exec: %v", err)
+		}
+		return becomeProgram(fd, uint32(flags), args[4], args[5:], programFailed(fail, args[5]))
+	}
+	fd, flags, extra := -1, uint64(0), 0
+	ids := user{uid: -1, gid: -1}
 	var pinned, ro []string
 	i := 0
 	for ; i+1 < len(args) && args[i] != "--"; i += 2 {
@@ -70,6 +109,12 @@ func launch(args []string, stderr io.Writer) int {
 			fd, err = strconv.Atoi(v)
 		case "-flags":
 			flags, err = strconv.ParseUint(v, 10, 32)
+		case "-extra":
+			extra, err = strconv.Atoi(v)
+		case "-uid":
+			ids.uid, err = strconv.Atoi(v)
+		case "-gid":
+			ids.gid, err = strconv.Atoi(v)
 		case "-pin":
 			pinned = append(pinned, v)
 		case "-ro":
@@ -81,26 +126,67 @@ func launch(args []string, stderr io.Writer) int {
 			return fail(126, "%s %s: %v", args[i], args[i+1], err)
 		}
 	}
-	if fd < 0 || i+2 >= len(args) || args[i] != "--" {
-		return fail(126, "usage: %s -fd N -flags F [-pin DIR | -ro PATH]... -- PATH ARGV0 ARGS...", launcherName)
+	if fd < 0 || ids.uid < 0 || ids.gid < 0 || i+2 >= len(args) || args[i] != "--" {
+		return fail(126, "usage: %s -fd N -flags F -uid U -gid G [-extra N] [-pin DIR | -ro PATH]... -- PATH ARGV0 ARGS...", launcherName)
 	}
 	if err := guard(pinned, ro, map[string]bool{}); err != nil {
 		return fail(126, "%v", err)
 	}
 	path, argv := args[i+1], args[i+2:]
-	return becomeProgram(fd, uint32(flags), path, argv, os.Environ(), func(err error) int {
-		if errors.Is(err, syscall.ENOENT) {
-			return fail(127, "%s: %v", argv[0], err)
-		}
-		return fail(126, "%s: %v", argv[0], err)
-	})
+	return runProgram(fd, uint32(flags), ids, extra, path, argv, programFailed(fail, argv[0]))
 }
 
-// becomeProgram restricts the launcher with the ruleset and execs the
+// programFailed says why a program did not start, with the status a shell
+// gives.
+func programFailed(fail func(int, string, ...any) int, name string) func(error) int {
+	return func(err error) int {
+		if errors.Is(err, syscall.ENOENT) {
+			return fail(127, "%s: %v", name, err)
+		}
+		return fail(126, "%s: %v", name, err)
+	}
+}
+
+// runProgram starts the program as the user, in a user namespace beneath
+// the launcher's, restricted to the ruleset, and ends as the program ended;
+// on failure to start it returns what fail makes of the error. The
+// restriction cannot be the launcher's: a restricted process may not write
+// the new namespace's id maps. So the launcher starts tandem once more
+// ("-exec"), which restricts itself and becomes the program. The program
+// stays in the launcher's process group, so tandem's signals to the group
+// reach it directly; the launcher only waits (and a program whose launcher
+// is killed alone dies with it: Pdeathsig).
+func runProgram(ruleset int, flags uint32, ids user, extra int, path string, argv []string, fail func(error) int) int {
+	files := make([]*os.File, extra+1)
+	for i := range extra {
+		files[i] = os.NewFile(uintptr(3+i), "extra")
+	}
+	files[extra] = os.NewFile(uintptr(ruleset), "landlock-ruleset")
+	args := append([]string{launcherName, "-exec", strconv.Itoa(3 + extra), strconv.FormatUint(uint64(flags), 10), "--", path}, argv...)
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Env: os.Environ(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
+		ExtraFiles: files, SysProcAttr: ids.attr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL})}
+	// The group's signals reach the program itself: the launcher lets them
+	// pass by, to end as the program ends.
+	signal.Ignore(syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE, syscall.SIGUSR1, syscall.SIGUSR2, syscall.SIGTSTP, syscall.SIGTTIN, syscall.SIGTTOU)
+	if err := cmd.Start(); err != nil {
+		return fail(err)
+	}
+	cmd.Wait()
+	ws, _ := cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		// End by the same signal, so tandem sees how the program ended.
+		signal.Reset(ws.Signal())
+		unix.Kill(os.Getpid(), ws.Signal())
+		return 128 + int(ws.Signal())
+	}
+	return ws.ExitStatus()
+}
+
+// becomeProgram restricts this process with the ruleset and execs the
 // program; on failure it returns what fail makes of the error. init runs on
 // the main thread, locked to it: the restriction is this thread's, and the
 // program this thread becomes keeps it.
-func becomeProgram(ruleset int, flags uint32, path string, argv, env []string, fail func(error) int) int {
+func becomeProgram(ruleset int, flags uint32, path string, argv []string, fail func(error) int) int {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fail(fmt.Errorf("no_new_privs: %w", err))
 	}
@@ -108,6 +194,7 @@ func becomeProgram(ruleset int, flags uint32, path string, argv, env []string, f
 		return fail(fmt.Errorf("restrict: %w", err))
 	}
 	unix.Close(ruleset)
+	env := os.Environ()
 	err := unix.Exec(path, argv, env)
 	// A program written a moment ago may still be open for writing in
 	// another process (ETXTBSY): wait as tandem does for its own starts.
@@ -126,8 +213,11 @@ func readOnly(path string) error {
 	return unix.MountSetattr(-1, path, unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
 }
 
-// namespaceAttr is what starts a process in new user and mount namespaces
-// (and a new network namespace with newNet) as tandem's own user.
+// namespaceAttr is what starts a launcher or spawner in new user and mount
+// namespaces (and a new network namespace with newNet) as root of its user
+// namespace: tandem's user mapped to 0, which an ordinary user may do, and
+// which gives the right to mount there. Its programs become the user again
+// (user.attr).
 func namespaceAttr(attr *syscall.SysProcAttr, newNet bool) *syscall.SysProcAttr {
 	if attr == nil {
 		attr = &syscall.SysProcAttr{}
@@ -136,8 +226,28 @@ func namespaceAttr(attr *syscall.SysProcAttr, newNet bool) *syscall.SysProcAttr 
 	if newNet {
 		attr.Cloneflags |= unix.CLONE_NEWNET
 	}
-	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
-	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}}
+	return attr
+}
+
+// user is tandem's user and group on the host, which a program in the
+// namespaces runs as.
+type user struct{ uid, gid int }
+
+// tandemsUser is the user tandem runs as.
+func tandemsUser() user { return user{os.Getuid(), os.Getgid()} }
+
+// attr starts a process from a launcher or spawner in a user namespace of
+// its own, nested in theirs, as the user: their root (the user on the host)
+// is mapped to the user's ids. The program so has the user's ids, as
+// outside, and no capability over the mounts, which belong to the
+// namespace above: it cannot undo them, whoever runs tandem (Landlock, which
+// forbids mounting, holds that too).
+func (u user) attr(attr *syscall.SysProcAttr) *syscall.SysProcAttr {
+	attr.Cloneflags |= unix.CLONE_NEWUSER
+	attr.UidMappings = []syscall.SysProcIDMap{{ContainerID: u.uid, HostID: 0, Size: 1}}
+	attr.GidMappings = []syscall.SysProcIDMap{{ContainerID: u.gid, HostID: 0, Size: 1}}
 	return attr
 }
 
@@ -150,7 +260,8 @@ func probeNamespaces() error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-probe", dir}, SysProcAttr: namespaceAttr(nil, false)}
+	ids := tandemsUser()
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-probe", dir, strconv.Itoa(ids.uid), strconv.Itoa(ids.gid)}, SysProcAttr: namespaceAttr(nil, false)}
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return fmt.Errorf("%v %s", err, out)
 	}
@@ -169,11 +280,13 @@ func launchIn(cmd *exec.Cmd, fd int, flags uint32, g Guarded, newNet bool) error
 	}
 	ruleset := os.NewFile(uintptr(rs), "landlock-ruleset")
 	defer ruleset.Close()
-	args := []string{launcherName, "-fd", strconv.Itoa(3 + len(cmd.ExtraFiles)), "-flags", strconv.FormatUint(uint64(flags), 10)}
+	ids := tandemsUser()
+	args := []string{launcherName, "-fd", strconv.Itoa(3 + len(cmd.ExtraFiles)), "-flags", strconv.FormatUint(uint64(flags), 10),
+		"-uid", strconv.Itoa(ids.uid), "-gid", strconv.Itoa(ids.gid), "-extra", strconv.Itoa(len(cmd.ExtraFiles))}
 	for _, p := range g.Pinned {
 		args = append(args, "-pin", p)
 	}
-	for _, p := range g.For(cmd.Path).ReadOnly {
+	for _, p := range g.ReadOnly {
 		args = append(args, "-ro", p)
 	}
 	args = append(append(args, "--", cmd.Path), cmd.Args...)

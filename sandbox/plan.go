@@ -13,6 +13,9 @@ import (
 type Places struct {
 	Roots, Scratch     []string
 	Secrets, Protected []approvals.Entry
+	// Unwritable are carved out of every write whatever the grant: the
+	// guarded places, where no mount view can hold them (see Guarded).
+	Unwritable []string
 }
 
 // PlacesOf takes the places from a session's path policy.
@@ -106,6 +109,9 @@ func NewPlan(pl Places, grant approvals.Effects, list Lister) Plan {
 				carves = append(carves, e)
 			}
 		}
+	}
+	for _, p := range pl.Unwritable {
+		carves = append(carves, approvals.Entry{Path: p})
 	}
 	for _, b := range base {
 		plan.Write = append(plan.Write, s.split(b, carves)...)

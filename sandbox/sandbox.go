@@ -14,6 +14,9 @@
 package sandbox
 
 import (
+	"errors"
+	"io/fs"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -26,8 +29,8 @@ import (
 type Sandbox struct {
 	places   Places
 	mu       sync.Mutex
-	cache    map[approvals.Effects]*ruleset // by grant; Linux only
-	spawners [2]*spawner                    // without and with a network of their own; Linux only
+	cache    map[rulesetKey]*ruleset // Linux only
+	spawners [2]*spawner             // without and with a network of their own; Linux only
 }
 
 // New is the sandbox of a session judged by policy, or nil (with the
@@ -36,7 +39,21 @@ func New(policy *approvals.Policy) (*Sandbox, error) {
 	if err := kernelSupport().Unavailable; err != nil {
 		return nil, err
 	}
-	return &Sandbox{places: PlacesOf(policy), cache: map[approvals.Effects]*ruleset{}}, nil
+	places := PlacesOf(policy)
+	makeScratch(places.Scratch)
+	return &Sandbox{places: places, cache: map[rulesetKey]*ruleset{}}, nil
+}
+
+// makeScratch makes the scratch places that do not exist yet (a fresh
+// user's ~/.cache/go-build or ~/go/pkg/mod), private as the tools make
+// them: the kernel grants only what exists, and the home around them is
+// not writable, so a first `go build` could not make its cache itself.
+func makeScratch(places []string) {
+	for _, p := range places {
+		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
+			os.MkdirAll(p, 0o700)
+		}
+	}
 }
 
 // Start starts cmd restricted to grant. effects are the program's own as
@@ -58,9 +75,9 @@ func (s *Sandbox) Close() {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for grant, r := range s.cache {
+	for key, r := range s.cache {
 		r.close()
-		delete(s.cache, grant)
+		delete(s.cache, key)
 	}
 	for i, z := range s.spawners {
 		if z != nil {
@@ -68,6 +85,13 @@ func (s *Sandbox) Close() {
 			s.spawners[i] = nil
 		}
 	}
+}
+
+// rulesetKey names a built ruleset: its grant, and whether the guarded
+// places are carved out of its writes (where no mount can hold them).
+type rulesetKey struct {
+	grant   approvals.Effects
+	byRules bool
 }
 
 // Held is what a step granted grant is kept from: the restricted effects it
@@ -97,6 +121,9 @@ type Support struct {
 	// Limits says, in one sentence, what part is not enforced although the
 	// sandbox works ("" when none).
 	Limits string
+	// Layers says, a sentence each, which of the kernel's layers hold here
+	// and what each holds.
+	Layers []string
 }
 
 // MayHaveRefused reports whether a step's output looks like the kernel

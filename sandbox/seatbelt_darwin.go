@@ -16,7 +16,7 @@ var support = sync.OnceValue(func() Support {
 	if _, err := os.Stat(sandboxExec); err != nil {
 		return Support{Unavailable: errors.New("this macOS has no " + sandboxExec + ", so what a step's programs do is held only by the gate's questions")}
 	}
-	return Support{Net: true, Guards: true}
+	return Support{Net: true, Guards: true, Layers: []string{"Seatbelt (" + sandboxExec + ") holds what each program reads and writes, the connections it makes, and git's config and hooks and .tandem"}}
 })
 
 // Supported is what this system can hold.
@@ -32,7 +32,7 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 	if unseen && !grant.Has(approvals.Protected) {
 		g = GuardedIn(s.places.Roots)
 	}
-	argv := append([]string{"sandbox-exec", "-p", SeatbeltProfile(s.places, grant, g.For(cmd.Path)), cmd.Path}, cmd.Args[1:]...)
+	argv := append([]string{"sandbox-exec", "-p", SeatbeltProfile(s.places, grant, g), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = sandboxExec, argv
 	return cmd.Start()
 }

@@ -24,15 +24,19 @@ import (
 // starts each program tandem sends it. Starting a launcher per program
 // costs milliseconds (a full fork of tandem, for a new user namespace
 // cannot share its memory, and the runtime's start); a spawner's start is a
-// message and a vfork. Its programs are started with CLONE_PARENT, so they
-// are tandem's own children: tandem waits for them and signals their group
-// as for any process.
+// message and a vfork. It is two processes: a mounter, root of the
+// namespaces (tandem's user mapped to 0), which alone may mount, and a
+// starter it starts as the user in a user namespace beneath, which starts
+// the programs (as the user, with no capability over the mounts). Both are
+// tandem's children, and the starter's programs too (CLONE_PARENT): tandem
+// waits for them and signals their group as for any process.
 type spawner struct {
-	newNet bool
-	mu     sync.Mutex
-	cmd    *exec.Cmd
-	conn   *os.File // tandem's end of the socket
-	broken bool     // it failed once: programs take the launcher's way
+	newNet  bool
+	mu      sync.Mutex
+	cmd     *exec.Cmd   // the mounter
+	starter *os.Process // the starter
+	conn    *os.File    // tandem's end of the starter's socket
+	broken  bool        // it failed once: programs take the launcher's way
 }
 
 // request is what a spawner is sent; the descriptors go beside it: the
@@ -45,6 +49,10 @@ type request struct {
 	Pinned, ReadOnly []string
 	Stdio            [3]bool // which of 0, 1 and 2 are sent (else /dev/null)
 }
+
+// mounts is what a starter asks its mounter to guard before a program
+// starts.
+type mounts struct{ Pinned, ReadOnly []string }
 
 // reply is a spawner's answer: the program's pid, or why it did not start
 // (Errno when the system said; Child when a child was made and failed,
@@ -87,7 +95,7 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, g Guarded) (ok
 		}
 	}
 	req := request{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Flags: flags,
-		Pinned: g.Pinned, ReadOnly: g.For(cmd.Path).ReadOnly}
+		Pinned: g.Pinned, ReadOnly: g.ReadOnly}
 	if req.Env == nil {
 		req.Env = os.Environ()
 	}
@@ -128,15 +136,9 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, g Guarded) (ok
 		return true, err
 	}
 	if rep.Child {
-		reapFailedSpawn(z.cmd.Process.Pid)
+		reapFailedSpawn(z.starter.Pid)
 	}
-	if rep.Errno > 0 {
-		if rep.Path == "" {
-			rep.Path = cmd.Path
-		}
-		return true, &os.PathError{Op: rep.Op, Path: rep.Path, Err: syscall.Errno(rep.Errno)}
-	}
-	return true, errors.New("sandbox: " + rep.Err)
+	return true, rep.err(cmd.Path)
 }
 
 func (z *spawner) launch() error {
@@ -146,18 +148,42 @@ func (z *spawner) launch() error {
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "spawner"), os.NewFile(uintptr(fds[1]), "spawner")
 	defer theirs.Close()
-	// When tandem exits, the socket's end ends the spawner.
+	// When tandem exits, the socket's end ends the starter, and the
+	// starter's end the mounter.
 	attr := namespaceAttr(&syscall.SysProcAttr{Setpgid: true}, z.newNet)
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-serve", "3"}, ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
+	ids := tandemsUser()
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-serve", "3", strconv.Itoa(ids.uid), strconv.Itoa(ids.gid)},
+		ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
 	if err := cmd.Start(); err != nil {
 		ours.Close()
 		return err
 	}
-	z.cmd, z.conn = cmd, ours
+	// The starter says its pid first: it is tandem's child, to reap.
+	var hello reply
+	buf := make([]byte, 256)
+	n, err := ours.Read(buf)
+	if err == nil {
+		err = json.Unmarshal(buf[:n], &hello)
+	}
+	var starter *os.Process
+	if err == nil {
+		if hello.Pid <= 0 {
+			err = errors.New("sandbox: the spawner's starter did not start: " + hello.Err)
+		} else if starter, err = os.FindProcess(hello.Pid); err == nil {
+			go starter.Wait()
+		}
+	}
+	if err != nil {
+		ours.Close()
+		go cmd.Wait()
+		return err
+	}
+	z.cmd, z.starter, z.conn = cmd, starter, ours
 	return nil
 }
 
-// stop ends the spawner: closing its socket makes it exit.
+// stop ends the spawner: closing its socket makes the starter exit, and
+// then the mounter.
 func (z *spawner) stop() {
 	if z.cmd == nil {
 		return
@@ -165,7 +191,7 @@ func (z *spawner) stop() {
 	z.conn.Close()
 	cmd := z.cmd
 	go cmd.Wait()
-	z.cmd, z.conn = nil, nil
+	z.cmd, z.starter, z.conn = nil, nil, nil
 }
 
 func (z *spawner) close() {
@@ -221,11 +247,79 @@ func reapZombieCopy(comm string) bool {
 	return false
 }
 
-// serve is a spawner's work: it reads programs from the socket conn and
-// starts each, answering with its pid or why not. It returns when tandem
-// closes the socket.
-func serve(conn int) int {
+// serve is a spawner's mounter: it starts the starter as ids, with
+// tandem's socket conn (the starter says its pid there first), and mounts
+// what the starter asks until the starter ends.
+func serve(conn int, ids user) int {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return failHello(conn, err)
+	}
+	ours, theirs := os.NewFile(uintptr(fds[0]), "mounter"), os.NewFile(uintptr(fds[1]), "mounter")
+	tandems := os.NewFile(uintptr(conn), "spawner")
+	starter := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-start", "3", "4"},
+		ExtraFiles: []*os.File{tandems, theirs}, SysProcAttr: ids.attr(&syscall.SysProcAttr{Cloneflags: unix.CLONE_PARENT})}
+	if err := starter.Start(); err != nil {
+		return failHello(conn, err)
+	}
+	// The starter now holds both ends it needs; it is tandem's child, not
+	// this one's.
+	starter.Process.Release()
+	tandems.Close()
+	theirs.Close()
 	mounted := map[string]bool{} // place → read-only (else pinned)
+	buf := make([]byte, 1<<20)
+	for {
+		n, err := ours.Read(buf)
+		if err != nil || n == 0 {
+			return 0
+		}
+		var m mounts
+		rep := reply{}
+		if err := json.Unmarshal(buf[:n], &m); err != nil {
+			rep.Err = err.Error()
+		} else if err := guard(m.Pinned, m.ReadOnly, mounted); err != nil {
+			rep = failure(err)
+		}
+		b, _ := json.Marshal(rep)
+		if _, err := ours.Write(b); err != nil {
+			return 0
+		}
+	}
+}
+
+// failHello tells tandem the spawner could not start.
+func failHello(conn int, err error) int {
+	b, _ := json.Marshal(reply{Err: err.Error()})
+	unix.Write(conn, b)
+	return 1
+}
+
+// start is a spawner's starter: it says its pid on tandem's socket conn,
+// then reads programs from it and starts each, first having the mounter
+// (on the socket mounter) guard what the program may not change. It
+// returns when tandem closes the socket.
+func start(conn, mounter int) int {
+	b, _ := json.Marshal(reply{Pid: os.Getpid()})
+	if _, err := unix.Write(conn, b); err != nil {
+		return 1
+	}
+	guard := func(m mounts) error {
+		b, _ := json.Marshal(m)
+		if _, err := unix.Write(mounter, b); err != nil {
+			return err
+		}
+		buf := make([]byte, 4096)
+		n, err := unix.Read(mounter, buf)
+		if err != nil || n <= 0 {
+			return fmt.Errorf("the mounter is gone (%v)", err)
+		}
+		var rep reply
+		if err := json.Unmarshal(buf[:n], &rep); err != nil {
+			return err
+		}
+		return rep.err("mount")
+	}
 	body := make([]byte, 1<<20)
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	for {
@@ -233,7 +327,7 @@ func serve(conn int) int {
 		if err != nil || n == 0 {
 			return 0
 		}
-		rep := spawn(body[:n], oob[:oobn], mounted)
+		rep := spawn(body[:n], oob[:oobn], guard)
 		b, _ := json.Marshal(rep)
 		if _, err := unix.Write(conn, b); err != nil {
 			return 0
@@ -241,20 +335,38 @@ func serve(conn int) int {
 	}
 }
 
-// spawn starts one program as the request says.
-func spawn(body, oob []byte, mounted map[string]bool) reply {
-	fail := func(err error) reply {
-		rep := reply{Err: err.Error(), Op: "fork/exec"}
-		var errno syscall.Errno
-		if errors.As(err, &errno) {
-			rep.Errno = int(errno)
-		}
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			rep.Op, rep.Path = pe.Op, pe.Path
-		}
-		return rep
+// failure is the reply saying why err.
+func failure(err error) reply {
+	rep := reply{Err: err.Error(), Op: "fork/exec"}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		rep.Errno = int(errno)
 	}
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		rep.Op, rep.Path = pe.Op, pe.Path
+	}
+	return rep
+}
+
+// err is the error a failure reply stands for, nil for none.
+func (rep reply) err(path string) error {
+	if rep.Errno > 0 {
+		if rep.Path == "" {
+			rep.Path = path
+		}
+		return &os.PathError{Op: rep.Op, Path: rep.Path, Err: syscall.Errno(rep.Errno)}
+	}
+	if rep.Err != "" {
+		return errors.New("sandbox: " + rep.Err)
+	}
+	return nil
+}
+
+// spawn starts one program as the request says, once guard has made the
+// mounts it asks.
+func spawn(body, oob []byte, guard func(mounts) error) reply {
+	fail := failure
 	var fds []int
 	if msgs, err := unix.ParseSocketControlMessage(oob); err == nil && len(msgs) == 1 {
 		fds, _ = unix.ParseUnixRights(&msgs[0])
@@ -279,7 +391,7 @@ func spawn(body, oob []byte, mounted map[string]bool) reply {
 	if len(fds) < 1 {
 		return fail(errors.New("no ruleset was sent"))
 	}
-	if err := guard(req.Pinned, req.ReadOnly, mounted); err != nil {
+	if err := guard(mounts{req.Pinned, req.ReadOnly}); err != nil {
 		return fail(err)
 	}
 	// What would fail in the child is checked first: a child that fails is

@@ -31,9 +31,10 @@ type launch struct {
 	env            []string // the exported environment it runs with
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	// shown is the command line as the script wrote it, when a wrapper
+	// shown is the command line as the script wrote it, with the
+	// variables that change what runs (classify.Text), when a wrapper
 	// changed argv; the question shows it.
-	shown   []string
+	shown   string
 	nice    int
 	timeout *timeoutSpec
 }
@@ -45,11 +46,13 @@ type timeoutSpec struct {
 	preserve  bool
 }
 
-func (l launch) text(argv []string) []string {
-	if l.shown != nil {
+// shownText is the command line the question shows for l: the one a
+// wrapper took apart, else l's own.
+func (x *Run) shownText(l launch) string {
+	if l.shown != "" {
 		return l.shown
 	}
-	return argv
+	return classify.Text(l.argv, expand.ListEnviron(l.env...), x.policy)
 }
 
 // exec is the interpreter's only exec handler: every program the script
@@ -124,8 +127,8 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 		s.Effects |= in.Effects | approvals.Of(approvals.Exec)
 		s.Paths = append(s.Paths, in.Paths...)
 	}
-	if l.shown != nil {
-		s.Text = approvals.Show(l.shown)
+	if l.shown != "" {
+		s.Text = l.shown
 	}
 	n, err := x.gate(ctx, hc, s)
 	if err != nil {
@@ -323,9 +326,12 @@ scan:
 			return err
 		}
 		if l.stdin != nil {
-			b, err := readInput(ctx, l.stdin)
+			b, err := readInput(ctx, l.stdin, ValueBytes)
 			if ctx.Err() != nil {
 				return ctx.Err()
+			}
+			if le, ok := asLimit(err); ok {
+				return le
 			}
 			if err != nil {
 				fmt.Fprintln(l.stderr, err)
@@ -333,6 +339,10 @@ scan:
 			}
 			src = string(b)
 		}
+	}
+	ctx, err := x.limits.Nest(ctx)
+	if err != nil {
+		return err
 	}
 	lang := syntax.LangPOSIX
 	if l.argv[0] == "bash" {
@@ -356,6 +366,12 @@ scan:
 	}
 	err = r.Run(ctx, f)
 	var status interp.ExitStatus
+	if le, ok := asLimit(err); ok {
+		// The shell may run in a subshell, which would not carry the error
+		// out: the bound ends the whole run.
+		x.stopBounded(le)
+		return le
+	}
 	switch {
 	case err == nil:
 		return nil
@@ -368,19 +384,19 @@ scan:
 }
 
 // readInput reads r to its end, as xargs and a shell reading its script
-// from stdin do, unless ctx ends first. The writer may be a process that
-// escaped the run's groups, which only the run's end kills: a read that
-// ignored ctx would hold the interpreter, and so the run's end, for as long
-// as that process lives. (The abandoned read ends when the run's end kills
-// the writer.)
-func readInput(ctx context.Context, r io.Reader) ([]byte, error) {
+// from stdin do, unless ctx ends first or r holds more than max bytes. The
+// writer may be a process that escaped the run's groups, which only the
+// run's end kills: a read that ignored ctx would hold the interpreter, and
+// so the run's end, for as long as that process lives. (The abandoned read
+// ends when the run's end kills the writer.)
+func readInput(ctx context.Context, r io.Reader, max int) ([]byte, error) {
 	type read struct {
 		b   []byte
 		err error
 	}
 	got := make(chan read, 1)
 	go func() {
-		b, err := io.ReadAll(r)
+		b, err := readBounded(r, max)
 		got <- read{b, err}
 	}()
 	select {
@@ -395,7 +411,7 @@ func readInput(ctx context.Context, r io.Reader) ([]byte, error) {
 // from the descriptor opened for that judgement.
 func (x *Run) readScript(ctx context.Context, hc interp.HandlerContext, l launch, path string) ([]byte, error) {
 	t := x.judgeTarget(l.dir, path, false)
-	t.step.Text = approvals.Show(l.text(l.argv))
+	t.step.Text = x.shownText(l)
 	f, n, err := x.openJudged(ctx, hc, t, os.O_RDONLY, 0)
 	if err != nil {
 		if x.stopped() != nil || ctx.Err() != nil {
@@ -405,8 +421,11 @@ func (x *Run) readScript(ctx context.Context, hc interp.HandlerContext, l launch
 		x.ran(n, 127)
 		return nil, interp.ExitStatus(127)
 	}
-	b, err := readInput(ctx, f)
+	b, err := readInput(ctx, f, ValueBytes)
 	f.Close()
+	if le, ok := asLimit(err); ok {
+		return nil, le
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -481,15 +500,16 @@ assigns:
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		// Printing the environment: it holds no credential (they were
-		// removed before the script started).
+		// Printing the environment: it holds no credential but those a
+		// front door or the user hands the steps on purpose, and the
+		// output hides their values.
 		for _, kv := range env {
 			fmt.Fprintln(l.stdout, kv)
 		}
 		return nil
 	}
 	l2 := l
-	l2.argv, l2.env, l2.dir, l2.shown = args, env, dir, l.text(l.argv)
+	l2.argv, l2.env, l2.dir, l2.shown = args, env, dir, x.shownText(l)
 	return x.program(ctx, hc, l2)
 }
 
@@ -505,7 +525,7 @@ func absFrom(dir, p string) string {
 func (x *Run) simpleWrapper(ctx context.Context, hc interp.HandlerContext, l launch) error {
 	args := l.argv[1:]
 	l2 := l
-	l2.shown = l.text(l.argv)
+	l2.shown = x.shownText(l)
 	switch l.argv[0] {
 	case "nice":
 		l2.nice = 10

@@ -136,9 +136,12 @@ func (x *Run) xargs(ctx context.Context, hc interp.HandlerContext, l launch) err
 	}
 	var in io.Reader = strings.NewReader("")
 	if l.stdin != nil {
-		b, _ := readInput(ctx, l.stdin) // the items before a read error still run
+		b, err := readInput(ctx, l.stdin, XargsInputBytes) // the items before a read error still run
 		if ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if le, ok := asLimit(err); ok {
+			return le
 		}
 		in = bytes.NewReader(b)
 	}
@@ -225,7 +228,7 @@ func (x *Run) xargs(ctx context.Context, hc interp.HandlerContext, l launch) err
 			fmt.Fprintln(l.stderr, strings.Join(argv, " "))
 		}
 		l2 := l
-		l2.argv, l2.shown, l2.stdin = argv, nil, devnull
+		l2.argv, l2.shown, l2.stdin = argv, "", devnull
 		err := x.program(ctx, hc, l2)
 		var st interp.ExitStatus
 		switch {
@@ -399,7 +402,7 @@ func (x *Run) findExec(ctx context.Context, hc interp.HandlerContext, l launch) 
 	var buf bytes.Buffer
 	l2 := l
 	l2.argv, l2.stdout = listing, &buf
-	l2.shown = nil
+	l2.shown = ""
 	findErr := x.external(ctx, hc, l2, nil)
 	var st interp.ExitStatus
 	if findErr != nil && !errors.As(findErr, &st) {
@@ -414,7 +417,7 @@ func (x *Run) findExec(ctx context.Context, hc interp.HandlerContext, l launch) 
 	dirOf := func(p string) string { return absFrom(l.dir, filepath.Dir(p)) }
 	one := func(argv []string, dir string) error {
 		l3 := l
-		l3.argv, l3.dir, l3.shown, l3.stdin = argv, dir, nil, devnull
+		l3.argv, l3.dir, l3.shown, l3.stdin = argv, dir, "", devnull
 		return x.program(ctx, hc, l3)
 	}
 	failed := false

@@ -9,7 +9,8 @@ import (
 )
 
 // Jobs is one session's table of scripts that outlived their call's budget.
-// A job keeps running (a gated step still asks); when it ends the table
+// A job keeps running (a step that needs a yes is refused: its call, where
+// the user would be asked, is over); when it ends the table
 // calls its settle function once. Close kills every job: no process of a
 // session outlives it.
 type Jobs struct {
@@ -36,11 +37,9 @@ type JobInfo struct {
 	State   string  `json:"state"` // "running", or how the script ended
 	Status  int     `json:"status"`
 	Seconds float64 `json:"seconds"` // how long it ran (so far), from its start
-	// Asking is the steps the user is being asked about now: the job waits.
-	Asking  string `json:"asking,omitempty"`
-	Steps   []Step `json:"steps"`
-	Output  Output `json:"output"`
-	Refusal string `json:"refusal,omitempty"`
+	Steps   []Step  `json:"steps"`
+	Output  Output  `json:"output"`
+	Refusal string  `json:"refusal,omitempty"`
 }
 
 // NewJobs makes a table; settle is called (in its own goroutine) when a
@@ -115,7 +114,6 @@ func (j *Job) Info() JobInfo {
 	case <-j.Run.Done():
 	default:
 		info.Steps, info.Output = j.Run.Progress()
-		info.Asking = j.Run.Asking()
 		info.Seconds = time.Since(j.Started).Seconds()
 		return info
 	}

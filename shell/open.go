@@ -230,8 +230,11 @@ func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode)
 // it, notes the functions it declares, and gives the interpreter the very
 // code read.
 func (x *Run) sourced(ctx context.Context, f io.ReadWriteCloser, path string) (io.ReadWriteCloser, error) {
-	b, err := readInput(ctx, f)
+	b, err := readInput(ctx, f, ValueBytes)
 	f.Close()
+	if le, ok := asLimit(err); ok {
+		return nil, le
+	}
 	if err != nil {
 		return nil, &os.PathError{Op: "read", Path: path, Err: err}
 	}

@@ -22,6 +22,7 @@ type capture struct {
 	w    *os.File // the write end every step shares
 	r    *os.File
 	done chan struct{}
+	hide *hider // keeps the session's credentials out of what is kept
 
 	mu      sync.Mutex
 	head    []byte
@@ -33,7 +34,7 @@ type capture struct {
 	lines   int64 // newlines in every byte the script wrote
 }
 
-func newCapture(limit int) (*capture, error) {
+func newCapture(limit int, hide *hider) (*capture, error) {
 	if limit <= 0 {
 		limit = DefaultOutputCap
 	}
@@ -41,7 +42,7 @@ func newCapture(limit int) (*capture, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &capture{w: w, r: r, done: make(chan struct{}), headCap: limit - limit/2, tailCap: limit / 2}
+	c := &capture{w: w, r: r, done: make(chan struct{}), hide: hide, headCap: limit - limit/2, tailCap: limit / 2}
 	go c.read()
 	return c, nil
 }
@@ -49,12 +50,20 @@ func newCapture(limit int) (*capture, error) {
 func (c *capture) read() {
 	defer close(c.done)
 	buf := make([]byte, 32<<10)
+	var held []byte // the start of a value to hide, cut short so far
 	for {
 		n, err := c.r.Read(buf)
-		if n > 0 {
+		switch {
+		case n > 0 && c.hide == nil:
 			c.add(buf[:n])
+		case n > 0:
+			var shown []byte
+			shown, held = c.hide.scan(append(held, buf[:n]...), false)
+			c.add(shown)
 		}
 		if err != nil {
+			shown, _ := c.hide.scan(held, true)
+			c.add(shown)
 			return
 		}
 	}
@@ -91,7 +100,7 @@ func (c *capture) add(p []byte) {
 // Output is what a result keeps of a script's output.
 type Output struct {
 	Text    string `json:"text"`    // head, a marker line when bytes were dropped, tail
-	Total   int64  `json:"total"`   // every byte the script wrote
+	Total   int64  `json:"total"`   // every byte the script wrote (a hidden value counted as its marker)
 	Dropped int64  `json:"dropped"` // bytes between the head and the tail that the result does not hold
 	// DroppedLines counts the line endings among the dropped bytes.
 	DroppedLines int64 `json:"droppedLines,omitempty"`

@@ -130,6 +130,7 @@ func (p *procs) start(cmd *exec.Cmd, startCmd func(*exec.Cmd) error) error {
 	if err := startCmd(cmd); err != nil {
 		return err
 	}
+	holdProcess(cmd.Process.Pid)
 	p.groups[cmd.Process.Pid] = true
 	waited.pids[cmd.Process.Pid] = true
 	p.waiting.Add(1)
@@ -144,6 +145,37 @@ func (p *procs) wait(cmd *exec.Cmd) error {
 	waited.Unlock()
 	p.waiting.Done()
 	return err
+}
+
+// ownsAll reports whether every pid (a process, or a group as -PGID) is
+// the run's own: a group it started, or a process in one or carrying its
+// marker.
+func (p *procs) ownsAll(pids []int) bool {
+	p.mu.Lock()
+	groups := make(map[int]bool, len(p.groups))
+	for g := range p.groups {
+		groups[g] = true
+	}
+	p.mu.Unlock()
+	var found map[int]bool
+	for _, pid := range pids {
+		if pid < 0 {
+			if !groups[-pid] {
+				return false
+			}
+			continue
+		}
+		if groups[pid] {
+			continue
+		}
+		if found == nil {
+			found = p.find(groups)
+		}
+		if _, ok := found[pid]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // signalGroup sends sig to the process group of leader.

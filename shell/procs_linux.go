@@ -80,3 +80,47 @@ func hasMarker(pid int, marker string) bool {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 	return err == nil && hasToken(b, marker)
 }
+
+// stepTasks is how many tasks (processes and threads) a step's processes
+// may make beyond every task of the system when the step starts: a fork
+// bomb stops there instead of taking every task the user may have, which
+// would leave tandem itself unable to start a thread.
+const stepTasks = 4096
+
+// holdProcess bounds a step's process as it starts, for what it starts in
+// turn: RLIMIT_NPROC (the user's tasks) at the system's tasks now plus
+// stepTasks, soft and hard, so the program cannot raise it; and the OOM
+// killer's score at its highest, so memory running out ends a step's
+// process before tandem or the editor. Memory itself is not bounded per
+// process: RLIMIT_AS and RLIMIT_DATA break runtimes that reserve address
+// space up front (node, Go, the JVM). The process may start a child in the
+// moment before this applies; that child keeps the limits it had.
+func holdProcess(pid int) {
+	_ = os.WriteFile("/proc/"+strconv.Itoa(pid)+"/oom_score_adj", []byte("1000"), 0)
+	tasks, ok := systemTasks()
+	if !ok {
+		return
+	}
+	var old unix.Rlimit
+	if unix.Prlimit(pid, unix.RLIMIT_NPROC, nil, &old) != nil {
+		return
+	}
+	limit := min(tasks+stepTasks, old.Max)
+	_ = unix.Prlimit(pid, unix.RLIMIT_NPROC, &unix.Rlimit{Cur: min(old.Cur, limit), Max: limit}, nil)
+}
+
+// systemTasks is the number of tasks of the whole system (the fourth field
+// of /proc/loadavg, "running/total"); the user's are among them.
+func systemTasks() (uint64, bool) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0, false
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 4 {
+		return 0, false
+	}
+	_, total, ok := strings.Cut(f[3], "/")
+	n, err := strconv.ParseUint(total, 10, 64)
+	return n, ok && err == nil
+}

@@ -27,6 +27,8 @@ func Render(res Result) string {
 		fmt.Fprintf(&b, "refused at step %d (%s): %s", res.RefusedAt, res.Refusal.Code, res.Refusal.Text)
 	case Killed:
 		b.WriteString("killed: the script was stopped before its end; its processes are gone")
+	case Bounded:
+		fmt.Fprintf(&b, "bounded (%s): %s", res.Refusal.Code, res.Refusal.Text)
 	case Failed:
 		fmt.Fprintf(&b, "failed: %s", res.Error)
 	}
@@ -35,6 +37,9 @@ func Render(res Result) string {
 		b.WriteString("sandbox: " + res.Sandbox + "\n")
 	}
 	writeSteps(&b, res.Steps, false)
+	if res.Unrecorded > 0 {
+		fmt.Fprintf(&b, "  … and %d more steps, not recorded: a result lists the first %d steps of a script\n", res.Unrecorded, StepsRecorded)
+	}
 	writeOutput(&b, res.Output, "output")
 	return b.String()
 }

@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,12 +37,16 @@ import (
 type Options struct {
 	// Dir is the working directory the script starts in (absolute).
 	Dir string
-	// Env is the session's environment. Every credential is removed before
-	// the script or any process sees it (see IsCredential).
+	// Env is the session's environment. Every credential and key is
+	// removed before the script or any process sees it (see IsCredential
+	// and EnvRule), and their values are hidden from what the run shows.
 	Env []string
+	// EnvRule names the keys the user's settings configure and the
+	// variables they pass.
+	EnvRule EnvRule
 	// ExtraEnv is added after the credentials are removed: the values a
 	// front door hands its steps on purpose (the bridge's socket path and
-	// per-call token).
+	// per-call token). A credential among them is hidden too.
 	ExtraEnv []string
 	// Gate decides each step and asks the user about the ones outside the
 	// auto set. Required.
@@ -68,6 +73,7 @@ const (
 	Exited   End = "exited"   // an exit builtin ended it
 	Refused  End = "refused"  // the gate stopped it at a step (denied or unanswered)
 	Killed   End = "killed"   // a kill or the session's end stopped it
+	Bounded  End = "bounded"  // it went past a bound of what a script may hold
 	Failed   End = "failed"   // the interpreter failed (not a step's status)
 )
 
@@ -96,9 +102,12 @@ type Result struct {
 	Steps  []Step `json:"steps"`
 	// RefusedAt is the number of the step the gate stopped (End Refused).
 	RefusedAt int            `json:"refusedAt,omitempty"`
-	Refusal   *refusal.Error `json:"refusal,omitempty"`
-	Error     string         `json:"error,omitempty"` // End Failed
-	Output    Output         `json:"output"`
+	Refusal   *refusal.Error `json:"refusal,omitempty"` // End Refused or Bounded
+	// Unrecorded counts the steps that ran past the first StepsRecorded,
+	// which Steps does not list.
+	Unrecorded int    `json:"unrecorded,omitempty"`
+	Error      string `json:"error,omitempty"` // End Failed
+	Output     Output `json:"output"`
 	// Sandbox says which failed step the sandbox may have refused
 	// something, and what it held back from it; "" when none.
 	Sandbox string `json:"sandbox,omitempty"`
@@ -112,6 +121,7 @@ func (e *SyntaxError) Error() string { return e.Err.Error() }
 // Run is one script being interpreted.
 type Run struct {
 	opts   Options
+	hide   *hider
 	policy *approvals.Policy
 	out    *capture
 	null   *os.File // the script's stdin, and any payload's without one
@@ -121,19 +131,30 @@ type Run struct {
 	tmp    string
 	procs  *procs
 	stages *stages
+	limits *interp.Limits
 	cancel context.CancelFunc
 	done   chan struct{}
 
-	mu      sync.Mutex
-	steps   []Step
-	refused *stepRefused
-	killed  bool
+	mu         sync.Mutex
+	steps      []Step
+	unrecorded int
+	refused    *stepRefused
+	killed     bool
+	// bounded is the bound that stopped the run from outside the
+	// interpreter (tandem's memory).
+	bounded *interp.LimitError
 	result  Result
 	started time.Time
 	ended   time.Time
-	// asking is the text of the steps the gate is asking the user about
-	// now, "" when it asks nothing: a job waiting for an answer says so.
-	asking string
+	// asks is how many questions are open now; the time they are open is
+	// not running time (see Detach). idle is closed when the last one ends.
+	asks     int
+	askSince time.Time
+	waited   time.Duration
+	idle     chan struct{}
+	// detached: the call that started the run has ended and the run goes on
+	// as a job. A question would outlive its call, so none is asked.
+	detached bool
 	// funcs are the names the script's code may define as functions (every
 	// function declaration tandem parsed: the script, sh -c payloads, eval'd
 	// code, sourced files); a builtin so named is left to the interpreter.
@@ -173,7 +194,9 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	if err != nil {
 		return nil, err
 	}
-	out, err := newCapture(o.OutputCap)
+	env, hidden := ChildEnv(o.Env, o.ExtraEnv, o.EnvRule)
+	hide := newHider(hidden)
+	out, err := newCapture(o.OutputCap, hide)
 	if err != nil {
 		return nil, err
 	}
@@ -198,16 +221,17 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		null:    null,
 		tmp:     tmp,
 		opts:    o,
+		hide:    hide,
 		policy:  o.Gate.Policy(),
 		out:     out,
 		procs:   newProcs(hex.EncodeToString(id[:])),
 		stages:  newStages(),
+		limits:  newLimits(),
 		cancel:  cancel,
 		done:    make(chan struct{}),
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	env := ChildEnv(o.Env, o.ExtraEnv)
 	r, err := x.runner(o.Dir, env, nil, out.w, out.w)
 	if err != nil {
 		x.procs.kill()
@@ -218,6 +242,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		os.RemoveAll(tmp)
 		return nil, err
 	}
+	x.watchMemory()
 	go x.run(ctx, r, f)
 	return x, nil
 }
@@ -232,6 +257,7 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 		interp.Env(expand.ListEnviron(env...)),
 		interp.Dir(dir),
 		interp.TempDir(x.tmp),
+		interp.Bounds(x.limits),
 		interp.StdIO(stdin, stdout, stderr),
 		interp.CallHandler(x.call),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return x.exec }),
@@ -248,6 +274,7 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 
 func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	exited, err := runSafely(ctx, r, f)
+	x.unwatchMemory()
 	x.cancel()
 	// Nothing of the run outlives it: kill what is left of its process
 	// groups (a background daemon, an orphan), then read the output to its
@@ -262,14 +289,20 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	os.RemoveAll(x.tmp)
 
 	x.mu.Lock()
-	res := Result{Steps: append([]Step(nil), x.steps...), Output: x.out.snapshot()}
+	res := Result{Steps: append([]Step(nil), x.steps...), Unrecorded: x.unrecorded, Output: x.out.snapshot()}
 	var status interp.ExitStatus
+	le, overBound := asLimit(err)
+	if x.bounded != nil {
+		le, overBound = x.bounded, true
+	}
 	switch {
 	case x.killed: // a question still open when the kill came is moot
 		res.End, res.Status = Killed, 137
 	case x.refused != nil:
 		res.End, res.RefusedAt, res.Refusal = Refused, x.refused.n, x.refused.err
 		res.Status = 1
+	case overBound:
+		res.End, res.Status, res.Refusal = Bounded, 1, boundRefusal(le)
 	case err == nil:
 		res.End = Finished
 		if exited {
@@ -281,7 +314,7 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 			res.End = Exited
 		}
 	default:
-		res.End, res.Status, res.Error = Failed, 1, err.Error()
+		res.End, res.Status, res.Error = Failed, 1, x.hide.text(err.Error())
 	}
 	res.Sandbox = sandboxNote(res)
 	x.result = res
@@ -330,12 +363,23 @@ func (x *Run) Progress() ([]Step, Output) {
 	return steps, x.out.snapshot()
 }
 
-// Asking is the text of the steps the gate is asking the user about now,
-// "" when none.
-func (x *Run) Asking() string {
+// Detach makes the run a job once it has run for budget, not counting the
+// time the user was being asked: waiting for an answer is not running, and a
+// question must not outlive the call it belongs to. It returns 0 and nil
+// when the run is now detached; the running time still left, when less than
+// budget ran; or, while a question is open, a channel closed when none is.
+// A detached run asks no more questions: a step that needs a yes is refused.
+func (x *Run) Detach(budget time.Duration) (time.Duration, <-chan struct{}) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.asking
+	if x.asks > 0 {
+		return 0, x.idle
+	}
+	if left := budget - (time.Since(x.started) - x.waited); left > 0 {
+		return left, nil
+	}
+	x.detached = true
+	return 0, nil
 }
 
 // Started is when the run began.
@@ -355,12 +399,22 @@ func (x *Run) Kill() {
 	<-x.done
 }
 
-// record adds a step that passed the gate (or was refused) and returns its number.
+// record adds a step that passed the gate (or was refused) and returns its
+// number. Past StepsRecorded a step is only counted (`while :; do :; done`
+// would hold every step of its loop), and a long text is cut.
 func (x *Run) record(s approvals.Step) int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	n := len(x.steps) + 1
-	x.steps = append(x.steps, Step{N: n, Text: s.Text, Effects: s.Effects, Status: -1})
+	n := len(x.steps) + x.unrecorded + 1
+	if len(x.steps) >= StepsRecorded {
+		x.unrecorded++
+		return n
+	}
+	text := s.Text
+	if len(text) > stepTextKept {
+		text = fmt.Sprintf("%s… (%d bytes in all)", strings.ToValidUTF8(text[:stepTextKept], ""), len(text))
+	}
+	x.steps = append(x.steps, Step{N: n, Text: text, Effects: s.Effects, Status: -1})
 	return n
 }
 
@@ -462,6 +516,7 @@ func (x *Run) stopped() error {
 // stage waits for its whole pipeline to be asked; any other step is asked
 // alone. It returns the step's number.
 func (x *Run) gate(ctx context.Context, hc interp.HandlerContext, s approvals.Step) (int, error) {
+	s = x.hideStep(s)
 	if err := x.stopped(); err != nil {
 		return 0, err
 	}
@@ -478,6 +533,22 @@ func (x *Run) gate(ctx context.Context, hc interp.HandlerContext, s approvals.St
 	return x.record(s), nil
 }
 
+// hideStep is s with the session's credentials hidden from its text and
+// paths: the question, the step's record and a refusal show no value.
+func (x *Run) hideStep(s approvals.Step) approvals.Step {
+	if x.hide == nil {
+		return s
+	}
+	s.Text = x.hide.text(s.Text)
+	paths := make([]approvals.StepPath, len(s.Paths))
+	for i, p := range s.Paths {
+		p.Path, p.Real = x.hide.text(p.Path), x.hide.text(p.Real)
+		paths[i] = p
+	}
+	s.Paths = paths
+	return s
+}
+
 // passGate is the first action of a pipeline stage that is no step itself
 // (xargs, a shell reading its script) and may block on its input.
 func (x *Run) passGate(ctx context.Context, hc interp.HandlerContext) error {
@@ -492,18 +563,35 @@ func (x *Run) passGate(ctx context.Context, hc interp.HandlerContext) error {
 	return nil
 }
 
-// ask passes steps through the gate, noting while it asks the user.
+// ask passes steps through the gate, counting the time a question is open
+// apart from running time. A detached run asks nobody.
 func (x *Run) ask(ctx context.Context, steps ...approvals.Step) error {
-	texts := make([]string, len(steps))
-	for i, st := range steps {
-		texts[i] = st.Text
-	}
 	x.mu.Lock()
-	x.asking = strings.Join(texts, " | ")
+	if x.detached {
+		x.mu.Unlock()
+		// The gate asks nobody under an ended context: a question of a call
+		// that is over would be withdrawn at once.
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		err := x.opts.Gate.Check(ended, approvals.KindShell, steps...)
+		var r *approvals.Refused
+		if errors.As(err, &r) && r.Answer == approvals.Unanswered {
+			s := steps[r.Step]
+			r.Refusal = refusal.New(refusal.Unanswered, fmt.Sprintf("(%s) it needs the user's approval, and the script had become a job when its call ended, so no one was asked: `%s` did not run. Run that step in a bash call of its own, where the user is asked.", s.Effects, s.Text))
+		}
+		return err
+	}
+	if x.asks == 0 {
+		x.askSince, x.idle = time.Now(), make(chan struct{})
+	}
+	x.asks++
 	x.mu.Unlock()
 	defer func() {
 		x.mu.Lock()
-		x.asking = ""
+		if x.asks--; x.asks == 0 {
+			x.waited += time.Since(x.askSince)
+			close(x.idle)
+		}
 		x.mu.Unlock()
 	}()
 	return x.opts.Gate.Check(ctx, approvals.KindShell, steps...)
@@ -557,6 +645,9 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 			// never signals tandem.
 			return []string{"exit", strconv.Itoa(status)}, nil
 		}
+		if own, ok, err := x.killOwn(ctx, args); ok {
+			return own, err
+		}
 		// The interpreter has no kill builtin: the system's kill runs, as a
 		// program (gated by exec).
 		hc := interp.HandlerCtx(ctx)
@@ -583,27 +674,74 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 // killsItself reports whether `kill ARGS` signals tandem's own process, and
 // the status bash ends with when so signalled (128 + the signal).
 func killsItself(args []string) (int, bool) {
+	sig, targets := killArgs(args)
+	if slices.Contains(targets, strconv.Itoa(os.Getpid())) {
+		return 128 + int(sig), true
+	}
+	return 0, false
+}
+
+// killArgs reads `kill ARGS`: the signal (SIGTERM unless named) and the
+// operands it is sent to.
+func killArgs(args []string) (syscall.Signal, []string) {
 	sig := syscall.SIGTERM
-	self := strconv.Itoa(os.Getpid())
+	var targets []string
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
 		case a == "--":
-			continue
+			targets = append(targets, args[i+1:]...)
+			return sig, targets
 		case (a == "-s" || a == "-n") && i+1 < len(args):
 			i++
 			if s, ok := signalNamed(args[i]); ok {
 				sig = s
 			}
 		case strings.HasPrefix(a, "-") && len(a) > 1:
-			if s, ok := signalNamed(a[1:]); ok {
+			if _, err := strconv.Atoi(a); err == nil && len(targets) > 0 {
+				targets = append(targets, a) // a process group, after the first operand
+			} else if s, ok := signalNamed(a[1:]); ok {
 				sig = s
 			}
-		case a == self:
-			return 128 + int(sig), true
+		default:
+			targets = append(targets, a)
 		}
 	}
-	return 0, false
+	return sig, targets
+}
+
+// killOwn signals the run's own processes for `kill ARGS` when every
+// operand is one (a pid, or a group as -PGID), and reports whether it
+// did. The kernel keeps each program from signalling a process outside its
+// own sandbox, a sibling step's included; the script's `kill $!` is
+// tandem's to deliver.
+func (x *Run) killOwn(ctx context.Context, args []string) ([]string, bool, error) {
+	sig, targets := killArgs(args[1:])
+	pids := make([]int, 0, len(targets))
+	for _, t := range targets {
+		pid, err := strconv.Atoi(t)
+		if err != nil || pid == 0 || pid == -1 {
+			return nil, false, nil
+		}
+		pids = append(pids, pid)
+	}
+	if len(pids) == 0 || !x.procs.ownsAll(pids) {
+		return nil, false, nil
+	}
+	hc := interp.HandlerCtx(ctx)
+	n, err := x.gate(ctx, hc, classify.Command(args, hc.Dir, hc.Env, x.policy))
+	if err != nil {
+		return nil, true, err
+	}
+	status := 0
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, sig); err != nil {
+			fmt.Fprintf(hc.Stderr, "kill: (%d) - %v\n", pid, err)
+			status = 1
+		}
+	}
+	x.ran(n, status)
+	return []string{[]string{"true", "false"}[status]}, true, nil
 }
 
 // builtinStep prefixes a builtin the exec handler runs (hc.Builtin) so

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -45,6 +46,30 @@ func TestKernelHoldsWhatTheGateCannotSee(t *testing.T) {
 	res = runScript(t, "cat "+key, sb.opts(approvals.DefaultAuto, answering(approvals.AllowOnce)))
 	if res.Status != 0 || !strings.Contains(res.Output.Text, "PRIVATE") || res.Sandbox != "" {
 		t.Fatalf("an approved secret read failed:\n%s", Render(res))
+	}
+}
+
+// A step's programs signal no process but their own: the kernel refuses
+// tandem, the editor and other programs of the user, while the script's
+// `kill $!` of its own background program is delivered by tandem.
+func TestKernelHoldsSignalsToTheStep(t *testing.T) {
+	sb := newTestbed(t)
+	other := exec.Command("sleep", "30")
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer other.Process.Kill()
+	pid := strconv.Itoa(other.Process.Pid)
+	for _, script := range []string{"kill -9 " + pid, "kill -STOP " + strconv.Itoa(os.Getpid()), "python3 -c 'import os; os.kill(" + pid + ", 9)'", "pkill -9 -x sleep"} {
+		res := runScript(t, script, sb.opts(approvals.DefaultAuto, answering(approvals.AllowOnce)))
+		if stat, err := os.ReadFile("/proc/" + pid + "/stat"); err != nil || !strings.Contains(string(stat), ") S ") {
+			t.Fatalf("%s signalled another process (%q):\n%s", script, stat, Render(res))
+		}
+	}
+	own := `python3 -c 'import os, time; open("pid", "w").write(str(os.getpid())); time.sleep(3)' & until [ -s pid ]; do sleep 0.1; done; kill $(cat pid); wait $!; echo status $?`
+	res := runScript(t, own, sb.opts(approvals.DefaultAuto, nil))
+	if res.Status != 0 || !strings.Contains(res.Output.Text, "status 143") {
+		t.Fatalf("the script's own kill:\n%s", Render(res))
 	}
 }
 
@@ -124,10 +149,14 @@ func TestEverydayWorkRunsInTheSandbox(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// The repository exists (git init writes .git, a protected place, and
-	// asks under this auto set).
-	if out, err := exec.Command("git", "init", "-q", sb.root).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
+	// The repository exists, with a remote beside it (git init and git
+	// remote add write .git, a protected place, and ask under this auto
+	// set).
+	origin := filepath.Join(sb.tmp, "origin.git")
+	for _, args := range [][]string{{"init", "-q", sb.root}, {"init", "-q", "--bare", origin}, {"-C", sb.root, "remote", "add", "origin", origin}} {
+		if out, err := exec.Command("git", args...).CombinedOutput(); err != nil {
+			t.Fatalf("git %q: %v %s", args, err, out)
+		}
 	}
 	auto := approvals.DefaultAuto &^ approvals.Of(approvals.Outside, approvals.Protected)
 	for _, c := range []struct{ name, script, want string }{
@@ -136,7 +165,10 @@ func TestEverydayWorkRunsInTheSandbox(t *testing.T) {
 		{"make", "make && cat out.txt", "hi"},
 		{"npm", "npm ci --no-audit --no-fund && npm test", "node ok"},
 		{"pytest", "/usr/bin/python3 -m pytest -q -p no:cacheprovider", "1 passed"},
-		{"git's own config", "base=$(git branch --show-current) && git checkout -q -b topic && git branch -q --set-upstream-to=$base && git config branch.topic.merge", "refs/heads/"},
+		// Everyday git with its config read-only to it: none of these
+		// writes the config.
+		{"git branches", "base=$(git branch --show-current) && git branch topic && git branch && git switch -q topic && echo '// t' >> main.go && git stash -q && git stash pop -q && git commit -qam topic && git checkout -q $base && git merge -q --no-edit topic && git checkout -q -b side HEAD~1 && echo '// s' >> go.mod && git commit -qam side && git rebase -q $base && git log -1 --format=%s", "side"},
+		{"git remote", "base=$(git branch --show-current) && git push -q origin $base && git fetch -q origin && git pull -q --no-rebase origin $base && git switch -q -c pulled origin/$base --no-track && git status --short --branch", "## pulled"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := answering(approvals.Deny)
@@ -146,10 +178,29 @@ func TestEverydayWorkRunsInTheSandbox(t *testing.T) {
 			}
 		})
 	}
-	// No other program writes .git/hooks or .git/config unasked, and a git
-	// config that sets a key is asked.
+	// A git command that sets an upstream is asked as protected; with a
+	// no it does not run, with a yes it writes the config.
+	a := answering(approvals.Deny)
+	res := runScript(t, "git switch -q -c tracked && git branch -q --set-upstream-to=side", sb.opts(auto, a))
+	if res.Status == 0 || len(a.asked()) != 1 {
+		t.Errorf("a denied upstream, asked %d:\n%s", len(a.asked()), Render(res))
+	}
+	a = answering(approvals.AllowOnce)
+	res = runScript(t, "git branch -q --set-upstream-to=side tracked && git config branch.tracked.merge", sb.opts(auto, a))
+	if res.Status != 0 || len(a.asked()) != 1 || !strings.Contains(res.Output.Text, "refs/heads/side") {
+		t.Errorf("an allowed upstream, asked %d:\n%s", len(a.asked()), Render(res))
+	}
+	// No program, git included, writes .git/hooks or .git/config unasked,
+	// and a git config that sets a key is asked. (An alias already in the
+	// config is git running what the gate cannot see: the kernel holds it.)
+	if out, err := exec.Command("git", "-C", sb.root, "config", "alias.z", "config core.fsmonitor ./x").CombinedOutput(); err != nil {
+		t.Fatalf("git config: %v %s", err, out)
+	}
 	config, _ := os.ReadFile(filepath.Join(sb.root, ".git/config"))
 	for _, script := range []string{
+		"git z",
+		"cp $(command -v git) ./g && ./g config core.fsmonitor ./x",
+		"cp \"$(git --exec-path)/git\" ./gitcopy && ./gitcopy -c alias.z='config core.hooksPath .hk' z",
 		`python3 -c 'open(".git/hooks/pre-commit", "w").write("#!/bin/sh\necho planted\n")'`,
 		`python3 -c 'open(".git/config", "a").write("[core]\n\tfsmonitor = ./x\n")'`,
 		`make -f /dev/stdin <<'EOF'` + "\nall:\n\tmv .git .git-old\n" + `EOF`,
@@ -160,8 +211,8 @@ func TestEverydayWorkRunsInTheSandbox(t *testing.T) {
 			t.Errorf("asked %d:\n%s", len(a.asked()), Render(res))
 		}
 	}
-	a := answering(approvals.Deny)
-	res := runScript(t, "git config core.fsmonitor ./x", sb.opts(auto, a))
+	a = answering(approvals.Deny)
+	res = runScript(t, "git config core.fsmonitor ./x", sb.opts(auto, a))
 	if len(a.asked()) != 1 || res.Status == 0 {
 		t.Errorf("a git config that sets a key was not asked (%d):\n%s", len(a.asked()), Render(res))
 	}

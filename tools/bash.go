@@ -25,7 +25,7 @@ var bashTool = Tool{
 		`A refused step stops the script there; earlier steps' changes stay. cd and export last for this call only. Processes get the environment without credentials, in a sandbox holding them to what their step may do. ` +
 		`If a step needs more (its result says what the sandbox held), call again with "with": the access and a one-line reason; the user is asked once. ` +
 		`The result gives how it ended, each step's status and the output (stdout and stderr together; head and tail kept when long). ` +
-		`A script running past 30 s (shell.budgetSeconds) becomes a job (see the jobs tool). ` +
+		`A script running 30 s (shell.budgetSeconds, questions not counted) becomes a job (see the jobs tool). ` +
 		"`tandem mcp call SERVER/TOOL '{…}' > out.json`" + ` in a step puts an MCP tool's result in a file, out of this conversation.`,
 	InputSchema: json.RawMessage(`{
   "type": "object",
@@ -76,8 +76,9 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 	// end it (a cancel kills it below); the call's values, such as the tool
 	// call its questions name, go with it.
 	box, _ := s.Sandbox()
+	rule, _ := envRule(s.opts.Settings)
 	run, err := shell.Start(context.WithoutCancel(ctx), a.Command, shell.Options{
-		Dir: s.Roots[0], Env: os.Environ(), ExtraEnv: extra, Gate: s.Gate(), Sandbox: box, Grant: grant,
+		Dir: s.Roots[0], Env: os.Environ(), EnvRule: rule, ExtraEnv: extra, Gate: s.Gate(), Sandbox: box, Grant: grant,
 	})
 	if err != nil {
 		release()
@@ -90,22 +91,36 @@ func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
 	wait, _ := budget(s.opts.Settings)
 	timer := time.NewTimer(wait)
 	defer timer.Stop()
-	select {
-	case <-run.Done():
-		release()
-		return bashResult(run.Result())
-	case <-ctx.Done():
-		run.Kill()
-		release()
-		return Refused(refusal.New(refusal.Cancelled, "The call was cancelled and the script stopped; its processes are gone. Earlier steps' changes stay. Call again if the user still wants it run."))
-	case <-timer.C:
+	var idle <-chan struct{}
+	for {
+		select {
+		case <-run.Done():
+			release()
+			return bashResult(run.Result())
+		case <-ctx.Done():
+			run.Kill()
+			release()
+			return Refused(refusal.New(refusal.Cancelled, "The call was cancelled and the script stopped; its processes are gone. Earlier steps' changes stay. Call again if the user still wants it run."))
+		case <-timer.C:
+		case <-idle:
+		}
+		// The budget is running time: while the user is asked the call
+		// waits for the answer, and detaches only once no question is open.
+		left, asking := run.Detach(wait)
+		if idle = asking; asking != nil {
+			continue
+		}
+		if left > 0 {
+			timer.Reset(left)
+			continue
+		}
 		job := s.Jobs().Add(run, a.Command)
 		go func() {
 			<-run.Done()
 			release()
 		}()
 		steps, out := run.Progress()
-		head := fmt.Sprintf("detached: the script still runs, as job %s; its end will be reported. Call jobs {\"action\":\"show\",\"id\":%q} to see it, or {\"action\":\"kill\",\"id\":%q} to stop it.", job.ID, job.ID, job.ID)
+		head := fmt.Sprintf("detached: the script still runs, as job %s; its end will be reported. Call jobs {\"action\":\"show\",\"id\":%q} to see it, or {\"action\":\"kill\",\"id\":%q} to stop it. A job asks the user nothing: a later step that needs a yes is refused.", job.ID, job.ID, job.ID)
 		return Result{
 			Text:       shell.RenderProgress(head, steps, out),
 			Structured: map[string]any{"end": "detached", "job": job.ID, "steps": steps, "output": out},
@@ -161,7 +176,7 @@ func firstLine(script string) string {
 
 func bashResult(res shell.Result) Result {
 	r := Result{Text: shell.Render(res), Structured: res}
-	if res.End == shell.Refused {
+	if res.End == shell.Refused || res.End == shell.Bounded {
 		r.IsError, r.Code = true, res.Refusal.Code
 	}
 	if res.End == shell.Failed {

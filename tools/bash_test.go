@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -223,10 +226,9 @@ func TestReadingTandemsEnvironmentIsASecretRead(t *testing.T) {
 	}
 }
 
-// A job shows its running step as running, the time since the script
-// started, and the step it waits on while the user is asked; a denied step
-// then shows as refused.
-func TestJobsShowRunningAndWaitingSteps(t *testing.T) {
+// secretHome makes a home holding one key, ~/.ssh/id_test, for the test.
+func secretHome(t *testing.T) string {
+	t.Helper()
 	home := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
 		t.Fatal(err)
@@ -235,15 +237,18 @@ func TestJobsShowRunningAndWaitingSteps(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Setenv("HOME", home)
-	asked, answer := make(chan struct{}, 1), make(chan approvals.Answer)
-	s, n := bashSessionAsking(t, `{"shell": {"budgetSeconds": 0.2}}`, approvals.AskerFunc(func(ctx context.Context, _ approvals.Question) approvals.Answer {
-		asked <- struct{}{}
-		select {
-		case a := <-answer:
-			return a
-		case <-ctx.Done():
-			return approvals.Unanswered
-		}
+	return home
+}
+
+// A job shows its running step as running and the time since the script
+// started; a step of a job that needs a yes is refused without a question:
+// the call where the user would answer it is over.
+func TestJobsShowRunningStepsAndAskNothing(t *testing.T) {
+	secretHome(t)
+	var asked atomic.Int32
+	s, n := bashSessionAsking(t, `{"shell": {"budgetSeconds": 0.2}}`, approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer {
+		asked.Add(1)
+		return approvals.AllowOnce
 	}))
 	res := callBash(t, s, "sleep 1; cat ~/.ssh/id_test")
 	id, _ := res.Structured.(map[string]any)["job"].(string)
@@ -257,24 +262,79 @@ func TestJobsShowRunningAndWaitingSteps(t *testing.T) {
 		t.Fatalf("while the first step runs:\n%s", got)
 	}
 	select {
-	case <-asked:
-	case <-time.After(10 * time.Second):
-		t.Fatal("the secret step was never asked")
-	}
-	if got := show(); !strings.Contains(got, "it waits for the user's answer to run: cat") {
-		t.Fatalf("while the user is asked:\n%s", got)
-	}
-	if list := Call(context.Background(), s, "jobs", json.RawMessage(`{}`)).Text; !strings.Contains(list, id+"  waiting for the user's answer") {
-		t.Fatalf("jobs list while asking: %s", list)
-	}
-	answer <- approvals.Deny
-	select {
 	case <-n.cond:
 	case <-time.After(10 * time.Second):
 		t.Fatal("the job never settled")
 	}
-	if got := show(); !strings.Contains(got, "id_test  → refused") || strings.Contains(got, "→ did not run") {
-		t.Fatalf("after the denial:\n%s", got)
+	got := show()
+	if asked.Load() != 0 || !strings.Contains(got, "id_test  → refused") || !strings.Contains(got, "had become a job") || strings.Contains(got, "key") {
+		t.Fatalf("a job asked (%d questions) or read the key:\n%s", asked.Load(), got)
+	}
+}
+
+// Time waiting for the user's answer is not running time: a question open
+// longer than the budget keeps the call waiting, and the answer decides in
+// the call.
+func TestAQuestionDoesNotCountAgainstTheBudget(t *testing.T) {
+	secretHome(t)
+	s, _ := bashSessionAsking(t, `{"shell": {"budgetSeconds": 0.3}}`, approvals.AskerFunc(func(ctx context.Context, _ approvals.Question) approvals.Answer {
+		select {
+		case <-time.After(time.Second):
+			return approvals.AllowOnce
+		case <-ctx.Done():
+			return approvals.Unanswered
+		}
+	}))
+	res := callBash(t, s, "cat ~/.ssh/id_test; echo after")
+	if got, ok := res.Structured.(shell.Result); res.IsError || !ok || got.End != shell.Finished || !strings.Contains(res.Text, "key\nafter") {
+		t.Fatalf("the call did not wait for the answer:\n%s", res.Text)
+	}
+}
+
+// When the call ends while its question is open (the turn's Stop), the
+// question is withdrawn from the asker, and an answer given after that runs
+// nothing: no job goes on with the step.
+func TestACallEndingWithdrawsItsQuestion(t *testing.T) {
+	secretHome(t)
+	asked, withdrawn := make(chan struct{}), make(chan struct{})
+	late := make(chan approvals.Answer)
+	s, _ := bashSessionAsking(t, `{"shell": {"budgetSeconds": 0.2}}`, approvals.AskerFunc(func(ctx context.Context, _ approvals.Question) approvals.Answer {
+		close(asked)
+		<-ctx.Done()
+		close(withdrawn)
+		return <-late // the user's Allow, arriving after the withdrawal
+	}))
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan Result, 1)
+	go func() {
+		args, _ := json.Marshal(map[string]string{"command": "cat ~/.ssh/id_test > got"})
+		done <- Call(ctx, s, "bash", args)
+	}()
+	<-asked
+	select {
+	case res := <-done:
+		t.Fatalf("the call ended while its question was open:\n%s", res.Text)
+	case <-time.After(600 * time.Millisecond): // three budgets
+	}
+	stop()
+	select {
+	case <-withdrawn:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the question was not withdrawn when the call ended")
+	}
+	late <- approvals.AllowOnce
+	res := <-done
+	if res.Code != refusal.Cancelled {
+		t.Fatalf("the stopped call: %s", res.Text)
+	}
+	time.Sleep(300 * time.Millisecond)
+	// The redirection opened before the step was asked; the key must not
+	// have reached it.
+	if b, _ := os.ReadFile(filepath.Join(s.Roots[0], "got")); len(b) > 0 {
+		t.Fatalf("a late answer ran the step: %q", b)
+	}
+	if jobs := s.Jobs().List(); len(jobs) != 0 {
+		t.Fatalf("the call left a job: %v", jobs[0].Command)
 	}
 }
 
@@ -399,3 +459,63 @@ func TestBashWithAsksOnceAndWidensTheSandbox(t *testing.T) {
 }
 
 func fileExists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// The variables the user's settings use as keys never reach a step,
+// whatever their names: a provider's apiKeyEnv, what an MCP server of
+// mcp.servers is handed. shell.passEnv passes a credential by name, from
+// the user's own settings only (a workspace layer passes nothing and drops
+// nothing), and its value is still hidden from the result.
+func TestConfiguredKeysStayOutAndOnlyTheUserPasses(t *testing.T) {
+	t.Setenv("WORK_PROVIDER", "provider-value-1")
+	t.Setenv("SEARCH_SERVICE", "server-value-2")
+	t.Setenv("DEPLOY_TOKEN", "deploy-value-3")
+	t.Setenv("WS_DEPLOY_TOKEN", "workspace-passed-4")
+	user := `{"agent": {"providers": {"work": {"api": "anthropic", "url": "https://example.com", "apiKeyEnv": "WORK_PROVIDER"}}},
+		"mcp": {"servers": {"search": {"command": "search-mcp", "env": {"API": "${env:SEARCH_SERVICE}"}}}},
+		"shell": {"passEnv": ["DEPLOY_TOKEN"]}}`
+	st := config.New()
+	if err := st.Set(config.SourceUserFile, json.RawMessage(user)); err != nil {
+		t.Fatal(err)
+	}
+	ws := `{"shell": {"passEnv": ["WS_DEPLOY_TOKEN"]}, "agent": {"providers": {"x": {"apiKeyEnv": "PATH"}}}}`
+	if err := st.Set(config.SourceConfiguration, json.RawMessage(ws)); err != nil {
+		t.Fatal(err)
+	}
+	var heard bytes.Buffer
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		_ = r.Header.Write(&heard)
+	}))
+	defer srv.Close()
+	s := Open(Options{Roots: []string{t.TempDir()}, Settings: st})
+	t.Cleanup(s.Close)
+	res := callBash(t, s, `env; printenv WORK_PROVIDER SEARCH_SERVICE WS_DEPLOY_TOKEN; /usr/bin/python3 -c 'import os; print(dict(os.environ))'
+curl -s -H "probe: 1" -H "x: $WORK_PROVIDER $SEARCH_SERVICE $WS_DEPLOY_TOKEN" `+srv.URL+`
+echo "deploy=$DEPLOY_TOKEN"; printf %s "$DEPLOY_TOKEN" > got; command -v ls`)
+	mu.Lock()
+	got := heard.String()
+	mu.Unlock()
+	if !strings.Contains(got, "Probe: 1") {
+		t.Fatalf("curl reached no listener:\n%s", res.Text)
+	}
+	for _, v := range []string{"provider-value-1", "server-value-2", "deploy-value-3", "workspace-passed-4"} {
+		if strings.Contains(res.Text, v) || strings.Contains(got, v) {
+			t.Errorf("%s reached the result or the listener:\n%s\n%s", v, res.Text, got)
+		}
+	}
+	if !strings.Contains(res.Text, "deploy=[hidden: $DEPLOY_TOKEN]") || !strings.Contains(res.Text, "/ls") {
+		t.Errorf("the passed variable or PATH did not reach the step:\n%s", res.Text)
+	}
+	if b, _ := os.ReadFile(filepath.Join(s.Roots[0], "got")); string(b) != "deploy-value-3" {
+		t.Errorf("the step got DEPLOY_TOKEN = %q", b)
+	}
+	bad := config.New()
+	if err := bad.Set(config.SourceUserFile, json.RawMessage(`{"shell": {"passEnv": "DEPLOY_TOKEN"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if probs := SettingsProblems(bad); len(probs) != 1 || !strings.Contains(probs[0].Error(), "shell.passEnv") {
+		t.Errorf("a bad shell.passEnv is not reported: %v", probs)
+	}
+}

@@ -47,10 +47,7 @@ func runJobs(_ context.Context, s *Session, args json.RawMessage) Result {
 			in := j.Info()
 			infos = append(infos, in)
 			state := in.State
-			switch {
-			case in.Asking != "":
-				state = "waiting for the user's answer"
-			case in.State != "running":
+			if in.State != "running" {
 				state = fmt.Sprintf("%s, exit status %d", in.State, in.Status)
 			}
 			fmt.Fprintf(&b, "%s  %s  %.0fs  %d steps  %s\n", in.ID, state, in.Seconds, len(in.Steps), oneLine(in.Command))
@@ -67,9 +64,6 @@ func runJobs(_ context.Context, s *Session, args json.RawMessage) Result {
 		in := j.Info()
 		if in.State == "running" {
 			head := fmt.Sprintf("%s is running (%.0fs since it started): %s", j.ID, in.Seconds, oneLine(j.Command))
-			if in.Asking != "" {
-				head += fmt.Sprintf("\nit waits for the user's answer to run: %s", oneLine(in.Asking))
-			}
 			return Result{Text: shell.RenderProgress(head, in.Steps, in.Output), Structured: in}
 		}
 		return Result{Text: j.ID + ": " + shell.Render(j.Run.Result()), Structured: in}

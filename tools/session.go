@@ -157,10 +157,12 @@ func Open(o Options) *Session {
 // newGate builds the session's gate: its path policy, and its asker read
 // from the front door. The auto set is set at each use (see Gate).
 func newGate(s *Session) *approvals.Gate {
-	home, _ := os.UserHomeDir()
+	// Without a home ("") the policy names no store under one.
+	home, _ := config.Home()
 	scratch, _ := writableDirs(s.opts.Settings, home, os.Environ()) // a bad value is a settings problem; the defaults apply
 	p := approvals.NewPolicy(approvals.PolicyConfig{
 		Roots: s.Roots, Home: home, Env: os.Environ(), Scratch: scratch,
+		ConfigDir: config.Dir(), StateDir: config.StateDir(),
 		// The settings file tandem loaded carries its execution gates;
 		// tandem's own process and the editor that started it hold the
 		// credentials the steps' environment lacks (/proc/PID/environ).

@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/bridge/servers"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/shell"
 )
 
 // autoEffects reads shell.autoEffects from the user's own settings. A bad
@@ -71,6 +73,42 @@ func sandboxOn(st *config.Settings) (bool, error) {
 	return on, nil
 }
 
+// envRule is what bash steps get of tandem's environment beyond the rule of
+// names (shell.IsCredential), read from the user's own settings alone: a
+// workspace can neither pass a key to its steps nor drop what they need.
+// Keys are every provider's apiKeyEnv in agent.providers (the built-ins'
+// ANTHROPIC_API_KEY and OPENAI_API_KEY are credentials by name) and what
+// each server of mcp.servers is handed from tandem's environment; Pass is
+// shell.passEnv. A bad shell.passEnv is an error, and passes nothing.
+func envRule(st *config.Settings) (shell.EnvRule, error) {
+	var rule shell.EnvRule
+	if v, ok := st.User("agent.providers"); ok {
+		var providers map[string]struct {
+			APIKeyEnv string `json:"apiKeyEnv"`
+		}
+		if v.Decode(&providers) == nil { // a bad value is the agent's to report
+			for _, p := range providers {
+				if p.APIKeyEnv != "" {
+					rule.Keys = append(rule.Keys, p.APIKeyEnv)
+				}
+			}
+		}
+	}
+	if v, ok := st.User("mcp.servers"); ok {
+		for _, d := range servers.Load(nil, v.Raw, "mcp.servers").Servers {
+			rule.Keys = append(rule.Keys, d.EnvKeys()...)
+		}
+	}
+	v, ok := st.User("shell.passEnv")
+	if !ok {
+		return rule, nil
+	}
+	if err := v.Decode(&rule.Pass); err != nil {
+		return shell.EnvRule{Keys: rule.Keys}, fmt.Errorf("shell.passEnv (%s) must be a list of variable names: %w; no credential is passed", v.Source, err)
+	}
+	return rule, nil
+}
+
 // budget is shell.budgetSeconds (any settings layer: it bounds waiting, not
 // what runs). A bad value is an error, and the budget is DefaultBudget.
 func budget(st *config.Settings) (time.Duration, error) {
@@ -100,7 +138,10 @@ func SettingsProblems(st *config.Settings) []error {
 	if _, err := sandboxOn(st); err != nil {
 		out = append(out, err)
 	}
-	home, _ := os.UserHomeDir()
+	if _, err := envRule(st); err != nil {
+		out = append(out, err)
+	}
+	home, _ := config.Home()
 	if _, err := writableDirs(st, home, os.Environ()); err != nil {
 		out = append(out, err)
 	}

@@ -29,7 +29,8 @@ type approvedEntry struct {
 }
 
 // NewApproved opens the store at path (tandem keeps it in its user state
-// directory, as mcp-servers.json).
+// directory, as mcp-servers.json). An empty path remembers nothing: every
+// server start is asked.
 func NewApproved(path string) *Approved { return &Approved{path: path} }
 
 // Has reports whether the definition was approved.
@@ -45,6 +46,9 @@ func (a *Approved) Has(d Def) bool {
 func (a *Approved) Add(d Def) error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.path == "" {
+		return nil // nowhere private to remember it: the next start asks again
+	}
 	f, err := a.read()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err

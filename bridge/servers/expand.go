@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"sort"
 	"strings"
 
 	"github.com/joho/godotenv"
@@ -88,6 +90,11 @@ func (d Def) readEnvFile(path string) (map[string]string, error) {
 }
 
 func expand(s, root string) (string, error) {
+	return expandWith(s, func(ref string) (string, error) { return lookup(ref, root) })
+}
+
+// expandWith replaces each ${ref} of s by what value gives for it.
+func expandWith(s string, value func(ref string) (string, error)) (string, error) {
 	var b strings.Builder
 	for {
 		i := strings.Index(s, "${")
@@ -103,12 +110,59 @@ func expand(s, root string) (string, error) {
 		b.WriteString(s[:i])
 		ref := s[i+2 : i+j]
 		s = s[i+j+1:]
-		v, err := lookup(ref, root)
+		v, err := value(ref)
 		if err != nil {
 			return "", err
 		}
 		b.WriteString(v)
 	}
+}
+
+// envRef is the environment variable a reference reads: NAME of
+// ${env:NAME}, ${NAME} or ${NAME:-default}; ok is false for every other
+// reference (${workspaceFolder}, ${userHome}, ${input:…}, …).
+func envRef(ref string) (name, def string, hasDef, ok bool) {
+	switch ref {
+	case "workspaceFolder", "workspaceFolderBasename", "userHome", "pathSeparator", "/":
+		return "", "", false, false
+	}
+	if name, ok := strings.CutPrefix(ref, "env:"); ok {
+		return name, "", false, true
+	}
+	if strings.Contains(ref, ":") && !strings.Contains(ref, ":-") {
+		return "", "", false, false
+	}
+	name, def, hasDef = strings.Cut(ref, ":-")
+	return name, def, hasDef, true
+}
+
+// environment are the variables a server is handed as its environment
+// rather than as a key ("PATH": "${PATH}:/opt/bin"): they are no keys.
+var environment = map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TERM": true, "LANG": true, "TZ": true, "TMPDIR": true, "PWD": true}
+
+// EnvKeys are the variables of tandem's environment whose values the
+// definition hands its server in its env, headers, args or url — its keys
+// (`--header Authorization:${AUTH}` is as common as a header) — but for
+// those of a process's plain environment (PATH, HOME, LANG, LC_*, XDG_*…).
+func (d Def) EnvKeys() []string {
+	var names []string
+	collect := func(ref string) (string, error) {
+		if name, _, _, ok := envRef(ref); ok && !environment[name] && !strings.HasPrefix(name, "LC_") && !strings.HasPrefix(name, "XDG_") {
+			names = append(names, name)
+		}
+		return "", nil
+	}
+	for _, v := range d.Env {
+		_, _ = expandWith(v, collect)
+	}
+	for _, v := range d.Headers {
+		_, _ = expandWith(v, collect)
+	}
+	for _, v := range append([]string{d.URL}, d.Args...) {
+		_, _ = expandWith(v, collect)
+	}
+	sort.Strings(names)
+	return slices.Compact(names)
 }
 
 func lookup(ref, root string) (string, error) {
@@ -130,16 +184,17 @@ func lookup(ref, root string) (string, error) {
 	case strings.HasPrefix(ref, "input:"):
 		id := ref[len("input:"):]
 		return "", fmt.Errorf("${input:%s} asks VS Code to prompt for the input %q, and tandem cannot prompt for VS Code inputs; put the value in an environment variable and write ${env:NAME}, or in the server's envFile", id, id)
+	}
+	name, def, hasDef, ok := envRef(ref)
+	switch {
+	case !ok:
+		return "", fmt.Errorf("${%s} is not supported; use ${env:NAME}", ref)
 	case strings.HasPrefix(ref, "env:"):
-		name := ref[len("env:"):]
 		if v, ok := os.LookupEnv(name); ok {
 			return v, nil
 		}
 		return "", fmt.Errorf("the environment variable %s is not set; set it before starting the editor", name)
-	case strings.Contains(ref, ":") && !strings.Contains(ref, ":-"):
-		return "", fmt.Errorf("${%s} is not supported; use ${env:NAME}", ref)
 	}
-	name, def, hasDef := strings.Cut(ref, ":-")
 	if v, ok := os.LookupEnv(name); ok && v != "" {
 		return v, nil
 	}

@@ -765,3 +765,20 @@ func TestFrames_pass_messages_and_drop_the_rest(t *testing.T) {
 		t.Errorf("skipped: %q", got)
 	}
 }
+
+// A definition's keys are the variables of tandem's environment its env,
+// headers, args and url hand the server, in every reference form; its plain
+// environment, workspace references and literal values are none.
+func TestEnvKeysAreWhatTheServerIsHanded(t *testing.T) {
+	d := Def{
+		Env: map[string]string{"GITHUB_PERSONAL_ACCESS_TOKEN": "${GH_PAT_WORK}", "API": "${env:SEARCH_API}", "X": "${OPT:-none}",
+			"PATH": "${PATH}:/opt/bin", "ROOT": "${workspaceFolder}/x", "LITERAL": "plain", "LOCALE": "${LC_ALL}"},
+		Headers: map[string]string{"Authorization": "Bearer ${env:SENTRY_AUTH}", "X-Also": "${GH_PAT_WORK}"},
+		Args:    []string{"--header", "Authorization:${ARG_AUTH}", "--home", "${HOME}/x"},
+		URL:     "https://example.com/mcp?key=${URL_KEY}",
+	}
+	got := strings.Join(d.EnvKeys(), " ")
+	if want := "ARG_AUTH GH_PAT_WORK OPT SEARCH_API SENTRY_AUTH URL_KEY"; got != want {
+		t.Errorf("EnvKeys = %q, want %q", got, want)
+	}
+}

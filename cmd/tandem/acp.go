@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"syscall"
 
 	acpdoor "github.com/tandemdev/tandem/acp"
@@ -44,7 +43,7 @@ var connectModel agent.Connector = agent.Connect
 func runACP(args []string) int {
 	fs := flag.NewFlagSet("acp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	logPath := fs.String("log", filepath.Join(config.StateDir(), "acp.log"), "")
+	logPath := fs.String("log", defaultLog("acp.log"), "")
 	level := fs.String("log-level", "info", "")
 	if err := fs.Parse(args); err != nil || fs.NArg() > 0 {
 		if err == nil {

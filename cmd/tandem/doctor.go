@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,12 +20,15 @@ var doctorCommand = command{
 	usage:   "tandem doctor",
 	summary: "Check what tandem needs on this machine and print what is missing, with the fix.",
 	help: `Checks, for the current directory as the workspace: the state directory
-(logs) is writable, the user settings file parses, the kernel can hold the
-programs of bash steps in the sandbox (Landlock, or Seatbelt on macOS), git
-is installed (tandem
-reads git's global excludes file through it), and the program of every
-configured MCP server (such as npx) can be found. Prints one line per
-check; the exit status is 1 when something needs fixing.`,
+(logs, chats) is private and writable; where the user settings file is and
+why there (with HOME unset, the passwd entry's home); that only you can have
+written it and each directory on its way (else it is not read, and the check
+names the entry that is another user's or writable by others); that it
+parses; that the kernel can hold the programs of bash steps in the sandbox
+(Landlock, or Seatbelt on macOS); that git is installed (tandem reads git's
+global excludes file through it); and that the program of every configured
+MCP server (such as npx) can be found. Prints one line per check; the exit
+status is 1 when something needs fixing.`,
 	run: runDoctor,
 }
 
@@ -71,20 +75,14 @@ func report(w io.Writer, checks []check) int {
 
 func diagnose(workspace string) []check {
 	var out []check
-	out = append(out, writableDir("state directory (logs)", config.StateDir(), "XDG_STATE_HOME"))
-
+	out = append(out, stateDirCheck())
 	settings := config.New()
 	file := config.UserFile()
-	if err := settings.LoadUser(); err != nil {
-		out = append(out, check{name: "user settings", info: err.Error(),
-			fix: "make " + file + " one JSON object (see docs/settings.md), or remove it"})
-	} else if _, err := os.Stat(file); err == nil {
-		out = append(out, check{name: "user settings", ok: true, info: file})
+	out = append(out, userSettingsCheck(settings, file))
+	if file != "" {
 		for _, p := range tools.SettingsProblems(settings) {
 			out = append(out, check{name: "user settings", info: p.Error(), fix: "correct it in " + file + " (see docs/settings.md)"})
 		}
-	} else {
-		out = append(out, check{name: "user settings", ok: true, info: "none (" + file + " does not exist; defaults apply)"})
 	}
 
 	out = append(out, sandboxCheck(settings))
@@ -130,29 +128,57 @@ func sandboxCheck(settings *config.Settings) check {
 		return check{name: "kernel sandbox", info: why.Error() + "; the gate still asks before risky steps, but a program it cannot see into does what it likes",
 			fix: "run tandem on Linux 5.13+ with landlock in the kernel's LSM list (lsm= boot parameter), or on macOS with /usr/bin/sandbox-exec"}
 	}
-	info := "the programs of bash steps run held to what their step was allowed"
-	if sandbox.Supported().Guards {
-		info += ", and those it cannot see into change no root's git config, hooks or .tandem unasked"
+	support := sandbox.Supported()
+	info := "the programs of bash steps run held to what their step was allowed: " + strings.Join(support.Layers, "; ")
+	if support.Limits == "" {
+		return check{name: "kernel sandbox", ok: true, info: info}
 	}
-	if l := sandbox.Supported().Limits; l != "" {
-		info += "; " + l
-	}
-	return check{name: "kernel sandbox", ok: true, info: info}
+	return check{name: "kernel sandbox", info: info + "; but " + support.Limits,
+		fix: "use a kernel and settings where the layers above hold (Linux 6.12 or later; unprivileged user namespaces allowed)"}
 }
 
-// writableDir checks that dir exists or can be made, and takes a file.
-func writableDir(name, dir, env string) check {
-	fix := fmt.Sprintf("make %s writable, or set %s to a writable directory", dir, env)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return check{name: name, info: err.Error(), fix: fix}
+// stateDirCheck: tandem's state directory (logs, chats, the approved MCP
+// servers) exists or can be made, is private, and takes a file.
+func stateDirCheck() check {
+	const name = "state directory (logs, chats)"
+	dir, err := config.PrivateStateDir()
+	var untrusted *config.UntrustedError
+	switch {
+	case errors.As(err, &untrusted):
+		return check{name: name, info: untrusted.Problem() + "; logs go to standard error, chats are not kept and approved MCP servers are not remembered", fix: untrusted.Fix()}
+	case err != nil && config.StateDir() == "":
+		return check{name: name, info: err.Error(), fix: "set HOME to your home directory, or XDG_STATE_HOME to a directory of your own"}
+	case err == nil:
+		var f *os.File
+		if f, err = os.CreateTemp(dir, ".doctor-*"); err == nil {
+			_ = f.Close()
+			_ = os.Remove(f.Name())
+			return check{name: name, ok: true, info: dir}
+		}
 	}
-	f, err := os.CreateTemp(dir, ".doctor-*")
-	if err != nil {
-		return check{name: name, info: err.Error(), fix: fix}
+	return check{name: name, info: err.Error(), fix: fmt.Sprintf("make %s writable, or set XDG_STATE_HOME to a writable directory", config.StateDir())}
+}
+
+// userSettingsCheck loads the user settings file into settings and says
+// where it is, why there, and why it was not read when it was not.
+func userSettingsCheck(settings *config.Settings, file string) check {
+	const name = "user settings"
+	err := settings.LoadUser()
+	if file == "" {
+		return check{name: name, info: err.Error(), fix: "set HOME to your home directory, or XDG_CONFIG_HOME to a directory of your own"}
 	}
-	_ = f.Close()
-	_ = os.Remove(f.Name())
-	return check{name: name, ok: true, info: dir}
+	where := fmt.Sprintf("%s (%s)", file, config.UserFileOrigin())
+	var untrusted *config.UntrustedError
+	switch {
+	case errors.As(err, &untrusted):
+		return check{name: name, info: "not read: " + untrusted.Problem(), fix: untrusted.Fix()}
+	case err != nil:
+		return check{name: name, info: err.Error(), fix: "make " + file + " one JSON object (see docs/settings.md), or remove it"}
+	}
+	if _, err := os.Stat(file); err != nil {
+		return check{name: name, ok: true, info: "none: " + where + " does not exist; defaults apply"}
+	}
+	return check{name: name, ok: true, info: where}
 }
 
 func installHint(program string) string {

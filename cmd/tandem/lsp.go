@@ -40,7 +40,7 @@ The exit status is 0 after a shutdown request followed by exit, else 1.`,
 func runLSP(args []string) int {
 	fs := flag.NewFlagSet("lsp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	logPath := fs.String("log", filepath.Join(config.StateDir(), "lsp.log"), "")
+	logPath := fs.String("log", defaultLog("lsp.log"), "")
 	level := fs.String("log-level", "info", "")
 	fs.Bool("stdio", true, "")
 	fs.String("clientProcessId", "", "")
@@ -92,21 +92,33 @@ func commandLog(command, path, level string) (log *slog.Logger, shown string, cl
 	return slog.New(slog.NewTextHandler(out, &slog.HandlerOptions{Level: lvl})).With("pid", os.Getpid()), shown, closeLog, true
 }
 
+// defaultLog is the log file name in tandem's state directory; "" (standard
+// error) when there is no home.
+func defaultLog(name string) string {
+	if d := config.StateDir(); d != "" {
+		return filepath.Join(d, name)
+	}
+	return ""
+}
+
 // openLog opens the log file for appending, rotating a large one, or falls
 // back to standard error. It returns the file's path, empty for standard
-// error.
+// error. A log in a directory others can write is not opened: a link
+// planted at its name would make tandem append to a file of the user's.
 func openLog(command, path string) (io.Writer, string, func()) {
 	if path == "-" || strings.TrimSpace(path) == "" {
 		return os.Stderr, "", func() {}
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err == nil {
+	err := config.MakePrivateDir(filepath.Dir(path))
+	if err == nil {
 		if fi, err := os.Stat(path); err == nil && fi.Size() > maxLog {
 			_ = os.Rename(path, path+".1")
 		}
-		if f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
+		var f *os.File
+		if f, err = os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600); err == nil {
 			return f, path, func() { _ = f.Close() }
 		}
 	}
-	fmt.Fprintf(os.Stderr, "%s: cannot write the log %s; logging to standard error\n", command, path)
+	fmt.Fprintf(os.Stderr, "%s: cannot write the log %s (%v); logging to standard error\n", command, path, err)
 	return os.Stderr, "", func() {}
 }

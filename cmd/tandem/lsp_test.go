@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -141,6 +142,12 @@ func TestDoctorSaysWhetherTheKernelHoldsTheSteps(t *testing.T) {
 	out, _ := runTandem(t, ws, nil, "doctor")
 	if !strings.Contains(out, "ok       kernel sandbox: the programs of bash steps run held to what their step was allowed") {
 		t.Fatalf("doctor on a Landlock kernel:\n%s", out)
+	}
+	// Each layer that holds is named, with the user the programs run as.
+	for _, layer := range []string{"Landlock ABI", "signals it only to its own processes", "user and mount namespaces", fmt.Sprintf("each program as uid %d", os.Getuid())} {
+		if !strings.Contains(out, layer) {
+			t.Errorf("doctor does not name %q:\n%s", layer, out)
+		}
 	}
 	cfg := filepath.Join(t.TempDir(), "config")
 	if err := os.MkdirAll(filepath.Join(cfg, "tandem"), 0o755); err != nil {

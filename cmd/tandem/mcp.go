@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge"
+	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/tools"
 )
@@ -259,7 +260,7 @@ func unsafeRoot(root string) string {
 	if root == "/" {
 		return "it is the whole file system"
 	}
-	if home, err := os.UserHomeDir(); err == nil && filepath.Clean(home) == root {
+	if home, err := config.Home(); err == nil && home == root {
 		return "it is your home directory, with your credentials and every project in it"
 	}
 	return ""

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/mcpinstall"
 )
 
@@ -89,8 +90,8 @@ func mcpInstall(args []string, stdout, stderr io.Writer) int {
 func installEnv(scope mcpinstall.Scope, remove bool, stderr io.Writer) (mcpinstall.Env, error) {
 	env := mcpinstall.Env{Getenv: os.Getenv, Command: "tandem"}
 	var err error
-	if env.Home, err = os.UserHomeDir(); err != nil {
-		return env, fmt.Errorf("%v; set HOME, then run it again", err)
+	if env.Home, err = config.Home(); err != nil {
+		return env, err
 	}
 	if scope == mcpinstall.User {
 		if !remove {

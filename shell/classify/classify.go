@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"net"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -29,7 +30,8 @@ import (
 // table; a program not in the table, a program name with '/', and a step
 // whose environment differs from the policy's in a variable that can make a
 // reading command run another program (PATH, LD_*, GIT_*, LESSOPEN, HOME, …:
-// an assignment prefix or an earlier export) are exec.
+// an assignment prefix or an earlier export) are exec; such a program whose
+// real file is git (a link, git-core's git-SUB) is judged as git too.
 //
 // Wrappers (env, command, exec, nice, nohup, timeout, stdbuf, setsid, sudo,
 // xargs, find -exec, …) are classified by their payload: the step has the
@@ -50,7 +52,15 @@ import (
 func Command(argv []string, dir string, env expand.Environ, p *approvals.Policy) approvals.Step {
 	c := newClassifier(env, p)
 	c.command(argv, dir)
-	return c.step(approvals.Show(argv))
+	return c.step(approvals.ShowAssigned(c.changedVars(), argv))
+}
+
+// Text is argv as a question shows it when it runs with env: behind the
+// variables that change what it loads or runs, as env sets them apart from
+// the session's, each with its value (`LD_PRELOAD=./x.so cat ~/.netrc`).
+// A yes is never given to a program whose question hides them.
+func Text(argv []string, env expand.Environ, p *approvals.Policy) string {
+	return approvals.ShowAssigned(newClassifier(env, p).changedVars(), argv)
 }
 
 // Redirect gives the effects of one redirection to target (made
@@ -259,71 +269,132 @@ func (c *classifier) command(argv []string, dir string) {
 	}
 	c.depth++
 	defer func() { c.depth-- }()
-	if c.depth == 1 && c.envChanged() {
+	if c.depth == 1 && len(c.changedVars()) > 0 {
 		c.add(approvals.Exec)
 	}
 	name, args := argv[0], argv[1:]
-	if strings.Contains(name, "/") {
+	if !strings.Contains(name, "/") {
+		if r, ok := table[name]; ok {
+			r(c, args, dir)
+			return
+		}
+	} else {
 		// The shell runs that file, whatever its name.
-		c.add(approvals.Exec)
 		c.read(dir, name)
-		c.anyWords(dir, args)
-		return
-	}
-	if r, ok := table[name]; ok {
-		r(c, args, dir)
-		return
 	}
 	c.add(approvals.Exec)
+	if c.isGit(dir, name) {
+		// git under another name (a link, git-core's git-SUB): judged as
+		// git, which takes a name git-SUB as git SUB.
+		if sub, ok := strings.CutPrefix(filepath.Base(name), "git-"); ok {
+			args = append([]string{sub}, args...)
+		}
+		gitRow(c, args, dir)
+		return
+	}
 	c.anyWords(dir, args)
 }
 
-// programVars are the variables that can make a reading command run another
+// isGit reports whether the program the shell runs for name (a path, or
+// a name found on PATH) is git: its real file, links followed, is named git.
+func (c *classifier) isGit(dir, name string) bool {
+	paths := []string{name}
+	if !strings.Contains(name, "/") {
+		paths = nil
+		for _, d := range filepath.SplitList(c.getenv("PATH")) {
+			if d == "" {
+				d = "."
+			}
+			paths = append(paths, filepath.Join(d, name))
+		}
+	}
+	for _, p := range paths {
+		if j := c.p.ExamineForProgram(dir, p); j.Exists && !j.IsDir {
+			return filepath.Base(j.Path) == "git"
+		}
+	}
+	return false
+}
+
+// programVars are the variables that make a program load or run another
 // program, or read configuration that does: an assignment prefix or an export
-// of one of them makes every later step exec.
+// of one of them makes every later step exec, and the question names it with
+// its value. Each is here because a program tandem classifies as reading
+// (cat, less, git status, curl, jq, tar…) or an interpreter honours it:
+// the dynamic loader (LD_*, DYLD_*, GCONV_PATH, LOCPATH, NLSPATH,
+// GLIBC_TUNABLES, MALLOC_*), shells' startup files (BASH_ENV, ENV, ZDOTDIR),
+// where programs are found and configured (PATH, HOME, XDG_CONFIG_HOME,
+// TMPDIR, CURL_HOME, WGETRC, GNUPGHOME, OPENSSL_CONF, OPENSSL_ENGINES,
+// OPENSSL_MODULES, KUBECONFIG, DOCKER_CONFIG, AWS_CONFIG_FILE, HGRCPATH,
+// RIPGREP_CONFIG_PATH, GREP_OPTIONS, TAR_OPTIONS, MANOPT, MAKEFLAGS,
+// MAKEFILES, GOFLAGS, GOENV, GOTOOLCHAIN, RUSTC_WRAPPER,
+// RUSTC_WORKSPACE_WRAPPER, CARGO_*, NPM_CONFIG_*), the programs they start
+// (PAGER, MANPAGER, SYSTEMD_PAGER, EDITOR, VISUAL, SUDO_EDITOR, FCEDIT,
+// SVN_EDITOR, BROWSER, SHELL, SSH_ASKPASS, SUDO_ASKPASS, LESSOPEN,
+// LESSCLOSE, LESS*, GIT_*), and the module paths and options of
+// interpreters (PYTHONPATH, PYTHONHOME, PYTHONSTARTUP, PYTHONUSERBASE,
+// PYTHONBREAKPOINT, NODE_OPTIONS, NODE_PATH, NODE_REPL_EXTERNAL_MODULE,
+// PERL5LIB, PERLLIB, PERL5OPT, PERL5DB, RUBYOPT, RUBYLIB, GEM_HOME,
+// GEM_PATH, BUNDLE_GEMFILE, JAVA_TOOL_OPTIONS, _JAVA_OPTIONS,
+// JDK_JAVA_OPTIONS, CLASSPATH, LUA_INIT, LUA_PATH, LUA_CPATH, PHPRC,
+// PHP_INI_SCAN_DIR, JQ_LIBRARY_PATH, VIMINIT, EXINIT, MYVIMRC).
 var programVars = map[string]bool{
-	"PATH": true, "HOME": true, "XDG_CONFIG_HOME": true, "BASH_ENV": true, "ENV": true,
+	"PATH": true, "HOME": true, "XDG_CONFIG_HOME": true, "BASH_ENV": true, "ENV": true, "ZDOTDIR": true,
 	"LESSOPEN": true, "LESSCLOSE": true, "LESS": true, "LESSKEY": true, "LESSKEYIN": true,
 	"LESSKEY_SYSTEM": true, "LESSKEYIN_SYSTEM": true, "LESSKEY_CONTENT": true, "LESSEDIT": true, "PAGER": true, "MANPAGER": true, "EDITOR": true,
-	"VISUAL": true, "SHELL": true, "GCONV_PATH": true, "LOCPATH": true, "NLSPATH": true,
-	"RIPGREP_CONFIG_PATH": true, "GREP_OPTIONS": true, "TAR_OPTIONS": true, "PYTHONPATH": true,
-	"PYTHONSTARTUP": true, "PERL5LIB": true, "PERL5OPT": true, "RUBYOPT": true, "RUBYLIB": true,
-	"NODE_OPTIONS": true, "JQ_LIBRARY_PATH": true, "CURL_HOME": true, "WGETRC": true,
+	"VISUAL": true, "SUDO_EDITOR": true, "FCEDIT": true, "SVN_EDITOR": true, "BROWSER": true,
+	"SHELL": true, "GCONV_PATH": true, "LOCPATH": true, "NLSPATH": true, "GLIBC_TUNABLES": true,
+	"RIPGREP_CONFIG_PATH": true, "GREP_OPTIONS": true, "TAR_OPTIONS": true, "MANOPT": true,
+	"MAKEFLAGS": true, "MAKEFILES": true, "PYTHONPATH": true, "PYTHONHOME": true,
+	"PYTHONSTARTUP": true, "PYTHONUSERBASE": true, "PYTHONBREAKPOINT": true,
+	"PERL5LIB": true, "PERLLIB": true, "PERL5OPT": true, "PERL5DB": true, "RUBYOPT": true, "RUBYLIB": true,
+	"GEM_HOME": true, "GEM_PATH": true, "BUNDLE_GEMFILE": true,
+	"NODE_OPTIONS": true, "NODE_PATH": true, "NODE_REPL_EXTERNAL_MODULE": true,
+	"JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true, "JDK_JAVA_OPTIONS": true, "CLASSPATH": true,
+	"LUA_INIT": true, "LUA_PATH": true, "LUA_CPATH": true, "PHPRC": true, "PHP_INI_SCAN_DIR": true,
+	"VIMINIT": true, "EXINIT": true, "MYVIMRC": true,
+	"JQ_LIBRARY_PATH": true, "CURL_HOME": true, "WGETRC": true, "GNUPGHOME": true,
+	"OPENSSL_CONF": true, "OPENSSL_ENGINES": true, "OPENSSL_MODULES": true,
+	"KUBECONFIG": true, "DOCKER_CONFIG": true, "AWS_CONFIG_FILE": true, "HGRCPATH": true,
+	"GOFLAGS": true, "GOENV": true, "GOTOOLCHAIN": true, "RUSTC_WRAPPER": true, "RUSTC_WORKSPACE_WRAPPER": true,
 	"SYSTEMD_PAGER": true, "TMPDIR": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true,
 }
 
-// programVarPrefixes are families of such variables.
-var programVarPrefixes = []string{"LD_", "DYLD_", "GIT_", "MALLOC_"}
+// programVarPrefixes are families of such variables. npm reads its
+// npm_config_* variables in any case, so the prefix is matched upper-cased.
+var programVarPrefixes = []string{"LD_", "DYLD_", "GIT_", "MALLOC_", "CARGO_", "NPM_CONFIG_"}
 
 func isProgramVar(name string) bool {
 	if programVars[name] {
 		return true
 	}
+	up := strings.ToUpper(name)
 	for _, p := range programVarPrefixes {
-		if strings.HasPrefix(name, p) {
+		if strings.HasPrefix(up, p) {
 			return true
 		}
 	}
 	return false
 }
 
-// envChanged reports whether the step's environment sets a program variable
-// to a value other than the policy's (the session's) own.
-func (c *classifier) envChanged() bool {
+// changedVars are the program variables the step's environment sets to a
+// value other than the session's own, as sorted NAME=value entries: each
+// makes the step exec, and the question shows it.
+func (c *classifier) changedVars() []string {
 	if c.env == nil {
-		return false
+		return nil
 	}
-	changed := false
+	var vars []string
 	c.env.Each(func(name string, vr expand.Variable) bool {
 		if vr.IsSet() && isProgramVar(name) {
 			if v := vr.String(); v != c.p.Env(name) || !c.p.HasEnv(name) {
-				changed = true
-				return false
+				vars = append(vars, name+"="+v)
 			}
 		}
 		return true
 	})
-	return changed
+	sort.Strings(vars)
+	return vars
 }
 
 // isNumber reports whether a word reads as a number: an optional sign,

@@ -1,6 +1,7 @@
 package classify
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -57,11 +58,11 @@ func TestClassifyRules(t *testing.T) {
 		{[]string{"git", "config", "--get", "user.name"}, "exec"},
 		{[]string{"git", "config", "get", "user.name"}, "exec"},
 		{[]string{"git", "config", "-l"}, "exec"},
-		{[]string{"git", "-c", "core.pager=sh", "log"}, "exec"},
-		{[]string{"git", "--config-env=core.pager=X", "log"}, "exec"},
-		{[]string{"git", "--exec-path=x", "log"}, "exec"},
-		{[]string{"git", "--git-dir=/tmp/x", "log"}, "exec"},
-		{[]string{"git", "-p", "log"}, "exec"},
+		{[]string{"git", "-c", "core.pager=sh", "log"}, "read+exec"},
+		{[]string{"git", "--config-env=core.pager=X", "log"}, "read+exec"},
+		{[]string{"git", "--exec-path=x", "log"}, "read+exec"},
+		{[]string{"git", "--git-dir=/tmp/x", "log"}, "read+exec"},
+		{[]string{"git", "-p", "log"}, "read+exec"},
 		{[]string{"git", "--no-pager", "-C", "src", "log"}, "read"},
 		{[]string{"git", "diff"}, "read+exec"},
 		{[]string{"git", "diff", "--cached"}, "read"},
@@ -82,7 +83,7 @@ func TestClassifyRules(t *testing.T) {
 		{[]string{"git", "branch", "-a"}, "read"},
 		{[]string{"git", "branch", "new"}, "read+write"},
 		{[]string{"git", "branch", "-D", "old"}, "read+write"},
-		{[]string{"git", "branch", "--edit-description"}, "read+write+exec"},
+		{[]string{"git", "branch", "--edit-description"}, "read+write+exec+protected"},
 		{[]string{"git", "symbolic-ref", "HEAD"}, "read"},
 		{[]string{"git", "symbolic-ref", "HEAD", "refs/heads/x"}, "read+write"},
 		{[]string{"git", "fetch"}, "net+exec"},
@@ -268,6 +269,42 @@ func TestCrontab(t *testing.T) {
 	} {
 		if got := classifyIn(f, c.argv...); got.Effects.String() != c.want {
 			t.Errorf("%q: %v, want %s (paths %+v)", c.argv, got.Effects, c.want, got.Paths)
+		}
+	}
+}
+
+// A variable that changes what a program loads or runs makes the step exec
+// and is named in its question with its value, however the step got it;
+// the session's own value, and an unrelated variable, change nothing.
+func TestQuestionNamesWhatChangesWhatRuns(t *testing.T) {
+	f := corpus.NewFixture(t)
+	netrc := filepath.Join(f.Home, ".netrc")
+	for _, kv := range []string{
+		"LD_PRELOAD=./evil.so", "LD_LIBRARY_PATH=.", "DYLD_INSERT_LIBRARIES=./e.dylib", "BASH_ENV=./rc", "ENV=./rc",
+		"GIT_CONFIG_GLOBAL=./gc", "GIT_EXEC_PATH=./x", "GIT_SSH_COMMAND=./x", "GIT_PAGER=./x", "GIT_EDITOR=./x",
+		"GIT_ASKPASS=./x", "GIT_EXTERNAL_DIFF=./x", "GIT_DIR=./other", "PATH=./bin:/usr/bin", "PATH=" + f.WS + "/bin:/usr/bin",
+		"PYTHONPATH=.", "PYTHONSTARTUP=./s.py", "NODE_OPTIONS=--require ./x.js", "NODE_PATH=.", "PERL5LIB=.",
+		"PERL5OPT=-Mx", "RUBYOPT=-rx", "RUBYLIB=.", "JAVA_TOOL_OPTIONS=-javaagent:x.jar", "_JAVA_OPTIONS=-javaagent:x.jar",
+		"LESSOPEN=|./x %s", "PAGER=./x", "EDITOR=./x", "VISUAL=./x", "OPENSSL_CONF=./o.cnf", "GOFLAGS=-toolexec=./x",
+		"RUSTC_WRAPPER=./x", "npm_config_script_shell=./x", "KUBECONFIG=./k",
+	} {
+		name, value, _ := strings.Cut(kv, "=")
+		env := append(append([]string{}, f.Env...), kv)
+		s := Command([]string{"cat", netrc}, f.WS, envOf(env), f.Policy)
+		if !s.Effects.Has(approvals.Exec) {
+			t.Errorf("%s: %v, want exec", kv, s.Effects)
+		}
+		want := approvals.ShowAssigned([]string{kv}, []string{"cat", netrc})
+		if s.Text != want || !strings.HasPrefix(s.Text, name+"=") {
+			t.Errorf("%s: the question shows %q, want %q", kv, s.Text, want)
+		}
+		if got := Text([]string{"nice", "cat", netrc}, envOf(env), f.Policy); got != approvals.ShowAssigned([]string{name + "=" + value}, []string{"nice", "cat", netrc}) {
+			t.Errorf("%s: a wrapper's line is shown as %q", kv, got)
+		}
+	}
+	for _, env := range [][]string{f.Env, append(append([]string{}, f.Env...), "FOO=1", "LANG=C")} {
+		if s := Command([]string{"cat", netrc}, f.WS, envOf(env), f.Policy); s.Text != approvals.Show([]string{"cat", netrc}) {
+			t.Errorf("the session's environment is shown: %q", s.Text)
 		}
 	}
 }

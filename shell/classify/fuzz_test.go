@@ -20,7 +20,9 @@ func TestClassifyAnyInput(t *testing.T) {
 	}
 	words := []string{"-", "--", "-c", "-e", "-i", "-o", "-x", "--output", "--pre", "-C", "{}", ";", "+", "=",
 		"a=b", "s/a/b/", "e", "~", "/", "..", "keys", "chain1", "loop1", "src", "", "-5", "--no-pager", "log",
-		"rm", "sh", "timeout", "1", "$'x'", "'", "\"", "$(", "`", "\\", "\x00", "\u202e", "-exec", "-delete"}
+		"rm", "sh", "timeout", "1", "$'x'", "'", "\"", "$(", "`", "\\", "\x00", "\u202e", "-exec", "-delete",
+		"config", "z", "alias.z=z", "-calias.z=config", "alias.z=!x", "--git-dir", "--bare", "switch", "branch", "-u",
+		"--track", "clone", "worktree", "add", "--config-env=alias.z=PATH"}
 	rapid.Check(t, func(t *rapid.T) {
 		argv := []string{rapid.SampledFrom(names).Draw(t, "name")}
 		argv = append(argv, rapid.SliceOfN(rapid.OneOf(rapid.SampledFrom(words), rapid.String()), 0, 8).Draw(t, "args")...)

@@ -2,6 +2,7 @@ package classify
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -12,12 +13,114 @@ import (
 // commands, credential helpers). So only a few subcommands read, and those
 // run with untrustedGitArgs; everything else is exec.
 
-// gitGlobalFlags are the options allowed before the subcommand: they set no
-// configuration and no program.
-var gitGlobalFlags = map[string]bool{
-	"--no-pager": true, "-P": true, "--literal-pathspecs": true, "--glob-pathspecs": true,
-	"--noglob-pathspecs": true, "--icase-pathspecs": true, "--no-optional-locks": true,
-	"--no-replace-objects": true, "--no-lazy-fetch": true, "--no-advice": true,
+// gitQuietFlags are the global options that set no configuration and no
+// program.
+var gitQuietFlags = map[string]bool{
+	"--no-pager": true, "-P": true, "--literal-pathspecs": true, "--no-literal-pathspecs": true,
+	"--glob-pathspecs": true, "--noglob-pathspecs": true, "--icase-pathspecs": true,
+	"--no-optional-locks": true, "--no-replace-objects": true, "--no-lazy-fetch": true, "--no-advice": true,
+}
+
+// gitValueFlags are the global options that take a value, attached with '='
+// or as the next word; each can make git run a program or read another
+// repository's config.
+var gitValueFlags = map[string]bool{"--git-dir": true, "--work-tree": true, "--namespace": true,
+	"--super-prefix": true, "--config-env": true, "--attr-source": true, "--shallow-file": true}
+
+// gitPrintFlags print something and end git before any subcommand.
+var gitPrintFlags = map[string]bool{"--version": true, "-v": true, "--exec-path": true,
+	"--html-path": true, "--man-path": true, "--info-path": true}
+
+// gitLine is what git's global options set before the subcommand runs.
+type gitLine struct {
+	dir    string   // the working directory, after -C
+	gitDir string   // the repository --git-dir, --bare or GIT_DIR names ("": git looks for it from dir)
+	config []string // name=value pairs from -c and --config-env, in order
+	exec   bool     // an option makes git run a program (a pager, an exec path) or read config it names
+}
+
+// gitGlobals reads the global options at the head of args as git's
+// handle_options does and returns the index of the subcommand (len(args)
+// when there is none), and ok false when an option ends git (--version) or
+// is unknown (git refuses it). getenv gives --config-env's values; nil when
+// the values do not matter.
+func gitGlobals(args []string, g *gitLine, getenv func(string) string) (sub int, ok bool) {
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			return i, true
+		}
+		name, val, attached := strings.Cut(a, "=")
+		if gitValueFlags[name] && !attached {
+			if i+1 == len(args) {
+				return i, false
+			}
+			i++
+			val, attached = args[i], true
+		}
+		switch {
+		case gitQuietFlags[a]:
+		case strings.HasPrefix(a, "-C"):
+			// git takes only "-C DIR"; "-CDIR" is read the same, to err
+			// toward what a newer git may accept.
+			d := a[2:]
+			if d == "" {
+				if i+1 == len(args) {
+					return i, false
+				}
+				i++
+				d = args[i]
+			}
+			g.dir = cleanDir(g.dir, d)
+		case strings.HasPrefix(a, "-c"):
+			// "-cNAME=VALUE" likewise.
+			kv := a[2:]
+			if kv == "" {
+				if i+1 == len(args) {
+					return i, false
+				}
+				i++
+				kv = args[i]
+			}
+			g.config = append(g.config, kv)
+			g.exec = true
+		case name == "--config-env":
+			// name=ENVVAR: the value is that variable's.
+			k, v, _ := strings.Cut(val, "=")
+			if getenv != nil {
+				v = getenv(v)
+			}
+			g.config = append(g.config, k+"="+v)
+			g.exec = true
+		case name == "--git-dir":
+			g.gitDir = cleanDir(g.dir, val)
+			g.exec = true
+		case a == "--bare":
+			g.gitDir = g.dir
+			g.exec = true
+		case gitValueFlags[name], a == "-p", a == "--paginate", attached && name == "--exec-path":
+			g.exec = true
+		case gitPrintFlags[a]:
+			return i, false
+		default:
+			// --help, --list-cmds and anything git does not know.
+			return i, false
+		}
+	}
+	return i, true
+}
+
+// alias is the expansion git -c alias.NAME=… gives sub, if any (the last
+// one given wins, as in git; names are case-insensitive).
+func (g *gitLine) alias(sub string) (string, bool) {
+	for i := len(g.config) - 1; i >= 0; i-- {
+		k, v, _ := strings.Cut(g.config[i], "=")
+		if strings.EqualFold(k, "alias."+sub) {
+			return v, true
+		}
+	}
+	return "", false
 }
 
 // gitRead are the subcommands that only read (with untrustedGitArgs).
@@ -46,36 +149,59 @@ var gitExecOpts = []string{"textconv", "ext-diff", "filters", "show-signature", 
 var gitPrettyBuiltin = map[string]bool{"oneline": true, "short": true, "medium": true, "full": true,
 	"fuller": true, "reference": true, "email": true, "mboxrd": true, "raw": true}
 
+// maxGitEnvConfig bounds the GIT_CONFIG_KEY_n pairs looked at.
+const maxGitEnvConfig = 100
+
 func gitRow(c *classifier, args []string, dir string) {
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a, "-") {
-			break
-		}
-		switch {
-		case a == "-C" && i+1 < len(args):
-			i++
-			c.read(dir, args[i])
-			dir = cleanDir(dir, args[i])
-		case strings.HasPrefix(a, "-C") && len(a) > 2:
-			c.read(dir, a[2:])
-			dir = cleanDir(dir, a[2:])
-		case a == "--version" || a == "-v":
-			return
-		case gitGlobalFlags[a]:
-		default:
-			// -c, --config-env, --exec-path, --git-dir, --work-tree, -p,
-			// --namespace, --bare, --super-prefix, --help and anything unknown.
+	g := gitLine{dir: dir, gitDir: c.getenv("GIT_DIR")}
+	if g.gitDir != "" {
+		g.gitDir = cleanDir(dir, g.gitDir)
+	}
+	// GIT_CONFIG_COUNT and its GIT_CONFIG_KEY_n, GIT_CONFIG_VALUE_n are -c
+	// given through the environment (an alias too).
+	n, _ := strconv.Atoi(c.getenv("GIT_CONFIG_COUNT"))
+	for k := range min(n, maxGitEnvConfig) {
+		g.config = append(g.config, c.getenv("GIT_CONFIG_KEY_"+strconv.Itoa(k))+"="+c.getenv("GIT_CONFIG_VALUE_"+strconv.Itoa(k)))
+	}
+	c.git(args, g, 0)
+}
+
+// git judges a git command line read with what earlier options (and the
+// aliases that led to it, at depth) set in g.
+func (c *classifier) git(args []string, g gitLine, depth int) {
+	from := g.dir
+	i, ok := gitGlobals(args, &g, c.getenv)
+	c.anyWords(from, args[:i])
+	if g.exec {
+		c.add(approvals.Exec)
+	}
+	if !ok {
+		if i < len(args) && !gitPrintFlags[args[i]] {
+			// --help (a man viewer or browser) and options git refuses.
 			c.add(approvals.Exec)
-			c.anyWords(dir, args[i:])
-			return
+			c.anyWords(g.dir, args[i:])
 		}
+		return
 	}
 	if i == len(args) {
 		return // usage
 	}
 	sub, rest := args[i], args[i+1:]
+	if strings.HasPrefix(sub, "credential") {
+		c.gitCredentials() // credential, credential-store, credential-cache
+	}
+	dir := g.dir
+	if v, ok := g.alias(sub); ok {
+		// git runs an alias of a name that is no git command: judged as
+		// what it expands to, and as the command too (a builtin's name
+		// keeps its builtin).
+		c.gitAlias(v, rest, g, depth)
+	}
+	if target := c.gitConfigWritten(sub, rest, g); target != "" {
+		// The config names programs git runs later (core.fsmonitor,
+		// core.hooksPath, filters, aliases), outside any step.
+		c.write(dir, target)
+	}
 	if gitNet[sub] {
 		c.add(approvals.Net, approvals.Exec)
 		c.anyWords(dir, rest)
@@ -84,13 +210,6 @@ func gitRow(c *classifier, args []string, dir string) {
 	if !gitRead[sub] {
 		c.add(approvals.Exec)
 		c.anyWords(dir, rest)
-		if sub == "config" {
-			if target := gitConfigWrites(rest, c.p.Env("HOME")); target != "" {
-				// The config names programs git runs later (core.fsmonitor,
-				// core.hooksPath, filters, aliases), outside any step.
-				c.write(dir, target)
-			}
-		}
 		return
 	}
 	c.add(approvals.Read)
@@ -213,10 +332,10 @@ func gitArgsExec(sub string, rest []string) bool {
 }
 
 // gitConfigWrites is the file a git config command changes ("" when it
-// only reads): the repository's, or the one --global, --system, --file or
-// --worktree names.
-func gitConfigWrites(rest []string, home string) string {
-	target, reads, writes := ".git/config", false, false
+// only reads): the repository's (repo), or the one --global, --system,
+// --file or --worktree names.
+func gitConfigWrites(rest []string, home string, repo gitRepo) string {
+	target, reads, writes := repo.config(), false, false
 	var ops []string
 	for j := 0; j < len(rest); j++ {
 		a := rest[j]
@@ -229,7 +348,7 @@ func gitConfigWrites(rest []string, home string) string {
 		case a == "--system":
 			target = "/etc/gitconfig"
 		case a == "--worktree":
-			target = ".git/config.worktree"
+			target = repo.worktreeConfig()
 		case name == "--file" || a == "-f":
 			if !hasValue && j+1 < len(rest) {
 				j++
@@ -356,14 +475,9 @@ func RunArgs(argv []string) (args, env []string) {
 	if len(argv) < 2 || argv[0] != "git" {
 		return argv, nil
 	}
-	i := 1
-	for i < len(argv) && strings.HasPrefix(argv[i], "-") {
-		if argv[i] == "-C" {
-			i++
-		}
-		i++
-	}
-	if i >= len(argv) || !gitRead[argv[i]] {
+	i, ok := gitGlobals(argv[1:], &gitLine{}, nil)
+	i++
+	if !ok || i >= len(argv) || !gitRead[argv[i]] {
 		return argv, nil
 	}
 	out := append([]string{"git"}, untrustedGitArgs...)

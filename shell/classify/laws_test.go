@@ -101,7 +101,9 @@ func secretWords(f *corpus.Fixture) []string {
 	return []string{f.Home + "/.ssh/id_ed25519", "keys/id_ed25519", "chain1", "keys", f.Home + "/.ssh",
 		f.Home, "/", "up", "up/home/.ssh", "src/../keys/id_ed25519", f.Home + "/.netrc",
 		f.Home + "/.aws/credentials", f.Home + "/.aws", f.Home + "/.kube/config", "keys/new",
-		f.Home + "/.cargo/credentials", f.Home + "/.config/gh", f.Home + "/.local/share/keyrings/x", f.Home + "/.config/tandem/config.json"}
+		f.Home + "/.cargo/credentials", f.Home + "/.config/gh", f.Home + "/.local/share/keyrings/x", f.Home + "/.config/tandem/config.json",
+		f.Home + "/.config/git/credentials", f.Home + "/.bash_history", f.Home + "/.local/state/tandem/chats",
+		f.Policy.Env("SSH_AUTH_SOCK")}
 }
 
 // commandsWith places a word where each table command names a path.

@@ -127,7 +127,7 @@ func contains(ss []string, s string) bool {
 // secretFile records a credential file under the home directory that the
 // command reads without naming it; unless always, only when it exists.
 func (c *classifier) secretFile(rel string, always bool) {
-	home := c.p.Env("HOME")
+	home := c.p.Home()
 	if home == "" {
 		return
 	}
@@ -390,6 +390,7 @@ func init() {
 		table[n] = shellRow(n)
 	}
 	table["xargs"] = xargsRow
+	agentRows()
 }
 
 // copyRow: cp, mv and ln write their destination, or each source's name in

@@ -1,3 +1,3 @@
-# expect: exec
+# expect: read+exec
 # why: -p runs a pager
 git -p log

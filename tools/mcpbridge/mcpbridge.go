@@ -105,9 +105,17 @@ func (d *Bridge) start(set *config.Settings) {
 	for _, p := range cfg.Problems {
 		d.o.Log.Warn("mcp config problem", "problem", p.Error())
 	}
+	// The approvals are remembered only in a private state directory: a
+	// planted file there would start a workspace's server unasked.
+	approved := ""
+	if dir, err := config.PrivateStateDir(); err != nil {
+		d.o.Log.Warn("approved MCP servers are not remembered; each start is asked", "err", err)
+	} else {
+		approved = filepath.Join(dir, "mcp-servers.json")
+	}
 	d.managed = servers.Options{
 		Version:  d.o.Version,
-		Approved: servers.NewApproved(filepath.Join(config.StateDir(), "mcp-servers.json")),
+		Approved: servers.NewApproved(approved),
 		Ask:      bridge.AskServerStart,
 		Log:      d.o.Log,
 	}

@@ -46,26 +46,29 @@ func NewFixture(t testing.TB) *Fixture {
 	f := &Fixture{Tmp: tmp, Home: filepath.Join(tmp, "home"), WS: filepath.Join(tmp, "ws"),
 		Bin: filepath.Join(tmp, "bin"), Out: filepath.Join(tmp, "out")}
 	files := map[string]string{
-		"home/.ssh/id_ed25519":            "PRIVATE KEY\n",
-		"home/.ssh/authorized_keys":       "ssh-ed25519 AAAA user\n",
-		"home/.aws/credentials":           "[default]\naws_secret_access_key=x\n",
-		"home/.netrc":                     "machine example.com password x\n",
-		"home/.git-credentials":           "https://u:p@example.com\n",
-		"home/.config/tandem/config.json": "{}\n",
-		"home/.kube/config":               "apiVersion: v1\n",
-		"home/notes.txt":                  "notes\n",
-		"ws/.git/config":                  "[core]\n",
-		"ws/.git/HEAD":                    "ref: refs/heads/main\n",
-		"ws/.git/hooks/pre-commit":        "#!/bin/sh\n",
-		"ws/.tandem/settings.json":        "{}\n",
-		"ws/src/a.go":                     "package a\n",
-		"ws/src/b.go":                     "package a\n",
-		"ws/README.md":                    "# ws\n",
-		"ws/list.txt":                     "src/a.go\n",
-		"ws/script.sed":                   "s/a/b/\n",
-		"ws/bin/cat":                      "#!/bin/sh\n",
-		"bin/tool":                        "#!/bin/sh\n",
-		"out/old.txt":                     "old\n",
+		"home/.ssh/id_ed25519":                                  "PRIVATE KEY\n",
+		"home/.ssh/authorized_keys":                             "ssh-ed25519 AAAA user\n",
+		"home/.aws/credentials":                                 "[default]\naws_secret_access_key=x\n",
+		"home/.netrc":                                           "machine example.com password x\n",
+		"home/.git-credentials":                                 "https://u:p@example.com\n",
+		"home/.config/tandem/config.json":                       "{}\n",
+		"home/.kube/config":                                     "apiVersion: v1\n",
+		"home/.config/git/credentials":                          "https://u:git-config-pass@example.com\n",
+		"home/.bash_history":                                    "export TOKEN=typed-history-token\n",
+		"home/.local/state/tandem/chats/0123456789abcdef.jsonl": "{\"output\": \"chat-kept-secret\"}\n",
+		"home/notes.txt":                                        "notes\n",
+		"ws/.git/config":                                        "[core]\n",
+		"ws/.git/HEAD":                                          "ref: refs/heads/main\n",
+		"ws/.git/hooks/pre-commit":                              "#!/bin/sh\n",
+		"ws/.tandem/settings.json":                              "{}\n",
+		"ws/src/a.go":                                           "package a\n",
+		"ws/src/b.go":                                           "package a\n",
+		"ws/README.md":                                          "# ws\n",
+		"ws/list.txt":                                           "src/a.go\n",
+		"ws/script.sed":                                         "s/a/b/\n",
+		"ws/bin/cat":                                            "#!/bin/sh\n",
+		"bin/tool":                                              "#!/bin/sh\n",
+		"out/old.txt":                                           "old\n",
 	}
 	f.files = files
 	f.WriteFiles(t)
@@ -84,7 +87,8 @@ func NewFixture(t testing.TB) *Fixture {
 			t.Fatal(err)
 		}
 	}
-	f.Env = []string{"HOME=" + f.Home, "PATH=" + f.Bin + ":/usr/bin:/bin", "OUT=" + f.Out, "LANG=C"}
+	f.Env = []string{"HOME=" + f.Home, "PATH=" + f.Bin + ":/usr/bin:/bin", "OUT=" + f.Out, "LANG=C",
+		"SSH_AUTH_SOCK=" + filepath.Join(tmp, "agent", "ssh.sock")}
 	f.Policy = approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{f.WS}, Home: f.Home, Env: f.Env})
 	return f
 }

@@ -89,6 +89,12 @@ type Config struct {
 	// pattern matching features when performing pathname expansion (globbing).
 	ExtGlob bool
 
+	// MaxBytes bounds each string an expansion makes: one word, a
+	// here-document, the fields of one [Fields] call together, a
+	// replacement, a printf field. Going past it is a *[LimitError]. Zero is
+	// no bound.
+	MaxBytes int
+
 	bufferAlloc strings.Builder
 	fieldAlloc  [4]fieldPart
 	fieldsAlloc [4][]fieldPart
@@ -113,6 +119,38 @@ var zeroConfig = &Config{}
 
 // TODO: note that prepareConfig is modifying the user's config in place,
 // which doesn't feel right - we should make a copy.
+
+// LimitError is an expansion, or anything else a script holds, that went
+// past a bound: the interpreter ends the script with it rather than let one
+// script take the memory of the process that runs it.
+type LimitError struct {
+	Limit string // what was bounded, e.g. "bytes of one value"
+	Max   int
+}
+
+func (e *LimitError) Error() string {
+	return fmt.Sprintf("the script went past its bound of %d %s", e.Max, e.Limit)
+}
+
+// BytesLimit names the bound of [Config.MaxBytes] in a [LimitError].
+const BytesLimit = "bytes of one value"
+
+// checkBytes fails when n bytes are past the bound.
+func (cfg *Config) checkBytes(n int) error {
+	if cfg.MaxBytes > 0 && n > cfg.MaxBytes {
+		return &LimitError{Limit: BytesLimit, Max: cfg.MaxBytes}
+	}
+	return nil
+}
+
+// partsLen is the length of the field its parts join into.
+func partsLen(parts []fieldPart) int {
+	n := 0
+	for _, p := range parts {
+		n += len(p.val)
+	}
+	return n
+}
 
 func prepareConfig(cfg *Config) *Config {
 	cfg = cmp.Or(cfg, zeroConfig)
@@ -191,6 +229,9 @@ func Literal(cfg *Config, word *syntax.Word) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := cfg.checkBytes(partsLen(field)); err != nil {
+		return "", err
+	}
 	return cfg.fieldJoin(field), nil
 }
 
@@ -209,6 +250,9 @@ func Document(cfg *Config, word *syntax.Word) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := cfg.checkBytes(partsLen(field)); err != nil {
+		return "", err
+	}
 	return cfg.fieldJoin(field), nil
 }
 
@@ -225,6 +269,9 @@ func Pattern(cfg *Config, word *syntax.Word) (string, error) {
 	cfg = prepareConfig(cfg)
 	field, err := cfg.wordField(word.Parts, quoteNone)
 	if err != nil {
+		return "", err
+	}
+	if err := cfg.checkBytes(partsLen(field)); err != nil {
 		return "", err
 	}
 	sb := cfg.strBuilder()
@@ -252,7 +299,7 @@ func Format(cfg *Config, format string, args []string) (string, int, error) {
 	cfg = prepareConfig(cfg)
 	sb := cfg.strBuilder()
 
-	consumed, err := formatInto(sb, format, args)
+	consumed, err := formatInto(sb, format, args, cfg.MaxBytes)
 	if err != nil {
 		return "", 0, err
 	}
@@ -260,7 +307,7 @@ func Format(cfg *Config, format string, args []string) (string, int, error) {
 	return sb.String(), consumed, err
 }
 
-func formatInto(sb *strings.Builder, format string, args []string) (int, error) {
+func formatInto(sb *strings.Builder, format string, args []string, maxBytes int) (int, error) {
 	var fmts []byte
 	initialArgs := len(args)
 
@@ -374,7 +421,7 @@ func formatInto(sb *strings.Builder, format string, args []string) (int, error) 
 					// Passing in nil for args ensures that % format
 					// strings aren't processed; only escape sequences
 					// will be handled.
-					_, err := formatInto(sb, arg, nil)
+					_, err := formatInto(sb, arg, nil, maxBytes)
 					if err != nil {
 						return 0, err
 					}
@@ -392,6 +439,11 @@ func formatInto(sb *strings.Builder, format string, args []string) (int, error) 
 					farg = arg
 				}
 				if farg != nil {
+					// The field's width is allocated whole: bound it first.
+					width, _ := strconv.Atoi(strings.TrimLeft(string(fmts[1:]), "+- 0"))
+					if maxBytes > 0 && sb.Len()+max(width, len(arg)) > maxBytes {
+						return 0, &LimitError{Limit: BytesLimit, Max: maxBytes}
+					}
 					fmts = append(fmts, c)
 					fmt.Fprintf(sb, string(fmts), farg)
 				}
@@ -474,6 +526,7 @@ func FieldsSeq(cfg *Config, words ...*syntax.Word) iter.Seq2[string, error] {
 	cfg = prepareConfig(cfg)
 	dir := cfg.envGet("PWD")
 	return func(yield func(string, error) bool) {
+		total := 0 // the bytes of every field so far
 		expandWord := func(w *syntax.Word) (stop bool) {
 			wfields, err := cfg.wordFields(w.Parts)
 			if err != nil {
@@ -481,6 +534,11 @@ func FieldsSeq(cfg *Config, words ...*syntax.Word) iter.Seq2[string, error] {
 				return true
 			}
 			for _, field := range wfields {
+				total += partsLen(field)
+				if err := cfg.checkBytes(total); err != nil {
+					yield("", err)
+					return true
+				}
 				path, doGlob := cfg.escapedGlobField(field)
 				if doGlob && cfg.ReadDir2 != nil {
 					// Note that globbing requires keeping a slice state, so it doesn't

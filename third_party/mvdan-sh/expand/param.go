@@ -412,6 +412,9 @@ func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string,
 		} else {
 			locs = findAllIndex(orig, elem, n)
 		}
+		if err := cfg.checkBytes(len(elem) + len(locs)*len(with)); err != nil {
+			return nil, err
+		}
 		sb := cfg.strBuilder()
 		last := 0
 		for _, loc := range locs {

@@ -24,6 +24,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"mvdan.cc/sh/v3/expand"
@@ -160,6 +161,8 @@ type Runner struct {
 	subshellLevel int
 	// funcStack is the functions being run, the innermost last (FUNCNAME).
 	funcStack []string
+
+	limits *Limits // nil: no bounds
 
 	// pipeStatus is the status of each command of the last pipeline.
 	pipeStatus []int
@@ -360,6 +363,80 @@ func TempDir(dir string) RunnerOption {
 		r.tempDir = filepath.Clean(dir)
 		return nil
 	}
+}
+
+// Limits bounds what a script may hold, so that one script cannot take the
+// memory of the process interpreting it. Going past a bound ends the script
+// with a *[LimitError]. A zero field is no bound. Runners given the same
+// *Limits share its count of subshells (an interpreter started from a
+// handler, such as `sh -c`, counts with its parent's).
+type Limits struct {
+	// Bytes bounds each string the script makes: one expansion (a word, a
+	// here-document or here-string, the fields of a command together), a
+	// command substitution's output, a variable's value (an array's
+	// elements together) and a line read.
+	Bytes int
+	// Depth bounds the function calls, eval and source commands nested in
+	// one another (counted through the context, so also across an
+	// interpreter a handler starts with it; see [Limits.Nest]).
+	Depth int
+	// Subshells bounds the subshells running at once in goroutines of
+	// their own: pipeline stages, background commands and process
+	// substitutions.
+	Subshells int
+
+	live atomic.Int64 // subshells running now
+}
+
+// LimitError is the error that ends a script past a bound of [Limits].
+type LimitError = expand.LimitError
+
+// The names of the bounds in a [LimitError].
+const (
+	BytesLimit     = expand.BytesLimit
+	DepthLimit     = "nested function calls, eval and source"
+	SubshellsLimit = "subshells running at once"
+)
+
+// Bounds sets the bounds of what the script may hold.
+func Bounds(l *Limits) RunnerOption {
+	return func(r *Runner) error {
+		r.limits = l
+		return nil
+	}
+}
+
+type depthKey struct{}
+
+// Nest counts one more nested function call, eval, source or interpreter
+// in ctx, or fails past the Depth bound. A nil *Limits bounds nothing.
+func (l *Limits) Nest(ctx context.Context) (context.Context, error) {
+	if l == nil || l.Depth == 0 {
+		return ctx, nil
+	}
+	d, _ := ctx.Value(depthKey{}).(int)
+	if d >= l.Depth {
+		return ctx, &LimitError{Limit: DepthLimit, Max: l.Depth}
+	}
+	return context.WithValue(ctx, depthKey{}, d+1), nil
+}
+
+// goSubshell runs f in a goroutine of its own, counted as a subshell
+// running at once; past the bound it runs nothing and fails.
+func (r *Runner) goSubshell(f func()) error {
+	if r.limits != nil && r.limits.Subshells > 0 {
+		if r.limits.live.Add(1) > int64(r.limits.Subshells) {
+			r.limits.live.Add(-1)
+			return &LimitError{Limit: SubshellsLimit, Max: r.limits.Subshells}
+		}
+		go func() {
+			defer r.limits.live.Add(-1)
+			f()
+		}()
+		return nil
+	}
+	go f()
+	return nil
 }
 
 // fifoSet holds the named pipes a runner made, shared with its subshells,
@@ -953,6 +1030,7 @@ func (r *Runner) Reset() {
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,
+		limits:         r.limits,
 
 		// These can be set by functions like [Dir] or [Params], but
 		// builtins can overwrite them; reset the fields to whatever the
@@ -1151,6 +1229,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		stderr:         r.stderr,
 		fds:            r.fds,
 		subshellLevel:  r.subshellLevel + 1,
+		limits:         r.limits,
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
 		filename:       r.filename,
 		opts:           r.opts,

@@ -266,6 +266,10 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		format, args := args[0], args[1:]
 		for {
 			s, n, err := expand.Format(r.ecfg, format, args)
+			if errors.As(err, new(*LimitError)) {
+				r.exit.fatal(err)
+				return r.exit
+			}
 			if err != nil {
 				return failf(1, "%v\n", err)
 			}
@@ -463,6 +467,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		if err != nil {
 			return failf(1, "eval: %v\n", err)
 		}
+		ctx, err := r.limits.Nest(ctx)
+		if err != nil {
+			r.exit.fatal(err)
+			return r.exit
+		}
 		r.stmts(ctx, file.Stmts)
 		exit = r.exit
 	case "source", ".":
@@ -504,6 +513,10 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		// parameters.
 		r.sourceSetParams = false
 		r.inSource = true // know that we're inside a sourced script.
+		if ctx, err = r.limits.Nest(ctx); err != nil {
+			r.exit.fatal(err)
+			return r.exit
+		}
 		r.stmts(ctx, file.Stmts)
 
 		// If we modified the parameters and the sourced file didn't
@@ -741,6 +754,10 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			line, err = term.ReadPassword(fd)
 		} else {
 			line, err = r.readLine(ctx, raw)
+		}
+		if errors.As(err, new(*LimitError)) {
+			r.exit.fatal(err)
+			return r.exit
 		}
 		if readArray {
 			// read -a arrayname: split line into fields and assign to indexed array.
@@ -1032,8 +1049,14 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		vr.Kind = expand.Indexed
 		scanner := bufio.NewScanner(r.stdin)
 		scanner.Split(mapfileSplit(delim[0], dropDelim))
+		size := 0
 		for scanner.Scan() {
 			vr.List = append(vr.List, scanner.Text())
+			size += len(scanner.Bytes())
+			if r.limits != nil && r.limits.Bytes > 0 && size > r.limits.Bytes {
+				r.exit.fatal(&LimitError{Limit: BytesLimit, Max: r.limits.Bytes})
+				return r.exit
+			}
 		}
 		if err := scanner.Err(); err != nil {
 			return failf(2, "%s: unable to read, %v\n", name, err)
@@ -1118,6 +1141,9 @@ func (r *Runner) readLine(ctx context.Context, raw bool) ([]byte, error) {
 			default:
 				line = append(line, b)
 				esc = false
+			}
+			if r.limits != nil && r.limits.Bytes > 0 && len(line) > r.limits.Bytes {
+				return line, &LimitError{Limit: BytesLimit, Max: r.limits.Bytes}
 			}
 		}
 		if err != nil {

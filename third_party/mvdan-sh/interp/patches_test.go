@@ -3,12 +3,14 @@ package interp_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"mvdan.cc/sh/v3/expand"
 	"mvdan.cc/sh/v3/interp"
@@ -166,6 +168,58 @@ echo rewritten > "$PRIVATE/sh-interp-1"`
 	}
 	if b, _ := os.ReadFile(secret); string(b) != "KEY\n" {
 		t.Errorf("the file behind the planted link changed: %q", b)
+	}
+}
+
+// A script past a bound of Limits ends with a *LimitError naming the bound,
+// soon and without taking the memory: each of these would grow without end.
+func TestLimits(t *testing.T) {
+	const mib = 1 << 20
+	cases := []struct{ script, limit string }{
+		{"x=a; while :; do x=$x$x; done", interp.BytesLimit},
+		{`: "$(yes)"`, interp.BytesLimit},
+		{`x=$(while :; do echo aaaaaaaa; done)`, interp.BytesLimit},
+		{"$(yes)", interp.BytesLimit},
+		{"read -r x < /dev/zero", interp.BytesLimit},
+		{"yes | { mapfile a; echo never; }", interp.BytesLimit},
+		{"x=aaaaaaaaaaaaaaaa; while :; do a+=(\"$x$x$x$x$x$x$x$x\"); done", interp.BytesLimit},
+		{"x=$(printf '%2000000d' 1)", interp.BytesLimit},
+		{"x=$(head -c 600000 /dev/zero | tr '\\0' a); y=${x//?/aaa}", interp.BytesLimit},
+		{"x=$(head -c 600000 /dev/zero | tr '\\0' a); cat <<EOF\n$x$x\nEOF", interp.BytesLimit},
+		{"x=$(head -c 600000 /dev/zero | tr '\\0' a); cat <<< \"$x$x\"", interp.BytesLimit},
+		{"x=$(head -c 300000 /dev/zero | tr '\\0' a); echo $x $x $x $x", interp.BytesLimit},
+		{"f() { f; }; f", interp.DepthLimit},
+		{`x='eval "$x"'; eval "$x"`, interp.DepthLimit},
+		{"f() { f | f; }; f", ""}, // depth or subshells, whichever comes first
+		{"while :; do sleep 5 & done", interp.SubshellsLimit},
+		{"while :; do cat < <(sleep 5); done &\nwhile :; do sleep 5 & done", interp.SubshellsLimit},
+		{"while :; do (sleep 5 &); done; echo never", interp.SubshellsLimit},
+		{"(x=a; while :; do x=$x$x; done); echo never", interp.BytesLimit},
+	}
+	for _, c := range cases {
+		t.Run(c.script, func(t *testing.T) {
+			f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out bytes.Buffer
+			limits := &interp.Limits{Bytes: mib, Depth: 100, Subshells: 32}
+			r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Bounds(limits),
+				interp.Env(expand.ListEnviron("PATH="+os.Getenv("PATH"))))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			err = r.Run(ctx, f)
+			var le *interp.LimitError
+			if !errors.As(err, &le) || (c.limit != "" && le.Limit != c.limit) {
+				t.Fatalf("ended with %v, want the bound of %q; output %.200q", err, c.limit, out.String())
+			}
+			if strings.Contains(out.String(), "never") {
+				t.Fatalf("the script went on past the bound: %.200q", out.String())
+			}
+		})
 	}
 }
 

@@ -46,7 +46,22 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 	r.ectx = ctx
 	r.ecfg = &expand.Config{
 		Env: expandEnv{r},
-		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) error {
+		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) (err error) {
+			ctx := ctx
+			if r.limits != nil && r.limits.Bytes > 0 {
+				// Past the bound the substitution's commands are stopped:
+				// `$(yes)` ends instead of filling the memory.
+				var stop context.CancelFunc
+				ctx, stop = context.WithCancel(ctx)
+				defer stop()
+				bw := &boundedWriter{w: w, left: r.limits.Bytes, max: r.limits.Bytes, over: stop}
+				defer func() {
+					if bw.left < 0 {
+						err = &LimitError{Limit: BytesLimit, Max: r.limits.Bytes}
+					}
+				}()
+				w = bw
+			}
 			switch len(cs.Stmts) {
 			case 0: // nothing to do
 				return nil
@@ -121,8 +136,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				done: make(chan struct{}),
 				exit: new(exitStatus),
 			}
-			r.bgProcs = append(r.bgProcs, bg)
-			go func() {
+			started := r.goSubshell(func() {
 				defer func() {
 					*bg.exit = r2.exit
 					close(bg.done)
@@ -162,7 +176,13 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				}
 				r2.stmts(ctx, ps.Stmts)
 				r2.exit.exiting = false // subshells don't exit the parent shell
-			}()
+			})
+			if started != nil {
+				os.Remove(path)
+				r.fifos.add(path, nil)
+				return "", started
+			}
+			r.bgProcs = append(r.bgProcs, bg)
 			return path, nil
 		},
 	}
@@ -185,7 +205,29 @@ func catShortcutArg(stmt *syntax.Stmt) *syntax.Word {
 	return redir.Word
 }
 
+// boundedWriter passes on at most left bytes; past them it fails every
+// write and calls over once.
+type boundedWriter struct {
+	w         io.Writer
+	left, max int
+	over      func()
+}
+
+func (b *boundedWriter) Write(p []byte) (int, error) {
+	if b.left -= len(p); b.left < 0 {
+		if b.over != nil {
+			b.over()
+			b.over = nil
+		}
+		return 0, &LimitError{Limit: BytesLimit, Max: b.max}
+	}
+	return b.w.Write(p)
+}
+
 func (r *Runner) updateExpandOpts() {
+	if r.limits != nil {
+		r.ecfg.MaxBytes = r.limits.Bytes
+	}
 	if r.opts[optNoGlob] {
 		r.ecfg.ReadDir2 = nil
 	} else {
@@ -209,6 +251,8 @@ func (r *Runner) expandErr(err error) {
 	r.errf("%s\n", errMsg)
 	_, unsetParam := errors.AsType[expand.UnsetParameterError](err)
 	switch {
+	case errors.As(err, new(*LimitError)):
+		r.exit.fatal(err)
 	case unsetParam:
 		// Fatal in a shell that is not interactive, with bash's status.
 		r.exit.code = 127
@@ -345,13 +389,16 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 			done: make(chan struct{}),
 			exit: new(exitStatus),
 		}
-		r.bgProcs = append(r.bgProcs, bg)
-		go func() {
+		if err := r.goSubshell(func() {
 			r2.Run(ctx, &st2)
 			r2.exit.exiting = false // subshells don't exit the parent shell
 			*bg.exit = r2.exit
 			close(bg.done)
-		}()
+		}); err != nil {
+			r.exit.fatal(err)
+			return
+		}
+		r.bgProcs = append(r.bgProcs, bg)
 	} else {
 		r.stmtSync(ctx, st)
 	}
@@ -449,6 +496,11 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		r2.stmts(ctx, cm.Stmts)
 		r2.exit.exiting = false // subshells don't exit the parent shell
 		r.exit = r2.exit
+		if le, ok := errors.AsType[*LimitError](r2.exit.err); ok && r2.exit.fatalExit {
+			// A bound ends the whole script, not the subshell only.
+			r.exit.exiting = true
+			r.exit.err = le
+		}
 	case *syntax.CallExpr:
 		// Build new slices, to not modify the caller's AST
 		// nor the slices in the alias map.
@@ -572,11 +624,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r3 := r.subshell(false)
 			r3.stdin = pr
 			var wg sync.WaitGroup
-			wg.Go(func() {
+			wg.Add(1)
+			if err := r.goSubshell(func() {
+				defer wg.Done()
 				r2.stmt(ctx, cm.X)
 				r2.exit.exiting = false // subshells don't exit the parent shell
 				pw.Close()
-			})
+			}); err != nil {
+				pr.Close()
+				pw.Close()
+				r.exit.fatal(err)
+				return
+			}
 			r3.stmt(ctx, cm.Y)
 			r3.exit.exiting = false
 			pr.Close()
@@ -1289,6 +1348,11 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 	}
 	name := args[0]
 	if body := r.Funcs[name]; body != nil {
+		ctx, err := r.limits.Nest(ctx)
+		if err != nil {
+			r.exit.fatal(err)
+			return
+		}
 		// stack them to support nested func calls
 		oldParams := r.Params
 		r.Params = args[1:]

@@ -241,10 +241,25 @@ func (r *Runner) setVarString(name, value string) {
 }
 
 func (r *Runner) setVar(name string, vr expand.Variable) {
-	if err := r.setVarErr(name, vr); err != nil {
+	if err := r.setVarErr(name, vr); errors.As(err, new(*LimitError)) {
+		r.exit.fatal(err)
+	} else if err != nil {
 		r.errf("%v\n", err)
 		r.exit.code = 1
 	}
+}
+
+// valueBytes is the length of a variable's value: an array's elements
+// together.
+func valueBytes(vr expand.Variable) int {
+	n := len(vr.Str)
+	for _, s := range vr.List {
+		n += len(s)
+	}
+	for k, v := range vr.Map {
+		n += len(k) + len(v)
+	}
+	return n
 }
 
 // errReadOnly is returned when trying to modify a read-only variable.
@@ -258,6 +273,9 @@ const randomMax = 32768
 func (r *Runner) setVarErr(name string, vr expand.Variable) error {
 	if r.opts[optAllExport] {
 		vr.Exported = true
+	}
+	if r.limits != nil && r.limits.Bytes > 0 && valueBytes(vr) > r.limits.Bytes {
+		return &LimitError{Limit: BytesLimit, Max: r.limits.Bytes}
 	}
 	if err := r.writeEnv.Set(name, vr); err != nil {
 		return fmt.Errorf("%s: %w", name, err)

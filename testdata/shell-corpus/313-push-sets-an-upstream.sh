@@ -1,0 +1,3 @@
+# expect: net+exec+write+protected
+# why: push -u writes the upstream into the config
+git push -u origin main

@@ -1,0 +1,3 @@
+# expect: read+write+protected
+# why: branch -m rewrites the config's sections
+git branch -m main trunk

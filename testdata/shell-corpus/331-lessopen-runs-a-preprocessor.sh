@@ -1,0 +1,3 @@
+# expect: read+exec
+# why: LESSOPEN runs a command on every file less opens
+LESSOPEN='|sh ./pre.sh %s' less README.md

@@ -1,0 +1,3 @@
+# expect: exec
+# why: a command substitution captures a program's endless output
+: "$(yes)"

@@ -1,0 +1,3 @@
+# expect: exec
+# why: eval runs code that evals itself, with no function to count
+x='eval "$x"'; eval "$x"

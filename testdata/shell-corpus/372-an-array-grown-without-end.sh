@@ -1,0 +1,3 @@
+# expect: exec
+# why: an array appended to in a loop, a copy each time
+x=aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa; while :; do a+=("$x$x$x$x"); done
