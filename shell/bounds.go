@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"runtime/metrics"
 	"sync"
 	"time"
@@ -127,7 +128,16 @@ func watchHeap() {
 			running.Unlock()
 			return
 		}
+		running.Unlock()
+		if heapBytes() <= MemoryBound {
+			continue
+		}
+		// The count holds garbage not collected yet, which after one large
+		// script can pass the bound while the scripts now running hold
+		// little: only what a collection leaves counts.
+		runtime.GC()
 		var over []*Run
+		running.Lock()
 		if heapBytes() > MemoryBound {
 			for x := range running.runs {
 				over = append(over, x)
