@@ -12,6 +12,11 @@ type Entry struct {
 // SecretEntries are the policy's secret rules, as written and as real paths.
 func (p *Policy) SecretEntries() []Entry { return exported(p.secrets) }
 
+// SocketEntries are the agents' and daemons' sockets the policy knows:
+// secret, though not SecretEntries (a directory holding one holds no
+// secret to read).
+func (p *Policy) SocketEntries() []Entry { return exported(p.sockets) }
+
 // ProtectedEntries are the policy's protected rules. A directory on PATH
 // covers only its direct entries in the policy; here it covers its whole
 // tree, the stricter reading a hierarchy-based kernel rule can hold.

@@ -99,19 +99,20 @@ func (r *ruleset) fresh() bool {
 	return true
 }
 
-// spawner is the spawner of programs with or without a network of their
-// own.
-func (s *Sandbox) spawner(newNet bool) *spawner {
+// spawnerKey names a spawner by the namespaces its programs share: a
+// network of their own (without net), and which mounts their view holds
+// (without protected, without secret). Programs of different grants never
+// share a mount namespace, so one's mounts never open another's view.
+type spawnerKey struct{ newNet, sealed, guarded, hidden bool }
+
+// spawner is the spawner of programs whose namespaces are key's.
+func (s *Sandbox) spawner(key spawnerKey) *spawner {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	i := 0
-	if newNet {
-		i = 1
+	if s.spawners[key] == nil {
+		s.spawners[key] = &spawner{newNet: key.newNet}
 	}
-	if s.spawners[i] == nil {
-		s.spawners[i] = &spawner{newNet: newNet}
-	}
-	return s.spawners[i]
+	return s.spawners[key]
 }
 
 // rulesetFor returns a descriptor of the ruleset the caller closes: of
@@ -199,46 +200,44 @@ func pathRules(rights landlock.AccessFSSet, paths []string) []landlock.Rule {
 	return rules
 }
 
-// start restricts a fresh OS thread and starts cmd from it: the process
-// inherits the restriction between fork and exec, and the thread, never
-// unlocked, ends with its goroutine, so no other code of tandem ever runs
-// restricted. A program tandem cannot see into goes through the launcher
-// when there is more to hold: guarded places, or the network beyond TCP.
-// Where no namespace can be made, it fails closed on the guarded places:
-// its ruleset carves them out of the roots, which takes from it the right
-// to make, rename or remove names at a root's top and in .git (Landlock
-// grants a directory's rights to all beneath it), so a build that needs
-// that fails with the sandbox's note instead of a hook being planted.
+// start starts cmd restricted to grant. Where namespaces can be made,
+// every program starts in them, through the spawner of its grant's kind (or
+// a launcher of its own when its streams are not files): its view holds
+// the guarded places read-only and the secrets and agents' sockets absent
+// unless granted, and without net it has no network at all. Elsewhere a
+// fresh OS thread is restricted and starts it: the process inherits the
+// restriction between fork and exec, and the thread, never unlocked, ends
+// with its goroutine, so no other code of tandem ever runs restricted.
+// There a program tandem cannot see into fails closed on the guarded
+// places: its ruleset carves them out of the roots, which takes from it the
+// right to make, rename or remove names at a root's top and in .git
+// (Landlock grants a directory's rights to all beneath it), so a build
+// that needs that fails with the sandbox's note instead of a hook being
+// planted.
 func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) error {
-	byRules := unseen && !grant.Has(approvals.Protected) && namespaces() != nil
+	inNamespaces := namespaces() == nil
+	byRules := unseen && !grant.Has(approvals.Protected) && !inNamespaces
 	fd, flags, err := s.rulesetFor(grant, byRules)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(fd)
-	if unseen && namespaces() == nil {
-		var g Guarded
-		if !grant.Has(approvals.Protected) {
-			g = GuardedIn(s.places.Roots)
-		}
-		if newNet := !grant.Has(approvals.Net); newNet || !g.Empty() {
-			if spawnable(cmd) {
-				if ok, err := s.spawner(newNet).start(cmd, fd, flags, g); ok {
-					return err
-				}
+	if inNamespaces {
+		v := s.viewFor(grant)
+		newNet := !grant.Has(approvals.Net)
+		if spawnable(cmd) {
+			key := spawnerKey{newNet: newNet, sealed: v.Sealed, guarded: !grant.Has(approvals.Protected), hidden: !grant.Has(approvals.Secret)}
+			if ok, err := s.spawner(key).start(cmd, fd, flags, v); ok {
+				return err
 			}
-			return launchIn(cmd, fd, flags, g, newNet)
 		}
+		return launchIn(cmd, fd, flags, v, newNet)
 	}
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-			done <- fmt.Errorf("sandbox: no_new_privs: %w", err)
-			return
-		}
-		if err := ll.LandlockRestrictSelf(fd, flags); err != nil {
-			done <- fmt.Errorf("sandbox: restrict: %w", err)
+		if err := restrictThread(fd, flags, !grant.Has(approvals.Net)); err != nil {
+			done <- fmt.Errorf("sandbox: %w", err)
 			return
 		}
 		done <- cmd.Start()

@@ -11,7 +11,6 @@ import (
 	"syscall"
 	"time"
 
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -32,13 +31,14 @@ func init() {
 
 // launch is the launcher's work: args are
 //
-//	-fd N -flags F -uid U -gid G [-extra N] [-pin DIR | -ro PATH]... -- PATH ARGV0 ARGS...
+//	-fd N -flags F -uid U -gid G [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...
 //
 // or "-serve FD UID GID" and "-start FD MOUNTER", a spawner's two processes
 // (see serve and start), or "-probe DIR UID GID", which checks that a
 // read-only bind mount holds for a program run as the user (which
-// "-probe-write PATH UID" is), or "-exec FD FLAGS -- PATH ARGV0 ARGS...",
-// which restricts itself with the ruleset FD and becomes the program. It
+// "-probe-write PATH UID" is), or "-exec FD FLAGS NOUNIX -- PATH ARGV0
+// ARGS...", which restricts itself with the ruleset FD (and without UNIX
+// sockets when NOUNIX is true) and becomes the program. It
 // returns only on failure, with the status a shell gives a program it could
 // not run.
 func launch(args []string, stderr io.Writer) int {
@@ -90,17 +90,18 @@ func launch(args []string, stderr io.Writer) int {
 		}
 		return 0
 	}
-	if len(args) >= 6 && args[0] == "-exec" && args[3] == "--" {
+	if len(args) >= 7 && args[0] == "-exec" && args[4] == "--" {
 		fd, errFd := strconv.Atoi(args[1])
 		flags, errFlags := strconv.ParseUint(args[2], 10, 32)
-		if err := errors.Join(errFd, errFlags); err != nil {
+		noUnix, errUnix := strconv.ParseBool(args[3])
+		if err := errors.Join(errFd, errFlags, errUnix); err != nil {
 			return fail(126, "-exec: %v", err)
 		}
-		return becomeProgram(fd, uint32(flags), args[4], args[5:], programFailed(fail, args[5]))
+		return becomeProgram(fd, uint32(flags), noUnix, args[5], args[6:], programFailed(fail, args[6]))
 	}
-	fd, flags, extra := -1, uint64(0), 0
+	fd, flags, extra, noUnix := -1, uint64(0), 0, false
 	ids := user{uid: -1, gid: -1}
-	var pinned, ro []string
+	var view mounts
 	i := 0
 	for ; i+1 < len(args) && args[i] != "--"; i += 2 {
 		var err error
@@ -111,14 +112,21 @@ func launch(args []string, stderr io.Writer) int {
 			flags, err = strconv.ParseUint(v, 10, 32)
 		case "-extra":
 			extra, err = strconv.Atoi(v)
+		case "-nounix":
+			noUnix, err = strconv.ParseBool(v)
 		case "-uid":
 			ids.uid, err = strconv.Atoi(v)
 		case "-gid":
 			ids.gid, err = strconv.Atoi(v)
 		case "-pin":
-			pinned = append(pinned, v)
+			view.Pinned = append(view.Pinned, v)
 		case "-ro":
-			ro = append(ro, v)
+			view.ReadOnly = append(view.ReadOnly, v)
+		case "-hide":
+			view.Hidden = append(view.Hidden, v)
+		case "-rw":
+			view.Sealed = true
+			view.Writable = append(view.Writable, v)
 		default:
 			err = errors.New("unknown argument " + args[i])
 		}
@@ -127,13 +135,20 @@ func launch(args []string, stderr io.Writer) int {
 		}
 	}
 	if fd < 0 || ids.uid < 0 || ids.gid < 0 || i+2 >= len(args) || args[i] != "--" {
-		return fail(126, "usage: %s -fd N -flags F -uid U -gid G [-extra N] [-pin DIR | -ro PATH]... -- PATH ARGV0 ARGS...", launcherName)
+		return fail(126, "usage: %s -fd N -flags F -uid U -gid G [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...", launcherName)
 	}
-	if err := guard(pinned, ro, map[string]bool{}); err != nil {
+	if err := view.make(map[string]mountKind{}); err != nil {
 		return fail(126, "%v", err)
 	}
+	// The launcher started in the program's directory, before the mounts:
+	// enter it again, as the view now has it.
+	if wd, err := os.Getwd(); err == nil {
+		if err := os.Chdir(wd); err != nil {
+			return fail(126, "%v", err)
+		}
+	}
 	path, argv := args[i+1], args[i+2:]
-	return runProgram(fd, uint32(flags), ids, extra, path, argv, programFailed(fail, argv[0]))
+	return runProgram(fd, uint32(flags), noUnix, ids, extra, path, argv, programFailed(fail, argv[0]))
 }
 
 // programFailed says why a program did not start, with the status a shell
@@ -156,13 +171,13 @@ func programFailed(fail func(int, string, ...any) int, name string) func(error) 
 // stays in the launcher's process group, so tandem's signals to the group
 // reach it directly; the launcher only waits (and a program whose launcher
 // is killed alone dies with it: Pdeathsig).
-func runProgram(ruleset int, flags uint32, ids user, extra int, path string, argv []string, fail func(error) int) int {
+func runProgram(ruleset int, flags uint32, noUnix bool, ids user, extra int, path string, argv []string, fail func(error) int) int {
 	files := make([]*os.File, extra+1)
 	for i := range extra {
 		files[i] = os.NewFile(uintptr(3+i), "extra")
 	}
 	files[extra] = os.NewFile(uintptr(ruleset), "landlock-ruleset")
-	args := append([]string{launcherName, "-exec", strconv.Itoa(3 + extra), strconv.FormatUint(uint64(flags), 10), "--", path}, argv...)
+	args := append([]string{launcherName, "-exec", strconv.Itoa(3 + extra), strconv.FormatUint(uint64(flags), 10), strconv.FormatBool(noUnix), "--", path}, argv...)
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: args, Env: os.Environ(), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 		ExtraFiles: files, SysProcAttr: ids.attr(&syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL})}
 	// The group's signals reach the program itself: the launcher lets them
@@ -186,12 +201,9 @@ func runProgram(ruleset int, flags uint32, ids user, extra int, path string, arg
 // program; on failure it returns what fail makes of the error. init runs on
 // the main thread, locked to it: the restriction is this thread's, and the
 // program this thread becomes keeps it.
-func becomeProgram(ruleset int, flags uint32, path string, argv []string, fail func(error) int) int {
-	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return fail(fmt.Errorf("no_new_privs: %w", err))
-	}
-	if err := ll.LandlockRestrictSelf(ruleset, flags); err != nil {
-		return fail(fmt.Errorf("restrict: %w", err))
+func becomeProgram(ruleset int, flags uint32, noUnix bool, path string, argv []string, fail func(error) int) int {
+	if err := restrictThread(ruleset, flags, noUnix); err != nil {
+		return fail(err)
 	}
 	unix.Close(ruleset)
 	env := os.Environ()
@@ -268,9 +280,9 @@ func probeNamespaces() error {
 	return nil
 }
 
-// launchIn starts cmd through the launcher: guarded read-only, a network
+// launchIn starts cmd through the launcher: with the view v, a network
 // namespace with newNet, restricted by the ruleset fd.
-func launchIn(cmd *exec.Cmd, fd int, flags uint32, g Guarded, newNet bool) error {
+func launchIn(cmd *exec.Cmd, fd int, flags uint32, v mounts, newNet bool) error {
 	if err := runnable(cmd.Path); err != nil {
 		return err
 	}
@@ -282,12 +294,18 @@ func launchIn(cmd *exec.Cmd, fd int, flags uint32, g Guarded, newNet bool) error
 	defer ruleset.Close()
 	ids := tandemsUser()
 	args := []string{launcherName, "-fd", strconv.Itoa(3 + len(cmd.ExtraFiles)), "-flags", strconv.FormatUint(uint64(flags), 10),
-		"-uid", strconv.Itoa(ids.uid), "-gid", strconv.Itoa(ids.gid), "-extra", strconv.Itoa(len(cmd.ExtraFiles))}
-	for _, p := range g.Pinned {
+		"-uid", strconv.Itoa(ids.uid), "-gid", strconv.Itoa(ids.gid), "-extra", strconv.Itoa(len(cmd.ExtraFiles)), "-nounix", strconv.FormatBool(newNet)}
+	for _, p := range v.Pinned {
 		args = append(args, "-pin", p)
 	}
-	for _, p := range g.ReadOnly {
+	for _, p := range v.ReadOnly {
 		args = append(args, "-ro", p)
+	}
+	for _, p := range v.Hidden {
+		args = append(args, "-hide", p)
+	}
+	for _, p := range v.Writable {
+		args = append(args, "-rw", p)
 	}
 	args = append(append(args, "--", cmd.Path), cmd.Args...)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, ruleset)

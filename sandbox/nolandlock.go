@@ -10,4 +10,7 @@ func (*ruleset) close() {}
 // spawner is Linux's; elsewhere there is none.
 type spawner struct{}
 
+// spawnerKey is Linux's.
+type spawnerKey struct{}
+
 func (*spawner) close() {}

@@ -11,8 +11,8 @@ import (
 
 // Places are the paths a step's restrictions are made of, all real.
 type Places struct {
-	Roots, Scratch     []string
-	Secrets, Protected []approvals.Entry
+	Roots, Scratch              []string
+	Secrets, Sockets, Protected []approvals.Entry
 	// Unwritable are carved out of every write whatever the grant: the
 	// guarded places, where no mount view can hold them (see Guarded).
 	Unwritable []string
@@ -20,7 +20,7 @@ type Places struct {
 
 // PlacesOf takes the places from a session's path policy.
 func PlacesOf(p *approvals.Policy) Places {
-	return Places{Roots: p.Roots(), Scratch: p.Scratch(), Secrets: p.SecretEntries(), Protected: p.ProtectedEntries()}
+	return Places{Roots: p.Roots(), Scratch: p.Scratch(), Secrets: p.SecretEntries(), Sockets: p.SocketEntries(), Protected: p.ProtectedEntries()}
 }
 
 // Restricted are the effects the kernel holds back unless a step is granted

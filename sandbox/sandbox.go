@@ -30,7 +30,7 @@ type Sandbox struct {
 	places   Places
 	mu       sync.Mutex
 	cache    map[rulesetKey]*ruleset // Linux only
-	spawners [2]*spawner             // without and with a network of their own; Linux only
+	spawners map[spawnerKey]*spawner // Linux only
 }
 
 // New is the sandbox of a session judged by policy, or nil (with the
@@ -41,7 +41,7 @@ func New(policy *approvals.Policy) (*Sandbox, error) {
 	}
 	places := PlacesOf(policy)
 	makeScratch(places.Scratch)
-	return &Sandbox{places: places, cache: map[rulesetKey]*ruleset{}}, nil
+	return &Sandbox{places: places, cache: map[rulesetKey]*ruleset{}, spawners: map[spawnerKey]*spawner{}}, nil
 }
 
 // makeScratch makes the scratch places that do not exist yet (a fresh
@@ -79,11 +79,9 @@ func (s *Sandbox) Close() {
 		r.close()
 		delete(s.cache, key)
 	}
-	for i, z := range s.spawners {
-		if z != nil {
-			z.close()
-			s.spawners[i] = nil
-		}
+	for key, z := range s.spawners {
+		z.close()
+		delete(s.spawners, key)
 	}
 }
 

@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
 )
 
@@ -42,17 +41,32 @@ type spawner struct {
 // request is what a spawner is sent; the descriptors go beside it: the
 // ruleset, then standard input, output and error where present.
 type request struct {
-	Path             string
-	Args, Env        []string
-	Dir              string
-	Flags            uint32
-	Pinned, ReadOnly []string
-	Stdio            [3]bool // which of 0, 1 and 2 are sent (else /dev/null)
+	Path      string
+	Args, Env []string
+	Dir       string
+	Flags     uint32
+	View      mounts
+	NoUnix    bool    // no UNIX socket of its own making (without net)
+	Stdio     [3]bool // which of 0, 1 and 2 are sent (else /dev/null)
 }
 
-// mounts is what a starter asks its mounter to guard before a program
-// starts.
-type mounts struct{ Pinned, ReadOnly []string }
+// mounts is a program's view: what its mount namespace holds for it, made
+// by the mounter before the program starts.
+type mounts struct {
+	// Sealed: everything is read-only (content, mode, owner, times) but
+	// the Writable places.
+	Sealed   bool
+	Writable []string
+	// Pinned are directories made mount points of themselves: they cannot
+	// be renamed or removed (a .git whose objects stay writable).
+	Pinned []string
+	// ReadOnly are files and trees no write or change of mode, owner or
+	// times reaches.
+	ReadOnly []string
+	// Hidden are secrets and agents' sockets the program may not see: an
+	// empty read-only directory, or an empty read-only file, in their place.
+	Hidden []string
+}
 
 // reply is a spawner's answer: the program's pid, or why it did not start
 // (Errno when the system said; Child when a child was made and failed,
@@ -79,10 +93,10 @@ func spawnable(cmd *exec.Cmd) bool {
 }
 
 // start has the spawner start cmd's program, made held to the ruleset in
-// a namespace where g is guarded. On success cmd's Process is the program,
+// a namespace with the view v. On success cmd's Process is the program,
 // to be waited for as if cmd had started it. ok is false when the spawner
 // cannot serve (it could not start, or broke): the caller takes another way.
-func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, g Guarded) (ok bool, err error) {
+func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, v mounts) (ok bool, err error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.broken {
@@ -94,8 +108,7 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, g Guarded) (ok
 			return false, nil
 		}
 	}
-	req := request{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Flags: flags,
-		Pinned: g.Pinned, ReadOnly: g.ReadOnly}
+	req := request{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Flags: flags, View: v, NoUnix: z.newNet}
 	if req.Env == nil {
 		req.Env = os.Environ()
 	}
@@ -152,8 +165,10 @@ func (z *spawner) launch() error {
 	// starter's end the mounter.
 	attr := namespaceAttr(&syscall.SysProcAttr{Setpgid: true}, z.newNet)
 	ids := tandemsUser()
+	// Its environment is empty: each program gets its own from the
+	// request, and tandem's (keys included) stays in tandem.
 	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-serve", "3", strconv.Itoa(ids.uid), strconv.Itoa(ids.gid)},
-		ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
+		Env: []string{}, ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
 	if err := cmd.Start(); err != nil {
 		ours.Close()
 		return err
@@ -257,7 +272,7 @@ func serve(conn int, ids user) int {
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "mounter"), os.NewFile(uintptr(fds[1]), "mounter")
 	tandems := os.NewFile(uintptr(conn), "spawner")
-	starter := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-start", "3", "4"},
+	starter := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-start", "3", "4"}, Env: []string{},
 		ExtraFiles: []*os.File{tandems, theirs}, SysProcAttr: ids.attr(&syscall.SysProcAttr{Cloneflags: unix.CLONE_PARENT})}
 	if err := starter.Start(); err != nil {
 		return failHello(conn, err)
@@ -267,7 +282,7 @@ func serve(conn int, ids user) int {
 	starter.Process.Release()
 	tandems.Close()
 	theirs.Close()
-	mounted := map[string]bool{} // place → read-only (else pinned)
+	mounted := map[string]mountKind{}
 	buf := make([]byte, 1<<20)
 	for {
 		n, err := ours.Read(buf)
@@ -278,7 +293,7 @@ func serve(conn int, ids user) int {
 		rep := reply{}
 		if err := json.Unmarshal(buf[:n], &m); err != nil {
 			rep.Err = err.Error()
-		} else if err := guard(m.Pinned, m.ReadOnly, mounted); err != nil {
+		} else if err := m.make(mounted); err != nil {
 			rep = failure(err)
 		}
 		b, _ := json.Marshal(rep)
@@ -391,7 +406,7 @@ func spawn(body, oob []byte, guard func(mounts) error) reply {
 	if len(fds) < 1 {
 		return fail(errors.New("no ruleset was sent"))
 	}
-	if err := guard(mounts{req.Pinned, req.ReadOnly}); err != nil {
+	if err := guard(req.View); err != nil {
 		return fail(err)
 	}
 	// What would fail in the child is checked first: a child that fails is
@@ -431,12 +446,8 @@ func spawn(body, oob []byte, guard func(mounts) error) reply {
 	go func() {
 		// A thread of its own, restricted and then ended, as tandem does.
 		runtime.LockOSThread()
-		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		if err := restrictThread(fds[0], req.Flags, req.NoUnix); err != nil {
 			done <- started{err: err}
-			return
-		}
-		if err := ll.LandlockRestrictSelf(fds[0], req.Flags); err != nil {
-			done <- started{err: fmt.Errorf("restrict: %w", err)}
 			return
 		}
 		done <- started{cmd.Start(), true}
@@ -451,20 +462,48 @@ func spawn(body, oob []byte, guard func(mounts) error) reply {
 	return reply{Pid: pid}
 }
 
-// guard makes the spawner's mounts those asked: a place is bound again when
-// it is no longer a mount of its own here (tandem's side replaced it, which
-// detaches the old mount), and a place no longer asked for is let go.
-func guard(pinned, ro []string, mounted map[string]bool) error {
-	want := map[string]bool{}
-	for _, p := range pinned {
-		want[p] = false
+// mountKind is how a place of a view is mounted.
+type mountKind uint8
+
+const (
+	pinned mountKind = iota + 1
+	readOnlyMount
+	hiddenMount
+	writableMount
+	sealedRoot
+)
+
+// make makes the mounts of a view, with mounted those made before in this
+// namespace: a place is mounted again when it is no longer a mount of its
+// own here (tandem's side replaced it, which detaches the old mount), and a
+// place no longer asked for is let go.
+func (v mounts) make(mounted map[string]mountKind) error {
+	if v.Sealed && mounted["/"] != sealedRoot {
+		// Once per namespace: a spawner's views are all sealed or none.
+		// /proc stays writable: a program's user namespace has its id maps
+		// written there (Landlock grants a program no process's directory).
+		if err := errors.Join(unix.MountSetattr(unix.AT_FDCWD, "/", unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY}),
+			unix.MountSetattr(unix.AT_FDCWD, "/proc", 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY})); err != nil {
+			return fmt.Errorf("seal /: %w", err)
+		}
+		mounted["/"] = sealedRoot
 	}
-	for _, p := range ro {
-		want[p] = true
+	want := map[string]mountKind{}
+	var places []string
+	for _, group := range []struct {
+		kind  mountKind
+		paths []string
+	}{{writableMount, v.Writable}, {pinned, v.Pinned}, {readOnlyMount, v.ReadOnly}, {hiddenMount, v.Hidden}} {
+		for _, p := range group.paths {
+			if _, ok := want[p]; !ok {
+				places = append(places, p)
+			}
+			want[p] = group.kind
+		}
 	}
 	var gone []string
-	for p, ro := range mounted {
-		if w, ok := want[p]; !ok || w != ro || !mountRoot(p) {
+	for p, kind := range mounted {
+		if kind != sealedRoot && (want[p] != kind || !mountRoot(p)) {
 			gone = append(gone, p)
 		}
 	}
@@ -473,17 +512,27 @@ func guard(pinned, ro []string, mounted map[string]bool) error {
 	for _, p := range gone {
 		unix.Unmount(p, unix.MNT_DETACH)
 		delete(mounted, p)
+		// What was mounted beneath went with it.
+		for q, kind := range mounted {
+			if kind != sealedRoot && strings.HasPrefix(q, p+"/") {
+				delete(mounted, q)
+			}
+		}
 	}
-	places := append(slices.Clone(pinned), ro...)
 	for _, p := range places {
 		if _, ok := mounted[p]; ok {
 			continue
 		}
 		var err error
-		if want[p] {
-			err = readOnly(p)
-		} else {
+		switch want[p] {
+		case writableMount:
+			err = writable(p)
+		case pinned:
 			err = unix.Mount(p, p, "", unix.MS_BIND|unix.MS_REC, "")
+		case readOnlyMount:
+			err = readOnly(p)
+		case hiddenMount:
+			err = hide(p)
 		}
 		if err != nil && !errors.Is(err, unix.ENOENT) {
 			return fmt.Errorf("guard %s: %w", p, err)
@@ -494,6 +543,74 @@ func guard(pinned, ro []string, mounted map[string]bool) error {
 	}
 	return nil
 }
+
+// writable makes path, in a sealed view, a writable mount of itself again.
+func writable(path string) error {
+	if err := unix.Mount(path, path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+		return err
+	}
+	return unix.MountSetattr(-1, path, 0, &unix.MountAttr{Attr_clr: unix.MOUNT_ATTR_RDONLY})
+}
+
+// hide puts an empty directory or file, read-only and open to no one, in
+// the place of path: a read finds nothing there (Permission denied, for a
+// file to root too: Landlock grants nothing on it), a connection to a
+// socket is refused, and a write or a change of mode, owner or times fails.
+// Their source is one tmpfs that is mounted nowhere else.
+func hide(path string) error {
+	var st unix.Stat_t
+	if err := unix.Lstat(path, &st); err != nil {
+		return err
+	}
+	name := "file"
+	switch st.Mode & unix.S_IFMT {
+	case unix.S_IFLNK:
+		return nil // its target, if a secret, is hidden where it is
+	case unix.S_IFDIR:
+		name = "dir"
+	}
+	src, err := emptyPlaces()
+	if err != nil {
+		return err
+	}
+	tree, err := unix.OpenTree(src, name, unix.OPEN_TREE_CLONE|unix.OPEN_TREE_CLOEXEC)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(tree)
+	attr := &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY | unix.MOUNT_ATTR_NOEXEC | unix.MOUNT_ATTR_NOSUID | unix.MOUNT_ATTR_NODEV}
+	if err := unix.MountSetattr(tree, "", unix.AT_EMPTY_PATH, attr); err != nil {
+		return err
+	}
+	return unix.MoveMount(tree, "", unix.AT_FDCWD, path, unix.MOVE_MOUNT_F_EMPTY_PATH)
+}
+
+// emptyPlaces is a tmpfs of the mounter's, attached nowhere, holding an
+// empty file and an empty directory of mode 000 that hide clones.
+var emptyPlaces = sync.OnceValues(func() (int, error) {
+	fs, err := unix.Fsopen("tmpfs", unix.FSOPEN_CLOEXEC)
+	if err != nil {
+		return -1, err
+	}
+	defer unix.Close(fs)
+	if err := errors.Join(unix.FsconfigSetString(fs, "size", "64k"), unix.FsconfigCreate(fs)); err != nil {
+		return -1, err
+	}
+	mnt, err := unix.Fsmount(fs, unix.FSMOUNT_CLOEXEC, 0)
+	if err != nil {
+		return -1, err
+	}
+	f, err := unix.Openat(mnt, "file", unix.O_CREAT|unix.O_EXCL|unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err == nil {
+		unix.Close(f)
+		err = unix.Mkdirat(mnt, "dir", 0)
+	}
+	if err != nil {
+		unix.Close(mnt)
+		return -1, err
+	}
+	return mnt, nil
+})
 
 // mountRoot reports whether path is the root of a mount here.
 func mountRoot(path string) bool {

@@ -122,29 +122,27 @@ func heapBytes() uint64 {
 func watchHeap() {
 	for {
 		time.Sleep(watchEvery)
+		// Past the bound, what counts is what a collection keeps: garbage
+		// an earlier script left is no script's to pay for.
+		over := heapBytes() > MemoryBound
+		if over {
+			runtime.GC()
+			over = heapBytes() > MemoryBound
+		}
 		running.Lock()
 		if len(running.runs) == 0 {
 			running.watching = false
 			running.Unlock()
 			return
 		}
-		running.Unlock()
-		if heapBytes() <= MemoryBound {
-			continue
-		}
-		// The count holds garbage not collected yet, which after one large
-		// script can pass the bound while the scripts now running hold
-		// little: only what a collection leaves counts.
-		runtime.GC()
-		var over []*Run
-		running.Lock()
-		if heapBytes() > MemoryBound {
+		var stop []*Run
+		if over {
 			for x := range running.runs {
-				over = append(over, x)
+				stop = append(stop, x)
 			}
 		}
 		running.Unlock()
-		for _, x := range over {
+		for _, x := range stop {
 			x.stopBounded(errMemory)
 		}
 	}

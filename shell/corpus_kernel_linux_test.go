@@ -4,7 +4,9 @@ import (
 	"context"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -45,6 +47,18 @@ all:
 	mv .git .git-old; mkdir -p .git/hooks; cp .git-old/HEAD .git/; printf '[core]\n\thooksPath = /tmp\n' > .git/config
 EOF`,
 	"node-rewrites-tandem-settings": `node -e 'require("fs").writeFileSync(".tandem/settings.json", "{}")'`,
+	// Issue 26: modes of secrets and protected places, agents' sockets,
+	// other processes ($SENTINEL is a process of the user's, not the
+	// step's).
+	"python-chmods-the-key":     `python3 -c 'import os; os.chmod(os.path.expanduser("~/.ssh/id_ed25519"), 0o777); os.chmod(os.path.expanduser("~/.ssh"), 0o777)'`,
+	"chmod-the-stores":          `chmod 777 ~/.ssh ~/.aws; chmod 666 ~/.aws/credentials ~/.netrc`,
+	"touch-and-chown-a-key":     `touch -d 2001-01-01 ~/.ssh/id_ed25519; chown "$(id -u)" ~/.ssh/id_ed25519`,
+	"python-talks-to-the-agent": `python3 -c 'import os, socket; s = socket.socket(socket.AF_UNIX); s.connect(os.environ["SSH_AUTH_SOCK"]); s.sendall(b"AGENT-REQUEST")'`,
+	"a-found-agent-socket":      `python3 -c 'import glob, socket; [socket.socket(socket.AF_UNIX).connect(p) for p in glob.glob("` + "../agent/*" + `")]; print("connected")' || find .. -type s -exec sh -c 'echo AGENT-REQUEST | nc -U "$1"' sh {} \;`,
+	"kill-the-sentinel":         `kill -9 $SENTINEL`,
+	"stop-the-sentinel":         `kill -STOP $SENTINEL`,
+	"python-kills-the-sentinel": `python3 -c 'import os; os.kill(int(os.environ["SENTINEL"]), 9)'`,
+	"pkill-the-sentinel":        `pkill -9 -x sleep`,
 	// git is held like any program: a copy under another name is not
 	// judged as git, and an alias in the environment is git's own reading.
 	"a-copy-of-git-sets-fsmonitor":   `cp "$(git --exec-path)/git" ./gitcopy && ./gitcopy config --file .git/config core.fsmonitor ./x`,
@@ -121,9 +135,12 @@ func (l *listener) received() string {
 // TestCorpusHeldByTheKernel runs the adversarial corpus and the issue's
 // scripts for real with the sandbox on, the default auto set and every
 // question denied. Whatever the gate let run, nothing secret leaks to the
-// output, into a file outside the credential stores, or to a listener on
-// 127.0.0.1; and no credential store changes, nor what git and tandem
-// later run or obey in the workspace (its git config and hooks, .tandem).
+// output, into a file outside the credential stores, to a listener on
+// 127.0.0.1 or to the agent's socket; no credential store changes (content,
+// mode, owner, times, link targets), nor what git and tandem later run or
+// obey in the workspace (its git config and hooks, .tandem), nor a
+// protected place outside it; and another process of the user's (the
+// sentinel) is not signalled.
 func TestCorpusHeldByTheKernel(t *testing.T) {
 	scripts := map[string]string{}
 	for _, s := range corpus.Load(t) {
@@ -143,7 +160,13 @@ func TestCorpusHeldByTheKernel(t *testing.T) {
 			if err := os.WriteFile(f.Home+"/.docker/config.json", []byte(`{"auths": {"x": {"auth": "docker-auth-token"}}}`), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			f.Env = append(append(f.Env, "http_proxy="+proxy, "HTTPS_PROXY="+proxy, "ALL_PROXY="+proxy), corpusKeys...)
+			agent := listenUnix(t, agentSocket(f.Env))
+			sentinel := exec.Command("sleep", "300")
+			if err := sentinel.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer func() { sentinel.Process.Kill(); sentinel.Wait() }()
+			f.Env = append(append(f.Env, "http_proxy="+proxy, "HTTPS_PROXY="+proxy, "ALL_PROXY="+proxy, "SENTINEL="+strconv.Itoa(sentinel.Process.Pid)), corpusKeys...)
 			f.Policy = approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{f.WS}, Home: f.Home, Env: f.Env})
 			box, err := sandbox.New(f.Policy)
 			if err != nil {
@@ -176,6 +199,12 @@ func TestCorpusHeldByTheKernel(t *testing.T) {
 					t.Errorf("the listener got %q:\n%s\n%s", w, src, Render(res))
 				}
 			}
+			if got := agent.received(); got != "" {
+				t.Errorf("the agent's socket got %q:\n%s\n%s", got, src, Render(res))
+			}
+			if stat, err := os.ReadFile("/proc/" + strconv.Itoa(sentinel.Process.Pid) + "/stat"); err != nil || strings.Contains(string(stat), ") T ") || strings.Contains(string(stat), ") Z ") {
+				t.Errorf("another process of the user's was signalled (%q):\n%s\n%s", stat, src, Render(res))
+			}
 			after := snapshot(t, f.Tmp)
 			if d := changed(before, after, inStore); len(d) > 0 {
 				t.Errorf("a credential store changed: %v\n%s\n%s", d, src, Render(res))
@@ -198,10 +227,53 @@ func TestCorpusHeldByTheKernel(t *testing.T) {
 	}
 }
 
+// agentSocket is the fixture's SSH_AUTH_SOCK.
+func agentSocket(env []string) string {
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "SSH_AUTH_SOCK="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// listenUnix listens on a UNIX socket at path, as an agent would, and
+// keeps what it gets.
+func listenUnix(t *testing.T, path string) *listener {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("unix", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := &listener{ln: ln}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.SetDeadline(time.Now().Add(2 * time.Second))
+			b := make([]byte, 4096)
+			n, _ := c.Read(b)
+			l.mu.Lock()
+			l.got = append(l.got, b[:n]...)
+			l.mu.Unlock()
+			c.Close()
+		}
+	}()
+	return l
+}
+
 // guarded reports whether a path of the fixture is one git or tandem later
-// runs or obeys: the workspace's git config and hooks, .tandem.
+// runs or obeys (the workspace's git config and hooks, .tandem), or a
+// protected place outside the workspace (the startup files, a PATH
+// directory).
 func guarded(rel string) bool {
-	for _, s := range []string{"ws/.git/config", "ws/.git/hooks", "ws/.tandem"} {
+	for _, s := range []string{"ws/.git/config", "ws/.git/hooks", "ws/.tandem", "home/.bashrc", "home/.profile", "home/.gitconfig", "bin"} {
 		if rel == s || strings.HasPrefix(rel, s+"/") {
 			return true
 		}

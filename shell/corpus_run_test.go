@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -37,6 +38,13 @@ func snapshot(t testing.TB, root string) map[string]string {
 		default:
 			b, _ := os.ReadFile(p)
 			out[rel] = fmt.Sprintf("file %v %x", info.Mode(), sha256.Sum256(b))
+		}
+		// Owner and, for a file, times: a change of either is a change too.
+		if st, ok := info.Sys().(*syscall.Stat_t); ok {
+			out[rel] += fmt.Sprintf(" %d:%d", st.Uid, st.Gid)
+			if !d.IsDir() {
+				out[rel] += " " + info.ModTime().String()
+			}
 		}
 		return nil
 	})

@@ -204,6 +204,10 @@ func (c *classifier) git(args []string, g gitLine, depth int) {
 	}
 	if gitNet[sub] {
 		c.add(approvals.Net, approvals.Exec)
+		if c.gitOverSSH(sub, rest, g) {
+			// ssh signs with the agent's keys or ~/.ssh's.
+			c.sshKeys()
+		}
 		c.anyWords(dir, rest)
 		return
 	}

@@ -405,3 +405,65 @@ func (c *classifier) getenv(name string) string {
 	}
 	return c.env.Get(name).String()
 }
+
+// gitOverSSH reports whether a git command that talks to a remote reaches
+// it over ssh: an operand that is an ssh URL, or a remote the repository's
+// config gives an ssh URL (the one named, or, when the command names none,
+// any). ssh then signs with the user's keys.
+func (c *classifier) gitOverSSH(sub string, rest []string, g gitLine) bool {
+	if (sub == "remote" || sub == "submodule") && len(rest) > 0 {
+		rest = rest[1:] // remote update, remote show NAME, …
+	}
+	named := ""
+	for _, a := range rest {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if sshURL(a) {
+			return true
+		}
+		if named == "" {
+			named = a
+		}
+	}
+	text, ok := c.textOf("/", c.repoOf(g).config())
+	if !ok {
+		return false
+	}
+	remote := ""
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		if strings.HasPrefix(line, "[") {
+			remote = ""
+			if m := remoteSection.FindStringSubmatch(line); m != nil {
+				remote = m[1]
+			}
+			continue
+		}
+		key, v, ok := strings.Cut(line, "=")
+		key = strings.ToLower(strings.TrimSpace(key))
+		if ok && remote != "" && (named == "" || named == remote) && (key == "url" || key == "pushurl") &&
+			sshURL(strings.Trim(strings.TrimSpace(v), `"`)) {
+			return true
+		}
+	}
+	return false
+}
+
+// remoteSection matches a config line opening a remote's section.
+var remoteSection = regexp.MustCompile(`(?i)^\[\s*remote\s+"([^"]*)"\s*\]`)
+
+// sshURL reports whether a git URL goes over ssh: an ssh scheme, or git's
+// scp-like form, [user@]host:path, where a colon comes before any slash.
+func sshURL(u string) bool {
+	for _, scheme := range []string{"ssh://", "git+ssh://", "ssh+git://"} {
+		if strings.HasPrefix(u, scheme) {
+			return true
+		}
+	}
+	if strings.Contains(u, "://") {
+		return false
+	}
+	host, _, ok := strings.Cut(u, ":")
+	return ok && host != "" && !strings.Contains(host, "/")
+}

@@ -250,3 +250,41 @@ func TestGitUnderAnotherNameIsJudgedAsGit(t *testing.T) {
 		}
 	}
 }
+
+// A git command that reaches a remote over ssh signs with the user's keys
+// (the agent's, ~/.ssh's): it is asked once as net and secret, naming the
+// keys; over https or a local path it is net alone, and runs unasked.
+func TestGitOverSSHNeedsTheKeys(t *testing.T) {
+	r := newGitRepo(t)
+	set := exec.Command("git", "remote", "add", "gh", "git@github.com:tandemdev/tandem.git")
+	set.Dir, set.Env = r.ws, r.env
+	if out, err := set.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	set = exec.Command("git", "remote", "add", "web", "https://github.com/tandemdev/tandem.git")
+	set.Dir, set.Env = r.ws, r.env
+	if out, err := set.CombinedOutput(); err != nil {
+		t.Fatalf("%v %s", err, out)
+	}
+	for _, c := range []struct {
+		args   string
+		secret bool
+	}{
+		{"push gh main", true},
+		{"fetch gh", true},
+		{"pull gh main", true},
+		{"ls-remote ssh://git@example.com/x.git", true},
+		{"clone git@example.com:x/y.git y", true},
+		{"fetch --all", true},
+		{"remote update", true},
+		{"push web main", false},
+		{"fetch origin", false},
+		{"clone https://example.com/x.git y", false},
+		{"clone ../origin.git y", false},
+	} {
+		s := Command(append([]string{"git"}, strings.Fields(c.args)...), r.ws, envOf(r.env), r.policy)
+		if !s.Effects.Has(approvals.Net) || s.Effects.Has(approvals.Secret) != c.secret {
+			t.Errorf("git %s: %v, want net and secret %v", c.args, s.Effects, c.secret)
+		}
+	}
+}
