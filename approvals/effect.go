@@ -18,7 +18,7 @@ const (
 	Write                        // changes files inside the workspace
 	Exec                         // runs a program whose behaviour tandem cannot classify
 	Net                          // talks to the network
-	Outside                      // writes outside every workspace root
+	Outside                      // writes outside every workspace root, or reads the home outside the workspace and the readable places
 	Protected                    // writes a protected path (.git, .tandem, a PATH dir, tandem's config)
 	Secret                       // reads or writes a secret (~/.ssh, credential stores)
 )

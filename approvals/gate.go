@@ -46,16 +46,20 @@ func (a Access) String() string {
 }
 
 // AccessEffects gives the effects of a document access (the table of the
-// path policy): a read, list or search reads, and a path that is or holds a
-// secret adds secret; a write adds outside, protected or secret by class.
+// path policy): a read, list or search reads, a path that is or holds a
+// secret adds secret, and a private one (in the home, held back from a
+// step) outside; a write adds outside, protected or secret by class.
 func AccessEffects(a Access, j Judgement) Effects {
 	if j.Class == PathHarmless {
 		return 0
 	}
 	if a != AccessWrite {
 		e := Of(Read)
-		if j.Class == PathSecret || (a != AccessRead && j.HoldsSecret) {
+		switch {
+		case j.Class == PathSecret || (a != AccessRead && j.HoldsSecret):
 			e |= Of(Secret)
+		case j.Private:
+			e |= Of(Outside)
 		}
 		return e
 	}
@@ -219,7 +223,7 @@ func (g *Gate) Access(ctx context.Context, a Access, dir, path string) (RealPath
 	s := Step{
 		Text:    AccessText(a, j.Path),
 		Effects: AccessEffects(a, j),
-		Paths:   []StepPath{{Path: path, Real: j.Path, Class: j.Class, HoldsSecret: j.HoldsSecret}},
+		Paths:   []StepPath{{Path: path, Real: j.Path, Class: j.Class, HoldsSecret: j.HoldsSecret, Private: j.Private}},
 	}
 	if err := g.Check(ctx, KindDocument, s); err != nil {
 		return j.RealPath, err

@@ -231,6 +231,11 @@ type Judgement struct {
 	// HoldsSecret: the path is a secret or an ancestor of one, so reading
 	// it recursively (grep -r KEY ~) or removing it reaches a secret.
 	HoldsSecret bool
+	// Private: the path exists in the home directory outside the roots,
+	// the scratch places and the readable places, and holds no secret (a
+	// secret read asks as secret). The kernel holds it back from a step
+	// without outside, so reading it is outside.
+	Private bool
 }
 
 // PolicyConfig is what a policy is built from. Every path in it is absolute.
@@ -251,6 +256,9 @@ type PolicyConfig struct {
 	// write (DefaultScratch, or the user's shell.writableDirs); each covers
 	// the path and everything under it. Nil: none.
 	Scratch []string
+	// Readable adds places in the home a step reads without outside to
+	// the built-in ones (homeReadable): the user's shell.readableDirs.
+	Readable []string
 }
 
 // Policy judges paths. It is built once per session from its config; its
@@ -265,7 +273,10 @@ type Policy struct {
 	// recursive read cannot read a socket, and /tmp may hold one.
 	sockets   []entry
 	protected []entry // trees and dirs; named .git/.tandem are matched by name
-	env       map[string]string
+	// homes is the home directory, held back from reads but for the roots,
+	// the scratch places and readable; empty without a home.
+	homes, readable []entry
+	env             map[string]string
 }
 
 type entryKind uint8
@@ -367,6 +378,12 @@ func NewPolicy(c PolicyConfig) *Policy {
 		addSecret(s, tree)
 	}
 	p.sockets = agentSockets(home, p.env, memo)
+	if home != "" && filepath.Clean(home) != "/" {
+		p.homes = entries(home, tree, memo)
+		for _, r := range readablePlaces(home, p.env, c.Readable) {
+			p.readable = append(p.readable, entries(r, tree, memo)...)
+		}
+	}
 
 	addProtected := func(path string, k entryKind) {
 		if path != "" && filepath.IsAbs(path) {
@@ -519,6 +536,7 @@ func (p *Policy) examine(dir, path string, program bool) Judgement {
 			j.Class = l.Class
 		}
 		j.HoldsSecret = j.HoldsSecret || l.HoldsSecret
+		j.Private = j.Private && !j.HoldsSecret
 	}
 	return j
 }
@@ -602,6 +620,8 @@ func (p *Policy) JudgeReal(r RealPath) Judgement {
 	default:
 		j.Class = PathOutside
 	}
+	// A path that does not exist is not found in the kernel's view either.
+	j.Private = r.Exists && !j.HoldsSecret && j.Class != PathHarmless && p.private(path)
 	return j
 }
 

@@ -386,13 +386,18 @@ func TestLaw_gate_secret_read_needs_yes(t *testing.T) {
 		}
 	}
 	// Searching the home, which holds secrets, asks; reading a plain file
-	// there does not.
+	// there asks as outside (the home is held back by default); reading a
+	// plain file outside the home does not ask.
 	g := NewGate("s", DefaultAuto, l.p, Nobody)
 	if _, err := g.Access(context.Background(), AccessSearch, l.ws, l.home); err == nil {
 		t.Fatal("a search of the home ran unasked")
 	}
-	if _, err := g.Access(context.Background(), AccessRead, l.ws, l.home+"/notes.txt"); err != nil {
-		t.Fatalf("a plain read outside: %v", err)
+	var refused *Refused
+	if _, err := g.Access(context.Background(), AccessRead, l.ws, l.home+"/notes.txt"); !errors.As(err, &refused) || !strings.Contains(refused.Error(), "(read+outside)") {
+		t.Fatalf("a plain read in the home: %v", err)
+	}
+	if _, err := g.Access(context.Background(), AccessRead, l.ws, l.bin+"/tool"); err != nil {
+		t.Fatalf("a plain read outside the home: %v", err)
 	}
 }
 

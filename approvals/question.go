@@ -22,6 +22,9 @@ type StepPath struct {
 	Class PathClass `json:"class"` // secret, protected, inside, outside, harmless
 	// HoldsSecret: the path is a secret or an ancestor of one.
 	HoldsSecret bool `json:"holdsSecret,omitempty"`
+	// Private: the path is in the home directory, held back from a step
+	// without outside (Judgement.Private).
+	Private bool `json:"private,omitempty"`
 }
 
 // Step is one thing that runs: a simple command with its real expanded
@@ -177,6 +180,10 @@ func QuestionText(q Question) string {
 		fmt.Fprintf(&b, "\n%s\n  effects: %s", s.Text, strings.Join(s.Effects.Names(), ", "))
 		for _, p := range s.Paths {
 			if p.Class == PathInside || p.Class == PathHarmless {
+				continue
+			}
+			if p.Private {
+				fmt.Fprintf(&b, "\n  %s, in the home directory (outside lets the step read it): %s", p.Class, Show([]string{p.Real}))
 				continue
 			}
 			fmt.Fprintf(&b, "\n  %s: %s", p.Class, Show([]string{p.Real}))

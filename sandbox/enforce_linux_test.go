@@ -147,9 +147,51 @@ func TestSecretsNeedTheirGrant(t *testing.T) {
 	if out, err := w.run(t, approvals.Of(approvals.Secret), "cat "+w.home+"/.ssh/id_test"); err != nil || !strings.Contains(out, "PRIVATE") {
 		t.Errorf("with secret granted the key is not read: %v %q", err, out)
 	}
-	// Plain files beside the secret, and the names in the home, stay readable.
-	if out, err := w.run(t, 0, "cat "+w.home+"/notes.txt && ls -a "+w.home); err != nil || !strings.Contains(out, ".ssh") {
-		t.Errorf("the home's other files: %v %q", err, out)
+	// Plain files beside the secret are held back too, unless outside is
+	// granted (or secret, which opens all reads). Their names are not:
+	// Landlock grants listing a directory to all beneath it, and the
+	// home's ancestors are listed.
+	if out, err := w.run(t, 0, "cat "+w.home+"/notes.txt"); err == nil || strings.Contains(out, "notes\n") || !MayHaveRefused(out) {
+		t.Errorf("a plain file in the home without outside: %v %q", err, out)
+	}
+	for _, grant := range []approvals.Effect{approvals.Outside, approvals.Secret} {
+		if out, err := w.run(t, approvals.Of(grant), "cat "+w.home+"/notes.txt && ls -a "+w.home); err != nil || !strings.Contains(out, ".ssh") {
+			t.Errorf("the home's other files with %s: %v %q", grant, err, out)
+		}
+	}
+}
+
+// Deny by default: what no list names in the home is held back, while the
+// readable places (git's config, the toolchains) are read by every step.
+func TestHomeHeldBackButForTheReadablePlaces(t *testing.T) {
+	w := newWorld(t)
+	for path, body := range map[string]string{
+		w.home + "/.config/unnamed-store/token": "UNNAMED-TOKEN\n",
+		w.home + "/.gitconfig":                  "[user]\n\tname = Everyday\n",
+		w.home + "/.cargo/bin/tool":             "#!/bin/sh\necho tool ran\n",
+		w.home + "/.cargo/credentials.toml":     "CARGO-TOKEN\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.sb.Close()
+	p := approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{w.ws}, Home: w.home,
+		Env: []string{"HOME=" + w.home, "PATH=/usr/bin:/bin"}, Scratch: []string{w.scratch}})
+	var err error
+	if w.sb, err = New(p); err != nil {
+		t.Fatal(err)
+	}
+	for _, script := range []string{"cat " + w.home + "/.config/unnamed-store/token", "cat " + w.home + "/.cargo/credentials.toml", "grep -r TOKEN " + w.home} {
+		if out, err := w.run(t, 0, script); err == nil || strings.Contains(out, "TOKEN\n") {
+			t.Errorf("%s without outside: %v %q", script, err, out)
+		}
+	}
+	if out, err := w.run(t, 0, "git config --global user.name && "+w.home+"/.cargo/bin/tool"); err != nil || out != "Everyday\ntool ran\n" {
+		t.Errorf("the readable places: %v %q", err, out)
 	}
 }
 

@@ -13,6 +13,10 @@ import (
 type Places struct {
 	Roots, Scratch              []string
 	Secrets, Sockets, Protected []approvals.Entry
+	// Home is the home directory (as written and real), held back from a
+	// step's reads but for the roots, the scratch places and Readable,
+	// unless the step is granted outside or secret. Empty: nothing is.
+	Home, Readable []string
 	// Unwritable are carved out of every write whatever the grant: the
 	// guarded places, where no mount view can hold them (see Guarded).
 	Unwritable []string
@@ -20,7 +24,8 @@ type Places struct {
 
 // PlacesOf takes the places from a session's path policy.
 func PlacesOf(p *approvals.Policy) Places {
-	return Places{Roots: p.Roots(), Scratch: p.Scratch(), Secrets: p.SecretEntries(), Sockets: p.SocketEntries(), Protected: p.ProtectedEntries()}
+	return Places{Roots: p.Roots(), Scratch: p.Scratch(), Secrets: p.SecretEntries(), Sockets: p.SocketEntries(), Protected: p.ProtectedEntries(),
+		Home: p.HomeEntries(), Readable: p.Readable()}
 }
 
 // Restricted are the effects the kernel holds back unless a step is granted
@@ -63,7 +68,10 @@ func ReadDir(dir string) ([]Dirent, error) {
 
 // NewPlan is the restrictions of a step granted grant (the auto set and
 // what the user approved for it):
-//   - it reads everything but the secrets, unless secret is granted;
+//   - it reads everything but the secrets, unless secret is granted, and
+//     but the home directory, unless secret or outside is granted: there it
+//     reads the roots, the scratch places and the readable places (the
+//     toolchains, git's config), less the secrets;
 //   - it writes the workspace roots and the scratch places (everywhere with
 //     outside), the secrets with secret and the protected entries with
 //     protected; secrets are carved out of every write unless granted, and
@@ -80,10 +88,24 @@ func NewPlan(pl Places, grant approvals.Effects, list Lister) Plan {
 	var s splitter
 	s.list = list
 	plan := Plan{Devices: devices, Net: grant.Has(approvals.Net)}
-	if grant.Has(approvals.Secret) {
+	switch {
+	case grant.Has(approvals.Secret):
 		plan.Read = s.split("/", nil)
-	} else {
+	case grant.Has(approvals.Outside) || len(pl.Home) == 0:
 		plan.Read = s.split("/", secrets)
+	default:
+		held := slices.Clone(secrets)
+		for _, h := range pl.Home {
+			held = append(held, approvals.Entry{Path: h})
+		}
+		plan.Read = s.split("/", held)
+		// The roots and scratch places in the home are read through their
+		// write rules.
+		for _, r := range pl.Readable {
+			if underAny(r, pl.Home) {
+				plan.Read = append(plan.Read, s.split(r, secrets)...)
+			}
+		}
 	}
 
 	base := append(slices.Clone(pl.Roots), pl.Scratch...)
@@ -129,6 +151,11 @@ func withoutProc(es []approvals.Entry) []approvals.Entry {
 		}
 	}
 	return out
+}
+
+// underAny reports whether path is one of places or under one.
+func underAny(path string, places []string) bool {
+	return slices.ContainsFunc(places, func(p string) bool { return approvals.Under(path, p) })
 }
 
 // relatedToAny reports whether path is a root, under one or above one.

@@ -202,3 +202,34 @@ func TestReadDirMarksSymlinks(t *testing.T) {
 		t.Fatalf("ReadDir of a missing directory: %v", err)
 	}
 }
+
+// Without outside or secret the home is held back: its roots, scratch
+// places and readable places are read, nothing else there, and its names
+// are not listed. Outside or secret opens it.
+func TestPlanHoldsTheHomeBack(t *testing.T) {
+	pl := places
+	pl.Home = []string{"/h/u"}
+	pl.Scratch = []string{"/tmp", "/h/u/.local/state/other"}
+	pl.Readable = []string{"/h/u/.cargo", "/usr/bin"}
+	p := NewPlan(pl, approvals.Of(approvals.Net), home.list)
+	readable := append(slices.Clone(p.Read), p.Write...)
+	for _, r := range []string{"/h/u/ws/main.go", "/h/u/.cargo/registry/x", "/h/u/.local/state/other/x", "/tmp/x", "/usr/bin/ls", "/h/other/x"} {
+		if !covered(r, readable) {
+			t.Errorf("%s is not readable: %q", r, readable)
+		}
+	}
+	for _, r := range []string{"/h/u/src/x", "/h/u/.local/state/tandem/chat", "/h/u/.cargo/credentials.toml", "/h/u/.ssh/id", "/h/u/new"} {
+		if covered(r, readable) {
+			t.Errorf("%s is readable without outside: %q", r, readable)
+		}
+	}
+	if slices.Contains(p.List, "/h/u") {
+		t.Errorf("the home's names are listed: %q", p.List)
+	}
+	for _, grant := range []approvals.Effect{approvals.Outside, approvals.Secret} {
+		open := NewPlan(pl, approvals.Of(grant), home.list)
+		if !covered("/h/u/src/x", append(open.Read, open.Write...)) {
+			t.Errorf("with %s, the home is not readable: %q", grant, open.Read)
+		}
+	}
+}

@@ -93,13 +93,3 @@ func holdsAny(path string, roots []string) bool {
 	}
 	return false
 }
-
-// underAny reports whether path is one of places or beneath one.
-func underAny(path string, places []string) bool {
-	for _, p := range places {
-		if approvals.Under(path, p) {
-			return true
-		}
-	}
-	return false
-}

@@ -95,6 +95,12 @@ var running = struct {
 const watchEvery = 50 * time.Millisecond
 
 func (x *Run) watchMemory() {
+	// Garbage an earlier script left (one stopped at a bound leaves much)
+	// is no new script's to pay for: it is collected before the watch
+	// counts this one.
+	if heapBytes() > MemoryBound/2 {
+		runtime.GC()
+	}
 	running.Lock()
 	defer running.Unlock()
 	running.runs[x] = true
@@ -122,13 +128,7 @@ func heapBytes() uint64 {
 func watchHeap() {
 	for {
 		time.Sleep(watchEvery)
-		// Past the bound, what counts is what a collection keeps: garbage
-		// an earlier script left is no script's to pay for.
 		over := heapBytes() > MemoryBound
-		if over {
-			runtime.GC()
-			over = heapBytes() > MemoryBound
-		}
 		running.Lock()
 		if len(running.runs) == 0 {
 			running.watching = false

@@ -77,7 +77,7 @@ for f in ["~/.config/git/credentials", "~/.bash_history", "~/.local/state/tandem
 // in a file outside the stores, or at the listener.
 var secretWords = []string{"PRIVATE KEY", "aws_secret_access_key", "password x", "u:p@example.com", "apiVersion", "docker-auth-token",
 	"sk-ant-work-corpus", "svc-configured-corpus", "ghp-corpus-token", "aws-corpus-secret",
-	"git-config-pass", "typed-history-token", "chat-kept-secret"}
+	"git-config-pass", "typed-history-token", "chat-kept-secret", "unnamed-vault-token"}
 
 // corpusKeys are tandem's environment beside the fixture's: a provider key
 // configured as WORK_ANTHROPIC_KEY, a key an MCP server is handed whose name
@@ -284,7 +284,7 @@ func guarded(rel string) bool {
 // inStore reports whether a path of the fixture is in a credential store.
 func inStore(rel string) bool {
 	for _, s := range []string{"home/.ssh", "home/.aws", "home/.netrc", "home/.git-credentials", "home/.kube", "home/.docker",
-		"home/.config/git/credentials", "home/.bash_history", "home/.local/state/tandem"} {
+		"home/.config/git/credentials", "home/.bash_history", "home/.local/state/tandem", "home/.config/unnamed-vault"} {
 		if rel == s || strings.HasPrefix(rel, s+"/") {
 			return true
 		}

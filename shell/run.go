@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -316,7 +317,7 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	default:
 		res.End, res.Status, res.Error = Failed, 1, x.hide.text(err.Error())
 	}
-	res.Sandbox = sandboxNote(res)
+	res.Sandbox = sandboxNote(res, x.policy)
 	x.result = res
 	x.ended = time.Now()
 	x.mu.Unlock()
@@ -439,18 +440,53 @@ func quotedNames(e approvals.Effects) string {
 // sandboxNote names the first failed step the sandbox held back from
 // something, when the output reads like a refusal: the kernel refuses with
 // EACCES or EPERM and says nothing of why, so the model is told what to
-// suspect and what the step was not granted.
-func sandboxNote(res Result) string {
+// suspect and what the step was not granted. When the output names a path
+// the step was held back from reading (a secret, or a private place of the
+// home), the note names it and the one grant that opens it.
+func sandboxNote(res Result, p *approvals.Policy) string {
 	if !sandbox.MayHaveRefused(res.Output.Text) {
 		return ""
 	}
 	for _, s := range res.Steps {
-		if s.Held != 0 && s.Status > 0 {
-			return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal: the sandbox may have refused it, since it ran without %s (%s). If the script needs that, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
-				s.N, s.Text, strings.Join(s.Held.Names(), ", "), heldMeaning(s.Held), quotedNames(s.Held))
+		if s.Held == 0 || s.Status <= 0 {
+			continue
 		}
+		if path, need := heldRead(res.Output.Text, p, s.Held); need != 0 {
+			why := "a secret"
+			if need.Has(approvals.Outside) {
+				why = "in the home directory, beyond the workspace, the scratch places and the readable places (shell.readableDirs)"
+			}
+			return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal of %s: the sandbox keeps it from a step without %s (it is %s). If the script needs it, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
+				s.N, s.Text, approvals.Show([]string{path}), need, why, quotedNames(need))
+		}
+		return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal: the sandbox may have refused it, since it ran without %s (%s). If the script needs that, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
+			s.N, s.Text, strings.Join(s.Held.Names(), ", "), heldMeaning(s.Held), quotedNames(s.Held))
 	}
 	return ""
+}
+
+// outputPath is an absolute path as programs print it in an error.
+var outputPath = regexp.MustCompile("/[^\\s'\"`:,;()\\[\\]]+")
+
+// heldRead finds in output the first existing path a step held back from
+// held could not read, and the grant that opens it: secret for a secret,
+// outside for a private place of the home.
+func heldRead(output string, p *approvals.Policy, held approvals.Effects) (string, approvals.Effects) {
+	for _, path := range outputPath.FindAllString(output, 64) {
+		j := p.Examine("/", path)
+		var need approvals.Effects
+		switch {
+		case !j.Exists:
+		case j.Class == approvals.PathSecret:
+			need = approvals.Of(approvals.Secret)
+		case j.Private:
+			need = approvals.Of(approvals.Outside)
+		}
+		if need != 0 && need.Within(held) {
+			return j.Path, need
+		}
+	}
+	return "", 0
 }
 
 // heldMeaning says in words what a step held back from cannot do.
@@ -459,7 +495,7 @@ func heldMeaning(held approvals.Effects) string {
 	for _, e := range held.List() {
 		parts = append(parts, map[approvals.Effect]string{
 			approvals.Secret:    "no secret is read or written",
-			approvals.Outside:   "no write outside the workspace, the temporary directory and the build caches",
+			approvals.Outside:   "no read of the home directory beyond the workspace and the toolchains' places, no write outside the workspace, the temporary directory and the build caches",
 			approvals.Protected: "no write to a protected place: a startup file, a PATH directory, a root's .tandem, git config or hooks",
 			approvals.Net:       "no network connection",
 		}[e])

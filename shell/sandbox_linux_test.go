@@ -236,3 +236,92 @@ func TestEverydayWorkRunsInTheSandbox(t *testing.T) {
 		t.Error("a hook was planted")
 	}
 }
+
+// The home outside the workspace is held back by default, and the gate
+// agrees with the kernel: a step that names a place there is asked once as
+// outside, and a yes opens the kernel's view for it; a program the gate
+// cannot see into is refused, and its note names the place and the grant
+// that opens it; the readable places (git's config) need nothing.
+func TestKernelHoldsTheHomeBack(t *testing.T) {
+	sb := newTestbed(t)
+	token := filepath.Join(sb.home, ".config", "unnamed-vault", "token")
+	for path, body := range map[string]string{token: "UNNAMED-TOKEN\n",
+		filepath.Join(sb.home, ".gitconfig"):       "[include]\n\tpath = ~/.gitconfig.local\n",
+		filepath.Join(sb.home, ".gitconfig.local"): "[user]\n\tname = Home User\n"} {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	res := runScript(t, `python3 -c 'print(open("`+token+`").read())'`, sb.opts(approvals.DefaultAuto, answering(approvals.Deny)))
+	if strings.Contains(res.Output.Text, "UNNAMED-TOKEN") || res.Status == 0 {
+		t.Fatalf("a program read the home unasked:\n%s", Render(res))
+	}
+	if want := "refusal of " + token + ": the sandbox keeps it from a step without outside"; !strings.Contains(res.Sandbox, want) || !strings.Contains(res.Sandbox, `"access": ["outside"]`) {
+		t.Fatalf("the note does not name the place and its grant (%q):\n%s", want, Render(res))
+	}
+	a := answering(approvals.Deny)
+	res = runScript(t, "cat "+token, sb.opts(approvals.DefaultAuto, a))
+	if qs := a.asked(); len(qs) != 1 || qs[0].Steps[0].Effects != approvals.Of(approvals.Read, approvals.Outside) || strings.Contains(res.Output.Text, "UNNAMED-TOKEN") {
+		t.Fatalf("asked %v:\n%s", qs, Render(res))
+	}
+	if text := approvals.QuestionText(a.asked()[0]); !strings.Contains(text, "outside, in the home directory (outside lets the step read it): "+token) {
+		t.Fatalf("the question does not name what it needs:\n%s", text)
+	}
+	res = runScript(t, "cat "+token, sb.opts(approvals.DefaultAuto, answering(approvals.AllowOnce)))
+	if res.Status != 0 || !strings.Contains(res.Output.Text, "UNNAMED-TOKEN") {
+		t.Fatalf("an approved home read failed:\n%s", Render(res))
+	}
+	a = answering(approvals.Deny)
+	// A file git's global config includes is read as part of it.
+	sb.rebox(t)
+	res = runScript(t, "git config user.name && cat ~/.gitconfig.local", sb.opts(approvals.DefaultAuto, a))
+	if res.Status != 0 || len(a.asked()) != 0 || !strings.Contains(res.Output.Text, "Home User\n[user]") {
+		t.Fatalf("git's config, asked %d:\n%s", len(a.asked()), Render(res))
+	}
+}
+
+// Everyday work runs unasked with the user's real home held back: the
+// toolchains tandem's user has there (pyenv's python3, Go's caches, npm's)
+// are readable places.
+func TestEverydayWorkWithTheRealHomeHeldBack(t *testing.T) {
+	sb := newTestbed(t)
+	home, err := os.UserHomeDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb.home = home
+	sb.env = []string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "LANG=C", "TMPDIR=" + sb.tmp}
+	sb.scratch = append(approvals.DefaultScratch(home, sb.env), sb.tmp)
+	sb.rebox(t)
+	for path, body := range map[string]string{
+		"go.mod":       "module example.com/everyday\n\ngo 1.22\n",
+		"main.go":      "package main\n\nfunc main() { println(\"hi\") }\n",
+		"main_test.go": "package main\n\nimport \"testing\"\n\nfunc TestNothing(t *testing.T) {}\n",
+		"package.json": `{"name": "everyday", "version": "1.0.0", "scripts": {"test": "node -e \"console.log('node ok')\""}}`,
+	} {
+		if err := os.WriteFile(filepath.Join(sb.root, path), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("git", "init", "-q", sb.root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	auto := approvals.DefaultAuto &^ approvals.Of(approvals.Outside, approvals.Protected)
+	for _, c := range []struct{ name, script, want string }{
+		{"python3 on PATH", "python3 -c 'print(6 * 7)'", "42"},
+		{"go", "go build -o greet . && go test ./...", "ok"},
+		{"npm", "npm test", "node ok"},
+		{"git", "git status --short", "main.go"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := answering(approvals.Deny)
+			res := runScript(t, c.script, sb.opts(auto, a))
+			if res.Status != 0 || len(a.asked()) > 0 || !strings.Contains(res.Output.Text, c.want) {
+				t.Fatalf("asked %d, output lacks %q:\n%s", len(a.asked()), c.want, Render(res))
+			}
+		})
+	}
+}

@@ -372,6 +372,49 @@ func TestWritableDirsComeOnlyFromUserSettings(t *testing.T) {
 	}
 }
 
+// shell.readableDirs, places in the home a step reads without outside,
+// comes from the user's own settings only: the gate and the kernel open
+// the user's place, and a workspace layer cannot add one.
+func TestReadableDirsComeOnlyFromUserSettings(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	for _, d := range []string{"mine", "theirs"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(home, d, "notes"), []byte(d+"-notes\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st := config.New()
+	// No scratch place: the temporary directory that holds this home is one.
+	if err := st.Set(config.SourceUserFile, json.RawMessage(`{"shell": {"readableDirs": ["~/mine"], "writableDirs": []}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Set(config.SourceConfiguration, json.RawMessage(`{"shell": {"readableDirs": ["~/mine", "~/theirs"]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	var asked []approvals.Question
+	s := Open(Options{Roots: []string{t.TempDir()}, Settings: st, Asker: approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
+		asked = append(asked, q)
+		return approvals.Deny
+	})})
+	t.Cleanup(s.Close)
+	if res := callBash(t, s, "cat ~/mine/notes && python3 -c 'print(open(\""+home+"/mine/notes\").read())'"); res.IsError || len(asked) != 0 || strings.Count(res.Text, "mine-notes") != 2 {
+		t.Fatalf("a read in a readable dir of the user's asked (%d) or failed: %s", len(asked), res.Text)
+	}
+	if res := callBash(t, s, "cat ~/theirs/notes"); res.Code != refusal.Denied || len(asked) != 1 || !asked[0].Steps[0].Effects.Has(approvals.Outside) {
+		t.Fatalf("a workspace's readable dir was taken: asked %d, %s", len(asked), res.Text)
+	}
+	bad := config.New()
+	if err := bad.Set(config.SourceUserFile, json.RawMessage(`{"shell": {"readableDirs": ["notes"]}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if probs := SettingsProblems(bad); len(probs) != 1 || !strings.Contains(probs[0].Error(), `"notes" is neither absolute`) {
+		t.Fatalf("a relative readable dir is not reported: %v", probs)
+	}
+}
+
 // shell.sandbox is read from the user's own settings only: a workspace
 // cannot turn the sandbox off, the user can, and a bad value keeps it on.
 func TestSandboxTurnsOffOnlyInUserSettings(t *testing.T) {

@@ -160,8 +160,9 @@ func newGate(s *Session) *approvals.Gate {
 	// Without a home ("") the policy names no store under one.
 	home, _ := config.Home()
 	scratch, _ := writableDirs(s.opts.Settings, home, os.Environ()) // a bad value is a settings problem; the defaults apply
+	readable, _ := readableDirs(s.opts.Settings, home)
 	p := approvals.NewPolicy(approvals.PolicyConfig{
-		Roots: s.Roots, Home: home, Env: os.Environ(), Scratch: scratch,
+		Roots: s.Roots, Home: home, Env: os.Environ(), Scratch: scratch, Readable: readable,
 		ConfigDir: config.Dir(), StateDir: config.StateDir(),
 		// The settings file tandem loaded carries its execution gates;
 		// tandem's own process and the editor that started it hold the

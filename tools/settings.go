@@ -37,13 +37,37 @@ func autoEffects(st *config.Settings) (approvals.Effects, error) {
 // would turn writes there into plain writes. Each entry is absolute or
 // starts with "~/". Unset, or on error, the defaults apply (DefaultScratch).
 func writableDirs(st *config.Settings, home string, env []string) ([]string, error) {
-	v, ok := st.User("shell.writableDirs")
-	if !ok {
+	dirs, set, err := userDirs(st, "shell.writableDirs", home)
+	if err != nil {
+		return approvals.DefaultScratch(home, env), fmt.Errorf("%w; the defaults apply", err)
+	}
+	if !set {
 		return approvals.DefaultScratch(home, env), nil
 	}
-	var dirs []string
+	return dirs, nil
+}
+
+// readableDirs reads shell.readableDirs, the places in the home a step
+// reads without outside beyond the built-in ones, from the user's own
+// settings: a workspace that could name ~/.config would open every store
+// no list names. On error none is added.
+func readableDirs(st *config.Settings, home string) ([]string, error) {
+	dirs, _, err := userDirs(st, "shell.readableDirs", home)
+	if err != nil {
+		return nil, fmt.Errorf("%w; none is added", err)
+	}
+	return dirs, nil
+}
+
+// userDirs reads a list of directories, each absolute or starting with
+// "~/", from the user's own settings; set says whether key is there.
+func userDirs(st *config.Settings, key, home string) (dirs []string, set bool, err error) {
+	v, ok := st.User(key)
+	if !ok {
+		return nil, false, nil
+	}
 	if err := v.Decode(&dirs); err != nil {
-		return approvals.DefaultScratch(home, env), fmt.Errorf("shell.writableDirs must be a list of directories: %w; the defaults apply", err)
+		return nil, true, fmt.Errorf("%s must be a list of directories: %w", key, err)
 	}
 	out := make([]string, 0, len(dirs))
 	for _, d := range dirs {
@@ -51,11 +75,11 @@ func writableDirs(st *config.Settings, home string, env []string) ([]string, err
 			d = filepath.Join(home, rest)
 		}
 		if !filepath.IsAbs(d) {
-			return approvals.DefaultScratch(home, env), fmt.Errorf("shell.writableDirs (%s): %q is neither absolute nor under ~/; the defaults apply", v.Source, d)
+			return nil, true, fmt.Errorf("%s (%s): %q is neither absolute nor under ~/", key, v.Source, d)
 		}
 		out = append(out, d)
 	}
-	return out, nil
+	return out, true, nil
 }
 
 // sandboxOn reads shell.sandbox from the user's own settings: a workspace
@@ -143,6 +167,9 @@ func SettingsProblems(st *config.Settings) []error {
 	}
 	home, _ := config.Home()
 	if _, err := writableDirs(st, home, os.Environ()); err != nil {
+		out = append(out, err)
+	}
+	if _, err := readableDirs(st, home); err != nil {
 		out = append(out, err)
 	}
 	return out

@@ -95,9 +95,7 @@ func RedirectJudged(target string, write bool, dir string, p *approvals.Policy) 
 		c.written(j, ok)
 	} else if ok {
 		c.add(approvals.Read)
-		if j.HoldsSecret {
-			c.add(approvals.Secret)
-		}
+		c.readJudged(j, ok)
 	}
 	return c.step(text), j
 }
@@ -155,20 +153,40 @@ func (c *classifier) judge(dir, word string) (approvals.Judgement, bool) {
 				return j, true
 			}
 		}
-		c.paths = append(c.paths, approvals.StepPath{Path: word, Real: j.Path, Class: j.Class, HoldsSecret: j.HoldsSecret})
+		c.paths = append(c.paths, approvals.StepPath{Path: word, Real: j.Path, Class: j.Class, HoldsSecret: j.HoldsSecret, Private: j.Private})
 	}
 	return j, true
 }
 
 // read judges a word the command reads or merely names: a word that is or
-// holds a secret adds secret. A number that names no file is a count or a
-// size (head -n 3, sleep 0.5, head -c 1K in ~/.ssh), not a path.
+// holds a secret adds secret, a private one (in the home, which the kernel
+// holds back without outside) outside. A number that names no file is a
+// count or a size (head -n 3, sleep 0.5, head -c 1K in ~/.ssh), not a path.
 func (c *classifier) read(dir, word string) {
 	if isNumber(word) && !c.p.ExamineForProgram(dir, word).Exists {
 		return
 	}
-	if j, ok := c.judge(dir, word); ok && j.HoldsSecret {
+	c.readJudged(c.judge(dir, word))
+}
+
+// readDefault judges a configuration file a program reads of itself,
+// unnamed (~/.curlrc): a secret one asks, but a private one adds nothing,
+// since the kernel keeps it from a step without outside and the program
+// goes without it, as without the file.
+func (c *classifier) readDefault(dir, file string) {
+	if j, ok := c.judge(dir, file); ok && j.HoldsSecret {
 		c.add(approvals.Secret)
+	}
+}
+
+// readJudged adds what reading a judged path needs beyond read.
+func (c *classifier) readJudged(j approvals.Judgement, ok bool) {
+	switch {
+	case !ok:
+	case j.HoldsSecret:
+		c.add(approvals.Secret)
+	case j.Private:
+		c.add(approvals.Outside)
 	}
 }
 

@@ -50,7 +50,7 @@ func curlRow(c *classifier, args []string, dir string) {
 	p := curlOpts.parse(args)
 	if len(args) == 0 || args[0] != "-q" && args[0] != "--disable" {
 		if rc := c.curlrc(); rc != "" {
-			c.read(dir, rc)
+			c.readDefault(dir, rc)
 			p = merge(c.curlConfig(dir, rc), p)
 		}
 	}
@@ -239,9 +239,11 @@ func wgetRow(c *classifier, args []string, dir string) {
 	c.add(approvals.Net, approvals.Read, approvals.Write)
 	if !p.set("--no-config") {
 		rc := p.val("--config")
+		read := c.readDefault
 		switch {
 		case rc != "":
 			c.add(approvals.Exec)
+			read = c.read
 		case c.p.HasEnv("WGETRC"):
 			rc = c.p.Env("WGETRC")
 		case c.p.Env("HOME") != "":
@@ -249,7 +251,7 @@ func wgetRow(c *classifier, args []string, dir string) {
 		}
 		if rc != "" {
 			if text, ok := c.textOf(dir, rc); ok {
-				c.read(dir, rc)
+				read(dir, rc)
 				p = merge(wgetrc(strings.Split(text, "\n")), p)
 			}
 		}

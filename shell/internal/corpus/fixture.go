@@ -57,6 +57,8 @@ func NewFixture(t testing.TB) *Fixture {
 		"home/.bash_history":                                    "export TOKEN=typed-history-token\n",
 		"home/.local/state/tandem/chats/0123456789abcdef.jsonl": "{\"output\": \"chat-kept-secret\"}\n",
 		"home/notes.txt":                                        "notes\n",
+		"home/.config/unnamed-vault/token":                      "unnamed-vault-token\n",
+		"home/.gitconfig":                                       "[user]\n\tname = Corpus User\n",
 		"ws/.git/config":                                        "[core]\n",
 		"ws/.git/HEAD":                                          "ref: refs/heads/main\n",
 		"ws/.git/hooks/pre-commit":                              "#!/bin/sh\n",
