@@ -25,6 +25,9 @@ const (
 	Unknown    Code = "unknown_tool"
 	Cancelled  Code = "cancelled"
 	Failed     Code = "failed" // an operation failed for a reason outside tandem (I/O)
+	// Swapped: a file the shell opens itself was not the one judged when
+	// it opened (a link or another file put in its place in between).
+	Swapped Code = "swapped"
 	// ApprovalGone answers a client that answers a question already
 	// settled (answered elsewhere, its step ended, cancelled).
 	ApprovalGone Code = "approval_gone"

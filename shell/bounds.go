@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime"
 	"runtime/metrics"
 	"sync"
@@ -82,16 +81,6 @@ func readBounded(r io.Reader, max int) ([]byte, error) {
 		return nil, &interp.LimitError{Limit: interp.BytesLimit, Max: max}
 	}
 	return b, err
-}
-
-// readFileBounded reads a file a shell runs, or fails past ValueBytes.
-func readFileBounded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return readBounded(f, ValueBytes)
 }
 
 // running is every run whose interpreter is going on: the memory watch

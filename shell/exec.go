@@ -407,25 +407,32 @@ func readInput(ctx context.Context, r io.Reader, max int) ([]byte, error) {
 	}
 }
 
-// readScript reads a script file a shell is given, gated as a read of it.
+// readScript reads a script file a shell is given, gated as a read of it,
+// from the descriptor opened for that judgement.
 func (x *Run) readScript(ctx context.Context, hc interp.HandlerContext, l launch, path string) ([]byte, error) {
-	s := classify.Redirect(path, false, l.dir, x.policy)
-	s.Text = x.shownText(l)
-	n, err := x.gate(ctx, hc, s)
+	t := x.judgeTarget(l.dir, path, false)
+	t.step.Text = x.shownText(l)
+	f, n, err := x.openJudged(ctx, hc, t, os.O_RDONLY, 0)
 	if err != nil {
-		return nil, err
+		if x.stopped() != nil || ctx.Err() != nil {
+			return nil, err
+		}
+		fmt.Fprintf(l.stderr, "%s: %v\n", l.argv[0], err)
+		x.ran(n, 127)
+		return nil, interp.ExitStatus(127)
 	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(l.dir, path)
-	}
-	b, err := readFileBounded(path)
+	b, err := readInput(ctx, f, ValueBytes)
+	f.Close()
 	if le, ok := asLimit(err); ok {
 		return nil, le
 	}
 	if err != nil {
-		fmt.Fprintf(l.stderr, "%s: %v\n", l.argv[0], err)
-		x.ran(n, 127)
-		return nil, interp.ExitStatus(127)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		fmt.Fprintf(l.stderr, "%s: %s: %v\n", l.argv[0], path, err)
+		x.ran(n, 126)
+		return nil, interp.ExitStatus(126)
 	}
 	x.ran(n, -1)
 	return b, nil

@@ -26,3 +26,15 @@ func openReal(real string, flag int, perm os.FileMode) (*os.File, error) {
 	}
 	return os.NewFile(uintptr(fd), real), nil
 }
+
+// openedPath is the path of f's file now; macOS tells it through
+// F_GETPATH, which tandem does not call: the file's identity is checked
+// alone.
+func openedPath(*os.File) (string, bool) { return "", false }
+
+// statReal looks at a real path; macOS has no O_PATH, so a link swapped
+// into a directory on the way is followed here (file tests only).
+func statReal(real string) (os.FileInfo, error) { return os.Lstat(real) }
+
+// accessReal checks the file at a real path.
+func accessReal(real string, mode uint32) error { return unix.Access(real, mode) }

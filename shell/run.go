@@ -15,9 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -162,15 +160,12 @@ type Run struct {
 	// function declaration tandem parsed: the script, sh -c payloads, eval'd
 	// code, sourced files); a builtin so named is left to the interpreter.
 	funcs map[string]bool
-	// funcsUnknown: some code could not be read beforehand (a sourced file),
-	// so any name may be a function.
-	funcsUnknown bool
 }
 
 // stepRefused is the error that halts the interpreter at a refused step.
 type stepRefused struct {
 	n   int
-	err *approvals.Refused
+	err *refusal.Error
 }
 
 func (e *stepRefused) Error() string { return e.err.Error() }
@@ -305,7 +300,7 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	case x.killed: // a question still open when the kill came is moot
 		res.End, res.Status = Killed, 137
 	case x.refused != nil:
-		res.End, res.RefusedAt, res.Refusal = Refused, x.refused.n, x.refused.err.Refusal
+		res.End, res.RefusedAt, res.Refusal = Refused, x.refused.n, x.refused.err
 		res.Status = 1
 	case overBound:
 		res.End, res.Status, res.Refusal = Bounded, 1, boundRefusal(le)
@@ -518,10 +513,11 @@ func (x *Run) ran(n, status int) {
 	}
 }
 
-// refuse keeps the first refusal of the run and returns the error that
-// halts the interpreter.
+// refuse keeps the first refusal of the run (the gate's, or tandem's own
+// when a judged file was replaced) and returns the error that halts the
+// interpreter.
 func (x *Run) refuse(n int, err error) error {
-	var r *approvals.Refused
+	var r *refusal.Error
 	if !errors.As(err, &r) {
 		return err // the run was cancelled while asking
 	}
@@ -695,9 +691,6 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 			return append([]string{path}, args[1:]...), nil
 		}
 	}
-	if args[0] == "source" || args[0] == "." {
-		x.noteSourced(interp.HandlerCtx(ctx).Dir, args)
-	}
 	if runsCode[args[0]] {
 		return args, nil
 	}
@@ -822,27 +815,7 @@ func (x *Run) noteFuncs(f *syntax.File) {
 func (x *Run) mayBeFunc(name string) bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.funcsUnknown || x.funcs[name]
-}
-
-// noteSourced reads the functions a file about to be sourced declares; a
-// file tandem cannot read or parse makes every name a possible function.
-func (x *Run) noteSourced(dir string, args []string) {
-	if len(args) < 2 {
-		return
-	}
-	path := absFrom(dir, args[1])
-	b, err := os.ReadFile(path)
-	if err == nil {
-		var f *syntax.File
-		if f, err = syntax.NewParser().Parse(strings.NewReader(string(b)), path); err == nil {
-			x.noteFuncs(f)
-			return
-		}
-	}
-	x.mu.Lock()
-	x.funcsUnknown = true
-	x.mu.Unlock()
+	return x.funcs[name]
 }
 
 // evalMarked gives eval its code with the pipeline markers in (see
@@ -860,91 +833,6 @@ func (x *Run) evalMarked(args []string) []string {
 		return args
 	}
 	return []string{"eval", b.String()}
-}
-
-// open gates a redirection by its real target before the file opens, and
-// opens that real path. The script's own /dev/stdout, /dev/stderr and
-// /dev/fd/0-2 are its streams, never tandem's.
-func (x *Run) open(ctx context.Context, path string, flag int, perm os.FileMode) (_ io.ReadWriteCloser, err error) {
-	defer guard(&err)
-	hc := interp.HandlerCtx(ctx)
-	switch path {
-	case "/dev/stdin", "/dev/fd/0", "/proc/self/fd/0":
-		return dupStream(hc.Stdin, path)
-	case "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1":
-		return dupStream(hc.Stdout, path)
-	case "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2":
-		return dupStream(hc.Stderr, path)
-	}
-	if strings.HasPrefix(path, "/dev/fd/") || strings.HasPrefix(path, "/proc/self/fd/") {
-		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EBADF}
-	}
-	r := approvals.ResolveForProgram(hc.Dir, path)
-	if approvals.InProgramProc(r.Path) {
-		return openProgramProc(hc, path, r.Path)
-	}
-	write := flag&(os.O_WRONLY|os.O_RDWR|os.O_CREATE|os.O_TRUNC|os.O_APPEND) != 0
-	s := classify.Redirect(path, write, hc.Dir, x.policy)
-	real := path
-	if !filepath.IsAbs(real) {
-		real = filepath.Join(hc.Dir, real)
-	}
-	if len(s.Paths) == 1 && s.Paths[0].Real != "" {
-		real = s.Paths[0].Real
-	} else if x.policy.JudgeReal(r).Class == approvals.PathInside {
-		// A new file inside the workspace (judged without being recorded):
-		// open it by its real path too, so openReal can tell a link put in
-		// since from one that was there.
-		real = r.Path
-	}
-	if s.Effects == 0 {
-		// A harmless target (/dev/null): never a question, not a step.
-		if err := x.stopped(); err != nil {
-			return nil, err
-		}
-		return os.OpenFile(real, flag, perm)
-	}
-	n, err := x.gate(ctx, hc, s)
-	if err != nil {
-		return nil, err
-	}
-	f, err := openReal(real, flag, perm)
-	if err != nil {
-		x.ran(n, 1)
-		return nil, err
-	}
-	x.ran(n, 0)
-	return f, nil
-}
-
-// readDir lists a directory for a glob. Listing a secret directory
-// (`~/.ssh/*`) is a secret read, gated like a step; any other listing is a
-// plain read and not a step of its own. A directory that only holds a secret
-// (`~`, `/home`: every absolute glob into a workspace under the home lists
-// them) is listed unasked: a glob learns names there, never contents, and a
-// step that then reads a matched secret is asked like any other.
-func (x *Run) readDir(ctx context.Context, path string) (_ []fs.DirEntry, err error) {
-	defer guard(&err)
-	hc := interp.HandlerCtx(ctx)
-	// The directory the shell lists is the one its judgement names, in the
-	// shell's view (/proc/self/cwd is the script's directory).
-	real := approvals.ResolveForProgram(hc.Dir, path).Path
-	if approvals.InProgramProc(real) {
-		return nil, &os.PathError{Op: "open", Path: path, Err: syscall.EACCES}
-	}
-	s := classify.Redirect(path, false, hc.Dir, x.policy)
-	if s.Effects.Has(approvals.Secret) {
-		if len(s.Paths) == 1 && s.Paths[0].Class != approvals.PathSecret {
-			return os.ReadDir(real)
-		}
-		s.Text = approvals.AccessText(approvals.AccessList, real)
-		n, err := x.gate(ctx, hc, s)
-		if err != nil {
-			return nil, err
-		}
-		x.ran(n, -1)
-	}
-	return os.ReadDir(real)
 }
 
 // openProgramProc opens a redirection into the shell's own /proc entries

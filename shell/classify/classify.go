@@ -9,6 +9,7 @@ package classify
 
 import (
 	"io/fs"
+	"net"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -66,23 +67,55 @@ func Text(argv []string, env expand.Environ, p *approvals.Policy) string {
 // real from dir): a write inside the workspace is write, outside write and
 // outside, to a protected path write and protected, to a secret write and
 // secret; a read is read, and of a path that is or holds a secret read and
-// secret. /dev/null, /dev/stdout and /dev/stderr have no effect. The step's
-// Text is the redirection as bash reads it ("> 'a b'").
+// secret. /dev/null, /dev/stdout and /dev/stderr have no effect. bash's
+// /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT are no files but a connection:
+// net alone. The step's Text is the redirection as bash reads it ("> 'a b'").
 func Redirect(target string, write bool, dir string, p *approvals.Policy) approvals.Step {
+	s, _ := RedirectJudged(target, write, dir, p)
+	return s
+}
+
+// RedirectJudged is Redirect and the one judgement of target its effects
+// rest on: whoever opens the target opens that real path, never a second
+// resolution of the name, which a step running beside it could have
+// changed in between.
+func RedirectJudged(target string, write bool, dir string, p *approvals.Policy) (approvals.Step, approvals.Judgement) {
 	c := newClassifier(nil, p)
 	op := "<"
-	if strings.HasPrefix(target, "/dev/tcp/") || strings.HasPrefix(target, "/dev/udp/") {
-		// bash opens a connection for these names.
-		c.add(approvals.Net)
-	}
 	if write {
 		op = ">"
-		c.write(dir, target)
-	} else if j, ok := c.judge(dir, target); ok {
+	}
+	text := op + " " + approvals.Show([]string{target})
+	if _, _, ok := Connection(target); ok {
+		c.add(approvals.Net)
+		return c.step(text), approvals.Judgement{Written: target}
+	}
+	j, ok := c.judge(dir, target)
+	if write {
+		c.written(j, ok)
+	} else if ok {
 		c.add(approvals.Read)
 		c.readJudged(j, ok)
 	}
-	return c.step(op + " " + approvals.Show([]string{target}))
+	return c.step(text), j
+}
+
+// Connection splits bash's /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT into
+// the network ("tcp", "udp") and the address; ok is false for any other
+// name.
+func Connection(target string) (network, address string, ok bool) {
+	for _, network := range []string{"tcp", "udp"} {
+		rest, found := strings.CutPrefix(target, "/dev/"+network+"/")
+		if !found {
+			continue
+		}
+		host, port, found := strings.Cut(rest, "/")
+		if !found || host == "" || port == "" || strings.Contains(port, "/") {
+			return "", "", false
+		}
+		return network, net.JoinHostPort(host, port), true
+	}
+	return "", "", false
 }
 
 // classifier gathers the effects and paths of one step.
@@ -160,7 +193,11 @@ func (c *classifier) readJudged(j approvals.Judgement, ok bool) {
 // write judges a word of a command that writes: by its class it adds
 // outside, protected or secret, and secret when it holds one.
 func (c *classifier) write(dir, word string) {
-	j, ok := c.judge(dir, word)
+	c.written(c.judge(dir, word))
+}
+
+// written adds the effects of writing a judged word (ok: judge's answer).
+func (c *classifier) written(j approvals.Judgement, ok bool) {
 	if !ok {
 		return
 	}

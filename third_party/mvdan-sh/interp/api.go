@@ -439,23 +439,30 @@ func (r *Runner) goSubshell(f func()) error {
 	return nil
 }
 
-// fifoSet holds the named pipes a runner made, shared with its subshells.
+// fifoSet holds the named pipes a runner made, shared with its subshells,
+// each with the file it was when made.
 type fifoSet struct {
 	mu    sync.Mutex
-	names map[string]bool
+	names map[string]fs.FileInfo
 }
 
-func (s *fifoSet) add(path string, made bool) {
+// add notes a pipe just made (made: what is at path now), or forgets it (made nil).
+func (s *fifoSet) add(path string, made fs.FileInfo) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if made {
-		s.names[path] = true
+	if made != nil {
+		s.names[path] = made
 	} else {
 		delete(s.names, path)
 	}
 }
 
-func (s *fifoSet) has(path string) bool {
+// errFifoReplaced: a process substitution's named pipe is no longer the one
+// the interpreter made.
+var errFifoReplaced = errors.New("the named pipe was replaced by another file")
+
+// made is the pipe made at path, or nil when the runner made none there.
+func (s *fifoSet) made(path string) fs.FileInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.names[path]
@@ -1016,7 +1023,7 @@ func (r *Runner) Reset() {
 	*r = Runner{
 		Env:            r.Env,
 		tempDir:        r.tempDir,
-		fifos:          &fifoSet{names: map[string]bool{}},
+		fifos:          &fifoSet{names: map[string]fs.FileInfo{}},
 		callHandler:    r.callHandler,
 		execHandler:    r.execHandler,
 		openHandler:    r.openHandler,

@@ -486,7 +486,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			// it to look for the sourced script in the current directory.
 			path = args[0]
 		}
-		f, err := r.open(ctx, path, os.O_RDONLY, 0, false)
+		f, err := r.open(context.WithValue(ctx, sourcingKey{}, true), path, os.O_RDONLY, 0, false)
 		if err != nil {
 			return failf(1, "source: %v\n", err)
 		}

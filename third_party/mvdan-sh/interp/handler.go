@@ -374,6 +374,16 @@ func pathExts(env expand.Environ) []string {
 	return exts
 }
 
+type sourcingKey struct{}
+
+// Sourcing reports whether an [OpenHandlerFunc] is called to open a file
+// that the source or . builtin is about to run as code: a handler that
+// judges what runs can read its code from the very file it opened.
+func Sourcing(ctx context.Context) bool {
+	v, _ := ctx.Value(sourcingKey{}).(bool)
+	return v
+}
+
 // OpenHandlerFunc is a handler which opens files.
 // It is called for all files that are opened directly by the shell,
 // such as in redirects, except for named pipes created by process substitutions.

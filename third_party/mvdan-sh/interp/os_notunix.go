@@ -8,6 +8,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -18,7 +19,7 @@ func mkfifo(path string, mode uint32) error {
 }
 
 // openFifo is never reached: no named pipe is made here.
-func openFifo(path string, flags int) (*os.File, error) {
+func openFifo(path string, flags int, _ fs.FileInfo) (*os.File, error) {
 	return os.OpenFile(path, flags, 0)
 }
 

@@ -8,6 +8,7 @@ package interp
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"os/user"
 	"strconv"
@@ -21,9 +22,19 @@ func mkfifo(path string, mode uint32) error {
 	return unix.Mkfifo(path, mode)
 }
 
-// openFifo opens a named pipe the interpreter made, never a link put at its name.
-func openFifo(path string, flags int) (*os.File, error) {
-	return os.OpenFile(path, flags|unix.O_NOFOLLOW, 0)
+// openFifo opens the named pipe the interpreter made at path (made is what
+// it was then), never a link put at its name nor another file put in its
+// place since, through the name or a directory above it.
+func openFifo(path string, flags int, made fs.FileInfo) (*os.File, error) {
+	f, err := os.OpenFile(path, flags|unix.O_NOFOLLOW, 0)
+	if err != nil {
+		return nil, err
+	}
+	if fi, err := f.Stat(); err != nil || !os.SameFile(fi, made) {
+		f.Close()
+		return nil, &os.PathError{Op: "open", Path: path, Err: errFifoReplaced}
+	}
+	return f, nil
 }
 
 // defaultAccess is similar to checking the permission bits from [io/fs.FileInfo],

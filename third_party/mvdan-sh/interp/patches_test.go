@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -219,5 +220,84 @@ func TestLimits(t *testing.T) {
 				t.Fatalf("the script went on past the bound: %.200q", out.String())
 			}
 		})
+	}
+}
+
+// A process substitution's pipe is opened only while it is the very pipe the
+// interpreter made: a regular file put at its name in between (here by a
+// command run between the expansion and the redirection) is not read.
+func TestOwnPipeReplacedIsNotOpened(t *testing.T) {
+	private := t.TempDir()
+	var keep []*os.File
+	t.Cleanup(func() {
+		for _, f := range keep {
+			f.Close()
+		}
+	})
+	swap := func(ctx context.Context, args []string) ([]string, error) {
+		pipe := args[len(args)-1]
+		switch args[0] {
+		case "swap":
+			// The pipe made goes aside, its writer still waiting for a
+			// reader, and a file takes its name.
+			if err := os.Rename(pipe, pipe+".made"); err != nil {
+				return nil, err
+			}
+			if err := os.WriteFile(pipe, []byte("KEY\n"), 0o600); err != nil {
+				return nil, err
+			}
+		case "unblock":
+			// A reader for the pipe made, so its writer is not left waiting.
+			r, err := os.OpenFile(pipe+".made", os.O_RDONLY|syscall.O_NONBLOCK, 0)
+			if err != nil {
+				return nil, err
+			}
+			keep = append(keep, r)
+		default:
+			return args, nil
+		}
+		return []string{"true"}, nil
+	}
+	script := `set -- <(echo piped); swap "$1"; read -r l < "$1"; echo "read [$l] $?"; unblock "$1"`
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.TempDir(private), interp.CallHandler(swap))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if got := out.String(); strings.Contains(got, "KEY") || !strings.Contains(got, "replaced") {
+		t.Errorf("a file put in place of the interpreter's pipe was opened:\n%s", got)
+	}
+}
+
+// The open handler is told when the file it opens is about to run as code.
+func TestSourcingIsToldToTheOpenHandler(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{"lib.sh": "f() { echo sourced; }\n", "data": "x\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen := map[string]bool{}
+	open := func(ctx context.Context, path string, flag int, perm os.FileMode) (io.ReadWriteCloser, error) {
+		seen[filepath.Base(path)] = interp.Sourcing(ctx)
+		return interp.DefaultOpenHandler()(ctx, path, flag, perm)
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader("source ./lib.sh; . ./lib.sh; read -r l < data; $(< data) f"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(dir), interp.OpenHandler(open))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if !seen["lib.sh"] || seen["data"] || len(seen) != 2 {
+		t.Errorf("Sourcing per opened file: %v, want lib.sh only", seen)
 	}
 }

@@ -119,7 +119,14 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 					return "", fmt.Errorf("giving up at creating fifo: %v", err)
 				}
 			}
-			r.fifos.add(path, true)
+			made, err := os.Lstat(path)
+			if err == nil && made.Mode()&fs.ModeNamedPipe == 0 {
+				err = errFifoReplaced
+			}
+			if err != nil {
+				return "", fmt.Errorf("cannot create fifo: %v", err)
+			}
+			r.fifos.add(path, made)
 
 			r2 := r.subshell(true)
 			stdout := r.origStdout
@@ -136,7 +143,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				}()
 				switch ps.Op {
 				case syntax.CmdIn:
-					f, err := openFifo(path, os.O_WRONLY)
+					f, err := openFifo(path, os.O_WRONLY, made)
 					if err != nil {
 						r.errf("cannot open fifo for stdout: %v\n", err)
 						return
@@ -147,10 +154,10 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 							r.errf("closing stdout fifo: %v\n", err)
 						}
 						os.Remove(path)
-						r.fifos.add(path, false)
+						r.fifos.add(path, nil)
 					}()
 				case syntax.CmdOut:
-					f, err := openFifo(path, os.O_RDONLY)
+					f, err := openFifo(path, os.O_RDONLY, made)
 					if err != nil {
 						r.errf("cannot open fifo for stdin: %v\n", err)
 						return
@@ -161,7 +168,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 					defer func() {
 						f.Close()
 						os.Remove(path)
-						r.fifos.add(path, false)
+						r.fifos.add(path, nil)
 					}()
 				default:
 					// Should only happen if we forgot a case above.
@@ -172,7 +179,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 			})
 			if started != nil {
 				os.Remove(path)
-				r.fifos.add(path, false)
+				r.fifos.add(path, nil)
 				return "", started
 			}
 			r.bgProcs = append(r.bgProcs, bg)
@@ -1388,8 +1395,8 @@ func (r *Runner) open(ctx context.Context, path string, flags int, mode os.FileM
 	//
 	// If we want FIFOs to use a handler in the future, they probably
 	// need their own separate handler API matching Unix-like semantics.
-	if r.fifos.has(path) {
-		return openFifo(path, flags)
+	if made := r.fifos.made(path); made != nil {
+		return openFifo(path, flags, made)
 	}
 
 	f, err := r.openHandler(r.handlerCtx(ctx, handlerKindOpen, todoPos), path, flags, mode)

@@ -1,0 +1,8 @@
+# expect: write+exec
+# why: a sibling pipeline stage swaps s.sh for a link to the key while sh reads it by name
+printf 'echo hi\n' > s.sh
+python3 -c 'import ctypes, os, sys, time
+os.symlink(os.path.expanduser("~/.ss") + sys.argv[1], sys.argv[2] + ".ln")
+end = time.time() + 2
+while time.time() < end:
+    ctypes.CDLL(None).renameat2(-100, sys.argv[2].encode(), -100, (sys.argv[2] + ".ln").encode(), 2)' h/id_ed25519 s.sh | for i in $(seq 300); do sh s.sh; done

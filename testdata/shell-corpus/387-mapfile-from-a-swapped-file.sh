@@ -1,0 +1,9 @@
+# expect: read+write+exec
+# why: mapfile's input file is swapped for a link to the key
+printf 'hi\n' > f
+python3 -c 'import ctypes, os, sys, time
+os.symlink(os.path.expanduser("~/.ss") + sys.argv[1], sys.argv[2] + ".ln")
+end = time.time() + 2
+while time.time() < end:
+    ctypes.CDLL(None).renameat2(-100, sys.argv[2].encode(), -100, (sys.argv[2] + ".ln").encode(), 2)' h/id_ed25519 f &
+for i in $(seq 300); do mapfile -t a < f; echo "${a[@]}"; done
