@@ -84,13 +84,27 @@ var handled = landlock.V7.HandledAccessFS
 type ruleset struct {
 	fd     int
 	flags  uint32
-	listed map[string]time.Time
+	listed stamps
 }
 
 func (r *ruleset) close() { unix.Close(r.fd) }
 
-func (r *ruleset) fresh() bool {
-	for dir, mtime := range r.listed {
+func (r *ruleset) fresh() bool { return r.listed.fresh() }
+
+// stamps are directories and their modification times when something was
+// made from them: a name made, removed or renamed in one changes its time.
+type stamps map[string]time.Time
+
+// stamp notes dir's time now, if it is there.
+func (st stamps) stamp(dir string) {
+	if fi, err := os.Stat(dir); err == nil {
+		st[dir] = fi.ModTime()
+	}
+}
+
+// fresh reports whether no stamped directory changed.
+func (st stamps) fresh() bool {
+	for dir, mtime := range st {
 		fi, err := os.Stat(dir)
 		if err != nil || !fi.ModTime().Equal(mtime) {
 			return false
@@ -144,11 +158,9 @@ func (s *Sandbox) rulesetFor(grant approvals.Effects, byRules bool) (int, uint32
 func build(pl Places, grant approvals.Effects) (*ruleset, error) {
 	// The listings are stamped before the split reads them: a change
 	// between the two makes the ruleset stale at its first use.
-	listed := map[string]time.Time{}
+	listed := stamps{}
 	stamped := func(dir string) ([]Dirent, error) {
-		if fi, err := os.Stat(dir); err == nil {
-			listed[dir] = fi.ModTime()
-		}
+		listed.stamp(dir)
 		return ReadDir(dir)
 	}
 	plan := NewPlan(pl, grant, stamped)
@@ -231,7 +243,7 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 				return err
 			}
 		}
-		return launchIn(cmd, fd, flags, v, newNet)
+		return launchIn(cmd, fd, flags, v.mounts, newNet)
 	}
 	done := make(chan error, 1)
 	go func() {

@@ -13,4 +13,7 @@ type spawner struct{}
 // spawnerKey is Linux's.
 type spawnerKey struct{}
 
+// view is Linux's.
+type view struct{}
+
 func (*spawner) close() {}

@@ -29,8 +29,9 @@ import (
 type Sandbox struct {
 	places   Places
 	mu       sync.Mutex
-	cache    map[rulesetKey]*ruleset // Linux only
-	spawners map[spawnerKey]*spawner // Linux only
+	cache    map[rulesetKey]*ruleset     // Linux only
+	spawners map[spawnerKey]*spawner     // Linux only
+	views    map[approvals.Effects]*view // by grant; Linux only
 }
 
 // New is the sandbox of a session judged by policy, or nil (with the
@@ -41,7 +42,7 @@ func New(policy *approvals.Policy) (*Sandbox, error) {
 	}
 	places := PlacesOf(policy)
 	makeScratch(places.Scratch)
-	return &Sandbox{places: places, cache: map[rulesetKey]*ruleset{}, spawners: map[spawnerKey]*spawner{}}, nil
+	return &Sandbox{places: places, cache: map[rulesetKey]*ruleset{}, spawners: map[spawnerKey]*spawner{}, views: map[approvals.Effects]*view{}}, nil
 }
 
 // makeScratch makes the scratch places that do not exist yet (a fresh

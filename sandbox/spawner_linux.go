@@ -34,6 +34,7 @@ type spawner struct {
 	mu      sync.Mutex
 	cmd     *exec.Cmd   // the mounter
 	starter *os.Process // the starter
+	made    *view       // the view the mounter last made
 	conn    *os.File    // tandem's end of the starter's socket
 	broken  bool        // it failed once: programs take the launcher's way
 }
@@ -45,7 +46,8 @@ type request struct {
 	Args, Env []string
 	Dir       string
 	Flags     uint32
-	View      mounts
+	View      *mounts `json:",omitempty"` // nil when Made
+	Made      bool    // the view is the one the mounter made last: nothing to mount
 	NoUnix    bool    // no UNIX socket of its own making (without net)
 	Stdio     [3]bool // which of 0, 1 and 2 are sent (else /dev/null)
 }
@@ -96,7 +98,7 @@ func spawnable(cmd *exec.Cmd) bool {
 // a namespace with the view v. On success cmd's Process is the program,
 // to be waited for as if cmd had started it. ok is false when the spawner
 // cannot serve (it could not start, or broke): the caller takes another way.
-func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, v mounts) (ok bool, err error) {
+func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, v *view) (ok bool, err error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.broken {
@@ -108,7 +110,11 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, v mounts) (ok 
 			return false, nil
 		}
 	}
-	req := request{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Flags: flags, View: v, NoUnix: z.newNet}
+	// A view the mounter made last time, and that is fresh, is made already.
+	req := request{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Flags: flags, Made: z.made == v, NoUnix: z.newNet}
+	if !req.Made {
+		req.View = &v.mounts
+	}
 	if req.Env == nil {
 		req.Env = os.Environ()
 	}
@@ -142,7 +148,9 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, v mounts) (ok 
 		z.stop()
 		return false, nil
 	}
+	z.made = nil
 	if rep.Pid > 0 {
+		z.made = v
 		// The program is tandem's child (CLONE_PARENT): FindProcess holds
 		// it by a pidfd, and only tandem can reap it, so the pid is its own.
 		cmd.Process, err = os.FindProcess(rep.Pid)
@@ -193,7 +201,7 @@ func (z *spawner) launch() error {
 		go cmd.Wait()
 		return err
 	}
-	z.cmd, z.starter, z.conn = cmd, starter, ours
+	z.cmd, z.starter, z.conn, z.made = cmd, starter, ours, nil
 	return nil
 }
 
@@ -206,7 +214,7 @@ func (z *spawner) stop() {
 	z.conn.Close()
 	cmd := z.cmd
 	go cmd.Wait()
-	z.cmd, z.starter, z.conn = nil, nil, nil
+	z.cmd, z.starter, z.conn, z.made = nil, nil, nil, nil
 }
 
 func (z *spawner) close() {
@@ -406,8 +414,13 @@ func spawn(body, oob []byte, guard func(mounts) error) reply {
 	if len(fds) < 1 {
 		return fail(errors.New("no ruleset was sent"))
 	}
-	if err := guard(req.View); err != nil {
-		return fail(err)
+	if !req.Made {
+		if req.View == nil {
+			return fail(errors.New("no view was sent"))
+		}
+		if err := guard(*req.View); err != nil {
+			return fail(err)
+		}
 	}
 	// What would fail in the child is checked first: a child that fails is
 	// tandem's to reap, which it can only find by searching.
