@@ -1,16 +1,20 @@
 // Package sandbox makes the kernel hold what the gate decided: every process
 // a bash step starts runs restricted to what the step was granted (the
-// user's auto set and what the user approved for that step). Without a
-// grant it cannot read or write a secret, write outside the workspace roots
-// and the scratch places, write a protected place outside the roots, or
-// open a TCP connection; and it cannot read another process's environment
-// or memory. A program the gate cannot see into is held more closely: it
-// cannot change the guarded places in the roots (git's config and hooks,
-// .tandem) nor, without net, reach any network. tandem itself keeps all its
-// access: the restrictions are put on the one thread that starts the
-// process, or made in namespaces by tandem started again (a spawner, or a
-// launcher that becomes the program) (Linux: Landlock and namespaces), or
-// on the program it runs (macOS, Seatbelt).
+// user's auto set and what the user approved for that step), for an
+// ordinary user as for root. Without a grant it cannot read or write a
+// secret or reach an agent's socket (secret), read the home beyond the
+// readable places or change anything outside the writable places, its
+// mode, owner and times included (outside), change a protected place or
+// the guarded places in the roots, git's config and hooks and .tandem, git
+// included (protected), or reach any network or make a UNIX socket (net);
+// and it cannot read another process's environment or memory, nor signal a
+// process outside its own sandbox. tandem itself keeps all its access: on
+// Linux each program starts in a view (user and mount namespaces) made by
+// tandem started again (a spawner, or a launcher of its own), restricted
+// by Landlock and seccomp on the thread that starts it; where no namespace
+// can be made, Landlock alone holds what it can and fails closed on the
+// guarded places; on macOS the rules are a Seatbelt profile around the
+// program.
 package sandbox
 
 import (
@@ -58,8 +62,9 @@ func makeScratch(places []string) {
 }
 
 // Start starts cmd restricted to grant. effects are the program's own as
-// judged: one with exec may do what its words do not show, and is held
-// more closely (see Guarded). A nil sandbox starts it as it is.
+// judged: one with exec may do what its words do not show, and where no
+// namespace can be made it is held more closely (see start). A nil sandbox
+// starts it as it is.
 func (s *Sandbox) Start(cmd *exec.Cmd, grant, effects approvals.Effects) error {
 	if s == nil {
 		return cmd.Start()
@@ -113,9 +118,9 @@ type Support struct {
 	Unavailable error
 	// Net: TCP connections are held too. When not, Limits says why.
 	Net bool
-	// Guards: the guarded places of the roots are held (see Guarded), and
-	// a program tandem cannot see into is kept off the network whole (UDP
-	// too) without net. When not, Limits says why.
+	// Guards: programs start in a view (see Guarded and viewFor), which
+	// holds the guarded places, modes, sockets and the whole network.
+	// When not, Limits says why.
 	Guards bool
 	// Limits says, in one sentence, what part is not enforced although the
 	// sandbox works ("" when none).
