@@ -27,9 +27,11 @@ func kernelSupport() Support { return support() }
 
 // start runs cmd's program under sandbox-exec with the step's profile. The
 // program's argv[0] becomes its path: sandbox-exec runs it by that name.
-func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) error {
+// The guarded places hold for every program not granted protected, one
+// judged by its words too (git writes its config only when asked).
+func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, _ bool) error {
 	var g Guarded
-	if unseen && !grant.Has(approvals.Protected) {
+	if !grant.Has(approvals.Protected) {
 		g = GuardedIn(s.places.Roots)
 	}
 	argv := append([]string{"sandbox-exec", "-p", SeatbeltProfile(s.places, grant, g), cmd.Path}, cmd.Args[1:]...)
