@@ -576,12 +576,16 @@ func TestSecretsAndSocketsAreOutOfView(t *testing.T) {
 			"chmod 777 " + w.home + "/.ssh",
 			"touch -d 2001-01-01 " + key,
 			"python3 -c 'import os; os.chmod(\"" + key + "\", 0o644)'",
-			"chmod 666 " + w.home + "/.bashrc",
 			connect,
 		} {
 			if out, err := w.runJudged(t, net, judged, script); err == nil {
 				t.Errorf("%s ran without secret: %q", script, out)
 			}
+		}
+		// A protected place keeps its mode with outside granted too.
+		script := "chmod 666 " + w.home + "/.bashrc"
+		if out, err := w.runJudged(t, net|approvals.Of(approvals.Outside), judged, script); err == nil {
+			t.Errorf("%s ran without protected: %q", script, out)
 		}
 	}
 	if fi, err := os.Stat(key); err != nil || fi.Mode().Perm() != 0o600 || fi.ModTime().Year() == 2001 {
