@@ -51,7 +51,7 @@ func newWorldWith(t *testing.T, env ...string) *world {
 		t.Fatal(err)
 	}
 	w := &world{home: tmp + "/home", ws: tmp + "/ws", scratch: tmp + "/scratch", outside: tmp + "/outside"}
-	for path, body := range map[string]string{
+	writeFiles(t, map[string]string{
 		w.home + "/.ssh/id_test":               "PRIVATE-KEY-TEST\n",
 		w.home + "/notes.txt":                  "notes\n",
 		w.home + "/.bashrc":                    "# rc\n",
@@ -64,14 +64,7 @@ func newWorldWith(t *testing.T, env ...string) *world {
 		w.ws + "/.tandem/settings.json":        "{}\n",
 		w.scratch + "/.keep":                   "",
 		w.outside + "/keep.txt":                "keep\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
+	}, 0o600)
 	p := approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{w.ws}, Home: w.home,
 		Env: append([]string{"HOME=" + w.home, "PATH=/usr/bin:/bin"}, env...), Scratch: []string{w.scratch}})
 	if w.sb, err = New(p); err != nil {
@@ -165,19 +158,12 @@ func TestSecretsNeedTheirGrant(t *testing.T) {
 // readable places (git's config, the toolchains) are read by every step.
 func TestHomeHeldBackButForTheReadablePlaces(t *testing.T) {
 	w := newWorld(t)
-	for path, body := range map[string]string{
+	writeFiles(t, map[string]string{
 		w.home + "/.config/unnamed-store/token": "UNNAMED-TOKEN\n",
 		w.home + "/.gitconfig":                  "[user]\n\tname = Everyday\n",
 		w.home + "/.cargo/bin/tool":             "#!/bin/sh\necho tool ran\n",
 		w.home + "/.cargo/credentials.toml":     "CARGO-TOKEN\n",
-	} {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(body), 0o700); err != nil {
-			t.Fatal(err)
-		}
-	}
+	}, 0o700)
 	w.sb.Close()
 	p := approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{w.ws}, Home: w.home,
 		Env: []string{"HOME=" + w.home, "PATH=/usr/bin:/bin"}, Scratch: []string{w.scratch}})
@@ -700,4 +686,18 @@ func listenUnix(t *testing.T, path string) <-chan string {
 		}
 	}()
 	return got
+}
+
+// writeFiles writes each file with its body and mode, making its
+// directories.
+func writeFiles(t *testing.T, files map[string]string, mode os.FileMode) {
+	t.Helper()
+	for path, body := range files {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
