@@ -23,11 +23,6 @@ type Guarded struct {
 	ReadOnly []string
 }
 
-// Empty reports whether nothing is guarded.
-func (g Guarded) Empty() bool {
-	return len(g.Pinned) == 0 && len(g.ReadOnly) == 0
-}
-
 // GuardedIn finds, as they are now, what is guarded in roots: each root's
 // .tandem, and of its repository (.git, a directory or a gitdir file) what
 // names the programs git runs or which config it reads (see gitGuarded),

@@ -53,14 +53,14 @@ func Supported() Support {
 		return s
 	}
 	if err := namespaces(); err != nil {
-		limit := fmt.Sprintf("no user namespace can be made here (%v), so a program tandem cannot see into is kept from a root's .git config and hooks and .tandem by Landlock alone, which also takes from it making, renaming or removing names at a root's top and in .git, and UDP stays open to it without net; allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile granting userns to tandem) to hold them with mounts instead", err)
+		limit := fmt.Sprintf("no user namespace can be made here (%v), so a program tandem cannot see into is kept from a root's .git config and hooks and .tandem by Landlock alone, which also takes from it making, renaming or removing names at a root's top and in .git; without net UDP stays open; and the modes of secrets and of files outside the writable places, and the agents' sockets, are not held; allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or an AppArmor profile granting userns to tandem) to hold them with mounts instead", err)
 		if s.Limits != "" {
 			s.Limits += "; "
 		}
 		s.Limits += limit
 	} else {
 		s.Guards = true
-		s.Layers = append(slices.Clone(s.Layers), fmt.Sprintf("user and mount namespaces (tandem's user as their root to mount, each program as uid %d) hold git's config and hooks and .tandem read-only, and a program tandem cannot see into off every network without net", os.Getuid()))
+		s.Layers = append(slices.Clone(s.Layers), fmt.Sprintf("user and mount namespaces (tandem's user as their root to mount, each program as uid %d) give each program a view: git's config and hooks and .tandem read-only, secrets and agents' sockets hidden, the modes of what it may not write held, and no network without net", os.Getuid()))
 	}
 	return s
 }
