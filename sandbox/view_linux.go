@@ -147,22 +147,9 @@ var writableDevices = []string{"/dev/shm", "/dev/pts"}
 // that match it; each once, shallowest first.
 func existing(es []approvals.Entry) []string {
 	var out []string
-	add := func(p string) {
+	for _, p := range (&splitter{list: ReadDir}).named(es) {
 		if fi, err := os.Lstat(p); err == nil && fi.Mode()&os.ModeSymlink == 0 && !slices.Contains(out, p) {
 			out = append(out, p)
-		}
-	}
-	for _, e := range es {
-		if !e.NamePrefix {
-			add(e.Path)
-			continue
-		}
-		dir, prefix := filepath.Split(e.Path)
-		ents, _ := os.ReadDir(dir)
-		for _, d := range ents {
-			if strings.HasPrefix(d.Name(), prefix) {
-				add(filepath.Join(dir, d.Name()))
-			}
 		}
 	}
 	slices.SortFunc(out, func(a, b string) int { return strings.Count(a, "/") - strings.Count(b, "/") })
