@@ -150,13 +150,16 @@ func containerRow(hostVar, socket string) row {
 				host = args[i+1]
 			}
 		}
+		// The row's own socket is each step's start: a step's host or
+		// runtime directory is its own, never the next step's.
+		sock := socket
 		if path, ok := strings.CutPrefix(host, "unix://"); ok {
-			socket = path
+			sock = path
 		}
-		if strings.HasPrefix(socket, "$XDG_RUNTIME_DIR/") {
-			socket = filepath.Join(c.stepEnv("XDG_RUNTIME_DIR"), strings.TrimPrefix(socket, "$XDG_RUNTIME_DIR/"))
+		if strings.HasPrefix(sock, "$XDG_RUNTIME_DIR/") {
+			sock = filepath.Join(c.stepEnv("XDG_RUNTIME_DIR"), strings.TrimPrefix(sock, "$XDG_RUNTIME_DIR/"))
 		}
-		c.read("/", socket)
+		c.read("/", sock)
 		c.anyWords(dir, args)
 	}
 }

@@ -32,6 +32,7 @@ func TestAgentsAndStoresWithoutAName(t *testing.T) {
 		{[]string{"gpg", "--version"}, "none", ""},
 		{[]string{"docker", "ps"}, "exec+net+secret", "/var/run/docker.sock"},
 		{[]string{"docker", "-H", "unix:///run/docker.sock", "ps"}, "exec+net+secret", "/run/docker.sock"},
+		{[]string{"docker", "ps"}, "exec+net+secret", "/var/run/docker.sock"}, // a step's -H was its own
 		{[]string{"docker", "--version"}, "none", ""},
 		{[]string{"podman", "ps"}, "exec+net", ""}, // the fixture names no runtime directory
 		{[]string{"git", "credential", "fill"}, "read+exec+secret", f.Home + "/.git-credentials"},
