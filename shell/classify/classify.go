@@ -124,7 +124,8 @@ type classifier struct {
 	env   expand.Environ // nil: the policy's environment
 	eff   approvals.Effects
 	paths []approvals.StepPath
-	depth int // wrapper nesting, bounded so a crafted argv cannot recurse forever
+	depth int       // wrapper nesting, bounded so a crafted argv cannot recurse forever
+	vars  *[]string // changedVars, once found: env does not change
 }
 
 func newClassifier(env expand.Environ, p *approvals.Policy) *classifier {
@@ -402,6 +403,9 @@ func (c *classifier) changedVars() []string {
 	if c.env == nil {
 		return nil
 	}
+	if c.vars != nil {
+		return *c.vars
+	}
 	var vars []string
 	c.env.Each(func(name string, vr expand.Variable) bool {
 		if vr.IsSet() && isProgramVar(name) {
@@ -412,6 +416,7 @@ func (c *classifier) changedVars() []string {
 		return true
 	})
 	sort.Strings(vars)
+	c.vars = &vars
 	return vars
 }
 
