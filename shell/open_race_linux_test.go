@@ -297,3 +297,35 @@ func TestFileTestOfASwappedNameTellsNothing(t *testing.T) {
 		t.Fatalf("no run met the link: %v", ends)
 	}
 }
+
+// A swapped file's refusal quotes the step's words: a credential's value
+// in them is hidden there too, as everywhere the model sees.
+func TestSwappedRefusalHidesCredentials(t *testing.T) {
+	const token = "bridge-token-swap-0123456789"
+	b := newSwapBed(t)
+	name := "f-" + token
+	if err := os.WriteFile(filepath.Join(b.root, name), []byte(harmless), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.plant(name); err != nil {
+		t.Fatal(err)
+	}
+	var swapped atomic.Bool
+	a := &asker{answer: func(q approvals.Question) approvals.Answer {
+		if !swapped.Swap(true) {
+			if err := b.swap(name); err != nil {
+				t.Error(err)
+			}
+		}
+		return approvals.AllowOnce
+	}}
+	o := b.opts(0, a)
+	o.ExtraEnv = append(o.ExtraEnv, "TANDEM_MCP_TOKEN="+token)
+	res := runScript(t, `cat < "f-$TANDEM_MCP_TOKEN"`, o)
+	if res.Refusal == nil || res.Refusal.Code != refusal.Swapped {
+		t.Fatalf("want refused as swapped: %s %+v", res.End, res.Refusal)
+	}
+	if shown := Render(res); strings.Contains(shown, token) || !strings.Contains(res.Refusal.Text, "[hidden: $TANDEM_MCP_TOKEN]") {
+		t.Errorf("the refusal shows the token:\n%s", shown)
+	}
+}

@@ -521,6 +521,9 @@ func (x *Run) refuse(n int, err error) error {
 	if !errors.As(err, &r) {
 		return err // the run was cancelled while asking
 	}
+	// A refusal may quote a step's words or paths (a swapped file's): no
+	// credential's value is shown in it.
+	r = refusal.New(r.Code, x.hide.text(r.Text))
 	x.mu.Lock()
 	if x.refused == nil {
 		x.refused = &stepRefused{n: n, err: r}
