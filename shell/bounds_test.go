@@ -2,6 +2,7 @@ package shell
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -105,5 +106,22 @@ func TestALongStepIsCutInItsRecord(t *testing.T) {
 	}
 	if got := res.Steps[0].Text; len(got) > stepTextKept+64 || !strings.HasSuffix(got, "bytes in all)") {
 		t.Fatalf("the record kept %d bytes of the step's text: %.80q…", len(got), got)
+	}
+}
+
+// A job stopped by a bound says so, as its call's result would: bounded,
+// not refused at a step it never reached.
+func TestABoundedJobSaysItWasBounded(t *testing.T) {
+	sb := newTestbed(t)
+	r, err := Start(context.Background(), `x=a; while :; do x=$x$x; done`, sb.opts(approvals.DefaultAuto, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs := NewJobs(nil)
+	defer jobs.Close()
+	j := jobs.Add(r, "the doubling")
+	<-r.Done()
+	if info := j.Info(); info.State != string(Bounded) || !strings.HasPrefix(info.Refusal, "bounded (too_large): ") {
+		t.Errorf("the job's end: %s %q", info.State, info.Refusal)
 	}
 }

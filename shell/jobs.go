@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"sync"
@@ -121,7 +120,7 @@ func (j *Job) Info() JobInfo {
 	info.State, info.Status, info.Steps, info.Output = string(res.End), res.Status, res.Steps, res.Output
 	info.Seconds = j.Run.ended.Sub(j.Started).Seconds()
 	if res.Refusal != nil {
-		info.Refusal = fmt.Sprintf("refused at step %d (%s): %s", res.RefusedAt, res.Refusal.Code, res.Refusal.Text)
+		info.Refusal = endLine(res) // refused at a step, or bounded
 	}
 	return info
 }

@@ -18,20 +18,7 @@ const (
 // with their exit statuses, and its output with every dropped byte counted.
 func Render(res Result) string {
 	var b strings.Builder
-	switch res.End {
-	case Finished:
-		fmt.Fprintf(&b, "finished: exit status %d", res.Status)
-	case Exited:
-		fmt.Fprintf(&b, "exited: exit status %d", res.Status)
-	case Refused:
-		fmt.Fprintf(&b, "refused at step %d (%s): %s", res.RefusedAt, res.Refusal.Code, res.Refusal.Text)
-	case Killed:
-		b.WriteString("killed: the script was stopped before its end; its processes are gone")
-	case Bounded:
-		fmt.Fprintf(&b, "bounded (%s): %s", res.Refusal.Code, res.Refusal.Text)
-	case Failed:
-		fmt.Fprintf(&b, "failed: %s", res.Error)
-	}
+	b.WriteString(endLine(res))
 	b.WriteString("\n")
 	if res.Sandbox != "" {
 		b.WriteString("sandbox: " + res.Sandbox + "\n")
@@ -42,6 +29,25 @@ func Render(res Result) string {
 	}
 	writeOutput(&b, res.Output, "output")
 	return b.String()
+}
+
+// endLine is how a run ended, as the first line of its result says it.
+func endLine(res Result) string {
+	switch res.End {
+	case Finished:
+		return fmt.Sprintf("finished: exit status %d", res.Status)
+	case Exited:
+		return fmt.Sprintf("exited: exit status %d", res.Status)
+	case Refused:
+		return fmt.Sprintf("refused at step %d (%s): %s", res.RefusedAt, res.Refusal.Code, res.Refusal.Text)
+	case Killed:
+		return "killed: the script was stopped before its end; its processes are gone"
+	case Bounded:
+		return fmt.Sprintf("bounded (%s): %s", res.Refusal.Code, res.Refusal.Text)
+	case Failed:
+		return "failed: " + res.Error
+	}
+	return ""
 }
 
 // RenderProgress is the text of a run still going on: its steps and its
