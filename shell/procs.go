@@ -3,6 +3,7 @@ package shell
 import (
 	"bytes"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"sync"
@@ -79,10 +80,7 @@ func sweep() {
 		active.Unlock()
 		for _, p := range runs {
 			p.mu.Lock()
-			groups := make(map[int]bool, len(p.groups))
-			for g := range p.groups {
-				groups[g] = true
-			}
+			groups := maps.Clone(p.groups)
 			p.mu.Unlock()
 			if len(groups) == 0 {
 				continue
@@ -120,6 +118,18 @@ func (p *procs) start(cmd *exec.Cmd, startCmd func(*exec.Cmd) error) error {
 	}
 	cmd.SysProcAttr.Setpgid = true
 	cmd.Env = append(cmd.Env, p.marker)
+	if err := p.register(cmd, startCmd); err != nil {
+		return err
+	}
+	// Outside the locks every run's starts and reaping share: the process
+	// is not waited for (nor its pid reused) before start returns.
+	holdProcess(cmd.Process.Pid)
+	return nil
+}
+
+// register starts cmd as one of the run's processes, unless the run is
+// being killed.
+func (p *procs) register(cmd *exec.Cmd, startCmd func(*exec.Cmd) error) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.killed {
@@ -130,7 +140,6 @@ func (p *procs) start(cmd *exec.Cmd, startCmd func(*exec.Cmd) error) error {
 	if err := startCmd(cmd); err != nil {
 		return err
 	}
-	holdProcess(cmd.Process.Pid)
 	p.groups[cmd.Process.Pid] = true
 	waited.pids[cmd.Process.Pid] = true
 	p.waiting.Add(1)
@@ -152,10 +161,7 @@ func (p *procs) wait(cmd *exec.Cmd) error {
 // marker.
 func (p *procs) ownsAll(pids []int) bool {
 	p.mu.Lock()
-	groups := make(map[int]bool, len(p.groups))
-	for g := range p.groups {
-		groups[g] = true
-	}
+	groups := maps.Clone(p.groups)
 	p.mu.Unlock()
 	var found map[int]bool
 	for _, pid := range pids {
@@ -191,10 +197,7 @@ func (p *procs) kill() {
 	active.Unlock()
 	p.mu.Lock()
 	p.killed = true
-	groups := make(map[int]bool, len(p.groups))
-	for g := range p.groups {
-		groups[g] = true
-	}
+	groups := maps.Clone(p.groups)
 	// Every process ever found stays a target: once killed, a process that
 	// left the groups is known by nothing else (a zombie has no environment).
 	seen := make(map[int]bool, len(p.known))
