@@ -773,6 +773,13 @@ func (x *Run) killOwn(ctx context.Context, args []string) ([]string, bool, error
 		return nil, true, err
 	}
 	status := 0
+	// The gate may have waited for the user: a process that ended since
+	// could have left its pid to another's.
+	if !x.procs.ownsAll(pids) {
+		fmt.Fprintf(hc.Stderr, "kill: %s: no such process of this run\n", strings.Join(targets, " "))
+		x.ran(n, 1)
+		return []string{"false"}, true, nil
+	}
 	for _, pid := range pids {
 		if err := syscall.Kill(pid, sig); err != nil {
 			fmt.Fprintf(hc.Stderr, "kill: (%d) - %v\n", pid, err)
