@@ -180,7 +180,16 @@ var (
 // gitConfigWritten is the config file a git command writes: "" when it
 // writes none.
 func (c *classifier) gitConfigWritten(sub string, rest []string, g gitLine) string {
-	repo := func() gitRepo { return c.repoOf(g) }
+	// Found once, when first needed: it walks up the directories and reads
+	// .git files.
+	var found *gitRepo
+	repo := func() gitRepo {
+		if found == nil {
+			r := c.repoOf(g)
+			found = &r
+		}
+		return *found
+	}
 	operand := func() string {
 		for _, a := range rest {
 			if !strings.HasPrefix(a, "-") {
