@@ -16,8 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tandemdev/tandem/approvals"
-	"github.com/tandemdev/tandem/bridge/mcptest"
-	"github.com/tandemdev/tandem/bridge/servers"
+	"github.com/tandemdev/tandem/internal/mcptest"
+	"github.com/tandemdev/tandem/mcpclient"
 )
 
 // The benchmarks behind scripts/bench. Each compares the bridge with what a
@@ -35,8 +35,8 @@ func benchBridge(b *testing.B) (Env, []string, string) {
 	b.Cleanup(func() { os.RemoveAll(rt) })
 	b.Setenv("XDG_RUNTIME_DIR", rt)
 	def := inProcessServer(b)
-	cfg := servers.Config{Servers: map[string]servers.Def{"t": def}}
-	br, err := New(servers.NewManager(cfg, servers.Options{}), Settings{AutoAllow: []string{"t/*"}}, nil)
+	cfg := mcpclient.Config{Servers: map[string]mcpclient.Def{"t": def}}
+	br, err := New(mcpclient.NewManager(cfg, mcpclient.Options{}), Settings{AutoAllow: []string{"t/*"}}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -189,15 +189,15 @@ const bigResult = 10 << 20
 // server's JSON work.
 type heldResult struct{ data []byte }
 
-func (h heldResult) Config() servers.Config {
-	return servers.Config{Servers: map[string]servers.Def{"t": {Name: "t"}}}
+func (h heldResult) Config() mcpclient.Config {
+	return mcpclient.Config{Servers: map[string]mcpclient.Def{"t": {Name: "t"}}}
 }
 func (h heldResult) Tools(context.Context, string) ([]*mcp.Tool, error) {
 	return []*mcp.Tool{{Name: "big"}}, nil
 }
 func (h heldResult) Check(context.Context, string, string) error { return nil }
-func (h heldResult) Call(context.Context, string, string, json.RawMessage) (servers.Result, error) {
-	return servers.Result{Bytes: h.data}, nil
+func (h heldResult) Call(context.Context, string, string, json.RawMessage) (mcpclient.Result, error) {
+	return mcpclient.Result{Bytes: h.data}, nil
 }
 func (h heldResult) Close() {}
 

@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge/core"
-	"github.com/tandemdev/tandem/bridge/servers"
+	"github.com/tandemdev/tandem/mcpclient"
 )
 
 // MaxConns bounds the connections the bridge serves at once; each has one
@@ -41,7 +41,7 @@ type Owner struct {
 	Session string          // the session a question names, and the scope of "allow for this session"
 	Asker   approvals.Asker // nil: nobody can answer, so calls needing a yes are denied at once
 	// Servers is the owner's roster when its session has servers of its
-	// own (servers.Layered over the bridge's); nil: the bridge's. Its
+	// own (mcpclient.Layered over the bridge's); nil: the bridge's. Its
 	// owner closes it, not the bridge.
 	Servers Servers
 	// ToolCall is the agent's tool call the owner runs for (a bash step's
@@ -108,14 +108,14 @@ type Bridge struct {
 	wg        sync.WaitGroup
 }
 
-// Servers is what the bridge needs of its MCP client; *servers.Manager is
+// Servers is what the bridge needs of its MCP client; *mcpclient.Manager is
 // the one tandem runs. The seam lets a benchmark measure the bridge's own
 // cost apart from an MCP server's.
 type Servers interface {
-	Config() servers.Config
+	Config() mcpclient.Config
 	Tools(ctx context.Context, server string) ([]*mcp.Tool, error)
 	Check(ctx context.Context, server, tool string) error
-	Call(ctx context.Context, server, tool string, args json.RawMessage) (servers.Result, error)
+	Call(ctx context.Context, server, tool string, args json.RawMessage) (mcpclient.Result, error)
 	Close()
 }
 

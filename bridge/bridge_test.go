@@ -23,8 +23,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge/core"
-	"github.com/tandemdev/tandem/bridge/mcptest"
-	"github.com/tandemdev/tandem/bridge/servers"
+	"github.com/tandemdev/tandem/internal/mcptest"
+	"github.com/tandemdev/tandem/mcpclient"
 )
 
 // logs records the bridge's log lines and, at the end of the test, checks
@@ -97,18 +97,18 @@ func TestMain(m *testing.M) {
 
 // stdioServer runs this test binary as the test MCP server: a real child
 // process, one pipe, no connection pool.
-func stdioServer(t testing.TB) servers.Def {
-	return servers.Def{Name: "t", Type: "stdio", Command: os.Args[0], Source: "test",
+func stdioServer(t testing.TB) mcpclient.Def {
+	return mcpclient.Def{Name: "t", Type: "stdio", Command: os.Args[0], Source: "test",
 		Env: map[string]string{mcptest.EnvServe: "1"}, Root: t.TempDir()}
 }
 
 // inProcessServer is the go-sdk's own server over HTTP in this process: the
 // fast way to give the bridge a real MCP server.
-func inProcessServer(t testing.TB) servers.Def {
+func inProcessServer(t testing.TB) mcpclient.Def {
 	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcptest.New() }, nil)
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return servers.Def{Name: "t", Type: "http", URL: srv.URL, Source: "test"}
+	return mcpclient.Def{Name: "t", Type: "http", URL: srv.URL, Source: "test"}
 }
 
 type fixture struct {
@@ -116,17 +116,17 @@ type fixture struct {
 	logs *logs
 }
 
-func newFixture(t *testing.T, set Settings, defs ...servers.Def) *fixture {
+func newFixture(t *testing.T, set Settings, defs ...mcpclient.Def) *fixture {
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
 	if len(defs) == 0 {
-		defs = []servers.Def{inProcessServer(t)}
+		defs = []mcpclient.Def{inProcessServer(t)}
 	}
-	cfg := servers.Config{Servers: map[string]servers.Def{}}
+	cfg := mcpclient.Config{Servers: map[string]mcpclient.Def{}}
 	for _, d := range defs {
 		cfg.Servers[d.Name] = d
 	}
 	l := &logs{}
-	b, err := New(servers.NewManager(cfg, servers.Options{}), set, l.logf)
+	b, err := New(mcpclient.NewManager(cfg, mcpclient.Options{}), set, l.logf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -590,7 +590,7 @@ func TestBridge_stale_socket_dirs_of_dead_processes_are_swept(t *testing.T) {
 	ln.(*net.UnixListener).SetUnlinkOnClose(false)
 	ln.Close() // the socket file stays and nobody listens: a killed process's leftover
 
-	b, err := New(servers.NewManager(servers.Config{}, servers.Options{}), Settings{}, nil)
+	b, err := New(mcpclient.NewManager(mcpclient.Config{}, mcpclient.Options{}), Settings{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

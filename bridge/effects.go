@@ -12,7 +12,7 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge/core"
-	"github.com/tandemdev/tandem/bridge/servers"
+	"github.com/tandemdev/tandem/mcpclient"
 )
 
 // applyLocked is the one writer of the core's state: it steps the core with
@@ -115,9 +115,9 @@ func (b *Bridge) permit(ctx context.Context, r *request, o Owner) bool {
 		switch {
 		case ctx.Err() != nil:
 			return false // withdrawn: the core lets the request go
-		case errors.Is(err, servers.ErrUnknownServer), errors.Is(err, servers.ErrUnknownTool):
+		case errors.Is(err, mcpclient.ErrUnknownServer), errors.Is(err, mcpclient.ErrUnknownTool):
 			return refuse(StatusInvalid, err.Error()+".")
-		case errors.Is(err, servers.ErrNotApproved):
+		case errors.Is(err, mcpclient.ErrNotApproved):
 			return refuse(StatusDenied, err.Error()+"; nothing ran. Ask the user to allow the server when tandem asks, or to add it to their user settings.")
 		}
 		return refuse(StatusFailed, err.Error())
@@ -264,7 +264,7 @@ func (b *Bridge) list(ctx context.Context, srv Servers) []byte {
 	for _, p := range cfg.Problems {
 		out.Problems = append(out.Problems, p.Error())
 	}
-	for _, l := range servers.ListAll(ctx, cfg.Names(), srv.Tools, servers.ListTimeout) {
+	for _, l := range mcpclient.ListAll(ctx, cfg.Names(), srv.Tools, mcpclient.ListTimeout) {
 		if l.Err != nil {
 			out.Problems = append(out.Problems, l.Err.Error())
 			continue
@@ -313,11 +313,11 @@ func withOwner(ctx context.Context, o Owner) context.Context {
 	return context.WithValue(ctx, ownerKey{}, o)
 }
 
-// AskServerStart is the servers.AskStart of a bridge's manager: starting a
+// AskServerStart is the mcpclient.AskStart of a bridge's manager: starting a
 // server a workspace file names is asked of the owner whose call needs it,
 // through its approvals route, as a question of its session. A start
 // outside a bridge call (no owner) is not allowed.
-func AskServerStart(ctx context.Context, d servers.Def) (bool, error) {
+func AskServerStart(ctx context.Context, d mcpclient.Def) (bool, error) {
 	o, ok := ctx.Value(ownerKey{}).(Owner)
 	if !ok || o.Asker == nil {
 		return false, nil

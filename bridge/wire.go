@@ -6,7 +6,7 @@
 // The decisions (who may call, when a call runs, what a reply carries) live in
 // the pure core, bridge/core. This package is the I/O shell around it: the
 // private Unix socket, the wire format, the `tandem mcp call` client, and the
-// adapters that ask the approvals route and call the MCP servers.
+// adapters that ask the approvals route and call the MCP mcpclient.
 package bridge
 
 import (
@@ -18,7 +18,7 @@ import (
 	"net"
 	"strings"
 
-	"github.com/tandemdev/tandem/bridge/servers"
+	"github.com/tandemdev/tandem/mcpclient"
 )
 
 // The environment variables a command inside a session finds the bridge by.
@@ -35,9 +35,9 @@ const WireVersion = 1
 
 // Bounds of the wire.
 const (
-	MaxRequestLine = 1 << 20           // one request line, newline included
-	MaxHeaderLine  = 16 << 10          // one reply header line
-	MaxResult      = servers.MaxResult // a result's bytes, as the MCP client bounds them
+	MaxRequestLine = 1 << 20             // one request line, newline included
+	MaxHeaderLine  = 16 << 10            // one reply header line
+	MaxResult      = mcpclient.MaxResult // a result's bytes, as the MCP client bounds them
 )
 
 // Request is the one line a client sends. Args stays raw: the bridge passes

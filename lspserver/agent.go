@@ -69,7 +69,7 @@ func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 // buffers and settings, its prompts for questions, its applyEdit for edits,
 // the bridge for bash steps, and settled jobs told to the editor.
 func (s *Server) openTools(id string, roots []string, named []acp.McpServer) *tools.Session {
-	return s.bridge.mcp.Open(tools.Options{
+	return s.hub.mcp.Open(tools.Options{
 		ID:       id,
 		Roots:    roots,
 		Buffers:  s.buffers,

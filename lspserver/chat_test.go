@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tandemdev/tandem/acp/acptest"
+	"github.com/tandemdev/tandem/acpserver/acptest"
 	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/agent/providers/fake"

@@ -14,8 +14,8 @@ import (
 	"unicode/utf16"
 
 	"github.com/tandemdev/tandem"
-	"github.com/tandemdev/tandem/bridge/mcptest"
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/internal/mcptest"
 )
 
 // The end-to-end tests start the real binary as an editor would and speak

@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tandemdev/tandem/acp/acptest"
+	"github.com/tandemdev/tandem/acpserver/acptest"
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/agent/providers/fake"
-	"github.com/tandemdev/tandem/bridge/mcptest"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/internal/mcptest"
 )
 
 // session/new's mcpServers on the editor's connection join that chat's

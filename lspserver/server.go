@@ -28,7 +28,7 @@ import (
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/tools"
-	"github.com/tandemdev/tandem/tools/mcpbridge"
+	"github.com/tandemdev/tandem/tools/mcphub"
 )
 
 // Options configure one server.
@@ -72,7 +72,7 @@ type Server struct {
 	settings *config.Settings
 	requests map[string]handlerFunc
 	router   *router        // asks the editor the sessions' questions
-	bridge   serverBridge   // the MCP-call bridge, started on first use
+	hub      connHub        // the MCP servers and the call bridge, started on first use
 	agent    *agent.Service // the agent's sessions (chat.go)
 
 	mu       sync.Mutex
@@ -130,7 +130,7 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 		s.requests = requests
 	}
 	s.router = newRouter(s)
-	s.bridge.mcp = mcpbridge.New(mcpbridge.Options{Settings: s.Settings, Roots: s.Roots, Version: opts.Version, Log: s.log})
+	s.hub.mcp = mcphub.New(mcphub.Options{Settings: s.Settings, Roots: s.Roots, Version: opts.Version, Log: s.log})
 	s.agent = s.newAgentService()
 	st := newStream(in, out, closeBoth{in, out}, opts.MaxMessage, func(kind, detail string) {
 		s.log.Warn("bad input skipped", "kind", kind, "detail", detail)
@@ -158,8 +158,8 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 	cancel() // stops every request still running
 	s.agent.CloseAll()
 	s.closeSessions()
-	s.bridge.close()
-	s.bridge.mcp.Close()
+	s.hub.close()
+	s.hub.mcp.Close()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !s.exited && s.state == stateShutdown {

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
-	"github.com/tandemdev/tandem/bridge/servers"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/mcpclient"
 	"github.com/tandemdev/tandem/shell"
 )
 
@@ -119,7 +119,7 @@ func envRule(st *config.Settings) (shell.EnvRule, error) {
 		}
 	}
 	if v, ok := st.User("mcp.servers"); ok {
-		for _, d := range servers.Load(nil, v.Raw, "mcp.servers").Servers {
+		for _, d := range mcpclient.Load(nil, v.Raw, "mcp.servers").Servers {
 			rule.Keys = append(rule.Keys, d.EnvKeys()...)
 		}
 	}

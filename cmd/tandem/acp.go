@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	acpdoor "github.com/tandemdev/tandem/acp"
+	acpserver "github.com/tandemdev/tandem/acpserver"
 	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/config"
 )
@@ -71,7 +71,7 @@ func runACP(args []string) int {
 		log.Warn("chats are not kept", "err", err)
 		store = nil
 	}
-	acpdoor.Serve(ctx, os.Stdin, os.Stdout, acpdoor.Options{
+	acpserver.Serve(ctx, os.Stdin, os.Stdout, acpserver.Options{
 		Log: log, Version: tandemVersion(), Connect: connectModel, Store: store,
 		Settings: func() *config.Settings {
 			st := userSettings("tandem acp")

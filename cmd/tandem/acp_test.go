@@ -16,7 +16,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/tandemdev/tandem/acp/acptest"
+	"github.com/tandemdev/tandem/acpserver/acptest"
 	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/agent/providers/scripted"

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/tandemdev/tandem/bridge/servers"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/mcpclient"
 	"github.com/tandemdev/tandem/sandbox"
 	"github.com/tandemdev/tandem/tools"
 )
@@ -98,7 +98,7 @@ func diagnose(workspace string) []check {
 	if v, ok := settings.User("mcp.servers"); ok {
 		user = v.Raw
 	}
-	cfg := servers.Load([]string{workspace}, user, file)
+	cfg := mcpclient.Load([]string{workspace}, user, file)
 	for _, p := range cfg.Problems {
 		out = append(out, check{name: "MCP configuration", info: p.Error(), fix: "correct the file named in the message"})
 	}

@@ -13,13 +13,11 @@ import (
 	"strings"
 	"syscall"
 	"text/tabwriter"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge"
-	"github.com/tandemdev/tandem/config"
-	"github.com/tandemdev/tandem/refusal"
+	"github.com/tandemdev/tandem/mcpserver"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -204,11 +202,8 @@ func mcpList(stdout, stderr io.Writer) int {
 	return exitOK
 }
 
-// mcpServe serves the one tool registry over MCP on standard input and
-// output: through the editor's tandem when it finds one (the terminal's
-// bridge variables, else a discovery entry of its folder), so the agent
-// sees the editor's buffers and its questions appear there; else in a
-// standalone session on the folder.
+// mcpServe parses the command line and serves tandem's tools over MCP on
+// standard input and output (package mcpserver).
 func mcpServe(args []string) int {
 	fail := func(code int, format string, a ...any) int {
 		fmt.Fprintf(os.Stderr, "tandem mcp serve: "+format+"\n", a...)
@@ -226,172 +221,22 @@ func mcpServe(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var srv *mcp.Server
-	if a, err := attach(ctx, root); err == nil {
-		defer a.close()
-		srv = newMCPServer(a.tools, a.call)
-	} else {
-		if !errors.Is(err, bridge.ErrNoBridge) {
-			fmt.Fprintf(os.Stderr, "tandem mcp serve: the editor's tandem did not open a session (%v); serving standalone\n", err)
-		}
-		if why := unsafeRoot(root); why != "" {
-			return fail(exitUsage, "refusing to serve %s: %s. Run it in a project folder, or pass --root PROJECT", root, why)
-		}
-		// Standard input carries the protocol: questions go to the MCP
-		// client as elicitations when it can take them.
-		s, err := openStandalone("tandem mcp serve", root, elicitAsker{}, false)
-		if err != nil {
-			return fail(exitError, "%v", err)
-		}
-		defer s.Close()
-		srv = newMCPServer(tools.MCPTools(s), func(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
-			return tools.Call(ctx, s, name, args).MCP()
-		})
-	}
-	if err := srv.Run(ctx, &mcp.StdioTransport{}); err != nil && ctx.Err() == nil {
+	err = mcpserver.Serve(ctx, mcpserver.Options{
+		Root:    root,
+		Version: tandemVersion(),
+		Warn:    os.Stderr,
+		Standalone: func(asker approvals.Asker) (*tools.Session, error) {
+			return openStandalone("tandem mcp serve", root, asker, false)
+		},
+	}, &mcp.StdioTransport{})
+	var unsafe *mcpserver.UnsafeRootError
+	switch {
+	case errors.As(err, &unsafe):
+		return fail(exitUsage, "%v", err)
+	case err != nil:
 		return fail(exitError, "%v", err)
 	}
 	return exitOK
-}
-
-// unsafeRoot says why root is no folder to serve standalone, or "": every
-// file under the root is in the agent's reach.
-func unsafeRoot(root string) string {
-	if root == "/" {
-		return "it is the whole file system"
-	}
-	if home, err := config.Home(); err == nil && home == root {
-		return "it is your home directory, with your credentials and every project in it"
-	}
-	return ""
-}
-
-type sessionKey struct{}
-
-// newMCPServer serves list, each call through call with the MCP client's
-// session in its context (for elicitAsker). A call of a tool not listed is
-// passed to call as well, whose refusal is a tool error, as a model can
-// read it and go on; the go-sdk would answer a protocol error.
-func newMCPServer(list []*mcp.Tool, call func(context.Context, string, json.RawMessage) *mcp.CallToolResult) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "tandem", Version: tandemVersion()}, nil)
-	known := map[string]bool{}
-	handle := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return call(context.WithValue(ctx, sessionKey{}, req.Session), req.Params.Name, req.Params.Arguments), nil
-	}
-	for _, t := range list {
-		known[t.Name] = true
-		srv.AddTool(t, handle)
-	}
-	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && !known[r.Params.Name] {
-				return handle(ctx, r)
-			}
-			return next(ctx, method, req)
-		}
-	})
-	return srv
-}
-
-// attached is `tandem mcp serve` served by the editor's tandem: one tools
-// session there, owned by the terminal's (or the discovery entry's) token.
-type attached struct {
-	env     bridge.Env
-	session string
-	tools   []*mcp.Tool
-}
-
-// attach opens a session in the editor's tandem found from the terminal's
-// variables, else from the discovery entry of root or a parent.
-func attach(ctx context.Context, root string) (*attached, error) {
-	env, err := bridge.EnvFromOS()
-	if err != nil {
-		if env, _, err = bridge.Discover(root); err != nil {
-			return nil, err
-		}
-	}
-	h, body, err := bridge.Send(ctx, env, bridge.Request{Op: bridge.OpOpen})
-	if err != nil {
-		return nil, err
-	}
-	if h.Status != bridge.StatusOK {
-		return nil, fmt.Errorf("%s: %s", h.Status, h.Reason)
-	}
-	var r bridge.OpenReply
-	if err := json.Unmarshal(body, &r); err != nil || r.Session == "" {
-		return nil, errors.New("its reply is not a session; it may be another tandem version")
-	}
-	return &attached{env: env, session: r.Session, tools: r.Tools}, nil
-}
-
-// call runs a tool in the editor's session. The editor going away is a
-// tool error saying so: the model can tell the user, and nothing is
-// half-written (the editor's tandem applies an edit whole or not at all).
-func (a *attached) call(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
-	h, body, err := bridge.Send(ctx, a.env, bridge.Request{Op: bridge.OpTool, Session: a.session, Tool: name, Args: args})
-	refused := func(code refusal.Code, text string) *mcp.CallToolResult {
-		return tools.Refused(refusal.New(code, text)).MCP()
-	}
-	switch {
-	case ctx.Err() != nil:
-		return refused(refusal.Cancelled, "The call was cancelled; the editor's tandem stopped it. Read the files it names again before repeating it.")
-	case errors.Is(err, bridge.ErrNoBridge):
-		return refused(refusal.Failed, "The editor's tandem is gone (the editor was closed or reloaded); nothing ran. Ask the user to restart the agent from the editor's terminal.")
-	case errors.Is(err, bridge.ErrSessionEnded):
-		return refused(refusal.Failed, "The editor's tandem ended during the call (the editor was closed or reloaded); each file it touched is either wholly changed or untouched. Ask the user to restart the agent from the editor's terminal, then read the files again before repeating the call.")
-	case err != nil:
-		return refused(refusal.Failed, err.Error())
-	case h.Status == bridge.StatusBusy:
-		return refused(refusal.Busy, h.Reason)
-	case h.Status != bridge.StatusOK:
-		return refused(refusal.Failed, h.Reason)
-	}
-	var res mcp.CallToolResult
-	if err := json.Unmarshal(body, &res); err != nil {
-		return refused(refusal.Failed, "The editor's tandem sent a result this tandem cannot read; it may be another version. Ask the user to run the agent with the editor's tandem.")
-	}
-	return &res
-}
-
-func (a *attached) close() {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_, _, _ = bridge.Send(ctx, a.env, bridge.Request{Op: bridge.OpClose, Session: a.session})
-}
-
-// elicitAsker asks a standalone session's questions of the MCP client as
-// elicitations, when the client declared it takes them; otherwise nobody
-// can answer.
-type elicitAsker struct{}
-
-// The answers an elicitation offers, mapped to the gate's.
-var elicitAnswers = map[string]approvals.Answer{
-	"allow":         approvals.AllowOnce,
-	"allow_session": approvals.AllowSession,
-	"deny":          approvals.Deny,
-}
-
-var elicitSchema = json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string","title":"Allow?","description":"allow: this time; allow_session: this and the same step again in this session; deny: no","enum":["allow","allow_session","deny"]}},"required":["answer"]}`)
-
-func (elicitAsker) Ask(ctx context.Context, q approvals.Question) approvals.Answer {
-	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
-	if ss == nil {
-		return approvals.Unanswered
-	}
-	if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
-		return approvals.Unanswered
-	}
-	res, err := ss.Elicit(ctx, &mcp.ElicitParams{Message: approvals.QuestionText(q), RequestedSchema: elicitSchema})
-	switch {
-	case err != nil:
-		return approvals.Unanswered
-	case res.Action == "decline":
-		return approvals.Deny
-	case res.Action != "accept":
-		return approvals.Unanswered
-	}
-	s, _ := res.Content["answer"].(string)
-	return elicitAnswers[s] // anything else: unanswered
 }
 
 // oneLine shortens a tool's description to its first sentence on one line,

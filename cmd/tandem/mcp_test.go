@@ -16,8 +16,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge"
-	"github.com/tandemdev/tandem/bridge/mcptest"
-	"github.com/tandemdev/tandem/bridge/servers"
+	"github.com/tandemdev/tandem/internal/mcptest"
+	"github.com/tandemdev/tandem/mcpclient"
 )
 
 // hostBridge runs a bridge in this process over the go-sdk's own test
@@ -36,8 +36,8 @@ func hostBridgeAsking(t *testing.T, set bridge.Settings, asker approvals.Asker) 
 	t.Setenv("XDG_RUNTIME_DIR", rt)
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcptest.New() }, nil))
 	t.Cleanup(srv.Close)
-	cfg := servers.Config{Servers: map[string]servers.Def{"t": {Name: "t", Type: "http", URL: srv.URL}}}
-	b, err := bridge.New(servers.NewManager(cfg, servers.Options{CallTimeout: 2 * time.Second}), set, nil)
+	cfg := mcpclient.Config{Servers: map[string]mcpclient.Def{"t": {Name: "t", Type: "http", URL: srv.URL}}}
+	b, err := bridge.New(mcpclient.NewManager(cfg, mcpclient.Options{CallTimeout: 2 * time.Second}), set, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

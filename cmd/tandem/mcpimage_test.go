@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge"
-	"github.com/tandemdev/tandem/bridge/servers"
+	"github.com/tandemdev/tandem/mcpclient"
 )
 
 // `tandem mcp call srv/tool '{}' > out.png` writes the image's bytes when
@@ -29,8 +29,8 @@ func TestMCPCall_an_image_redirected_to_a_file_is_its_bytes(t *testing.T) {
 	srv := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil))
 	t.Cleanup(srv.Close)
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
-	cfg := servers.Config{Servers: map[string]servers.Def{"shots": {Name: "shots", Type: "http", URL: srv.URL}}}
-	b, err := bridge.New(servers.NewManager(cfg, servers.Options{}), bridge.Settings{AutoAllow: []string{"shots/*"}}, nil)
+	cfg := mcpclient.Config{Servers: map[string]mcpclient.Def{"shots": {Name: "shots", Type: "http", URL: srv.URL}}}
+	b, err := bridge.New(mcpclient.NewManager(cfg, mcpclient.Options{}), bridge.Settings{AutoAllow: []string{"shots/*"}}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package acpdoor
+package acpserver
 
 import (
 	"context"
@@ -15,10 +15,10 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/tandemdev/tandem/acp/acptest"
+	"github.com/tandemdev/tandem/acpserver/acptest"
 	"github.com/tandemdev/tandem/agent"
-	"github.com/tandemdev/tandem/bridge/mcptest"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/internal/mcptest"
 )
 
 // The test binary is also the MCP server the sessions name (mcptest).

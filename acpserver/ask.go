@@ -1,4 +1,4 @@
-package acpdoor
+package acpserver
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package acpdoor
+package acpserver
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/tandemdev/tandem/acp/acptest"
+	"github.com/tandemdev/tandem/acpserver/acptest"
 )
 
 var readWrite = acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}

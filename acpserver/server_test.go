@@ -1,4 +1,4 @@
-package acpdoor
+package acpserver
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
-	"github.com/tandemdev/tandem/acp/acptest"
+	"github.com/tandemdev/tandem/acpserver/acptest"
 	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"

@@ -1,11 +1,11 @@
-// Package mcpbridge is a front door's MCP-call bridge, wired the one way
-// every door wires it: started from the user's own settings (mcp.bridge,
+// Package mcphub is a front door's MCP hub: its MCP-call bridge and the
+// servers its sessions share, wired the one way every door wires it: started from the user's own settings (mcp.bridge,
 // mcp.capacity, mcp.autoAllow, mcp.servers; a workspace cannot widen
 // them), and reached by the bash steps and `mcp` tool calls of the door's
 // sessions through tools.Options.BashEnv. A session may have servers of its
 // own beside the door's: those its editor named in ACP's session/new, and
 // the workspace files of a folder the door does not serve already.
-package mcpbridge
+package mcphub
 
 import (
 	"context"
@@ -20,8 +20,8 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge"
-	"github.com/tandemdev/tandem/bridge/servers"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/mcpclient"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -38,28 +38,28 @@ type Options struct {
 	Log     *slog.Logger // nil: discarded
 }
 
-// Bridge is one door's bridge and the servers every session of it shares.
+// Hub is one door's bridge and the servers every session of it shares.
 // It starts on first use and stops with Close, which stops every server
 // it started.
-type Bridge struct {
+type Hub struct {
 	o Options
 
 	once    sync.Once
 	b       *bridge.Bridge // nil: disabled by the user, or it could not start
-	door    *servers.Manager
-	managed servers.Options // how a session's own servers start
+	door    *mcpclient.Manager
+	managed mcpclient.Options // how a session's own servers start
 	roots   []string
 }
 
-// New returns the bridge of a door; nothing starts yet.
-func New(o Options) *Bridge {
+// New returns the hub of a door; nothing starts yet.
+func New(o Options) *Hub {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
 	if o.Roots == nil {
 		o.Roots = func() []string { return nil }
 	}
-	return &Bridge{o: o}
+	return &Hub{o: o}
 }
 
 // settings is the "mcp" section of the user's own settings.
@@ -72,11 +72,11 @@ type settings struct {
 
 // Get is the bridge, started on first use; nil, logged, when the user
 // disabled it or it could not start.
-func (d *Bridge) Get() *bridge.Bridge { return d.startWith(nil) }
+func (d *Hub) Get() *bridge.Bridge { return d.startWith(nil) }
 
 // startWith starts the bridge once, from Options.Settings, else from
 // first's.
-func (d *Bridge) startWith(first *config.Settings) *bridge.Bridge {
+func (d *Hub) startWith(first *config.Settings) *bridge.Bridge {
 	d.once.Do(func() {
 		if d.o.Settings != nil {
 			first = d.o.Settings()
@@ -89,7 +89,7 @@ func (d *Bridge) startWith(first *config.Settings) *bridge.Bridge {
 	return d.b
 }
 
-func (d *Bridge) start(set *config.Settings) {
+func (d *Hub) start(set *config.Settings) {
 	var m settings
 	if v, ok := set.User("mcp"); ok {
 		if err := v.Decode(&m); err != nil {
@@ -101,7 +101,7 @@ func (d *Bridge) start(set *config.Settings) {
 		return
 	}
 	d.roots = d.o.Roots()
-	cfg := servers.Load(d.roots, m.Servers, "mcp.servers of the user settings")
+	cfg := mcpclient.Load(d.roots, m.Servers, "mcp.servers of the user settings")
 	for _, p := range cfg.Problems {
 		d.o.Log.Warn("mcp config problem", "problem", p.Error())
 	}
@@ -111,15 +111,15 @@ func (d *Bridge) start(set *config.Settings) {
 	if dir, err := config.PrivateStateDir(); err != nil {
 		d.o.Log.Warn("approved MCP servers are not remembered; each start is asked", "err", err)
 	} else {
-		approved = filepath.Join(dir, "mcp-servers.json")
+		approved = filepath.Join(dir, "mcp-mcpclient.json")
 	}
-	d.managed = servers.Options{
+	d.managed = mcpclient.Options{
 		Version:  d.o.Version,
-		Approved: servers.NewApproved(approved),
+		Approved: mcpclient.NewApproved(approved),
 		Ask:      bridge.AskServerStart,
 		Log:      d.o.Log,
 	}
-	d.door = servers.NewManager(cfg, d.managed)
+	d.door = mcpclient.NewManager(cfg, d.managed)
 	log := d.o.Log
 	b, err := bridge.New(d.door, bridge.Settings{Capacity: m.Capacity, AutoAllow: m.AutoAllow},
 		func(format string, args ...any) { log.Info("mcp-call", "event", fmt.Sprintf(format, args...)) })
@@ -133,7 +133,7 @@ func (d *Bridge) start(set *config.Settings) {
 
 // Close stops the bridge and the door's servers; a bridge not started yet
 // never starts.
-func (d *Bridge) Close() {
+func (d *Hub) Close() {
 	d.once.Do(func() {})
 	if d.b != nil {
 		d.b.Close()
@@ -147,14 +147,14 @@ func (d *Bridge) Close() {
 // tool's list as a problem; one whose name the door or the session's
 // workspace files configure is skipped, logged: the user's configuration
 // wins.
-func (d *Bridge) Open(o tools.Options, named []acp.McpServer) *tools.Session {
+func (d *Hub) Open(o tools.Options, named []acp.McpServer) *tools.Session {
 	d.startWith(o.Settings)
 	own := d.own(o.Roots, named)
 	if own == nil {
 		o.BashEnv = func(ctx context.Context, s *tools.Session) ([]string, func()) { return d.register(ctx, s, nil) }
 		return tools.Open(o)
 	}
-	roster := servers.Layered{Door: d.door, Own: own}
+	roster := mcpclient.Layered{Door: d.door, Own: own}
 	o.BashEnv = func(ctx context.Context, s *tools.Session) ([]string, func()) { return d.register(ctx, s, roster) }
 	s := tools.Open(o)
 	s.OnClose(own.Close)
@@ -163,7 +163,7 @@ func (d *Bridge) Open(o tools.Options, named []acp.McpServer) *tools.Session {
 
 // register makes a bash call (or an `mcp` call) of s, running on ctx, an
 // owner of the bridge while it runs.
-func (d *Bridge) register(ctx context.Context, s *tools.Session, roster bridge.Servers) ([]string, func()) {
+func (d *Hub) register(ctx context.Context, s *tools.Session, roster bridge.Servers) ([]string, func()) {
 	b := d.Get()
 	if b == nil {
 		return nil, nil
@@ -178,7 +178,7 @@ func (d *Bridge) register(ctx context.Context, s *tools.Session, roster bridge.S
 
 // own is the manager of a session's own servers on roots, nil when it has
 // none or the bridge is off. Nothing starts until a call needs it.
-func (d *Bridge) own(roots []string, named []acp.McpServer) *servers.Manager {
+func (d *Hub) own(roots []string, named []acp.McpServer) *mcpclient.Manager {
 	if d.Get() == nil {
 		return nil
 	}
@@ -188,7 +188,7 @@ func (d *Bridge) own(roots []string, named []acp.McpServer) *servers.Manager {
 			fresh = append(fresh, r)
 		}
 	}
-	cfg := servers.Load(fresh, nil, "")
+	cfg := mcpclient.Load(fresh, nil, "")
 	doorCfg := d.door.Config()
 	root := ""
 	if len(roots) > 0 {
@@ -214,15 +214,15 @@ func (d *Bridge) own(roots []string, named []acp.McpServer) *servers.Manager {
 	if len(cfg.Servers) == 0 && len(cfg.Problems) == 0 {
 		return nil
 	}
-	return servers.NewManager(cfg, d.managed)
+	return mcpclient.NewManager(cfg, d.managed)
 }
 
 // clientDef is a server of ACP's mcpServers as tandem configures one.
-func clientDef(m acp.McpServer, root string) (servers.Def, error) {
-	var d servers.Def
+func clientDef(m acp.McpServer, root string) (mcpclient.Def, error) {
+	var d mcpclient.Def
 	switch {
 	case m.Stdio != nil:
-		d = servers.Def{Name: m.Stdio.Name, Type: "stdio", Command: m.Stdio.Command, Args: m.Stdio.Args}
+		d = mcpclient.Def{Name: m.Stdio.Name, Type: "stdio", Command: m.Stdio.Command, Args: m.Stdio.Args}
 		if len(m.Stdio.Env) > 0 {
 			d.Env = map[string]string{}
 			for _, e := range m.Stdio.Env {
@@ -230,15 +230,15 @@ func clientDef(m acp.McpServer, root string) (servers.Def, error) {
 			}
 		}
 	case m.Http != nil:
-		d = servers.Def{Name: m.Http.Name, Type: "http", URL: m.Http.Url, Headers: headers(m.Http.Headers)}
+		d = mcpclient.Def{Name: m.Http.Name, Type: "http", URL: m.Http.Url, Headers: headers(m.Http.Headers)}
 	case m.Sse != nil:
-		d = servers.Def{Name: m.Sse.Name, Type: "sse", URL: m.Sse.Url}
+		d = mcpclient.Def{Name: m.Sse.Name, Type: "sse", URL: m.Sse.Url}
 	case m.Acp != nil:
-		d = servers.Def{Name: m.Acp.Name, Type: "acp"}
+		d = mcpclient.Def{Name: m.Acp.Name, Type: "acp"}
 	}
-	c, err := servers.Client(d, root)
+	c, err := mcpclient.Client(d, root)
 	if err != nil {
-		return servers.Def{}, fmt.Errorf("the editor's server %q: %v", d.Name, err)
+		return mcpclient.Def{}, fmt.Errorf("the editor's server %q: %v", d.Name, err)
 	}
 	return c, nil
 }

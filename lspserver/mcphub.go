@@ -11,20 +11,20 @@ import (
 
 	"github.com/tandemdev/tandem/bridge"
 	"github.com/tandemdev/tandem/tools"
-	"github.com/tandemdev/tandem/tools/mcpbridge"
+	"github.com/tandemdev/tandem/tools/mcphub"
 )
 
-// The MCP-call bridge of one editor connection (see mcpbridge): started on
+// The MCP hub of one editor connection (see mcphub): started on
 // first use, stopped with the connection, which stops every MCP server it
 // started.
 //
-// Owners: each bash call and `mcp` call of a session (mcpbridge.Open; an
+// Owners: each bash call and `mcp` call of a session (mcphub.Open; an
 // ACP session's roster holds the mcpServers its session/new named), and
 // the editor's integrated terminals (tandem/terminalEnv, revoked when the
 // connection ends), and the discovery entries of the workspace roots. The
 // last two serve tools sessions to `tandem mcp serve` (see hostedTools).
-type serverBridge struct {
-	mcp *mcpbridge.Bridge
+type connHub struct {
+	mcp *mcphub.Hub
 
 	mu       sync.Mutex
 	terminal *bridge.Registration
@@ -37,20 +37,20 @@ type serverBridge struct {
 }
 
 // hostLocked is a new owner's tools sessions, closed with the connection.
-// sb.mu must be held.
-func (sb *serverBridge) hostLocked(s *Server) *hostedTools {
+// ch.mu must be held.
+func (ch *connHub) hostLocked(s *Server) *hostedTools {
 	h := &hostedTools{s: s, sessions: map[string]*tools.Session{}}
-	sb.hosts = append(sb.hosts, h)
+	ch.hosts = append(ch.hosts, h)
 	return h
 }
 
 // close withdraws the discovery entries and closes every hosted session;
 // the bridge itself stops after (its connections wait for their calls).
-func (sb *serverBridge) close() {
-	sb.mu.Lock()
-	entries, owner, hosts := sb.entries, sb.discovery, sb.hosts
-	sb.entries, sb.discovery, sb.hosts = nil, nil, nil
-	sb.mu.Unlock()
+func (ch *connHub) close() {
+	ch.mu.Lock()
+	entries, owner, hosts := ch.entries, ch.discovery, ch.hosts
+	ch.entries, ch.discovery, ch.hosts = nil, nil, nil
+	ch.mu.Unlock()
 	for _, withdraw := range entries {
 		withdraw()
 	}
@@ -68,47 +68,47 @@ func (sb *serverBridge) close() {
 // folders change (an entry for each added folder, none left for a removed
 // one). Nothing when the user disabled the bridge.
 func (s *Server) announce() {
-	b := s.bridge.mcp.Get()
+	b := s.hub.mcp.Get()
 	if b == nil {
 		return
 	}
-	sb := &s.bridge
-	sb.mu.Lock()
-	defer sb.mu.Unlock()
-	roots := s.Roots() // under sb.mu: the last change's announce ends last
-	if sb.discovery == nil {
-		reg, err := b.AddOwner(bridge.Owner{Session: "discovered", Asker: s.router, Tools: sb.hostLocked(s), ByPeer: true})
+	ch := &s.hub
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	roots := s.Roots() // under ch.mu: the last change's announce ends last
+	if ch.discovery == nil {
+		reg, err := b.AddOwner(bridge.Owner{Session: "discovered", Asker: s.router, Tools: ch.hostLocked(s), ByPeer: true})
 		if err != nil {
 			s.log.Warn("no discovery entry: the bridge took no owner", "err", err)
 			return
 		}
-		sb.discovery, sb.entries = reg, map[string]func(){}
+		ch.discovery, ch.entries = reg, map[string]func(){}
 	}
-	for root, withdraw := range sb.entries {
+	for root, withdraw := range ch.entries {
 		if !slices.Contains(roots, root) {
 			withdraw()
-			delete(sb.entries, root)
+			delete(ch.entries, root)
 		}
 	}
 	for _, r := range roots {
-		if sb.entries[r] != nil {
+		if ch.entries[r] != nil {
 			continue
 		}
-		withdraw, err := bridge.Announce(r, sb.discovery.Socket())
+		withdraw, err := bridge.Announce(r, ch.discovery.Socket())
 		if err != nil {
 			s.log.Warn("no discovery entry for a workspace folder", "folder", r, "err", err)
 			continue
 		}
-		sb.entries[r] = withdraw
+		ch.entries[r] = withdraw
 	}
 }
 
 // reannounce follows a change of the workspace folders, once the first
 // announce ran.
 func (s *Server) reannounce() {
-	s.bridge.mu.Lock()
-	started := s.bridge.discovery != nil
-	s.bridge.mu.Unlock()
+	s.hub.mu.Lock()
+	started := s.hub.discovery != nil
+	s.hub.mu.Unlock()
 	if started {
 		s.announce()
 	}
@@ -214,21 +214,21 @@ func (s *Server) terminalEnv(_ context.Context, params json.RawMessage) (any, er
 		}
 	}
 	env := map[string]string{}
-	b := s.bridge.mcp.Get()
+	b := s.hub.mcp.Get()
 	if b == nil {
 		return map[string]any{"env": env}, nil
 	}
-	sb := &s.bridge
-	sb.mu.Lock()
-	defer sb.mu.Unlock()
-	if sb.terminal == nil {
-		reg, err := b.AddOwner(bridge.Owner{Session: "terminal", Asker: s.router, Tools: sb.hostLocked(s)})
+	ch := &s.hub
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.terminal == nil {
+		reg, err := b.AddOwner(bridge.Owner{Session: "terminal", Asker: s.router, Tools: ch.hostLocked(s)})
 		if err != nil {
 			return nil, errorf("The MCP bridge took no terminal owner (%v); the terminal gets no bridge. Reload the editor window to start a new tandem.", err)
 		}
-		sb.terminal = reg
+		ch.terminal = reg
 	}
-	for _, kv := range sb.terminal.Env() {
+	for _, kv := range ch.terminal.Env() {
 		k, v, _ := strings.Cut(kv, "=")
 		env[k] = v
 	}

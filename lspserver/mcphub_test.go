@@ -19,7 +19,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tandemdev/tandem/bridge/mcptest"
+	"github.com/tandemdev/tandem/internal/mcptest"
 )
 
 // everythingServer is the path of @modelcontextprotocol/server-everything,

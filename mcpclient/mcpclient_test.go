@@ -1,4 +1,4 @@
-package servers
+package mcpclient
 
 import (
 	"bufio"
@@ -23,7 +23,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tandemdev/tandem/bridge/mcptest"
+	"github.com/tandemdev/tandem/internal/mcptest"
 )
 
 // envServe makes this test binary the MCP server of these tests: mcptest's
@@ -357,7 +357,7 @@ func TestManager_result_limit_is_the_results(t *testing.T) {
 // `tandem mcp call srv/image > out.png` writes them; beside text (the
 // everything server's get-tiny-image) it is a data: URI of the same bytes.
 func TestManager_image_results(t *testing.T) {
-	everything, err := filepath.Abs("../../.deps/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	everything, err := filepath.Abs("../.deps/mcp/node_modules/@modelcontextprotocol/server-everything/dist/index.js")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@
 // first use (after the user approved a definition a workspace file names),
 // calls its tools with the engine's timeouts, and stops every server it
 // started together with its process group.
-package servers
+package mcpclient
 
 import (
 	"crypto/sha256"

@@ -1,13 +1,13 @@
-// Package acpdoor is tandem's ACP front door: `tandem acp` serves one ACP
+// Package acpserver is tandem's ACP front door: `tandem acp` serves one ACP
 // v1 client (Zed, JetBrains, CodeCompanion, avante…) over newline-delimited
 // JSON-RPC on stdio, with a tandem agent chat for each ACP session. Its
 // tools sessions are opened as every front door's are (tools.Open, the
 // user's own settings), and their questions go to the client as
 // session/request_permission.
 //
-// The package is named acpdoor, not acp, because it and its callers import
+// The package is named acpserver, not acp, because it and its callers import
 // the ACP SDK, whose package is acp: each side then needs no alias.
-package acpdoor
+package acpserver
 
 import (
 	"context"
@@ -26,7 +26,7 @@ import (
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/tools"
-	"github.com/tandemdev/tandem/tools/mcpbridge"
+	"github.com/tandemdev/tandem/tools/mcphub"
 )
 
 // Options is what Serve is given by its command.
@@ -55,7 +55,7 @@ type server struct {
 	// on its request's context (see Prompt).
 	life context.Context
 
-	mcp *mcpbridge.Bridge // the MCP-call bridge of every session
+	mcp *mcphub.Hub // the MCP-call bridge of every session
 
 	fsMu sync.Mutex
 	fs   acp.FileSystemCapabilities // the client's, from initialize
@@ -79,7 +79,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	life, end := context.WithCancel(ctx)
 	defer end()
 	s := &server{o: o, life: life}
-	s.mcp = mcpbridge.New(mcpbridge.Options{Version: o.Version, Log: o.Log}) // the first session's settings
+	s.mcp = mcphub.New(mcphub.Options{Version: o.Version, Log: o.Log}) // the first session's settings
 	s.agent = agent.NewService(s.openTools, o.Connect, o.Store)
 	started := make(chan struct{})
 	s.conn = acp.NewAgentSideConnection(s, out, gatedReader{in, started})
