@@ -2,6 +2,9 @@ module github.com/tandemdev/tandem
 
 go 1.26.0
 
+// npm packages may ship Go files (flatted does); they are not tandem's.
+ignore ./vscode-extension/node_modules
+
 require (
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/bmatcuk/doublestar/v4 v4.10.4
