@@ -1,10 +1,11 @@
 // Package mcphub is a front door's MCP hub: its MCP-call bridge and the
-// servers its sessions share, wired the one way every door wires it: started from the user's own settings (mcp.bridge,
-// mcp.capacity, mcp.autoAllow, mcp.servers; a workspace cannot widen
-// them), and reached by the bash steps and `mcp` tool calls of the door's
-// sessions through tools.Options.BashEnv. A session may have servers of its
-// own beside the door's: those its editor named in ACP's session/new, and
-// the workspace files of a folder the door does not serve already.
+// servers its sessions share, wired the one way every door wires it. It
+// starts from the user's own settings (mcp.bridge, mcp.capacity,
+// mcp.autoAllow, mcp.servers; a workspace cannot widen them), and the bash
+// steps and `mcp` tool calls of the door's sessions reach it through
+// tools.Options.BashEnv. A session may have servers of its own beside the
+// door's: those its editor named in ACP's session/new, and the workspace
+// files of a folder the door does not serve already.
 package mcphub
 
 import (
