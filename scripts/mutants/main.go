@@ -6,7 +6,13 @@
 // text no longer occurs in its file is reported stale: the evidence then
 // names code that moved, and the mutant must be updated with it.
 //
-// Usage: go run ./scripts/mutants [-list] [NAME...]
+// Usage: go run ./scripts/mutants [-list] [-changed] [NAME...]
+//
+// -changed runs only the mutants of the packages a change touched: those
+// whose file's or test's package holds a file that differs from the
+// upstream branch (or HEAD without one), committed or not, or whose own
+// mutant file does. Every mutant is still checked for staleness, which
+// costs no test run. The README's test command runs this; CI runs all.
 //
 // A mutant (mutants/NAME.txtar) holds, in its comment, lines
 //
@@ -81,15 +87,56 @@ func parse(path string) (*mutant, error) {
 // errStale is a mutant whose old text is not in its file exactly once.
 var errStale = errors.New("stale")
 
+// source is m's file as it is now, checked to hold the old text once.
+func (m *mutant) source() ([]byte, error) {
+	src, err := os.ReadFile(m.file)
+	if err != nil {
+		return nil, err
+	}
+	if n := bytes.Count(src, m.oldText); n != 1 {
+		return nil, fmt.Errorf("%w: its old text occurs %d times in %s", errStale, n, m.file)
+	}
+	return src, nil
+}
+
+// touched reports whether a change in one of the changed directories (or
+// of the mutant itself) can change m's verdict.
+func (m *mutant) touched(changed map[string]bool) bool {
+	return changed[filepath.Dir(m.file)] || changed[filepath.Clean(m.pkg)] || changed[filepath.Join("mutants", m.name+".txtar")]
+}
+
+// changedPlaces lists the directories (and the mutant files) that differ
+// from the upstream branch, or from HEAD without one, counting
+// uncommitted and untracked files.
+func changedPlaces() (map[string]bool, error) {
+	base := "HEAD"
+	if out, err := exec.Command("git", "merge-base", "HEAD", "@{upstream}").Output(); err == nil {
+		base = strings.TrimSpace(string(out))
+	}
+	diff, err := exec.Command("git", "diff", "--name-only", base).Output()
+	if err != nil {
+		return nil, fmt.Errorf("git diff %s: %w", base, err)
+	}
+	untracked, err := exec.Command("git", "ls-files", "--others", "--exclude-standard").Output()
+	if err != nil {
+		return nil, err
+	}
+	changed := map[string]bool{}
+	for _, f := range strings.Fields(string(diff) + "\n" + string(untracked)) {
+		changed[filepath.Dir(f)] = true
+		if strings.HasPrefix(f, "mutants/") {
+			changed[f] = true
+		}
+	}
+	return changed, nil
+}
+
 // run plants m through an overlay and runs its test; nil when the test
 // failed as recorded.
 func (m *mutant) run(tmp string) (time.Duration, error) {
-	src, err := os.ReadFile(m.file)
+	src, err := m.source()
 	if err != nil {
 		return 0, err
-	}
-	if n := bytes.Count(src, m.oldText); n != 1 {
-		return 0, fmt.Errorf("%w: its old text occurs %d times in %s", errStale, n, m.file)
 	}
 	mutated := filepath.Join(tmp, m.name+"-"+filepath.Base(m.file))
 	if err := os.WriteFile(mutated, bytes.Replace(src, m.oldText, m.newText, 1), 0o644); err != nil {
@@ -140,7 +187,16 @@ func usesRapid(dir string) bool {
 
 func main() {
 	list := flag.Bool("list", false, "list the mutants and the tests that catch them")
+	onlyChanged := flag.Bool("changed", false, "run only the mutants of packages a change touched; check the rest for staleness")
 	flag.Parse()
+	var changed map[string]bool
+	if *onlyChanged {
+		var err error
+		if changed, err = changedPlaces(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+	}
 	paths, _ := filepath.Glob("mutants/*.txtar")
 	if flag.NArg() > 0 {
 		paths = paths[:0]
@@ -154,7 +210,7 @@ func main() {
 		os.Exit(1)
 	}
 	defer os.RemoveAll(tmp)
-	failed, start := 0, time.Now()
+	failed, ran, caught, start := 0, 0, 0, time.Now()
 	for _, p := range paths {
 		m, err := parse(p)
 		if err != nil {
@@ -162,22 +218,34 @@ func main() {
 			failed++
 			continue
 		}
+		if changed != nil && !m.touched(changed) {
+			if _, err := m.source(); err != nil {
+				fmt.Printf("FAIL    %s (%s): %v\n", m.name, m.file, err)
+				failed++
+			}
+			continue
+		}
 		if *list {
 			fmt.Printf("%-48s %s %s\n", m.name, m.pkg, m.test)
 			continue
 		}
+		ran++
 		took, err := m.run(tmp)
 		if err != nil {
 			fmt.Printf("FAIL    %s (%s): %v\n", m.name, m.file, err)
 			failed++
 			continue
 		}
+		caught++
 		fmt.Printf("caught  %-48s by %s %s (%.1f s)\n", m.name, m.pkg, m.test, took.Seconds())
 	}
 	if *list {
 		return
 	}
-	fmt.Printf("%d mutants, %d caught, %d not, in %s\n", len(paths), len(paths)-failed, failed, time.Since(start).Round(time.Second))
+	if changed != nil {
+		fmt.Printf("%d of %d mutants touched by the change; the rest checked for staleness only\n", ran, len(paths))
+	}
+	fmt.Printf("%d mutants run, %d caught, %d failed, in %s\n", ran, caught, failed, time.Since(start).Round(time.Second))
 	if failed > 0 {
 		os.Exit(1)
 	}
