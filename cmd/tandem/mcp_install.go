@@ -31,8 +31,12 @@ const mcpInstallHelp = `tandem mcp install [--agent claude|codex|gemini|cursor|v
     the shell's PATH. Every other byte of a file stays as it was (comments
     and trailing commas too); a second run changes nothing; a file that does
     not parse, or a "tandem" entry tandem did not write, is skipped and left
-    alone. No token is written. One line per agent says what was done;
-    the exit status is 1 when any agent was skipped.`
+    alone. No token is written. In project scope it also puts tandem's
+    working rule in AGENTS.md in the workspace root, between
+    <!-- tandem:begin --> and <!-- tandem:end -->, keeping the rest of the
+    file (--remove leaves AGENTS.md as it is). One line per agent, then one
+    for AGENTS.md, says what was done; the exit status is 1 when anything
+    was skipped.`
 
 func mcpInstall(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("tandem mcp install", flag.ContinueOnError)
@@ -81,6 +85,15 @@ func mcpInstall(args []string, stdout, stderr io.Writer) int {
 		case mcpinstall.Skipped:
 			fmt.Fprintf(stdout, "%s: skipped: %s\n", r.Agent, r.Reason)
 			code = exitError
+		}
+	}
+	if scope == mcpinstall.Project && !*remove {
+		r := mcpinstall.ApplyRule(env)
+		if r.Action == mcpinstall.Skipped {
+			fmt.Fprintf(stdout, "%s: skipped: %s\n", r.Agent, r.Reason)
+			code = exitError
+		} else {
+			fmt.Fprintf(stdout, "%s: %s\n", r.Agent, r.Action)
 		}
 	}
 	return code

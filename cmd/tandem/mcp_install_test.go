@@ -237,9 +237,17 @@ func TestMCPInstallCommandLine(t *testing.T) {
 	mustContain(t, "install with one broken file", out,
 		"claude: added to "+filepath.Join(ws, ".mcp.json")+"\n",
 		"cursor: skipped: "+filepath.Join(ws, ".cursor", "mcp.json")+": line 2, column 18: ",
-		"vscode: added to ")
+		"vscode: added to ",
+		"vscode: added to "+filepath.Join(ws, ".vscode", "mcp.json")+"\nAGENTS.md: created\n")
 	if b, _ := os.ReadFile(filepath.Join(ws, ".cursor", "mcp.json")); string(b) != broken {
 		t.Errorf("the broken file was changed:\n%s", b)
+	}
+	if b, err := os.ReadFile(filepath.Join(ws, "AGENTS.md")); err != nil || !strings.HasPrefix(string(b), "<!-- tandem:begin -->\n## tandem\n") {
+		t.Errorf("AGENTS.md does not hold the working rule: %v\n%s", err, b)
+	}
+	out, _ = run(exitOK, "--agent", "claude")
+	if want := "claude: already there in " + filepath.Join(ws, ".mcp.json") + "\nAGENTS.md: unchanged\n"; out != want {
+		t.Errorf("got %q, want %q", out, want)
 	}
 	out, _ = run(exitOK, "--agent", "claude", "--remove")
 	if want := "claude: removed from " + filepath.Join(ws, ".mcp.json") + "\n"; out != want {

@@ -10,46 +10,15 @@ import { ApprovalQuestion } from './approval';
 import { Backend } from './backend';
 import { ChatError, classifyError } from './chatErrors';
 import { ChatContext, promptBlocks } from './chatContext';
+import { ConfigOption, FromView, ignoreUnknown, SessionInfo, SessionUpdate, ToView } from './webviewMessages';
 
 export const chatViewId = 'tandem.chat';
 export const diffScheme = 'tandem-diff';
-
-/** A message to the webview; see src/webview/main.ts for each type. */
-export type ToView = { type: string; [k: string]: unknown };
-
-interface FromView {
-  type: string;
-  text?: string;
-  context?: ChatContext[];
-  id?: string;
-  answer?: string;
-  toolCallId?: string;
-  index?: number;
-  path?: string;
-  line?: number;
-  configId?: string;
-  value?: unknown;
-  turn?: number;
-  sessionId?: string;
-  url?: string;
-}
 
 interface Diff {
   path: string;
   oldText: string;
   newText: string;
-}
-
-interface ConfigOption {
-  id: string;
-  currentValue?: unknown;
-}
-
-interface SessionInfo {
-  sessionId: string;
-  title?: string;
-  updatedAt?: string;
-  cwd?: string;
 }
 
 /** Where the key a provider needs is kept: SecretStorage, under this prefix and its variable. */
@@ -148,42 +117,42 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
         return;
       }
       case 'prompt':
-        return this.prompt(m.text ?? '', m.context ?? []);
+        return this.prompt(m.text, m.context);
       case 'complete':
-        return this.complete(m.text ?? '');
+        return this.complete(m.text);
       case 'problems':
         return this.attachProblems();
       case 'cancel':
         return this.cancel();
       case 'answer':
-        this.questions.get(String(m.id))?.(m.answer);
+        this.questions.get(m.id)?.(m.answer);
         return;
       case 'openDiff':
-        return this.openDiff(String(m.toolCallId), m.index ?? 0);
+        return this.openDiff(m.toolCallId, m.index);
       case 'openLocation':
-        return this.openLocation(m.path ?? '', m.line);
+        return this.openLocation(m.path, m.line);
       case 'openLink':
-        if (m.url && /^https?:\/\//.test(m.url)) {
+        if (/^https?:\/\//.test(m.url)) {
           await vscode.env.openExternal(vscode.Uri.parse(m.url));
         }
         return;
       case 'copy':
-        await vscode.env.clipboard.writeText(m.text ?? '');
+        await vscode.env.clipboard.writeText(m.text);
         return;
       case 'setConfig':
-        return this.setConfig(m.configId ?? '', m.value);
+        return this.setConfig(m.configId, m.value);
       case 'restore':
-        return this.restore(m.turn ?? 0);
+        return this.restore(m.turn);
       case 'newChat':
         return this.newChat();
       case 'history':
         return this.history();
       case 'load':
-        return this.load(m.sessionId ?? '');
+        return this.load(m.sessionId);
       case 'delete':
-        return this.deleteChat(m.sessionId ?? '');
+        return this.deleteChat(m.sessionId);
       case 'setApiKey':
-        await vscode.commands.executeCommand('tandem.setApiKey', m.text);
+        await vscode.commands.executeCommand('tandem.setApiKey', m.keyEnv);
         return;
       case 'openSettings':
         await vscode.commands.executeCommand('workbench.action.openSettings', 'tandem.settings');
@@ -193,6 +162,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
           return this.prompt(this.lastPrompt.text, this.lastPrompt.context);
         }
         return;
+      default:
+        ignoreUnknown(m);
     }
   }
 
@@ -200,7 +171,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
 
   /** Installs the handlers of the chat's notifications on a (re)started client. */
   register(c: LanguageClient): void {
-    c.onNotification('session/update', (p: { sessionId: string; update: Record<string, unknown> }) => this.update(p));
+    c.onNotification('session/update', (p: { sessionId: string; update: SessionUpdate }) => this.update(p));
   }
 
   /** tandem (re)started: the chat's session belonged to the old process. */
@@ -230,7 +201,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
     }
   }
 
-  private update(p: { sessionId: string; update: Record<string, unknown> }): void {
+  private update(p: { sessionId: string; update: SessionUpdate }): void {
     if (p.sessionId !== this.session) {
       return;
     }
@@ -372,7 +343,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
     await c.sendNotification('session/cancel', { sessionId: this.session });
   }
 
-  private async setConfig(configId: string, value: unknown): Promise<void> {
+  private async setConfig(configId: string, value: string | boolean): Promise<void> {
     try {
       const session = await this.ensureSession();
       const c = await this.client();

@@ -2,7 +2,6 @@
 import { execFile, ExecFileException } from 'node:child_process';
 import * as vscode from 'vscode';
 import { Backend } from './backend';
-import { mergeBlock, WORKING_RULE } from './install';
 import { argumentTemplate, parseArguments, ToolInfo } from './protocol';
 import { ResultDocuments } from './results';
 import { AgentSession } from './session';
@@ -92,7 +91,7 @@ export function registerCommands({ log, backend, session, results }: CommandDeps
   ];
 }
 
-/** What Set Up Agents did: one line per agent, as `tandem mcp install` printed it, then AGENTS.md. */
+/** What Set Up Agents did: the lines `tandem mcp install` printed, one per agent, then AGENTS.md. */
 export interface InstallReport {
   lines: string[];
   /** Nothing was skipped or refused. */
@@ -100,8 +99,8 @@ export interface InstallReport {
 }
 
 /**
- * Adds tandem to every agent's project configuration with `tandem mcp install --scope project`,
- * and the working rule to the folder's AGENTS.md.
+ * Adds tandem to every agent's project configuration, and its working rule to the folder's
+ * AGENTS.md, with `tandem mcp install --scope project`.
  */
 async function installAgentConfig(tandem: string, root: vscode.Uri): Promise<InstallReport> {
   const run = await new Promise<{ stdout: string; stderr: string; error: ExecFileException | null }>((resolve) => {
@@ -112,26 +111,5 @@ async function installAgentConfig(tandem: string, root: vscode.Uri): Promise<Ins
     // It did not run at all (no such executable), or failed without a word.
     lines.push(`${tandem} mcp install failed: ${run.error.message}`);
   }
-  const rule = await installWorkingRule(vscode.Uri.joinPath(root, 'AGENTS.md'));
-  lines.push(`AGENTS.md: ${rule}`);
-  return { lines, ok: run.error === null && !rule.startsWith('refused') };
-}
-
-/** Puts the working rule into the instruction file; says what it did. */
-async function installWorkingRule(uri: vscode.Uri): Promise<string> {
-  let text: string | undefined;
-  try {
-    text = new TextDecoder().decode(await vscode.workspace.fs.readFile(uri));
-  } catch {
-    text = undefined;
-  }
-  const r = mergeBlock(text, WORKING_RULE);
-  if (r.status === 'refused') {
-    return `refused: ${r.reason}`;
-  }
-  if (r.status === 'unchanged') {
-    return 'unchanged';
-  }
-  await vscode.workspace.fs.writeFile(uri, new TextEncoder().encode(r.text));
-  return text === undefined ? 'created' : 'updated';
+  return { lines, ok: run.error === null };
 }

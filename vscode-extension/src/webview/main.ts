@@ -20,15 +20,18 @@ import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
 import MarkdownIt from 'markdown-it';
+import type { ChatContext } from '../chatContext';
 import { tokens } from '../chatErrors';
 import { lineDiff } from '../lineDiff';
+import { ignoreUnknown } from '../webviewMessages';
+import type { Completion, ConfigOption, FromView, SessionInfo, SessionUpdate, ToView, ToViewOf } from '../webviewMessages';
 
 interface VsCodeApi {
-  postMessage(m: unknown): void;
+  postMessage(m: FromView): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 const vscode = acquireVsCodeApi();
-const send = (type: string, rest: Record<string, unknown> = {}) => vscode.postMessage({ type, ...rest });
+const send = (m: FromView) => vscode.postMessage(m);
 
 for (const [name, lang] of Object.entries({ bash, c, cpp, css, diff, go, java, javascript, json, lua, markdown, python, rust, sql, typescript, xml, yaml })) {
   hljs.registerLanguage(name, lang);
@@ -95,7 +98,7 @@ const meter = el('div', { class: 'meter', role: 'meter', 'aria-label': 'Context 
 const meterBar = el('div', { class: 'meter-bar' });
 meter.append(meterBar);
 const usageText = el('span', { class: 'usage', 'aria-live': 'off' }, '');
-const newChatButton = button('New', () => send('newChat'), { title: 'New chat', 'aria-label': 'New chat', class: 'secondary' });
+const newChatButton = button('New', () => send({ type: 'newChat' }), { title: 'New chat', 'aria-label': 'New chat', class: 'secondary' });
 const historyButton = button('History', () => toggleHistory(), { title: 'Past chats', 'aria-label': 'History', class: 'secondary', 'aria-expanded': 'false' });
 header.append(modelSelect, planLabel, meter, usageText, newChatButton, historyButton);
 
@@ -119,7 +122,7 @@ box.setAttribute('aria-controls', 'completions');
 box.setAttribute('aria-expanded', 'false');
 const chips = el('ul', { class: 'chips', 'aria-label': 'Context sent with the message', role: 'list', hidden: '' });
 const completionList = el('ul', { id: 'completions', class: 'completions', role: 'listbox', 'aria-label': 'Workspace files', hidden: '' });
-const problemsButton = button('Problems', () => send('problems'), { class: 'secondary', title: "Attach the active file's problems", 'aria-label': "Attach the active file's problems" });
+const problemsButton = button('Problems', () => send({ type: 'problems' }), { class: 'secondary', title: "Attach the active file's problems", 'aria-label': "Attach the active file's problems" });
 const sendButton = el('button', { type: 'submit', class: 'send' }, 'Send');
 const stopButton = button('Stop', () => stop(), { class: 'stop', hidden: '', 'aria-label': 'Stop the turn' });
 form.append(chips, box, completionList, el('div', { class: 'actions' }, problemsButton, el('span', { class: 'spacer' }), stopButton, sendButton));
@@ -136,16 +139,10 @@ const questions = new Map<string, HTMLElement>();
 const dirty = new Set<{ body: HTMLElement; text: string; kind: string }>();
 let frame = 0;
 /** What goes with a message: a file, a selection or problems, shown as chips. */
-interface Context {
-  kind: string;
-  label: string;
-  uri?: string;
-  text?: string;
-}
-let contexts: Context[] = [];
-const queue: { text: string; context: Context[] }[] = [];
+let contexts: ChatContext[] = [];
+const queue: { text: string; context: ChatContext[] }[] = [];
 let sessionId: string | undefined;
-let historySessions: { sessionId: string; title?: string; updatedAt?: string }[] = [];
+let historySessions: SessionInfo[] = [];
 
 // --- rendering -----------------------------------------------------------------------------
 
@@ -188,7 +185,7 @@ function renderMarkdown(target: HTMLElement, text: string): void {
   target.innerHTML = md.render(text);
   for (const pre of Array.from(target.querySelectorAll('pre'))) {
     const code = pre.textContent ?? '';
-    const copy = button('Copy', () => send('copy', { text: code }), { class: 'copy', 'aria-label': 'Copy code' });
+    const copy = button('Copy', () => send({ type: 'copy', text: code }), { class: 'copy', 'aria-label': 'Copy code' });
     pre.prepend(copy);
   }
 }
@@ -226,7 +223,7 @@ function streamText(kind: 'agent' | 'thought', text: string, meta?: Json): void 
   schedule();
 }
 
-function userMessage(text: string, turn?: number, context: Context[] = []): void {
+function userMessage(text: string, turn?: number, context: ChatContext[] = []): void {
   current = undefined;
   const m = el('article', { class: 'msg user', 'aria-label': 'You' }, el('div', { class: 'user-text' }, text));
   if (context.length) {
@@ -236,7 +233,7 @@ function userMessage(text: string, turn?: number, context: Context[] = []): void
     m.dataset.turn = String(turn);
     const r = button('Restore files to before this', () => {
       r.disabled = true;
-      send('restore', { turn: Number(m.dataset.turn) });
+      send({ type: 'restore', turn: Number(m.dataset.turn) });
     }, { class: 'restore link', title: "Puts back every file the agent changed from this message on; files you changed since are kept" });
     m.append(r);
   }
@@ -309,7 +306,7 @@ class ToolCard {
       this.locations.replaceChildren();
       for (const l of u.locations as { path: string; line?: number }[]) {
         const label = l.line ? `${l.path}:${l.line}` : l.path;
-        this.locations.append(button(label, () => send('openLocation', { path: l.path, line: l.line }), { class: 'link location', title: `Open ${label}` }));
+        this.locations.append(button(label, () => send({ type: 'openLocation', path: l.path, line: l.line }), { class: 'link location', title: `Open ${label}` }));
       }
     }
     if (Array.isArray(u.content)) {
@@ -344,7 +341,7 @@ class ToolCard {
     return el(
       'div',
       { class: 'diff-item' },
-      el('div', { class: 'diff-head' }, el('span', { class: 'path', title: p }, name), button('Open Diff', () => send('openDiff', { toolCallId: this.id, index }), { class: 'secondary open-diff', 'aria-label': `Open diff of ${name}` })),
+      el('div', { class: 'diff-head' }, el('span', { class: 'path', title: p }, name), button('Open Diff', () => send({ type: 'openDiff', toolCallId: this.id, index }), { class: 'secondary open-diff', 'aria-label': `Open diff of ${name}` })),
       pre,
     );
   }
@@ -363,21 +360,15 @@ function card(id: string): ToolCard {
 
 // --- approvals -----------------------------------------------------------------------------
 
-interface Step {
-  text: string;
-  effects?: string[];
-  paths?: { path: string; real?: string; class?: string }[];
-}
-
 const choices: [string, string][] = [
   ['Allow', 'allow_once'],
   ['Deny', 'reject_once'],
   ['Allow for this session', 'allow_always'],
 ];
 
-function ask(m: Json): void {
-  const id = String(m.id);
-  const toolCall = typeof m.toolCall === 'string' ? m.toolCall : undefined;
+function ask(m: ToViewOf<'ask'>): void {
+  const id = m.id;
+  const toolCall = m.toolCall;
   const holder = toolCall ? card(toolCall).ask : el('div', { class: 'card ask standalone' });
   if (!toolCall) {
     append(holder);
@@ -385,7 +376,7 @@ function ask(m: Json): void {
   const verb = m.kind === 'document' ? 'access' : m.kind === 'mcp' ? 'call' : 'run';
   const q = el('div', { class: 'question', role: 'group', 'aria-label': `tandem asks to ${verb}`, 'data-question': id });
   q.append(el('div', { class: 'question-title' }, `Allow the agent to ${verb}:`));
-  for (const s of (m.steps as Step[]) ?? []) {
+  for (const s of m.steps) {
     q.append(el('pre', { class: 'step' }, s.text));
     const notes: string[] = [];
     if (s.effects?.length) {
@@ -400,7 +391,7 @@ function ask(m: Json): void {
       q.append(el('div', { class: 'effects' }, notes.join(' — ')));
     }
   }
-  const offered = Array.isArray(m.options) ? (m.options as string[]) : undefined;
+  const offered = m.options;
   const row = el('div', { class: 'question-actions' });
   for (const [label, answer] of choices) {
     if (offered && !offered.includes(answer)) {
@@ -411,14 +402,14 @@ function ask(m: Json): void {
         for (const b of Array.from(row.querySelectorAll('button'))) {
           b.disabled = true;
         }
-        send('answer', { id, answer });
+        send({ type: 'answer', id, answer });
       }, { class: answer.startsWith('reject') ? 'secondary' : '' }),
     );
   }
   q.append(row);
   holder.append(q);
   questions.set(id, q);
-  status.textContent = `tandem asks to ${verb} ${((m.steps as Step[]) ?? []).map((s) => s.text).join('; ')}`;
+  status.textContent = `tandem asks to ${verb} ${m.steps.map((s) => s.text).join('; ')}`;
   // Focus stays where the user is (they may be typing: Enter must not answer a question);
   // the status line announces it, and Tab reaches its buttons.
   q.scrollIntoView({ block: 'nearest' });
@@ -470,7 +461,7 @@ function setRunning(on: boolean, stopReason?: string): void {
     if (!wasStop && stopReason !== 'error' && queue.length) {
       const next = queue.shift()!;
       renderQueue();
-      send('prompt', { text: next.text, context: next.context });
+      send({ type: 'prompt', text: next.text, context: next.context });
     }
   }
 }
@@ -481,7 +472,7 @@ function stop(): void {
   }
   stopping = true;
   stopButton.disabled = true;
-  send('cancel');
+  send({ type: 'cancel' });
 }
 
 function renderQueue(): void {
@@ -516,7 +507,7 @@ function renderQueue(): void {
       if (!running) {
         queue.splice(i, 1);
         renderQueue();
-        send('prompt', { text, context });
+        send({ type: 'prompt', text, context });
       }
     }, { class: 'link send-queued', 'aria-label': `Send queued message ${i + 1}` });
     item.append(el('span', { class: 'queued-label' }, 'Queued:'), t, edit, remove);
@@ -543,12 +534,12 @@ function submit(): void {
     status.textContent = 'Queued; it is sent when this turn ends';
     return;
   }
-  send('prompt', { text, context });
+  send({ type: 'prompt', text, context });
 }
 
 // --- context: chips, @ completion of workspace files ----------------------------------------
 
-function addContext(c: Context): void {
+function addContext(c: ChatContext): void {
   if (!contexts.some((x) => x.kind === c.kind && x.uri === c.uri && x.label === c.label)) {
     contexts.push(c);
   }
@@ -575,7 +566,7 @@ function renderChips(): void {
   chips.hidden = contexts.length === 0;
 }
 
-let completions: { label: string; uri: string }[] = [];
+let completions: Completion[] = [];
 let selected = 0;
 
 /** The `@word` being typed at the caret, if any. */
@@ -625,7 +616,7 @@ function accept(i: number): void {
 box.addEventListener('input', () => {
   const q = atQuery();
   if (q) {
-    send('complete', { text: q.query });
+    send({ type: 'complete', text: q.query });
   } else {
     closeCompletions();
   }
@@ -668,9 +659,9 @@ document.addEventListener('keydown', (e) => {
   }
 });
 
-function errorCard(m: Json): void {
+function errorCard(m: ToViewOf<'error'>): void {
   current = undefined;
-  const kind = String(m.kind);
+  const kind = m.kind;
   const titles: Record<string, string> = {
     auth: 'The provider refused the API key',
     rate: 'The provider is rate limiting',
@@ -679,13 +670,13 @@ function errorCard(m: Json): void {
     other: 'The turn failed',
   };
   const c = el('section', { class: `card error ${kind}`, role: 'alert', 'data-error': kind });
-  c.append(el('div', { class: 'card-head' }, el('span', { class: 'title' }, titles[kind] ?? 'Error')), el('div', { class: 'error-text' }, str(m.message)));
+  c.append(el('div', { class: 'card-head' }, el('span', { class: 'title' }, titles[kind] ?? 'Error')), el('div', { class: 'error-text' }, m.message));
   const actions = el('div', { class: 'question-actions' });
   if (kind === 'auth') {
-    actions.append(button('Set API Key', () => send('setApiKey', { text: m.keyEnv })));
+    actions.append(button('Set API Key', () => send({ type: 'setApiKey', keyEnv: m.keyEnv })));
   } else if (kind === 'rate') {
-    let left = Number(m.retryIn ?? 30);
-    const retry = button(`Retry in ${left} s`, () => send('retry'), { class: 'retry' });
+    let left = m.retryIn ?? 30;
+    const retry = button(`Retry in ${left} s`, () => send({ type: 'retry' }), { class: 'retry' });
     retry.disabled = true;
     const tick = setInterval(() => {
       left--;
@@ -699,20 +690,20 @@ function errorCard(m: Json): void {
     }, 1000);
     actions.append(retry);
   } else if (kind === 'network' || kind === 'other') {
-    actions.append(button('Retry', () => send('retry'), { class: 'retry' }), button('Open Settings', () => send('openSettings'), { class: 'secondary' }));
+    actions.append(button('Retry', () => send({ type: 'retry' }), { class: 'retry' }), button('Open Settings', () => send({ type: 'openSettings' }), { class: 'secondary' }));
   }
   c.append(actions);
   append(c);
 }
 
-function setupCard(m: Json): void {
+function setupCard(m: ToViewOf<'setup'>): void {
   log.querySelector('.card.setup')?.remove();
   current = undefined;
-  const keyEnv = typeof m.keyEnv === 'string' ? m.keyEnv : undefined;
+  const keyEnv = m.keyEnv;
   const c = el('section', { class: 'card setup', role: 'region', 'aria-label': 'Set up a model' });
   c.append(
     el('div', { class: 'card-head' }, el('span', { class: 'title' }, 'Connect a model')),
-    el('p', {}, str(m.message)),
+    el('p', {}, m.message),
     el(
       'p',
       {},
@@ -720,18 +711,18 @@ function setupCard(m: Json): void {
         ? `Set the key tandem reads from ${keyEnv}: it is kept in VS Code's secret storage, never in settings.`
         : 'Set an API key (kept in VS Code\'s secret storage, never in settings), or open the settings to name a model or a local server (agent.model, agent.providers).',
     ),
-    el('div', { class: 'question-actions' }, button('Set API Key', () => send('setApiKey', { text: keyEnv })), button('Open Settings', () => send('openSettings'), { class: 'secondary' })),
+    el('div', { class: 'question-actions' }, button('Set API Key', () => send({ type: 'setApiKey', keyEnv })), button('Open Settings', () => send({ type: 'openSettings' }), { class: 'secondary' })),
   );
   append(c);
 }
 
 // --- header --------------------------------------------------------------------------------
 
-function setConfig(options: Json[]): void {
+function setConfig(options: ConfigOption[]): void {
   const model = options.find((o) => o.id === 'model');
   modelSelect.replaceChildren();
   if (model) {
-    const values = ((model.options as { name?: string; value: string }[]) ?? []).slice();
+    const values = (model.options ?? []).slice();
     if (typeof model.currentValue === 'string' && !values.some((v) => v.value === model.currentValue)) {
       values.unshift({ value: model.currentValue, name: model.currentValue });
     }
@@ -750,10 +741,10 @@ function setConfig(options: Json[]): void {
   app.dataset.planMode = planBox.checked ? 'true' : 'false';
 }
 
-modelSelect.addEventListener('change', () => send('setConfig', { configId: 'model', value: modelSelect.value }));
+modelSelect.addEventListener('change', () => send({ type: 'setConfig', configId: 'model', value: modelSelect.value }));
 planBox.addEventListener('change', () => {
   app.dataset.planMode = planBox.checked ? 'true' : 'false';
-  send('setConfig', { configId: 'plan_mode', value: planBox.checked });
+  send({ type: 'setConfig', configId: 'plan_mode', value: planBox.checked });
 });
 
 function usage(u: Json): void {
@@ -779,7 +770,7 @@ function toggleHistory(open = historyPanel.hidden): void {
   historyPanel.hidden = !open;
   historyButton.setAttribute('aria-expanded', String(open));
   if (open) {
-    send('history');
+    send({ type: 'history' });
     historySearch.focus();
   }
 }
@@ -796,9 +787,9 @@ function renderHistory(): void {
     const title = s.title || '(untitled chat)';
     const open = button(title, () => {
       toggleHistory(false);
-      send('load', { sessionId: s.sessionId });
+      send({ type: 'load', sessionId: s.sessionId });
     }, { class: 'link history-open', title: `Open: ${title}` });
-    const del = button('Delete', () => send('delete', { sessionId: s.sessionId }), { class: 'link history-delete', 'aria-label': `Delete chat ${title}` });
+    const del = button('Delete', () => send({ type: 'delete', sessionId: s.sessionId }), { class: 'link history-delete', 'aria-label': `Delete chat ${title}` });
     const item = el('li', { class: `history-item${s.sessionId === sessionId ? ' current' : ''}`, 'data-session': s.sessionId }, open, el('span', { class: 'when' }, when), del);
     historyList.append(item);
   }
@@ -822,7 +813,7 @@ function reset(): void {
   meterBar.style.width = '0%';
 }
 
-function onUpdate(u: Json): void {
+function onUpdate(u: SessionUpdate): void {
   switch (u.sessionUpdate) {
     case 'agent_message_chunk':
     case 'agent_thought_chunk': {
@@ -850,7 +841,7 @@ function onUpdate(u: Json): void {
       return;
     case 'config_option_update':
       if (Array.isArray(u.configOptions)) {
-        setConfig(u.configOptions as Json[]);
+        setConfig(u.configOptions as ConfigOption[]);
       }
       return;
     case 'plan': {
@@ -865,18 +856,18 @@ function onUpdate(u: Json): void {
   }
 }
 
-window.addEventListener('message', (ev: MessageEvent<Json>) => {
+window.addEventListener('message', (ev: MessageEvent<ToView>) => {
   const m = ev.data;
   switch (m.type) {
     case 'state':
-      setRunning(m.running === true);
-      setConfig((m.config as Json[]) ?? []);
+      setRunning(m.running);
+      setConfig(m.config ?? []);
       return;
     case 'session':
-      sessionId = String(m.sessionId);
+      sessionId = m.sessionId;
       app.dataset.session = sessionId;
-      setConfig((m.config as Json[]) ?? []);
-      if (((m.config as Json[]) ?? []).some((o) => o.id === 'model' && o.currentValue !== 'none')) {
+      setConfig(m.config ?? []);
+      if ((m.config ?? []).some((o) => o.id === 'model' && o.currentValue !== 'none')) {
         for (const c of Array.from(log.querySelectorAll('.card.setup'))) {
           c.remove();
         }
@@ -887,7 +878,7 @@ window.addEventListener('message', (ev: MessageEvent<Json>) => {
       }
       return;
     case 'config':
-      setConfig((m.config as Json[]) ?? []);
+      setConfig(m.config ?? []);
       return;
     case 'reset':
       reset();
@@ -896,41 +887,41 @@ window.addEventListener('message', (ev: MessageEvent<Json>) => {
       }
       return;
     case 'user':
-      userMessage(String(m.text), Number(m.turn), (m.context as Context[]) ?? []);
+      userMessage(m.text, m.turn, m.context ?? []);
       return;
     case 'retagTurn': {
       // tandem numbered the prompt otherwise than the view guessed (a restore, a reopened chat).
-      const msg = log.querySelector<HTMLElement>(`.msg.user[data-turn="${Number(m.from)}"]:last-of-type`);
+      const msg = log.querySelector<HTMLElement>(`.msg.user[data-turn="${m.from}"]:last-of-type`);
       if (msg) {
-        msg.dataset.turn = String(Number(m.to));
+        msg.dataset.turn = String(m.to);
       }
       return;
     }
     case 'forgetTurn':
-      log.querySelector(`.msg.user[data-turn="${Number(m.turn)}"] .restore`)?.remove();
+      log.querySelector(`.msg.user[data-turn="${m.turn}"] .restore`)?.remove();
       return;
     case 'update':
-      onUpdate(m.update as Json);
+      onUpdate(m.update);
       return;
     case 'turn':
-      if (m.running === true) {
+      if (m.running) {
         setRunning(true);
       } else {
-        setRunning(false, typeof m.stopReason === 'string' ? m.stopReason : undefined);
+        setRunning(false, m.stopReason);
       }
       renderQueue();
       return;
     case 'queue':
-      queue.push({ text: String(m.text), context: (m.context as Context[]) ?? [] });
+      queue.push({ text: m.text, context: m.context ?? [] });
       renderQueue();
       return;
     case 'addContext':
-      addContext(m.context as Context);
+      addContext(m.context);
       box.focus();
       return;
     case 'completions':
       if (atQuery()?.query === m.query) {
-        completions = (m.items as typeof completions) ?? [];
+        completions = m.items ?? [];
         selected = 0;
         renderCompletions();
       }
@@ -939,15 +930,15 @@ window.addEventListener('message', (ev: MessageEvent<Json>) => {
       ask(m);
       return;
     case 'settled':
-      settle(String(m.id), String(m.settled));
+      settle(m.id, m.settled);
       return;
     case 'restored': {
-      const files = (m.files as string[]) ?? [];
-      const text = m.isError ? `Restore failed: ${str(m.text)}` : `${files.length ? `Restored ${files.length} file(s): ${files.join(', ')}.` : ''} ${str(m.text)}`.trim();
+      const files = m.files ?? [];
+      const text = m.isError ? `Restore failed: ${m.text}` : `${files.length ? `Restored ${files.length} file(s): ${files.join(', ')}.` : ''} ${m.text}`.trim();
       // Said under the message it restored to, where the user clicked.
       current = undefined;
       const n = el('div', { class: `notice restored${m.isError ? ' failed' : ''}`, role: 'status', 'data-turn': String(m.turn) }, text);
-      const msg = log.querySelector<HTMLElement>(`.msg.user[data-turn="${Number(m.turn)}"]`);
+      const msg = log.querySelector<HTMLElement>(`.msg.user[data-turn="${m.turn}"]`);
       if (msg) {
         msg.after(n);
         n.scrollIntoView({ block: 'nearest' });
@@ -961,7 +952,7 @@ window.addEventListener('message', (ev: MessageEvent<Json>) => {
       return;
     }
     case 'history':
-      historySessions = (m.sessions as typeof historySessions) ?? [];
+      historySessions = m.sessions ?? [];
       renderHistory();
       return;
     case 'historyClosed':
@@ -974,8 +965,10 @@ window.addEventListener('message', (ev: MessageEvent<Json>) => {
       errorCard(m);
       return;
     case 'notice':
-      notice(String(m.text));
+      notice(m.text);
       return;
+    default:
+      ignoreUnknown(m);
   }
 });
 
@@ -984,9 +977,9 @@ log.addEventListener('click', (e) => {
   const a = (e.target as HTMLElement).closest('a');
   if (a) {
     e.preventDefault();
-    send('openLink', { url: a.getAttribute('href') ?? '' });
+    send({ type: 'openLink', url: a.getAttribute('href') ?? '' });
   }
 });
 
-send('ready');
+send({ type: 'ready' });
 box.focus();

@@ -1,0 +1,224 @@
+--- What the agent changed, from the transcript: the locations and diffs of a tool call's card,
+--- a turn's changes in the quickfix list, and restoring the files to a checkpoint (before a turn).
+local notify = require('tandem.notify')
+local registry = require('tandem.chat.registry')
+local transcript = require('tandem.chat.transcript')
+
+local M = {}
+
+local api = vim.api
+local request = registry.request
+local card_at, message_at, note, side = transcript.card_at, transcript.message_at, transcript.note, transcript.side
+
+local function other_window(chat)
+  local prev = vim.fn.win_getid(vim.fn.winnr('#'))
+  if prev ~= 0 and api.nvim_win_get_buf(prev) ~= chat.buf and api.nvim_win_get_config(prev).relative == '' then
+    api.nvim_set_current_win(prev)
+    return
+  end
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if api.nvim_win_get_buf(w) ~= chat.buf and api.nvim_win_get_config(w).relative == '' then
+      api.nvim_set_current_win(w)
+      return
+    end
+  end
+  vim.cmd('aboveleft split')
+end
+
+--- Opens a location of the card under the cursor; false when there is none.
+function M.jump()
+  local chat = registry.of_buf()
+  if not chat then
+    return false
+  end
+  local card = card_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+  local loc = card and card.locations[1]
+  if not loc then
+    return false
+  end
+  local path = loc.path
+  if not path:match('^/') then
+    path = chat.root .. '/' .. path
+  end
+  if chat.float then
+    api.nvim_win_close(0, false)
+  else
+    other_window(chat)
+  end
+  vim.cmd.edit(vim.fn.fnameescape(path))
+  if type(loc.line) == 'number' and loc.line > 0 then
+    pcall(api.nvim_win_set_cursor, 0, { loc.line, 0 })
+  end
+  return true
+end
+
+--- Opens a scratch buffer holding text for one side of a diff.
+local function diff_side(name, text, path)
+  local buf = api.nvim_get_current_buf()
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'wipe'
+  vim.bo[buf].swapfile = false
+  pcall(api.nvim_buf_set_name, buf, name)
+  local lines = vim.split(text or '', '\n', { plain = true })
+  if lines[#lines] == '' then
+    table.remove(lines)
+  end
+  api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  local ft = vim.filetype.match({ filename = path, buf = buf })
+  if ft then
+    vim.bo[buf].filetype = ft
+  end
+  vim.cmd('diffthis')
+end
+
+--- Opens a diff (a new tab: before | after) of a file a tool call changed.
+---@param d {path: string, old: string?, new: string}
+function M.open_diff(d)
+  local name = vim.fn.fnamemodify(d.path, ':~:.')
+  vim.cmd('tabnew')
+  diff_side('tandem://diff/before/' .. name, d.old or '', d.path)
+  vim.cmd('rightbelow vnew')
+  diff_side('tandem://diff/after/' .. name, d.new or '', d.path)
+end
+
+--- gd: the diff of the edit card under the cursor (a pick when it changed several files).
+function M.diff()
+  local chat = registry.of_buf()
+  local card = chat and card_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+  if not card or #card.diffs == 0 then
+    notify('no change here: put the cursor on a tool call that changed a file')
+    return
+  end
+  if #card.diffs == 1 then
+    M.open_diff(card.diffs[1])
+    return
+  end
+  vim.ui.select(card.diffs, {
+    prompt = 'Diff of which file?',
+    format_item = function(d)
+      return d.path
+    end,
+  }, function(d)
+    if d then
+      M.open_diff(d)
+    end
+  end)
+end
+
+--- The first changed line of a diff (1-based).
+local function first_change(d)
+  if not d.old then
+    return 1
+  end
+  local diff = (vim.text and vim.text.diff) or vim.diff
+  local hunks = diff(d.old, d.new or '', { result_type = 'indices' })
+  if type(hunks) == 'table' and hunks[1] then
+    return math.max(hunks[1][3], 1)
+  end
+  return 1
+end
+
+--- Puts every change the agent made in a turn into the quickfix list: the turn under the
+--- cursor in the chat, else the last turn.
+---@param chat table?
+---@param turn integer?
+function M.changes(chat, turn)
+  chat = registry.open_chat(chat)
+  if not chat then
+    return
+  end
+  local ex = chat.exchange
+  if turn ~= nil then
+    ex = nil
+    for _, m in pairs(chat.users) do
+      if m.turn == turn then
+        ex = m.ex
+      end
+    end
+  elseif registry.of_buf() == chat then
+    local m = message_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+    ex = m and m.ex or ex
+    turn = m and m.turn
+  end
+  local which = turn and ('turn ' .. turn) or ('message ' .. tostring(ex))
+  local items = {}
+  for _, d in ipairs(ex and chat.changes[ex] or {}) do
+    local path = d.path:match('^/') and d.path or (chat.root .. '/' .. d.path)
+    table.insert(items, {
+      filename = path,
+      lnum = first_change(d),
+      text = (d.old and 'changed' or 'created') .. ' by tandem (' .. which .. ')',
+    })
+  end
+  vim.fn.setqflist({}, ' ', { title = 'tandem: changes of ' .. which, items = items })
+  if #items == 0 then
+    notify('the agent changed no file in that turn')
+  end
+  return items
+end
+
+local function restore_turn(chat, turn)
+  request(chat, '_tandem/restore', { sessionId = chat.id, turn = turn }, function(err, res)
+    if err then
+      notify('restore: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+      return
+    end
+    if chat.turn then
+      chat.turn = chat.turn + 1 -- the restore is a turn of its own
+    end
+    side(chat, 'agent')
+    note(chat, 'restore to before turn ' .. turn .. ': ' .. (res.text or ''))
+    chat.restored = res
+    notify(vim.trim(res.text or 'restored'), res.isError and vim.log.levels.WARN or vim.log.levels.INFO)
+  end)
+end
+
+--- Restores the files the agent changed from a turn on to how they were before it. Without a
+--- turn: the user message under the cursor, else a pick among the turns that changed files.
+---@param chat table?
+---@param turn integer?
+function M.restore(chat, turn)
+  chat = registry.open_chat(chat)
+  if not chat then
+    return
+  end
+  if chat.running then
+    notify('a turn is running; stop it (<C-c>), then restore', vim.log.levels.WARN)
+    return
+  end
+  if turn == nil and registry.of_buf() == chat then
+    local m = message_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+    turn = m and m.turn
+  end
+  if turn then
+    restore_turn(chat, turn)
+    return
+  end
+  request(chat, '_tandem/checkpoints', { sessionId = chat.id }, function(err, res)
+    if err then
+      notify('restore: ' .. (err.message or ''), vim.log.levels.ERROR)
+      return
+    end
+    local cps = res and res.checkpoints or {}
+    if #cps == 0 then
+      notify('the agent changed no file in this chat')
+      return
+    end
+    vim.ui.select(cps, {
+      prompt = 'Restore the files to before which turn?',
+      format_item = function(cp)
+        local names = vim.tbl_map(function(f)
+          return vim.fn.fnamemodify(f, ':~:.')
+        end, cp.files or {})
+        return 'turn ' .. cp.turn .. ': ' .. table.concat(names, ', ')
+      end,
+    }, function(cp)
+      if cp then
+        restore_turn(chat, cp.turn)
+      end
+    end)
+  end)
+end
+
+return M
