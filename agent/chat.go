@@ -45,9 +45,10 @@ type Options struct {
 
 // Chat is one conversation with the agent.
 type Chat struct {
-	ID     string
-	opts   Options
-	roster []providers.Tool
+	ID       string
+	opts     Options
+	roster   []providers.Tool
+	planNote string // opens each prompt in plan mode
 
 	mu       sync.Mutex // one turn at a time
 	messages []providers.Message
@@ -92,18 +93,25 @@ func NewChat(o Options) *Chat {
 	}
 	c := &Chat{ID: o.Session.ID, opts: o, watch: newWatcher()}
 	c.compactAt, _ = compactAt(st)
+	var reading []string
 	for _, t := range tools.List(o.Session) {
 		c.roster = append(c.roster, providers.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		if t.ReadOnly {
+			reading = append(reading, t.Name)
+		}
 	}
 	c.roster = append(c.roster, planTool)
+	c.planNote = planModeNote(reading)
 	c.SetPlanMode(o.PlanMode)
 	return c
 }
 
-// planNote opens every prompt of a chat in plan mode: the model is told,
-// and the roster and system prompt stay as they were (the prompt cache
-// holds).
-const planNote = "(Plan mode is on: only reading runs — read, grep, glob, and bash steps that only read. Investigate and answer with a plan; do not try to change files.)"
+// planModeNote opens every prompt of a chat in plan mode: the model is
+// told which of its tools still run, and the roster and system prompt stay
+// as they were (the prompt cache holds).
+func planModeNote(readOnly []string) string {
+	return "(Plan mode is on: only reading runs — " + strings.Join(readOnly, ", ") + ", and bash steps that only read. Investigate and answer with a plan; do not try to change files.)"
+}
 
 // PlanMode reports whether the chat is in plan mode.
 func (c *Chat) PlanMode() bool { return c.planMode.Load() }
@@ -253,7 +261,7 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		return -1, "", err
 	}
 	if c.planMode.Load() {
-		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: planNote}}, user.Blocks...)
+		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: c.planNote}}, user.Blocks...)
 	}
 	for _, n := range c.notes {
 		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: n}}, user.Blocks...)
@@ -372,12 +380,12 @@ func (c *Chat) watchFiles(use providers.Block, res tools.Result) {
 	for _, fc := range res.Changes {
 		c.watch.add(fc.Path)
 	}
-	if use.ToolName != "read" || res.IsError {
+	// A read's paths are files the model now has rows of.
+	t, _ := tools.Lookup(use.ToolName)
+	if t.Kind != tools.KindRead || res.IsError {
 		return
 	}
-	var args map[string]any
-	_ = json.Unmarshal(use.Input, &args)
-	for _, p := range paths(args) {
+	for _, p := range t.Paths(use.Input) {
 		// A part of a read of several may be refused for a file that does
 		// not exist: watched, it would be reported as deleted.
 		if abs, err := documents.Resolve(c.opts.Session.Roots, p); err == nil {
@@ -408,9 +416,13 @@ func notRun(uses []providers.Block, text string) providers.Message {
 	return m
 }
 
-// readOnly tools can run side by side: they change nothing and ask nothing
-// but a secret read, which the gate serialises as any question.
-var readOnly = map[string]bool{"read": true, "grep": true, "glob": true, planToolName: true}
+// sideBySide reports whether a call may run beside others like it: a
+// read-only tool's, or the plan's, change nothing and ask nothing but a
+// secret read, which the gate serialises as any question.
+func sideBySide(name string) bool {
+	t, _ := tools.Lookup(name)
+	return t.ReadOnly || name == planToolName
+}
 
 // notRunCancelled answers a call the turn's stop kept from starting.
 const notRunCancelled = "Not run: the user stopped the turn. Wait for their next message."
@@ -423,8 +435,8 @@ func (c *Chat) runTools(ctx context.Context, turn int, uses []providers.Block, e
 	results := make([]providers.Block, len(uses))
 	for i := 0; i < len(uses); {
 		j := i + 1
-		if readOnly[uses[i].ToolName] {
-			for j < len(uses) && readOnly[uses[j].ToolName] {
+		if sideBySide(uses[i].ToolName) {
+			for j < len(uses) && sideBySide(uses[j].ToolName) {
 				j++
 			}
 		}
@@ -496,10 +508,14 @@ func rawOutput(res tools.Result) map[string]any {
 func toolCallStarted(use providers.Block) acp.SessionUpdate {
 	var args map[string]any
 	_ = json.Unmarshal(use.Input, &args)
-	kind, title := describe(use.ToolName, args)
-	opts := []acp.ToolCallStartOpt{acp.WithStartKind(kind), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartRawInput(args)}
-	if locs := locations(args); len(locs) > 0 {
+	t, _ := tools.Lookup(use.ToolName)
+	opts := []acp.ToolCallStartOpt{acp.WithStartKind(acp.ToolKind(t.Kind)), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartRawInput(args)}
+	var locs []acp.ToolCallLocation
+	for _, p := range t.Paths(use.Input) {
+		locs = append(locs, acp.ToolCallLocation{Path: p})
+	}
+	if len(locs) > 0 {
 		opts = append(opts, acp.WithStartLocations(locs))
 	}
-	return acp.StartToolCall(acp.ToolCallId(use.ToolID), title, opts...)
+	return acp.StartToolCall(acp.ToolCallId(use.ToolID), t.Title(use.Input), opts...)
 }

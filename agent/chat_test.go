@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -316,7 +317,7 @@ func TestPlanModeRunsOnlyReading(t *testing.T) {
 	if asked != 0 {
 		t.Errorf("plan mode asked %d questions", asked)
 	}
-	if first := m.Requests[0].Messages[0].Blocks[0].Text; first != planNote {
+	if first := m.Requests[0].Messages[0].Blocks[0].Text; first != planModeNote([]string{"glob", "grep", "read"}) {
 		t.Errorf("the model was not told: %q", first)
 	}
 	c.SetPlanMode(false)
@@ -538,5 +539,19 @@ func TestRefusedKeyNamesTheVariable(t *testing.T) {
 	}
 	if len(srv.Requests()) != 1 {
 		t.Fatalf("a refused key was tried %d times", len(srv.Requests()))
+	}
+}
+
+// Every tool's call starts with a kind ACP knows, so an editor can show it.
+func TestEveryToolCallStartsWithAnACPKind(t *testing.T) {
+	known := []acp.ToolKind{acp.ToolKindRead, acp.ToolKindEdit, acp.ToolKindDelete, acp.ToolKindMove, acp.ToolKindSearch,
+		acp.ToolKindExecute, acp.ToolKindThink, acp.ToolKindFetch, acp.ToolKindSwitchMode, acp.ToolKindOther}
+	s := tools.Open(tools.Options{Roots: []string{t.TempDir()}})
+	defer s.Close()
+	for _, tl := range tools.List(s) {
+		u := toolCallStarted(providers.Block{Kind: providers.ToolUse, ToolID: "c1", ToolName: tl.Name, Input: tl.Examples[0]})
+		if u.ToolCall == nil || !slices.Contains(known, u.ToolCall.Kind) {
+			t.Errorf("%s starts as %+v; want one of ACP's kinds", tl.Name, u.ToolCall)
+		}
 	}
 }

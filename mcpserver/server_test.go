@@ -52,6 +52,13 @@ func TestServeStandaloneServesTheRegistry(t *testing.T) {
 	names := map[string]bool{}
 	for _, tl := range list.Tools {
 		names[tl.Name] = true
+		// A client asks before a call by these hints: reading tools need
+		// no question, and every other tool is told as destructive.
+		hints := tl.Annotations
+		readOnly := tl.Name == "read" || tl.Name == "grep" || tl.Name == "glob"
+		if hints == nil || hints.ReadOnlyHint != readOnly || (!readOnly && (hints.DestructiveHint == nil || !*hints.DestructiveHint)) {
+			t.Errorf("%s is listed with hints %+v; want read-only %v, else destructive", tl.Name, hints, readOnly)
+		}
 	}
 	for _, want := range []string{"read", "edit", "grep", "bash"} {
 		if !names[want] {

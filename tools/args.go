@@ -3,12 +3,13 @@ package tools
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/agnivade/levenshtein"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Arguments are judged against the tool's own JSON Schema, so a refusal
@@ -16,37 +17,17 @@ import (
 // that place may hold — in the schema's words, the ones the model was
 // given — and costs one corrected call, not a guess.
 
-// schemaNode is the part of a JSON Schema tandem's tools use.
-type schemaNode struct {
-	Properties  map[string]*schemaNode `json:"properties"`
-	Items       *schemaNode            `json:"items"`
-	Required    []string               `json:"required"`
-	Description string                 `json:"description"`
+// toolSchema is the named tool's schema; an empty one for a name no tool
+// has.
+func toolSchema(name string) *jsonschema.Schema {
+	if t, ok := builtin()[name]; ok {
+		return t.schema
+	}
+	return &jsonschema.Schema{}
 }
 
-// schemas is each tool's schema, parsed once when a call first needs it
-// (missingRequired reads it on every call), not at every process start.
-var schemas = sync.OnceValue(func() map[string]*schemaNode {
-	out := map[string]*schemaNode{}
-	for name, t := range builtin {
-		var schema schemaNode
-		if err := json.Unmarshal(t.InputSchema, &schema); err != nil {
-			panic("tools: invalid schema for " + name)
-		}
-		out[name] = &schema
-	}
-	return out
-})
-
-func toolSchema(name string) *schemaNode {
-	if n := schemas()[name]; n != nil {
-		return n
-	}
-	return &schemaNode{}
-}
-
-// keys are an object's property names, sorted.
-func (n *schemaNode) keys() []string {
+// propertyNames are an object's property names, sorted.
+func propertyNames(n *jsonschema.Schema) []string {
 	out := make([]string, 0, len(n.Properties))
 	for k := range n.Properties {
 		out = append(out, k)
@@ -68,7 +49,7 @@ func where(parent, key string, index int) string {
 
 // walk visits every object of v with the schema node that describes it and
 // its place; visit returns false to stop.
-func walk(v any, n *schemaNode, at string, visit func(obj map[string]any, n *schemaNode, at string) bool) bool {
+func walk(v any, n *jsonschema.Schema, at string, visit func(obj map[string]any, n *jsonschema.Schema, at string) bool) bool {
 	if n == nil {
 		return true
 	}
@@ -103,19 +84,19 @@ func unknownKey(name string, args json.RawMessage, key string) string {
 	var v any
 	_ = json.Unmarshal(args, &v)
 	problem := ""
-	walk(v, toolSchema(name), "", func(obj map[string]any, n *schemaNode, at string) bool {
+	walk(v, toolSchema(name), "", func(obj map[string]any, n *jsonschema.Schema, at string) bool {
 		if _, ok := obj[key]; !ok || n.Properties[key] != nil {
 			return true
 		}
 		if at == "" {
-			problem = fmt.Sprintf("there is no argument %q; the arguments are %s", key, strings.Join(n.keys(), ", "))
+			problem = fmt.Sprintf("there is no argument %q; the arguments are %s", key, strings.Join(propertyNames(n), ", "))
 		} else {
-			problem = fmt.Sprintf("%s has no key %q; it may hold %s", at, key, strings.Join(n.keys(), ", "))
+			problem = fmt.Sprintf("%s has no key %q; it may hold %s", at, key, strings.Join(propertyNames(n), ", "))
 		}
 		return false
 	})
 	if problem == "" { // not found where the schema reaches: name the top level
-		problem = fmt.Sprintf("there is no argument %q; the arguments are %s", key, strings.Join(toolSchema(name).keys(), ", "))
+		problem = fmt.Sprintf("there is no argument %q; the arguments are %s", key, strings.Join(propertyNames(toolSchema(name)), ", "))
 	}
 	return problem
 }
@@ -128,7 +109,7 @@ func missingRequired(name string, args json.RawMessage) string {
 		return ""
 	}
 	problem := ""
-	walk(v, toolSchema(name), "", func(obj map[string]any, n *schemaNode, at string) bool {
+	walk(v, toolSchema(name), "", func(obj map[string]any, n *jsonschema.Schema, at string) bool {
 		for _, k := range n.Required {
 			if _, ok := obj[k]; ok {
 				continue
@@ -149,14 +130,6 @@ func missingRequired(name string, args json.RawMessage) string {
 	return problem
 }
 
-// otherNames are other agents' tool names for what a tandem tool does, so
-// a model used to them is pointed at the right one.
-var otherNames = map[string]string{
-	"view": "read", "cat": "read", "ls": "read", "list_dir": "read", "listdirectory": "read", "read_file": "read",
-	"multiedit": "edit", "str_replace": "edit", "str_replace_editor": "edit", "apply_patch": "edit", "replace": "edit", "edit_file": "edit",
-	"search": "grep", "find": "glob", "run": "bash", "shell": "bash", "exec": "bash", "write_file": "write", "create_file": "write",
-}
-
 // unknownTool refuses a call of a tool s does not have, naming the ones it
 // has and the one meant when that is clear.
 func unknownTool(s *Session, name string) string {
@@ -175,8 +148,10 @@ func unknownTool(s *Session, name string) string {
 // name in another case, another agent's name for it, or one a typo away.
 func meantTool(name string, names []string) string {
 	lower := strings.ToLower(name)
-	if alias, ok := otherNames[lower]; ok {
-		lower = alias
+	for _, t := range builtin() {
+		if slices.Contains(t.Aliases, lower) {
+			lower = t.Name
+		}
 	}
 	best, bestDist := "", 3
 	for _, n := range names {

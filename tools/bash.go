@@ -2,13 +2,14 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/refusal"
@@ -19,24 +20,37 @@ import (
 // job, when the setting shell.budgetSeconds is not set.
 const DefaultBudget = 30 * time.Second
 
-var bashTool = Tool{
-	Name: "bash",
-	Description: `Run a bash script in the workspace root. tandem interprets it itself: every command that actually runs — in loops, functions, eval, $(…), pipelines, behind env, xargs, sh -c — is checked with its real arguments just before it runs, and one that needs the user's approval (by default: a secret such as ~/.ssh, writes outside the workspace and /tmp, to .git or ~/.bashrc) is asked in the editor first. ` +
-		`A refused step stops the script there; earlier steps' changes stay. cd and export last for this call only. Processes get the environment without credentials, in a sandbox holding them to what their step may do. ` +
-		`If a step needs more (its result says what the sandbox held), call again with "with": the access and a one-line reason; the user is asked once. ` +
-		`The result gives how it ended, each step's status and the output (stdout and stderr together; head and tail kept when long). ` +
-		`A script running 30 s (shell.budgetSeconds, questions not counted) becomes a job (see the jobs tool). ` +
-		"`tandem mcp call SERVER/TOOL '{…}' > out.json`" + ` in a step puts an MCP tool's result in a file, out of this conversation.`,
-	InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "command": {"type": "string", "description": "The bash script to run."},
-    "with": {"type": "object", "properties": {"access": {"type": "array", "items": {"enum": ["secret", "outside", "protected", "net"]}}, "reason": {"type": "string"}}, "required": ["access", "reason"]}
-  },
-  "required": ["command"],
-  "additionalProperties": false
-}`),
-	Handler: runBash,
+func init() { register(bashTool) }
+
+var bashTool = spec[bashArgs]{
+	Tool: Tool{
+		Name: "bash",
+		Description: `Run a bash script in the workspace root. tandem interprets it itself: every command that actually runs — in loops, functions, eval, $(…), pipelines, behind env, xargs, sh -c — is checked with its real arguments just before it runs, and one that needs the user's approval (by default: a secret such as ~/.ssh, writes outside the workspace and /tmp, to .git or ~/.bashrc) is asked in the editor first. ` +
+			`A refused step stops the script there; earlier steps' changes stay. cd and export last for this call only. Processes get the environment without credentials, in a sandbox holding them to what their step may do. ` +
+			`If a step needs more (its result says what the sandbox held), call again with "with": the access and a one-line reason; the user is asked once. ` +
+			`The result gives how it ended, each step's status and the output (stdout and stderr together; head and tail kept when long). ` +
+			`A script running 30 s (shell.budgetSeconds, questions not counted) becomes a job (see the jobs tool). ` +
+			"`tandem mcp call SERVER/TOOL '{…}' > out.json`" + ` in a step puts an MCP tool's result in a file, out of this conversation.`,
+		Examples: examples(`{"command":"go test ./..."}`,
+			`{"command":"curl -sI https://go.dev","with":{"access":["net"],"reason":"check that the site answers"}}`),
+		Destructive: true,
+		Kind:        KindExecute,
+		Aliases:     []string{"run", "shell", "exec"},
+	},
+	run:   runBash,
+	title: func(a bashArgs) string { return firstLine(a.Command) },
+	refine: func(s *jsonschema.Schema) {
+		with := s.Properties["with"]
+		with.Properties["access"].Items = &jsonschema.Schema{Enum: []any{"secret", "outside", "protected", "net"}}
+		// Left out to keep the roster lean: the decoder refuses other keys.
+		with.AdditionalProperties = nil
+	},
+}
+
+// bashArgs are bash's arguments.
+type bashArgs struct {
+	Command string   `json:"command" jsonschema:"The bash script to run."`
+	With    *askMore `json:"with,omitempty"`
 }
 
 // jobSettled is what the front door is told of a job that ended.
@@ -45,14 +59,7 @@ func jobSettled(s *Session, job *shell.Job) JobSettled {
 	return JobSettled{Session: s.ID, Job: job.ID, Command: job.Command, End: string(res.End), Status: res.Status, Text: shell.Render(res)}
 }
 
-func runBash(ctx context.Context, s *Session, args json.RawMessage) Result {
-	var a struct {
-		Command string   `json:"command"`
-		With    *askMore `json:"with"`
-	}
-	if err := decode("bash", args, &a); err != nil {
-		return Refused(err)
-	}
+func runBash(ctx context.Context, s *Session, a bashArgs) Result {
 	if a.Command == "" {
 		return Refused(refusal.New(refusal.Invalid, "The command is empty. Pass the bash script to run in \"command\"."))
 	}

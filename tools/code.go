@@ -3,7 +3,6 @@ package tools
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -12,49 +11,49 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/refusal"
 )
 
-var codeTool = Tool{
-	Name: "code",
-	Description: `Ask the editor's language servers. op "symbols" {path}: the file's outline. ` +
-		`"definition", "references", "hover" {path, line, symbol}: at the first whole word symbol on that row (or "column", 1-based). ` +
-		`"diagnostics" {path?}: current problems. Locations come back as [path#TAG] rows, which count as seen. ` +
-		`edit and write replies list the problems a change brought or fixed.`,
-	InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "op": {"enum": ["symbols", "definition", "references", "hover", "diagnostics"]},
-    "path": {"type": "string"},
-    "line": {"type": "integer", "minimum": 1},
-    "symbol": {"type": "string"},
-    "column": {"type": "integer", "minimum": 1}
-  },
-  "required": ["op"],
-  "additionalProperties": false
-}`),
-	Available: func(s *Session) bool { return s.opts.Language != nil },
-	Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
-		var a codeArgs
-		if err := decode("code", args, &a); err != nil {
-			return Refused(err)
-		}
+func init() { register(codeTool) }
+
+var codeTool = spec[codeArgs]{
+	Tool: Tool{
+		Name: "code",
+		Description: `Ask the editor's language servers. op "symbols" {path}: the file's outline. ` +
+			`"definition", "references", "hover" {path, line, symbol}: at the first whole word symbol on that row (or "column", 1-based). ` +
+			`"diagnostics" {path?}: current problems. Locations come back as [path#TAG] rows, which count as seen. ` +
+			`edit and write replies list the problems a change brought or fixed.`,
+		Examples: examples(`{"op":"symbols","path":"main.go"}`, `{"op":"definition","path":"main.go","line":12,"symbol":"Serve"}`,
+			`{"op":"hover","path":"main.go","line":12,"column":5}`, `{"op":"diagnostics"}`),
+		ReadOnly:  true,
+		Available: func(s *Session) bool { return s.opts.Language != nil },
+	},
+	run: func(ctx context.Context, s *Session, a codeArgs) Result {
 		text, err := a.run(ctx, s)
 		if err != nil {
 			return Refused(err)
 		}
 		return Result{Text: text}
 	},
+	paths: func(a codeArgs) []string { return nonEmpty(a.Path) },
+	refine: func(s *jsonschema.Schema) {
+		p := s.Properties
+		p["op"] = &jsonschema.Schema{Enum: []any{QuerySymbols, QueryDefinition, QueryReferences, QueryHover, QueryDiagnostics}}
+		p["line"].Minimum, p["column"].Minimum = jsonschema.Ptr(1.0), jsonschema.Ptr(1.0)
+	},
 }
 
+// codeArgs are the code tool's arguments.
 type codeArgs struct {
 	Op     string `json:"op"`
-	Path   string `json:"path"`
-	Line   int    `json:"line"`
-	Symbol string `json:"symbol"`
-	Column int    `json:"column"`
+	Path   string `json:"path,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Symbol string `json:"symbol,omitempty"`
+	Column int    `json:"column,omitempty"`
 }
 
 func (a codeArgs) run(ctx context.Context, s *Session) (string, error) {

@@ -13,74 +13,80 @@ import (
 	"github.com/tandemdev/tandem/refusal"
 )
 
-var editTool = Tool{
-	Name: "edit",
-	Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" anchored on that version's rows, quoted as read showed them ("12:func main() {"; a range quotes its first row: "12-14:func main() {"), so a miscounted line is refused instead of changed: ` +
-		`{"replace":"12-14:row","text":"new lines"}, {"delete":"12-14:row"}, {"insertAfter":"12:row","text":"..."}, {"insertBefore":"12:row","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). A bare number ("12") works but nothing checks it. ` +
-		`Use the numbers of the version you read even after earlier ops in the same list; do not shift them yourself. ` +
-		`"moveTo" moves the file (never over an existing one); "create" makes a new file with exactly that content; "deleteFile": true deletes one you read whole. Instead of files you may send "patch", a unified diff of one or more files. ` +
-		`You may only anchor on lines you were shown: otherwise nothing is written and the reply shows those lines. If the file changed since your tag, the edit is carried over when the lines it touches are unchanged; else you get their current text. ` +
-		`New lines get the file's line endings. The reply lists the files applied, each with its new tag and a compact diff whose numbered rows you can anchor on next.`,
-	InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "files": {
-      "type": "array",
-      "description": "The files to change, each once. All land, or on a conflict none does.",
-      "items": {
-        "type": "object",
-        "properties": {
-          "path": {"type": "string", "description": "File path: relative to the workspace root, absolute, or repo://PATH."},
-          "tag": {"type": "string", "description": "The 8 hex digits after # in the [path#TAG] line of your read or grep. Omitted: the version you saw last."},
-          "ops": {
-            "type": "array",
-            "description": "Operations on line numbers of the tagged version; they must not touch the same line.",
-            "items": {
-              "type": "object",
-              "properties": {
-                "replace": {"type": ["string", "integer"], "description": "Lines to replace, as a row \"12:text\" or \"12-14:first row\"; needs text."},
-                "delete": {"type": ["string", "integer"], "description": "Lines to delete, as a row \"12:text\" or \"12-14:first row\"."},
-                "insertAfter": {"type": ["string", "integer"], "description": "Insert text after this row \"12:text\" (0 = at the start)."},
-                "insertBefore": {"type": ["string", "integer"], "description": "Insert text before this row \"12:text\"."},
-                "prepend": {"type": "string", "description": "Text to insert at the start of the file."},
-                "append": {"type": "string", "description": "Text to add at the end of the file."},
-                "text": {"type": "string", "description": "The new lines for replace, insertAfter and insertBefore, separated by newlines."},
-                "old": {"type": "string", "description": "Exact text to replace (without row prefixes); must occur once."},
-                "new": {"type": "string", "description": "Replacement for old."}
-              },
-              "additionalProperties": false
-            }
-          },
-          "old": {"type": "string", "description": "Shorthand for one op {old, new}."},
-          "new": {"type": "string", "description": "Shorthand for one op {old, new}."},
-          "moveTo": {"type": "string", "description": "Move the file to this new path (after its ops). Never replaces a file."},
-          "create": {"type": "string", "description": "Create this new file with exactly this content (it must not exist). Takes no tag or ops."},
-          "deleteFile": {"type": "boolean", "description": "Delete the file; you must have seen all of its current version."}
-        },
-        "required": ["path"],
-        "additionalProperties": false
-      }
-    },
-    "patch": {"type": "string", "description": "Instead of files: a unified diff (---/+++ headers, @@ hunks) of one or more files you read. Its context and removed lines must be the lines you saw."}
-  },
-  "additionalProperties": false,
-  "examples": [
-    {"files": [{"path": "internal/names/names.go", "tag": "1A2B3C4D", "ops": [{"replace": "12-13:\treturn \"Hi \" + name", "text": "\treturn \"Hello, \" + name\n}"}, {"insertAfter": "3:import (", "text": "\t\"strings\""}]}]},
-    {"files": [{"path": "README.md", "tag": "9F00C2E1", "old": "tandem greet", "new": "tandem greet --name"}]}
-  ]
-}`),
-	Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
-		args, err := fromOtherEditShape(args)
-		if err != nil {
-			return Refused(err)
-		}
-		var a edits.Args
-		if err := decode("edit", args, &a); err != nil {
-			return Refused(err)
-		}
+func init() { register(editTool) }
+
+var editTool = spec[editArgs]{
+	Tool: Tool{
+		Name: "edit",
+		Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" anchored on that version's rows, quoted as read showed them ("12:func main() {"; a range quotes its first row: "12-14:func main() {"), so a miscounted line is refused instead of changed: ` +
+			`{"replace":"12-14:row","text":"new lines"}, {"delete":"12-14:row"}, {"insertAfter":"12:row","text":"..."}, {"insertBefore":"12:row","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). A bare number ("12") works but nothing checks it. ` +
+			`Use the numbers of the version you read even after earlier ops in the same list; do not shift them yourself. ` +
+			`"moveTo" moves the file (never over an existing one); "create" makes a new file with exactly that content; "deleteFile": true deletes one you read whole. Instead of files you may send "patch", a unified diff of one or more files. ` +
+			`You may only anchor on lines you were shown: otherwise nothing is written and the reply shows those lines. If the file changed since your tag, the edit is carried over when the lines it touches are unchanged; else you get their current text. ` +
+			`New lines get the file's line endings. The reply lists the files applied, each with its new tag and a compact diff whose numbered rows you can anchor on next.`,
+		// The schema shows the model these: it writes the nested shape right
+		// more often with them in front of it.
+		Examples: examples(
+			`{"files": [{"path": "internal/names/names.go", "tag": "1A2B3C4D", "ops": [{"replace": "12-13:\treturn \"Hi \" + name", "text": "\treturn \"Hello, \" + name\n}"}, {"insertAfter": "3:import (", "text": "\t\"strings\""}]}]}`,
+			`{"files": [{"path": "README.md", "tag": "9F00C2E1", "old": "tandem greet", "new": "tandem greet --name"}]}`),
+		Destructive: true,
+		Kind:        KindEdit,
+		Aliases:     []string{"multiedit", "str_replace", "str_replace_editor", "apply_patch", "replace", "edit_file"},
+	},
+	examplesInSchema: true,
+	reshape:          fromOtherEditShape,
+	run: func(ctx context.Context, s *Session, args editArgs) Result {
+		a := args.edits()
 		s.pull(ctx, a.Paths()...)
 		return s.commitWatched(ctx, func(env *edits.Env) (string, error) { return edits.Edit(ctx, env, a) })
 	},
+	title: func(a editArgs) string { return "Edit " + strings.Join(a.edits().Paths(), ", ") },
+	paths: func(a editArgs) []string { return a.edits().Paths() },
+}
+
+// editArgs are edit's arguments: edits.Args, described for a model.
+type editArgs struct {
+	Files []editFile `json:"files,omitempty" jsonschema:"The files to change, each once. All land, or on a conflict none does."`
+	Patch string     `json:"patch,omitempty" jsonschema:"Instead of files: a unified diff (---/+++ headers, @@ hunks) of one or more files you read. Its context and removed lines must be the lines you saw."`
+}
+
+// editFile is edits.FileEdit, described for a model.
+type editFile struct {
+	Path       string   `json:"path" jsonschema:"File path: relative to the workspace root, absolute, or repo://PATH."`
+	Tag        string   `json:"tag,omitempty" jsonschema:"The 8 hex digits after # in the [path#TAG] line of your read or grep. Omitted: the version you saw last."`
+	Ops        []editOp `json:"ops,omitempty" jsonschema:"Operations on line numbers of the tagged version; they must not touch the same line."`
+	Old        *string  `json:"old,omitempty" jsonschema:"Shorthand for one op {old, new}."`
+	New        *string  `json:"new,omitempty" jsonschema:"Shorthand for one op {old, new}."`
+	MoveTo     string   `json:"moveTo,omitempty" jsonschema:"Move the file to this new path (after its ops). Never replaces a file."`
+	Create     *string  `json:"create,omitempty" jsonschema:"Create this new file with exactly this content (it must not exist). Takes no tag or ops."`
+	DeleteFile bool     `json:"deleteFile,omitempty" jsonschema:"Delete the file; you must have seen all of its current version."`
+}
+
+// editOp is edits.Op, described for a model.
+type editOp struct {
+	Replace      *edits.Anchor `json:"replace,omitempty" jsonschema:"Lines to replace, as a row \"12:text\" or \"12-14:first row\"; needs text."`
+	Delete       *edits.Anchor `json:"delete,omitempty" jsonschema:"Lines to delete, as a row \"12:text\" or \"12-14:first row\"."`
+	InsertAfter  *edits.Anchor `json:"insertAfter,omitempty" jsonschema:"Insert text after this row \"12:text\" (0 = at the start)."`
+	InsertBefore *edits.Anchor `json:"insertBefore,omitempty" jsonschema:"Insert text before this row \"12:text\"."`
+	Prepend      *string       `json:"prepend,omitempty" jsonschema:"Text to insert at the start of the file."`
+	Append       *string       `json:"append,omitempty" jsonschema:"Text to add at the end of the file."`
+	Text         *string       `json:"text,omitempty" jsonschema:"The new lines for replace, insertAfter and insertBefore, separated by newlines."`
+	Old          *string       `json:"old,omitempty" jsonschema:"Exact text to replace (without row prefixes); must occur once."`
+	New          *string       `json:"new,omitempty" jsonschema:"Replacement for old."`
+}
+
+// edits is the edit the arguments ask for.
+func (a editArgs) edits() edits.Args {
+	out := edits.Args{Patch: a.Patch}
+	for _, f := range a.Files {
+		var ops []edits.Op
+		for _, op := range f.Ops {
+			ops = append(ops, edits.Op(op))
+		}
+		out.Files = append(out.Files, edits.FileEdit{Path: f.Path, Tag: f.Tag, Ops: ops, Old: f.Old, New: f.New,
+			MoveTo: f.MoveTo, Create: f.Create, DeleteFile: f.DeleteFile})
+	}
+	return out
 }
 
 // Restore puts files back as edits.Restore does, through the session's

@@ -2,38 +2,39 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/shell"
 )
 
-var jobsTool = Tool{
-	Name: "jobs",
-	Description: `List, show or kill the session's jobs: bash scripts that outlived their call's budget. ` +
-		`{"action":"list"} lists them with their state; {"action":"show","id":"job-1"} shows one job's steps and output (first and last parts when long); ` +
-		`{"action":"kill","id":"job-1"} stops it and every process it started, and shows how it ended. A job's end is also reported when it settles.`,
-	InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "action": {"type": "string", "enum": ["list", "show", "kill"], "description": "What to do; default list."},
-    "id": {"type": "string", "description": "The job, for show and kill."}
-  },
-  "additionalProperties": false
-}`),
-	Handler: runJobs,
+func init() { register(jobsTool) }
+
+var jobsTool = spec[jobsArgs]{
+	Tool: Tool{
+		Name: "jobs",
+		Description: `List, show or kill the session's jobs: bash scripts that outlived their call's budget. ` +
+			`{"action":"list"} lists them with their state; {"action":"show","id":"job-1"} shows one job's steps and output (first and last parts when long); ` +
+			`{"action":"kill","id":"job-1"} stops it and every process it started, and shows how it ended. A job's end is also reported when it settles.`,
+		Examples:    examples(`{}`, `{"action":"show","id":"job-1"}`, `{"action":"kill","id":"job-1"}`),
+		Destructive: true, // kill stops a job's processes
+	},
+	run: runJobs,
+	refine: func(s *jsonschema.Schema) {
+		s.Properties["action"].Enum = []any{"list", "show", "kill"}
+	},
 }
 
-func runJobs(_ context.Context, s *Session, args json.RawMessage) Result {
-	var a struct {
-		Action string `json:"action"`
-		ID     string `json:"id"`
-	}
-	if err := decode("jobs", args, &a); err != nil {
-		return Refused(err)
-	}
+// jobsArgs are jobs' arguments.
+type jobsArgs struct {
+	Action string `json:"action,omitempty" jsonschema:"What to do; default list."`
+	ID     string `json:"id,omitempty" jsonschema:"The job, for show and kill."`
+}
+
+func runJobs(_ context.Context, s *Session, a jobsArgs) Result {
 	jobs := s.Jobs()
 	switch a.Action {
 	case "", "list":

@@ -18,11 +18,17 @@ func (r Result) MCP() *mcp.CallToolResult {
 	return out
 }
 
-// MCPTools is the session's tools as an MCP server lists them.
+// MCPTools is the session's tools as an MCP server lists them, each with
+// the hints an MCP client decides by whether to ask before a call: read-only,
+// and else whether it may destroy what was there.
 func MCPTools(s *Session) []*mcp.Tool {
 	var out []*mcp.Tool
 	for _, t := range List(s) {
-		out = append(out, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		hints := &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly}
+		if !t.ReadOnly {
+			hints.DestructiveHint = &t.Destructive
+		}
+		out = append(out, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Annotations: hints})
 	}
 	return out
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/tandemdev/tandem/bridge"
 	"github.com/tandemdev/tandem/refusal"
 )
@@ -20,33 +22,32 @@ const maxMCPText = 64 << 10
 // provider's prompt cache holds), however many servers and tools there are.
 // Each call goes through the bridge like `tandem mcp call` does: the same
 // permission (mcp.autoAllow, else a question), the same limits.
-var mcpTool = Tool{
-	Name: "mcp",
-	Description: `Use the user's MCP tools (the servers configured in their settings or the workspace's .mcp.json, and those their editor named for this chat). ` +
-		`{"action":"list"} lists them as SERVER/TOOL with one line each; {"action":"call","tool":"SERVER/TOOL","arguments":{…}} calls one and returns its result (its first 64 KiB; for a larger result run ` + "`tandem mcp call SERVER/TOOL '{…}' > out.json`" + ` in bash and read the file). ` +
-		`Starting a workspace's server, and a call the user has not allowed in advance, are asked in the editor.`,
-	InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "action": {"type": "string", "enum": ["list", "call"], "description": "list the tools, or call one; default list"},
-    "tool": {"type": "string", "description": "SERVER/TOOL, as list shows it (call only)"},
-    "arguments": {"type": "object", "description": "the tool's arguments (call only)"}
-  },
-  "additionalProperties": false
-}`),
-	Handler:   runMCP,
-	Available: func(s *Session) bool { return s.opts.BashEnv != nil },
+func init() { register(mcpTool) }
+
+var mcpTool = spec[mcpArgs]{
+	Tool: Tool{
+		Name: "mcp",
+		Description: `Use the user's MCP tools (the servers configured in their settings or the workspace's .mcp.json, and those their editor named for this chat). ` +
+			`{"action":"list"} lists them as SERVER/TOOL with one line each; {"action":"call","tool":"SERVER/TOOL","arguments":{…}} calls one and returns its result (its first 64 KiB; for a larger result run ` + "`tandem mcp call SERVER/TOOL '{…}' > out.json`" + ` in bash and read the file). ` +
+			`Starting a workspace's server, and a call the user has not allowed in advance, are asked in the editor.`,
+		Examples:    examples(`{"action":"list"}`, `{"action":"call","tool":"github/search_issues","arguments":{"query":"is:open label:bug"}}`),
+		Destructive: true, // a user's tool may do anything
+		Available:   func(s *Session) bool { return s.opts.BashEnv != nil },
+	},
+	run: runMCP,
+	refine: func(s *jsonschema.Schema) {
+		s.Properties["action"].Enum = []any{"list", "call"}
+	},
 }
 
-func runMCP(ctx context.Context, s *Session, args json.RawMessage) Result {
-	var a struct {
-		Action    string          `json:"action"`
-		Tool      string          `json:"tool"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
-	if err := decode("mcp", args, &a); err != nil {
-		return Refused(err)
-	}
+// mcpArgs are the mcp tool's arguments.
+type mcpArgs struct {
+	Action    string          `json:"action,omitempty" jsonschema:"list the tools, or call one; default list"`
+	Tool      string          `json:"tool,omitempty" jsonschema:"SERVER/TOOL, as list shows it (call only)"`
+	Arguments json.RawMessage `json:"arguments,omitempty" jsonschema:"the tool's arguments (call only)"`
+}
+
+func runMCP(ctx context.Context, s *Session, a mcpArgs) Result {
 	req := bridge.Request{Op: bridge.OpList}
 	switch a.Action {
 	case "", "list":

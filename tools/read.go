@@ -14,32 +14,24 @@ import (
 	"github.com/tandemdev/tandem/refusal"
 )
 
-var readTool = Tool{
-	Name: "read",
-	Description: `Read a text file, or list a directory. ` +
-		`The first line is [path#TAG]: TAG names the exact content the rows come from; edits quote it. Each row is "N:text" with its 1-based line number. ` +
-		`"lines" selects rows, e.g. "40-80" or "1-5,120-" ("..." stands where lines are skipped). ` +
-		`Only rows you were shown count as seen; edits anchor only on seen lines. A long result keeps its head and tail and says how to read the lines it cut. ` +
-		`"paths" reads several files or ranges at once, each under its header, within one read's bound; parts refused or left out are named, with the next call. ` +
-		`A directory lists its numbered entries (files with size and lines); "lines" pages them. An editor buffer with unsaved changes is read in place of the file, and said so. Files over 4 MiB can be read only with "lines" and have no tag; binary and non-UTF-8 files are refused, saying why.`,
-	InputSchema: json.RawMessage(`{
-  "type": "object",
-  "properties": {
-    "path": {"type": "string", "description": "File or directory: relative to the workspace root, absolute, or repo://PATH (confined to it)."},
-    "lines": {"type": ["string", "integer"], "description": "Rows to read: \"N\", \"N-M\", \"N-\" (to the end), comma-separated."},
-    "paths": {"type": "array", "description": "More parts to read in this call, after path if given.", "items": {"type": "object", "properties": {"path": {"type": "string"}, "lines": {"type": ["string", "integer"]}}, "required": ["path"], "additionalProperties": false}}
-  },
-  "additionalProperties": false
-}`),
-	Handler: func(ctx context.Context, s *Session, args json.RawMessage) Result {
-		var a struct {
-			Path  *string    `json:"path"` // nil when not given
-			Lines selector   `json:"lines"`
-			Paths []readPart `json:"paths"`
-		}
-		if err := decode("read", args, &a); err != nil {
-			return Refused(err)
-		}
+func init() { register(readTool) }
+
+var readTool = spec[readArgs]{
+	Tool: Tool{
+		Name: "read",
+		Description: `Read a text file, or list a directory. ` +
+			`The first line is [path#TAG]: TAG names the exact content the rows come from; edits quote it. Each row is "N:text" with its 1-based line number. ` +
+			`"lines" selects rows, e.g. "40-80" or "1-5,120-" ("..." stands where lines are skipped). ` +
+			`Only rows you were shown count as seen; edits anchor only on seen lines. A long result keeps its head and tail and says how to read the lines it cut. ` +
+			`"paths" reads several files or ranges at once, each under its header, within one read's bound; parts refused or left out are named, with the next call. ` +
+			`A directory lists its numbered entries (files with size and lines); "lines" pages them. An editor buffer with unsaved changes is read in place of the file, and said so. Files over 4 MiB can be read only with "lines" and have no tag; binary and non-UTF-8 files are refused, saying why.`,
+		Examples: examples(`{"path":"cmd/tandem/main.go"}`, `{"path":"README.md","lines":"40-80"}`, `{"path":"go.mod","lines":3}`,
+			`{"paths":[{"path":"a.go","lines":"1-5,120-"},{"path":"docs"}]}`),
+		ReadOnly: true,
+		Kind:     KindRead,
+		Aliases:  []string{"view", "cat", "ls", "list_dir", "listdirectory", "read_file"},
+	},
+	run: func(ctx context.Context, s *Session, a readArgs) Result {
 		parts := a.Paths
 		switch {
 		case a.Path != nil:
@@ -60,6 +52,35 @@ var readTool = Tool{
 		}
 		return readParts(ctx, s, parts)
 	},
+	title: func(a readArgs) string {
+		title := "Read " + strings.Join(a.names(), ", ")
+		if len(a.Paths) == 0 && a.Lines != "" {
+			title += " (lines " + string(a.Lines) + ")"
+		}
+		return title
+	},
+	paths: readArgs.names,
+}
+
+// readArgs are read's arguments.
+type readArgs struct {
+	Path  *string    `json:"path,omitempty" jsonschema:"File or directory: relative to the workspace root, absolute, or repo://PATH (confined to it)."` // nil when not given
+	Lines selector   `json:"lines,omitempty" jsonschema:"Rows to read: \"N\", \"N-M\", \"N-\" (to the end), comma-separated."`
+	Paths []readPart `json:"paths,omitempty" jsonschema:"More parts to read in this call, after path if given."`
+}
+
+// names are the paths the call reads, in order.
+func (a readArgs) names() []string {
+	var out []string
+	if a.Path != nil && *a.Path != "" {
+		out = append(out, *a.Path)
+	}
+	for _, p := range a.Paths {
+		if p.Path != "" {
+			out = append(out, p.Path)
+		}
+	}
+	return out
 }
 
 // readPart is one path to read, with its optional rows.

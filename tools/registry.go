@@ -13,6 +13,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/tandemdev/tandem/edits"
 	"github.com/tandemdev/tandem/refusal"
@@ -33,37 +36,107 @@ type Result struct {
 // Handler runs one call. args is the raw JSON object the caller sent.
 type Handler func(ctx context.Context, s *Session, args json.RawMessage) Result
 
-// Tool is a name, a description written for a model, a JSON Schema for its
-// arguments, and a handler.
+// Tool is one tool's definition: all that the front doors and the agent
+// know of it. Each tool's file writes it as a spec, with the tool's
+// argument struct, and registers it in init.
 type Tool struct {
 	Name        string
-	Description string
+	Description string // written for a model
+	// InputSchema is the arguments' JSON Schema, derived from the argument
+	// struct, as every front door lists it.
 	InputSchema json.RawMessage
-	Handler     Handler
+	// Examples are argument objects a model may send; a test checks each
+	// against the schema and decodes it into the argument struct.
+	Examples []json.RawMessage
+	// ReadOnly tools change nothing and ask nothing that a read would not:
+	// plan mode names them, the agent runs consecutive calls of them side by
+	// side, and MCP clients are told so (readOnlyHint).
+	ReadOnly bool
+	// Destructive tools may delete or overwrite what was there (MCP's
+	// destructiveHint).
+	Destructive bool
+	// Kind is what a call does, in ACP's words.
+	Kind Kind
+	// Aliases are other agents' names for what this tool does: a call of
+	// one is refused pointing at this tool.
+	Aliases []string
+	Handler Handler
 	// Available reports whether the tool can work in this session; a tool
 	// that cannot is hidden, not failing. Nil means always.
 	Available func(*Session) bool
+
+	schema *jsonschema.Schema
+	check  func(args json.RawMessage) error // decodes as a call does
+	title  func(args json.RawMessage) string
+	paths  func(args json.RawMessage) []string
 }
 
-// builtin is every tool by name. It is filled in init, from the one list
-// there, because the tools' handlers refer back to it (argument errors name
-// the schema's properties).
-var builtin map[string]Tool
+// Kind is what a call does, as ACP names a tool call's kind; an editor
+// picks its icon by it.
+type Kind string
 
-func init() {
-	builtin = map[string]Tool{}
-	for _, t := range []Tool{readTool, grepTool, globTool, editTool, writeTool, bashTool, jobsTool, mcpTool, codeTool} {
-		if _, dup := builtin[t.Name]; dup {
+// The kinds of tandem's tools.
+const (
+	KindRead    Kind = "read"
+	KindSearch  Kind = "search"
+	KindEdit    Kind = "edit"
+	KindExecute Kind = "execute"
+	KindOther   Kind = "other"
+)
+
+// Title is what a person reads of a call with args: "Read main.go (lines
+// 1-9)"; the tool's name when it has no better one.
+func (t Tool) Title(args json.RawMessage) string {
+	if t.title == nil {
+		return t.Name
+	}
+	return t.title(args)
+}
+
+// Paths are the files and directories a call with args reads or changes,
+// as the model wrote them.
+func (t Tool) Paths(args json.RawMessage) []string {
+	if t.paths == nil {
+		return nil
+	}
+	return t.paths(args)
+}
+
+// definitions are every tool's, in the order their files registered them.
+var definitions []interface{ define() Tool }
+
+// register adds a tool's definition; each tool's file calls it in init.
+func register(d interface{ define() Tool }) { definitions = append(definitions, d) }
+
+// builtin is every tool by name, made when first needed: deriving the
+// schemas takes a millisecond that a process which calls no tool (the
+// sandbox's launcher) should not spend.
+var builtin = sync.OnceValue(func() map[string]Tool {
+	out := map[string]Tool{}
+	for _, d := range definitions {
+		t := d.define()
+		if _, dup := out[t.Name]; dup {
 			panic("tools: duplicate tool " + t.Name)
 		}
-		builtin[t.Name] = t
+		out[t.Name] = t
 	}
+	return out
+})
+
+// Lookup returns the tool named name, available in a session or not. For a
+// name no tool has, it returns a Tool that knows only its name, and false.
+func Lookup(name string) (Tool, bool) {
+	t, ok := builtin()[name]
+	if !ok {
+		return Tool{Name: name, Kind: KindOther}, false
+	}
+	return t, true
 }
 
 // List returns the tools available in s, sorted by name.
 func List(s *Session) []Tool {
-	out := make([]Tool, 0, len(builtin))
-	for _, t := range builtin {
+	out := make([]Tool, 0, len(builtin()))
+	for _, t := range builtin() {
 		if t.Available == nil || t.Available(s) {
 			out = append(out, t)
 		}
@@ -75,7 +148,7 @@ func List(s *Session) []Tool {
 // Call runs the named tool. Unknown or hidden tools and malformed arguments
 // are refusals, never panics.
 func Call(ctx context.Context, s *Session, name string, args json.RawMessage) (res Result) {
-	t, ok := builtin[name]
+	t, ok := builtin()[name]
 	if !ok || (t.Available != nil && !t.Available(s)) {
 		return Refused(refusal.New(refusal.Unknown, unknownTool(s, name)))
 	}
