@@ -1,6 +1,12 @@
-// Package tools is the one registry of agent tools. Every front door (the
-// editor's tandem/callTool, the MCP server, `tandem tool`) lists and calls
-// tools through it, so they behave alike.
+// Package tools owns the one registry of agent tools, the one session type
+// every front door opens (Open), and the one mapping of a tool's Result to
+// an MCP result (Result.MCP).
+//
+// A front door (or door) is one of the ways a client reaches tandem: the
+// editor's connection (package lspserver, tandem/callTool), an ACP client
+// (package acpserver), an MCP client (package mcpserver, `tandem mcp
+// serve`) and `tandem tool`. Every door lists and calls tools through this
+// package, so the tools behave alike whichever door a call came through.
 package tools
 
 import (

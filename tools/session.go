@@ -22,53 +22,62 @@ import (
 // opened it: the editor's chat, an ACP client, `tandem mcp serve`,
 // `tandem tool`.
 type Options struct {
-	// ID names the session; empty: a fresh one (NewID). A chat's session
-	// is named as the chat, so its questions and jobs name the chat.
+	// ID names the session; if it is empty, Open picks a fresh one
+	// (NewID). An agent chat's session takes the chat's ID, so the
+	// questions and jobs the session shows name the chat.
 	ID    string
-	Roots []string // absolute workspace roots; the first resolves relative paths
-	// Buffers is the editor's open documents over disk, shared by the
-	// sessions of one editor connection. Nil: an empty overlay (no editor).
+	Roots []string // absolute workspace roots; relative paths resolve against the first
+	// Buffers holds the editor's open documents, which take precedence
+	// over the files on disk. The sessions of one editor connection share
+	// it. If it is nil, Open uses an empty overlay (no editor attached).
 	Buffers *documents.Overlay
-	// Settings is the front door's settings, with the user's own file
-	// loaded (config.Settings.User gives the ones that gate execution).
-	// Nil: empty settings, the defaults.
+	// Settings are the front door's settings, the user's own settings
+	// file included; config.Settings.User gives the values that gate
+	// execution. If it is nil, Open uses empty settings: every default.
 	Settings *config.Settings
 	// Editor applies edits to open buffers through the editor (LSP
 	// workspace/applyEdit); nil when no editor is attached.
 	Editor edits.Editor
-	// Pull is called with the absolute path of each file a read, edit,
-	// write or restore names, before the tool looks at it: an editor that
-	// announces no buffers (ACP's fs/read_text_file is asked per path) is
-	// asked then, and puts what it holds into Buffers. It must return
-	// within a bounded time whatever the editor does. Nil: Buffers is kept
-	// by its front door alone.
+	// Pull, if set, is called before a read, edit, write or restore looks
+	// at a file, with that file's absolute path. It serves editors that do
+	// not announce their open buffers (an ACP client is asked for each
+	// path with fs/read_text_file): Pull asks the editor for the file and
+	// puts what the editor holds into Buffers. Pull must return within a
+	// bounded time whatever the editor does. If Pull is nil, the front
+	// door alone keeps Buffers up to date.
 	Pull func(ctx context.Context, abs string)
-	// Language asks the editor what its language servers know; nil when
-	// the client did not declare it (no code tool, no diagnostics in edit
-	// replies).
+	// Language asks the editor what its language servers know. It is nil
+	// when the client did not declare that it can answer; the session then
+	// has no code tool, and edit replies carry no diagnostics.
 	Language Language
-	// Asker answers the questions of the session's gate (the editor's
-	// prompts, a terminal). Nil: nobody can answer, every question is
-	// unanswered at once.
+	// Asker answers the questions the session's gate asks, through the
+	// editor's prompts or a terminal. If it is nil, nobody can answer, and
+	// every question ends unanswered at once.
 	Asker approvals.Asker
-	// BashEnv gives each bash call's steps variables of the front door's
-	// own; nil adds none.
+	// BashEnv adds the front door's own environment variables to the
+	// steps of each bash call (a step is one command of the script; see
+	// package shell). If it is nil, no variable is added.
 	BashEnv BashEnv
-	// JobSettled is told when a job of the session (a script that outlived
-	// its call) ends; nil: nobody is told, the jobs tool still shows it.
+	// JobSettled is called when one of the session's jobs ends (a job is
+	// a bash script that outlived its call). If it is nil, nobody is told,
+	// and the jobs tool still shows the ended job.
 	JobSettled func(JobSettled)
-	// OneCall: the session serves one tool call and ends (tandem tool), so
-	// nothing it shows need be held for a later call.
+	// OneCall means the session serves one tool call and then ends
+	// (`tandem tool`), so it need not remember what it showed the model
+	// for a later call.
 	OneCall bool
 }
 
-// BashEnv gives a bash call's steps variables of a front door's own, added
-// after the credentials are removed: the bridge's socket path and a per-call
-// token. release is called when the script has ended (a detached script
-// keeps its variables valid until then).
+// BashEnv returns the environment variables a front door adds to the steps
+// of one bash call, such as the MCP-call bridge's socket path and a token
+// for this call. They are added after the credentials have been removed
+// from the steps' environment. The bash tool calls release, if not nil,
+// once the script has ended; a script that detached as a job keeps its
+// variables valid until the job ends.
 type BashEnv func(ctx context.Context, s *Session) (env []string, release func())
 
-// JobSettled is a job that ended: what a front door tells its client.
+// JobSettled describes a job that has ended; a front door passes it on to
+// its client.
 type JobSettled struct {
 	Session string `json:"session"`
 	Job     string `json:"job"`
@@ -82,41 +91,44 @@ type JobSettled struct {
 // seen, and the services of the front door that opened it.
 type Session struct {
 	ID      string
-	Roots   []string // absolute workspace roots; the first resolves relative paths
+	Roots   []string // absolute workspace roots; relative paths resolve against the first
 	Seen    *documents.Store
 	Buffers *documents.Overlay // the editor's open documents; empty without an editor
 	opts    Options
 
 	gate *approvals.Gate
 	jobs *shell.Jobs
-	// box holds the processes of the session's steps; nil when off, and
-	// then boxOff says why.
+	// box confines the processes that the session's bash steps start. It
+	// is nil when there is no sandbox, and boxOff then says why.
 	box    *sandbox.Sandbox
 	boxOff error
 
 	mu      sync.Mutex
 	closers []func()
 	closed  bool
-	// ctx is cancelled by Close, and with it every call still running in
-	// the session (see bind); Close waits for those calls to end.
+	// ctx is cancelled by Close, and with it the context of every call
+	// still running in the session (see bind). Close then waits for those
+	// calls to end.
 	ctx    context.Context
 	cancel context.CancelFunc
 	calls  sync.WaitGroup
 }
 
-// seenBudget bounds what the sessions of the process remember of the files
-// their models saw, together: a front door opens many sessions.
+// seenBudget bounds the memory that all the sessions of the process share
+// to remember what their models have seen of files. The bound is per
+// process, not per session, because a front door opens many sessions.
 var seenBudget = documents.NewBudget(documents.SeenBytesKept)
 
-// NewID is a fresh session id.
+// NewID returns a fresh random session ID.
 func NewID() string {
 	var id [8]byte
 	_, _ = rand.Read(id[:])
 	return hex.EncodeToString(id[:])
 }
 
-// Open opens a session. Close it when the front door is done with it: that
-// ends its calls, its jobs and every process they started.
+// Open opens a session with the options o. The front door must Close the
+// session when it is done with it; Close ends the session's calls, its
+// jobs and every process they started.
 func Open(o Options) *Session {
 	if o.Buffers == nil {
 		o.Buffers = documents.NewOverlay()
@@ -154,27 +166,31 @@ func Open(o Options) *Session {
 	return s
 }
 
-// newGate builds the session's gate: its path policy, and its asker read
-// from the front door. The auto set is set at each use (see Gate).
+// newGate builds the session's gate from its path policy and the front
+// door's Asker. The gate starts with the default auto set; Session.Gate
+// puts the user's auto set in place at each use.
 func newGate(s *Session) *approvals.Gate {
-	// Without a home ("") the policy names no store under one.
+	// With no known home directory, home is "" and the policy names no
+	// credential store under the home.
 	home, _ := config.Home()
-	scratch, _ := writableDirs(s.opts.Settings, home, os.Environ()) // a bad value is a settings problem; the defaults apply
+	scratch, _ := writableDirs(s.opts.Settings, home, os.Environ()) // on a bad value, the defaults; reporting it is the settings' job
 	readable, _ := readableDirs(s.opts.Settings, home)
 	p := approvals.NewPolicy(approvals.PolicyConfig{
 		Roots: s.Roots, Home: home, Env: os.Environ(), Scratch: scratch, Readable: readable,
 		ConfigDir: config.Dir(), StateDir: config.StateDir(),
-		// The settings file tandem loaded carries its execution gates;
-		// tandem's own process and the editor that started it hold the
-		// credentials the steps' environment lacks (/proc/PID/environ).
+		// Secrets a step may not read without asking: the user's settings
+		// file, because it decides what runs without asking; and /proc of
+		// tandem's own process and of the editor that started it, because
+		// their environments (/proc/PID/environ) hold the credentials
+		// removed from the steps' environment.
 		Secrets: []string{config.UserFile(), fmt.Sprintf("/proc/%d", os.Getpid()), fmt.Sprintf("/proc/%d", os.Getppid())},
 	})
 	return approvals.NewGate(s.ID, approvals.DefaultAuto, p, s.opts.Asker)
 }
 
-// newSandbox is the session's sandbox, unless the user turned it off
-// (shell.sandbox, user settings only) or the kernel cannot hold it; the
-// error says which.
+// newSandbox returns the session's sandbox. It returns nil and an error
+// saying why when the user turned the sandbox off (shell.sandbox, read
+// from the user's own settings only) or when the kernel cannot provide it.
 func newSandbox(st *config.Settings, p *approvals.Policy) (*sandbox.Sandbox, error) {
 	on, err := sandboxOn(st)
 	if err == nil && !on {
@@ -183,10 +199,11 @@ func newSandbox(st *config.Settings, p *approvals.Policy) (*sandbox.Sandbox, err
 	return sandbox.New(p)
 }
 
-// SandboxHeld reports whether the processes of bash steps run in the kernel
-// sandbox with these settings here; when not, why, in one sentence, and
-// whether that is the user's own choice (shell.sandbox false) rather than
-// the kernel's lack.
+// SandboxHeld reports whether, with the settings st and on this machine,
+// the processes of bash steps run in the kernel sandbox. When they do not,
+// why says so in one sentence, and chosen reports whether that is the
+// user's own choice (shell.sandbox false) rather than a kernel that lacks
+// the means.
 func SandboxHeld(st *config.Settings) (held bool, why error, chosen bool) {
 	if on, err := sandboxOn(st); err == nil && !on {
 		return false, errSandboxOff, true
@@ -197,17 +214,21 @@ func SandboxHeld(st *config.Settings) (held bool, why error, chosen bool) {
 	return true, nil, false
 }
 
-// errSandboxOff is why a session whose user turned the sandbox off has none.
+// errSandboxOff is the reason a session has no sandbox when the user
+// turned it off.
 var errSandboxOff = errors.New("the sandbox is off in the user's settings (shell.sandbox), so what a step's programs do is held only by the gate's questions")
 
-// Sandbox is what holds the processes of the session's steps to their
-// grants, or nil and the one sentence that says why nothing does (the
-// user's setting, or a kernel without the means).
+// Sandbox returns the sandbox that confines the processes of the session's
+// steps to what each step was granted. When there is none, it returns nil
+// and an error whose one sentence says why: the user's setting, or a
+// kernel without the means.
 func (s *Session) Sandbox() (*sandbox.Sandbox, error) { return s.box, s.boxOff }
 
-// Gate is the session's gate, its auto set read again from the user's own
-// settings (a workspace can never set it). A bad value keeps the auto set
-// the gate had: it never widens what runs unasked.
+// Gate returns the session's gate, after reading its auto set (the effects
+// that run without a question) again from the user's own settings; a
+// workspace can never set it. If the setting has a bad value, the gate
+// keeps the auto set it had, so a bad value never widens what runs
+// without asking.
 func (s *Session) Gate() *approvals.Gate {
 	if auto, err := autoEffects(s.opts.Settings); err == nil {
 		s.gate.SetAuto(auto)
@@ -220,13 +241,15 @@ func (s *Session) Gate() *approvals.Gate {
 // without a question (a secret read is still asked).
 func (s *Session) SetReadOnly(on bool) { s.gate.SetReadOnly(on) }
 
-// Settings is the settings the session was opened with.
+// Settings returns the settings the session was opened with.
 func (s *Session) Settings() *config.Settings { return s.opts.Settings }
 
-// Asker is whoever answers the session's questions; nil when nobody can.
+// Asker returns whoever answers the session's questions; nil when nobody
+// can.
 func (s *Session) Asker() approvals.Asker { return s.opts.Asker }
 
-// Jobs is the session's job table; the session's end kills its jobs.
+// Jobs returns the session's job table. Closing the session kills its
+// jobs.
 func (s *Session) Jobs() *shell.Jobs { return s.jobs }
 
 // OnClose registers f to run when the session closes. On a closed session
@@ -242,11 +265,11 @@ func (s *Session) OnClose(f func()) {
 	f()
 }
 
-// Close ends the session: its calls still running are cancelled (a bash
-// call waiting on a question withdraws it and stops its script) and
-// waited for, then every OnClose function runs once, last first. When Close
-// returns nothing the session started runs any more. Closing twice is
-// harmless.
+// Close ends the session. It cancels the calls still running and waits for
+// them to return (a bash call waiting on a question withdraws the question
+// and stops its script); then it runs every OnClose function once, the
+// last registered first. When Close returns, nothing the session started
+// is still running. Closing twice is harmless.
 func (s *Session) Close() {
 	s.cancel()
 	s.mu.Lock()
@@ -259,14 +282,15 @@ func (s *Session) Close() {
 	}
 }
 
-// bind returns ctx for one call, cancelled also when the session closes:
-// a call ends with its session, not only with its caller. The call calls
-// stop when it has ended; Close waits for that.
+// bind derives the context of one tool call from ctx. It is cancelled
+// when ctx is and also when the session closes, so a call ends with its
+// session and not only with its caller. The caller must call stop once
+// the tool call has returned; Close waits until every bound call has.
 func (s *Session) bind(ctx context.Context) (_ context.Context, stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	unlink := context.AfterFunc(s.ctx, cancel)
 	s.mu.Lock()
-	counted := !s.closed // a call on a closed session starts cancelled; Close is not waiting for it
+	counted := !s.closed // on a closed session the context starts cancelled, and Close waits for no new call
 	if counted {
 		s.calls.Add(1)
 	}
@@ -280,9 +304,9 @@ func (s *Session) bind(ctx context.Context) (_ context.Context, stop func()) {
 	}
 }
 
-// pull runs Options.Pull on the paths a call names, resolved as its tool
-// resolves them; a path that does not resolve is left for the tool to
-// refuse.
+// pull calls Options.Pull for each path a call names, resolved as the tool
+// will resolve it. A path that does not resolve is skipped: the tool
+// itself refuses it.
 func (s *Session) pull(ctx context.Context, paths ...string) {
 	if s.opts.Pull == nil {
 		return
