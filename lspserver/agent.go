@@ -16,8 +16,9 @@ import (
 // editor's agent through tandem/openSession, tandem/listTools and
 // tandem/callTool. See docs/protocol.md.
 
-// progressDelay is how long a tool runs before the editor is shown progress;
-// 0 shows it at once (a variable so a test can make it so).
+// progressDelay is how long a tool call runs before the editor shows its
+// progress; 0 shows it at once. It is a variable so that a test can set it
+// to 0.
 var progressDelay = 500 * time.Millisecond
 
 type toolInfo struct {
@@ -26,7 +27,8 @@ type toolInfo struct {
 	InputSchema json.RawMessage `json:"inputSchema"`
 }
 
-// session returns the open session id, or the typed unknown-session error.
+// session returns the open session named id, or the typed error
+// CodeUnknownSession when there is none.
 func (s *Server) session(id string) (*tools.Session, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -37,8 +39,8 @@ func (s *Server) session(id string) (*tools.Session, error) {
 		"There is no open session %q. Open one with tandem/openSession and use the id it returns.", id)
 }
 
-// newSession opens a session on roots (absolute paths or file:// URIs),
-// else on the workspace folders.
+// newSession opens a session on roots (absolute paths or file:// URIs); with
+// no roots, on the workspace folders.
 func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 	roots := s.Roots()
 	if len(rawRoots) > 0 {
@@ -65,9 +67,11 @@ func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 	return sess, nil
 }
 
-// openTools opens a tools session served by this connection: the editor's
-// buffers and settings, its prompts for questions, its applyEdit for edits,
-// the bridge for bash steps, and settled jobs told to the editor.
+// openTools opens a tools session served by this connection. The session
+// reads the editor's buffers and settings, asks its questions through the
+// editor's prompts, applies edits with workspace/applyEdit, gives bash
+// steps the MCP-call bridge's variables, and tells the editor when a job
+// ends.
 func (s *Server) openTools(id string, roots []string, named []acp.McpServer) *tools.Session {
 	return s.hub.mcp.Open(tools.Options{
 		ID:       id,
@@ -83,8 +87,8 @@ func (s *Server) openTools(id string, roots []string, named []acp.McpServer) *to
 	}, named)
 }
 
-// closeSessions closes every open session: the connection's end is their
-// end, and their jobs' processes die with them.
+// closeSessions closes every open session, because a session ends with its
+// connection. Their jobs' processes end with them.
 func (s *Server) closeSessions() {
 	s.mu.Lock()
 	sessions := make([]*tools.Session, 0, len(s.sessions))

@@ -15,10 +15,11 @@ import (
 // edits.Editor.
 type editor struct{ c *Client }
 
-// Transactional: the client applies a multi-document edit all or nothing
-// when it takes versioned documentChanges with transactional failure
-// handling (LSP 3.16). tandem's edits are text only, so
-// "textOnlyTransactional" (what VS Code declares) is transactional too.
+// Transactional reports whether the client applies a multi-document edit
+// all or nothing: it takes versioned documentChanges and declares
+// transactional failure handling (LSP 3.16). tandem's edits are text only,
+// so "textOnlyTransactional" (what VS Code declares) counts as
+// transactional too.
 func (e editor) Transactional() bool {
 	raw, ok := e.c.Capability("workspace.workspaceEdit.failureHandling")
 	return ok && e.c.Supports("workspace.workspaceEdit.documentChanges") &&
@@ -67,8 +68,9 @@ func (e editor) ApplyEdit(ctx context.Context, label string, docs []edits.Docume
 	return res.Applied, res.FailureReason, nil
 }
 
-// CanSave: the editor declared experimental.tandem.saveDocument, tandem's
-// request to save an open document (LSP has none).
+// CanSave reports whether the editor declared
+// experimental.tandem.saveDocument, tandem's request to save an open
+// document (LSP has no such request).
 func (e editor) CanSave() bool { return e.c.Supports("experimental.tandem.saveDocument") }
 
 // Save sends tandem/saveDocument {uri} and waits for the editor's answer.

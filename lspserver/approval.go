@@ -34,7 +34,8 @@ import (
 // that is no longer pending (data.code "approval_gone").
 const CodeApprovalGone jsonrpc2.Code = -32052
 
-// The actions of the baseline prompt, and what each answers.
+// The actions of the plain prompt (window/showMessageRequest), and the
+// answer each one gives.
 const (
 	actionAllow   = "Allow"
 	actionDeny    = "Deny"
@@ -59,9 +60,9 @@ type askStep struct {
 	Paths   []approvals.StepPath `json:"paths"`
 }
 
-// answer is tandem/askApproval's result and tandem/answerApproval's params'
-// answer: one of the four option kinds, or null for a question the user
-// closed without answering.
+// answer is the result of tandem/askApproval, and the answer field of
+// tandem/answerApproval's params: one of the four option kinds, or null
+// when the user closed the question without answering.
 type answerParams struct {
 	ID     string  `json:"id"`
 	Answer *string `json:"answer"`
@@ -79,7 +80,8 @@ type pendingQuestion struct {
 	answer chan approvals.Answer // buffered 1: the first answer
 }
 
-// offer gives the question an answer; only the first one counts.
+// offer gives the question an answer; only the first answer offered
+// counts.
 func (p *pendingQuestion) offer(a approvals.Answer) bool {
 	select {
 	case p.answer <- a:
@@ -93,8 +95,8 @@ func newRouter(s *Server) *router {
 	return &router{s: s, pending: map[string]*pendingQuestion{}}
 }
 
-// rich reports whether the client takes tandem/askApproval; silent whether
-// it declared it answers nothing.
+// rich reports whether the client takes tandem/askApproval; silent reports
+// whether the client declared that it answers no question.
 func (r *router) clientMode() (rich, silent bool) {
 	raw, ok := r.s.client.Capability("experimental.tandem.approvals")
 	if !ok {
@@ -108,9 +110,9 @@ func (r *router) clientMode() (rich, silent bool) {
 }
 
 // Ask routes q to the clients that can answer and returns the first answer.
-// No client that can answer: Unanswered at once. Every client closed the
-// question: Unanswered. ctx ends (the step was cancelled): the question is
-// withdrawn and Unanswered.
+// It returns Unanswered at once when no client can answer, and Unanswered
+// when every client closed the question. When ctx ends (the step was
+// cancelled), it withdraws the question and returns Unanswered.
 func (r *router) Ask(ctx context.Context, q approvals.Question) approvals.Answer {
 	rich, silent := r.clientMode()
 	if silent {

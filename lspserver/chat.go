@@ -21,11 +21,13 @@ import (
 // undo, and questions as the editor's prompts. tandem's additions are
 // `_tandem/…` methods, as ACP's extension rules say. See docs/protocol.md.
 
-// errNoConnector is a server started without a way to reach models.
+// errNoConnector is the refusal of a server started without a way to reach
+// models (Options.Connect nil).
 var errNoConnector = errors.New("this tandem reaches no model provider; start it as `tandem lsp`")
 
-// newAgentService is the connection's agent sessions: each opened as a
-// tools session of this connection, kept in the user's chat store.
+// newAgentService returns the service that holds the connection's agent
+// sessions. Each one opens its tools session on this connection
+// (openTools) and keeps its chat in the user's chat store.
 func (s *Server) newAgentService() *agent.Service {
 	connect := s.opts.Connect
 	if connect == nil {
@@ -157,7 +159,8 @@ func (s *Server) acpSetConfigOption(_ context.Context, params json.RawMessage) (
 	return map[string]any{"configOptions": opts}, nil
 }
 
-// sessionParams is the params of the methods that name only a session.
+// sessionParams are the params of the methods whose only argument is a
+// session.
 type sessionParams struct {
 	SessionId acp.SessionId `json:"sessionId"`
 }
@@ -186,8 +189,8 @@ func extension(method string) handlerFunc {
 	}
 }
 
-// agentError is an agent's refusal as a typed JSON-RPC error: its text says
-// what to do.
+// agentError turns an agent's refusal into a typed JSON-RPC error
+// (CodeAgent) whose message, the refusal's text, says what to do.
 func agentError(err error) error {
 	return rpcError(CodeAgent, KindAgent, "%s", err.Error())
 }

@@ -22,9 +22,9 @@ import (
 type Client struct {
 	conn    jsonrpc2.Conn
 	log     *slog.Logger
-	forget  func(jsonrpc2.ID) // stops the stream awaiting an answer to a call given up
-	slots   chan struct{}     // one per request awaiting an answer, questions aside
-	timeout time.Duration     // CallTimeout but in tests
+	forget  func(jsonrpc2.ID) // tells the stream to stop awaiting the answer to a call tandem gave up on
+	slots   chan struct{}     // one per request awaiting an answer, not counting questions
+	timeout time.Duration     // CallTimeout, except in tests
 
 	mu       sync.Mutex
 	caps     map[string]any // the client's capabilities, as sent
@@ -36,16 +36,16 @@ type Client struct {
 }
 
 // CallTimeout bounds how long tandem waits for the editor to answer one of
-// its requests (a question for the user aside): an editor that never
-// answers must not hold a goroutine per request for ever.
+// its requests, except a question for the user (see Ask). An editor that
+// never answers must not hold a goroutine per request for ever.
 const CallTimeout = 30 * time.Second
 
-// maxOutstanding is how many of tandem's requests (questions aside) may
-// await the editor's answer at once; beyond it a request fails at once.
+// maxOutstanding is how many of tandem's requests, not counting questions,
+// may await the editor's answer at once. One more request fails at once.
 const maxOutstanding = 64
 
-// ErrTooManyRequests is a request not sent because maxOutstanding requests
-// already await the editor's answer.
+// ErrTooManyRequests is the error of a request not sent because
+// maxOutstanding requests already await the editor's answer.
 var ErrTooManyRequests = errors.New("the editor has not answered tandem's earlier requests")
 
 func newClient(conn jsonrpc2.Conn, log *slog.Logger, forget func(jsonrpc2.ID), timeout time.Duration) *Client {
@@ -80,7 +80,8 @@ func (c *Client) call(ctx context.Context, method string, params, result any) er
 	id, err := c.conn.Call(ctx, method, params, result)
 	c.forget(id)
 	if ctx.Err() != nil {
-		// Tell the editor, which may still be showing or working on it.
+		// Tell the editor that tandem gave up on the request: the editor
+		// may still be showing it or working on it.
 		_ = c.conn.Notify(context.WithoutCancel(ctx), "$/cancelRequest", &protocol.CancelParams{ID: id})
 	}
 	return err

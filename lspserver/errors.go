@@ -16,9 +16,10 @@ import (
 const (
 	CodeMessageTooLarge jsonrpc2.Code = -32050
 	CodeUnknownSession  jsonrpc2.Code = -32051
-	// CodeAgent is an agent session method the agent refused (no model
-	// reachable, a turn already running, an unknown session): the message
-	// says what to do. -32052 is CodeApprovalGone.
+	// CodeAgent is the error of an agent session method the agent refused
+	// (no model reachable, a turn already running, an unknown session);
+	// the message says what to do. It is -32053 because -32052 is
+	// CodeApprovalGone.
 	CodeAgent jsonrpc2.Code = -32053
 )
 
@@ -64,7 +65,8 @@ func decodeParams(method string, raw json.RawMessage, v any) error {
 	return nil
 }
 
-// errorf is shorthand for a failure tandem could not avoid (I/O, a bug).
+// errorf builds the internal error for a failure tandem could not avoid
+// (I/O, a bug).
 func errorf(format string, args ...any) *jsonrpc2.Error {
 	return rpcError(jsonrpc2.InternalError, KindInternal, "%s", fmt.Sprintf(format, args...))
 }

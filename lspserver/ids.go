@@ -25,7 +25,7 @@ func decodeID(raw json.RawMessage) (jsonrpc2.ID, error) {
 	return id, err
 }
 
-// encodeID is id as the editor sent it.
+// encodeID returns id as the editor sent it, without stringIDPrefix.
 func encodeID(id jsonrpc2.ID) json.RawMessage {
 	raw, _ := json.Marshal(&id)
 	var s string
@@ -35,8 +35,8 @@ func encodeID(id jsonrpc2.ID) json.RawMessage {
 	return raw
 }
 
-// withWireID puts a response's id back as the editor sent it, in data,
-// the response as jsonrpc2 marshals it.
+// withWireID takes data, a response as jsonrpc2 marshals it, and puts the
+// response's id back as the editor sent it.
 func withWireID(data []byte, id jsonrpc2.ID) ([]byte, error) {
 	var reply map[string]json.RawMessage
 	if err := json.Unmarshal(data, &reply); err != nil {

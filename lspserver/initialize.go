@@ -105,9 +105,10 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}, nil
 }
 
-// initialized runs after the client's `initialized`: it asks for
-// workspace-level settings and for file change events where the client
-// supports them, in goroutines: the read loop must not wait for the client.
+// initialized runs after the client's `initialized` notification. Where the
+// client supports them, it asks for the workspace-level settings and for
+// file change events, in goroutines, because the read loop must not wait
+// for the client.
 func (s *Server) initialized() {
 	ctx := context.Background()
 	msg := fmt.Sprintf("tandem %s is serving %d workspace folder(s)", s.opts.Version, len(s.Roots()))
@@ -149,8 +150,8 @@ func (s *Server) initialized() {
 }
 
 // refreshConfiguration fetches the workspace settings in the background,
-// one fetch at a time: changes announced while one runs are read by one
-// more fetch after it, however many there were.
+// one fetch at a time. However many changes are announced while a fetch
+// runs, a single further fetch after it reads them all.
 func (s *Server) refreshConfiguration() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -278,8 +279,8 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, params json.RawMes
 // editorPoll is how often tandem checks that the editor process still lives.
 var editorPoll = 3 * time.Second
 
-// editorChecked is told after each check that found the editor alive: a
-// test waits on it to know checks ran, instead of on a clock.
+// editorChecked is called after each check that found the editor alive, so
+// that a test can wait for checks to run instead of waiting on a clock.
 var editorChecked = func() {}
 
 // watchEditor ends the connection when the editor's process is gone, as LSP

@@ -24,8 +24,9 @@ func (l languageServers) Query(ctx context.Context, q tools.LanguageQuery, answe
 	return l.c.Ask(ctx, "tandem/languageQuery", q, answer)
 }
 
-// language is the sessions' language servers, nil when the client did not
-// declare it answers tandem/languageQuery: the code tool is then hidden.
+// language returns what the sessions use to query the editor's language
+// servers. It returns nil when the client did not declare that it answers
+// tandem/languageQuery; the code tool is then hidden.
 func (s *Server) language() tools.Language {
 	if !s.client.Supports("experimental.tandem.languageQuery") {
 		return nil

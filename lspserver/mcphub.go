@@ -14,38 +14,41 @@ import (
 	"github.com/tandemdev/tandem/tools/mcphub"
 )
 
-// The MCP hub of one editor connection (see mcphub): started on
-// first use, stopped with the connection, which stops every MCP server it
-// started.
+// connHub is the MCP hub of one editor connection (see package mcphub). It
+// starts on first use and stops with the connection, and stopping it
+// stops every MCP server it started.
 //
-// Owners: each bash call and `mcp` call of a session (mcphub.Open; an
-// ACP session's roster holds the mcpServers its session/new named), and
-// the editor's integrated terminals (tandem/terminalEnv, revoked when the
-// connection ends), and the discovery entries of the workspace roots. The
-// last two serve tools sessions to `tandem mcp serve` (see hostedTools).
+// An owner is one registration with the MCP-call bridge (bridge.Owner):
+// whoever may call through it. This connection's owners are each bash call
+// and `mcp` call of a session (mcphub.Open; an ACP session's roster holds
+// the mcpServers its session/new named), the editor's integrated
+// terminals (tandem/terminalEnv, revoked when the connection ends), and
+// the discovery entries of the workspace roots. The last two also open
+// tools sessions for `tandem mcp serve` (see hostedTools).
 type connHub struct {
 	mcp *mcphub.Hub
 
 	mu       sync.Mutex
 	terminal *bridge.Registration
 	hosts    []*hostedTools
-	// discovery owns the discovery entries (admitted by peer credentials,
-	// so no entry holds a token); entries withdraws each root's entry.
-	// Both nil until initialized.
+	// discovery is the owner of the discovery entries. It admits callers
+	// by their peer credentials, so no entry file holds a token. entries
+	// maps each root to the function that withdraws its entry. Both are
+	// nil until announce first runs.
 	discovery *bridge.Registration
 	entries   map[string]func()
 }
 
-// hostLocked is a new owner's tools sessions, closed with the connection.
-// ch.mu must be held.
+// hostLocked returns a new, empty set of tools sessions for one owner; the
+// connection's end closes them. ch.mu must be held.
 func (ch *connHub) hostLocked(s *Server) *hostedTools {
 	h := &hostedTools{s: s, sessions: map[string]*tools.Session{}}
 	ch.hosts = append(ch.hosts, h)
 	return h
 }
 
-// close withdraws the discovery entries and closes every hosted session;
-// the bridge itself stops after (its connections wait for their calls).
+// close withdraws the discovery entries and closes every hosted session.
+// The bridge itself stops later, once its connections' calls have ended.
 func (ch *connHub) close() {
 	ch.mu.Lock()
 	entries, owner, hosts := ch.entries, ch.discovery, ch.hosts
@@ -62,11 +65,12 @@ func (ch *connHub) close() {
 	}
 }
 
-// announce writes a discovery entry for each workspace root, so a `tandem
-// mcp serve` started outside the editor's terminals, in one of them, finds
-// this editor; it runs once the client is initialized, and again when the
-// folders change (an entry for each added folder, none left for a removed
-// one). Nothing when the user disabled the bridge.
+// announce writes a discovery entry for each workspace root, so that a
+// `tandem mcp serve` started in one of the roots, but outside the editor's
+// terminals, finds this editor. It runs once the client is initialized,
+// and again when the folders change: it adds an entry for each added
+// folder and withdraws the entry of each removed one. It does nothing when
+// the user disabled the bridge.
 func (s *Server) announce() {
 	b := s.hub.mcp.Get()
 	if b == nil {
@@ -75,7 +79,7 @@ func (s *Server) announce() {
 	ch := &s.hub
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
-	roots := s.Roots() // under ch.mu: the last change's announce ends last
+	roots := s.Roots() // read under ch.mu, so the announce of the latest folders finishes last
 	if ch.discovery == nil {
 		reg, err := b.AddOwner(bridge.Owner{Session: "discovered", Asker: s.router, Tools: ch.hostLocked(s), ByPeer: true})
 		if err != nil {
@@ -103,8 +107,8 @@ func (s *Server) announce() {
 	}
 }
 
-// reannounce follows a change of the workspace folders, once the first
-// announce ran.
+// reannounce updates the discovery entries after the workspace folders
+// change, if the first announce has run.
 func (s *Server) reannounce() {
 	s.hub.mu.Lock()
 	started := s.hub.discovery != nil
@@ -114,14 +118,15 @@ func (s *Server) reannounce() {
 	}
 }
 
-// maxHosted bounds the sessions one owner holds: each holds memory and
-// may run jobs, and a session whose client cannot be watched (no peer
+// maxHosted bounds the tools sessions one owner holds. Each holds memory
+// and may run jobs, and a session whose client cannot be watched (no peer
 // credentials) stays open until the editor's connection ends.
 const maxHosted = 32
 
-// hostedTools is one owner's tools sessions (bridge.Tools), each opened for
-// one MCP client of `tandem mcp serve` as the editor's own sessions are:
-// the editor's buffers, applyEdit, prompts and settings.
+// hostedTools holds one owner's tools sessions (it is the owner's
+// bridge.Tools). Each session is opened for one MCP client of `tandem mcp
+// serve` in the same way as the editor's own sessions: with the editor's
+// buffers, applyEdit, prompts and settings.
 type hostedTools struct {
 	s        *Server
 	mu       sync.Mutex
@@ -154,7 +159,8 @@ func (h *hostedTools) Open(ctx context.Context) ([]byte, error) {
 	}
 	h.sessions[sess.ID] = sess
 	h.mu.Unlock()
-	// A client killed before it closed its session does not leave it open.
+	// Close the session when its client exits, so a client killed before
+	// it closed its session does not leave the session open.
 	sess.OnClose(bridge.OnPeerExit(ctx, func() { _ = h.Close(sess.ID) }))
 	h.s.log.Info("session opened for mcp serve", "session", sess.ID, "roots", len(roots))
 	return json.Marshal(bridge.OpenReply{Session: sess.ID, Tools: tools.MCPTools(sess)})
@@ -202,10 +208,11 @@ func (h *hostedTools) closeAll() {
 	}
 }
 
-// tandem/terminalEnv: the variables the editor puts into the integrated
-// terminals it opens, so `tandem mcp call` works there. One owner per
-// connection, revoked when the connection ends. An empty object means no
-// bridge (disabled in the user's settings).
+// terminalEnv serves tandem/terminalEnv: it returns the variables the
+// editor puts into the integrated terminals it opens, so that `tandem mcp
+// call` works there. The terminals of one connection share one owner,
+// revoked when the connection ends. An empty object means there is no
+// bridge (the user's settings disabled it).
 func (s *Server) terminalEnv(_ context.Context, params json.RawMessage) (any, error) {
 	var p struct{}
 	if len(params) > 0 && string(params) != "null" {

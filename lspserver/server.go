@@ -39,16 +39,16 @@ type Options struct {
 	Version    string           // reported in serverInfo
 	LogPath    string           // where the log goes, told to the user at start
 	MaxMessage int64            // cap on one incoming message; 0 means MaxMessage
-	// Connect reaches the agent's models; nil: prompts say no provider
-	// is reachable.
+	// Connect reaches the agent's models. If it is nil, every prompt is
+	// refused with a message that no provider is reachable.
 	Connect agent.Connector
 	// SettingsErr is why the user config file did not load. The log alone
 	// is not enough: the user would believe settings apply that do not, so
 	// the editor shows it once initialized.
 	SettingsErr error
 
-	// requests replaces the request table (methods.go); tests serve extra
-	// methods through it. Nil: the table.
+	// requests, if not nil, replaces the request table of methods.go, so
+	// that tests can serve extra methods.
 	requests map[string]handlerFunc
 	// callTimeout replaces CallTimeout, so a test need not wait for it.
 	callTimeout time.Duration
@@ -83,8 +83,9 @@ type Server struct {
 	running  sync.WaitGroup // requests in flight; shutdown waits for them
 	exitCode int
 	exited   bool
-	// configFetching is a workspace/configuration fetch running;
-	// configStale, a change announced since it started.
+	// configFetching reports whether a workspace/configuration fetch is
+	// running; configStale, whether a change was announced since it
+	// started.
 	configFetching, configStale bool
 	exit                        chan struct{} // closed by end: the exit notification, or the editor gone
 }
@@ -171,16 +172,17 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 	return s.exitCode
 }
 
-// Client is the connection's way back to the editor.
+// Client returns the connection's way back to the editor.
 func (s *Server) Client() *Client { return s.client }
 
-// Settings is the server's layered settings.
+// Settings returns the server's layered settings.
 func (s *Server) Settings() *config.Settings { return s.settings }
 
-// Log is the server's logger; never give it file contents or secrets.
+// Log returns the server's logger; never give it file contents or secrets.
 func (s *Server) Log() *slog.Logger { return s.log }
 
-// Roots is the current workspace folders, the first one first.
+// Roots returns the current workspace folders, in order; relative paths
+// resolve against the first.
 func (s *Server) Roots() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

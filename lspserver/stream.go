@@ -22,8 +22,8 @@ const MaxMessage = 64 << 20
 
 const contentLength = "Content-Length"
 
-// overlong stands for a header line too long to buffer; it cannot occur in
-// input, which has its line ending trimmed.
+// overlong is what line returns for a header line too long to buffer. No
+// real line can equal it, since line trims every line's ending.
 const overlong = "\n"
 
 // stream is the LSP framing (Content-Length headers) for jsonrpc2.Conn,
@@ -56,10 +56,11 @@ func newStream(r io.Reader, w io.Writer, c io.Closer, max int64, report func(kin
 	return &stream{in: bufio.NewReaderSize(r, 64<<10), out: w, closer: c, max: max, report: report, awaiting: map[jsonrpc2.ID]bool{}}
 }
 
-// errAnswered is a frame already answered and skipped.
+// errAnswered is returned for a frame that was already answered and
+// skipped.
 var errAnswered = errors.New("answered")
 
-// badInput is input the stream answered and skipped.
+// badInput is bad input that the stream has answered and skipped.
 type badInput struct {
 	code jsonrpc2.Code
 	kind string
