@@ -9,13 +9,13 @@ import (
 )
 
 // asker asks the client a session's questions as
-// session/request_permission. A chat's tools session is named as its ACP
-// session, so a question names the session it belongs to.
+// session/request_permission. A chat's tools session has the same ID as its
+// ACP session, so a question names the session it belongs to.
 type asker struct{ conn *acp.AgentSideConnection }
 
-// permissionOptions are the four answers, each option's id its kind, so an
-// answer maps back through approvals.AnswerOfOption. tandem keeps no
-// rejection, so rejecting "always" says it will ask again.
+// permissionOptions are the four answers. Each option's id is its kind, so
+// an answer maps back through approvals.AnswerOfOption. tandem remembers no
+// rejection, so the reject-always option says that tandem will ask again.
 var permissionOptions = []acp.PermissionOption{
 	{OptionId: approvals.OptionAllowOnce, Kind: acp.PermissionOptionKindAllowOnce, Name: "Allow once"},
 	{OptionId: approvals.OptionAllowAlways, Kind: acp.PermissionOptionKindAllowAlways, Name: "Allow for this session"},
@@ -23,7 +23,8 @@ var permissionOptions = []acp.PermissionOption{
 	{OptionId: approvals.OptionRejectAlways, Kind: acp.PermissionOptionKindRejectAlways, Name: "Reject (tandem asks again next time)"},
 }
 
-// step is a step as the client gets it in rawInput: its effects by name.
+// step is a bash step as the client receives it in a question's rawInput,
+// with its effects given by name.
 type step struct {
 	Text    string               `json:"text"`
 	Effects []string             `json:"effects"`
@@ -52,8 +53,8 @@ func (a asker) Ask(ctx context.Context, q approvals.Question) approvals.Answer {
 		RawInput:   map[string]any{"kind": q.Kind, "steps": steps},
 	}
 	if q.ToolCall != "" {
-		// The model's call the client already shows: the question is asked
-		// in it, and its status stays as it is.
+		// The client already shows the model's tool call: ask the question
+		// in that call, and leave the call's status as it is.
 		call.ToolCallId, call.Status = acp.ToolCallId(q.ToolCall), nil
 	}
 	resp, err := a.conn.RequestPermission(ctx, acp.RequestPermissionRequest{
@@ -71,8 +72,8 @@ func (a asker) Ask(ctx context.Context, q approvals.Question) approvals.Answer {
 	return answer
 }
 
-// toolKind is the ACP kind of what asks: a shell step executes; a document
-// access reads or edits; an MCP call is other.
+// toolKind returns the ACP tool kind of what asks the question: execute for
+// a shell step, read or edit for a document access, other for an MCP call.
 func toolKind(q approvals.Question) acp.ToolKind {
 	switch q.Kind {
 	case approvals.KindShell:

@@ -19,26 +19,27 @@ import (
 )
 
 // files is the file system a client offers in initialize
-// (clientCapabilities.fs). ACP announces no open buffers, so each file a
-// tool names is asked for with fs/read_text_file (the client answers with
-// its buffer when the file is open there, else the disk), and text that
-// differs from the disk becomes a dirty buffer of the session's overlay:
-// reads show it, and edits are computed on it. With writeTextFile too,
-// files is the session's edits.Editor for those buffers.
+// (clientCapabilities.fs). ACP announces no open buffers, so tandem asks
+// for each file a tool names with fs/read_text_file; the client answers
+// with its buffer when the file is open there, else with the disk's text.
+// Text that differs from the disk becomes a dirty buffer of the session's
+// overlay: reads show it, and edits are computed on it. When the client
+// also offers writeTextFile, files is the session's edits.Editor for those
+// buffers.
 type files struct {
 	conn    *acp.AgentSideConnection
-	id      acp.SessionId // the ACP session's, which names its tools session
+	id      acp.SessionId // the ACP session's id, which is also its tools session's
 	roots   []string
 	buffers *documents.Overlay
 	log     *slog.Logger
 }
 
-// clientWait bounds each fs request: a client that does not answer costs
-// a call this long, and never wedges a turn.
+// clientWait bounds each fs request: a client that does not answer delays
+// a call by this much at most, and never wedges a turn.
 var clientWait = 5 * time.Second
 
-// withFiles wires o to the client's file system as far as the client
-// offered it. o names its session: the ACP session its requests name.
+// withFiles connects o to as much of the client's file system as the
+// client offered. o.ID is the ACP session that the fs requests name.
 func withFiles(o tools.Options, caps acp.FileSystemCapabilities, conn *acp.AgentSideConnection, log *slog.Logger) tools.Options {
 	if !caps.ReadTextFile {
 		return o
@@ -65,10 +66,11 @@ func (f *files) write(ctx context.Context, abs string, text []byte) error {
 	return err
 }
 
-// pull is the session's tools.Options.Pull: the client's text of abs is
-// its overlay buffer when it differs from the disk, and none when it does
-// not. A client that fails to answer leaves the overlay as it was: an
-// edit of a buffer asks the client again before it writes.
+// pull is the session's tools.Options.Pull. It asks the client for its
+// text of abs; when that text differs from the disk it becomes the
+// overlay's buffer of abs, and when it does not, abs has no buffer. A
+// client that fails to answer leaves the overlay as it was, and an edit of
+// a buffer asks the client again before it writes.
 func (f *files) pull(ctx context.Context, abs string) {
 	if !askable(abs) {
 		return
@@ -127,9 +129,9 @@ func (f *files) set(abs string, text []byte) {
 	}
 }
 
-// onDisk reports whether the disk holds text as an editor shows a file:
-// editors such as Zed hold a CRLF file's lines with LF, and its byte order
-// mark apart, so that alone is no unsaved change.
+// onDisk reports whether the disk holds text, as an editor shows the file.
+// Editors such as Zed hold a CRLF file's lines with LF endings and keep its
+// byte order mark apart, so those differences alone are no unsaved change.
 func onDisk(abs string, text []byte) bool {
 	disk, err := os.ReadFile(abs)
 	if err != nil {
@@ -141,10 +143,11 @@ func onDisk(abs string, text []byte) bool {
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// Transactional: ApplyEdit asks the client for every document before it
-// writes any, so an edit of several lands whole or, on a conflict, not at
-// all. A non-transactional editor would get one call per document, and a
-// conflict in the second would come after the first was written.
+// Transactional reports true: ApplyEdit asks the client for every document
+// before it writes any, so an edit of several documents lands whole or, on
+// a conflict, not at all. A non-transactional editor would get one call
+// per document, and a conflict in the second would come after the first
+// was written.
 func (f *files) Transactional() bool { return true }
 
 // ApplyEdit computes each document's new text on the buffer of the version
@@ -198,10 +201,10 @@ func (f *files) putBack(ctx context.Context, written []edits.DocumentEdit, bases
 	return reason
 }
 
-// CanSave: ACP has no request to save a document, only write_text_file,
-// which Zed follows with a save of its own. A buffer equal to the disk is
-// then written to disk by the edit's commit, as for any editor that cannot
-// save.
+// CanSave reports false: ACP has no request to save a document, only
+// write_text_file, which Zed follows with a save of its own. As for any
+// editor that cannot save, the edit's commit itself writes the new text of
+// a buffer that was clean (equal to the disk) to disk.
 func (f *files) CanSave() bool { return false }
 
 // Save is never called: CanSave is false.
@@ -211,9 +214,9 @@ func (f *files) Save(context.Context, string) error {
 
 func (f *files) show(abs string) string { return documents.Display(f.roots, abs) }
 
-// applied is text with the edits applied. The edits' ranges are of the
-// original text and do not overlap, so applied last first, each leaves the
-// ranges before it where they were.
+// applied returns text with the edits applied. The edits' ranges are of the
+// original text and do not overlap, so applying them last first leaves the
+// ranges of the ones still to apply where they were.
 func applied(text []byte, tes []edits.TextEdit) ([]byte, error) {
 	changes := make([]documents.Change, len(tes))
 	for i, te := range slices.Backward(tes) {

@@ -33,12 +33,13 @@ import (
 type Options struct {
 	Log     *slog.Logger // nil: discarded
 	Version string       // tandem's, sent as agentInfo.version
-	// Settings returns the settings a new session is opened with: the
-	// user's own file loaded, its problems already reported where the user
-	// looks. Nil: empty settings, the defaults.
+	// Settings returns the settings a new session is opened with, the
+	// user's own file loaded and its problems already reported where the
+	// user will see them. If it is nil, sessions get empty settings: every
+	// default.
 	Settings func() *config.Settings
-	// Connect reaches each chat's model. Nil: every prompt fails with an
-	// error saying no model can be reached.
+	// Connect reaches each chat's model. If it is nil, every prompt fails
+	// with an error saying no model can be reached.
 	Connect agent.Connector
 	// Store keeps the chats, so a client can list and load them; nil keeps
 	// none.
@@ -46,7 +47,7 @@ type Options struct {
 }
 
 // server is one client's connection: ACP's transport around the agent's
-// sessions (agent.Service), which tandem lsp serves too.
+// sessions (agent.Service, which tandem lsp serves too).
 type server struct {
 	o     Options
 	conn  *acp.AgentSideConnection
@@ -79,7 +80,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	life, end := context.WithCancel(ctx)
 	defer end()
 	s := &server{o: o, life: life}
-	s.mcp = mcphub.New(mcphub.Options{Version: o.Version, Log: o.Log}) // the first session's settings
+	s.mcp = mcphub.New(mcphub.Options{Version: o.Version, Log: o.Log}) // no Settings: the hub starts from the first session's
 	s.agent = agent.NewService(s.openTools, o.Connect, o.Store)
 	started := make(chan struct{})
 	s.conn = acp.NewAgentSideConnection(s, out, gatedReader{in, started})
@@ -95,9 +96,10 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	o.Log.Info("connection ended")
 }
 
-// gatedReader reads r once open is closed. The connection starts reading
-// in its constructor, and its handlers use the server's connection: no
-// message may be handled before the server holds it.
+// gatedReader reads r only after the channel open is closed. The ACP
+// connection starts reading in its constructor, and the handlers use the
+// server's conn field, so no message may be handled before the server has
+// stored the connection.
 type gatedReader struct {
 	r    io.Reader
 	open <-chan struct{}
@@ -108,11 +110,12 @@ func (g gatedReader) Read(p []byte) (int, error) {
 	return g.r.Read(p)
 }
 
-// openTools opens a session's tools session on cwd, the workspace root
-// every relative path resolves from and the gate judges by, as every front
-// door opens one, with the MCP-call bridge for its bash steps and `mcp`
-// calls: the user's servers, cwd's workspace files' and the client's named
-// ones. It is named as the ACP session, so its questions are.
+// openTools opens the tools session of an ACP session on cwd, the workspace
+// root that relative paths resolve against and that the gate judges paths
+// by. It is opened as every front door opens one, with the MCP-call bridge
+// for its bash steps and `mcp` calls; they reach the user's servers, the
+// servers of cwd's workspace files, and those the client named. The tools
+// session has the ACP session's ID, so its questions name that session.
 func (s *server) openTools(o agent.Opening) (*tools.Session, error) {
 	cwd := o.Cwd
 	if fi, err := os.Stat(cwd); !filepath.IsAbs(cwd) || err != nil || !fi.IsDir() {
@@ -135,16 +138,16 @@ func failure(code int, err error) *acp.RequestError {
 	return &acp.RequestError{Code: code, Message: err.Error()}
 }
 
-// JSON-RPC codes tandem answers with. codeAgent is an agent's refusal (no
-// model reachable, a turn already running, no such session), the code
-// tandem lsp gives it too.
+// JSON-RPC codes tandem answers with. codeAgent is the code of an agent's
+// refusal (no model reachable, a turn already running, no such session);
+// tandem lsp uses the same code.
 const (
 	codeInvalidParams = -32602
 	codeAgent         = -32053
 )
 
-// refused is the agent's refusal as the client gets it: the sentence
-// saying what to do.
+// refused turns the agent's refusal into the error the client gets, whose
+// message is the sentence saying what to do.
 func refused(err error) error {
 	re := failure(codeAgent, err)
 	if re.Code == codeAgent {
@@ -204,8 +207,8 @@ func (s *server) LoadSession(_ context.Context, p acp.LoadSessionRequest) (acp.L
 	return acp.LoadSessionResponse{ConfigOptions: opts}, nil
 }
 
-// updater sends a session's updates as session/update. Not on the turn's
-// context: a cancelled turn still reports how its calls ended.
+// updater sends a session's updates as session/update. It does not use the
+// turn's context, so a cancelled turn still reports how its calls ended.
 func (s *server) updater(id acp.SessionId) func(acp.SessionUpdate) {
 	return func(u acp.SessionUpdate) {
 		if err := s.conn.SessionUpdate(context.Background(), acp.SessionNotification{SessionId: id, Update: u}); err != nil {
@@ -233,9 +236,9 @@ func (s *server) Cancel(_ context.Context, p acp.CancelNotification) error {
 	return nil
 }
 
-// CloseSession ends a session as ACP says: its running turn is cancelled,
-// so it answers cancelled and asks the model nothing more, then its tools'
-// processes end.
+// CloseSession ends a session as ACP says: its running turn is cancelled
+// (the prompt is answered cancelled, and the model is asked nothing more),
+// then its tools' processes end.
 func (s *server) CloseSession(_ context.Context, p acp.CloseSessionRequest) (acp.CloseSessionResponse, error) {
 	s.agent.Close(p.SessionId)
 	return acp.CloseSessionResponse{}, nil
