@@ -25,15 +25,16 @@ import (
 
 // Options is what the command line gives the server.
 type Options struct {
-	Root    string    // the folder served; its editor's tandem is looked for from it
-	Version string    // tandem's, told to the MCP client
-	Warn    io.Writer // where a failed attach is said before serving standalone
-	// Standalone opens the session served when no editor's tandem is found;
-	// asker asks the MCP client.
+	Root    string    // the folder served; Serve looks for its editor's tandem from there
+	Version string    // tandem's version, sent to the MCP client
+	Warn    io.Writer // where Serve reports a failed attach before it serves standalone
+	// Standalone opens the session to serve when no editor's tandem is
+	// found; the asker it is given asks the MCP client.
 	Standalone func(asker approvals.Asker) (*tools.Session, error)
 }
 
-// UnsafeRootError is a folder Serve refuses to serve standalone.
+// UnsafeRootError is the error for a folder Serve refuses to serve
+// standalone; Why says why.
 type UnsafeRootError struct{ Root, Why string }
 
 func (e *UnsafeRootError) Error() string {
@@ -73,8 +74,9 @@ func Serve(ctx context.Context, o Options, transport mcp.Transport) error {
 	return nil
 }
 
-// unsafeRoot says why root is no folder to serve standalone, or "": every
-// file under the root is in the agent's reach.
+// unsafeRoot returns why root must not be served standalone, or "" when it
+// may be. It matters because every file under the root is in the agent's
+// reach.
 func unsafeRoot(root string) string {
 	if root == "/" {
 		return "it is the whole file system"
@@ -87,10 +89,11 @@ func unsafeRoot(root string) string {
 
 type sessionKey struct{}
 
-// newServer serves list, each call through call with the MCP client's
-// session in its context (for elicitAsker). A call of a tool not listed is
-// passed to call as well, whose refusal is a tool error, as a model can
-// read it and go on; the go-sdk would answer a protocol error.
+// newServer returns an MCP server that lists the tools in list and runs
+// each call through call, with the MCP client's session in the context
+// (for elicitAsker). A call of a tool not in list goes to call as well, so
+// its refusal is a tool error that a model can read and go on from; the
+// go-sdk alone would answer it with a protocol error.
 func newServer(version string, list []*mcp.Tool, call func(context.Context, string, json.RawMessage) *mcp.CallToolResult) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tandem", Version: version}, nil)
 	known := map[string]bool{}
@@ -112,8 +115,9 @@ func newServer(version string, list []*mcp.Tool, call func(context.Context, stri
 	return srv
 }
 
-// attached is `tandem mcp serve` served by the editor's tandem: one tools
-// session there, owned by the terminal's (or the discovery entry's) token.
+// attached is a `tandem mcp serve` that the editor's tandem serves: one
+// tools session there, opened with the terminal's bridge token (or, found
+// through a discovery entry, admitted by peer credentials).
 type attached struct {
 	env     bridge.Env
 	session string
@@ -143,9 +147,10 @@ func attach(ctx context.Context, root string) (*attached, error) {
 	return &attached{env: env, session: r.Session, tools: r.Tools}, nil
 }
 
-// call runs a tool in the editor's session. The editor going away is a
-// tool error saying so: the model can tell the user, and nothing is
-// half-written (the editor's tandem applies an edit whole or not at all).
+// call runs a tool in the editor's session. If the editor goes away, the
+// result is a tool error saying so: the model can tell the user, and
+// nothing is half-written (the editor's tandem applies an edit whole or
+// not at all).
 func (a *attached) call(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
 	h, body, err := bridge.Send(ctx, a.env, bridge.Request{Op: bridge.OpTool, Session: a.session, Tool: name, Args: args})
 	refused := func(code refusal.Code, text string) *mcp.CallToolResult {
