@@ -34,32 +34,34 @@ type Settings struct {
 	AutoAllow []string
 }
 
-// Owner is what a registration stands for: one running bash call, or one
-// editor session's integrated terminals. Its questions go to Asker, as the
+// Owner is whoever one registration admits to call through the bridge: one
+// running bash call, one editor session's integrated terminals, or an
+// editor's discovery entries (ByPeer). Its questions go to Asker, as
 // questions of its session.
 type Owner struct {
 	Session string          // the session a question names, and the scope of "allow for this session"
 	Asker   approvals.Asker // nil: nobody can answer, so calls needing a yes are denied at once
-	// Servers is the owner's roster when its session has servers of its
-	// own (mcpclient.Layered over the bridge's); nil: the bridge's. Its
-	// owner closes it, not the bridge.
+	// Servers are the MCP servers the owner's calls reach (its roster)
+	// when its session has servers of its own: mcpclient.Layered over the
+	// bridge's. If nil, the calls reach the bridge's servers. The owner
+	// closes Servers, not the bridge.
 	Servers Servers
 	// ToolCall is the agent's tool call the owner runs for (a bash step's
 	// or an mcp call's), named by its questions; empty outside a chat.
 	ToolCall string
 	// Tools serves the owner's tandem tools sessions (the open, tool and
-	// close operations); nil: the owner has none.
+	// close operations). If nil, the owner has none.
 	Tools Tools
-	// ByPeer admits a request that carries no token when the kernel names
-	// its sender a process of this user (peer credentials): the owner of
-	// the discovery entries, which must not hold a token since a file is
-	// no place for one. At most one owner of a bridge is ByPeer.
+	// ByPeer admits a request that carries no token when the kernel's
+	// peer credentials show that a process of this user sent it. It is for
+	// the owner of the discovery entries: an entry is a file, and a file
+	// is no place for a token. At most one owner of a bridge is ByPeer.
 	ByPeer bool
 }
 
-// Tools is an owner's host of tandem's own tools sessions, each opened for
-// one MCP client of `tandem mcp serve`. Its results are the bytes of the
-// reply: JSON the serving tandem reads back.
+// Tools hosts an owner's tandem tools sessions, each opened for one MCP
+// client of `tandem mcp serve`. Its methods return the bytes of the reply:
+// JSON that the serving tandem reads back.
 type Tools interface {
 	// Open opens a session and returns an OpenReply.
 	Open(ctx context.Context) ([]byte, error)
@@ -77,7 +79,7 @@ type OpenReply struct {
 	Tools   []*mcp.Tool `json:"tools"`
 }
 
-// serversOf is the roster an owner's calls reach.
+// serversOf returns the servers an owner's calls reach (its roster).
 func (b *Bridge) serversOf(o Owner) Servers {
 	if o.Servers != nil {
 		return o.Servers
@@ -146,8 +148,8 @@ func New(m Servers, set Settings, logf func(format string, args ...any)) (*Bridg
 	return b, nil
 }
 
-// Registration is one owner in force: the variables its commands get, and
-// the way to revoke it.
+// Registration is an owner in force (added and not yet revoked): the
+// variables its commands get, and the way to revoke it.
 type Registration struct {
 	b      *Bridge
 	id     core.OwnerID
@@ -156,8 +158,9 @@ type Registration struct {
 	once   sync.Once
 }
 
-// Env is the variables to add to the owner's commands' environment (after
-// any credential scrub): the socket path and the token.
+// Env returns the variables to add to the environment of the owner's
+// commands, after any removal of credentials: the socket path and the
+// token.
 func (r *Registration) Env() []string {
 	r.b.mu.Lock()
 	defer r.b.mu.Unlock()
@@ -236,7 +239,8 @@ func (b *Bridge) AddOwner(o Owner) (*Registration, error) {
 	return &Registration{b: b, id: id, token: hex.EncodeToString(tok[:]), byPeer: o.ByPeer}, nil
 }
 
-// Socket is the bridge's socket path while the owner is in force, "" after.
+// Socket returns the bridge's socket path while the owner is in force, and
+// "" once it is revoked.
 func (r *Registration) Socket() string {
 	r.b.mu.Lock()
 	defer r.b.mu.Unlock()
@@ -263,8 +267,8 @@ func (b *Bridge) Close() {
 	b.servers.Close()
 }
 
-// SocketDir is the private directory of the socket, or "" while no owner is
-// in force.
+// SocketDir returns the private directory of the socket, or "" while no
+// owner is in force.
 func (b *Bridge) SocketDir() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -336,7 +340,8 @@ func (b *Bridge) accept(ln net.Listener) {
 	}
 }
 
-// session is the scope of an owner's "allow for this session" answers.
+// allowKey is the key of an "allow for this session" answer: the owner's
+// session, which is the answer's scope, and the tool.
 func allowKey(session, tool string) string { return session + "\x00" + tool }
 
 // sweepStale removes the socket directories of tandem processes that died

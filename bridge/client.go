@@ -20,13 +20,15 @@ var ErrNoBridge = errors.New("no tandem MCP bridge here")
 // before its whole reply arrived: the call may have run.
 var ErrSessionEnded = errors.New("the tandem session ended before the reply was complete")
 
-// Env is what a client finds in its environment.
+// Env is the bridge's socket and token, as a client finds them in its
+// environment.
 type Env struct {
 	Socket string
 	Token  string // empty: admitted by peer credentials (a discovery entry's bridge)
 }
 
-// EnvFromOS reads the bridge's variables. Missing ones are ErrNoBridge.
+// EnvFromOS reads the bridge's variables from the process environment. If
+// they are missing, it returns ErrNoBridge.
 func EnvFromOS() (Env, error) { return envFrom(os.Getenv) }
 
 // EnvFromList reads the bridge's variables from KEY=VALUE pairs, as an

@@ -32,13 +32,15 @@ type request struct {
 	withdraw context.CancelFunc // ends the permission check (and its prompt)
 	cancel   context.CancelFunc // ends the MCP call
 
-	// Set by the adapters before they answer the core, read by the reply.
-	refusal *Header // why a request that was not allowed was not (denied, unknown tool, …)
+	// The adapters set these before they answer the core; the reply reads
+	// them.
+	refusal *Header // why the request was not allowed (denied, unknown tool, …)
 	result  []byte
 	reason  string // a failed call's error text
 }
 
-// serve is one connection's goroutine: one request line, one reply.
+// serve runs as one connection's goroutine: it reads one request line and
+// writes one reply.
 func (b *Bridge) serve(c net.Conn) {
 	defer b.wg.Done()
 	defer func() {
@@ -81,7 +83,7 @@ func (b *Bridge) serve(c net.Conn) {
 		copy(tok[:], raw)
 	} else if req.Token == "" {
 		tok = b.peerToken(c)
-	} // else the zero token, which no owner holds: refused unauthorized
+	} // otherwise tok stays the zero token, which no owner holds, so the core refuses it as unauthorized
 	version := uint32(0)
 	if req.Version > 0 && req.Version <= 1<<31 {
 		version = uint32(req.Version)
@@ -102,8 +104,9 @@ func (b *Bridge) serve(c net.Conn) {
 			return
 		}
 	}
-	// Admitted. Watch the connection: its end before the reply is
-	// client_gone, and a second line is a protocol error that ends it.
+	// The request is admitted. Watch the connection: if it ends before the
+	// reply, that is ClientGone; a second line is a protocol error that
+	// ends the connection.
 	var one [1]byte
 	n, _ := r.Read(one[:])
 	if n > 0 {
@@ -115,8 +118,8 @@ func (b *Bridge) serve(c net.Conn) {
 	b.mu.Unlock()
 }
 
-// peerToken is the ByPeer owner's token when the kernel names c's sender a
-// process of this user, else the zero token.
+// peerToken returns the ByPeer owner's token when the kernel names c's
+// sender a process of this user, else the zero token.
 func (b *Bridge) peerToken(c net.Conn) core.Token {
 	uid, ok := peerUID(c)
 	b.mu.Lock()
@@ -134,8 +137,8 @@ var refusalStatus = map[core.Reason]Status{
 	core.Busy:         StatusBusy,
 }
 
-// reasonText is the one line a client prints for a refusal: what happened
-// and the next valid action. It never names a token or a result.
+// reasonText returns the one line a client prints for a refusal: what
+// happened and the next valid action. It never names a token or a result.
 func reasonText(s Status) string {
 	switch s {
 	case StatusClosed:

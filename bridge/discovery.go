@@ -56,9 +56,9 @@ func entryName(root string) string {
 	return hex.EncodeToString(sum[:12]) + ".json"
 }
 
-// Announce writes the discovery entry of root for the bridge at socket (a
-// ByPeer owner's). withdraw removes it, unless a later server of the same
-// root replaced it.
+// Announce writes the discovery entry of root for the bridge at socket (the
+// socket of a ByPeer owner). The returned withdraw removes the entry,
+// unless a later server of the same root has replaced it.
 func Announce(root, socket string) (withdraw func(), err error) {
 	if socket == "" {
 		return nil, errors.New("the MCP bridge has no socket")
@@ -101,7 +101,8 @@ func readEntry(path string) (entry, bool) {
 // the nearest of its parents that has one, and returns its bridge's
 // variables and that root. An entry whose socket no longer answers (its
 // tandem was killed) is removed on the way. The Env has no token: its
-// requests are admitted by peer credentials. ErrNoBridge: none.
+// requests are admitted by peer credentials. When no entry is found, it
+// returns ErrNoBridge.
 func Discover(dir string) (Env, string, error) {
 	ents, err := discoveryDir()
 	if err != nil {

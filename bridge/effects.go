@@ -114,7 +114,7 @@ func (b *Bridge) permit(ctx context.Context, r *request, o Owner) bool {
 	if err := b.serversOf(o).Check(withOwner(ctx, o), server, tool); err != nil {
 		switch {
 		case ctx.Err() != nil:
-			return false // withdrawn: the core lets the request go
+			return false // withdrawn: the core abandons the request
 		case errors.Is(err, mcpclient.ErrUnknownServer), errors.Is(err, mcpclient.ErrUnknownTool):
 			return refuse(StatusInvalid, err.Error()+".")
 		case errors.Is(err, mcpclient.ErrNotApproved):
@@ -236,10 +236,11 @@ func (b *Bridge) call(ctx context.Context, r *request, o Owner) {
 
 type peerKey struct{}
 
-// OnPeerExit calls gone when the process that sent the open request ctx
-// serves has exited (a `tandem mcp serve` killed before it closed its
-// session), unless stop is called first. Where the process is unknown,
-// gone is never called: the session ends with its owner.
+// OnPeerExit calls gone, unless stop is called first, once the process
+// that sent the open request (the request ctx serves) has exited: a
+// `tandem mcp serve` killed before it closed its session, say. Where the
+// process is unknown, gone is never called: the session ends with its
+// owner.
 func OnPeerExit(ctx context.Context, gone func()) (stop func()) {
 	pid, _ := ctx.Value(peerKey{}).(int)
 	if pid <= 0 {

@@ -6,7 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// peerPID is unknown here (sessions end with their owner); the user is not.
+// peerPID returns 0: the peer's process is unknown here, so a session ends
+// with its owner. Its user is known (peerUID).
 func peerPID(net.Conn) int { return 0 }
 
 // peerUID is the user of the process at the other end of c (the kernel's

@@ -6,7 +6,13 @@
 // The decisions (who may call, when a call runs, what a reply carries) live in
 // the pure core, bridge/core. This package is the I/O shell around it: the
 // private Unix socket, the wire format, the `tandem mcp call` client, and the
-// adapters that ask the approvals route and call the MCP mcpclient.
+// adapters that ask the approvals route and call the user's MCP servers
+// through package mcpclient.
+//
+// Whoever may call is an owner (Owner), registered with its own token: one
+// running bash call, one editor session's integrated terminals, or the
+// editor's discovery entries, which a `tandem mcp serve` outside the
+// editor's terminals finds (Announce, Discover).
 package bridge
 
 import (

@@ -32,8 +32,8 @@ type slot struct {
 // ErrCapacity is returned by New for a capacity outside 1..MaxSlots.
 var ErrCapacity = errors.New("bridge capacity must be between 1 and 16")
 
-// New is the state of a bridge in a new process: closed, no owners, no
-// requests, ids from zero (L14).
+// New returns the state of a bridge in a new process: closed, no owners,
+// no requests, ids from zero (L14).
 func New(capacity int) (State, error) {
 	if capacity < 1 || capacity > MaxSlots {
 		return State{}, ErrCapacity
@@ -47,7 +47,7 @@ func (s *State) Open() bool { return s.open }
 // Capacity is the number of requests the bridge holds at most.
 func (s *State) Capacity() int { return int(s.capacity) }
 
-// Next is the id the next admitted request gets.
+// Next returns the id the next admitted request gets.
 func (s *State) Next() RequestID { return s.next }
 
 // Held counts the held requests, abandoned ones included.
@@ -61,7 +61,8 @@ func (s *State) Held() int {
 	return n
 }
 
-// Stage is the stage of request id, or 0 if the bridge does not hold it.
+// Stage returns the stage of request id, or 0 if the bridge does not hold
+// it.
 func (s *State) Stage(id RequestID) Stage {
 	if i, ok := s.slotOf(id); ok {
 		return s.slots[i].stage
@@ -120,8 +121,9 @@ func (s *State) stop(out *Effects) {
 	}
 }
 
-// abandon lets the live work of slot i go: a waiting prompt is withdrawn, a
-// running call cancelled. A reply being written goes on.
+// abandon gives up the live work of slot i: it withdraws a waiting prompt
+// or cancels a running call. A reply already being written is left to
+// finish.
 func (s *State) abandon(i int, out *Effects) {
 	sl := &s.slots[i]
 	switch sl.stage {
@@ -156,7 +158,7 @@ func (s *State) addOwner(ev Event, out *Effects) {
 	s.owners[free] = owner{used: true, id: ev.Owner, token: ev.Token}
 }
 
-// removeOwner revokes an owner's token and lets its live work go (L9).
+// removeOwner revokes an owner's token and abandons its live work (L9).
 func (s *State) removeOwner(id OwnerID, out *Effects) {
 	found := false
 	for i := range s.owners {
@@ -286,9 +288,10 @@ func (s *State) replyDone(ev Event, out *Effects) {
 	s.slots[i] = slot{}
 }
 
-// clientGone lets the work of a client that left go. A disconnect after the
-// work ended, during the reply (its ReplyDone reports it) or after the work
-// was let go says nothing (L11); one for an id never issued is stale.
+// clientGone abandons the work of a client that left. A disconnect that
+// comes after the work ended, during the reply (whose ReplyDone reports
+// it), or after the work was already abandoned emits nothing (L11); one
+// for an id never issued is logged as stale.
 func (s *State) clientGone(id RequestID, out *Effects) {
 	if id >= s.next {
 		s.stale(id, out)
@@ -304,8 +307,9 @@ func (s *State) stale(id RequestID, out *Effects) {
 	out.push(Effect{Kind: Log, ID: id, Log: Stale})
 }
 
-// answered is the slot an answer for id belongs to; an answer for no held
-// slot is stale: logged, and nil.
+// answered returns the slot that an answer for id belongs to. For an
+// answer that matches no held slot, it logs the answer as stale and
+// returns nil.
 func (s *State) answered(id RequestID, out *Effects) *slot {
 	i, ok := s.slotOf(id)
 	if !ok {
