@@ -1,8 +1,9 @@
-// Package servers is tandem's MCP client of the servers a user configured:
-// it reads the configuration files users already have, starts a server on
-// first use (after the user approved a definition a workspace file names),
-// calls its tools with the engine's timeouts, and stops every server it
-// started together with its process group.
+// Package mcpclient is tandem's MCP client of the servers a user
+// configured. It reads the configuration files users already have, starts a
+// server on first use (once the user has approved a definition that a
+// workspace file names), calls its tools within tandem's timeouts
+// (StartTimeout, CallTimeout), and stops every server it started together
+// with the server's process group.
 package mcpclient
 
 import (
@@ -31,8 +32,8 @@ type Def struct {
 	// such a server runs a program (or sends headers to a URL) the workspace
 	// chose, so it needs the user's approval once per definition.
 	Workspace bool `json:"-"`
-	// Root is the workspace folder: ${workspaceFolder}, and the base of a
-	// relative cwd. Empty for the user's own servers.
+	// Root is the workspace folder: the value of ${workspaceFolder}, and
+	// the base of a relative cwd. It is empty for the user's own servers.
 	Root string `json:"root,omitempty"`
 	// Literal reports that the values are final, as an ACP client sends
 	// them: no ${...} in them is replaced.
@@ -60,8 +61,8 @@ func (d Def) Hash() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Describe is the definition as one line for an approval question: what
-// would run, with its references unresolved.
+// Describe returns the definition as one line for an approval question:
+// what would run, with its references unresolved.
 func (d Def) Describe() string {
 	if d.Type != "stdio" {
 		var hs []string
@@ -216,9 +217,10 @@ func parseEntry(name string, raw json.RawMessage) (d Def, disabled bool, err err
 	return d, false, err
 }
 
-// Client checks a server an editor named for one session (ACP's
-// session/new mcpServers) as a configuration file's entry is checked; its
-// values are taken as they are (Literal) and a stdio server runs in root.
+// Client checks a server that an editor named for one session (ACP's
+// session/new mcpServers) in the same way as a configuration file's entry.
+// The returned definition takes the values as they are (Literal), and a
+// stdio server runs in root.
 func Client(d Def, root string) (Def, error) {
 	if d.Type == "sse" {
 		// tandem's ACP capabilities declare http only.

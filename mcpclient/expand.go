@@ -54,8 +54,8 @@ func (d Def) resolve() (resolved, error) {
 			r.env = append(r.env, k+"="+v)
 		}
 	}
-	// After the envFile's: the last value of a name is the one a process
-	// gets, and env wins over envFile as in VS Code.
+	// env's values come after the envFile's: a process gets the last value
+	// of a name, so env wins over envFile, as in VS Code.
 	for k, v := range d.Env {
 		r.env = append(r.env, k+"="+x(v))
 	}
@@ -118,7 +118,7 @@ func expandWith(s string, value func(ref string) (string, error)) (string, error
 	}
 }
 
-// envRef is the environment variable a reference reads: NAME of
+// envRef returns the environment variable a reference reads: NAME of
 // ${env:NAME}, ${NAME} or ${NAME:-default}; ok is false for every other
 // reference (${workspaceFolder}, ${userHome}, ${input:…}, …).
 func envRef(ref string) (name, def string, hasDef, ok bool) {
@@ -136,14 +136,16 @@ func envRef(ref string) (name, def string, hasDef, ok bool) {
 	return name, def, hasDef, true
 }
 
-// environment are the variables a server is handed as its environment
-// rather than as a key ("PATH": "${PATH}:/opt/bin"): they are no keys.
+// environment lists the variables that a definition passes on as the
+// server's plain environment ("PATH": "${PATH}:/opt/bin") rather than as a
+// key, so EnvKeys never counts them as keys.
 var environment = map[string]bool{"PATH": true, "HOME": true, "USER": true, "LOGNAME": true, "SHELL": true, "TERM": true, "LANG": true, "TZ": true, "TMPDIR": true, "PWD": true}
 
-// EnvKeys are the variables of tandem's environment whose values the
-// definition hands its server in its env, headers, args or url — its keys
-// (`--header Authorization:${AUTH}` is as common as a header) — but for
-// those of a process's plain environment (PATH, HOME, LANG, LC_*, XDG_*…).
+// EnvKeys returns the variables of tandem's environment whose values the
+// definition hands its server in its env, headers, args or url: its keys
+// (`--header Authorization:${AUTH}` is as common as a header). The
+// variables of a process's plain environment (PATH, HOME, LANG, LC_*,
+// XDG_*…) are left out.
 func (d Def) EnvKeys() []string {
 	var names []string
 	collect := func(ref string) (string, error) {

@@ -7,16 +7,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Layered is one session's roster: the servers of its front door, shared by
-// every session of it, and beside them the session's own (its folder's
-// workspace files, the servers its editor named for it). A name the door's
-// servers hold is theirs: the session's server of that name is not reached.
+// Layered is one session's roster, the MCP servers its calls reach: the
+// servers of its front door, which every session of that door shares, and
+// beside them the session's own (those of its folder's workspace files, and
+// those its editor named for it). When the door has a server of a name,
+// calls reach the door's, never the session's server of that name.
 type Layered struct {
 	Door, Own *Manager
 }
 
-// Config is the door's servers and problems, and the session's own that
-// the door does not shadow.
+// Config returns the door's servers and problems, and those of the
+// session's own servers that the door's do not shadow.
 func (l Layered) Config() Config {
 	door, own := l.Door.Config(), l.Own.Config()
 	c := Config{Servers: map[string]Def{}, Problems: append(append([]error(nil), door.Problems...), own.Problems...)}
@@ -29,7 +30,7 @@ func (l Layered) Config() Config {
 	return c
 }
 
-// of is the manager that serves name.
+// of returns the manager that serves name.
 func (l Layered) of(name string) *Manager {
 	if _, ok := l.Door.Config().Servers[name]; ok {
 		return l.Door

@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// The engine's timeouts and the result limit.
+// The timeouts tandem gives a server, and the result limit.
 const (
 	StartTimeout = 30 * time.Second
 	CallTimeout  = 60 * time.Second
@@ -38,11 +38,12 @@ var (
 )
 
 // AskStart asks the user whether a server a workspace file names may start.
-// It returns true only for an allow; it returns when ctx ends, withdrawing
-// its question.
+// It returns true only for an allow. When ctx ends, it withdraws its
+// question and returns.
 type AskStart func(ctx context.Context, d Def) (bool, error)
 
-// Options configure a Manager. Zero timeouts take the engine's defaults.
+// Options configure a Manager. A zero timeout takes tandem's default
+// (StartTimeout, CallTimeout).
 type Options struct {
 	Version      string    // tandem's version, sent as the client implementation's
 	Approved     *Approved // remembered approvals; nil remembers nothing
@@ -269,8 +270,9 @@ func (s *server) stop() {
 	}
 }
 
-// serverEnviron is tandem's environment for a server, without the bridge's
-// own variables: a server is not a command of the session.
+// serverEnviron returns tandem's environment as a server gets it: without
+// the bridge's own variables, because a server is not a command of the
+// session.
 func serverEnviron() []string {
 	var env []string
 	for _, kv := range os.Environ() {
@@ -384,9 +386,9 @@ type Result struct {
 	IsError bool // the tool ran and reported an error; Bytes hold its text
 }
 
-// Call runs one tool call with the call timeout. A down, slow or failing
-// server is an error with its text; a tool's own error is a Result with
-// IsError.
+// Call runs one tool call within the call timeout. A server that is down,
+// slow or failing gives an error with its text; a tool's own error is a
+// Result with IsError set.
 func (m *Manager) Call(ctx context.Context, server, tool string, args json.RawMessage) (Result, error) {
 	_, cs, err := m.session(ctx, server)
 	if err != nil {

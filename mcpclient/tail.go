@@ -41,8 +41,9 @@ func newTail(r io.ReadCloser) *tail {
 	return t
 }
 
-// lastLine is the last non-empty line the server wrote to its error output,
-// once the output ended (the server exited) or after a short wait.
+// lastLine returns the last non-empty line the server wrote to its error
+// output, once the output has ended (the server exited) or after a short
+// wait.
 func (t *tail) lastLine() string {
 	select {
 	case <-t.done:
