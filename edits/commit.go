@@ -15,7 +15,8 @@ import (
 	"github.com/tandemdev/tandem/documents"
 )
 
-// change is one file's part of a commit, staged on known bytes.
+// change is one file's part of a commit: its new content, staged (computed)
+// on base, bytes the commit checks the file still holds before it writes.
 type change struct {
 	path, show     string // the file edited (the source of a move)
 	target         string // where its bytes live on disk (symlinks followed)
@@ -42,9 +43,9 @@ func (c *change) scanned() documents.Lines {
 	return *c.baseLines
 }
 
-// landedChange is what the change did once landed. Before and After are
-// nil only where there is no file: a file emptied, or empty before, holds
-// zero bytes, which a restore must not take for no file.
+// landedChange is what the change did once it landed. Before and After are
+// nil only when there is no file. An empty file holds zero bytes but is
+// not nil, so that a restore never takes it for a missing file.
 func (c *change) landedChange() FileChange {
 	path, _ := c.final()
 	fc := FileChange{Path: path, Before: c.base, After: c.next}
@@ -60,7 +61,8 @@ func (c *change) landedChange() FileChange {
 	return fc
 }
 
-// final is the path the change's content ends at.
+// final returns the path, and its display form, where the change's content
+// ends up: a move's destination, else the file's own path.
 func (c *change) final() (string, string) {
 	if c.dest != "" {
 		return c.dest, c.showDest
@@ -68,7 +70,7 @@ func (c *change) final() (string, string) {
 	return c.path, c.show
 }
 
-// where a landed change went.
+// where says where a landed change went.
 type where int
 
 const (
@@ -97,12 +99,13 @@ type conflictError struct {
 
 func (e *conflictError) Error() string { return e.reason }
 
-// commit writes changes all or nothing for conflicts: it locks every
-// directory involved in one global order, checks every change against the
-// bytes it was staged on (and that a move's destination is free), and only
-// then publishes, in order, stopping at the first failure. Open buffers go
-// through the editor first (in one transactional request where the editor
-// supports it), then files are written.
+// commit writes changes all or nothing as far as conflicts go. It locks
+// every directory involved, in one global order, and checks every change
+// against the bytes it was staged on (and that a move's destination is
+// free). Only when every check passes does it publish the changes, in
+// order, stopping at the first failure. Open buffers go through the editor
+// first (in one transactional request where the editor supports it), then
+// files are written.
 func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 	fsys := env.fs()
 	locks, err := lockDirs(ctx, lockSet(cs))
@@ -111,7 +114,7 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 	}
 	defer locks.unlock()
 
-	clean := make([]bool, len(cs)) // an open buffer equal to its file: saved after the edit
+	clean := make([]bool, len(cs)) // whether an open buffer equals its file, and so is saved after the edit
 	for i, c := range cs {
 		ok, err := check(env, c)
 		if err != nil {
@@ -177,7 +180,7 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 		}
 	}
 
-	// Before any target is written, its stale temporary files go.
+	// Before any target is written, its stale temporary files are removed.
 	var targets []string
 	for i, c := range cs {
 		if !c.already && (!c.buffer || clean[i]) {
@@ -254,8 +257,9 @@ func check(env *Env, c *change) (clean bool, _ *conflictError) {
 		return err == nil && sameText(disk, c.base), nil
 	}
 	if b, open := env.Buffers.Get(c.path); open {
-		// Opened since staging: its buffer, which the user may be editing,
-		// is now what the agent would have to have seen.
+		// The editor opened the file after the change was staged. Its
+		// buffer, which the user may be editing, is now the text the agent
+		// would have had to see.
 		return false, &conflictError{reason: fmt.Sprintf("%s was opened in the editor since the edit was staged", c.show), current: b.Text}
 	}
 	if c.create {
@@ -374,7 +378,8 @@ func (d *dirSyncs) flush(fsys FS, out []outcome) {
 // target, written and flushed, then renamed over the target (or linked to a
 // new name, which never replaces a file); its directory is registered with
 // sync to be flushed. A failure before the rename or link leaves the target
-// untouched; a move whose source stays is a landed write with a warning.
+// untouched; a move whose source could not be removed counts as a landed
+// write, with a warning.
 func publish(fsys FS, sync syncFor, c *change, content []byte) (warnings []string, err error) {
 	final := c.target
 	if c.dest != "" {

@@ -70,8 +70,8 @@ func hunks(match []int, n int) []hunk {
 	return out
 }
 
-// lineStart is the offset in ls.Body of 0-based line n, or the end of the
-// body when n is past the last line.
+// lineStart returns the offset in ls.Body of 0-based line n, or the end of
+// the body when n is past the last line.
 func lineStart(ls documents.Lines, n int) int {
 	if n >= ls.Len() {
 		return len(ls.Body)

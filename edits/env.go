@@ -1,9 +1,15 @@
 // Package edits changes files for an agent: line operations anchored on a
 // tagged version the model read, a string-replace and a unified-diff form
 // over the same checks, whole-file writes and moves. Every form goes through
-// one seen guard (only lines the model was shown are anchors), one rebase of
-// stale edits through an exact line diff, and one multi-file commit that
-// lands all files or, on a conflict, none — on disk and in editor buffers.
+// one seen guard (only lines the model was shown may be anchors), one
+// rebase of stale edits through an exact line diff, and one multi-file
+// commit that lands all files or, on a conflict, none — on disk and in
+// editor buffers.
+//
+// Tags, rows and seen lines are package documents' terms. An anchor is a
+// line an op relies on (Anchor). A change is staged when its new content
+// is computed on the bytes the file holds at that moment; the commit then
+// checks that the file still holds them before it writes anything.
 package edits
 
 import (
@@ -21,15 +27,15 @@ type Env struct {
 	Buffers *documents.Overlay // never nil
 	Editor  Editor             // nil when no editor is attached
 	FS      FS                 // nil means the real filesystem
-	// Allow is asked, before anything is written, about each path a call
-	// would write (every changed, created or removed file and every move
-	// destination): the session's gate, which asks the user about a secret
-	// and about what its auto set leaves out. An error refuses the whole
-	// call. Nil allows every path.
+	// Allow is asked about each path a call would write (every changed,
+	// created or removed file and every move destination) before anything
+	// is written. It is the session's gate, which asks the user about a
+	// secret and about whatever its auto set leaves out. An error refuses
+	// the whole call. If Allow is nil, every path is allowed.
 	Allow func(ctx context.Context, abs string) error
-	// Landed is told, after a commit, of each file whose new content
-	// landed, with its bytes before and after: what the agent shows as a
-	// diff and keeps as a checkpoint. Nil ignores them.
+	// Landed is called after a commit for each file whose new content
+	// landed, with its bytes before and after; the agent shows them as a
+	// diff and keeps them as a checkpoint. If it is nil, they are ignored.
 	Landed func(FileChange)
 }
 

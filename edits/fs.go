@@ -17,9 +17,9 @@ import (
 	"github.com/tandemdev/tandem/documents"
 )
 
-// FS is the filesystem work of a commit: each step that can fail on its own
-// is one method, so tests fail each in turn. Reads and locks use the OS
-// directly.
+// FS is the filesystem work of a commit. Each step that can fail on its own
+// is one method, so that tests can make each one fail in turn. Reads and
+// locks use the OS directly.
 type FS interface {
 	// CreateTemp creates a new file at path (which must not exist) with perm.
 	CreateTemp(path string, perm fs.FileMode) (*os.File, error)

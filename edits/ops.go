@@ -255,7 +255,8 @@ func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from,
 	return from, to, nil
 }
 
-// isBare reports an anchor with a line number and no row text to check.
+// isBare reports whether an anchor is a line number with no row text to
+// check.
 func isBare(a Anchor) bool { return !strings.Contains(string(a), ":") }
 
 // splitText turns a model's text into lines by the shared line model: "\n"
@@ -321,8 +322,9 @@ func otherRows(lines [][]byte) (first int, ok bool) {
 	return first, true
 }
 
-// pastedRows is text whose every line carries a row prefix, the numbers
-// counting up by one: the text without them, and the first number.
+// pastedRows reports whether every line of text carries a row prefix, the
+// numbers counting up by one. If so, it returns the text without the
+// prefixes, and the first number.
 func pastedRows(text string) (string, int, bool) {
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	bs := make([][]byte, len(lines))
@@ -350,7 +352,7 @@ func pastedRows(text string) (string, int, bool) {
 	return stripped, first, true
 }
 
-// nearMiss finds where old occurs but for whitespace (tabs for spaces, a
+// nearMiss finds where old occurs except for whitespace (tabs for spaces, a
 // trailing space, another indent) and says what differs; "" when it does
 // not occur that way either.
 func nearMiss(base documents.Lines, old string) string {

@@ -39,10 +39,10 @@ func stagePatch(env *Env, patch string) ([]*change, []*problem) {
 	return cs, probs
 }
 
-// diffNames is the file a diff reads and the one it writes, "" for
-// /dev/null. git prefixes both names with a/ and b/ but never /dev/null, the
-// missing side of a created or deleted file, so the prefixes come off when
-// each side has its own or is /dev/null.
+// diffNames returns the file a diff reads and the one it writes, "" for
+// /dev/null. git prefixes both names with a/ and b/, but never /dev/null
+// (the missing side of a created or deleted file), so the prefixes come off
+// when each side has its own or is /dev/null.
 func diffNames(fd *diff.FileDiff) (orig, next string) {
 	orig, next = fd.OrigName, fd.NewName
 	if (orig == "/dev/null" || strings.HasPrefix(orig, "a/")) && (next == "/dev/null" || strings.HasPrefix(next, "b/")) {
@@ -271,8 +271,9 @@ func differAt(base documents.Lines, old []string, at int) string {
 	return ""
 }
 
-// nearestDiffer is differAt where the hunk's first line occurs once, for a
-// hunk whose position is unknown.
+// nearestDiffer is differAt for a hunk whose position is unknown: it looks
+// where the hunk's first line occurs, if it occurs exactly once in base,
+// and returns "" otherwise.
 func nearestDiffer(base documents.Lines, old []string) string {
 	var at []int
 	for n := 1; n <= base.Len() && len(at) < 2; n++ {

@@ -235,7 +235,7 @@ func diffRows(base documents.Lines, lines []newLine) (string, []int) {
 	return b.String(), shown
 }
 
-// changedSpans is where current differs from base, as spans of current
+// changedSpans returns where current differs from base, as spans of current
 // lines with one unchanged line around each change; none when the diff is
 // over its bound.
 func changedSpans(base, current []byte) []documents.Span {

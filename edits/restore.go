@@ -127,8 +127,9 @@ func Restore(ctx context.Context, env *Env, reverts []Revert, around bool) (stri
 	return b.String(), nil
 }
 
-// aroundLater is what a file changed since the agent wrote it holds once
-// the agent's changes are undone around the later ones, or why it is kept.
+// aroundLater is for a file changed since the agent wrote it. It returns
+// what the file holds once the agent's changes are undone around the later
+// ones, or why the file is kept as it is.
 func aroundLater(r Revert, cur []byte, exists bool) ([]byte, string) {
 	switch {
 	case !exists:
@@ -148,8 +149,8 @@ func aroundLater(r Revert, cur []byte, exists bool) ([]byte, string) {
 // three-way line merge that keeps every later change byte for byte and puts
 // back the lines the agent changed, each taken whole from the version it
 // comes from. When a later change touches or borders a line the agent
-// changed, which should win is a guess: there is no merge, and why names
-// the lines of cur where they meet.
+// changed, which of the two should win would be a guess: then there is no
+// merge, and why names the lines of cur where the changes meet.
 func restoreAround(left, cur, want []byte) ([]byte, string) {
 	l, c, w := documents.Scan(left), documents.Scan(cur), documents.Scan(want)
 	toCur, err := lineMatch(l, c)
@@ -191,9 +192,11 @@ func restoreAround(left, cur, want []byte) ([]byte, string) {
 	return append(out, piece(l, next, l.Len())...), ""
 }
 
-// meeting says where on cur, a version of n lines, a later change and the
-// agent's meet, over lines [a0, a1) of what the agent left together: the
-// lines of cur in their place, or when there are none the lines around it.
+// meeting says where, on cur (a version of n lines), a later change meets
+// the agent's change to lines [a0, a1) of what the agent left. toCur maps
+// each line of what the agent left to its line in cur, or -1. The text
+// names the lines of cur that stand in that place or, when none do, the
+// lines around it.
 func meeting(toCur []int, a0, a1, n int) string {
 	lo, hi := 0, n // 0-based, cur's lines in the place: [lo, hi)
 	for j := a0 - 1; j >= 0; j-- {

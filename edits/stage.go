@@ -23,9 +23,9 @@ type Args struct {
 	Patch string     `json:"patch,omitempty"`
 }
 
-// Paths are the paths the edit names as the model wrote them: each file's
-// and its move's destination, or each file of the patch (both names of a
-// rename). A patch that does not parse names none; Edit refuses it.
+// Paths returns the paths the edit names as the model wrote them: each
+// file's and its move's destination, or each file of the patch (both names
+// of a rename). A patch that does not parse names none; Edit refuses it.
 func (a Args) Paths() []string {
 	var out []string
 	for _, fe := range a.Files {
@@ -426,7 +426,7 @@ func writtenLines(ls documents.Lines) []newLine {
 	return out
 }
 
-// asProblem keeps a refusal's code and text.
+// asProblem turns a refusal into a problem, keeping its code and text.
 func asProblem(err error) *problem {
 	var r *refusal.Error
 	if errors.As(err, &r) {

@@ -37,8 +37,8 @@ func spliceLines(base documents.Lines, sps []splice) []newLine {
 	return out
 }
 
-// firstEnding is the carry a file starts from: its first line ending,
-// or LF when it has none.
+// firstEnding returns the carry a file starts from (see weave): its first
+// line ending, or LF when it has none.
 func firstEnding(base documents.Lines) []byte {
 	for i := range base.Lines {
 		if e := base.Ending(i + 1); len(e) > 0 {
@@ -48,14 +48,17 @@ func firstEnding(base documents.Lines) []byte {
 	return []byte("\n")
 }
 
-// weave writes an edited file: the base's BOM, then each line and an
-// ending. A kept line that is not last keeps its own ending when it has one;
-// any other line that is not last gets the separator written before it (at
-// the start, the file's first ending). The last line ends as the base's last
-// line did: a kept line with its own ending, a written one with the carry
-// when the base ended with an ending (or was empty) or the line is empty,
-// else with none. Every
-// byte outside the edited lines is therefore kept.
+// weave writes an edited file: the base's BOM, then each line followed by
+// its ending. The carry is the line ending written last (at the start, the
+// file's first ending).
+//
+//   - A kept line that is not last keeps its own ending, when it has one.
+//   - Any other line that is not last ends with the carry.
+//   - The last line ends as the base's last line did: a kept line with its
+//     own ending; a written line with the carry when the base ended with an
+//     ending (or was empty) or the line is empty, and with none otherwise.
+//
+// Every byte outside the edited lines is therefore kept.
 func weave(base documents.Lines, lines []newLine) []byte {
 	size := len(base.Body) + 3
 	for _, l := range lines {
@@ -99,9 +102,10 @@ func weave(base documents.Lines, lines []newLine) []byte {
 	return out
 }
 
-// separator is the carry written after text. A text ending in a lone "\r"
-// followed by "\n" would read back as a CRLF ending and lose its "\r", so
-// it gets "\r\n" there; the carry itself stays.
+// separator returns the ending to write after text: the carry, except for
+// a text ending in a lone "\r" when the carry is "\n". That "\r" followed
+// by "\n" would read back as one CRLF ending and lose the "\r", so such a
+// text gets "\r\n"; the carry itself does not change.
 func separator(text, carry []byte) []byte {
 	if len(text) > 0 && text[len(text)-1] == '\r' && string(carry) == "\n" {
 		return []byte("\r\n")

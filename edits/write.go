@@ -153,8 +153,8 @@ func endingName(e []byte) string {
 	return "LF"
 }
 
-// unseenLines are the lines of cur, a version of abs the session saw, that
-// never reached the model.
+// unseenLines returns the lines of cur, a version of abs the session saw,
+// that never reached the model.
 func unseenLines(env *Env, abs string, cur []byte) []int {
 	ls := documents.Scan(cur)
 	var out []int
