@@ -7,11 +7,13 @@
 //
 //   - One line model (Scan): a line ends at "\n", "\r\n" is one ending, a
 //     lone "\r" is text, a BOM is remembered and not shown. read, grep and the
-//     edits package show and number lines the same way (Row).
+//     edits package show and number lines the same way: each line as a row
+//     (Row), "N:text" with its 1-based number.
 //   - A tag (TagOf) names exactly the bytes a result came from — the editor's
 //     buffer when the path is open there (Load), else the disk — and the
-//     store keeps those bytes under it. Only rows that reached the model whole
-//     are recorded as seen, because edits may anchor only on seen lines.
+//     store keeps those bytes under it. The store (Store) records a line as
+//     seen only when its row reached the model whole, because edits may
+//     anchor only on seen lines.
 //   - Nothing is cut silently: a read's output bound marks its cut with the
 //     selector that reads the rest, and grep and glob count every entry of
 //     their walk in exactly one class (Tally) and report each class that was

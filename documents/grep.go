@@ -129,9 +129,10 @@ func (s *Store) GrepPage(ctx context.Context, buffers *Overlay, roots []string, 
 	return rep, nil
 }
 
-// grepSearch runs a search whose page starts after the file after shows
-// ("": at the skip). oneCall: its report is only rendered, never recorded,
-// so a page file need not be held whole where streamFile can search it.
+// grepSearch runs a search whose page starts after the file that after
+// names, or at the skip when after is "". With oneCall, the report is only
+// rendered, never recorded, so a page file need not be held whole where
+// streamFile can search it.
 func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest, after string, oneCall bool) (*GrepReport, error) {
 	if buffers == nil {
 		buffers = NewOverlay()
@@ -211,11 +212,11 @@ type grepRun struct {
 	roots   []string
 	rep     *GrepReport
 	mu      sync.Mutex
-	after   string        // the page starts after the file this shows ("": at the skip)
+	after   string        // the page starts after the file this names ("": at the skip)
 	lean    bool          // the page's files on disk are searched by streamFile
 	matched []matchedFile // a directory search's files with a match, in walk order
 	cands   []GrepFile    // the files searched whole for the page, in path order
-	rest    int           // files with a match from the page's first on
+	rest    int           // files with a match, counting from the page's first
 }
 
 // matchedFile is a file the walk found a match in. Only its name is kept:
@@ -268,7 +269,7 @@ func (g *grepRun) visit(e Entry, t *Tally) {
 
 // searchPage reads again the files that can reach the page and searches
 // them whole. A file changed since the walk is shown as it is now; one
-// that no longer matches, or cannot be read, leaves the count.
+// that no longer matches, or cannot be read, is taken off the count.
 func (g *grepRun) searchPage() {
 	rep := g.rep
 	sort.Slice(g.matched, func(i, j int) bool { return g.matched[i].show < g.matched[j].show })
@@ -346,13 +347,14 @@ func (g *grepRun) firstMatch(abs string, buf []byte) (class Class, found bool) {
 	return class, found
 }
 
-// streamFile searches a page file on disk chunk by chunk, as read and
-// search do whole, for a report that is rendered and never recorded: it
-// keeps the lines of the hits it keeps, not the file, and hashes the file
-// as the chunks go by: in a fresh process a page of large files cost more
-// to hold than to search. Only for pages without context rows (see
-// grepRun.lean), and a pattern a line matches by its literal alone, whose
-// chunks' searches never pass the time limit between them.
+// streamFile searches a page file on disk chunk by chunk, with the same
+// result as read and search give on the whole file, for a report that is
+// rendered and never recorded. It keeps the lines of the hits it keeps,
+// not the file, and hashes the file as the chunks go by, because in a
+// fresh process holding a page of large files cost more than searching
+// them. It serves only pages without context rows (see grepRun.lean), and
+// only a pattern that a line matches by its literal alone: the searches of
+// such a pattern's chunks never pass the time limit between them.
 func (g *grepRun) streamFile(abs string, buf []byte) (GrepFile, Class, searchEnd) {
 	f := GrepFile{Abs: abs, Content: []byte{'\n'}, lean: true} // never starting with a BOM
 	sum := xxh3.New()
@@ -657,8 +659,8 @@ func (g *grepRun) page() error {
 	return nil
 }
 
-// through is how many items a page after skip needs kept: skip+page, where
-// a skip so large that the sum would wrap to a negative count needs them all.
+// through returns how many items a page after skip needs kept: skip+page,
+// or math.MaxInt (all of them) when the sum would overflow.
 func through(skip, page int) int {
 	if skip > math.MaxInt-page {
 		return math.MaxInt
@@ -707,7 +709,7 @@ func (f GrepFile) windows(context int, see func(i int, w Span)) {
 	}
 }
 
-// rowCosts is about the bytes each hit adds to the output: its row and the
+// rowCosts estimates the bytes each hit adds to the output: its row and the
 // context rows its window adds.
 func (f GrepFile) rowCosts(context int) []int {
 	costs := make([]int, len(f.Hits))
@@ -874,7 +876,8 @@ func (r *GrepReport) notices(out *strings.Builder) {
 	}
 	cut := 0
 	for _, f := range r.Page {
-		// Only rows show a file's matches, and so the "N more" of a cut one.
+		// Only rows show a file's matches, so only rows show the "N more"
+		// of a file whose matches were cut.
 		if !r.Single && f.Total > len(f.Hits) && r.Req.Output != "files" && r.Req.Output != "count" {
 			cut++
 		}

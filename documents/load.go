@@ -31,7 +31,7 @@ type Snapshot struct {
 	Lost string
 }
 
-// Tag names exactly the snapshot's content.
+// Tag returns the tag that names exactly the snapshot's content.
 func (s Snapshot) Tag() Tag { return TagOf(s.Content) }
 
 // Load returns the snapshot of the file at abs. A file over MaxFileBytes is
@@ -54,8 +54,8 @@ func Load(buffers *Overlay, abs string) (Snapshot, error) {
 	return s, err
 }
 
-// lostReason is why the editor's buffer of abs is not mirrored although the
-// editor has it open; empty when it is mirrored or not open.
+// lostReason returns why the editor's buffer of abs is not mirrored although
+// the editor has it open; empty when it is mirrored or not open.
 func lostReason(buffers *Overlay, abs string) string {
 	if buffers == nil {
 		return ""
@@ -64,9 +64,10 @@ func lostReason(buffers *Overlay, abs string) string {
 	return reason
 }
 
-// loadBuffer is the snapshot of the editor's buffer of abs; open is false
-// when the editor does not have abs open. A buffer that fails Check comes
-// back with its content and the refusal, so a ranged read can still show it.
+// loadBuffer returns the snapshot of the editor's buffer of abs; open is
+// false when the editor does not have abs open. A buffer that fails Check
+// comes back with its content and the refusal, so a ranged read can still
+// show it.
 func loadBuffer(buffers *Overlay, abs string) (s Snapshot, open bool, err error) {
 	if buffers == nil {
 		return Snapshot{}, false, nil

@@ -368,13 +368,15 @@ func (s *Search) Next() (Hit, bool) {
 }
 
 // candidate returns where the first match of the candidate regexp from
-// s.from starts, or -1. It searches windows of whole lines, each at least
-// half the work between two looks (with the rest of its last line, most
-// often at most that work, so the regexp runs on the bytes directly), so a
-// costly pattern is stopped between them (and inside a line too long for
-// one window). A line match lies inside its line, and a
-// window's lines have the same neighbours as in the body, so a window holds
-// a candidate at or before each of its matching lines, as the whole body does.
+// s.from starts, or -1. It searches the body in windows of whole lines, so
+// that a costly pattern is stopped between two windows (and, through
+// bounded, inside a line too long for one window). A window holds at least
+// half the work allowed between two looks at the limit; with the rest of
+// its last line it most often stays within that work, and the regexp then
+// runs on the bytes directly. Windows find what the whole body would: a
+// line match lies inside its line, and a window's lines have the same
+// neighbours as in the body, so a window holds a candidate at or before
+// each of its matching lines.
 func (s *Search) candidate() int {
 	for from := s.from; from < len(s.body); {
 		end := len(s.body)
@@ -394,12 +396,12 @@ func (s *Search) candidate() int {
 	return -1
 }
 
-// Err is why the search ended before the end of its body: the context's
+// Err returns why the search ended before the end of its body: the context's
 // error, or errTooSlow. It is nil when the whole body was searched.
 func (s *Search) Err() error { return s.limit.err }
 
-// Line is the number of the first line not searched whole: past the last
-// line when the search ended normally, where it stopped when it stopped early.
+// Line returns the number of the first line not searched whole: past the
+// last line when the search ended normally, else the line where it stopped.
 func (s *Search) Line() int { return s.line }
 
 // bounded runs a regexp whose program has size instructions on b: directly

@@ -14,7 +14,7 @@ type Position struct{ Line, Character uint32 }
 // Range is an LSP range, end exclusive.
 type Range struct{ Start, End Position }
 
-// Change is one LSP content change: Range nil replaces the whole text.
+// Change is one LSP content change; a nil Range replaces the whole text.
 type Change struct {
 	Range *Range
 	Text  string

@@ -51,7 +51,7 @@ func (r *Room) Take(text string) bool {
 // the room the parts before it left. Nothing of it is recorded as seen.
 var ErrNoRoom = errors.New("the part does not fit in what is left of the call's output bound")
 
-// fit is text when it fits in room, else ErrNoRoom.
+// fit returns text when it fits in room, else ErrNoRoom.
 func (r *Room) fit(text string, err error) (string, error) {
 	if err == nil && !r.Take(text) {
 		return "", ErrNoRoom
@@ -206,8 +206,8 @@ func listDir(abs, show, asked string, spans []Span) (string, error) {
 // files show their size only.
 const countBudget = 32 << 20
 
-// fileFacts is a file's size and, when it is text and the listing's budget
-// allows reading it, its line count.
+// fileFacts returns a file's size and, when it is text and the listing's
+// budget allows reading it, its line count.
 func fileFacts(path string, budget *int) string {
 	info, err := os.Stat(path)
 	if err != nil {
@@ -231,7 +231,7 @@ func fileFacts(path string, budget *int) string {
 	return fmt.Sprintf("%s, %s", size, count(Scan(b).Len(), "line"))
 }
 
-// shortSize is a byte count as a person reads it.
+// shortSize formats a byte count for a person to read.
 func shortSize(n int64) string {
 	switch {
 	case n < 1<<10:
@@ -316,8 +316,8 @@ func (c ctxReader) Read(p []byte) (int, error) {
 	return c.r.Read(p)
 }
 
-// cancelled is the refusal of a call of the tool named what whose context
-// was done before it finished.
+// cancelled returns the refusal for a call of the tool named what, when the
+// call's context was done before the tool finished.
 func cancelled(what string) error {
 	return refusal.New(refusal.Cancelled, fmt.Sprintf("The %s was cancelled before it finished. Run it again if you still need it.", what))
 }
@@ -365,8 +365,8 @@ func readLine(br *bufio.Reader, keep int) (line largeLine, ok bool, err error) {
 	}
 }
 
-// wholeRunes is the head of a line without a rune its cut split, so the
-// encoding check judges only bytes that are there.
+// wholeRunes returns the head of a line without the rune its cut split, if
+// any, so the encoding check judges only bytes that are there.
 func wholeRunes(l largeLine) []byte {
 	b := l.head
 	if len(b) == l.size {

@@ -106,7 +106,7 @@ func rowOf(n int, text []byte, size int) (row string, whole bool) {
 		n, text[:cut], size-cut), false
 }
 
-// rowCost is about the bytes the row of line n, size bytes long, takes in
+// rowCost estimates the bytes the row of line n, size bytes long, takes in
 // the output.
 func rowCost(n, size int) int {
 	return digits(n) + 2 + min(size, maxRowBytes+80)
@@ -139,9 +139,9 @@ type RowsView struct {
 }
 
 // ViewRows renders the given spans (sorted, merged, each line in range) of
-// the lines text returns. When the rows exceed the bound, the head and the tail are kept and the
-// middle is replaced by one marker giving the count and the selector of the
-// cut lines.
+// the lines text returns. When the rows exceed the bound, the head and the
+// tail are kept and the middle is replaced by one marker giving the count
+// and the selector of the cut lines.
 func ViewRows(text func(n int) []byte, spans []Span) RowsView {
 	return viewRows(func(n int) ([]byte, int) { t := text(n); return t, len(t) }, spans)
 }
@@ -276,7 +276,7 @@ func backwardRows(spans []Span, see func(i, n int) bool) {
 	}
 }
 
-// clipSpans is the part of spans from line from to line to.
+// clipSpans returns the part of spans from line from to line to.
 func clipSpans(spans []Span, from, to int) []Span {
 	var out []Span
 	for _, s := range spans {
@@ -287,7 +287,7 @@ func clipSpans(spans []Span, from, to int) []Span {
 	return out
 }
 
-// nthRow is the line of the k-th (1-based) row spans select.
+// nthRow returns the line of the k-th (1-based) row that spans select.
 func nthRow(spans []Span, k int) int {
 	for _, s := range spans {
 		if k <= s.To-s.From+1 {
@@ -298,7 +298,7 @@ func nthRow(spans []Span, k int) int {
 	return spans[len(spans)-1].To
 }
 
-// digits is the length of n in decimal.
+// digits returns the number of decimal digits of n.
 func digits(n int) int {
 	d := 1
 	for ; n >= 10; n /= 10 {

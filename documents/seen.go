@@ -44,7 +44,8 @@ type Store struct {
 	closed bool
 	// grepNext is where the last directory grep's next page starts.
 	grepNext grepCursor
-	// oneCall: the session serves one call and ends (NewStoreForOneCall).
+	// oneCall means the session serves one call and then ends
+	// (NewStoreForOneCall).
 	oneCall bool
 }
 

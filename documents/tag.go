@@ -18,7 +18,7 @@ func TagOf(content []byte) Tag {
 	return tagOfSum(xxh3.Hash(content))
 }
 
-// tagOfSum is the tag of content whose xxh3 hash is sum.
+// tagOfSum returns the tag of content whose xxh3 hash is sum.
 func tagOfSum(sum uint64) Tag {
 	return Tag(fmt.Sprintf("%08X", uint32(sum)))
 }

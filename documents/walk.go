@@ -171,8 +171,8 @@ func Walk(ctx context.Context, workspace, start string, dirs bool, maxDepth int,
 	return total, ctx.Err()
 }
 
-// firstRoot is the workspace root relative paths resolve against, clean,
-// or "" when the session has none.
+// firstRoot returns the workspace root that relative paths resolve
+// against, cleaned, or "" when the session has none.
 func firstRoot(roots []string) string {
 	if len(roots) == 0 {
 		return ""
@@ -215,7 +215,7 @@ type dirJob struct {
 	depth    int      // levels below the start
 	parts    []string // components from the ignore root
 	rules    rules
-	files    *fileShare // not a directory: a share in the files of one
+	files    *fileShare // if set, the job is not a directory but a share in the files of one directory
 }
 
 // fileShare is the files of one directory, handed out one at a time to
