@@ -39,12 +39,12 @@ func (e Effect) String() string {
 // no effects (echo, pwd) always runs.
 type Effects uint8
 
-// All holds every effect; Grantable every effect the auto set may hold (all
-// but Secret). DefaultAuto runs reads, workspace writes, programs and the
-// network unasked; a write outside the workspace (the temporary directory
-// and the build caches are not outside) or to a protected path — what a
-// later shell, editor or git runs — is rare enough in everyday work to be
-// worth a question.
+// All holds every effect; Grantable holds every effect the auto set may
+// hold (all but Secret). DefaultAuto runs reads, workspace writes, programs
+// and the network without asking. It leaves out a write outside the
+// workspace (the temporary directory and the build caches are not outside)
+// and a write to a protected path (what a later shell, editor or git
+// runs): both are rare enough in everyday work to be worth a question.
 const (
 	All         = Effects(Read | Write | Exec | Net | Outside | Protected | Secret)
 	Grantable   = All &^ Effects(Secret)
@@ -63,13 +63,13 @@ func Of(es ...Effect) Effects {
 // Has reports whether e is in the set.
 func (s Effects) Has(e Effect) bool { return s&Effects(e) != 0 }
 
-// With is the union of two sets.
+// With returns the union of two sets.
 func (s Effects) With(o Effects) Effects { return s | o }
 
 // Within reports whether every effect of s is in o.
 func (s Effects) Within(o Effects) bool { return s&^o == 0 }
 
-// List is the set's effects in display order.
+// List returns the set's effects in display order.
 func (s Effects) List() []Effect {
 	var out []Effect
 	for i := range effectNames {
@@ -80,7 +80,7 @@ func (s Effects) List() []Effect {
 	return out
 }
 
-// Names is the set's setting names in display order.
+// Names returns the set's setting names in display order.
 func (s Effects) Names() []string {
 	out := []string{}
 	for _, e := range s.List() {
@@ -107,7 +107,7 @@ type UnknownEffectError struct {
 	// Ungrantable is true when Name is a real effect that can never be in the
 	// auto set ("secret").
 	Ungrantable bool
-	// Allowed is the names that would have been taken.
+	// Allowed lists the names that would have been accepted.
 	Allowed Effects
 }
 

@@ -14,16 +14,18 @@ import (
 type Need uint8
 
 const (
-	// Runs: every effect is in the auto set, or the session already allowed
-	// this exact step; it runs and uses no answer.
+	// Runs means every effect is in the auto set, or the session already
+	// allowed this exact step: it runs, and no answer is needed.
 	Runs Need = iota
-	// NeedsYes: it runs only on a yes; anything else stops the script there.
+	// NeedsYes means the step runs only on a yes; any other answer stops
+	// the script at this step.
 	NeedsYes
 )
 
-// Decide is the gate's whole decision, pure so it can be checked over every
-// input. Secret is never granted by the auto set, whatever auto holds;
-// allowed says the session answered AllowSession to this exact step before.
+// Decide is the gate's whole decision. It is pure, so that a test can check
+// it over every input. The auto set never grants Secret, whatever auto
+// holds. allowed says the session answered AllowSession to this exact step
+// before.
 func Decide(auto Effects, allowed bool, e Effects) Need {
 	if allowed || e.Within(auto&^Effects(Secret)) {
 		return Runs
@@ -45,10 +47,13 @@ func (a Access) String() string {
 	return [...]string{"read", "list", "search", "write"}[a]
 }
 
-// AccessEffects gives the effects of a document access (the table of the
-// path policy): a read, list or search reads, a path that is or holds a
-// secret adds secret, and a private one (in the home, held back from a
-// step) outside; a write adds outside, protected or secret by class.
+// AccessEffects returns the effects of a document access, by the path
+// policy's table. A harmless path has none. A read, list or search has the
+// effect read; it adds secret when the path is a secret, or when a list or
+// search covers a path that holds one, and otherwise outside when the path
+// is private (in the home, held back from a step). A write has the effect
+// write, adds outside, protected or secret by the path's class, and adds
+// secret when the path holds one.
 func AccessEffects(a Access, j Judgement) Effects {
 	if j.Class == PathHarmless {
 		return 0
@@ -88,15 +93,16 @@ type Gate struct {
 	mu      sync.Mutex
 	auto    Effects
 	allowed map[string]bool // allowKey of steps answered AllowSession
-	// readOnly refuses, without a question, every step that does more
-	// than read (plan mode); a secret read is still asked.
+	// readOnly, when set, refuses without a question every step that does
+	// more than read (plan mode); a secret read is still asked about.
 	readOnly bool
 }
 
 var questionSeq atomic.Uint64
 
 // NewGate makes the gate of a session. auto comes from the user's own
-// settings only (ParseAuto); secret is dropped from it. A nil asker is Nobody.
+// settings only (ParseAuto); secret is dropped from it. A nil asker stands
+// for Nobody.
 func NewGate(session string, auto Effects, policy *Policy, asker Asker) *Gate {
 	if asker == nil {
 		asker = Nobody
@@ -104,10 +110,10 @@ func NewGate(session string, auto Effects, policy *Policy, asker Asker) *Gate {
 	return &Gate{session: session, policy: policy, asker: asker, auto: auto &^ Effects(Secret), allowed: map[string]bool{}}
 }
 
-// Policy is the path policy the gate's steps are judged by.
+// Policy returns the path policy the gate's steps are judged by.
 func (g *Gate) Policy() *Policy { return g.policy }
 
-// Auto is the current auto set.
+// Auto returns the current auto set.
 func (g *Gate) Auto() Effects {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -122,8 +128,9 @@ func (g *Gate) SetAuto(auto Effects) {
 	g.mu.Unlock()
 }
 
-// SetReadOnly makes the gate refuse at once every step with an effect
-// beyond reading (a secret read is still asked), or lifts that.
+// SetReadOnly(true) makes the gate refuse at once every step with an effect
+// beyond reading (a secret read is still asked about); SetReadOnly(false)
+// lifts that.
 func (g *Gate) SetReadOnly(on bool) {
 	g.mu.Lock()
 	g.readOnly = on
@@ -155,10 +162,11 @@ func (r *Refused) Error() string { return r.Refusal.Error() }
 func (r *Refused) Unwrap() error { return r.Refusal }
 
 // Check lets steps run or stops them. Steps within the auto set or allowed
-// for the session run unasked; the others go, in order and together, in one
-// question (a pipeline is asked before any of its steps runs). It returns nil
-// when every step may run, else a *Refused naming the first step that needed
-// a yes, rendered by the one refusal renderer.
+// for the session run without asking; the others are asked about together,
+// in order, in one question (a pipeline is asked about before any of its
+// steps runs). It returns nil when every step may run, else a *Refused
+// naming the first step that needed a yes, rendered by Render (or by
+// RenderReadOnly in plan mode).
 func (g *Gate) Check(ctx context.Context, kind Kind, steps ...Step) error {
 	g.mu.Lock()
 	if g.readOnly {
@@ -207,8 +215,8 @@ func (g *Gate) Check(ctx context.Context, kind Kind, steps ...Step) error {
 	return &Refused{Step: first, Answer: a, Refusal: Render(kind, steps[first], a, g.Auto())}
 }
 
-// AccessText is how a document access is shown in a question: the verb and
-// the real path, escaped like a shell word.
+// AccessText returns how a document access is shown in a question: the verb
+// and the real path, escaped like a shell word.
 func AccessText(a Access, real string) string {
 	return a.String() + " " + Show([]string{real})
 }
@@ -217,7 +225,7 @@ func AccessText(a Access, real string) string {
 // from dir), asks when the access's effects are not all in the auto set (a
 // read of a secret always asks; a write to a secret always asks), and
 // returns the resolution the access must then use. A write whose path
-// looped is never Inside. On no yes it returns a *Refused.
+// looped is never Inside. Without a yes it returns a *Refused.
 func (g *Gate) Access(ctx context.Context, a Access, dir, path string) (RealPath, error) {
 	j := g.policy.Examine(dir, path)
 	s := Step{
@@ -231,8 +239,8 @@ func (g *Gate) Access(ctx context.Context, a Access, dir, path string) (RealPath
 	return j.RealPath, nil
 }
 
-// RenderReadOnly is the refusal of a step a read-only gate (plan mode)
-// stopped: it ends with what to do instead.
+// RenderReadOnly returns the refusal of a step that a read-only gate (plan
+// mode) stopped; its text ends with what to do instead.
 func RenderReadOnly(kind Kind, s Step) *refusal.Error {
 	what := "`" + s.Text + "`"
 	if kind == KindDocument {
@@ -241,9 +249,10 @@ func RenderReadOnly(kind Kind, s Step) *refusal.Error {
 	return refusal.New(refusal.PlanMode, fmt.Sprintf("(%s) plan mode runs only steps that read: %s did not run, and nobody was asked. Put the change in your plan instead; it runs once the user leaves plan mode.", s.Effects, what))
 }
 
-// Render is the one writer of refusal texts: a shell step the gate stopped,
-// a document access or an MCP call that did not run. The text opens with
-// the effects, and ends with the next valid action.
+// Render writes the refusal text of whatever the gate stopped: a shell
+// step, a document access, or an MCP call that did not run. Every refusal
+// of the gate is written here. The text opens with the effects, and ends
+// with the next valid action.
 func Render(kind Kind, s Step, a Answer, auto Effects) *refusal.Error {
 	what := "`" + s.Text + "`"
 	switch kind {

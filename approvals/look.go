@@ -19,12 +19,13 @@ import (
 // the policy, so a narrower view (a sandbox's) is decided here, not in the
 // classifier.
 
-// errProgramProc: a program's own /proc entries (ResolveForProgram) are
-// not tandem's to look at; tandem's own would be the wrong ones.
+// errProgramProc refuses to look at a program's own /proc entries
+// (ResolveForProgram): they are not tandem's to look at, and tandem's own
+// would be the wrong ones.
 var errProgramProc = errors.New("a program's own /proc entry")
 
-// errNotRegular: a FIFO or a device has no content to judge beforehand,
-// and opening a FIFO would wait for a writer.
+// errNotRegular refuses to read a FIFO or a device: it has no content to
+// judge beforehand, and opening a FIFO would wait for a writer.
 var errNotRegular = errors.New("not a regular file")
 
 // ReadDir lists the directory at r.

@@ -12,18 +12,19 @@ import (
 type PathClass uint8
 
 const (
-	// PathInside: under a workspace root, and none of the rules below.
+	// PathInside is a path under a workspace root that no secret or
+	// protected rule covers.
 	PathInside PathClass = iota
-	// PathOutside: every other path, and every path whose symlinks loop and
-	// that no rule below covers.
+	// PathOutside is every other path, including every path whose
+	// symlinks loop and that no secret or protected rule covers.
 	PathOutside
-	// PathProtected: a .git or .tandem directory, a directory on PATH,
+	// PathProtected is a .git or .tandem directory, a directory on PATH,
 	// what a later shell, login, editor or git runs (~/.bashrc, ~/.profile,
 	// ~/.vimrc, ~/.gitconfig, autostart entries, systemd user units,
 	// crontabs), or an ancestor of a protected or secret entry (moving or
 	// removing the ancestor moves or removes the entry).
 	PathProtected
-	// PathSecret: a credential store, or under one (stores.go lists
+	// PathSecret is a credential store, or under one (stores.go lists
 	// them); an agent's or daemon's socket (ssh-agent, gpg-agent, D-Bus,
 	// docker); what carries tandem's execution gates (its config, the
 	// editors' user settings) and tandem's state (chats, logs, the
@@ -31,11 +32,11 @@ const (
 	// and memory (/proc/PID/environ, …). /proc and each process's
 	// directory there hold secrets.
 	PathSecret
-	// PathHarmless: /dev/null, /dev/stdout, /dev/stderr. Reading or writing
-	// them has no effect and never causes a question.
+	// PathHarmless is /dev/null, /dev/stdout, /dev/stderr. Reading or
+	// writing them has no effect and never causes a question.
 	PathHarmless
-	// PathScratch: outside every root but under a scratch place (the
-	// temporary directory, the build caches): programs write there as a
+	// PathScratch is a path outside every root but under a scratch place
+	// (the temporary directory, the build caches): programs write there as a
 	// matter of course, so a write there is a plain write, not outside.
 	PathScratch
 )
@@ -202,8 +203,8 @@ func splitPath(p string) []string { return strings.Split(p, "/") }
 
 // lstatMemo remembers the lstat of each path while a policy is built: its
 // hundred entries share their parents (the home directory, ~/.config), and
-// each stat is a system call of every tandem command's start. Nil stats
-// every time.
+// each stat is a system call of every tandem command's start. A nil memo
+// stats every time.
 type lstatMemo map[string]lstatResult
 
 type lstatResult struct {
@@ -228,10 +229,11 @@ type Judgement struct {
 	Written string // the path as the step named it
 	RealPath
 	Class PathClass
-	// HoldsSecret: the path is a secret or an ancestor of one, so reading
-	// it recursively (grep -r KEY ~) or removing it reaches a secret.
+	// HoldsSecret means the path is a secret or an ancestor of one, so
+	// reading it recursively (grep -r KEY ~) or removing it reaches a
+	// secret.
 	HoldsSecret bool
-	// Private: the path exists in the home directory outside the roots,
+	// Private means the path exists in the home directory outside the roots,
 	// the scratch places and the readable places, and holds no secret (a
 	// secret read asks as secret). The kernel holds it back from a step
 	// without outside, so reading it is outside.
@@ -252,12 +254,13 @@ type PolicyConfig struct {
 	// Protected and Secrets add entries: settings files tandem loads, tandem's
 	// own credentials. Each covers the path and everything under it.
 	Protected, Secrets []string
-	// Scratch is the places outside the roots where a write is no outside
-	// write (DefaultScratch, or the user's shell.writableDirs); each covers
-	// the path and everything under it. Nil: none.
+	// Scratch lists the places outside the roots where a write is not an
+	// outside write (DefaultScratch, or the user's shell.writableDirs);
+	// each covers the path and everything under it. If nil, there is none.
 	Scratch []string
-	// Readable adds places in the home a step reads without outside to
-	// the built-in ones (homeReadable): the user's shell.readableDirs.
+	// Readable lists places in the home that a step may read without the
+	// outside effect, beyond the built-in ones (homeReadable): the user's
+	// shell.readableDirs.
 	Readable []string
 }
 
@@ -268,13 +271,13 @@ type Policy struct {
 	roots   []string
 	scratch []string // real paths
 	secrets []entry
-	// sockets are the agents' and daemons' sockets: secret, but unlike
-	// secrets no reason to call their directories secret holders — a
+	// sockets are the agents' and daemons' sockets. They are secret, but
+	// unlike secrets they do not make their directories hold a secret: a
 	// recursive read cannot read a socket, and /tmp may hold one.
 	sockets   []entry
 	protected []entry // trees and dirs; named .git/.tandem are matched by name
-	// homes is the home directory, held back from reads but for the roots,
-	// the scratch places and readable; empty without a home.
+	// homes is the home directory, held back from reads except for the
+	// roots, the scratch places and readable; empty without a home.
 	homes, readable []entry
 	env             map[string]string
 }
@@ -292,8 +295,8 @@ type entry struct {
 	kind entryKind
 }
 
-// NewPolicy builds a policy. Relative PATH entries are taken from the first
-// root: a file there replaces a command.
+// NewPolicy builds a policy. A relative PATH entry is taken from the first
+// root, because a file there can stand in for a command.
 func NewPolicy(c PolicyConfig) *Policy {
 	p := &Policy{env: map[string]string{}, home: c.Home}
 	memo := lstatMemo{}
@@ -471,7 +474,7 @@ var startupFiles = []string{".bashrc", ".bash_profile", ".bash_login", ".bash_lo
 	".inputrc", ".xprofile", ".xinitrc", ".xsession", ".xsessionrc", ".vimrc", ".gvimrc", ".exrc",
 	".vim", ".emacs", ".emacs.el", ".emacs.d", ".gitconfig"}
 
-// configStartup are their like under the XDG config home: fish's and
+// configStartup are the startup files under the XDG config home: fish's and
 // emacs's config, autostart entries, systemd user units and environment,
 // git's global config.
 var configStartup = []string{"fish", "emacs", "autostart", "systemd/user", "environment.d", "git/config"}
@@ -484,8 +487,9 @@ var CrontabDirs = []string{"/var/spool/cron/crontabs", "/var/spool/cron", "/usr/
 // git or tandem runs (hooks, config, fsmonitor) or tandem's project settings.
 var namedDirs = []string{".git", ".tandem"}
 
-// Env is the value of a variable in the environment the policy was built
-// from ("" when unset). The classifier compares a step's environment to it.
+// Env returns the value of a variable in the environment the policy was
+// built from ("" when unset). The classifier compares a step's environment
+// to it.
 func (p *Policy) Env(name string) string { return p.env[name] }
 
 // HasEnv reports whether the policy's environment sets name.
@@ -494,15 +498,16 @@ func (p *Policy) HasEnv(name string) bool {
 	return ok
 }
 
-// Home is the user's home directory the policy was built for ("" when
-// none is known). It is not always $HOME: without one, the passwd entry's.
+// Home returns the user's home directory the policy was built for ("" when
+// none is known). It is not always $HOME: when $HOME is not an absolute
+// path, it is the passwd entry's home.
 func (p *Policy) Home() string { return p.home }
 
-// Roots are the real workspace roots.
+// Roots returns the real workspace roots.
 func (p *Policy) Roots() []string { return p.roots }
 
-// Scratch is the real scratch places: a write under one (and not under a
-// secret or protected entry) is a plain write.
+// Scratch returns the real scratch places: a write under one (and not under
+// a secret or protected entry) is a plain write.
 func (p *Policy) Scratch() []string { return p.scratch }
 
 // Judge classifies path (relative paths are taken from the first root).

@@ -20,9 +20,9 @@ type StepPath struct {
 	Path  string    `json:"path"`  // as the step wrote it (expanded)
 	Real  string    `json:"real"`  // the real path the policy judged
 	Class PathClass `json:"class"` // secret, protected, inside, outside, harmless
-	// HoldsSecret: the path is a secret or an ancestor of one.
+	// HoldsSecret means the path is a secret or an ancestor of one.
 	HoldsSecret bool `json:"holdsSecret,omitempty"`
-	// Private: the path is in the home directory, held back from a step
+	// Private means the path is in the home directory, held back from a step
 	// without outside (Judgement.Private).
 	Private bool `json:"private,omitempty"`
 }
@@ -58,7 +58,7 @@ func WithToolCall(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, toolCallKey{}, id)
 }
 
-// ToolCallOf is the tool call ctx runs, or "".
+// ToolCallOf returns the tool call ctx runs, or "".
 func ToolCallOf(ctx context.Context) string {
 	id, _ := ctx.Value(toolCallKey{}).(string)
 	return id
@@ -68,8 +68,9 @@ func ToolCallOf(ctx context.Context) string {
 type Answer uint8
 
 const (
-	// Unanswered: nobody who could answer did (no client, all closed it, the
-	// step was cancelled). It counts as a denial.
+	// Unanswered means nobody who could answer did (there was no client,
+	// every client closed the question, or the step was cancelled). It
+	// counts as a denial.
 	Unanswered Answer = iota
 	// AllowOnce runs these steps this time.
 	AllowOnce
@@ -116,7 +117,7 @@ func (a Answer) OptionKind() string {
 }
 
 // AnswerOfOption reads an option kind. "allow_always" is scoped to the
-// session and the exact step; tandem keeps no rejection, so both reject
+// session and the exact step; tandem remembers no rejection, so both reject
 // kinds are Deny. Any other string is an error.
 func AnswerOfOption(kind string) (Answer, error) {
 	switch kind {
@@ -157,11 +158,11 @@ type AskerFunc func(ctx context.Context, q Question) Answer
 // Ask calls f.
 func (f AskerFunc) Ask(ctx context.Context, q Question) Answer { return f(ctx, q) }
 
-// QuestionText is a question as a person reads it in a prompt: who asks,
-// each step exactly as it will run (escaped by Show), its effects and the
-// classes of the paths that are not plain workspace paths. Every prompt
-// renders its question here (the editor's, the terminal's), so a shell
-// step, a document access and an MCP call read the same wherever they ask.
+// QuestionText renders a question as a person reads it in a prompt: who
+// asks, each step exactly as it will run (escaped by Show), its effects and
+// the classes of the paths that are not plain workspace paths. Every prompt
+// renders its question here (the editor's, the terminal's), so a shell step,
+// a document access and an MCP call read the same wherever they ask.
 func QuestionText(q Question) string {
 	var b strings.Builder
 	what := "run"

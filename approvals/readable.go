@@ -19,8 +19,8 @@ import (
 // homeReadable are what everyday work reads in the home: the toolchains,
 // their caches and the configuration every run of them reads.
 // docs/settings.md says why each is here. None holds a credential store
-// of stores.go but as a carved part (~/.cargo/credentials), and none is
-// tandem's own state.
+// that stores.go lists, except as a part carved out and kept secret
+// (~/.cargo/credentials), and none is tandem's own state.
 var homeReadable = []string{
 	// git's own configuration, read by every git command
 	".gitconfig", ".config/git/config", ".config/git/ignore", ".config/git/attributes",
@@ -74,14 +74,14 @@ func readablePlaces(home string, env map[string]string, extra []string) []string
 	return kept
 }
 
-// HomeEntries are the user's home directory, as written and as real path: a step
-// not granted outside or secret reads in it only the roots, the scratch
-// places and Readable. None when there is no home to hold back (none
-// known, or /).
+// HomeEntries returns the user's home directory, as written and as real
+// path: a step not granted outside or secret reads in it only the roots,
+// the scratch places and Readable. It returns none when there is no home
+// to hold back (none is known, or it is /).
 func (p *Policy) HomeEntries() []string { return pathsOf(p.homes) }
 
-// Readable are the places in the home a step reads without outside (see
-// homeReadable), as written and as real paths.
+// Readable returns the places in the home a step may read without the
+// outside effect (see homeReadable), as written and as real paths.
 func (p *Policy) Readable() []string { return pathsOf(p.readable) }
 
 func pathsOf(es []entry) []string {

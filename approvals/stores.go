@@ -10,9 +10,9 @@ import (
 // The credential stores users have, by where they live. The list was
 // checked against firejail's disable-common.inc (its "top secret", history
 // and cloud lists), the agent profiles of agent-safehouse, and the stores
-// each tool documents; docs/settings.md names them. The kernel view keeps
-// what no list names away as well: the list words the questions and is
-// what a secret grant opens.
+// each tool documents; docs/settings.md names them. The kernel's view also
+// keeps away what no list names (see readable.go); this list words the
+// questions and is what a secret grant opens.
 
 // homeSecrets are stores under the home directory, files or trees.
 var homeSecrets = []string{
@@ -98,7 +98,7 @@ func agentSockets(home string, env map[string]string, memo lstatMemo) []entry {
 	return out
 }
 
-// unixSocket is the path of a socket address written scheme+path
+// unixSocket returns the path of a socket address written scheme+path
 // (unix:///run/x.sock), or scheme+"path=…" among comma-separated keys
 // (D-Bus: unix:path=/run/user/1000/bus,guid=…); "" for any other address.
 func unixSocket(addr, scheme string) string {
