@@ -14,9 +14,10 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 )
 
-// TerminalAsker asks on the terminal when in is one (`tandem tool` run by a
-// person), and returns nil otherwise: then nobody can answer and every
-// question is unanswered at once. Enter alone answers no.
+// TerminalAsker returns an Asker that asks on the terminal when in is one
+// (`tandem tool` run by a person). Otherwise it returns nil: nobody can
+// answer, and every question is unanswered at once. Enter alone answers
+// no.
 func TerminalAsker(in *os.File, out io.Writer) approvals.Asker {
 	if !term.IsTerminal(int(in.Fd())) {
 		return nil

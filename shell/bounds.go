@@ -40,22 +40,22 @@ const (
 	stepTextKept = 4 << 10
 	// MemoryBound is the Go heap (objects and goroutine stacks) tandem lets
 	// its running scripts take it to: past it every running script is
-	// stopped. The bounds above hold each
-	// value; this one holds many of them together.
+	// stopped. The bounds above hold each value; this one holds many of
+	// them together.
 	MemoryBound = 1 << 30
 )
 
-// newLimits are a run's bounds, shared by every interpreter of the run.
+// newLimits returns a run's bounds, shared by every interpreter of the run.
 func newLimits() *interp.Limits {
 	return &interp.Limits{Bytes: ValueBytes, Depth: NestDepth, Subshells: SubshellsAtOnce}
 }
 
-// errMemory is the end of a run stopped because tandem's memory passed
-// MemoryBound.
+// errMemory is the error that ends a run stopped because tandem's memory
+// passed MemoryBound.
 var errMemory = &interp.LimitError{Limit: "bytes of tandem's memory", Max: MemoryBound}
 
-// boundRefusal is what the model reads of a run a bound stopped: which
-// bound, and what to do instead.
+// boundRefusal returns what the model reads of a run that a bound stopped:
+// which bound, and what to do instead.
 func boundRefusal(le *interp.LimitError) *refusal.Error {
 	const stopped = "and was stopped there; earlier steps' changes stay."
 	var text string
@@ -116,8 +116,8 @@ func (x *Run) unwatchMemory() {
 	running.Unlock()
 }
 
-// heapBytes is the bytes of Go objects (live and not yet collected) and of
-// goroutine stacks: a script's deep recursions in many subshells at once
+// heapBytes returns the bytes of Go objects (live and not yet collected) and
+// of goroutine stacks: a script's deep recursions in many subshells at once
 // are stacks, not objects.
 func heapBytes() uint64 {
 	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/memory/classes/heap/stacks:bytes"}}
@@ -158,7 +158,7 @@ func (x *Run) stopBounded(le *interp.LimitError) {
 	x.cancel()
 }
 
-// asLimit is err's bound, when a bound ended the run.
+// asLimit returns the bound that err reports, when a bound ended the run.
 func asLimit(err error) (*interp.LimitError, bool) {
 	var le *interp.LimitError
 	if errors.As(err, &le) {

@@ -38,16 +38,16 @@ func IsCredential(name string) bool {
 	return len(words) > 0 && slices.Contains(credentialLastWords, words[len(words)-1])
 }
 
-// EnvRule is what a run's processes get of the session's environment
-// beyond the rule of names (IsCredential).
+// EnvRule says which variables of the session's environment a run's
+// processes get, beyond the rule of names (IsCredential).
 type EnvRule struct {
 	// Keys are the variables the user's settings use as keys (a
-	// provider's apiKeyEnv, a variable an MCP server is handed): dropped,
-	// whatever their names.
+	// provider's apiKeyEnv, a variable an MCP server is handed). They are
+	// dropped, whatever their names.
 	Keys []string
 	// Pass are the variables the user's own settings pass by name
-	// (shell.passEnv): kept, whatever their names. Their values are still
-	// hidden from what the run shows.
+	// (shell.passEnv). They are kept, whatever their names, and their
+	// values are still hidden from what the run shows.
 	Pass []string
 }
 
@@ -56,13 +56,13 @@ type EnvRule struct {
 // the output.
 const minHidden = 8
 
-// ChildEnv is the environment a step's process gets: base minus every
-// credential and key that rule does not pass, then extra (which may name
-// credentials on purpose, such as the bridge's per-call token, and wins
-// over base). Entries are KEY=VALUE; an entry without '=' is dropped. The
-// result is sorted for stable output. hidden maps the value of every
-// credential and key of base and extra, dropped or passed, to its name:
-// what the run shows never holds one of them.
+// ChildEnv returns the environment a step's process gets: base without
+// every credential and key that rule does not pass, then extra (which may
+// name credentials on purpose, such as the bridge's per-call token, and
+// wins over base). Entries are KEY=VALUE; an entry without '=' is dropped.
+// The result is sorted for stable output. hidden maps the value of every
+// credential and key of base and extra, dropped or passed, to its name, so
+// that what the run shows never holds one of them.
 func ChildEnv(base, extra []string, rule EnvRule) (env []string, hidden map[string]string) {
 	m := make(map[string]string, len(base)+len(extra))
 	hidden = map[string]string{}

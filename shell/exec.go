@@ -31,9 +31,9 @@ type launch struct {
 	env            []string // the exported environment it runs with
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	// shown is the command line as the script wrote it, with the
-	// variables that change what runs (classify.Text), when a wrapper
-	// changed argv; the question shows it.
+	// shown is set when a wrapper changed argv: the command line as the
+	// script wrote it, with the variables that change what runs
+	// (classify.Text). The question shows it.
 	shown   string
 	nice    int
 	timeout *timeoutSpec
@@ -46,7 +46,7 @@ type timeoutSpec struct {
 	preserve  bool
 }
 
-// shownText is the command line the question shows for l: the one a
+// shownText returns the command line the question shows for l: the one a
 // wrapper took apart, else l's own.
 func (x *Run) shownText(l launch) string {
 	if l.shown != "" {
@@ -134,8 +134,9 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 	if err != nil {
 		return err
 	}
-	// The step passed the gate: it is granted the auto set, the run's
-	// grant and, asked or allowed for the session, its own effects.
+	// The step passed the gate. Its process is granted the auto set, the
+	// run's grant and its own effects (asked about, or allowed for the
+	// session).
 	grant := x.opts.Gate.Auto() | x.opts.Grant | s.Effects
 	x.held(n, x.opts.Sandbox.Held(grant))
 	argv, extra := classify.RunArgs(l.argv)
@@ -144,7 +145,7 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 	return err
 }
 
-// start runs argv as a process in its own process group, held by the
+// start runs argv as a process in its own process group, confined by the
 // sandbox to grant (effects are the program's, as judged), and waits for
 // it. It returns the exit status and the error the exec handler returns.
 func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string, grant, effects approvals.Effects) (int, error) {
@@ -500,9 +501,9 @@ assigns:
 		args = args[1:]
 	}
 	if len(args) == 0 {
-		// Printing the environment: it holds no credential but those a
-		// front door or the user hands the steps on purpose, and the
-		// output hides their values.
+		// env without a program prints the environment. It holds no
+		// credential except those a front door or the user hands the
+		// steps on purpose, and the output hides their values.
 		for _, kv := range env {
 			fmt.Fprintln(l.stdout, kv)
 		}

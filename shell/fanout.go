@@ -363,8 +363,8 @@ func blankItems(r *bufio.Reader, eof string) ([][]string, error) {
 // findActions are the find actions that run a program.
 var findActions = map[string]bool{"-exec": true, "-execdir": true, "-ok": true, "-okdir": true}
 
-// findAction is the index of the first action of argv that runs a program,
-// or -1.
+// findAction returns the index of the first action of argv that runs a
+// program, or -1.
 func findAction(argv []string) int {
 	for i, a := range argv {
 		if findActions[a] {

@@ -35,10 +35,11 @@ func newHider(hidden map[string]string) *hider {
 	return h
 }
 
-// marker stands for a hidden value of the variable name.
+// marker returns the text that stands for a hidden value of the variable
+// name.
 func marker(name string) string { return "[hidden: $" + name + "]" }
 
-// text is s with every value hidden.
+// text returns s with every value hidden.
 func (h *hider) text(s string) string {
 	out, _ := h.scan([]byte(s), true)
 	return string(out)
@@ -73,7 +74,7 @@ func (h *hider) scan(b []byte, final bool) (out, rest []byte) {
 	return append(out, b[start:]...), nil
 }
 
-// at is the value b starts with, nil when none.
+// at returns the value b starts with, or nil when none does.
 func (h *hider) at(b []byte) []byte {
 	for _, v := range h.values {
 		if bytes.HasPrefix(b, v) {

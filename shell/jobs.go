@@ -7,11 +7,11 @@ import (
 	"time"
 )
 
-// Jobs is one session's table of scripts that outlived their call's budget.
-// A job keeps running (a step that needs a yes is refused: its call, where
-// the user would be asked, is over); when it ends the table
-// calls its settle function once. Close kills every job: no process of a
-// session outlives it.
+// Jobs is one session's table of jobs: scripts that outlived their call's
+// time budget. A job keeps running, but a step of it that needs a yes is
+// refused, because its call, where the user would be asked, is over. When
+// a job ends, the table calls its settle function once. Close kills every
+// job: no process of a session outlives it.
 type Jobs struct {
 	settle func(*Job)
 
@@ -76,7 +76,7 @@ func (t *Jobs) Get(id string) (*Job, bool) {
 	return j, ok
 }
 
-// List is every job of the session, oldest first.
+// List returns every job of the session, oldest first.
 func (t *Jobs) List() []*Job {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -106,7 +106,7 @@ func (t *Jobs) Close() {
 	wg.Wait()
 }
 
-// Info is the job's state, steps and bounded output now.
+// Info returns the job's state, steps and bounded output now.
 func (j *Job) Info() JobInfo {
 	info := JobInfo{ID: j.ID, Command: j.Command, State: "running", Status: -1}
 	select {

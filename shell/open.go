@@ -79,14 +79,16 @@ func (t target) access(mode uint32) error {
 	return accessReal(t.real.Path, mode)
 }
 
-// swappedError is an open that found another file than the one judged.
+// swappedError is the error of an open that found another file than the
+// one judged.
 type swappedError struct{ written string }
 
 func (e *swappedError) Error() string {
 	return e.written + ": replaced since it was judged"
 }
 
-// refusal is what the model is told, for the step text.
+// refusal returns what the model is told about the step whose text is
+// text.
 func (e *swappedError) refusal(text string) *refusal.Error {
 	return refusal.New(refusal.Swapped, fmt.Sprintf(
 		"`%s`: %s was replaced (by a link or by another file) after tandem judged it and before tandem opened it, so nothing was read from it or written to it and the script stopped here. Find what changes %s while the script runs (a pipeline stage or a background job beside this step), then run the script again without that race.",
@@ -285,7 +287,7 @@ func (x *Run) readDir(ctx context.Context, path string) (_ []fs.DirEntry, err er
 	return f.ReadDir(-1)
 }
 
-// hardLinks is how many names the file has.
+// hardLinks returns how many names the file has.
 func hardLinks(fi fs.FileInfo) uint64 {
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
 		return uint64(st.Nlink)

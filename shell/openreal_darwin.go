@@ -27,9 +27,9 @@ func openReal(real string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.NewFile(uintptr(fd), real), nil
 }
 
-// openedPath is the path of f's file now; macOS tells it through
-// F_GETPATH, which tandem does not call: the file's identity is checked
-// alone.
+// openedPath reports no path: macOS tells a file's path through
+// F_GETPATH, which tandem does not call, so only the file's identity is
+// checked.
 func openedPath(*os.File) (string, bool) { return "", false }
 
 // statReal looks at a real path; macOS has no O_PATH, so a link swapped

@@ -29,7 +29,7 @@ func openReal(real string, flag int, perm os.FileMode) (*os.File, error) {
 	return os.NewFile(uintptr(fd), real), nil
 }
 
-// openedPath is the path the kernel has for f's file now.
+// openedPath returns the path the kernel has for f's file now.
 func openedPath(f *os.File) (string, bool) {
 	raw, err := f.SyscallConn()
 	if err != nil {

@@ -106,7 +106,7 @@ type Output struct {
 	DroppedLines int64 `json:"droppedLines,omitempty"`
 }
 
-// snapshot is the output so far; safe while steps still write.
+// snapshot returns the output so far; it is safe while steps still write.
 func (c *capture) snapshot() Output {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -140,13 +140,13 @@ func (c *capture) finish(give <-chan struct{}) {
 	c.r.Close()
 }
 
-// outFiles are the stdout and stderr a process gets. A writer that is no
-// file (a command substitution's) would make exec.Cmd copy it itself, and
-// its Wait would then wait for every holder of the pipe — a process that
-// escaped the run's groups included — whatever the run's context says: a
-// stopped run would hang as long as such a process lives. Here tandem
-// copies, waits for the end of the output as a shell does, and stops
-// waiting when the run is stopped.
+// outFiles are the stdout and stderr a process gets. Given a writer that is
+// not a file (a command substitution's), exec.Cmd would copy it itself, and
+// its Wait would then wait for every holder of the pipe, including a
+// process that escaped the run's groups, whatever the run's context says;
+// a stopped run would hang as long as such a process lives. So tandem
+// copies instead: it waits for the end of the output as a shell does, and
+// stops waiting when the run is stopped.
 type outFiles struct {
 	stdout, stderr io.Writer
 	ends           []*os.File // tandem's copies of the write ends

@@ -129,7 +129,8 @@ func pipeInode(f *os.File) (uint64, bool) {
 	return st.Ino, true
 }
 
-// register is the marker of stage idx of n, with the stage's stdin and stdout.
+// register runs the marker of stage idx of n, given the stage's stdin and
+// stdout.
 func (s *stages) register(idx, n int, stdin, stdout any) {
 	var ends []*os.File
 	var inodes []uint64
@@ -179,13 +180,13 @@ func (s *stages) register(idx, n int, stdin, stdout any) {
 	}
 }
 
-// enclosed is called with the streams of a stage marker: a pipeline stage
-// that holds one of them as its own pipe end, and has not had a first action
-// yet, has a nested pipeline as its first action (`( a | b ) | c`,
+// enclosed is called with the streams of a stage marker. A pipeline stage
+// that holds one of them as its own pipe end, and has not had a first
+// action yet, has a nested pipeline as its first action (`( a | b ) | c`,
 // `x | { a | b; }`). That stage lets its group's question go ahead without
-// it, as xargs does: the nested pipeline is a group of its own, asked before
-// any of its stages runs, and holding the enclosing stage until the nested
-// one had a first step would wait on itself.
+// it, as xargs does: the nested pipeline is a group of its own, asked about
+// before any of its stages runs, and holding the enclosing stage until the
+// nested one had a first step would wait on itself.
 func (s *stages) enclosed(streams ...any) {
 	for _, end := range streams {
 		if f, ok := end.(*os.File); ok {

@@ -18,8 +18,9 @@ type gatedBuiltin struct{}
 // user's to reveal: `test -f ~/.ssh/id_ed25519` asks as a step, so the same
 // probe written `[[ -f ~/.ssh/id_ed25519 ]]`, which is no command and reaches
 // no other handler, must ask here. It looks at what was judged (see
-// target.stat): a name a step beside it swaps for a link into ~/.ssh after
-// the judgement tells nothing of what is behind the link.
+// target.stat): if a step running beside it swaps a name for a link into
+// ~/.ssh after the judgement, the test tells nothing of what is behind the
+// link.
 func (x *Run) stat(ctx context.Context, path string, follow bool) (_ fs.FileInfo, err error) {
 	defer guard(&err)
 	t, err := x.probe(ctx, path)

@@ -52,9 +52,9 @@ func newProcs(id string) *procs {
 	return p
 }
 
-// active is the runs whose processes may still be about: the sweeper reaps
-// the orphans they leave while they go on (a long job would otherwise
-// gather zombies until its end).
+// active holds the runs whose processes may still be running: the sweeper
+// reaps the orphans they leave while they go on (a long job would
+// otherwise gather zombies until its end).
 var active = struct {
 	sync.Mutex
 	runs     map[*procs]bool
@@ -146,7 +146,7 @@ func (p *procs) register(cmd *exec.Cmd, startCmd func(*exec.Cmd) error) error {
 	return nil
 }
 
-// wait waits for a process start started.
+// wait waits for a process that start started.
 func (p *procs) wait(cmd *exec.Cmd) error {
 	err := cmd.Wait()
 	waited.Lock()
@@ -240,9 +240,9 @@ type procInfo struct {
 	start      uint64 // when it started, in the unit of startClock
 }
 
-// find looks through the process table for the run's processes: members of its groups, carriers
-// of its marker, and their descendants. The value says whether it is a
-// zombie.
+// find looks through the process table for the run's processes: members of
+// its groups, carriers of its marker, and their descendants. Each value
+// says whether the process is a zombie.
 func (p *procs) find(groups map[int]bool) map[int]bool {
 	infos := processTable()
 	self := os.Getpid()

@@ -87,10 +87,10 @@ func hasMarker(pid int, marker string) bool {
 // would leave tandem itself unable to start a thread.
 const stepTasks = 4096
 
-// holdProcess bounds a step's process as it starts, for what it starts in
-// turn: RLIMIT_NPROC (the user's tasks) at the system's tasks now plus
-// stepTasks, soft and hard, so the program cannot raise it; and the OOM
-// killer's score at its highest, so memory running out ends a step's
+// holdProcess bounds a step's process as it starts, and so what it starts in
+// turn. It sets RLIMIT_NPROC (the user's tasks) to the system's tasks now
+// plus stepTasks, soft and hard, so the program cannot raise it; and it sets
+// the OOM killer's score to its highest, so memory running out ends a step's
 // process before tandem or the editor. Memory itself is not bounded per
 // process: RLIMIT_AS and RLIMIT_DATA break runtimes that reserve address
 // space up front (node, Go, the JVM). The process may start a child in the

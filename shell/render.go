@@ -14,8 +14,9 @@ const (
 	stepChars  = 300
 )
 
-// Render is the text a model reads of a run's end: how it ended, its steps
-// with their exit statuses, and its output with every dropped byte counted.
+// Render returns the text a model reads of a run's end: how it ended, its
+// steps with their exit statuses, and its output with every dropped byte
+// counted.
 func Render(res Result) string {
 	var b strings.Builder
 	b.WriteString(endLine(res))
@@ -31,7 +32,7 @@ func Render(res Result) string {
 	return b.String()
 }
 
-// endLine is how a run ended, as the first line of its result says it.
+// endLine returns how a run ended, as the first line of its result says it.
 func endLine(res Result) string {
 	switch res.End {
 	case Finished:
@@ -50,7 +51,7 @@ func endLine(res Result) string {
 	return ""
 }
 
-// RenderProgress is the text of a run still going on: its steps and its
+// RenderProgress returns the text of a run still going on: its steps and its
 // output so far, under head.
 func RenderProgress(head string, steps []Step, out Output) string {
 	var b strings.Builder

@@ -6,6 +6,14 @@
 // before the file opens. Each external process runs in its own process
 // group with an environment free of credentials, and a run's processes never
 // outlive it.
+//
+// A run (Run) is one script being interpreted. A step (Step) is one thing
+// of a run that the gate decides on its own: a simple command with its real
+// expanded arguments, or the opening of a redirection's target. The
+// classifier (package shell/classify) gives each step its effects, and the
+// session's gate (approvals.Gate) lets it run, asks the user, or refuses
+// it. A run that outlives its call's time budget goes on as a job (Jobs),
+// which asks no more questions.
 package shell
 
 import (
@@ -52,9 +60,9 @@ type Options struct {
 	// Gate decides each step and asks the user about the ones outside the
 	// auto set. Required.
 	Gate *approvals.Gate
-	// Sandbox holds each process a step starts to what the step was
+	// Sandbox confines each process a step starts to what the step was
 	// granted: the auto set, Grant, and the effects the user approved for
-	// the step. Nil: processes run with the user's full access.
+	// the step. If nil, processes run with the user's full access.
 	Sandbox *sandbox.Sandbox
 	// Grant is what the user approved for this whole run beyond the auto
 	// set (secret, outside, protected or net asked for with a reason): every
@@ -89,7 +97,8 @@ type Step struct {
 	// picks which runs).
 	Status int  `json:"status"`
 	Ran    bool `json:"ran"`
-	// Refused: the gate stopped the script at this step; it never ran.
+	// Refused means the gate stopped the script at this step; it never
+	// ran.
 	Refused bool `json:"refused,omitempty"`
 	// Held is what the sandbox kept the step's process from (secret,
 	// outside, protected, net): the restricted effects it was not granted.
@@ -109,12 +118,13 @@ type Result struct {
 	Unrecorded int    `json:"unrecorded,omitempty"`
 	Error      string `json:"error,omitempty"` // End Failed
 	Output     Output `json:"output"`
-	// Sandbox says which failed step the sandbox may have refused
-	// something, and what it held back from it; "" when none.
+	// Sandbox names the failed step that the sandbox may have refused
+	// something to, and what it held back from that step; "" when none.
 	Sandbox string `json:"sandbox,omitempty"`
 }
 
-// SyntaxError is a script that does not parse; nothing of it ran.
+// SyntaxError is the error of a script that does not parse; nothing of it
+// ran.
 type SyntaxError struct{ Err error }
 
 func (e *SyntaxError) Error() string { return e.Err.Error() }
@@ -153,8 +163,9 @@ type Run struct {
 	askSince time.Time
 	waited   time.Duration
 	idle     chan struct{}
-	// detached: the call that started the run has ended and the run goes on
-	// as a job. A question would outlive its call, so none is asked.
+	// detached means the call that started the run has ended and the run
+	// goes on as a job. A question would outlive its call, so none is
+	// asked.
 	detached bool
 	// funcs are the names the script's code may define as functions (every
 	// function declaration tandem parsed: the script, sh -c payloads, eval'd
@@ -170,9 +181,9 @@ type stepRefused struct {
 
 func (e *stepRefused) Error() string { return e.err.Error() }
 
-// parse reads a script; name is its $0 (empty: the interpreter's own
-// name). The parsed file is rewritten so the stages of each pipeline are
-// asked together before any runs.
+// parse reads a script; name is its $0 (if empty, the interpreter's own
+// name). The parsed file is rewritten so that the stages of each pipeline
+// are asked about together before any of them runs.
 func parse(script, name string, lang syntax.LangVariant) (*syntax.File, error) {
 	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), name)
 	if err != nil {
@@ -183,8 +194,8 @@ func parse(script, name string, lang syntax.LangVariant) (*syntax.File, error) {
 }
 
 // Start parses the script and starts running it. ctx bounds the run: when it
-// ends, the run is killed. A script that does not parse is a *SyntaxError
-// and nothing runs.
+// ends, the run is killed. For a script that does not parse, Start returns
+// a *SyntaxError and nothing runs.
 func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	if o.Gate == nil {
 		return nil, errors.New("shell: no gate")
@@ -248,8 +259,9 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	return x, nil
 }
 
-// runner makes an interpreter whose every handler goes through x: the
-// script's, and the one of each `sh -c` payload it runs.
+// runner makes an interpreter whose handlers all go through x: the
+// script's own interpreter, and the one of each `sh -c` payload the script
+// runs.
 func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
@@ -348,7 +360,7 @@ func guard(err *error) {
 // Done is closed when the run has ended and its processes are gone.
 func (x *Run) Done() <-chan struct{} { return x.done }
 
-// Result is the run's end; valid after Done.
+// Result returns how the run ended; it is valid once Done is closed.
 func (x *Run) Result() Result {
 	<-x.done
 	x.mu.Lock()
@@ -356,7 +368,7 @@ func (x *Run) Result() Result {
 	return x.result
 }
 
-// Progress is the steps and output so far, while the run goes on.
+// Progress returns the steps and output so far, while the run goes on.
 func (x *Run) Progress() ([]Step, Output) {
 	x.mu.Lock()
 	steps := append([]Step(nil), x.steps...)
@@ -367,9 +379,10 @@ func (x *Run) Progress() ([]Step, Output) {
 // Detach makes the run a job once it has run for budget, not counting the
 // time the user was being asked: waiting for an answer is not running, and a
 // question must not outlive the call it belongs to. It returns 0 and nil
-// when the run is now detached; the running time still left, when less than
-// budget ran; or, while a question is open, a channel closed when none is.
-// A detached run asks no more questions: a step that needs a yes is refused.
+// when the run is now detached. When less than budget has run, it returns
+// the running time still left. While a question is open, it returns a
+// channel that is closed once no question is open. A detached run asks no
+// more questions: a step that needs a yes is refused.
 func (x *Run) Detach(budget time.Duration) (time.Duration, <-chan struct{}) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -383,7 +396,7 @@ func (x *Run) Detach(budget time.Duration) (time.Duration, <-chan struct{}) {
 	return 0, nil
 }
 
-// Started is when the run began.
+// Started returns when the run began.
 func (x *Run) Started() time.Time { return x.started }
 
 // Kill stops the run: the interpreter halts and every process it started
@@ -428,7 +441,7 @@ func (x *Run) held(n int, held approvals.Effects) {
 	}
 }
 
-// quotedNames is a set's names as JSON strings, for the call to send.
+// quotedNames returns a set's names as JSON strings, for the call to send.
 func quotedNames(e approvals.Effects) string {
 	names := e.Names()
 	for i, n := range names {
@@ -468,9 +481,10 @@ func sandboxNote(res Result, p *approvals.Policy) string {
 // outputPath is an absolute path as programs print it in an error.
 var outputPath = regexp.MustCompile("/[^\\s'\"`:,;()\\[\\]]+")
 
-// heldRead finds in output the first existing path a step held back from
-// held could not read, and the grant that opens it: secret for a secret,
-// outside for a private place of the home.
+// heldRead finds in output the first existing path that a step could not
+// read because it was held back from the effects held, and returns the
+// grant that opens it: secret for a secret, outside for a private place of
+// the home.
 func heldRead(output string, p *approvals.Policy, held approvals.Effects) (string, approvals.Effects) {
 	for _, path := range outputPath.FindAllString(output, 64) {
 		j := p.Examine("/", path)
@@ -489,7 +503,8 @@ func heldRead(output string, p *approvals.Policy, held approvals.Effects) (strin
 	return "", 0
 }
 
-// heldMeaning says in words what a step held back from cannot do.
+// heldMeaning says in words what a step cannot do while it is held back
+// from the effects held.
 func heldMeaning(held approvals.Effects) string {
 	var parts []string
 	for _, e := range held.List() {
@@ -572,8 +587,9 @@ func (x *Run) gate(ctx context.Context, hc interp.HandlerContext, s approvals.St
 	return x.record(s), nil
 }
 
-// hideStep is s with the session's credentials hidden from its text and
-// paths: the question, the step's record and a refusal show no value.
+// hideStep returns s with the session's credentials hidden from its text
+// and paths, so that the question, the step's record and a refusal show no
+// credential's value.
 func (x *Run) hideStep(s approvals.Step) approvals.Step {
 	if x.hide == nil {
 		return s
@@ -588,8 +604,8 @@ func (x *Run) hideStep(s approvals.Step) approvals.Step {
 	return s
 }
 
-// passGate is the first action of a pipeline stage that is no step itself
-// (xargs, a shell reading its script) and may block on its input.
+// passGate is the first action of a pipeline stage that is not a step
+// itself (xargs, a shell reading its script) and may block on its input.
 func (x *Run) passGate(ctx context.Context, hc interp.HandlerContext) error {
 	if err := x.stopped(); err != nil {
 		return err
@@ -646,7 +662,7 @@ func (x *Run) check(ctx context.Context, steps []approvals.Step) (int, error) {
 	return len(steps), err
 }
 
-// listEnv is the exported environment, as a process gets it.
+// listEnv returns the exported environment, as a process gets it.
 func listEnv(env expand.Environ) []string {
 	var out []string
 	for name, v := range env.Each {
