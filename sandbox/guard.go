@@ -115,7 +115,7 @@ func commonDirOf(gitDir string) string {
 	return absDir(gitDir, strings.TrimSpace(string(b)))
 }
 
-// absDir is dir taken from base, and "" unless it is a directory.
+// absDir returns dir taken from base, or "" unless it is a directory.
 func absDir(base, dir string) string {
 	if !filepath.IsAbs(dir) {
 		dir = filepath.Join(base, dir)

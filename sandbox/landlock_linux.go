@@ -18,8 +18,8 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 )
 
-// landlockSupport is what Landlock holds here: cheap to learn, and all
-// that starting a sandbox needs.
+// landlockSupport returns what Landlock holds here. It is cheap to learn,
+// and it is all that starting a sandbox needs.
 var landlockSupport = sync.OnceValue(func() Support {
 	abi, err := ll.LandlockGetABIVersion()
 	switch {
@@ -41,12 +41,12 @@ var landlockSupport = sync.OnceValue(func() Support {
 	return Support{Net: abi >= 4, Layers: []string{layer}, Limits: strings.Join(limits, "; ")}
 })
 
-// namespaces is whether a spawner or launcher can hold the guarded places
-// here, learnt by starting one (tens of milliseconds): only when a program
-// needs them, or when asked.
+// namespaces reports whether a spawner or launcher can hold the guarded
+// places here. Learning it means starting one (tens of milliseconds), so
+// it is learnt only when a program needs them, or when asked.
 var namespaces = sync.OnceValue(probeNamespaces)
 
-// Supported is what this kernel can hold.
+// Supported returns what this kernel can hold.
 func Supported() Support {
 	s := landlockSupport()
 	if s.Unavailable != nil {
@@ -65,7 +65,7 @@ func Supported() Support {
 	return s
 }
 
-// kernelSupport is what starting a sandbox needs to know.
+// kernelSupport returns what starting a sandbox needs to know.
 func kernelSupport() Support { return landlockSupport() }
 
 // Access rights by kind of place.
@@ -119,7 +119,7 @@ func (st stamps) fresh() bool {
 // share a mount namespace, so one's mounts never open another's view.
 type spawnerKey struct{ newNet, sealed, guarded, hidden bool }
 
-// spawner is the spawner of programs whose namespaces are key's.
+// spawner returns the spawner of programs whose namespaces key names.
 func (s *Sandbox) spawner(key spawnerKey) *spawner {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -129,8 +129,8 @@ func (s *Sandbox) spawner(key spawnerKey) *spawner {
 	return s.spawners[key]
 }
 
-// rulesetFor returns a descriptor of the ruleset the caller closes: of
-// grant, and with byRules the guarded places carved out of the writes.
+// rulesetFor returns a descriptor, which the caller closes, of the ruleset
+// of grant; with byRules, the guarded places are carved out of its writes.
 func (s *Sandbox) rulesetFor(grant approvals.Effects, byRules bool) (int, uint32, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -212,20 +212,23 @@ func pathRules(rights landlock.AccessFSSet, paths []string) []landlock.Rule {
 	return rules
 }
 
-// start starts cmd restricted to grant. Where namespaces can be made,
-// every program starts in them, through the spawner of its grant's kind (or
-// a launcher of its own when its streams are not files): its view holds
-// the guarded places read-only and the secrets and agents' sockets absent
-// unless granted, and without net it has no network at all. Elsewhere a
-// fresh OS thread is restricted and starts it: the process inherits the
-// restriction between fork and exec, and the thread, never unlocked, ends
-// with its goroutine, so no other code of tandem ever runs restricted.
-// There a program tandem cannot see into fails closed on the guarded
-// places: its ruleset carves them out of the roots, which takes from it the
-// right to make, rename or remove names at a root's top and in .git
-// (Landlock grants a directory's rights to all beneath it), so a build
-// that needs that fails with the sandbox's note instead of a hook being
-// planted.
+// start starts cmd restricted to grant.
+//
+// Where namespaces can be made, every program starts in them, through the
+// spawner of its grant's kind (or through a launcher of its own when its
+// streams are not files). Its view holds the guarded places read-only, and
+// the secrets and agents' sockets absent unless granted; without net it
+// has no network at all.
+//
+// Elsewhere, a fresh OS thread is restricted and starts the program: the
+// process inherits the restriction between fork and exec, and the thread,
+// never unlocked, ends with its goroutine, so no other code of tandem ever
+// runs restricted. There, a program tandem cannot see into fails closed on
+// the guarded places: its ruleset carves them out of the roots. Since
+// Landlock grants a directory's rights to all beneath it, that takes from
+// the program the right to make, rename or remove names at a root's top
+// and in .git, so a build that needs that fails with the sandbox's note
+// instead of a hook being planted.
 func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) error {
 	inNamespaces := namespaces() == nil
 	byRules := unseen && !grant.Has(approvals.Protected) && !inNamespaces

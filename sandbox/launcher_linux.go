@@ -29,18 +29,21 @@ func init() {
 	}
 }
 
-// launch is the launcher's work: args are
+// launch is the launcher's work. It returns only on failure, with the
+// status a shell gives a program it could not run. args are one of:
 //
 //	-fd N -flags F -uid U -gid G [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...
+//	-serve FD UID GID
+//	-start FD MOUNTER
+//	-probe DIR UID GID
+//	-probe-write PATH UID
+//	-exec FD FLAGS NOUNIX -- PATH ARGV0 ARGS...
 //
-// or "-serve FD UID GID" and "-start FD MOUNTER", a spawner's two processes
-// (see serve and start), or "-probe DIR UID GID", which checks that a
-// read-only bind mount holds for a program run as the user (which
-// "-probe-write PATH UID" is), or "-exec FD FLAGS NOUNIX -- PATH ARGV0
-// ARGS...", which restricts itself with the ruleset FD (and without UNIX
-// sockets when NOUNIX is true) and becomes the program. It
-// returns only on failure, with the status a shell gives a program it could
-// not run.
+// The first starts one program in its view. -serve and -start are a
+// spawner's two processes (see serve and start). -probe checks that a
+// read-only bind mount holds for a program run as the user; that program is
+// tandem run with -probe-write. -exec restricts itself with the ruleset FD
+// (and without UNIX sockets when NOUNIX is true) and becomes the program.
 func launch(args []string, stderr io.Writer) int {
 	fail := func(status int, format string, a ...any) int {
 		fmt.Fprintf(stderr, "tandem sandbox: "+format+"\n", a...)
@@ -225,11 +228,11 @@ func readOnly(path string) error {
 	return unix.MountSetattr(-1, path, unix.AT_RECURSIVE, &unix.MountAttr{Attr_set: unix.MOUNT_ATTR_RDONLY})
 }
 
-// namespaceAttr is what starts a launcher or spawner in new user and mount
-// namespaces (and a new network namespace with newNet) as root of its user
-// namespace: tandem's user mapped to 0, which an ordinary user may do, and
-// which gives the right to mount there. Its programs become the user again
-// (user.attr).
+// namespaceAttr returns what starts a launcher or spawner in new user and
+// mount namespaces (and a new network namespace with newNet) as root of its
+// user namespace: tandem's user mapped to 0, which an ordinary user may do,
+// and which gives the right to mount there. Its programs become the user
+// again (user.attr).
 func namespaceAttr(attr *syscall.SysProcAttr, newNet bool) *syscall.SysProcAttr {
 	if attr == nil {
 		attr = &syscall.SysProcAttr{}
@@ -252,7 +255,7 @@ func tandemsUser() user { return user{os.Getuid(), os.Getgid()} }
 
 // attr starts a process from a launcher or spawner in a user namespace of
 // its own, nested in theirs, as the user: their root (the user on the host)
-// is mapped to the user's ids. The program so has the user's ids, as
+// is mapped to the user's ids. The program thus has the user's ids, as
 // outside, and no capability over the mounts, which belong to the
 // namespace above: it cannot undo them, whoever runs tandem (Landlock, which
 // forbids mounting, holds that too).

@@ -2,18 +2,19 @@
 
 package sandbox
 
-// ruleset is Landlock's; elsewhere nothing is kept between starts.
+// ruleset is a built Landlock ruleset on Linux; elsewhere nothing is kept
+// between starts.
 type ruleset struct{}
 
 func (*ruleset) close() {}
 
-// spawner is Linux's; elsewhere there is none.
+// spawner exists on Linux only; elsewhere there is none.
 type spawner struct{}
 
-// spawnerKey is Linux's.
+// spawnerKey exists on Linux only.
 type spawnerKey struct{}
 
-// view is Linux's.
+// view exists on Linux only.
 type view struct{}
 
 func (*spawner) close() {}

@@ -14,8 +14,9 @@ type Places struct {
 	Roots, Scratch              []string
 	Secrets, Sockets, Protected []approvals.Entry
 	// Home is the home directory (as written and real), held back from a
-	// step's reads but for the roots, the scratch places and Readable,
-	// unless the step is granted outside or secret. Empty: nothing is.
+	// step's reads except for the roots, the scratch places and Readable,
+	// unless the step is granted outside or secret. If empty, nothing is
+	// held back.
 	Home, Readable []string
 	// Unwritable are carved out of every write whatever the grant: the
 	// guarded places, where no mount view can hold them (see Guarded).
@@ -66,12 +67,12 @@ func ReadDir(dir string) ([]Dirent, error) {
 	return out, err
 }
 
-// NewPlan is the restrictions of a step granted grant (the auto set and
-// what the user approved for it):
-//   - it reads everything but the secrets, unless secret is granted, and
-//     but the home directory, unless secret or outside is granted: there it
-//     reads the roots, the scratch places and the readable places (the
-//     toolchains, git's config), less the secrets;
+// NewPlan returns the restrictions of a step granted grant (the auto set
+// and what the user approved for it):
+//   - it reads everything except the secrets (unless secret is granted)
+//     and the home directory (unless secret or outside is granted); in the
+//     home it reads the roots, the scratch places and the readable places
+//     (the toolchains, git's config), without the secrets;
 //   - it writes the workspace roots and the scratch places (everywhere with
 //     outside), the secrets with secret and the protected entries with
 //     protected; secrets are carved out of every write unless granted, and
@@ -204,8 +205,8 @@ func (s *splitter) split(root string, carves []approvals.Entry) []string {
 	return out
 }
 
-// named gives the paths of entries, a name prefix entry as the names that
-// match it now.
+// named returns the paths of entries; for a name prefix entry, the names
+// that match it now.
 func (s *splitter) named(es []approvals.Entry) []string {
 	var out []string
 	for _, e := range es {

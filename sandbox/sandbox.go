@@ -1,20 +1,29 @@
 // Package sandbox makes the kernel hold what the gate decided: every process
 // a bash step starts runs restricted to what the step was granted (the
 // user's auto set and what the user approved for that step), for an
-// ordinary user as for root. Without a grant it cannot read or write a
-// secret or reach an agent's socket (secret), read the home beyond the
-// readable places or change anything outside the writable places, its
-// mode, owner and times included (outside), change a protected place or
-// the guarded places in the roots, git's config and hooks and .tandem, git
-// included (protected), or reach any network or make a UNIX socket (net);
-// and it cannot read another process's environment or memory, nor signal a
-// process outside its own sandbox. tandem itself keeps all its access: on
-// Linux each program starts in a view (user and mount namespaces) made by
-// tandem started again (a spawner, or a launcher of its own), restricted
-// by Landlock and seccomp on the thread that starts it; where no namespace
-// can be made, Landlock alone holds what it can and fails closed on the
-// guarded places; on macOS the rules are a Seatbelt profile around the
-// program.
+// ordinary user as for root.
+//
+// A step's processes cannot do the following unless the step was granted
+// the effect that opens each item:
+//
+//   - secret: read or write a secret, or reach an agent's socket;
+//   - outside: read the home beyond the readable places, or change
+//     anything outside the writable places, a file's mode, owner and times
+//     included;
+//   - protected: change a protected place, or the guarded places in the
+//     roots (git's config and hooks, and .tandem), through git as through
+//     any other program;
+//   - net: reach any network, or make a UNIX socket.
+//
+// Whatever the grant, they cannot read another process's environment or
+// memory, nor signal a process outside their own sandbox.
+//
+// tandem itself keeps all its access. On Linux, each program starts in a
+// view (user and mount namespaces) made by tandem started again (a
+// spawner, or a launcher of its own), and is restricted by Landlock and
+// seccomp on the thread that starts it. Where no namespace can be made,
+// Landlock alone holds what it can, and fails closed on the guarded
+// places. On macOS, the rules are a Seatbelt profile around the program.
 package sandbox
 
 import (
@@ -38,8 +47,8 @@ type Sandbox struct {
 	views    map[approvals.Effects]*view // by grant; Linux only
 }
 
-// New is the sandbox of a session judged by policy, or nil (with the
-// reason) when the kernel cannot enforce here.
+// New returns the sandbox of a session judged by policy, or nil and the
+// reason when the kernel cannot enforce it here.
 func New(policy *approvals.Policy) (*Sandbox, error) {
 	if err := kernelSupport().Unavailable; err != nil {
 		return nil, err
@@ -61,10 +70,10 @@ func makeScratch(places []string) {
 	}
 }
 
-// Start starts cmd restricted to grant. effects are the program's own as
-// judged: one with exec may do what its words do not show, and where no
-// namespace can be made it is held more closely (see start). A nil sandbox
-// starts it as it is.
+// Start starts cmd restricted to grant. effects are the program's own, as
+// judged: a program with exec may do what its words do not show, and where
+// no namespace can be made it is held more closely (see start). A nil
+// sandbox starts cmd unrestricted.
 func (s *Sandbox) Start(cmd *exec.Cmd, grant, effects approvals.Effects) error {
 	if s == nil {
 		return cmd.Start()
@@ -72,9 +81,9 @@ func (s *Sandbox) Start(cmd *exec.Cmd, grant, effects approvals.Effects) error {
 	return s.start(cmd, grant&Restricted, effects.Has(approvals.Exec))
 }
 
-// Close lets go of what the sandbox keeps between starts (the built
-// rulesets, the spawners). A closed sandbox still works; it makes
-// them again.
+// Close releases what the sandbox keeps between starts (the built
+// rulesets, the spawners). A closed sandbox still works: it makes them
+// again.
 func (s *Sandbox) Close() {
 	if s == nil {
 		return
@@ -98,8 +107,9 @@ type rulesetKey struct {
 	byRules bool
 }
 
-// Held is what a step granted grant is kept from: the restricted effects it
-// was not granted and the kernel can hold. Nothing when the sandbox is off.
+// Held returns what a step granted grant is kept from: the restricted
+// effects it was not granted and that the kernel can hold. It returns
+// nothing when the sandbox is off.
 func (s *Sandbox) Held(grant approvals.Effects) approvals.Effects {
 	if s == nil {
 		return 0
@@ -116,11 +126,12 @@ type Support struct {
 	// Unavailable says, in one sentence, why nothing is enforced; nil when
 	// the sandbox works.
 	Unavailable error
-	// Net: TCP connections are held too. When not, Limits says why.
+	// Net reports whether TCP connections are held too; when they are
+	// not, Limits says why.
 	Net bool
-	// Guards: programs start in a view (see Guarded and viewFor), which
-	// holds the guarded places, modes, sockets and the whole network.
-	// When not, Limits says why.
+	// Guards reports whether programs start in a view (see Guarded and
+	// viewFor), which holds the guarded places, modes, sockets and the
+	// whole network; when they do not, Limits says why.
 	Guards bool
 	// Limits says, in one sentence, what part is not enforced although the
 	// sandbox works ("" when none).

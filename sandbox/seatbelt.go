@@ -9,8 +9,8 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 )
 
-// SeatbeltProfile is the decision of NewPlan as a macOS Seatbelt profile
-// (sandbox-exec -p): the same places and grants. Seatbelt, unlike
+// SeatbeltProfile returns the decision of NewPlan as a macOS Seatbelt
+// profile (sandbox-exec -p): the same places and grants. Seatbelt, unlike
 // Landlock, lets a later rule carve a place out of an earlier one (the
 // last rule that matches decides), so no split is needed; and it holds
 // the guarded places g (as For gives them to the program) without a
@@ -106,8 +106,9 @@ func entriesOf(paths []string) []approvals.Entry {
 }
 
 // rule writes one rule over entries: a tree as a subpath, a name prefix as
-// a regex. An action that opens a filter, "deny network-outbound (remote
-// unix-socket", has it closed. No entries, no rule.
+// a regex. When action opens a filter, as "deny network-outbound (remote
+// unix-socket" does, the rule closes it. With no entries, it writes no
+// rule.
 func rule(b *strings.Builder, action string, es []approvals.Entry) {
 	if len(es) == 0 {
 		return

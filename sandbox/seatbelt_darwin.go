@@ -19,10 +19,10 @@ var support = sync.OnceValue(func() Support {
 	return Support{Net: true, Guards: true, Layers: []string{"Seatbelt (" + sandboxExec + ") holds what each program reads and writes, the connections it makes, and git's config and hooks and .tandem"}}
 })
 
-// Supported is what this system can hold.
+// Supported returns what this system can hold.
 func Supported() Support { return support() }
 
-// kernelSupport is what starting a sandbox needs to know.
+// kernelSupport returns what starting a sandbox needs to know.
 func kernelSupport() Support { return support() }
 
 // start runs cmd's program under sandbox-exec with the step's profile. The

@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// restrictThread holds the calling thread, and what it starts from now on,
-// to the Landlock ruleset, and with noUnix to no UNIX socket of its own
-// making: what every start does on a locked thread before the program.
+// restrictThread restricts the calling thread, and what it starts from now
+// on, to the Landlock ruleset and, with noUnix, to making no UNIX socket.
+// Every start does this on a locked thread before the program runs.
 func restrictThread(ruleset int, flags uint32, noUnix bool) error {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
 		return fmt.Errorf("no_new_privs: %w", err)
@@ -32,14 +32,15 @@ func restrictThread(ruleset int, flags uint32, noUnix bool) error {
 var nativeArch = map[string]uint32{"amd64": unix.AUDIT_ARCH_X86_64, "arm64": unix.AUDIT_ARCH_AARCH64}[runtime.GOARCH]
 
 // closeUnixSockets puts the calling thread (and what it starts) under a
-// seccomp filter that refuses to make a UNIX socket: without net a
+// seccomp filter that refuses to make a UNIX socket, so that without net a
 // program connects to no socket outside its own (an agent's, a daemon's,
-// D-Bus), which neither Landlock nor its empty network namespace holds for
-// a socket named by a path. socketpair stays: a pair connects the program
-// to itself. io_uring is refused too (it can make sockets beside the
-// filter: it is refused as a kernel without it would), and system calls of another architecture end the program (a
-// 32-bit program's socketcall would go around the filter). The thread must
-// have no_new_privs.
+// D-Bus). Neither Landlock nor the program's empty network namespace holds
+// that for a socket named by a path. socketpair stays allowed: a pair
+// connects the program to itself. io_uring is refused too, as a kernel
+// without it would refuse it, because it can make sockets around the
+// filter. A system call of another architecture ends the program, because
+// a 32-bit program's socketcall would go around the filter. The thread
+// must have no_new_privs.
 func closeUnixSockets() error {
 	const (
 		ldAbs = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS

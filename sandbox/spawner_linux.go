@@ -55,8 +55,8 @@ type request struct {
 // mounts is a program's view: what its mount namespace holds for it, made
 // by the mounter before the program starts.
 type mounts struct {
-	// Sealed: everything is read-only (content, mode, owner, times) but
-	// the Writable places.
+	// Sealed means everything is read-only (content, mode, owner, times)
+	// except the Writable places.
 	Sealed   bool
 	Writable []string
 	// Pinned are directories made mount points of themselves: they cannot
@@ -94,7 +94,7 @@ func spawnable(cmd *exec.Cmd) bool {
 		(cmd.SysProcAttr == nil || reflect.DeepEqual(*cmd.SysProcAttr, syscall.SysProcAttr{Setpgid: true}))
 }
 
-// start has the spawner start cmd's program, made held to the ruleset in
+// start has the spawner start cmd's program, restricted to the ruleset, in
 // a namespace with the view v. On success cmd's Process is the program,
 // to be waited for as if cmd had started it. ok is false when the spawner
 // cannot serve (it could not start, or broke): the caller takes another way.
@@ -358,7 +358,7 @@ func start(conn, mounter int) int {
 	}
 }
 
-// failure is the reply saying why err.
+// failure returns the reply that reports err.
 func failure(err error) reply {
 	rep := reply{Err: err.Error(), Op: "fork/exec"}
 	var errno syscall.Errno
@@ -372,7 +372,7 @@ func failure(err error) reply {
 	return rep
 }
 
-// err is the error a failure reply stands for, nil for none.
+// err returns the error a failure reply stands for, or nil for none.
 func (rep reply) err(path string) error {
 	if rep.Errno > 0 {
 		if rep.Path == "" {
@@ -486,10 +486,10 @@ const (
 	sealedRoot
 )
 
-// make makes the mounts of a view, with mounted those made before in this
-// namespace: a place is mounted again when it is no longer a mount of its
-// own here (tandem's side replaced it, which detaches the old mount), and a
-// place no longer asked for is let go.
+// make makes the mounts of a view; mounted holds those made before in this
+// namespace. A place is mounted again when it is no longer a mount of its
+// own here (tandem's side replaced it, which detaches the old mount), and
+// a place no longer asked for is unmounted.
 func (v mounts) make(mounted map[string]mountKind) error {
 	if v.Sealed && mounted["/"] != sealedRoot {
 		// Once per namespace: a spawner's views are all sealed or none.

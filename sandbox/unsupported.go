@@ -9,12 +9,12 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 )
 
-// Supported is what this system can hold: nothing.
+// Supported returns what this system can hold: nothing.
 func Supported() Support {
 	return Support{Unavailable: errors.New("tandem has no sandbox for this operating system, so what a step's programs do is held only by the gate's questions")}
 }
 
-// kernelSupport is what starting a sandbox needs to know.
+// kernelSupport returns what starting a sandbox needs to know.
 func kernelSupport() Support { return Supported() }
 
 func (s *Sandbox) start(cmd *exec.Cmd, _ approvals.Effects, _ bool) error { return cmd.Start() }

@@ -45,8 +45,8 @@ func (v *view) fresh() bool {
 	return v.found.fresh()
 }
 
-// viewFor is the view of a program granted grant, built again when the
-// places it was made from changed.
+// viewFor returns the view of a program granted grant, built again when
+// the places it was made from changed.
 func (s *Sandbox) viewFor(grant approvals.Effects) *view {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -94,10 +94,10 @@ func guardedNames(roots []string) []string {
 	return out
 }
 
-// mountsFor is the view of a program granted grant, as the places are now.
-// Landlock holds the content of what a program may not write or read, but
-// not a change of its mode, owner or times, nor a connection to a socket
-// named by a path; the view holds those:
+// mountsFor returns the view of a program granted grant, as the places are
+// now. Landlock holds the content of what a program may not write or read,
+// but not a change of its mode, owner or times, nor a connection to a
+// socket named by a path; the view holds those:
 //   - without outside, everything is read-only but the roots, the scratch
 //     places, the devices' writable places, and the secrets and protected
 //     places the grant opens;
@@ -142,9 +142,9 @@ func (pl Places) mountsFor(grant approvals.Effects) mounts {
 // memory and terminals' places do not.
 var writableDevices = []string{"/dev/shm", "/dev/pts"}
 
-// existing are the entries' paths that are there now and are no links (a
-// link's target, if an entry, is one itself), a name prefix as the names
-// that match it; each once, shallowest first.
+// existing returns the entries' paths that are there now and are not links
+// (a link's target, if an entry, is one itself), a name prefix entry as the
+// names that match it; each once, shallowest first.
 func existing(es []approvals.Entry) []string {
 	var out []string
 	for _, p := range (&splitter{list: ReadDir}).named(es) {
