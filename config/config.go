@@ -4,6 +4,10 @@
 // whose repository the user opens, so User ignores every workspace-level
 // source while Get sees them all.
 //
+// The package also owns where the user's own files are (Home, Dir,
+// StateDir, UserFile) and whether a file of the user's is trusted, that is,
+// whether nobody else can have written it (Trusted).
+//
 // Sources, lowest precedence first:
 //
 //	user file        $XDG_CONFIG_HOME/tandem/config.json       user level
@@ -61,7 +65,7 @@ var sourceNames = [numSources]string{"the user config file", "the editor's user 
 
 func (s Source) String() string { return sourceNames[s] }
 
-// Scope is the trust level of s.
+// Scope returns the trust level of s.
 func (s Source) Scope() Scope {
 	if s == SourceUserFile || s == SourceClientUser {
 		return ScopeUser
@@ -83,8 +87,8 @@ func (v Value) Decode(dst any) error {
 	return nil
 }
 
-// Settings is the layered settings of one server or standalone run. The zero
-// value and nil are empty settings. Safe for concurrent use.
+// Settings holds the layered settings of one server or standalone run. The
+// zero value and nil are empty settings. Safe for concurrent use.
 type Settings struct {
 	mu     sync.RWMutex
 	layers [numSources]map[string]any

@@ -20,14 +20,14 @@ import (
 // else the home of the user's entry in the passwd database. An editor may
 // start tandem with nothing but PATH in its environment (avante.nvim does);
 // the user's trusted files must stay where they are then, not move to the
-// temporary directory, where any local user can plant them. Empty, with
-// the reason, when neither is known.
+// temporary directory, where any local user can plant them. When neither
+// is known, Home returns "" and the reason.
 func Home() (string, error) {
 	home, _, err := homeAndOrigin()
 	return home, err
 }
 
-// homeAndOrigin is Home and, in words, where it came from.
+// homeAndOrigin returns Home and says in words where it came from.
 func homeAndOrigin() (home, origin string, err error) {
 	if h := os.Getenv("HOME"); filepath.IsAbs(h) {
 		return filepath.Clean(h), "from $HOME", nil
@@ -40,19 +40,21 @@ func homeAndOrigin() (home, origin string, err error) {
 	return filepath.Clean(u.HomeDir), fmt.Sprintf("HOME is unset: from the passwd entry of user %s", u.Username), nil
 }
 
-// Dir is tandem's user configuration directory: $XDG_CONFIG_HOME/tandem,
-// else ~/.config/tandem; empty when there is no home.
+// Dir returns tandem's user configuration directory:
+// $XDG_CONFIG_HOME/tandem, else ~/.config/tandem; empty when there is no
+// home.
 func Dir() string { d, _, _ := xdg("XDG_CONFIG_HOME", ".config"); return d }
 
-// StateDir is where tandem keeps logs, chats and the MCP servers the user
-// approved: $XDG_STATE_HOME/tandem, else ~/.local/state/tandem; empty when
-// there is no home.
+// StateDir returns where tandem keeps logs, chats and the MCP servers the
+// user approved: $XDG_STATE_HOME/tandem, else ~/.local/state/tandem; empty
+// when there is no home.
 func StateDir() string {
 	d, _, _ := xdg("XDG_STATE_HOME", filepath.Join(".local", "state"))
 	return d
 }
 
-// UserFile is the path of the user config file; empty when there is no home.
+// UserFile returns the path of the user config file; empty when there is
+// no home.
 func UserFile() string {
 	if d := Dir(); d != "" {
 		return filepath.Join(d, "config.json")
@@ -81,9 +83,9 @@ func xdg(env, fallback string) (dir, origin string, err error) {
 	return filepath.Join(home, fallback, "tandem"), origin, nil
 }
 
-// PrivateStateDir is StateDir, made if missing (0700), once Trusted holds
-// for it: logs, chats and the approved MCP servers are written and read
-// back there.
+// PrivateStateDir returns StateDir, made if missing (0700) once Trusted
+// holds for it: logs, chats and the approved MCP servers are written and
+// read back there.
 func PrivateStateDir() (string, error) {
 	dir, _, err := xdg("XDG_STATE_HOME", filepath.Join(".local", "state"))
 	if err != nil {
@@ -121,7 +123,7 @@ func (e *UntrustedError) Error() string {
 	return e.Problem() + "; tandem does not use it — " + e.Fix()
 }
 
-// Problem is what is wrong, without the fix.
+// Problem returns what is wrong, without the fix.
 func (e *UntrustedError) Problem() string {
 	where := e.Culprit
 	if e.Culprit != e.Path {
@@ -130,7 +132,7 @@ func (e *UntrustedError) Problem() string {
 	return fmt.Sprintf("%s is not trusted: %s %s, so another user could have written what is there", e.Path, where, e.Reason)
 }
 
-// Fix is what the user can do.
+// Fix returns what the user can do.
 func (e *UntrustedError) Fix() string {
 	return fmt.Sprintf("make %s yours and writable only by you (chown, chmod go-w), or set HOME or the XDG directory to one of your own", e.Culprit)
 }
