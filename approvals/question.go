@@ -9,10 +9,11 @@ import (
 // Kind says what asks: a shell step, a document access, an MCP tool call.
 type Kind string
 
+// The kinds of what asks.
 const (
-	KindShell    Kind = "shell"
-	KindDocument Kind = "document"
-	KindMCP      Kind = "mcp"
+	KindShell    Kind = "shell"    // a bash step
+	KindDocument Kind = "document" // a document tool's access to a path
+	KindMCP      Kind = "mcp"      // a call of one of the user's MCP tools
 )
 
 // StepPath is one path a step names or redirects to, with its class.

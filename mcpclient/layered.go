@@ -38,14 +38,20 @@ func (l Layered) of(name string) *Manager {
 	return l.Own
 }
 
+// Tools lists the tools of server, through the manager that serves it
+// (Manager.Tools).
 func (l Layered) Tools(ctx context.Context, server string) ([]*mcp.Tool, error) {
 	return l.of(server).Tools(ctx, server)
 }
 
+// Check reports whether server/tool exists, through the manager that
+// serves server (Manager.Check).
 func (l Layered) Check(ctx context.Context, server, tool string) error {
 	return l.of(server).Check(ctx, server, tool)
 }
 
+// Call runs one tool call on the manager that serves server
+// (Manager.Call).
 func (l Layered) Call(ctx context.Context, server, tool string, args json.RawMessage) (Result, error) {
 	return l.of(server).Call(ctx, server, tool, args)
 }
