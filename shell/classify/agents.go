@@ -34,9 +34,9 @@ func (c *classifier) sshKeys() {
 	c.secretFile(".ssh", true)
 }
 
-// sshAddRow: ssh-add lists, adds, removes or uses the agent's keys, and
-// reads the key files it is given (~/.ssh's by default). -s, -e and -S load
-// a PKCS#11 or FIDO provider library: exec.
+// sshAddRow classifies ssh-add, which lists, adds, removes or uses the
+// agent's keys, and reads the key files it is given (~/.ssh's by default).
+// -s, -e and -S load a PKCS#11 or FIDO provider library: exec.
 func sshAddRow(c *classifier, args []string, dir string) {
 	p := opts{short: "cCDdEHkKLlqTvXxe:s:S:t:h:"}.parse(args)
 	c.add(approvals.Read)
@@ -52,10 +52,11 @@ func sshAddRow(c *classifier, args []string, dir string) {
 // given; every other mode writes a key, a certificate or known_hosts.
 var sshKeygenReads = []string{"-l", "-y", "-B", "-e", "-i", "-L", "-Q"}
 
-// sshKeygenRow: ssh-keygen writes the key it makes (-f FILE and FILE.pub)
-// or the known_hosts it edits; without -f it works on ~/.ssh. -Y sign
-// signs with the agent's keys or a key file; -Y verify and the other read
-// modes read only what they name. -D and -w load a provider library: exec.
+// sshKeygenRow classifies ssh-keygen, which writes the key it makes (-f FILE
+// and FILE.pub) or the known_hosts it edits; without -f it works on ~/.ssh.
+// -Y sign signs with the agent's keys or a key file; -Y verify and the other
+// read modes read only what they name. -D and -w load a provider library:
+// exec.
 func sshKeygenRow(c *classifier, args []string, dir string) {
 	p := opts{short: "AcgHKkLlpQqUuvyBeia:b:C:D:E:F:f:I:J:j:M:m:N:n:O:P:R:r:s:t:V:w:Y:Z:z:"}.parse(args)
 	c.add(approvals.Read)
@@ -94,19 +95,20 @@ func sshKeygenRow(c *classifier, args []string, dir string) {
 	c.words(dir, p.ops, !reads)
 }
 
-// sshRow: ssh, scp and sftp sign in with the agent's keys or ~/.ssh's, and
-// talk to the network; options and operands are judged as any program's
-// (a -o ProxyCommand or a remote command makes them exec, as before).
+// sshRow classifies ssh, scp and sftp. They sign in with the agent's keys
+// or ~/.ssh's and talk to the network, and they are always exec (a -o
+// ProxyCommand or a remote command runs a program). Their options and
+// operands are judged as any program's.
 func sshRow(c *classifier, args []string, dir string) {
 	c.add(approvals.Net, approvals.Exec)
 	c.sshKeys()
 	c.anyWords(dir, args)
 }
 
-// gpgRow: gpg and its tools use the keys of their home (GNUPGHOME,
-// --homedir, else ~/.gnupg) through that home's agent, and can run other
-// programs (keyserver helpers, photo viewers): read and exec. Only
-// --version and --help alone touch no key.
+// gpgRow classifies gpg and its tools, which use the keys of their home
+// (GNUPGHOME, --homedir, else ~/.gnupg) through that home's agent, and can
+// run other programs (keyserver helpers, photo viewers): read and exec.
+// Only --version and --help alone touch no key.
 func gpgRow(c *classifier, args []string, dir string) {
 	if len(args) == 1 && (args[0] == "--version" || args[0] == "--help" || args[0] == "-h") {
 		return
@@ -131,11 +133,11 @@ func gpgRow(c *classifier, args []string, dir string) {
 	c.anyWords(dir, args)
 }
 
-// containerRow: a container engine's client drives a daemon that can run
-// anything and mount any file of the host, reached through a socket (the
-// host given by -H/--host/--url or hostVar, else the engine's usual
-// socket): exec, and secret through the socket. Only --version and --help
-// alone reach no daemon.
+// containerRow returns the row of a container engine's client, which drives
+// a daemon that can run anything and mount any file of the host, reached
+// through a socket (the host given by -H/--host/--url or hostVar, else the
+// engine's usual socket): exec, and secret through the socket. Only
+// --version and --help alone reach no daemon.
 func containerRow(hostVar, socket string) row {
 	return func(c *classifier, args []string, dir string) {
 		if len(args) == 1 && (args[0] == "--version" || args[0] == "-v" || args[0] == "--help") {
@@ -172,17 +174,19 @@ func (c *classifier) gitCredentials() {
 	c.secretFile(".git-credentials", true)
 }
 
-// gitCredentialRow: a git-credential-* helper run by its own name.
+// gitCredentialRow classifies a git-credential-* helper run by its own
+// name.
 func gitCredentialRow(c *classifier, args []string, dir string) {
 	c.add(approvals.Exec)
 	c.gitCredentials()
 	c.anyWords(dir, args)
 }
 
-// socatRow: socat joins two addresses; an address's first parameter is a
-// path for the file and socket types (UNIX-CONNECT:$SSH_AUTH_SOCK,
-// OPEN:f, CREATE:f), and a bare path is opened as it is. It can run
-// programs (EXEC:, SYSTEM:) and reach the network: exec and net.
+// socatRow classifies socat, which joins two addresses. An address's first
+// parameter is a path for the file and socket types
+// (UNIX-CONNECT:$SSH_AUTH_SOCK, OPEN:f, CREATE:f), and a bare path is opened
+// as it is. It can run programs (EXEC:, SYSTEM:) and reach the network: exec
+// and net.
 func socatRow(c *classifier, args []string, dir string) {
 	c.add(approvals.Exec, approvals.Net)
 	for _, a := range args {

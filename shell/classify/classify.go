@@ -5,6 +5,10 @@
 // (approvals.Policy), whose lookups take the real paths the policy judged.
 // The interpreter (package shell) calls it just before each step runs; a
 // sandbox that enforces a step's judged effects builds on the same answer.
+//
+// The command table (table) maps a program's name to its row: the function
+// that gives the effects of one run of that program from its argv. Each
+// row's doc comment says which of the program's actions have effects.
 package classify
 
 import (
@@ -27,11 +31,12 @@ import (
 // is its working directory.
 //
 // The program's name, subcommand and options select a row of the command
-// table; a program not in the table, a program name with '/', and a step
-// whose environment differs from the policy's in a variable that can make a
-// reading command run another program (PATH, LD_*, GIT_*, LESSOPEN, HOME, …:
-// an assignment prefix or an earlier export) are exec; such a program whose
-// real file is git (a link, git-core's git-SUB) is judged as git too.
+// table. The step is exec when its program is not in the table, when the
+// program's name holds a '/', or when the step's environment differs from
+// the policy's in a variable that can make a reading command run another
+// program (PATH, LD_*, GIT_*, LESSOPEN, HOME, …: an assignment prefix or
+// an earlier export). A program not in the table whose real file is git (a
+// link, git-core's git-SUB) is judged as git too.
 //
 // Wrappers (env, command, exec, nice, nohup, timeout, stdbuf, setsid, sudo,
 // xargs, find -exec, …) are classified by their payload: the step has the
@@ -55,29 +60,34 @@ func Command(argv []string, dir string, env expand.Environ, p *approvals.Policy)
 	return c.step(approvals.ShowAssigned(c.changedVars(), argv))
 }
 
-// Text is argv as a question shows it when it runs with env: behind the
-// variables that change what it loads or runs, as env sets them apart from
-// the session's, each with its value (`LD_PRELOAD=./x.so cat ~/.netrc`).
-// A yes is never given to a program whose question hides them.
+// Text returns argv as a question shows it when it runs with env: after
+// each variable that changes what it loads or runs and that env sets
+// otherwise than the session does, with its value (`LD_PRELOAD=./x.so cat
+// ~/.netrc`). A yes is never given to a program whose question hides them.
 func Text(argv []string, env expand.Environ, p *approvals.Policy) string {
 	return approvals.ShowAssigned(newClassifier(env, p).changedVars(), argv)
 }
 
-// Redirect gives the effects of one redirection to target (made
-// real from dir): a write inside the workspace is write, outside write and
-// outside, to a protected path write and protected, to a secret write and
-// secret; a read is read, and of a path that is or holds a secret read and
-// secret. /dev/null, /dev/stdout and /dev/stderr have no effect. bash's
-// /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT are no files but a connection:
-// net alone. The step's Text is the redirection as bash reads it ("> 'a b'").
+// Redirect gives the effects of one redirection to target (made real from
+// dir):
+//
+//   - a write inside the workspace is write; outside it, write and outside;
+//     to a protected path, write and protected; to a secret, write and
+//     secret;
+//   - a read is read; of a path that is or holds a secret, read and secret;
+//   - /dev/null, /dev/stdout and /dev/stderr have no effect;
+//   - bash's /dev/tcp/HOST/PORT and /dev/udp/HOST/PORT are not files but a
+//     connection: net alone.
+//
+// The step's Text is the redirection as bash reads it ("> 'a b'").
 func Redirect(target string, write bool, dir string, p *approvals.Policy) approvals.Step {
 	s, _ := RedirectJudged(target, write, dir, p)
 	return s
 }
 
-// RedirectJudged is Redirect and the one judgement of target its effects
-// rest on: whoever opens the target opens that real path, never a second
-// resolution of the name, which a step running beside it could have
+// RedirectJudged is Redirect that also returns the one judgement of target
+// its effects rest on: whoever opens the target opens that real path, never
+// a second resolution of the name, which a step running beside it could have
 // changed in between.
 func RedirectJudged(target string, write bool, dir string, p *approvals.Policy) (approvals.Step, approvals.Judgement) {
 	c := newClassifier(nil, p)
@@ -160,9 +170,10 @@ func (c *classifier) judge(dir, word string) (approvals.Judgement, bool) {
 }
 
 // read judges a word the command reads or merely names: a word that is or
-// holds a secret adds secret, a private one (in the home, which the kernel
-// holds back without outside) outside. A number that names no file is a
-// count or a size (head -n 3, sleep 0.5, head -c 1K in ~/.ssh), not a path.
+// holds a secret adds secret, and a private one (in the home, which the
+// kernel holds back without outside) adds outside. A number that names no
+// file is a count or a size (head -n 3, sleep 0.5, head -c 1K in ~/.ssh),
+// not a path.
 func (c *classifier) read(dir, word string) {
 	if isNumber(word) && !c.p.ExamineForProgram(dir, word).Exists {
 		return
@@ -197,7 +208,8 @@ func (c *classifier) write(dir, word string) {
 	c.written(c.judge(dir, word))
 }
 
-// written adds the effects of writing a judged word (ok: judge's answer).
+// written adds the effects of writing a judged word (ok is judge's
+// answer).
 func (c *classifier) written(j approvals.Judgement, ok bool) {
 	if !ok {
 		return

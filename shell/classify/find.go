@@ -6,9 +6,10 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 )
 
-// findRow: find reads its starting points (the working directory when it
-// names none, and the names a -files0-from list holds: see filesFrom). -exec, -execdir, -ok and -okdir run their payload for each
-// file: exec, plus the payload's own effects with {} standing for the
+// findRow classifies find, which reads its starting points (the working
+// directory when it names none, and the names a -files0-from list holds:
+// see filesFrom). -exec, -execdir, -ok and -okdir run their payload for
+// each file: exec, plus the payload's own effects with {} standing for the
 // starting points. -delete writes the starting points; -fls, -fprint,
 // -fprint0 and -fprintf write their file.
 func findRow(c *classifier, args []string, dir string) {

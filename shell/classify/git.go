@@ -378,7 +378,8 @@ func gitConfigWrites(rest []string, home string, repo gitRepo) string {
 	return target
 }
 
-// gitBranchWrites: branch changes refs unless it only lists.
+// gitBranchWrites reports whether git branch changes refs: it does unless
+// it only lists.
 func gitBranchWrites(rest []string) bool {
 	list := false
 	ops := 0

@@ -75,7 +75,7 @@ func (r gitRepo) worktreeConfig() string {
 
 // ref reports whether the repository holds ref (refs/heads/x), loose or
 // packed; remote "*" stands for any one remote in refs/remotes/*/NAME.
-// unknown: the refs could not be read (reftable, an oversized
+// unknown means the refs could not be read (reftable, an oversized
 // packed-refs), so the answer may be wrong.
 func (r gitRepo) ref(ref string) (has, unknown bool) {
 	if r.common == "" {
@@ -278,10 +278,11 @@ func tracks(p parsed) bool {
 	return (p.set("-t") || p.set("--track")) && !p.set("--no-track")
 }
 
-// gitBranchWritesConfig: branch sets or unsets an upstream, renames or
-// copies a branch (git rewrites the config even when no section moves),
-// edits a description, deletes a branch that has a section, or makes a
-// branch from a remote-tracking one. changes: it does more than list.
+// gitBranchWritesConfig reports whether git branch writes the config: it
+// does when it sets or unsets an upstream, renames or copies a branch (git
+// rewrites the config even when no section moves), edits a description,
+// deletes a branch that has a section, or makes a branch from a
+// remote-tracking one. changes says it does more than list.
 func gitBranchWritesConfig(p parsed, changes bool, repo func() gitRepo) bool {
 	for _, k := range []string{"-u", "--set-upstream-to", "--unset-upstream", "--edit-description", "-m", "-M",
 		"-c", "-C", "--move", "--copy"} {
@@ -310,9 +311,10 @@ func gitBranchWritesConfig(p parsed, changes bool, repo func() gitRepo) bool {
 	return len(p.ops) == 2 && !p.set("--no-track") && repo().remoteTracking(p.ops[1])
 }
 
-// gitSwitchWritesConfig: switch or checkout asks for an upstream, makes a
-// branch (the create options) from a remote-tracking one, or makes one by
-// guessing a remote's branch of the name given.
+// gitSwitchWritesConfig reports whether git switch or checkout writes the
+// config: it does when it asks for an upstream, makes a branch (the create
+// options) from a remote-tracking one, or makes one by guessing a remote's
+// branch of the name given.
 func gitSwitchWritesConfig(p parsed, create []string, repo func() gitRepo) bool {
 	if tracks(p) {
 		return true
@@ -328,8 +330,9 @@ func gitSwitchWritesConfig(p parsed, create []string, repo func() gitRepo) bool 
 	return len(p.ops) == 1 && !p.set("--no-guess") && !p.set("-p") && !p.set("--patch") && repo().guessesRemote(p.ops[0])
 }
 
-// gitWorktreeAddWritesConfig: worktree add PATH [START] with a new branch
-// (-b, -B) from a remote-tracking start, or guessing a remote's branch.
+// gitWorktreeAddWritesConfig reports whether git worktree add PATH [START]
+// writes the config: it does with a new branch (-b, -B) from a
+// remote-tracking start, or when it guesses a remote's branch.
 func gitWorktreeAddWritesConfig(p parsed, repo func() gitRepo) bool {
 	if p.set("--track") || p.set("--guess-remote") {
 		return !p.set("--no-track")

@@ -11,14 +11,14 @@ import (
 // jqImport finds the module paths a jq program imports or includes.
 var jqImport = regexp.MustCompile(`\b(?:import|include)\s*"((?:[^"\\]|\\.)*)"`)
 
-// jqRow: jq reads its input files, --slurpfile and --rawfile files, and a
-// -f program file. A program that imports or includes a module, and one
-// read from a file, is exec: jq then reads files the classifier does not
-// follow (search paths from module metadata or relative to jq itself,
-// imports inside modules). The module paths it can see are still judged
-// in each -L directory, ~/.jq and the working directory, as jq's own
-// module (NAME.jq, NAME/NAME.jq) and data (NAME.json) files, so one into a
-// secret asks; each -L directory is a read.
+// jqRow classifies jq, which reads its input files, --slurpfile and
+// --rawfile files, and a -f program file. A program that imports or includes
+// a module, and one read from a file, is exec: jq then reads files the
+// classifier does not follow (search paths from module metadata or relative
+// to jq itself, imports inside modules). The module paths it can see are
+// still judged in each -L directory, ~/.jq and the working directory, as
+// jq's own module (NAME.jq, NAME/NAME.jq) and data (NAME.json) files, so one
+// into a secret asks; each -L directory is a read.
 func jqRow(c *classifier, args []string, dir string) {
 	c.add(approvals.Read)
 	var prog string

@@ -37,14 +37,15 @@ var curlNameAtFile = []string{"--data-urlencode", "--variable"}
 // maxConfigNest bounds the -K files that name further ones.
 const maxConfigNest = 4
 
-// curlRow: curl is net and reads. It first reads its default config
-// (~/.curlrc, unless -q comes first), whose options count as if given on
-// the command line. Options that write a file make it write; files it sends
-// (-T, -d @file, -F name=@file, -F name=<file, --data-urlencode
-// name@file) and file:// URLs are reads, so a secret one asks; -n/--netrc
-// reads ~/.netrc. A -K/--config file is read and its options judged too,
-// and it is exec: a step running beside it can rewrite the file after the
-// judgement (~/.curlrc cannot change unasked: it is outside the workspace).
+// curlRow classifies curl, which is net and reads. It first reads its
+// default config (~/.curlrc, unless -q comes first), whose options count as
+// if given on the command line. Options that write a file make it write;
+// files it sends (-T, -d @file, -F name=@file, -F name=<file,
+// --data-urlencode name@file) and file:// URLs are reads, so a secret one
+// asks; -n/--netrc reads ~/.netrc. A -K/--config file is read and its
+// options judged too, and it is exec: a step running beside it can rewrite
+// the file after the judgement (~/.curlrc cannot change unasked: it is
+// outside the workspace).
 func curlRow(c *classifier, args []string, dir string) {
 	c.add(approvals.Net, approvals.Read)
 	p := curlOpts.parse(args)
@@ -227,13 +228,13 @@ var wgetOpts = opts{
 		"no-clobber", "timestamping", "spider", "help", "version", "base=", "referer="},
 }
 
-// wgetRow: wget is net and write: it writes the document it fetches (into
-// the working directory unless -O or -P says where), and -o/-a a log. It
-// first reads its config (--config FILE, else $WGETRC, else ~/.wgetrc,
-// unless --no-config), whose commands count as the options they set, as do
-// those of -e/--execute. --use-askpass (use_askpass) runs a program, and a
-// --config file named on the command line is exec: a step running beside
-// it can rewrite it after the judgement.
+// wgetRow classifies wget, which is net and write: it writes the document it
+// fetches (into the working directory unless -O or -P says where), and -o/-a
+// a log. It first reads its config (--config FILE, else $WGETRC, else
+// ~/.wgetrc, unless --no-config), whose commands count as the options they
+// set, as do those of -e/--execute. --use-askpass (use_askpass) runs a
+// program, and a --config file named on the command line is exec: a step
+// running beside it can rewrite it after the judgement.
 func wgetRow(c *classifier, args []string, dir string) {
 	p := wgetOpts.parse(args)
 	c.add(approvals.Net, approvals.Read, approvals.Write)

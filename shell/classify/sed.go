@@ -13,8 +13,8 @@ var sedOpts = opts{long: []string{"quiet", "silent", "regexp-extended",
 
 var sedKnownShort = "nErsuzie"
 
-// sedRow: each script must be a known-safe form, else exec. -i with safe
-// scripts writes the files it names.
+// sedRow classifies sed: each script must be a known-safe form, else the
+// step is exec. -i with safe scripts writes the files it names.
 func sedRow(c *classifier, args []string, dir string) {
 	var scripts, files []string
 	inPlace := false

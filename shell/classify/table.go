@@ -28,6 +28,8 @@ type spec struct {
 	extra func(c *classifier, p parsed, dir string)
 }
 
+// row classifies one run of a program: it adds to c the effects of the
+// program run with args from dir. The command table holds one per program.
 type row func(c *classifier, args []string, dir string)
 
 // run classifies args by the spec: its own effects, the acts of the options
@@ -140,11 +142,13 @@ func (c *classifier) secretFile(rel string, always bool) {
 
 func (s *spec) row() row { return s.run }
 
-// noOperands: the command reads its working directory when it names no path.
+// noOperands reports whether the command names no path, and so reads its
+// working directory.
 func noOperands(p parsed) bool { return len(p.ops) == 0 }
 
-// grepCwd: a recursive grep or rg reads the working directory when no path
-// follows its pattern (the first operand, unless a pattern option gives it).
+// grepCwd returns the test of whether a recursive grep or rg reads the
+// working directory: it does when no path follows its pattern (the first
+// operand, unless a pattern option gives it).
 func grepCwd(recursive func(parsed) bool, patternOpts ...string) func(parsed) bool {
 	return func(p parsed) bool {
 		if recursive != nil && !recursive(p) {
@@ -173,8 +177,8 @@ func pure(o opts) row   { return (&spec{opts: o}).row() }
 func reader(o opts) row { return (&spec{eff: eRead, opts: o}).row() }
 func writer(o opts) row { return (&spec{eff: eWrite, write: true, opts: o}).row() }
 
-// table is the command table: every program tandem can classify. A program
-// not here is exec.
+// table is the command table: the row of every program tandem can
+// classify. A program not here is exec.
 var table map[string]row
 
 func init() {
@@ -393,10 +397,11 @@ func init() {
 	agentRows()
 }
 
-// copyRow: cp, mv and ln write their destination, or each source's name in
-// it when it is a directory; mv also removes its sources, cp and ln only
-// read (or name) them. reads: it reads its sources' content (cp), so a
-// recursive copy that follows links reads what they point at.
+// copyRow returns the row of cp, mv or ln, which write their destination,
+// or each source's name in it when it is a directory; mv also removes its
+// sources, cp and ln only read (or name) them. reads says the command
+// reads its sources' content (cp), so a recursive copy that follows links
+// reads what they point at.
 func copyRow(move, reads bool, o opts) row {
 	return func(c *classifier, args []string, dir string) {
 		p := o.parse(args)
@@ -483,8 +488,8 @@ func (c *classifier) followAll(p parsed, dir string, cwd, patternFirst bool) {
 	}
 }
 
-// lessRow: less reads what it names; a '+' command holding '!' or '|' runs a
-// program; -o, -O, --log-file and --LOG-FILE write a log.
+// lessRow classifies less, which reads what it names; a '+' command holding
+// '!' or '|' runs a program; -o, -O, --log-file and --LOG-FILE write a log.
 func lessRow(c *classifier, args []string, dir string) {
 	o := opts{short: "?aABcCdeEfFgGiIJKLmMnNqQrRsSuUVwWXo:O:b:h:j:k:p:P:t:T:x:y:z:#:D:",
 		long: []string{"log-file=", "LOG-FILE=", "lesskey-file=", "lesskey-src=", "lesskey-content=", "pattern=", "prompt=",
@@ -531,7 +536,8 @@ func lessRow(c *classifier, args []string, dir string) {
 	c.words(dir, p.vals, false)
 }
 
-// ddRow: if= is read, of= is written; dd without of= writes its output.
+// ddRow classifies dd: if= is read, of= is written; without of=, dd writes
+// its output.
 func ddRow(c *classifier, args []string, dir string) {
 	c.add(approvals.Read)
 	for _, a := range args {
@@ -548,8 +554,9 @@ func ddRow(c *classifier, args []string, dir string) {
 	}
 }
 
-// exportRow: export (and readonly) with an operand can change what a later
-// step runs (PATH, LD_PRELOAD, GIT_*): exec. Without one it lists.
+// exportRow classifies export (and readonly). With an operand it can change
+// what a later step runs (PATH, LD_PRELOAD, GIT_*): exec. Without one it
+// lists.
 func exportRow(c *classifier, args []string, dir string) {
 	for _, a := range args {
 		if !strings.HasPrefix(a, "-") {
@@ -559,11 +566,11 @@ func exportRow(c *classifier, args []string, dir string) {
 	c.anyWords(dir, args)
 }
 
-// crontabRow: crontab -l lists the user's crontab; any other use installs
-// one from a file or the input, edits it (-e, in an editor: exec) or
-// removes it (-r), writing the crontab directory, which is protected: cron
-// runs what it holds. -u names another user's, which takes privileges:
-// exec.
+// crontabRow classifies crontab. crontab -l lists the user's crontab; any
+// other use installs one from a file or the input, edits it (-e, in an
+// editor: exec) or removes it (-r), writing the crontab directory, which is
+// protected: cron runs what it holds. -u names another user's, which takes
+// privileges: exec.
 func crontabRow(c *classifier, args []string, dir string) {
 	p := opts{short: "u:lerisTV"}.parse(args)
 	c.add(approvals.Read)

@@ -60,8 +60,8 @@ func (w *wrapper) row() row {
 	}
 }
 
-// commandRow: command (and builtin) runs its payload bypassing functions;
-// command -v and -V only look a name up.
+// commandRow classifies command (and builtin), which runs its payload
+// bypassing functions; command -v and -V only look a name up.
 func commandRow(c *classifier, args []string, dir string) {
 	p := opts{short: "pvV", posix: true}.parse(args)
 	if p.set("-v") || p.set("-V") {
@@ -71,8 +71,8 @@ func commandRow(c *classifier, args []string, dir string) {
 	c.command(dropDashDash(p.ops), dir)
 }
 
-// execRow: exec replaces the shell with its payload; -a sets the payload's
-// argv[0], which changes nothing of what runs.
+// execRow classifies exec, which replaces the shell with its payload; -a
+// sets the payload's argv[0], which changes nothing of what runs.
 func execRow(c *classifier, args []string, dir string) {
 	p := opts{short: "cla:", posix: true}.parse(args)
 	c.command(dropDashDash(p.ops), dir)
@@ -85,9 +85,9 @@ func dropDashDash(ops []string) []string {
 	return ops
 }
 
-// envRow: env runs its payload in a changed environment. An assignment, or
-// -S (which splits a string into a new argv), is exec; -C moves the
-// payload's working directory. Without a payload, env prints the
+// envRow classifies env, which runs its payload in a changed environment. An
+// assignment, or -S (which splits a string into a new argv), is exec; -C
+// moves the payload's working directory. Without a payload, env prints the
 // environment.
 func envRow(c *classifier, args []string, dir string) {
 	p := opts{short: "0ivu:C:S:", posix: true, long: []string{"ignore-environment", "null", "unset=", "chdir=",
@@ -115,9 +115,9 @@ func envRow(c *classifier, args []string, dir string) {
 	c.command(ops, dir)
 }
 
-// xargsRow: xargs runs its payload with words read from its input, which
-// tandem cannot see (they may be options that change what the payload
-// does): exec, plus the payload's own effects.
+// xargsRow classifies xargs, which runs its payload with words read from
+// its input, which tandem cannot see (they may be options that change what
+// the payload does): exec, plus the payload's own effects.
 func xargsRow(c *classifier, args []string, dir string) {
 	p := opts{short: "0a:d:E:e?I:i?L:l?n:oP:prs:tx", posix: true, long: []string{"null", "arg-file=",
 		"delimiter=", "eof?", "replace?", "max-lines?", "max-args=", "open-tty", "interactive", "max-procs=",
@@ -136,10 +136,11 @@ var shells = []string{"sh", "bash", "dash", "ksh", "zsh", "mksh", "posh", "ash"}
 
 func isShellName(name string) bool { return contains(shells, name) }
 
-// shellRow: sh -c SCRIPT (and bash, dash, …) runs SCRIPT: it is parsed and
-// every command of it classified. A shell that runs a script file, reads
-// its commands from input, or runs as a login or interactive shell (which
-// sources profile files) is exec.
+// shellRow returns the row of the shell called name. sh -c SCRIPT (and bash,
+// dash, …) runs SCRIPT, so SCRIPT is parsed and every command of it
+// classified. A shell that runs a script file, reads its commands from
+// input, or runs as a login or interactive shell (which sources profile
+// files) is exec.
 func shellRow(name string) row {
 	return func(c *classifier, args []string, dir string) {
 		script, hasScript := "", false
@@ -202,12 +203,13 @@ func (c *classifier) userShell(script, dir string) {
 	c.script(script, dir, langOf(sh))
 }
 
-// evalRow: eval runs its arguments, joined by spaces, as a script.
+// evalRow classifies eval, which runs its arguments, joined by spaces, as a
+// script.
 func evalRow(c *classifier, args []string, dir string) {
 	c.script(strings.Join(args, " "), dir, langBash)
 }
 
-// aliasRow: an alias definition is classified by what the alias runs, so a
+// aliasRow classifies an alias definition by what the alias runs, so a
 // script that defines one to hide a command asks when it defines it.
 func aliasRow(c *classifier, args []string, dir string) {
 	for _, a := range args {
@@ -217,7 +219,7 @@ func aliasRow(c *classifier, args []string, dir string) {
 	}
 }
 
-// trapRow: a trap's action runs later, when its signal comes.
+// trapRow classifies trap, whose action runs later, when its signal comes.
 func trapRow(c *classifier, args []string, dir string) {
 	p := opts{short: "lp", posix: true}.parse(args)
 	if p.set("-l") || p.set("-p") {
