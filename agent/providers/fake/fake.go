@@ -1,7 +1,8 @@
-// Package fake is a model for tests of what drives one: each call is
-// answered by the next of a list of responses, each made from the request
-// (so a response can quote what a read showed), in process, with no wire.
-// The wire formats are tested against a real HTTP server (scripted).
+// Package fake is a model for the tests of code that drives one. Each call
+// is answered in process, with no wire, by the next of a list of
+// responses, each made from the request (so a response can quote what a
+// read showed). The wire formats are tested against a real HTTP server
+// instead (package scripted).
 package fake
 
 import (
