@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tandemdev/tandem/agent/providers"
@@ -33,10 +34,15 @@ func serve(t *testing.T, f scripted.Format, responses ...scripted.Response) *scr
 // client is the format's client for url; key is "" unless a test checks
 // how one is sent.
 func client(f scripted.Format, url, key string, retries int) providers.Provider {
+	return clientOver(nil, f, url, key, retries)
+}
+
+// clientOver is client calling through hc (nil is http.DefaultClient).
+func clientOver(hc *http.Client, f scripted.Format, url, key string, retries int) providers.Provider {
 	if f == scripted.Anthropic {
-		return providers.NewAnthropic(providers.AnthropicOptions{URL: url, APIKey: key, MaxRetries: retries})
+		return providers.NewAnthropic(providers.AnthropicOptions{URL: url, APIKey: key, MaxRetries: retries, HTTPClient: hc})
 	}
-	return providers.NewOpenAIChat(providers.OpenAIOptions{URL: url, APIKey: key, MaxRetries: retries})
+	return providers.NewOpenAIChat(providers.OpenAIOptions{URL: url, APIKey: key, MaxRetries: retries, HTTPClient: hc})
 }
 
 type result struct {
@@ -374,39 +380,43 @@ func TestRetryAfter(t *testing.T) {
 	for _, f := range formats {
 		for _, c := range cases {
 			t.Run(string(f)+"/"+c.name, func(t *testing.T) {
-				s := serve(t, f, c.resp, scripted.Response{Parts: []scripted.Part{text("ok")}})
-				start := time.Now()
-				r := run(t.Context(), client(f, s.URL(), "", 0), hello)
-				elapsed := time.Since(start)
-				if r.err != nil || r.text() != "ok" {
-					t.Fatalf("%v %q", r.err, r.text())
-				}
-				retries := r.retries()
-				if len(retries) != 1 || retries[0].Attempt != 1 || retries[0].Wait != c.wait || !strings.Contains(retries[0].Reason, "scripted") {
-					t.Fatalf("retries %+v", retries)
-				}
-				if r.events[0].Kind != providers.Retrying {
-					t.Errorf("the Retrying event does not come first: %v", r.kinds())
-				}
-				if elapsed < c.wait {
-					t.Errorf("retried after %v, before the %v asked", elapsed, c.wait)
-				}
+				synctest.Test(t, func(t *testing.T) {
+					s, hc := servePiped(t, f, c.resp, scripted.Response{Parts: []scripted.Part{text("ok")}})
+					start := time.Now()
+					r := run(t.Context(), clientOver(hc, f, s.URL(), "", 0), hello)
+					elapsed := time.Since(start) // on the bubble's clock: the wait is not spent
+					if r.err != nil || r.text() != "ok" {
+						t.Fatalf("%v %q", r.err, r.text())
+					}
+					retries := r.retries()
+					if len(retries) != 1 || retries[0].Attempt != 1 || retries[0].Wait != c.wait || !strings.Contains(retries[0].Reason, "scripted") {
+						t.Fatalf("retries %+v", retries)
+					}
+					if r.events[0].Kind != providers.Retrying {
+						t.Errorf("the Retrying event does not come first: %v", r.kinds())
+					}
+					if elapsed < c.wait {
+						t.Errorf("retried after %v, before the %v asked", elapsed, c.wait)
+					}
+				})
 			})
 		}
 	}
 }
 
 func TestGiveUpAfterMaxRetries(t *testing.T) {
-	busy := scripted.Response{Status: 503, RetryAfterMs: 1}
-	s := serve(t, scripted.OpenAIChat, busy, busy, busy, busy)
-	r := run(t.Context(), client(scripted.OpenAIChat, s.URL(), "", 2), hello)
-	var e *providers.Error
-	if !errors.As(r.err, &e) || e.Status != 503 || !e.Retryable {
-		t.Fatalf("error %#v", r.err)
-	}
-	if len(r.retries()) != 2 || len(s.Requests()) != 3 {
-		t.Errorf("%d retries, %d requests", len(r.retries()), len(s.Requests()))
-	}
+	synctest.Test(t, func(t *testing.T) {
+		busy := scripted.Response{Status: 503, RetryAfterMs: 1}
+		s, hc := servePiped(t, scripted.OpenAIChat, busy, busy, busy, busy)
+		r := run(t.Context(), clientOver(hc, scripted.OpenAIChat, s.URL(), "", 2), hello)
+		var e *providers.Error
+		if !errors.As(r.err, &e) || e.Status != 503 || !e.Retryable {
+			t.Fatalf("error %#v", r.err)
+		}
+		if len(r.retries()) != 2 || len(s.Requests()) != 3 {
+			t.Errorf("%d retries, %d requests", len(r.retries()), len(s.Requests()))
+		}
+	})
 }
 
 func TestAuthFailsAtOnce(t *testing.T) {
@@ -429,16 +439,18 @@ func TestAuthFailsAtOnce(t *testing.T) {
 func TestOverloadedMidStream(t *testing.T) {
 	for _, f := range formats {
 		t.Run(string(f)+"/before any text", func(t *testing.T) {
-			s := serve(t, f,
-				scripted.Response{Parts: []scripted.Part{{Ping: true}, {Error: "overloaded_error"}}},
-				scripted.Response{Parts: []scripted.Part{text("fine")}})
-			r := run(t.Context(), client(f, s.URL(), "", 0), hello)
-			if r.err != nil || r.text() != "fine" || len(r.retries()) != 1 {
-				t.Fatalf("%v %q %v", r.err, r.text(), r.kinds())
-			}
-			if !strings.Contains(r.retries()[0].Reason, "overloaded") {
-				t.Errorf("reason %q", r.retries()[0].Reason)
-			}
+			synctest.Test(t, func(t *testing.T) { // the retry's backoff passes on the bubble's clock
+				s, hc := servePiped(t, f,
+					scripted.Response{Parts: []scripted.Part{{Ping: true}, {Error: "overloaded_error"}}},
+					scripted.Response{Parts: []scripted.Part{text("fine")}})
+				r := run(t.Context(), clientOver(hc, f, s.URL(), "", 0), hello)
+				if r.err != nil || r.text() != "fine" || len(r.retries()) != 1 {
+					t.Fatalf("%v %q %v", r.err, r.text(), r.kinds())
+				}
+				if !strings.Contains(r.retries()[0].Reason, "overloaded") {
+					t.Errorf("reason %q", r.retries()[0].Reason)
+				}
+			})
 		})
 		t.Run(string(f)+"/after text", func(t *testing.T) {
 			s := serve(t, f,
@@ -471,13 +483,15 @@ func TestStreamCut(t *testing.T) {
 			}
 		})
 		t.Run(string(f)+"/before any text", func(t *testing.T) {
-			s := serve(t, f,
-				scripted.Response{Parts: []scripted.Part{text("lost")}, Faults: scripted.Faults{CutAfter: 1}},
-				scripted.Response{Parts: []scripted.Part{text("again")}})
-			r := run(t.Context(), client(f, s.URL(), "", 0), hello)
-			if r.err != nil || r.text() != "again" || len(r.retries()) != 1 {
-				t.Fatalf("%v %q %v", r.err, r.text(), r.kinds())
-			}
+			synctest.Test(t, func(t *testing.T) { // the retry's backoff passes on the bubble's clock
+				s, hc := servePiped(t, f,
+					scripted.Response{Parts: []scripted.Part{text("lost")}, Faults: scripted.Faults{CutAfter: 1}},
+					scripted.Response{Parts: []scripted.Part{text("again")}})
+				r := run(t.Context(), clientOver(hc, f, s.URL(), "", 0), hello)
+				if r.err != nil || r.text() != "again" || len(r.retries()) != 1 {
+					t.Fatalf("%v %q %v", r.err, r.text(), r.kinds())
+				}
+			})
 		})
 	}
 }
@@ -490,11 +504,16 @@ func TestConnectionRefused(t *testing.T) {
 	}
 	url := "http://" + ln.Addr().String()
 	ln.Close()
-	r := run(t.Context(), client(scripted.Anthropic, url, "", 1), hello)
-	var e *providers.Error
-	if !errors.As(r.err, &e) || !strings.Contains(e.Message, "cannot reach") || len(r.retries()) != 1 {
-		t.Fatalf("%v, %v", r.err, r.kinds())
-	}
+	// A refused dial returns at once, so the bubble's clock can pass the
+	// backoff; the bubble's own transport keeps its connections apart.
+	synctest.Test(t, func(t *testing.T) {
+		hc := &http.Client{Transport: &http.Transport{}}
+		r := run(t.Context(), clientOver(hc, scripted.Anthropic, url, "", 1), hello)
+		var e *providers.Error
+		if !errors.As(r.err, &e) || !strings.Contains(e.Message, "cannot reach") || len(r.retries()) != 1 {
+			t.Fatalf("%v, %v", r.err, r.kinds())
+		}
+	})
 }
 
 func TestCancelMidStream(t *testing.T) {
@@ -504,25 +523,30 @@ func TestCancelMidStream(t *testing.T) {
 			for range 50 {
 				parts = append(parts, text("tick "))
 			}
-			s := serve(t, f, scripted.Response{Parts: parts, Faults: scripted.Faults{DelayMs: 100}})
-			ctx, cancel := context.WithCancel(t.Context())
-			var cancelled time.Time
-			n := 0
-			resp, err := client(f, s.URL(), "", 0).Stream(ctx, hello, func(e providers.Event) {
-				if n++; n == 2 {
-					cancelled = time.Now()
-					cancel()
+			synctest.Test(t, func(t *testing.T) {
+				const delay = 100 * time.Millisecond
+				s, hc := servePiped(t, f, scripted.Response{Parts: parts, Faults: scripted.Faults{DelayMs: int(delay / time.Millisecond)}})
+				ctx, cancel := context.WithCancel(t.Context())
+				var cancelled time.Time
+				n := 0
+				resp, err := clientOver(hc, f, s.URL(), "", 0).Stream(ctx, hello, func(e providers.Event) {
+					if n++; n == 2 {
+						cancelled = time.Now()
+						cancel()
+					}
+				})
+				// On the bubble's clock no time passes unless the client
+				// waits for the server's next event, one delay away.
+				if took := time.Since(cancelled); took >= delay {
+					t.Errorf("returned %v after the cancel", took)
+				}
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("error %v", err)
+				}
+				if resp.Message.Blocks[0].Text != "tick tick " {
+					t.Errorf("partial response %+v", resp.Message)
 				}
 			})
-			if took := time.Since(cancelled); took > 100*time.Millisecond {
-				t.Errorf("returned %v after the cancel", took)
-			}
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("error %v", err)
-			}
-			if resp.Message.Blocks[0].Text != "tick tick " {
-				t.Errorf("partial response %+v", resp.Message)
-			}
 		})
 	}
 }
@@ -561,17 +585,20 @@ func TestRetryAfterTooLong(t *testing.T) {
 }
 
 func TestCancelDuringRetryWait(t *testing.T) {
-	s := serve(t, scripted.Anthropic, scripted.Response{Status: 429, RetryAfter: "30"})
-	ctx, cancel := context.WithCancel(t.Context())
-	start := time.Now()
-	_, err := client(scripted.Anthropic, s.URL(), "", 0).Stream(ctx, hello, func(e providers.Event) {
-		if e.Kind == providers.Retrying {
-			cancel()
+	synctest.Test(t, func(t *testing.T) {
+		s, hc := servePiped(t, scripted.Anthropic, scripted.Response{Status: 429, RetryAfter: "30"})
+		ctx, cancel := context.WithCancel(t.Context())
+		start := time.Now()
+		_, err := clientOver(hc, scripted.Anthropic, s.URL(), "", 0).Stream(ctx, hello, func(e providers.Event) {
+			if e.Kind == providers.Retrying {
+				cancel()
+			}
+		})
+		// On the bubble's clock a call that sat out the wait took 30 s.
+		if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
+			t.Fatalf("error %v after %v", err, time.Since(start))
 		}
 	})
-	if !errors.Is(err, context.Canceled) || time.Since(start) > 5*time.Second {
-		t.Fatalf("error %v after %v", err, time.Since(start))
-	}
 }
 
 // conversation has every kind of block, for the request shape tests.

@@ -31,12 +31,20 @@ type Request struct {
 
 // Start serves the script on a free port of 127.0.0.1 until Close.
 func Start(s Script) (*Server, error) {
-	if err := s.check(); err != nil {
-		return nil, err
-	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("scripted: %w", err)
+	}
+	return Serve(s, ln)
+}
+
+// Serve serves the script on ln until Close. A test of the clients' timing
+// gives it an in-memory listener, so that server and client run in a
+// synctest bubble, where a real socket would keep the fake clock still.
+func Serve(s Script, ln net.Listener) (*Server, error) {
+	if err := s.check(); err != nil {
+		ln.Close()
+		return nil, err
 	}
 	sv := &Server{script: s, ln: ln}
 	sv.srv = &http.Server{Handler: http.HandlerFunc(sv.serve), ReadHeaderTimeout: 10 * time.Second}
