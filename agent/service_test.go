@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
-	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -79,18 +79,17 @@ func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
 	res, _ := svc.New(ws, nil)
 	id := res.SessionId
 	done := make(chan acp.StopReason, 1)
+	streaming := make(chan struct{})
 	go func() {
-		resp, _ := svc.Prompt(context.Background(), id, textPrompt("first"), func(acp.SessionUpdate) {})
+		var once sync.Once
+		resp, _ := svc.Prompt(context.Background(), id, textPrompt("first"), func(u acp.SessionUpdate) {
+			if u.AgentMessageChunk != nil {
+				once.Do(func() { close(streaming) })
+			}
+		})
 		done <- resp.StopReason
 	}()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		m.Mu.Lock()
-		n := len(m.Requests)
-		m.Mu.Unlock()
-		if n > 0 || time.Now().After(deadline) {
-			break
-		}
-	}
+	<-streaming // the model has answered its first text and now waits
 	if _, err := svc.Prompt(context.Background(), id, textPrompt("second"), func(acp.SessionUpdate) {}); err == nil || !strings.Contains(err.Error(), "is running") {
 		t.Fatalf("a second prompt: %v", err)
 	}
