@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -367,31 +368,25 @@ func TestLaw_temp_sweep_never_held(t *testing.T) {
 	os.WriteFile(filepath.Join(w.root, other), nil, 0o644)
 	holder := exec.Command(os.Args[0])
 	holder.Env = append(os.Environ(), helperEnv+"=hold:"+filepath.Join(w.root, other))
+	release, err := holder.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	said, err := holder.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := holder.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { holder.Process.Kill(); holder.Wait() })
-	waitLocked(t, filepath.Join(w.root, other))
+	t.Cleanup(func() { release.Close(); holder.Wait() })
+	if line, _ := bufio.NewReader(said).ReadString('\n'); line != "locked\n" {
+		t.Fatalf("the other process did not lock its temporary file: %q", line)
+	}
 	editOnce(t, w, "a.txt")
 	if got, want := tempsLeft(t, w.root), sorted([]string{held, other}); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("temporary files %v, want the held ones %v", got, want)
 	}
-}
-
-func waitLocked(t *testing.T, p string) {
-	t.Helper()
-	for i := 0; i < 500; i++ {
-		f, err := os.Open(p)
-		if err == nil {
-			err = unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
-			f.Close()
-			if errors.Is(err, unix.EWOULDBLOCK) {
-				return
-			}
-		}
-		sleepMs(10)
-	}
-	t.Fatal("the other process never locked its temporary file")
 }
 
 func TestLaw_temp_sweep_only_own(t *testing.T) {

@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/refusal"
@@ -118,5 +117,3 @@ func jsonDecode(s string, v any) error {
 	dec.DisallowUnknownFields()
 	return dec.Decode(v)
 }
-
-func sleepMs(n int) { time.Sleep(time.Duration(n) * time.Millisecond) }

@@ -1,16 +1,18 @@
 package edits
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 )
 
 // helperEnv turns the test binary into a helper process: "hold:PATH" locks
-// PATH as a live writer locks its temporary file and sleeps.
+// PATH as a live writer locks its temporary file, says "locked" on its
+// standard output, and holds the lock until its standard input ends.
 const helperEnv = "TANDEM_EDITS_HELPER"
 
 func TestMain(m *testing.M) {
@@ -20,7 +22,8 @@ func TestMain(m *testing.M) {
 			if err != nil || unix.Flock(int(f.Fd()), unix.LOCK_EX) != nil {
 				os.Exit(3)
 			}
-			time.Sleep(30 * time.Second)
+			fmt.Println("locked")
+			_, _ = io.Copy(io.Discard, os.Stdin)
 		}
 		os.Exit(0)
 	}
