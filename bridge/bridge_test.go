@@ -33,11 +33,16 @@ type logs struct {
 	mu     sync.Mutex
 	lines  []string
 	tokens []string
+	added  chan struct{} // closed, and replaced, at each new line
 }
 
 func (l *logs) logf(format string, args ...any) {
 	l.mu.Lock()
 	l.lines = append(l.lines, fmt.Sprintf(format, args...))
+	if l.added != nil {
+		close(l.added)
+		l.added = nil
+	}
 	l.mu.Unlock()
 }
 
@@ -52,14 +57,27 @@ func (l *logs) has(sub string) bool {
 	return false
 }
 
+// waitFor waits until a line holds sub, looking again at each new line.
 func (l *logs) waitFor(t *testing.T, sub string) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !l.has(sub) {
-		if time.Now().After(deadline) {
+	timeout := time.After(10 * time.Second)
+	for {
+		l.mu.Lock()
+		if l.added == nil {
+			l.added = make(chan struct{})
+		}
+		added := l.added // taken before the look: a line logged after it closes this
+		l.mu.Unlock()
+		if l.has(sub) {
+			return
+		}
+		select {
+		case <-added:
+		case <-timeout:
+			l.mu.Lock()
+			defer l.mu.Unlock()
 			t.Fatalf("no log line with %q; lines: %q", sub, l.lines)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -406,7 +424,7 @@ func TestBridge_client_killed_while_call_runs_cancels_it(t *testing.T) {
 	start := time.Now()
 	c.Close()
 	f.logs.waitFor(t, "id=0 kind=result_dropped")
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > 5*time.Second { // a real clock, far under the call's 30 s
 		t.Fatalf("the call was not cancelled: it ended after %s", d)
 	}
 	waitHeld(t, f.b, 0)
@@ -546,7 +564,7 @@ func TestBridge_100_callers_against_capacity_8_excess_busy_nothing_leaks(t *test
 				ok.Add(1)
 			case h.Status == StatusBusy:
 				busy.Add(1)
-				if d := time.Since(start); d > time.Second {
+				if d := time.Since(start); d > time.Second { // a queued request would wait about the 1.5 s of a running call
 					slowBusy.Store(int64(d))
 				}
 			default:
