@@ -314,7 +314,16 @@ func TestBridgeE2E_tandem_killed_mid_call(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(servers), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// The sleep writes to a FIFO: reading it returns once the sleep began.
 	started := filepath.Join(t.TempDir(), "started")
+	if err := syscall.Mkfifo(started, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	sleeping := make(chan struct{})
+	go func() {
+		_, _ = os.ReadFile(started)
+		close(sleeping)
+	}()
 	p := startLSP(t)
 	q := &questions{answer: "allow_once"}
 	q.serve(p)
@@ -329,15 +338,10 @@ func TestBridgeE2E_tandem_killed_mid_call(t *testing.T) {
 		defer close(done)
 		stderr, code = client(t, env, &out, "mcp", "call", "t/sleep", `{"millis":30000,"started":`+strconv.Quote(started)+`}`)
 	}()
-	deadline := time.Now().Add(20 * time.Second)
-	for { // the call was allowed and runs in the server
-		if _, err := os.Stat(started); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the call never started in the server; questions: %q", q.texts())
-		}
-		time.Sleep(20 * time.Millisecond)
+	select { // the call was allowed and runs in the server
+	case <-sleeping:
+	case <-time.After(20 * time.Second):
+		t.Fatalf("the call never started in the server; questions: %q", q.texts())
 	}
 	_ = p.cmd.Process.Signal(syscall.SIGKILL)
 	select {
