@@ -317,7 +317,7 @@ func TestWithoutTheCapabilityTheDiskIsUsed(t *testing.T) {
 func TestAClientThatFailsFsLeavesTheDisk(t *testing.T) {
 	for name, hook := range map[string]func(string, string) error{
 		"error": func(string, string) error { return acp.NewMethodNotFound(acp.ClientMethodFsReadTextFile) },
-		"hang":  func(string, string) error { time.Sleep(time.Second); return nil },
+		"hang":  func(string, string) error { time.Sleep(time.Second); return nil }, // a client far slower than clientWait below; the test does not wait for it
 	} {
 		t.Run(name, func(t *testing.T) {
 			defer func(w time.Duration) { clientWait = w }(clientWait)
