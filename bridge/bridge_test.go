@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -419,13 +420,19 @@ func TestBridge_client_killed_while_prompt_waits_withdraws_it(t *testing.T) {
 func TestBridge_client_killed_while_call_runs_cancels_it(t *testing.T) {
 	f := newFixture(t, Settings{AutoAllow: []string{"t/*"}})
 	_, env := f.owner(t, allow)
-	c := sendOnly(t, env, "t/sleep", `{"millis":30000}`)
+	cancelled, seen := mcptest.Await(t)
+	c := sendOnly(t, env, "t/sleep", `{"millis":30000,"cancelled":`+strconv.Quote(cancelled)+`}`)
 	waitStage(t, f.b, 0, "calling")
 	start := time.Now()
 	c.Close()
 	f.logs.waitFor(t, "id=0 kind=result_dropped")
 	if d := time.Since(start); d > 5*time.Second { // a real clock, far under the call's 30 s
 		t.Fatalf("the call was not cancelled: it ended after %s", d)
+	}
+	select {
+	case <-seen:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server's call was not cancelled")
 	}
 	waitHeld(t, f.b, 0)
 }

@@ -314,16 +314,7 @@ func TestBridgeE2E_tandem_killed_mid_call(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, ".mcp.json"), []byte(servers), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// The sleep writes to a FIFO: reading it returns once the sleep began.
-	started := filepath.Join(t.TempDir(), "started")
-	if err := syscall.Mkfifo(started, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	sleeping := make(chan struct{})
-	go func() {
-		_, _ = os.ReadFile(started)
-		close(sleeping)
-	}()
+	started, sleeping := mcptest.Await(t)
 	p := startLSP(t)
 	q := &questions{answer: "allow_once"}
 	q.serve(p)

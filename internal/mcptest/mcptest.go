@@ -10,7 +10,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
+	"syscall"
+	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -36,6 +39,27 @@ type SleepArgs struct {
 	// Started, when set, is a file created once the sleep began: a test
 	// waits for it to know the call is running in the server.
 	Started string `json:"started,omitempty"`
+	// Cancelled, when set, is a file created when a cancel ended the
+	// sleep: a test waits for it to know the server saw the cancel.
+	Cancelled string `json:"cancelled,omitempty"`
+}
+
+// Await makes a FIFO for a tool to create as Started or Cancelled, and
+// returns its path and a channel closed once the tool has written it.
+// Opening a FIFO blocks until its other end is opened, so the test waits
+// for the tool itself instead of polling for a file.
+func Await(t testing.TB) (string, <-chan struct{}) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "await")
+	if err := syscall.Mkfifo(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_, _ = os.ReadFile(path)
+		close(done)
+	}()
+	return path, done
 }
 
 // Big is the deterministic content of a result of n bytes: lines of
@@ -72,6 +96,9 @@ func New() *mcp.Server {
 			case <-time.After(time.Duration(a.Millis) * time.Millisecond):
 				return text("slept"), nil, nil
 			case <-ctx.Done():
+				if a.Cancelled != "" {
+					_ = os.WriteFile(a.Cancelled, nil, 0o644)
+				}
 				return nil, nil, ctx.Err()
 			}
 		})
