@@ -1,7 +1,6 @@
 package agent
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	acp "github.com/coder/acp-go-sdk"
 
+	"github.com/tandemdev/tandem/acpserver/acptest"
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/agent/providers/fake"
 	"github.com/tandemdev/tandem/agent/providers/scripted"
@@ -93,31 +93,6 @@ func (u *updates) statuses(id string) []acp.ToolCallStatus {
 	return out
 }
 
-// processesRunning lists the pids whose command line is exactly command
-// (arguments split at spaces).
-func processesRunning(command string) []string {
-	want := []byte(strings.ReplaceAll(command, " ", "\x00") + "\x00")
-	files, _ := filepath.Glob("/proc/[0-9]*/cmdline")
-	var pids []string
-	for _, f := range files {
-		if b, err := os.ReadFile(f); err == nil && bytes.Equal(b, want) {
-			pids = append(pids, filepath.Base(filepath.Dir(f)))
-		}
-	}
-	return pids
-}
-
-// waitForProcess waits until command runs: the kernel gives no event for
-// a process starting, so /proc is looked at until it shows.
-func waitForProcess(t *testing.T, command string) {
-	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); len(processesRunning(command)) == 0; time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("%q never started", command)
-		}
-	}
-}
-
 func newTestChat(t *testing.T, ws string, m *fake.Model, asker approvals.Asker) *Chat {
 	t.Helper()
 	c := NewChat(Options{Session: tools.Open(tools.Options{Roots: []string{ws}, Asker: asker}), Provider: m,
@@ -194,10 +169,10 @@ func statusText(s []acp.ToolCallStatus) []string {
 // turn returns cancelled at once, and no later call starts.
 func TestStopEndsARunningToolAtOnce(t *testing.T) {
 	ws := t.TempDir()
-	sleep := "sleep 30." + strconv.FormatInt(time.Now().UnixNano(), 10) // a command line no other test runs
+	arg := "30." + strconv.FormatInt(time.Now().UnixNano(), 10) // a sleep no other test runs
 	m := &fake.Model{}
 	m.Responses = []func(providers.Request) providers.Response{
-		fake.Call(fake.Use("b1", "bash", map[string]any{"command": sleep + "; touch after-sleep"}), fake.Use("b2", "bash", map[string]any{"command": "touch second"})),
+		fake.Call(fake.Use("b1", "bash", map[string]any{"command": "sleep " + arg + "; touch after-sleep"}), fake.Use("b2", "bash", map[string]any{"command": "touch second"})),
 		fake.Say("never reached"),
 	}
 	c := newTestChat(t, ws, m, nil)
@@ -208,7 +183,8 @@ func TestStopEndsARunningToolAtOnce(t *testing.T) {
 		stop, _ := c.Prompt(ctx, textPrompt("run it"), u.emit)
 		done <- stop
 	}()
-	waitForProcess(t, sleep)
+	// The kernel tells no one of a process starting: /proc is looked at.
+	acptest.Eventually(t, "the step's sleep", func() bool { return acptest.Running("sleep", arg) })
 	start := time.Now()
 	cancel()
 	// The bounds are real time (the step is a real process), far under the
@@ -225,13 +201,11 @@ func TestStopEndsARunningToolAtOnce(t *testing.T) {
 	if d := time.Since(start); d > 5*time.Second {
 		t.Errorf("the turn ended %v after stop", d)
 	}
-	if len(processesRunning(sleep)) != 0 {
+	if acptest.Running("sleep", arg) {
 		t.Error("the step's process outlived the turn")
 	}
-	// Nothing may run once the turn has ended; a step that wrongly did
-	// would show within this grace. A slow machine can only make the check
-	// miss it, never fail a correct run.
-	time.Sleep(200 * time.Millisecond)
+	// The turn returned after its calls did, and a bash call returns once
+	// its run has ended: nothing of the turn can run after this.
 	for _, f := range []string{"after-sleep", "second"} {
 		if _, err := os.Stat(filepath.Join(ws, f)); err == nil {
 			t.Errorf("%s ran after stop", f)
