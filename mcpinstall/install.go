@@ -173,15 +173,10 @@ func Apply(a Agent, scope Scope, e Env, remove bool) Result {
 		return skip(r, fmt.Sprintf("its %s configuration has no known place here (%v); use the other --scope", scope, err))
 	}
 	r.Path = path
-	// A linked configuration (dotfiles) is edited where it lives, the link kept.
-	if p, err := filepath.EvalSymlinks(path); err == nil {
-		path = p
+	path, src, exists, err := readTarget(r.Path)
+	if err != nil {
+		return skip(r, err.Error())
 	}
-	src, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return skip(r, fmt.Sprintf("%s cannot be read (%v); make it readable, then run the command again", r.Path, err))
-	}
-	exists := err == nil
 	if !exists && remove {
 		r.Action = NotThere
 		return r
@@ -208,6 +203,21 @@ func Apply(a Agent, scope Scope, e Env, remove bool) Result {
 		_ = os.Remove(dir) // fails, as it should, on a directory holding anything
 	}
 	return r
+}
+
+// readTarget reads the file shown as shown. A linked file (dotfiles) is
+// read, and later written, where it lives: path is that place, and the link
+// is kept. A missing file is no error: exists says whether it was there.
+func readTarget(shown string) (path string, src []byte, exists bool, err error) {
+	path = shown
+	if p, err := filepath.EvalSymlinks(shown); err == nil {
+		path = p
+	}
+	src, err = os.ReadFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", nil, false, fmt.Errorf("%s cannot be read (%v); make it readable, then run the command again", shown, err)
+	}
+	return path, src, err == nil, nil
 }
 
 func skip(r Result, reason string) Result {

@@ -2,10 +2,7 @@ package mcpinstall
 
 import (
 	_ "embed"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 )
@@ -62,15 +59,10 @@ func mergeRule(text, block string) (string, error) {
 // The file is written as Apply writes the agents' files.
 func ApplyRule(e Env) Result {
 	r := Result{Agent: RuleFile, Path: filepath.Join(e.Root, RuleFile)}
-	path := r.Path
-	if p, err := filepath.EvalSymlinks(path); err == nil {
-		path = p
+	path, src, exists, err := readTarget(r.Path)
+	if err != nil {
+		return skip(r, err.Error())
 	}
-	src, err := os.ReadFile(path)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return skip(r, fmt.Sprintf("%s cannot be read (%v); make it readable, then run the command again", r.Path, err))
-	}
-	exists := err == nil
 	out, err := mergeRule(string(src), workingRule)
 	if err != nil {
 		return skip(r, err.Error())
