@@ -281,6 +281,10 @@ func foldPairIndexFrom(b []byte, a, c byte, i int) int {
 type Hit struct {
 	N          int
 	Start, End int
+	// Col is where the first match starts in the line's text, in bytes,
+	// when the line is longer than a row shows whole (its row is a window
+	// around the match); else 0.
+	Col int
 }
 
 // checkWork is how much regexp work (bytes searched times program
@@ -326,6 +330,13 @@ func (m *Matcher) Search(ctx context.Context, body []byte) *Search {
 	return &Search{m: m, body: body, line: 1, limit: limit{ctx: ctx}, every: checkWork}
 }
 
+// Continue goes on with the next body of the same text (the next chunk of
+// a file): its lines are numbered from 1 again, and the time limit and
+// work count go on from where the search left them.
+func (s *Search) Continue(body []byte) {
+	*s = Search{m: s.m, body: body, line: 1, limit: s.limit, work: s.work, every: s.every}
+}
+
 // Next returns the next matching line, or false when there is none or the
 // search stopped early.
 func (s *Search) Next() (Hit, bool) {
@@ -353,14 +364,27 @@ func (s *Search) Next() (Hit, bool) {
 		if end > start && end < len(body) && body[end-1] == '\r' {
 			text = end - 1
 		}
-		matched := m.pure || bounded(s, m.reSize, body[start:text], m.re.Match, m.re.MatchReader)
+		line, col := body[start:text], 0
+		matched := m.pure
+		switch {
+		case len(line) <= maxRowBytes && !m.pure:
+			matched = bounded(s, m.reSize, line, m.re.Match, m.re.MatchReader)
+		case len(line) > maxRowBytes && m.pure:
+			col = at - start
+		case len(line) > maxRowBytes:
+			// A row shows a window of a long line around its match.
+			loc := bounded(s, m.reSize, line, m.re.FindIndex, m.re.FindReaderIndex)
+			if matched = loc != nil; matched {
+				col = loc[0]
+			}
+		}
 		if s.limit.err != nil {
 			break
 		}
 		n := s.line
 		s.from, s.line = next, s.line+1
 		if matched {
-			return Hit{N: n, Start: start, End: text}, true
+			return Hit{N: n, Start: start, End: text, Col: col}, true
 		}
 	}
 	s.ended = true
