@@ -478,7 +478,7 @@ func (f *GrepFile) around(ctx context.Context, context int) bool {
 		if want[n] {
 			keep = rowHead + len(bom)
 		}
-		line, ok, err := readLine(br, keep)
+		line, ok, err := readLine(br, 0, keep)
 		if err != nil {
 			return ctx.Err() != nil // a cancelled grep shows nothing anyway
 		}

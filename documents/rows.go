@@ -91,6 +91,10 @@ func FormatSpans(spans []Span) string {
 // rows are marked seen).
 func Row(n int, text []byte) (row string, whole bool) { return rowOf(n, text, len(text)) }
 
+// ShowsWhole reports whether a row can show the line text whole, so that
+// the line can become seen: a longer line is only ever shown in part.
+func ShowsWhole(text []byte) bool { return len(text) <= maxRowBytes }
+
 // rowOf is Row for a line of size bytes of which text may hold only the
 // head: all of it when size is within maxRowBytes, else at least
 // maxRowBytes+1 bytes, enough to cut on a rune boundary.
