@@ -392,13 +392,18 @@ func overLimit(abs string) bool {
 func (g *grepRun) streamFile(abs string, buf []byte, keepFrom, limit int) (GrepFile, Class, searchEnd) {
 	f := GrepFile{Abs: abs, Content: []byte{'\n'}, lean: true, dropped: keepFrom} // never starting with a BOM
 	sum := xxh3.New()
+	// A file over the limit has no tag: it is not hashed.
+	info, err := os.Stat(abs)
+	hash := err != nil || info.Size() <= MaxFileBytes
 	valid := true
 	var end searchEnd
 	var s *Search    // one search across the chunks: the time limit is the file's
 	lines := 0       // before the chunk
 	partial := false // the last chunk ends without a line end
 	class := eachChunk(abs, buf, func(body []byte, first bool) chunkNext {
-		_, _ = sum.Write(body)
+		if hash {
+			_, _ = sum.Write(body)
+		}
 		valid = valid && utf8.Valid(body) // a chunk ends at a line end, never inside a rune
 		text := body
 		if first {
@@ -422,7 +427,7 @@ func (g *grepRun) streamFile(abs string, buf []byte, keepFrom, limit int) (GrepF
 		return searchOn
 	})
 	f.Large, f.NotUTF8 = class == ClassLarge, !valid
-	if class == ClassSearched && valid && end.err == nil {
+	if class == ClassSearched && hash && valid && end.err == nil {
 		f.Tag = tagOfSum(sum.Sum64())
 	}
 	f.nLines = lines

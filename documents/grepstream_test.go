@@ -59,7 +59,7 @@ func hugeText(size int) []byte {
 // A file over the size limit is searched whole, as ripgrep searches it:
 // the same matching lines, in one file's pages and in a directory search,
 // without holding the file.
-func TestGrepSearchesAHugeFileWholeAsRipgrep(t *testing.T) {
+func TestLaw_grep_searches_a_huge_file_whole_as_ripgrep(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "huge.txt", hugeText(110<<20))
 	want := rgLines(t, "needle", path)

@@ -31,7 +31,7 @@ type Matcher struct {
 	lit  []byte         // a literal every match contains, or nil
 	fold bool           // lit matches ASCII case-insensitively
 	rare int            // index in lit of the byte the literal scan looks for
-	pair bool           // folding: it looks for the two bytes from rare in any case
+	pair bool           // it looks for the two bytes from rare (in any case: a superset, checked)
 	pure bool           // a line matches iff it contains lit
 	cand *regexp.Regexp // whole-buffer candidates when lit is nil
 	// The sizes of the programs of re and cand, in instructions: a bound,
@@ -41,7 +41,7 @@ type Matcher struct {
 
 // Compile builds a Matcher for grep's pattern and flags.
 func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
-	expr := pattern
+	expr := ripgrepClasses(pattern)
 	if literal {
 		expr = regexp.QuoteMeta(pattern)
 	}
@@ -50,6 +50,10 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
+		// Told of the pattern as written, not of its Unicode classes.
+		if _, asWritten := regexp.Compile(pattern); asWritten != nil {
+			err = asWritten
+		}
 		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"The pattern %q is not a valid regular expression (%v). Fix it, or pass literal: true to search for the text as written.",
 			pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: ")))
@@ -72,7 +76,10 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 		pureLit := tree.Op == syntax.OpLiteral && !strings.Contains(lit, "\r")
 		m.pure = pureLit && (!fold || string(tree.Rune) == lit)
 		m.rare = rarest(m.lit, fold)
-		if fold && len(m.lit) > 1 {
+		// A two-byte literal is its own pair: a scan for its rarer byte
+		// stops at each of that byte's many occurrences (")" of "()" in
+		// C, one byte in fifty), the pair scan only at the literal.
+		if fold && len(m.lit) > 1 || len(m.lit) == 2 {
 			m.rare, m.pair = rarestPair(m.lit), true
 		}
 	default:

@@ -14,7 +14,7 @@ import (
 // line: an edit anchoring on it is refused, the file is unchanged, and
 // the refusal's next action is one that can work (no read shows the line
 // whole), while the lines shown whole around it stay edit anchors.
-func TestAnEditOnALineShownAsAWindowIsRefused(t *testing.T) {
+func TestLaw_an_edit_on_a_line_shown_as_a_window_is_refused(t *testing.T) {
 	long := strings.Repeat("x", 9000) + "needle" + strings.Repeat("y", 9000)
 	before := "first\n" + long + "\nlast\n"
 	w := newWS(t, map[string]string{"min.js": before})
