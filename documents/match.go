@@ -33,7 +33,10 @@ type Matcher struct {
 	rare int            // index in lit of the byte the literal scan looks for
 	pair bool           // it looks for the two bytes from rare (in any case: a superset, checked)
 	pure bool           // a line matches iff it contains lit
-	cand *regexp.Regexp // whole-buffer candidates when lit is nil
+	// local: the pattern has no anchor nor word boundary, so a match in
+	// part of a line is a match in the line.
+	local bool
+	cand  *regexp.Regexp // whole-buffer candidates when lit is nil
 	// The sizes of the programs of re and cand, in instructions: a bound,
 	// up to a constant, on their work per byte searched.
 	reSize, candSize int
@@ -62,7 +65,7 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Matcher{re: re, reSize: progSize(tree)}
+	m := &Matcher{re: re, reSize: progSize(tree), local: !asserts(tree)}
 	lit, fold := required(tree)
 	if fold {
 		lit = foldSafe(lit)
@@ -87,6 +90,25 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 		m.cand, m.candSize = regexp.MustCompile(superset.String()), progSize(superset)
 	}
 	return m, nil
+}
+
+// probeBytes is how far either side of its literal a long line is first
+// searched for a match.
+const probeBytes = 4 << 10
+
+// asserts reports whether t has an anchor or a word boundary, which can
+// hold at the edge of part of a line and not in the line.
+func asserts(t *syntax.Regexp) bool {
+	switch t.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, sub := range t.Sub {
+		if asserts(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // progSize is the number of instructions of the program the regexp package
@@ -288,9 +310,10 @@ func foldPairIndexFrom(b []byte, a, c byte, i int) int {
 type Hit struct {
 	N          int
 	Start, End int
-	// Col is where the first match starts in the line's text, in bytes,
-	// when the line is longer than a row shows whole (its row is a window
-	// around the match); else 0.
+	// Col is where a match starts in the line's text, in bytes, when the
+	// line is longer than a row shows whole (its row is a window around
+	// the match); else 0. It is the first match's, unless that one spans
+	// more than probeBytes beside the line's first literal.
 	Col int
 }
 
@@ -379,10 +402,22 @@ func (s *Search) Next() (Hit, bool) {
 		case len(line) > maxRowBytes && m.pure:
 			col = at - start
 		case len(line) > maxRowBytes:
-			// A row shows a window of a long line around its match.
-			loc := bounded(s, m.reSize, line, m.re.FindIndex, m.re.FindReaderIndex)
+			// A row shows a window of a long line around its match. Where
+			// a match in part of the line is one in the line, the part
+			// around the literal is tried first: a regexp over a line of
+			// megabytes runs on Go's slowest engine.
+			var loc []int
+			from := start
+			if m.local && m.lit != nil {
+				from = max(start, at-probeBytes)
+				loc = bounded(s, m.reSize, body[from:min(text, at+len(m.lit)+probeBytes)], m.re.FindIndex, m.re.FindReaderIndex)
+			}
+			if loc == nil && s.limit.err == nil {
+				from = start
+				loc = bounded(s, m.reSize, line, m.re.FindIndex, m.re.FindReaderIndex)
+			}
 			if matched = loc != nil; matched {
-				col = loc[0]
+				col = from - start + loc[0]
 			}
 		}
 		if s.limit.err != nil {

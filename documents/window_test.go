@@ -58,18 +58,19 @@ func rgColumn(t *testing.T, pattern, path string) (int, int) {
 func TestGrepShowsAWindowAroundAMatchOnALongLine(t *testing.T) {
 	long := strings.Repeat("é", 100_000) + "var ɵEngine=needle();" + strings.Repeat("ü", 200_000)
 	for _, c := range []struct {
-		name string
-		text string
-		n    int
+		name, text, pattern string
+		n                   int
 	}{
-		{"within the limit", "first\n" + long + "\nlast\n", 2},
-		{"over the limit", strings.Repeat("filler line\n", MaxFileBytes/12) + long + "\nlast\n", MaxFileBytes/12 + 1},
+		{"within the limit", "first\n" + long + "\nlast\n", `needle\(\)`, 2},
+		// A boundary is checked on the whole line, not near the literal.
+		{"within the limit, a boundary", "first\n" + long + "\nlast\n", `\bneedle\(\)`, 2},
+		{"over the limit", strings.Repeat("filler line\n", MaxFileBytes/12) + long + "\nlast\n", `needle\(\)`, MaxFileBytes/12 + 1},
 	} {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {
 			dir := t.TempDir()
 			path := writeFile(t, dir, "min.js", []byte(c.text))
 			store := NewStore()
-			out, err := Grep(context.Background(), store, nil, []string{dir}, GrepRequest{Pattern: `needle\(\)`, Path: "min.js", Context: 1})
+			out, err := Grep(context.Background(), store, nil, []string{dir}, GrepRequest{Pattern: c.pattern, Path: "min.js", Context: 1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +81,7 @@ func TestGrepShowsAWindowAroundAMatchOnALongLine(t *testing.T) {
 				}
 			}
 			w := parseWindow(t, row)
-			rgLine, rgCol := rgColumn(t, `needle\(\)`, path)
+			rgLine, rgCol := rgColumn(t, c.pattern, path)
 			start := strings.Index(long, "needle")
 			switch {
 			case w.n != rgLine || w.match != rgCol || w.match != start+1:
