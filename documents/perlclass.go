@@ -178,16 +178,21 @@ var unicodeSets = sync.OnceValue(func() map[byte]classText {
 func classOf(tables ...*unicode.RangeTable) classText {
 	type span struct{ lo, hi rune }
 	var spans []span
+	add := func(lo, hi, stride rune) {
+		if stride == 1 {
+			spans = append(spans, span{lo, hi})
+			return
+		}
+		for c := lo; c <= hi; c += stride {
+			spans = append(spans, span{c, c})
+		}
+	}
 	for _, t := range tables {
 		for _, r := range t.R16 {
-			for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
-				spans = append(spans, span{c, c})
-			}
+			add(rune(r.Lo), rune(r.Hi), rune(r.Stride))
 		}
 		for _, r := range t.R32 {
-			for c := rune(r.Lo); c <= rune(r.Hi); c += rune(r.Stride) {
-				spans = append(spans, span{c, c})
-			}
+			add(rune(r.Lo), rune(r.Hi), rune(r.Stride))
 		}
 	}
 	sort.Slice(spans, func(i, j int) bool { return spans[i].lo < spans[j].lo })
