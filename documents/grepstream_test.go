@@ -131,3 +131,66 @@ func TestGrepOfAHugeFileHoldsAChunkNotTheFile(t *testing.T) {
 		}
 	}
 }
+
+// A file over the limit shows context rows as a file within it does: the
+// lines ripgrep's -C shows around the page's matches, read in a second
+// pass, CRLF endings and long lines as rows show them.
+func TestGrepContextOfAHugeFileIsRipgreps(t *testing.T) {
+	dir := t.TempDir()
+	var b []byte
+	for n := 1; len(b) < MaxFileBytes+1<<20; n++ {
+		b = strconv.AppendInt(b, int64(n), 10)
+		switch {
+		case n%50 == 0 || n%50 == 2:
+			b = append(b, " needle\r\n"...)
+		case n == 4:
+			b = append(append(b, ' '), bytes.Repeat([]byte("é"), 3000)...)
+			b = append(b, '\n')
+		default:
+			b = append(b, " hay\n"...)
+		}
+	}
+	path := writeFile(t, dir, "big.txt", b)
+	out, err := Grep(context.Background(), NewStore(), nil, []string{dir}, GrepRequest{Pattern: "needle", Path: "big.txt", Context: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rg, err := exec.Command("rg", "--no-config", "-n", "-C2", "--no-heading", "--no-filename", "needle", path).Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// rg's rows "N:text" and "N-text", up to the page's last match.
+	groups, _ := parseGrep(t, out)
+	rows := groups[0].rows
+	for rows[len(rows)-1].kind == "context" {
+		rows = rows[:len(rows)-1]
+	}
+	last := rows[len(rows)-1].n
+	var want []string
+	for _, l := range strings.Split(string(rg), "\n") {
+		i := strings.IndexAny(l, ":-")
+		if i <= 0 {
+			continue
+		}
+		n, _ := strconv.Atoi(l[:i])
+		if n <= last {
+			want = append(want, strings.TrimSuffix(l, "\r"))
+		}
+	}
+	var got []string
+	for i, r := range rows {
+		sep := ":"
+		if r.kind == "context" {
+			sep = "-"
+		}
+		// A row cuts a long line, and says so: its head is rg's.
+		text, _, cut := strings.Cut(r.text, " … [line cut: ")
+		if cut && i < len(want) && strings.HasPrefix(want[i], strconv.Itoa(r.n)+sep+text) {
+			text = strings.TrimPrefix(want[i], strconv.Itoa(r.n)+sep)
+		}
+		got = append(got, strconv.Itoa(r.n)+sep+text)
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("grep shows\n%.2000s\nrg shows\n%.2000s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
