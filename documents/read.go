@@ -443,7 +443,10 @@ func parseColumns(lines, columns string) (Span, error) {
 // window row (windowRow) naming the next read of path. part holds the
 // line's bytes from base on, the columns and a rune either side.
 func columnRow(n int, part []byte, base, size int, cols Span, path string) (row string, whole bool) {
-	from := min(cols.From-1, size)
+	if cols.From > max(size, 1) {
+		return fmt.Sprintf("(line %d is %d bytes: columns from %d are past its end)", n, size, cols.From), false
+	}
+	from := cols.From - 1
 	to := min(size, cols.To, from+maxColumns)
 	if cols.To == toEnd {
 		to = min(size, from+maxColumns)

@@ -137,6 +137,9 @@ func TestReadColumnsOfALine(t *testing.T) {
 		if w.text != line[15000:] || w.cutAfter || w.next.Columns != "11001-15000" {
 			t.Fatalf("columns to the end showed %d-%d %q, next %q", w.from, w.to, w.text, w.next.Columns)
 		}
+		if out := read("1", "7-9"); !strings.Contains(out, "\n(line 1 is 5 bytes: columns from 7 are past its end)\n") {
+			t.Fatalf("columns past the end of a line:\n%s", out)
+		}
 		if out := read("1", "1-"); !strings.Contains(out, "\n1:short\n") {
 			t.Fatalf("columns covering a line do not show it whole:\n%s", out)
 		}
