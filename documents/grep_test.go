@@ -82,6 +82,8 @@ func grepText() *rapid.Generator[[]byte] {
 
 var grepPatterns = []string{"a", "ab", "b$", "^a", `a\s*b`, "A", "é", "a.b", "", "^$", `\bab\b`, "(a|b)b", "[^a]b", "a+",
 	"k", "s", "sk", "ab$", `\Aa`, `b\z`, "ab|ba", "a b", "\r", `a\r`, "é$",
+	// every match starts with the literal: tried anchored at each of its places
+	`\bab\w*`, `ab\B`, `\Bab`, `ab[ks]+\b`, `^ab.*b`, `\bba\s`, `(ab)+a`, `éa`,
 	// no literal every match holds: the whole-text candidate regexp
 	`[ab][ab]`, `\S\s+\S`, `(a|B)$`, `^[^a]`, `[ks]\b`}
 

@@ -36,7 +36,11 @@ type Matcher struct {
 	// local: the pattern has no anchor nor word boundary, so a match in
 	// part of a line is a match in the line.
 	local bool
-	cand  *regexp.Regexp // whole-buffer candidates when lit is nil
+	// atFirst and atNext, when every match starts with lit (after
+	// anchors and boundaries): the pattern anchored at the start of a
+	// line, and after one rune (the one before lit, for its boundaries).
+	atFirst, atNext *regexp.Regexp
+	cand            *regexp.Regexp // whole-buffer candidates when lit is nil
 	// The sizes of the programs of re and cand, in instructions: a bound,
 	// up to a constant, on their work per byte searched.
 	reSize, candSize int
@@ -85,11 +89,61 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 		if fold && len(m.lit) > 1 || len(m.lit) == 2 {
 			m.rare, m.pair = rarestPair(m.lit), true
 		}
+		if !m.pure && !fold && leads(tree, lit) {
+			m.atFirst = regexp.MustCompile(`^(?:` + expr + `)`)
+			m.atNext = regexp.MustCompile(`^(?s:.)(?:` + expr + `)`)
+		}
 	default:
 		superset := lineSuperset(tree)
 		m.cand, m.candSize = regexp.MustCompile(superset.String()), progSize(superset)
 	}
 	return m, nil
+}
+
+// leads reports whether every match of t starts with lit, after only
+// anchors and word boundaries.
+func leads(t *syntax.Regexp, lit string) bool {
+	switch t.Op {
+	case syntax.OpLiteral:
+		return t.Flags&syntax.FoldCase == 0 && strings.HasPrefix(string(t.Rune), lit)
+	case syntax.OpCapture:
+		return leads(t.Sub[0], lit)
+	case syntax.OpConcat:
+		for _, sub := range t.Sub {
+			switch sub.Op {
+			case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+				continue
+			}
+			return leads(sub, lit)
+		}
+	}
+	return false
+}
+
+// leading reports whether a match of a pattern that starts with its
+// literal starts at one of the literal's places in line, the first at q:
+// the regexp runs anchored at each, from the rune before it, instead of
+// from every byte of the line (the backtracker's cost on every line that
+// holds a common word, such as "struct ").
+func (s *Search) leading(line []byte, q int) bool {
+	m := s.m
+	for {
+		var ok bool
+		if q == 0 {
+			ok = bounded(s, m.reSize, line, m.atFirst.Match, m.atFirst.MatchReader)
+		} else {
+			_, size := utf8.DecodeLastRune(line[:q])
+			ok = bounded(s, m.reSize, line[q-size:], m.atNext.Match, m.atNext.MatchReader)
+		}
+		if ok || s.limit.err != nil || q >= len(line) {
+			return ok
+		}
+		i := bytes.Index(line[q+1:], m.lit)
+		if i < 0 {
+			return false
+		}
+		q += 1 + i
+	}
 }
 
 // probeBytes is how far either side of its literal a long line is first
@@ -397,6 +451,8 @@ func (s *Search) Next() (Hit, bool) {
 		line, col := body[start:text], 0
 		matched := m.pure
 		switch {
+		case len(line) <= maxRowBytes && m.atFirst != nil:
+			matched = s.leading(line, at-start)
 		case len(line) <= maxRowBytes && !m.pure:
 			matched = bounded(s, m.reSize, line, m.re.Match, m.re.MatchReader)
 		case len(line) > maxRowBytes && m.pure:
