@@ -21,6 +21,7 @@
 //
 // The walk (Walk) follows git's ignore rules with go-git's pattern matcher
 // and a per-directory stack of rules kept here; searching (Matcher) runs over
-// whole files with a required-literal prefilter, so a search of a large tree
-// costs about what ripgrep's does.
+// whole files (past the size limit streamed in chunks) with a
+// required-literal prefilter and ripgrep's Unicode classes, so a search of a
+// large tree costs about what ripgrep's does.
 package documents

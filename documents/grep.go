@@ -1,6 +1,7 @@
 package documents
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -61,16 +62,21 @@ type GrepRequest struct {
 type GrepFile struct {
 	Abs, Show string
 	Tag       Tag  // "" when the file has no tag (over the limit, not UTF-8)
-	Large     bool // over the size limit: only its first 4 MiB were searched
+	Large     bool // over the size limit: searched whole, but it has no tag
 	CutAt     int  // the search stopped at its time limit at this line (0: it did not)
 	NotUTF8   bool
 	Buffer    *Buffer // the editor buffer searched in place of the disk
 	Content   []byte  // the bytes searched; hits index them after the BOM
 	Hits      []Hit   // the matching rows shown (while searching: those kept, one past the page)
 	Total     int     // matches in the file (counted up to the scope's need)
-	// lean: Content holds only the lines of the kept hits, one after
-	// another (a search for a session that keeps no text, streamFile).
-	lean bool
+	// lean: the file was streamed (streamFile): Content holds only what
+	// the rows of its kept hits show, one after another, and dropped is
+	// how many hits before them were counted but not kept.
+	lean    bool
+	dropped int
+	parts   map[int]partLine  // lean: the hits on long lines, which Content holds a window of
+	rows    map[int]largeLine // lean: the lines of the context rows, as far as rows show them
+	nLines  int               // lean: the file's number of lines
 	// before and after are the lines of the matches just off the page (0:
 	// none). The rows around the page's matches stop short of theirs:
 	// the page before showed them, or the page after will.
@@ -177,10 +183,13 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 			rep.Tally.add(ClassSpecial, abs) // a pipe could block the read forever
 			break
 		}
-		f, class := g.read(abs)
+		pooled := chunkBufs.Get().(*[]byte)
+		defer chunkBufs.Put(pooled)
+		// A streamed file keeps no hit before the one just off the page.
+		f, class, end := g.searchFile(abs, max(0, req.Skip-1), through(req.Skip, matchesPerPage), func() []byte { return *pooled })
 		rep.Tally.add(class, abs)
 		if class == ClassSearched || class == ClassLarge {
-			g.searchAll(f, through(req.Skip, matchesPerPage), &rep.Tally)
+			g.keep(f, end, &rep.Tally)
 		}
 	case statErr != nil:
 		return nil, statRefusal(abs, statErr)
@@ -246,7 +255,7 @@ func (g *grepRun) visit(e Entry, t *Tally) {
 		var f GrepFile
 		f, class = g.read(e.Abs)
 		if class == ClassSearched || class == ClassLarge {
-			s := g.m.Search(g.ctx, bytes.TrimPrefix(f.Content, bom))
+			s := g.m.Search(g.ctx, bytes.TrimPrefix(f.Content, bom)) // an editor buffer, whole
 			_, found = s.Next()
 			if s.Err() == errTooSlow {
 				class = ClassCut
@@ -293,22 +302,20 @@ func (g *grepRun) searchPage() {
 	for range min(len(page), runtime.GOMAXPROCS(0)) {
 		wg.Go(func() {
 			var buf *[]byte // streamFile's, from the walk's pool
+			defer func() {
+				if buf != nil {
+					chunkBufs.Put(buf)
+				}
+			}()
 			for i := int(next.Add(1) - 1); i < len(page); i = int(next.Add(1) - 1) {
 				sl := &slots[i]
-				if _, open := g.buffers.Get(page[i].abs); g.lean && !open {
+				// Hashed and checked on every core too.
+				sl.f, sl.class, sl.end = g.searchFile(page[i].abs, 0, matchesPerFile, func() []byte {
 					if buf == nil {
 						buf = chunkBufs.Get().(*[]byte)
-						defer chunkBufs.Put(buf)
 					}
-					sl.f, sl.class, sl.end = g.streamFile(page[i].abs, *buf)
-					continue
-				}
-				sl.f, sl.class = g.read(page[i].abs)
-				if sl.class == ClassSearched || sl.class == ClassLarge {
-					var s *Search
-					sl.f, s = g.search(sl.f, matchesPerFile)
-					sl.f, sl.end = finish(sl.f), endOf(s) // hashed and checked on every core too
-				}
+					return *buf
+				})
 			}
 		})
 	}
@@ -326,11 +333,13 @@ func (g *grepRun) searchPage() {
 // for the whole file.
 func (g *grepRun) firstMatch(abs string, buf []byte) (class Class, found bool) {
 	cut := false
+	var s *Search // one search across the chunks: the time limit is the file's
 	class = eachChunk(abs, buf, func(body []byte, first bool) chunkNext {
 		if first {
-			body = bytes.TrimPrefix(body, bom)
+			s = g.m.Search(g.ctx, bytes.TrimPrefix(body, bom))
+		} else {
+			s.Continue(body)
 		}
-		s := g.m.Search(g.ctx, body)
 		_, found = s.Next()
 		switch {
 		case s.Err() == errTooSlow:
@@ -347,37 +356,65 @@ func (g *grepRun) firstMatch(abs string, buf []byte) (class Class, found bool) {
 	return class, found
 }
 
-// streamFile searches a page file on disk chunk by chunk, with the same
-// result as read and search give on the whole file, for a report that is
-// rendered and never recorded. It keeps the lines of the hits it keeps,
-// not the file, and hashes the file as the chunks go by, because in a
-// fresh process holding a page of large files cost more than searching
-// them. It serves only pages without context rows (see grepRun.lean), and
-// only a pattern that a line matches by its literal alone: the searches of
-// such a pattern's chunks never pass the time limit between them.
-func (g *grepRun) streamFile(abs string, buf []byte) (GrepFile, Class, searchEnd) {
-	f := GrepFile{Abs: abs, Content: []byte{'\n'}, lean: true} // never starting with a BOM
+// searchFile reads and searches one file of the page, keeping its hits
+// from index keepFrom up to limit and one past: an open editor buffer or a
+// file within the size limit read whole, a larger one (or any file on disk
+// for a lean page) streamed. buf gives streamFile its buffer.
+func (g *grepRun) searchFile(abs string, keepFrom, limit int, buf func() []byte) (GrepFile, Class, searchEnd) {
+	_, open := g.buffers.Get(abs)
+	if !open && (g.lean || overLimit(abs)) {
+		return g.streamFile(abs, buf(), keepFrom, limit)
+	}
+	f, class := g.read(abs)
+	switch {
+	case class == ClassLarge && !open: // it grew past the limit since its stat
+		return g.streamFile(abs, buf(), keepFrom, limit)
+	case class == ClassSearched || class == ClassLarge:
+		f, s := g.search(f, limit)
+		return finish(f), class, endOf(s)
+	}
+	return f, class, searchEnd{}
+}
+
+// overLimit reports whether the file at abs is over the size limit.
+func overLimit(abs string) bool {
+	info, err := os.Stat(abs)
+	return err == nil && info.Size() > MaxFileBytes
+}
+
+// streamFile searches a file on disk chunk by chunk, with the same result
+// as read and search give on the whole file, in the memory of a chunk and
+// its longest line whatever the file's size: it keeps the hits from index
+// keepFrom up to limit and one past, each as its line or, for a long line,
+// the window its row shows (see window), and hashes the file as the chunks
+// go by, so a whole UTF-8 file within the size limit still has its tag.
+// Context rows come from a second pass over the file (around).
+func (g *grepRun) streamFile(abs string, buf []byte, keepFrom, limit int) (GrepFile, Class, searchEnd) {
+	f := GrepFile{Abs: abs, Content: []byte{'\n'}, lean: true, dropped: keepFrom} // never starting with a BOM
 	sum := xxh3.New()
+	// A file over the limit has no tag: it is not hashed.
+	info, err := os.Stat(abs)
+	hash := err != nil || info.Size() <= MaxFileBytes
 	valid := true
 	var end searchEnd
-	lines := 0 // before the chunk
+	var s *Search    // one search across the chunks: the time limit is the file's
+	lines := 0       // before the chunk
+	partial := false // the last chunk ends without a line end
 	class := eachChunk(abs, buf, func(body []byte, first bool) chunkNext {
-		_, _ = sum.Write(body)
+		if hash {
+			_, _ = sum.Write(body)
+		}
 		valid = valid && utf8.Valid(body) // a chunk ends at a line end, never inside a rune
 		text := body
 		if first {
 			text = bytes.TrimPrefix(body, bom)
+			s = g.m.Search(g.ctx, text)
+		} else {
+			s.Continue(text)
 		}
-		s := g.m.Search(g.ctx, text)
-		for {
-			h, ok := s.Next()
-			if !ok {
-				break
-			}
-			if len(f.Hits) <= matchesPerFile {
-				from := len(f.Content)
-				f.Content = append(append(f.Content, text[h.Start:h.End]...), '\n')
-				f.Hits = append(f.Hits, Hit{N: lines + h.N, Start: from, End: from + h.End - h.Start})
+		for h, ok := s.Next(); ok; h, ok = s.Next() {
+			if f.Total >= keepFrom && f.Total <= limit {
+				f.keepHit(h, text, lines)
 			}
 			f.Total++
 		}
@@ -386,13 +423,81 @@ func (g *grepRun) streamFile(abs string, buf []byte) (GrepFile, Class, searchEnd
 			return stopReading
 		}
 		lines += bytes.Count(text, []byte{'\n'})
+		partial = len(text) > 0 && text[len(text)-1] != '\n'
 		return searchOn
 	})
 	f.Large, f.NotUTF8 = class == ClassLarge, !valid
-	if class == ClassSearched && valid && end.err == nil {
+	if class == ClassSearched && hash && valid && end.err == nil {
 		f.Tag = tagOfSum(sum.Sum64())
 	}
+	f.nLines = lines
+	if partial {
+		f.nLines++
+	}
+	if c := g.rep.Req.Context; c > 0 && len(f.Hits) > 0 && end.err == nil && (class == ClassSearched || class == ClassLarge) {
+		if !f.around(g.ctx, c) {
+			class = ClassUnreadable
+		}
+	}
 	return f, class, end
+}
+
+// keepHit keeps hit h of a streamed chunk, text, whose first line is line
+// lines+1: its line, or the window of a long line that its row shows.
+func (f *GrepFile) keepHit(h Hit, text []byte, lines int) {
+	line := text[h.Start:h.End]
+	from, to := 0, len(line)
+	if len(line) > maxRowBytes {
+		from, to = window(line, h.Col)
+		if f.parts == nil {
+			f.parts = map[int]partLine{}
+		}
+		f.parts[lines+h.N] = partLine{from: from, size: len(line)}
+	}
+	at := len(f.Content)
+	f.Content = append(append(f.Content, line[from:to]...), '\n')
+	f.Hits = append(f.Hits, Hit{N: lines + h.N, Start: at, End: at + to - from, Col: h.Col})
+}
+
+// around reads a streamed file again for the lines its kept hits' context
+// rows show, each as far as a row shows it. It reports whether the file
+// could be read.
+func (f *GrepFile) around(ctx context.Context, context int) bool {
+	want := map[int]bool{}
+	last := 0
+	for _, h := range f.Hits {
+		for n := max(1, h.N-context); n <= h.N+context; n++ {
+			want[n] = true
+		}
+		last = h.N + context
+	}
+	fd, err := os.Open(f.Abs)
+	if err != nil {
+		return false
+	}
+	defer fd.Close()
+	f.rows = map[int]largeLine{}
+	br := bufio.NewReaderSize(ctxReader{ctx, fd}, chunkBytes)
+	for n := 1; n <= last; n++ {
+		keep := 0
+		if want[n] {
+			keep = rowHead + len(bom)
+		}
+		line, ok, err := readLine(br, 0, keep)
+		if err != nil {
+			return ctx.Err() != nil // a cancelled grep shows nothing anyway
+		}
+		if !ok {
+			break
+		}
+		if n == 1 && bytes.HasPrefix(line.head, bom) {
+			line.head, line.size = line.head[len(bom):], line.size-len(bom)
+		}
+		if want[n] {
+			f.rows[n] = line
+		}
+	}
+	return true
 }
 
 // chunkNext is what eachChunk does after a chunk.
@@ -407,10 +512,12 @@ const (
 // eachChunk reads a file on disk into buf, chunk after chunk, and hands
 // over the whole lines of each (the first from the file's start, with any
 // byte order mark) while see asks for more; past that it may read on only
-// to tell a binary file. A line longer than buf gets a buffer of this
-// file's own. It says how the tally counts the file, as read would for the
-// whole file: searched, large (its first MaxFileBytes, cut at a line end),
-// binary or unreadable; ClassSearched when see stopped the reading.
+// to tell a binary file. The whole file is searched, whatever its size: a
+// line longer than buf gets a buffer of this file's own, and the memory
+// held is a chunk and the longest line, as in ripgrep. It says how the
+// tally counts the file: searched, large (over MaxFileBytes: searched
+// whole, but without a tag), binary or unreadable; ClassSearched when see
+// stopped the reading.
 func eachChunk(abs string, buf []byte, see func(body []byte, first bool) chunkNext) Class {
 	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
@@ -418,15 +525,16 @@ func eachChunk(abs string, buf []byte, see func(body []byte, first bool) chunkNe
 	}
 	defer unix.Close(fd)
 	b := buf[:0]
-	read, first, sawNewline, next := 0, true, false, searchOn
+	read, first, next := 0, true, searchOn
 	for {
 		if len(b) == cap(b) {
 			// A line longer than the buffer: room for the rest of the file
-			// at once, not a doubling and a copy per step of a 1 MB line.
+			// at once (up to the size limit), not a doubling and a copy per
+			// step of a 1 MB line.
 			size := 2 * cap(b)
 			var st unix.Stat_t
 			if unix.Fstat(fd, &st) == nil {
-				size = max(size, int(min(st.Size, MaxFileBytes+1))-read+len(b)+1)
+				size = max(size, int(min(st.Size-int64(read), MaxFileBytes))+len(b)+1)
 			}
 			grown := make([]byte, len(b), size)
 			prefault(grown)
@@ -444,16 +552,10 @@ func eachChunk(abs string, buf []byte, see func(body []byte, first bool) chunkNe
 			return ClassBinary
 		}
 		b, read = b[:len(b)+n], read+n
-		last := n == 0 || read > MaxFileBytes
-		if read > MaxFileBytes {
-			b = b[:len(b)-(read-MaxFileBytes)]
-		}
-		// The whole lines read so far; the rest waits for the next chunk.
-		// At the end of a large file the line cut at the limit is not
-		// searched, unless the file has no line end at all.
+		// The whole lines read so far; the rest waits for the next chunk,
+		// and at the end is the last line, without its ending.
 		end := bytes.LastIndexByte(b, '\n') + 1
-		sawNewline = sawNewline || end > 0
-		if n == 0 || read > MaxFileBytes && !sawNewline {
+		if n == 0 {
 			end = len(b)
 		}
 		if next == searchOn && end > 0 {
@@ -462,7 +564,7 @@ func eachChunk(abs string, buf []byte, see func(body []byte, first bool) chunkNe
 			}
 			first = false
 		}
-		if last {
+		if n == 0 {
 			if read > MaxFileBytes {
 				return ClassLarge
 			}
@@ -474,8 +576,9 @@ func eachChunk(abs string, buf []byte, see func(body []byte, first bool) chunkNe
 
 // read loads the bytes of a file to search, its open editor buffer or
 // else the disk into a buffer of its own, and says how the tally counts
-// it: searched, large (its first MaxFileBytes searched, cut at a line
-// end), binary or unreadable.
+// it: searched, large (over MaxFileBytes: a buffer is there whole, of a
+// file only its first MaxFileBytes+1 bytes, for searchFile to stream it),
+// binary or unreadable.
 func (g *grepRun) read(abs string) (GrepFile, Class) {
 	f := GrepFile{Abs: abs}
 	if b, ok := g.buffers.Get(abs); ok {
@@ -495,24 +598,12 @@ func (g *grepRun) read(abs string) (GrepFile, Class) {
 		}
 	}
 	if len(f.Content) > MaxFileBytes {
-		f.Content, f.Large = f.Content[:MaxFileBytes], true
+		f.Large = true
 	}
 	if !f.Large {
 		return f, ClassSearched
 	}
-	// Search whole lines only: cut at the last newline in the limit.
-	if i := bytes.LastIndexByte(f.Content, '\n'); i >= 0 {
-		f.Content = f.Content[:i+1]
-	}
 	return f, ClassLarge
-}
-
-// searchAll searches a shown file whole, keeping its first limit hits
-// and one past them (where its context rows stop), and adds it to the
-// candidates. It reports whether the file has a match.
-func (g *grepRun) searchAll(f GrepFile, limit int, t *Tally) bool {
-	f, s := g.search(f, limit)
-	return g.keep(f, endOf(s), t)
 }
 
 // search searches f whole, keeping its first limit hits and one past
@@ -613,7 +704,7 @@ func (g *grepRun) page() error {
 			rep.Page = []GrepFile{finish(f)}
 			return nil
 		}
-		f = f.cut(min(skip, len(f.Hits)), len(f.Hits), rep.Req.Context)
+		f = f.cut(min(skip-f.dropped, len(f.Hits)), len(f.Hits), rep.Req.Context)
 		costs := f.rowCosts(rep.Req.Context)
 		n := 0
 		for n < len(costs) && n < matchesPerPage && (n == 0 || budget > 0) {
@@ -668,6 +759,36 @@ func through(skip, page int) int {
 	return skip + page
 }
 
+// partLine is where the window of a long line that a streamed search
+// kept (see streamFile) starts in the line, and the line's size.
+type partLine struct{ from, size int }
+
+// hitLine returns what the row of hit h shows of its line: the whole line,
+// or the window of a long line around its match (see window), with where
+// that starts in the line and the line's size.
+func (f GrepFile) hitLine(h Hit) (text []byte, from, size int) {
+	text = bytes.TrimPrefix(f.Content, bom)[h.Start:h.End]
+	if p, ok := f.parts[h.N]; ok {
+		return text, p.from, p.size
+	}
+	if len(text) <= maxRowBytes {
+		return text, 0, len(text)
+	}
+	from, to := window(text, h.Col)
+	return text[from:to], from, len(text)
+}
+
+// contextLine returns line n for a context row: its text, at least as far
+// as a row shows it, and its size.
+func (f GrepFile) contextLine(n int) ([]byte, int) {
+	if f.lean {
+		l := f.rows[n]
+		return l.head, l.size
+	}
+	text := f.lines.Text(n)
+	return text, len(text)
+}
+
 // cut keeps f's hits from..to of those kept, remembering the matches just
 // off them. With context rows it scans the lines they are taken from.
 func (f GrepFile) cut(from, to, context int) GrepFile {
@@ -678,7 +799,7 @@ func (f GrepFile) cut(from, to, context int) GrepFile {
 		f.after = f.Hits[to].N
 	}
 	f.Hits = f.Hits[from:to]
-	if context > 0 && f.lines.Body == nil {
+	if context > 0 && f.lines.Body == nil && !f.lean {
 		f.lines = Scan(f.Content)
 	}
 	return f
@@ -695,6 +816,9 @@ func (f GrepFile) windows(context int, see func(i int, w Span)) {
 	}
 	if context > 0 {
 		stop = f.lines.Len()
+		if f.lean {
+			stop = f.nLines
+		}
 	}
 	if f.after > 0 {
 		stop = min(stop, f.after-1)
@@ -714,12 +838,15 @@ func (f GrepFile) windows(context int, see func(i int, w Span)) {
 func (f GrepFile) rowCosts(context int) []int {
 	costs := make([]int, len(f.Hits))
 	f.windows(context, func(i int, w Span) {
-		if context == 0 {
-			costs[i] = rowCost(f.Hits[i].N, f.Hits[i].End-f.Hits[i].Start)
-			return
-		}
+		h := f.Hits[i]
 		for n := w.From; n <= w.To; n++ {
-			costs[i] += rowCost(n, len(f.lines.Text(n)))
+			if n == h.N {
+				text, _, size := f.hitLine(h)
+				costs[i] += hitRowCost(n, len(text), size)
+				continue
+			}
+			_, size := f.contextLine(n)
+			costs[i] += rowCost(n, size)
 		}
 	})
 	return costs
@@ -733,6 +860,9 @@ func pastEnd(skip, total int, what string) error {
 // finish decides a shown file's tag: the hash of the bytes grep searched,
 // for a whole UTF-8 file only.
 func finish(f GrepFile) GrepFile {
+	if f.lean { // streamFile decided it
+		return f
+	}
 	if Encoding(f.Content) != "" {
 		f.NotUTF8 = true
 	}
@@ -809,32 +939,41 @@ func (r *GrepReport) Render() (string, [][]int) {
 		}
 		switch {
 		case f.Large:
-			out.WriteString("(over the 4 MiB limit: only its first 4 MiB were searched; no tag, so these rows are not edit anchors)\n")
+			out.WriteString("(over the 4 MiB limit: searched whole, but it has no tag, so these rows are not edit anchors)\n")
 		case f.NotUTF8:
 			out.WriteString("(not UTF-8 text: no tag, so these rows are not edit anchors)\n")
 		}
 		if f.CutAt > 0 {
 			fmt.Fprintf(&out, "(the pattern was too slow for this file: the search stopped after %v, at line %d; lines from there on were not searched)\n", searchTimeLimit, f.CutAt)
 		}
-		body := bytes.TrimPrefix(f.Content, bom)
 		last, next := 0, 0 // the last line written, the next hit to write
 		f.windows(r.Req.Context, func(_ int, w Span) {
 			if r.Req.Context > 0 && last > 0 && w.From > last+1 {
 				out.WriteString(GapMarker + "\n")
 			}
 			for n := w.From; n <= w.To; n++ {
-				var text []byte
+				valid := func(text []byte) []byte {
+					if f.NotUTF8 {
+						return bytes.ToValidUTF8(text, []byte("\uFFFD"))
+					}
+					return text
+				}
+				var row string
+				var whole bool
 				if next < len(f.Hits) && f.Hits[next].N == n {
-					text = body[f.Hits[next].Start:f.Hits[next].End]
+					h := f.Hits[next]
+					text, from, size := f.hitLine(h)
+					if len(text) < size {
+						row = windowRow(n, valid(text), from, size, f.Show, h.Col)
+					} else {
+						row, whole = Row(n, valid(text))
+					}
 					next++
 				} else {
-					text = f.lines.Text(n)
+					text, size := f.contextLine(n)
 					out.WriteString(contextLead)
+					row, whole = rowOf(n, valid(text), size)
 				}
-				if f.NotUTF8 {
-					text = bytes.ToValidUTF8(text, []byte("\uFFFD"))
-				}
-				row, whole := Row(n, text)
 				out.WriteString(row + "\n")
 				if whole && f.Tag != "" {
 					shown[i] = append(shown[i], n)
@@ -893,7 +1032,7 @@ func (r *GrepReport) notices(out *strings.Builder) {
 var classNotice = map[Class][3]string{
 	ClassBinary:      {"skipped", "binary file", " (a NUL byte)"},
 	ClassUnreadable:  {"skipped", "file that could not be read", ""},
-	ClassLarge:       {"searched in part", "file over the 4 MiB limit", " (the first 4 MiB only, no tag)"},
+	ClassLarge:       {"searched whole without a tag", "file over the 4 MiB limit", " (their rows are not edit anchors)"},
 	ClassCut:         {"searched in part", "file where the pattern was too slow", " (stopped after " + searchTimeLimit.String() + ": make the pattern cheaper, e.g. smaller repeats or a literal word every match has, or narrow path or glob)"},
 	ClassIgnoredFile: {"skipped", "file excluded by .gitignore, .ignore or git's exclude files", ""},
 	ClassIgnoredDir:  {"not entered", "directory excluded by .gitignore, .ignore or git's exclude files", ""},

@@ -82,6 +82,8 @@ func grepText() *rapid.Generator[[]byte] {
 
 var grepPatterns = []string{"a", "ab", "b$", "^a", `a\s*b`, "A", "é", "a.b", "", "^$", `\bab\b`, "(a|b)b", "[^a]b", "a+",
 	"k", "s", "sk", "ab$", `\Aa`, `b\z`, "ab|ba", "a b", "\r", `a\r`, "é$",
+	// every match starts with the literal: tried anchored at each of its places
+	`\bab\w*`, `ab\B`, `\Bab`, `ab[ks]+\b`, `^ab.*b`, `\bba\s`, `(ab)+a`, `éa`,
 	// no literal every match holds: the whole-text candidate regexp
 	`[ab][ab]`, `\S\s+\S`, `(a|B)$`, `^[^a]`, `[ks]\b`}
 
@@ -405,7 +407,7 @@ var silentClasses = map[Class]bool{ClassVCSDir: true, ClassNotMatched: true}
 var gapNotices = map[Class]*regexp.Regexp{
 	ClassBinary:      regexp.MustCompile(`^\(skipped: \d+ binary files? `),
 	ClassUnreadable:  regexp.MustCompile(`^\(skipped: \d+ files? that could not be read`),
-	ClassLarge:       regexp.MustCompile(`^\(searched in part: \d+ files? over the 4 MiB limit`),
+	ClassLarge:       regexp.MustCompile(`^\(searched whole without a tag: \d+ files? over the 4 MiB limit`),
 	ClassCut:         regexp.MustCompile(`^\(searched in part: \d+ files? where the pattern was too slow`),
 	ClassIgnoredFile: regexp.MustCompile(`^\(skipped: \d+ files? excluded by \.gitignore`),
 	ClassIgnoredDir:  regexp.MustCompile(`^\(not entered: \d+ director(y|ies) excluded by \.gitignore`),
@@ -801,7 +803,7 @@ func TestGrepRefusals(t *testing.T) {
 	}
 }
 
-// A file over the limit is searched in its first 4 MiB and a non-UTF-8 file
+// A file over the limit is searched whole and a non-UTF-8 file
 // is searched too; both are shown without a tag, so nothing of them is
 // recorded and their rows are no edit anchors.
 func TestGrepLargeAndNonUTF8FilesHaveNoTag(t *testing.T) {
@@ -814,9 +816,9 @@ func TestGrepLargeAndNonUTF8FilesHaveNoTag(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"[big.txt]\n(over the 4 MiB limit: only its first 4 MiB were searched; no tag, so these rows are not edit anchors)\n1:needle first\n",
+		"[big.txt]\n(over the 4 MiB limit: searched whole, but it has no tag, so these rows are not edit anchors)\n1:needle first\n",
 		"[latin.txt]\n(not UTF-8 text: no tag, so these rows are not edit anchors)\n1:caf\uFFFD needle\n",
-		"(searched in part: 1 file over the 4 MiB limit",
+		"(searched whole without a tag: 1 file over the 4 MiB limit",
 	} {
 		if !strings.Contains(out, want) {
 			t.Fatalf("missing %q in:\n%s", want, out)
@@ -1028,8 +1030,7 @@ func TestLaw_continuation_across_changes(t *testing.T) {
 
 // The walk reads a file in chunks: a match on a line across two chunks is
 // found, a NUL byte past the chunk of the first match still makes the file
-// binary, and a large file's line cut at the limit is not searched, as when
-// the file is read whole.
+// binary, and a large file is searched to its end.
 func TestGrepChunkBoundaries(t *testing.T) {
 	lines := strings.Repeat("hay\n", chunkBytes/4)
 	for _, c := range []struct {
@@ -1044,7 +1045,7 @@ func TestGrepChunkBoundaries(t *testing.T) {
 		{"NUL after a long line", strings.Repeat("x", 3*chunkBytes) + "\n" + lines + "needle\x00\n", false, ClassBinary},
 		{"byte order mark, no line end", "\uFEFFneedle", true, ClassSearched},
 		{"NUL past the match", "needle\n" + lines + "\x00\n", false, ClassBinary},
-		{"match in the cut line", strings.Repeat("hay\n", MaxFileBytes/4-1) + "hay needle\n", false, ClassLarge},
+		{"match past the size limit", strings.Repeat("hay\n", MaxFileBytes/4-1) + "hay needle\n", true, ClassLarge},
 		{"large, one line", strings.Repeat("x", MaxFileBytes-10) + "needle" + strings.Repeat("x", 100), true, ClassLarge},
 	} {
 		t.Run(strings.ReplaceAll(c.name, " ", "_"), func(t *testing.T) {

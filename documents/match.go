@@ -31,9 +31,16 @@ type Matcher struct {
 	lit  []byte         // a literal every match contains, or nil
 	fold bool           // lit matches ASCII case-insensitively
 	rare int            // index in lit of the byte the literal scan looks for
-	pair bool           // folding: it looks for the two bytes from rare in any case
+	pair bool           // it looks for the two bytes from rare (in any case: a superset, checked)
 	pure bool           // a line matches iff it contains lit
-	cand *regexp.Regexp // whole-buffer candidates when lit is nil
+	// local: the pattern has no anchor nor word boundary, so a match in
+	// part of a line is a match in the line.
+	local bool
+	// atFirst and atNext, when every match starts with lit (after
+	// anchors and boundaries): the pattern anchored at the start of a
+	// line, and after one rune (the one before lit, for its boundaries).
+	atFirst, atNext *regexp.Regexp
+	cand            *regexp.Regexp // whole-buffer candidates when lit is nil
 	// The sizes of the programs of re and cand, in instructions: a bound,
 	// up to a constant, on their work per byte searched.
 	reSize, candSize int
@@ -41,7 +48,7 @@ type Matcher struct {
 
 // Compile builds a Matcher for grep's pattern and flags.
 func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
-	expr := pattern
+	expr := ripgrepClasses(pattern)
 	if literal {
 		expr = regexp.QuoteMeta(pattern)
 	}
@@ -50,6 +57,10 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 	}
 	re, err := regexp.Compile(expr)
 	if err != nil {
+		// Told of the pattern as written, not of its Unicode classes.
+		if _, asWritten := regexp.Compile(pattern); asWritten != nil {
+			err = asWritten
+		}
 		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"The pattern %q is not a valid regular expression (%v). Fix it, or pass literal: true to search for the text as written.",
 			pattern, strings.TrimPrefix(err.Error(), "error parsing regexp: ")))
@@ -58,7 +69,7 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := &Matcher{re: re, reSize: progSize(tree)}
+	m := &Matcher{re: re, reSize: progSize(tree), local: !asserts(tree)}
 	lit, fold := required(tree)
 	if fold {
 		lit = foldSafe(lit)
@@ -72,14 +83,86 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 		pureLit := tree.Op == syntax.OpLiteral && !strings.Contains(lit, "\r")
 		m.pure = pureLit && (!fold || string(tree.Rune) == lit)
 		m.rare = rarest(m.lit, fold)
-		if fold && len(m.lit) > 1 {
+		// A two-byte literal is its own pair: a scan for its rarer byte
+		// stops at each of that byte's many occurrences (")" of "()" in
+		// C, one byte in fifty), the pair scan only at the literal.
+		if fold && len(m.lit) > 1 || len(m.lit) == 2 {
 			m.rare, m.pair = rarestPair(m.lit), true
+		}
+		if !m.pure && !fold && leads(tree, lit) {
+			m.atFirst = regexp.MustCompile(`^(?:` + expr + `)`)
+			m.atNext = regexp.MustCompile(`^(?s:.)(?:` + expr + `)`)
 		}
 	default:
 		superset := lineSuperset(tree)
 		m.cand, m.candSize = regexp.MustCompile(superset.String()), progSize(superset)
 	}
 	return m, nil
+}
+
+// leads reports whether every match of t starts with lit, after only
+// anchors and word boundaries.
+func leads(t *syntax.Regexp, lit string) bool {
+	switch t.Op {
+	case syntax.OpLiteral:
+		return t.Flags&syntax.FoldCase == 0 && strings.HasPrefix(string(t.Rune), lit)
+	case syntax.OpCapture:
+		return leads(t.Sub[0], lit)
+	case syntax.OpConcat:
+		for _, sub := range t.Sub {
+			switch sub.Op {
+			case syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+				continue
+			}
+			return leads(sub, lit)
+		}
+	}
+	return false
+}
+
+// leading reports whether a match of a pattern that starts with its
+// literal starts at one of the literal's places in line, the first at q:
+// the regexp runs anchored at each, from the rune before it, instead of
+// from every byte of the line (the backtracker's cost on every line that
+// holds a common word, such as "struct ").
+func (s *Search) leading(line []byte, q int) bool {
+	m := s.m
+	for {
+		var ok bool
+		if q == 0 {
+			ok = bounded(s, m.reSize, line, m.atFirst.Match, m.atFirst.MatchReader)
+		} else {
+			_, size := utf8.DecodeLastRune(line[:q])
+			ok = bounded(s, m.reSize, line[q-size:], m.atNext.Match, m.atNext.MatchReader)
+		}
+		if ok || s.limit.err != nil || q >= len(line) {
+			return ok
+		}
+		i := bytes.Index(line[q+1:], m.lit)
+		if i < 0 {
+			return false
+		}
+		q += 1 + i
+	}
+}
+
+// probeBytes is how far either side of its literal a long line is first
+// searched for a match.
+const probeBytes = 4 << 10
+
+// asserts reports whether t has an anchor or a word boundary, which can
+// hold at the edge of part of a line and not in the line.
+func asserts(t *syntax.Regexp) bool {
+	switch t.Op {
+	case syntax.OpBeginLine, syntax.OpEndLine, syntax.OpBeginText, syntax.OpEndText, syntax.OpWordBoundary, syntax.OpNoWordBoundary:
+		return true
+	}
+	for _, sub := range t.Sub {
+		if asserts(sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // progSize is the number of instructions of the program the regexp package
@@ -281,6 +364,11 @@ func foldPairIndexFrom(b []byte, a, c byte, i int) int {
 type Hit struct {
 	N          int
 	Start, End int
+	// Col is where a match starts in the line's text, in bytes, when the
+	// line is longer than a row shows whole (its row is a window around
+	// the match); else 0. It is the first match's, unless that one spans
+	// more than probeBytes beside the line's first literal.
+	Col int
 }
 
 // checkWork is how much regexp work (bytes searched times program
@@ -326,6 +414,13 @@ func (m *Matcher) Search(ctx context.Context, body []byte) *Search {
 	return &Search{m: m, body: body, line: 1, limit: limit{ctx: ctx}, every: checkWork}
 }
 
+// Continue goes on with the next body of the same text (the next chunk of
+// a file): its lines are numbered from 1 again, and the time limit and
+// work count go on from where the search left them.
+func (s *Search) Continue(body []byte) {
+	*s = Search{m: s.m, body: body, line: 1, limit: s.limit, work: s.work, every: s.every}
+}
+
 // Next returns the next matching line, or false when there is none or the
 // search stopped early.
 func (s *Search) Next() (Hit, bool) {
@@ -353,14 +448,41 @@ func (s *Search) Next() (Hit, bool) {
 		if end > start && end < len(body) && body[end-1] == '\r' {
 			text = end - 1
 		}
-		matched := m.pure || bounded(s, m.reSize, body[start:text], m.re.Match, m.re.MatchReader)
+		line, col := body[start:text], 0
+		matched := m.pure
+		switch {
+		case len(line) <= maxRowBytes && m.atFirst != nil:
+			matched = s.leading(line, at-start)
+		case len(line) <= maxRowBytes && !m.pure:
+			matched = bounded(s, m.reSize, line, m.re.Match, m.re.MatchReader)
+		case len(line) > maxRowBytes && m.pure:
+			col = at - start
+		case len(line) > maxRowBytes:
+			// A row shows a window of a long line around its match. Where
+			// a match in part of the line is one in the line, the part
+			// around the literal is tried first: a regexp over a line of
+			// megabytes runs on Go's slowest engine.
+			var loc []int
+			from := start
+			if m.local && m.lit != nil {
+				from = max(start, at-probeBytes)
+				loc = bounded(s, m.reSize, body[from:min(text, at+len(m.lit)+probeBytes)], m.re.FindIndex, m.re.FindReaderIndex)
+			}
+			if loc == nil && s.limit.err == nil {
+				from = start
+				loc = bounded(s, m.reSize, line, m.re.FindIndex, m.re.FindReaderIndex)
+			}
+			if matched = loc != nil; matched {
+				col = from - start + loc[0]
+			}
+		}
 		if s.limit.err != nil {
 			break
 		}
 		n := s.line
 		s.from, s.line = next, s.line+1
 		if matched {
-			return Hit{N: n, Start: start, End: text}, true
+			return Hit{N: n, Start: start, End: text, Col: col}, true
 		}
 	}
 	s.ended = true

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -23,7 +24,7 @@ const maxEntries = 1000
 // seen in store, under the version whose whole content the tag names: a
 // partial read's rows are rows of that version.
 func Read(ctx context.Context, store *Store, buffers *Overlay, roots []string, p, lines string) (string, error) {
-	return ReadPart(ctx, store, buffers, roots, p, lines, nil)
+	return ReadPart(ctx, store, buffers, roots, p, lines, "", nil)
 }
 
 // Room is what a call that reads several parts may still show: its parts
@@ -60,8 +61,10 @@ func (r *Room) fit(text string, err error) (string, error) {
 }
 
 // ReadPart is Read of one part of a call of several, within room: a part
-// that does not fit is ErrNoRoom, and nothing of it is recorded.
-func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []string, p, lines string, room *Room) (string, error) {
+// that does not fit is ErrNoRoom, and nothing of it is recorded. columns,
+// when not "", selects bytes of the one line that lines names (see
+// parseColumns).
+func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []string, p, lines, columns string, room *Room) (string, error) {
 	abs, err := Resolve(roots, p)
 	if err != nil {
 		return "", err
@@ -73,12 +76,20 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 			return "", err
 		}
 	}
+	var cols Span
+	if columns != "" {
+		if cols, err = parseColumns(lines, columns); err != nil {
+			return "", err
+		}
+	}
 	snap, open, err := loadBuffer(buffers, abs)
 	if !open {
 		info, serr := os.Stat(abs)
 		switch {
 		case serr != nil:
 			return "", statRefusal(abs, serr)
+		case info.IsDir() && columns != "":
+			return "", refusal.New(refusal.Invalid, fmt.Sprintf("%s is a directory, and columns selects bytes of a line of a file. Call read again without columns.", show))
 		case info.IsDir():
 			return room.fit(listDir(abs, show, p, spans))
 		}
@@ -87,15 +98,19 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 	}
 	var r *refusal.Error
 	if errors.As(err, &r) && r.Code == refusal.TooLarge && spans != nil {
-		if open {
-			return room.fit(readLarge(ctx, bytes.NewReader(snap.Content), abs, show, spans))
+		var text io.Reader = bytes.NewReader(snap.Content)
+		if !open {
+			f, err := os.Open(abs)
+			if err != nil {
+				return "", statRefusal(abs, err)
+			}
+			defer f.Close()
+			text = f
 		}
-		f, err := os.Open(abs)
-		if err != nil {
-			return "", statRefusal(abs, err)
+		if columns != "" {
+			return room.fit(readLargeColumns(ctx, text, abs, show, p, spans[0].From, cols))
 		}
-		defer f.Close()
-		return room.fit(readLarge(ctx, f, abs, show, spans))
+		return room.fit(readLarge(ctx, text, abs, show, spans))
 	}
 	if err != nil {
 		return "", err
@@ -114,9 +129,19 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 		out.WriteString("(the file starts with a UTF-8 byte order mark; it is kept and not shown)\n")
 	}
 	var shown []int
-	if ls.Len() == 0 {
+	switch {
+	case columns != "" && spans[0].From > ls.Len():
+		fmt.Fprintf(&out, "(line %d is past the end: the file has %d lines)\n", spans[0].From, ls.Len())
+	case columns != "":
+		text, n := ls.Text(spans[0].From), spans[0].From
+		row, whole := columnRow(n, text, 0, len(text), cols, p)
+		out.WriteString(row + "\n")
+		if whole {
+			shown = []int{n}
+		}
+	case ls.Len() == 0:
 		out.WriteString("(empty file)\n")
-	} else {
+	default:
 		shown = writeRows(&out, ls, spans, lines != "")
 	}
 	if !room.Take(out.String()) {
@@ -257,7 +282,7 @@ func readLarge(ctx context.Context, r io.Reader, abs, show string, spans []Span)
 		if in {
 			keep = rowHead + len(bom)
 		}
-		line, ok, err := readLine(br, keep)
+		line, ok, err := readLine(br, 0, keep)
 		if ctx.Err() != nil {
 			return "", cancelled("read")
 		}
@@ -333,16 +358,17 @@ type largeLine struct {
 	size int
 }
 
-// readLine reads the next line of br, keeping at most keep bytes of it. ok
-// is false at the end of the text. The ending ("\n" or "\r\n") is not part
-// of the line; a lone "\r" at its end is text.
-func readLine(br *bufio.Reader, keep int) (line largeLine, ok bool, err error) {
+// readLine reads the next line of br, keeping its bytes from..to (its
+// head when from is 0). ok is false at the end of the text. The ending
+// ("\n" or "\r\n") is not part of the line; a lone "\r" at its end is text.
+func readLine(br *bufio.Reader, from, to int) (line largeLine, ok bool, err error) {
 	var tail [2]byte // the last two bytes read: an ending "\r\n"?
 	for {
 		chunk, err := br.ReadSlice('\n')
+		at := line.size // where chunk starts in the line
 		line.size += len(chunk)
-		if room := keep - len(line.head); room > 0 {
-			line.head = append(line.head, chunk[:min(room, len(chunk))]...)
+		if a, z := max(from, at), min(to, line.size); a < z {
+			line.head = append(line.head, chunk[a-at:z-at]...)
 		}
 		for _, c := range chunk[max(0, len(chunk)-2):] {
 			tail[0], tail[1] = tail[1], c
@@ -360,7 +386,7 @@ func readLine(br *bufio.Reader, keep int) (line largeLine, ok bool, err error) {
 				line.size--
 			}
 		}
-		line.head = line.head[:min(len(line.head), line.size)]
+		line.head = line.head[:max(0, min(len(line.head), line.size-from))]
 		return line, true, nil
 	}
 }
@@ -390,4 +416,84 @@ func inSpans(spans []Span, n int) bool {
 		}
 	}
 	return false
+}
+
+// maxColumns bounds the bytes of a line that one read with columns shows.
+const maxColumns = 50_000
+
+// parseColumns reads the columns selector of the one line that lines
+// names: "A-B", "A-" (to the end of the line, as far as one read shows)
+// or "A", counting bytes from 1 as rg --column does.
+func parseColumns(lines, columns string) (Span, error) {
+	if _, err := strconv.Atoi(strings.TrimSpace(lines)); err != nil {
+		return Span{}, refusal.New(refusal.Invalid, fmt.Sprintf(
+			"columns selects bytes of one line, and lines is %q. Call read again with one line number in lines, e.g. {\"lines\":\"12\",\"columns\":%q}.", lines, columns))
+	}
+	spans, err := ParseSelector(columns)
+	if err != nil || len(spans) != 1 {
+		return Span{}, refusal.New(refusal.Invalid, fmt.Sprintf(
+			"The columns selector %q is not valid: use one 1-based byte range of the line, such as \"2800001-2804000\", \"4001-\" or \"17\". Fix it and read again.", columns))
+	}
+	return spans[0], nil
+}
+
+// columnRow renders the row of line n, size bytes long, that shows the
+// columns cols (1-based bytes) of it, at most maxColumns of them and cut
+// on rune boundaries: the whole row when they cover the line, else a
+// window row (windowRow) naming the next read of path. part holds the
+// line's bytes from base on, the columns and a rune either side.
+func columnRow(n int, part []byte, base, size int, cols Span, path string) (row string, whole bool) {
+	if cols.From > max(size, 1) {
+		return fmt.Sprintf("(line %d is %d bytes: columns from %d are past its end)", n, size, cols.From), false
+	}
+	from := cols.From - 1
+	to := min(size, cols.To, from+maxColumns)
+	if cols.To == toEnd {
+		to = min(size, from+maxColumns)
+	}
+	i, j := from-base, to-base
+	for i > 0 && !utf8.RuneStart(part[i]) {
+		i--
+	}
+	for j < len(part) && !utf8.RuneStart(part[j]) {
+		j++
+	}
+	if base+i == 0 && base+j == size {
+		return Row(n, part[i:j])
+	}
+	return windowRow(n, part[i:j], base+i, size, path, -1), false
+}
+
+// readLargeColumns shows columns cols of line n of a text over the size
+// limit, streaming it from r: a line of any length costs the columns shown.
+func readLargeColumns(ctx context.Context, r io.Reader, abs, show, path string, n int, cols Span) (string, error) {
+	br := bufio.NewReaderSize(ctxReader{ctx, r}, 64<<10)
+	if head, _ := br.Peek(len(bom)); bytes.Equal(head, bom) {
+		_, _ = br.Discard(len(bom))
+	}
+	// The columns and a rune either side, to cut on rune boundaries.
+	base := max(0, cols.From-1-utf8.UTFMax)
+	var line largeLine
+	for i := 1; i <= n; i++ {
+		keep, ok, err := readLine(br, base, min(cols.To, cols.From-1+maxColumns)+utf8.UTFMax)
+		if ctx.Err() != nil {
+			return "", cancelled("read")
+		}
+		if err != nil {
+			return "", statRefusal(abs, err)
+		}
+		if !ok {
+			return fmt.Sprintf("[%s]\n(line %d is past the end: the file has %d lines)\n", show, n, i-1), nil
+		}
+		line = keep
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "[%s]\n(over the 4 MiB limit: no tag, so these rows are not edit anchors; change the file with write or the shell)\n", show)
+	row, _ := columnRow(n, line.head, base, line.size, cols, path)
+	if what := Encoding(wholeRunes(largeLine{head: []byte(row), size: len(row)})); what != "" {
+		return "", refusal.New(refusal.Encoding, fmt.Sprintf(
+			"%s is not UTF-8 text at line %d: %s. Inspect it with the shell (for example xxd or iconv) if you need it.", show, n, what))
+	}
+	out.WriteString(row + "\n")
+	return out.String(), nil
 }

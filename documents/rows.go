@@ -91,6 +91,10 @@ func FormatSpans(spans []Span) string {
 // rows are marked seen).
 func Row(n int, text []byte) (row string, whole bool) { return rowOf(n, text, len(text)) }
 
+// ShowsWhole reports whether a row can show the line text whole, so that
+// the line can become seen: a longer line is only ever shown in part.
+func ShowsWhole(text []byte) bool { return len(text) <= maxRowBytes }
+
 // rowOf is Row for a line of size bytes of which text may hold only the
 // head: all of it when size is within maxRowBytes, else at least
 // maxRowBytes+1 bytes, enough to cut on a rune boundary.
@@ -102,8 +106,74 @@ func rowOf(n int, text []byte, size int) (row string, whole bool) {
 	for cut > 0 && !utf8.RuneStart(text[cut]) {
 		cut--
 	}
-	return fmt.Sprintf("%d:%s … [line cut: %d more bytes not shown; this line is not marked seen]",
-		n, text[:cut], size-cut), false
+	return fmt.Sprintf("%d:%s … [line cut: %d more bytes not shown (read them with \"lines\":\"%d\",\"columns\":\"%d-\"); this line is not marked seen]",
+		n, text[:cut], size-cut, n, cut+1), false
+}
+
+// The window a row shows of a line longer than maxRowBytes around a match:
+// windowBytes bytes, windowBefore of them before the match.
+const (
+	windowBytes  = 400
+	windowBefore = 100
+)
+
+// window returns the bytes from..to of a long line that a row around a
+// match at byte col shows, cut on rune boundaries.
+func window(line []byte, col int) (from, to int) {
+	to = min(len(line), max(col-windowBefore, 0)+windowBytes)
+	from = max(0, to-windowBytes)
+	for from > 0 && !utf8.RuneStart(line[from]) {
+		from--
+	}
+	for to < len(line) && !utf8.RuneStart(line[to]) {
+		to++
+	}
+	return from, to
+}
+
+// windowRow renders the row of line n, size bytes long, that shows only its
+// bytes from from on (text): "N:…text…" with "…" where the line goes on,
+// then which columns it shows, where the match at byte col starts (col <
+// 0: none), and the read that shows more of it. Columns count bytes from 1,
+// as rg --column does. Such a row never shows its line whole.
+func windowRow(n int, text []byte, from, size int, path string, col int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d:", n)
+	if from > 0 {
+		b.WriteString("…")
+	}
+	b.Write(text)
+	to := from + len(text)
+	if to < size {
+		b.WriteString("…")
+	}
+	fmt.Fprintf(&b, " [line %d is %d bytes; shown: columns %d-%d", n, size, from+1, to)
+	// The next read: around the match, else what follows (or, at the
+	// end, what precedes) the window.
+	a, z := to+1, min(size, to+columnsRead)
+	switch {
+	case col >= 0:
+		fmt.Fprintf(&b, ", the match at column %d", col+1)
+		a = max(1, col+1-columnsRead/2)
+		z = min(size, a+columnsRead-1)
+	case to == size:
+		a, z = max(1, from+1-columnsRead), from
+	}
+	fmt.Fprintf(&b, "; read more with {\"path\":%s,\"lines\":\"%d\",\"columns\":\"%d-%d\"}; this line is not marked seen]", strconv.Quote(path), n, a, z)
+	return b.String()
+}
+
+// columnsRead is how many bytes of a line a window row proposes to read
+// next.
+const columnsRead = 4000
+
+// hitRowCost estimates the bytes of a matching row that shows shown bytes
+// of a line of size bytes: a window row says where it is.
+func hitRowCost(n, shown, size int) int {
+	if shown < size {
+		return digits(n) + shown + 200
+	}
+	return rowCost(n, size)
 }
 
 // rowCost estimates the bytes the row of line n, size bytes long, takes in

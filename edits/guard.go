@@ -99,8 +99,24 @@ func guard(store *documents.Store, path, show string, tag documents.Tag, base do
 	case r.whole:
 		b.WriteString("These lines are now seen. Check that each is the line you meant: if they are, " + retry + ".\n")
 	default:
-		fmt.Fprintf(&b, "Only rows shown whole are now seen (a rejection shows at most %d lines, each cut to %d characters). Read the lines %s, then call edit again.\n",
-			revealLines, revealChars, lineList(unseen))
+		fmt.Fprintf(&b, "Only rows shown whole are now seen (a rejection shows at most %d lines, each cut to %d characters). ", revealLines, revealChars)
+		var long, short []int // no read shows long ones whole: reading them again would not help
+		for _, n := range unseen {
+			if documents.ShowsWhole(base.Text(n)) {
+				short = append(short, n)
+			} else {
+				long = append(long, n)
+			}
+		}
+		if len(short) > 0 {
+			fmt.Fprintf(&b, "Read the lines %s, then call edit again.", lineList(short))
+		}
+		if len(long) > 0 {
+			it := map[bool]string{true: "it", false: "them"}[len(long) == 1]
+			fmt.Fprintf(&b, "%sLine%s %s %s too long for any row to show whole, so no read makes %s seen: change %s with the shell (e.g. sed), or anchor the edit on other lines.",
+				map[bool]string{true: " ", false: ""}[len(short) > 0], plural(len(long)), lineList(long), map[bool]string{true: "is", false: "are"}[len(long) == 1], it, it)
+		}
+		b.WriteString("\n")
 	}
 	r.text = b.String()
 	return r

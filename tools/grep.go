@@ -19,7 +19,7 @@ var grepTool = spec[grepArgs]{
 			`Results are grouped by file under [path#TAG] (the tag of the bytes searched: edit those rows directly), with rows "N:text" as read shows them. ` +
 			`"context" adds the lines around each match as " N:text" rows (a leading space, as in edit's diffs), seen like the matches; "..." separates groups. ` +
 			`A directory search shows 20 files per page and 20 matches per file; one file, 200 matches per page. When there is more, the last lines give the next page's "skip". ` +
-			`Files not searched or cut (binary, ignored, too large, unreadable, symlinks) are counted in closing notes.`,
+			`Files not searched or cut (binary, ignored, unreadable, symlinks) are counted in closing notes.`,
 		Examples: examples(`{"pattern":"func main","glob":"*.go"}`, `{"pattern":"TODO","path":"src","output":"count"}`,
 			`{"pattern":"a.b","literal":true,"ignoreCase":true,"context":2,"skip":20,"glob":"!*_test.go"}`),
 		ReadOnly: true,

@@ -20,11 +20,11 @@ var readTool = spec[readArgs]{
 	Tool: Tool{
 		Name: "read",
 		Description: `Read a text file, or list a directory. ` +
-			`The first line is [path#TAG]: TAG names the exact content the rows come from; edits quote it. Each row is "N:text" with its 1-based line number. ` +
+			`The first line is [path#TAG]: TAG names the exact content the rows come from; edits quote it. Rows are "N:text", N the 1-based line. ` +
 			`"lines" selects rows, e.g. "40-80" or "1-5,120-" ("..." stands where lines are skipped). ` +
-			`Only rows you were shown count as seen; edits anchor only on seen lines. A long result keeps its head and tail and says how to read the lines it cut. ` +
-			`"paths" reads several files or ranges at once, each under its header, within one read's bound; parts refused or left out are named, with the next call. ` +
-			`A directory lists its numbered entries (files with size and lines); "lines" pages them. An editor buffer with unsaved changes is read in place of the file, and said so. Files over 4 MiB can be read only with "lines" and have no tag; binary and non-UTF-8 files are refused, saying why.`,
+			`Only rows you were shown count as seen; edits anchor only on seen lines. A long result keeps head and tail and says how to read the cut. ` +
+			`"paths" reads several files or ranges at once, within one read's bound; parts refused or left out are named, with the next call. ` +
+			`A directory lists its numbered entries (files with size and lines); "lines" pages them. An unsaved editor buffer is read in place of the file. Files over 4 MiB: only with "lines", no tag. Binary and non-UTF-8 files are refused, saying why.`,
 		Examples: examples(`{"path":"cmd/tandem/main.go"}`, `{"path":"README.md","lines":"40-80"}`, `{"path":"go.mod","lines":3}`,
 			`{"paths":[{"path":"a.go","lines":"1-5,120-"},{"path":"docs"}]}`),
 		ReadOnly: true,
@@ -35,9 +35,11 @@ var readTool = spec[readArgs]{
 		parts := a.Paths
 		switch {
 		case a.Path != nil:
-			parts = append([]readPart{{*a.Path, a.Lines}}, parts...)
+			parts = append([]readPart{{*a.Path, a.Lines, a.Columns}}, parts...)
 		case a.Lines != "":
 			return Refused(refusal.New(refusal.Invalid, `"lines" selects rows of "path", and there is none; each part of "paths" has its own lines. Move lines into the part it is for and call again.`))
+		case a.Columns != "":
+			return Refused(refusal.New(refusal.Invalid, `"columns" selects bytes of a line of "path", and there is none. Read that line with path, lines and columns alone.`))
 		}
 		if len(parts) == 0 {
 			return Refused(refusal.New(refusal.Invalid, fmt.Sprintf(
@@ -56,6 +58,9 @@ var readTool = spec[readArgs]{
 		title := "Read " + strings.Join(a.names(), ", ")
 		if len(a.Paths) == 0 && a.Lines != "" {
 			title += " (lines " + string(a.Lines) + ")"
+			if a.Columns != "" {
+				title = strings.TrimSuffix(title, ")") + ", columns " + string(a.Columns) + ")"
+			}
 		}
 		return title
 	},
@@ -64,9 +69,10 @@ var readTool = spec[readArgs]{
 
 // readArgs are read's arguments.
 type readArgs struct {
-	Path  *string    `json:"path,omitempty" jsonschema:"File or directory: relative to the workspace root, absolute, or repo://PATH (confined to it)."` // nil when not given
-	Lines selector   `json:"lines,omitempty" jsonschema:"Rows to read: \"N\", \"N-M\", \"N-\" (to the end), comma-separated."`
-	Paths []readPart `json:"paths,omitempty" jsonschema:"More parts to read in this call, after path if given."`
+	Path    *string    `json:"path,omitempty" jsonschema:"File or directory: relative to the workspace root, absolute, or repo://PATH (confined to it)."` // nil when not given
+	Lines   selector   `json:"lines,omitempty" jsonschema:"Rows to read: \"N\", \"N-M\", \"N-\" (to the end), comma-separated."`
+	Columns string     `json:"columns,omitempty" jsonschema:"Bytes of that one line: \"A-B\", \"A-\" (from 1)."`
+	Paths   []readPart `json:"paths,omitempty" jsonschema:"More parts to read in this call, after path if given."`
 }
 
 // names are the paths the call reads, in order.
@@ -87,6 +93,9 @@ func (a readArgs) names() []string {
 type readPart struct {
 	Path  string   `json:"path"`
 	Lines selector `json:"lines,omitempty"`
+	// Columns comes from the call's own columns: a long line is read
+	// alone, so parts do not take it.
+	Columns string `json:"-"`
 }
 
 // UnmarshalJSON takes a part as {path, lines} or as a bare path, as models
@@ -107,7 +116,7 @@ func (p readPart) read(ctx context.Context, s *Session, room *documents.Room) (s
 		return "", err
 	}
 	s.pull(ctx, p.Path)
-	return documents.ReadPart(ctx, s.Seen, s.Buffers, s.Roots, p.Path, string(p.Lines), room)
+	return documents.ReadPart(ctx, s.Seen, s.Buffers, s.Roots, p.Path, string(p.Lines), string(p.Columns), room)
 }
 
 // readParts reads several parts in order, each under its own header, all

@@ -20,7 +20,7 @@ func TestBadArgumentsAreNamedInTheSchemasTerms(t *testing.T) {
 	for _, tc := range []struct{ args, want string }{
 		{`{"path":5}`, `"path" must be a string, not number`},
 		{`[1]`, `they must be one JSON object, not array`},
-		{`{"pathx":"a"}`, `there is no argument "pathx"; the arguments are lines, path, paths`},
+		{`{"pathx":"a"}`, `there is no argument "pathx"; the arguments are columns, lines, path, paths`},
 		{`{"path":"a", }`, `they are not valid JSON`},
 	} {
 		res := Call(context.Background(), s, "read", json.RawMessage(tc.args))
