@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"net"
 	"os"
@@ -454,6 +455,57 @@ func TestSpawnerProgramsAreTandemsChildren(t *testing.T) {
 	w.viaFiles = true
 	if out, err := w.run(t, approvals.Of(approvals.Net), "echo evil > .git/hooks/pre-commit"); err == nil {
 		t.Errorf("a replaced hooks directory is not guarded: %q", out)
+	}
+}
+
+// The spawner's starter restricts a thread once and starts every program
+// of one ruleset on it; a ruleset built again (a place it was split along
+// changed) restricts the programs after it, not the thread kept for the
+// old one. Landlock alone holds this case: a directory granted by the old
+// ruleset, moved into the home, would stay readable.
+func TestSpawnerRestrictsByTheRulesetBuiltAgain(t *testing.T) {
+	w := newWorld(t)
+	w.viaFiles = true
+	if out, err := w.run(t, 0, "cat "+w.outside+"/keep.txt"); err != nil || out != "keep\n" {
+		t.Fatalf("outside the home is read: %v %q", err, out)
+	}
+	moved := w.home + "/moved"
+	if err := os.Rename(w.outside, moved); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if out, err := w.run(t, 0, "cat "+moved+"/keep.txt"); err == nil || strings.HasPrefix(out, "keep") {
+			t.Errorf("a directory moved into the home is read without outside: %v %q", err, out)
+		}
+	}
+	if out, err := w.run(t, approvals.Of(approvals.Outside), "cat "+moved+"/keep.txt"); err != nil || out != "keep\n" {
+		t.Errorf("with outside: %v %q", err, out)
+	}
+}
+
+// A program the spawner starts has its own environment, whether the one
+// before it had the same (sent once) or another.
+func TestSpawnerProgramsHaveTheirOwnEnvironment(t *testing.T) {
+	w := newWorld(t)
+	for _, x := range []string{"one", "two", "two", "", "one"} {
+		out, err := os.CreateTemp(t.TempDir(), "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("/bin/sh", "-c", "echo ${X-unset}")
+		cmd.Dir, cmd.Stdout, cmd.Env = w.ws, out, []string{"PATH=/usr/bin:/bin"}
+		if x != "" {
+			cmd.Env = append(cmd.Env, "X="+x)
+		}
+		if err := w.sb.Start(cmd, 0, approvals.Of(approvals.Exec)); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		got, _ := os.ReadFile(out.Name())
+		if want := cmp.Or(x, "unset") + "\n"; string(got) != want {
+			t.Errorf("X=%s: the program printed %q, want %q", x, got, want)
+		}
+		out.Close()
 	}
 }
 

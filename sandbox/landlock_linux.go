@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -85,7 +86,13 @@ type ruleset struct {
 	fd     int
 	flags  uint32
 	listed stamps
+	// built names this build among all of tandem's: a spawner keeps a
+	// thread restricted by it for as long as its programs are sent with it.
+	built uint64
 }
+
+// builds counts the rulesets built.
+var builds atomic.Uint64
 
 func (r *ruleset) close() { unix.Close(r.fd) }
 
@@ -130,8 +137,9 @@ func (s *Sandbox) spawner(key spawnerKey) *spawner {
 }
 
 // rulesetFor returns a descriptor, which the caller closes, of the ruleset
-// of grant; with byRules, the guarded places are carved out of its writes.
-func (s *Sandbox) rulesetFor(grant approvals.Effects, byRules bool) (int, uint32, error) {
+// of grant, and the ruleset; with byRules, the guarded places are carved
+// out of its writes.
+func (s *Sandbox) rulesetFor(grant approvals.Effects, byRules bool) (int, *ruleset, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := rulesetKey{grant, byRules}
@@ -147,12 +155,12 @@ func (s *Sandbox) rulesetFor(grant approvals.Effects, byRules bool) (int, uint32
 		}
 		var err error
 		if r, err = build(pl, grant); err != nil {
-			return -1, 0, err
+			return -1, nil, err
 		}
 		s.cache[key] = r
 	}
 	fd, err := unix.FcntlInt(uintptr(r.fd), unix.F_DUPFD_CLOEXEC, 0)
-	return fd, r.flags, err
+	return fd, r, err
 }
 
 func build(pl Places, grant approvals.Effects) (*ruleset, error) {
@@ -183,7 +191,7 @@ func build(pl Places, grant approvals.Effects) (*ruleset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	return &ruleset{fd: fd, flags: flags, listed: listed}, nil
+	return &ruleset{fd: fd, flags: flags, listed: listed, built: builds.Add(1)}, nil
 }
 
 // fileRights are the rights a rule on a file (not a directory) may hold.
@@ -232,7 +240,7 @@ func pathRules(rights landlock.AccessFSSet, paths []string) []landlock.Rule {
 func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) error {
 	inNamespaces := namespaces() == nil
 	byRules := unseen && !grant.Has(approvals.Protected) && !inNamespaces
-	fd, flags, err := s.rulesetFor(grant, byRules)
+	fd, r, err := s.rulesetFor(grant, byRules)
 	if err != nil {
 		return err
 	}
@@ -242,16 +250,16 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 		newNet := !grant.Has(approvals.Net)
 		if spawnable(cmd) {
 			key := spawnerKey{newNet: newNet, sealed: v.Sealed, guarded: !grant.Has(approvals.Protected), hidden: !grant.Has(approvals.Secret)}
-			if ok, err := s.spawner(key).start(cmd, fd, flags, v); ok {
+			if ok, err := s.spawner(key).start(cmd, fd, r, v); ok {
 				return err
 			}
 		}
-		return launchIn(cmd, fd, flags, v.mounts, newNet)
+		return launchIn(cmd, fd, r.flags, v.mounts, newNet)
 	}
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		if err := restrictThread(fd, flags, !grant.Has(approvals.Net)); err != nil {
+		if err := restrictThread(fd, r.flags, !grant.Has(approvals.Net)); err != nil {
 			done <- fmt.Errorf("sandbox: %w", err)
 			return
 		}
