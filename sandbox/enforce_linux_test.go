@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/internal/denysys"
 	"github.com/tandemdev/tandem/internal/tcpcatch"
 )
 
@@ -509,6 +510,43 @@ func TestSpawnerProgramsHaveTheirOwnEnvironment(t *testing.T) {
 	}
 }
 
+// Where no user namespace can be made for real (clone with CLONE_NEWUSER
+// refused, as a sysctl does), a program's spawner cannot start: the probe
+// then finds no namespaces, the program starts all the same, and the
+// guarded places are held by its ruleset.
+func TestProgramsStartWhereNoNamespaceCanBeMade(t *testing.T) {
+	if os.Getenv("TANDEM_TEST_NO_USERNS") == "" {
+		requireLandlock(t)
+		cmd := denysys.Command(denysys.UserNamespaces, os.Args[0], "-test.run", "^TestProgramsStartWhereNoNamespaceCanBeMade$", "-test.count", "1")
+		cmd.Env = append(cmd.Env, "TANDEM_TEST_NO_USERNS=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("without user namespaces: %v\n%s", err, out)
+		}
+		return
+	}
+	w := newWorld(t)
+	w.viaFiles = true
+	net := approvals.Of(approvals.Net)
+	if out, err := w.run(t, net, "echo ran"); err != nil || out != "ran\n" {
+		t.Fatalf("a program did not run: %v %q", err, out)
+	}
+	if out, err := w.run(t, net, "echo evil > .git/hooks/pre-commit"); err == nil {
+		t.Errorf("a hook was planted without protected: %q", out)
+	}
+	if Supported().Guards {
+		t.Errorf("namespaces are said to hold where none can be made")
+	}
+}
+
+// withoutNamespaces makes the sandbox start programs as where no user
+// namespace can be made, until the test ends.
+func withoutNamespaces(t *testing.T) {
+	saved, savedFirst := namespaces, spawnFirst
+	namespaces = func() error { return errors.New("no user namespaces here") }
+	spawnFirst = func() bool { return false }
+	t.Cleanup(func() { namespaces, spawnFirst = saved, savedFirst })
+}
+
 // zombieChildren are this process's children that exited as a failed exec
 // does (253) and were not reaped.
 func zombieChildren(t *testing.T) []string {
@@ -567,9 +605,7 @@ func TestSignalsStayInTheSandbox(t *testing.T) {
 // writable.
 func TestGuardedPlacesHeldWithoutNamespaces(t *testing.T) {
 	w := newWorld(t)
-	saved := namespaces
-	namespaces = func() error { return errors.New("no user namespaces here") }
-	t.Cleanup(func() { namespaces = saved })
+	withoutNamespaces(t)
 	net := approvals.Of(approvals.Net)
 	for _, script := range []string{
 		"echo '[core] fsmonitor = evil' >> .git/config",
@@ -653,9 +689,7 @@ func TestSecretsAndSocketsAreOutOfView(t *testing.T) {
 func TestUnixSocketsNeedNet(t *testing.T) {
 	bothWays(t, unixSocketsNeedNet)
 	t.Run("no namespaces", func(t *testing.T) {
-		saved := namespaces
-		namespaces = func() error { return errors.New("no user namespaces here") }
-		t.Cleanup(func() { namespaces = saved })
+		withoutNamespaces(t)
 		unixSocketsNeedNet(t, newWorld(t))
 	})
 }

@@ -44,8 +44,22 @@ var landlockSupport = sync.OnceValue(func() Support {
 
 // namespaces reports whether a spawner or launcher can hold the guarded
 // places here. Learning it means starting one (tens of milliseconds), so
-// it is learnt only when a program needs them, or when asked.
-var namespaces = sync.OnceValue(probeNamespaces)
+// it is learnt only when a program needs them and no spawner proved them
+// (see spawnFirst), or when asked.
+var namespaces = sync.OnceValue(func() error {
+	err := probeNamespaces()
+	probedNone.Store(err != nil)
+	return err
+})
+
+// probedNone is set when the probe found that namespaces cannot hold here.
+var probedNone atomic.Bool
+
+// spawnFirst reports whether a program a spawner can start goes to its
+// spawner before namespaces are probed: a spawner that starts proves
+// them, as the probe would (see spawner.launch). Once the probe found
+// none, programs go to no spawner.
+var spawnFirst = func() bool { return !probedNone.Load() }
 
 // Supported returns what this kernel can hold.
 func Supported() Support {
@@ -238,6 +252,11 @@ func pathRules(rights landlock.AccessFSSet, paths []string) []landlock.Rule {
 // and in .git, so a build that needs that fails with the sandbox's note
 // instead of a hook being planted.
 func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) error {
+	if spawnable(cmd) && spawnFirst() {
+		if ok, err := s.spawn(cmd, grant); ok {
+			return err
+		}
+	}
 	inNamespaces := namespaces() == nil
 	byRules := unseen && !grant.Has(approvals.Protected) && !inNamespaces
 	fd, r, err := s.rulesetFor(grant, byRules)
@@ -246,15 +265,7 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 	}
 	defer unix.Close(fd)
 	if inNamespaces {
-		v := s.viewFor(grant)
-		newNet := !grant.Has(approvals.Net)
-		if spawnable(cmd) {
-			key := spawnerKey{newNet: newNet, sealed: v.Sealed, guarded: !grant.Has(approvals.Protected), hidden: !grant.Has(approvals.Secret)}
-			if ok, err := s.spawner(key).start(cmd, fd, r, v); ok {
-				return err
-			}
-		}
-		return launchIn(cmd, fd, r.flags, v.mounts, newNet)
+		return launchIn(cmd, fd, r.flags, s.viewFor(grant).mounts, !grant.Has(approvals.Net))
 	}
 	done := make(chan error, 1)
 	go func() {
@@ -266,4 +277,17 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 		done <- cmd.Start()
 	}()
 	return <-done
+}
+
+// spawn has the spawner of grant's kind start cmd in its view; ok is false
+// when no spawner can serve it.
+func (s *Sandbox) spawn(cmd *exec.Cmd, grant approvals.Effects) (ok bool, err error) {
+	fd, r, err := s.rulesetFor(grant, false)
+	if err != nil {
+		return true, err
+	}
+	defer unix.Close(fd)
+	v := s.viewFor(grant)
+	key := spawnerKey{newNet: !grant.Has(approvals.Net), sealed: v.Sealed, guarded: !grant.Has(approvals.Protected), hidden: !grant.Has(approvals.Secret)}
+	return s.spawner(key).start(cmd, fd, r, v)
 }

@@ -193,9 +193,18 @@ func (z *spawner) launch() error {
 	// starter's end the mounter.
 	attr := namespaceAttr(&syscall.SysProcAttr{Setpgid: true}, z.newNet)
 	ids := tandemsUser()
+	// Its start is the probe's too (see probeNamespaces): the mounter makes
+	// this directory read-only, and the starter, as the user, finds that
+	// it cannot write there.
+	probe, err := os.MkdirTemp("", "tandem-probe-")
+	if err != nil {
+		ours.Close()
+		return err
+	}
+	defer os.RemoveAll(probe)
 	// Its environment is empty: each program gets its own from the
 	// request, and tandem's (keys included) stays in tandem.
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-serve", "3", strconv.Itoa(ids.uid), strconv.Itoa(ids.gid)},
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-serve", "3", strconv.Itoa(ids.uid), strconv.Itoa(ids.gid), probe},
 		Env: []string{}, ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
 	if err := cmd.Start(); err != nil {
 		ours.Close()
@@ -209,12 +218,13 @@ func (z *spawner) launch() error {
 		err = json.Unmarshal(buf[:n], &hello)
 	}
 	var starter *os.Process
-	if err == nil {
-		if hello.Pid <= 0 {
-			err = errors.New("sandbox: the spawner's starter did not start: " + hello.Err)
-		} else if starter, err = os.FindProcess(hello.Pid); err == nil {
+	if err == nil && hello.Pid > 0 {
+		if starter, err = os.FindProcess(hello.Pid); err == nil {
 			go starter.Wait()
 		}
+	}
+	if err == nil && (hello.Pid <= 0 || hello.Err != "") {
+		err = errors.New("sandbox: the spawner's starter did not start: " + hello.Err)
 	}
 	if err != nil {
 		ours.Close()
@@ -290,17 +300,21 @@ func reapZombieCopy(comm string) bool {
 	return false
 }
 
-// serve is a spawner's mounter: it starts the starter as ids, with
-// tandem's socket conn (the starter says its pid there first), and mounts
+// serve is a spawner's mounter: it makes the directory probe read-only,
+// starts the starter as ids, with tandem's socket conn (the starter says
+// its pid there first, and whether probe refused it a write), and mounts
 // what the starter asks until the starter ends.
-func serve(conn int, ids user) int {
+func serve(conn int, ids user, probe string) int {
+	if err := readOnly(probe); err != nil {
+		return failHello(conn, err)
+	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return failHello(conn, err)
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "mounter"), os.NewFile(uintptr(fds[1]), "mounter")
 	tandems := os.NewFile(uintptr(conn), "spawner")
-	starter := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-start", "3", "4"}, Env: []string{},
+	starter := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-start", "3", "4", probe}, Env: []string{},
 		ExtraFiles: []*os.File{tandems, theirs}, SysProcAttr: ids.attr(&syscall.SysProcAttr{Cloneflags: unix.CLONE_PARENT})}
 	if err := starter.Start(); err != nil {
 		return failHello(conn, err)
@@ -339,12 +353,17 @@ func failHello(conn int, err error) int {
 }
 
 // start is a spawner's starter: it says its pid on tandem's socket conn,
-// then reads programs from it and starts each, first having the mounter
-// (on the socket mounter) guard what the program may not change. It
-// returns when tandem closes the socket.
-func start(conn, mounter int) int {
-	b, _ := json.Marshal(reply{Pid: os.Getpid()})
-	if _, err := unix.Write(conn, b); err != nil {
+// and that the mounter's read-only probe refused it a write, then reads
+// programs from it and starts each, first having the mounter (on the
+// socket mounter) guard what the program may not change. It returns when
+// tandem closes the socket.
+func start(conn, mounter int, probe string) int {
+	hello := reply{Pid: os.Getpid()}
+	if err := os.WriteFile(probe+"/probe", nil, 0o600); !errors.Is(err, syscall.EROFS) {
+		hello.Err = fmt.Sprintf("a read-only mount took a write (%v)", err)
+	}
+	b, _ := json.Marshal(hello)
+	if _, err := unix.Write(conn, b); err != nil || hello.Err != "" {
 		return 1
 	}
 	guard := func(m mounts) error {
