@@ -282,12 +282,14 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 // spawn has the spawner of grant's kind start cmd in its view; ok is false
 // when no spawner can serve it.
 func (s *Sandbox) spawn(cmd *exec.Cmd, grant approvals.Effects) (ok bool, err error) {
+	// Sealed as mountsFor seals: without outside.
+	z := s.spawner(spawnerKey{newNet: !grant.Has(approvals.Net), sealed: !grant.Has(approvals.Outside),
+		guarded: !grant.Has(approvals.Protected), hidden: !grant.Has(approvals.Secret)})
+	z.warm()
 	fd, r, err := s.rulesetFor(grant, false)
 	if err != nil {
 		return true, err
 	}
 	defer unix.Close(fd)
-	v := s.viewFor(grant)
-	key := spawnerKey{newNet: !grant.Has(approvals.Net), sealed: v.Sealed, guarded: !grant.Has(approvals.Protected), hidden: !grant.Has(approvals.Secret)}
-	return s.spawner(key).start(cmd, fd, r, v)
+	return z.start(cmd, fd, r, s.viewFor(grant))
 }

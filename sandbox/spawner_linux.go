@@ -37,6 +37,8 @@ type spawner struct {
 	made    *view       // the view the mounter last made
 	conn    *os.File    // tandem's end of the starter's socket
 	broken  bool        // it failed once: programs take the launcher's way
+	warming bool        // it is being started in the background (see warm)
+	closed  bool        // the sandbox let it go: it starts no more
 	// env is the environment the starter holds from the last program it
 	// started (nil when none): a program with the same is sent without it.
 	env []string
@@ -182,6 +184,26 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, r *ruleset, v *view) (ok boo
 	return true, rep.err(cmd.Path)
 }
 
+// warm starts the spawner in the background when it has not started, so
+// that its start (tandem started twice) overlaps the making of the first
+// program's ruleset and view.
+func (z *spawner) warm() {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.cmd != nil || z.broken || z.warming || z.closed {
+		return
+	}
+	z.warming = true
+	go func() {
+		z.mu.Lock()
+		defer z.mu.Unlock()
+		z.warming = false
+		if z.cmd == nil && !z.broken && !z.closed && z.launch() != nil {
+			z.broken = true
+		}
+	}()
+}
+
 func (z *spawner) launch() error {
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -250,6 +272,7 @@ func (z *spawner) stop() {
 func (z *spawner) close() {
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	z.closed = true
 	z.stop()
 }
 
