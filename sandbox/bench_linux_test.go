@@ -14,8 +14,8 @@ import (
 // for one process (cat /dev/null), with a session's policy of this machine's
 // home and the default auto set without outside and protected, in a root
 // with a repository: plain, sandboxed and launched starts (a program the
-// gate cannot see into, which goes through the launcher) alternate, and the
-// p50 and p99 of each are reported.
+// gate cannot see into, which its grant's spawner starts as it starts any
+// other) alternate, and the p50 and p99 of each are reported.
 func BenchmarkProcessStart(b *testing.B) {
 	if err := Supported().Unavailable; err != nil {
 		b.Fatal(err)

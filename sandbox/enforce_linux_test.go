@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"net"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/internal/denysys"
 	"github.com/tandemdev/tandem/internal/tcpcatch"
 )
 
@@ -457,6 +459,94 @@ func TestSpawnerProgramsAreTandemsChildren(t *testing.T) {
 	}
 }
 
+// The spawner's starter restricts a thread once and starts every program
+// of one ruleset on it; a ruleset built again (a place it was split along
+// changed) restricts the programs after it, not the thread kept for the
+// old one. Landlock alone holds this case: a directory granted by the old
+// ruleset, moved into the home, would stay readable.
+func TestSpawnerRestrictsByTheRulesetBuiltAgain(t *testing.T) {
+	w := newWorld(t)
+	w.viaFiles = true
+	if out, err := w.run(t, 0, "cat "+w.outside+"/keep.txt"); err != nil || out != "keep\n" {
+		t.Fatalf("outside the home is read: %v %q", err, out)
+	}
+	moved := w.home + "/moved"
+	if err := os.Rename(w.outside, moved); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		if out, err := w.run(t, 0, "cat "+moved+"/keep.txt"); err == nil || strings.HasPrefix(out, "keep") {
+			t.Errorf("a directory moved into the home is read without outside: %v %q", err, out)
+		}
+	}
+	if out, err := w.run(t, approvals.Of(approvals.Outside), "cat "+moved+"/keep.txt"); err != nil || out != "keep\n" {
+		t.Errorf("with outside: %v %q", err, out)
+	}
+}
+
+// A program the spawner starts has its own environment, whether the one
+// before it had the same (sent once) or another.
+func TestSpawnerProgramsHaveTheirOwnEnvironment(t *testing.T) {
+	w := newWorld(t)
+	for _, x := range []string{"one", "two", "two", "", "one"} {
+		out, err := os.CreateTemp(t.TempDir(), "out")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command("/bin/sh", "-c", "echo ${X-unset}")
+		cmd.Dir, cmd.Stdout, cmd.Env = w.ws, out, []string{"PATH=/usr/bin:/bin"}
+		if x != "" {
+			cmd.Env = append(cmd.Env, "X="+x)
+		}
+		if err := w.sb.Start(cmd, 0, approvals.Of(approvals.Exec)); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Wait()
+		got, _ := os.ReadFile(out.Name())
+		if want := cmp.Or(x, "unset") + "\n"; string(got) != want {
+			t.Errorf("X=%s: the program printed %q, want %q", x, got, want)
+		}
+		out.Close()
+	}
+}
+
+// Where no user namespace can be made for real (clone with CLONE_NEWUSER
+// refused, as a sysctl does), a program's spawner cannot start: the probe
+// then finds no namespaces, the program starts all the same, and the
+// guarded places are held by its ruleset.
+func TestProgramsStartWhereNoNamespaceCanBeMade(t *testing.T) {
+	if os.Getenv("TANDEM_TEST_NO_USERNS") == "" {
+		requireLandlock(t)
+		cmd := denysys.Command(denysys.UserNamespaces, os.Args[0], "-test.run", "^TestProgramsStartWhereNoNamespaceCanBeMade$", "-test.count", "1")
+		cmd.Env = append(cmd.Env, "TANDEM_TEST_NO_USERNS=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("without user namespaces: %v\n%s", err, out)
+		}
+		return
+	}
+	w := newWorld(t)
+	w.viaFiles = true
+	net := approvals.Of(approvals.Net)
+	if out, err := w.run(t, net, "echo ran"); err != nil || out != "ran\n" {
+		t.Fatalf("a program did not run: %v %q", err, out)
+	}
+	if out, err := w.run(t, net, "echo evil > .git/hooks/pre-commit"); err == nil {
+		t.Errorf("a hook was planted without protected: %q", out)
+	}
+	if Supported().Guards {
+		t.Errorf("namespaces are said to hold where none can be made")
+	}
+}
+
+// withoutNamespaces makes the sandbox start programs as where no user
+// namespace can be made, until the test ends.
+func withoutNamespaces(t *testing.T) {
+	saved, savedFirst := namespaces, spawnFirst
+	namespaces = func() error { return errors.New("no user namespaces here") }
+	spawnFirst = func() bool { return false }
+	t.Cleanup(func() { namespaces, spawnFirst = saved, savedFirst })
+}
+
 // zombieChildren are this process's children that exited as a failed exec
 // does (253) and were not reaped.
 func zombieChildren(t *testing.T) []string {
@@ -515,9 +605,7 @@ func TestSignalsStayInTheSandbox(t *testing.T) {
 // writable.
 func TestGuardedPlacesHeldWithoutNamespaces(t *testing.T) {
 	w := newWorld(t)
-	saved := namespaces
-	namespaces = func() error { return errors.New("no user namespaces here") }
-	t.Cleanup(func() { namespaces = saved })
+	withoutNamespaces(t)
 	net := approvals.Of(approvals.Net)
 	for _, script := range []string{
 		"echo '[core] fsmonitor = evil' >> .git/config",
@@ -601,9 +689,7 @@ func TestSecretsAndSocketsAreOutOfView(t *testing.T) {
 func TestUnixSocketsNeedNet(t *testing.T) {
 	bothWays(t, unixSocketsNeedNet)
 	t.Run("no namespaces", func(t *testing.T) {
-		saved := namespaces
-		namespaces = func() error { return errors.New("no user namespaces here") }
-		t.Cleanup(func() { namespaces = saved })
+		withoutNamespaces(t)
 		unixSocketsNeedNet(t, newWorld(t))
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -43,8 +44,22 @@ var landlockSupport = sync.OnceValue(func() Support {
 
 // namespaces reports whether a spawner or launcher can hold the guarded
 // places here. Learning it means starting one (tens of milliseconds), so
-// it is learnt only when a program needs them, or when asked.
-var namespaces = sync.OnceValue(probeNamespaces)
+// it is learnt only when a program needs them and no spawner proved them
+// (see spawnFirst), or when asked.
+var namespaces = sync.OnceValue(func() error {
+	err := probeNamespaces()
+	probedNone.Store(err != nil)
+	return err
+})
+
+// probedNone is set when the probe found that namespaces cannot hold here.
+var probedNone atomic.Bool
+
+// spawnFirst reports whether a program a spawner can start goes to its
+// spawner before namespaces are probed: a spawner that starts proves
+// them, as the probe would (see spawner.launch). Once the probe found
+// none, programs go to no spawner.
+var spawnFirst = func() bool { return !probedNone.Load() }
 
 // Supported returns what this kernel can hold.
 func Supported() Support {
@@ -85,7 +100,13 @@ type ruleset struct {
 	fd     int
 	flags  uint32
 	listed stamps
+	// built names this build among all of tandem's: a spawner keeps a
+	// thread restricted by it for as long as its programs are sent with it.
+	built uint64
 }
+
+// builds counts the rulesets built.
+var builds atomic.Uint64
 
 func (r *ruleset) close() { unix.Close(r.fd) }
 
@@ -130,8 +151,9 @@ func (s *Sandbox) spawner(key spawnerKey) *spawner {
 }
 
 // rulesetFor returns a descriptor, which the caller closes, of the ruleset
-// of grant; with byRules, the guarded places are carved out of its writes.
-func (s *Sandbox) rulesetFor(grant approvals.Effects, byRules bool) (int, uint32, error) {
+// of grant, and the ruleset; with byRules, the guarded places are carved
+// out of its writes.
+func (s *Sandbox) rulesetFor(grant approvals.Effects, byRules bool) (int, *ruleset, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	key := rulesetKey{grant, byRules}
@@ -147,12 +169,12 @@ func (s *Sandbox) rulesetFor(grant approvals.Effects, byRules bool) (int, uint32
 		}
 		var err error
 		if r, err = build(pl, grant); err != nil {
-			return -1, 0, err
+			return -1, nil, err
 		}
 		s.cache[key] = r
 	}
 	fd, err := unix.FcntlInt(uintptr(r.fd), unix.F_DUPFD_CLOEXEC, 0)
-	return fd, r.flags, err
+	return fd, r, err
 }
 
 func build(pl Places, grant approvals.Effects) (*ruleset, error) {
@@ -183,7 +205,7 @@ func build(pl Places, grant approvals.Effects) (*ruleset, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sandbox: %w", err)
 	}
-	return &ruleset{fd: fd, flags: flags, listed: listed}, nil
+	return &ruleset{fd: fd, flags: flags, listed: listed, built: builds.Add(1)}, nil
 }
 
 // fileRights are the rights a rule on a file (not a directory) may hold.
@@ -230,32 +252,44 @@ func pathRules(rights landlock.AccessFSSet, paths []string) []landlock.Rule {
 // and in .git, so a build that needs that fails with the sandbox's note
 // instead of a hook being planted.
 func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) error {
+	if spawnable(cmd) && spawnFirst() {
+		if ok, err := s.spawn(cmd, grant); ok {
+			return err
+		}
+	}
 	inNamespaces := namespaces() == nil
 	byRules := unseen && !grant.Has(approvals.Protected) && !inNamespaces
-	fd, flags, err := s.rulesetFor(grant, byRules)
+	fd, r, err := s.rulesetFor(grant, byRules)
 	if err != nil {
 		return err
 	}
 	defer unix.Close(fd)
 	if inNamespaces {
-		v := s.viewFor(grant)
-		newNet := !grant.Has(approvals.Net)
-		if spawnable(cmd) {
-			key := spawnerKey{newNet: newNet, sealed: v.Sealed, guarded: !grant.Has(approvals.Protected), hidden: !grant.Has(approvals.Secret)}
-			if ok, err := s.spawner(key).start(cmd, fd, flags, v); ok {
-				return err
-			}
-		}
-		return launchIn(cmd, fd, flags, v.mounts, newNet)
+		return launchIn(cmd, fd, r.flags, s.viewFor(grant).mounts, !grant.Has(approvals.Net))
 	}
 	done := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
-		if err := restrictThread(fd, flags, !grant.Has(approvals.Net)); err != nil {
+		if err := restrictThread(fd, r.flags, !grant.Has(approvals.Net)); err != nil {
 			done <- fmt.Errorf("sandbox: %w", err)
 			return
 		}
 		done <- cmd.Start()
 	}()
 	return <-done
+}
+
+// spawn has the spawner of grant's kind start cmd in its view; ok is false
+// when no spawner can serve it.
+func (s *Sandbox) spawn(cmd *exec.Cmd, grant approvals.Effects) (ok bool, err error) {
+	// Sealed as mountsFor seals: without outside.
+	z := s.spawner(spawnerKey{newNet: !grant.Has(approvals.Net), sealed: !grant.Has(approvals.Outside),
+		guarded: !grant.Has(approvals.Protected), hidden: !grant.Has(approvals.Secret)})
+	z.warm()
+	fd, r, err := s.rulesetFor(grant, false)
+	if err != nil {
+		return true, err
+	}
+	defer unix.Close(fd)
+	return z.start(cmd, fd, r, s.viewFor(grant))
 }

@@ -33,8 +33,8 @@ func init() {
 // status a shell gives a program it could not run. args are one of:
 //
 //	-fd N -flags F -uid U -gid G [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...
-//	-serve FD UID GID
-//	-start FD MOUNTER
+//	-serve FD UID GID PROBE
+//	-start FD MOUNTER PROBE
 //	-probe DIR UID GID
 //	-probe-write PATH UID
 //	-exec FD FLAGS NOUNIX -- PATH ARGV0 ARGS...
@@ -49,7 +49,7 @@ func launch(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tandem sandbox: "+format+"\n", a...)
 		return status
 	}
-	if len(args) == 4 && args[0] == "-serve" {
+	if len(args) == 5 && args[0] == "-serve" {
 		conn, errConn := strconv.Atoi(args[1])
 		uid, errU := strconv.Atoi(args[2])
 		gid, errG := strconv.Atoi(args[3])
@@ -57,9 +57,9 @@ func launch(args []string, stderr io.Writer) int {
 			return fail(126, "-serve: %v", err)
 		}
 		unix.CloseOnExec(conn) // none of its programs holds it
-		return serve(conn, user{uid, gid})
+		return serve(conn, user{uid, gid}, args[4])
 	}
-	if len(args) == 3 && args[0] == "-start" {
+	if len(args) == 4 && args[0] == "-start" {
 		conn, errConn := strconv.Atoi(args[1])
 		mounter, errM := strconv.Atoi(args[2])
 		if err := errors.Join(errConn, errM); err != nil {
@@ -67,7 +67,7 @@ func launch(args []string, stderr io.Writer) int {
 		}
 		unix.CloseOnExec(conn)
 		unix.CloseOnExec(mounter)
-		return start(conn, mounter)
+		return start(conn, mounter, args[3])
 	}
 	if len(args) == 4 && args[0] == "-probe" {
 		// As the launcher: a read-only mount, then a program as the user

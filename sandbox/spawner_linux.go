@@ -37,19 +37,35 @@ type spawner struct {
 	made    *view       // the view the mounter last made
 	conn    *os.File    // tandem's end of the starter's socket
 	broken  bool        // it failed once: programs take the launcher's way
+	warming bool        // it is being started in the background (see warm)
+	closed  bool        // the sandbox let it go: it starts no more
+	// env is the environment the starter holds from the last program it
+	// started (nil when none): a program with the same is sent without it.
+	env []string
 }
 
 // request is what a spawner is sent; the descriptors go beside it: the
 // ruleset, then standard input, output and error where present.
 type request struct {
-	Path      string
-	Args, Env []string
-	Dir       string
-	Flags     uint32
-	View      *mounts `json:",omitempty"` // nil when Made
-	Made      bool    // the view is the one the mounter made last: nothing to mount
-	NoUnix    bool    // no UNIX socket of its own making (without net)
-	Stdio     [3]bool // which of 0, 1 and 2 are sent (else /dev/null)
+	Path    string
+	Args    []string
+	Env     []string // nil when SameEnv
+	SameEnv bool     // the environment is the one of the last program started
+	Dir     string
+	restriction
+	View  *mounts `json:",omitempty"` // nil when Made
+	Made  bool    // the view is the one the mounter made last: nothing to mount
+	Stdio [3]bool // which of 0, 1 and 2 are sent (else /dev/null)
+}
+
+// restriction is what the thread that starts a program is restricted by:
+// the ruleset sent (Built names which build it is), and without net no
+// UNIX socket of its own making. Programs sent with the same restriction
+// are started by one thread, restricted once.
+type restriction struct {
+	Built  uint64
+	Flags  uint32
+	NoUnix bool
 }
 
 // mounts is a program's view: what its mount namespace holds for it, made
@@ -98,7 +114,7 @@ func spawnable(cmd *exec.Cmd) bool {
 // a namespace with the view v. On success cmd's Process is the program,
 // to be waited for as if cmd had started it. ok is false when the spawner
 // cannot serve (it could not start, or broke): the caller takes another way.
-func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, v *view) (ok bool, err error) {
+func (z *spawner) start(cmd *exec.Cmd, ruleset int, r *ruleset, v *view) (ok bool, err error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.broken {
@@ -111,12 +127,18 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, v *view) (ok b
 		}
 	}
 	// A view the mounter made last time, and that is fresh, is made already.
-	req := request{Path: cmd.Path, Args: cmd.Args, Env: cmd.Env, Dir: cmd.Dir, Flags: flags, Made: z.made == v, NoUnix: z.newNet}
+	req := request{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Made: z.made == v,
+		restriction: restriction{Built: r.built, Flags: r.flags, NoUnix: z.newNet}}
 	if !req.Made {
 		req.View = &v.mounts
 	}
-	if req.Env == nil {
-		req.Env = os.Environ()
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	// A script's programs mostly share one environment: it goes once.
+	if req.SameEnv = z.env != nil && slices.Equal(env, z.env); !req.SameEnv {
+		req.Env = env
 	}
 	if req.Dir == "" {
 		if req.Dir, err = os.Getwd(); err != nil {
@@ -148,9 +170,9 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, v *view) (ok b
 		z.stop()
 		return false, nil
 	}
-	z.made = nil
+	z.made, z.env = nil, nil
 	if rep.Pid > 0 {
-		z.made = v
+		z.made, z.env = v, env
 		// The program is tandem's child (CLONE_PARENT): FindProcess holds
 		// it by a pidfd, and only tandem can reap it, so the pid is its own.
 		cmd.Process, err = os.FindProcess(rep.Pid)
@@ -160,6 +182,26 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, flags uint32, v *view) (ok b
 		reapFailedSpawn(z.starter.Pid)
 	}
 	return true, rep.err(cmd.Path)
+}
+
+// warm starts the spawner in the background when it has not started, so
+// that its start (tandem started twice) overlaps the making of the first
+// program's ruleset and view.
+func (z *spawner) warm() {
+	z.mu.Lock()
+	defer z.mu.Unlock()
+	if z.cmd != nil || z.broken || z.warming || z.closed {
+		return
+	}
+	z.warming = true
+	go func() {
+		z.mu.Lock()
+		defer z.mu.Unlock()
+		z.warming = false
+		if z.cmd == nil && !z.broken && !z.closed && z.launch() != nil {
+			z.broken = true
+		}
+	}()
 }
 
 func (z *spawner) launch() error {
@@ -173,9 +215,18 @@ func (z *spawner) launch() error {
 	// starter's end the mounter.
 	attr := namespaceAttr(&syscall.SysProcAttr{Setpgid: true}, z.newNet)
 	ids := tandemsUser()
+	// Its start is the probe's too (see probeNamespaces): the mounter makes
+	// this directory read-only, and the starter, as the user, finds that
+	// it cannot write there.
+	probe, err := os.MkdirTemp("", "tandem-probe-")
+	if err != nil {
+		ours.Close()
+		return err
+	}
+	defer os.RemoveAll(probe)
 	// Its environment is empty: each program gets its own from the
 	// request, and tandem's (keys included) stays in tandem.
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-serve", "3", strconv.Itoa(ids.uid), strconv.Itoa(ids.gid)},
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-serve", "3", strconv.Itoa(ids.uid), strconv.Itoa(ids.gid), probe},
 		Env: []string{}, ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
 	if err := cmd.Start(); err != nil {
 		ours.Close()
@@ -189,19 +240,20 @@ func (z *spawner) launch() error {
 		err = json.Unmarshal(buf[:n], &hello)
 	}
 	var starter *os.Process
-	if err == nil {
-		if hello.Pid <= 0 {
-			err = errors.New("sandbox: the spawner's starter did not start: " + hello.Err)
-		} else if starter, err = os.FindProcess(hello.Pid); err == nil {
+	if err == nil && hello.Pid > 0 {
+		if starter, err = os.FindProcess(hello.Pid); err == nil {
 			go starter.Wait()
 		}
+	}
+	if err == nil && (hello.Pid <= 0 || hello.Err != "") {
+		err = errors.New("sandbox: the spawner's starter did not start: " + hello.Err)
 	}
 	if err != nil {
 		ours.Close()
 		go cmd.Wait()
 		return err
 	}
-	z.cmd, z.starter, z.conn, z.made = cmd, starter, ours, nil
+	z.cmd, z.starter, z.conn, z.made, z.env = cmd, starter, ours, nil, nil
 	return nil
 }
 
@@ -214,12 +266,13 @@ func (z *spawner) stop() {
 	z.conn.Close()
 	cmd := z.cmd
 	go cmd.Wait()
-	z.cmd, z.starter, z.conn, z.made = nil, nil, nil, nil
+	z.cmd, z.starter, z.conn, z.made, z.env = nil, nil, nil, nil, nil
 }
 
 func (z *spawner) close() {
 	z.mu.Lock()
 	defer z.mu.Unlock()
+	z.closed = true
 	z.stop()
 }
 
@@ -270,17 +323,21 @@ func reapZombieCopy(comm string) bool {
 	return false
 }
 
-// serve is a spawner's mounter: it starts the starter as ids, with
-// tandem's socket conn (the starter says its pid there first), and mounts
+// serve is a spawner's mounter: it makes the directory probe read-only,
+// starts the starter as ids, with tandem's socket conn (the starter says
+// its pid there first, and whether probe refused it a write), and mounts
 // what the starter asks until the starter ends.
-func serve(conn int, ids user) int {
+func serve(conn int, ids user, probe string) int {
+	if err := readOnly(probe); err != nil {
+		return failHello(conn, err)
+	}
 	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
 	if err != nil {
 		return failHello(conn, err)
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "mounter"), os.NewFile(uintptr(fds[1]), "mounter")
 	tandems := os.NewFile(uintptr(conn), "spawner")
-	starter := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-start", "3", "4"}, Env: []string{},
+	starter := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-start", "3", "4", probe}, Env: []string{},
 		ExtraFiles: []*os.File{tandems, theirs}, SysProcAttr: ids.attr(&syscall.SysProcAttr{Cloneflags: unix.CLONE_PARENT})}
 	if err := starter.Start(); err != nil {
 		return failHello(conn, err)
@@ -319,12 +376,17 @@ func failHello(conn int, err error) int {
 }
 
 // start is a spawner's starter: it says its pid on tandem's socket conn,
-// then reads programs from it and starts each, first having the mounter
-// (on the socket mounter) guard what the program may not change. It
-// returns when tandem closes the socket.
-func start(conn, mounter int) int {
-	b, _ := json.Marshal(reply{Pid: os.Getpid()})
-	if _, err := unix.Write(conn, b); err != nil {
+// and that the mounter's read-only probe refused it a write, then reads
+// programs from it and starts each, first having the mounter (on the
+// socket mounter) guard what the program may not change. It returns when
+// tandem closes the socket.
+func start(conn, mounter int, probe string) int {
+	hello := reply{Pid: os.Getpid()}
+	if err := os.WriteFile(probe+"/probe", nil, 0o600); !errors.Is(err, syscall.EROFS) {
+		hello.Err = fmt.Sprintf("a read-only mount took a write (%v)", err)
+	}
+	b, _ := json.Marshal(hello)
+	if _, err := unix.Write(conn, b); err != nil || hello.Err != "" {
 		return 1
 	}
 	guard := func(m mounts) error {
@@ -343,17 +405,96 @@ func start(conn, mounter int) int {
 		}
 		return rep.err("mount")
 	}
-	body := make([]byte, 1<<20)
-	oob := make([]byte, unix.CmsgSpace(4*4))
+	st := &starter{conn: conn, guard: guard, body: make([]byte, 1<<20), oob: make([]byte, unix.CmsgSpace(4*4))}
+	for m := st.receive(); m != nil; {
+		next := make(chan *message)
+		go st.restricted(m, next)
+		m = <-next
+	}
+	return 0
+}
+
+// starter is a spawner's starter's state.
+type starter struct {
+	conn      int
+	guard     func(mounts) error
+	body, oob []byte
+	// env is the environment of the last program started, for the
+	// programs sent without theirs; hasEnv once one was sent.
+	env    []string
+	hasEnv bool
+}
+
+// message is a request as received, with the descriptors sent beside it.
+type message struct {
+	req request
+	fds []int
+}
+
+// receive returns the next request; one it cannot read is answered here.
+// It returns nil when tandem closed the socket.
+func (st *starter) receive() *message {
 	for {
-		n, oobn, _, _, err := unix.Recvmsg(conn, body, oob, 0)
+		n, oobn, _, _, err := unix.Recvmsg(st.conn, st.body, st.oob, 0)
 		if err != nil || n == 0 {
-			return 0
+			return nil
 		}
-		rep := spawn(body[:n], oob[:oobn], guard)
-		b, _ := json.Marshal(rep)
-		if _, err := unix.Write(conn, b); err != nil {
-			return 0
+		m := &message{}
+		if msgs, err := unix.ParseSocketControlMessage(st.oob[:oobn]); err == nil && len(msgs) == 1 {
+			m.fds, _ = unix.ParseUnixRights(&msgs[0])
+		}
+		err = json.Unmarshal(st.body[:n], &m.req)
+		if err == nil && len(m.fds) < 1 {
+			err = errors.New("no ruleset was sent")
+		}
+		if err == nil {
+			return m
+		}
+		for _, fd := range m.fds {
+			unix.Close(fd)
+		}
+		if !st.answer(failure(err)) {
+			return nil
+		}
+	}
+}
+
+// answer sends rep to tandem, and reports whether it could.
+func (st *starter) answer(rep reply) bool {
+	b, _ := json.Marshal(rep)
+	_, err := unix.Write(st.conn, b)
+	return err == nil
+}
+
+// restricted starts m's program and those after it on a thread restricted
+// once, as m asks, for as long as they ask the same restriction: the first
+// that asks another (a ruleset built again) goes on next, to a thread of
+// its own; nil when tandem closed the socket. The thread is never
+// unlocked, so no other code runs restricted and it ends with the
+// goroutine; the threads the runtime starts meanwhile are started by
+// another, unrestricted one (a locked thread's state is never cloned).
+func (st *starter) restricted(m *message, next chan<- *message) {
+	runtime.LockOSThread()
+	want := m.req.restriction
+	err := restrictThread(m.fds[0], want.Flags, want.NoUnix)
+	for {
+		var rep reply
+		if err == nil {
+			rep = st.spawn(m)
+		} else {
+			rep = failure(err)
+			for _, fd := range m.fds {
+				unix.Close(fd)
+			}
+		}
+		if !st.answer(rep) {
+			next <- nil
+			return
+		}
+		// A thread that failed to restrict itself starts nothing more.
+		if m = st.receive(); m == nil || m.req.restriction != want || err != nil {
+			next <- m
+			return
 		}
 	}
 }
@@ -386,14 +527,10 @@ func (rep reply) err(path string) error {
 	return nil
 }
 
-// spawn starts one program as the request says, once guard has made the
-// mounts it asks.
-func spawn(body, oob []byte, guard func(mounts) error) reply {
-	fail := failure
-	var fds []int
-	if msgs, err := unix.ParseSocketControlMessage(oob); err == nil && len(msgs) == 1 {
-		fds, _ = unix.ParseUnixRights(&msgs[0])
-	}
+// spawn starts m's program as its request says, once the mounter has
+// made the mounts it asks, on the calling thread, restricted already.
+func (st *starter) spawn(m *message) reply {
+	req, fds := m.req, m.fds
 	// Each received descriptor is closed once: as a file when it became
 	// one (its finalizer would close the number again, perhaps reused),
 	// else by number.
@@ -407,33 +544,31 @@ func spawn(body, oob []byte, guard func(mounts) error) reply {
 			}
 		}
 	}()
-	var req request
-	if err := json.Unmarshal(body, &req); err != nil {
-		return fail(err)
-	}
-	if len(fds) < 1 {
-		return fail(errors.New("no ruleset was sent"))
+	if !req.SameEnv {
+		st.env, st.hasEnv = req.Env, true
+	} else if !st.hasEnv {
+		return failure(errors.New("no environment was sent"))
 	}
 	if !req.Made {
 		if req.View == nil {
-			return fail(errors.New("no view was sent"))
+			return failure(errors.New("no view was sent"))
 		}
-		if err := guard(*req.View); err != nil {
-			return fail(err)
+		if err := st.guard(*req.View); err != nil {
+			return failure(err)
 		}
 	}
 	// What would fail in the child is checked first: a child that fails is
 	// tandem's to reap, which it can only find by searching.
 	if fi, err := os.Stat(req.Dir); err != nil || !fi.IsDir() {
-		return fail(&os.PathError{Op: "chdir", Path: req.Dir, Err: syscall.ENOTDIR})
+		return failure(&os.PathError{Op: "chdir", Path: req.Dir, Err: syscall.ENOTDIR})
 	}
 	if err := runnable(req.Path); err != nil {
-		return fail(err)
+		return failure(err)
 	}
 	if err := unix.Access(req.Path, unix.X_OK); err != nil {
-		return fail(err)
+		return failure(err)
 	}
-	cmd := &exec.Cmd{Path: req.Path, Args: req.Args, Env: req.Env, Dir: req.Dir,
+	cmd := &exec.Cmd{Path: req.Path, Args: req.Args, Env: st.env, Dir: req.Dir,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Cloneflags: unix.CLONE_PARENT}}
 	streams := fds[1:]
 	for i, sent := range req.Stdio {
@@ -451,23 +586,9 @@ func spawn(body, oob []byte, guard func(mounts) error) reply {
 			}
 		}
 	}
-	type started struct {
-		err     error
-		started bool // the error is cmd.Start's: a child may have been made
-	}
-	done := make(chan started, 1)
-	go func() {
-		// A thread of its own, restricted and then ended, as tandem does.
-		runtime.LockOSThread()
-		if err := restrictThread(fds[0], req.Flags, req.NoUnix); err != nil {
-			done <- started{err: err}
-			return
-		}
-		done <- started{cmd.Start(), true}
-	}()
-	if r := <-done; r.err != nil {
-		rep := fail(r.err)
-		rep.Child = r.started
+	if err := cmd.Start(); err != nil {
+		rep := failure(err)
+		rep.Child = true // a child may have been made
 		return rep
 	}
 	pid := cmd.Process.Pid

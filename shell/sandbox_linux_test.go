@@ -229,6 +229,28 @@ func TestEverydayWorkRunsInTheSandbox(t *testing.T) {
 	}
 }
 
+// The steps of one script reuse what the sandbox built (a grant's view,
+// its spawner, a thread restricted by its ruleset), but a guarded place a
+// step replaced is guarded again for the steps after it: hooks moved away
+// and made again (asked as protected, allowed) take no hook from a program
+// the gate cannot see into.
+func TestKernelGuardsAPlaceReplacedBetweenSteps(t *testing.T) {
+	sb := newTestbed(t)
+	if out, err := exec.Command("git", "init", "-q", sb.root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	auto := approvals.DefaultAuto &^ approvals.Of(approvals.Outside, approvals.Protected)
+	a := answering(approvals.AllowOnce)
+	res := runScript(t, "git status --short\nmv .git/hooks .git/hooks-old && mkdir .git/hooks\n"+
+		`python3 -c 'open(".git/hooks/pre-commit", "w").write("#!/bin/sh\necho planted\n")'`, sb.opts(auto, a))
+	if len(res.Steps) != 4 || !res.Steps[2].Ran || res.Status == 0 || !strings.Contains(res.Sandbox, "git config or hooks") {
+		t.Errorf("asked %d:\n%s", len(a.asked()), Render(res))
+	}
+	if _, err := os.Stat(filepath.Join(sb.root, ".git/hooks/pre-commit")); err == nil {
+		t.Error("a hook was planted in the hooks made again")
+	}
+}
+
 // The home outside the workspace is held back by default, and the gate
 // agrees with the kernel: a step that names a place there is asked once as
 // outside, and a yes opens the kernel's view for it; a program the gate
