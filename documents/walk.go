@@ -134,24 +134,24 @@ func Walk(ctx context.Context, workspace, start string, dirs bool, maxDepth int,
 	}
 	r := baseRules(top, inRepo)
 	// Ignore files between the top and the start apply to the start.
-	var parts []string
+	path := "" // the start's path from the ignore root
 	if rel, err := filepath.Rel(top, start); err == nil && rel != "." {
 		dir := top
 		for _, seg := range strings.Split(rel, string(filepath.Separator)) {
-			r = r.with(dir, parts, ignoreFiles[:])
+			r = r.with(dir, path, ignoreFiles[:])
 			dir = filepath.Join(dir, seg)
-			parts = append(parts[:len(parts):len(parts)], seg)
-			if r.ignored(parts, true) {
+			path = joinRel(path, seg)
+			if r.ignored(seg, path, true) {
 				// The caller named a directory the rules exclude: search it
 				// (as ripgrep does with an explicit path), with only the
 				// ignore files from there down.
-				r = nil
+				r = rules{}
 			}
 		}
 	}
-	w := &walker{ctx: ctx, visit: visit, dirs: dirs, maxDepth: maxDepth}
+	w := &walker{ctx: ctx, visit: visit, dirs: dirs, maxDepth: maxDepth, startPath: path}
 	w.cond = sync.NewCond(&w.mu)
-	w.queue = []dirJob{{abs: start, rel: "", parts: parts, rules: r}}
+	w.queue = []dirJob{{abs: start, rel: "", rules: r}}
 	w.pending = 1
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	tallies := make([]Tally, n)
@@ -169,6 +169,14 @@ func Walk(ctx context.Context, workspace, start string, dirs bool, maxDepth int,
 		total.merge(&tallies[i])
 	}
 	return total, ctx.Err()
+}
+
+// joinRel joins a "/"-separated relative path and a name.
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
 }
 
 // firstRoot returns the workspace root that relative paths resolve
@@ -212,8 +220,7 @@ func searchRoots(roots []string, path string) ([]string, error) {
 
 type dirJob struct {
 	abs, rel string
-	depth    int      // levels below the start
-	parts    []string // components from the ignore root
+	depth    int // levels below the start
 	rules    rules
 	files    *fileShare // if set, the job is not a directory but a share in the files of one directory
 }
@@ -236,10 +243,13 @@ type walker struct {
 	visit    Visitor
 	dirs     bool
 	maxDepth int
-	mu       sync.Mutex
-	cond     *sync.Cond
-	queue    []dirJob // a stack: depth first keeps the working set small
-	pending  int      // jobs queued or running
+	// startPath is the start's path from the ignore root ("" at the root):
+	// an entry's path from there is startPath joined with its Rel.
+	startPath string
+	mu        sync.Mutex
+	cond      *sync.Cond
+	queue     []dirJob // a stack: depth first keeps the working set small
+	pending   int      // jobs queued or running
 }
 
 func (w *walker) work(t *Tally) {
@@ -334,7 +344,7 @@ func (w *walker) dir(job dirJob, t *Tally) (subdirs []dirJob, files []Entry) {
 		own[0], own[1] = own[1], own[0]
 	}
 	if len(own) > 0 {
-		r = r.with(job.abs, job.parts, own)
+		r = r.with(job.abs, joinRel(w.startPath, job.rel), own)
 	}
 	for i, e := range entries {
 		if i&63 == 63 && w.ctx.Err() != nil {
@@ -347,9 +357,9 @@ func (w *walker) dir(job dirJob, t *Tally) (subdirs []dirJob, files []Entry) {
 		}
 		typ := e.Type()
 		isDir := typ.IsDir()
-		var parts []string
-		if len(r) > 0 || isDir {
-			parts = append(job.parts[:len(job.parts):len(job.parts)], name)
+		path := rel // from the ignore root, needed only by path patterns
+		if r.paths && w.startPath != "" {
+			path = w.startPath + "/" + rel
 		}
 		switch {
 		case name == ".git":
@@ -358,7 +368,7 @@ func (w *walker) dir(job dirJob, t *Tally) (subdirs []dirJob, files []Entry) {
 			t.addIn(ClassSymlink, job.abs, name)
 		case strings.HasPrefix(name, TempPrefix):
 			t.addIn(ClassTemp, job.abs, name)
-		case len(r) > 0 && r.ignored(parts, isDir):
+		case r.ignored(name, path, isDir):
 			if isDir {
 				t.addIn(ClassIgnoredDir, job.abs, name)
 			} else {
@@ -369,7 +379,7 @@ func (w *walker) dir(job dirJob, t *Tally) (subdirs []dirJob, files []Entry) {
 			if w.maxDepth > 0 && job.depth+1 >= w.maxDepth {
 				t.add(ClassDir, abs) // met, not entered: nothing below can match
 			} else {
-				subdirs = append(subdirs, dirJob{abs: abs, rel: rel, depth: job.depth + 1, parts: parts, rules: r})
+				subdirs = append(subdirs, dirJob{abs: abs, rel: rel, depth: job.depth + 1, rules: r})
 			}
 			if w.dirs {
 				w.visit(Entry{Abs: abs, Rel: rel, IsDir: true, d: e}, t)
