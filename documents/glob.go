@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -84,6 +83,7 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 	if !strings.Contains(rest, "**") {
 		depth = strings.Count(rest, "/") + 1
 	}
+	match := globMatcher(rest)
 	var mu sync.Mutex
 	var found []GlobPath
 	for _, abs := range dirs {
@@ -97,15 +97,15 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 		if !ok {
 			continue
 		}
+		show := shownUnder(roots, start)
 		t, err := Walk(ctx, firstRoot(roots), start, true, depth, func(e Entry, t *Tally) {
-			ok, _ := doublestar.Match(rest, e.Rel)
-			if !ok {
+			if !match(e.Rel) {
 				if !e.IsDir {
 					t.Move(ClassFile, ClassNotMatched, e.Abs)
 				}
 				return
 			}
-			p := GlobPath{Show: Display(roots, e.Abs), IsDir: e.IsDir}
+			p := GlobPath{Show: show(e), IsDir: e.IsDir}
 			if info, err := e.Info(); err == nil {
 				p.MTime = info.ModTime()
 			}
@@ -122,11 +122,11 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 	// for glob that is the normal case, not a skip, so it is no notice.
 	rep.Tally.Count[ClassFile] += rep.Tally.Count[ClassNotMatched]
 	rep.Tally.Count[ClassNotMatched], rep.Tally.Examples[ClassNotMatched] = 0, nil
-	sort.Slice(found, func(i, j int) bool {
-		if !found[i].MTime.Equal(found[j].MTime) {
-			return found[i].MTime.After(found[j].MTime)
+	slices.SortFunc(found, func(a, b GlobPath) int {
+		if c := b.MTime.Compare(a.MTime); c != 0 {
+			return c
 		}
-		return found[i].Show < found[j].Show
+		return strings.Compare(a.Show, b.Show)
 	})
 	rep.Total = len(found)
 	if req.Skip > 0 && req.Skip >= rep.Total {
@@ -138,6 +138,44 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 		rep.Next = end
 	}
 	return rep, nil
+}
+
+// globMatcher returns the test of a path (relative to where the walk
+// starts, "/"-separated) against the pattern rest. The common "**/NAME"
+// forms are decided on the path's last name alone, and a NAME that is a
+// "*" and a literal by a comparison, so most paths cost no pattern match.
+func globMatcher(rest string) func(rel string) bool {
+	name, anyDepth := strings.CutPrefix(rest, "**/")
+	if !anyDepth || strings.Contains(name, "/") || strings.Contains(name, "**") {
+		return func(rel string) bool {
+			ok, _ := doublestar.Match(rest, rel)
+			return ok
+		}
+	}
+	base := func(rel string) string { return rel[strings.LastIndexByte(rel, '/')+1:] }
+	if lit, ok := strings.CutPrefix(name, "*"); ok && !strings.ContainsAny(lit, `*?[{\`) {
+		return func(rel string) bool { return strings.HasSuffix(base(rel), lit) }
+	}
+	if lit, ok := strings.CutSuffix(name, "*"); ok && !strings.ContainsAny(lit, `*?[{\`) {
+		return func(rel string) bool { return strings.HasPrefix(base(rel), lit) }
+	}
+	return func(rel string) bool {
+		ok, _ := doublestar.Match(name, base(rel))
+		return ok
+	}
+}
+
+// shownUnder returns how a path the walk from start meets is shown, as
+// Display shows it, from its Rel without cleaning a path per entry.
+func shownUnder(roots []string, start string) func(e Entry) string {
+	switch dir := Display(roots, start); {
+	case dir == ".":
+		return func(e Entry) string { return e.Rel }
+	case filepath.IsAbs(dir):
+		return func(e Entry) string { return e.Abs }
+	default:
+		return func(e Entry) string { return dir + "/" + e.Rel }
+	}
 }
 
 // descend goes from dir down the pattern's fixed prefix base to the

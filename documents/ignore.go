@@ -41,7 +41,6 @@ type patternKind int8
 
 const (
 	nameLiteral patternKind = iota // the whole name, no wildcard
-	nameExt                        // "*.ext": the name ends in .ext and ext has no "."
 	nameSuffix                     // "*literal"
 	namePrefix                     // "literal*"
 	nameGlob                       // any other pattern without "/"
@@ -53,6 +52,7 @@ const (
 type ignorePattern struct {
 	glob    string // without the "!", the trailing "/", and a path pattern's leading "/"
 	literal int    // glob's leading bytes without a wildcard or escape
+	need    string // a name glob's longest literal run before any class: a match holds it
 	kind    patternKind
 	negate  bool
 	dirOnly bool // it ended in "/": directories only
@@ -64,12 +64,13 @@ func (p *ignorePattern) matches(name, sub string) bool {
 	switch p.kind {
 	case nameLiteral:
 		return name == p.glob
-	case nameExt, nameSuffix:
+	case nameSuffix:
 		return strings.HasSuffix(name, p.glob[1:])
 	case namePrefix:
 		return strings.HasPrefix(name, p.glob[:len(p.glob)-1])
 	case nameGlob:
-		return wildmatch(p.glob, name, false)
+		return strings.HasPrefix(name, p.glob[:p.literal]) && strings.Contains(name, p.need) &&
+			wildmatch(p.glob, name, false)
 	case pathLiteral:
 		return sub == p.glob
 	}
@@ -103,53 +104,93 @@ func parsePattern(line string) ignorePattern {
 		p.kind = nameLiteral
 	case line[0] == '*' && literalLen(lit) == len(lit):
 		p.kind = nameSuffix
-		if strings.LastIndexByte(lit, '.') == 0 {
-			p.kind = nameExt
-		}
 	case p.literal == len(line)-1 && line[len(line)-1] == '*':
 		p.kind = namePrefix
 	default:
 		p.kind = nameGlob
+		p.need = longestRun(line)
 	}
 	return p
 }
 
+// longestRun is the longest run of literal bytes in glob before its first
+// class (whose end a "]" inside it could hide).
+func longestRun(glob string) string {
+	best, from := "", 0
+	for i := 0; i <= len(glob); i++ {
+		if i < len(glob) && !globSpecial(glob[i]) {
+			continue
+		}
+		if i-from > len(best) {
+			best = glob[from:i]
+		}
+		if i < len(glob) && glob[i] == '[' {
+			break
+		}
+		if i < len(glob) && glob[i] == '\\' {
+			i++ // the escaped byte is literal, but not part of a run here
+		}
+		from = i + 1
+	}
+	return best
+}
+
 // ignoreFile is one ignore file compiled: its patterns in file order, and
-// for the kinds that can be looked up, the indexes of the patterns of each
-// key, ascending.
+// the indexes of its patterns (ascending) filed under what an entry must
+// have for them to match, so that an entry tries only those that may.
 type ignoreFile struct {
 	base  string // its directory from the ignore root: "" or ending in "/"
 	pats  []ignorePattern
-	names map[string][]int32 // nameLiteral, by the name
-	exts  map[string][]int32 // nameExt, by ".ext"
-	paths map[string][]int32 // pathLiteral, by the path
-	scan  []int32            // the other kinds, each tried in turn
+	names map[string][]int32 // patterns without a wildcard, by the name
+	paths map[string][]int32 // path patterns without a wildcard, by the path
+	exts  map[string][]int32 // patterns ending in a literal ".ext", by ".ext"
+	first map[byte][]int32   // name patterns starting with a literal byte, by it
+	final map[byte][]int32   // name patterns ending with a literal byte, by it
+	scan  []int32            // the others, each tried in turn
 	// hasPaths: some pattern needs the entry's path, not only its name.
 	hasPaths bool
 }
 
 func compileIgnore(base string, pats []ignorePattern) *ignoreFile {
 	f := &ignoreFile{base: base, pats: pats}
-	index := func(m *map[string][]int32, key string, i int) {
-		if *m == nil {
-			*m = map[string][]int32{}
-		}
-		(*m)[key] = append((*m)[key], int32(i))
-	}
 	for i, p := range pats {
-		switch p.kind {
-		case nameLiteral:
-			index(&f.names, p.glob, i)
-		case nameExt:
-			index(&f.exts, p.glob[1:], i)
-		case pathLiteral:
-			index(&f.paths, p.glob, i)
+		f.hasPaths = f.hasPaths || p.kind >= pathLiteral
+		tail := literalTail(p.glob)
+		switch {
+		case p.kind == nameLiteral:
+			fileUnder(&f.names, p.glob, i)
+		case p.kind == pathLiteral:
+			fileUnder(&f.paths, p.glob, i)
+		case p.kind == pathGlob:
+			f.scan = append(f.scan, int32(i))
+		case strings.Contains(tail, "."):
+			fileUnder(&f.exts, tail[strings.LastIndexByte(tail, '.'):], i)
+		case p.literal > 0:
+			fileUnder(&f.first, p.glob[0], i)
+		case tail != "":
+			fileUnder(&f.final, tail[len(tail)-1], i)
 		default:
 			f.scan = append(f.scan, int32(i))
 		}
-		f.hasPaths = f.hasPaths || p.kind >= pathLiteral
 	}
 	return f
+}
+
+func fileUnder[K comparable](m *map[K][]int32, key K, i int) {
+	if *m == nil {
+		*m = map[K][]int32{}
+	}
+	(*m)[key] = append((*m)[key], int32(i))
+}
+
+// literalTail is the run of bytes ending glob that a matching text must
+// end with: none of them a wildcard, a class or an escape.
+func literalTail(glob string) string {
+	i := len(glob)
+	for i > 0 && !globSpecial(glob[i-1]) && glob[i-1] != ']' {
+		i--
+	}
+	return glob[i:]
 }
 
 // match says what the file's patterns say of the entry called name, at
@@ -161,12 +202,20 @@ func (f *ignoreFile) match(name, path string, isDir bool) verdict {
 		sub = path[len(f.base):]
 	}
 	best := int32(-1)
-	best = f.last(f.names[name], best, isDir, "", "")
-	if dot := strings.LastIndexByte(name, '.'); dot >= 0 && f.exts != nil {
-		best = f.last(f.exts[name[dot:]], best, isDir, "", "")
+	if f.names != nil {
+		best = f.last(f.names[name], best, isDir, name, sub)
 	}
 	if f.paths != nil {
-		best = f.last(f.paths[sub], best, isDir, "", "")
+		best = f.last(f.paths[sub], best, isDir, name, sub)
+	}
+	if dot := strings.LastIndexByte(name, '.'); dot >= 0 && f.exts != nil {
+		best = f.last(f.exts[name[dot:]], best, isDir, name, sub)
+	}
+	if f.first != nil {
+		best = f.last(f.first[name[0]], best, isDir, name, sub)
+	}
+	if f.final != nil {
+		best = f.last(f.final[name[len(name)-1]], best, isDir, name, sub)
 	}
 	best = f.last(f.scan, best, isDir, name, sub)
 	switch {
@@ -179,15 +228,11 @@ func (f *ignoreFile) match(name, path string, isDir bool) verdict {
 }
 
 // last returns the highest index in list above best whose pattern applies
-// to the entry, else best. With name "", list holds only patterns already
-// known to match (looked up by the entry's key); otherwise each is tried.
+// to the entry and matches it, else best.
 func (f *ignoreFile) last(list []int32, best int32, isDir bool, name, sub string) int32 {
 	for i := len(list) - 1; i >= 0 && list[i] > best; i-- {
 		p := &f.pats[list[i]]
-		if p.dirOnly && !isDir {
-			continue
-		}
-		if name == "" || p.matches(name, sub) {
+		if (isDir || !p.dirOnly) && p.matches(name, sub) {
 			return list[i]
 		}
 	}
