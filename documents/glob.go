@@ -48,6 +48,19 @@ type GlobReport struct {
 // GlobSearch walks the directory and returns the page of matching paths:
 // newest first, then by path, each path once.
 func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobReport, error) {
+	return globSearch(ctx, roots, req, nil)
+}
+
+// GlobPage is GlobSearch for store's session: a later page of the same glob
+// is served from the session's kept search while nothing it rests on has
+// changed (walkkeep.go).
+func (s *Store) GlobPage(ctx context.Context, roots []string, req GlobRequest) (*GlobReport, error) {
+	search := req
+	search.Skip, search.Limit = 0, 0
+	return globSearch(ctx, roots, req, s.keeperFor(&s.globKept, fmt.Sprintf("%q %+v", roots, search), nil))
+}
+
+func globSearch(ctx context.Context, roots []string, req GlobRequest, keep *keeper) (*GlobReport, error) {
 	if req.Skip < 0 || req.Limit < 0 || req.Limit > MaxGlobPage {
 		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"skip must be 0 or more and limit between 1 and %d. Fix them and call glob again.", MaxGlobPage))
@@ -76,29 +89,56 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 		shown = append(shown, Display(roots, d))
 	}
 	rep := &GlobReport{Req: req, Dir: strings.Join(shown, ", "), roots: roots}
-	// Start the walk at the pattern's fixed prefix ("cmd/**" walks cmd), and
-	// without "**" stop it at the depth the rest can reach.
+	// The walk starts at the pattern's fixed prefix ("cmd/**" walks cmd).
 	base, rest := doublestar.SplitPattern(pattern)
+	found, walked, err := globWalk(ctx, roots, dirs, base, rest, rep, keep)
+	if err != nil {
+		return nil, err
+	}
+	rep.Total = len(found)
+	if req.Skip > 0 && req.Skip >= rep.Total {
+		return nil, pastEnd(req.Skip, rep.Total, "matching paths")
+	}
+	end := min(req.Skip+limit, rep.Total)
+	rep.Page = slices.Clone(found[req.Skip:end])
+	if end < rep.Total {
+		rep.Next = end
+		if walked != nil {
+			keep.keep(walked)
+		}
+	}
+	return rep, nil
+}
+
+// globWalk returns the paths under dirs that match base/rest, in page order,
+// and counts the walk in rep's tally: from the session's kept search when
+// keep has it fresh, else by walking, and then walked is the search to keep.
+func globWalk(ctx context.Context, roots, dirs []string, base, rest string, rep *GlobReport, keep *keeper) (found []GlobPath, walked *keptSearch, err error) {
+	if kept := keep.take(); kept != nil {
+		rep.Tally = kept.tally.clone()
+		return kept.found, nil, nil
+	}
+	// Without "**" the walk stops at the depth the rest can reach.
 	depth := 0 // unlimited
 	if !strings.Contains(rest, "**") {
 		depth = strings.Count(rest, "/") + 1
 	}
 	match := globMatcher(rest)
+	rec := keep.record()
 	var mu sync.Mutex
-	var found []GlobPath
 	for _, abs := range dirs {
 		if info, err := os.Stat(abs); err != nil {
-			return nil, statRefusal(abs, err)
+			return nil, nil, statRefusal(abs, err)
 		} else if !info.IsDir() {
-			return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
+			return nil, nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 				"%s is a file; glob searches a directory. Give its directory as path, or read the file.", Display(roots, abs)))
 		}
-		start, ok := descend(abs, base, &rep.Tally)
+		start, ok := descend(abs, base, &rep.Tally, rec)
 		if !ok {
 			continue
 		}
 		show := shownUnder(roots, start)
-		t, err := Walk(ctx, firstRoot(roots), start, true, depth, func(e Entry, t *Tally) {
+		t, err := walkRecording(ctx, firstRoot(roots), start, true, depth, func(e Entry, t *Tally) {
 			if !match(e.Rel) {
 				if !e.IsDir {
 					t.Move(ClassFile, ClassNotMatched, e.Abs)
@@ -112,9 +152,9 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 			mu.Lock()
 			found = append(found, p)
 			mu.Unlock()
-		})
+		}, rec)
 		if err != nil {
-			return nil, cancelled("glob")
+			return nil, nil, cancelled("glob")
 		}
 		rep.Tally.merge(t)
 	}
@@ -128,16 +168,10 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 		}
 		return strings.Compare(a.Show, b.Show)
 	})
-	rep.Total = len(found)
-	if req.Skip > 0 && req.Skip >= rep.Total {
-		return nil, pastEnd(req.Skip, rep.Total, "matching paths")
+	if rec != nil {
+		walked = &keptSearch{walk: rec, tally: rep.Tally.clone(), found: found}
 	}
-	end := min(req.Skip+limit, rep.Total)
-	rep.Page = found[req.Skip:end]
-	if end < rep.Total {
-		rep.Next = end
-	}
-	return rep, nil
+	return found, walked, nil
 }
 
 // globMatcher returns the test of a path (relative to where the walk
@@ -181,10 +215,18 @@ func shownUnder(roots []string, start string) func(e Entry) string {
 // descend goes from dir down the pattern's fixed prefix base to the
 // directory the walk starts at. Like the walk, it does not follow a symbolic
 // link: one on the way is counted as not followed, and nothing under it
-// matches. ok is false when there is nothing to walk.
-func descend(dir, base string, t *Tally) (start string, ok bool) {
+// matches. ok is false when there is nothing to walk. A recording walk
+// notes the directories on the way, whose change could change that.
+func descend(dir, base string, t *Tally, rec *walkRecord) (start string, ok bool) {
 	if base == "." {
 		return dir, true
+	}
+	if rec != nil {
+		way := []string{dir}
+		for _, seg := range strings.Split(base, "/") {
+			way = append(way, filepath.Join(way[len(way)-1], seg))
+		}
+		rec.consulted(way)
 	}
 	for _, seg := range strings.Split(base, "/") {
 		dir = filepath.Join(dir, seg)

@@ -325,16 +325,19 @@ func trimTrailingSpaces(line string) string {
 }
 
 // baseRules are the rules in force at the ignore root: inside a git
-// repository, the global excludes file and .git/info/exclude.
-func baseRules(top string, inRepo bool) rules {
+// repository, the global excludes file and .git/info/exclude. consulted
+// names every file they depend on, git's configuration files included.
+func baseRules(top string, inRepo bool) (r rules, consulted []string) {
 	if !inRepo {
-		return rules{}
+		return rules{}, nil
 	}
-	var r rules
-	if f := globalExcludesFile(top); f != "" {
+	configs := gitConfigFiles(top)
+	if f := globalExcludesFile(top, configs); f != "" {
 		r = r.with(filepath.Dir(f), "", []string{filepath.Base(f)})
+		consulted = append(consulted, f)
 	}
-	return r.with(filepath.Join(top, ".git", "info"), "", []string{"exclude"})
+	exclude := filepath.Join(top, ".git", "info", "exclude")
+	return r.with(filepath.Dir(exclude), "", []string{"exclude"}), append(append(consulted, exclude), configs...)
 }
 
 // findGitRoot returns the nearest directory at or above dir holding .git.
@@ -351,16 +354,11 @@ func findGitRoot(dir string) (string, bool) {
 	}
 }
 
-// globalExcludesFile is core.excludesFile from git's config files (system,
-// then the user's — $GIT_CONFIG_GLOBAL if set — then the repository's, the
-// later winning), else $XDG_CONFIG_HOME/git/ignore.
-func globalExcludesFile(top string) string {
-	home, _ := os.UserHomeDir()
-	xdg := os.Getenv("XDG_CONFIG_HOME")
-	if xdg == "" && home != "" {
-		xdg = filepath.Join(home, ".config")
-	}
-	// git's order, lowest precedence first: system, global, repository.
+// gitConfigFiles are git's configuration files in its order, lowest
+// precedence first: the system's, the user's ($GIT_CONFIG_GLOBAL if set),
+// the repository's.
+func gitConfigFiles(top string) []string {
+	home, xdg := homeAndXDG()
 	var configs []string
 	if os.Getenv("GIT_CONFIG_NOSYSTEM") == "" {
 		configs = append(configs, "/etc/gitconfig")
@@ -370,7 +368,22 @@ func globalExcludesFile(top string) string {
 	} else {
 		configs = append(configs, filepath.Join(xdg, "git", "config"), filepath.Join(home, ".gitconfig"))
 	}
-	configs = append(configs, filepath.Join(top, ".git", "config"))
+	return append(configs, filepath.Join(top, ".git", "config"))
+}
+
+func homeAndXDG() (home, xdg string) {
+	home, _ = os.UserHomeDir()
+	xdg = os.Getenv("XDG_CONFIG_HOME")
+	if xdg == "" && home != "" {
+		xdg = filepath.Join(home, ".config")
+	}
+	return home, xdg
+}
+
+// globalExcludesFile is core.excludesFile from git's config files, the
+// later winning, else $XDG_CONFIG_HOME/git/ignore.
+func globalExcludesFile(top string, configs []string) string {
+	home, xdg := homeAndXDG()
 	var file string
 	for _, cfg := range configs {
 		if v := excludesOption(cfg); v != "" {
