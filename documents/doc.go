@@ -19,9 +19,10 @@
 //     their walk in exactly one class (Tally) and report each class that was
 //     skipped, cut or not searched.
 //
-// The walk (Walk) follows git's ignore rules with go-git's pattern matcher
-// and a per-directory stack of rules kept here; searching (Matcher) runs over
-// whole files (past the size limit streamed in chunks) with a
+// The walk (Walk) follows git's ignore rules: each ignore file is compiled
+// once into lookups by name, extension and path, the rest matched by a port
+// of git's own wildmatch, in a per-directory stack. Searching (Matcher) runs
+// over whole files (past the size limit streamed in chunks) with a
 // required-literal prefilter and ripgrep's Unicode classes, so a search of a
 // large tree costs about what ripgrep's does.
 package documents

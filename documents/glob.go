@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -49,6 +48,19 @@ type GlobReport struct {
 // GlobSearch walks the directory and returns the page of matching paths:
 // newest first, then by path, each path once.
 func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobReport, error) {
+	return globSearch(ctx, roots, req, nil)
+}
+
+// GlobPage is GlobSearch for store's session: a later page of the same glob
+// is served from the session's kept search while nothing it rests on has
+// changed (walkkeep.go).
+func (s *Store) GlobPage(ctx context.Context, roots []string, req GlobRequest) (*GlobReport, error) {
+	search := req
+	search.Skip, search.Limit = 0, 0
+	return globSearch(ctx, roots, req, s.keeperFor(&s.globKept, fmt.Sprintf("%q %+v", roots, search), nil))
+}
+
+func globSearch(ctx context.Context, roots []string, req GlobRequest, keep *keeper) (*GlobReport, error) {
 	if req.Skip < 0 || req.Limit < 0 || req.Limit > MaxGlobPage {
 		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"skip must be 0 or more and limit between 1 and %d. Fix them and call glob again.", MaxGlobPage))
@@ -77,44 +89,72 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 		shown = append(shown, Display(roots, d))
 	}
 	rep := &GlobReport{Req: req, Dir: strings.Join(shown, ", "), roots: roots}
-	// Start the walk at the pattern's fixed prefix ("cmd/**" walks cmd), and
-	// without "**" stop it at the depth the rest can reach.
+	// The walk starts at the pattern's fixed prefix ("cmd/**" walks cmd).
 	base, rest := doublestar.SplitPattern(pattern)
+	found, walked, err := globWalk(ctx, roots, dirs, base, rest, rep, keep)
+	if err != nil {
+		return nil, err
+	}
+	rep.Total = len(found)
+	if req.Skip > 0 && req.Skip >= rep.Total {
+		return nil, pastEnd(req.Skip, rep.Total, "matching paths")
+	}
+	end := min(req.Skip+limit, rep.Total)
+	rep.Page = slices.Clone(found[req.Skip:end])
+	if end < rep.Total {
+		rep.Next = end
+		if walked != nil {
+			keep.keep(walked)
+		}
+	}
+	return rep, nil
+}
+
+// globWalk returns the paths under dirs that match base/rest, in page order,
+// and counts the walk in rep's tally: from the session's kept search when
+// keep has it fresh, else by walking, and then walked is the search to keep.
+func globWalk(ctx context.Context, roots, dirs []string, base, rest string, rep *GlobReport, keep *keeper) (found []GlobPath, walked *keptSearch, err error) {
+	if kept := keep.take(); kept != nil {
+		rep.Tally = kept.tally.clone()
+		return kept.found, nil, nil
+	}
+	// Without "**" the walk stops at the depth the rest can reach.
 	depth := 0 // unlimited
 	if !strings.Contains(rest, "**") {
 		depth = strings.Count(rest, "/") + 1
 	}
+	match := globMatcher(rest)
+	rec := keep.record()
 	var mu sync.Mutex
-	var found []GlobPath
 	for _, abs := range dirs {
 		if info, err := os.Stat(abs); err != nil {
-			return nil, statRefusal(abs, err)
+			return nil, nil, statRefusal(abs, err)
 		} else if !info.IsDir() {
-			return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
+			return nil, nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 				"%s is a file; glob searches a directory. Give its directory as path, or read the file.", Display(roots, abs)))
 		}
-		start, ok := descend(abs, base, &rep.Tally)
+		start, ok := descend(abs, base, &rep.Tally, rec)
 		if !ok {
 			continue
 		}
-		t, err := Walk(ctx, firstRoot(roots), start, true, depth, func(e Entry, t *Tally) {
-			ok, _ := doublestar.Match(rest, e.Rel)
-			if !ok {
+		show := shownUnder(roots, start)
+		t, err := walkRecording(ctx, firstRoot(roots), start, true, depth, func(e Entry, t *Tally) {
+			if !match(e.Rel) {
 				if !e.IsDir {
 					t.Move(ClassFile, ClassNotMatched, e.Abs)
 				}
 				return
 			}
-			p := GlobPath{Show: Display(roots, e.Abs), IsDir: e.IsDir}
+			p := GlobPath{Show: show(e), IsDir: e.IsDir}
 			if info, err := e.Info(); err == nil {
 				p.MTime = info.ModTime()
 			}
 			mu.Lock()
 			found = append(found, p)
 			mu.Unlock()
-		})
+		}, rec)
 		if err != nil {
-			return nil, cancelled("glob")
+			return nil, nil, cancelled("glob")
 		}
 		rep.Tally.merge(t)
 	}
@@ -122,31 +162,71 @@ func GlobSearch(ctx context.Context, roots []string, req GlobRequest) (*GlobRepo
 	// for glob that is the normal case, not a skip, so it is no notice.
 	rep.Tally.Count[ClassFile] += rep.Tally.Count[ClassNotMatched]
 	rep.Tally.Count[ClassNotMatched], rep.Tally.Examples[ClassNotMatched] = 0, nil
-	sort.Slice(found, func(i, j int) bool {
-		if !found[i].MTime.Equal(found[j].MTime) {
-			return found[i].MTime.After(found[j].MTime)
+	slices.SortFunc(found, func(a, b GlobPath) int {
+		if c := b.MTime.Compare(a.MTime); c != 0 {
+			return c
 		}
-		return found[i].Show < found[j].Show
+		return strings.Compare(a.Show, b.Show)
 	})
-	rep.Total = len(found)
-	if req.Skip > 0 && req.Skip >= rep.Total {
-		return nil, pastEnd(req.Skip, rep.Total, "matching paths")
+	if rec != nil {
+		walked = &keptSearch{walk: rec, tally: rep.Tally.clone(), found: found}
 	}
-	end := min(req.Skip+limit, rep.Total)
-	rep.Page = found[req.Skip:end]
-	if end < rep.Total {
-		rep.Next = end
+	return found, walked, nil
+}
+
+// globMatcher returns the test of a path (relative to where the walk
+// starts, "/"-separated) against the pattern rest. The common "**/NAME"
+// forms are decided on the path's last name alone, and a NAME that is a
+// "*" and a literal by a comparison, so most paths cost no pattern match.
+func globMatcher(rest string) func(rel string) bool {
+	name, anyDepth := strings.CutPrefix(rest, "**/")
+	if !anyDepth || strings.Contains(name, "/") || strings.Contains(name, "**") {
+		return func(rel string) bool {
+			ok, _ := doublestar.Match(rest, rel)
+			return ok
+		}
 	}
-	return rep, nil
+	base := func(rel string) string { return rel[strings.LastIndexByte(rel, '/')+1:] }
+	if lit, ok := strings.CutPrefix(name, "*"); ok && !strings.ContainsAny(lit, `*?[{\`) {
+		return func(rel string) bool { return strings.HasSuffix(base(rel), lit) }
+	}
+	if lit, ok := strings.CutSuffix(name, "*"); ok && !strings.ContainsAny(lit, `*?[{\`) {
+		return func(rel string) bool { return strings.HasPrefix(base(rel), lit) }
+	}
+	return func(rel string) bool {
+		ok, _ := doublestar.Match(name, base(rel))
+		return ok
+	}
+}
+
+// shownUnder returns how a path the walk from start meets is shown, as
+// Display shows it, from its Rel without cleaning a path per entry.
+func shownUnder(roots []string, start string) func(e Entry) string {
+	switch dir := Display(roots, start); {
+	case dir == ".":
+		return func(e Entry) string { return e.Rel }
+	case filepath.IsAbs(dir):
+		return func(e Entry) string { return e.Abs }
+	default:
+		return func(e Entry) string { return dir + "/" + e.Rel }
+	}
 }
 
 // descend goes from dir down the pattern's fixed prefix base to the
 // directory the walk starts at. Like the walk, it does not follow a symbolic
 // link: one on the way is counted as not followed, and nothing under it
-// matches. ok is false when there is nothing to walk.
-func descend(dir, base string, t *Tally) (start string, ok bool) {
+// matches. ok is false when there is nothing to walk. A recording walk
+// notes the directories on the way, whose change could change that.
+func descend(dir, base string, t *Tally, rec *walkRecord) (start string, ok bool) {
 	if base == "." {
 		return dir, true
+	}
+	if rec != nil {
+		way := []string{dir}
+		for _, seg := range strings.Split(base, "/") {
+			way = append(way, filepath.Join(way[len(way)-1], seg))
+		}
+		rec.consulted(way)
 	}
 	for _, seg := range strings.Split(base, "/") {
 		dir = filepath.Join(dir, seg)

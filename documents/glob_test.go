@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/bmatcuk/doublestar/v4"
+	"pgregory.net/rapid"
+
 	"github.com/tandemdev/tandem/refusal"
 )
 
@@ -91,4 +94,40 @@ func TestGlobPrefixDoesNotFollowSymlinks(t *testing.T) {
 	if out, err := Glob(context.Background(), []string{dir}, GlobRequest{Pattern: "in/*.txt"}); err != nil || !strings.Contains(out, "\nin/a.txt\n") {
 		t.Errorf("glob in/*.txt:\n%s %v", out, err)
 	}
+}
+
+// The shortcuts for "**/NAME" patterns decide as doublestar does on the
+// whole path, for any pattern and path.
+func TestGlobShortcutsMatchDoublestar(t *testing.T) {
+	pieces := []string{"*", "*", "?", "a", "b", ".c", ".h", "Kconfig", "[ab]", "{a,b}", "\\*", "/", "**"}
+	names := []string{"a", "b", "a.c", "b.h", ".c", "Kconfig", "Kconfig.debug", "ab", "*", "x.c.h"}
+	rapid.Check(t, func(t *rapid.T) {
+		rest := ""
+		if rapid.IntRange(0, 3).Draw(t, "anyDepth") > 0 {
+			rest = "**/"
+		}
+		lit := rapid.SampledFrom([]string{"Kconfig", ".c", ".h", "a", "b.h"}).Draw(t, "literal")
+		switch rapid.IntRange(0, 2).Draw(t, "form") {
+		case 0:
+			rest += "*" + lit
+		case 1:
+			rest += lit + "*"
+		default:
+			for range rapid.IntRange(1, 3).Draw(t, "pieces") {
+				rest += rapid.SampledFrom(pieces).Draw(t, "piece")
+			}
+		}
+		var parts []string
+		for range rapid.IntRange(1, 4).Draw(t, "depth") {
+			parts = append(parts, rapid.SampledFrom(names).Draw(t, "name"))
+		}
+		rel := strings.Join(parts, "/")
+		want, err := doublestar.Match(rest, rel)
+		if err != nil {
+			t.Skip("not a pattern")
+		}
+		if got := globMatcher(rest)(rel); got != want {
+			t.Fatalf("pattern %q on %q: %v, doublestar says %v", rest, rel, got, want)
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -99,7 +100,7 @@ type GrepReport struct {
 
 // GrepSearch runs a search and returns its report; nothing is recorded.
 func GrepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest) (*GrepReport, error) {
-	return grepSearch(ctx, buffers, roots, req, "", false)
+	return grepSearch(ctx, buffers, roots, req, "", false, nil)
 }
 
 // grepCursor is where the next page of a directory search starts: after
@@ -125,7 +126,7 @@ func (s *Store) GrepPage(ctx context.Context, buffers *Overlay, roots []string, 
 	if c.search == search && c.skip == req.Skip && req.Skip > 0 {
 		after = c.after
 	}
-	rep, err := grepSearch(ctx, buffers, roots, req, after, s.oneCall)
+	rep, err := grepSearch(ctx, buffers, roots, req, after, s.oneCall, s.keeperFor(&s.grepKept, search, buffers))
 	if err != nil || rep.Single || rep.Next == 0 {
 		return rep, err
 	}
@@ -138,8 +139,9 @@ func (s *Store) GrepPage(ctx context.Context, buffers *Overlay, roots []string, 
 // grepSearch runs a search whose page starts after the file that after
 // names, or at the skip when after is "". With oneCall, the report is only
 // rendered, never recorded, so a page file need not be held whole where
-// streamFile can search it.
-func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest, after string, oneCall bool) (*GrepReport, error) {
+// streamFile can search it. A directory search is served from the session's
+// kept search when keep has it fresh, and kept when it has more pages.
+func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepRequest, after string, oneCall bool, keep *keeper) (*GrepReport, error) {
 	if buffers == nil {
 		buffers = NewOverlay()
 	}
@@ -174,6 +176,7 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, rep: rep, after: after,
 		lean: oneCall && m.pure && req.Context == 0}
 	abs := dirs[0]
+	var walked *keptSearch // the walk of this call, to keep
 	_, open := buffers.Get(abs)
 	info, statErr := os.Stat(abs)
 	switch {
@@ -194,13 +197,21 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	case statErr != nil:
 		return nil, statRefusal(abs, statErr)
 	default:
-		for _, dir := range dirs {
-			t, err := Walk(ctx, firstRoot(roots), dir, false, 0, g.visit)
-			if err != nil {
-				break
+		if kept := keep.take(); kept != nil {
+			g.matched, rep.Tally = slices.Clone(kept.matched), kept.tally.clone()
+		} else {
+			rec := keep.record()
+			for _, dir := range dirs {
+				t, err := walkRecording(ctx, firstRoot(roots), dir, false, 0, g.visit, rec)
+				if err != nil {
+					break
+				}
+				rep.Tally.merge(t)
+				g.bufferOnly(dir)
 			}
-			rep.Tally.merge(t)
-			g.bufferOnly(dir)
+			if rec != nil {
+				walked = &keptSearch{walk: rec, tally: rep.Tally.clone(), matched: slices.Clone(g.matched)}
+			}
 		}
 		if ctx.Err() == nil {
 			g.searchPage()
@@ -211,7 +222,11 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	if ctx.Err() != nil {
 		return nil, cancelled("search")
 	}
-	return rep, g.page()
+	err = g.page()
+	if err == nil && walked != nil && rep.Next > 0 {
+		keep.keep(walked)
+	}
+	return rep, err
 }
 
 type grepRun struct {

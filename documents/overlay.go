@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+	"sync/atomic"
 )
 
 // Position is an LSP position: a 0-based line and a character offset in
@@ -42,6 +43,9 @@ type Overlay struct {
 	// editor, with why, until the editor opens or closes them again: the
 	// disk is shown in their place, and nothing may write them.
 	lost map[string]string
+	// gen counts the changes to the buffers, and the changes on disk the
+	// editor reported: a search kept from before one is not served again.
+	gen atomic.Uint64
 }
 
 type doc struct {
@@ -64,6 +68,7 @@ func (o *Overlay) Open(path string, version int32, text []byte) {
 	path = filepath.Clean(path)
 	o.docs[path] = &doc{text: r, version: version}
 	delete(o.lost, path)
+	o.gen.Add(1)
 }
 
 // Change applies content changes in order and sets the new version. The
@@ -103,6 +108,7 @@ func (o *Overlay) Change(path string, version int32, changes []Change) error {
 		d.text.replaceAt(at, start, end, []byte(c.Text))
 	}
 	d.flat, d.version, d.dirty = nil, version, true
+	o.gen.Add(1)
 	return nil
 }
 
@@ -126,6 +132,7 @@ func (o *Overlay) Saved(path string) {
 	if d, ok := o.docs[filepath.Clean(path)]; ok {
 		d.dirty = false
 	}
+	o.gen.Add(1)
 }
 
 // Close stops mirroring path: the editor holds no text of it any more.
@@ -135,6 +142,7 @@ func (o *Overlay) Close(path string) {
 	path = filepath.Clean(path)
 	delete(o.docs, path)
 	delete(o.lost, path)
+	o.gen.Add(1)
 }
 
 // Lose stops mirroring path because the mirror no longer matches the
@@ -148,6 +156,19 @@ func (o *Overlay) Lose(path, reason string) {
 	path = filepath.Clean(path)
 	delete(o.docs, path)
 	o.lost[path] = reason
+	o.gen.Add(1)
+}
+
+// DiskChanged records that the editor reported files changed on disk.
+func (o *Overlay) DiskChanged() { o.gen.Add(1) }
+
+// Generation counts the changes to the buffers and the changes on disk
+// reported so far (0 for a nil overlay, which never changes).
+func (o *Overlay) Generation() uint64 {
+	if o == nil {
+		return 0
+	}
+	return o.gen.Load()
 }
 
 // Lost reports why the editor's buffer of path is not mirrored although the

@@ -44,6 +44,9 @@ type Store struct {
 	closed bool
 	// grepNext is where the last directory grep's next page starts.
 	grepNext grepCursor
+	// grepKept and globKept are the last directory grep and glob with
+	// more pages, kept to serve those pages (walkkeep.go).
+	grepKept, globKept *keptSearch
 	// oneCall means the session serves one call and then ends
 	// (NewStoreForOneCall).
 	oneCall bool
@@ -143,6 +146,7 @@ func (s *Store) Close() {
 			b.forget(v)
 		}
 	}
+	s.grepKept, s.globKept = nil, nil
 	s.closed = true
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"golang.org/x/sys/unix"
 )
 
 // TempPrefix starts the name of every temporary file tandem's writers leave
@@ -35,7 +37,7 @@ const (
 	ClassSearched   // searched whole
 	ClassBinary     // has a NUL byte: not searched
 	ClassUnreadable // could not be read
-	ClassLarge      // over the size limit: searched in part
+	ClassLarge      // over the size limit: searched whole, streamed, without a tag
 	ClassNotMatched // did not match the glob filter or pattern
 	ClassCut        // its search passed the time limit: searched in part
 	numClasses
@@ -94,6 +96,15 @@ func (t *Tally) Move(from, to Class, abs string) {
 	t.add(to, abs)
 }
 
+// clone returns a copy of t that shares no examples with it.
+func (t *Tally) clone() Tally {
+	c := *t
+	for i, ex := range c.Examples {
+		c.Examples[i] = slices.Clone(ex)
+	}
+	return c
+}
+
 func (t *Tally) merge(o *Tally) {
 	for c := range t.Count {
 		t.Count[c] += o.Count[c]
@@ -125,6 +136,13 @@ type Visitor func(e Entry, t *Tally)
 // glob without "**" cannot match deeper); a directory at that depth is met
 // and counted but not entered.
 func Walk(ctx context.Context, workspace, start string, dirs bool, maxDepth int, visit Visitor) (*Tally, error) {
+	return walkRecording(ctx, workspace, start, dirs, maxDepth, visit, nil)
+}
+
+// walkRecording is Walk that also records, in rec unless it is nil, what
+// the walk rests on: each directory listed with the files it handed over,
+// and the files and directories above the start whose rules it read.
+func walkRecording(ctx context.Context, workspace, start string, dirs bool, maxDepth int, visit Visitor, rec *walkRecord) (*Tally, error) {
 	top, inRepo := findGitRoot(start)
 	if !inRepo {
 		top = start
@@ -132,26 +150,33 @@ func Walk(ctx context.Context, workspace, start string, dirs bool, maxDepth int,
 			top = workspace
 		}
 	}
-	r := baseRules(top, inRepo)
+	r, consulted := baseRules(top, inRepo)
 	// Ignore files between the top and the start apply to the start.
-	var parts []string
+	path := "" // the start's path from the ignore root
 	if rel, err := filepath.Rel(top, start); err == nil && rel != "." {
 		dir := top
 		for _, seg := range strings.Split(rel, string(filepath.Separator)) {
-			r = r.with(dir, parts, ignoreFiles[:])
+			r = r.with(dir, path, ignoreFiles[:])
+			consulted = append(consulted, dir)
+			for _, name := range ignoreFiles {
+				consulted = append(consulted, filepath.Join(dir, name))
+			}
 			dir = filepath.Join(dir, seg)
-			parts = append(parts[:len(parts):len(parts)], seg)
-			if r.ignored(parts, true) {
+			path = joinRel(path, seg)
+			if r.ignored(seg, path, true) {
 				// The caller named a directory the rules exclude: search it
 				// (as ripgrep does with an explicit path), with only the
 				// ignore files from there down.
-				r = nil
+				r = rules{}
 			}
 		}
 	}
-	w := &walker{ctx: ctx, visit: visit, dirs: dirs, maxDepth: maxDepth}
+	if rec != nil {
+		rec.consulted(consulted)
+	}
+	w := &walker{ctx: ctx, visit: visit, dirs: dirs, maxDepth: maxDepth, startPath: path, recording: rec != nil}
 	w.cond = sync.NewCond(&w.mu)
-	w.queue = []dirJob{{abs: start, rel: "", parts: parts, rules: r}}
+	w.queue = []dirJob{{abs: start, rel: "", rules: r}}
 	w.pending = 1
 	n := max(4, 2*runtime.GOMAXPROCS(0))
 	tallies := make([]Tally, n)
@@ -160,7 +185,11 @@ func Walk(ctx context.Context, workspace, start string, dirs bool, maxDepth int,
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w.work(&tallies[i])
+			var listed []dirRecord
+			w.work(&tallies[i], &listed)
+			if rec != nil {
+				rec.add(listed)
+			}
 		}()
 	}
 	wg.Wait()
@@ -169,6 +198,14 @@ func Walk(ctx context.Context, workspace, start string, dirs bool, maxDepth int,
 		total.merge(&tallies[i])
 	}
 	return total, ctx.Err()
+}
+
+// joinRel joins a "/"-separated relative path and a name.
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
 }
 
 // firstRoot returns the workspace root that relative paths resolve
@@ -212,8 +249,7 @@ func searchRoots(roots []string, path string) ([]string, error) {
 
 type dirJob struct {
 	abs, rel string
-	depth    int      // levels below the start
-	parts    []string // components from the ignore root
+	depth    int // levels below the start
 	rules    rules
 	files    *fileShare // if set, the job is not a directory but a share in the files of one directory
 }
@@ -236,13 +272,17 @@ type walker struct {
 	visit    Visitor
 	dirs     bool
 	maxDepth int
-	mu       sync.Mutex
-	cond     *sync.Cond
-	queue    []dirJob // a stack: depth first keeps the working set small
-	pending  int      // jobs queued or running
+	// startPath is the start's path from the ignore root ("" at the root):
+	// an entry's path from there is startPath joined with its Rel.
+	startPath string
+	recording bool // each directory listed is recorded (walkRecording)
+	mu        sync.Mutex
+	cond      *sync.Cond
+	queue     []dirJob // a stack: depth first keeps the working set small
+	pending   int      // jobs queued or running
 }
 
-func (w *walker) work(t *Tally) {
+func (w *walker) work(t *Tally, listed *[]dirRecord) {
 	for {
 		w.mu.Lock()
 		for len(w.queue) == 0 && w.pending > 0 {
@@ -262,7 +302,7 @@ func (w *walker) work(t *Tally) {
 			share = job.files
 		} else {
 			var files []Entry
-			subdirs, files = w.dir(job, t)
+			subdirs, files = w.dir(job, t, listed)
 			if len(files) > 0 {
 				share = &fileShare{files: files}
 				if len(files) >= fanOut {
@@ -305,19 +345,33 @@ func (w *walker) visitFiles(share *fileShare, t *Tally) {
 
 // dir lists one directory and classifies its entries. It returns its
 // subdirectories to enter and its files to visit, in the directory's order.
-func (w *walker) dir(job dirJob, t *Tally) (subdirs []dirJob, files []Entry) {
+// A recording walk adds the directory to listed.
+func (w *walker) dir(job dirJob, t *Tally, listed *[]dirRecord) (subdirs []dirJob, files []Entry) {
 	if w.ctx.Err() != nil {
 		return nil, nil
 	}
+	var st unix.Stat_t
 	f, err := os.Open(job.abs)
-	if err != nil {
-		t.add(ClassWalkError, job.abs)
-		return nil, nil
+	if err == nil && w.recording && unix.Fstat(int(f.Fd()), &st) != nil {
+		f.Close()
+		err = os.ErrInvalid
 	}
-	entries, err := f.ReadDir(-1)
-	f.Close()
+	var entries []fs.DirEntry
+	if err == nil {
+		entries, err = f.ReadDir(-1)
+		f.Close()
+	}
 	if err != nil && len(entries) == 0 {
 		t.add(ClassWalkError, job.abs)
+		if w.recording {
+			// Becoming listable changes its stamp too.
+			var lst unix.Stat_t
+			d := dirRecord{abs: job.abs}
+			if unix.Lstat(job.abs, &lst) == nil {
+				d.stamp = stampOf(&lst)
+			}
+			*listed = append(*listed, d)
+		}
 		return nil, nil
 	}
 	t.add(ClassDir, job.abs)
@@ -334,8 +388,9 @@ func (w *walker) dir(job dirJob, t *Tally) (subdirs []dirJob, files []Entry) {
 		own[0], own[1] = own[1], own[0]
 	}
 	if len(own) > 0 {
-		r = r.with(job.abs, job.parts, own)
+		r = r.with(job.abs, joinRel(w.startPath, job.rel), own)
 	}
+	var unentered []string
 	for i, e := range entries {
 		if i&63 == 63 && w.ctx.Err() != nil {
 			return nil, nil // a cancelled walk stops inside a large directory too
@@ -347,9 +402,9 @@ func (w *walker) dir(job dirJob, t *Tally) (subdirs []dirJob, files []Entry) {
 		}
 		typ := e.Type()
 		isDir := typ.IsDir()
-		var parts []string
-		if len(r) > 0 || isDir {
-			parts = append(job.parts[:len(job.parts):len(job.parts)], name)
+		path := rel // from the ignore root, needed only by path patterns
+		if r.paths && w.startPath != "" {
+			path = w.startPath + "/" + rel
 		}
 		switch {
 		case name == ".git":
@@ -358,7 +413,7 @@ func (w *walker) dir(job dirJob, t *Tally) (subdirs []dirJob, files []Entry) {
 			t.addIn(ClassSymlink, job.abs, name)
 		case strings.HasPrefix(name, TempPrefix):
 			t.addIn(ClassTemp, job.abs, name)
-		case len(r) > 0 && r.ignored(parts, isDir):
+		case r.ignored(name, path, isDir):
 			if isDir {
 				t.addIn(ClassIgnoredDir, job.abs, name)
 			} else {
@@ -368,8 +423,9 @@ func (w *walker) dir(job dirJob, t *Tally) (subdirs []dirJob, files []Entry) {
 			abs := job.abs + string(filepath.Separator) + name
 			if w.maxDepth > 0 && job.depth+1 >= w.maxDepth {
 				t.add(ClassDir, abs) // met, not entered: nothing below can match
+				unentered = append(unentered, name)
 			} else {
-				subdirs = append(subdirs, dirJob{abs: abs, rel: rel, depth: job.depth + 1, parts: parts, rules: r})
+				subdirs = append(subdirs, dirJob{abs: abs, rel: rel, depth: job.depth + 1, rules: r})
 			}
 			if w.dirs {
 				w.visit(Entry{Abs: abs, Rel: rel, IsDir: true, d: e}, t)
@@ -380,6 +436,15 @@ func (w *walker) dir(job dirJob, t *Tally) (subdirs []dirJob, files []Entry) {
 		default:
 			t.addIn(ClassSpecial, job.abs, name)
 		}
+	}
+	if w.recording {
+		// The ignore files read, the directories handed over but not
+		// listed (their times are shown), the files handed over.
+		d := dirRecord{abs: job.abs, stamp: stampOf(&st), listed: true, names: append(own, unentered...)}
+		for _, f := range files {
+			d.names = append(d.names, f.d.Name())
+		}
+		*listed = append(*listed, d)
 	}
 	return subdirs, files
 }

@@ -124,7 +124,8 @@ func (s *Server) didClose(_ context.Context, params json.RawMessage) (any, error
 }
 
 // tandem reads the disk at use time and checks content tags, so a file
-// changed behind the editor needs no invalidation; the event is logged.
+// changed behind the editor needs no invalidation of what was read; a
+// search kept for its next pages is not served again.
 func (s *Server) didChangeWatchedFiles(_ context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		Changes []struct {
@@ -136,5 +137,6 @@ func (s *Server) didChangeWatchedFiles(_ context.Context, params json.RawMessage
 		return nil, err
 	}
 	s.log.Debug("files changed on disk", "count", len(p.Changes))
+	s.buffers.DiskChanged()
 	return nil, nil
 }

@@ -28,11 +28,11 @@ var globTool = spec[globArgs]{
 		if err := s.gateDocument(ctx, approvals.AccessList, a.Path); err != nil {
 			return Refused(err)
 		}
-		text, err := documents.Glob(ctx, s.Roots, documents.GlobRequest(a))
+		rep, err := s.Seen.GlobPage(ctx, s.Roots, documents.GlobRequest(a))
 		if err != nil {
 			return Refused(err)
 		}
-		return Result{Text: text}
+		return Result{Text: rep.Render()}
 	},
 	title: func(a globArgs) string { return "Find " + a.Pattern },
 	paths: func(a globArgs) []string { return nonEmpty(a.Path) },
