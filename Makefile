@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.deps/bin:$(PATH)
 # the tests build what ships.
 export CGO_ENABLED := 0
 
-.PHONY: demo test lint test-go test-editors mutants mutants-changed bench setup build
+.PHONY: demo test lint test-go test-editors test-real-tree mutants mutants-changed bench setup build
 
 build:
 	$(GO) build -o .deps/bin/tandem ./cmd/tandem
@@ -35,6 +35,12 @@ test-go:
 
 test-editors:
 	scripts/test-editors
+
+# The walk against git on a real large repository's rules (the Linux tree
+# Debian ships, 305 .gitignore files): CI runs it after make test, since
+# fetching and committing the tree takes a minute.
+test-real-tree:
+	TANDEM_IGNORE_TREE="$$(scripts/get-linux-tree)" TANDEM_TEST_STRICT=1 $(GO) test -count=1 -run '^TestWalkMatchesGitOnARealTree$$' ./documents
 
 # Re-plants every bug the evidence pages cite (mutants/) and checks its law
 # still catches it.

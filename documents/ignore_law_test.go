@@ -272,7 +272,7 @@ func minus(a, b []string) []string {
 func TestWalkMatchesGitOnARealTree(t *testing.T) {
 	src := os.Getenv("TANDEM_IGNORE_TREE")
 	if src == "" {
-		t.Skip("TANDEM_IGNORE_TREE names no git work tree (such as the Linux source) to compare the walk with git on")
+		t.Skip("TANDEM_IGNORE_TREE names no git work tree to compare the walk with git on; make test-real-tree runs this on the Linux tree (CI does)")
 	}
 	prereq.Program(t, "git", "install git")
 	t.Setenv("HOME", t.TempDir())
