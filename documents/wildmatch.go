@@ -44,10 +44,6 @@ func dowild(p, text string, pathname bool) wild {
 			if tc != at(p, pi) {
 				return wildNoMatch
 			}
-		default:
-			if tc != pc {
-				return wildNoMatch
-			}
 		case '?':
 			if pathname && tc == '/' {
 				return wildNoMatch
@@ -119,6 +115,10 @@ func dowild(p, text string, pathname bool) wild {
 				return wildNoMatch
 			}
 			pi = n
+		default:
+			if tc != pc {
+				return wildNoMatch
+			}
 		}
 	}
 	if ti < len(text) {
