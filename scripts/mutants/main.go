@@ -87,8 +87,12 @@ func parse(path string) (*mutant, error) {
 // errStale is a mutant whose old text is not in its file exactly once.
 var errStale = errors.New("stale")
 
-// source is m's file as it is now, checked to hold the old text once.
+// source is m's file as it is now, checked to hold the old text once and
+// to have its test's package beside it.
 func (m *mutant) source() ([]byte, error) {
+	if fi, err := os.Stat(m.pkg); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w: its test's package %s is not a directory here", errStale, m.pkg)
+	}
 	src, err := os.ReadFile(m.file)
 	if err != nil {
 		return nil, err
