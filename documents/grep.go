@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/zeebo/xxh3"
+	"github.com/cespare/xxhash/v2"
 	"golang.org/x/sys/unix"
 
 	"github.com/tandemdev/tandem/refusal"
@@ -418,7 +418,7 @@ func overLimit(abs string) bool {
 // Context rows come from a second pass over the file (around).
 func (g *grepRun) streamFile(abs string, buf []byte, keepFrom, limit int) (GrepFile, Class, searchEnd) {
 	f := GrepFile{Abs: abs, Content: []byte{'\n'}, lean: true, dropped: keepFrom} // never starting with a BOM
-	sum := xxh3.New()
+	sum := xxhash.New()
 	// A file over the limit has no tag: it is not hashed.
 	info, err := os.Stat(abs)
 	hash := err != nil || info.Size() <= MaxFileBytes
