@@ -8,6 +8,7 @@ ignore ./vscode-extension/node_modules
 require (
 	github.com/agnivade/levenshtein v1.2.2
 	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/cespare/xxhash/v2 v2.3.0
 	github.com/coder/acp-go-sdk v0.13.5
 	github.com/fsnotify/fsnotify v1.10.1
 	github.com/go-git/go-git/v5 v5.19.3
@@ -18,7 +19,6 @@ require (
 	github.com/pelletier/go-toml/v2 v2.4.3
 	github.com/sourcegraph/go-diff v0.10.0
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
-	github.com/zeebo/xxh3 v1.1.0
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
 	golang.org/x/sys v0.50.0
@@ -30,7 +30,6 @@ require (
 
 require (
 	github.com/go-git/gcfg v1.5.1-0.20230307220236-3a3c6141e376 // indirect
-	github.com/klauspost/cpuid/v2 v2.2.10 // indirect
 	github.com/segmentio/asm v1.1.3 // indirect
 	github.com/segmentio/encoding v0.5.4 // indirect
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect

@@ -17,7 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/bmatcuk/doublestar/v4"
-	"github.com/zeebo/xxh3"
+	"github.com/cespare/xxhash/v2"
 	"golang.org/x/sys/unix"
 
 	"github.com/tandemdev/tandem/refusal"
@@ -247,6 +247,18 @@ type grepRun struct {
 // holding the contents of every file up to the page would hold the corpus.
 type matchedFile struct{ abs, show string }
 
+// shownIn is Display(roots, abs), sharing abs's bytes where it is the
+// end of abs (a file under the first root, on Unix): the walk keeps the
+// names of every file with a match, and 37,005 of them match "static" on
+// the Linux tree.
+func shownIn(roots []string, abs string) string {
+	show := Display(roots, abs)
+	if strings.HasSuffix(abs, show) {
+		return abs[len(abs)-len(show):]
+	}
+	return show
+}
+
 // chunkBytes is how much of a file the walk reads and searches at a time.
 // A file is searched in chunks of whole lines, so the walk holds a chunk
 // per worker, not a file of up to MaxFileBytes.
@@ -285,7 +297,7 @@ func (g *grepRun) visit(e Entry, t *Tally) {
 	if !found {
 		return
 	}
-	m := matchedFile{abs: e.Abs, show: Display(g.roots, e.Abs)}
+	m := matchedFile{abs: e.Abs, show: shownIn(g.roots, e.Abs)}
 	g.mu.Lock()
 	g.matched = append(g.matched, m)
 	g.mu.Unlock()
@@ -406,7 +418,7 @@ func overLimit(abs string) bool {
 // Context rows come from a second pass over the file (around).
 func (g *grepRun) streamFile(abs string, buf []byte, keepFrom, limit int) (GrepFile, Class, searchEnd) {
 	f := GrepFile{Abs: abs, Content: []byte{'\n'}, lean: true, dropped: keepFrom} // never starting with a BOM
-	sum := xxh3.New()
+	sum := xxhash.New()
 	// A file over the limit has no tag: it is not hashed.
 	info, err := os.Stat(abs)
 	hash := err != nil || info.Size() <= MaxFileBytes

@@ -84,6 +84,8 @@ var grepPatterns = []string{"a", "ab", "b$", "^a", `a\s*b`, "A", "é", "a.b", ""
 	"k", "s", "sk", "ab$", `\Aa`, `b\z`, "ab|ba", "a b", "\r", `a\r`, "é$",
 	// every match starts with the literal: tried anchored at each of its places
 	`\bab\w*`, `ab\B`, `\Bab`, `ab[ks]+\b`, `^ab.*b`, `\bba\s`, `(ab)+a`, `éa`,
+	// a second literal a line must hold before the regexp runs
+	`\bab\s*\w*ba\b`, `k\w+ab`,
 	// no literal every match holds: the whole-text candidate regexp
 	`[ab][ab]`, `\S\s+\S`, `(a|B)$`, `^[^a]`, `[ks]\b`}
 
@@ -97,6 +99,11 @@ func TestMatcherAgreesWithPerLineRegexp(t *testing.T) {
 		if got, want := matchLines(t, []byte("ab a\nb\n"), pattern, false, false); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("%q on \"ab a\\nb\\n\": lines %v, want %v", pattern, got, want)
 		}
+	}
+	// A second literal in another case than the pattern's, when ignoring
+	// case.
+	if got, want := matchLines(t, []byte("AB kBA\nab ba\n"), `\bab\s*\w*ba\b`, true, false); fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("%q ignoring case on \"AB kBA\\nab ba\\n\": lines %v, want %v", `\bab\s*\w*ba\b`, got, want)
 	}
 	rapid.Check(t, func(t *rapid.T) {
 		text := grepText().Draw(t, "text")

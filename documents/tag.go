@@ -3,7 +3,7 @@ package documents
 import (
 	"fmt"
 
-	"github.com/zeebo/xxh3"
+	"github.com/cespare/xxhash/v2"
 )
 
 // Tag is a short content hash naming exactly the bytes a read or a grep
@@ -11,14 +11,14 @@ import (
 // never saw is refused.
 type Tag string
 
-// TagOf hashes the whole file content (BOM included) with xxh3 and keeps 32
+// TagOf hashes the whole file content (BOM included) with xxHash64 and keeps 32
 // bits: enough to tell the handful of versions one session holds apart, short
 // enough that models copy it without error.
 func TagOf(content []byte) Tag {
-	return tagOfSum(xxh3.Hash(content))
+	return tagOfSum(xxhash.Sum64(content))
 }
 
-// tagOfSum returns the tag of content whose xxh3 hash is sum.
+// tagOfSum returns the tag of content whose xxHash64 is sum.
 func tagOfSum(sum uint64) Tag {
 	return Tag(fmt.Sprintf("%08X", uint32(sum)))
 }

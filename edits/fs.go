@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/zeebo/xxh3"
+	"github.com/cespare/xxhash/v2"
 	"golang.org/x/sys/unix"
 
 	"github.com/tandemdev/tandem/documents"
@@ -91,7 +91,7 @@ func (OS) SyncDir(dir string) error {
 // prefix grep and glob hide, then a hash of the target's name, so a long
 // name still fits and a sweep finds exactly its own target's files.
 func tempPrefixOf(target string) string {
-	return fmt.Sprintf("%s%016x-", documents.TempPrefix, xxh3.HashString(filepath.Base(target)))
+	return fmt.Sprintf("%s%016x-", documents.TempPrefix, xxhash.Sum64String(filepath.Base(target)))
 }
 
 // createTemp creates and locks a fresh temporary file for target in dir.
