@@ -356,9 +356,12 @@ func TestMCPServe_attached_to_the_editor_through_the_terminal(t *testing.T) {
 	if !r.Result.IsError || !strings.Contains(r.text(), "The editor's tandem ended during the call") {
 		t.Fatalf("the editor's end: %+v", r)
 	}
+	// Once the editor's tandem has exited (its listening socket closed with
+	// it, not just the call's connection), a new call finds nobody there.
+	_ = ed.cmd.Wait()
 	r, _ = c.call("read", `{"path":"a.txt"}`)
 	if !r.Result.IsError || !strings.Contains(r.text(), "The editor's tandem is gone") {
-		t.Fatalf("after the editor's end: %+v", r)
+		t.Fatalf("after the editor's end: %s", r.text())
 	}
 }
 
