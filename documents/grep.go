@@ -3,6 +3,7 @@ package documents
 import (
 	"bufio"
 	"bytes"
+	"container/heap"
 	"context"
 	"fmt"
 	"math"
@@ -199,8 +200,15 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	default:
 		if kept := keep.take(); kept != nil {
 			g.matched, rep.Tally = slices.Clone(kept.matched), kept.tally.clone()
+			g.counted = len(g.matched)
 		} else {
 			rec := keep.record()
+			if rec == nil {
+				g.bound = through(req.Skip, filesPerPage)
+				if after != "" {
+					g.bound = filesPerPage
+				}
+			}
 			for _, dir := range dirs {
 				t, err := walkRecording(ctx, firstRoot(roots), dir, false, 0, g.visit, rec)
 				if err != nil {
@@ -238,9 +246,15 @@ type grepRun struct {
 	mu      sync.Mutex
 	after   string        // the page starts after the file this names ("": at the skip)
 	lean    bool          // the page's files on disk are searched by streamFile
-	matched []matchedFile // a directory search's files with a match, in walk order
-	cands   []GrepFile    // the files searched whole for the page, in path order
-	rest    int           // files with a match, counting from the page's first
+	matched []matchedFile // a directory search's files with a match: all, in walk order, or the bound smallest
+	// bound > 0 keeps only the files with a match that can reach the page:
+	// the bound first by name past after. A call that keeps no walk for
+	// later pages holds a page's worth of names, however many files match.
+	bound   int
+	counted int        // files with a match
+	before  int        // of those, files named at or before after
+	cands   []GrepFile // the files searched whole for the page, in path order
+	rest    int        // files with a match, counting from the page's first
 }
 
 // matchedFile is a file the walk found a match in. Only its name is kept:
@@ -299,8 +313,42 @@ func (g *grepRun) visit(e Entry, t *Tally) {
 	}
 	m := matchedFile{abs: e.Abs, show: shownIn(g.roots, e.Abs)}
 	g.mu.Lock()
-	g.matched = append(g.matched, m)
+	g.add(m)
 	g.mu.Unlock()
+}
+
+// add counts a file with a match and keeps it if it can reach the page.
+func (g *grepRun) add(m matchedFile) {
+	g.counted++
+	switch {
+	case g.bound == 0:
+		g.matched = append(g.matched, m)
+	case g.after != "" && m.show <= g.after:
+		g.before++
+	case len(g.matched) < g.bound:
+		g.matched = append(g.matched, m)
+		if len(g.matched) == g.bound {
+			heap.Init((*byNameLast)(&g.matched))
+		}
+	case m.show < g.matched[0].show:
+		g.matched[0] = m
+		heap.Fix((*byNameLast)(&g.matched), 0)
+	}
+}
+
+// byNameLast is a heap of files with a match whose top is the last by name:
+// the one a smaller name replaces.
+type byNameLast []matchedFile
+
+func (h byNameLast) Len() int           { return len(h) }
+func (h byNameLast) Less(i, j int) bool { return h[i].show > h[j].show }
+func (h byNameLast) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *byNameLast) Push(x any)        { *h = append(*h, x.(matchedFile)) }
+func (h *byNameLast) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
 }
 
 // searchPage reads again the files that can reach the page and searches
@@ -309,13 +357,14 @@ func (g *grepRun) visit(e Entry, t *Tally) {
 func (g *grepRun) searchPage() {
 	rep := g.rep
 	sort.Slice(g.matched, func(i, j int) bool { return g.matched[i].show < g.matched[j].show })
-	rep.FilesMatched = len(g.matched)
-	start := min(rep.Req.Skip, len(g.matched))
+	rep.FilesMatched = g.counted
+	start := min(rep.Req.Skip, g.counted) // in the order of names
 	if g.after != "" {
-		start = sort.Search(len(g.matched), func(i int) bool { return g.matched[i].show > g.after })
+		start = g.before + sort.Search(len(g.matched), func(i int) bool { return g.matched[i].show > g.after })
 	}
-	g.rest = len(g.matched) - start
-	page := g.matched[start:min(len(g.matched), start+filesPerPage)]
+	g.rest = g.counted - start
+	kept := min(start-g.before, len(g.matched)) // where start is in matched
+	page := g.matched[kept:min(len(g.matched), kept+filesPerPage)]
 	// The files are read and searched on every core, each into its own
 	// slot, and taken in path order after.
 	type slot struct {

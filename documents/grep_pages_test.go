@@ -84,3 +84,65 @@ func TestGrepCutNoticeOnlyWhereMatchesShow(t *testing.T) {
 		}
 	}
 }
+
+// A search that keeps no walk for later pages holds only the names that can
+// reach its page; every page it shows — at any skip, or after a file — is
+// the page the whole sorted list of matching files gives.
+func TestGrepBoundedPagesAreThePagesOfTheWholeList(t *testing.T) {
+	dir := t.TempDir()
+	n := 3*filesPerPage + 7
+	for i := range n {
+		// Names out of walk order: nested, and "a.x" sorting before "a/".
+		writeFile(t, dir, fmt.Sprintf("d%d/%02d/m.txt", i%5, (i*37)%n), []byte("needle\n"))
+		writeFile(t, dir, fmt.Sprintf("d%d/%02d.txt", i%3, i), []byte("needle\nneedle\n"))
+		writeFile(t, dir, fmt.Sprintf("d%d/%02d.no", i%4, i), []byte("hay\n"))
+	}
+	shows := func(rep *GrepReport) []string {
+		var s []string
+		for _, f := range rep.Page {
+			s = append(s, f.Show)
+		}
+		return s
+	}
+	ctx := context.Background()
+	req := GrepRequest{Pattern: "needle", Output: "files"}
+	var all []string // every matching file, by name, from the whole list
+	for skip := 0; ; skip += filesPerPage {
+		req.Skip = skip
+		// A fresh session's keeper: the walk keeps every matching file.
+		st, ov := NewStore(), NewOverlay()
+		whole, err := grepSearch(ctx, ov, []string{dir}, req, "", false, st.keeperFor(&st.grepKept, "whole", ov))
+		if err != nil {
+			t.Fatal(err)
+		}
+		all = append(all, shows(whole)...)
+		if whole.Next == 0 {
+			break
+		}
+	}
+	if len(all) != 2*n {
+		t.Fatalf("the whole list has %d files, want %d", len(all), 2*n)
+	}
+	for skip := 0; skip < len(all); skip++ {
+		req.Skip = skip
+		rep, err := GrepSearch(ctx, NewOverlay(), []string{dir}, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := all[min(skip, len(all)):min(len(all), skip+filesPerPage)]
+		if fmt.Sprint(shows(rep)) != fmt.Sprint(want) || rep.FilesMatched != len(all) {
+			t.Fatalf("skip %d: page %v of %d files, want %v of %d", skip, shows(rep), rep.FilesMatched, want, len(all))
+		}
+		if skip == 0 {
+			continue
+		}
+		after := all[skip-1]
+		rep, err = grepSearch(ctx, NewOverlay(), []string{dir}, req, after, true, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(shows(rep)) != fmt.Sprint(want) || rep.FilesMatched != len(all) || (rep.Next > 0) != (skip+filesPerPage < len(all)) {
+			t.Fatalf("after %s: page %v of %d files, next %d; want %v of %d", after, shows(rep), rep.FilesMatched, rep.Next, want, len(all))
+		}
+	}
+}
