@@ -409,10 +409,10 @@ func (g *grepRun) searchPage() {
 // for the whole file.
 func (g *grepRun) firstMatch(abs string, buf []byte) (class Class, found bool) {
 	cut := false
-	var s *Search // one search across the chunks: the time limit is the file's
+	var s Search // one search across the chunks: the time limit is the file's
 	class = eachChunk(abs, buf, func(body []byte, first bool) chunkNext {
 		if first {
-			s = g.m.Search(g.ctx, bytes.TrimPrefix(body, bom))
+			s = *g.m.Search(g.ctx, bytes.TrimPrefix(body, bom))
 		} else {
 			s.Continue(body)
 		}

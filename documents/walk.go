@@ -68,15 +68,6 @@ func (t *Tally) add(c Class, abs string) {
 	}
 }
 
-// addIn counts the entry name of directory dir; its path is built only for
-// a class that keeps examples (not for the files handed over).
-func (t *Tally) addIn(c Class, dir, name string) {
-	t.Count[c]++
-	if c.example() {
-		t.example(c, dir+string(filepath.Separator)+name)
-	}
-}
-
 // example keeps abs among class c's examples if it is one of the first by
 // name.
 func (t *Tally) example(c Class, abs string) {
@@ -119,11 +110,10 @@ type Entry struct {
 	Abs   string
 	Rel   string // relative to the walk's start, "/"-separated
 	IsDir bool
-	d     fs.DirEntry
 }
 
 // Info returns the entry's file info (an lstat).
-func (e Entry) Info() (fs.FileInfo, error) { return e.d.Info() }
+func (e Entry) Info() (fs.FileInfo, error) { return os.Lstat(e.Abs) }
 
 // Visitor is called concurrently for the files (and, when it asks for them,
 // the directories) the walk does not exclude. It gets its worker's own tally.
@@ -283,6 +273,7 @@ type walker struct {
 }
 
 func (w *walker) work(t *Tally, listed *[]dirRecord) {
+	var l listing // reused directory after directory
 	for {
 		w.mu.Lock()
 		for len(w.queue) == 0 && w.pending > 0 {
@@ -302,7 +293,7 @@ func (w *walker) work(t *Tally, listed *[]dirRecord) {
 			share = job.files
 		} else {
 			var files []Entry
-			subdirs, files = w.dir(job, t, listed)
+			subdirs, files = w.dir(job, &l, t, listed)
 			if len(files) > 0 {
 				share = &fileShare{files: files}
 				if len(files) >= fanOut {
@@ -343,25 +334,18 @@ func (w *walker) visitFiles(share *fileShare, t *Tally) {
 	}
 }
 
-// dir lists one directory and classifies its entries. It returns its
-// subdirectories to enter and its files to visit, in the directory's order.
-// A recording walk adds the directory to listed.
-func (w *walker) dir(job dirJob, t *Tally, listed *[]dirRecord) (subdirs []dirJob, files []Entry) {
+// dir lists one directory, into the worker's listing l, and classifies its
+// entries. It returns its subdirectories to enter and its files to visit,
+// in the directory's order. A recording walk adds the directory to listed.
+func (w *walker) dir(job dirJob, l *listing, t *Tally, listed *[]dirRecord) (subdirs []dirJob, files []Entry) {
 	if w.ctx.Err() != nil {
 		return nil, nil
 	}
-	var st unix.Stat_t
-	f, err := os.Open(job.abs)
-	if err == nil && w.recording && unix.Fstat(int(f.Fd()), &st) != nil {
-		f.Close()
-		err = os.ErrInvalid
+	var st *unix.Stat_t
+	if w.recording {
+		st = new(unix.Stat_t)
 	}
-	var entries []fs.DirEntry
-	if err == nil {
-		entries, err = f.ReadDir(-1)
-		f.Close()
-	}
-	if err != nil && len(entries) == 0 {
+	if err := l.list(job.abs, st); err != nil && len(l.entries) == 0 {
 		t.add(ClassWalkError, job.abs)
 		if w.recording {
 			// Becoming listable changes its stamp too.
@@ -377,9 +361,9 @@ func (w *walker) dir(job dirJob, t *Tally, listed *[]dirRecord) (subdirs []dirJo
 	t.add(ClassDir, job.abs)
 	r := job.rules
 	var own []string
-	for _, e := range entries {
+	for _, e := range l.entries {
 		for _, name := range ignoreFiles {
-			if e.Name() == name && e.Type().IsRegular() {
+			if e.typ.IsRegular() && string(l.name(e)) == name {
 				own = append(own, name)
 			}
 		}
@@ -391,36 +375,37 @@ func (w *walker) dir(job dirJob, t *Tally, listed *[]dirRecord) (subdirs []dirJo
 		r = r.with(job.abs, joinRel(w.startPath, job.rel), own)
 	}
 	var unentered []string
-	for i, e := range entries {
+	for i, e := range l.entries {
 		if i&63 == 63 && w.ctx.Err() != nil {
 			return nil, nil // a cancelled walk stops inside a large directory too
 		}
-		name := e.Name()
+		// One string per entry: its absolute path, which ends with its
+		// path from the start and its name.
+		abs := job.abs + string(filepath.Separator) + string(l.name(e))
+		name := abs[len(abs)-int(e.to-e.from):]
 		rel := name
 		if job.rel != "" {
-			rel = job.rel + "/" + name
+			rel = abs[len(abs)-len(job.rel)-1-len(name):]
 		}
-		typ := e.Type()
-		isDir := typ.IsDir()
+		isDir := e.typ.IsDir()
 		path := rel // from the ignore root, needed only by path patterns
 		if r.paths && w.startPath != "" {
 			path = w.startPath + "/" + rel
 		}
 		switch {
 		case name == ".git":
-			t.addIn(ClassVCSDir, job.abs, name)
-		case typ&fs.ModeSymlink != 0:
-			t.addIn(ClassSymlink, job.abs, name)
+			t.add(ClassVCSDir, abs)
+		case e.typ&fs.ModeSymlink != 0:
+			t.add(ClassSymlink, abs)
 		case strings.HasPrefix(name, TempPrefix):
-			t.addIn(ClassTemp, job.abs, name)
+			t.add(ClassTemp, abs)
 		case r.ignored(name, path, isDir):
 			if isDir {
-				t.addIn(ClassIgnoredDir, job.abs, name)
+				t.add(ClassIgnoredDir, abs)
 			} else {
-				t.addIn(ClassIgnoredFile, job.abs, name)
+				t.add(ClassIgnoredFile, abs)
 			}
 		case isDir:
-			abs := job.abs + string(filepath.Separator) + name
 			if w.maxDepth > 0 && job.depth+1 >= w.maxDepth {
 				t.add(ClassDir, abs) // met, not entered: nothing below can match
 				unentered = append(unentered, name)
@@ -428,21 +413,21 @@ func (w *walker) dir(job dirJob, t *Tally, listed *[]dirRecord) (subdirs []dirJo
 				subdirs = append(subdirs, dirJob{abs: abs, rel: rel, depth: job.depth + 1, rules: r})
 			}
 			if w.dirs {
-				w.visit(Entry{Abs: abs, Rel: rel, IsDir: true, d: e}, t)
+				w.visit(Entry{Abs: abs, Rel: rel, IsDir: true}, t)
 			}
-		case typ.IsRegular():
-			t.addIn(ClassFile, job.abs, name)
-			files = append(files, Entry{Abs: job.abs + string(filepath.Separator) + name, Rel: rel, d: e})
+		case e.typ.IsRegular():
+			t.add(ClassFile, abs)
+			files = append(files, Entry{Abs: abs, Rel: rel})
 		default:
-			t.addIn(ClassSpecial, job.abs, name)
+			t.add(ClassSpecial, abs)
 		}
 	}
 	if w.recording {
 		// The ignore files read, the directories handed over but not
 		// listed (their times are shown), the files handed over.
-		d := dirRecord{abs: job.abs, stamp: stampOf(&st), listed: true, names: append(own, unentered...)}
+		d := dirRecord{abs: job.abs, stamp: stampOf(st), listed: true, names: append(own, unentered...)}
 		for _, f := range files {
-			d.names = append(d.names, f.d.Name())
+			d.names = append(d.names, f.Abs[strings.LastIndexByte(f.Abs, filepath.Separator)+1:])
 		}
 		*listed = append(*listed, d)
 	}
