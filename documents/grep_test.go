@@ -123,7 +123,10 @@ func matchLines(t interface{ Fatalf(string, ...any) }, text []byte, pattern stri
 	if err != nil {
 		t.Fatalf("compile %q: %v", pattern, err)
 	}
-	expr := pattern
+	// \w means a Unicode word character, as in ripgrep: spelled out for
+	// Go's regexp, whose \w is ASCII. The texts drawn hold no space but
+	// ASCII ones, so \s and \S need no spelling out.
+	expr := strings.ReplaceAll(pattern, `\w`, `[\p{L}\p{M}\p{Nd}\p{Pc}]`)
 	if literal {
 		expr = regexp.QuoteMeta(pattern)
 	}
