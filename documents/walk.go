@@ -375,6 +375,13 @@ func (w *walker) dir(job dirJob, l *listing, t *Tally, listed *[]dirRecord) (sub
 		r = r.with(job.abs, joinRel(w.startPath, job.rel), own)
 	}
 	var unentered []string
+	regular := 0
+	for _, e := range l.entries {
+		if e.typ.IsRegular() {
+			regular++
+		}
+	}
+	files = make([]Entry, 0, regular) // handed over whole: no growing copies
 	for i, e := range l.entries {
 		if i&63 == 63 && w.ctx.Err() != nil {
 			return nil, nil // a cancelled walk stops inside a large directory too

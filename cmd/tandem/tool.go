@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 
 	"github.com/tandemdev/tandem/shell"
 	"github.com/tandemdev/tandem/tools"
@@ -23,6 +24,10 @@ omitted means {}). The exit status is 0 for a result, 1 for an error result,
 }
 
 func runTool(args []string) int {
+	// One call and out: the heap's live part is small (a grep of a large
+	// tree keeps a page of names), so collecting at half the default growth
+	// costs little time and keeps the process's peak memory near rg's.
+	debug.SetGCPercent(50)
 	// A person at a terminal answers questions; otherwise nobody can.
 	s, err := standaloneSession("tandem tool", shell.TerminalAsker(os.Stdin, os.Stderr), true)
 	if err != nil {
