@@ -95,7 +95,7 @@ func NewChat(o Options) *Chat {
 	c.compactAt, _ = compactAt(st)
 	var reading []string
 	for _, t := range tools.List(o.Session) {
-		c.roster = append(c.roster, providers.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		c.roster = append(c.roster, providers.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema()})
 		if t.ReadOnly {
 			reading = append(reading, t.Name)
 		}

@@ -154,7 +154,7 @@ func (s *Server) listTools(_ context.Context, params json.RawMessage) (any, erro
 	}
 	list := []toolInfo{}
 	for _, t := range tools.List(sess) {
-		list = append(list, toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema})
+		list = append(list, toolInfo{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema()})
 	}
 	return map[string]any{"tools": list}, nil
 }

@@ -20,10 +20,8 @@ import (
 // toolSchema is the named tool's schema; an empty one for a name no tool
 // has.
 func toolSchema(name string) *jsonschema.Schema {
-	if t, ok := builtin()[name]; ok {
-		return t.schema
-	}
-	return &jsonschema.Schema{}
+	t, _ := builtin()[name]
+	return t.schema()
 }
 
 // propertyNames are an object's property names, sorted.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -36,23 +37,26 @@ type spec[A any] struct {
 // decoding each call's arguments strictly into A.
 func (sp spec[A]) define() Tool {
 	t := sp.Tool
-	t.schema = schemaFor[A]()
-	if sp.refine != nil {
-		sp.refine(t.schema)
-	}
-	if sp.examplesInSchema {
-		for _, e := range t.Examples {
-			var v any
-			if err := json.Unmarshal(e, &v); err != nil {
-				panic("tools: an example of " + t.Name + " is not JSON: " + err.Error())
-			}
-			t.schema.Examples = append(t.schema.Examples, v)
+	t.schemas = sync.OnceValues(func() (*jsonschema.Schema, json.RawMessage) {
+		schema := schemaFor[A]()
+		if sp.refine != nil {
+			sp.refine(schema)
 		}
-	}
-	var err error
-	if t.InputSchema, err = json.Marshal(t.schema); err != nil {
-		panic("tools: the schema of " + t.Name + ": " + err.Error())
-	}
+		if sp.examplesInSchema {
+			for _, e := range t.Examples {
+				var v any
+				if err := json.Unmarshal(e, &v); err != nil {
+					panic("tools: an example of " + t.Name + " is not JSON: " + err.Error())
+				}
+				schema.Examples = append(schema.Examples, v)
+			}
+		}
+		raw, err := json.Marshal(schema)
+		if err != nil {
+			panic("tools: the schema of " + t.Name + ": " + err.Error())
+		}
+		return schema, raw
+	})
 	if t.Kind == "" {
 		t.Kind = KindOther
 	}

@@ -63,7 +63,7 @@ func TestDocumentsToolsThroughTheRegistry(t *testing.T) {
 	for _, tool := range List(s) {
 		if tool.Name == "read" || tool.Name == "grep" || tool.Name == "glob" {
 			var schema map[string]any
-			if err := json.Unmarshal(tool.InputSchema, &schema); err != nil || schema["type"] != "object" {
+			if err := json.Unmarshal(tool.InputSchema(), &schema); err != nil || schema["type"] != "object" {
 				t.Errorf("%s schema: %v", tool.Name, err)
 			}
 		}

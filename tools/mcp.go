@@ -28,7 +28,7 @@ func MCPTools(s *Session) []*mcp.Tool {
 		if !t.ReadOnly {
 			hints.DestructiveHint = &t.Destructive
 		}
-		out = append(out, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Annotations: hints})
+		out = append(out, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema(), Annotations: hints})
 	}
 	return out
 }

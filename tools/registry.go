@@ -48,9 +48,6 @@ type Handler func(ctx context.Context, s *Session, args json.RawMessage) Result
 type Tool struct {
 	Name        string
 	Description string // written for a model
-	// InputSchema is the arguments' JSON Schema, derived from the argument
-	// struct, as every front door lists it.
-	InputSchema json.RawMessage
 	// Examples are argument objects a model may send; a test checks each
 	// against the schema and decodes it into the argument struct.
 	Examples []json.RawMessage
@@ -71,10 +68,13 @@ type Tool struct {
 	// that cannot is hidden, not failing. Nil means always.
 	Available func(*Session) bool
 
-	schema *jsonschema.Schema
-	check  func(args json.RawMessage) error // decodes as a call does
-	title  func(args json.RawMessage) string
-	paths  func(args json.RawMessage) []string
+	// schemas derives the arguments' JSON Schema from the argument struct,
+	// once, when a front door first lists the tool or a call does not fit:
+	// a call that fits (a one-call tandem's) derives none.
+	schemas func() (*jsonschema.Schema, json.RawMessage)
+	check   func(args json.RawMessage) error // decodes as a call does
+	title   func(args json.RawMessage) string
+	paths   func(args json.RawMessage) []string
 }
 
 // Kind is what a call does, as ACP names a tool call's kind; an editor
@@ -108,15 +108,31 @@ func (t Tool) Paths(args json.RawMessage) []string {
 	return t.paths(args)
 }
 
+// InputSchema is the arguments' JSON Schema, as every front door lists it.
+func (t Tool) InputSchema() json.RawMessage {
+	if t.schemas == nil {
+		return nil // a name no tool has
+	}
+	_, raw := t.schemas()
+	return raw
+}
+
+// schema is the arguments' JSON Schema, to judge arguments against.
+func (t Tool) schema() *jsonschema.Schema {
+	if t.schemas == nil {
+		return &jsonschema.Schema{}
+	}
+	s, _ := t.schemas()
+	return s
+}
+
 // definitions are every tool's, in the order their files registered them.
 var definitions []interface{ define() Tool }
 
 // register adds a tool's definition; each tool's file calls it in init.
 func register(d interface{ define() Tool }) { definitions = append(definitions, d) }
 
-// builtin is every tool by name, made when first needed: deriving the
-// schemas takes a millisecond that a process which calls no tool (the
-// sandbox's launcher) should not spend.
+// builtin is every tool by name, made when first needed.
 var builtin = sync.OnceValue(func() map[string]Tool {
 	out := map[string]Tool{}
 	for _, d := range definitions {

@@ -53,7 +53,7 @@ func TestRosterStaysLean(t *testing.T) {
 	total, gated := 0, 0
 	for _, tl := range builtin() {
 		var b bytes.Buffer
-		if err := json.Compact(&b, tl.InputSchema); err != nil {
+		if err := json.Compact(&b, tl.InputSchema()); err != nil {
 			t.Fatal(err)
 		}
 		if tl.Name == codeTool.Name {
@@ -78,7 +78,7 @@ func TestRosterStaysLean(t *testing.T) {
 func TestEveryExampleFitsItsSchemaAndItsStruct(t *testing.T) {
 	for _, tl := range builtin() {
 		var schema jsonschema.Schema
-		if err := json.Unmarshal(tl.InputSchema, &schema); err != nil {
+		if err := json.Unmarshal(tl.InputSchema(), &schema); err != nil {
 			t.Fatalf("%s: the schema sent is not a schema: %v", tl.Name, err)
 		}
 		resolved, err := schema.Resolve(nil)

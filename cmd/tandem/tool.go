@@ -37,7 +37,7 @@ func runTool(args []string) int {
 	defer s.Close()
 	if len(args) == 0 {
 		for _, t := range tools.List(s) {
-			fmt.Printf("%s\n  %s\n  schema: %s\n\n", t.Name, t.Description, t.InputSchema)
+			fmt.Printf("%s\n  %s\n  schema: %s\n\n", t.Name, t.Description, t.InputSchema())
 		}
 		return exitOK
 	}
