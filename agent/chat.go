@@ -54,7 +54,11 @@ type Chat struct {
 	messages []providers.Message
 	cost     float64  // dollars so far, when the model's prices are known
 	journal  *journal // the chat's file, from its first message; nil unstored
-	unsaved  error    // why the chat stopped being saved, told once
+	unsaved  error    // why the last write of the chat's file failed, told once
+	dropped  []dropped // the damaged lines its file had when loaded, told in the replay
+	// befores are the calls a crash cut, found in the file: resolved into
+	// checkpoints by the next turn or restore that holds the file.
+	befores []beforeRecord
 	planMode atomic.Bool
 	cfgMu    sync.Mutex // the model: switched between turns, read at any time
 	next     *Options   // a model switch asked for, applied at the next turn's start
@@ -154,14 +158,37 @@ func (c *Chat) SetPlanMode(on bool) {
 }
 
 // ResumeChat continues a stored chat: its messages are the conversation so
-// far, and new ones are appended to its file.
+// far, and new ones are appended to its file. The calls a crash cut short
+// become checkpoints at once unless another process holds the chat (its
+// turn may still be running them).
 func ResumeChat(o Options, id string) (*Chat, error) {
 	l, err := o.Store.load(id)
 	if err != nil {
 		return nil, err
 	}
 	c := NewChat(o)
-	c.ID, c.messages, c.turnOf, c.turns = l.info.ID, l.messages, l.turnOf, l.turns
+	c.ID = l.info.ID
+	c.use(l)
+	if c.journal, err = o.Store.journal(l.info, l.size); err != nil {
+		return nil, err
+	}
+	if len(c.befores) > 0 {
+		if err := c.begin(func(acp.SessionUpdate) {}); err == nil {
+			c.end()
+		}
+	}
+	return c, nil
+}
+
+// use makes a chat's history what its file holds.
+func (c *Chat) use(l loaded) {
+	c.messages, c.turnOf, c.dropped, c.befores = l.messages, l.turnOf, l.dropped, l.befores
+	c.ckMu.Lock()
+	c.turns = l.turns
+	c.ckMu.Unlock()
+	c.planMu.Lock()
+	defer c.planMu.Unlock()
+	c.plan = nil
 	for _, m := range c.messages {
 		for _, b := range m.Blocks {
 			if b.Kind == providers.ToolUse && b.ToolName == planToolName {
@@ -171,10 +198,46 @@ func ResumeChat(o Options, id string) (*Chat, error) {
 			}
 		}
 	}
-	if c.journal, err = o.Store.journal(l.info); err != nil {
-		return nil, err
+}
+
+// begin starts a write of the chat's file by a turn or a restore: it takes
+// the file's lock (refusing while another process runs a turn of the
+// chat), goes on from what the file holds when another process added to
+// it since (telling the client what was added), and turns the calls a
+// crash cut into checkpoints. end ends it.
+func (c *Chat) begin(emit func(acp.SessionUpdate)) error {
+	if c.journal == nil {
+		return nil
 	}
-	return c, nil
+	changed, err := c.journal.own()
+	if err != nil {
+		return err
+	}
+	if changed {
+		l, err := c.opts.Store.load(c.ID)
+		if err != nil {
+			c.end()
+			return err
+		}
+		had := len(c.messages)
+		c.use(l)
+		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat went on in another tandem since it was opened here; it now has %d messages, %d before, and this turn goes on from them)\n", len(c.messages), had)))
+		for _, u := range c.replay(had) {
+			emit(u)
+		}
+	}
+	for _, b := range c.befores {
+		c.recordCall(b.Turn, b.Call, recovered(b), emit)
+	}
+	c.befores = nil
+	return nil
+}
+
+// end ends what begin started.
+func (c *Chat) end() {
+	if c.journal != nil {
+		c.journal.release()
+	}
 }
 
 // Messages is the conversation so far.
@@ -208,23 +271,40 @@ func (c *Chat) add(m providers.Message, turn int, emit func(acp.SessionUpdate)) 
 		if len(c.opts.Session.Roots) > 0 {
 			info.Cwd = c.opts.Session.Roots[0]
 		}
-		if c.journal, c.unsaved = c.opts.Store.journal(info); c.unsaved != nil {
-			emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat cannot be saved: %v; it goes on in memory only)\n", c.unsaved)))
+		j, err := c.opts.Store.journal(info, 0)
+		if err == nil {
+			_, err = j.own() // a new chat: nobody else knows its file yet
+		}
+		if err != nil {
+			c.unsaved = err
+			emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat cannot be saved: %v; it goes on in memory only)\n", err)))
 			return
 		}
+		c.journal = j
 	}
 	rec := record{Message: &m}
 	if turn >= 0 {
 		rec.Turn = &turn
 	}
-	if c.unsaved = c.journal.write(rec); c.unsaved != nil {
-		emit(unsavedNote(c.unsaved))
-	}
+	c.save(rec, false, emit)
 }
 
-// unsavedNote tells the client the chat can no longer be saved.
-func unsavedNote(err error) acp.SessionUpdate {
-	return acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat can no longer be saved: %v; it goes on in memory only)\n", err))
+// save writes a record to the chat's file. A write that fails (a full
+// disk) is told once, and kept to be written before the next record: the
+// file never skips a record, and catches up once it can.
+func (c *Chat) save(r record, durable bool, emit func(acp.SessionUpdate)) error {
+	if c.journal == nil {
+		return nil
+	}
+	err := c.journal.write(r, durable)
+	switch {
+	case err != nil && c.unsaved == nil:
+		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat could not be saved just now: %v; what is missing is written with its next message, and the chat goes on)\n", err)))
+	case err == nil && c.unsaved != nil:
+		emit(acp.UpdateAgentThoughtText("(this chat is saved again: what it could not save before is in its file now)\n"))
+	}
+	c.unsaved = err
+	return err
 }
 
 // title is the start of a chat's first prompt, on one line.
@@ -256,6 +336,10 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.switchModel()
+	if err := c.begin(emit); err != nil {
+		return -1, "", err
+	}
+	defer c.end()
 	user, err := c.userMessage(ctx, prompt)
 	if err != nil {
 		return -1, "", err
@@ -271,23 +355,35 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	turn = len(c.turns)
 	c.turns = append(c.turns, nil)
 	c.ckMu.Unlock()
-	defer c.keep(turn, emit)
 	c.add(c.withChanges(user), turn, emit)
 	calls := 0
 	for {
 		if ctx.Err() != nil {
+			c.cut("", stoppedByUser, emit)
 			return turn, acp.StopReasonCancelled, nil
 		}
 		c.compact(ctx, c.lastUsed, emit)
+		var streamed strings.Builder // this call's text so far, kept if the call is cut
 		resp, err := c.opts.Provider.Stream(ctx, providers.Request{
 			Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: c.messages,
 			Tools: c.roster, MaxTokens: c.opts.MaxTokens,
-		}, func(ev providers.Event) { c.relay(ev, emit) })
+		}, func(ev providers.Event) {
+			switch ev.Kind {
+			case providers.TextDelta:
+				streamed.WriteString(ev.Text)
+			case providers.Retrying:
+				streamed.Reset() // the answer starts again
+			}
+			c.relay(ev, emit)
+		})
 		if ctx.Err() != nil {
+			c.cut(streamed.String(), stoppedByUser, emit)
 			return turn, acp.StopReasonCancelled, nil
 		}
 		if err != nil {
-			return turn, "", c.explain(err)
+			err = c.explain(err)
+			c.cut(streamed.String(), "the model's answer failed: "+err.Error(), emit)
+			return turn, "", err
 		}
 		c.add(resp.Message, -1, emit)
 		emit(c.usage(resp.Usage))
@@ -320,6 +416,22 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		calls += len(uses)
 		c.add(c.withChanges(c.runTools(ctx, turn, uses, emit)), -1, emit)
 	}
+}
+
+// stoppedByUser is why a turn the user stopped was cut.
+const stoppedByUser = "the user stopped the turn here"
+
+// cut ends a turn stopped or failed while the model was to answer: the
+// text it streamed is kept as its answer, marked as cut, so a reload shows
+// it and the conversation still alternates (the next prompt follows an
+// answer, never another prompt).
+func (c *Chat) cut(streamed, why string, emit func(acp.SessionUpdate)) {
+	m := providers.Message{Role: providers.Assistant}
+	if strings.TrimSpace(streamed) != "" {
+		m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: streamed})
+	}
+	m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: "[cut: " + why + "]"})
+	c.add(m, -1, emit)
 }
 
 // relay turns a provider event into the client's update.
@@ -464,9 +576,19 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 		emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
 		return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, IsError: true, Text: notRunCancelled}
 	}
+	t, _ := tools.Lookup(use.ToolName)
+	if t.Kind == tools.KindEdit {
+		if err := c.saveBefore(turn, use, t, emit); err != nil {
+			emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
+			return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, IsError: true, Text: fmt.Sprintf(
+				"Not run: the chat could not record what the files hold now (%v), so this change could not be undone. Tell the user; try again once the chat can be saved.", err)}
+		}
+	}
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
 	res := tools.Call(approvals.WithToolCall(ctx, use.ToolID), c.opts.Session, use.ToolName, use.Input)
-	c.record(turn, use.ToolID, res.Changes)
+	if t.Kind == tools.KindEdit || len(res.Changes) > 0 {
+		c.recordCall(turn, use.ToolID, callChanges(use.ToolID, res.Changes), emit)
+	}
 	c.watchFiles(use, res)
 	status := acp.ToolCallStatusCompleted
 	if res.IsError {

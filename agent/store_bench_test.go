@@ -21,7 +21,7 @@ func storeWith(b *testing.B, chats, turns int) (*Store, string) {
 	var id string
 	for c := range chats {
 		id = fmt.Sprintf("%016x", c+1)
-		j, err := s.journal(ChatInfo{ID: id, Title: "chat", Model: "test/m", Created: time.Now()})
+		j, err := s.journal(ChatInfo{ID: id, Title: "chat", Model: "test/m", Created: time.Now()}, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -32,7 +32,7 @@ func storeWith(b *testing.B, chats, turns int) (*Store, string) {
 				{Role: providers.User, Blocks: []providers.Block{{Kind: providers.ToolResult, ToolID: "t", Text: result}}},
 				{Role: providers.Assistant, Blocks: []providers.Block{{Kind: providers.Text, Text: "done"}}},
 			} {
-				if err := j.write(record{Message: &m}); err != nil {
+				if err := j.write(record{Message: &m}, false); err != nil {
 					b.Fatal(err)
 				}
 			}
