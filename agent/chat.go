@@ -52,13 +52,13 @@ type Chat struct {
 
 	mu       sync.Mutex // one turn at a time
 	messages []providers.Message
-	cost     float64  // dollars so far, when the model's prices are known
-	journal  *journal // the chat's file, from its first message; nil unstored
-	unsaved  error    // why the last write of the chat's file failed, told once
+	cost     float64   // dollars so far, when the model's prices are known
+	journal  *journal  // the chat's file, from its first message; nil unstored
+	unsaved  error     // why the last write of the chat's file failed, told once
 	dropped  []dropped // the damaged lines its file had when loaded, told in the replay
 	// befores are the calls a crash cut, found in the file: resolved into
 	// checkpoints by the next turn or restore that holds the file.
-	befores []beforeRecord
+	befores  []beforeRecord
 	planMode atomic.Bool
 	cfgMu    sync.Mutex // the model: switched between turns, read at any time
 	next     *Options   // a model switch asked for, applied at the next turn's start
@@ -263,7 +263,7 @@ func (c *Chat) Close() {
 func (c *Chat) add(m providers.Message, turn int, emit func(acp.SessionUpdate)) {
 	c.messages = append(c.messages, m)
 	c.turnOf = append(c.turnOf, turn)
-	if c.opts.Store == nil || c.unsaved != nil {
+	if c.opts.Store == nil || c.journal == nil && c.unsaved != nil { // its file could not be made
 		return
 	}
 	if c.journal == nil {
@@ -365,7 +365,7 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		c.compact(ctx, c.lastUsed, emit)
 		var streamed strings.Builder // this call's text so far, kept if the call is cut
 		resp, err := c.opts.Provider.Stream(ctx, providers.Request{
-			Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: c.messages,
+			Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: sendable(c.messages),
 			Tools: c.roster, MaxTokens: c.opts.MaxTokens,
 		}, func(ev providers.Event) {
 			switch ev.Kind {
@@ -416,6 +416,75 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		calls += len(uses)
 		c.add(c.withChanges(c.runTools(ctx, turn, uses, emit)), -1, emit)
 	}
+}
+
+// sendable is a history as providers accept it, even where a chat's file
+// lost a record: it starts with a user's message, and every tool call is
+// answered in the next message by a result, the only place a result may
+// stand (Anthropic refuses any other history with a 400). A history that is
+// so already comes back as it is, so the provider's prompt cache holds.
+func sendable(in []providers.Message) []providers.Message {
+	out := make([]providers.Message, 0, len(in)+1)
+	if len(in) > 0 && in[0].Role != providers.User {
+		out = append(out, providers.Message{Role: providers.User, Blocks: []providers.Block{{Kind: providers.Text, Text: lostStart}}})
+	}
+	for _, m := range in {
+		var calls []providers.Block
+		if len(out) > 0 {
+			calls = toolUses(out[len(out)-1])
+		}
+		if m.Role == providers.User {
+			m.Blocks = answered(calls, m.Blocks)
+		} else if len(calls) > 0 {
+			out = append(out, providers.Message{Role: providers.User, Blocks: answered(calls, nil)})
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// lostStart opens a history whose first prompt its file lost.
+const lostStart = "(The start of this chat was lost from its file.)"
+
+// answered is a user message's blocks after calls: a result for each call
+// first (a lost one answered as lost), then the rest; a result of no call
+// is left out. Blocks that are so already come back as they are.
+func answered(calls, blocks []providers.Block) []providers.Block {
+	ids := map[string]bool{}
+	for _, u := range calls {
+		ids[u.ToolID] = true
+	}
+	results := map[string]providers.Block{}
+	var rest []providers.Block
+	inOrder := true
+	for i, b := range blocks {
+		if b.Kind != providers.ToolResult {
+			rest = append(rest, b)
+			continue
+		}
+		if !ids[b.ToolID] || i >= len(calls) || calls[i].ToolID != b.ToolID {
+			inOrder = false
+		}
+		if ids[b.ToolID] {
+			results[b.ToolID] = b
+		}
+	}
+	if inOrder && len(results) == len(calls) && len(blocks)-len(rest) == len(calls) {
+		return blocks
+	}
+	out := make([]providers.Block, 0, len(calls)+len(rest))
+	for _, u := range calls {
+		r, ok := results[u.ToolID]
+		if !ok {
+			r = providers.Block{Kind: providers.ToolResult, ToolID: u.ToolID, IsError: true, Text: "This call's result was lost from the chat's file; run it again if you still need it."}
+		}
+		out = append(out, r)
+	}
+	out = append(out, rest...)
+	if len(out) == 0 {
+		out = append(out, providers.Block{Kind: providers.Text, Text: "(A message here was lost from the chat's file.)"})
+	}
+	return out
 }
 
 // stoppedByUser is why a turn the user stopped was cut.

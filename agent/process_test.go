@@ -1,0 +1,424 @@
+package agent
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	acp "github.com/coder/acp-go-sdk"
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/agent/providers/fake"
+	"github.com/tandemdev/tandem/internal/lawhit"
+	"github.com/tandemdev/tandem/tools"
+)
+
+// chatProcess is the name under which this test binary runs a chat in a
+// process of its own (see child): a link to the test binary, so the hook
+// needs no environment variable a real tandem would read.
+const chatProcess = "tandem-chat-process"
+
+func TestMain(m *testing.M) {
+	if filepath.Base(os.Args[0]) == chatProcess {
+		os.Exit(child(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// chatBinary links this test binary as chatProcess.
+func chatBinary(t *testing.T) string {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(t.TempDir(), chatProcess)
+	if err := os.Symlink(self, link); err != nil {
+		t.Fatal(err)
+	}
+	return link
+}
+
+// child runs one of the processes of the tests below: MODE STORE WS ID ARGS….
+func child(args []string) int {
+	store, err := OpenStore(args[1])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	ws, id := args[2], args[3]
+	m := &fake.Model{}
+	opts := Options{Session: tools.Open(tools.Options{ID: id, Roots: []string{ws}}), Provider: m, Endpoint: Endpoint{Provider: "test", Model: "m"}, Store: store}
+	switch args[0] {
+	case "turns":
+		return turnsChild(opts, m, id, args[4:])
+	case "edit":
+		return editChild(opts, m, ws, args[4])
+	}
+	return 2
+}
+
+// waitFor waits for the file another process makes.
+func waitFor(path string) {
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+	}
+	fmt.Fprintf(os.Stderr, "%s never came\n", path)
+	os.Exit(3)
+}
+
+// turnsChild loads chat id and runs turns of it, each writing a file:
+// NAME TURNS SYNC. The process "first" waits, in its first turn, until
+// "second" was refused a turn of its own; the others retry a refused turn
+// until it runs. It prints how often it was refused and brought up to date.
+func turnsChild(opts Options, m *fake.Model, id string, args []string) int {
+	name, sync := args[0], args[2]
+	turns, _ := strconv.Atoi(args[1])
+	c, err := ResumeChat(opts, id)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	defer c.Close()
+	refused, caughtUp := 0, 0
+	for k := range turns {
+		file := fmt.Sprintf("%s-%d.txt", name, k)
+		m.Responses = []func(providers.Request) providers.Response{
+			func(req providers.Request) providers.Response {
+				if name == "first" && k == 0 {
+					_ = os.WriteFile(filepath.Join(sync, "first-in-turn"), nil, 0o600)
+					waitFor(filepath.Join(sync, "second-refused"))
+				}
+				return fake.Call(fake.Use(name+strconv.Itoa(k), "write", map[string]any{"path": file, "content": name + "\n"}))(req)
+			},
+			fake.Say("wrote " + file),
+		}
+		if name == "second" && k == 0 {
+			waitFor(filepath.Join(sync, "first-in-turn"))
+		}
+		for {
+			_, err := c.Prompt(context.Background(), textPrompt("write "+file), func(u acp.SessionUpdate) {
+				if u.AgentThoughtChunk != nil && strings.Contains(u.AgentThoughtChunk.Content.Text.Text, "went on in another tandem") {
+					caughtUp++
+				}
+			})
+			if errors.Is(err, errChatBusy) {
+				if refused++; refused == 1 && name == "second" {
+					_ = os.WriteFile(filepath.Join(sync, "second-refused"), nil, 0o600)
+				}
+				time.Sleep(time.Millisecond)
+				continue
+			}
+			if err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				return 2
+			}
+			break
+		}
+	}
+	fmt.Printf("refused %d caught-up %d\n", refused, caughtUp)
+	return 0
+}
+
+// Two processes on one chat (two editors, or avante's two `tandem acp`)
+// take turns: a turn started while the other process runs one is refused
+// with what to do, and each turn goes on from every turn the file holds.
+// The history is one valid conversation: every tool call answered in the
+// next message, never two answers or two prompts in a row, each turn
+// numbered once.
+func TestTwoProcessesOnOneChatTakeTurns(t *testing.T) {
+	const id, turns = "00000000000000e1", 4
+	bin := chatBinary(t)
+	s := newStoredChat(t, filepath.Join(t.TempDir(), "chats"))
+	s.turn(id, "start", fake.Say("started"))
+	sync := t.TempDir()
+	type run struct {
+		cmd *exec.Cmd
+		out bytes.Buffer
+	}
+	var runs []*run
+	for _, name := range []string{"first", "second"} {
+		r := &run{cmd: exec.Command(bin, "turns", s.store.dir, s.ws, id, name, strconv.Itoa(turns), sync)}
+		r.cmd.Stdout, r.cmd.Stderr = &r.out, &r.out
+		if err := r.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	for _, r := range runs {
+		if err := r.cmd.Wait(); err != nil {
+			t.Fatalf("%v: %v\n%s", r.cmd.Args[5], err, r.out.String())
+		}
+	}
+	var refused, caughtUp int
+	if _, err := fmt.Sscanf(runs[1].out.String(), "refused %d caught-up %d", &refused, &caughtUp); err != nil || refused < 1 || caughtUp < 1 {
+		t.Fatalf("the second process was refused %d times and brought up to date %d times (%q)", refused, caughtUp, runs[1].out.String())
+	}
+
+	c, err := ResumeChat(s.options(id), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	msgs := c.Messages()
+	wellFormed(t, []providers.Request{{Messages: msgs}})
+	for i := 1; i < len(msgs); i++ {
+		if msgs[i].Role == msgs[i-1].Role {
+			t.Fatalf("messages %d and %d are both the %s's", i-1, i, msgs[i].Role)
+		}
+	}
+	var numbers []int
+	for i, turn := range c.turnOf {
+		if turn >= 0 {
+			if msgs[i].Blocks[0].Kind != providers.Text {
+				t.Fatalf("turn %d opens with %+v", turn, msgs[i].Blocks[0])
+			}
+			numbers = append(numbers, turn)
+		}
+	}
+	if want := 1 + 2*turns; len(numbers) != want || len(msgs) != 2+4*2*turns {
+		t.Fatalf("%d prompts (turns %v) in %d messages, want %d prompts", len(numbers), numbers, len(msgs), want)
+	}
+	for i, n := range numbers {
+		if n != i {
+			t.Fatalf("the turns are numbered %v", numbers)
+		}
+	}
+	if cps := c.Checkpoints(); len(cps) != 2*turns {
+		t.Fatalf("%d checkpoints, want one per writing turn: %+v", len(cps), cps)
+	}
+}
+
+// The avante pattern: one process loads a chat and stays idle, a second
+// loads it and runs turns, then the first runs one. The first process's
+// turn starts from the second's: the client is told, and shown them.
+func TestIdleProcessGoesOnFromTheOthersTurns(t *testing.T) {
+	const id = "00000000000000e2"
+	s := newStoredChat(t, filepath.Join(t.TempDir(), "chats"))
+	s.turn(id, "start", fake.Say("started"))
+	idle, err := ResumeChat(s.options(id), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer idle.Close()
+	s.turn(id, "in the other editor", fake.Call(fake.Use("w1", "write", map[string]any{"path": "x.txt", "content": "x\n"})), fake.Say("wrote x"))
+	s.m.Responses = []func(providers.Request) providers.Response{fake.Say("seen")}
+	var u updates
+	if _, err := idle.Prompt(context.Background(), textPrompt("back here"), u.emit); err != nil {
+		t.Fatal(err)
+	}
+	if got := thoughtText(u.all); !strings.Contains(got, "this chat went on in another tandem since it was opened here; it now has 6 messages, 2 before") {
+		t.Fatalf("the client was told %q", got)
+	}
+	var shown []string
+	for _, x := range u.all {
+		if x.UserMessageChunk != nil {
+			shown = append(shown, x.UserMessageChunk.Content.Text.Text)
+		}
+	}
+	if strings.Join(shown, "|") != "in the other editor" {
+		t.Fatalf("the client was shown the prompts %q", shown)
+	}
+	if n := len(s.m.Requests[len(s.m.Requests)-1].Messages); n != 7 {
+		t.Fatalf("the idle process's turn sent %d messages, want the 6 in the file and its prompt", n)
+	}
+	if cps := idle.Checkpoints(); len(cps) != 1 || cps[0].Turn != 1 {
+		t.Fatalf("the other process's checkpoint is not restorable here: %+v", cps)
+	}
+}
+
+func thoughtText(us []acp.SessionUpdate) string {
+	var b strings.Builder
+	for _, x := range us {
+		if x.AgentThoughtChunk != nil {
+			b.WriteString(x.AgentThoughtChunk.Content.Text.Text)
+		}
+	}
+	return b.String()
+}
+
+// editFiles are the files the edit turn changes, with what they hold
+// first: large enough that a kill lands between one file and the next.
+var editFiles = func() map[string]string {
+	out := map[string]string{}
+	for _, name := range []string{"a.txt", "b.txt", "c.txt"} {
+		var b strings.Builder
+		for i := 1; i <= 20000; i++ {
+			fmt.Fprintf(&b, "line %d of %s\n", i, name)
+		}
+		out[name] = b.String()
+	}
+	return out
+}()
+
+// tagOf is the tag a read's result shows.
+func tagOf(req providers.Request, id string) string {
+	r := lastResult(req, id)
+	return r[strings.Index(r, "#")+1 : strings.Index(r, "]")]
+}
+
+// editChild runs one turn that edits three files in one call, creates a
+// fourth and edits one again, and kills itself with SIGKILL at the point
+// KILL names: "emit:N", at the Nth update the client is sent, or
+// "landed:N", once the Nth file change of the turn is seen on disk; "" runs
+// the turn whole and prints how many of each there were.
+func editChild(opts Options, m *fake.Model, ws, kill string) int {
+	kind, nth, _ := strings.Cut(kill, ":")
+	at, _ := strconv.Atoi(nth)
+	var emitted, landed atomic.Int64
+	die := func(n *atomic.Int64, k string) {
+		if v := n.Add(1); kind == k && v == int64(at) {
+			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
+			select {}
+		}
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil || w.Add(ws) != nil {
+		fmt.Fprintln(os.Stderr, "watch:", err)
+		return 2
+	}
+	go func() {
+		for ev := range w.Events {
+			if !strings.HasPrefix(filepath.Base(ev.Name), ".") && (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write)) {
+				die(&landed, "landed")
+			}
+		}
+	}()
+	replace := func(name, tag string, line int) map[string]any {
+		return map[string]any{"path": name, "tag": tag, "ops": []any{map[string]any{"replace": fmt.Sprintf("%d:line %d of %s", line, line, name), "text": "changed " + name}}}
+	}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("r1", "read", map[string]any{"path": "a.txt", "lines": "1-10"}), fake.Use("r2", "read", map[string]any{"path": "b.txt", "lines": "1-10"}), fake.Use("r3", "read", map[string]any{"path": "c.txt", "lines": "1-10"})),
+		func(req providers.Request) providers.Response {
+			return fake.Call(fake.Use("e1", "edit", map[string]any{"files": []any{replace("a.txt", tagOf(req, "r1"), 1), replace("b.txt", tagOf(req, "r2"), 1), replace("c.txt", tagOf(req, "r3"), 1)}}))(req)
+		},
+		fake.Call(fake.Use("w1", "write", map[string]any{"path": "d.txt", "content": "a new file\n"})),
+		func(req providers.Request) providers.Response {
+			return fake.Call(fake.Use("e2", "edit", map[string]any{"files": []any{replace("b.txt", tagOf(m.Requests[1], "r2"), 2)}}))(req)
+		},
+		fake.Say("done"),
+	}
+	c := NewChat(opts)
+	_, err = c.Prompt(context.Background(), textPrompt("change the files"), func(acp.SessionUpdate) { die(&emitted, "emit") })
+	c.Close()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	time.Sleep(50 * time.Millisecond) // the last events reach the count printed; a count only, no verdict
+	fmt.Printf("emit %d landed %d\n", emitted.Load(), landed.Load())
+	return 0
+}
+
+// writeEditFiles lays the edit turn's workspace.
+func writeEditFiles(t *testing.T, ws string) {
+	t.Helper()
+	for name, text := range editFiles {
+		if err := os.WriteFile(filepath.Join(ws, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Durable checkpoints: a turn that edits files, killed -9 at every point
+// of it — each update it sends and each file change it makes — is
+// restored by a fresh tandem: after `restore` of the turn every file holds
+// what it held before, and the file the turn created is gone.
+func TestLaw_crashed_turn_is_restorable(t *testing.T) {
+	bin := chatBinary(t)
+	const id = "00000000000000f1"
+	run := func(kill string) (ws, store string, out []byte, killed bool) {
+		ws, store = t.TempDir(), filepath.Join(t.TempDir(), "chats")
+		writeEditFiles(t, ws)
+		cmd := exec.Command(bin, "edit", store, ws, id, kill)
+		out, err := cmd.CombinedOutput()
+		var exit *exec.ExitError
+		if errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL {
+			return ws, store, out, true
+		}
+		if err != nil {
+			t.Fatalf("%s: %v\n%s", kill, err, out)
+		}
+		return ws, store, out, false
+	}
+	_, _, out, _ := run("")
+	var emits, landings int
+	if _, err := fmt.Sscanf(string(out), "emit %d landed %d", &emits, &landings); err != nil || emits < 10 || landings < 4 {
+		t.Fatalf("the whole turn: %q", out)
+	}
+	hits := lawhit.New(t, map[string]int{"nothing had changed": 1, "restored a turn cut short": 10, "restored a whole turn": 1})
+	points := []string{""} // the whole turn, then every kill point
+	for n := 1; n <= emits; n++ {
+		points = append(points, fmt.Sprintf("emit:%d", n))
+	}
+	for n := 1; n <= landings; n++ {
+		points = append(points, fmt.Sprintf("landed:%d", n))
+	}
+	temps := 0
+	for _, point := range points {
+		ws, dir, out, killed := run(point)
+		if !killed {
+			hits.Hit("restored a whole turn")
+		}
+		changed := false
+		for name, text := range editFiles {
+			if b, _ := os.ReadFile(filepath.Join(ws, name)); string(b) != text {
+				changed = true
+			}
+		}
+		if _, err := os.Stat(filepath.Join(ws, "d.txt")); err == nil {
+			changed = true
+		}
+		store, err := OpenStore(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := os.Stat(filepath.Join(dir, id+".jsonl")); err == nil {
+			c, err := ResumeChat(Options{Session: tools.Open(tools.Options{ID: id, Roots: []string{ws}}), Provider: &fake.Model{}, Endpoint: Endpoint{Provider: "test", Model: "m"}, Store: store}, id)
+			if err != nil {
+				t.Fatalf("%s: the chat does not load: %v", point, err)
+			}
+			if cps := c.Checkpoints(); len(cps) > 0 {
+				res, err := c.Restore(context.Background(), 0, false)
+				if err != nil || res.IsError {
+					t.Fatalf("%s: restore: %v %+v", point, err, res)
+				}
+			}
+			c.Close()
+		}
+		for name, text := range editFiles {
+			if b, _ := os.ReadFile(filepath.Join(ws, name)); string(b) != text {
+				t.Fatalf("killed at %s (%s), restored: %s holds %q…", point, out, name, b[:min(40, len(b))])
+			}
+		}
+		if _, err := os.Stat(filepath.Join(ws, "d.txt")); err == nil {
+			t.Fatalf("killed at %s, restored: the file the turn made is still there", point)
+		}
+		es, _ := os.ReadDir(ws)
+		for _, e := range es {
+			if strings.HasPrefix(e.Name(), ".tandem-tmp") {
+				temps++
+			}
+		}
+		switch {
+		case killed && changed:
+			hits.Hit("restored a turn cut short")
+		case killed:
+			hits.Hit("nothing had changed")
+		}
+	}
+	t.Logf("%d kill points; %d temporary files left by kills inside a commit", len(points), temps)
+}
