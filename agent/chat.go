@@ -258,8 +258,8 @@ func (c *Chat) Close() {
 }
 
 // add puts a message into the conversation and, for a stored chat, into
-// its file; turn is the prompt's turn for a prompt, else -1. A chat that
-// can no longer be saved goes on, and says so once.
+// its file; turn is the prompt's turn for a prompt, else -1. A chat whose
+// file cannot be made goes on in memory, and says so once.
 func (c *Chat) add(m providers.Message, turn int, emit func(acp.SessionUpdate)) {
 	c.messages = append(c.messages, m)
 	c.turnOf = append(c.turnOf, turn)
@@ -647,7 +647,7 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 	}
 	t, _ := tools.Lookup(use.ToolName)
 	if t.Kind == tools.KindEdit {
-		if err := c.saveBefore(turn, use, t, emit); err != nil {
+		if err := c.saveBefore(turn, use.ToolID, t.Paths(use.Input), emit); err != nil {
 			emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
 			return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, IsError: true, Text: fmt.Sprintf(
 				"Not run: the chat could not record what the files hold now (%v), so this change could not be undone. Tell the user; try again once the chat can be saved.", err)}

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
-	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/edits"
 	"github.com/tandemdev/tandem/tools"
@@ -47,9 +46,12 @@ func callChanges(call string, changes []edits.FileChange) []turnChange {
 	return out
 }
 
-// recordCall adds a call's changes (none for a call that changed
-// nothing; the call "" is a restore) to turn's checkpoint and to the chat's
-// file, where they confirm the call's before record.
+// restoreCall names a restore's changes in the chat's file.
+const restoreCall = "restore"
+
+// recordCall adds a call's changes (none for a call that changed nothing)
+// to turn's checkpoint and to the chat's file, where they confirm the
+// call's before record.
 func (c *Chat) recordCall(turn int, call string, changes []turnChange, emit func(acp.SessionUpdate)) {
 	c.ckMu.Lock()
 	for len(c.turns) <= turn {
@@ -79,13 +81,14 @@ type beforeFile struct {
 	Bytes []byte `json:"bytes"`
 }
 
-// saveBefore records, durably, what the files use names hold now.
-func (c *Chat) saveBefore(turn int, use providers.Block, t tools.Tool, emit func(acp.SessionUpdate)) error {
+// saveBefore records, durably, what the files paths name hold now, before
+// call (of turn) changes them.
+func (c *Chat) saveBefore(turn int, call string, paths []string, emit func(acp.SessionUpdate)) error {
 	if c.journal == nil {
 		return nil
 	}
-	b := beforeRecord{Turn: turn, Call: use.ToolID}
-	for _, p := range t.Paths(use.Input) {
+	b := beforeRecord{Turn: turn, Call: call}
+	for _, p := range paths {
 		abs, err := documents.Resolve(c.opts.Session.Roots, p)
 		if err != nil {
 			continue // refused by the tool, which changes nothing
@@ -163,12 +166,18 @@ func (c *Chat) Restore(ctx context.Context, turn int, around bool) (tools.Result
 		return tools.Result{}, fmt.Errorf("there is no turn %d; the chat has turns 0 to %d", turn, len(c.turns)-1)
 	}
 	reverts := revertsFrom(c.turns[turn:])
-	c.ckMu.Unlock()
-	res := c.opts.Session.Restore(ctx, reverts, around)
-	c.ckMu.Lock()
 	restored := len(c.turns) // the restore is a turn of its own: undoable
 	c.ckMu.Unlock()
-	c.recordCall(restored, "", callChanges("", res.Changes), func(acp.SessionUpdate) {})
+	var paths []string
+	for _, r := range reverts {
+		paths = append(paths, r.Path)
+	}
+	quiet := func(acp.SessionUpdate) {}
+	if err := c.saveBefore(restored, restoreCall, paths, quiet); err != nil {
+		return tools.Result{}, fmt.Errorf("the chat could not record what the files hold now (%v), so the restore could not be undone; make room on the disk, then restore again", err)
+	}
+	res := c.opts.Session.Restore(ctx, reverts, around)
+	c.recordCall(restored, restoreCall, callChanges("", res.Changes), quiet)
 	if len(res.Changes) > 0 {
 		var paths []string
 		for _, fc := range res.Changes {

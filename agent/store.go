@@ -324,12 +324,26 @@ func (s *Store) journal(info ChatInfo, size int64) (*journal, error) {
 			return nil, err
 		}
 		defer j.release()
-		if err := j.write(record{Chat: &info}, false); err != nil {
+		if err := j.write(record{Chat: &info}, true); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if err := syncDir(s.dir); err != nil { // the file's name is as durable as its lines
 			f.Close()
 			return nil, err
 		}
 	}
 	return j, nil
+}
+
+// syncDir flushes a directory's entries to the disk.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
 }
 
 // errChatBusy is a second process's turn on a chat another one is running.
