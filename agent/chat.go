@@ -221,6 +221,12 @@ func (c *Chat) begin(emit func(acp.SessionUpdate)) error {
 		}
 		had := len(c.messages)
 		c.use(l)
+		if lost := c.journal.dropPending(); lost > 0 {
+			// Written after the other process's turns, they would break
+			// the conversation's order.
+			emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(%d records of this chat that could not be saved here were dropped: the chat went on in another tandem meanwhile)\n", lost)))
+			c.unsaved = nil
+		}
 		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat went on in another tandem since it was opened here; it now has %d messages, %d before, and this turn goes on from them)\n", len(c.messages), had)))
 		for _, u := range c.replay(had) {
 			emit(u)

@@ -12,6 +12,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/edits"
+	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -174,7 +175,7 @@ func (c *Chat) Restore(ctx context.Context, turn int, around bool) (tools.Result
 	}
 	quiet := func(acp.SessionUpdate) {}
 	if err := c.saveBefore(restored, restoreCall, paths, quiet); err != nil {
-		return tools.Result{}, fmt.Errorf("the chat could not record what the files hold now (%v), so the restore could not be undone; make room on the disk, then restore again", err)
+		return tools.Result{}, refusal.New(refusal.Failed, fmt.Sprintf("the chat could not record what the files hold now (%v), so the restore could not be undone; nothing was restored; make room on the disk, then restore again", err))
 	}
 	res := c.opts.Session.Restore(ctx, reverts, around)
 	c.recordCall(restored, restoreCall, callChanges("", res.Changes), quiet)

@@ -36,7 +36,7 @@ func (c *Chat) compact(ctx context.Context, used int, emit func(acp.SessionUpdat
 	}
 	older := append(append([]providers.Message(nil), c.messages[:start]...),
 		providers.Message{Role: providers.User, Blocks: []providers.Block{{Kind: providers.Text, Text: summarise}}})
-	resp, err := c.opts.Provider.Stream(ctx, providers.Request{Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: older, MaxTokens: c.opts.MaxTokens}, func(providers.Event) {})
+	resp, err := c.opts.Provider.Stream(ctx, providers.Request{Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: sendable(older), MaxTokens: c.opts.MaxTokens}, func(providers.Event) {})
 	var summary strings.Builder
 	for _, b := range resp.Message.Blocks {
 		if b.Kind == providers.Text {

@@ -128,3 +128,44 @@ func thoughts(us []acp.SessionUpdate) string {
 	}
 	return b.String()
 }
+
+// A process whose records could not be saved (a full disk) while another
+// process went on with the chat drops them, and says so, rather than write
+// them after the other's turns out of order.
+func TestUnsavedRecordsGiveWayToAnotherProcessesTurns(t *testing.T) {
+	const id = "00000000000000d2"
+	disk := smallDisk(t, "256k")
+	s := newStoredChat(t, filepath.Join(disk, "chats"))
+	s.turn(id, "one", fake.Say("first"))
+	c, err := ResumeChat(s.options(id), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	release := fill(t, disk, 4096)
+	s.m.Responses = []func(providers.Request) providers.Response{fake.Say("not saved")}
+	if _, err := c.Prompt(context.Background(), textPrompt(strings.Repeat("too big for the disk ", 1000)), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	s.turn(id, "elsewhere", fake.Say("from the other process"))
+	s.m.Responses = []func(providers.Request) providers.Response{fake.Say("back")}
+	var u updates
+	if _, err := c.Prompt(context.Background(), textPrompt("back here"), u.emit); err != nil {
+		t.Fatal(err)
+	}
+	if got := thoughts(u.all); !strings.Contains(got, "(2 records of this chat that could not be saved here were dropped: the chat went on in another tandem meanwhile)") {
+		t.Fatalf("the client was told %q", got)
+	}
+	_, msgs, err := s.store.Load(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var said []string
+	for _, m := range msgs {
+		said = append(said, m.Blocks[0].Text)
+	}
+	if strings.Join(said, "|") != "one|first|elsewhere|from the other process|back here|back" {
+		t.Fatalf("the chat file holds %q", said)
+	}
+}

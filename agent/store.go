@@ -359,7 +359,7 @@ func (j *journal) own() (changed bool, err error) {
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return false, errChatBusy
 		}
-		return false, fmt.Errorf("the chat's file cannot be locked: %w", err)
+		return false, refusal.New(refusal.Failed, fmt.Sprintf("the chat's file cannot be locked (%v); check the file system of the chat store, then send the prompt again", err))
 	}
 	j.owned = true
 	st, err := j.f.Stat()
@@ -448,6 +448,15 @@ func (j *journal) write(r record, durable bool) error {
 		return j.f.Sync()
 	}
 	return nil
+}
+
+// dropPending forgets the records the file still lacks, and says how many.
+func (j *journal) dropPending() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := len(j.pending)
+	j.pending = nil
+	return n
 }
 
 // cut takes the file back to its whole records after a failed append.
