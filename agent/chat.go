@@ -501,6 +501,9 @@ const stoppedByUser = "the user stopped the turn here"
 // it and the conversation still alternates (the next prompt follows an
 // answer, never another prompt).
 func (c *Chat) cut(streamed, why string, emit func(acp.SessionUpdate)) {
+	if n := len(c.messages); strings.TrimSpace(streamed) == "" && n > 0 && c.messages[n-1].Role == providers.Assistant {
+		return // stopped after an answer (a paused one): nothing to keep, and the order holds
+	}
 	m := providers.Message{Role: providers.Assistant}
 	if strings.TrimSpace(streamed) != "" {
 		m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: streamed})

@@ -219,8 +219,7 @@ func (s *Store) load(id string) (loaded, error) {
 		if body := bytes.TrimSpace(line); len(body) > 0 {
 			var rec record
 			switch {
-			case json.Unmarshal(body, &rec) != nil || !rec.valid() ||
-				rec.Compacted != nil && rec.Compacted.Replaced > len(l.messages):
+			case json.Unmarshal(body, &rec) != nil || !rec.valid() || !l.fits(rec):
 				l.drop()
 			case rec.Chat != nil:
 				l.info = *rec.Chat
@@ -254,6 +253,22 @@ func (s *Store) load(id string) (loaded, error) {
 		l.info.Updated = st.ModTime()
 	}
 	return l, nil
+}
+
+// fits reports whether a record can follow what l holds: a compaction
+// replaces messages there are, and a turn is one there is or the next.
+func (l *loaded) fits(r record) bool {
+	switch {
+	case r.Compacted != nil:
+		return r.Compacted.Replaced <= len(l.messages)
+	case r.Message != nil && r.Turn != nil:
+		return *r.Turn <= len(l.turns)
+	case r.Checkpoint != nil:
+		return r.Checkpoint.Turn <= len(l.turns)
+	case r.Before != nil:
+		return r.Before.Turn <= len(l.turns)
+	}
+	return true
 }
 
 // valid reports whether a parsed line is a record this version can apply:
