@@ -65,6 +65,8 @@ func child(args []string) int {
 		return turnsChild(opts, m, id, args[4:])
 	case "edit":
 		return editChild(opts, m, ws, args[4])
+	case "restore":
+		return restoreChild(opts, ws, id, args[4])
 	}
 	return 2
 }
@@ -270,16 +272,15 @@ func tagOf(req providers.Request, id string) string {
 	return r[strings.Index(r, "#")+1 : strings.Index(r, "]")]
 }
 
-// editChild runs one turn that edits three files in one call, creates a
-// fourth and edits one again, and kills itself with SIGKILL at the point
-// KILL names: "emit:N", at the Nth update the client is sent, or
-// "landed:N", once the Nth file change of the turn is seen on disk; "" runs
-// the turn whole and prints how many of each there were.
-func editChild(opts Options, m *fake.Model, ws, kill string) int {
+// killer arms the kill points KILL names in a process working on ws:
+// "emit:N" at the Nth call of die(emitted, "emit"), "landed:N" once the
+// Nth file change (a file made, written or removed) is seen in ws. The
+// process kills itself with SIGKILL there.
+func killer(ws, kill string) (emitted, landed *atomic.Int64, die func(*atomic.Int64, string)) {
 	kind, nth, _ := strings.Cut(kill, ":")
 	at, _ := strconv.Atoi(nth)
-	var emitted, landed atomic.Int64
-	die := func(n *atomic.Int64, k string) {
+	emitted, landed = &atomic.Int64{}, &atomic.Int64{}
+	die = func(n *atomic.Int64, k string) {
 		if v := n.Add(1); kind == k && v == int64(at) {
 			_ = syscall.Kill(os.Getpid(), syscall.SIGKILL)
 			select {}
@@ -288,15 +289,46 @@ func editChild(opts Options, m *fake.Model, ws, kill string) int {
 	w, err := fsnotify.NewWatcher()
 	if err != nil || w.Add(ws) != nil {
 		fmt.Fprintln(os.Stderr, "watch:", err)
-		return 2
+		os.Exit(2)
 	}
 	go func() {
 		for ev := range w.Events {
-			if !strings.HasPrefix(filepath.Base(ev.Name), ".") && (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write)) {
-				die(&landed, "landed")
+			if !strings.HasPrefix(filepath.Base(ev.Name), ".") && (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write) || ev.Has(fsnotify.Remove)) {
+				die(landed, "landed")
 			}
 		}
 	}()
+	return emitted, landed, die
+}
+
+// restoreChild loads chat id and restores its turn 0, killing itself at
+// the point KILL names (see killer); "" restores whole and prints how many
+// file changes there were.
+func restoreChild(opts Options, ws, id, kill string) int {
+	_, landed, _ := killer(ws, kill)
+	c, err := ResumeChat(opts, id)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 2
+	}
+	res, err := c.Restore(context.Background(), 0, false)
+	c.Close()
+	if err != nil || res.IsError {
+		fmt.Fprintln(os.Stderr, err, res.Text)
+		return 2
+	}
+	time.Sleep(50 * time.Millisecond) // the last events reach the count printed; a count only, no verdict
+	fmt.Printf("landed %d\n", landed.Load())
+	return 0
+}
+
+// editChild runs one turn that edits three files in one call, creates a
+// fourth and edits one again, and kills itself with SIGKILL at the point
+// KILL names: "emit:N", at the Nth update the client is sent, or
+// "landed:N", once the Nth file change of the turn is seen on disk; "" runs
+// the turn whole and prints how many of each there were.
+func editChild(opts Options, m *fake.Model, ws, kill string) int {
+	emitted, landed, die := killer(ws, kill)
 	replace := func(name, tag string, line int) map[string]any {
 		return map[string]any{"path": name, "tag": tag, "ops": []any{map[string]any{"replace": fmt.Sprintf("%d:line %d of %s", line, line, name), "text": "changed " + name}}}
 	}
@@ -312,7 +344,7 @@ func editChild(opts Options, m *fake.Model, ws, kill string) int {
 		fake.Say("done"),
 	}
 	c := NewChat(opts)
-	_, err = c.Prompt(context.Background(), textPrompt("change the files"), func(acp.SessionUpdate) { die(&emitted, "emit") })
+	_, err := c.Prompt(context.Background(), textPrompt("change the files"), func(acp.SessionUpdate) { die(emitted, "emit") })
 	c.Close()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -333,6 +365,90 @@ func writeEditFiles(t *testing.T, ws string) {
 	}
 }
 
+// runChild runs a chat process to its end, or its SIGKILL.
+func runChild(t *testing.T, bin string, args ...string) (out []byte, killed bool) {
+	t.Helper()
+	out, err := exec.Command(bin, args...).CombinedOutput()
+	var exit *exec.ExitError
+	if errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL {
+		return out, true
+	}
+	if err != nil {
+		t.Fatalf("%v: %v\n%s", args, err, out)
+	}
+	return out, false
+}
+
+// resumed loads chat id from the store in dir on ws, as a fresh tandem.
+func resumed(t *testing.T, dir, ws, id string) *Chat {
+	t.Helper()
+	store, err := OpenStore(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := ResumeChat(Options{Session: tools.Open(tools.Options{ID: id, Roots: []string{ws}}), Provider: &fake.Model{}, Endpoint: Endpoint{Provider: "test", Model: "m"}, Store: store}, id)
+	if err != nil {
+		t.Fatalf("the chat does not load: %v", err)
+	}
+	return c
+}
+
+// snapshot is what the files of ws hold, but tandem's temporary files.
+func snapshot(ws string) map[string]string {
+	out := map[string]string{}
+	es, _ := os.ReadDir(ws)
+	for _, e := range es {
+		if !strings.HasPrefix(e.Name(), ".tandem-tmp") {
+			b, _ := os.ReadFile(filepath.Join(ws, e.Name()))
+			out[e.Name()] = string(b)
+		}
+	}
+	return out
+}
+
+// A restore killed -9 at any point can itself be undone: after a fresh
+// load, restoring the restore's turn puts back every file as the agent's
+// turn left it.
+func TestLaw_killed_restore_can_be_undone(t *testing.T) {
+	bin := chatBinary(t)
+	const id = "00000000000000f2"
+	prepare := func() (ws, dir string, agentLeft map[string]string) {
+		ws, dir = t.TempDir(), filepath.Join(t.TempDir(), "chats")
+		writeEditFiles(t, ws)
+		if out, killed := runChild(t, bin, "edit", dir, ws, id, ""); killed || !strings.HasPrefix(string(out), "emit") {
+			t.Fatalf("the edit turn: %s", out)
+		}
+		return ws, dir, snapshot(ws)
+	}
+	ws, dir, _ := prepare()
+	out, _ := runChild(t, bin, "restore", dir, ws, id, "")
+	var landings int
+	if _, err := fmt.Sscanf(string(out), "landed %d", &landings); err != nil || landings < 4 {
+		t.Fatalf("the whole restore: %q", out)
+	}
+	hits := lawhit.New(t, map[string]int{"undone after files changed": 2})
+	for n := 1; n <= landings; n++ {
+		point := fmt.Sprintf("landed:%d", n)
+		ws, dir, agentLeft := prepare()
+		if _, killed := runChild(t, bin, "restore", dir, ws, id, point); !killed {
+			t.Fatalf("the restore was not killed at %s", point)
+		}
+		if fmt.Sprint(snapshot(ws)) != fmt.Sprint(agentLeft) {
+			hits.Hit("undone after files changed")
+		}
+		c := resumed(t, dir, ws, id)
+		if cps := c.Checkpoints(); len(cps) == 2 {
+			if res, err := c.Restore(context.Background(), cps[1].Turn, false); err != nil || res.IsError {
+				t.Fatalf("%s: undoing the restore: %v %+v", point, err, res)
+			}
+		}
+		c.Close()
+		if got := snapshot(ws); fmt.Sprint(got) != fmt.Sprint(agentLeft) {
+			t.Fatalf("restore killed at %s, then undone: the files are not as the agent left them", point)
+		}
+	}
+}
+
 // Durable checkpoints: a turn that edits files, killed -9 at every point
 // of it — each update it sends and each file change it makes — is
 // restored by a fresh tandem: after `restore` of the turn every file holds
@@ -343,16 +459,8 @@ func TestLaw_crashed_turn_is_restorable(t *testing.T) {
 	run := func(kill string) (ws, store string, out []byte, killed bool) {
 		ws, store = t.TempDir(), filepath.Join(t.TempDir(), "chats")
 		writeEditFiles(t, ws)
-		cmd := exec.Command(bin, "edit", store, ws, id, kill)
-		out, err := cmd.CombinedOutput()
-		var exit *exec.ExitError
-		if errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL {
-			return ws, store, out, true
-		}
-		if err != nil {
-			t.Fatalf("%s: %v\n%s", kill, err, out)
-		}
-		return ws, store, out, false
+		out, killed = runChild(t, bin, "edit", store, ws, id, kill)
+		return ws, store, out, killed
 	}
 	_, _, out, _ := run("")
 	var emits, landings int
@@ -387,15 +495,8 @@ func TestLaw_crashed_turn_is_restorable(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(ws, "d.txt")); err == nil {
 			changed = true
 		}
-		store, err := OpenStore(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
 		if _, err := os.Stat(filepath.Join(dir, id+".jsonl")); err == nil {
-			c, err := ResumeChat(Options{Session: tools.Open(tools.Options{ID: id, Roots: []string{ws}}), Provider: &fake.Model{}, Endpoint: Endpoint{Provider: "test", Model: "m"}, Store: store}, id)
-			if err != nil {
-				t.Fatalf("%s: the chat does not load: %v", point, err)
-			}
+			c := resumed(t, dir, ws, id)
 			if cps := c.Checkpoints(); len(cps) > 0 {
 				res, err := c.Restore(context.Background(), 0, false)
 				if err != nil || res.IsError {
