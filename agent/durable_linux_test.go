@@ -102,8 +102,8 @@ func TestFullDiskCutsTheTornRecordAndCatchesUp(t *testing.T) {
 	if _, err := c.Prompt(context.Background(), textPrompt("three"), u.emit); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(thoughts(u.all), "this chat is saved again") {
-		t.Fatalf("the chat was not told it is saved again: %q", thoughts(u.all))
+	if !strings.Contains(thoughtText(u.all), "this chat is saved again") {
+		t.Fatalf("the chat was not told it is saved again: %q", thoughtText(u.all))
 	}
 	_, msgs, err := s.store.Load(id)
 	if err != nil || len(msgs) != 6 {
@@ -116,17 +116,6 @@ func TestFullDiskCutsTheTornRecordAndCatchesUp(t *testing.T) {
 	if strings.Join(said, ",") != "one,first,a lon,secon,three,third" {
 		t.Fatalf("the chat on disk: %v", said)
 	}
-}
-
-// thoughts is the thought text of updates.
-func thoughts(us []acp.SessionUpdate) string {
-	var b strings.Builder
-	for _, x := range us {
-		if x.AgentThoughtChunk != nil {
-			b.WriteString(x.AgentThoughtChunk.Content.Text.Text)
-		}
-	}
-	return b.String()
 }
 
 // A process whose records could not be saved (a full disk) while another
@@ -154,7 +143,7 @@ func TestUnsavedRecordsGiveWayToAnotherProcessesTurns(t *testing.T) {
 	if _, err := c.Prompt(context.Background(), textPrompt("back here"), u.emit); err != nil {
 		t.Fatal(err)
 	}
-	if got := thoughts(u.all); !strings.Contains(got, "(2 records of this chat that could not be saved here were dropped: the chat went on in another tandem meanwhile)") {
+	if got := thoughtText(u.all); !strings.Contains(got, "(2 records of this chat that could not be saved here were dropped: the chat went on in another tandem meanwhile)") {
 		t.Fatalf("the client was told %q", got)
 	}
 	_, msgs, err := s.store.Load(id)

@@ -305,3 +305,14 @@ func TestSendableAnswersEveryCall(t *testing.T) {
 		t.Fatalf("repaired: %+v", got)
 	}
 }
+
+// thoughtText is the thought text of updates.
+func thoughtText(us []acp.SessionUpdate) string {
+	var b strings.Builder
+	for _, x := range us {
+		if x.AgentThoughtChunk != nil {
+			b.WriteString(x.AgentThoughtChunk.Content.Text.Text)
+		}
+	}
+	return b.String()
+}

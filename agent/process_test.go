@@ -242,16 +242,6 @@ func TestIdleProcessGoesOnFromTheOthersTurns(t *testing.T) {
 	}
 }
 
-func thoughtText(us []acp.SessionUpdate) string {
-	var b strings.Builder
-	for _, x := range us {
-		if x.AgentThoughtChunk != nil {
-			b.WriteString(x.AgentThoughtChunk.Content.Text.Text)
-		}
-	}
-	return b.String()
-}
-
 // editFiles are the files the edit turn changes, with what they hold
 // first: large enough that a kill lands between one file and the next.
 var editFiles = func() map[string]string {
