@@ -266,7 +266,9 @@ func tagOf(req providers.Request, id string) string {
 // "emit:N" at the Nth call of die(emitted, "emit"), "landed:N" once the
 // Nth file change (a file made, written or removed) is seen in ws. The
 // process kills itself with SIGKILL there.
-func killer(ws, kill string) (emitted, landed *atomic.Int64, die func(*atomic.Int64, string)) {
+// settle waits until every file change before it is counted: inotify
+// reports changes in order, so once its own mark is seen, all are.
+func killer(ws, kill string) (emitted, landed *atomic.Int64, die func(*atomic.Int64, string), settle func()) {
 	kind, nth, _ := strings.Cut(kill, ":")
 	at, _ := strconv.Atoi(nth)
 	emitted, landed = &atomic.Int64{}, &atomic.Int64{}
@@ -281,21 +283,33 @@ func killer(ws, kill string) (emitted, landed *atomic.Int64, die func(*atomic.In
 		fmt.Fprintln(os.Stderr, "watch:", err)
 		os.Exit(2)
 	}
+	mark, settled := filepath.Join(ws, ".settled"), make(chan struct{})
 	go func() {
 		for ev := range w.Events {
+			if ev.Name == mark && ev.Has(fsnotify.Create) {
+				close(settled)
+			}
 			if !strings.HasPrefix(filepath.Base(ev.Name), ".") && (ev.Has(fsnotify.Create) || ev.Has(fsnotify.Write) || ev.Has(fsnotify.Remove)) {
 				die(landed, "landed")
 			}
 		}
 	}()
-	return emitted, landed, die
+	settle = func() {
+		if err := os.WriteFile(mark, nil, 0o600); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(2)
+		}
+		<-settled
+		_ = os.Remove(mark)
+	}
+	return emitted, landed, die, settle
 }
 
 // restoreChild loads chat id and restores its turn 0, killing itself at
 // the point KILL names (see killer); "" restores whole and prints how many
 // file changes there were.
 func restoreChild(opts Options, ws, id, kill string) int {
-	_, landed, _ := killer(ws, kill)
+	_, landed, _, settle := killer(ws, kill)
 	c, err := ResumeChat(opts, id)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
@@ -307,7 +321,7 @@ func restoreChild(opts Options, ws, id, kill string) int {
 		fmt.Fprintln(os.Stderr, err, res.Text)
 		return 2
 	}
-	time.Sleep(50 * time.Millisecond) // the last events reach the count printed; a count only, no verdict
+	settle()
 	fmt.Printf("landed %d\n", landed.Load())
 	return 0
 }
@@ -318,7 +332,7 @@ func restoreChild(opts Options, ws, id, kill string) int {
 // "landed:N", once the Nth file change of the turn is seen on disk; "" runs
 // the turn whole and prints how many of each there were.
 func editChild(opts Options, m *fake.Model, ws, kill string) int {
-	emitted, landed, die := killer(ws, kill)
+	emitted, landed, die, settle := killer(ws, kill)
 	replace := func(name, tag string, line int) map[string]any {
 		return map[string]any{"path": name, "tag": tag, "ops": []any{map[string]any{"replace": fmt.Sprintf("%d:line %d of %s", line, line, name), "text": "changed " + name}}}
 	}
@@ -340,7 +354,7 @@ func editChild(opts Options, m *fake.Model, ws, kill string) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 2
 	}
-	time.Sleep(50 * time.Millisecond) // the last events reach the count printed; a count only, no verdict
+	settle()
 	fmt.Printf("emit %d landed %d\n", emitted.Load(), landed.Load())
 	return 0
 }
