@@ -460,13 +460,29 @@ func TestLaw_killed_restore_can_be_undone(t *testing.T) {
 func TestLaw_crashed_turn_is_restorable(t *testing.T) {
 	bin := chatBinary(t)
 	const id = "00000000000000f1"
-	run := func(kill string) (ws, store string, out []byte, killed bool) {
+	// A point "after:D" is a kill from outside, D into the process's life:
+	// wherever it lands, a write of the chat's file included.
+	run := func(point string) (ws, store string, out []byte, killed bool) {
 		ws, store = t.TempDir(), filepath.Join(t.TempDir(), "chats")
 		writeEditFiles(t, ws)
-		out, killed = runChild(t, bin, "edit", store, ws, id, kill)
-		return ws, store, out, killed
+		after, err := time.ParseDuration(strings.TrimPrefix(point, "after:"))
+		if err != nil {
+			out, killed = runChild(t, bin, "edit", store, ws, id, point)
+			return ws, store, out, killed
+		}
+		cmd := exec.Command(bin, "edit", store, ws, id, "")
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		timer := time.AfterFunc(after, func() { _ = cmd.Process.Kill() })
+		err = cmd.Wait()
+		timer.Stop()
+		var exit *exec.ExitError
+		return ws, store, nil, errors.As(err, &exit) && exit.Sys().(syscall.WaitStatus).Signal() == syscall.SIGKILL
 	}
+	start := time.Now()
 	_, _, out, _ := run("")
+	whole := time.Since(start)
 	var emits, landings int
 	if _, err := fmt.Sscanf(string(out), "emit %d landed %d", &emits, &landings); err != nil || emits < 10 || landings < 4 {
 		t.Fatalf("the whole turn: %q", out)
@@ -478,6 +494,10 @@ func TestLaw_crashed_turn_is_restorable(t *testing.T) {
 	}
 	for n := 1; n <= landings; n++ {
 		points = append(points, fmt.Sprintf("landed:%d", n))
+	}
+	const outside = 16
+	for n := 1; n <= outside; n++ {
+		points = append(points, fmt.Sprintf("after:%v", whole*time.Duration(n)/outside))
 	}
 	temps := 0
 	for _, point := range points {
@@ -499,7 +519,10 @@ func TestLaw_crashed_turn_is_restorable(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(ws, "d.txt")); err == nil {
 			changed = true
 		}
-		if _, err := os.Stat(filepath.Join(dir, id+".jsonl")); err == nil {
+		if raw, err := os.ReadFile(filepath.Join(dir, id+".jsonl")); err == nil {
+			if !bytes.HasSuffix(raw, []byte("\n")) {
+				hits.Hit("killed while writing the chat's file") // counted, not required
+			}
 			c := resumed(t, dir, ws, id)
 			if cps := c.Checkpoints(); len(cps) > 0 {
 				res, err := c.Restore(context.Background(), 0, false)
