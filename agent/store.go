@@ -315,7 +315,7 @@ type journal struct {
 	// pending are lines not yet in the file (an append failed: a full
 	// disk); each append writes them first, so the file never skips one.
 	pending [][]byte
-	owned   bool
+	owned   bool // this process holds the file's lock: a turn or a restore runs
 }
 
 // journal starts (or, for a loaded chat, continues) the file of info;
