@@ -52,9 +52,13 @@ type Chat struct {
 
 	mu       sync.Mutex // one turn at a time
 	messages []providers.Message
-	cost     float64  // dollars so far, when the model's prices are known
-	journal  *journal // the chat's file, from its first message; nil unstored
-	unsaved  error    // why the chat stopped being saved, told once
+	cost     float64   // dollars so far, when the model's prices are known
+	journal  *journal  // the chat's file, from its first message; nil unstored
+	unsaved  error     // why the last write of the chat's file failed, told once
+	dropped  []dropped // the damaged lines its file had when loaded, told in the replay
+	// befores are the calls a crash cut, found in the file: resolved into
+	// checkpoints by the next turn or restore that holds the file.
+	befores  []beforeRecord
 	planMode atomic.Bool
 	cfgMu    sync.Mutex // the model: switched between turns, read at any time
 	next     *Options   // a model switch asked for, applied at the next turn's start
@@ -154,14 +158,37 @@ func (c *Chat) SetPlanMode(on bool) {
 }
 
 // ResumeChat continues a stored chat: its messages are the conversation so
-// far, and new ones are appended to its file.
+// far, and new ones are appended to its file. The calls a crash cut short
+// become checkpoints at once unless another process holds the chat (its
+// turn may still be running them).
 func ResumeChat(o Options, id string) (*Chat, error) {
 	l, err := o.Store.load(id)
 	if err != nil {
 		return nil, err
 	}
 	c := NewChat(o)
-	c.ID, c.messages, c.turnOf, c.turns = l.info.ID, l.messages, l.turnOf, l.turns
+	c.ID = l.info.ID
+	c.use(l)
+	if c.journal, err = o.Store.journal(l.info, l.size); err != nil {
+		return nil, err
+	}
+	if len(c.befores) > 0 {
+		if err := c.begin(func(acp.SessionUpdate) {}); err == nil {
+			c.end()
+		}
+	}
+	return c, nil
+}
+
+// use makes a chat's history what its file holds.
+func (c *Chat) use(l loaded) {
+	c.messages, c.turnOf, c.dropped, c.befores = l.messages, l.turnOf, l.dropped, l.befores
+	c.ckMu.Lock()
+	c.turns = l.turns
+	c.ckMu.Unlock()
+	c.planMu.Lock()
+	defer c.planMu.Unlock()
+	c.plan = nil
 	for _, m := range c.messages {
 		for _, b := range m.Blocks {
 			if b.Kind == providers.ToolUse && b.ToolName == planToolName {
@@ -171,10 +198,52 @@ func ResumeChat(o Options, id string) (*Chat, error) {
 			}
 		}
 	}
-	if c.journal, err = o.Store.journal(l.info); err != nil {
-		return nil, err
+}
+
+// begin starts a write of the chat's file by a turn or a restore: it takes
+// the file's lock (refusing while another process runs a turn of the
+// chat), goes on from what the file holds when another process added to
+// it since (telling the client what was added), and turns the calls a
+// crash cut into checkpoints. end ends it.
+func (c *Chat) begin(emit func(acp.SessionUpdate)) error {
+	if c.journal == nil {
+		return nil
 	}
-	return c, nil
+	changed, err := c.journal.own()
+	if err != nil {
+		return err
+	}
+	if changed {
+		l, err := c.opts.Store.load(c.ID)
+		if err != nil {
+			c.end()
+			return err
+		}
+		had := len(c.messages)
+		c.use(l)
+		if lost := c.journal.dropPending(); lost > 0 {
+			// Written after the other process's turns, they would break
+			// the conversation's order.
+			emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(%d records of this chat that could not be saved here were dropped: the chat went on in another tandem meanwhile)\n", lost)))
+			c.unsaved = nil
+		}
+		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat went on in another tandem since it was opened here; it now has %d messages, %d before, and this turn goes on from them)\n", len(c.messages), had)))
+		for _, u := range c.replay(had) {
+			emit(u)
+		}
+	}
+	for _, b := range c.befores {
+		c.recordCall(b.Turn, b.Call, recovered(b), emit)
+	}
+	c.befores = nil
+	return nil
+}
+
+// end ends what begin started.
+func (c *Chat) end() {
+	if c.journal != nil {
+		c.journal.release()
+	}
 }
 
 // Messages is the conversation so far.
@@ -195,12 +264,12 @@ func (c *Chat) Close() {
 }
 
 // add puts a message into the conversation and, for a stored chat, into
-// its file; turn is the prompt's turn for a prompt, else -1. A chat that
-// can no longer be saved goes on, and says so once.
+// its file; turn is the prompt's turn for a prompt, else -1. A chat whose
+// file cannot be made goes on in memory, and says so once.
 func (c *Chat) add(m providers.Message, turn int, emit func(acp.SessionUpdate)) {
 	c.messages = append(c.messages, m)
 	c.turnOf = append(c.turnOf, turn)
-	if c.opts.Store == nil || c.unsaved != nil {
+	if c.opts.Store == nil || c.journal == nil && c.unsaved != nil { // its file could not be made
 		return
 	}
 	if c.journal == nil {
@@ -208,23 +277,40 @@ func (c *Chat) add(m providers.Message, turn int, emit func(acp.SessionUpdate)) 
 		if len(c.opts.Session.Roots) > 0 {
 			info.Cwd = c.opts.Session.Roots[0]
 		}
-		if c.journal, c.unsaved = c.opts.Store.journal(info); c.unsaved != nil {
-			emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat cannot be saved: %v; it goes on in memory only)\n", c.unsaved)))
+		j, err := c.opts.Store.journal(info, 0)
+		if err == nil {
+			_, err = j.own() // a new chat: nobody else knows its file yet
+		}
+		if err != nil {
+			c.unsaved = err
+			emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat cannot be saved: %v; it goes on in memory only)\n", err)))
 			return
 		}
+		c.journal = j
 	}
 	rec := record{Message: &m}
 	if turn >= 0 {
 		rec.Turn = &turn
 	}
-	if c.unsaved = c.journal.write(rec); c.unsaved != nil {
-		emit(unsavedNote(c.unsaved))
-	}
+	c.save(rec, false, emit)
 }
 
-// unsavedNote tells the client the chat can no longer be saved.
-func unsavedNote(err error) acp.SessionUpdate {
-	return acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat can no longer be saved: %v; it goes on in memory only)\n", err))
+// save writes a record to the chat's file. A write that fails (a full
+// disk) is told once, and kept to be written before the next record: the
+// file never skips a record, and catches up once it can.
+func (c *Chat) save(r record, durable bool, emit func(acp.SessionUpdate)) error {
+	if c.journal == nil {
+		return nil
+	}
+	err := c.journal.write(r, durable)
+	switch {
+	case err != nil && c.unsaved == nil:
+		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat could not be saved just now: %v; what is missing is written with its next message, and the chat goes on)\n", err)))
+	case err == nil && c.unsaved != nil:
+		emit(acp.UpdateAgentThoughtText("(this chat is saved again: what it could not save before is in its file now)\n"))
+	}
+	c.unsaved = err
+	return err
 }
 
 // title is the start of a chat's first prompt, on one line.
@@ -256,6 +342,10 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.switchModel()
+	if err := c.begin(emit); err != nil {
+		return -1, "", err
+	}
+	defer c.end()
 	user, err := c.userMessage(ctx, prompt)
 	if err != nil {
 		return -1, "", err
@@ -271,23 +361,35 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	turn = len(c.turns)
 	c.turns = append(c.turns, nil)
 	c.ckMu.Unlock()
-	defer c.keep(turn, emit)
 	c.add(c.withChanges(user), turn, emit)
 	calls := 0
 	for {
 		if ctx.Err() != nil {
+			c.cut("", stoppedByUser, emit)
 			return turn, acp.StopReasonCancelled, nil
 		}
 		c.compact(ctx, c.lastUsed, emit)
+		var streamed strings.Builder // this call's text so far, kept if the call is cut
 		resp, err := c.opts.Provider.Stream(ctx, providers.Request{
-			Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: c.messages,
+			Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: sendable(c.messages),
 			Tools: c.roster, MaxTokens: c.opts.MaxTokens,
-		}, func(ev providers.Event) { c.relay(ev, emit) })
+		}, func(ev providers.Event) {
+			switch ev.Kind {
+			case providers.TextDelta:
+				streamed.WriteString(ev.Text)
+			case providers.Retrying:
+				streamed.Reset() // the answer starts again
+			}
+			c.relay(ev, emit)
+		})
 		if ctx.Err() != nil {
+			c.cut(streamed.String(), stoppedByUser, emit)
 			return turn, acp.StopReasonCancelled, nil
 		}
 		if err != nil {
-			return turn, "", c.explain(err)
+			err = c.explain(err)
+			c.cut(streamed.String(), "the model's answer failed: "+err.Error(), emit)
+			return turn, "", err
 		}
 		c.add(resp.Message, -1, emit)
 		emit(c.usage(resp.Usage))
@@ -320,6 +422,94 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		calls += len(uses)
 		c.add(c.withChanges(c.runTools(ctx, turn, uses, emit)), -1, emit)
 	}
+}
+
+// sendable is a history as providers accept it, even where a chat's file
+// lost a record: it starts with a user's message, and every tool call is
+// answered in the next message by a result, the only place a result may
+// stand (Anthropic refuses any other history with a 400). A history that is
+// so already comes back as it is, so the provider's prompt cache holds.
+func sendable(in []providers.Message) []providers.Message {
+	out := make([]providers.Message, 0, len(in)+1)
+	if len(in) > 0 && in[0].Role != providers.User {
+		out = append(out, providers.Message{Role: providers.User, Blocks: []providers.Block{{Kind: providers.Text, Text: lostStart}}})
+	}
+	for _, m := range in {
+		var calls []providers.Block
+		if len(out) > 0 {
+			calls = toolUses(out[len(out)-1])
+		}
+		if m.Role == providers.User {
+			m.Blocks = answered(calls, m.Blocks)
+		} else if len(calls) > 0 {
+			out = append(out, providers.Message{Role: providers.User, Blocks: answered(calls, nil)})
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// lostStart opens a history whose first prompt its file lost.
+const lostStart = "(The start of this chat was lost from its file.)"
+
+// answered is a user message's blocks after calls: a result for each call
+// first (a lost one answered as lost), then the rest; a result of no call
+// is left out. Blocks that are so already come back as they are.
+func answered(calls, blocks []providers.Block) []providers.Block {
+	ids := map[string]bool{}
+	for _, u := range calls {
+		ids[u.ToolID] = true
+	}
+	results := map[string]providers.Block{}
+	var rest []providers.Block
+	inOrder := true
+	for i, b := range blocks {
+		if b.Kind != providers.ToolResult {
+			rest = append(rest, b)
+			continue
+		}
+		if !ids[b.ToolID] || i >= len(calls) || calls[i].ToolID != b.ToolID {
+			inOrder = false
+		}
+		if ids[b.ToolID] {
+			results[b.ToolID] = b
+		}
+	}
+	if inOrder && len(results) == len(calls) && len(blocks)-len(rest) == len(calls) {
+		return blocks
+	}
+	out := make([]providers.Block, 0, len(calls)+len(rest))
+	for _, u := range calls {
+		r, ok := results[u.ToolID]
+		if !ok {
+			r = providers.Block{Kind: providers.ToolResult, ToolID: u.ToolID, IsError: true, Text: "This call's result was lost from the chat's file; run it again if you still need it."}
+		}
+		out = append(out, r)
+	}
+	out = append(out, rest...)
+	if len(out) == 0 {
+		out = append(out, providers.Block{Kind: providers.Text, Text: "(A message here was lost from the chat's file.)"})
+	}
+	return out
+}
+
+// stoppedByUser is why a turn the user stopped was cut.
+const stoppedByUser = "the user stopped the turn here"
+
+// cut ends a turn stopped or failed while the model was to answer: the
+// text it streamed is kept as its answer, marked as cut, so a reload shows
+// it and the conversation still alternates (the next prompt follows an
+// answer, never another prompt).
+func (c *Chat) cut(streamed, why string, emit func(acp.SessionUpdate)) {
+	if n := len(c.messages); strings.TrimSpace(streamed) == "" && n > 0 && c.messages[n-1].Role == providers.Assistant {
+		return // stopped after an answer (a paused one): nothing to keep, and the order holds
+	}
+	m := providers.Message{Role: providers.Assistant}
+	if strings.TrimSpace(streamed) != "" {
+		m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: streamed})
+	}
+	m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: "[cut: " + why + "]"})
+	c.add(m, -1, emit)
 }
 
 // relay turns a provider event into the client's update.
@@ -464,9 +654,19 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 		emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
 		return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, IsError: true, Text: notRunCancelled}
 	}
+	t, _ := tools.Lookup(use.ToolName)
+	if t.Kind == tools.KindEdit {
+		if err := c.saveBefore(turn, use.ToolID, t.Paths(use.Input), emit); err != nil {
+			emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
+			return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, IsError: true, Text: fmt.Sprintf(
+				"Not run: the chat could not record what the files hold now (%v), so this change could not be undone. Tell the user; try again once the chat can be saved.", err)}
+		}
+	}
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
 	res := tools.Call(approvals.WithToolCall(ctx, use.ToolID), c.opts.Session, use.ToolName, use.Input)
-	c.record(turn, use.ToolID, res.Changes)
+	if t.Kind == tools.KindEdit || len(res.Changes) > 0 {
+		c.recordCall(turn, use.ToolID, callChanges(use.ToolID, res.Changes), emit)
+	}
 	c.watchFiles(use, res)
 	status := acp.ToolCallStatusCompleted
 	if res.IsError {

@@ -1,12 +1,18 @@
 package agent
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"strings"
 
 	acp "github.com/coder/acp-go-sdk"
+	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/edits"
+	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -41,28 +47,79 @@ func callChanges(call string, changes []edits.FileChange) []turnChange {
 	return out
 }
 
-// record adds call's changes to turn's checkpoint.
-func (c *Chat) record(turn int, call string, changes []edits.FileChange) {
-	if len(changes) == 0 {
-		return
-	}
+// restoreCall names a restore's changes in the chat's file.
+const restoreCall = "restore"
+
+// recordCall adds a call's changes (none for a call that changed nothing)
+// to turn's checkpoint and to the chat's file, where they confirm the
+// call's before record.
+func (c *Chat) recordCall(turn int, call string, changes []turnChange, emit func(acp.SessionUpdate)) {
 	c.ckMu.Lock()
-	c.turns[turn] = append(c.turns[turn], callChanges(call, changes)...)
+	for len(c.turns) <= turn {
+		c.turns = append(c.turns, nil)
+	}
+	c.turns[turn] = append(c.turns[turn], changes...)
 	c.ckMu.Unlock()
+	if len(changes) > 0 || call != "" {
+		c.save(record{Checkpoint: &checkpointRecord{Turn: turn, Call: call, Changes: changes}}, false, emit)
+	}
 }
 
-// keep writes turn's changes to the chat file, so that a chat loaded again
-// can still be rewound. A chat that cannot be saved says so once.
-func (c *Chat) keep(turn int, emit func(acp.SessionUpdate)) {
-	c.ckMu.Lock()
-	changes := c.turns[turn]
-	c.ckMu.Unlock()
-	if len(changes) == 0 || c.journal == nil || c.unsaved != nil {
-		return
+// beforeRecord is what the files an edit call names hold just before it
+// runs, synced to the chat's file first: a turn a crash cut can still be
+// restored. A checkpoint record of the same call confirms it; without
+// one, the next load takes each file that no longer holds its bytes as
+// changed by the call (recovered).
+type beforeRecord struct {
+	Turn  int          `json:"turn"`
+	Call  string       `json:"call"`
+	Files []beforeFile `json:"files"`
+}
+
+// beforeFile is one file's bytes; nil when there is no file.
+type beforeFile struct {
+	Path  string `json:"path"`
+	Bytes []byte `json:"bytes"`
+}
+
+// saveBefore records, durably, what the files paths name hold now, before
+// call (of turn) changes them.
+func (c *Chat) saveBefore(turn int, call string, paths []string, emit func(acp.SessionUpdate)) error {
+	if c.journal == nil {
+		return nil
 	}
-	if c.unsaved = c.journal.write(record{Checkpoint: &checkpointRecord{Turn: turn, Changes: changes}}); c.unsaved != nil {
-		emit(unsavedNote(c.unsaved))
+	b := beforeRecord{Turn: turn, Call: call}
+	for _, p := range paths {
+		abs, err := documents.Resolve(c.opts.Session.Roots, p)
+		if err != nil {
+			continue // refused by the tool, which changes nothing
+		}
+		data, err := os.ReadFile(abs)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			continue // not a file the tool can change
+		}
+		b.Files = append(b.Files, beforeFile{Path: abs, Bytes: data})
 	}
+	return c.save(record{Before: &b}, true, emit)
+}
+
+// recovered is what a call a crash cut did: each file it named that no
+// longer holds its before-bytes, changed to what it holds now.
+func recovered(b beforeRecord) []turnChange {
+	var out []turnChange
+	for _, f := range b.Files {
+		now, err := os.ReadFile(f.Path)
+		if errors.Is(err, fs.ErrNotExist) {
+			now = nil
+		} else if err != nil {
+			continue
+		}
+		if (now == nil) == (f.Bytes == nil) && bytes.Equal(now, f.Bytes) {
+			continue
+		}
+		out = append(out, turnChange{FileChange: edits.FileChange{Path: f.Path, Before: f.Bytes, After: now}, Call: b.Call})
+	}
+	return out
 }
 
 // Checkpoints lists the turns that changed files.
@@ -100,19 +157,28 @@ func (c *Chat) Restore(ctx context.Context, turn int, around bool) (tools.Result
 		return tools.Result{}, fmt.Errorf("a turn is running; stop it, then restore")
 	}
 	defer c.mu.Unlock()
+	if err := c.begin(func(acp.SessionUpdate) {}); err != nil {
+		return tools.Result{}, err
+	}
+	defer c.end()
 	c.ckMu.Lock()
 	if turn < 0 || turn >= len(c.turns) {
 		c.ckMu.Unlock()
 		return tools.Result{}, fmt.Errorf("there is no turn %d; the chat has turns 0 to %d", turn, len(c.turns)-1)
 	}
 	reverts := revertsFrom(c.turns[turn:])
+	restored := len(c.turns) // the restore is a turn of its own: undoable
 	c.ckMu.Unlock()
+	var paths []string
+	for _, r := range reverts {
+		paths = append(paths, r.Path)
+	}
+	quiet := func(acp.SessionUpdate) {}
+	if err := c.saveBefore(restored, restoreCall, paths, quiet); err != nil {
+		return tools.Result{}, refusal.New(refusal.Failed, fmt.Sprintf("the chat could not record what the files hold now (%v), so the restore could not be undone; nothing was restored; make room on the disk, then restore again", err))
+	}
 	res := c.opts.Session.Restore(ctx, reverts, around)
-	c.ckMu.Lock()
-	c.turns = append(c.turns, callChanges("", res.Changes)) // the restore is a turn of its own: undoable
-	restored := len(c.turns) - 1
-	c.ckMu.Unlock()
-	c.keep(restored, func(acp.SessionUpdate) {})
+	c.recordCall(restored, restoreCall, callChanges("", res.Changes), quiet)
 	if len(res.Changes) > 0 {
 		var paths []string
 		for _, fc := range res.Changes {

@@ -36,7 +36,7 @@ func (c *Chat) compact(ctx context.Context, used int, emit func(acp.SessionUpdat
 	}
 	older := append(append([]providers.Message(nil), c.messages[:start]...),
 		providers.Message{Role: providers.User, Blocks: []providers.Block{{Kind: providers.Text, Text: summarise}}})
-	resp, err := c.opts.Provider.Stream(ctx, providers.Request{Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: older, MaxTokens: c.opts.MaxTokens}, func(providers.Event) {})
+	resp, err := c.opts.Provider.Stream(ctx, providers.Request{Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: sendable(older), MaxTokens: c.opts.MaxTokens}, func(providers.Event) {})
 	var summary strings.Builder
 	for _, b := range resp.Message.Blocks {
 		if b.Kind == providers.Text {
@@ -54,7 +54,7 @@ func (c *Chat) compact(ctx context.Context, used int, emit func(acp.SessionUpdat
 	if plan := c.planText(); plan != "" {
 		text += "\n\n" + plan
 	}
-	c.replaceOlder(start, providers.Message{Role: providers.User, Blocks: []providers.Block{{Kind: providers.Text, Text: text}}})
+	c.replaceOlder(start, providers.Message{Role: providers.User, Blocks: []providers.Block{{Kind: providers.Text, Text: text}}}, emit)
 	update := acp.UpdateAgentThoughtText(fmt.Sprintf("(the conversation neared the context window, %d of %d tokens: its %d earlier messages were summarised into one)\n", used, w, start))
 	update.AgentThoughtChunk.Meta = map[string]any{"tandem": map[string]any{"compacted": start}}
 	emit(update)
@@ -74,12 +74,11 @@ func (c *Chat) turnStart() int {
 
 // replaceOlder puts summary in place of the messages before start, in the
 // conversation and in the chat file.
-func (c *Chat) replaceOlder(start int, summary providers.Message) {
+func (c *Chat) replaceOlder(start int, summary providers.Message, emit func(acp.SessionUpdate)) {
 	c.messages = append([]providers.Message{summary}, c.messages[start:]...)
 	c.turnOf = append([]int{-1}, c.turnOf[start:]...)
-	if c.journal != nil && c.unsaved == nil {
-		c.unsaved = c.journal.write(record{Compacted: &compaction{Replaced: start, Summary: summary}})
-	}
+	c.dropped = compacted(c.dropped, start)
+	c.save(record{Compacted: &compaction{Replaced: start, Summary: summary}}, false, emit)
 }
 
 // compaction is a chat file's record of older messages replaced.

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -9,15 +10,18 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
 
 	acp "github.com/coder/acp-go-sdk"
+	"golang.org/x/sys/unix"
 
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // Store keeps chats on disk, one append-only file of JSON lines per chat
@@ -44,12 +48,14 @@ type record struct {
 	Turn       *int               `json:"turn,omitempty"` // a prompt message's turn
 	Compacted  *compaction        `json:"compacted,omitempty"`
 	Checkpoint *checkpointRecord  `json:"checkpoint,omitempty"`
+	Before     *beforeRecord      `json:"before,omitempty"`
 }
 
-// checkpointRecord is a turn's changes, kept so a reloaded chat can still
-// be rewound.
+// checkpointRecord is a call's changes (or a restore's), kept so a
+// reloaded chat can still be rewound.
 type checkpointRecord struct {
 	Turn    int          `json:"turn"`
+	Call    string       `json:"call,omitempty"` // the edit call whose before record it confirms
 	Changes []turnChange `json:"changes"`
 }
 
@@ -122,8 +128,8 @@ func (s *Store) head(id string) (ChatInfo, error) {
 	return *r.Chat, nil
 }
 
-// Load reads a chat: what names it and its messages, in order. A last line
-// cut short (tandem stopped while writing it) is left out.
+// Load reads a chat: what names it and its messages, in order. A line
+// that is not a record (a torn write, garbage) costs that line alone.
 func (s *Store) Load(id string) (ChatInfo, []providers.Message, error) {
 	l, err := s.load(id)
 	return l.info, l.messages, err
@@ -135,6 +141,18 @@ type loaded struct {
 	messages []providers.Message
 	turnOf   []int          // each message's turn if it is a prompt, else -1
 	turns    [][]turnChange // each turn's changes, by turn number
+	dropped  []dropped      // the lines that were not records
+	size     int64          // the bytes read: where this process's appends start
+	// befores are the files calls were about to change, whose changes
+	// no checkpoint record confirms: the calls a crash cut.
+	befores []beforeRecord
+}
+
+// dropped is a run of damaged lines of a chat file, left out where they
+// stood: before message at (an index of messages), during turn (-1:
+// before the first prompt).
+type dropped struct {
+	at, turn, lines int
 }
 
 // grow makes room for turn in l.turns.
@@ -142,6 +160,42 @@ func (l *loaded) grow(turn int) {
 	for len(l.turns) <= turn {
 		l.turns = append(l.turns, nil)
 	}
+}
+
+// drop counts a damaged line at the current end of the conversation.
+func (l *loaded) drop() {
+	turn := len(l.turns) - 1
+	if n := len(l.dropped); n > 0 && l.dropped[n-1].at == len(l.messages) && l.dropped[n-1].turn == turn {
+		l.dropped[n-1].lines++
+		return
+	}
+	l.dropped = append(l.dropped, dropped{at: len(l.messages), turn: turn, lines: 1})
+}
+
+// compacted is where damaged lines stand once the messages before start
+// are replaced by one summary: those among the replaced, before it.
+func compacted(ds []dropped, start int) []dropped {
+	for i := range ds {
+		if ds[i].at < start {
+			ds[i].at = 0
+		} else {
+			ds[i].at -= start - 1
+		}
+	}
+	return ds
+}
+
+// note is what the chat is told about its damaged lines.
+func (d dropped) note() string {
+	where := "before its first prompt"
+	if d.turn >= 0 {
+		where = fmt.Sprintf("in turn %d", d.turn)
+	}
+	records := "record was"
+	if d.lines > 1 {
+		records = "records were"
+	}
+	return fmt.Sprintf("(%d damaged %s left out of this chat's file here, %s; the chat goes on without them)\n", d.lines, records, where)
 }
 
 func (s *Store) load(id string) (loaded, error) {
@@ -154,16 +208,19 @@ func (s *Store) load(id string) (loaded, error) {
 		return loaded{}, fmt.Errorf("there is no chat %s; list the chats for their ids", id)
 	}
 	defer f.Close()
-	var l loaded
+	l := loaded{info: ChatInfo{ID: id}}
+	confirmed := map[string]bool{} // "turn/call" of the calls whose changes a checkpoint record holds
 	r := bufio.NewReaderSize(f, 1<<16)
 	for {
 		line, err := r.ReadBytes('\n')
-		if len(line) > 0 && line[len(line)-1] == '\n' {
+		l.size += int64(len(line))
+		// A last line without its newline counts when it is whole: the
+		// next append writes the newline first (see journal.own).
+		if body := bytes.TrimSpace(line); len(body) > 0 {
 			var rec record
-			if jerr := json.Unmarshal(line, &rec); jerr != nil {
-				return loaded{}, fmt.Errorf("chat %s is damaged: %v", id, jerr)
-			}
 			switch {
+			case json.Unmarshal(body, &rec) != nil || !rec.valid() || !l.fits(rec):
+				l.drop()
 			case rec.Chat != nil:
 				l.info = *rec.Chat
 			case rec.Message != nil:
@@ -174,25 +231,62 @@ func (s *Store) load(id string) (loaded, error) {
 					l.grow(turn) // a turn that changed nothing still counts
 				}
 				l.turnOf = append(l.turnOf, turn)
-			case rec.Compacted != nil && rec.Compacted.Replaced <= len(l.messages):
+			case rec.Compacted != nil:
 				l.messages = append([]providers.Message{rec.Compacted.Summary}, l.messages[rec.Compacted.Replaced:]...)
 				l.turnOf = append([]int{-1}, l.turnOf[rec.Compacted.Replaced:]...)
-			case rec.Checkpoint != nil && rec.Checkpoint.Turn >= 0:
+				l.dropped = compacted(l.dropped, rec.Compacted.Replaced)
+			case rec.Checkpoint != nil:
 				l.grow(rec.Checkpoint.Turn)
 				l.turns[rec.Checkpoint.Turn] = append(l.turns[rec.Checkpoint.Turn], rec.Checkpoint.Changes...)
+				confirmed[fmt.Sprint(rec.Checkpoint.Turn, "/", rec.Checkpoint.Call)] = true
+			case rec.Before != nil:
+				l.grow(rec.Before.Turn)
+				l.befores = append(l.befores, *rec.Before)
 			}
 		}
 		if err != nil {
 			break
 		}
 	}
-	if l.info.ID == "" {
-		return loaded{}, fmt.Errorf("chat %s is damaged: it has no first line", id)
-	}
+	l.befores = slices.DeleteFunc(l.befores, func(b beforeRecord) bool { return confirmed[fmt.Sprint(b.Turn, "/", b.Call)] })
 	if st, err := f.Stat(); err == nil {
 		l.info.Updated = st.ModTime()
 	}
 	return l, nil
+}
+
+// fits reports whether a record can follow what l holds: a compaction
+// replaces messages there are, and a turn is one there is or the next.
+func (l *loaded) fits(r record) bool {
+	switch {
+	case r.Compacted != nil:
+		return r.Compacted.Replaced <= len(l.messages)
+	case r.Message != nil && r.Turn != nil:
+		return *r.Turn <= len(l.turns)
+	case r.Checkpoint != nil:
+		return r.Checkpoint.Turn <= len(l.turns)
+	case r.Before != nil:
+		return r.Before.Turn <= len(l.turns)
+	}
+	return true
+}
+
+// valid reports whether a parsed line is a record this version can apply:
+// anything else is a damaged line, left out.
+func (r *record) valid() bool {
+	switch {
+	case r.Chat != nil:
+		return r.Chat.ID != ""
+	case r.Message != nil:
+		return r.Message.Role == providers.User || r.Message.Role == providers.Assistant
+	case r.Compacted != nil:
+		return r.Compacted.Replaced >= 0
+	case r.Checkpoint != nil:
+		return r.Checkpoint.Turn >= 0
+	case r.Before != nil:
+		return r.Before.Turn >= 0 && r.Before.Call != ""
+	}
+	return false
 }
 
 // Delete removes a chat.
@@ -207,15 +301,26 @@ func (s *Store) Delete(id string) error {
 	return nil
 }
 
-// journal appends one chat's lines to its file.
+// journal appends one chat's lines to its file. One process writes a chat
+// at a time: a turn holds an advisory lock on the file (own) from its
+// start to its end, and starts from what the file holds then, so two
+// editors on one chat take turns instead of interleaving them.
 type journal struct {
 	mu   sync.Mutex
 	f    *os.File
 	info ChatInfo
+	// size is the bytes of whole records the file holds, as far as this
+	// process knows: a failed append is cut back to it.
+	size int64
+	// pending are lines not yet in the file (an append failed: a full
+	// disk); each append writes them first, so the file never skips one.
+	pending [][]byte
+	owned   bool // this process holds the file's lock: a turn or a restore runs
 }
 
-// journal starts (or, for a loaded chat, continues) the file of info.
-func (s *Store) journal(info ChatInfo) (*journal, error) {
+// journal starts (or, for a loaded chat, continues) the file of info;
+// size is the bytes a load read of it.
+func (s *Store) journal(info ChatInfo, size int64) (*journal, error) {
 	p, err := s.path(info.ID)
 	if err != nil {
 		return nil, err
@@ -223,13 +328,22 @@ func (s *Store) journal(info ChatInfo) (*journal, error) {
 	if err := os.MkdirAll(s.dir, 0o700); err != nil {
 		return nil, err
 	}
-	f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := os.OpenFile(p, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600)
 	if err != nil {
 		return nil, err
 	}
-	j := &journal{f: f, info: info}
+	j := &journal{f: f, info: info, size: size}
 	if st, err := f.Stat(); err == nil && st.Size() == 0 {
-		if err := j.write(record{Chat: &info}); err != nil {
+		if _, err := j.own(); err != nil {
+			f.Close()
+			return nil, err
+		}
+		defer j.release()
+		if err := j.write(record{Chat: &info}, true); err != nil {
+			f.Close()
+			return nil, err
+		}
+		if err := syncDir(s.dir); err != nil { // the file's name is as durable as its lines
 			f.Close()
 			return nil, err
 		}
@@ -237,27 +351,156 @@ func (s *Store) journal(info ChatInfo) (*journal, error) {
 	return j, nil
 }
 
-func (j *journal) write(r record) error {
+// syncDir flushes a directory's entries to the disk.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// errChatBusy is a second process's turn on a chat another one is running.
+var errChatBusy = refusal.New(refusal.Busy, "another tandem is running a turn of this chat right now; wait for that turn to end (or stop it there), then send the prompt again")
+
+// own takes the chat's lock for a turn and makes the file's tail whole: a
+// last line cut short (a crash, a full disk) is cut off, one that is whole
+// but lacks its newline gets it, so the next record starts on a line of
+// its own. It reports whether another process changed the file since this
+// one last read or wrote it; the caller then loads the chat again.
+func (j *journal) own() (changed bool, err error) {
+	if err := unix.Flock(int(j.f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		if errors.Is(err, unix.EWOULDBLOCK) {
+			return false, errChatBusy
+		}
+		return false, refusal.New(refusal.Failed, fmt.Sprintf("the chat's file cannot be locked (%v); check the file system of the chat store, then send the prompt again", err))
+	}
+	j.owned = true
+	st, err := j.f.Stat()
+	if err != nil {
+		j.release()
+		return false, err
+	}
+	changed = st.Size() != j.size
+	if err := j.mend(st.Size()); err != nil {
+		j.release()
+		return false, err
+	}
+	return changed, nil
+}
+
+// mend makes the tail of a file of size bytes end with a newline, and sets
+// j.size to the bytes it then holds.
+func (j *journal) mend(size int64) error {
+	start := size // where the last line starts
+	buf := make([]byte, 64<<10)
+	for start > 0 {
+		n := int64(len(buf))
+		if n > start {
+			n = start
+		}
+		if _, err := j.f.ReadAt(buf[:n], start-n); err != nil {
+			return err
+		}
+		if i := bytes.LastIndexByte(buf[:n], '\n'); i >= 0 {
+			start = start - n + int64(i) + 1
+			break
+		}
+		start -= n
+	}
+	j.size = size
+	if start == size {
+		return nil
+	}
+	tail := make([]byte, size-start)
+	if _, err := j.f.ReadAt(tail, start); err != nil {
+		return err
+	}
+	var rec record
+	if json.Unmarshal(tail, &rec) == nil && rec.valid() {
+		if _, err := j.f.Write([]byte{'\n'}); err != nil {
+			return j.cut(err)
+		}
+		j.size++
+		return nil
+	}
+	if err := j.f.Truncate(start); err != nil {
+		return err
+	}
+	j.size = start
+	return nil
+}
+
+// release ends a turn's hold on the chat.
+func (j *journal) release() {
+	if j.owned {
+		_ = unix.Flock(int(j.f.Fd()), unix.LOCK_UN)
+		j.owned = false
+	}
+}
+
+// write appends a record, after any the file still lacks; durable ones
+// are synced to the disk before write returns. A failed append is cut back,
+// so the file ends with a whole record, and is tried again with the next.
+func (j *journal) write(r record, durable bool) error {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	_, err = j.f.Write(append(b, '\n'))
+	j.pending = append(j.pending, append(b, '\n'))
+	for len(j.pending) > 0 {
+		n, err := j.f.Write(j.pending[0])
+		if err != nil {
+			return j.cut(err)
+		}
+		j.size += int64(n)
+		j.pending = j.pending[1:]
+	}
+	if durable {
+		return j.f.Sync()
+	}
+	return nil
+}
+
+// dropPending forgets the records the file still lacks, and says how many.
+func (j *journal) dropPending() int {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	n := len(j.pending)
+	j.pending = nil
+	return n
+}
+
+// cut takes the file back to its whole records after a failed append.
+func (j *journal) cut(err error) error {
+	if terr := j.f.Truncate(j.size); terr != nil {
+		return fmt.Errorf("%w; and its cut-short last line could not be taken off (%v)", err, terr)
+	}
 	return err
 }
 
-func (j *journal) close() error { return j.f.Close() }
+func (j *journal) close() error {
+	j.release()
+	return j.f.Close()
+}
 
 // Replay is the conversation as the updates a client shows for it: the
 // user's text, each prompt carrying its turn (`_meta.tandem.turn`, the
 // turn a restore names), the agent's text and thinking, each tool call with
 // its result and the diffs of the files it changed, and each plan the
-// model showed.
+// model showed. Where the chat's file had damaged lines, a note says how
+// many were left out.
 func (c *Chat) Replay() []acp.SessionUpdate {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	return c.replay(0)
+}
+
+// replay is the updates of the messages from the index from on.
+func (c *Chat) replay(from int) []acp.SessionUpdate {
 	c.ckMu.Lock()
 	diffs := map[string][]acp.ToolCallContent{}
 	for _, t := range c.turns {
@@ -270,7 +513,18 @@ func (c *Chat) Replay() []acp.SessionUpdate {
 	c.ckMu.Unlock()
 	var out []acp.SessionUpdate
 	plans := map[string]bool{} // the plan calls' ids: shown as the plan
-	for i, m := range c.messages {
+	drops := c.dropped
+	for i := from; i <= len(c.messages); i++ {
+		for len(drops) > 0 && drops[0].at <= i {
+			if drops[0].at == i {
+				out = append(out, acp.UpdateAgentThoughtText(drops[0].note()))
+			}
+			drops = drops[1:]
+		}
+		if i == len(c.messages) {
+			break
+		}
+		m := c.messages[i]
 		for _, b := range m.Blocks {
 			switch {
 			case b.Kind == providers.ToolUse && b.ToolName == planToolName:
