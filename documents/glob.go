@@ -146,8 +146,8 @@ func globWalk(ctx context.Context, roots, dirs []string, base, rest string, rep 
 				return
 			}
 			p := GlobPath{Show: show(e), IsDir: e.IsDir}
-			if info, err := e.Info(); err == nil {
-				p.MTime = info.ModTime()
+			if t, ok := e.ModTime(); ok {
+				p.MTime = t
 			}
 			mu.Lock()
 			found = append(found, p)

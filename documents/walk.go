@@ -3,13 +3,13 @@ package documents
 import (
 	"context"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -112,8 +112,15 @@ type Entry struct {
 	IsDir bool
 }
 
-// Info returns the entry's file info (an lstat).
-func (e Entry) Info() (fs.FileInfo, error) { return os.Lstat(e.Abs) }
+// ModTime is the entry's modification time (an lstat's), false when it
+// cannot be had.
+func (e Entry) ModTime() (time.Time, bool) {
+	var st unix.Stat_t
+	if unix.Lstat(e.Abs, &st) != nil {
+		return time.Time{}, false
+	}
+	return time.Unix(st.Mtim.Unix()), true
+}
 
 // Visitor is called concurrently for the files (and, when it asks for them,
 // the directories) the walk does not exclude. It gets its worker's own tally.
