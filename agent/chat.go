@@ -63,6 +63,7 @@ type Chat struct {
 	cfgMu    sync.Mutex // the model: switched between turns, read at any time
 	next     *Options   // a model switch asked for, applied at the next turn's start
 	notes    []string   // told to the model at the start of the next prompt
+	title    string     // the first prompt's words, the chat's name in its file
 
 	planMu sync.Mutex
 	plan   []acp.PlanEntry // the plan the user sees, kept through compaction
@@ -273,7 +274,7 @@ func (c *Chat) add(m providers.Message, turn int, emit func(acp.SessionUpdate)) 
 		return
 	}
 	if c.journal == nil {
-		info := ChatInfo{ID: c.ID, Title: title(m), Model: c.opts.Endpoint.String(), Created: time.Now().UTC()}
+		info := ChatInfo{ID: c.ID, Title: c.title, Model: c.opts.Endpoint.String(), Created: time.Now().UTC()}
 		if len(c.opts.Session.Roots) > 0 {
 			info.Cwd = c.opts.Session.Roots[0]
 		}
@@ -313,20 +314,6 @@ func (c *Chat) save(r record, durable bool, emit func(acp.SessionUpdate)) error 
 	return err
 }
 
-// title is the start of a chat's first prompt, on one line.
-func title(m providers.Message) string {
-	for _, b := range m.Blocks {
-		if b.Kind == providers.Text {
-			t := strings.Join(strings.Fields(b.Text), " ")
-			if r := []rune(t); len(r) > 80 {
-				t = string(r[:79]) + "…"
-			}
-			return t
-		}
-	}
-	return ""
-}
-
 // Prompt runs one turn: the user's prompt, then model calls and the tools
 // they ask for, until the model ends the turn or a limit or ctx stops it.
 // Every update goes to emit, in order. An error is a turn that failed (the
@@ -349,6 +336,9 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	user, err := c.userMessage(ctx, prompt)
 	if err != nil {
 		return -1, "", err
+	}
+	if c.journal == nil {
+		c.title = title(prompt)
 	}
 	if c.planMode.Load() {
 		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: c.planNote}}, user.Blocks...)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -26,6 +27,9 @@ func (c *Chat) userMessage(ctx context.Context, prompt []acp.ContentBlock) (prov
 	for _, b := range prompt {
 		var text string
 		switch {
+		case b.Text != nil && b.Text.Type != "" && b.Text.Type != "text":
+			// The SDK decodes a block of a type it does not know as text.
+			return providers.Message{}, unsendable(b.Text.Type)
 		case b.Text != nil:
 			text = b.Text.Text
 		case b.ResourceLink != nil:
@@ -38,7 +42,7 @@ func (c *Chat) userMessage(ctx context.Context, prompt []acp.ContentBlock) (prov
 				text = fmt.Sprintf("<context uri=%q>\n%s\n</context>", r.Uri, r.Text)
 			}
 		default:
-			return providers.Message{}, fmt.Errorf("the prompt holds a block tandem cannot send to a model yet (only text and text resources); remove it and send the prompt again")
+			return providers.Message{}, unsendable(blockType(b))
 		}
 		if text != "" {
 			m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: text})
@@ -48,6 +52,49 @@ func (c *Chat) userMessage(ctx context.Context, prompt []acp.ContentBlock) (prov
 		return providers.Message{}, fmt.Errorf("the prompt is empty; type a message")
 	}
 	return m, nil
+}
+
+// unsendable refuses a prompt holding a block of type typ.
+func unsendable(typ string) error {
+	return fmt.Errorf("the prompt holds a block of type %q, which tandem cannot send to a model yet (only text and text resources); remove it and send the prompt again", typ)
+}
+
+// blockType names a block's type as ACP spells it.
+func blockType(b acp.ContentBlock) string {
+	switch {
+	case b.Image != nil:
+		return "image"
+	case b.Audio != nil:
+		return "audio"
+	case b.Resource != nil:
+		return "resource" // a binary one: text resources are sent
+	}
+	return "unknown"
+}
+
+// title names a chat by its first prompt: the user's own words on one
+// line, never an attached file's text; a prompt of attachments alone is
+// named by their names.
+func title(prompt []acp.ContentBlock) string {
+	var words, names []string
+	for _, b := range prompt {
+		switch {
+		case b.Text != nil:
+			words = append(words, b.Text.Text)
+		case b.ResourceLink != nil:
+			names = append(names, b.ResourceLink.Name)
+		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
+			names = append(names, path.Base(b.Resource.Resource.TextResourceContents.Uri))
+		}
+	}
+	t := strings.Join(strings.Fields(strings.Join(words, " ")), " ")
+	if t == "" {
+		t = strings.Join(names, ", ")
+	}
+	if r := []rune(t); len(r) > 80 {
+		t = string(r[:79]) + "…"
+	}
+	return t
 }
 
 // lineRange is a URI fragment naming lines: L10, L10-20 or L10-L20.
