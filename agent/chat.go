@@ -17,6 +17,7 @@ import (
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/edits"
+	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -636,6 +637,9 @@ func (c *Chat) runTools(ctx context.Context, turn int, uses []providers.Block, e
 
 // runTool runs one call through the registry and reports it.
 func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit func(acp.SessionUpdate)) providers.Block {
+	if use.InputError != "" {
+		return unreadable(use, emit)
+	}
 	if use.ToolName == planToolName {
 		return c.runPlan(ctx, use, emit)
 	}
@@ -669,6 +673,20 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent(content),
 		acp.WithUpdateRawOutput(rawOutput(res))))
 	return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, Text: res.Text, IsError: res.IsError}
+}
+
+// unreadable answers a call whose arguments are not a JSON object, as
+// Claude Code and Codex do: it does not run, the model is told the parse
+// error, and the turn goes on so that it can call again.
+func unreadable(use providers.Block, emit func(acp.SessionUpdate)) providers.Block {
+	res := tools.Refused(refusal.New(refusal.Invalid, fmt.Sprintf(
+		"The arguments of this %s call are not a JSON object (%s), so it did not run. Call %s again with its arguments as one JSON object.",
+		use.ToolName, use.InputError, use.ToolName)))
+	if use.ToolName != planToolName { // the plan is shown as a plan, not as a call
+		emit(acp.UpdateToolCall(acp.ToolCallId(use.ToolID), acp.WithUpdateStatus(acp.ToolCallStatusFailed),
+			acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(res.Text))}), acp.WithUpdateRawOutput(rawOutput(res))))
+	}
+	return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, Text: res.Text, IsError: true}
 }
 
 // diff is a changed file as the client shows it: its text before (none

@@ -245,10 +245,14 @@ var antRetryable = map[string]bool{"overloaded_error": true, "api_error": true, 
 // emitted whole at its stop, once its input JSON is complete.
 func decodeAnthropic(s *sseReader, a *assembly) error {
 	var (
-		tool      *Block       // the tool_use block being streamed
-		toolInput bytes.Buffer // its partial_json so far
-		stop      string
-		truncated bool // a tool call was cut off (max_tokens)
+		tool    *Block       // the tool_use block being streamed
+		partial bytes.Buffer // its partial_json so far
+		stop    string
+		// unreadable is a tool call whose input is not a JSON object, held
+		// until it is known whether the output limit cut it (then it is
+		// dropped, and Stop says why) or the model sent it so (then it
+		// goes back to the model as a failed call).
+		unreadable *Block
 	)
 	for {
 		_, data, err := s.next()
@@ -268,6 +272,10 @@ func decodeAnthropic(s *sseReader, a *assembly) error {
 				ev.Message.Usage.add(&a.resp.Usage)
 			}
 		case "content_block_start":
+			if unreadable != nil {
+				a.call(*unreadable)
+				unreadable = nil
+			}
 			b := ev.ContentBlock
 			if b == nil {
 				continue
@@ -285,7 +293,7 @@ func decodeAnthropic(s *sseReader, a *assembly) error {
 				a.open(Block{Kind: RedactedThinking, Signature: b.Data})
 			case "tool_use":
 				tool = &Block{Kind: ToolUse, ToolID: b.ID, ToolName: b.Name}
-				toolInput.Reset()
+				partial.Reset()
 			}
 		case "content_block_delta":
 			switch ev.Delta.Type {
@@ -298,18 +306,16 @@ func decodeAnthropic(s *sseReader, a *assembly) error {
 					l.Signature += ev.Delta.Signature
 				}
 			case "input_json_delta":
-				toolInput.WriteString(ev.Delta.PartialJSON)
+				partial.WriteString(ev.Delta.PartialJSON)
 			}
 		case "content_block_stop":
 			if tool == nil {
 				continue
 			}
-			input, ok := jsonObject(bytes.Clone(toolInput.Bytes()))
-			if ok {
-				tool.Input = input
+			if tool.Input, tool.InputError = toolInput(partial.Bytes()); tool.InputError == "" {
 				a.call(*tool)
 			} else {
-				truncated = true
+				unreadable = tool
 			}
 			tool = nil
 		case "message_delta":
@@ -324,8 +330,8 @@ func decodeAnthropic(s *sseReader, a *assembly) error {
 			if !ok {
 				r = EndTurn
 			}
-			if truncated && r != MaxTokens {
-				return &Error{Message: "a tool call's input is not a JSON object"}
+			if unreadable != nil && r != MaxTokens {
+				a.call(*unreadable)
 			}
 			a.resp.Stop = r
 			return nil

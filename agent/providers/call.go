@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Both wires are decoded by hand rather than through the providers' Go
@@ -316,16 +317,31 @@ func (a *assembly) finish() Response {
 	return a.resp
 }
 
-// jsonObject is a tool call's arguments as sent: "{}" for none.
-func jsonObject(raw []byte) (json.RawMessage, bool) {
+// toolInput is a tool call's arguments as streamed: "{}" for none.
+// Arguments that are not one JSON object give "{}" and why, so the call
+// goes back to the model as failed instead of ending the response.
+func toolInput(raw []byte) (input json.RawMessage, problem string) {
 	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return json.RawMessage("{}"), true
+	switch {
+	case len(raw) == 0:
+		return json.RawMessage("{}"), ""
+	case json.Valid(raw) && raw[0] == '{':
+		return json.RawMessage(bytes.Clone(raw)), ""
 	}
-	if !json.Valid(raw) || raw[0] != '{' {
-		return nil, false
+	var v json.RawMessage
+	problem = "they are JSON but not an object"
+	if err := json.Unmarshal(raw, &v); err != nil {
+		problem = err.Error()
 	}
-	return json.RawMessage(raw), true
+	excerpt := raw
+	if len(excerpt) > 120 {
+		cut := 120
+		for cut > 0 && !utf8.RuneStart(raw[cut]) {
+			cut--
+		}
+		excerpt = append(bytes.Clone(raw[:cut]), "…"...)
+	}
+	return json.RawMessage("{}"), fmt.Sprintf("%s; they began: %s", problem, excerpt)
 }
 
 // streamRequest makes the POST of a streaming call: body as JSON, asking

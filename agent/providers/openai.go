@@ -286,14 +286,11 @@ func decodeOpenAI(s *sseReader, a *assembly) error {
 		}
 	}
 	for _, c := range calls.calls {
-		input, ok := jsonObject(c.args)
-		if !ok {
-			if finish == "length" {
-				break // cut off by the output limit, which Stop says
-			}
-			return &Error{Message: fmt.Sprintf("the arguments of tool call %s are not a JSON object: %.200q", c.name, c.args)}
+		input, problem := toolInput(c.args)
+		if problem != "" && finish == "length" {
+			break // cut off by the output limit, which Stop says
 		}
-		a.call(Block{Kind: ToolUse, ToolID: c.id, ToolName: c.name, Input: input})
+		a.call(Block{Kind: ToolUse, ToolID: c.id, ToolName: c.name, Input: input, InputError: problem})
 	}
 	stop, ok := oaiStops[finish]
 	if !ok {

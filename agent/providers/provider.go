@@ -41,7 +41,11 @@ type Block struct {
 	ToolID    string          `json:"toolId,omitempty"`    // ToolUse, ToolResult
 	ToolName  string          `json:"toolName,omitempty"`  // ToolUse
 	Input     json.RawMessage `json:"input,omitempty"`     // ToolUse: the arguments, a JSON object
-	IsError   bool            `json:"isError,omitempty"`   // ToolResult
+	// InputError is, for a ToolUse whose arguments as streamed are not a
+	// JSON object, why (the parse error and the start of what came); Input
+	// is then "{}". Such a call is answered as failed, never run.
+	InputError string `json:"inputError,omitempty"`
+	IsError    bool   `json:"isError,omitempty"` // ToolResult
 }
 
 // Message is one turn of the conversation as the provider sees it.

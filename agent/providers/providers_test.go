@@ -774,3 +774,45 @@ func TestScriptFromJSON(t *testing.T) {
 		})
 	}
 }
+
+// TestUnreadableToolArguments: a call whose arguments are not a JSON
+// object does not end the response: it arrives with Input "{}" and the
+// parse error, in its place among the others, and what streamed is kept.
+func TestUnreadableToolArguments(t *testing.T) {
+	for _, f := range formats {
+		t.Run(string(f), func(t *testing.T) {
+			s := serve(t, f, scripted.Response{Parts: []scripted.Part{
+				text("Reading both. "),
+				tool("read", `"{\"path\": \"a.go\", \"lines\": "`),
+				tool("read", `{"path":"b.go"}`),
+				tool("grep", `"[\"x\"]"`),
+			}})
+			r := run(t.Context(), client(f, s.URL(), "", 0), hello)
+			if r.err != nil || r.resp.Stop != providers.StopToolUse || r.text() != "Reading both. " {
+				t.Fatalf("%v %q %q", r.err, r.resp.Stop, r.text())
+			}
+			calls := r.calls()
+			if len(calls) != 3 {
+				t.Fatalf("%d calls: %+v", len(calls), calls)
+			}
+			for i, want := range []string{"unexpected end of JSON input", "", "not an object"} {
+				c := calls[i]
+				if want == "" {
+					if c.InputError != "" || string(c.Input) != `{"path":"b.go"}` {
+						t.Errorf("call %d: %+v", i, c)
+					}
+					continue
+				}
+				if !strings.Contains(c.InputError, want) || string(c.Input) != "{}" {
+					t.Errorf("call %d: input %s, error %q, want one saying %q", i, c.Input, c.InputError, want)
+				}
+			}
+			if !strings.Contains(calls[0].InputError, `they began: {"path": "a.go", "lines":`) {
+				t.Errorf("the error does not show what came: %q", calls[0].InputError)
+			}
+			if got := r.resp.Message.Blocks; len(got) != 4 || got[1].InputError == "" || got[0].Text != "Reading both. " {
+				t.Errorf("response blocks %+v", got)
+			}
+		})
+	}
+}
