@@ -529,6 +529,9 @@ func (c *Chat) explain(err error) error {
 		}
 		return fmt.Errorf("%s refused the request as unauthorised; give the provider an apiKeyEnv in agent.providers", c.opts.Endpoint.Provider)
 	}
+	if errors.Is(err, providers.ErrStalled) {
+		return fmt.Errorf("%s: %w; send the prompt again, or, if the model is slow to start answering, raise agent.idleTimeoutSeconds", c.opts.Endpoint, err)
+	}
 	return fmt.Errorf("%s: %w", c.opts.Endpoint, err)
 }
 

@@ -544,7 +544,7 @@ func TestRefusedKeyNamesTheVariable(t *testing.T) {
 	}
 	defer srv.Close()
 	end := Endpoint{Provider: "work", API: APIOpenAIChat, URL: srv.URL(), Key: "wrong", KeyEnv: "WORK_KEY", Model: "m"}
-	c := NewChat(Options{Session: openSession(t.TempDir()), Provider: NewProvider(end), Endpoint: end})
+	c := NewChat(Options{Session: openSession(t.TempDir()), Provider: NewProvider(end, 0), Endpoint: end})
 	defer c.Close()
 	_, err = c.Prompt(context.Background(), textPrompt("hi"), func(acp.SessionUpdate) {})
 	if err == nil || err.Error() != "work refused the API key in WORK_KEY; set WORK_KEY to a valid key where tandem is started" {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
@@ -107,20 +108,23 @@ func (e Endpoint) MarshalJSON() ([]byte, error) {
 	return json.Marshal(map[string]string{"provider": e.Provider, "api": e.API, "url": e.URL, "model": e.Model})
 }
 
-// NewProvider is the client for e's wire format.
-func NewProvider(e Endpoint) providers.Provider {
+// NewProvider is the client for e's wire format; a call receiving nothing
+// for idle counts as dropped (0 is providers.DefaultIdleTimeout).
+func NewProvider(e Endpoint, idle time.Duration) providers.Provider {
 	if e.API == APIAnthropic {
-		return providers.NewAnthropic(providers.AnthropicOptions{URL: e.URL, APIKey: e.Key})
+		return providers.NewAnthropic(providers.AnthropicOptions{URL: e.URL, APIKey: e.Key, IdleTimeout: idle})
 	}
-	return providers.NewOpenAIChat(providers.OpenAIOptions{URL: e.URL, APIKey: e.Key})
+	return providers.NewOpenAIChat(providers.OpenAIOptions{URL: e.URL, APIKey: e.Key, IdleTimeout: idle})
 }
 
 // Connect is the Connector every front door uses: the endpoint from the
-// user's own settings, its key from the process environment.
+// user's own settings, its key from the process environment, the idle
+// timeout from agent.idleTimeoutSeconds.
 func Connect(st *config.Settings, model string) (providers.Provider, Endpoint, error) {
 	e, err := ResolveEndpoint(st, model, os.Getenv)
 	if err != nil {
 		return nil, Endpoint{}, err
 	}
-	return NewProvider(e), e, nil
+	idle, _ := idleTimeout(st) // a bad value is SettingsProblems' to report
+	return NewProvider(e, idle), e, nil
 }

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/agent/providers/scripted"
+	"github.com/tandemdev/tandem/config"
 )
 
 // scriptedChat is a chat whose model is a scripted server in format f,
@@ -26,7 +28,7 @@ func scriptedChat(t *testing.T, ws string, f scripted.Format, responses ...scrip
 		api = APIOpenAIChat
 	}
 	end := Endpoint{Provider: "scripted", API: api, URL: srv.URL(), Model: "m"}
-	c := NewChat(Options{Session: openSession(ws), Provider: NewProvider(end), Endpoint: end})
+	c := NewChat(Options{Session: openSession(ws), Provider: NewProvider(end, 0), Endpoint: end})
 	t.Cleanup(c.Close)
 	return c, srv
 }
@@ -76,5 +78,28 @@ func TestUnreadableArgumentsGoBackToTheModel(t *testing.T) {
 				t.Errorf("the unreadable call is kept as %+v", msgs[1].Blocks[1])
 			}
 		})
+	}
+}
+
+// agent.idleTimeoutSeconds is read from any settings layer; a value that
+// is not a positive number leaves the default and is reported.
+func TestIdleTimeoutSetting(t *testing.T) {
+	for raw, want := range map[string]time.Duration{
+		`{}`: providers.DefaultIdleTimeout,
+		`{"agent": {"idleTimeoutSeconds": 0.25}}`: 250 * time.Millisecond,
+		`{"agent": {"idleTimeoutSeconds": 600}}`:  10 * time.Minute,
+		`{"agent": {"idleTimeoutSeconds": 0}}`:    providers.DefaultIdleTimeout,
+		`{"agent": {"idleTimeoutSeconds": "1m"}}`: providers.DefaultIdleTimeout,
+	} {
+		st := config.New()
+		if err := st.Set(config.SourceConfiguration, json.RawMessage(raw)); err != nil {
+			t.Fatal(err)
+		}
+		got, err := idleTimeout(st)
+		problems := SettingsProblems(st)
+		bad := want == providers.DefaultIdleTimeout && raw != `{}`
+		if got != want || (err != nil) != bad || (len(problems) > 0) != bad {
+			t.Errorf("%s: %v, %v, problems %v", raw, got, err, problems)
+		}
 	}
 }

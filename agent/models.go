@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
@@ -94,6 +95,20 @@ func maxToolCalls(st *config.Settings) (int, error) {
 	return n, nil
 }
 
+// idleTimeout is agent.idleTimeoutSeconds (any settings layer: it bounds
+// waiting, it grants nothing), else providers.DefaultIdleTimeout.
+func idleTimeout(st *config.Settings) (time.Duration, error) {
+	v, ok := st.Get("agent.idleTimeoutSeconds")
+	if !ok {
+		return providers.DefaultIdleTimeout, nil
+	}
+	var secs float64
+	if err := v.Decode(&secs); err != nil || secs <= 0 {
+		return providers.DefaultIdleTimeout, fmt.Errorf("agent.idleTimeoutSeconds (%s) must be a number of seconds above 0; %v applies", v.Source, providers.DefaultIdleTimeout)
+	}
+	return time.Duration(secs * float64(time.Second)), nil
+}
+
 // SettingsProblems says what in st the agent refuses, each as one sentence
 // naming the setting and what applies instead, for a front door to show.
 func SettingsProblems(st *config.Settings) []error {
@@ -102,6 +117,9 @@ func SettingsProblems(st *config.Settings) []error {
 		out = append(out, err)
 	}
 	if _, err := compactAt(st); err != nil {
+		out = append(out, err)
+	}
+	if _, err := idleTimeout(st); err != nil {
 		out = append(out, err)
 	}
 	if _, err := Model(st, ""); err != nil {

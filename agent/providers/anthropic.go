@@ -8,16 +8,22 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // AnthropicOptions configures an Anthropic Messages client.
 type AnthropicOptions struct {
-	URL        string // base URL without /v1; "" is https://api.anthropic.com
-	APIKey     string
-	HTTPClient *http.Client // nil is http.DefaultClient
+	URL    string // base URL without /v1; "" is https://api.anthropic.com
+	APIKey string
+	// HTTPClient nil is one bounding the connection and TLS handshake.
+	HTTPClient *http.Client
 	// MaxRetries is how often a failed call is tried again: 0 is 4, a
 	// negative number is never.
 	MaxRetries int
+	// IdleTimeout is how long a call may receive nothing (no connection,
+	// no headers, no byte of the stream) before it counts as dropped: 0
+	// is DefaultIdleTimeout.
+	IdleTimeout time.Duration
 	// MaxTokens is the output limit when a Request names none: 0 is 8192.
 	// The Messages API requires one.
 	MaxTokens int
@@ -37,7 +43,7 @@ func NewAnthropic(o AnthropicOptions) Provider {
 	if maxTokens <= 0 {
 		maxTokens = 8192
 	}
-	return &anthropic{url: url, key: o.APIKey, maxTokens: maxTokens, caller: newCaller(o.HTTPClient, o.MaxRetries)}
+	return &anthropic{url: url, key: o.APIKey, maxTokens: maxTokens, caller: newCaller(o.HTTPClient, o.MaxRetries, o.IdleTimeout)}
 }
 
 type anthropic struct {

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"mime"
+	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -36,7 +37,32 @@ const (
 	maxRetryAfter = 2 * time.Minute
 	// maxErrorBody bounds what is read of an error response.
 	maxErrorBody = 64 << 10
+	// DefaultIdleTimeout is how long a call waits for the next byte — of
+	// the connection, the headers, or the stream — before it counts as
+	// dropped. Anthropic's stream carries pings and OpenRouter sends
+	// comments while a model thinks, but a reasoning model behind plain
+	// Chat Completions, or a local server loading a model, is silent until
+	// its first token: Claude Code's watchdog waits 90 s, Codex's 300 s.
+	DefaultIdleTimeout = 120 * time.Second
+	// MaxEventBytes bounds one server-sent event (its lines together): a
+	// server or proxy streaming a line without end would otherwise grow
+	// tandem's memory until it ran out.
+	MaxEventBytes = 16 << 20
+	// connectTimeout bounds the TCP connection; TLS has its own bound.
+	connectTimeout      = 30 * time.Second
+	tlsHandshakeTimeout = 10 * time.Second
 )
+
+// defaultHTTP is the client of every provider not given one: connecting
+// and the TLS handshake are bounded here, and each call's silence by its
+// idle timeout (the headers included), never the whole call, since a
+// stream may rightly last many minutes.
+var defaultHTTP = func() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.DialContext = (&net.Dialer{Timeout: connectTimeout, KeepAlive: 30 * time.Second}).DialContext
+	t.TLSHandshakeTimeout = tlsHandshakeTimeout
+	return &http.Client{Transport: t}
+}()
 
 // caller is what both clients share: the HTTP client and the retry policy.
 // Its errors do not name the provider: the caller knows which endpoint it
@@ -44,11 +70,12 @@ const (
 type caller struct {
 	http       *http.Client
 	maxRetries int
+	idle       time.Duration
 }
 
-func newCaller(c *http.Client, maxRetries int) caller {
+func newCaller(c *http.Client, maxRetries int, idle time.Duration) caller {
 	if c == nil {
-		c = http.DefaultClient
+		c = defaultHTTP
 	}
 	switch {
 	case maxRetries == 0:
@@ -56,7 +83,10 @@ func newCaller(c *http.Client, maxRetries int) caller {
 	case maxRetries < 0:
 		maxRetries = 0
 	}
-	return caller{http: c, maxRetries: maxRetries}
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	return caller{http: c, maxRetries: maxRetries, idle: idle}
 }
 
 // decodeFunc reads one successful response's stream into a, returning nil
@@ -114,17 +144,33 @@ func backoff(n int) time.Duration {
 
 // attempt is one HTTP exchange. It returns the provider's retry-after (0
 // when it named none) and the failure, if any.
+//
+// A watchdog cuts the exchange once the provider sent nothing for the idle
+// timeout: from the request on to the headers, and during each read of the
+// body. It is reported as a dropped connection, retried on the same terms.
 func (c caller) attempt(ctx context.Context, newReq func(context.Context) (*http.Request, error), decode decodeFunc, a *assembly) (time.Duration, *Error) {
+	ctx, cut := context.WithCancelCause(ctx)
+	defer cut(nil)
+	watchdog := time.AfterFunc(c.idle, func() { cut(ErrStalled) })
+	defer watchdog.Stop()
+	stalled := func() *Error {
+		return &Error{Message: fmt.Sprintf("the provider sent nothing for %v", c.idle), Retryable: true, Cause: ErrStalled}
+	}
 	req, err := newReq(ctx)
 	if err != nil {
 		return 0, &Error{Message: err.Error()}
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if context.Cause(ctx) == ErrStalled {
+			return 0, stalled()
+		}
 		// Nothing arrived, so the request can be sent again as it was.
 		return 0, &Error{Message: fmt.Sprintf("cannot reach %s: %v", req.URL.Host, unwrapURLError(err)), Retryable: true}
 	}
 	defer resp.Body.Close()
+	watchdog.Stop()
+	resp.Body = &fed{ReadCloser: resp.Body, watchdog: watchdog, idle: c.idle}
 	if resp.StatusCode != http.StatusOK {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 		return retryAfter(resp.Header, time.Now()), &Error{
@@ -140,13 +186,30 @@ func (c caller) attempt(ctx context.Context, newReq func(context.Context) (*http
 		return 0, &Error{Message: "a JSON answer instead of a stream: " + errorMessage(body)}
 	}
 	err = decode(&sseReader{ctx: ctx, r: bufio.NewReader(resp.Body)}, a)
-	if err == nil {
+	switch e, ok := errors.AsType[*Error](err); {
+	case err == nil:
 		return 0, nil
-	}
-	if e, ok := errors.AsType[*Error](err); ok {
+	case ok:
 		return 0, e
+	case context.Cause(ctx) == ErrStalled:
+		return 0, stalled()
 	}
 	return 0, &Error{Message: fmt.Sprintf("the stream was cut before the response ended: %v", err), Retryable: true}
+}
+
+// fed is a response body whose watchdog runs only while a read waits for
+// the provider: the time tandem takes between reads (a client slow to take
+// what is shown) is not the provider's silence.
+type fed struct {
+	io.ReadCloser
+	watchdog *time.Timer
+	idle     time.Duration
+}
+
+func (f *fed) Read(p []byte) (int, error) {
+	f.watchdog.Reset(f.idle)
+	defer f.watchdog.Stop()
+	return f.ReadCloser.Read(p)
 }
 
 // unwrapURLError drops net/http's "Post URL:" prefix, which repeats what
@@ -222,29 +285,31 @@ type sseReader struct {
 	// nothing is emitted after a cancel.
 	ctx context.Context
 	r   *bufio.Reader
+	buf []byte // the line being read
 }
 
 // next returns the next event's type and data. A stream that ends inside an
-// event, or before any, returns io.ErrUnexpectedEOF or io.EOF.
+// event, or before any, returns io.ErrUnexpectedEOF or io.EOF; an event
+// over MaxEventBytes is an *Error (ErrEventTooLong), read no further.
 func (s *sseReader) next() (event string, data []byte, err error) {
 	if err := s.ctx.Err(); err != nil {
 		return "", nil, err
 	}
-	var dataLines [][]byte
+	var dataLines int
 	for {
-		line, err := s.r.ReadBytes('\n')
+		line, err := s.line(MaxEventBytes - len(data))
 		if err != nil {
-			if err == io.EOF && (len(line) > 0 || dataLines != nil) {
+			if err == io.EOF && (len(line) > 0 || dataLines > 0) {
 				err = io.ErrUnexpectedEOF
 			}
 			return "", nil, err
 		}
 		line = bytes.TrimRight(line, "\r\n")
 		if len(line) == 0 {
-			if dataLines == nil && event == "" {
+			if dataLines == 0 && event == "" {
 				continue
 			}
-			return event, bytes.Join(dataLines, []byte("\n")), nil
+			return event, data, nil
 		}
 		field, value, _ := bytes.Cut(line, []byte(":"))
 		value = bytes.TrimPrefix(value, []byte(" "))
@@ -252,7 +317,33 @@ func (s *sseReader) next() (event string, data []byte, err error) {
 		case "event":
 			event = string(value)
 		case "data":
-			dataLines = append(dataLines, value)
+			if dataLines++; dataLines > 1 {
+				data = append(data, '\n')
+			}
+			data = append(data, value...)
+		}
+	}
+}
+
+// line reads one line, its end included, of at most budget bytes; the
+// slice is reused by the next call.
+func (s *sseReader) line(budget int) ([]byte, error) {
+	s.buf = s.buf[:0]
+	for {
+		frag, err := s.r.ReadSlice('\n')
+		if len(s.buf)+len(frag) > budget {
+			return nil, &Error{Message: fmt.Sprintf("the provider sent a stream event over %d MiB; tandem reads no further", MaxEventBytes>>20), Cause: ErrEventTooLong}
+		}
+		if need := len(s.buf) + len(frag); need > cap(s.buf) {
+			// Doubling, up to the budget: append's gentler growth of large
+			// slices would allocate five times a long line on the way.
+			grown := make([]byte, len(s.buf), min(max(2*cap(s.buf), need), budget))
+			copy(grown, s.buf)
+			s.buf = grown
+		}
+		s.buf = append(s.buf, frag...)
+		if err != bufio.ErrBufferFull {
+			return s.buf, err
 		}
 	}
 }

@@ -8,17 +8,23 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"time"
 )
 
 // OpenAIOptions configures an OpenAI-compatible Chat Completions client:
 // OpenAI, OpenRouter, Ollama, llama.cpp, vLLM, LM Studio.
 type OpenAIOptions struct {
-	URL        string       // base URL, up to and including /v1; "" is https://api.openai.com/v1
-	APIKey     string       // "" sends no Authorization header (local servers)
-	HTTPClient *http.Client // nil is http.DefaultClient
+	URL    string // base URL, up to and including /v1; "" is https://api.openai.com/v1
+	APIKey string // "" sends no Authorization header (local servers)
+	// HTTPClient nil is one bounding the connection and TLS handshake.
+	HTTPClient *http.Client
 	// MaxRetries is how often a failed call is tried again: 0 is 4, a
 	// negative number is never.
 	MaxRetries int
+	// IdleTimeout is how long a call may receive nothing (no connection,
+	// no headers, no byte of the stream) before it counts as dropped: 0
+	// is DefaultIdleTimeout.
+	IdleTimeout time.Duration
 }
 
 // NewOpenAIChat returns a Provider speaking Chat Completions with
@@ -33,7 +39,7 @@ func NewOpenAIChat(o OpenAIOptions) Provider {
 	if url == "" {
 		url = "https://api.openai.com/v1"
 	}
-	return &openAIChat{url: url, key: o.APIKey, caller: newCaller(o.HTTPClient, o.MaxRetries)}
+	return &openAIChat{url: url, key: o.APIKey, caller: newCaller(o.HTTPClient, o.MaxRetries, o.IdleTimeout)}
 }
 
 type openAIChat struct {

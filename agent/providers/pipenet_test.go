@@ -6,7 +6,9 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/agent/providers/scripted"
 )
 
@@ -73,4 +75,13 @@ func servePiped(t *testing.T, f scripted.Format, responses ...scripted.Response)
 		tr.CloseIdleConnections()
 	})
 	return s, &http.Client{Transport: tr}
+}
+
+// clientOverIdle is a client through hc whose calls count as dropped
+// after idle without a byte, never retried.
+func clientOverIdle(hc *http.Client, f scripted.Format, url string, idle time.Duration) providers.Provider {
+	if f == scripted.Anthropic {
+		return providers.NewAnthropic(providers.AnthropicOptions{URL: url, MaxRetries: -1, HTTPClient: hc, IdleTimeout: idle})
+	}
+	return providers.NewOpenAIChat(providers.OpenAIOptions{URL: url, MaxRetries: -1, HTTPClient: hc, IdleTimeout: idle})
 }

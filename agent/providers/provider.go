@@ -152,6 +152,13 @@ type Provider interface {
 // ErrAuth is a provider refusing the key (401/403): not retried.
 var ErrAuth = errors.New("the provider refused the API key")
 
+// ErrStalled is a call that received nothing for its idle timeout: retried
+// as a dropped connection while nothing was emitted.
+var ErrStalled = errors.New("the provider stalled")
+
+// ErrEventTooLong is a stream event over MaxEventBytes: not retried.
+var ErrEventTooLong = errors.New("a stream event is too long")
+
 // Error is a call that failed: the provider's status and message, for the
 // user. A Retryable error was retried until the attempts ran out, or came
 // after part of the answer had been emitted; the caller may try the call
@@ -160,15 +167,17 @@ type Error struct {
 	Status    int // HTTP status; 0 for an error inside a stream
 	Message   string
 	Retryable bool
+	Cause     error // ErrStalled or ErrEventTooLong when it is one of them
 }
 
 func (e *Error) Error() string { return e.Message }
 
 // Unwrap makes a 401 or 403 match ErrAuth with errors.Is, so the caller can
-// name the variable that holds the refused key.
+// name the variable that holds the refused key; a stall or an event too
+// long matches its Cause.
 func (e *Error) Unwrap() error {
 	if e.Status == 401 || e.Status == 403 {
 		return ErrAuth
 	}
-	return nil
+	return e.Cause
 }

@@ -37,7 +37,7 @@ func client(f scripted.Format, url, key string, retries int) providers.Provider 
 	return clientOver(nil, f, url, key, retries)
 }
 
-// clientOver is client calling through hc (nil is http.DefaultClient).
+// clientOver is client calling through hc (nil is the providers' own).
 func clientOver(hc *http.Client, f scripted.Format, url, key string, retries int) providers.Provider {
 	if f == scripted.Anthropic {
 		return providers.NewAnthropic(providers.AnthropicOptions{URL: url, APIKey: key, MaxRetries: retries, HTTPClient: hc})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/agent/providers/scripted"
@@ -87,5 +89,59 @@ func TestChatHeadlessAgainstBothWires(t *testing.T) {
 				t.Errorf("the chat was not kept: %v", err)
 			}
 		})
+	}
+}
+
+// A provider that stalls never hangs tandem chat -p: stalled before its
+// headers and after them, each call is cut after agent.idleTimeoutSeconds
+// and tried again with the status shown; stalled mid-text, the turn ends
+// with an error naming the setting, the text kept on standard output, and
+// tandem exits.
+func TestChatExitsWhenTheProviderStalls(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	after := func(n int) *int { return &n }
+	srv, err := scripted.Start(scripted.Script{Format: scripted.Anthropic, Responses: []scripted.Response{
+		{Parts: []scripted.Part{{Text: "lost"}}, Faults: scripted.Faults{StallHeaders: true}},
+		{Parts: []scripted.Part{{Text: "lost"}}, Faults: scripted.Faults{StallAfter: after(0)}},
+		// message_start, content_block_start, the first text: then silence.
+		{Parts: []scripted.Part{{Text: "Half an answer"}, {Text: " never ends"}}, Faults: scripted.Faults{StallAfter: after(3)}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := filepath.Join(home, "config")
+	if err := os.MkdirAll(filepath.Join(cfg, "tandem"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	settings := fmt.Sprintf(`{"agent":{"model":"local/tester","idleTimeoutSeconds":0.2,"providers":{"local":{"api":"anthropic","url":%q}}}}`, srv.URL())
+	if err := os.WriteFile(filepath.Join(cfg, "tandem", "config.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// The deadline only keeps a hanging tandem from hanging the suite.
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, builtTandem(t), "chat", "-p", "answer", "--cwd", ws)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+filepath.Join(home, "state"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err = cmd.Run()
+	if ctx.Err() != nil {
+		t.Fatalf("tandem chat hung on a stalled provider:\n%s", stderr.String())
+	}
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1\n%s", err, stderr.String())
+	}
+	if got := strings.Count(stderr.String(), "the provider sent nothing for 200ms; trying again"); got != 2 {
+		t.Errorf("%d retry statuses, want 2:\n%s", got, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "the provider sent nothing for 200ms; send the prompt again, or, if the model is slow to start answering, raise agent.idleTimeoutSeconds") {
+		t.Errorf("no clear error:\n%s", stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "Half an answer") || strings.Contains(stdout.String(), "never ends") {
+		t.Errorf("stdout %q", stdout.String())
+	}
+	if n := len(srv.Requests()); n != 3 {
+		t.Errorf("%d model calls, want 3", n)
 	}
 }

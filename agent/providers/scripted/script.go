@@ -24,7 +24,7 @@
 //	      ],
 //	      "stop": "tool_use",
 //	      "usage": {"input": 10, "output": 20, "cacheRead": 5, "cacheCreate": 2},
-//	      "delayMs": 10, "cutAfter": 0,
+//	      "delayMs": 10, "cutAfter": 0, "stallHeaders": false, "stallAfter": 2, "longLine": 0,
 //	      "noIndex": false, "zeroIndex": false, "noId": false, "wholeArgs": false
 //	    }
 //	  ]
@@ -109,6 +109,16 @@ type Faults struct {
 	CutAfter int `json:"cutAfter,omitempty"`
 	// DelayMs waits between events.
 	DelayMs int `json:"delayMs,omitempty"`
+	// StallHeaders sends nothing, not even the headers, and holds the
+	// connection open until the client leaves: a provider that stalls.
+	StallHeaders bool `json:"stallHeaders,omitempty"`
+	// StallAfter, when set, sends the headers and that many events, then
+	// nothing more, holding the connection open until the client leaves.
+	StallAfter *int `json:"stallAfter,omitempty"`
+	// LongLine sends, first, one data line of that many bytes: a server
+	// or proxy streaming a line without end. The server stops writing
+	// when the client stops reading.
+	LongLine int `json:"longLine,omitempty"`
 	// The quirks of OpenAI-compatible servers (ignored for Anthropic): tool
 	// call deltas without an index, or all with index 0 (Ollama), without
 	// an id, or with the whole arguments in the first delta.

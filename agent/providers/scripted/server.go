@@ -105,6 +105,10 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, resp.Status, "scripted "+http.StatusText(resp.Status))
 		return
 	}
+	if resp.StallHeaders {
+		<-r.Context().Done()
+		return
+	}
 	var req struct {
 		Model string `json:"model"`
 	}
@@ -165,7 +169,17 @@ func play(w http.ResponseWriter, r *http.Request, events []event, f Faults) {
 	w.Header().Set("Cache-Control", "no-cache")
 	w.WriteHeader(http.StatusOK)
 	fl, _ := w.(http.Flusher)
+	if fl != nil {
+		fl.Flush() // the headers go now, as a provider sends them before its first event
+	}
+	if f.LongLine > 0 && !longLine(w, f.LongLine) {
+		return
+	}
 	for i, e := range events {
+		if f.StallAfter != nil && i == *f.StallAfter {
+			<-r.Context().Done()
+			return
+		}
 		if i > 0 && f.DelayMs > 0 {
 			select {
 			case <-time.After(time.Duration(f.DelayMs) * time.Millisecond):
@@ -198,4 +212,22 @@ func play(w http.ResponseWriter, r *http.Request, events []event, f Faults) {
 			fl.Flush()
 		}
 	}
+	if f.StallAfter != nil && *f.StallAfter >= len(events) {
+		<-r.Context().Done()
+	}
+}
+
+// longLine writes a data line of n bytes and its end, and reports whether
+// the client took it all.
+func longLine(w http.ResponseWriter, n int) bool {
+	chunk := []byte("data: " + strings.Repeat("x", 64<<10))
+	for n > 0 {
+		c := chunk[:min(n, len(chunk))]
+		if _, err := w.Write(c); err != nil {
+			return false
+		}
+		n -= len(c)
+	}
+	_, err := io.WriteString(w, "\n\n")
+	return err == nil
 }
