@@ -276,7 +276,11 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 		}
 		done <- cmd.Start()
 	}()
-	return <-done
+	if err := <-done; err != nil {
+		return err
+	}
+	watchStep(cmd) // here, not on the restricted thread
+	return nil
 }
 
 // spawn has the spawner of grant's kind start cmd in its view; ok is false

@@ -32,9 +32,10 @@ func init() {
 // launch is the launcher's work. It returns only on failure, with the
 // status a shell gives a program it could not run. args are one of:
 //
-//	-fd N -flags F -uid U -gid G [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...
-//	-serve FD UID GID PROBE
-//	-start FD MOUNTER PROBE
+//	-fd N -flags F -uid U -gid G -tandem PID [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...
+//	-serve FD UID GID PROBE TANDEM
+//	-start FD MOUNTER PROBE TANDEM
+//	-watch FD TANDEM
 //	-probe DIR UID GID
 //	-probe-write PATH UID
 //	-exec FD FLAGS NOUNIX -- PATH ARGV0 ARGS...
@@ -49,25 +50,36 @@ func launch(args []string, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "tandem sandbox: "+format+"\n", a...)
 		return status
 	}
-	if len(args) == 5 && args[0] == "-serve" {
+	if len(args) == 6 && args[0] == "-serve" {
 		conn, errConn := strconv.Atoi(args[1])
 		uid, errU := strconv.Atoi(args[2])
 		gid, errG := strconv.Atoi(args[3])
-		if err := errors.Join(errConn, errU, errG); err != nil {
+		_, errT := strconv.Atoi(args[5])
+		if err := errors.Join(errConn, errU, errG, errT); err != nil {
 			return fail(126, "-serve: %v", err)
 		}
 		unix.CloseOnExec(conn) // none of its programs holds it
-		return serve(conn, user{uid, gid}, args[4])
+		return serve(conn, user{uid, gid}, args[4], args[5])
 	}
-	if len(args) == 4 && args[0] == "-start" {
+	if len(args) == 5 && args[0] == "-start" {
 		conn, errConn := strconv.Atoi(args[1])
 		mounter, errM := strconv.Atoi(args[2])
-		if err := errors.Join(errConn, errM); err != nil {
+		tandem, errT := strconv.Atoi(args[4])
+		if err := errors.Join(errConn, errM, errT); err != nil {
 			return fail(126, "-start: %v", err)
 		}
 		unix.CloseOnExec(conn)
 		unix.CloseOnExec(mounter)
-		return start(conn, mounter, args[3])
+		return start(conn, mounter, args[3], tandem)
+	}
+	if len(args) == 3 && args[0] == "-watch" {
+		conn, errConn := strconv.Atoi(args[1])
+		tandem, errT := strconv.Atoi(args[2])
+		if err := errors.Join(errConn, errT); err != nil {
+			return fail(126, "-watch: %v", err)
+		}
+		unix.CloseOnExec(conn)
+		return watch(conn, tandem)
 	}
 	if len(args) == 4 && args[0] == "-probe" {
 		// As the launcher: a read-only mount, then a program as the user
@@ -102,7 +114,7 @@ func launch(args []string, stderr io.Writer) int {
 		}
 		return becomeProgram(fd, uint32(flags), noUnix, args[5], args[6:], programFailed(fail, args[6]))
 	}
-	fd, flags, extra, noUnix := -1, uint64(0), 0, false
+	fd, flags, extra, noUnix, tandem := -1, uint64(0), 0, false, 0
 	ids := user{uid: -1, gid: -1}
 	var view mounts
 	i := 0
@@ -117,6 +129,8 @@ func launch(args []string, stderr io.Writer) int {
 			extra, err = strconv.Atoi(v)
 		case "-nounix":
 			noUnix, err = strconv.ParseBool(v)
+		case "-tandem":
+			tandem, err = strconv.Atoi(v)
 		case "-uid":
 			ids.uid, err = strconv.Atoi(v)
 		case "-gid":
@@ -137,8 +151,16 @@ func launch(args []string, stderr io.Writer) int {
 			return fail(126, "%s %s: %v", args[i], args[i+1], err)
 		}
 	}
-	if fd < 0 || ids.uid < 0 || ids.gid < 0 || i+2 >= len(args) || args[i] != "--" {
-		return fail(126, "usage: %s -fd N -flags F -uid U -gid G [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...", launcherName)
+	if fd < 0 || ids.uid < 0 || ids.gid < 0 || tandem <= 0 || i+2 >= len(args) || args[i] != "--" {
+		return fail(126, "usage: %s -fd N -flags F -uid U -gid G -tandem PID [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...", launcherName)
+	}
+	// A step's launcher leads the program's process group: once tandem has
+	// exited, it ends the group, itself with it (see watchParent).
+	if unix.Getpgrp() == os.Getpid() {
+		go func(pidfd int) {
+			exited(pidfd, -1)
+			unix.Kill(0, unix.SIGKILL)
+		}(watchParent(tandem))
 	}
 	if err := view.make(map[string]mountKind{}); err != nil {
 		return fail(126, "%v", err)
@@ -297,7 +319,8 @@ func launchIn(cmd *exec.Cmd, fd int, flags uint32, v mounts, newNet bool) error 
 	defer ruleset.Close()
 	ids := tandemsUser()
 	args := []string{launcherName, "-fd", strconv.Itoa(3 + len(cmd.ExtraFiles)), "-flags", strconv.FormatUint(uint64(flags), 10),
-		"-uid", strconv.Itoa(ids.uid), "-gid", strconv.Itoa(ids.gid), "-extra", strconv.Itoa(len(cmd.ExtraFiles)), "-nounix", strconv.FormatBool(newNet)}
+		"-uid", strconv.Itoa(ids.uid), "-gid", strconv.Itoa(ids.gid), "-tandem", strconv.Itoa(os.Getpid()),
+		"-extra", strconv.Itoa(len(cmd.ExtraFiles)), "-nounix", strconv.FormatBool(newNet)}
 	for _, p := range v.Pinned {
 		args = append(args, "-pin", p)
 	}

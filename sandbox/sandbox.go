@@ -73,10 +73,12 @@ func makeScratch(places []string) {
 // Start starts cmd restricted to grant. effects are the program's own, as
 // judged: a program with exec may do what its words do not show, and where
 // no namespace can be made it is held more closely (see start). A nil
-// sandbox starts cmd unrestricted.
+// sandbox starts cmd unrestricted. Either way a step's program (one that
+// leads its own process group) is killed with its group if tandem is
+// killed before it ends (Linux and macOS).
 func (s *Sandbox) Start(cmd *exec.Cmd, grant, effects approvals.Effects) error {
 	if s == nil {
-		return cmd.Start()
+		return startWatched(cmd)
 	}
 	return s.start(cmd, grant&Restricted, effects.Has(approvals.Exec))
 }

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"sync"
@@ -36,5 +37,53 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, _ bool) error {
 	}
 	argv := append([]string{"sandbox-exec", "-p", SeatbeltProfile(s.places, grant, g), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = sandboxExec, argv
+	return startWatched(cmd)
+}
+
+// startWatched starts cmd, a step's program under the watchdog.
+func startWatched(cmd *exec.Cmd) error {
+	if err := watched(cmd); err != nil {
+		return err
+	}
 	return cmd.Start()
+}
+
+// watchPipe is a pipe whose write end ([1]) only tandem holds: the kernel
+// closes it when tandem exits in any way, SIGKILL included. Each step's
+// watcher holds its read end ([0]). Neither is ever closed; held here, no
+// finalizer closes them.
+var watchPipe = sync.OnceValues(func() ([2]*os.File, error) {
+	r, w, err := os.Pipe()
+	return [2]*os.File{r, w}, err
+})
+
+// watchdog starts a watcher in the program's process group and becomes
+// the program ("$@"), as mcpclient's does for an MCP server: the watcher
+// kills the group once the pipe's other end is closed (tandem exited), and
+// leaves once the program has ($$ is the program, after exec), looking
+// every 2 s. macOS has no parent-death signal. A read at end of file
+// returns at once and a timed-out one after 2 s: the time taken tells them
+// apart whatever status the bash gives a timeout (macOS ships bash 3.2). It
+// is bash's: read -t is not POSIX, and macOS's /bin/sh may be dash.
+const watchdog = `{ while kill -0 $$ 2>/dev/null; do t=$SECONDS; read -r -t 2 _ <&%[1]d; [ $((SECONDS - t)) -ge 1 ] || { kill -KILL 0; exit; }; done; } </dev/null >/dev/null 2>&1 &
+exec "$@" %[1]d<&-`
+
+// watched has a step's program started under the watchdog. Only a step's,
+// which leads its own process group: the watcher kills the whole group.
+func watched(cmd *exec.Cmd) error {
+	if cmd.SysProcAttr == nil || !cmd.SysProcAttr.Setpgid {
+		return nil
+	}
+	if fi, err := os.Stat(cmd.Path); err != nil || fi.IsDir() || fi.Mode()&0o111 == 0 {
+		return nil // Start says why it cannot run, as without the watchdog
+	}
+	ends, err := watchPipe()
+	if err != nil {
+		return err
+	}
+	script := fmt.Sprintf(watchdog, 3+len(cmd.ExtraFiles))
+	cmd.ExtraFiles = append(cmd.ExtraFiles, ends[0])
+	cmd.Args = append([]string{"bash", "-c", script, "bash", cmd.Path}, cmd.Args[1:]...)
+	cmd.Path = "/bin/bash"
+	return nil
 }

@@ -226,7 +226,7 @@ func (z *spawner) launch() error {
 	defer os.RemoveAll(probe)
 	// Its environment is empty: each program gets its own from the
 	// request, and tandem's (keys included) stays in tandem.
-	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-serve", "3", strconv.Itoa(ids.uid), strconv.Itoa(ids.gid), probe},
+	cmd := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-serve", "3", strconv.Itoa(ids.uid), strconv.Itoa(ids.gid), probe, strconv.Itoa(os.Getpid())},
 		Env: []string{}, ExtraFiles: []*os.File{theirs}, SysProcAttr: attr}
 	if err := cmd.Start(); err != nil {
 		ours.Close()
@@ -327,7 +327,7 @@ func reapZombieCopy(comm string) bool {
 // starts the starter as ids, with tandem's socket conn (the starter says
 // its pid there first, and whether probe refused it a write), and mounts
 // what the starter asks until the starter ends.
-func serve(conn int, ids user, probe string) int {
+func serve(conn int, ids user, probe, tandem string) int {
 	if err := readOnly(probe); err != nil {
 		return failHello(conn, err)
 	}
@@ -337,7 +337,7 @@ func serve(conn int, ids user, probe string) int {
 	}
 	ours, theirs := os.NewFile(uintptr(fds[0]), "mounter"), os.NewFile(uintptr(fds[1]), "mounter")
 	tandems := os.NewFile(uintptr(conn), "spawner")
-	starter := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-start", "3", "4", probe}, Env: []string{},
+	starter := &exec.Cmd{Path: "/proc/self/exe", Args: []string{launcherName, "-start", "3", "4", probe, tandem}, Env: []string{},
 		ExtraFiles: []*os.File{tandems, theirs}, SysProcAttr: ids.attr(&syscall.SysProcAttr{Cloneflags: unix.CLONE_PARENT})}
 	if err := starter.Start(); err != nil {
 		return failHello(conn, err)
@@ -380,7 +380,7 @@ func failHello(conn int, err error) int {
 // programs from it and starts each, first having the mounter (on the
 // socket mounter) guard what the program may not change. It returns when
 // tandem closes the socket.
-func start(conn, mounter int, probe string) int {
+func start(conn, mounter int, probe string, tandem int) int {
 	hello := reply{Pid: os.Getpid()}
 	if err := os.WriteFile(probe+"/probe", nil, 0o600); !errors.Is(err, syscall.EROFS) {
 		hello.Err = fmt.Sprintf("a read-only mount took a write (%v)", err)
@@ -405,12 +405,15 @@ func start(conn, mounter int, probe string) int {
 		}
 		return rep.err("mount")
 	}
-	st := &starter{conn: conn, guard: guard, body: make([]byte, 1<<20), oob: make([]byte, unix.CmsgSpace(4*4))}
+	// The starter's parent is tandem (CLONE_PARENT).
+	st := &starter{conn: conn, guard: guard, body: make([]byte, 1<<20), oob: make([]byte, unix.CmsgSpace(4*4)),
+		tandem: watchParent(tandem)}
 	for m := st.receive(); m != nil; {
 		next := make(chan *message)
 		go st.restricted(m, next)
 		m = <-next
 	}
+	outlive(st.tandem, &st.programs)
 	return 0
 }
 
@@ -423,6 +426,10 @@ type starter struct {
 	// programs sent without theirs; hasEnv once one was sent.
 	env    []string
 	hasEnv bool
+	// tandem is a pidfd of tandem (-1 once it has exited), and programs
+	// the groups of the programs started, killed if tandem exits first.
+	tandem   int
+	programs groups
 }
 
 // message is a request as received, with the descriptors sent beside it.
@@ -593,6 +600,8 @@ func (st *starter) spawn(m *message) reply {
 	}
 	pid := cmd.Process.Pid
 	cmd.Process.Release()
+	st.programs.prune()
+	st.programs.add(pid)
 	return reply{Pid: pid}
 }
 
