@@ -177,7 +177,7 @@ func stepDirs(steps []*step) []string {
 // Recovery is what the recovery of one commit cut short did.
 type Recovery struct {
 	Forward bool     // rolled forward to the new state, else back to the old
-	Files   []string // the files the commit changes (absolute); a move's destination after its source
+	Files   []string // the files the commit changes, as the model names them; a move's destination after its source
 	Kept    []string // those that held neither state and were left as they were
 	Err     error    // why it could not be settled; its record stays for the next start
 }
@@ -275,7 +275,7 @@ func recoverRecord(fsys FS, f *os.File, roots []string) (_ Recovery, ok bool) {
 	for _, s := range rec.Steps {
 		for _, p := range []string{s.Path, s.Dest} {
 			if p != "" {
-				r.Files = append(r.Files, p)
+				r.Files = append(r.Files, documents.Display(roots, p))
 				paths = append(paths, p)
 			}
 		}
@@ -298,7 +298,7 @@ func recoverRecord(fsys FS, f *os.File, roots []string) (_ Recovery, ok bool) {
 		case stateStuck:
 			r.Forward = false
 		case stateOther:
-			r.Kept = append(r.Kept, s.Path)
+			r.Kept = append(r.Kept, documents.Display(roots, s.Path))
 		}
 	}
 	r.Err = settle(fsys, rec.Steps, r.Forward)
