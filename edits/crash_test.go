@@ -313,3 +313,79 @@ func TestCommitWholeAfterRandomKills(t *testing.T) {
 	}
 	t.Logf("%d random kills into a commit of %v: %v", runs, took, phases)
 }
+
+// orderFS records the commit's filesystem calls in order.
+type orderFS struct {
+	OS
+	calls []string
+}
+
+func (o *orderFS) log(op, p string) { o.calls = append(o.calls, op+" "+p) }
+func (o *orderFS) CreateTemp(p string, perm fs.FileMode) (*os.File, error) {
+	o.log("create", p)
+	return o.OS.CreateTemp(p, perm)
+}
+func (o *orderFS) Write(f *os.File, b []byte) error { o.log("write", f.Name()); return o.OS.Write(f, b) }
+func (o *orderFS) Sync(f *os.File) error            { o.log("sync", f.Name()); return o.OS.Sync(f) }
+func (o *orderFS) Rename(a, b string) error         { o.log("place", b); return o.OS.Rename(a, b) }
+func (o *orderFS) Link(a, b string) error           { o.log("place", b); return o.OS.Link(a, b) }
+func (o *orderFS) Remove(p string) error            { o.log("remove", p); return o.OS.Remove(p) }
+func (o *orderFS) SyncDir(d string) error           { o.log("syncdir", d); return o.OS.SyncDir(d) }
+
+// What a power loss keeps is what was flushed, so the flushes come in the
+// journal's order: the record and its directory before any temporary file
+// is made; every temporary file before any is put in place; every changed
+// directory before the record is removed, and the journal directory after.
+// A kill shows none of this; the order is what holds across a power loss.
+func TestLaw_commit_flushes_in_journal_order(t *testing.T) {
+	w, _, args := fiveFiles(t)
+	o := &orderFS{}
+	w.env.FS = o
+	if _, err := w.edit(args); err != nil {
+		t.Fatal(err)
+	}
+	first := func(pred func(op, p string) bool) int {
+		for i, c := range o.calls {
+			op, p, _ := strings.Cut(c, " ")
+			if pred(op, p) {
+				return i
+			}
+		}
+		return -1
+	}
+	last := func(pred func(op, p string) bool) int {
+		n := -1
+		for i, c := range o.calls {
+			op, p, _ := strings.Cut(c, " ")
+			if pred(op, p) {
+				n = i
+			}
+		}
+		return n
+	}
+	isRecord := func(p string) bool { return strings.HasSuffix(p, recordExt) }
+	inWS := func(p string) bool { return documents.Inside(w.root, p) }
+	recordSync := first(func(op, p string) bool { return op == "sync" && isRecord(p) })
+	journalSync := first(func(op, p string) bool { return op == "syncdir" && p == w.env.Journal })
+	firstTemp := first(func(op, p string) bool { return op == "create" && inWS(p) })
+	lastTempSync := last(func(op, p string) bool { return op == "sync" && inWS(p) })
+	firstPlace := first(func(op, p string) bool { return op == "place" })
+	lastDirSync := last(func(op, p string) bool { return op == "syncdir" && inWS(p) })
+	recordRemove := first(func(op, p string) bool { return op == "remove" && isRecord(p) })
+	lastJournalSync := last(func(op, p string) bool { return op == "syncdir" && p == w.env.Journal })
+	for _, c := range []struct {
+		what   string
+		before int
+		after  int
+	}{
+		{"the record is flushed before its directory", recordSync, journalSync},
+		{"the journal directory is flushed before the first temporary file", journalSync, firstTemp},
+		{"every temporary file is flushed before the first is put in place", lastTempSync, firstPlace},
+		{"every changed directory is flushed before the record is removed", lastDirSync, recordRemove},
+		{"the journal directory is flushed after the record is removed", recordRemove, lastJournalSync},
+	} {
+		if c.before < 0 || c.after < 0 || c.before >= c.after {
+			t.Errorf("not so: %s (calls %d, %d):\n%s", c.what, c.before, c.after, strings.Join(o.calls, "\n"))
+		}
+	}
+}
