@@ -325,12 +325,15 @@ func (o *orderFS) CreateTemp(p string, perm fs.FileMode) (*os.File, error) {
 	o.log("create", p)
 	return o.OS.CreateTemp(p, perm)
 }
-func (o *orderFS) Write(f *os.File, b []byte) error { o.log("write", f.Name()); return o.OS.Write(f, b) }
-func (o *orderFS) Sync(f *os.File) error            { o.log("sync", f.Name()); return o.OS.Sync(f) }
-func (o *orderFS) Rename(a, b string) error         { o.log("place", b); return o.OS.Rename(a, b) }
-func (o *orderFS) Link(a, b string) error           { o.log("place", b); return o.OS.Link(a, b) }
-func (o *orderFS) Remove(p string) error            { o.log("remove", p); return o.OS.Remove(p) }
-func (o *orderFS) SyncDir(d string) error           { o.log("syncdir", d); return o.OS.SyncDir(d) }
+func (o *orderFS) Write(f *os.File, b []byte) error {
+	o.log("write", f.Name())
+	return o.OS.Write(f, b)
+}
+func (o *orderFS) Sync(f *os.File) error    { o.log("sync", f.Name()); return o.OS.Sync(f) }
+func (o *orderFS) Rename(a, b string) error { o.log("place", b); return o.OS.Rename(a, b) }
+func (o *orderFS) Link(a, b string) error   { o.log("place", b); return o.OS.Link(a, b) }
+func (o *orderFS) Remove(p string) error    { o.log("remove", p); return o.OS.Remove(p) }
+func (o *orderFS) SyncDir(d string) error   { o.log("syncdir", d); return o.OS.SyncDir(d) }
 
 // What a power loss keeps is what was flushed, so the flushes come in the
 // journal's order: the record and its directory before any temporary file
