@@ -188,12 +188,16 @@ func (r Recovery) String() string {
 	if r.Forward {
 		way = "rolled forward: every file holds its new content"
 	}
-	s := fmt.Sprintf("An edit of %s was cut short by a crash and has been %s", strings.Join(r.Files, ", "), way)
-	if len(r.Kept) > 0 {
-		s += fmt.Sprintf(", except %s, changed since and left as it is", strings.Join(r.Kept, ", "))
+	edit := "An edit"
+	if len(r.Files) > 0 {
+		edit += " of " + strings.Join(r.Files, ", ")
 	}
 	if r.Err != nil {
-		s = fmt.Sprintf("An edit of %s was cut short by a crash and could not be settled (%v); tandem tries again at its next start", strings.Join(r.Files, ", "), r.Err)
+		return fmt.Sprintf("%s was cut short by a crash and could not be settled (%v); tandem tries again at its next start.", edit, r.Err)
+	}
+	s := fmt.Sprintf("%s was cut short by a crash and has been %s", edit, way)
+	if len(r.Kept) > 0 {
+		s += fmt.Sprintf(", except %s, changed since and left as it is", strings.Join(r.Kept, ", "))
 	}
 	return s + "."
 }
