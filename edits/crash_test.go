@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
@@ -32,6 +33,9 @@ type crashSpec struct {
 	Root, Journal string
 	Size          int // bytes of each replaced file
 	KillAt        int // kill before this filesystem call; 0: never
+	// StallAt stops before this filesystem call, says "stalled", and goes
+	// on when its standard input ends; 0: never.
+	StallAt int
 }
 
 const crashHelper = "commit:"
@@ -106,7 +110,7 @@ func crashCommit(specPath string) {
 	}
 	created := crashOld(crashCreated, sp.Size)
 	fe = append(fe, FileEdit{Path: crashCreated, Create: &created})
-	kfs := &killFS{at: sp.KillAt}
+	kfs := &killFS{at: sp.KillAt, stall: sp.StallAt}
 	env.FS = kfs
 	fmt.Println("ready")
 	start := time.Now()
@@ -118,16 +122,22 @@ func crashCommit(specPath string) {
 	os.Exit(0)
 }
 
-// killFS kills its process just before its at-th call.
+// killFS kills its process just before its at-th call, or stalls before
+// its stall-th until its standard input ends.
 type killFS struct {
 	OS
-	n, at int
+	n, at, stall int
 }
 
 func (k *killFS) tick() {
-	if k.n++; k.n == k.at {
+	k.n++
+	switch k.n {
+	case k.at:
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {}
+	case k.stall:
+		fmt.Println("stalled")
+		io.Copy(io.Discard, os.Stdin)
 	}
 }
 
@@ -391,4 +401,81 @@ func TestLaw_commit_flushes_in_journal_order(t *testing.T) {
 			t.Errorf("not so: %s (calls %d, %d):\n%s", c.what, c.before, c.after, strings.Join(o.calls, "\n"))
 		}
 	}
+}
+
+// A second tandem on the workspace never settles a commit still running:
+// its writer holds the record's lock. The helper stalls before each
+// filesystem call of its commit in turn; meanwhile this process opens the
+// workspace (Recover), which must leave the record, the temporary files
+// and every file as they were; then the helper goes on and its edit lands
+// whole.
+func TestLaw_recovery_leaves_a_running_commit(t *testing.T) {
+	probe := crashWorkspace(t, 64, 0)
+	_, calls, done := crashRun(t, probe, -1)
+	if !done {
+		t.Fatal("the commit did not finish")
+	}
+	for at := 1; at <= calls; at++ {
+		sp := crashWorkspace(t, 64, 0)
+		sp.StallAt = at
+		specPath := filepath.Join(filepath.Dir(sp.Root), "spec.json")
+		b, _ := json.Marshal(sp)
+		os.WriteFile(specPath, b, 0o644)
+		cmd := exec.Command(os.Args[0])
+		cmd.Env = append(os.Environ(), helperEnv+"="+crashHelper+specPath)
+		goOn, _ := cmd.StdinPipe()
+		out, _ := cmd.StdoutPipe()
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		lines := bufio.NewScanner(out)
+		for lines.Scan() && lines.Text() != "stalled" {
+		}
+		before := snapshot(sp)
+		// Taking the record for a dead one is the bug itself; settling it
+		// would then wait for the commit's directory locks, held until the
+		// helper goes on.
+		if claimed := claimDead(sp.Journal); len(claimed) > 0 {
+			for _, f := range claimed {
+				f.Close()
+			}
+			goOn.Close()
+			cmd.Wait()
+			t.Fatalf("stalled before call %d: a running commit was settled: its record was taken for a dead one", at)
+		}
+		if rs := Recover(sp.Journal, []string{sp.Root}); len(rs) > 0 {
+			t.Errorf("stalled before call %d: a running commit was settled: %v", at, rs)
+		}
+		if after := snapshot(sp); after != before {
+			t.Errorf("stalled before call %d: recovery changed a running commit's files:\nbefore %s\nafter  %s", at, before, after)
+		}
+		goOn.Close()
+		finished := false
+		for lines.Scan() {
+			finished = finished || strings.HasPrefix(lines.Text(), "done ")
+		}
+		cmd.Wait()
+		if !finished {
+			t.Errorf("stalled before call %d: the commit did not finish after the recovery", at)
+		}
+		if !checkWhole(t, sp, fmt.Sprintf("stalled before call %d", at)) {
+			t.Errorf("stalled before call %d: the edit did not land", at)
+		}
+	}
+}
+
+// snapshot names every file of a run's workspace and journal with its
+// size.
+func snapshot(sp crashSpec) string {
+	var b strings.Builder
+	for _, d := range []string{sp.Root, sp.Journal} {
+		filepath.WalkDir(d, func(p string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				info, _ := e.Info()
+				fmt.Fprintf(&b, "%s:%d ", strings.TrimPrefix(p, filepath.Dir(sp.Root)), info.Size())
+			}
+			return nil
+		})
+	}
+	return b.String()
 }

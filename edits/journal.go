@@ -167,25 +167,8 @@ func begin(fsys FS, dir string, steps []*step) (*journal, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
 	}
-	// A recovery takes the directory's lock exclusively while it picks
-	// records whose lock is free: holding it shared until the record is
-	// locked means a record in its first moment is never taken for a dead
-	// one.
-	d, err := os.Open(dir)
+	f, err := createRecord(fsys, dir)
 	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	if err := unix.Flock(int(d.Fd()), unix.LOCK_SH); err != nil {
-		return nil, err
-	}
-	f, err := fsys.CreateTemp(filepath.Join(dir, randomHex()+recordExt), 0o600)
-	if err != nil {
-		return nil, err
-	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		f.Close()
-		os.Remove(f.Name())
 		return nil, err
 	}
 	j := &journal{fsys: fsys, dir: dir, f: f}
@@ -203,6 +186,31 @@ func begin(fsys FS, dir string, steps []*step) (*journal, error) {
 		return nil, err
 	}
 	return j, nil
+}
+
+// createRecord creates a new record file in dir and locks it. A recovery
+// takes the directory's lock exclusively while it picks records whose lock
+// is free: holding it shared until the record is locked means a record in
+// its first moment is never taken for a dead one.
+func createRecord(fsys FS, dir string) (*os.File, error) {
+	d, err := os.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	if err := unix.Flock(int(d.Fd()), unix.LOCK_SH); err != nil {
+		return nil, err
+	}
+	f, err := fsys.CreateTemp(filepath.Join(dir, randomHex()+recordExt), 0o600)
+	if err != nil {
+		return nil, err
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
+	return f, nil
 }
 
 // end removes the record once the commit is settled, flushes its

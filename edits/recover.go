@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -220,6 +221,10 @@ func Recover(dir string, roots []string) []Recovery {
 	return out
 }
 
+// journalDirWait bounds how long a recovery waits for the journal
+// directory's lock.
+var journalDirWait = time.Second
+
 // claimDead locks and returns the records in dir whose lock is free. It
 // holds the directory's lock while it looks (see begin).
 func claimDead(dir string) []*os.File {
@@ -231,8 +236,18 @@ func claimDead(dir string) []*os.File {
 		return nil
 	}
 	defer d.Close()
-	if err := unix.Flock(int(d.Fd()), unix.LOCK_EX); err != nil {
-		return nil
+	// A writer holds the directory only while it creates and locks its
+	// record; one held longer is stuck (a hung file system), and the dead
+	// records wait for the next start or commit.
+	for waited := time.Duration(0); ; waited += lockPoll {
+		err := unix.Flock(int(d.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) || waited >= journalDirWait {
+			return nil
+		}
+		time.Sleep(lockPoll)
 	}
 	entries, _ := d.ReadDir(-1)
 	var dead []*os.File
