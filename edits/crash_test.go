@@ -479,3 +479,29 @@ func snapshot(sp crashSpec) string {
 	}
 	return b.String()
 }
+
+// A record cut short while it was written — its writer died before any
+// file was touched — is removed at the next start, and nothing else is
+// touched, wherever the cut falls.
+func TestTornRecordIsRemoved(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "old\n"})
+	s := &step{Op: opReplace, Path: w.abs("a.txt"), Temp: tempName(w.abs("a.txt")), Mode: 0o644, before: []byte("old\n"), After: digestOf([]byte("new\n"))}
+	data := (&record{Version: recordVersion, Steps: []*step{s}}).encode()
+	if _, err := decodeRecord(data); err != nil {
+		t.Fatalf("the whole record does not decode: %v", err)
+	}
+	os.MkdirAll(w.env.Journal, 0o700)
+	for cut := 0; cut < len(data); cut += max(1, len(data)/40) {
+		p := filepath.Join(w.env.Journal, "torn"+recordExt)
+		os.WriteFile(p, data[:cut], 0o600)
+		if rs := Recover(w.env.Journal, w.env.Roots); len(rs) > 0 {
+			t.Errorf("cut at %d of %d: reported %v", cut, len(data), rs)
+		}
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("cut at %d of %d: the record stayed", cut, len(data))
+		}
+		if got := w.file("a.txt"); got != "old\n" {
+			t.Errorf("cut at %d of %d: a.txt = %q", cut, len(data), got)
+		}
+	}
+}

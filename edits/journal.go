@@ -36,6 +36,9 @@ import (
 // temporary files so that a crash while they are written leaves no file
 // nobody knows of.
 
+// recordVersion is the layout of the records this tandem writes.
+const recordVersion = 1
+
 // recordExt ends the name of every commit record in the journal directory.
 const recordExt = ".commit"
 
@@ -136,6 +139,9 @@ func decodeRecord(data []byte) (*record, error) {
 	if err := json.Unmarshal(head, &r); err != nil {
 		return nil, err
 	}
+	if r.Version != recordVersion {
+		return nil, fmt.Errorf("it is of version %d, which this tandem does not know; a newer tandem settles it", r.Version)
+	}
 	for _, s := range r.Steps {
 		if b := s.Before; b != nil {
 			if b.Off < 0 || b.Len < 0 || b.Off+b.Len > int64(len(body)) {
@@ -172,7 +178,7 @@ func begin(fsys FS, dir string, steps []*step) (*journal, error) {
 		return nil, err
 	}
 	j := &journal{fsys: fsys, dir: dir, f: f}
-	rec := &record{Version: 1, PID: os.Getpid(), Started: time.Now().UTC(), Steps: steps}
+	rec := &record{Version: recordVersion, PID: os.Getpid(), Started: time.Now().UTC(), Steps: steps}
 	if err := fsys.Write(f, rec.encode()); err != nil {
 		j.end()
 		return nil, err
