@@ -185,9 +185,9 @@ type Recovery struct {
 
 // String says in one sentence what the recovery did.
 func (r Recovery) String() string {
-	way := "rolled back: every file holds what it held before it"
+	way := "rolled back: every file is as it was before the edit"
 	if r.Forward {
-		way = "rolled forward: every file holds its new content"
+		way = "rolled forward: every file is as the edit makes it"
 	}
 	edit := "An edit"
 	if len(r.Files) > 0 {
