@@ -363,6 +363,12 @@ func stepOf(c *change, i int, before, content []byte) *step {
 	if info, err := os.Stat(c.target); err == nil && !c.create {
 		s.Mode, s.keepMode = info.Mode().Perm(), true
 	}
+	if s.Op != opCreate {
+		s.Old = digestOf(before)
+		if s.before == nil {
+			s.before = []byte{} // an empty file, not none
+		}
+	}
 	if s.Op != opRemove {
 		s.After, s.Temp = digestOf(content), tempName(final)
 	}

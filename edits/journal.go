@@ -18,9 +18,10 @@ import (
 // A commit on disk is journaled the way a database's is, so that kill -9 or
 // a power loss at any moment leaves every file of it old or every file new:
 //
-//  1. the intent record — each file, its temporary file's name, its old
-//     bytes and mode, the new content's length and hash — is written to a
-//     new file of the journal directory, flushed, and the directory flushed;
+//  1. the intent record — each file, its temporary file's name, its mode,
+//     the old and the new content's length and hash, and the old bytes
+//     when there is more than one file — is written to a new file of the
+//     journal directory, flushed, and the directory flushed;
 //  2. every temporary file is written and flushed;
 //  3. the temporary files are renamed (or linked) into place, sources of
 //     moves and deleted files removed;
@@ -59,8 +60,11 @@ type step struct {
 	Dest string      `json:"dest,omitempty"` // a move's destination
 	Temp string      `json:"temp,omitempty"` // holds the new content; none for a removal
 	Mode fs.FileMode `json:"mode"`           // the mode of the new file, and of old bytes put back
-	// Before is where the old bytes are in the record's body; nil when
-	// there was no file (a creation).
+	// Old names the old content; nil when there was no file (a creation).
+	Old *digest `json:"old,omitempty"`
+	// Before is where the old bytes are in the record's body, kept when
+	// a roll back could need them: in a commit of more than one step. A
+	// lone step never goes back once it landed (its rename is atomic).
 	Before *span `json:"before,omitempty"`
 	// After names the new content; nil when no file is left (a removal).
 	After *digest `json:"after,omitempty"`
@@ -108,7 +112,7 @@ func (r *record) encode() []byte {
 	var body []byte
 	for _, s := range r.Steps {
 		s.Before = nil
-		if s.Op != opCreate {
+		if len(r.Steps) > 1 && s.Op != opCreate {
 			s.Before = &span{Off: int64(len(body)), Len: int64(len(s.before))}
 			body = append(body, s.before...)
 		}

@@ -1,7 +1,6 @@
 package edits
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -41,7 +40,7 @@ func (s *step) classify() stepState {
 		return b, errors.Is(err, fs.ErrNotExist), err
 	}
 	cur, gone, err := read(s.Path)
-	holdsOld := err == nil && bytes.Equal(cur, s.before)
+	holdsOld := err == nil && s.Old.matches(cur)
 	switch s.Op {
 	case opReplace, opCreate:
 		switch {
@@ -113,6 +112,9 @@ func settle(fsys FS, steps []*step, forward bool) error {
 // was, no file where there was none. A move's source comes back before its
 // destination goes, so that a crash in between leaves a state settled again.
 func retreat(fsys FS, s *step) error {
+	if s.before == nil && s.Op != opCreate {
+		return fmt.Errorf("the old bytes of %s were not kept", s.Path)
+	}
 	switch s.Op {
 	case opReplace:
 		return putBack(fsys, s.Path, s.before, s.Mode, true)
