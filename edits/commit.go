@@ -99,13 +99,13 @@ type conflictError struct {
 
 func (e *conflictError) Error() string { return e.reason }
 
-// commit writes changes all or nothing as far as conflicts go. It locks
-// every directory involved, in one global order, and checks every change
-// against the bytes it was staged on (and that a move's destination is
-// free). Only when every check passes does it publish the changes, in
-// order, stopping at the first failure. Open buffers go through the editor
+// commit writes changes all or nothing. It locks every directory
+// involved, in one global order, and checks every change against the bytes
+// it was staged on (and that a move's destination is free). Only when
+// every check passes does it apply them: open buffers through the editor
 // first (in one transactional request where the editor supports it), then
-// files are written.
+// the files on disk together, journaled (land), so that a failure or a
+// crash leaves all of them old or all new.
 func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 	fsys := env.fs()
 	// A commit another process left cut short is settled first, so this
@@ -348,7 +348,8 @@ func lockSetOf(paths []string) []string {
 }
 
 // stepOf is change i's step on disk: before is what its file holds,
-// content its new bytes. A replaced or moved file keeps its mode.
+// content its new bytes. A replaced or moved file keeps its mode; a new one
+// gets 0666 less the umask.
 func stepOf(c *change, i int, before, content []byte) *step {
 	s := &step{Op: opReplace, Path: c.target, Mode: 0o666, change: i, show: c.show, before: before, next: content}
 	final := c.target
@@ -567,7 +568,7 @@ func applyBuffers(ctx context.Context, env *Env, cs []*change, idx []int) (strin
 
 // saveBuffer puts a clean buffer's new text on disk after the editor applied
 // it, so builds and tests see it: through the editor's save when it offers
-// one, else by writing the same bytes with the commit's own publish. The
+// one, else by writing the same bytes as a commit of its own (land). The
 // buffer change has landed either way; a failed save is a warning.
 func saveBuffer(ctx context.Context, env *Env, fsys FS, c *change, o *outcome) (warnings []string) {
 	if env.Editor.CanSave() {
