@@ -99,15 +99,20 @@ type conflictError struct {
 
 func (e *conflictError) Error() string { return e.reason }
 
-// commit writes changes all or nothing as far as conflicts go. It locks
-// every directory involved, in one global order, and checks every change
-// against the bytes it was staged on (and that a move's destination is
-// free). Only when every check passes does it publish the changes, in
-// order, stopping at the first failure. Open buffers go through the editor
+// commit writes changes all or nothing. It locks every directory
+// involved, in one global order, and checks every change against the bytes
+// it was staged on (and that a move's destination is free). Only when
+// every check passes does it apply them: open buffers through the editor
 // first (in one transactional request where the editor supports it), then
-// files are written.
+// the files on disk together, journaled (land), so that a failure or a
+// crash leaves all of them old or all new.
 func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 	fsys := env.fs()
+	// A commit another process left cut short is settled first, so this
+	// one checks its files against whole states.
+	for _, r := range Recover(env.Journal, env.Roots) {
+		cs[0].notes = append(cs[0].notes, r.String())
+	}
 	locks, err := lockDirs(ctx, lockSet(cs))
 	if err != nil {
 		return nil, err
@@ -193,8 +198,7 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 	}
 	sweep(targets)
 
-	syncs := &dirSyncs{}
-	defer syncs.flush(fsys, out)
+	var steps []*step
 	for i, c := range cs {
 		if c.already {
 			out[i] = outcome{tried: true, landed: true, where: onDisk}
@@ -204,28 +208,23 @@ func commit(ctx context.Context, env *Env, cs []*change) ([]outcome, error) {
 			continue // a buffer with unsaved changes is never written to disk
 		}
 		if c.buffer {
-			warn := saveBuffer(ctx, env, fsys, syncs.forChange(i), c, &out[i])
+			warn := saveBuffer(ctx, env, fsys, c, &out[i])
 			out[i].warnings = append(out[i].warnings, warn...)
 			continue
 		}
 		out[i].tried = true
-		if c.remove {
-			if err := fsys.Remove(c.target); err != nil {
-				out[i].err = err.Error()
-				stop(i+1, fmt.Sprintf("not tried, because removing %s failed first", c.show))
-				return out, nil
-			}
-			syncs.forChange(i)(filepath.Dir(c.target))
-			out[i].landed, out[i].where = true, onDisk
-			continue
+		steps = append(steps, stepOf(c, i, c.base, c.next))
+	}
+	err = land(fsys, env.Journal, steps)
+	for _, s := range steps {
+		o := &out[s.change]
+		o.landed, o.warnings = s.landed, append(o.warnings, s.warnings...)
+		switch {
+		case s.landed:
+			o.where = onDisk
+		case err != nil:
+			o.err = err.Error()
 		}
-		warn, err := publish(fsys, syncs.forChange(i), c, c.next)
-		if err != nil {
-			out[i].err = err.Error()
-			stop(i+1, fmt.Sprintf("not tried, because writing %s failed first", c.show))
-			return out, nil
-		}
-		out[i].landed, out[i].where, out[i].warnings = true, onDisk, warn
 	}
 	return out, nil
 }
@@ -312,9 +311,22 @@ func fileHolds(path string, want []byte) (bool, error) {
 // lockSet lists the directories a commit locks, sorted: each change's
 // directory and its destination's, or their nearest existing ancestor.
 func lockSet(cs []*change) []string {
+	var paths []string
+	for _, c := range cs {
+		paths = append(paths, c.target)
+		if c.dest != "" {
+			paths = append(paths, c.dest)
+		}
+	}
+	return lockSetOf(paths)
+}
+
+// lockSetOf lists the directories of paths, or their nearest existing
+// ancestors, sorted and once each.
+func lockSetOf(paths []string) []string {
 	seen := map[string]bool{}
 	var dirs []string
-	add := func(p string) {
+	for _, p := range paths {
 		d := filepath.Dir(p)
 		for {
 			if info, err := os.Stat(d); err == nil && info.IsDir() {
@@ -331,118 +343,180 @@ func lockSet(cs []*change) []string {
 			dirs = append(dirs, d)
 		}
 	}
-	for _, c := range cs {
-		add(c.target)
-		if c.dest != "" {
-			add(c.dest)
-		}
-	}
 	sort.Strings(dirs)
 	return dirs
 }
 
-// dirSyncs collects the directories a commit changed, so each is flushed
-// once after its files are in place (a directory flush costs about what a
-// file's does). A failed flush is a warning on every file landed there.
-type dirSyncs struct {
-	order []string
-	who   map[string][]int
-}
-
-// syncFor registers directories for the change at one index.
-type syncFor func(dir string)
-
-func (d *dirSyncs) forChange(i int) syncFor {
-	return func(dir string) {
-		if d.who == nil {
-			d.who = map[string][]int{}
-		}
-		if _, ok := d.who[dir]; !ok {
-			d.order = append(d.order, dir)
-		}
-		d.who[dir] = append(d.who[dir], i)
+// stepOf is change i's step on disk: before is what its file holds,
+// content its new bytes. A replaced or moved file keeps its mode; a new one
+// gets 0666 less the umask.
+func stepOf(c *change, i int, before, content []byte) *step {
+	s := &step{Op: opReplace, Path: c.target, Mode: 0o666, change: i, show: c.show, before: before, next: content}
+	final := c.target
+	switch {
+	case c.remove:
+		s.Op = opRemove
+	case c.dest != "":
+		s.Op, s.Dest, final = opMove, c.dest, c.dest
+	case c.create:
+		s.Op = opCreate
 	}
+	if info, err := os.Stat(c.target); err == nil && !c.create {
+		s.Mode, s.keepMode = info.Mode().Perm(), true
+	}
+	if s.Op != opCreate {
+		s.Old = digestOf(before)
+		if s.before == nil {
+			s.before = []byte{} // an empty file, not none
+		}
+	}
+	if s.Op != opRemove {
+		s.After, s.Temp = digestOf(content), tempName(final)
+	}
+	return s
 }
 
-func (d *dirSyncs) flush(fsys FS, out []outcome) {
-	for _, dir := range d.order {
-		if err := fsys.SyncDir(dir); err != nil {
-			for _, i := range d.who[dir] {
-				out[i].warnings = append(out[i].warnings, fmt.Sprintf("flushing the directory %s failed (%v): the change is in place but may not survive a crash", filepath.Base(dir), err))
+// land puts steps on disk all or nothing, journaled (see journal.go): the
+// record, then every temporary file written and flushed, then each put in
+// place, then the directories flushed. A failure before everything is in
+// place puts back what had landed, and land returns why; a step whose
+// undoing failed too stays landed, with a warning. A failed directory
+// flush is a warning on the steps landed there.
+func land(fsys FS, journal string, steps []*step) error {
+	if len(steps) == 0 {
+		return nil
+	}
+	rec, err := begin(fsys, journal, steps)
+	if err != nil {
+		return fmt.Errorf("recording the edit in tandem's journal failed (%v), so no file was written", err)
+	}
+	defer rec.end()
+	defer func() {
+		for _, s := range steps {
+			if s.temp != nil {
+				s.temp.Close()
 			}
 		}
+	}()
+	for _, s := range steps {
+		if err := s.prepare(fsys); err != nil {
+			return undo(fsys, steps, fmt.Errorf("writing %s failed: %v", s.show, err))
+		}
 	}
+	for _, s := range steps {
+		warn, err := advance(fsys, s)
+		s.warnings = warn
+		if err != nil {
+			return undo(fsys, steps, fmt.Errorf("putting %s in place failed: %v", s.show, err))
+		}
+	}
+	syncDirs(fsys, steps)
+	for _, s := range steps {
+		s.landed = true
+	}
+	return nil
 }
 
-// publish writes one change to disk: a locked temporary file beside the
-// target, written and flushed, then renamed over the target (or linked to a
-// new name, which never replaces a file); its directory is registered with
-// sync to be flushed. A failure before the rename or link leaves the target
-// untouched; a move whose source could not be removed counts as a landed
-// write, with a warning.
-func publish(fsys FS, sync syncFor, c *change, content []byte) (warnings []string, err error) {
-	final := c.target
-	if c.dest != "" {
-		final = c.dest
+// prepare writes and flushes a step's new content to its locked temporary
+// file, making the directories it goes in.
+func (s *step) prepare(fsys FS) error {
+	if s.Op == opRemove {
+		return nil
 	}
-	dir := filepath.Dir(final)
-	perm := fs.FileMode(0o666) // the umask makes it the default mode
-	keepMode := false
-	if info, err := os.Stat(c.target); err == nil && !c.create {
-		perm, keepMode = info.Mode().Perm(), true
-	}
+	dir := filepath.Dir(s.Temp)
 	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, fmt.Errorf("creating the directory %s failed: %v", dir, err)
+		return fmt.Errorf("creating the directory %s failed: %v", dir, err)
 	}
-	f, err := createTemp(fsys, dir, final, perm)
+	f, err := createTemp(fsys, s.Temp, s.Mode)
 	if err != nil {
-		return nil, fmt.Errorf("creating a temporary file failed: %v", err)
+		return fmt.Errorf("creating a temporary file failed: %v", err)
 	}
-	temp := f.Name()
-	renamed := false // the temporary name was renamed away: nothing left to remove
-	defer func() {
-		if !renamed {
-			fsys.Remove(temp) // a hard link keeps the bytes under the new name
-		}
-		f.Close()
-	}()
-	if keepMode {
-		if err := f.Chmod(perm); err != nil {
-			return nil, fmt.Errorf("setting the mode failed: %v", err)
+	s.temp = f
+	if s.keepMode {
+		if err := f.Chmod(s.Mode); err != nil {
+			return fmt.Errorf("setting the mode failed: %v", err)
 		}
 	}
-	if err := fsys.Write(f, content); err != nil {
-		return nil, fmt.Errorf("writing failed: %v", err)
+	if err := fsys.Write(f, s.next); err != nil {
+		return fmt.Errorf("writing failed: %v", err)
 	}
 	if err := fsys.Sync(f); err != nil {
-		return nil, fmt.Errorf("flushing to disk failed: %v", err)
+		return fmt.Errorf("flushing to disk failed: %v", err)
 	}
-	if c.dest == "" && !c.create {
-		if err := fsys.Rename(temp, final); err != nil {
+	return nil
+}
+
+// advance puts one prepared step in place: the temporary file renamed over
+// the file, or linked to a new name (which never replaces a file), a
+// removed file or a move's source removed. A move whose source could not
+// be removed has landed, with a warning.
+func advance(fsys FS, s *step) (warnings []string, err error) {
+	switch s.Op {
+	case opReplace:
+		if err := fsys.Rename(s.Temp, s.Path); err != nil {
 			return nil, fmt.Errorf("renaming into place failed: %v", err)
 		}
-		renamed = true
-	} else {
-		err := fsys.Link(temp, final)
+	case opCreate, opMove:
+		final := s.Path
+		if s.Op == opMove {
+			final = s.Dest
+		}
+		err := fsys.Link(s.Temp, final)
 		switch {
 		case errors.Is(err, errLinkedByRename):
-			renamed = true
 			warnings = append(warnings, "this filesystem has no hard links, so the file was put in place by a rename that refuses an existing name")
 		case errors.Is(err, fs.ErrExist):
 			return nil, fmt.Errorf("%s appeared meanwhile, and it was not replaced", filepath.Base(final))
 		case err != nil:
 			return nil, fmt.Errorf("linking into place failed: %v", err)
+		default:
+			fsys.Remove(s.Temp) // the new name keeps the bytes
 		}
-	}
-	sync(dir)
-	if c.dest != "" {
-		if err := fsys.Remove(c.target); err != nil {
-			warnings = append(warnings, fmt.Sprintf("the old name %s stayed (%v): remove it yourself", c.show, err))
-		} else {
-			sync(filepath.Dir(c.target))
+		if s.Op == opMove {
+			if err := fsys.Remove(s.Path); err != nil {
+				warnings = append(warnings, fmt.Sprintf("the old name %s stayed (%v): remove it yourself", s.show, err))
+			}
+		}
+	case opRemove:
+		if err := fsys.Remove(s.Path); err != nil {
+			return nil, fmt.Errorf("removing failed: %v", err)
 		}
 	}
 	return warnings, nil
+}
+
+// undo puts back the old state of every step after a failure (why), and
+// returns why. A step left in its new state is landed, with a warning.
+func undo(fsys FS, steps []*step, why error) error {
+	for _, s := range steps {
+		s.state = s.classify()
+	}
+	err := settle(fsys, steps, false)
+	syncDirs(fsys, steps)
+	for _, s := range steps {
+		if st := s.classify(); st == stateNew || st == stateHalf {
+			s.landed = true
+			s.warnings = append(s.warnings, fmt.Sprintf("the edit failed (%v) and undoing this file failed too (%v), so it keeps its new content", why, err))
+		}
+	}
+	return fmt.Errorf("%v, so no file of this edit was changed on disk", why)
+}
+
+// syncDirs flushes each directory the steps changed, once (a directory
+// flush costs about what a file's does). A failed flush is a warning on
+// every step there.
+func syncDirs(fsys FS, steps []*step) {
+	for _, d := range stepDirs(steps) {
+		err := fsys.SyncDir(d)
+		if err == nil {
+			continue
+		}
+		for _, s := range steps {
+			if filepath.Dir(s.Path) == d || s.Dest != "" && filepath.Dir(s.Dest) == d {
+				s.warnings = append(s.warnings, fmt.Sprintf("flushing the directory %s failed (%v): the change is in place but may not survive a crash", filepath.Base(d), err))
+			}
+		}
+	}
 }
 
 // confirmWait is how long a commit waits for the editor's didChange that
@@ -494,9 +568,9 @@ func applyBuffers(ctx context.Context, env *Env, cs []*change, idx []int) (strin
 
 // saveBuffer puts a clean buffer's new text on disk after the editor applied
 // it, so builds and tests see it: through the editor's save when it offers
-// one, else by writing the same bytes with the commit's own publish. The
+// one, else by writing the same bytes as a commit of its own (land). The
 // buffer change has landed either way; a failed save is a warning.
-func saveBuffer(ctx context.Context, env *Env, fsys FS, sync syncFor, c *change, o *outcome) (warnings []string) {
+func saveBuffer(ctx context.Context, env *Env, fsys FS, c *change, o *outcome) (warnings []string) {
 	if env.Editor.CanSave() {
 		err := env.Editor.Save(ctx, c.path)
 		disk, rerr := os.ReadFile(c.target)
@@ -515,16 +589,17 @@ func saveBuffer(ctx context.Context, env *Env, fsys FS, sync syncFor, c *change,
 	// The file keeps its byte order mark, which editors hold outside the
 	// buffer's text.
 	content := c.next
-	if disk, err := os.ReadFile(c.target); err == nil && bytes.HasPrefix(disk, utf8BOM) && !bytes.HasPrefix(content, utf8BOM) {
+	disk, err := os.ReadFile(c.target)
+	if err == nil && bytes.HasPrefix(disk, utf8BOM) && !bytes.HasPrefix(content, utf8BOM) {
 		content = append(append([]byte(nil), utf8BOM...), content...)
 	}
-	warn, err := publish(fsys, sync, c, content)
-	if err != nil {
+	s := stepOf(c, 0, disk, content)
+	if err := land(fsys, env.Journal, []*step{s}); err != nil {
 		return append(warnings, fmt.Sprintf("saving it to disk failed (%v): the change is in the editor buffer only", err))
 	}
 	env.Buffers.Saved(c.path)
 	o.where = inBufferOnDisk
-	return append(warnings, warn...)
+	return append(warnings, s.warnings...)
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}

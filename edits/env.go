@@ -27,6 +27,12 @@ type Env struct {
 	Buffers *documents.Overlay // never nil
 	Editor  Editor             // nil when no editor is attached
 	FS      FS                 // nil means the real filesystem
+	// Journal is the private directory where a commit on disk keeps its
+	// intent record while it runs (see journal.go); commits and Recover
+	// settle there what a crashed process left. If it is empty, a commit
+	// still lands or fails whole while tandem runs, but a crash between
+	// two of its files leaves some old and some new.
+	Journal string
 	// Allow is asked about each path a call would write (every changed,
 	// created or removed file and every move destination) before anything
 	// is written. It is the session's gate, which asks the user about a

@@ -94,26 +94,25 @@ func tempPrefixOf(target string) string {
 	return fmt.Sprintf("%s%016x-", documents.TempPrefix, xxhash.Sum64String(filepath.Base(target)))
 }
 
-// createTemp creates and locks a fresh temporary file for target in dir.
-// The lock is held until the file is closed: a sweep never removes it.
-func createTemp(fsys FS, dir, target string, perm fs.FileMode) (*os.File, error) {
-	prefix := tempPrefixOf(target)
-	for attempt := 0; ; attempt++ {
-		name := filepath.Join(dir, prefix+randomHex())
-		f, err := fsys.CreateTemp(name, perm)
-		if errors.Is(err, fs.ErrExist) && attempt < 5 {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
-			f.Close()
-			os.Remove(name)
-			return nil, fmt.Errorf("locking %s: %w", name, err)
-		}
-		return f, nil
+// tempName is a fresh name for a temporary file of target, beside it.
+func tempName(target string) string {
+	return filepath.Join(filepath.Dir(target), tempPrefixOf(target)+randomHex())
+}
+
+// createTemp creates the temporary file name, which must not exist, and
+// locks it. The lock is held until the file is closed: a sweep never
+// removes it.
+func createTemp(fsys FS, name string, perm fs.FileMode) (*os.File, error) {
+	f, err := fsys.CreateTemp(name, perm)
+	if err != nil {
+		return nil, err
 	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		f.Close()
+		os.Remove(name)
+		return nil, fmt.Errorf("locking %s: %w", name, err)
+	}
+	return f, nil
 }
 
 // sweep removes the temporary files of the targets that no live writer

@@ -33,10 +33,14 @@ func newWS(t *testing.T, files map[string]string) *ws {
 	return newWSIn(t, t.TempDir(), files)
 }
 
-// newWSIn makes a workspace in root (for property tests, which clean up
-// themselves).
-func newWSIn(t tester, root string, files map[string]string) *ws {
+// newWSIn makes a workspace in dir/w, its commits' journal in
+// dir/journal (for property tests, which clean up themselves).
+func newWSIn(t tester, dir string, files map[string]string) *ws {
 	t.Helper()
+	root := filepath.Join(dir, "w")
+	if err := os.Mkdir(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	for name, content := range files {
 		p := filepath.Join(root, name)
 		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
@@ -46,7 +50,7 @@ func newWSIn(t tester, root string, files map[string]string) *ws {
 			t.Fatal(err)
 		}
 	}
-	return &ws{t: t, root: root, env: &Env{Roots: []string{root}, Seen: documents.NewStore(), Buffers: documents.NewOverlay()}}
+	return &ws{t: t, root: root, env: &Env{Roots: []string{root}, Seen: documents.NewStore(), Buffers: documents.NewOverlay(), Journal: filepath.Join(dir, "journal")}}
 }
 
 func (w *ws) abs(name string) string { return filepath.Join(w.root, name) }

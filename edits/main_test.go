@@ -17,6 +17,9 @@ const helperEnv = "TANDEM_EDITS_HELPER"
 
 func TestMain(m *testing.M) {
 	if v := os.Getenv(helperEnv); v != "" {
+		if p, ok := strings.CutPrefix(v, crashHelper); ok {
+			crashCommit(p)
+		}
 		if p, ok := strings.CutPrefix(v, "hold:"); ok {
 			f, err := os.Open(p)
 			if err != nil || unix.Flock(int(f.Fd()), unix.LOCK_EX) != nil {

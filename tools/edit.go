@@ -143,7 +143,7 @@ func (s *Session) commitWatched(ctx context.Context, run func(*edits.Env) (strin
 // edits is the environment edits and writes of this session work in: every
 // path they write passes the session's gate first (a secret always asks).
 func (s *Session) edits() *edits.Env {
-	return &edits.Env{Roots: s.Roots, Seen: s.Seen, Buffers: s.Buffers, Editor: s.opts.Editor,
+	return &edits.Env{Roots: s.Roots, Seen: s.Seen, Buffers: s.Buffers, Editor: s.opts.Editor, Journal: s.journal,
 		Allow: func(ctx context.Context, abs string) error {
 			_, err := s.Gate().Access(ctx, approvals.AccessWrite, filepath.Dir(abs), abs)
 			return err

@@ -185,7 +185,11 @@ func Call(ctx context.Context, s *Session, name string, args json.RawMessage) (r
 				fmt.Sprintf("The %s tool failed internally (%v); nothing further ran. Report this and try a different approach.", name, p)))
 		}
 	}()
-	return t.Handler(ctx, s, args)
+	res = t.Handler(ctx, s, args)
+	if note := s.takeRecovered(); note != "" {
+		res.Text = note + "\n\n" + res.Text
+	}
+	return res
 }
 
 // Refused turns an error into a model-facing error result. A *refusal.Error keeps

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -102,10 +104,17 @@ type Session struct {
 	// is nil when there is no sandbox, and boxOff then says why.
 	box    *sandbox.Sandbox
 	boxOff error
+	// journal is where the session's commits keep their intent records
+	// (edits.Env.Journal); empty when tandem has no private state
+	// directory.
+	journal string
 
 	mu      sync.Mutex
 	closers []func()
 	closed  bool
+	// recovered says what Open settled of commits a crash cut short; the
+	// session's first call result carries it, then it is cleared.
+	recovered string
 	// ctx is cancelled by Close, and with it the context of every call
 	// still running in the session (see bind). Close then waits for those
 	// calls to end.
@@ -154,6 +163,16 @@ func Open(o Options) *Session {
 		cancel:  cancel,
 	}
 	s.gate = newGate(s)
+	// Every door opens here, so a commit a crash cut short in these roots
+	// is settled before any call of the session looks at a file.
+	if dir, err := config.PrivateStateDir(); err == nil {
+		s.journal = filepath.Join(dir, "journal")
+	}
+	var notes []string
+	for _, r := range edits.Recover(s.journal, s.Roots) {
+		notes = append(notes, r.String())
+	}
+	s.recovered = strings.Join(notes, "\n")
 	s.box, s.boxOff = newSandbox(o.Settings, s.gate.Policy())
 	s.OnClose(s.box.Close)
 	s.jobs = shell.NewJobs(func(job *shell.Job) {
@@ -316,4 +335,14 @@ func (s *Session) pull(ctx context.Context, paths ...string) {
 			s.opts.Pull(ctx, abs)
 		}
 	}
+}
+
+// takeRecovered returns, once, what Open settled of commits a crash cut
+// short.
+func (s *Session) takeRecovered() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	note := s.recovered
+	s.recovered = ""
+	return note
 }
