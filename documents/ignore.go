@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
@@ -16,6 +17,11 @@ import (
 // An ignored directory is not entered, so nothing under it can be
 // re-included, as in git, and what is below a directory that was entered is
 // judged by its own path alone: a parent's verdict is never asked again.
+//
+// With core.ignorecase set (git sets it on a case-insensitive file system,
+// as macOS's and Windows' are by default), patterns match without regard to
+// ASCII case, as git's do: the patterns and each entry's name and path are
+// compared in lower case.
 //
 // Each file is compiled once, as ripgrep's ignore crate does, so that an
 // entry costs a few map lookups per file in force rather than a match per
@@ -81,8 +87,13 @@ func (p *ignorePattern) matches(name, sub string) bool {
 }
 
 // parsePattern parses one line, already trimmed, as git's
-// parse_path_pattern does.
-func parsePattern(line string) ignorePattern {
+// parse_path_pattern does. With fold, it is parsed in lower case, and its
+// [:upper:] and [:lower:] classes, which then hold letters of either case
+// in git, become [:alpha:].
+func parsePattern(line string, fold bool) ignorePattern {
+	if fold {
+		line = strings.NewReplacer("[:upper:]", "[:alpha:]", "[:lower:]", "[:alpha:]").Replace(lowerASCII(line))
+	}
 	var p ignorePattern
 	if rest, ok := strings.CutPrefix(line, "!"); ok {
 		p.negate, line = true, rest
@@ -140,6 +151,7 @@ func longestRun(glob string) string {
 // have for them to match, so that an entry tries only those that may.
 type ignoreFile struct {
 	base  string // its directory from the ignore root: "" or ending in "/"
+	fold  bool   // patterns in lower case, matched against lower-cased entries
 	pats  []ignorePattern
 	names map[string][]int32 // patterns without a wildcard, by the name
 	paths map[string][]int32 // path patterns without a wildcard, by the path
@@ -197,6 +209,9 @@ func literalTail(glob string) string {
 // path from the ignore root (needed only when the file hasPaths): the last
 // pattern that matches decides.
 func (f *ignoreFile) match(name, path string, isDir bool) verdict {
+	if f.fold {
+		name, path = lowerASCII(name), lowerASCII(path)
+	}
 	sub := ""
 	if f.hasPaths {
 		sub = path[len(f.base):]
@@ -244,6 +259,7 @@ func (f *ignoreFile) last(list []int32, best int32, isDir bool, name, sub string
 type rules struct {
 	files []*ignoreFile
 	paths bool // some file hasPaths
+	fold  bool // core.ignorecase: files added match without regard to case
 }
 
 // ignored reports whether the entry called name, at path from the ignore
@@ -268,7 +284,7 @@ func (r rules) with(dir, dirPath string, names []string) rules {
 		base = dirPath + "/"
 	}
 	for _, name := range names {
-		if f := readIgnore(filepath.Join(dir, name), base); f != nil {
+		if f := readIgnore(filepath.Join(dir, name), base, r.fold); f != nil {
 			r.files = append(r.files[:len(r.files):len(r.files)], f)
 			r.paths = r.paths || f.hasPaths
 		}
@@ -280,7 +296,7 @@ func (r rules) with(dir, dirPath string, names []string) rules {
 // skipped, blank lines and "#" comments left out, a "\r" before the line
 // end dropped, trailing spaces trimmed unless escaped. A missing or
 // unreadable file, or one without patterns, adds nothing.
-func readIgnore(path, base string) *ignoreFile {
+func readIgnore(path, base string, fold bool) *ignoreFile {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil
@@ -299,13 +315,31 @@ func readIgnore(path, base string) *ignoreFile {
 			continue
 		}
 		if p := trimTrailingSpaces(string(line)); p != "" {
-			pats = append(pats, parsePattern(p))
+			pats = append(pats, parsePattern(p, fold))
 		}
 	}
 	if len(pats) == 0 {
 		return nil
 	}
-	return compileIgnore(base, pats)
+	f := compileIgnore(base, pats)
+	f.fold = fold
+	return f
+}
+
+// lowerASCII is s with its ASCII letters in lower case, as git folds case:
+// s itself when it has none in upper case.
+func lowerASCII(s string) string {
+	i := strings.IndexFunc(s, func(r rune) bool { return 'A' <= r && r <= 'Z' })
+	if i < 0 {
+		return s
+	}
+	b := []byte(s)
+	for ; i < len(b); i++ {
+		if 'A' <= b[i] && b[i] <= 'Z' {
+			b[i] += 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // trimTrailingSpaces drops the spaces ending line, but not one escaped
@@ -332,6 +366,7 @@ func baseRules(top string, inRepo bool) (r rules, consulted []string) {
 		return rules{}, nil
 	}
 	configs := gitConfigFiles(top)
+	r.fold = coreIgnoreCase(configs)
 	if f := globalExcludesFile(top, configs); f != "" {
 		r = r.with(filepath.Dir(f), "", []string{filepath.Base(f)})
 		consulted = append(consulted, f)
@@ -386,7 +421,7 @@ func globalExcludesFile(top string, configs []string) string {
 	home, xdg := homeAndXDG()
 	var file string
 	for _, cfg := range configs {
-		if v := excludesOption(cfg); v != "" {
+		if v := coreOption(cfg, "excludesfile"); v != "" {
 			file = v
 		}
 	}
@@ -405,15 +440,51 @@ func globalExcludesFile(top string, configs []string) string {
 	return file
 }
 
-func excludesOption(path string) string {
+// coreIgnoreCase is core.ignorecase from git's config files, the later
+// winning: a boolean as git reads one ("true", "yes", "on", a number other
+// than 0, or the key alone).
+func coreIgnoreCase(configs []string) bool {
+	fold := false
+	for _, cfg := range configs {
+		v, set := coreOptionSet(cfg, "ignorecase")
+		if !set {
+			continue
+		}
+		switch strings.ToLower(v) {
+		case "", "true", "yes", "on":
+			fold = true
+		case "false", "no", "off":
+			fold = false
+		default:
+			n, err := strconv.Atoi(v)
+			fold = err == nil && n != 0
+		}
+	}
+	return fold
+}
+
+// coreOption is the value of core.KEY in the config file at path, "" when
+// it is not set there.
+func coreOption(path, key string) string {
+	v, _ := coreOptionSet(path, key)
+	return v
+}
+
+// coreOptionSet is core.KEY in the config file at path, and whether the
+// file sets it (a key alone, without "=", is set to "").
+func coreOptionSet(path, key string) (string, bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		return ""
+		return "", false
 	}
 	defer f.Close()
 	cfg := gitconfig.New()
 	if err := gitconfig.NewDecoder(f).Decode(cfg); err != nil {
-		return ""
+		return "", false
 	}
-	return cfg.Section("core").Option("excludesfile")
+	core := cfg.Section("core")
+	if !core.HasOption(key) {
+		return "", false
+	}
+	return core.Option(key), true
 }

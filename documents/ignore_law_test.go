@@ -30,7 +30,9 @@ var (
 	// lawPieces make up one component of a pattern.
 	lawPieces = []string{"a", "b", "ab", "build", "src", "keep", "x", ".c", ".o", "*", "*", "?",
 		"[ab]", "[!a]", "[^b]", "[a-c]", "[[:alpha:]]", "[[:digit:]]", "[]a]", "\\*", "\\#", "\\!", "**",
-		"*.c", "*.o", "a*", "*b", "Foo", ".hid", "x y", "log", "[.]", "\\"}
+		"*.c", "*.o", "a*", "*b", "Foo", ".hid", "x y", "log", "[.]", "\\",
+		// case, which core.ignorecase folds
+		"FOO", "A", "*.C", "doc", "[A-C]", "[[:upper:]]", "[[:lower:]]"}
 )
 
 // genPattern draws one ignore line from a grammar of git's pattern forms:
@@ -113,8 +115,9 @@ func (g *ignoreGen) file(t *rapid.T, label string, maxLines int) []byte {
 
 // The walk leaves out exactly the files git ignores, whatever the patterns:
 // random trees under random .gitignore files (at the root and below),
-// .git/info/exclude and the user's global excludes file, compared file by
-// file with `git ls-files --others --exclude-standard`.
+// .git/info/exclude and the user's global excludes file, with
+// core.ignorecase set or not, compared file by file with `git ls-files
+// --others --exclude-standard`.
 func TestLaw_walk_ignores_what_git_ignores(t *testing.T) {
 	prereq.Program(t, "git", "install git")
 	base := t.TempDir()
@@ -126,7 +129,7 @@ func TestLaw_walk_ignores_what_git_ignores(t *testing.T) {
 	hits := lawhit.New(t, map[string]int{
 		"ignored and listed": 15, "re-included by !": 4, "decided by **": 4,
 		"decided by an anchored pattern": 4, "decided by a class": 4, "decided below the root": 4,
-		"overruled an earlier file": 4,
+		"overruled an earlier file": 4, "decided without regard to case": 4,
 	})
 	var n int
 	var mu sync.Mutex
@@ -147,6 +150,8 @@ func TestLaw_walk_ignores_what_git_ignores(t *testing.T) {
 			return out
 		}
 		git(nil, "init", "-q")
+		fold := rapid.Bool().Draw(rt, "ignoreCase")
+		git(nil, "config", "core.ignorecase", strconv.FormatBool(fold))
 
 		// The tree: files at random depths, and the directories on their way.
 		files, dirs := map[string]bool{}, map[string]bool{"": true}
@@ -241,6 +246,7 @@ func TestLaw_walk_ignores_what_git_ignores(t *testing.T) {
 				"decided by a class":             strings.Contains(pattern, "["),
 				"decided below the root":         strings.Contains(source, "/.gitignore"),
 				"overruled an earlier file":      gen.echoes[pattern],
+				"decided without regard to case": fold && !matchesExactCase(pattern, string(fields[i+3])),
 			} {
 				if reached && !seen[branch] {
 					seen[branch] = true
@@ -376,3 +382,10 @@ func TestWalkMatchesGitOnARealTree(t *testing.T) {
 
 // head returns at most the first 20 of s.
 func head(s []string) []string { return s[:min(len(s), 20)] }
+
+// matchesExactCase reports whether git's pattern (a line of an ignore file)
+// names the path's last component in the same case, roughly: a case-folded
+// verdict where it does not is one only core.ignorecase could give.
+func matchesExactCase(pattern, p string) bool {
+	return strings.Contains(pattern, path.Base(p)) || strings.ToLower(pattern) == pattern && strings.ToLower(p) == p
+}

@@ -26,6 +26,8 @@ var ignoreFixtureFiles = []string{
 	"rootonly.txt", "a/rootonly.txt", "docs/q/r/s.tmp", "docs/s.tmp", "docs/s.md", "a/t.txt", "a/important.txt",
 	"a/c/u.txt", "a/sub/v.go", "a/b/sub/w.go", "a/b/nested.md", "nested.md", "excluded.c", "a/excluded.c",
 	"z.bak", "a/z.bak", "bx.dat", "ax.dat", "plain.go", "a/b/c/deep.go", "trailing.txt", "d/trailing.txt",
+	// ignored only without regard to case (core.ignorecase)
+	"X.LOG", "KEEP.LOG", "Build/gen.o", "RootOnly.TXT", "a/T.TXT", "Z.Bak",
 }
 
 func TestIgnoreMatchesGit(t *testing.T) {
@@ -56,7 +58,17 @@ func TestIgnoreMatchesGit(t *testing.T) {
 	for _, name := range ignoreFixtureFiles {
 		writeFile(t, repo, name, []byte("x\n"))
 	}
-	gitIgnored := strings.Fields(git("ls-files", "--others", "--ignored", "--exclude-standard"))
+	// As on a case-sensitive file system, then as git sets it up on macOS's.
+	for _, fold := range []string{"false", "true"} {
+		git("config", "core.ignorecase", fold)
+		ignoredLikeGit(t, repo, git("ls-files", "--others", "--ignored", "--exclude-standard"), "core.ignorecase "+fold)
+	}
+}
+
+// ignoredLikeGit fails t unless the files a glob of repo leaves out are
+// those git's listing names.
+func ignoredLikeGit(t *testing.T, repo, gitListing, what string) {
+	gitIgnored := strings.Fields(gitListing)
 	sort.Strings(gitIgnored)
 
 	rep, err := GlobSearch(context.Background(), []string{repo}, GlobRequest{Pattern: "**", Limit: MaxGlobPage})
@@ -80,10 +92,10 @@ func TestIgnoreMatchesGit(t *testing.T) {
 	}))
 	sort.Strings(ours)
 	if strings.Join(ours, "\n") != strings.Join(gitIgnored, "\n") {
-		t.Fatalf("tandem ignores:\n  %s\ngit ignores:\n  %s", strings.Join(ours, "\n  "), strings.Join(gitIgnored, "\n  "))
+		t.Fatalf("%s: tandem ignores:\n  %s\ngit ignores:\n  %s", what, strings.Join(ours, "\n  "), strings.Join(gitIgnored, "\n  "))
 	}
 	if len(gitIgnored) < 15 {
-		t.Fatalf("the fixture ignores only %d files; it no longer exercises the rules", len(gitIgnored))
+		t.Fatalf("%s: the fixture ignores only %d files; it no longer exercises the rules", what, len(gitIgnored))
 	}
 }
 

@@ -164,7 +164,7 @@ func walkRecording(ctx context.Context, workspace, start string, dirs bool, maxD
 				// The caller named a directory the rules exclude: search it
 				// (as ripgrep does with an explicit path), with only the
 				// ignore files from there down.
-				r = rules{}
+				r = rules{fold: r.fold}
 			}
 		}
 	}
