@@ -360,16 +360,32 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 			return turn, acp.StopReasonCancelled, nil
 		}
 		c.compact(ctx, c.lastUsed, emit)
-		var streamed strings.Builder // this call's text so far, kept if the call is cut
+		var streamed strings.Builder // the text last shown of this call, kept if the call is cut
+		restarted := false           // a retry voided what streamed; it stays shown until new text
+		var shownCalls []acp.ToolCallId
 		resp, err := c.opts.Provider.Stream(ctx, providers.Request{
 			Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: sendable(c.messages),
 			Tools: c.roster, MaxTokens: c.opts.MaxTokens,
 		}, func(ev providers.Event) {
 			switch ev.Kind {
 			case providers.TextDelta:
+				if restarted {
+					streamed.Reset()
+					restarted = false
+				}
 				streamed.WriteString(ev.Text)
+			case providers.ToolCall:
+				if ev.Call.ToolName != planToolName {
+					shownCalls = append(shownCalls, acp.ToolCallId(ev.Call.ToolID))
+				}
 			case providers.Retrying:
-				streamed.Reset() // the answer starts again
+				if ev.Retry.Restart {
+					restarted = true
+					for _, id := range shownCalls {
+						emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
+					}
+				}
+				shownCalls = nil
 			}
 			c.relay(ev, emit)
 		})
@@ -515,6 +531,10 @@ func (c *Chat) relay(ev providers.Event, emit func(acp.SessionUpdate)) {
 			emit(toolCallStarted(*ev.Call))
 		}
 	case providers.Retrying:
+		if ev.Retry.Restart {
+			// The cut answer stays shown, marked where the next one starts.
+			emit(acp.UpdateAgentMessageText(fmt.Sprintf("\n\n(%s; answering again…)\n\n", ev.Retry.Reason)))
+		}
 		// A status the user sees, never a silent wait.
 		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(%s: %s; trying again in %s, attempt %d)\n",
 			c.opts.Endpoint, ev.Retry.Reason, ev.Retry.Wait.Round(100e6), ev.Retry.Attempt)))

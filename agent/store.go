@@ -78,7 +78,7 @@ func (s *Store) path(id string) (string, error) {
 }
 
 // List is every stored chat, the most recently changed first. It reads
-// only each file's first line.
+// only each file's first line, unless that line is damaged.
 func (s *Store) List() ([]ChatInfo, error) {
 	es, err := os.ReadDir(s.dir)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -103,7 +103,15 @@ func (s *Store) List() ([]ChatInfo, error) {
 	return out, nil
 }
 
-// head reads a chat's first line and its file's time.
+// damagedTitle starts the title of a chat whose file lost the line that
+// names it: its folder, model and start are unknown.
+const damagedTitle = "(damaged) "
+
+// head reads what names a chat, and its file's time. That is its first
+// line; where that line is damaged the chat is listed all the same, as it
+// loads (a bad line costs that line alone): marked damaged and named by
+// the first readable record after it that can name it — a chat record, or
+// the first prompt — else by its id. A file with no line is no chat.
 func (s *Store) head(id string) (ChatInfo, error) {
 	p, err := s.path(id)
 	if err != nil {
@@ -114,18 +122,53 @@ func (s *Store) head(id string) (ChatInfo, error) {
 		return ChatInfo{}, err
 	}
 	defer f.Close()
-	line, err := bufio.NewReader(f).ReadBytes('\n')
-	if err != nil {
-		return ChatInfo{}, err
-	}
-	var r record
-	if err := json.Unmarshal(line, &r); err != nil || r.Chat == nil {
-		return ChatInfo{}, fmt.Errorf("%s is not a chat file", p)
+	info := ChatInfo{ID: id, Title: damagedTitle + id}
+	r := bufio.NewReader(f)
+	for lines := 0; ; {
+		line, err := r.ReadBytes('\n')
+		var rec record
+		body := bytes.TrimSpace(line)
+		if len(body) > 0 {
+			lines++
+		}
+		if len(body) > 0 && json.Unmarshal(body, &rec) == nil && rec.valid() {
+			if rec.Chat != nil {
+				info = *rec.Chat
+				break
+			}
+			if rec.Message != nil && rec.Turn != nil && rec.Message.Role == providers.User {
+				if t := promptTitle(*rec.Message); t != "" {
+					info.Title = damagedTitle + t
+				}
+				break
+			}
+		}
+		if err != nil {
+			if lines == 0 {
+				return ChatInfo{}, fmt.Errorf("%s is empty", p)
+			}
+			break
+		}
 	}
 	if st, err := f.Stat(); err == nil {
-		r.Chat.Updated = st.ModTime()
+		info.Updated = st.ModTime()
 	}
-	return *r.Chat, nil
+	return info, nil
+}
+
+// promptTitle is the title a stored prompt gives, as title does at the
+// prompt: the user's words, without the files attached and tandem's own
+// notes (in parentheses); "" when it holds none.
+func promptTitle(m providers.Message) string {
+	var words []acp.ContentBlock
+	for _, b := range m.Blocks {
+		t := strings.TrimSpace(b.Text)
+		note := strings.HasPrefix(t, "(") && strings.HasSuffix(t, ")")
+		if b.Kind == providers.Text && !strings.HasPrefix(t, "<context ") && !note {
+			words = append(words, acp.TextBlock(b.Text))
+		}
+	}
+	return title(words)
 }
 
 // Load reads a chat: what names it and its messages, in order. A line

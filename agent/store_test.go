@@ -156,3 +156,44 @@ func TestCheckpointsSurviveAReload(t *testing.T) {
 		t.Fatalf("the restore is not the next turn: %+v", cps)
 	}
 }
+
+// A chat whose first line (the one naming it) is damaged is still listed,
+// as it still loads: marked damaged and named by its first prompt, or by
+// its id when no prompt is readable. An empty file is no chat.
+func TestChatWithADamagedFirstLineIsListed(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "chats")
+	s := newStoredChat(t, dir)
+	const whole, torn, garbage, empty = "00000000000000e1", "00000000000000e2", "00000000000000e3", "00000000000000e4"
+	s.turn(whole, "explain the store", fake.Say("It keeps chats."))
+	s.turn(torn, "find\nthe   bug", fake.Say("Here."))
+	file := func(id string) string { return filepath.Join(dir, id+".jsonl") }
+	raw, err := os.ReadFile(file(torn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, rest, _ := strings.Cut(string(raw), "\n")
+	if err := os.WriteFile(file(torn), []byte(first[:len(first)/2]+"\n"+rest), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file(garbage), []byte("not a record\n{\"message\":\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file(empty), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	list, err := s.store.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	titles := map[string]string{}
+	for _, c := range list {
+		titles[c.ID] = c.Title
+	}
+	want := map[string]string{whole: "explain the store", torn: "(damaged) find the bug", garbage: "(damaged) " + garbage}
+	if fmt.Sprint(titles) != fmt.Sprint(want) {
+		t.Fatalf("the list's titles %v, want %v", titles, want)
+	}
+	if _, msgs, err := s.store.Load(torn); err != nil || len(msgs) != 2 {
+		t.Fatalf("the damaged chat loads %d messages, %v", len(msgs), err)
+	}
+}

@@ -93,8 +93,11 @@ func newCaller(c *http.Client, maxRetries int, idle time.Duration) caller {
 // only once the wire's end marker arrived.
 type decodeFunc func(s *sseReader, a *assembly) error
 
-// stream makes the call, retrying while nothing has been emitted yet.
-// newReq builds a fresh request for each attempt.
+// stream makes the call, retrying while nothing has been emitted yet, and
+// after that only a stall: a provider silent for the idle timeout mid-answer
+// would otherwise end the turn over a hiccup the next attempt likely does
+// not have. Such a retry is marked Restart, so the caller voids what the
+// cut attempt emitted. newReq builds a fresh request for each attempt.
 func (c caller) stream(ctx context.Context, newReq func(context.Context) (*http.Request, error), decode decodeFunc, emit func(Event)) (Response, error) {
 	for attempt := 1; ; attempt++ {
 		a := &assembly{emit: emit}
@@ -105,7 +108,8 @@ func (c caller) stream(ctx context.Context, newReq func(context.Context) (*http.
 		if ctx.Err() != nil {
 			return a.finish(), ctx.Err()
 		}
-		retry := err.Retryable && !a.emitted
+		restart := a.emitted && errors.Is(err, ErrStalled)
+		retry := err.Retryable && (!a.emitted || restart)
 		switch {
 		case !retry:
 		case after > maxRetryAfter:
@@ -124,7 +128,7 @@ func (c caller) stream(ctx context.Context, newReq func(context.Context) (*http.
 		if wait <= 0 {
 			wait = backoff(attempt)
 		}
-		emit(Event{Kind: Retrying, Retry: &RetryInfo{Attempt: attempt, Wait: wait, Reason: err.Message}})
+		emit(Event{Kind: Retrying, Retry: &RetryInfo{Attempt: attempt, Wait: wait, Reason: err.Message, Restart: restart}})
 		t := time.NewTimer(wait)
 		select {
 		case <-t.C:

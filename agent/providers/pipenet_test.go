@@ -78,10 +78,10 @@ func servePiped(t *testing.T, f scripted.Format, responses ...scripted.Response)
 }
 
 // clientOverIdle is a client through hc whose calls count as dropped
-// after idle without a byte, never retried.
-func clientOverIdle(hc *http.Client, f scripted.Format, url string, idle time.Duration) providers.Provider {
+// after idle without a byte, retried that many times (-1: never).
+func clientOverIdle(hc *http.Client, f scripted.Format, url string, idle time.Duration, retries int) providers.Provider {
 	if f == scripted.Anthropic {
-		return providers.NewAnthropic(providers.AnthropicOptions{URL: url, MaxRetries: -1, HTTPClient: hc, IdleTimeout: idle})
+		return providers.NewAnthropic(providers.AnthropicOptions{URL: url, MaxRetries: retries, HTTPClient: hc, IdleTimeout: idle})
 	}
-	return providers.NewOpenAIChat(providers.OpenAIOptions{URL: url, MaxRetries: -1, HTTPClient: hc, IdleTimeout: idle})
+	return providers.NewOpenAIChat(providers.OpenAIOptions{URL: url, MaxRetries: retries, HTTPClient: hc, IdleTimeout: idle})
 }

@@ -125,6 +125,10 @@ type RetryInfo struct {
 	Attempt int           // 1 for the first retry
 	Wait    time.Duration // until the next attempt (retry-after when the provider gave one)
 	Reason  string        // e.g. "429 rate limited", "overloaded"
+	// Restart is a retry after part of the answer was emitted (a stall
+	// mid-answer): what the cut attempt emitted is void, its tool calls
+	// never to be run, and the next attempt answers from the start.
+	Restart bool
 }
 
 // Response is a finished model call: the assistant message it produced
@@ -144,7 +148,8 @@ type Response struct {
 // On an error the Response still holds what was emitted before it (so a
 // caller can keep the partial answer the user already saw), with Stop
 // empty. A failure before anything was emitted is retried; after, it is
-// returned, because a retry would show the user the same text twice.
+// returned, because a retry would show the user the same text twice —
+// save a stall, which is retried with a Retrying event marked Restart.
 type Provider interface {
 	Stream(ctx context.Context, req Request, emit func(Event)) (Response, error)
 }
@@ -153,7 +158,7 @@ type Provider interface {
 var ErrAuth = errors.New("the provider refused the API key")
 
 // ErrStalled is a call that received nothing for its idle timeout: retried
-// as a dropped connection while nothing was emitted.
+// as a dropped connection, and also after part of the answer was emitted.
 var ErrStalled = errors.New("the provider stalled")
 
 // ErrEventTooLong is a stream event over MaxEventBytes: not retried.

@@ -52,34 +52,61 @@ func TestLaw_stalled_provider_is_cut_and_retried(t *testing.T) {
 	}
 }
 
-// A stall after text was shown ends the call (a retry would show the text
-// twice) with the error the caller names, and the text kept; every byte
-// puts the watchdog back, so a slow stream is not cut.
-func TestStallMidTextEndsTheCall(t *testing.T) {
+// A stall after text was shown is tried again from the start: the retry
+// is marked Restart, so the caller can void what the cut attempt showed,
+// and the response holds the new answer alone. Every byte puts the
+// watchdog back, so a slow stream is not cut.
+func TestStallMidTextRestartsTheCall(t *testing.T) {
 	const idle = 30 * time.Second
 	for _, f := range formats {
 		t.Run(string(f), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				slow := scripted.Response{Parts: []scripted.Part{text("slow "), text("but "), text("steady ")}, Faults: scripted.Faults{DelayMs: 20_000}}
 				stalled := scripted.Response{Parts: []scripted.Part{text("half"), text("never")}, Faults: stallAfter(firstText[f] + 1)}
-				s, hc := servePiped(t, f, slow, stalled, scripted.Response{Parts: []scripted.Part{text("unasked")}})
-				p := clientOverIdle(hc, f, s.URL(), idle)
+				s, hc := servePiped(t, f, slow, stalled, scripted.Response{Parts: []scripted.Part{text("whole")}})
+				p := clientOverIdle(hc, f, s.URL(), idle, 1)
 				if r := run(t.Context(), p, hello); r.err != nil || r.text() != "slow but steady " {
 					t.Fatalf("a stream with 20 s between events under a 30 s idle timeout: %v %q", r.err, r.text())
 				}
 				start := time.Now()
 				r := run(t.Context(), p, hello)
-				if !errors.Is(r.err, providers.ErrStalled) || r.text() != "half" || r.resp.Message.Blocks[0].Text != "half" {
-					t.Fatalf("error %v, text %q", r.err, r.text())
+				if r.err != nil || r.text() != "halfwhole" || len(r.resp.Message.Blocks) != 1 || r.resp.Message.Blocks[0].Text != "whole" {
+					t.Fatalf("error %v, text shown %q, response %+v", r.err, r.text(), r.resp.Message.Blocks)
+				}
+				retries := r.retries()
+				if len(retries) != 1 || !retries[0].Restart || !strings.Contains(retries[0].Reason, "sent nothing for 30s") {
+					t.Fatalf("retries %+v", retries)
+				}
+				if len(s.Requests()) != 3 {
+					t.Errorf("%d requests", len(s.Requests()))
+				}
+				if took := time.Since(start); took != idle+retries[0].Wait {
+					t.Errorf("answered after %v, want %v and the retry's wait", took, idle)
+				}
+			})
+		})
+	}
+}
+
+// A provider that stalls mid-text on every attempt ends the call after
+// the retries with ErrStalled, the last attempt's text in the response.
+func TestStallMidTextGivesUpAfterRetries(t *testing.T) {
+	for _, f := range formats {
+		t.Run(string(f), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				stalled := func(s string) scripted.Response {
+					return scripted.Response{Parts: []scripted.Part{text(s), text("never")}, Faults: stallAfter(firstText[f] + 1)}
+				}
+				s, hc := servePiped(t, f, stalled("first"), stalled("second"), scripted.Response{Parts: []scripted.Part{text("unasked")}})
+				r := run(t.Context(), clientOverIdle(hc, f, s.URL(), time.Second, 1), hello)
+				if !errors.Is(r.err, providers.ErrStalled) || !strings.Contains(r.err.Error(), "sent nothing for 1s (gave up after 1 retries)") {
+					t.Fatalf("error %v", r.err)
 				}
 				if e, ok := errors.AsType[*providers.Error](r.err); !ok || !e.Retryable {
 					t.Errorf("error %#v is not a retryable *Error", r.err)
 				}
-				if len(s.Requests()) != 2 || len(r.retries()) != 0 {
-					t.Errorf("%d requests, retries %v", len(s.Requests()), r.retries())
-				}
-				if took := time.Since(start); took != idle {
-					t.Errorf("cut after %v, want %v", took, idle)
+				if r.text() != "firstsecond" || r.resp.Message.Blocks[0].Text != "second" || len(s.Requests()) != 2 {
+					t.Errorf("text shown %q, response %+v, %d requests", r.text(), r.resp.Message.Blocks, len(s.Requests()))
 				}
 			})
 		})
@@ -140,7 +167,7 @@ func TestSlowClientIsNoStall(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				s, hc := servePiped(t, f, scripted.Response{Parts: []scripted.Part{text("one "), text("two "), text("three")}})
 				var got strings.Builder
-				_, err := clientOverIdle(hc, f, s.URL(), idle).Stream(t.Context(), hello, func(e providers.Event) {
+				_, err := clientOverIdle(hc, f, s.URL(), idle, -1).Stream(t.Context(), hello, func(e providers.Event) {
 					got.WriteString(e.Text)
 					time.Sleep(2 * idle) // on the bubble's clock
 				})

@@ -93,10 +93,11 @@ func TestChatHeadlessAgainstBothWires(t *testing.T) {
 }
 
 // A provider that stalls never hangs tandem chat -p: stalled before its
-// headers and after them, each call is cut after agent.idleTimeoutSeconds
-// and tried again with the status shown; stalled mid-text, the turn ends
-// with an error naming the setting, the text kept on standard output, and
-// tandem exits.
+// headers, after them, or mid-text, each call is cut after
+// agent.idleTimeoutSeconds and tried again with the status shown (a
+// mid-text cut marked on standard output); once the retries ran out the
+// turn ends with an error naming the setting, the text kept on standard
+// output, and tandem exits.
 func TestChatExitsWhenTheProviderStalls(t *testing.T) {
 	ws, home := t.TempDir(), t.TempDir()
 	after := func(n int) *int { return &n }
@@ -105,6 +106,8 @@ func TestChatExitsWhenTheProviderStalls(t *testing.T) {
 		{Parts: []scripted.Part{{Text: "lost"}}, Faults: scripted.Faults{StallAfter: after(0)}},
 		// message_start, content_block_start, the first text: then silence.
 		{Parts: []scripted.Part{{Text: "Half an answer"}, {Text: " never ends"}}, Faults: scripted.Faults{StallAfter: after(3)}},
+		{Parts: []scripted.Part{{Text: "Another half"}, {Text: " never ends"}}, Faults: scripted.Faults{StallAfter: after(3)}},
+		{Parts: []scripted.Part{{Text: "A last half"}, {Text: " never ends"}}, Faults: scripted.Faults{StallAfter: after(3)}},
 	}})
 	if err != nil {
 		t.Fatal(err)
@@ -132,16 +135,17 @@ func TestChatExitsWhenTheProviderStalls(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("exit %v, want 1\n%s", err, stderr.String())
 	}
-	if got := strings.Count(stderr.String(), "the provider sent nothing for 200ms; trying again"); got != 2 {
-		t.Errorf("%d retry statuses, want 2:\n%s", got, stderr.String())
+	if got := strings.Count(stderr.String(), "the provider sent nothing for 200ms; trying again"); got != 4 {
+		t.Errorf("%d retry statuses, want 4:\n%s", got, stderr.String())
 	}
-	if !strings.Contains(stderr.String(), "the provider sent nothing for 200ms; send the prompt again, or, if the model is slow to start answering, raise agent.idleTimeoutSeconds") {
+	if !strings.Contains(stderr.String(), "the provider sent nothing for 200ms (gave up after 4 retries); send the prompt again, or, if the model is slow to start answering, raise agent.idleTimeoutSeconds") {
 		t.Errorf("no clear error:\n%s", stderr.String())
 	}
-	if !strings.Contains(stdout.String(), "Half an answer") || strings.Contains(stdout.String(), "never ends") {
-		t.Errorf("stdout %q", stdout.String())
+	cut := "\n\n(the provider sent nothing for 200ms; answering again…)\n\n"
+	if want := "Half an answer" + cut + "Another half" + cut + "A last half"; !strings.HasPrefix(stdout.String(), want) {
+		t.Errorf("stdout %q, want %q first", stdout.String(), want)
 	}
-	if n := len(srv.Requests()); n != 3 {
-		t.Errorf("%d model calls, want 3", n)
+	if n := len(srv.Requests()); n != 5 {
+		t.Errorf("%d model calls, want 5", n)
 	}
 }
