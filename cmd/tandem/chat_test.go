@@ -39,14 +39,7 @@ func TestChatHeadlessAgainstBothWires(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer srv.Close()
-			cfg := filepath.Join(home, "config")
-			if err := os.MkdirAll(filepath.Join(cfg, "tandem"), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			settings := fmt.Sprintf(`{"agent":{"model":"local/tester","providers":{"local":{"api":%q,"url":%q,"apiKeyEnv":"TANDEM_TEST_KEY"}}}}`, format, srv.URL())
-			if err := os.WriteFile(filepath.Join(cfg, "tandem", "config.json"), []byte(settings), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			cfg := writeUserSettings(t, home, fmt.Sprintf(`{"agent":{"model":"local/tester","providers":{"local":{"api":%q,"url":%q,"apiKeyEnv":"TANDEM_TEST_KEY"}}}}`, format, srv.URL()))
 			cmd := exec.Command(builtTandem(t), "chat", "-p", "fix the greeting", "--cwd", ws)
 			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+filepath.Join(home, "state"), "TANDEM_TEST_KEY="+key)
 			var stdout, stderr bytes.Buffer
@@ -113,14 +106,7 @@ func TestChatExitsWhenTheProviderStalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	cfg := filepath.Join(home, "config")
-	if err := os.MkdirAll(filepath.Join(cfg, "tandem"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	settings := fmt.Sprintf(`{"agent":{"model":"local/tester","idleTimeoutSeconds":0.2,"providers":{"local":{"api":"anthropic","url":%q}}}}`, srv.URL())
-	if err := os.WriteFile(filepath.Join(cfg, "tandem", "config.json"), []byte(settings), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	cfg := writeUserSettings(t, home, fmt.Sprintf(`{"agent":{"model":"local/tester","idleTimeoutSeconds":0.2,"providers":{"local":{"api":"anthropic","url":%q}}}}`, srv.URL()))
 	// The deadline only keeps a hanging tandem from hanging the suite.
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -148,4 +134,18 @@ func TestChatExitsWhenTheProviderStalls(t *testing.T) {
 	if n := len(srv.Requests()); n != 5 {
 		t.Errorf("%d model calls, want 5", n)
 	}
+}
+
+// writeUserSettings writes settings as the user's tandem config under
+// home and returns the directory to give as XDG_CONFIG_HOME.
+func writeUserSettings(t *testing.T, home, settings string) string {
+	t.Helper()
+	cfg := filepath.Join(home, "config")
+	if err := os.MkdirAll(filepath.Join(cfg, "tandem"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(cfg, "tandem", "config.json"), []byte(settings), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return cfg
 }
