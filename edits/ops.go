@@ -73,7 +73,8 @@ type planned struct {
 	shape    opShape
 	from, to int // 1-based lines (range), or the anchor line (after, before)
 	lines    [][]byte
-	bare     bool // anchored on a bare line number, whose text nothing checked
+	bare     bool   // anchored on a bare line number, whose text nothing checked
+	note     string // what the reply must say of the op's text (pasted row prefixes)
 }
 
 // anchors lists the lines of the tagged version the op relies on.
@@ -170,9 +171,11 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		if p.lines, err = needText("replace"); err != nil {
 			return planned{}, err
 		}
-		p.lines = stripRowPrefixes(p.lines, p.from)
+		if p.lines, p.note = pastedPrefixes(base, index, p.lines, p.from, p.to); p.note != "" {
+			break
+		}
 		if first, ok := otherRows(p.lines); ok {
-			return planned{}, opErrorf("op %d's text carries the row prefixes of lines %d-%d, not of the lines it replaces (%d-%d); they would be written into the file. Send the text without the \"N:\" prefixes", index, first, first+len(p.lines)-1, p.from, p.to)
+			return planned{}, opErrorf("op %d's text carries the row prefixes of lines %d-%d, not of the lines it replaces (%d-%d); they would be written into the file. Send the text without the \"N:\" prefixes (if they are part of the text, write it with old/new, which keeps text as given)", index, first, first+len(p.lines)-1, p.from, p.to)
 		}
 	case op.Delete != nil:
 		p.shape = shapeRange
@@ -278,29 +281,44 @@ func splitText(text string) [][]byte {
 	return out
 }
 
-// stripRowPrefixes removes "N:" prefixes a model pasted from read rows into
-// replacement text. It strips only when every line carries one and the
-// numbers count up from the first replaced line, so real text that happens
-// to start with a number is left alone.
-func stripRowPrefixes(lines [][]byte, from int) [][]byte {
+// pastedPrefixes decides whether a replacement's text is rows pasted from a
+// read, prefixes and all, and drops the prefixes only when that is certain:
+// every line carries one ("N:", "+N:" or " N:"), numbered on by one from the
+// first replaced line, and where a replaced line's own text starts like a
+// row ("3:00 start"), the text's line carries a row prefix before it
+// ("3:3:30 start", as its row shows it); a lone "3:30 start" there is text.
+// Either way the note tells the model what was written and how to get the
+// other, since the reply's rows alone do not show where a prefix ended.
+func pastedPrefixes(base documents.Lines, index int, lines [][]byte, from, to int) (out [][]byte, note string) {
 	if len(lines) == 0 {
-		return lines
+		return lines, ""
 	}
+	out = make([][]byte, len(lines))
+	ambiguous := 0 // a line of the range whose own text starts like a row
 	for i, l := range lines {
 		m := rowPrefixRE.FindSubmatch(l)
 		if m == nil || string(m[1]) != strconv.Itoa(from+i) {
-			return lines
+			return lines, ""
+		}
+		out[i] = l[len(m[0]):]
+		if n := from + i; n <= to && rowPrefixRE.Match(base.Text(n)) && !rowPrefixRE.Match(out[i]) && ambiguous == 0 {
+			ambiguous = n
 		}
 	}
-	out := make([][]byte, len(lines))
-	for i, l := range lines {
-		out[i] = l[len(rowPrefixRE.Find(l)):]
+	if ambiguous > 0 {
+		return lines, fmt.Sprintf("op %d: its text starts with %q, the number of the line it replaces, but line %d's own text starts so too, so the text was written as given: the first line written reads %q. If %q was a pasted row prefix, replace the line again without it",
+			index, rowPrefixRE.Find(lines[0]), ambiguous, clip(string(lines[0]), 120), rowPrefixRE.Find(lines[0]))
 	}
-	return out
+	note = fmt.Sprintf("op %d: every line of its text started with the number of the line it replaces (%q…), as rows pasted from a read do, so those prefixes were dropped: the first line written reads %q",
+		index, rowPrefixRE.Find(lines[0]), clip(string(out[0]), 120))
+	if !rowPrefixRE.Match(out[0]) { // else the text was sent as rows of row-like lines: what it meant
+		note += fmt.Sprintf(". If they are part of the text, replace the lines again writing each as its row shows it, row number first (%q for row %d)", clip(fmt.Sprintf("%d:%s", from, lines[0]), 120), from)
+	}
+	return out, note
 }
 
 // otherRows reports whether lines look pasted from read rows of other
-// lines than the ones they replace (what stripRowPrefixes leaves): at least
+// lines than the ones they replace (what pastedPrefixes leaves): at least
 // two lines, every one with a prefix, the numbers counting up by one. It
 // gives the first number.
 func otherRows(lines [][]byte) (first int, ok bool) {

@@ -258,6 +258,11 @@ func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, ba
 	} else if c, p = rebase(env, c, tag, base, ps); p != nil {
 		return nil, p
 	}
+	for _, p := range ps {
+		if p.note != "" {
+			c.notes = append(c.notes, p.note)
+		}
+	}
 	if note := bareNote(ps); note != "" {
 		c.notes = append(c.notes, note)
 	}
