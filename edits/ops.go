@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -75,6 +76,10 @@ type planned struct {
 	lines    [][]byte
 	bare     bool   // anchored on a bare line number, whose text nothing checked
 	note     string // what the reply must say of the op's text (pasted row prefixes)
+	// endQuoted: a range anchor quoted its last row too, so its end is
+	// checked and a repeat of the line after it is meant.
+	endQuoted bool
+	repeats   int // a replace's text repeats this neighbour of its range (0: none)
 }
 
 // anchors lists the lines of the tagged version the op relies on.
@@ -164,14 +169,16 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		return planned{}, opErrorf("op %d has \"new\" without \"old\"", index)
 	case op.Replace != nil:
 		p.shape = shapeRange
-		if p.from, p.to, err = parseAnchor(base, index, *op.Replace, true); err != nil {
+		if p.from, p.to, p.endQuoted, err = parseAnchor(base, index, *op.Replace, true); err != nil {
 			return planned{}, err
 		}
 		p.bare = isBare(*op.Replace)
 		if p.lines, err = needText("replace"); err != nil {
 			return planned{}, err
 		}
-		if p.lines, p.note = pastedPrefixes(base, index, p.lines, p.from, p.to); p.note != "" {
+		p.lines, p.note = pastedPrefixes(base, index, p.lines, p.from, p.to)
+		p.repeats = repeatedNeighbour(base, p)
+		if p.note != "" {
 			break
 		}
 		if first, ok := otherRows(p.lines); ok {
@@ -182,7 +189,7 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		if op.Text != nil {
 			return planned{}, opErrorf("op %d deletes lines: it takes no \"text\" (use replace to change them)", index)
 		}
-		if p.from, p.to, err = parseAnchor(base, index, *op.Delete, true); err != nil {
+		if p.from, p.to, p.endQuoted, err = parseAnchor(base, index, *op.Delete, true); err != nil {
 			return planned{}, err
 		}
 		p.bare = isBare(*op.Delete)
@@ -190,7 +197,7 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		p.shape = shapeAfter
 		if strings.TrimSpace(string(*op.InsertAfter)) == "0" {
 			p.shape = shapeStart
-		} else if p.from, _, err = parseAnchor(base, index, *op.InsertAfter, false); err != nil {
+		} else if p.from, _, _, err = parseAnchor(base, index, *op.InsertAfter, false); err != nil {
 			return planned{}, err
 		} else {
 			p.bare = isBare(*op.InsertAfter)
@@ -202,7 +209,7 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		p.shape = shapeBefore
 		if strings.TrimSpace(string(*op.InsertBefore)) == strconv.Itoa(n+1) {
 			p.shape = shapeEnd
-		} else if p.from, _, err = parseAnchor(base, index, *op.InsertBefore, false); err != nil {
+		} else if p.from, _, _, err = parseAnchor(base, index, *op.InsertBefore, false); err != nil {
 			return planned{}, err
 		} else {
 			p.bare = isBare(*op.InsertBefore)
@@ -222,40 +229,87 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 }
 
 // parseAnchor reads an anchor against base. A range is allowed only where
-// the op covers lines.
-func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from, to int, err error) {
+// the op covers lines. A range may quote its first row ("3-6:const (") or
+// its first and last, split by "|" ("3-6:const (|)"), since the end of a
+// range is what a model miscounts most; endQuoted says it quoted the last.
+func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from, to int, endQuoted bool, err error) {
 	m := anchorRE.FindStringSubmatch(string(a))
 	if m == nil {
-		return 0, 0, opErrorf("op %d: anchor %q is not a line number; write 12, \"12-14\", or the row \"12:text\" as read showed it", index, clip(string(a), 80))
+		return 0, 0, false, opErrorf("op %d: anchor %q is not a line number; write 12, \"12-14\", or the row \"12:text\" as read showed it", index, clip(string(a), 80))
 	}
 	from, _ = strconv.Atoi(m[1])
 	to = from
 	if m[2] != "" {
 		if !rangeOK {
-			return 0, 0, opErrorf("op %d: anchor %q is a range, but an insert anchors on one line", index, string(a))
+			return 0, 0, false, opErrorf("op %d: anchor %q is a range, but an insert anchors on one line", index, string(a))
 		}
 		to, _ = strconv.Atoi(m[2])
 	}
 	n := base.Len()
 	switch {
 	case from < 1 || to < from:
-		return 0, 0, opErrorf("op %d: anchor %q is not a range of lines from 1 up", index, string(a))
+		return 0, 0, false, opErrorf("op %d: anchor %q is not a range of lines from 1 up", index, string(a))
 	case to > n:
-		return 0, 0, opErrorf("op %d: anchor %q is past the end of the file, which has %d lines in that version", index, string(a), n)
+		return 0, 0, false, opErrorf("op %d: anchor %q is past the end of the file, which has %d lines in that version", index, string(a), n)
 	}
-	if strings.Contains(string(a), ":") { // a row, or a range quoting its first row
-		pasted := strings.TrimSpace(m[3])
-		actual := strings.TrimSpace(string(base.Text(from)))
-		if cut, _, ok := strings.Cut(pasted, " … [line cut"); ok {
-			pasted = strings.TrimSpace(cut)
-			actual = actual[:min(len(actual), len(pasted))]
-		}
-		if pasted != actual {
-			return 0, 0, opErrorf("op %d: anchor %q quotes a row that is not line %d; that line reads %q. Take the number from your read, as it showed the line (ops of one call use the numbers of the version you read, not shifted for earlier ops)",
-				index, clip(string(a), 120), from, clip(string(base.Text(from)), 200))
+	if !strings.Contains(string(a), ":") {
+		return from, to, false, nil
+	}
+	// A row, or a range quoting its first row, or its first and last.
+	if quotes(base, from, m[3]) {
+		return from, to, false, nil
+	}
+	if m[2] != "" {
+		for i := 0; i < len(m[3]); i++ {
+			if m[3][i] != '|' || !quotes(base, from, m[3][:i]) {
+				continue
+			}
+			if last := m[3][i+1:]; !quotes(base, to, last) {
+				return 0, 0, false, opErrorf("op %d: anchor %q quotes a last row that is not line %d; that line reads %q. Count the range's end again from your read: the anchor is \"FIRST-LAST:first row|last row\"",
+					index, clip(string(a), 120), to, clip(string(base.Text(to)), 200))
+			}
+			return from, to, true, nil
 		}
 	}
-	return from, to, nil
+	return 0, 0, false, opErrorf("op %d: anchor %q quotes a row that is not line %d; that line reads %q. Take the number from your read, as it showed the line (ops of one call use the numbers of the version you read, not shifted for earlier ops)",
+		index, clip(string(a), 120), from, clip(string(base.Text(from)), 200))
+}
+
+// quotes reports whether pasted is line n's text as a row shows it: spaces
+// around it aside, and a row cut for its length quoting the line's head.
+func quotes(base documents.Lines, n int, pasted string) bool {
+	pasted = strings.TrimSpace(pasted)
+	actual := strings.TrimSpace(string(base.Text(n)))
+	if cut, _, ok := strings.Cut(pasted, " … [line cut"); ok {
+		pasted = strings.TrimSpace(cut)
+		actual = actual[:min(len(actual), len(pasted))]
+	}
+	return pasted == actual
+}
+
+// repeatedNeighbour finds a replacement that would leave a line twice: its
+// text's last line is the line right after the range (or its first the
+// line right before), which the range leaves in place, while the replaced
+// line there differs — a range that ends one line short ("3-5" for 3-6)
+// leaves a duplicate ")". Lines compare exactly, indentation included, so
+// a nested block's closing brace is no repeat; blank lines never are. A
+// range that quotes its last row has had its end checked: the repeat is
+// meant.
+func repeatedNeighbour(base documents.Lines, p planned) int {
+	if p.endQuoted || len(p.lines) == 0 {
+		return 0
+	}
+	same := func(line []byte, neighbour, replaced int) bool {
+		return neighbour >= 1 && neighbour <= base.Len() && len(bytes.TrimSpace(line)) > 0 &&
+			bytes.Equal(line, base.Text(neighbour)) && !bytes.Equal(line, base.Text(replaced))
+	}
+	switch {
+	case same(p.lines[len(p.lines)-1], p.to+1, p.to):
+		return p.to + 1
+	case same(p.lines[0], p.from-1, p.from):
+		return p.from - 1
+	}
+	return 0
 }
 
 // isBare reports whether an anchor is a line number with no row text to

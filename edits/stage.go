@@ -233,6 +233,9 @@ func stageFile(env *Env, fe FileEdit) (*change, *problem) {
 	}
 	var anchors []int
 	for _, p := range ps {
+		if p.repeats > 0 {
+			return nil, repeatProblem(env, abs, show, tag, base, p)
+		}
 		anchors = append(anchors, p.anchors()...)
 	}
 	return stagePlanned(env, fe, abs, show, tag, baseBytes, base, ps, anchors)
@@ -267,6 +270,38 @@ func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, ba
 		c.notes = append(c.notes, note)
 	}
 	return c, nil
+}
+
+// repeatProblem refuses a replacement that would leave the line next to
+// its range twice, showing the rows around the range (marked seen, so the
+// corrected call applies) and the two calls that settle it.
+func repeatProblem(env *Env, abs, show string, tag documents.Tag, base documents.Lines, p planned) *problem {
+	which, side, fix := "last", "after", fmt.Sprintf("%d-%d", p.from, p.repeats)
+	if p.repeats < p.from {
+		which, side, fix = "first", "before", fmt.Sprintf("%d-%d", p.repeats, p.to)
+	}
+	lo, hi := max(p.from-1, 1), min(p.to+1, base.Len())
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s#%s: op %d replaces lines %d-%d, but the %s line of its text, %q, is line %d, right %s the range, which stays: the file would have it twice. The lines around the range:\n",
+		show, tag, p.index, p.from, p.to, which, clip(string(base.Text(p.repeats)), 120), p.repeats, side)
+	var marked []int
+	for n := lo; n <= hi; n++ {
+		if n == p.from+3 && hi-lo > 8 {
+			b.WriteString(documents.GapMarker + "\n")
+			n = p.to - 2
+		}
+		row, whole := cutRow(n, base.Text(n))
+		b.WriteString(row + "\n")
+		if whole {
+			marked = append(marked, n)
+		}
+	}
+	env.Seen.MarkSeen(abs, tag, marked...)
+	rowText := func(n int) string { return clip(string(base.Text(n)), 80) }
+	fmt.Fprintf(&b, "If line %d belongs to what you replace, call edit again with the range %q (quote its first and last rows: %q); if the repeat is meant, quote the range's last row too: %q.",
+		p.repeats, fix, fix+":"+rowText(min(p.from, p.repeats))+"|"+rowText(max(p.to, p.repeats)),
+		fmt.Sprintf("%d-%d:%s|%s", p.from, p.to, rowText(p.from), rowText(p.to)))
+	return &problem{code: refusal.Invalid, text: b.String()}
 }
 
 // bareNote asks the model to check what ops anchored on bare line numbers
