@@ -129,15 +129,21 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 		out.WriteString("(the file starts with a UTF-8 byte order mark; it is kept and not shown)\n")
 	}
 	var shown []int
+	var window Span // the columns of windowLine a window row showed
+	windowLine := 0
 	switch {
 	case columns != "" && spans[0].From > ls.Len():
 		fmt.Fprintf(&out, "(line %d is past the end: the file has %d lines)\n", spans[0].From, ls.Len())
 	case columns != "":
 		text, n := ls.Text(spans[0].From), spans[0].From
-		row, whole := columnRow(n, text, 0, len(text), cols, p)
+		var whole bool
+		var row string
+		row, whole, window = columnRow(n, text, 0, len(text), cols, p, true)
 		out.WriteString(row + "\n")
 		if whole {
 			shown = []int{n}
+		} else {
+			windowLine = n
 		}
 	case ls.Len() == 0:
 		out.WriteString("(empty file)\n")
@@ -149,6 +155,9 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 	}
 	store.Saw(abs, snap.Content)
 	store.MarkSeen(abs, tag, shown...)
+	if windowLine > 0 {
+		store.MarkWindow(abs, tag, windowLine, window.From, window.To)
+	}
 	return out.String(), nil
 }
 
@@ -442,9 +451,9 @@ func parseColumns(lines, columns string) (Span, error) {
 // on rune boundaries: the whole row when they cover the line, else a
 // window row (windowRow) naming the next read of path. part holds the
 // line's bytes from base on, the columns and a rune either side.
-func columnRow(n int, part []byte, base, size int, cols Span, path string) (row string, whole bool) {
+func columnRow(n int, part []byte, base, size int, cols Span, path string, editable bool) (row string, whole bool, shown Span) {
 	if cols.From > max(size, 1) {
-		return fmt.Sprintf("(line %d is %d bytes: columns from %d are past its end)", n, size, cols.From), false
+		return fmt.Sprintf("(line %d is %d bytes: columns from %d are past its end)", n, size, cols.From), false, Span{1, 0}
 	}
 	from := cols.From - 1
 	to := min(size, cols.To, from+maxColumns)
@@ -459,9 +468,14 @@ func columnRow(n int, part []byte, base, size int, cols Span, path string) (row 
 		j++
 	}
 	if base+i == 0 && base+j == size {
-		return Row(n, part[i:j])
+		row, whole = Row(n, part[i:j])
+		return row, whole, Span{1, size}
 	}
-	return windowRow(n, part[i:j], base+i, size, path, -1), false
+	row = windowRow(n, part[i:j], base+i, size, path, -1)
+	if editable {
+		row = strings.TrimSuffix(row, "]") + fmt.Sprintf("; edit text inside columns %d-%d with old/new]", base+i+1, base+j)
+	}
+	return row, false, Span{base + i + 1, base + j}
 }
 
 // readLargeColumns shows columns cols of line n of a text over the size
@@ -489,7 +503,7 @@ func readLargeColumns(ctx context.Context, r io.Reader, abs, show, path string, 
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "[%s]\n(over the 4 MiB limit: no tag, so these rows are not edit anchors; change the file with write or the shell)\n", show)
-	row, _ := columnRow(n, line.head, base, line.size, cols, path)
+	row, _, _ := columnRow(n, line.head, base, line.size, cols, path, false)
 	if what := Encoding(wholeRunes(largeLine{head: []byte(row), size: len(row)})); what != "" {
 		return "", refusal.New(refusal.Encoding, fmt.Sprintf(
 			"%s is not UTF-8 text at line %d: %s. Inspect it with the shell (for example xxd or iconv) if you need it.", show, n, what))

@@ -79,7 +79,8 @@ type planned struct {
 	// endQuoted: a range anchor quoted its last row too, so its end is
 	// checked and a repeat of the line after it is meant.
 	endQuoted bool
-	repeats   int // a replace's text repeats this neighbour of its range (0: none)
+	repeats   int            // a replace's text repeats this neighbour of its range (0: none)
+	within    documents.Span // old/new inside one line: the columns old covers
 }
 
 // anchors lists the lines of the tagged version the op relies on.
@@ -601,6 +602,10 @@ func planSwap(base documents.Lines, index int, old, repl string) (planned, error
 	p, q := at[0], at[0]+len(old)
 	a := lineOf(p)
 	e := lineOf(q - 1)
+	var within documents.Span // the columns of line a+1 old covers, when it lies in it
+	if a == e && q <= starts[a]+len(base.Text(a+1)) {
+		within = documents.Span{From: p - starts[a] + 1, To: q - starts[a]}
+	}
 	lineEnd := func(l int) int { return starts[l] + len(base.Text(l+1)) }
 	tail, consumed := "", q > lineEnd(e)
 	if consumed {
@@ -622,7 +627,15 @@ func planSwap(base documents.Lines, index int, old, repl string) (planned, error
 	for i, s := range parts {
 		lines[i] = []byte(s)
 	}
-	return planned{index: index, shape: shapeRange, from: a + 1, to: e + 1, lines: lines}, nil
+	return planned{index: index, shape: shapeRange, from: a + 1, to: e + 1, lines: lines, within: within}, nil
+}
+
+// inSeenWindow reports whether the op is an old/new inside one line too
+// long for a row, and old lies in columns of it a read's window showed:
+// the rest of the line is kept byte for byte, so nothing unseen changes.
+func (p planned) inSeenWindow(store *documents.Store, path string, tag documents.Tag, base documents.Lines) bool {
+	return p.within.To > 0 && p.from == p.to && !documents.ShowsWhole(base.Text(p.from)) &&
+		store.SeenWindow(path, tag, p.from, p.within.From, p.within.To)
 }
 
 // clip cuts s to n bytes on a rune boundary for a message.

@@ -236,6 +236,9 @@ func stageFile(env *Env, fe FileEdit) (*change, *problem) {
 		if p.repeats > 0 {
 			return nil, repeatProblem(env, abs, show, tag, base, p)
 		}
+		if p.inSeenWindow(env.Seen, abs, tag, base) {
+			continue
+		}
 		anchors = append(anchors, p.anchors()...)
 	}
 	return stagePlanned(env, fe, abs, show, tag, baseBytes, base, ps, anchors)
