@@ -145,7 +145,7 @@ func Encoding(content []byte) string {
 
 func tooLarge(path string, size int64) error {
 	return refusal.New(refusal.TooLarge, fmt.Sprintf(
-		"%s is %s, over the 4 MiB limit, so it has no tag and cannot be edited by line. Read it in ranges (lines, such as \"1-200\") and change it with write or the shell.",
+		"%s is %s, over the 4 MiB limit, so it has no tag and cannot be edited by line. Read it in ranges (lines, such as \"1-200\"); neither edit nor write changes a file this large, so change it with the shell (sed, a script).",
 		path, humanSize(size)))
 }
 

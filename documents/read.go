@@ -324,7 +324,7 @@ func readLarge(ctx context.Context, r io.Reader, abs, show string, spans []Span)
 		}
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "[%s]\n(over the 4 MiB limit: no tag, so these rows are not edit anchors; change the file with write or the shell)\n", show)
+	fmt.Fprintf(&out, "[%s]\n(over the 4 MiB limit: no tag, so these rows are not edit anchors, and neither edit nor write changes such a file; change it with the shell)\n", show)
 	if len(kept) == 0 {
 		out.WriteString("(the selected lines are past the end of the file)\n")
 		return out.String(), nil
@@ -502,7 +502,7 @@ func readLargeColumns(ctx context.Context, r io.Reader, abs, show, path string, 
 		line = keep
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "[%s]\n(over the 4 MiB limit: no tag, so these rows are not edit anchors; change the file with write or the shell)\n", show)
+	fmt.Fprintf(&out, "[%s]\n(over the 4 MiB limit: no tag, so these rows are not edit anchors, and neither edit nor write changes such a file; change it with the shell)\n", show)
 	row, _, _ := columnRow(n, line.head, base, line.size, cols, path, false)
 	if what := Encoding(wholeRunes(largeLine{head: []byte(row), size: len(row)})); what != "" {
 		return "", refusal.New(refusal.Encoding, fmt.Sprintf(

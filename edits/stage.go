@@ -362,9 +362,23 @@ func baseTag(env *Env, abs, show, given string) (documents.Tag, *problem) {
 		return "", problemf(refusal.Invalid, "%s: %q is not a tag; a tag is the 8 hex digits after # in the [path#TAG] line of a read. Call edit again with that tag.", show, given)
 	}
 	if _, ok := env.Seen.Version(abs, tag); !ok {
-		return "", problemf(refusal.StaleTag, "%s#%s is not a version of %s you have seen in this session (or it is older than the last 8). Read the file, then call edit again with the tag the read shows.", show, tag, show)
+		return "", problemf(refusal.StaleTag, "%s#%s is not a version of %s you have seen in this session (or it is older than the last 8). %s", show, tag, show, lastSeen(env, abs, show))
 	}
 	return tag, nil
+}
+
+// lastSeen names the version of a file the session saw last and whether
+// the file still holds it, so a model that mistyped or mixed up a tag
+// calls again without a read when nothing changed.
+func lastSeen(env *Env, abs, show string) string {
+	last, ok := env.Seen.Latest(abs)
+	if !ok {
+		return "Read the file, then call edit again with the tag the read shows."
+	}
+	if snap, err := documents.Load(env.Buffers, abs); err == nil && documents.TagOf(snap.Content) == last {
+		return fmt.Sprintf("The version you saw last, %s#%s, is what the file holds now: call edit again with tag %q, its line numbers as you saw them.", show, last, last)
+	}
+	return fmt.Sprintf("The version you saw last was %s#%s, and the file has changed since: read it, then call edit again with the tag the read shows.", show, last)
 }
 
 // stageDelete stages the removal of a file the model saw whole, in its
