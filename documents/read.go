@@ -87,7 +87,7 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 		info, serr := os.Stat(abs)
 		switch {
 		case serr != nil:
-			return "", statRefusal(abs, serr)
+			return "", statRefusal(show, serr)
 		case info.IsDir() && columns != "":
 			return "", refusal.New(refusal.Invalid, fmt.Sprintf("%s is a directory, and columns selects bytes of a line of a file. Call read again without columns.", show))
 		case info.IsDir():
@@ -102,7 +102,7 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 		if !open {
 			f, err := os.Open(abs)
 			if err != nil {
-				return "", statRefusal(abs, err)
+				return "", statRefusal(show, err)
 			}
 			defer f.Close()
 			text = f
@@ -113,7 +113,7 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 		return room.fit(readLarge(ctx, text, abs, show, spans))
 	}
 	if err != nil {
-		return "", err
+		return "", NamedAs(err, abs, show)
 	}
 	ls := Scan(snap.Content)
 	tag := TagOf(snap.Content)
@@ -203,7 +203,7 @@ func writeRows(out *strings.Builder, ls Lines, spans []Span, selected bool) []in
 func listDir(abs, show, asked string, spans []Span) (string, error) {
 	entries, err := os.ReadDir(abs)
 	if err != nil {
-		return "", statRefusal(abs, err)
+		return "", statRefusal(show, err)
 	}
 	var selected []int
 	for n := 1; n <= len(entries); n++ {
@@ -296,7 +296,7 @@ func readLarge(ctx context.Context, r io.Reader, abs, show string, spans []Span)
 			return "", cancelled("read")
 		}
 		if err != nil {
-			return "", statRefusal(abs, err)
+			return "", statRefusal(show, err)
 		}
 		if !ok {
 			break
@@ -494,7 +494,7 @@ func readLargeColumns(ctx context.Context, r io.Reader, abs, show, path string, 
 			return "", cancelled("read")
 		}
 		if err != nil {
-			return "", statRefusal(abs, err)
+			return "", statRefusal(show, err)
 		}
 		if !ok {
 			return fmt.Sprintf("[%s]\n(line %d is past the end: the file has %d lines)\n", show, n, i-1), nil

@@ -328,7 +328,7 @@ func bareNote(ps []planned) string {
 func loadChange(env *Env, abs, show, moveTo string) (*change, *problem) {
 	snap, err := documents.Load(env.Buffers, abs)
 	if err != nil {
-		return nil, asProblem(err)
+		return nil, asProblem(documents.NamedAs(err, abs, show))
 	}
 	if snap.Lost != "" {
 		return nil, lostProblem(show, snap.Lost)
