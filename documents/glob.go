@@ -128,7 +128,7 @@ func globWalk(ctx context.Context, roots, dirs []string, base, rest string, rep 
 	var mu sync.Mutex
 	for _, abs := range dirs {
 		if info, err := os.Stat(abs); err != nil {
-			return nil, nil, statRefusal(abs, err)
+			return nil, nil, statRefusal(Display(roots, abs), err)
 		} else if !info.IsDir() {
 			return nil, nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 				"%s is a file; glob searches a directory. Give its directory as path, or read the file.", Display(roots, abs)))

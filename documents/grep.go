@@ -196,7 +196,7 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 			g.keep(f, end, &rep.Tally)
 		}
 	case statErr != nil:
-		return nil, statRefusal(abs, statErr)
+		return nil, statRefusal(Display(roots, abs), statErr)
 	default:
 		if kept := keep.take(); kept != nil {
 			g.matched, rep.Tally = slices.Clone(kept.matched), kept.tally.clone()

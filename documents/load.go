@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"syscall"
 	"unicode/utf8"
 
@@ -145,8 +146,19 @@ func Encoding(content []byte) string {
 
 func tooLarge(path string, size int64) error {
 	return refusal.New(refusal.TooLarge, fmt.Sprintf(
-		"%s is %s, over the 4 MiB limit, so it has no tag and cannot be edited by line. Read it in ranges (lines, such as \"1-200\") and change it with write or the shell.",
+		"%s is %s, over the 4 MiB limit, so it has no tag and cannot be edited by line. Read it in ranges (lines, such as \"1-200\"); neither edit nor write changes a file this large, so change it with the shell (sed, a script).",
 		path, humanSize(size)))
+}
+
+// NamedAs gives a refusal about abs, as Load makes it (it knows no
+// roots), the path as the model sees it, so no refusal shows an absolute
+// path where everything else is relative.
+func NamedAs(err error, abs, show string) error {
+	var r *refusal.Error
+	if !errors.As(err, &r) || abs == show || !strings.HasPrefix(r.Text, abs) {
+		return err
+	}
+	return refusal.New(r.Code, show+strings.TrimPrefix(r.Text, abs))
 }
 
 func statRefusal(path string, err error) error {

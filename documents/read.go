@@ -87,7 +87,7 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 		info, serr := os.Stat(abs)
 		switch {
 		case serr != nil:
-			return "", statRefusal(abs, serr)
+			return "", statRefusal(show, serr)
 		case info.IsDir() && columns != "":
 			return "", refusal.New(refusal.Invalid, fmt.Sprintf("%s is a directory, and columns selects bytes of a line of a file. Call read again without columns.", show))
 		case info.IsDir():
@@ -102,7 +102,7 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 		if !open {
 			f, err := os.Open(abs)
 			if err != nil {
-				return "", statRefusal(abs, err)
+				return "", statRefusal(show, err)
 			}
 			defer f.Close()
 			text = f
@@ -113,7 +113,7 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 		return room.fit(readLarge(ctx, text, abs, show, spans))
 	}
 	if err != nil {
-		return "", err
+		return "", NamedAs(err, abs, show)
 	}
 	ls := Scan(snap.Content)
 	tag := TagOf(snap.Content)
@@ -129,15 +129,21 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 		out.WriteString("(the file starts with a UTF-8 byte order mark; it is kept and not shown)\n")
 	}
 	var shown []int
+	var window Span // the columns of windowLine a window row showed
+	windowLine := 0
 	switch {
 	case columns != "" && spans[0].From > ls.Len():
 		fmt.Fprintf(&out, "(line %d is past the end: the file has %d lines)\n", spans[0].From, ls.Len())
 	case columns != "":
 		text, n := ls.Text(spans[0].From), spans[0].From
-		row, whole := columnRow(n, text, 0, len(text), cols, p)
+		var whole bool
+		var row string
+		row, whole, window = columnRow(n, text, 0, len(text), cols, p, true)
 		out.WriteString(row + "\n")
 		if whole {
 			shown = []int{n}
+		} else {
+			windowLine = n
 		}
 	case ls.Len() == 0:
 		out.WriteString("(empty file)\n")
@@ -149,6 +155,9 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 	}
 	store.Saw(abs, snap.Content)
 	store.MarkSeen(abs, tag, shown...)
+	if windowLine > 0 {
+		store.MarkWindow(abs, tag, windowLine, window.From, window.To)
+	}
 	return out.String(), nil
 }
 
@@ -194,7 +203,7 @@ func writeRows(out *strings.Builder, ls Lines, spans []Span, selected bool) []in
 func listDir(abs, show, asked string, spans []Span) (string, error) {
 	entries, err := os.ReadDir(abs)
 	if err != nil {
-		return "", statRefusal(abs, err)
+		return "", statRefusal(show, err)
 	}
 	var selected []int
 	for n := 1; n <= len(entries); n++ {
@@ -287,7 +296,7 @@ func readLarge(ctx context.Context, r io.Reader, abs, show string, spans []Span)
 			return "", cancelled("read")
 		}
 		if err != nil {
-			return "", statRefusal(abs, err)
+			return "", statRefusal(show, err)
 		}
 		if !ok {
 			break
@@ -315,7 +324,7 @@ func readLarge(ctx context.Context, r io.Reader, abs, show string, spans []Span)
 		}
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "[%s]\n(over the 4 MiB limit: no tag, so these rows are not edit anchors; change the file with write or the shell)\n", show)
+	fmt.Fprintf(&out, "[%s]\n(over the 4 MiB limit: no tag, so these rows are not edit anchors, and neither edit nor write changes such a file; change it with the shell)\n", show)
 	if len(kept) == 0 {
 		out.WriteString("(the selected lines are past the end of the file)\n")
 		return out.String(), nil
@@ -442,9 +451,9 @@ func parseColumns(lines, columns string) (Span, error) {
 // on rune boundaries: the whole row when they cover the line, else a
 // window row (windowRow) naming the next read of path. part holds the
 // line's bytes from base on, the columns and a rune either side.
-func columnRow(n int, part []byte, base, size int, cols Span, path string) (row string, whole bool) {
+func columnRow(n int, part []byte, base, size int, cols Span, path string, editable bool) (row string, whole bool, shown Span) {
 	if cols.From > max(size, 1) {
-		return fmt.Sprintf("(line %d is %d bytes: columns from %d are past its end)", n, size, cols.From), false
+		return fmt.Sprintf("(line %d is %d bytes: columns from %d are past its end)", n, size, cols.From), false, Span{1, 0}
 	}
 	from := cols.From - 1
 	to := min(size, cols.To, from+maxColumns)
@@ -459,9 +468,14 @@ func columnRow(n int, part []byte, base, size int, cols Span, path string) (row 
 		j++
 	}
 	if base+i == 0 && base+j == size {
-		return Row(n, part[i:j])
+		row, whole = Row(n, part[i:j])
+		return row, whole, Span{1, size}
 	}
-	return windowRow(n, part[i:j], base+i, size, path, -1), false
+	row = windowRow(n, part[i:j], base+i, size, path, -1)
+	if editable {
+		row = strings.TrimSuffix(row, "]") + fmt.Sprintf("; edit text inside columns %d-%d with old/new]", base+i+1, base+j)
+	}
+	return row, false, Span{base + i + 1, base + j}
 }
 
 // readLargeColumns shows columns cols of line n of a text over the size
@@ -480,7 +494,7 @@ func readLargeColumns(ctx context.Context, r io.Reader, abs, show, path string, 
 			return "", cancelled("read")
 		}
 		if err != nil {
-			return "", statRefusal(abs, err)
+			return "", statRefusal(show, err)
 		}
 		if !ok {
 			return fmt.Sprintf("[%s]\n(line %d is past the end: the file has %d lines)\n", show, n, i-1), nil
@@ -488,8 +502,8 @@ func readLargeColumns(ctx context.Context, r io.Reader, abs, show, path string, 
 		line = keep
 	}
 	var out strings.Builder
-	fmt.Fprintf(&out, "[%s]\n(over the 4 MiB limit: no tag, so these rows are not edit anchors; change the file with write or the shell)\n", show)
-	row, _ := columnRow(n, line.head, base, line.size, cols, path)
+	fmt.Fprintf(&out, "[%s]\n(over the 4 MiB limit: no tag, so these rows are not edit anchors, and neither edit nor write changes such a file; change it with the shell)\n", show)
+	row, _, _ := columnRow(n, line.head, base, line.size, cols, path, false)
 	if what := Encoding(wholeRunes(largeLine{head: []byte(row), size: len(row)})); what != "" {
 		return "", refusal.New(refusal.Encoding, fmt.Sprintf(
 			"%s is not UTF-8 text at line %d: %s. Inspect it with the shell (for example xxd or iconv) if you need it.", show, n, what))

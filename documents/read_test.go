@@ -339,7 +339,10 @@ func TestReadDirectoryLargeFileAndRefusals(t *testing.T) {
 	big := bytes.Repeat([]byte("0123456789abcdef\n"), MaxFileBytes/17+10)
 	path := writeFile(t, dir, "big.txt", append(big, []byte("last\r\n")...))
 	store := NewStore()
-	if _, err := Read(context.Background(), store, NewOverlay(), []string{dir}, "big.txt", ""); codeOf(err) != refusal.TooLarge || !strings.Contains(err.Error(), "in ranges") {
+	// Neither edit nor write changes such a file: the refusal and the
+	// ranged read's notice name the shell, never write, which refuses it.
+	if _, err := Read(context.Background(), store, NewOverlay(), []string{dir}, "big.txt", ""); codeOf(err) != refusal.TooLarge || !strings.Contains(err.Error(), "in ranges") ||
+		!strings.Contains(err.Error(), "neither edit nor write changes a file this large, so change it with the shell") {
 		t.Fatalf("a whole read over the limit: %v", err)
 	}
 	last := bytes.Count(big, []byte("\n")) + 1
@@ -348,7 +351,8 @@ func TestReadDirectoryLargeFileAndRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := parseRead(t, out)
-	if p.header != "[big.txt]" || len(p.rows()) != 3 || p.rows()[2].text != "last" || p.items[2].kind != "gap" {
+	if p.header != "[big.txt]" || len(p.rows()) != 3 || p.rows()[2].text != "last" || p.items[2].kind != "gap" ||
+		!strings.Contains(out, "neither edit nor write changes such a file; change it with the shell") {
 		t.Fatalf("ranged read of a large file:\n%s", out)
 	}
 	if _, ok := store.Latest(path); ok {

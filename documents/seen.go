@@ -56,6 +56,10 @@ type version struct {
 	tag  Tag
 	text []byte
 	seen lineSet
+	// windows are the columns (1-based bytes) of long lines that reached
+	// the model in a read's window row: no row shows such a line whole,
+	// but an old/new edit inside what was shown changes nothing unseen.
+	windows map[int][]Span
 	// where the version is: its store, its path there, its place in the
 	// budget's order of use
 	store *Store
@@ -171,6 +175,36 @@ func (s *Store) MarkSeenRange(path string, tag Tag, from, to int) {
 			v.seen.add(n)
 		}
 	}
+}
+
+// MarkWindow records that columns from..to (1-based bytes, inclusive) of
+// line n of the tagged version reached the model.
+func (s *Store) MarkWindow(path string, tag Tag, n, from, to int) {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	if v := s.find(filepath.Clean(path), tag); v != nil && from <= to {
+		if v.windows == nil {
+			v.windows = map[int][]Span{}
+		}
+		v.windows[n] = MergeSpans(append(v.windows[n], Span{from, to}))
+	}
+}
+
+// SeenWindow reports whether columns from..to of line n of the tagged
+// version reached the model, in one window or in windows that touch.
+func (s *Store) SeenWindow(path string, tag Tag, n, from, to int) bool {
+	s.b.mu.Lock()
+	defer s.b.mu.Unlock()
+	v := s.find(filepath.Clean(path), tag)
+	if v == nil {
+		return false
+	}
+	for _, w := range v.windows[n] {
+		if w.From <= from && to <= w.To {
+			return true
+		}
+	}
+	return false
 }
 
 // Version returns the bytes of a version the session saw.

@@ -13,7 +13,7 @@ import (
 
 // windowRE takes a window row apart: its line, its text, its line's size,
 // the columns shown, the match's column and the read it proposes.
-var windowRE = regexp.MustCompile(`^(\d+):(…?)(.*?)(…?) \[line \d+ is (\d+) bytes; shown: columns (\d+)-(\d+)(?:, the match at column (\d+))?; read more with (\{.*\}); this line is not marked seen\]$`)
+var windowRE = regexp.MustCompile(`^(\d+):(…?)(.*?)(…?) \[line \d+ is (\d+) bytes; shown: columns (\d+)-(\d+)(?:, the match at column (\d+))?; read more with (\{.*\}); this line is not marked seen(?:; edit text inside columns \d+-\d+ with old/new)?\]$`)
 
 type shownWindow struct {
 	n, size, from, to, match int

@@ -259,3 +259,39 @@ func TestPatchFileWithoutHunksIsRefused(t *testing.T) {
 		t.Fatalf("%v, want invalid saying the patch has no hunk", err)
 	}
 }
+
+// A range may quote its last row too; a replacement that would leave the
+// line before or after its range twice is refused unless the last row was
+// quoted, and a first row holding "|" still reads whole.
+func TestRangeEndQuotedAndRepeatsRefused(t *testing.T) {
+	w := newWS(t, map[string]string{"a.go": "func f() {\n\tif a || b {\n\t\tx()\n\t}\n}\n"})
+	tag := w.read("a.go", "")
+	edit := func(anchor, text string) (string, error) {
+		return w.edit(mustJSON(map[string]any{"files": []any{map[string]any{"path": "a.go", "tag": tag, "ops": []any{map[string]any{"replace": anchor, "text": text}}}}}))
+	}
+	// The first line of the text is line 1, right before the range.
+	_, err := edit("2-3:\tif a || b {", "func f() {\n\tif a {")
+	if codeOf(err) != "invalid" || !strings.Contains(err.Error(), `the first line of its text, "func f() {", is line 1, right before the range`) ||
+		!strings.Contains(err.Error(), `"1-3:func f() {|\t\tx()"`) {
+		t.Fatalf("%v", err)
+	}
+	// A nested block's closing brace is no repeat.
+	if _, err := edit("3:\t\tx()", "\t\tif c {\n\t\t\tx()\n\t\t}"); err != nil {
+		t.Fatal(err)
+	}
+	tag = w.read("a.go", "")
+	// The last row quoted: a wrong end is refused, the right one applies,
+	// and a repeat it allows is written.
+	if _, err := edit("2-4:\tif a || b {|\t}", "x"); codeOf(err) != "invalid" || !strings.Contains(err.Error(), `quotes a last row that is not line 4; that line reads "\t\t\tx()"`) {
+		t.Fatalf("%v", err)
+	}
+	if _, err := edit("5:\t\t}", "\t}\n\t}"); codeOf(err) != "invalid" || !strings.Contains(err.Error(), "is line 6, right after the range") {
+		t.Fatalf("%v", err)
+	}
+	if _, err := edit("5-5:\t\t}|\t\t}", "\t}\n\t}"); err != nil {
+		t.Fatal(err)
+	}
+	if got := w.file("a.go"); got != "func f() {\n\tif a || b {\n\t\tif c {\n\t\t\tx()\n\t}\n\t}\n\t}\n}\n" {
+		t.Errorf("file %q", got)
+	}
+}

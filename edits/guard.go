@@ -113,8 +113,8 @@ func guard(store *documents.Store, path, show string, tag documents.Tag, base do
 		}
 		if len(long) > 0 {
 			it := map[bool]string{true: "it", false: "them"}[len(long) == 1]
-			fmt.Fprintf(&b, "%sLine%s %s %s too long for any row to show whole, so no read makes %s seen: change %s with the shell (e.g. sed), or anchor the edit on other lines.",
-				map[bool]string{true: " ", false: ""}[len(short) > 0], plural(len(long)), lineList(long), map[bool]string{true: "is", false: "are"}[len(long) == 1], it, it)
+			fmt.Fprintf(&b, "%sLine%s %s %s too long for any row to show whole, so no read makes %s seen and no line op can change %s. Read the part you change with columns (read {\"path\":%q,\"lines\":\"%d\",\"columns\":\"1-4000\"}, then the columns the row names), then change it with {\"old\":\"exact text\",\"new\":\"…\"}, old lying inside the columns shown; or change %s with the shell.",
+				map[bool]string{true: " ", false: ""}[len(short) > 0], plural(len(long)), lineList(long), map[bool]string{true: "is", false: "are"}[len(long) == 1], it, it, show, long[0], it)
 		}
 		b.WriteString("\n")
 	}

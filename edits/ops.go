@@ -1,6 +1,7 @@
 package edits
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -73,7 +74,13 @@ type planned struct {
 	shape    opShape
 	from, to int // 1-based lines (range), or the anchor line (after, before)
 	lines    [][]byte
-	bare     bool // anchored on a bare line number, whose text nothing checked
+	bare     bool   // anchored on a bare line number, whose text nothing checked
+	note     string // what the reply must say of the op's text (pasted row prefixes)
+	// endQuoted: a range anchor quoted its last row too, so its end is
+	// checked and a repeat of the line after it is meant.
+	endQuoted bool
+	repeats   int            // a replace's text repeats this neighbour of its range (0: none)
+	within    documents.Span // old/new inside one line: the columns old covers
 }
 
 // anchors lists the lines of the tagged version the op relies on.
@@ -163,23 +170,27 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		return planned{}, opErrorf("op %d has \"new\" without \"old\"", index)
 	case op.Replace != nil:
 		p.shape = shapeRange
-		if p.from, p.to, err = parseAnchor(base, index, *op.Replace, true); err != nil {
+		if p.from, p.to, p.endQuoted, err = parseAnchor(base, index, *op.Replace, true); err != nil {
 			return planned{}, err
 		}
 		p.bare = isBare(*op.Replace)
 		if p.lines, err = needText("replace"); err != nil {
 			return planned{}, err
 		}
-		p.lines = stripRowPrefixes(p.lines, p.from)
+		p.lines, p.note = pastedPrefixes(base, index, p.lines, p.from, p.to)
+		p.repeats = repeatedNeighbour(base, p)
+		if p.note != "" {
+			break
+		}
 		if first, ok := otherRows(p.lines); ok {
-			return planned{}, opErrorf("op %d's text carries the row prefixes of lines %d-%d, not of the lines it replaces (%d-%d); they would be written into the file. Send the text without the \"N:\" prefixes", index, first, first+len(p.lines)-1, p.from, p.to)
+			return planned{}, opErrorf("op %d's text carries the row prefixes of lines %d-%d, not of the lines it replaces (%d-%d); they would be written into the file. Send the text without the \"N:\" prefixes (if they are part of the text, write it with old/new, which keeps text as given)", index, first, first+len(p.lines)-1, p.from, p.to)
 		}
 	case op.Delete != nil:
 		p.shape = shapeRange
 		if op.Text != nil {
 			return planned{}, opErrorf("op %d deletes lines: it takes no \"text\" (use replace to change them)", index)
 		}
-		if p.from, p.to, err = parseAnchor(base, index, *op.Delete, true); err != nil {
+		if p.from, p.to, p.endQuoted, err = parseAnchor(base, index, *op.Delete, true); err != nil {
 			return planned{}, err
 		}
 		p.bare = isBare(*op.Delete)
@@ -187,7 +198,7 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		p.shape = shapeAfter
 		if strings.TrimSpace(string(*op.InsertAfter)) == "0" {
 			p.shape = shapeStart
-		} else if p.from, _, err = parseAnchor(base, index, *op.InsertAfter, false); err != nil {
+		} else if p.from, _, _, err = parseAnchor(base, index, *op.InsertAfter, false); err != nil {
 			return planned{}, err
 		} else {
 			p.bare = isBare(*op.InsertAfter)
@@ -199,7 +210,7 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 		p.shape = shapeBefore
 		if strings.TrimSpace(string(*op.InsertBefore)) == strconv.Itoa(n+1) {
 			p.shape = shapeEnd
-		} else if p.from, _, err = parseAnchor(base, index, *op.InsertBefore, false); err != nil {
+		} else if p.from, _, _, err = parseAnchor(base, index, *op.InsertBefore, false); err != nil {
 			return planned{}, err
 		} else {
 			p.bare = isBare(*op.InsertBefore)
@@ -219,40 +230,87 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 }
 
 // parseAnchor reads an anchor against base. A range is allowed only where
-// the op covers lines.
-func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from, to int, err error) {
+// the op covers lines. A range may quote its first row ("3-6:const (") or
+// its first and last, split by "|" ("3-6:const (|)"), since the end of a
+// range is what a model miscounts most; endQuoted says it quoted the last.
+func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from, to int, endQuoted bool, err error) {
 	m := anchorRE.FindStringSubmatch(string(a))
 	if m == nil {
-		return 0, 0, opErrorf("op %d: anchor %q is not a line number; write 12, \"12-14\", or the row \"12:text\" as read showed it", index, clip(string(a), 80))
+		return 0, 0, false, opErrorf("op %d: anchor %q is not a line number; write 12, \"12-14\", or the row \"12:text\" as read showed it", index, clip(string(a), 80))
 	}
 	from, _ = strconv.Atoi(m[1])
 	to = from
 	if m[2] != "" {
 		if !rangeOK {
-			return 0, 0, opErrorf("op %d: anchor %q is a range, but an insert anchors on one line", index, string(a))
+			return 0, 0, false, opErrorf("op %d: anchor %q is a range, but an insert anchors on one line", index, string(a))
 		}
 		to, _ = strconv.Atoi(m[2])
 	}
 	n := base.Len()
 	switch {
 	case from < 1 || to < from:
-		return 0, 0, opErrorf("op %d: anchor %q is not a range of lines from 1 up", index, string(a))
+		return 0, 0, false, opErrorf("op %d: anchor %q is not a range of lines from 1 up", index, string(a))
 	case to > n:
-		return 0, 0, opErrorf("op %d: anchor %q is past the end of the file, which has %d lines in that version", index, string(a), n)
+		return 0, 0, false, opErrorf("op %d: anchor %q is past the end of the file, which has %d lines in that version", index, string(a), n)
 	}
-	if strings.Contains(string(a), ":") { // a row, or a range quoting its first row
-		pasted := strings.TrimSpace(m[3])
-		actual := strings.TrimSpace(string(base.Text(from)))
-		if cut, _, ok := strings.Cut(pasted, " … [line cut"); ok {
-			pasted = strings.TrimSpace(cut)
-			actual = actual[:min(len(actual), len(pasted))]
-		}
-		if pasted != actual {
-			return 0, 0, opErrorf("op %d: anchor %q quotes a row that is not line %d; that line reads %q. Take the number from your read, as it showed the line (ops of one call use the numbers of the version you read, not shifted for earlier ops)",
-				index, clip(string(a), 120), from, clip(string(base.Text(from)), 200))
+	if !strings.Contains(string(a), ":") {
+		return from, to, false, nil
+	}
+	// A row, or a range quoting its first row, or its first and last.
+	if quotes(base, from, m[3]) {
+		return from, to, false, nil
+	}
+	if m[2] != "" {
+		for i := 0; i < len(m[3]); i++ {
+			if m[3][i] != '|' || !quotes(base, from, m[3][:i]) {
+				continue
+			}
+			if last := m[3][i+1:]; !quotes(base, to, last) {
+				return 0, 0, false, opErrorf("op %d: anchor %q quotes a last row that is not line %d; that line reads %q. Count the range's end again from your read: the anchor is \"FIRST-LAST:first row|last row\"",
+					index, clip(string(a), 120), to, clip(string(base.Text(to)), 200))
+			}
+			return from, to, true, nil
 		}
 	}
-	return from, to, nil
+	return 0, 0, false, opErrorf("op %d: anchor %q quotes a row that is not line %d; that line reads %q. Take the number from your read, as it showed the line (ops of one call use the numbers of the version you read, not shifted for earlier ops)",
+		index, clip(string(a), 120), from, clip(string(base.Text(from)), 200))
+}
+
+// quotes reports whether pasted is line n's text as a row shows it: spaces
+// around it aside, and a row cut for its length quoting the line's head.
+func quotes(base documents.Lines, n int, pasted string) bool {
+	pasted = strings.TrimSpace(pasted)
+	actual := strings.TrimSpace(string(base.Text(n)))
+	if cut, _, ok := strings.Cut(pasted, " … [line cut"); ok {
+		pasted = strings.TrimSpace(cut)
+		actual = actual[:min(len(actual), len(pasted))]
+	}
+	return pasted == actual
+}
+
+// repeatedNeighbour finds a replacement that would leave a line twice: its
+// text's last line is the line right after the range (or its first the
+// line right before), which the range leaves in place, while the replaced
+// line there differs — a range that ends one line short ("3-5" for 3-6)
+// leaves a duplicate ")". Lines compare exactly, indentation included, so
+// a nested block's closing brace is no repeat; blank lines never are. A
+// range that quotes its last row has had its end checked: the repeat is
+// meant.
+func repeatedNeighbour(base documents.Lines, p planned) int {
+	if p.endQuoted || len(p.lines) == 0 {
+		return 0
+	}
+	same := func(line []byte, neighbour, replaced int) bool {
+		return neighbour >= 1 && neighbour <= base.Len() && len(bytes.TrimSpace(line)) > 0 &&
+			bytes.Equal(line, base.Text(neighbour)) && !bytes.Equal(line, base.Text(replaced))
+	}
+	switch {
+	case same(p.lines[len(p.lines)-1], p.to+1, p.to):
+		return p.to + 1
+	case same(p.lines[0], p.from-1, p.from):
+		return p.from - 1
+	}
+	return 0
 }
 
 // isBare reports whether an anchor is a line number with no row text to
@@ -278,29 +336,44 @@ func splitText(text string) [][]byte {
 	return out
 }
 
-// stripRowPrefixes removes "N:" prefixes a model pasted from read rows into
-// replacement text. It strips only when every line carries one and the
-// numbers count up from the first replaced line, so real text that happens
-// to start with a number is left alone.
-func stripRowPrefixes(lines [][]byte, from int) [][]byte {
+// pastedPrefixes decides whether a replacement's text is rows pasted from a
+// read, prefixes and all, and drops the prefixes only when that is certain:
+// every line carries one ("N:", "+N:" or " N:"), numbered on by one from the
+// first replaced line, and where a replaced line's own text starts like a
+// row ("3:00 start"), the text's line carries a row prefix before it
+// ("3:3:30 start", as its row shows it); a lone "3:30 start" there is text.
+// Either way the note tells the model what was written and how to get the
+// other, since the reply's rows alone do not show where a prefix ended.
+func pastedPrefixes(base documents.Lines, index int, lines [][]byte, from, to int) (out [][]byte, note string) {
 	if len(lines) == 0 {
-		return lines
+		return lines, ""
 	}
+	out = make([][]byte, len(lines))
+	ambiguous := 0 // a line of the range whose own text starts like a row
 	for i, l := range lines {
 		m := rowPrefixRE.FindSubmatch(l)
 		if m == nil || string(m[1]) != strconv.Itoa(from+i) {
-			return lines
+			return lines, ""
+		}
+		out[i] = l[len(m[0]):]
+		if n := from + i; n <= to && rowPrefixRE.Match(base.Text(n)) && !rowPrefixRE.Match(out[i]) && ambiguous == 0 {
+			ambiguous = n
 		}
 	}
-	out := make([][]byte, len(lines))
-	for i, l := range lines {
-		out[i] = l[len(rowPrefixRE.Find(l)):]
+	if ambiguous > 0 {
+		return lines, fmt.Sprintf("op %d: its text starts with %q, the number of the line it replaces, but line %d's own text starts so too, so the text was written as given: the first line written reads %q. If %q was a pasted row prefix, replace the line again without it",
+			index, rowPrefixRE.Find(lines[0]), ambiguous, clip(string(lines[0]), 120), rowPrefixRE.Find(lines[0]))
 	}
-	return out
+	note = fmt.Sprintf("op %d: every line of its text started with the number of the line it replaces (%q…), as rows pasted from a read do, so those prefixes were dropped: the first line written reads %q",
+		index, rowPrefixRE.Find(lines[0]), clip(string(out[0]), 120))
+	if !rowPrefixRE.Match(out[0]) { // else the text was sent as rows of row-like lines: what it meant
+		note += fmt.Sprintf(". If they are part of the text, replace the lines again writing each as its row shows it, row number first (%q for row %d)", clip(fmt.Sprintf("%d:%s", from, lines[0]), 120), from)
+	}
+	return out, note
 }
 
 // otherRows reports whether lines look pasted from read rows of other
-// lines than the ones they replace (what stripRowPrefixes leaves): at least
+// lines than the ones they replace (what pastedPrefixes leaves): at least
 // two lines, every one with a prefix, the numbers counting up by one. It
 // gives the first number.
 func otherRows(lines [][]byte) (first int, ok bool) {
@@ -529,6 +602,10 @@ func planSwap(base documents.Lines, index int, old, repl string) (planned, error
 	p, q := at[0], at[0]+len(old)
 	a := lineOf(p)
 	e := lineOf(q - 1)
+	var within documents.Span // the columns of line a+1 old covers, when it lies in it
+	if a == e && q <= starts[a]+len(base.Text(a+1)) {
+		within = documents.Span{From: p - starts[a] + 1, To: q - starts[a]}
+	}
 	lineEnd := func(l int) int { return starts[l] + len(base.Text(l+1)) }
 	tail, consumed := "", q > lineEnd(e)
 	if consumed {
@@ -550,7 +627,15 @@ func planSwap(base documents.Lines, index int, old, repl string) (planned, error
 	for i, s := range parts {
 		lines[i] = []byte(s)
 	}
-	return planned{index: index, shape: shapeRange, from: a + 1, to: e + 1, lines: lines}, nil
+	return planned{index: index, shape: shapeRange, from: a + 1, to: e + 1, lines: lines, within: within}, nil
+}
+
+// inSeenWindow reports whether the op is an old/new inside one line too
+// long for a row, and old lies in columns of it a read's window showed:
+// the rest of the line is kept byte for byte, so nothing unseen changes.
+func (p planned) inSeenWindow(store *documents.Store, path string, tag documents.Tag, base documents.Lines) bool {
+	return p.within.To > 0 && p.from == p.to && !documents.ShowsWhole(base.Text(p.from)) &&
+		store.SeenWindow(path, tag, p.from, p.within.From, p.within.To)
 }
 
 // clip cuts s to n bytes on a rune boundary for a message.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/sourcegraph/go-diff/diff"
@@ -160,7 +161,7 @@ func planHunk(base documents.Lines, index int, h *diff.Hunk) ([]planned, []int, 
 		case 0:
 			return nil, nil, fmt.Errorf("the context and removed lines of hunk %d (@@ without line numbers) are not in the file%s", index, nearestDiffer(base, old))
 		default:
-			return nil, nil, fmt.Errorf("the lines of hunk %d (@@ without line numbers) occur %d times; give its line numbers (@@ -N,M +N,M @@) or more context", index, len(found))
+			return nil, nil, fmt.Errorf("the lines of hunk %d (@@ without line numbers) occur %d times, starting at lines %s; give its line numbers (@@ -N,M +N,M @@) or more context", index, len(found), startList(found))
 		}
 	}
 	strip := false
@@ -173,7 +174,7 @@ func planHunk(base documents.Lines, index int, h *diff.Hunk) ([]planned, []int, 
 		case len(found) == 0:
 			return nil, nil, fmt.Errorf("the context and removed lines of hunk %d (@@ -%d) are not in the file%s", index, h.OrigStartLine, differAt(base, old, at))
 		default:
-			return nil, nil, fmt.Errorf("the lines of hunk %d (@@ -%d) are not at line %d and occur %d times elsewhere; give the right line number or more context", index, h.OrigStartLine, h.OrigStartLine, len(found))
+			return nil, nil, fmt.Errorf("the lines of hunk %d (@@ -%d) are not at line %d and occur %d times elsewhere, starting at lines %s; give the right line number (@@ -N) or more context", index, h.OrigStartLine, h.OrigStartLine, len(found), startList(found))
 		}
 	}
 	var ps []planned
@@ -252,6 +253,19 @@ func findBlock(base documents.Lines, old []string) []int {
 		}
 	}
 	return out
+}
+
+// startList names where a hunk's lines occur, the first ten of them.
+func startList(found []int) string {
+	parts := make([]string, 0, min(len(found), 10))
+	for _, n := range found[:min(len(found), 10)] {
+		parts = append(parts, strconv.Itoa(n))
+	}
+	more := ""
+	if len(found) > 10 {
+		more = fmt.Sprintf(" and %d more", len(found)-10)
+	}
+	return strings.Join(parts, ", ") + more
 }
 
 func stripRow(b []byte) []byte { return b[len(rowPrefixRE.Find(b)):] }

@@ -68,7 +68,10 @@ func landedFile(env *Env, c *change, o outcome) string {
 	// Mark runs of seen lines: a large file with a small change is a few runs.
 	from := 0 // 1-based start of the current run, 0 for none
 	for i, l := range c.lines {
-		seen := c.wroteAll || l.origin < 0 || (c.seenBase != nil && c.seenBase[l.origin])
+		// A written line too long for a row may hold bytes never shown (an
+		// old/new inside a window): only the model's own whole text is seen.
+		written := l.origin < 0 && (c.wroteAll || documents.ShowsWhole(l.text))
+		seen := c.wroteAll || written || (l.origin >= 0 && c.seenBase != nil && c.seenBase[l.origin])
 		switch {
 		case seen && from == 0:
 			from = i + 1

@@ -233,6 +233,12 @@ func stageFile(env *Env, fe FileEdit) (*change, *problem) {
 	}
 	var anchors []int
 	for _, p := range ps {
+		if p.repeats > 0 {
+			return nil, repeatProblem(env, abs, show, tag, base, p)
+		}
+		if p.inSeenWindow(env.Seen, abs, tag, base) {
+			continue
+		}
 		anchors = append(anchors, p.anchors()...)
 	}
 	return stagePlanned(env, fe, abs, show, tag, baseBytes, base, ps, anchors)
@@ -258,10 +264,47 @@ func stagePlanned(env *Env, fe FileEdit, abs, show string, tag documents.Tag, ba
 	} else if c, p = rebase(env, c, tag, base, ps); p != nil {
 		return nil, p
 	}
+	for _, p := range ps {
+		if p.note != "" {
+			c.notes = append(c.notes, p.note)
+		}
+	}
 	if note := bareNote(ps); note != "" {
 		c.notes = append(c.notes, note)
 	}
 	return c, nil
+}
+
+// repeatProblem refuses a replacement that would leave the line next to
+// its range twice, showing the rows around the range (marked seen, so the
+// corrected call applies) and the two calls that settle it.
+func repeatProblem(env *Env, abs, show string, tag documents.Tag, base documents.Lines, p planned) *problem {
+	which, side, fix := "last", "after", fmt.Sprintf("%d-%d", p.from, p.repeats)
+	if p.repeats < p.from {
+		which, side, fix = "first", "before", fmt.Sprintf("%d-%d", p.repeats, p.to)
+	}
+	lo, hi := max(p.from-1, 1), min(p.to+1, base.Len())
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s#%s: op %d replaces lines %d-%d, but the %s line of its text, %q, is line %d, right %s the range, which stays: the file would have it twice. The lines around the range:\n",
+		show, tag, p.index, p.from, p.to, which, clip(string(base.Text(p.repeats)), 120), p.repeats, side)
+	var marked []int
+	for n := lo; n <= hi; n++ {
+		if n == p.from+3 && hi-lo > 8 {
+			b.WriteString(documents.GapMarker + "\n")
+			n = p.to - 2
+		}
+		row, whole := cutRow(n, base.Text(n))
+		b.WriteString(row + "\n")
+		if whole {
+			marked = append(marked, n)
+		}
+	}
+	env.Seen.MarkSeen(abs, tag, marked...)
+	rowText := func(n int) string { return clip(string(base.Text(n)), 80) }
+	fmt.Fprintf(&b, "If line %d belongs to what you replace, call edit again with the range %q (quote its first and last rows: %q); if the repeat is meant, quote the range's last row too: %q.",
+		p.repeats, fix, fix+":"+rowText(min(p.from, p.repeats))+"|"+rowText(max(p.to, p.repeats)),
+		fmt.Sprintf("%d-%d:%s|%s", p.from, p.to, rowText(p.from), rowText(p.to)))
+	return &problem{code: refusal.Invalid, text: b.String()}
 }
 
 // bareNote asks the model to check what ops anchored on bare line numbers
@@ -285,7 +328,7 @@ func bareNote(ps []planned) string {
 func loadChange(env *Env, abs, show, moveTo string) (*change, *problem) {
 	snap, err := documents.Load(env.Buffers, abs)
 	if err != nil {
-		return nil, asProblem(err)
+		return nil, asProblem(documents.NamedAs(err, abs, show))
 	}
 	if snap.Lost != "" {
 		return nil, lostProblem(show, snap.Lost)
@@ -319,9 +362,23 @@ func baseTag(env *Env, abs, show, given string) (documents.Tag, *problem) {
 		return "", problemf(refusal.Invalid, "%s: %q is not a tag; a tag is the 8 hex digits after # in the [path#TAG] line of a read. Call edit again with that tag.", show, given)
 	}
 	if _, ok := env.Seen.Version(abs, tag); !ok {
-		return "", problemf(refusal.StaleTag, "%s#%s is not a version of %s you have seen in this session (or it is older than the last 8). Read the file, then call edit again with the tag the read shows.", show, tag, show)
+		return "", problemf(refusal.StaleTag, "%s#%s is not a version of %s you have seen in this session (or it is older than the last 8). %s", show, tag, show, lastSeen(env, abs, show))
 	}
 	return tag, nil
+}
+
+// lastSeen names the version of a file the session saw last and whether
+// the file still holds it, so a model that mistyped or mixed up a tag
+// calls again without a read when nothing changed.
+func lastSeen(env *Env, abs, show string) string {
+	last, ok := env.Seen.Latest(abs)
+	if !ok {
+		return "Read the file, then call edit again with the tag the read shows."
+	}
+	if snap, err := documents.Load(env.Buffers, abs); err == nil && documents.TagOf(snap.Content) == last {
+		return fmt.Sprintf("The version you saw last, %s#%s, is what the file holds now: call edit again with tag %q, its line numbers as you saw them.", show, last, last)
+	}
+	return fmt.Sprintf("The version you saw last was %s#%s, and the file has changed since: read it, then call edit again with the tag the read shows.", show, last)
 }
 
 // stageDelete stages the removal of a file the model saw whole, in its

@@ -51,7 +51,13 @@ func Write(ctx context.Context, env *Env, path, content string) (string, error) 
 		return "", refusal.New(refusal.NotSeen, fmt.Sprintf(
 			"NOT written: %s exists and its current content is not a version you have seen, so writing would lose changes you never saw. Read it first, then call write again.", show))
 	}
-	if unseen := unseenLines(env, abs, cur); len(unseen) > 0 {
+	unseen := unseenLines(env, abs, cur)
+	if long := longLines(cur, unseen); len(long) > 0 {
+		return "", refusal.New(refusal.NotSeen, fmt.Sprintf(
+			"NOT written: line%s %s of %s %s too long for any row to show whole, so no read shows the whole file and write cannot replace it without dropping what you never saw. Change the file with edit instead: line ops on the other lines, and {\"old\":\"exact text\",\"new\":\"…\"} inside the columns of a long line that a read with columns showed (read {\"path\":%q,\"lines\":\"%d\",\"columns\":\"1-4000\"}).",
+			plural(len(long)), lineList(long), show, map[bool]string{true: "is", false: "are"}[len(long) == 1], path, long[0]))
+	}
+	if len(unseen) > 0 {
 		spans := strings.ReplaceAll(lineList(unseen), " ", "")
 		return "", refusal.New(refusal.NotSeen, fmt.Sprintf(
 			"NOT written: you have not seen %s of %s, and writing the whole file would drop what you never saw. Read it (read {\"path\":%q,\"lines\":%q}) and call write again, or change only what you mean with edit.", "line"+plural(len(unseen))+" "+lineList(unseen), show, path, spans))
@@ -151,6 +157,19 @@ func endingName(e []byte) string {
 		return "CRLF"
 	}
 	return "LF"
+}
+
+// longLines returns the lines among ns (of cur) too long for a row to show
+// whole: no read makes them seen.
+func longLines(cur []byte, ns []int) []int {
+	ls := documents.Scan(cur)
+	var out []int
+	for _, n := range ns {
+		if !documents.ShowsWhole(ls.Text(n)) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // unseenLines returns the lines of cur, a version of abs the session saw,

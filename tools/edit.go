@@ -18,9 +18,9 @@ func init() { register(editTool) }
 var editTool = spec[editArgs]{
 	Tool: Tool{
 		Name: "edit",
-		Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" anchored on that version's rows, quoted as read showed them ("12:func main() {"; a range quotes its first row: "12-14:func main() {"), so a miscounted line is refused instead of changed: ` +
+		Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" anchored on that version's rows, quoted as read showed them ("12:func main() {"; a range its first row, or first|last: "12-14:func main() {|}"), so a miscounted line is refused instead of changed: ` +
 			`{"replace":"12-14:row","text":"new lines"}, {"delete":"12-14:row"}, {"insertAfter":"12:row","text":"..."}, {"insertBefore":"12:row","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). A bare number ("12") works but nothing checks it. ` +
-			`Use the numbers of the version you read even after earlier ops in the same list; do not shift them yourself. ` +
+			`Use the numbers of the version you read; never shift them for earlier ops. ` +
 			`"moveTo" moves the file (never over an existing one); "create" makes a new file with exactly that content; "deleteFile": true deletes one you read whole. Instead of files you may send "patch", a unified diff of one or more files. ` +
 			`You may only anchor on lines you were shown: otherwise nothing is written and the reply shows those lines. If the file changed since your tag, the edit is carried over when the lines it touches are unchanged; else you get their current text. ` +
 			`New lines get the file's line endings. The reply lists the files applied, each with its new tag and a compact diff whose numbered rows you can anchor on next.`,
@@ -64,8 +64,8 @@ type editFile struct {
 
 // editOp is edits.Op, described for a model.
 type editOp struct {
-	Replace      *edits.Anchor `json:"replace,omitempty" jsonschema:"Lines to replace, as a row \"12:text\" or \"12-14:first row\"; needs text."`
-	Delete       *edits.Anchor `json:"delete,omitempty" jsonschema:"Lines to delete, as a row \"12:text\" or \"12-14:first row\"."`
+	Replace      *edits.Anchor `json:"replace,omitempty" jsonschema:"Lines to replace, as a row \"12:text\" or \"12-14:first row|last row\"; needs text."`
+	Delete       *edits.Anchor `json:"delete,omitempty" jsonschema:"Lines to delete, as a row \"12:text\" or \"12-14:first row|last row\"."`
 	InsertAfter  *edits.Anchor `json:"insertAfter,omitempty" jsonschema:"Insert text after this row \"12:text\" (0 = at the start)."`
 	InsertBefore *edits.Anchor `json:"insertBefore,omitempty" jsonschema:"Insert text before this row \"12:text\"."`
 	Prepend      *string       `json:"prepend,omitempty" jsonschema:"Text to insert at the start of the file."`
