@@ -144,7 +144,13 @@ func (s *Server) initialized() {
 			}, nil)
 			if err != nil {
 				s.log.Info("file watching not registered", "err", err)
+				return
 			}
+			// The editor now reports every change in its folders: chats
+			// need no watches of their own there.
+			roots := s.Roots()
+			agent.SharedWatches().EditorReports(roots)
+			s.log.Debug("the editor reports file changes", "roots", roots)
 		}()
 	}
 }

@@ -113,6 +113,7 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 	if opts.Settings == nil {
 		opts.Settings = config.New()
 	}
+	agent.SharedWatches().SetLog(opts.Log)
 	if opts.MaxMessage <= 0 {
 		opts.MaxMessage = MaxMessage
 	}
