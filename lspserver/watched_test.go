@@ -78,4 +78,13 @@ func TestEditorsFileEventsTellTheChat(t *testing.T) {
 	if got := last[len(last)-1].Blocks; !strings.Contains(got[len(got)-1].Text, "by someone else: a.txt.") {
 		t.Fatalf("the editor's event did not tell the model: %+v", got)
 	}
+	// A folder added later is the editor's to report too.
+	added := t.TempDir()
+	c.notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []any{map[string]any{"uri": (&url.URL{Scheme: "file", Path: added}).String(), "name": "added"}}, "removed": []any{}}})
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(log.String(), `the editor reports file changes" roots=[`+added+"]"); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("a folder added later is not the editor's to report:\n%s", log.String())
+		}
+	}
 }
