@@ -126,11 +126,22 @@ func (ws *Watches) Changed(paths []string) {
 	}
 }
 
+// byEditor says whether the editor reports the changes in dir: under its
+// roots, but not where editors leave out by default (VS Code's
+// files.watcherExclude: .git's objects, node_modules' packages, .hg's
+// store), where tandem watches for itself.
 func (ws *Watches) byEditor(dir string) bool {
 	for _, r := range ws.editor {
-		if rel, err := filepath.Rel(r, dir); err == nil && filepath.IsLocal(rel) {
-			return true
+		rel, err := filepath.Rel(r, dir)
+		if err != nil || !filepath.IsLocal(rel) {
+			continue
 		}
+		for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+			if part == ".git" || part == "node_modules" || part == ".hg" {
+				return false
+			}
+		}
+		return true
 	}
 	return false
 }

@@ -213,8 +213,16 @@ func TestEditorEventsComeFirst(t *testing.T) {
 	}
 	c2 := watchChat(t, other, &fake.Model{}, hub)
 	c2.watch.add(filepath.Join(other, "out.txt"))
-	if _, ok := hub.dirs[other]; !ok {
-		t.Fatalf("a directory outside the editor's roots is not watched: %v", hub.dirs)
+	// Editors leave node_modules' packages and .git out of their events.
+	pkg := filepath.Join(ws, "node_modules", "left")
+	writeFiles(t, ws, map[string]string{"node_modules/left/index.js": "x\n"})
+	c.watch.add(filepath.Join(pkg, "index.js"))
+	hub.mu.Lock()
+	defer hub.mu.Unlock()
+	for _, dir := range []string{other, pkg} {
+		if _, ok := hub.dirs[dir]; !ok {
+			t.Errorf("%s, where the editor reports nothing, is not watched: %v", dir, hub.dirs)
+		}
 	}
 }
 
