@@ -69,6 +69,7 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	agent.SharedWatches().SetLog(o.Log)
 	if o.Settings == nil {
 		o.Settings = config.New
 	}

@@ -42,6 +42,9 @@ type Options struct {
 	Store *Store
 	// PlanMode starts the chat in plan mode (see SetPlanMode).
 	PlanMode bool
+	// Watches tells the chat of files changed under it; nil is the
+	// process's shared one (SharedWatches).
+	Watches *Watches
 }
 
 // Chat is one conversation with the agent.
@@ -97,7 +100,10 @@ func NewChat(o Options) *Chat {
 	if o.System == "" {
 		o.System = SystemPrompt(o.Session.Roots)
 	}
-	c := &Chat{ID: o.Session.ID, opts: o, watch: newWatcher()}
+	if o.Watches == nil {
+		o.Watches = SharedWatches()
+	}
+	c := &Chat{ID: o.Session.ID, opts: o, watch: newWatcher(o.Watches)}
 	c.compactAt, _ = compactAt(st)
 	var reading []string
 	for _, t := range tools.List(o.Session) {

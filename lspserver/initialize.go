@@ -144,7 +144,16 @@ func (s *Server) initialized() {
 			}, nil)
 			if err != nil {
 				s.log.Info("file watching not registered", "err", err)
+				return
 			}
+			// The editor now reports every change in its folders: chats
+			// need no watches of their own there.
+			s.mu.Lock()
+			s.editorReports = true
+			roots := slices.Clone(s.roots)
+			s.mu.Unlock()
+			agent.SharedWatches().EditorReports(roots)
+			s.log.Debug("the editor reports file changes", "roots", roots)
 		}()
 	}
 }
@@ -265,14 +274,21 @@ func (s *Server) didChangeWorkspaceFolders(_ context.Context, params json.RawMes
 			roots = append(roots, r)
 		}
 	}
+	var added []string
 	for _, f := range p.Event.Added {
 		if path, ok := filePath(f.URI); ok && !removed[path] && !slices.Contains(roots, path) {
 			roots = append(roots, path)
+			added = append(added, path)
 		}
 	}
 	s.roots = roots
+	reports := s.editorReports
 	s.mu.Unlock()
 	s.reannounce()
+	if reports && len(added) > 0 {
+		agent.SharedWatches().EditorReports(added)
+		s.log.Debug("the editor reports file changes", "roots", added)
+	}
 	return nil, nil
 }
 

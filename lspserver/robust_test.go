@@ -153,6 +153,10 @@ func TestE2E_ConfigurationChangesAskOneAtATime(t *testing.T) {
 func TestRequestsToTheEditorAreBounded(t *testing.T) {
 	c, _ := inProcessWith(t, Options{Cwd: t.TempDir(), callTimeout: 500 * time.Millisecond})
 	initialized(t, c, nil)
+	// The initialized notification starts the connection's MCP hub (its
+	// bridge, its configs watched), which keeps goroutines of its own: a
+	// request is read only after that handler returned.
+	c.ok("tandem/listTools", map[string]any{}, nil)
 	c.onRequest(func(string, json.RawMessage) any { return noReply{} })
 	before := runtime.NumGoroutine()
 	calls := make([]chan msg, maxOutstanding+1)

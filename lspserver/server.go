@@ -87,7 +87,10 @@ type Server struct {
 	// running; configStale, whether a change was announced since it
 	// started.
 	configFetching, configStale bool
-	exit                        chan struct{} // closed by end: the exit notification, or the editor gone
+	// editorReports: the editor took the registration for file events, so
+	// it reports the changes in every folder, those added later too.
+	editorReports bool
+	exit          chan struct{} // closed by end: the exit notification, or the editor gone
 }
 
 // closeBoth closes the input too, if it can be closed, so a read blocked on
@@ -113,6 +116,7 @@ func Serve(ctx context.Context, in io.Reader, out io.WriteCloser, opts Options) 
 	if opts.Settings == nil {
 		opts.Settings = config.New()
 	}
+	agent.SharedWatches().SetLog(opts.Log)
 	if opts.MaxMessage <= 0 {
 		opts.MaxMessage = MaxMessage
 	}

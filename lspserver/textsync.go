@@ -7,6 +7,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/documents"
 )
 
@@ -125,7 +126,8 @@ func (s *Server) didClose(_ context.Context, params json.RawMessage) (any, error
 
 // tandem reads the disk at use time and checks content tags, so a file
 // changed behind the editor needs no invalidation of what was read; a
-// search kept for its next pages is not served again.
+// search kept for its next pages is not served again, and the chats that
+// read a file changed are told at their next model request.
 func (s *Server) didChangeWatchedFiles(_ context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		Changes []struct {
@@ -138,5 +140,12 @@ func (s *Server) didChangeWatchedFiles(_ context.Context, params json.RawMessage
 	}
 	s.log.Debug("files changed on disk", "count", len(p.Changes))
 	s.buffers.DiskChanged()
+	paths := make([]string, 0, len(p.Changes))
+	for _, c := range p.Changes {
+		if path, ok := filePath(c.URI); ok {
+			paths = append(paths, path)
+		}
+	}
+	agent.SharedWatches().Changed(paths)
 	return nil, nil
 }

@@ -83,8 +83,36 @@ func NewManager(cfg Config, opts Options) *Manager {
 	return &Manager{cfg: cfg, opts: opts, ctx: ctx, cancel: cancel, live: map[string]*server{}}
 }
 
-// Config returns what the manager was configured with.
-func (m *Manager) Config() Config { return m.cfg }
+// Config returns what the manager is configured with now.
+func (m *Manager) Config() Config {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.cfg
+}
+
+// Reconfigure takes cfg as the servers from now on, when a file that names
+// them changed: a server that went, or whose definition changed, is stopped
+// (a call on it ends with it) and the next use of its name starts the new
+// one; a new server starts on its first use; the rest run on untouched.
+func (m *Manager) Reconfigure(cfg Config) {
+	m.mu.Lock()
+	if m.closed {
+		m.mu.Unlock()
+		return
+	}
+	m.cfg = cfg
+	var stale []*server
+	for name, s := range m.live {
+		if d, ok := cfg.Servers[name]; !ok || d.Hash() != s.def.Hash() {
+			stale = append(stale, s)
+			delete(m.live, name)
+		}
+	}
+	m.mu.Unlock()
+	for _, s := range stale {
+		s.stop()
+	}
+}
 
 // server is one configured server and, while it runs, its session.
 type server struct {

@@ -146,10 +146,12 @@ type Support struct {
 // MayHaveRefused reports whether a step's output looks like the kernel
 // refused it something: Landlock's and Seatbelt's denials surface as EACCES
 // or EPERM, a guarded place's as EROFS (a write) or EBUSY (a rename), which
-// programs print as these words.
+// programs print as these words, in any case (C's strerror capitalises,
+// Go's errors do not: "mkdir /root/go: permission denied").
 func MayHaveRefused(output string) bool {
-	for _, w := range []string{"Permission denied", "Operation not permitted", "EACCES", "EPERM", "Read-only file system", "EROFS", "Device or resource busy", "EBUSY"} {
-		if strings.Contains(output, w) {
+	lower := strings.ToLower(output)
+	for _, w := range []string{"permission denied", "operation not permitted", "eacces", "eperm", "read-only file system", "erofs", "device or resource busy", "ebusy"} {
+		if strings.Contains(lower, w) {
 			return true
 		}
 	}

@@ -454,8 +454,9 @@ func quotedNames(e approvals.Effects) string {
 // something, when the output reads like a refusal: the kernel refuses with
 // EACCES or EPERM and says nothing of why, so the model is told what to
 // suspect and what the step was not granted. When the output names a path
-// the step was held back from reading (a secret, or a private place of the
-// home), the note names it and the one grant that opens it.
+// the step's own sandbox rules kept it from (sandbox.Opens: a secret, a
+// private place of the home, a write outside the writable places or to a
+// protected one), the note names the path and the exact access to ask for.
 func sandboxNote(res Result, p *approvals.Policy) string {
 	if !sandbox.MayHaveRefused(res.Output.Text) {
 		return ""
@@ -464,13 +465,9 @@ func sandboxNote(res Result, p *approvals.Policy) string {
 		if s.Held == 0 || s.Status <= 0 {
 			continue
 		}
-		if path, need := heldRead(res.Output.Text, p, s.Held); need != 0 {
-			why := "a secret"
-			if need.Has(approvals.Outside) {
-				why = "in the home directory, beyond the workspace, the scratch places and the readable places (shell.readableDirs)"
-			}
-			return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal of %s: the sandbox keeps it from a step without %s (it is %s). If the script needs it, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
-				s.N, s.Text, approvals.Show([]string{path}), need, why, quotedNames(need))
+		if path, a := keptFrom(res.Output.Text, p, s.Held); a.Need != 0 {
+			return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal of %s: the sandbox keeps it from a step without %s (%s). If the script needs it, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
+				s.N, s.Text, approvals.Show([]string{path}), strings.Join(a.Need.Names(), ", "), accessMeaning(a), quotedNames(a.Need))
 		}
 		return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal: the sandbox may have refused it, since it ran without %s (%s). If the script needs that, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
 			s.N, s.Text, strings.Join(s.Held.Names(), ", "), heldMeaning(s.Held), quotedNames(s.Held))
@@ -481,26 +478,48 @@ func sandboxNote(res Result, p *approvals.Policy) string {
 // outputPath is an absolute path as programs print it in an error.
 var outputPath = regexp.MustCompile("/[^\\s'\"`:,;()\\[\\]]+")
 
-// heldRead finds in output the first existing path that a step could not
-// read because it was held back from the effects held, and returns the
-// grant that opens it: secret for a secret, outside for a private place of
-// the home.
-func heldRead(output string, p *approvals.Policy, held approvals.Effects) (string, approvals.Effects) {
-	for _, path := range outputPath.FindAllString(output, 64) {
-		j := p.Examine("/", path)
-		var need approvals.Effects
-		switch {
-		case !j.Exists:
-		case j.Class == approvals.PathSecret:
-			need = approvals.Of(approvals.Secret)
-		case j.Private:
-			need = approvals.Of(approvals.Outside)
+// keptFrom finds in output the first path, on a line that reads like a
+// refusal, that the sandbox kept a step held back from held away from, and
+// what opens it. (A path on another line, a traceback's source file, is
+// no place the step was refused.)
+func keptFrom(output string, p *approvals.Policy, held approvals.Effects) (string, sandbox.Access) {
+	places, guarded := sandbox.PlacesOf(p), sandbox.GuardedIn(p.Roots())
+	seen := 0
+	for line := range strings.Lines(output) {
+		if !sandbox.MayHaveRefused(line) {
+			continue
 		}
-		if need != 0 && need.Within(held) {
-			return j.Path, need
+		for _, path := range outputPath.FindAllString(line, 64) {
+			if seen++; seen > 8 {
+				return "", sandbox.Access{}
+			}
+			j := p.Examine("/", path)
+			if a := sandbox.Opens(places, guarded, held, j.Path, sandbox.ReadDir); a.Need != 0 {
+				return j.Path, a
+			}
 		}
 	}
-	return "", 0
+	return "", sandbox.Access{}
+}
+
+// accessMeaning says why a path needs the access a, in words.
+func accessMeaning(a sandbox.Access) string {
+	verb := "reading it"
+	if a.Write {
+		verb = "writing it"
+	}
+	if es := a.Need.List(); len(es) > 1 {
+		return verb + " needs " + strings.Join(a.Need.Names(), ", ") + " together: its directory holds a secret or a protected place, and the kernel keeps those from a step only by keeping it from making new names beside them"
+	}
+	why := map[approvals.Effect]string{
+		approvals.Secret:    "it is a secret",
+		approvals.Protected: "it is a protected place: a startup file, a PATH directory, a root's .tandem, git config or hooks",
+		approvals.Outside:   "it is in the home directory, beyond the workspace, the scratch places and the readable places (shell.readableDirs)",
+	}[a.Need.List()[0]]
+	if a.Need.Has(approvals.Outside) && a.Write {
+		why = "it is outside the workspace, the temporary directory and the build caches"
+	}
+	return verb + " needs " + a.Need.String() + ": " + why
 }
 
 // heldMeaning says in words what a step cannot do while it is held back

@@ -25,7 +25,8 @@ why there (with HOME unset, the passwd entry's home); that only you can have
 written it and each directory on its way (else it is not read, and the check
 names the entry that is another user's or writable by others); that it
 parses; that the kernel can hold the programs of bash steps in the sandbox
-(Landlock, or Seatbelt on macOS); that git is installed (tandem reads git's
+(Landlock, or Seatbelt on macOS); that the files a chat reads can be
+watched for changes by others (else they are checked by stat); that git is installed (tandem reads git's
 global excludes file through it); and that the program of every configured
 MCP server (such as npx) can be found. Prints one line per check; the exit
 status is 1 when something needs fixing.`,
@@ -86,6 +87,7 @@ func diagnose(workspace string) []check {
 	}
 
 	out = append(out, sandboxCheck(settings))
+	out = append(out, fileWatchCheck(workspace))
 
 	if path, err := exec.LookPath("git"); err != nil {
 		out = append(out, check{name: "git", info: "not found on PATH; the global excludes file (core.excludesFile) cannot be read",

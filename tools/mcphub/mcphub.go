@@ -50,6 +50,8 @@ type Hub struct {
 	door    *mcpclient.Manager
 	managed mcpclient.Options // how a session's own servers start
 	roots   []string
+	set     *config.Settings       // the user's servers are read from these
+	watch   *mcpclient.ConfigWatch // nil: changed configs are not seen until tandem restarts
 }
 
 // New returns the hub of a door; nothing starts yet.
@@ -101,11 +103,8 @@ func (d *Hub) start(set *config.Settings) {
 	if m.Bridge != nil && !*m.Bridge {
 		return
 	}
-	d.roots = d.o.Roots()
-	cfg := mcpclient.Load(d.roots, m.Servers, "mcp.servers of the user settings")
-	for _, p := range cfg.Problems {
-		d.o.Log.Warn("mcp config problem", "problem", p.Error())
-	}
+	d.roots, d.set = d.o.Roots(), set
+	cfg := d.load(m.Servers)
 	// The approvals are remembered only in a private state directory: a
 	// planted file there would start a workspace's server unasked.
 	approved := ""
@@ -130,12 +129,48 @@ func (d *Hub) start(set *config.Settings) {
 		return
 	}
 	d.b = b
+	if d.watch, err = mcpclient.WatchConfig(d.roots, config.UserFile(), d.reload); err != nil {
+		log.Warn("MCP configs are not watched: a server added is seen when tandem restarts", "err", err)
+	}
+}
+
+// load reads the servers of the door's roots and the user's own, logging
+// the problems met.
+func (d *Hub) load(user json.RawMessage) mcpclient.Config {
+	cfg := mcpclient.Load(d.roots, user, "mcp.servers of the user settings")
+	for _, p := range cfg.Problems {
+		d.o.Log.Warn("mcp config problem", "problem", p.Error())
+	}
+	return cfg
+}
+
+// reload reads the configs again after one changed (the user's settings
+// file too when user), and gives the door's servers the new ones.
+func (d *Hub) reload(user bool) {
+	if user {
+		if err := d.set.LoadUser(); err != nil {
+			d.o.Log.Warn("the user settings file changed and was not read", "err", err)
+		}
+	}
+	var m settings
+	if v, ok := d.set.User("mcp"); ok {
+		if err := v.Decode(&m); err != nil {
+			d.o.Log.Warn("mcp settings changed and are not valid; the servers stay as they were", "err", err)
+			return
+		}
+	}
+	cfg := d.load(m.Servers)
+	d.door.Reconfigure(cfg)
+	d.o.Log.Info("mcp configs read again", "servers", cfg.Names())
 }
 
 // Close stops the bridge and the door's servers; a bridge not started yet
 // never starts.
 func (d *Hub) Close() {
 	d.once.Do(func() {})
+	if d.watch != nil {
+		d.watch.Close()
+	}
 	if d.b != nil {
 		d.b.Close()
 	}
