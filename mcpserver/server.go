@@ -13,8 +13,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge"
@@ -89,6 +91,11 @@ func unsafeRoot(root string) string {
 
 type sessionKey struct{}
 
+// undeclared are the method families of capabilities tandem does not
+// declare: the go-sdk would answer them with empty lists, as if it had
+// some to give.
+var undeclared = map[string]bool{"resources": true, "prompts": true, "completion": true}
+
 // newServer returns an MCP server that lists the tools in list and runs
 // each call through call, with the MCP client's session in the context
 // (for elicitAsker). A call of a tool not in list goes to call as well, so
@@ -108,6 +115,9 @@ func newServer(version string, list []*mcp.Tool, call func(context.Context, stri
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && !known[r.Params.Name] {
 				return handle(ctx, r)
+			}
+			if family, _, _ := strings.Cut(method, "/"); undeclared[family] {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: fmt.Sprintf("Method not found: tandem declares no %s capability; it serves tools", family)}
 			}
 			return next(ctx, method, req)
 		}

@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge"
 	"github.com/tandemdev/tandem/mcpserver"
@@ -228,7 +227,7 @@ func mcpServe(args []string) int {
 		Standalone: func(asker approvals.Asker) (*tools.Session, error) {
 			return openStandalone("tandem mcp serve", root, asker, false)
 		},
-	}, &mcp.StdioTransport{})
+	}, mcpserver.Stdio(os.Stdin, os.Stdout))
 	var unsafe *mcpserver.UnsafeRootError
 	switch {
 	case errors.As(err, &unsafe):

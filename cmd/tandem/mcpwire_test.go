@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// wireServe is `tandem mcp serve` spoken to line by line over real pipes,
+// as a client of any quality may speak it.
+type wireServe struct {
+	t   *testing.T
+	cmd *exec.Cmd
+	in  io.WriteCloser
+	out *bufio.Scanner
+}
+
+// wireMessage is one line tandem wrote.
+type wireMessage struct {
+	ID     any             `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func startWireServe(t *testing.T, ws string, env []string) *wireServe {
+	t.Helper()
+	cmd := exec.Command(builtTandem(t), "mcp", "serve")
+	cmd.Dir, cmd.Env, cmd.Stderr = ws, env, os.Stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	w := &wireServe{t: t, cmd: cmd, in: in, out: bufio.NewScanner(out)}
+	w.out.Buffer(nil, 16<<20)
+	return w
+}
+
+func (w *wireServe) send(line string) {
+	w.t.Helper()
+	if _, err := io.WriteString(w.in, line+"\n"); err != nil {
+		w.t.Fatalf("tandem stopped reading: %v", err)
+	}
+}
+
+// next is the next line tandem writes; it fails the test if tandem ended.
+func (w *wireServe) next() wireMessage {
+	w.t.Helper()
+	if !w.out.Scan() {
+		_ = w.cmd.Wait()
+		w.t.Fatalf("tandem mcp serve ended (%v) instead of answering", w.cmd.ProcessState)
+	}
+	var m wireMessage
+	if err := json.Unmarshal(w.out.Bytes(), &m); err != nil {
+		w.t.Fatalf("%v: %s", err, w.out.Bytes())
+	}
+	return m
+}
+
+// reply is the next response, skipping notifications.
+func (w *wireServe) reply() wireMessage {
+	w.t.Helper()
+	for {
+		if m := w.next(); m.Method == "" {
+			return m
+		}
+	}
+}
+
+func (w *wireServe) initialize(clientName string) {
+	w.t.Helper()
+	w.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"` + clientName + `","version":"1"}}}`)
+	if m := w.reply(); m.Error != nil || m.ID != "init" {
+		w.t.Fatalf("initialize: %+v", m)
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// TestLaw_mcp_serve_outlives_bad_lines: a line that is not one JSON-RPC
+// message — not JSON, a batch, no "jsonrpc" — is answered with the
+// JSON-RPC error for it while a call is in flight, and that call's reply
+// still arrives, and the session goes on. A request before initialize and
+// a method of a capability tandem does not declare get codes a client can
+// act on, never 0.
+func TestLaw_mcp_serve_outlives_bad_lines(t *testing.T) {
+	ws := t.TempDir()
+	fifo := filepath.Join(ws, "gate")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := startWireServe(t, ws, testHome(t, ""))
+
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	if m := w.reply(); m.Error == nil || m.Error.Code != -32600 || m.ID != 1.0 || !strings.Contains(m.Error.Message, "send initialize") {
+		t.Fatalf("tools/list before initialize: %+v", m)
+	}
+	w.initialize("wire-test")
+
+	// A call that waits on the FIFO is in flight while the bad lines come.
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"cat gate"}}}`)
+	for _, c := range []struct {
+		line string
+		code int
+		id   any
+	}{
+		{`{"jsonrpc":"2.0","id":3,"method":"tools/list"`, -32700, nil},
+		{`not json at all`, -32700, nil},
+		{`[{"jsonrpc":"2.0","id":4,"method":"ping"},{"jsonrpc":"2.0","id":5,"method":"ping"}]`, -32600, nil},
+		{`{"id":6,"method":"ping"}`, -32600, 6.0},
+		{`{"jsonrpc":"2.0","id":7,"method":"resources/list"}`, -32601, 7.0},
+		{`{"jsonrpc":"2.0","id":8,"method":"prompts/list"}`, -32601, 8.0},
+	} {
+		w.send(c.line)
+		m := w.reply()
+		if m.Error == nil || m.Error.Code != c.code || m.ID != c.id {
+			t.Errorf("%s was answered %+v; want error %d with id %v", c.line, m, c.code, c.id)
+		}
+	}
+	// The writer's open waits for the step's cat to open the FIFO.
+	go func() {
+		if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			_, _ = f.WriteString("through the gate\n")
+			f.Close()
+		}
+	}()
+	if m := w.reply(); m.ID != 2.0 || m.Error != nil || !strings.Contains(string(m.Result), "through the gate") {
+		t.Fatalf("the call in flight: %+v %s", m, m.Result)
+	}
+	w.send(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`)
+	if m := w.reply(); m.ID != 9.0 || m.Error != nil || !strings.Contains(string(m.Result), `"name":"read"`) {
+		t.Fatalf("tools/list after the bad lines: %+v", m)
+	}
+	w.in.Close()
+	if err := w.cmd.Wait(); err != nil {
+		t.Fatalf("tandem mcp serve ended with %v at the end of its input", err)
+	}
+}
