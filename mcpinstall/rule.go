@@ -23,6 +23,13 @@ var workingRule = ruleBegin + "\n" + workingRuleBody + ruleEnd + "\n"
 //go:embed working-rule.md
 var workingRuleBody string
 
+// Instructions is the working rule as an MCP server's instructions: the
+// same lines an agent's rule file gets, without the file's heading.
+func Instructions() string {
+	_, body, _ := strings.Cut(workingRuleBody, "\n\n")
+	return strings.TrimSpace(body)
+}
+
 // Rule actions, besides Updated and Skipped.
 const (
 	Created   Action = "created"

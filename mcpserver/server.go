@@ -30,6 +30,9 @@ type Options struct {
 	Root    string    // the folder served; Serve looks for its editor's tandem from there
 	Version string    // tandem's version, sent to the MCP client
 	Warn    io.Writer // where Serve reports a failed attach before it serves standalone
+	// Instructions tell the client's model how to work with the tools
+	// (MCP's server instructions).
+	Instructions string
 	// Standalone opens the session to serve when no editor's tandem is
 	// found; the asker it is given asks the MCP client.
 	Standalone func(asker approvals.Asker) (*tools.Session, error)
@@ -51,7 +54,7 @@ func Serve(ctx context.Context, o Options, transport mcp.Transport) error {
 	var srv *mcp.Server
 	if a, err := attach(ctx, o.Root); err == nil {
 		defer a.close()
-		srv = newServer(o.Version, a.tools, a.call)
+		srv = newServer(o, a.tools, a.call)
 	} else {
 		if !errors.Is(err, bridge.ErrNoBridge) && o.Warn != nil {
 			fmt.Fprintf(o.Warn, "tandem mcp serve: the editor's tandem did not open a session (%v); serving standalone\n", err)
@@ -66,7 +69,7 @@ func Serve(ctx context.Context, o Options, transport mcp.Transport) error {
 			return err
 		}
 		defer s.Close()
-		srv = newServer(o.Version, tools.MCPTools(s), func(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
+		srv = newServer(o, tools.MCPTools(s), func(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
 			return tools.Call(ctx, s, name, args).MCP()
 		})
 	}
@@ -101,8 +104,8 @@ var undeclared = map[string]bool{"resources": true, "prompts": true, "completion
 // (for elicitAsker). A call of a tool not in list goes to call as well, so
 // its refusal is a tool error that a model can read and go on from; the
 // go-sdk alone would answer it with a protocol error.
-func newServer(version string, list []*mcp.Tool, call func(context.Context, string, json.RawMessage) *mcp.CallToolResult) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "tandem", Version: version}, nil)
+func newServer(o Options, list []*mcp.Tool, call func(context.Context, string, json.RawMessage) *mcp.CallToolResult) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tandem", Version: o.Version}, &mcp.ServerOptions{Instructions: o.Instructions})
 	known := map[string]bool{}
 	handle := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return call(context.WithValue(ctx, sessionKey{}, req.Session), req.Params.Name, req.Params.Arguments), nil

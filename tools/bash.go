@@ -24,7 +24,9 @@ func init() { register(bashTool) }
 
 var bashTool = spec[bashArgs]{
 	Tool: Tool{
-		Name: "bash",
+		Name:        "bash",
+		DisplayName: "Run a bash script",
+		OpenWorld:   true, // programs reach the network and anything the user allows
 		Description: `Run a bash script in the workspace root. tandem interprets it itself: every command that actually runs — in loops, functions, eval, $(…), pipelines, behind env, xargs, sh -c — is checked with its real arguments just before it runs, and one that needs the user's approval (by default: a secret such as ~/.ssh, writes outside the workspace and /tmp, to .git or ~/.bashrc) is asked in the editor first. ` +
 			`A refused step stops the script there; earlier steps' changes stay. cd and export last for this call only. Processes get the environment without credentials, in a sandbox holding them to what their step may do. ` +
 			`If a step needs more (its result says what the sandbox held), call again with "with": the access and a one-line reason; the user is asked once. ` +

@@ -22,7 +22,8 @@ func init() { register(codeTool) }
 
 var codeTool = spec[codeArgs]{
 	Tool: Tool{
-		Name: "code",
+		Name:        "code",
+		DisplayName: "Code intelligence",
 		Description: `Ask the editor's language servers. op "symbols" {path}: the file's outline. ` +
 			`"definition", "references", "hover" {path, line, symbol}: at the first whole word symbol on that row (or "column", 1-based). ` +
 			`"diagnostics" {path?}: current problems. Locations come back as [path#TAG] rows, which count as seen. ` +

@@ -103,12 +103,13 @@ func (sp spec[A]) define() Tool {
 	return t
 }
 
-// argTypes are the schemas of argument types that decode more than their
-// Go type says: rows to read and an edit's anchors are a string or a
-// number; a raw JSON argument is an object.
+// argTypes are the schemas of argument types whose Go type says too
+// little: rows to read and an edit's anchors are strings (a bare number
+// still decodes, but a schema with a union of types is one strict clients
+// such as Gemini CLI warn about); a raw JSON argument is an object.
 var argTypes = map[reflect.Type]*jsonschema.Schema{
-	reflect.TypeFor[selector]():        {Types: []string{"string", "integer"}},
-	reflect.TypeFor[edits.Anchor]():    {Types: []string{"string", "integer"}},
+	reflect.TypeFor[selector]():        {Type: "string"},
+	reflect.TypeFor[edits.Anchor]():    {Type: "string"},
 	reflect.TypeFor[json.RawMessage](): {Type: "object"},
 }
 

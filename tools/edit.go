@@ -17,7 +17,8 @@ func init() { register(editTool) }
 
 var editTool = spec[editArgs]{
 	Tool: Tool{
-		Name: "edit",
+		Name:        "edit",
+		DisplayName: "Edit files",
 		Description: `Change one or more files in one all-or-nothing call. Each entry of "files" names a path, the tag from the [path#TAG] line of your read or grep, and "ops" anchored on that version's rows, quoted as read showed them ("12:func main() {"; a range its first row, or first|last: "12-14:func main() {|}"), so a miscounted line is refused instead of changed: ` +
 			`{"replace":"12-14:row","text":"new lines"}, {"delete":"12-14:row"}, {"insertAfter":"12:row","text":"..."}, {"insertBefore":"12:row","text":"..."}, {"prepend":"..."}, {"append":"..."}, or {"old":"exact text","new":"replacement"} (old must occur exactly once). A bare number ("12") works but nothing checks it. ` +
 			`Use the numbers of the version you read; never shift them for earlier ops. ` +

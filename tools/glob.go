@@ -13,7 +13,8 @@ func init() { register(globTool) }
 
 var globTool = spec[globArgs]{
 	Tool: Tool{
-		Name: "glob",
+		Name:        "glob",
+		DisplayName: "Find files by name",
 		Description: `Find files and directories by name with a glob pattern: "*" within one path segment, "**" across directories, "{a,b}" alternatives, "[a-z]" classes. ` +
 			`The pattern is matched against paths relative to "path", e.g. "**/*_test.go" or "cmd/*/main.go". ` +
 			`Files excluded by .gitignore, .ignore or git's exclude files are skipped. ` +

@@ -13,7 +13,8 @@ func init() { register(grepTool) }
 
 var grepTool = spec[grepArgs]{
 	Tool: Tool{
-		Name: "grep",
+		Name:        "grep",
+		DisplayName: "Search file contents",
 		Description: `Search file contents with a regular expression (RE2 syntax, like ripgrep), line by line, in "path" (a directory or one file); "glob" filters files. ` +
 			`Files excluded by .gitignore, .ignore or git's exclude files are skipped; files open in the editor are searched as their unsaved buffers. ` +
 			`Results are grouped by file under [path#TAG] (the tag of the bytes searched: edit those rows directly), with rows "N:text" as read shows them. ` +

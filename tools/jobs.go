@@ -15,7 +15,8 @@ func init() { register(jobsTool) }
 
 var jobsTool = spec[jobsArgs]{
 	Tool: Tool{
-		Name: "jobs",
+		Name:        "jobs",
+		DisplayName: "Background jobs",
 		Description: `List, show or kill the session's jobs: bash scripts that outlived their call's budget. ` +
 			`{"action":"list"} lists them with their state; {"action":"show","id":"job-1"} shows one job's steps and output (first and last parts when long); ` +
 			`{"action":"kill","id":"job-1"} stops it and every process it started, and shows how it ended. A job's end is also reported when it settles.`,

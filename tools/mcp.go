@@ -19,16 +19,22 @@ func (r Result) MCP() *mcp.CallToolResult {
 }
 
 // MCPTools is the session's tools as an MCP server lists them, each with
-// the hints an MCP client decides by whether to ask before a call: read-only,
-// and else whether it may destroy what was there.
+// the hints an MCP client decides by whether to ask before a call and
+// whether calls may run side by side — all from the tool's definition, as
+// the agent's plan mode and concurrency are.
 func MCPTools(s *Session) []*mcp.Tool {
 	var out []*mcp.Tool
 	for _, t := range List(s) {
-		hints := &mcp.ToolAnnotations{ReadOnlyHint: t.ReadOnly}
+		hints := &mcp.ToolAnnotations{
+			Title:          t.DisplayName,
+			ReadOnlyHint:   t.ReadOnly,
+			IdempotentHint: t.ReadOnly || t.Idempotent,
+			OpenWorldHint:  &t.OpenWorld,
+		}
 		if !t.ReadOnly {
 			hints.DestructiveHint = &t.Destructive
 		}
-		out = append(out, &mcp.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema(), Annotations: hints})
+		out = append(out, &mcp.Tool{Name: t.Name, Title: t.DisplayName, Description: t.Description, InputSchema: t.InputSchema(), Annotations: hints})
 	}
 	return out
 }

@@ -26,7 +26,9 @@ func init() { register(mcpTool) }
 
 var mcpTool = spec[mcpArgs]{
 	Tool: Tool{
-		Name: "mcp",
+		Name:        "mcp",
+		DisplayName: "Call a user's MCP tool",
+		OpenWorld:   true, // a user's server may reach anything
 		Description: `Use the user's MCP tools (the servers configured in their settings or the workspace's .mcp.json, and those their editor named for this chat). ` +
 			`{"action":"list"} lists them as SERVER/TOOL with one line each; {"action":"call","tool":"SERVER/TOOL","arguments":{…}} calls one and returns its result (its first 64 KiB; for a larger result run ` + "`tandem mcp call SERVER/TOOL '{…}' > out.json`" + ` in bash and read the file). ` +
 			`Starting a workspace's server, and a call the user has not allowed in advance, are asked in the editor.`,

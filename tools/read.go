@@ -18,14 +18,15 @@ func init() { register(readTool) }
 
 var readTool = spec[readArgs]{
 	Tool: Tool{
-		Name: "read",
+		Name:        "read",
+		DisplayName: "Read a file",
 		Description: `Read a text file, or list a directory. ` +
 			`The first line is [path#TAG]: TAG names the exact content the rows come from; edits quote it. Rows are "N:text", N the 1-based line. ` +
 			`"lines" selects rows, e.g. "40-80" or "1-5,120-" ("..." stands where lines are skipped). ` +
 			`Only rows you were shown count as seen; edits anchor only on seen lines. A long result keeps head and tail and says how to read the cut. ` +
 			`"paths" reads several files or ranges at once, within one read's bound; parts refused or left out are named, with the next call. ` +
 			`A directory lists its numbered entries (files with size and lines); "lines" pages them. An unsaved editor buffer is read in place of the file. Files over 4 MiB: only with "lines", no tag. Binary and non-UTF-8 files are refused, saying why.`,
-		Examples: examples(`{"path":"cmd/tandem/main.go"}`, `{"path":"README.md","lines":"40-80"}`, `{"path":"go.mod","lines":3}`,
+		Examples: examples(`{"path":"cmd/tandem/main.go"}`, `{"path":"README.md","lines":"40-80"}`, `{"path":"go.mod","lines":"3"}`,
 			`{"paths":[{"path":"a.go","lines":"1-5,120-"},{"path":"docs"}]}`),
 		ReadOnly: true,
 		Kind:     KindRead,

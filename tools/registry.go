@@ -46,7 +46,9 @@ type Handler func(ctx context.Context, s *Session, args json.RawMessage) Result
 // know of it. Each tool's file writes it as a spec, with the tool's
 // argument struct, and registers it in init.
 type Tool struct {
-	Name        string
+	Name string
+	// DisplayName is what a person reads of the tool (MCP's title).
+	DisplayName string
 	Description string // written for a model
 	// Examples are argument objects a model may send; a test checks each
 	// against the schema and decodes it into the argument struct.
@@ -58,6 +60,14 @@ type Tool struct {
 	// Destructive tools may delete or overwrite what was there (MCP's
 	// destructiveHint).
 	Destructive bool
+	// Idempotent tools that change something change nothing more when
+	// called again with the same arguments (MCP's idempotentHint; a
+	// read-only tool is so anyway).
+	Idempotent bool
+	// OpenWorld tools reach beyond the workspace and tandem's own state:
+	// the network, other programs, the user's servers (MCP's
+	// openWorldHint).
+	OpenWorld bool
 	// Kind is what a call does, in ACP's words.
 	Kind Kind
 	// Aliases are other agents' names for what this tool does: a call of

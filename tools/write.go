@@ -11,7 +11,9 @@ func init() { register(writeTool) }
 
 var writeTool = spec[writeArgs]{
 	Tool: Tool{
-		Name: "write",
+		Name:        "write",
+		DisplayName: "Write a whole file",
+		Idempotent:  true, // the same content twice leaves the same file
 		Description: `Write a whole file: create it (with missing directories), or replace an existing file you have read. ` +
 			`An existing file is replaced only when its current content is a version you have seen; otherwise nothing is written and you are told to read it first. ` +
 			`A replaced file keeps its byte order mark, line endings and mode (a warning says when your content had other line endings). For changes to part of a file, prefer edit. ` +

@@ -16,6 +16,7 @@ import (
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge"
+	"github.com/tandemdev/tandem/mcpinstall"
 	"github.com/tandemdev/tandem/mcpserver"
 	"github.com/tandemdev/tandem/tools"
 )
@@ -221,9 +222,10 @@ func mcpServe(args []string) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	err = mcpserver.Serve(ctx, mcpserver.Options{
-		Root:    root,
-		Version: tandemVersion(),
-		Warn:    os.Stderr,
+		Root:         root,
+		Version:      tandemVersion(),
+		Warn:         os.Stderr,
+		Instructions: mcpinstall.Instructions(),
 		Standalone: func(asker approvals.Asker) (*tools.Session, error) {
 			return openStandalone("tandem mcp serve", root, asker, false)
 		},

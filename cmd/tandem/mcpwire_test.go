@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -152,4 +153,91 @@ func TestLaw_mcp_serve_outlives_bad_lines(t *testing.T) {
 	if err := w.cmd.Wait(); err != nil {
 		t.Fatalf("tandem mcp serve ended with %v at the end of its input", err)
 	}
+}
+
+// A client decides by tools/list alone whether to ask before a call, run
+// calls side by side, or warn about a schema: every tool carries a title
+// and all four hints from the registry's one definition, no schema holds
+// a union of types (Gemini CLI's strict mode warns of them), and the
+// server's instructions give the working rule.
+func TestMCPServe_tools_list_as_a_client_sees_it(t *testing.T) {
+	w := startWireServe(t, t.TempDir(), testHome(t, ""))
+	w.send(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"wire","version":"1"}}}`)
+	var init struct{ Instructions string }
+	if m := w.reply(); m.Error != nil || json.Unmarshal(m.Result, &init) != nil || !strings.Contains(init.Instructions, "[path#TAG]") || strings.Contains(init.Instructions, "## tandem") {
+		t.Fatalf("initialize gives no working rule: %+v %s", m, m.Result)
+	}
+	w.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+	var list struct {
+		Tools []struct {
+			Name        string         `json:"name"`
+			Title       string         `json:"title"`
+			InputSchema any            `json:"inputSchema"`
+			Annotations map[string]any `json:"annotations"`
+		}
+	}
+	if m := w.reply(); m.Error != nil || json.Unmarshal(m.Result, &list) != nil || len(list.Tools) < 5 {
+		t.Fatalf("tools/list: %+v", m)
+	}
+	readOnly := map[string]bool{"read": true, "grep": true, "glob": true, "code": true}
+	openWorld := map[string]bool{"bash": true, "mcp": true}
+	for _, tl := range list.Tools {
+		a := tl.Annotations
+		if tl.Title == "" || a["title"] != tl.Title {
+			t.Errorf("%s has no title: %q, annotations %v", tl.Name, tl.Title, a)
+		}
+		if a["readOnlyHint"] != readOnly[tl.Name] || a["openWorldHint"] != openWorld[tl.Name] {
+			t.Errorf("%s: annotations %v; want readOnly %v, openWorld %v", tl.Name, a, readOnly[tl.Name], openWorld[tl.Name])
+		}
+		if _, ok := a["idempotentHint"].(bool); !ok {
+			t.Errorf("%s: no idempotentHint in %v", tl.Name, a)
+		}
+		// Read-only tools are idempotent; MCP's default for destructive is true.
+		if readOnly[tl.Name] && a["idempotentHint"] != true {
+			t.Errorf("%s is read-only but not idempotent: %v", tl.Name, a)
+		}
+		if !readOnly[tl.Name] && a["destructiveHint"] == nil {
+			t.Errorf("%s: no destructiveHint in %v", tl.Name, a)
+		}
+		if at := unionAt(tl.InputSchema, "inputSchema"); at != "" {
+			t.Errorf("%s: a union of types at %s", tl.Name, at)
+		}
+	}
+	// The union-free schema still takes a bare number where older clients
+	// send one.
+	if err := os.WriteFile(filepath.Join(w.cmd.Dir, "a.txt"), []byte("one\ntwo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"read","arguments":{"path":"a.txt","lines":2}}}`)
+	if m := w.reply(); m.Error != nil || !strings.Contains(string(m.Result), `2:two`) || strings.Contains(string(m.Result), `"isError":true`) {
+		t.Fatalf("read with lines 2: %+v %s", m, m.Result)
+	}
+}
+
+// unionAt is where in a JSON Schema a "type" is a list, or "".
+func unionAt(v any, at string) string {
+	switch x := v.(type) {
+	case map[string]any:
+		if _, list := x["type"].([]any); list {
+			return at
+		}
+		for _, k := range []string{"anyOf", "oneOf"} {
+			if _, ok := x[k]; ok {
+				return at + "." + k
+			}
+		}
+		for k, sub := range x {
+			if found := unionAt(sub, at+"."+k); found != "" {
+				return found
+			}
+		}
+	case []any:
+		for i, sub := range x {
+			if found := unionAt(sub, fmt.Sprintf("%s[%d]", at, i)); found != "" {
+				return found
+			}
+		}
+	}
+	return ""
 }
