@@ -59,7 +59,7 @@ func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 	if len(roots) == 0 {
 		return nil, invalidParams("tandem/openSession", fmt.Errorf("the editor named no workspace folder; pass roots"))
 	}
-	sess := s.openTools("", roots, nil)
+	sess := s.openTools("", roots, nil, false)
 	s.mu.Lock()
 	s.sessions[sess.ID] = sess
 	s.mu.Unlock()
@@ -71,8 +71,10 @@ func (s *Server) newSession(rawRoots []string) (*tools.Session, error) {
 // reads the editor's buffers and settings, asks its questions through the
 // editor's prompts, applies edits with workspace/applyEdit, gives bash
 // steps the MCP-call bridge's variables, and tells the editor when a job
-// ends.
-func (s *Server) openTools(id string, roots []string, named []acp.McpServer) *tools.Session {
+// ends; jobEndsInResults tells it in the session's next tool result as
+// well, for an MCP client of `tandem mcp serve`, which hears of it no
+// other way.
+func (s *Server) openTools(id string, roots []string, named []acp.McpServer, jobEndsInResults bool) *tools.Session {
 	return s.hub.mcp.Open(tools.Options{
 		ID:       id,
 		Roots:    roots,
@@ -84,6 +86,7 @@ func (s *Server) openTools(id string, roots []string, named []acp.McpServer) *to
 		JobSettled: func(j tools.JobSettled) {
 			_ = s.client.Notify(context.Background(), "tandem/jobSettled", j)
 		},
+		JobEndsInResults: jobEndsInResults,
 	}, named)
 }
 
@@ -149,7 +152,7 @@ func (s *Server) listTools(_ context.Context, params json.RawMessage) (any, erro
 			return nil, err
 		}
 	} else {
-		sess = s.openTools("", s.Roots(), nil)
+		sess = s.openTools("", s.Roots(), nil, false)
 		defer sess.Close()
 	}
 	list := []toolInfo{}

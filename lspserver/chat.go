@@ -44,7 +44,7 @@ func (s *Server) newAgentService() *agent.Service {
 		if !filepath.IsAbs(o.Cwd) {
 			return nil, invalidParams("session/new", fmt.Errorf("cwd %q is not an absolute path", o.Cwd))
 		}
-		return s.openTools(o.ID, []string{filepath.Clean(o.Cwd)}, o.MCPServers), nil
+		return s.openTools(o.ID, []string{filepath.Clean(o.Cwd)}, o.MCPServers, false), nil
 	}, connect, store)
 }
 

@@ -150,7 +150,7 @@ func (h *hostedTools) Open(ctx context.Context) ([]byte, error) {
 	if n >= maxHosted {
 		return nil, fmt.Errorf("this editor already serves %d agents' sessions; quit an agent (its session ends with it) and start it again", n)
 	}
-	sess := h.s.openTools("", roots, nil)
+	sess := h.s.openTools("", roots, nil, true)
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()

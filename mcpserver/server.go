@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -34,8 +35,9 @@ type Options struct {
 	// (MCP's server instructions).
 	Instructions string
 	// Standalone opens the session to serve when no editor's tandem is
-	// found; the asker it is given asks the MCP client.
-	Standalone func(asker approvals.Asker) (*tools.Session, error)
+	// found, with door's options: an asker that asks the MCP client, and
+	// jobs' ends told to it.
+	Standalone func(door tools.Options) (*tools.Session, error)
 }
 
 // UnsafeRootError is the error for a folder Serve refuses to serve
@@ -63,8 +65,10 @@ func Serve(ctx context.Context, o Options, transport mcp.Transport) error {
 			return &UnsafeRootError{Root: o.Root, Why: why}
 		}
 		// The transport carries the protocol: questions go to the MCP
-		// client as elicitations when it can take them.
-		s, err := o.Standalone(elicitAsker{})
+		// client as elicitations when it can take them, and a job's end
+		// as a log message besides the next result.
+		var jobEnds logJobEnds
+		s, err := o.Standalone(tools.Options{Asker: elicitAsker{}, JobSettled: jobEnds.log, JobEndsInResults: true})
 		if err != nil {
 			return err
 		}
@@ -72,6 +76,7 @@ func Serve(ctx context.Context, o Options, transport mcp.Transport) error {
 		srv = newServer(o, tools.MCPTools(s), func(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
 			return tools.Call(ctx, s, name, args).MCP()
 		})
+		jobEnds.srv.Store(srv)
 	}
 	if err := srv.Run(ctx, transport); err != nil && ctx.Err() == nil {
 		return err
@@ -229,4 +234,18 @@ func (elicitAsker) Ask(ctx context.Context, q approvals.Question) approvals.Answ
 	}
 	s, _ := res.Content["answer"].(string)
 	return elicitAnswers[s] // anything else: unanswered
+}
+
+// logJobEnds tells the MCP clients of srv, as a log message, that a job
+// ended (when a client set a logging level, as MCP's logging asks).
+type logJobEnds struct{ srv atomic.Pointer[mcp.Server] }
+
+func (l *logJobEnds) log(j tools.JobSettled) {
+	srv := l.srv.Load()
+	if srv == nil {
+		return
+	}
+	for ss := range srv.Sessions() {
+		_ = ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "notice", Logger: "tandem/jobs", Data: j})
+	}
 }

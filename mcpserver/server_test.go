@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge"
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/tools"
@@ -17,7 +16,7 @@ import (
 func TestServeRefusesTheWholeFileSystem(t *testing.T) {
 	noEditor(t)
 	opened := false
-	err := Serve(context.Background(), Options{Root: "/", Standalone: func(approvals.Asker) (*tools.Session, error) {
+	err := Serve(context.Background(), Options{Root: "/", Standalone: func(tools.Options) (*tools.Session, error) {
 		opened = true
 		return nil, errors.New("not reached")
 	}}, nil)
@@ -37,8 +36,9 @@ func TestServeStandaloneServesTheRegistry(t *testing.T) {
 	serverSide, clientSide := mcp.NewInMemoryTransports()
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, Options{Root: root, Version: "test", Standalone: func(asker approvals.Asker) (*tools.Session, error) {
-			return tools.Open(tools.Options{Roots: []string{root}, Settings: config.New(), Asker: asker}), nil
+		done <- Serve(ctx, Options{Root: root, Version: "test", Standalone: func(door tools.Options) (*tools.Session, error) {
+			door.Roots, door.Settings = []string{root}, config.New()
+			return tools.Open(door), nil
 		}}, serverSide)
 	}()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t"}, nil).Connect(ctx, clientSide, nil)

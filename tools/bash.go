@@ -129,7 +129,7 @@ func runBash(ctx context.Context, s *Session, a bashArgs) Result {
 			release()
 		}()
 		steps, out := run.Progress()
-		head := fmt.Sprintf("detached: the script still runs, as job %s; its end will be reported. Call jobs {\"action\":\"show\",\"id\":%q} to see it, or {\"action\":\"kill\",\"id\":%q} to stop it. A job asks the user nothing: a later step that needs a yes is refused.", job.ID, job.ID, job.ID)
+		head := fmt.Sprintf("detached: the script still runs, as job %s; %s. Call jobs {\"action\":\"show\",\"id\":%q} to see it, or {\"action\":\"kill\",\"id\":%q} to stop it. A job asks the user nothing: a later step that needs a yes is refused.", job.ID, s.jobEndTold(job.ID), job.ID, job.ID)
 		return Result{
 			Text:       shell.RenderProgress(head, steps, out),
 			Structured: map[string]any{"end": "detached", "job": job.ID, "steps": steps, "output": out},

@@ -199,6 +199,9 @@ func Call(ctx context.Context, s *Session, name string, args json.RawMessage) (r
 	if note := s.takeRecovered(); note != "" {
 		res.Text = note + "\n\n" + res.Text
 	}
+	if ends := s.takeJobEnds(); ends != "" {
+		res.Text = ends + "\n\n" + res.Text
+	}
 	return res
 }
 

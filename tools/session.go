@@ -64,6 +64,10 @@ type Options struct {
 	// a bash script that outlived its call). If it is nil, nobody is told,
 	// and the jobs tool still shows the ended job.
 	JobSettled func(JobSettled)
+	// JobEndsInResults puts the end of each job that ended since the
+	// session's last call at the start of its next tool result, for a
+	// client whose model hears of it no other way (an MCP client).
+	JobEndsInResults bool
 	// OneCall means the session serves one tool call and then ends
 	// (`tandem tool`), so it need not remember what it showed the model
 	// for a later call.
@@ -115,6 +119,9 @@ type Session struct {
 	// recovered says what Open settled of commits a crash cut short; the
 	// session's first call result carries it, then it is cleared.
 	recovered string
+	// jobEnds are the ends of jobs not yet told in a result
+	// (Options.JobEndsInResults).
+	jobEnds []string
 	// ctx is cancelled by Close, and with it the context of every call
 	// still running in the session (see bind). Close then waits for those
 	// calls to end.
@@ -176,8 +183,14 @@ func Open(o Options) *Session {
 	s.box, s.boxOff = newSandbox(o.Settings, s.gate.Policy())
 	s.OnClose(s.box.Close)
 	s.jobs = shell.NewJobs(func(job *shell.Job) {
+		j := jobSettled(s, job)
+		if o.JobEndsInResults {
+			s.mu.Lock()
+			s.jobEnds = append(s.jobEnds, j.note())
+			s.mu.Unlock()
+		}
 		if o.JobSettled != nil {
-			o.JobSettled(jobSettled(s, job))
+			o.JobSettled(j)
 		}
 	})
 	s.OnClose(s.Seen.Close)
@@ -345,4 +358,30 @@ func (s *Session) takeRecovered() string {
 	note := s.recovered
 	s.recovered = ""
 	return note
+}
+
+// takeJobEnds says which jobs ended since the last result told it, or "".
+func (s *Session) takeJobEnds() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	note := strings.Join(s.jobEnds, "\n")
+	s.jobEnds = nil
+	return note
+}
+
+// note is the line a result begins with for a job that ended.
+func (j JobSettled) note() string {
+	head, _, _ := strings.Cut(j.Text, "\n")
+	return fmt.Sprintf("Job %s (%s) has ended: %s. Its steps and output: jobs {\"action\":\"show\",\"id\":%q}.", j.Job, j.Command, head, j.Job)
+}
+
+// jobEndTold says how the model will learn that a job ended.
+func (s *Session) jobEndTold(id string) string {
+	switch {
+	case s.opts.JobEndsInResults:
+		return "its end will be reported at the start of your next tool result"
+	case s.opts.JobSettled != nil:
+		return "its end will be reported"
+	}
+	return fmt.Sprintf("nothing reports its end: call jobs {\"action\":\"show\",\"id\":%q} to see whether it ended", id)
 }

@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"text/tabwriter"
 
-	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/bridge"
 	"github.com/tandemdev/tandem/mcpinstall"
 	"github.com/tandemdev/tandem/mcpserver"
@@ -226,8 +225,8 @@ func mcpServe(args []string) int {
 		Version:      tandemVersion(),
 		Warn:         os.Stderr,
 		Instructions: mcpinstall.Instructions(),
-		Standalone: func(asker approvals.Asker) (*tools.Session, error) {
-			return openStandalone("tandem mcp serve", root, asker, false)
+		Standalone: func(door tools.Options) (*tools.Session, error) {
+			return openStandalone("tandem mcp serve", root, door)
 		},
 	}, mcpserver.Stdio(os.Stdin, os.Stdout))
 	var unsafe *mcpserver.UnsafeRootError

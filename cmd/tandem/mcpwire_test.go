@@ -241,3 +241,49 @@ func unionAt(v any, at string) string {
 	}
 	return ""
 }
+
+// A job started over `mcp serve` reports its end: the detach says where,
+// a log message arrives when it ends, and the session's next tool result
+// begins with it, once.
+func TestMCPServe_job_end_is_reported_to_the_client(t *testing.T) {
+	ws := t.TempDir()
+	fifo := filepath.Join(ws, "gate")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	w := startWireServe(t, ws, testHome(t, `{"shell":{"budgetSeconds":1}}`))
+	w.initialize("wire-test")
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"logging/setLevel","params":{"level":"info"}}`)
+	if m := w.reply(); m.Error != nil {
+		t.Fatalf("logging/setLevel: %+v", m)
+	}
+	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"cat gate"}}}`)
+	if m := w.reply(); !strings.Contains(string(m.Result), "as job job-1; its end will be reported at the start of your next tool result") {
+		t.Fatalf("the detach does not say where the end is reported: %s", m.Result)
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("released\n")
+	f.Close()
+	m := w.next()
+	var logged struct {
+		Level, Logger string
+		Data          struct{ Job, End string }
+	}
+	if m.Method != "notifications/message" || json.Unmarshal(m.Params, &logged) != nil || logged.Logger != "tandem/jobs" || logged.Data.Job != "job-1" || logged.Data.End != "finished" {
+		t.Fatalf("the job's end was not logged: %+v %s", m, m.Params)
+	}
+	w.send(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"glob","arguments":{"pattern":"*"}}}`)
+	var res struct {
+		Content []struct{ Text string }
+	}
+	if m := w.reply(); json.Unmarshal(m.Result, &res) != nil || len(res.Content) == 0 || !strings.HasPrefix(res.Content[0].Text, "Job job-1 (cat gate) has ended: finished") || !strings.Contains(res.Content[0].Text, `jobs {"action":"show","id":"job-1"}`) {
+		t.Fatalf("the next result does not begin with the job's end: %s", m.Result)
+	}
+	w.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"glob","arguments":{"pattern":"*"}}}`)
+	if m := w.reply(); strings.Contains(string(m.Result), "has ended") {
+		t.Fatalf("the job's end was told twice: %s", m.Result)
+	}
+}

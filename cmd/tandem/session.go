@@ -18,16 +18,18 @@ func standaloneSession(command string, asker approvals.Asker, oneCall bool) (*to
 	if err != nil {
 		return nil, err
 	}
-	return openStandalone(command, cwd, asker, oneCall)
+	return openStandalone(command, cwd, tools.Options{Asker: asker, OneCall: oneCall})
 }
 
-// openStandalone is standaloneSession on root. oneCall: the session serves
-// one tool call and ends (tools.Options.OneCall).
-func openStandalone(command, root string, asker approvals.Asker, oneCall bool) (*tools.Session, error) {
+// openStandalone opens a session on root with the user's own settings and
+// what door gives of its options (the asker, one call or many, how a
+// job's end is told).
+func openStandalone(command, root string, door tools.Options) (*tools.Session, error) {
 	if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
 		return nil, fmt.Errorf("%s is not a directory; pass an existing folder", root)
 	}
-	return tools.Open(tools.Options{Roots: []string{root}, Settings: userSettings(command), Asker: asker, OneCall: oneCall}), nil
+	door.Roots, door.Settings = []string{root}, userSettings(command)
+	return tools.Open(door), nil
 }
 
 // userSettings loads the user's own settings for a command that has no
