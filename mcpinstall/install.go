@@ -16,6 +16,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 )
 
 // Key is the name tandem's entry has in every agent's server list.
@@ -37,8 +38,10 @@ const (
 type Agent struct {
 	Name    string
 	format  format
-	project string                    // relative to the workspace root
-	user    func(Env) (string, error) // absolute
+	project string // relative to the workspace root
+	// user is the user-scope file: base, a directory the user or the
+	// system keeps, and the file's place below it.
+	user func(Env) (base, rel string, err error)
 }
 
 // Env is what locating and writing the files depends on.
@@ -57,11 +60,11 @@ var Agents = []Agent{
 		project: ".mcp.json",
 		// Claude Code keeps its user settings in ~/.claude.json, or in
 		// $CLAUDE_CONFIG_DIR/.claude.json when that is set.
-		user: func(e Env) (string, error) {
+		user: func(e Env) (string, string, error) {
 			if d := e.Getenv("CLAUDE_CONFIG_DIR"); d != "" {
-				return filepath.Join(d, ".claude.json"), nil
+				return d, ".claude.json", nil
 			}
-			return filepath.Join(e.Home, ".claude.json"), nil
+			return e.Home, ".claude.json", nil
 		},
 	},
 	{
@@ -69,11 +72,11 @@ var Agents = []Agent{
 		format: tomlFormat{},
 		// Codex reads a project's .codex/config.toml once the user trusts the project.
 		project: filepath.Join(".codex", "config.toml"),
-		user: func(e Env) (string, error) {
+		user: func(e Env) (string, string, error) {
 			if d := e.Getenv("CODEX_HOME"); d != "" {
-				return filepath.Join(d, "config.toml"), nil
+				return d, "config.toml", nil
 			}
-			return filepath.Join(e.Home, ".codex", "config.toml"), nil
+			return e.Home, filepath.Join(".codex", "config.toml"), nil
 		},
 	},
 	{
@@ -94,19 +97,16 @@ var Agents = []Agent{
 		project: filepath.Join(".vscode", "mcp.json"),
 		// VS Code's user profile: $XDG_CONFIG_HOME/Code/User (~/.config) on
 		// Linux, ~/Library/Application Support/Code/User on macOS.
-		user: func(Env) (string, error) {
+		user: func(Env) (string, string, error) {
 			d, err := os.UserConfigDir()
-			if err != nil {
-				return "", err
-			}
-			return filepath.Join(d, "Code", "User", "mcp.json"), nil
+			return d, filepath.Join("Code", "User", "mcp.json"), err
 		},
 	},
 }
 
-func homeFile(parts ...string) func(Env) (string, error) {
-	return func(e Env) (string, error) {
-		return filepath.Join(append([]string{e.Home}, parts...)...), nil
+func homeFile(parts ...string) func(Env) (string, string, error) {
+	return func(e Env) (string, string, error) {
+		return e.Home, filepath.Join(parts...), nil
 	}
 }
 
@@ -122,8 +122,16 @@ func AgentNamed(name string) (Agent, bool) {
 
 // Path is the file the agent reads in scope.
 func (a Agent) Path(scope Scope, e Env) (string, error) {
+	base, rel, err := a.place(scope, e)
+	return filepath.Join(base, rel), err
+}
+
+// place is Path as the directory it is under (the workspace, the home
+// directory, the user's config directory or one an agent's variable names)
+// and the file's place below it.
+func (a Agent) place(scope Scope, e Env) (base, rel string, err error) {
 	if scope == Project {
-		return filepath.Join(e.Root, a.project), nil
+		return e.Root, a.project, nil
 	}
 	return a.user(e)
 }
@@ -168,11 +176,11 @@ type format interface {
 // scope. A refusal is a Result, not an error: the other agents go on.
 func Apply(a Agent, scope Scope, e Env, remove bool) Result {
 	r := Result{Agent: a.Name}
-	path, err := a.Path(scope, e)
+	base, rel, err := a.place(scope, e)
 	if err != nil {
 		return skip(r, fmt.Sprintf("its %s configuration has no known place here (%v); use the other --scope", scope, err))
 	}
-	r.Path = path
+	r.Path = filepath.Join(base, rel)
 	path, src, exists, err := readTarget(r.Path)
 	if err != nil {
 		return skip(r, err.Error())
@@ -181,7 +189,7 @@ func Apply(a Agent, scope Scope, e Env, remove bool) Result {
 		r.Action = NotThere
 		return r
 	}
-	out, act, reason, err := a.format.edit(src, e.Command, remove)
+	out, act, reason, err := editKeepingEnds(a.format, src, e.Command, remove)
 	if err != nil {
 		return skip(r, fmt.Sprintf("%s: %v", r.Path, err))
 	}
@@ -197,12 +205,30 @@ func Apply(a Agent, scope Scope, e Env, remove bool) Result {
 	if err := commit(path, src, exists, out, del, scope); err != nil {
 		return skip(r, fmt.Sprintf("%s: %v", r.Path, err))
 	}
-	// An agent's own directory left empty goes too; the workspace and the
-	// home directory never do.
-	if dir := filepath.Dir(r.Path); del && dir != e.Root && dir != e.Home {
-		_ = os.Remove(dir) // fails, as it should, on a directory holding anything
+	// The agent's own directories left empty go too, up to the directory
+	// the file is under (the workspace, the home or config directory),
+	// which never does: what an install made, the removal takes away.
+	if del {
+		for dir := filepath.Dir(r.Path); dir != base && strings.HasPrefix(dir, base+string(filepath.Separator)); dir = filepath.Dir(dir) {
+			if os.Remove(dir) != nil { // as it should, on a directory holding anything
+				break
+			}
+		}
 	}
 	return r
+}
+
+// editKeepingEnds is f.edit on a file whose lines all end in CRLF as on
+// the same file with LF endings, and its result back in CRLF: the lines
+// tandem writes end as the file's own do, and a removal finds them as it
+// wrote them.
+func editKeepingEnds(f format, src []byte, command string, remove bool) ([]byte, Action, string, error) {
+	crlf := bytes.Contains(src, []byte("\r\n")) && bytes.Count(src, []byte("\n")) == bytes.Count(src, []byte("\r\n"))
+	if !crlf {
+		return f.edit(src, command, remove)
+	}
+	out, act, reason, err := f.edit(bytes.ReplaceAll(src, []byte("\r\n"), []byte("\n")), command, remove)
+	return bytes.ReplaceAll(out, []byte("\n"), []byte("\r\n")), act, reason, err
 }
 
 // readTarget reads the file shown as shown. A linked file (dotfiles) is

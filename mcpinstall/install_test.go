@@ -364,3 +364,81 @@ func TestLinkedFileIsEditedWhereItLives(t *testing.T) {
 		t.Fatalf("through the link: %q", got)
 	}
 }
+
+// A file whose lines end in CRLF gets tandem's lines ending in CRLF too,
+// and a removal gives back its very bytes.
+func TestCRLFFilesKeepTheirLineEnds(t *testing.T) {
+	for name, before := range map[string]string{
+		"claude": "{\r\n  \"mcpServers\": {\r\n    \"other\": {\"command\": \"o\"}\r\n  }\r\n}\r\n",
+		"vscode": "{\r\n  // mine\r\n  \"servers\": {\r\n    \"other\": {\"command\": \"o\"},\r\n  },\r\n}\r\n",
+		"codex":  "model = \"o3\"\r\n\r\n[mcp_servers.other]\r\ncommand = \"o\"\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			roundTrip(t, name, before, func(after string) {
+				if bare := strings.Count(after, "\n") - strings.Count(after, "\r\n"); bare != 0 || !strings.Contains(after, "tandem") {
+					t.Fatalf("%d lines end in a bare LF:\n%q", bare, after)
+				}
+			})
+		})
+	}
+}
+
+// A TOML file without a final newline comes back byte for byte after an
+// install and a removal, and keeps having none meanwhile.
+func TestTOMLWithoutFinalNewlineComesBackWhole(t *testing.T) {
+	for _, before := range []string{"model = \"o3\"", "[mcp_servers.other]\ncommand = \"o\"", "# only a comment"} {
+		roundTrip(t, "codex", before, func(after string) {
+			if strings.HasSuffix(after, "\n") {
+				t.Fatalf("the install added a final newline:\n%q", after)
+			}
+			var doc map[string]any
+			if err := toml.Unmarshal([]byte(after), &doc); err != nil || doc["mcp_servers"].(map[string]any)["tandem"] == nil {
+				t.Fatalf("%v:\n%s", err, after)
+			}
+		})
+	}
+}
+
+// A user-scope removal takes away every directory the install made and
+// left empty (VS Code's Code/User, Codex's .codex), never the directory
+// the file is under (the config or home directory) nor one holding
+// anything.
+func TestUserScopeRemovalTakesAwayTheDirectoriesItMade(t *testing.T) {
+	e := testEnv(t)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(e.Home, ".config"))
+	if err := os.MkdirAll(filepath.Join(e.Home, ".config"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"vscode", "codex", "gemini"} {
+		a := agent(t, name)
+		r := Apply(a, User, e, false)
+		if r.Action != Added {
+			t.Fatalf("%s: %+v", name, r)
+		}
+		if r := Apply(a, User, e, true); r.Action != Removed {
+			t.Fatalf("%s remove: %+v", name, r)
+		}
+	}
+	for _, gone := range []string{".config/Code", ".codex", ".gemini"} {
+		if _, err := os.Stat(filepath.Join(e.Home, gone)); !os.IsNotExist(err) {
+			t.Errorf("~/%s is left behind: %v", gone, err)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(e.Home, ".config")); err != nil {
+		t.Errorf("~/.config went with it: %v", err)
+	}
+	// A directory holding something of the user's stays.
+	a := agent(t, "vscode")
+	Apply(a, User, e, false)
+	keep := filepath.Join(e.Home, ".config", "Code", "settings.json")
+	if err := os.WriteFile(keep, []byte("{}"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	Apply(a, User, e, true)
+	if _, err := os.Stat(keep); err != nil {
+		t.Fatalf("the user's file went: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(e.Home, ".config", "Code", "User")); !os.IsNotExist(err) {
+		t.Errorf("the emptied Code/User is left behind: %v", err)
+	}
+}

@@ -61,7 +61,11 @@ func (tomlFormat) edit(src []byte, command string, remove bool) ([]byte, Action,
 		if remove {
 			act, reason, out = Removed, "", cut(src, start, end)
 		} else {
-			out = slices.Concat(src[:start], tomlBlock(want), src[end:])
+			block := tomlBlock(want)
+			if end == len(src) && !bytes.HasSuffix(src, []byte("\n")) {
+				block = bytes.TrimSuffix(block, []byte("\n")) // the file keeps having no final newline
+			}
+			out = slices.Concat(src[:start], block, src[end:])
 		}
 	}
 	// The proof that nothing else changed: the new file, parsed, is the old
@@ -103,25 +107,29 @@ func tomlBlock(e entry) []byte {
 	return fmt.Appendf(nil, "[%s.%s]\ncommand = %s\nargs = %s\n", serversKey, Key, cmd, args)
 }
 
-// appendBlock puts block at the end of src after a blank line.
+// appendBlock puts block at the end of src after a blank line. A file
+// without a final newline keeps none: the block's own goes.
 func appendBlock(src, block []byte) []byte {
 	if len(src) == 0 {
 		return block
 	}
-	out := slices.Clone(src)
-	if out[len(out)-1] != '\n' {
-		out = append(out, '\n')
+	if src[len(src)-1] != '\n' {
+		return slices.Concat(src, []byte("\n\n"), bytes.TrimSuffix(block, []byte("\n")))
 	}
-	return slices.Concat(out, []byte("\n"), block)
+	return slices.Concat(src, []byte("\n"), block)
 }
 
 // cut takes src[start:end] out, with the blank line that separated it when
 // another blank line or the end of the file follows: what appendBlock added,
-// cut takes away.
+// cut takes away — at the end of a file without a final newline, the
+// newline before the blank line too.
 func cut(src []byte, start, end int) []byte {
 	before, after := src[:start], src[end:]
 	if bytes.HasSuffix(before, []byte("\n\n")) && (len(after) == 0 || after[0] == '\n') {
 		before = before[:len(before)-1]
+		if len(after) == 0 && !bytes.HasSuffix(src, []byte("\n")) {
+			before = before[:len(before)-1]
+		}
 	}
 	return slices.Concat(before, after)
 }

@@ -196,3 +196,30 @@ func (c *lineConn) answer(id jsonrpc.ID, code int64, message string) {
 	defer c.writeMu.Unlock()
 	_, _ = c.out.Write(append(data, '\n'))
 }
+
+// Refuse answers the first request on r with a JSON-RPC error carrying
+// reason, for a server that cannot start: a client that shows only "the
+// connection closed" for a server that exits at once shows the reason
+// instead. It returns after that answer or at the end of r.
+func Refuse(r io.Reader, w io.Writer, reason string) {
+	c := &lineConn{out: w}
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		line, tooLong, err := readLine(br)
+		if !tooLong {
+			if msg, derr := jsonrpc.DecodeMessage(bytes.TrimSpace(line)); derr == nil {
+				if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
+					c.answer(req.ID, codeCannotServe, reason)
+					return
+				}
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// codeCannotServe is the JSON-RPC server error of a server that refused to
+// start (JSON-RPC leaves -32000 to -32099 to implementations).
+const codeCannotServe = -32000

@@ -232,7 +232,13 @@ func mcpServe(args []string) int {
 	var unsafe *mcpserver.UnsafeRootError
 	switch {
 	case errors.As(err, &unsafe):
-		return fail(exitUsage, "%v", err)
+		code := fail(exitUsage, "%v", err)
+		// An agent that started it shows its own "connection closed"
+		// rather than this line: answer its initialize with the reason.
+		if fi, serr := os.Stdin.Stat(); serr == nil && fi.Mode()&os.ModeCharDevice == 0 {
+			mcpserver.Refuse(os.Stdin, os.Stdout, "tandem mcp serve: "+err.Error())
+		}
+		return code
 	case err != nil:
 		return fail(exitError, "%v", err)
 	}

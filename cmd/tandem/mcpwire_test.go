@@ -287,3 +287,30 @@ func TestMCPServe_job_end_is_reported_to_the_client(t *testing.T) {
 		t.Fatalf("the job's end was told twice: %s", m.Result)
 	}
 }
+
+// A user-scope entry started by an agent in the home directory cannot
+// serve there: the reason is on standard error and is the answer to the
+// agent's initialize, so the agent shows it instead of a closed
+// connection; the exit status is 2.
+func TestMCPServe_in_home_answers_initialize_with_the_reason(t *testing.T) {
+	env := testHome(t, "")
+	var home string
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok {
+			home = v
+		}
+	}
+	cmd := exec.Command(builtTandem(t), "mcp", "serve")
+	cmd.Dir, cmd.Env = home, env
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"claude-code","version":"2.1.332"}}}` + "\n")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	_ = cmd.Run()
+	var m wireMessage
+	if err := json.Unmarshal([]byte(stdout.String()), &m); err != nil || m.Error == nil || m.ID != 0.0 || !strings.Contains(m.Error.Message, "home directory") || !strings.Contains(m.Error.Message, "--root PROJECT") {
+		t.Errorf("initialize was answered %q; want an error with the reason", stdout.String())
+	}
+	if cmd.ProcessState.ExitCode() != exitUsage || !strings.Contains(stderr.String(), "refusing to serve "+home) {
+		t.Errorf("exit %d, stderr %q", cmd.ProcessState.ExitCode(), stderr.String())
+	}
+}
