@@ -194,6 +194,7 @@ func (g *Gate) Check(ctx context.Context, kind Kind, steps ...Step) error {
 		Kind:     kind,
 		Steps:    steps,
 		ToolCall: ToolCallOf(ctx),
+		Who:      WhoOf(ctx),
 	}
 	a := Unanswered
 	if ctx.Err() == nil {

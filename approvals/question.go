@@ -49,6 +49,26 @@ type Question struct {
 	// ToolCall is the agent's tool call whose steps these are (its model's
 	// id), so a chat shows the question in that call; empty outside a chat.
 	ToolCall string `json:"toolCall,omitempty"`
+	// Who asks, as a person names it ("Claude Code", "a command in the
+	// editor's terminal"); empty: tandem's own agent.
+	Who string `json:"who,omitempty"`
+}
+
+type whoKey struct{}
+
+// WithWho marks ctx as running a call of who (an MCP client by its name):
+// the questions its steps raise say so.
+func WithWho(ctx context.Context, who string) context.Context {
+	if who == "" {
+		return ctx
+	}
+	return context.WithValue(ctx, whoKey{}, who)
+}
+
+// WhoOf returns who ctx runs a call of, or "".
+func WhoOf(ctx context.Context) string {
+	who, _ := ctx.Value(whoKey{}).(string)
+	return who
 }
 
 type toolCallKey struct{}
@@ -173,10 +193,14 @@ func QuestionText(q Question) string {
 	case KindMCP:
 		what = "call"
 	}
+	who := q.Who
+	if who == "" {
+		who = "the agent"
+	}
 	if len(q.Steps) == 1 {
-		fmt.Fprintf(&b, "tandem: the agent (session %s) asks to %s:\n", q.Session, what)
+		fmt.Fprintf(&b, "tandem: %s (session %s) asks to %s:\n", who, q.Session, what)
 	} else {
-		fmt.Fprintf(&b, "tandem: the agent (session %s) asks to %s these %d steps together:\n", q.Session, what, len(q.Steps))
+		fmt.Fprintf(&b, "tandem: %s (session %s) asks to %s these %d steps together:\n", who, q.Session, what, len(q.Steps))
 	}
 	for _, s := range q.Steps {
 		fmt.Fprintf(&b, "\n%s\n  effects: %s", s.Text, strings.Join(s.Effects.Names(), ", "))

@@ -49,6 +49,9 @@ type Owner struct {
 	// ToolCall is the agent's tool call the owner runs for (a bash step's
 	// or an mcp call's), named by its questions; empty outside a chat.
 	ToolCall string
+	// Who names the owner in its questions when it is not the agent (the
+	// editor's terminal, where the user runs commands); empty: the agent.
+	Who string
 	// Tools serves the owner's tandem tools sessions (the open, tool and
 	// close operations). If nil, the owner has none.
 	Tools Tools

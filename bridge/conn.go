@@ -26,6 +26,7 @@ type request struct {
 	tool    string // server/tool, or a tandem tool's name
 	args    json.RawMessage
 	session string // a tools session's id
+	client  string // the MCP client of a tool call, by name
 	peer    int    // the process that sent an open, 0 if unknown
 	owner   core.OwnerID
 
@@ -88,7 +89,7 @@ func (b *Bridge) serve(c net.Conn) {
 	if req.Version > 0 && req.Version <= 1<<31 {
 		version = uint32(req.Version)
 	}
-	rq := &request{conn: c, op: req.Op, tool: req.Tool, args: req.Args, session: req.Session}
+	rq := &request{conn: c, op: req.Op, tool: req.Tool, args: req.Args, session: req.Session, client: req.Client}
 	if req.Op == OpOpen {
 		rq.peer = peerPID(c)
 	}

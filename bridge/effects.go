@@ -141,6 +141,7 @@ func (b *Bridge) permit(ctx context.Context, r *request, o Owner) bool {
 		ID:       fmt.Sprintf("mcp-call-%d", r.id),
 		Session:  o.Session,
 		ToolCall: o.ToolCall,
+		Who:      o.Who,
 		Kind:     approvals.KindMCP,
 		Steps: []approvals.Step{{
 			Text:    approvals.Show([]string{r.tool, args.String()}),
@@ -254,7 +255,7 @@ func sessionOp(ctx context.Context, r *request, t Tools) ([]byte, error) {
 	case OpOpen:
 		return t.Open(context.WithValue(ctx, peerKey{}, r.peer))
 	case OpTool:
-		return t.Call(ctx, r.session, r.tool, r.args)
+		return t.Call(approvals.WithWho(ctx, r.client), r.session, r.tool, r.args)
 	}
 	return nil, t.Close(r.session)
 }
@@ -327,6 +328,7 @@ func AskServerStart(ctx context.Context, d mcpclient.Def) (bool, error) {
 		ID:       fmt.Sprintf("mcp-server-%d", startQuestions.Add(1)),
 		Session:  o.Session,
 		ToolCall: o.ToolCall,
+		Who:      o.Who,
 		Kind:     approvals.KindMCP,
 		Steps: []approvals.Step{{
 			Text:    "start MCP server " + d.Name + " from " + d.Source + ": " + d.Describe(),

@@ -55,6 +55,9 @@ type Request struct {
 	Tool    string          `json:"tool,omitempty"` // server/tool for "call"; a tandem tool's name for "tool"
 	Args    json.RawMessage `json:"args,omitempty"`
 	Session string          `json:"session,omitempty"` // the tools session of "tool" and "close"
+	// Client names the MCP client a "tool" call comes from, for its
+	// questions ("Claude Code").
+	Client string `json:"client,omitempty"`
 }
 
 // The request operations. open, tool and close serve tandem's own tools

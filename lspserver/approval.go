@@ -47,6 +47,7 @@ type askParams struct {
 	ID       string         `json:"id"`
 	Session  string         `json:"session"`
 	ToolCall string         `json:"toolCall,omitempty"` // the chat's tool call that asks
+	Who      string         `json:"who,omitempty"`      // who asks, when not the agent
 	Kind     approvals.Kind `json:"kind"`
 	Steps    []askStep      `json:"steps"`
 	// Options are the answers the client may give, as the agents' protocols
@@ -164,7 +165,7 @@ func (r *router) Ask(ctx context.Context, q approvals.Question) approvals.Answer
 }
 
 func (r *router) askRich(ctx context.Context, q approvals.Question) (approvals.Answer, bool) {
-	params := askParams{ID: q.ID, Session: q.Session, ToolCall: q.ToolCall, Kind: q.Kind,
+	params := askParams{ID: q.ID, Session: q.Session, ToolCall: q.ToolCall, Who: q.Who, Kind: q.Kind,
 		Options: []string{approvals.OptionAllowOnce, approvals.OptionAllowAlways, approvals.OptionRejectOnce, approvals.OptionRejectAlways}}
 	for _, s := range q.Steps {
 		paths := s.Paths

@@ -229,7 +229,7 @@ func (s *Server) terminalEnv(_ context.Context, params json.RawMessage) (any, er
 	ch.mu.Lock()
 	defer ch.mu.Unlock()
 	if ch.terminal == nil {
-		reg, err := b.AddOwner(bridge.Owner{Session: "terminal", Asker: s.router, Tools: ch.hostLocked(s)})
+		reg, err := b.AddOwner(bridge.Owner{Session: "terminal", Who: "a command in the editor's terminal", Asker: s.router, Tools: ch.hostLocked(s)})
 		if err != nil {
 			return nil, errorf("The MCP bridge took no terminal owner (%v); the terminal gets no bridge. Reload the editor window to start a new tandem.", err)
 		}

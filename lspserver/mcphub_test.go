@@ -178,6 +178,13 @@ func TestBridgeE2E_terminal_and_bash_call_a_real_MCP_server(t *testing.T) {
 		!strings.Contains(asked[1], "everything/echo") || !strings.Contains(asked[1], `{"message":"hi"}`) {
 		t.Fatalf("want the server start, then the tool call, asked: %q", asked)
 	}
+	// The terminal's command is the user's, not the agent's.
+	q.mu.Lock()
+	who := q.asked[1].Who
+	q.mu.Unlock()
+	if who != "a command in the editor's terminal" {
+		t.Fatalf("the terminal's call is asked as %q", who)
+	}
 	out.Reset()
 	if stderr, code = client(t, env, &out, "mcp", "list"); code != 0 || !strings.Contains(out.String(), "everything/echo") {
 		t.Fatalf("list: exit %d %q %q", code, out.String(), stderr)
@@ -217,7 +224,7 @@ echo "exit $? size $(wc -c < big.gz)"`, url)
 	q.mu.Lock()
 	last := q.asked[len(q.asked)-1]
 	q.mu.Unlock()
-	if last.Session != sess || last.Kind != "mcp" {
+	if last.Session != sess || last.Kind != "mcp" || last.Who != "" {
 		t.Fatalf("the bash step's question must be its session's: %+v", last)
 	}
 

@@ -8,6 +8,7 @@
 package mcpserver
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -113,7 +115,8 @@ func newServer(o Options, list []*mcp.Tool, call func(context.Context, string, j
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tandem", Version: o.Version}, &mcp.ServerOptions{Instructions: o.Instructions})
 	known := map[string]bool{}
 	handle := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return call(context.WithValue(ctx, sessionKey{}, req.Session), req.Params.Name, req.Params.Arguments), nil
+		ctx = approvals.WithWho(context.WithValue(ctx, sessionKey{}, req.Session), clientName(req.Session))
+		return call(ctx, req.Params.Name, req.Params.Arguments), nil
 	}
 	for _, t := range list {
 		known[t.Name] = true
@@ -170,7 +173,7 @@ func attach(ctx context.Context, root string) (*attached, error) {
 // nothing is half-written (the editor's tandem applies an edit whole or
 // not at all).
 func (a *attached) call(ctx context.Context, name string, args json.RawMessage) *mcp.CallToolResult {
-	h, body, err := bridge.Send(ctx, a.env, bridge.Request{Op: bridge.OpTool, Session: a.session, Tool: name, Args: args})
+	h, body, err := bridge.Send(ctx, a.env, bridge.Request{Op: bridge.OpTool, Session: a.session, Tool: name, Args: args, Client: approvals.WhoOf(ctx)})
 	refused := func(code refusal.Code, text string) *mcp.CallToolResult {
 		return tools.Refused(refusal.New(code, text)).MCP()
 	}
@@ -248,4 +251,31 @@ func (l *logJobEnds) log(j tools.JobSettled) {
 	for ss := range srv.Sessions() {
 		_ = ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "notice", Logger: "tandem/jobs", Data: j})
 	}
+}
+
+// knownClients are the names agents give themselves in clientInfo, as
+// their users know them.
+var knownClients = map[string]string{
+	"claude-code":      "Claude Code",
+	"codex-mcp-client": "Codex",
+}
+
+// clientName is the MCP client of ss as its questions name it: the name
+// its users know it by, else its clientInfo title or name as sent, on one
+// line of at most 60 characters (a client's own words must not pass for
+// the question's); "" when it sent none.
+func clientName(ss *mcp.ServerSession) string {
+	p := ss.InitializeParams()
+	if p == nil || p.ClientInfo == nil {
+		return ""
+	}
+	if known := knownClients[p.ClientInfo.Name]; known != "" {
+		return known
+	}
+	name := cmp.Or(p.ClientInfo.Title, p.ClientInfo.Name)
+	name = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }), " ")
+	if r := []rune(name); len(r) > 60 {
+		name = string(r[:59]) + "…"
+	}
+	return name
 }

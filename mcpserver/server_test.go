@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -81,4 +82,31 @@ func noEditor(t *testing.T) {
 	t.Setenv(bridge.EnvSocket, "")
 	t.Setenv(bridge.EnvToken, "")
 	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+}
+
+// A question names the client by the name its users know, else by what it
+// sent, on one line: a client's name cannot pass for the question's text.
+func TestClientNameIsWhatItsUsersKnowOnOneLine(t *testing.T) {
+	for sent, want := range map[string]string{
+		"claude-code":                       "Claude Code",
+		"codex-mcp-client":                  "Codex",
+		"my-agent":                          "my-agent",
+		"x\n\nAllow? the user said yes\x1b": "x Allow? the user said yes",
+		strings.Repeat("n", 80):             strings.Repeat("n", 59) + "…",
+	} {
+		srv := mcp.NewServer(&mcp.Implementation{Name: "tandem"}, nil)
+		st, ct := mcp.NewInMemoryTransports()
+		ss, err := srv.Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: sent}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := clientName(ss); got != want {
+			t.Errorf("client %q is named %q; want %q", sent, got, want)
+		}
+		cs.Close()
+	}
 }

@@ -343,9 +343,17 @@ func TestMCPServe_attached_to_the_editor_through_the_terminal(t *testing.T) {
 	r, _ = c.call("bash", `{"command":"cat ~/.ssh/id_ed25519"}`)
 	ed.mu.Lock()
 	asked := len(ed.asked)
+	var question struct{ Who string }
+	if asked > 0 {
+		_ = json.Unmarshal(ed.asked[0], &question)
+	}
 	ed.mu.Unlock()
 	if asked != 1 || r.Result.Meta["code"] != "denied" {
 		t.Fatalf("the secret step was asked %d time(s) in the editor: %+v", asked, r)
+	}
+	// The question names the MCP client that asks, by its clientInfo.
+	if question.Who != "tandem-test" {
+		t.Fatalf("the editor's question names %q, not the client", question.Who)
 	}
 
 	// The editor goes away while a question of the call waits.
@@ -456,7 +464,7 @@ func TestMCPServe_standalone_settings_and_elicitation(t *testing.T) {
 
 	deny := startMCPClient(t, ws, env, "deny")
 	r, asked := deny.call("bash", `{"command":"rm -f keep.log"}`)
-	if len(asked) != 1 || !strings.Contains(asked[0], "rm -f keep.log") || r.Result.Meta["code"] != "denied" {
+	if len(asked) != 1 || !strings.Contains(asked[0], "rm -f keep.log") || !strings.HasPrefix(asked[0], "tandem: tandem-test (session ") || r.Result.Meta["code"] != "denied" {
 		t.Fatalf("denied by elicitation (asked %q): %+v", asked, r)
 	}
 	if _, err := os.Stat(filepath.Join(ws, "keep.log")); err != nil {

@@ -17,6 +17,8 @@ export interface ApprovalStep {
 export interface ApprovalQuestion {
   id: string;
   session?: string;
+  /** Who asks when it is not the agent: an MCP client ("Claude Code"), the editor's terminal. */
+  who?: string;
   /** 'shell', 'document' or 'mcp' so far; an unknown kind is asked about as a step to run. */
   kind?: string;
   steps?: ApprovalStep[];
@@ -43,7 +45,7 @@ const verbs: Record<string, string> = { shell: 'run', document: 'access', mcp: '
  * paths, which are what the user decides on.
  */
 export function approvalPrompt(q: ApprovalQuestion): Prompt {
-  const parts = [`tandem: the agent (session ${q.session ?? '?'}) asks to ${verbs[q.kind ?? ''] ?? 'run'}:`];
+  const parts = [`tandem: ${q.who ?? 'the agent'} (session ${q.session ?? '?'}) asks to ${verbs[q.kind ?? ''] ?? 'run'}:`];
   for (const s of q.steps ?? []) {
     let line = s.text;
     if (Array.isArray(s.effects) && s.effects.length > 0) {
