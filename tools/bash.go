@@ -131,8 +131,10 @@ func runBash(ctx context.Context, s *Session, a bashArgs) Result {
 		steps, out := run.Progress()
 		head := fmt.Sprintf("detached: the script still runs, as job %s; %s. Call jobs {\"action\":\"show\",\"id\":%q} to see it, or {\"action\":\"kill\",\"id\":%q} to stop it. A job asks the user nothing: a later step that needs a yes is refused.", job.ID, s.jobEndTold(job.ID), job.ID, job.ID)
 		return Result{
-			Text:       shell.RenderProgress(head, steps, out),
-			Structured: map[string]any{"end": "detached", "job": job.ID, "steps": steps, "output": out},
+			Text: shell.RenderProgress(head, steps, out),
+			// note: a client that gives its model only the structured
+			// content (Codex) must still tell it where the end is told.
+			Structured: map[string]any{"end": "detached", "job": job.ID, "note": head, "steps": steps, "output": out},
 		}
 	}
 }

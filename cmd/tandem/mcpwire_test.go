@@ -258,7 +258,15 @@ func TestMCPServe_job_end_is_reported_to_the_client(t *testing.T) {
 		t.Fatalf("logging/setLevel: %+v", m)
 	}
 	w.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"bash","arguments":{"command":"cat gate"}}}`)
-	if m := w.reply(); !strings.Contains(string(m.Result), "as job job-1; its end will be reported at the start of your next tool result") {
+	// Codex gives its model the structured content alone: it says it too.
+	var detached struct {
+		Content           []struct{ Text string }
+		StructuredContent struct{ End, Job, Note string }
+	}
+	m := w.reply()
+	if json.Unmarshal(m.Result, &detached) != nil || len(detached.Content) == 0 || detached.StructuredContent.End != "detached" ||
+		!strings.Contains(detached.Content[0].Text, "as job job-1; its end will be reported at the start of your next tool result") ||
+		!strings.Contains(detached.StructuredContent.Note, "its end will be reported at the start of your next tool result") {
 		t.Fatalf("the detach does not say where the end is reported: %s", m.Result)
 	}
 	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
@@ -267,7 +275,7 @@ func TestMCPServe_job_end_is_reported_to_the_client(t *testing.T) {
 	}
 	_, _ = f.WriteString("released\n")
 	f.Close()
-	m := w.next()
+	m = w.next()
 	var logged struct {
 		Level, Logger string
 		Data          struct{ Job, End string }
