@@ -119,9 +119,9 @@ type Session struct {
 	// recovered says what Open settled of commits a crash cut short; the
 	// session's first call result carries it, then it is cleared.
 	recovered string
-	// jobEnds are the ends of jobs not yet told in a result
+	// toldEnded are the jobs whose end a result told
 	// (Options.JobEndsInResults).
-	jobEnds []string
+	toldEnded map[string]bool
 	// ctx is cancelled by Close, and with it the context of every call
 	// still running in the session (see bind). Close then waits for those
 	// calls to end.
@@ -183,14 +183,8 @@ func Open(o Options) *Session {
 	s.box, s.boxOff = newSandbox(o.Settings, s.gate.Policy())
 	s.OnClose(s.box.Close)
 	s.jobs = shell.NewJobs(func(job *shell.Job) {
-		j := jobSettled(s, job)
-		if o.JobEndsInResults {
-			s.mu.Lock()
-			s.jobEnds = append(s.jobEnds, j.note())
-			s.mu.Unlock()
-		}
 		if o.JobSettled != nil {
-			o.JobSettled(j)
+			o.JobSettled(jobSettled(s, job))
 		}
 	})
 	s.OnClose(s.Seen.Close)
@@ -360,13 +354,31 @@ func (s *Session) takeRecovered() string {
 	return note
 }
 
-// takeJobEnds says which jobs ended since the last result told it, or "".
+// takeJobEnds says which jobs ended that no result told yet, or "". It
+// looks at the jobs themselves, not at their settle notices, so a result
+// that shows a job ended (jobs) also tells it.
 func (s *Session) takeJobEnds() string {
+	if !s.opts.JobEndsInResults {
+		return ""
+	}
+	var notes []string
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	note := strings.Join(s.jobEnds, "\n")
-	s.jobEnds = nil
-	return note
+	for _, job := range s.jobs.List() {
+		select {
+		case <-job.Run.Done():
+		default:
+			continue
+		}
+		if !s.toldEnded[job.ID] {
+			if s.toldEnded == nil {
+				s.toldEnded = map[string]bool{}
+			}
+			s.toldEnded[job.ID] = true
+			notes = append(notes, jobSettled(s, job).note())
+		}
+	}
+	return strings.Join(notes, "\n")
 }
 
 // note is the line a result begins with for a job that ended.

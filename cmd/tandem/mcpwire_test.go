@@ -322,3 +322,41 @@ func TestMCPServe_in_home_answers_initialize_with_the_reason(t *testing.T) {
 		t.Errorf("exit %d, stderr %q", cmd.ProcessState.ExitCode(), stderr.String())
 	}
 }
+
+// Attached to the editor, a job's end reaches the MCP client too: the
+// editor gets tandem/jobSettled, and the session's next tool result
+// begins with it.
+func TestMCPServe_attached_job_end_is_in_the_next_result(t *testing.T) {
+	ws := t.TempDir()
+	fifo := filepath.Join(ws, "gate")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	env := testHome(t, `{"shell":{"budgetSeconds":1}}`)
+	ed := startEditor(t, ws, env)
+	var te struct{ Env map[string]string }
+	ed.call("tandem/terminalEnv", map[string]any{}, &te)
+	w := startWireServe(t, ws, append(env, "TANDEM_MCP_SOCKET="+te.Env["TANDEM_MCP_SOCKET"], "TANDEM_MCP_TOKEN="+te.Env["TANDEM_MCP_TOKEN"]))
+	w.initialize("wire-test")
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"bash","arguments":{"command":"cat gate"}}}`)
+	if m := w.reply(); !strings.Contains(string(m.Result), "its end will be reported at the start of your next tool result") {
+		t.Fatalf("the detach: %s", m.Result)
+	}
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = f.WriteString("released\n")
+	f.Close()
+	// The job's end is told once it happened: ask until a result tells it.
+	for i := 2; ; i++ {
+		w.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"jobs","arguments":{}}}`, i))
+		m := w.reply()
+		if strings.Contains(string(m.Result), "Job job-1 (cat gate) has ended: finished") {
+			break
+		}
+		if !strings.Contains(string(m.Result), `"state":"running"`) {
+			t.Fatalf("job-1 is not running and its end was not told: %s", m.Result)
+		}
+	}
+}
