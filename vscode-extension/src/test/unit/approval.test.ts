@@ -34,6 +34,14 @@ test('approvalPrompt offers only the answers tandem accepts', () => {
   assert.match(approvalPrompt({ id: '1', kind: 'mcp' }).message, /asks to call:$/);
 });
 
+test('approvalPrompt names who asks when it is not the agent', () => {
+  assert.match(approvalPrompt({ id: '1', session: 's2', who: 'Claude Code' }).message, /^tandem: Claude Code \(session s2\) asks to run:$/);
+  assert.match(
+    approvalPrompt({ id: '1', session: 'terminal', who: "a command in the editor's terminal", kind: 'mcp' }).message,
+    /^tandem: a command in the editor's terminal \(session terminal\) asks to call:$/,
+  );
+});
+
 test('approvalAnswer maps each button to its answer kind; a closed notification is no answer', () => {
   assert.deepEqual(approvalAnswer('Allow'), { answer: 'allow_once' });
   assert.deepEqual(approvalAnswer('Deny'), { answer: 'reject_once' });
