@@ -241,6 +241,9 @@ func (elicitAsker) Ask(ctx context.Context, q approvals.Question) approvals.Answ
 
 // logJobEnds tells the MCP clients of srv, as a log message, that a job
 // ended (when a client set a logging level, as MCP's logging asks).
+// Revision 2026-07-28 deprecates logging but keeps it working; clients of
+// the earlier revisions (most today) show it, and the next tool result
+// tells the model either way.
 type logJobEnds struct{ srv atomic.Pointer[mcp.Server] }
 
 func (l *logJobEnds) log(j tools.JobSettled) {
@@ -249,6 +252,7 @@ func (l *logJobEnds) log(j tools.JobSettled) {
 		return
 	}
 	for ss := range srv.Sessions() {
+		//lint:ignore SA1019 deprecated, not removed: see logJobEnds
 		_ = ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "notice", Logger: "tandem/jobs", Data: j})
 	}
 }
