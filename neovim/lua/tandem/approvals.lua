@@ -20,7 +20,14 @@ local choices = {
 ---@return string
 function M.prompt(q)
   local what = ({ shell = 'run', document = 'access', mcp = 'call' })[q.kind] or 'run'
-  local lines = { string.format('tandem: %s (session %s) asks to %s:', tostring(q.who or 'the agent'), tostring(q.session or '?'), what) }
+  local lines = {
+    string.format(
+      'tandem: %s (session %s) asks to %s:',
+      tostring(q.who or 'the agent'),
+      tostring(q.session or '?'),
+      what
+    ),
+  }
   for _, step in ipairs(q.steps or {}) do
     table.insert(lines, '  ' .. tostring(step.text))
     if type(step.effects) == 'table' and #step.effects > 0 then
