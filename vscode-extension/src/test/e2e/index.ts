@@ -217,6 +217,32 @@ const cases: Case[] = [
     },
   },
   {
+    // Before the install test: the workspace servers it writes into .mcp.json need the
+    // user's approval to start, which `tandem mcp list` would wait for.
+    name: 'terminal_env_reaches_the_integrated_terminal_and_the_bridge_answers',
+    fn: async (api, root) => {
+      await api.ready();
+      const vars = api.terminalEnvironment();
+      check(Object.keys(vars).length > 0, 'tandem gave no terminal environment');
+      const tandem = vscode.workspace.getConfiguration('tandem').get<string>('path', 'tandem');
+      const t = vscode.window.createTerminal({
+        name: 'tandem e2e',
+        cwd: root,
+        shellPath: '/bin/sh',
+        shellArgs: ['-c', `env > env.txt; '${tandem}' mcp list > list.txt 2>&1; echo $? > status.txt`],
+      });
+      const status = vscode.Uri.joinPath(root, 'status.txt').fsPath;
+      await waitFor('the terminal to finish', () => (fs.existsSync(status) && fs.readFileSync(status, 'utf8').endsWith('\n')) || undefined);
+      t.dispose();
+      const env = fs.readFileSync(vscode.Uri.joinPath(root, 'env.txt').fsPath, 'utf8');
+      for (const [k, v] of Object.entries(vars)) {
+        check(env.includes(`${k}=${v}\n`), `the terminal lacks ${k}`);
+      }
+      const list = fs.readFileSync(vscode.Uri.joinPath(root, 'list.txt').fsPath, 'utf8');
+      check(fs.readFileSync(status, 'utf8') === '0\n', `tandem mcp list did not reach the bridge: ${list}`);
+    },
+  },
+  {
     name: 'install_command_sets_agents_up_and_refuses_invalid_json',
     fn: async (_api, root) => {
       const file = (f: string) => vscode.Uri.joinPath(root, f).fsPath;
@@ -254,30 +280,6 @@ const cases: Case[] = [
       }
       check(again.line('vscode').startsWith(refusal), again.line('vscode'));
       check(again.line('AGENTS.md') === 'AGENTS.md: unchanged', again.line('AGENTS.md'));
-    },
-  },
-  {
-    name: 'terminal_env_reaches_the_integrated_terminal_and_the_bridge_answers',
-    fn: async (api, root) => {
-      await api.ready();
-      const vars = api.terminalEnvironment();
-      check(Object.keys(vars).length > 0, 'tandem gave no terminal environment');
-      const tandem = vscode.workspace.getConfiguration('tandem').get<string>('path', 'tandem');
-      const t = vscode.window.createTerminal({
-        name: 'tandem e2e',
-        cwd: root,
-        shellPath: '/bin/sh',
-        shellArgs: ['-c', `env > env.txt; '${tandem}' mcp list > list.txt 2>&1; echo $? > status.txt`],
-      });
-      const status = vscode.Uri.joinPath(root, 'status.txt').fsPath;
-      await waitFor('the terminal to finish', () => (fs.existsSync(status) && fs.readFileSync(status, 'utf8').endsWith('\n')) || undefined);
-      t.dispose();
-      const env = fs.readFileSync(vscode.Uri.joinPath(root, 'env.txt').fsPath, 'utf8');
-      for (const [k, v] of Object.entries(vars)) {
-        check(env.includes(`${k}=${v}\n`), `the terminal lacks ${k}`);
-      }
-      const list = fs.readFileSync(vscode.Uri.joinPath(root, 'list.txt').fsPath, 'utf8');
-      check(fs.readFileSync(status, 'utf8') === '0\n', `tandem mcp list did not reach the bridge: ${list}`);
     },
   },
   {
