@@ -40,18 +40,7 @@ func startEditor(t *testing.T, ws string, env []string) *editor {
 	t.Helper()
 	cmd := exec.Command(builtTandem(t), "lsp")
 	cmd.Env = append(os.Environ(), env...)
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	stdin, stdout := startPiped(t, cmd)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
 	e := &editor{t: t, cmd: cmd, ctx: ctx, answer: "reject_once", docs: map[string]*doc{}}
@@ -215,18 +204,7 @@ func startMCPClient(t *testing.T, ws string, env []string, answer string) *mcpCl
 	cmd := exec.Command("node", args...)
 	cmd.Env = env
 	cmd.Stderr = os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	in, out := startPiped(t, cmd)
 	c := &mcpClient{t: t, cmd: cmd, in: in, out: bufio.NewScanner(out)}
 	c.out.Buffer(nil, 16<<20)
 	c.Tools = c.next().Tools
@@ -550,4 +528,23 @@ func TestMCPServe_killed_client_ends_its_session_in_the_editor(t *testing.T) {
 			t.Fatal("the killed client's job still runs in the editor's tandem")
 		}
 	}
+}
+
+// startPiped starts cmd with pipes to its standard input and output, and
+// kills it when the test ends.
+func startPiped(t *testing.T, cmd *exec.Cmd) (io.WriteCloser, io.ReadCloser) {
+	t.Helper()
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return in, out
 }

@@ -38,18 +38,7 @@ func startWireServe(t *testing.T, ws string, env []string) *wireServe {
 	t.Helper()
 	cmd := exec.Command(builtTandem(t), "mcp", "serve")
 	cmd.Dir, cmd.Env, cmd.Stderr = ws, env, os.Stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	in, out := startPiped(t, cmd)
 	w := &wireServe{t: t, cmd: cmd, in: in, out: bufio.NewScanner(out)}
 	w.out.Buffer(nil, 16<<20)
 	return w
