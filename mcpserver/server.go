@@ -99,24 +99,31 @@ func unsafeRoot(root string) string {
 	return ""
 }
 
-type sessionKey struct{}
-
 // undeclared are the method families of capabilities tandem does not
 // declare: the go-sdk would answer them with empty lists, as if it had
 // some to give.
 var undeclared = map[string]bool{"resources": true, "prompts": true, "completion": true}
 
 // newServer returns an MCP server that lists the tools in list and runs
-// each call through call, with the MCP client's session in the context
-// (for elicitAsker). A call of a tool not in list goes to call as well, so
+// each call through call, with the way to ask the MCP client in the
+// context (for elicitAsker). A call of a tool not in list goes to call as well, so
 // its refusal is a tool error that a model can read and go on from; the
 // go-sdk alone would answer it with a protocol error.
 func newServer(o Options, list []*mcp.Tool, call func(context.Context, string, json.RawMessage) *mcp.CallToolResult) *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tandem", Version: o.Version}, &mcp.ServerOptions{Instructions: o.Instructions})
 	known := map[string]bool{}
+	var parked parkedCalls
 	handle := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		ctx = approvals.WithWho(context.WithValue(ctx, sessionKey{}, req.Session), clientName(req.Session))
-		return call(ctx, req.Params.Name, req.Params.Arguments), nil
+		ctx = approvals.WithWho(ctx, clientName(req.ClientInfo()))
+		switch {
+		case req.Params.RequestState != "":
+			return parked.resume(ctx, req), nil
+		case !canElicit(req):
+			return call(ctx, req.Params.Name, req.Params.Arguments), nil
+		case roundTrips(req):
+			return parked.start(ctx, req.Params.Name, req.Params.Arguments, call), nil
+		}
+		return call(context.WithValue(ctx, askKey{}, elicitDirectly(req.Session)), req.Params.Name, req.Params.Arguments), nil
 	}
 	for _, t := range list {
 		known[t.Name] = true
@@ -204,41 +211,6 @@ func (a *attached) close() {
 	_, _, _ = bridge.Send(ctx, a.env, bridge.Request{Op: bridge.OpClose, Session: a.session})
 }
 
-// elicitAsker asks a standalone session's questions of the MCP client as
-// elicitations, when the client declared it takes them; otherwise nobody
-// can answer.
-type elicitAsker struct{}
-
-// The answers an elicitation offers, mapped to the gate's.
-var elicitAnswers = map[string]approvals.Answer{
-	"allow":         approvals.AllowOnce,
-	"allow_session": approvals.AllowSession,
-	"deny":          approvals.Deny,
-}
-
-var elicitSchema = json.RawMessage(`{"type":"object","properties":{"answer":{"type":"string","title":"Allow?","description":"allow: this time; allow_session: this and the same step again in this session; deny: no","enum":["allow","allow_session","deny"]}},"required":["answer"]}`)
-
-func (elicitAsker) Ask(ctx context.Context, q approvals.Question) approvals.Answer {
-	ss, _ := ctx.Value(sessionKey{}).(*mcp.ServerSession)
-	if ss == nil {
-		return approvals.Unanswered
-	}
-	if p := ss.InitializeParams(); p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
-		return approvals.Unanswered
-	}
-	res, err := ss.Elicit(ctx, &mcp.ElicitParams{Message: approvals.QuestionText(q), RequestedSchema: elicitSchema})
-	switch {
-	case err != nil:
-		return approvals.Unanswered
-	case res.Action == "decline":
-		return approvals.Deny
-	case res.Action != "accept":
-		return approvals.Unanswered
-	}
-	s, _ := res.Content["answer"].(string)
-	return elicitAnswers[s] // anything else: unanswered
-}
-
 // logJobEnds tells the MCP clients of srv, as a log message, that a job
 // ended (when a client set a logging level, as MCP's logging asks).
 // Revision 2026-07-28 deprecates logging but keeps it working; clients of
@@ -264,19 +236,18 @@ var knownClients = map[string]string{
 	"codex-mcp-client": "Codex",
 }
 
-// clientName is the MCP client of ss as its questions name it: the name
-// its users know it by, else its clientInfo title or name as sent, on one
-// line of at most 60 characters (a client's own words must not pass for
-// the question's); "" when it sent none.
-func clientName(ss *mcp.ServerSession) string {
-	p := ss.InitializeParams()
-	if p == nil || p.ClientInfo == nil {
+// clientName is the MCP client as its questions name it, from its
+// clientInfo: the name its users know it by, else its title or name as
+// sent, on one line of at most 60 characters (a client's own words must not
+// pass for the question's); "" when it sent none.
+func clientName(info *mcp.Implementation) string {
+	if info == nil {
 		return ""
 	}
-	if known := knownClients[p.ClientInfo.Name]; known != "" {
+	if known := knownClients[info.Name]; known != "" {
 		return known
 	}
-	name := cmp.Or(p.ClientInfo.Title, p.ClientInfo.Name)
+	name := cmp.Or(info.Title, info.Name)
 	name = strings.Join(strings.FieldsFunc(name, func(r rune) bool { return !unicode.IsPrint(r) || unicode.IsSpace(r) }), " ")
 	if r := []rune(name); len(r) > 60 {
 		name = string(r[:59]) + "…"

@@ -94,19 +94,8 @@ func TestClientNameIsWhatItsUsersKnowOnOneLine(t *testing.T) {
 		"x\n\nAllow? the user said yes\x1b": "x Allow? the user said yes",
 		strings.Repeat("n", 80):             strings.Repeat("n", 59) + "…",
 	} {
-		srv := mcp.NewServer(&mcp.Implementation{Name: "tandem"}, nil)
-		st, ct := mcp.NewInMemoryTransports()
-		ss, err := srv.Connect(context.Background(), st, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: sent}, nil).Connect(context.Background(), ct, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := clientName(ss); got != want {
+		if got := clientName(&mcp.Implementation{Name: sent}); got != want {
 			t.Errorf("client %q is named %q; want %q", sent, got, want)
 		}
-		cs.Close()
 	}
 }
