@@ -56,7 +56,7 @@ type Env struct {
 var Agents = []Agent{
 	{
 		Name:    "claude",
-		format:  jsonFormat{container: "mcpServers"},
+		format:  jsonFormat{container: "mcpServers", alwaysLoad: true},
 		project: ".mcp.json",
 		// Claude Code keeps its user settings in ~/.claude.json, or in
 		// $CLAUDE_CONFIG_DIR/.claude.json when that is set.
@@ -161,6 +161,9 @@ type entry struct {
 	Type    string   `json:"type,omitempty"`
 	Command string   `json:"command"`
 	Args    []string `json:"args"`
+	// AlwaysLoad has Claude Code list the tools to its model up front
+	// rather than behind its tool search.
+	AlwaysLoad bool `json:"alwaysLoad,omitempty"`
 }
 
 // format edits one kind of configuration file. edit gets the file's bytes
@@ -297,8 +300,9 @@ func commit(path string, src []byte, exists bool, out []byte, del bool, scope Sc
 
 // classify compares an existing entry (decoded) with the one tandem writes.
 // It is Already when equal; Updated when it is tandem's own entry with
-// another command (a moved binary); Skipped otherwise, since an entry under
-// tandem's key that tandem did not write is the user's.
+// another command (a moved binary) or as an earlier tandem wrote it;
+// Skipped otherwise, since an entry under tandem's key that tandem did not
+// write is the user's.
 func classify(have any, want entry) (Action, string) {
 	w := asGeneric(want)
 	if reflect.DeepEqual(have, w) {
@@ -307,9 +311,20 @@ func classify(have any, want entry) (Action, string) {
 	m, ok := have.(map[string]any)
 	if ok {
 		cmd, _ := m["command"].(string)
-		mine := asGeneric(entry{Type: want.Type, Command: cmd, Args: want.Args})
-		if filepath.Base(cmd) == Key && reflect.DeepEqual(have, mine) {
-			return Updated, fmt.Sprintf("the command was %s", cmd)
+		mine := entry{Type: want.Type, Command: cmd, Args: want.Args, AlwaysLoad: want.AlwaysLoad}
+		earlier := mine
+		earlier.AlwaysLoad = false
+		var changed []string
+		if cmd != want.Command {
+			changed = append(changed, "the command was "+cmd)
+		}
+		if filepath.Base(cmd) == Key {
+			switch {
+			case reflect.DeepEqual(have, asGeneric(mine)):
+				return Updated, strings.Join(changed, "")
+			case want.AlwaysLoad && reflect.DeepEqual(have, asGeneric(earlier)):
+				return Updated, strings.Join(append(changed, "its tools were not loaded up front"), ", and ")
+			}
 		}
 	}
 	return Skipped, fmt.Sprintf("it already has a %q server that tandem did not write; rename or remove that entry, then run the command again", Key)
@@ -320,6 +335,9 @@ func asGeneric(e entry) map[string]any {
 	m := map[string]any{"command": e.Command, "args": toAny(e.Args)}
 	if e.Type != "" {
 		m["type"] = e.Type
+	}
+	if e.AlwaysLoad {
+		m["alwaysLoad"] = true
 	}
 	return m
 }

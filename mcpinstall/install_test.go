@@ -252,10 +252,10 @@ func TestMovedTandemIsUpdated(t *testing.T) {
 	a, e := agent(t, "claude"), testEnv(t)
 	p := write(t, a, e, "{\n  \"mcpServers\": {\n    \"tandem\": {\"command\": \"/old/bin/tandem\", \"args\": [\"mcp\", \"serve\"]}\n  }\n}\n")
 	r := apply(t, a, e, false, Updated)
-	if !strings.Contains(r.Reason, "/old/bin/tandem") {
+	if r.Reason != "the command was /old/bin/tandem, and its tools were not loaded up front" {
 		t.Errorf("reason %q", r.Reason)
 	}
-	want := "{\n  \"mcpServers\": {\n    \"tandem\": {\n      \"command\": \"tandem\",\n      \"args\": [\n        \"mcp\",\n        \"serve\"\n      ]\n    }\n  }\n}\n"
+	want := "{\n  \"mcpServers\": {\n    \"tandem\": {\n      \"command\": \"tandem\",\n      \"args\": [\n        \"mcp\",\n        \"serve\"\n      ],\n      \"alwaysLoad\": true\n    }\n  }\n}\n"
 	if got := read(t, p); got != want {
 		t.Fatalf("got\n%s", got)
 	}
@@ -440,5 +440,26 @@ func TestUserScopeRemovalTakesAwayTheDirectoriesItMade(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.Home, ".config", "Code", "User")); !os.IsNotExist(err) {
 		t.Errorf("the emptied Code/User is left behind: %v", err)
+	}
+}
+
+// An entry as an earlier tandem wrote it for Claude Code is brought up to
+// date: Claude Code hides a server's tools behind its tool search unless the
+// entry says to load them up front.
+func TestEarlierClaudeEntryLoadsItsToolsUpFront(t *testing.T) {
+	a, e := agent(t, "claude"), testEnv(t)
+	p := write(t, a, e, `{"mcpServers": {"tandem": {"command": "tandem", "args": ["mcp", "serve"]}}}`+"\n")
+	if r := apply(t, a, e, false, Updated); r.Reason != "its tools were not loaded up front" {
+		t.Errorf("reason %q", r.Reason)
+	}
+	if got, want := read(t, p), `{"mcpServers": {"tandem": {"command":"tandem","args":["mcp","serve"],"alwaysLoad":true}}}`+"\n"; got != want {
+		t.Fatalf("got\n%s\nwant\n%s", got, want)
+	}
+	apply(t, a, e, false, Already)
+	// The other agents know no such key: theirs stays without it.
+	g := agent(t, "gemini")
+	apply(t, g, e, false, Added)
+	if b, _ := os.ReadFile(filepath.Join(e.Root, ".gemini", "settings.json")); strings.Contains(string(b), "alwaysLoad") {
+		t.Errorf("gemini's entry has alwaysLoad:\n%s", b)
 	}
 }

@@ -18,10 +18,12 @@ import (
 type jsonFormat struct {
 	container string // the object of servers: "mcpServers", or VS Code's "servers"
 	typed     bool   // VS Code's entries name their transport
+	// alwaysLoad marks Claude Code's entry to load the tools up front.
+	alwaysLoad bool
 }
 
 func (f jsonFormat) want(command string) entry {
-	e := entry{Command: command, Args: serveArgs}
+	e := entry{Command: command, Args: serveArgs, AlwaysLoad: f.alwaysLoad}
 	if f.typed {
 		e.Type = "stdio"
 	}

@@ -21,8 +21,12 @@ func (r Result) MCP() *mcp.CallToolResult {
 // MCPTools is the session's tools as an MCP server lists them, each with
 // the hints an MCP client decides by whether to ask before a call and
 // whether calls may run side by side — all from the tool's definition, as
-// the agent's plan mode and concurrency are.
+// the agent's plan mode and concurrency are — and marked to be loaded up
+// front: Claude Code otherwise hides a server's tools behind its tool
+// search, and a model that must search before every read uses its own
+// blind tools instead.
 func MCPTools(s *Session) []*mcp.Tool {
+	alwaysLoad := mcp.Meta{"anthropic/alwaysLoad": true}
 	var out []*mcp.Tool
 	for _, t := range List(s) {
 		hints := &mcp.ToolAnnotations{
@@ -34,7 +38,7 @@ func MCPTools(s *Session) []*mcp.Tool {
 		if !t.ReadOnly {
 			hints.DestructiveHint = &t.Destructive
 		}
-		out = append(out, &mcp.Tool{Name: t.Name, Title: t.DisplayName, Description: t.Description, InputSchema: t.InputSchema(), Annotations: hints})
+		out = append(out, &mcp.Tool{Name: t.Name, Title: t.DisplayName, Description: t.Description, InputSchema: t.InputSchema(), Annotations: hints, Meta: alwaysLoad})
 	}
 	return out
 }
