@@ -86,10 +86,10 @@ func (f *files) pull(ctx context.Context, abs string) {
 	}
 }
 
-// maxAnswer bounds the JSON of a file's text tandem asks a client for:
-// acp-go-sdk reads messages of at most 10 MiB, and a longer one ends the
-// connection.
-const maxAnswer = 8 << 20
+// maxAnswer bounds the JSON of a file's text tandem asks a client for: an
+// answer over maxMessage is skipped and its request fails, so the text and
+// the message around it must fit.
+const maxAnswer = maxMessage - 64<<10
 
 // askable reports whether the client may be asked for abs: a regular file
 // whose text on disk, as a JSON string, fits maxAnswer (a client's buffer

@@ -25,6 +25,7 @@ import (
 	"github.com/tandemdev/tandem/agent"
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/jsonlines"
 	"github.com/tandemdev/tandem/tools"
 	"github.com/tandemdev/tandem/tools/mcphub"
 )
@@ -84,7 +85,9 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	s.mcp = mcphub.New(mcphub.Options{Version: o.Version, Log: o.Log}) // no Settings: the hub starts from the first session's
 	s.agent = agent.NewService(s.openTools, o.Connect, o.Store)
 	started := make(chan struct{})
-	s.conn = acp.NewAgentSideConnection(s, out, gatedReader{in, started})
+	w := jsonlines.NewWriter(out)
+	messages := jsonlines.NewStream(jsonlines.NewReader(in, w, maxMessage, "ACP"))
+	s.conn = acp.NewAgentSideConnection(s, w, gatedReader{messages, started})
 	s.conn.SetLogger(o.Log)
 	close(started)
 	select {
@@ -96,6 +99,11 @@ func Serve(ctx context.Context, in io.Reader, out io.Writer, o Options) {
 	s.mcp.Close()
 	o.Log.Info("connection ended")
 }
+
+// maxMessage is the longest line tandem reads as one message. acp-go-sdk
+// ends the connection on a line over 10 MiB; tandem answers one over this
+// limit and skips it (package jsonlines) before the library sees it.
+const maxMessage = 8 << 20
 
 // gatedReader reads r only after the channel open is closed. The ACP
 // connection starts reading in its constructor, and the handlers use the
