@@ -43,6 +43,16 @@ var builtinProviders = map[string]providerSetting{
 	"ollama":    {API: APIOpenAIChat, URL: "http://127.0.0.1:11434/v1"},
 }
 
+// NoModelError is the error of a prompt when no model is set. It says what
+// to set and that the prompt can then be sent again, which holds in every
+// front door; a door that takes a model of its own (`tandem chat
+// --model`) says so beside it.
+type NoModelError struct{ File string }
+
+func (e *NoModelError) Error() string {
+	return fmt.Sprintf("no model is set: set agent.model in %s to \"PROVIDER/MODEL\" (for example \"anthropic/claude-sonnet-4-5\" with ANTHROPIC_API_KEY in the environment, or \"ollama/qwen3-coder\"), then send the prompt again", e.File)
+}
+
 // ResolveEndpoint finds where model ("PROVIDER/MODEL"; empty: the setting
 // agent.model) is reached. Providers and the model are read from the
 // user's own settings only: a workspace must never redirect the user's key
@@ -57,7 +67,7 @@ func ResolveEndpoint(st *config.Settings, model string, getenv func(string) stri
 		}
 	}
 	if model == "" {
-		return Endpoint{}, fmt.Errorf("no model is set: set agent.model in %s to \"PROVIDER/MODEL\" (for example \"anthropic/claude-sonnet-4-5\" with ANTHROPIC_API_KEY in the environment, or \"ollama/qwen3-coder\"), or pass --model", config.UserFile())
+		return Endpoint{}, &NoModelError{File: config.UserFile()}
 	}
 	name, modelName, ok := strings.Cut(model, "/")
 	if !ok || name == "" || modelName == "" {

@@ -216,6 +216,8 @@ func QuestionText(q Question) string {
 		}
 		b.WriteString("\n")
 	}
-	b.WriteString("\n\"Allow for this session\" allows these exact steps with these effects again without asking.")
+	// Said in words that fit every client's label for the answer (Allow
+	// for this session, Always accept, All yes, allow_session).
+	b.WriteString("\nAllowing always (for this session) lets these exact steps with these effects run again unasked until the session ends.")
 	return b.String()
 }

@@ -116,7 +116,10 @@ func TestACPWithoutAModelSaysWhatToSet(t *testing.T) {
 	id := p.open(t, t.TempDir())
 	_, err := p.prompt(id, "hello")
 	var re *acp.RequestError
-	if !errors.As(err, &re) || !strings.HasPrefix(re.Message, "no model is set: set agent.model in ") {
+	// The next step is one an ACP client's user can take; --model is
+	// tandem chat's alone.
+	if !errors.As(err, &re) || !strings.HasPrefix(re.Message, "no model is set: set agent.model in ") ||
+		!strings.HasSuffix(re.Message, "then send the prompt again") || strings.Contains(re.Message, "--model") {
 		t.Fatalf("prompt without a model: %v", err)
 	}
 	_ = p.stdin.Close()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -60,6 +61,11 @@ func runChat(args []string) int {
 	provider, end, err := agent.Connect(s.Settings(), *model)
 	if err != nil {
 		s.Close()
+		var none *agent.NoModelError
+		if errors.As(err, &none) {
+			fmt.Fprintf(os.Stderr, "tandem chat: no model is set: pass --model PROVIDER/MODEL, or set agent.model in %s (for example \"anthropic/claude-sonnet-4-5\" with ANTHROPIC_API_KEY in the environment)\n", none.File)
+			return exitError
+		}
 		fmt.Fprintln(os.Stderr, "tandem chat:", err)
 		return exitError
 	}

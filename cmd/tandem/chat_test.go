@@ -149,3 +149,20 @@ func writeUserSettings(t *testing.T, home, settings string) string {
 	}
 	return cfg
 }
+
+// Without a model, tandem chat names the two ways to give one, its own
+// flag first, and exits 1 having sent nothing.
+func TestChatWithoutAModelSaysWhatToPass(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	cmd := exec.Command(builtTandem(t), "chat", "-p", "answer", "--cwd", ws)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_STATE_HOME="+filepath.Join(home, "state"))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	err := cmd.Run()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("exit %v, want 1\n%s", err, stderr.String())
+	}
+	if want := "tandem chat: no model is set: pass --model PROVIDER/MODEL, or set agent.model in " + filepath.Join(home, "config", "tandem", "config.json"); !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("stderr %q; want it to start %q", stderr.String(), want)
+	}
+}
