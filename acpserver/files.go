@@ -52,11 +52,29 @@ func withFiles(o tools.Options, caps acp.FileSystemCapabilities, conn *acp.Agent
 	return o
 }
 
+// read asks the client for its text of abs, as the file's text (asFile).
 func (f *files) read(ctx context.Context, abs string) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, clientWait)
 	defer cancel()
 	r, err := f.conn.ReadTextFile(ctx, acp.ReadTextFileRequest{SessionId: f.id, Path: abs})
-	return []byte(r.Content), err
+	return asFile(abs, []byte(r.Content)), err
+}
+
+// asFile is a client's text of abs as the file's whole text. Clients that
+// hold a buffer as lines answer them joined with "\n", without the final
+// newline (avante), which the editor keeps as a property of the file, not
+// as text: when the disk's file ends with one and the text does not, the
+// text gets it back, so that an edit written through the client keeps the
+// file's ending.
+func asFile(abs string, text []byte) []byte {
+	if len(text) == 0 || bytes.HasSuffix(text, []byte("\n")) {
+		return text
+	}
+	disk, err := os.ReadFile(abs)
+	if err != nil || !bytes.HasSuffix(disk, []byte("\n")) {
+		return text
+	}
+	return append(text, '\n')
 }
 
 func (f *files) write(ctx context.Context, abs string, text []byte) error {
@@ -68,9 +86,13 @@ func (f *files) write(ctx context.Context, abs string, text []byte) error {
 
 // pull is the session's tools.Options.Pull. It asks the client for its
 // text of abs; when that text differs from the disk it becomes the
-// overlay's buffer of abs, and when it does not, abs has no buffer. A
-// client that fails to answer leaves the overlay as it was, and an edit of
-// a buffer asks the client again before it writes.
+// overlay's buffer of abs, and when it does not, abs has no buffer. Empty
+// text for a path not on disk is no buffer either: clients answer a
+// missing file with "" (CodeCompanion on purpose, Zed for a path in its
+// project), and a new file the agent writes must not meet an unsaved
+// document nobody opened. A client that fails to answer leaves the
+// overlay as it was, and an edit of a buffer asks the client again before
+// it writes.
 func (f *files) pull(ctx context.Context, abs string) {
 	if !askable(abs) {
 		return
@@ -79,7 +101,7 @@ func (f *files) pull(ctx context.Context, abs string) {
 	switch b, open := f.buffers.Get(abs); {
 	case err != nil:
 		f.log.Debug("fs/read_text_file failed", "path", abs, "err", err)
-	case onDisk(abs, text):
+	case onDisk(abs, text), len(text) == 0 && !exists(abs):
 		f.buffers.Close(abs)
 	case !open || !bytes.Equal(b.Text, text):
 		f.set(abs, text)
@@ -142,6 +164,11 @@ func onDisk(abs string, text []byte) bool {
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+func exists(abs string) bool {
+	_, err := os.Lstat(abs)
+	return !errors.Is(err, fs.ErrNotExist)
+}
 
 // Transactional reports true: ApplyEdit asks the client for every document
 // before it writes any, so an edit of several documents lands whole or, on

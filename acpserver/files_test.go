@@ -340,3 +340,65 @@ func TestAClientThatFailsFsLeavesTheDisk(t *testing.T) {
 		})
 	}
 }
+
+// CodeCompanion (and Zed, for a path in its project) answers a file that is
+// not on disk with "": that is no unsaved buffer. The agent's write of a
+// new file and an edit's create make the file on disk, and a read says the
+// file does not exist.
+func TestAClientsEmptyTextForAMissingFileIsNoBuffer(t *testing.T) {
+	ws := t.TempDir()
+	ed := &acptest.Editor{MissingAsEmpty: true}
+	client := &acptest.Client{Files: ed}
+	p := serve(t, puppet, client)
+	s := p.openFS(t, ws, readWrite)
+	if _, err := p.prompt(s.SessionId, `call read {"path":"docs/new.md"}`+"\n"+
+		`call write {"path":"docs/cc.md","content":"written\n"}`+"\n"+
+		`call edit {"files":[{"path":"made.txt","create":"created\n"}]}`); err != nil {
+		t.Fatal(err)
+	}
+	if r := result(client, "call-1-1"); strings.Contains(r, "unsaved") || !strings.Contains(r, "not") {
+		t.Errorf("a read of a missing file:\n%s", r)
+	}
+	for path, want := range map[string]string{"docs/cc.md": "written\n", "made.txt": "created\n"} {
+		if b, err := os.ReadFile(filepath.Join(ws, path)); err != nil || string(b) != want {
+			t.Errorf("%s on disk: %q, %v; want %q", path, b, err, want)
+		}
+	}
+	for _, id := range []string{"call-1-2", "call-1-3"} {
+		if c := code(client, id); c != "" {
+			t.Errorf("%s was refused (%s):\n%s", id, c, result(client, id))
+		}
+	}
+}
+
+// avante answers a buffer as its lines joined with "\n", without the final
+// newline, and writes to the disk as sent. A buffer equal to the disk but
+// for that is no unsaved change, and an edit of a buffer with unsaved
+// changes keeps the file's final newline.
+func TestAClientsTextWithoutTheFinalNewlineKeepsTheFilesEnding(t *testing.T) {
+	for name, buffered := range map[string]string{"saved buffer": "one\ntwo\nthree\n", "unsaved buffer": "one\nTWO unsaved\nthree\n"} {
+		t.Run(name, func(t *testing.T) {
+			ws, ed := editorWorkspace(t)
+			ed.JoinsLines = true
+			a := filepath.Join(ws, "a.txt")
+			if err := os.WriteFile(a, []byte("one\ntwo\nthree\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			ed.Set(a, buffered)
+			client := &acptest.Client{Files: ed}
+			p := serve(t, puppet, client)
+			s := p.openFS(t, ws, readWrite)
+			if _, err := p.prompt(s.SessionId, readA+"\n"+`call edit {"files":[{"path":"a.txt","old":"three","new":"3"}]}`); err != nil {
+				t.Fatal(err)
+			}
+			unsaved := strings.Contains(result(client, "call-1-1"), "unsaved editor buffer")
+			if unsaved != (name == "unsaved buffer") {
+				t.Errorf("the read calls the buffer unsaved: %v\n%s", unsaved, result(client, "call-1-1"))
+			}
+			want := strings.Replace(buffered, "three", "3", 1)
+			if got := disk(t, a); got != want {
+				t.Errorf("the disk after the edit: %q; want %q", got, want)
+			}
+		})
+	}
+}

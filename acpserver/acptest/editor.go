@@ -1,8 +1,11 @@
 package acptest
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
+	"strings"
 	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
@@ -11,8 +14,19 @@ import (
 // Editor is an editor's open documents behind a test client's fs methods,
 // as ACP describes them: fs/read_text_file answers a path's buffer when it
 // has one, else the disk; fs/write_text_file sets the buffer and leaves
-// the disk alone (a client that does not save as it writes).
+// the disk alone (a client that does not save as it writes). The fields
+// below play what real clients do otherwise (docs/protocol.md).
 type Editor struct {
+	// MissingAsEmpty answers a path on neither a buffer nor the disk
+	// with "", as CodeCompanion does on purpose (and Zed for a path in
+	// its project), instead of an error.
+	MissingAsEmpty bool
+	// JoinsLines plays avante: a buffer is answered as its lines joined
+	// with "\n", so without its final newline; the disk's text with CRLF
+	// as LF; a write goes to the disk as sent, and a buffer of the path
+	// is loaded again from it.
+	JoinsLines bool
+
 	// Hook runs before each request is served, with its method and path,
 	// outside the editor's lock: a test's user may type (Set) there. An
 	// error fails the request.
@@ -79,11 +93,19 @@ func (e *Editor) read(session acp.SessionId, path string) (string, error) {
 		return "", err
 	}
 	if text, ok := e.Buffer(path); ok {
+		if e.JoinsLines {
+			text = strings.TrimSuffix(text, "\n")
+		}
 		return text, nil
 	}
 	b, err := os.ReadFile(path)
-	if err != nil {
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && e.MissingAsEmpty:
+		return "", nil
+	case err != nil:
 		return "", fmt.Errorf("%s cannot be read: %w", path, err)
+	case e.JoinsLines:
+		return strings.ReplaceAll(string(b), "\r\n", "\n"), nil
 	}
 	return string(b), nil
 }
@@ -91,6 +113,14 @@ func (e *Editor) read(session acp.SessionId, path string) (string, error) {
 func (e *Editor) write(session acp.SessionId, path, text string) error {
 	if err := e.serve(session, "write", path); err != nil {
 		return err
+	}
+	if e.JoinsLines {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			return err
+		}
+		if _, open := e.Buffer(path); !open {
+			return nil
+		}
 	}
 	e.Set(path, text)
 	return nil
