@@ -89,7 +89,11 @@ func startACP(t *testing.T, bin, dir string, client *acptest.Client, env ...stri
 	})
 	p.conn = acp.NewClientSideConnection(client, p.stdin, stdout)
 	p.conn.SetLogger(slog.New(slog.DiscardHandler))
-	if _, err := p.conn.Initialize(context.Background(), acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}); err != nil {
+	init := acp.InitializeRequest{ProtocolVersion: acp.ProtocolVersionNumber}
+	if client.Files != nil { // the client serves its editor's files
+		init.ClientCapabilities.Fs = acp.FileSystemCapabilities{ReadTextFile: true, WriteTextFile: true}
+	}
+	if _, err := p.conn.Initialize(context.Background(), init); err != nil {
 		t.Fatal(err)
 	}
 	return p
