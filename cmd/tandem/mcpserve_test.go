@@ -159,18 +159,28 @@ func (e *editor) call(method string, params, result any) {
 // mcpClient is the official MCP TypeScript SDK's client running `tandem
 // mcp serve` (testdata/mcp-client.mjs), one call at a time.
 type mcpClient struct {
-	t     *testing.T
-	cmd   *exec.Cmd
-	in    io.WriteCloser
-	out   *bufio.Scanner
-	Tools []string
+	t        *testing.T
+	cmd      *exec.Cmd
+	in       io.WriteCloser
+	out      *bufio.Scanner
+	Tools    []string
+	Protocol string // the revision negotiated
 }
+
+// The official MCP TypeScript SDK's clients, as scripts/setup installs them:
+// v1 speaks the revisions up to 2025-11-25, v2 negotiates 2026-07-28.
+const (
+	sdkV1 = "../../.deps/mcp/node_modules/@modelcontextprotocol/sdk"
+	sdkV2 = "../../.deps/mcpclients/node_modules/@modelcontextprotocol/client"
+)
 
 // clientReply is one line of mcp-client.mjs.
 type clientReply struct {
 	Tools    []string `json:"tools"`
+	Protocol string   `json:"protocol"`
 	Elicited string   `json:"elicited"`
 	Error    string   `json:"error"`
+	Sent     int      `json:"sent"` // tools/call requests the call took
 	Result   *struct {
 		Content []struct {
 			Text string `json:"text"`
@@ -189,13 +199,19 @@ func (r clientReply) text() string {
 
 func startMCPClient(t *testing.T, ws string, env []string, answer string) *mcpClient {
 	t.Helper()
+	return startSDKClient(t, sdkV1, ws, env, answer)
+}
+
+// startSDKClient is startMCPClient with the SDK in dir (sdkV1 or sdkV2).
+func startSDKClient(t *testing.T, dir, ws string, env []string, answer string) *mcpClient {
+	t.Helper()
 	prereq.Program(t, "node", "install Node.js 20 or later (README)")
-	sdk, err := filepath.Abs("../../.deps/mcp/node_modules/@modelcontextprotocol/sdk")
+	sdk, err := filepath.Abs(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(sdk); err != nil {
-		prereq.Missing(t, "the MCP TypeScript SDK", "scripts/setup installs it into .deps/mcp")
+		prereq.Missing(t, "the MCP TypeScript SDK in "+strings.TrimPrefix(dir, "../../"), "scripts/setup installs it")
 	}
 	args := []string{"testdata/mcp-client.mjs", sdk, builtTandem(t), ws}
 	if answer != "" {
@@ -207,7 +223,8 @@ func startMCPClient(t *testing.T, ws string, env []string, answer string) *mcpCl
 	in, out := startPiped(t, cmd)
 	c := &mcpClient{t: t, cmd: cmd, in: in, out: bufio.NewScanner(out)}
 	c.out.Buffer(nil, 16<<20)
-	c.Tools = c.next().Tools
+	first := c.next()
+	c.Tools, c.Protocol = first.Tools, first.Protocol
 	return c
 }
 
