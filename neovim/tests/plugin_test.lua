@@ -673,7 +673,7 @@ test('install_runs_tandem_mcp_install_refuses_invalid_json_and_is_idempotent', f
   local text = read_file(ws .. '/.mcp.json')
   contains(text, other, 'the other server, byte for byte')
   local mcp = vim.json.decode(text)
-  eq({ command = 'tandem', args = { 'mcp', 'serve' } }, mcp.mcpServers.tandem, 'tandem entry')
+  eq({ command = 'tandem', args = { 'mcp', 'serve' }, alwaysLoad = true }, mcp.mcpServers.tandem, 'tandem entry')
   eq({ 1 }, mcp.keep, 'other keys are kept')
   eq(editing, read_file(ws .. '/.vscode/mcp.json'), 'a file being edited is left alone')
   local agents = read_file(ws .. '/AGENTS.md')

@@ -271,7 +271,7 @@ const cases: Case[] = [
       check(/^<!-- tandem:begin -->\n## tandem\n[^]*`tandem mcp serve`[^]*\n<!-- tandem:end -->\n$/.test(rule) && rule.split('tandem:begin').length === 2, `AGENTS.md is not the working rule:\n${rule}`);
       check(!first.report.ok, 'a skipped agent was reported as all done');
       assert.deepStrictEqual(JSON.parse(fs.readFileSync(file('.mcp.json'), 'utf8')), {
-        mcpServers: { other: { command: 'x' }, tandem: { command: 'tandem', args: ['mcp', 'serve'] } },
+        mcpServers: { other: { command: 'x' }, tandem: { command: 'tandem', args: ['mcp', 'serve'], alwaysLoad: true } },
       });
 
       const again = await install();
