@@ -266,9 +266,11 @@ func Render(kind Kind, s Step, a Answer, auto Effects) *refusal.Error {
 	if a == Deny {
 		return refusal.New(refusal.Denied, fmt.Sprintf("%s, and the user denied it: %s did not run. Do not try it again unless the user asks for it.", open, what))
 	}
-	next := "Ask the user to run you in the terminal of an editor with tandem, where they can answer it"
+	// Unanswered is both a question the user closed and one nobody could
+	// be asked: the next step names what to do in either case.
+	next := "if no one can be asked here, ask the user to run you in the terminal of an editor with tandem, where they can answer it"
 	if grant := s.Effects &^ auto &^ Effects(Secret); grant != 0 && !s.Effects.Has(Secret) {
 		next += ", or to allow " + strings.Join(grant.Names(), " and ") + " in shell.autoEffects in their user settings"
 	}
-	return refusal.New(refusal.Unanswered, fmt.Sprintf("%s, and no one could answer: %s did not run. %s; or use read-only steps.", open, what, next))
+	return refusal.New(refusal.Unanswered, fmt.Sprintf("%s, and no answer came (the question was dismissed, or no one could answer it): %s did not run. If the user dismissed it, ask them in your reply whether it should run, and call again only if they say so; %s; or use read-only steps.", open, what, next))
 }
