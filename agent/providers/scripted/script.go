@@ -186,6 +186,9 @@ func (s Script) check() error {
 			if p.Tool != nil && len(p.Tool.Input) > 0 && !json.Valid(p.Tool.Input) {
 				return fmt.Errorf("scripted: response %d part %d: the tool input is not JSON", i, j)
 			}
+			if p.Tool != nil && p.Tool.Namespace != "" && s.Format != OpenAIResponses {
+				return fmt.Errorf("scripted: response %d part %d: a namespace is sent only in format %q", i, j, OpenAIResponses)
+			}
 		}
 	}
 	return nil

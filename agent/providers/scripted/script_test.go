@@ -27,7 +27,8 @@ func TestParse(t *testing.T) {
 	for src, want := range map[string]string{
 		`{"format": "anthropic", "responses": [{"cutAftr": 1}]}`: "unknown field",
 		`{"format": "palm"}`: "format",
-		`{"format": "anthropic", "responses": [{"parts": [{"text": "a", "ping": true}]}]}`: "exactly one",
+		`{"format": "anthropic", "responses": [{"parts": [{"text": "a", "ping": true}]}]}`:                         "exactly one",
+		`{"format": "gemini", "responses": [{"parts": [{"tool": {"name": "read", "namespace": "mcp__tandem"}}]}]}`: "namespace",
 	} {
 		if _, err := Parse([]byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one saying %q", src, err, want)
