@@ -78,20 +78,13 @@ func TestClaudeCodeWorksWithTandemsToolsAndQuestions(t *testing.T) {
 			}}}})
 			w.write(filepath.Join(w.home, ".claude", "settings.json"), string(settings), false)
 
-			script, err := scripted.Parse([]byte(`{"format":"anthropic","responses":[
+			srv, catcher := scriptedModel(t, w, `{"format":"anthropic","responses":[
 				{"parts":[{"tool":{"name":"mcp__tandem__read","input":{"path":"notes.txt"}}}]},
 				{"parts":[{"tool":{"name":"mcp__tandem__bash","input":{"command":"echo before >> log.txt; cat ~/.ssh/id_test"}}}]},
 				{"parts":[{"text":"Done."}]},
 				{"parts":[{"text":"Done."}]},
-				{"parts":[{"text":"Done."}]}]}`))
-			if err != nil {
-				t.Fatal(err)
-			}
-			srv, err := scripted.Start(script)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
+				{"parts":[{"text":"Done."}]}]}`)
+			// A placeholder: without a key Claude Code stops at "Not logged in".
 			w.env = append(w.env, "ANTHROPIC_BASE_URL="+srv.URL(), "ANTHROPIC_API_KEY=scripted")
 			w.run(true, "claude", "-p", "Read notes.txt, then show my key.", "--model", "claude-sonnet-4-5",
 				"--allowedTools", "mcp__tandem__read,mcp__tandem__bash")
@@ -108,6 +101,9 @@ func TestClaudeCodeWorksWithTandemsToolsAndQuestions(t *testing.T) {
 			}
 			if !strings.Contains(reqs[1].results, "[notes.txt#") || !strings.Contains(reqs[1].results, "hello from notes") {
 				t.Errorf("the read's result is not tagged lines of notes.txt: %s", reqs[1].results)
+			}
+			if got := catcher.Received(t); len(got) > 0 {
+				t.Errorf("Claude Code reached for the network: %q", got)
 			}
 			asked, err := os.ReadFile(hookIn)
 			if err != nil {

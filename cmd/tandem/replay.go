@@ -20,6 +20,10 @@ var replayCommand = command{
 agent/providers/scripted) as a model provider: a real HTTP server on a free
 port of 127.0.0.1 streaming each scripted response, in the Anthropic
 Messages or the Chat Completions wire format, to each request in turn.
+The script's format may also be one tandem's agent does not speak but
+other agents do, to try them offline with tandem's MCP tools:
+"openai-responses" (Codex: a model provider with base_url URL and
+wire_api "responses") or "gemini" (Gemini CLI: GOOGLE_GEMINI_BASE_URL=URL).
 
 Its first line on standard output is one JSON object,
   {"url": "http://127.0.0.1:PORT", "api": "anthropic"}

@@ -7,10 +7,17 @@
 // quirks of OpenAI-compatible servers), so the clients are tested against
 // them.
 //
+// It also serves the formats other agents' CLIs speak, so that tests drive
+// them offline through tandem's MCP tools: the OpenAI Responses API
+// ("openai-responses", POST …/v1/responses, Codex's only wire for a custom
+// provider) and the Gemini API ("gemini", POST
+// …/v1beta/models/MODEL:streamGenerateContent?alt=sse, Gemini CLI's through
+// GOOGLE_GEMINI_BASE_URL). tandem's own agent speaks neither.
+//
 // A script in JSON, as the demo embeds one:
 //
 //	{
-//	  "format": "anthropic",                 // or "openai-chat"
+//	  "format": "anthropic",                 // or "openai-chat", "openai-responses", "gemini"
 //	  "responses": [                         // one per request, in order
 //	    {"status": 429, "retryAfter": "1"},  // an HTTP error instead of a stream
 //	    {
@@ -20,7 +27,8 @@
 //	        {"text": "I'll read "}, {"text": "the file."},
 //	        {"ping": true},
 //	        {"tool": {"name": "read", "input": {"path": "a.go"}}},
-//	        {"tool": {"id": "toolu_2", "name": "grep", "input": {"pattern": "x"}}}
+//	        {"tool": {"id": "toolu_2", "name": "grep", "input": {"pattern": "x"}}},
+//	        {"tool": {"name": "read", "namespace": "mcp__tandem", "input": {"path": "b.go"}}}
 //	      ],
 //	      "stop": "tool_use",
 //	      "usage": {"input": 10, "output": 20, "cacheRead": 5, "cacheCreate": 2},
@@ -37,6 +45,19 @@
 // end_turn, tool_use, max_tokens, refusal, context_window or pause_turn,
 // mapped to the wire's word (any other word is sent as it is); it defaults
 // to tool_use when there are tool parts, else end_turn.
+//
+// In the Responses stream, text is a message item and thinking a reasoning
+// item's summary (its signature the item's encrypted_content); each tool
+// part is a function_call item, its arguments streamed in pieces, in the
+// namespace tool the part names (Codex puts an MCP server's tools in one,
+// mcp__SERVER, and refuses a call to them without it); max_tokens and
+// refusal end the response as incomplete (max_output_tokens,
+// content_filter). In the Gemini stream each part is a chunk of its own:
+// thinking a thought part (its signature thoughtSignature), a tool part a
+// whole functionCall with no id unless the script names one; the last
+// chunk carries finishReason (STOP, MAX_TOKENS, SAFETY) and the usage.
+// Both count cache writes as plain input (they have no count of their own)
+// and leave redacted thinking out; a ping is an SSE comment.
 package scripted
 
 import (
@@ -53,6 +74,10 @@ type Format string
 const (
 	Anthropic  Format = "anthropic"   // Anthropic Messages, POST /v1/messages
 	OpenAIChat Format = "openai-chat" // Chat Completions, POST /v1/chat/completions
+	// The formats other agents' CLIs speak, served so that tests can drive
+	// them offline; tandem's own agent speaks the two above.
+	OpenAIResponses Format = "openai-responses" // OpenAI Responses, POST /v1/responses (Codex)
+	Gemini          Format = "gemini"           // Gemini, POST /v1beta/models/MODEL:streamGenerateContent (Gemini CLI)
 )
 
 // Script is what a server answers: Responses[i] to the i-th request.
@@ -82,8 +107,8 @@ type Part struct {
 	Thinking  string    `json:"thinking,omitempty"`
 	Signature string    `json:"signature,omitempty"`
 	Tool      *ToolCall `json:"tool,omitempty"`
-	// Redacted is an encrypted thinking block's data (Anthropic only; left
-	// out of Chat Completions, which has none).
+	// Redacted is an encrypted thinking block's data (Anthropic only; the
+	// other formats, which have none, leave it out).
 	Redacted string `json:"redacted,omitempty"`
 	// Ping is a keep-alive: Anthropic's ping event, an SSE comment in
 	// Chat Completions.
@@ -100,6 +125,9 @@ type ToolCall struct {
 	ID    string          `json:"id,omitempty"`
 	Name  string          `json:"name"`
 	Input json.RawMessage `json:"input,omitempty"`
+	// Namespace is the namespace tool the function is in (OpenAI
+	// Responses only), as Codex groups an MCP server's tools.
+	Namespace string `json:"namespace,omitempty"`
 }
 
 // Faults are what real servers do to a stream that a client must survive.
@@ -119,7 +147,7 @@ type Faults struct {
 	// or proxy streaming a line without end. The server stops writing
 	// when the client stops reading.
 	LongLine int `json:"longLine,omitempty"`
-	// The quirks of OpenAI-compatible servers (ignored for Anthropic): tool
+	// The quirks of OpenAI-compatible servers (Chat Completions only): tool
 	// call deltas without an index, or all with index 0 (Ollama), without
 	// an id, or with the whole arguments in the first delta.
 	NoIndex   bool `json:"noIndex,omitempty"`
@@ -141,8 +169,8 @@ func Parse(data []byte) (Script, error) {
 }
 
 func (s Script) check() error {
-	if s.Format != Anthropic && s.Format != OpenAIChat {
-		return fmt.Errorf("scripted: format %q is neither %q nor %q", s.Format, Anthropic, OpenAIChat)
+	if _, ok := wires[s.Format]; !ok {
+		return fmt.Errorf("scripted: format %q is none of %q, %q, %q, %q", s.Format, Anthropic, OpenAIChat, OpenAIResponses, Gemini)
 	}
 	for i, r := range s.Responses {
 		for j, p := range r.Parts {
@@ -157,6 +185,9 @@ func (s Script) check() error {
 			}
 			if p.Tool != nil && len(p.Tool.Input) > 0 && !json.Valid(p.Tool.Input) {
 				return fmt.Errorf("scripted: response %d part %d: the tool input is not JSON", i, j)
+			}
+			if p.Tool != nil && p.Tool.Namespace != "" && s.Format != OpenAIResponses {
+				return fmt.Errorf("scripted: response %d part %d: a namespace is sent only in format %q", i, j, OpenAIResponses)
 			}
 		}
 	}

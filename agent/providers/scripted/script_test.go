@@ -1,6 +1,8 @@
 package scripted
 
 import (
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -24,11 +26,39 @@ func TestParse(t *testing.T) {
 	}
 	for src, want := range map[string]string{
 		`{"format": "anthropic", "responses": [{"cutAftr": 1}]}`: "unknown field",
-		`{"format": "gemini"}`: "format",
-		`{"format": "anthropic", "responses": [{"parts": [{"text": "a", "ping": true}]}]}`: "exactly one",
+		`{"format": "palm"}`: "format",
+		`{"format": "anthropic", "responses": [{"parts": [{"text": "a", "ping": true}]}]}`:                         "exactly one",
+		`{"format": "gemini", "responses": [{"parts": [{"tool": {"name": "read", "namespace": "mcp__tandem"}}]}]}`: "namespace",
 	} {
 		if _, err := Parse([]byte(src)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: error %v, want one saying %q", src, err, want)
 		}
+	}
+}
+
+// Gemini names the model in the path, not the body: the stream says which
+// model answered, and a path the format does not answer is refused in
+// Google's error shape.
+func TestGeminiServesTheModelOfThePath(t *testing.T) {
+	srv, err := Start(Script{Format: Gemini, Responses: []Response{{Parts: []Part{{Text: "hi"}}}, {Parts: []Part{{Text: "hi"}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	post := func(path string) (int, string) {
+		resp, err := http.Post(srv.URL()+path, "application/json", strings.NewReader(`{"contents":[]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := post("/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse"); code != 200 ||
+		!strings.Contains(body, `"modelVersion":"gemini-2.5-pro"`) || !strings.Contains(body, `"finishReason":"STOP"`) {
+		t.Errorf("streamGenerateContent answered %d:\n%s", code, body)
+	}
+	if code, body := post("/v1beta/models/gemini-2.5-pro:generateContent"); code != 404 || !strings.Contains(body, `"status":"NOT_FOUND"`) {
+		t.Errorf("generateContent answered %d: %s; want 404 in Google's shape", code, body)
 	}
 }

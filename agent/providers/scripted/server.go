@@ -52,15 +52,34 @@ func Serve(s Script, ln net.Listener) (*Server, error) {
 	return sv, nil
 }
 
+// wire is how a format is served.
+type wire struct {
+	base   string // what URL appends to the host
+	path   string // the end of the path a request must POST to
+	events func(r Response, model string, n int) []event
+	fail   func(status int, msg string) any // an HTTP error's body
+}
+
+var wires = map[Format]wire{
+	Anthropic: {path: "/v1/messages", events: anthropicEvents, fail: func(status int, msg string) any {
+		return map[string]any{"type": "error", "error": map[string]string{"type": anthropicErrorType(status), "message": msg}}
+	}},
+	OpenAIChat:      {base: "/v1", path: "/chat/completions", events: openAIEvents, fail: openAIError},
+	OpenAIResponses: {base: "/v1", path: "/responses", events: responsesEvents, fail: openAIError},
+	Gemini: {path: ":streamGenerateContent", events: geminiEvents, fail: func(status int, msg string) any {
+		return map[string]any{"error": map[string]any{"code": status, "message": msg, "status": geminiStatus(status)}}
+	}},
+}
+
+func openAIError(_ int, msg string) any {
+	return map[string]any{"error": map[string]any{"message": msg, "type": "server_error", "code": nil}}
+}
+
 // URL is the base URL a client is given: the host for Anthropic (which
-// appends /v1/messages), the host and /v1 for Chat Completions (which
-// appends /chat/completions).
+// appends /v1/messages) and Gemini (/v1beta/models/…), the host and /v1 for
+// OpenAI's (which append /chat/completions or /responses).
 func (s *Server) URL() string {
-	u := "http://" + s.ln.Addr().String()
-	if s.script.Format == OpenAIChat {
-		u += "/v1"
-	}
-	return u
+	return "http://" + s.ln.Addr().String() + wires[s.script.Format].base
 }
 
 // Requests returns every request received so far, in order.
@@ -82,10 +101,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.requests = append(s.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 	s.mu.Unlock()
 
-	want := "/v1/messages"
-	if s.script.Format == OpenAIChat {
-		want = "/chat/completions"
-	}
+	wire := wires[s.script.Format]
+	want := wire.path
 	switch {
 	case r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, want):
 		s.fail(w, http.StatusNotFound, fmt.Sprintf("this server answers POST …%s", want))
@@ -113,23 +130,15 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		Model string `json:"model"`
 	}
 	_ = json.Unmarshal(body, &req)
-	var events []event
-	if s.script.Format == Anthropic {
-		events = anthropicEvents(resp, req.Model, n)
-	} else {
-		events = openAIEvents(resp, req.Model, n)
+	if s.script.Format == Gemini { // the model is in the path: …/models/MODEL:streamGenerateContent
+		req.Model = strings.TrimSuffix(r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:], want)
 	}
-	play(w, r, events, resp.Faults)
+	play(w, r, wire.events(resp, req.Model, n), resp.Faults)
 }
 
 // fail answers with an error body in the wire's shape.
 func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
-	var body any
-	if s.script.Format == Anthropic {
-		body = map[string]any{"type": "error", "error": map[string]string{"type": anthropicErrorType(status), "message": msg}}
-	} else {
-		body = map[string]any{"error": map[string]any{"message": msg, "type": "server_error", "code": nil}}
-	}
+	body := wires[s.script.Format].fail(status, msg)
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(body)
@@ -154,9 +163,28 @@ func anthropicErrorType(status int) string {
 	return "invalid_request_error"
 }
 
+// geminiStatus is Google's status word for an HTTP status.
+func geminiStatus(status int) string {
+	switch status {
+	case http.StatusBadRequest:
+		return "INVALID_ARGUMENT"
+	case http.StatusUnauthorized:
+		return "UNAUTHENTICATED"
+	case http.StatusForbidden:
+		return "PERMISSION_DENIED"
+	case http.StatusNotFound:
+		return "NOT_FOUND"
+	case http.StatusTooManyRequests:
+		return "RESOURCE_EXHAUSTED"
+	case http.StatusServiceUnavailable:
+		return "UNAVAILABLE"
+	}
+	return "INTERNAL"
+}
+
 // event is one SSE event: a named event, a data line, or a comment.
 type event struct {
-	name    string // Anthropic's event: line; "" for none
+	name    string // the event: line (Anthropic's and Responses' events have one); "" for none
 	data    any    // marshalled as the data: line; a string is sent as it is
 	comment string // a ": comment" line instead of data
 }

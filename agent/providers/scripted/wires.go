@@ -1,7 +1,10 @@
 package scripted
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"strings"
 
 	"github.com/tandemdev/tandem/agent/providers"
 )
@@ -175,4 +178,202 @@ func openAIToolDeltas(c *ToolCall, i int, f Faults, n int, chunk func(map[string
 		events = append(events, delta(false, s))
 	}
 	return events
+}
+
+// responsesIncomplete maps the neutral stop words that end a Responses
+// stream as incomplete to incomplete_details.reason; any other stop
+// completes it.
+var responsesIncomplete = map[string]string{
+	string(providers.MaxTokens): "max_output_tokens",
+	string(providers.Refusal):   "content_filter",
+}
+
+// responsesEvents is an OpenAI Responses stream: response.created, each
+// output item from output_item.added through its deltas to
+// output_item.done, then response.completed (or response.incomplete) with
+// the whole output and the usage. Every event carries its type and a
+// sequence number, and is sent under its type's event: line, as OpenAI's are.
+func responsesEvents(r Response, model string, n int) []event {
+	id := fmt.Sprintf("resp_scripted_%d", n+1)
+	var events []event
+	ev := func(name string, data map[string]any) {
+		data["type"] = name
+		events = append(events, event{name: name, data: data})
+	}
+	response := func(status string, output []any, usage any) map[string]any {
+		return map[string]any{"id": id, "object": "response", "created_at": 0, "status": status, "model": model,
+			"output": output, "usage": usage, "error": nil, "incomplete_details": nil}
+	}
+	ev("response.created", map[string]any{"response": response("in_progress", []any{}, nil)})
+	var output []any
+	var open map[string]any // the message or reasoning item being streamed
+	var text strings.Builder
+	closeItem := func() {
+		if open == nil {
+			return
+		}
+		at, itemID := len(output), open["id"]
+		switch open["type"] {
+		case "message":
+			part := map[string]any{"type": "output_text", "text": text.String(), "annotations": []any{}}
+			ev("response.output_text.done", map[string]any{"item_id": itemID, "output_index": at, "content_index": 0, "text": text.String(), "logprobs": []any{}})
+			ev("response.content_part.done", map[string]any{"item_id": itemID, "output_index": at, "content_index": 0, "part": part})
+			open["content"] = []any{part}
+		case "reasoning":
+			part := map[string]any{"type": "summary_text", "text": text.String()}
+			ev("response.reasoning_summary_text.done", map[string]any{"item_id": itemID, "output_index": at, "summary_index": 0, "text": text.String()})
+			ev("response.reasoning_summary_part.done", map[string]any{"item_id": itemID, "output_index": at, "summary_index": 0, "part": part})
+			open["summary"] = []any{part}
+		}
+		open["status"] = "completed"
+		ev("response.output_item.done", map[string]any{"output_index": at, "item": open})
+		output = append(output, open)
+		open = nil
+		text.Reset()
+	}
+	start := func(item map[string]any) {
+		closeItem()
+		open = item
+		added := maps.Clone(item)
+		added["status"] = "in_progress"
+		ev("response.output_item.added", map[string]any{"output_index": len(output), "item": added})
+	}
+	for _, p := range r.Parts {
+		switch {
+		case p.Text != "":
+			if open == nil || open["type"] != "message" {
+				start(map[string]any{"id": fmt.Sprintf("msg_scripted_%d_%d", n+1, len(output)+1), "type": "message", "role": "assistant", "content": []any{}})
+				ev("response.content_part.added", map[string]any{"item_id": open["id"], "output_index": len(output), "content_index": 0,
+					"part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}})
+			}
+			text.WriteString(p.Text)
+			ev("response.output_text.delta", map[string]any{"item_id": open["id"], "output_index": len(output), "content_index": 0, "delta": p.Text, "logprobs": []any{}})
+		case p.Thinking != "" || p.Signature != "":
+			if open == nil || open["type"] != "reasoning" {
+				start(map[string]any{"id": fmt.Sprintf("rs_scripted_%d_%d", n+1, len(output)+1), "type": "reasoning", "summary": []any{}})
+				ev("response.reasoning_summary_part.added", map[string]any{"item_id": open["id"], "output_index": len(output), "summary_index": 0,
+					"part": map[string]any{"type": "summary_text", "text": ""}})
+			}
+			if p.Thinking != "" {
+				text.WriteString(p.Thinking)
+				ev("response.reasoning_summary_text.delta", map[string]any{"item_id": open["id"], "output_index": len(output), "summary_index": 0, "delta": p.Thinking})
+			}
+			if p.Signature != "" {
+				open["encrypted_content"] = p.Signature
+				closeItem()
+			}
+		case p.Tool != nil:
+			callID := p.Tool.ID
+			if callID == "" {
+				callID = fmt.Sprintf("call_scripted_%d_%d", n+1, len(output)+1)
+			}
+			item := map[string]any{"id": fmt.Sprintf("fc_scripted_%d_%d", n+1, len(output)+1), "type": "function_call",
+				"call_id": callID, "name": p.Tool.Name, "arguments": ""}
+			if p.Tool.Namespace != "" {
+				item["namespace"] = p.Tool.Namespace
+			}
+			start(item)
+			args := p.Tool.input()
+			for _, s := range pieces(args) {
+				ev("response.function_call_arguments.delta", map[string]any{"item_id": item["id"], "output_index": len(output), "delta": s})
+			}
+			ev("response.function_call_arguments.done", map[string]any{"item_id": item["id"], "output_index": len(output), "arguments": args})
+			item["arguments"] = args
+			closeItem()
+		case p.Ping:
+			events = append(events, event{comment: "ping"})
+		case p.Error != "":
+			ev("error", map[string]any{"code": p.Error, "message": "scripted " + p.Error, "param": nil})
+			return numbered(events)
+		}
+	}
+	closeItem()
+	u := r.Usage
+	input := u.Input + u.CacheRead + u.CacheCreate
+	done := response("completed", output, map[string]any{
+		"input_tokens": input, "input_tokens_details": map[string]any{"cached_tokens": u.CacheRead},
+		"output_tokens": u.Output, "output_tokens_details": map[string]any{"reasoning_tokens": 0},
+		"total_tokens": input + u.Output})
+	end := "response.completed"
+	if reason, ok := responsesIncomplete[r.stop()]; ok {
+		end, done["status"], done["incomplete_details"] = "response.incomplete", "incomplete", map[string]any{"reason": reason}
+	}
+	ev(end, map[string]any{"response": done})
+	return numbered(events)
+}
+
+// numbered gives each Responses event its sequence_number.
+func numbered(events []event) []event {
+	seq := 0
+	for _, e := range events {
+		if data, ok := e.data.(map[string]any); ok {
+			data["sequence_number"] = seq
+			seq++
+		}
+	}
+	return events
+}
+
+// geminiFinish maps the neutral stop words to finishReason; Gemini ends a
+// turn that calls tools with STOP, as any other.
+var geminiFinish = map[string]string{
+	string(providers.EndTurn):     "STOP",
+	string(providers.StopToolUse): "STOP",
+	string(providers.MaxTokens):   "MAX_TOKENS",
+	string(providers.Refusal):     "SAFETY",
+}
+
+// geminiEvents is a Gemini streamGenerateContent stream (alt=sse): one
+// GenerateContentResponse per chunk, each text or thought part in its own
+// chunk, each function call whole in its own (Gemini does not stream
+// arguments, and sends no call id unless the script names one), and a
+// last chunk with the finishReason and the usage.
+func geminiEvents(r Response, model string, n int) []event {
+	id := fmt.Sprintf("scripted-%d", n+1)
+	u := r.Usage
+	prompt := u.Input + u.CacheRead + u.CacheCreate
+	chunk := func(parts []any, finish string, usage map[string]any) event {
+		cand := map[string]any{"content": map[string]any{"role": "model", "parts": parts}, "index": 0}
+		if finish != "" {
+			cand["finishReason"] = finish
+		}
+		return event{data: map[string]any{"candidates": []any{cand}, "usageMetadata": usage, "modelVersion": model, "responseId": id}}
+	}
+	opening := map[string]any{"promptTokenCount": prompt, "totalTokenCount": prompt}
+	var events []event
+	for _, p := range r.Parts {
+		switch {
+		case p.Text != "":
+			events = append(events, chunk([]any{map[string]any{"text": p.Text}}, "", opening))
+		case p.Thinking != "" || p.Signature != "":
+			part := map[string]any{"text": p.Thinking, "thought": true}
+			if p.Signature != "" {
+				part["thoughtSignature"] = p.Signature
+			}
+			events = append(events, chunk([]any{part}, "", opening))
+		case p.Tool != nil:
+			args := p.Tool.input()
+			call := map[string]any{"name": p.Tool.Name, "args": json.RawMessage(args)}
+			if !json.Valid([]byte(args)) { // malformed arguments, scripted as a string
+				call["args"] = args
+			}
+			if p.Tool.ID != "" {
+				call["id"] = p.Tool.ID
+			}
+			events = append(events, chunk([]any{map[string]any{"functionCall": call}}, "", opening))
+		case p.Ping:
+			events = append(events, event{comment: "ping"})
+		case p.Error != "":
+			return append(events, event{data: map[string]any{"error": map[string]any{"code": 500, "message": "scripted " + p.Error, "status": p.Error}}})
+		}
+	}
+	finish := r.stop()
+	if f, ok := geminiFinish[finish]; ok {
+		finish = f
+	}
+	usage := map[string]any{"promptTokenCount": prompt, "candidatesTokenCount": u.Output, "totalTokenCount": prompt + u.Output}
+	if u.CacheRead > 0 {
+		usage["cachedContentTokenCount"] = u.CacheRead
+	}
+	return append(events, chunk([]any{map[string]any{"text": ""}}, finish, usage))
 }
