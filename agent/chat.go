@@ -74,8 +74,12 @@ type Chat struct {
 
 	turnOf []int // each message's turn if it is a prompt, else -1
 
-	ckMu  sync.Mutex     // turns is written by concurrent calls of a turn
-	turns [][]turnChange // each turn's changes, the checkpoints
+	ckMu    sync.Mutex     // turns and notices are written by concurrent calls of a turn
+	turns   [][]turnChange // each turn's changes, the checkpoints
+	notices []placedNotice // what the user saw besides the messages, for the replay
+
+	lastModel string       // the model the chat's file names last, PROVIDER/MODEL
+	lastUsage *usageRecord // the meter after the last model call, kept at a turn's end
 
 	watch     *watcher // the files the chat read, for changes under it
 	compactAt float64  // share of the window at which older turns are summarised
@@ -115,6 +119,7 @@ func NewChat(o Options) *Chat {
 	c.roster = append(c.roster, planTool)
 	c.planNote = planModeNote(reading)
 	c.SetPlanMode(o.PlanMode)
+	o.Session.Gate().OnAnswer(c.answered)
 	return c
 }
 
@@ -192,8 +197,17 @@ func ResumeChat(o Options, id string) (*Chat, error) {
 func (c *Chat) use(l loaded) {
 	c.messages, c.turnOf, c.dropped, c.befores = l.messages, l.turnOf, l.dropped, l.befores
 	c.ckMu.Lock()
-	c.turns = l.turns
+	c.turns, c.notices = l.turns, l.notices
 	c.ckMu.Unlock()
+	c.lastModel = l.info.Model
+	for _, n := range l.notices {
+		if n.Kind == noticeModel {
+			c.lastModel = n.Text
+		}
+	}
+	if l.usage != nil {
+		c.lastUsage, c.lastUsed, c.cost = l.usage, l.usage.Used, l.usage.Cost
+	}
 	c.planMu.Lock()
 	defer c.planMu.Unlock()
 	c.plan = nil
@@ -340,6 +354,17 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		return -1, "", err
 	}
 	defer c.end()
+	if model := c.opts.Endpoint.String(); model != c.lastModel {
+		if c.journal != nil { // a new chat's file names its model
+			c.keep(notice{Kind: noticeModel, Text: model})
+		}
+		c.lastModel = model
+	}
+	defer func() {
+		if c.lastUsage != nil {
+			c.save(record{Usage: c.lastUsage}, false, emit)
+		}
+	}()
 	user, err := c.userMessage(ctx, prompt)
 	if err != nil {
 		return -1, "", err
@@ -348,10 +373,10 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		c.title = title(prompt)
 	}
 	if c.planMode.Load() {
-		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: c.planNote}}, user.Blocks...)
+		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: c.planNote, Note: true}}, user.Blocks...)
 	}
 	for _, n := range c.notes {
-		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: n}}, user.Blocks...)
+		user.Blocks = append([]providers.Block{{Kind: providers.Text, Text: n, Note: true}}, user.Blocks...)
 	}
 	c.notes = nil
 	c.ckMu.Lock()
@@ -501,13 +526,23 @@ func answered(calls, blocks []providers.Block) []providers.Block {
 	}
 	out = append(out, rest...)
 	if len(out) == 0 {
-		out = append(out, providers.Block{Kind: providers.Text, Text: "(A message here was lost from the chat's file.)"})
+		out = append(out, providers.Block{Kind: providers.Text, Text: "(A message here was lost from the chat's file.)", Note: true})
 	}
 	return out
 }
 
 // stoppedByUser is why a turn the user stopped was cut.
 const stoppedByUser = "the user stopped the turn here"
+
+// cutMark is how a cut turn's answer ends for the model; cutWhy reads it
+// back.
+func cutMark(why string) string { return cutPrefix + why + "]" }
+
+const cutPrefix = "[cut: "
+
+func cutWhy(text string) string {
+	return strings.TrimSuffix(strings.TrimPrefix(text, cutPrefix), "]")
+}
 
 // cut ends a turn stopped or failed while the model was to answer: the
 // text it streamed is kept as its answer, marked as cut, so a reload shows
@@ -521,7 +556,7 @@ func (c *Chat) cut(streamed, why string, emit func(acp.SessionUpdate)) {
 	if strings.TrimSpace(streamed) != "" {
 		m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: streamed})
 	}
-	m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: "[cut: " + why + "]"})
+	m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: cutMark(why), Note: true})
 	c.add(m, -1, emit)
 }
 
@@ -565,6 +600,7 @@ func (c *Chat) explain(err error) error {
 // chat's cost so far when the model's prices are known.
 func (c *Chat) usage(u providers.Usage) acp.SessionUpdate {
 	c.lastUsed = u.Input + u.CacheRead + u.CacheCreate + u.Output
+	defer func() { c.lastUsage = &usageRecord{Used: c.lastUsed, Size: c.opts.Model.Window, Cost: c.cost} }()
 	up := &acp.SessionUsageUpdate{
 		SessionUpdate: "usage_update", Used: c.lastUsed, Size: c.opts.Model.Window,
 		Meta: map[string]any{"tandem": map[string]any{"input": u.Input, "output": u.Output, "cacheRead": u.CacheRead, "cacheCreate": u.CacheCreate}},
@@ -580,7 +616,7 @@ func (c *Chat) usage(u providers.Usage) acp.SessionUpdate {
 // chat read that changed under it since, if any did.
 func (c *Chat) withChanges(m providers.Message) providers.Message {
 	if files := c.watch.changed(c.opts.Session.Seen, c.opts.Session.Roots); len(files) > 0 {
-		m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: changeNote(files)})
+		m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Text, Text: changeNote(files), Note: true})
 	}
 	return m
 }

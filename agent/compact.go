@@ -78,6 +78,9 @@ func (c *Chat) replaceOlder(start int, summary providers.Message, emit func(acp.
 	c.messages = append([]providers.Message{summary}, c.messages[start:]...)
 	c.turnOf = append([]int{-1}, c.turnOf[start:]...)
 	c.dropped = compacted(c.dropped, start)
+	c.ckMu.Lock()
+	c.notices = noticesCompacted(c.notices, start)
+	c.ckMu.Unlock()
 	c.save(record{Compacted: &compaction{Replaced: start, Summary: summary}}, false, emit)
 }
 

@@ -118,8 +118,9 @@ func TestFullDiskCutsTheTornRecordAndCatchesUp(t *testing.T) {
 	}
 }
 
-// A process whose records could not be saved (a full disk) while another
-// process went on with the chat drops them, and says so, rather than write
+// A process whose records could not be saved (a full disk: the prompt, the
+// answer and the turn's meter) while another process went on with the chat
+// drops them, and says so, rather than write
 // them after the other's turns out of order.
 func TestUnsavedRecordsGiveWayToAnotherProcessesTurns(t *testing.T) {
 	const id = "00000000000000d2"
@@ -143,7 +144,7 @@ func TestUnsavedRecordsGiveWayToAnotherProcessesTurns(t *testing.T) {
 	if _, err := c.Prompt(context.Background(), textPrompt("back here"), u.emit); err != nil {
 		t.Fatal(err)
 	}
-	if got := thoughtText(u.all); !strings.Contains(got, "(2 records of this chat that could not be saved here were dropped: the chat went on in another tandem meanwhile)") {
+	if got := thoughtText(u.all); !strings.Contains(got, "(3 records of this chat that could not be saved here were dropped: the chat went on in another tandem meanwhile)") {
 		t.Fatalf("the client was told %q", got)
 	}
 	_, msgs, err := s.store.Load(id)

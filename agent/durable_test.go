@@ -241,7 +241,7 @@ func TestStoppedTurnKeepsItsTextMarkedAsCut(t *testing.T) {
 		}
 	}
 	r.Close()
-	if shown != "Half an answ|[cut: the user stopped the turn here]|" {
+	if shown != "Half an answ|\n\n(Stopped.)\n\n|" {
 		t.Fatalf("the reload shows %q", shown)
 	}
 	s.turn(id, "go on", fake.Say("Half an answer, whole."))

@@ -90,6 +90,17 @@ func (s *Service) Load(cwd, id string, mcp []acp.McpServer, emit func(acp.Sessio
 	for _, u := range sv.chat.Replay() {
 		emit(u)
 	}
+	// The chat goes on with the model it last used, where it still can.
+	if last := sv.chat.lastModel; last != "" && last != sv.chat.Model() {
+		if p, end, err := s.connect(sess.Settings(), last); err == nil {
+			sv.chat.SetModel(p, end)
+			sv.mu.Lock()
+			sv.connErr = nil
+			sv.mu.Unlock()
+		} else {
+			emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat used %s, which cannot be reached now (%v); it goes on with %s)\n", last, err, sv.chat.Model())))
+		}
+	}
 	return sv.configOptions(), nil
 }
 

@@ -134,3 +134,26 @@ func TestServiceTurnsCancelAndStoredChats(t *testing.T) {
 		t.Fatalf("after delete: %+v", list)
 	}
 }
+
+// A reopened chat goes on with the model it last used, not the settings'
+// default, and its options say so.
+func TestLoadGoesOnWithTheChatsLastModel(t *testing.T) {
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{fake.Say("hi")}
+	svc, ws := testService(t, m, nil)
+	res, err := svc.New(ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.SetModel(res.SessionId, "other/big"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Prompt(context.Background(), res.SessionId, textPrompt("hello"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	svc.Close(res.SessionId)
+	opts, err := svc.Load(ws, string(res.SessionId), nil, func(acp.SessionUpdate) {})
+	if err != nil || opts[0].Select.CurrentValue != "other/big" {
+		t.Fatalf("load: %+v %v; want the model other/big", opts, err)
+	}
+}

@@ -49,6 +49,8 @@ type record struct {
 	Compacted  *compaction        `json:"compacted,omitempty"`
 	Checkpoint *checkpointRecord  `json:"checkpoint,omitempty"`
 	Before     *beforeRecord      `json:"before,omitempty"`
+	Notice     *notice            `json:"notice,omitempty"`
+	Usage      *usageRecord       `json:"usage,omitempty"`
 }
 
 // checkpointRecord is a call's changes (or a restore's), kept so a
@@ -185,6 +187,8 @@ type loaded struct {
 	turnOf   []int          // each message's turn if it is a prompt, else -1
 	turns    [][]turnChange // each turn's changes, by turn number
 	dropped  []dropped      // the lines that were not records
+	notices  []placedNotice // what the user saw besides the messages
+	usage    *usageRecord   // the meter after the last turn
 	size     int64          // the bytes read: where this process's appends start
 	// befores are the files calls were about to change, whose changes
 	// no checkpoint record confirms: the calls a crash cut.
@@ -219,13 +223,27 @@ func (l *loaded) drop() {
 // are replaced by one summary: those among the replaced, before it.
 func compacted(ds []dropped, start int) []dropped {
 	for i := range ds {
-		if ds[i].at < start {
-			ds[i].at = 0
-		} else {
-			ds[i].at -= start - 1
-		}
+		ds[i].at = compactedAt(ds[i].at, start)
 	}
 	return ds
+}
+
+// compactedAt is where a place before message at stands once the messages
+// before start are replaced by one summary: a place among the replaced is
+// before it.
+func compactedAt(at, start int) int {
+	if at < start {
+		return 0
+	}
+	return at - (start - 1)
+}
+
+// noticesCompacted is compacted for notices.
+func noticesCompacted(ns []placedNotice, start int) []placedNotice {
+	for i := range ns {
+		ns[i].at = compactedAt(ns[i].at, start)
+	}
+	return ns
 }
 
 // note is what the chat is told about its damaged lines.
@@ -278,6 +296,7 @@ func (s *Store) load(id string) (loaded, error) {
 				l.messages = append([]providers.Message{rec.Compacted.Summary}, l.messages[rec.Compacted.Replaced:]...)
 				l.turnOf = append([]int{-1}, l.turnOf[rec.Compacted.Replaced:]...)
 				l.dropped = compacted(l.dropped, rec.Compacted.Replaced)
+				l.notices = noticesCompacted(l.notices, rec.Compacted.Replaced)
 			case rec.Checkpoint != nil:
 				l.grow(rec.Checkpoint.Turn)
 				l.turns[rec.Checkpoint.Turn] = append(l.turns[rec.Checkpoint.Turn], rec.Checkpoint.Changes...)
@@ -285,6 +304,11 @@ func (s *Store) load(id string) (loaded, error) {
 			case rec.Before != nil:
 				l.grow(rec.Before.Turn)
 				l.befores = append(l.befores, *rec.Before)
+			case rec.Notice != nil:
+				l.notices = append(l.notices, placedNotice{at: len(l.messages), notice: *rec.Notice})
+			case rec.Usage != nil:
+				u := *rec.Usage
+				l.usage = &u
 			}
 		}
 		if err != nil {
@@ -328,6 +352,10 @@ func (r *record) valid() bool {
 		return r.Checkpoint.Turn >= 0
 	case r.Before != nil:
 		return r.Before.Turn >= 0 && r.Before.Call != ""
+	case r.Notice != nil:
+		return r.Notice.Kind != ""
+	case r.Usage != nil:
+		return r.Usage.Used >= 0 && r.Usage.Size >= 0
 	}
 	return false
 }
@@ -533,9 +561,11 @@ func (j *journal) close() error {
 // Replay is the conversation as the updates a client shows for it: the
 // user's text, each prompt carrying its turn (`_meta.tandem.turn`, the
 // turn a restore names), the agent's text and thinking, each tool call with
-// its result and the diffs of the files it changed, and each plan the
-// model showed. Where the chat's file had damaged lines, a note says how
-// many were left out.
+// its result and the diffs of the files it changed, the answers given to
+// its questions, each plan the model showed, restores and stopped turns as
+// notices, and the context meter last shown. tandem's notes to the model
+// are not the user's words and are left out. Where the chat's file had
+// damaged lines, a note says how many were left out.
 func (c *Chat) Replay() []acp.SessionUpdate {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -553,6 +583,7 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 			}
 		}
 	}
+	notices := append([]placedNotice(nil), c.notices...)
 	c.ckMu.Unlock()
 	var out []acp.SessionUpdate
 	plans := map[string]bool{} // the plan calls' ids: shown as the plan
@@ -564,7 +595,16 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 			}
 			drops = drops[1:]
 		}
+		for len(notices) > 0 && notices[0].at <= i {
+			if u, shown := noticeUpdate(notices[0].notice); shown && notices[0].at == i {
+				out = append(out, u)
+			}
+			notices = notices[1:]
+		}
 		if i == len(c.messages) {
+			if c.lastUsage != nil {
+				out = append(out, usageUpdate(*c.lastUsage))
+			}
 			break
 		}
 		m := c.messages[i]
@@ -576,6 +616,9 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 					out = append(out, acp.UpdatePlan(entries...))
 				}
 			case b.Kind == providers.ToolResult && plans[b.ToolID]:
+			case b.Note && b.Kind == providers.Text && m.Role == providers.Assistant && strings.HasPrefix(b.Text, cutPrefix):
+				out = append(out, cutNotice(b))
+			case b.Note: // tandem's word to the model, shown as its notice if at all
 			case b.Kind == providers.Text && m.Role == providers.User:
 				u := acp.UpdateUserMessageText(b.Text)
 				if c.turnOf[i] >= 0 {

@@ -80,7 +80,8 @@ func TestChatIsStoredAndResumes(t *testing.T) {
 	}
 	updates := again.Replay()
 	again.Close()
-	if len(updates) == 0 || updates[0].UserMessageChunk == nil || updates[len(updates)-1].AgentMessageChunk == nil {
+	// The last answer, then the meter as the last turn left it.
+	if n := len(updates); n < 2 || updates[0].UserMessageChunk == nil || updates[n-2].AgentMessageChunk == nil || updates[n-1].UsageUpdate == nil {
 		t.Fatalf("replay: %+v", updates)
 	}
 	var turns []any

@@ -96,6 +96,7 @@ type Gate struct {
 	// readOnly, when set, refuses without a question every step that does
 	// more than read (plan mode); a secret read is still asked about.
 	readOnly bool
+	answered func(Question, Answer) // told each answer (OnAnswer)
 }
 
 var questionSeq atomic.Uint64
@@ -108,6 +109,15 @@ func NewGate(session string, auto Effects, policy *Policy, asker Asker) *Gate {
 		asker = Nobody
 	}
 	return &Gate{session: session, policy: policy, asker: asker, auto: auto &^ Effects(Secret), allowed: map[string]bool{}}
+}
+
+// OnAnswer has f told each question the gate asks and the answer it got,
+// as it comes: a chat keeps them, so that a reopened chat shows what the
+// user answered.
+func (g *Gate) OnAnswer(f func(Question, Answer)) {
+	g.mu.Lock()
+	g.answered = f
+	g.mu.Unlock()
 }
 
 // Policy returns the path policy the gate's steps are judged by.
@@ -199,6 +209,12 @@ func (g *Gate) Check(ctx context.Context, kind Kind, steps ...Step) error {
 	a := Unanswered
 	if ctx.Err() == nil {
 		a = g.asker.Ask(ctx, q)
+	}
+	g.mu.Lock()
+	answered := g.answered
+	g.mu.Unlock()
+	if answered != nil {
+		answered(q, a)
 	}
 	if a.Allows() {
 		if a == AllowSession {

@@ -46,6 +46,11 @@ type Block struct {
 	// is then "{}". Such a call is answered as failed, never run.
 	InputError string `json:"inputError,omitempty"`
 	IsError    bool   `json:"isError,omitempty"` // ToolResult
+	// Note marks a Text that is tandem's own word to the model (a
+	// restore, files changed under the chat, plan mode, a cut turn), not
+	// the user's or the model's: it is sent like any text, and a reopened
+	// chat does not show it as theirs.
+	Note bool `json:"note,omitempty"`
 }
 
 // Message is one turn of the conversation as the provider sees it.
