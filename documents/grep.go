@@ -182,9 +182,9 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	if err != nil {
 		return nil, err
 	}
-	if req.Glob != "" && !doublestar.ValidatePattern(strings.TrimPrefix(req.Glob, "!")) {
-		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
-			"The glob %q is not a valid pattern. Use patterns such as \"*.go\" or \"src/**/*.ts\".", req.Glob))
+	filter := strings.TrimPrefix(req.Glob, "!")
+	if fault := globFault(filter, len(req.Glob)-len(filter)); fault != "" {
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf("The glob %q is not a valid pattern: %s. Fix it (or leave glob out) and call grep again.", req.Glob, fault))
 	}
 	rep := &GrepReport{Req: req, roots: roots}
 	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, rep: rep, after: after,
