@@ -76,6 +76,9 @@ func globSearch(ctx context.Context, roots []string, req GlobRequest, keep *keep
 			"The glob %q names no path. Use patterns such as \"**/*.go\" or \"cmd/*/main.go\", and path for the directory.", req.Pattern))
 	case strings.HasPrefix(pattern, "/"):
 		dir, rest := doublestar.SplitPattern(pattern)
+		if rest == "" { // "/src/": the directory itself, whose entries glob lists
+			rest = "*"
+		}
 		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
 			"The glob %q starts with \"/\", but glob matches paths below the searched directory (path, by default the workspace root). For paths under %s, call glob with pattern %q and path %q; for a directory of the workspace, drop the leading \"/\".", req.Pattern, dir, rest, dir))
 	}

@@ -2,6 +2,7 @@ package documents
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -192,4 +193,17 @@ func TestLaw_glob_fault_says_what_and_where(t *testing.T) {
 		}
 		hits.Hit(kind)
 	})
+}
+
+// An absolute pattern names the glob that searches its directory, with a
+// pattern glob takes.
+func TestAbsoluteGlobNamesTheCallForItsDirectory(t *testing.T) {
+	said := regexp.MustCompile(`call glob with pattern ("[^"]*") and path ("[^"]*")`)
+	for pattern, want := range map[string][2]string{"/": {"*", "/"}, "/src/": {"*", "/src"}, "/etc/**/*.conf": {"**/*.conf", "/etc"}} {
+		_, err := Glob(context.Background(), []string{t.TempDir()}, GlobRequest{Pattern: pattern})
+		m := said.FindStringSubmatch(fmt.Sprint(err))
+		if codeOf(err) != refusal.Invalid || m == nil || m[1] != strconv.Quote(want[0]) || m[2] != strconv.Quote(want[1]) {
+			t.Errorf("%s: %v, want the call with pattern %q and path %q", pattern, err, want[0], want[1])
+		}
+	}
 }
