@@ -388,31 +388,38 @@ func TestLaw_patch_whitespace_names_the_line(t *testing.T) {
 }
 
 // A line inside a hunk with none of a hunk line's marks is refused naming
-// it, never taken as the hunk's end: the changes after it would be dropped
-// while the reply says the patch applied.
+// it when hunk lines follow it, never taken as the hunk's end: the changes
+// after it would be dropped while the reply says the patch applied. After
+// a hunk's last line (a context line that lost its space, the ``` of a
+// fenced patch) it drops nothing, and the patch applies whole.
 func TestLaw_patch_unmarked_line_refused(t *testing.T) {
-	rapid.Check(t, func(rt *rapid.T) {
-		root, err := os.MkdirTemp("", "tandem-markpatch-")
-		if err != nil {
-			rt.Fatal(err)
+	const content = "a\n\tb\nc\nd\ne\n"
+	for _, header := range []string{"@@ -1,5 +1,5 @@", "@@"} {
+		for i := range 6 {
+			root := t.TempDir()
+			w := newWSIn(t, root, map[string]string{"a.txt": content})
+			w.read("a.txt", "")
+			hunk := []string{" a", " \tb", " c", "-d", "+D", " e"}
+			if hunk[i][0] != ' ' {
+				continue
+			}
+			hunk[i] = hunk[i][1:]
+			_, err := w.edit(mustJSON(Args{Patch: "```diff\n--- a/a.txt\n+++ b/a.txt\n" + header + "\n" + strings.Join(hunk, "\n") + "\n```\n"}))
+			if i == len(hunk)-1 {
+				if err != nil || w.file("a.txt") != "a\n\tb\nc\nD\ne\n" {
+					t.Fatalf("%s, %q unmarked last: %v, a.txt %q", header, hunk[i], err, w.file("a.txt"))
+				}
+				continue
+			}
+			want := fmt.Sprintf("line %d of the patch, inside a hunk, starts with none of a hunk line's marks (a space, -, +): %q", i+5, hunk[i])
+			if codeOf(err) != "invalid" || !strings.Contains(err.Error(), want) {
+				t.Fatalf("%s, %q unmarked: %v, want it named: %s", header, hunk[i], err, want)
+			}
+			if w.file("a.txt") != content {
+				t.Fatalf("a refused patch changed a.txt")
+			}
 		}
-		defer os.RemoveAll(root)
-		content := "a\n\tb\nc\nd\ne\n"
-		w := newWSIn(rt, root, map[string]string{"a.txt": content})
-		w.read("a.txt", "")
-		hunk := []string{" a", " \tb", " c", "-d", "+D", " e"}
-		i := rapid.SampledFrom([]int{0, 1, 2, 5}).Draw(rt, "unmarked context line")
-		hunk[i] = hunk[i][1:]
-		header := rapid.SampledFrom([]string{"@@ -1,5 +1,5 @@", "@@"}).Draw(rt, "header")
-		_, err = w.edit(mustJSON(Args{Patch: "--- a/a.txt\n+++ b/a.txt\n" + header + "\n" + strings.Join(hunk, "\n") + "\n"}))
-		want := fmt.Sprintf("line %d of the patch, inside a hunk, starts with none of a hunk line's marks (a space, -, +): %q", i+4, hunk[i])
-		if codeOf(err) != "invalid" || !strings.Contains(err.Error(), want) {
-			rt.Fatalf("%q unmarked: %v, want it named: %s", hunk[i], err, want)
-		}
-		if w.file("a.txt") != content {
-			rt.Fatalf("a refused patch changed a.txt")
-		}
-	})
+	}
 }
 
 // A hunk of added lines alone is placed by its header's number, which

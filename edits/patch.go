@@ -44,25 +44,35 @@ func stagePatch(env *Env, patch string) ([]*change, []*problem) {
 }
 
 // strayLine finds a line inside a hunk that starts with none of a hunk
-// line's marks (a space, -, +, \\) — most often a context line that lost
+// line's marks (a space, -, +, \) — most often a context line that lost
 // its leading space. The parser would take it as the end of the file's
-// diff and drop the rest of the hunk, and whatever follows, unsaid. A hunk
-// ends where the parser ends it: at the next @@, at "diff ", or at a
-// "---" line followed by "+++" and "@@".
+// diff and drop the rest of the hunk unsaid. A hunk ends where the parser
+// ends it: at the next @@, at "diff ", or at a "---" line followed by
+// "+++" and "@@". Lines with no mark after a hunk's last line (the ``` of
+// a fenced patch, a word after it) drop nothing and pass.
 func strayLine(patch string) error {
 	lines := strings.Split(patch, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSuffix(lines[i], "\r")
+	}
 	at := func(i int, prefix string) bool { return i < len(lines) && strings.HasPrefix(lines[i], prefix) }
+	header := func(i int) bool { return at(i, "diff ") || at(i, "---") && at(i+1, "+++") && at(i+2, "@@") }
+	marked := func(l string) bool { return l != "" && strings.ContainsRune(" -+\\", rune(l[0])) }
 	inHunk := false
 	for i, l := range lines {
-		l = strings.TrimSuffix(l, "\r")
 		switch {
 		case strings.HasPrefix(l, "@@"):
 			inHunk = true
-		case strings.HasPrefix(l, "diff ") || at(i, "---") && at(i+1, "+++") && at(i+2, "@@"):
+		case header(i):
 			inHunk = false
-		case !inHunk || l == "" || strings.ContainsRune(" -+\\", rune(l[0])):
+		case !inHunk || l == "" || marked(l):
 		default:
-			return fmt.Errorf("line %d of the patch, inside a hunk, starts with none of a hunk line's marks (a space, -, +): %q; a line kept as context starts with one space before the file's text (%q)", i+1, clip(l, 200), clip(" "+l, 201))
+			for j := i + 1; j < len(lines) && !at(j, "@@") && !header(j); j++ {
+				if marked(lines[j]) {
+					return fmt.Errorf("line %d of the patch, inside a hunk, starts with none of a hunk line's marks (a space, -, +): %q; a line kept as context starts with one space before the file's text (%q)", i+1, clip(l, 200), clip(" "+l, 201))
+				}
+			}
+			inHunk = false
 		}
 	}
 	return nil
