@@ -503,3 +503,24 @@ func TestEmptyServerListThatWasThereStays(t *testing.T) {
 		}
 	}
 }
+
+// An entry updated in an empty list the file had (tandem moved) keeps the
+// layout that tells the list was there, so the removal still keeps it.
+func TestUpdatedEntryInAListThatWasThereStillLeavesIt(t *testing.T) {
+	a, e := agent(t, "vscode"), testEnv(t)
+	before := "{\n  \"servers\": {\n  }\n}\n"
+	p := write(t, a, e, before)
+	e.Command = "/old/bin/tandem"
+	apply(t, a, e, false, Added)
+	e.Command = "tandem"
+	if r := apply(t, a, e, false, Updated); r.Reason != "the command was /old/bin/tandem" {
+		t.Fatalf("reason %q", r.Reason)
+	}
+	if got := read(t, p); !strings.Contains(got, `"command":"tandem"`) {
+		t.Fatalf("not updated:\n%s", got)
+	}
+	apply(t, a, e, true, Removed)
+	if got := read(t, p); got != before {
+		t.Fatalf("remove did not restore the file:\n%q\nwant:\n%q", got, before)
+	}
+}

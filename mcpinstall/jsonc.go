@@ -83,6 +83,11 @@ func (f jsonFormat) edit(src []byte, command string, remove bool) ([]byte, Actio
 	case act == Already:
 		return nil, Already, "", nil
 	}
+	if f.listWasThere(v, src, ci, ti) { // keep the layout that says so
+		removeMember(servers, ti)
+		f.insert(&v, want)
+		return v.Pack(), Updated, reason, nil
+	}
 	m := &servers.Members[ti]
 	indent, multiline := lineIndent(m.Name.BeforeExtra)
 	m.Value.Value = render(want, indent, indentUnit(root), multiline)
@@ -119,30 +124,39 @@ func (f jsonFormat) insert(v *hujson.Value, want entry) {
 	servers.Members = append(servers.Members, m)
 }
 
-// remove takes tandem's entry out. When the entry is laid out as an
-// install puts it into an empty server list the file already had, the list
-// stays as it was; otherwise a list that held only tandem goes with it, and
-// so does a file that held only that list: what the install added, the
-// removal takes away.
+// listWasThere reports whether tandem's entry, member ti of the server
+// list, is all the list holds and laid out as an install puts it into an
+// empty list the file already had: putting it back into the emptied list
+// gives the file as it is.
+func (f jsonFormat) listWasThere(v hujson.Value, src []byte, ci, ti int) bool {
+	list := func(v hujson.Value) *hujson.Object {
+		return v.Value.(*hujson.Object).Members[ci].Value.Value.(*hujson.Object)
+	}
+	if len(list(v).Members) != 1 {
+		return false
+	}
+	var had entry
+	c := list(v).Members[ti].Value.Clone()
+	c.Standardize()
+	if json.Unmarshal(c.Pack(), &had) != nil {
+		return false
+	}
+	emptied := v.Clone()
+	removeMember(list(emptied), ti)
+	f.insert(&emptied, had)
+	return bytes.Equal(emptied.Pack(), src)
+}
+
+// remove takes tandem's entry out. An empty server list the file had
+// before the install stays as it was; otherwise a list that held only
+// tandem goes with it, and so does a file that held only that list: what
+// the install added, the removal takes away.
 func (f jsonFormat) remove(v hujson.Value, src []byte, ci, ti int) []byte {
 	root := v.Value.(*hujson.Object)
 	servers := root.Members[ci].Value.Value.(*hujson.Object)
-	var had entry // tandem's entry as the file has it, to put it back
-	c := servers.Members[ti].Value.Clone()
-	c.Standardize()
-	decoded := json.Unmarshal(c.Pack(), &had) == nil
+	kept := f.listWasThere(v, src, ci, ti)
 	removeMember(servers, ti)
-	if len(servers.Members) > 0 {
-		return v.Pack()
-	}
-	if decoded {
-		again := v.Clone()
-		f.insert(&again, had)
-		if bytes.Equal(again.Pack(), src) {
-			return v.Pack()
-		}
-	}
-	if isBlank(servers.AfterExtra) {
+	if len(servers.Members) == 0 && !kept && isBlank(servers.AfterExtra) {
 		removeMember(root, ci)
 		if len(root.Members) == 0 && isBlank(root.AfterExtra) && isBlank(v.BeforeExtra) && isBlank(v.AfterExtra) {
 			return []byte{}
