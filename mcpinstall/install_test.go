@@ -492,10 +492,7 @@ func TestEmptyServerListThatWasThereStays(t *testing.T) {
 					v.Standardize()
 					var doc map[string]json.RawMessage
 					var servers map[string]map[string]any
-					if err := json.Unmarshal(v.Pack(), &doc); err == nil {
-						err = json.Unmarshal(doc[f.container], &servers)
-					}
-					if servers[Key]["command"] != "tandem" {
+					if json.Unmarshal(v.Pack(), &doc) != nil || json.Unmarshal(doc[f.container], &servers) != nil || servers[Key]["command"] != "tandem" {
 						t.Fatalf("no tandem entry in its %s:\n%s", f.container, after)
 					}
 				})
