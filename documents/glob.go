@@ -70,9 +70,20 @@ func globSearch(ctx context.Context, roots []string, req GlobRequest, keep *keep
 		limit = MaxGlobPage
 	}
 	pattern := strings.TrimPrefix(req.Pattern, "./")
-	if pattern == "" || strings.HasPrefix(pattern, "/") || !doublestar.ValidatePattern(pattern) {
+	switch {
+	case pattern == "":
 		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
-			"The glob %q is not a valid pattern relative to the searched directory. Use patterns such as \"**/*.go\" or \"cmd/*/main.go\", and path for the directory.", req.Pattern))
+			"The glob %q names no path. Use patterns such as \"**/*.go\" or \"cmd/*/main.go\", and path for the directory.", req.Pattern))
+	case strings.HasPrefix(pattern, "/"):
+		dir, rest := doublestar.SplitPattern(pattern)
+		if rest == "" { // "/src/": the directory itself, whose entries glob lists
+			rest = "*"
+		}
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
+			"The glob %q starts with \"/\", but glob matches paths below the searched directory (path, by default the workspace root). For paths under %s, call glob with pattern %q and path %q; for a directory of the workspace, drop the leading \"/\".", req.Pattern, dir, rest, dir))
+	}
+	if fault := globFault(pattern, len(req.Pattern)-len(pattern)); fault != "" {
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf("The glob %q is not a valid pattern: %s. Fix it and call glob again.", req.Pattern, fault))
 	}
 	// The walk starts at the pattern's fixed prefix, so a ".." there would
 	// list directories above the one searched, past the gate that judged path.
@@ -172,6 +183,50 @@ func globWalk(ctx context.Context, roots, dirs []string, base, rest string, rep 
 		walked = &keptSearch{walk: rec, tally: rep.Tally.clone(), found: found}
 	}
 	return found, walked, nil
+}
+
+// globFault says what makes pattern invalid to doublestar and where (the
+// column in the pattern as the model wrote it, from 1, is offset plus the
+// byte's place in pattern), or "" when it is valid. It judges exactly as
+// doublestar.ValidatePattern does, which says only yes or no.
+func globFault(pattern string, offset int) string {
+	col := func(i int) int { return offset + i + 1 }
+	var open []int // the "{" not closed yet
+	for i := 0; i < len(pattern); i++ {
+		switch pattern[i] {
+		case '\\':
+			if i++; i >= len(pattern) {
+				return fmt.Sprintf(`the "\\" at column %d, its end, escapes nothing (write "\\\\" for a backslash)`, col(i-1))
+			}
+		case '[':
+			start := i
+			if i++; i < len(pattern) && (pattern[i] == '^' || pattern[i] == '!') {
+				i++
+			}
+			if i < len(pattern) && pattern[i] == ']' {
+				return fmt.Sprintf(`the class %q at column %d is empty: a "]" right after "[" closes it (write "\\]" for a "]" in a class)`, pattern[start:i+1], col(start))
+			}
+			for ; i < len(pattern) && pattern[i] != ']'; i++ {
+				if pattern[i] == '\\' {
+					i++
+				}
+			}
+			if i >= len(pattern) {
+				return fmt.Sprintf(`the "[" at column %d opens a class that no "]" closes (write "\\[" for a "[")`, col(start))
+			}
+		case '{':
+			open = append(open, i)
+		case '}':
+			if len(open) == 0 {
+				return fmt.Sprintf(`the "}" at column %d closes no "{" (write "\\}" for a "}")`, col(i))
+			}
+			open = open[:len(open)-1]
+		}
+	}
+	if len(open) > 0 {
+		return fmt.Sprintf(`the "{" at column %d opens alternatives that no "}" closes (as in "*.{go,mod}"; write "\\{" for a "{")`, col(open[len(open)-1]))
+	}
+	return ""
 }
 
 // globMatcher returns the test of a path (relative to where the walk

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"container/heap"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -44,20 +45,32 @@ const (
 // a model may paste what grep showed as it stands.
 const contextLead = " "
 
-// GrepRequest is grep's arguments, as the tool's schema names them.
+// GrepRequest is grep's arguments, as the tool's schema names them; its
+// JSON is a call a notice can tell the model to make.
 type GrepRequest struct {
 	Pattern    string `json:"pattern"`
-	Path       string `json:"path"` // "" is the workspace root
-	Glob       string `json:"glob"` // optional filter on file paths
-	IgnoreCase bool   `json:"ignoreCase"`
-	Literal    bool   `json:"literal"`
-	Skip       int    `json:"skip"`
+	Path       string `json:"path,omitempty"` // "" is the workspace root
+	Glob       string `json:"glob,omitempty"` // optional filter on file paths
+	IgnoreCase bool   `json:"ignoreCase,omitempty"`
+	Literal    bool   `json:"literal,omitempty"`
+	Skip       int    `json:"skip,omitempty"`
 	// Output is "rows" (the default: each matching line), "files" (the
 	// paths only) or "count" (each file's number of matching lines).
-	Output string `json:"output"`
+	Output string `json:"output,omitempty"`
 	// Context is how many lines before and after each matching row are
 	// shown with it (rows only; paths and counts show no lines).
-	Context int `json:"context"`
+	Context int `json:"context,omitempty"`
+}
+
+// restOf is the call that shows the matches of f after the first shown,
+// and only those: the same search of f alone, whose skip counts matches.
+func (r GrepRequest) restOf(f GrepFile, shown int) string {
+	next := GrepRequest{Pattern: r.Pattern, Path: f.Show, IgnoreCase: r.IgnoreCase, Literal: r.Literal, Skip: shown, Context: r.Context}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a pattern's & and < as typed
+	_ = enc.Encode(next)     // strings, bools and ints: it cannot fail
+	return "grep " + strings.TrimSuffix(b.String(), "\n")
 }
 
 // GrepFile is one file with matches on the page.
@@ -169,9 +182,9 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	if err != nil {
 		return nil, err
 	}
-	if req.Glob != "" && !doublestar.ValidatePattern(strings.TrimPrefix(req.Glob, "!")) {
-		return nil, refusal.New(refusal.Invalid, fmt.Sprintf(
-			"The glob %q is not a valid pattern. Use patterns such as \"*.go\" or \"src/**/*.ts\".", req.Glob))
+	filter := strings.TrimPrefix(req.Glob, "!")
+	if fault := globFault(filter, len(req.Glob)-len(filter)); fault != "" {
+		return nil, refusal.New(refusal.Invalid, fmt.Sprintf("The glob %q is not a valid pattern: %s. Fix it (or leave glob out) and call grep again.", req.Glob, fault))
 	}
 	rep := &GrepReport{Req: req, roots: roots}
 	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, rep: rep, after: after,
@@ -1058,7 +1071,7 @@ func (r *GrepReport) Render() (string, [][]int) {
 			}
 		})
 		if !r.Single && f.Total > len(f.Hits) {
-			fmt.Fprintf(&out, "(%s in this file not shown: grep with path %q to page through them)\n", count(f.Total-len(f.Hits), "more match"), f.Show)
+			fmt.Fprintf(&out, "(%s in this file not shown; next page of them: %s)\n", count(f.Total-len(f.Hits), "more match"), r.Req.restOf(f, len(f.Hits)))
 		}
 	}
 	r.notices(&out)

@@ -3,9 +3,15 @@ package documents
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
+
+	"github.com/tandemdev/tandem/internal/lawhit"
 )
 
 // A directory search for paths or counts shows no row, so rows it does not
@@ -145,4 +151,81 @@ func TestGrepBoundedPagesAreThePagesOfTheWholeList(t *testing.T) {
 			t.Fatalf("after %s: page %v of %d files, next %d; want %v of %d", after, shows(rep), rep.FilesMatched, rep.Next, want, len(all))
 		}
 	}
+}
+
+// A file cut in a directory search names the call that shows the rest of
+// its matches: that call and the pages after it show every match the
+// directory page did not, each once, in order — with the search's own
+// ignoreCase, literal and context, so the rows are the same search's.
+func TestLaw_cut_file_notice_names_the_rest(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"one page more": 5, "several pages more": 3})
+	rapid.Check(t, func(rt *rapid.T) {
+		dir := tempDir(rt)
+		defer os.RemoveAll(dir)
+		req := GrepRequest{
+			Pattern:    rapid.SampledFrom([]string{"needle.", "Needle."}).Draw(rt, "pattern"),
+			IgnoreCase: rapid.Bool().Draw(rt, "ignoreCase"),
+			Literal:    rapid.Bool().Draw(rt, "literal"),
+			Context:    rapid.IntRange(0, 2).Draw(rt, "context"),
+		}
+		n := rapid.IntRange(matchesPerFile+1, 4*matchesPerFile).Draw(rt, "lines")
+		if rapid.Bool().Draw(rt, "several pages") { // enough for the pages of one file
+			n = rapid.IntRange(4*matchesPerPage, 5*matchesPerPage).Draw(rt, "lines")
+		}
+		lines := rapid.SliceOfN(rapid.SampledFrom([]string{"needle.", "Needle.", "needleX", "hay"}), n, n).Draw(rt, "lines")
+		text := []byte(strings.Join(lines, "\n") + "\n")
+		writeFile(t, dir, "d/many.txt", text)
+		writeFile(t, dir, "d/few.txt", []byte("needle.\n"))
+		_, want := matchLines(rt, text, req.Pattern, req.IgnoreCase, req.Literal) // from the whole file
+		if len(want) <= matchesPerFile {
+			return // the directory page shows them all
+		}
+		out, err := Grep(context.Background(), NewStore(), NewOverlay(), []string{dir}, req)
+		if err != nil {
+			rt.Fatal(err)
+		}
+		groups, _ := parseGrep(t, out)
+		var got []int
+		var notice string
+		for _, g := range groups {
+			if headerPath(g.header) == "d/many.txt" {
+				for _, r := range g.rows {
+					if r.kind == "row" {
+						got = append(got, r.n)
+					}
+				}
+				notice = g.notes[len(g.notes)-1]
+			}
+		}
+		_, call, ok := strings.Cut(notice, "next page of them: grep ")
+		if !ok {
+			rt.Fatalf("the cut file names no call:\n%s", out)
+		}
+		var next GrepRequest
+		if err := json.Unmarshal([]byte(strings.TrimSuffix(call, ")")), &next); err != nil {
+			rt.Fatalf("the call %s is not grep's arguments: %v", call, err)
+		}
+		pages := 0
+		for ; ; pages++ {
+			rep, err := GrepSearch(context.Background(), NewOverlay(), []string{dir}, next)
+			if err != nil {
+				rt.Fatalf("%+v: %v", next, err)
+			}
+			text, _ := rep.Render()
+			page, _ := parseGrep(t, text)
+			for _, r := range page[0].rows {
+				if r.kind == "row" {
+					got = append(got, r.n)
+				}
+			}
+			if rep.Next == 0 {
+				break
+			}
+			next.Skip = rep.Next
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			rt.Fatalf("the directory page and the pages the notice leads to show matches\n%v\nwant each match once:\n%v\n%s", got, want, out)
+		}
+		hits.Hit(map[bool]string{true: "one page more", false: "several pages more"}[pages == 0])
+	})
 }

@@ -1,11 +1,15 @@
 package edits
 
 import (
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 
 	"pgregory.net/rapid"
+
+	"github.com/tandemdev/tandem/internal/lawhit"
 )
 
 // A unified diff of two files applies like line ops, with the same checks.
@@ -293,5 +297,156 @@ func TestRangeEndQuotedAndRepeatsRefused(t *testing.T) {
 	}
 	if got := w.file("a.go"); got != "func f() {\n\tif a || b {\n\t\tif c {\n\t\t\tx()\n\t}\n\t}\n\t}\n}\n" {
 		t.Errorf("file %q", got)
+	}
+}
+
+// A hunk whose lines differ from the file in whitespace only is refused
+// naming the first line that differs, with both texts quoted, every other
+// line that differs, and the line the hunk starts at when its header is
+// off: never the line the header points at, which may be right. Nothing is
+// written.
+func TestLaw_patch_whitespace_names_the_line(t *testing.T) {
+	hits := lawhit.New(t, map[string]int{"header right": 10, "header off": 10, "bare": 10, "several lines": 10})
+	rapid.Check(t, func(rt *rapid.T) {
+		root, err := os.MkdirTemp("", "tandem-wspatch-")
+		if err != nil {
+			rt.Fatal(err)
+		}
+		defer os.RemoveAll(root)
+		n := rapid.IntRange(3, 30).Draw(rt, "lines")
+		file := make([]string, n)
+		for i := range file {
+			file[i] = strings.Repeat("\t", rapid.IntRange(0, 2).Draw(rt, "indent")) + fmt.Sprintf("x%d := %d", i+1, i)
+		}
+		content := strings.Join(file, "\n") + "\n"
+		w := newWSIn(rt, root, map[string]string{"a.go": content})
+		w.read("a.go", "")
+		from := rapid.IntRange(1, n).Draw(rt, "from")
+		size := rapid.IntRange(1, min(4, n-from+1)).Draw(rt, "size")
+		old := append([]string(nil), file[from-1:from-1+size]...)
+		var differ []int // the lines whose whitespace the hunk changes
+		for k := range old {
+			if k == 0 && len(differ) == 0 || rapid.Bool().Draw(rt, "change whitespace") {
+				old[k] = rapid.SampledFrom([]string{"  ", "    ", " \t"}).Draw(rt, "indent") + strings.TrimLeft(old[k], "\t") +
+					rapid.SampledFrom([]string{"", " ", "\t"}).Draw(rt, "trail")
+				old[k] = strings.Replace(old[k], " := ", rapid.SampledFrom([]string{" := ", "  := ", " :=\t"}).Draw(rt, "inside"), 1)
+				if old[k] != file[from-1+k] {
+					differ = append(differ, from+k)
+				}
+			}
+		}
+		if len(differ) == 0 {
+			return
+		}
+		header, branch := fmt.Sprintf("@@ -%d,%d +%d,%d @@", from, size, from, size), "header right"
+		switch rapid.IntRange(0, 2).Draw(rt, "header") {
+		case 1:
+			off := rapid.SampledFrom([]int{-3, -1, 1, 2, 5}).Draw(rt, "off")
+			if from+off < 1 {
+				off = 1
+			}
+			header, branch = fmt.Sprintf("@@ -%d,%d +%d,%d @@", from+off, size, from+off, size), "header off"
+		case 2:
+			header, branch = "@@", "bare"
+		}
+		var body strings.Builder
+		for k, o := range old {
+			body.WriteString("-" + o + "\n+" + file[from-1+k] + " // changed\n")
+		}
+		_, err = w.edit(mustJSON(Args{Patch: "--- a/a.go\n+++ b/a.go\n" + header + "\n" + body.String()}))
+		first := differ[0]
+		want := fmt.Sprintf("line %d has %q where the hunk has %q, which differs in whitespace only", first, file[first-1], old[first-from])
+		if codeOf(err) != "invalid" || !strings.Contains(err.Error(), want) {
+			rt.Fatalf("%s, lines %d-%d with whitespace changed on %v: %v\nwant it to say %s", header, from, from+size-1, differ, err, want)
+		}
+		var others []string
+		for _, d := range differ[1:] {
+			others = append(others, strconv.Itoa(d))
+		}
+		switch len(others) {
+		case 0:
+			want = "whitespace only. "
+		case 1:
+			want = "; line " + others[0] + " differs in whitespace too. "
+		default:
+			want = "; lines " + strings.Join(others, ", ") + " differ in whitespace too. "
+		}
+		if !strings.Contains(err.Error(), want) {
+			rt.Fatalf("the other lines that differ are %v: %v", others, err)
+		}
+		if branch == "header off" && !strings.Contains(err.Error(), fmt.Sprintf("start the hunk at @@ -%d)", from)) {
+			rt.Fatalf("%s for lines starting at %d: %v", header, from, err)
+		}
+		if w.file("a.go") != content {
+			rt.Fatalf("a refused patch changed a.go")
+		}
+		hits.Hit(branch)
+		if len(differ) > 1 {
+			hits.Hit("several lines")
+		}
+	})
+}
+
+// A line inside a hunk with none of a hunk line's marks is refused naming
+// it when hunk lines follow it, never taken as the hunk's end: the changes
+// after it would be dropped while the reply says the patch applied. After
+// a hunk's last line (a context line that lost its space, the ``` of a
+// fenced patch) it drops nothing, and the patch applies whole.
+func TestLaw_patch_unmarked_line_refused(t *testing.T) {
+	const content = "a\n\tb\nc\nd\ne\n"
+	for _, header := range []string{"@@ -1,5 +1,5 @@", "@@"} {
+		for i := range 6 {
+			root := t.TempDir()
+			w := newWSIn(t, root, map[string]string{"a.txt": content})
+			w.read("a.txt", "")
+			hunk := []string{" a", " \tb", " c", "-d", "+D", " e"}
+			if hunk[i][0] != ' ' {
+				continue
+			}
+			hunk[i] = hunk[i][1:]
+			_, err := w.edit(mustJSON(Args{Patch: "```diff\n--- a/a.txt\n+++ b/a.txt\n" + header + "\n" + strings.Join(hunk, "\n") + "\n```\n"}))
+			if i == len(hunk)-1 {
+				if err != nil || w.file("a.txt") != "a\n\tb\nc\nD\ne\n" {
+					t.Fatalf("%s, %q unmarked last: %v, a.txt %q", header, hunk[i], err, w.file("a.txt"))
+				}
+				continue
+			}
+			want := fmt.Sprintf("line %d of the patch, inside a hunk, starts with none of a hunk line's marks (a space, -, +): %q", i+5, hunk[i])
+			if codeOf(err) != "invalid" || !strings.Contains(err.Error(), want) {
+				t.Fatalf("%s, %q unmarked: %v, want it named: %s", header, hunk[i], err, want)
+			}
+			if w.file("a.txt") != content {
+				t.Fatalf("a refused patch changed a.txt")
+			}
+		}
+	}
+}
+
+// A hunk of added lines alone is placed by its header's number, which
+// nothing checks, and the reply says so as it does for a bare line number;
+// with no number either (a bare @@), nothing places it, and it is refused
+// rather than put at the start of the file. A hunk with a context line is
+// checked, so its reply has no such note.
+func TestPatchOfAddedLinesAloneIsPlacedByItsNumber(t *testing.T) {
+	w := newWS(t, map[string]string{"a.txt": "one\ntwo\nthree\n"})
+	w.read("a.txt", "")
+	out, err := w.edit(mustJSON(Args{Patch: "--- a/a.txt\n+++ b/a.txt\n@@ -2,0 +3 @@\n+new\n"}))
+	if err != nil || w.file("a.txt") != "one\ntwo\nnew\nthree\n" ||
+		!strings.Contains(out, `hunk 1 has only added lines, so its line number alone placed them (@@ -2,0: after line 2), which nothing checks`) ||
+		!strings.Contains(out, `a context line, such as " two" for line 2, is checked for you`) {
+		t.Fatalf("%v %q\n%s", err, w.file("a.txt"), out)
+	}
+	_, err = w.edit(mustJSON(Args{Patch: "--- a/a.txt\n+++ b/a.txt\n@@\n+top?\n"}))
+	if codeOf(err) != "invalid" || !strings.Contains(err.Error(), "has only added lines, so nothing places them") || w.file("a.txt") != "one\ntwo\nnew\nthree\n" {
+		t.Fatalf("a bare hunk of added lines: %v, a.txt %q", err, w.file("a.txt"))
+	}
+	for _, patch := range []string{"@@ -0,0 +1 @@\n+top\n", "@@\n one\n+after one\n"} {
+		out, err = w.edit(mustJSON(Args{Patch: "--- a/a.txt\n+++ b/a.txt\n" + patch}))
+		if err != nil || strings.Contains(out, "nothing checks") {
+			t.Fatalf("%q: %v\n%s", patch, err, out)
+		}
+	}
+	if got := w.file("a.txt"); got != "top\none\nafter one\ntwo\nnew\nthree\n" {
+		t.Fatalf("a.txt %q", got)
 	}
 }

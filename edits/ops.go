@@ -430,7 +430,6 @@ func pastedRows(text string) (string, int, bool) {
 // not occur that way either.
 func nearMiss(base documents.Lines, old string) string {
 	want := strings.Split(strings.TrimSuffix(old, "\n"), "\n")
-	squash := func(s string) string { return strings.Join(strings.Fields(s), " ") }
 	if squash(strings.Join(want, " ")) == "" {
 		return ""
 	}
@@ -465,6 +464,10 @@ func nearMiss(base documents.Lines, old string) string {
 	}
 	return fmt.Sprintf("but it does at line%s %s apart from whitespace (%s)", plural(len(places)*len(want)), strings.Join(places, ", "), differ)
 }
+
+// squash is a line apart from its whitespace: runs of it as one space, none
+// at the ends. Two lines with the same squash differ in whitespace only.
+func squash(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // overlaps refuses ops that touch the same line, since their order would be
 // a guess.

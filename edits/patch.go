@@ -20,6 +20,9 @@ import (
 // its lines when they occur exactly once. Then the file goes through the
 // same rebase and commit as line ops.
 func stagePatch(env *Env, patch string) ([]*change, []*problem) {
+	if err := strayLine(patch); err != nil {
+		return nil, []*problem{problemf(refusal.Invalid, "%v. Fix the patch, then call edit again.", err)}
+	}
 	fds, err := diff.ParseMultiFileDiff([]byte(numberBareHunks(patch)))
 	if err == nil && len(fds) == 0 {
 		err = fmt.Errorf("it has no file header (--- a/PATH, +++ b/PATH)")
@@ -38,6 +41,41 @@ func stagePatch(env *Env, patch string) ([]*change, []*problem) {
 		}
 	}
 	return cs, probs
+}
+
+// strayLine finds a line inside a hunk that starts with none of a hunk
+// line's marks (a space, -, +, \) — most often a context line that lost
+// its leading space. The parser would take it as the end of the file's
+// diff and drop the rest of the hunk unsaid. A hunk ends where the parser
+// ends it: at the next @@, at "diff ", or at a "---" line followed by
+// "+++" and "@@". Lines with no mark after a hunk's last line (the ``` of
+// a fenced patch, a word after it) drop nothing and pass.
+func strayLine(patch string) error {
+	lines := strings.Split(patch, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimSuffix(lines[i], "\r")
+	}
+	at := func(i int, prefix string) bool { return i < len(lines) && strings.HasPrefix(lines[i], prefix) }
+	header := func(i int) bool { return at(i, "diff ") || at(i, "---") && at(i+1, "+++") && at(i+2, "@@") }
+	marked := func(l string) bool { return l != "" && strings.ContainsRune(" -+\\", rune(l[0])) }
+	inHunk := false
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "@@"):
+			inHunk = true
+		case header(i):
+			inHunk = false
+		case !inHunk || l == "" || marked(l):
+		default:
+			for j := i + 1; j < len(lines) && !at(j, "@@") && !header(j); j++ {
+				if marked(lines[j]) {
+					return fmt.Errorf("line %d of the patch, inside a hunk, starts with none of a hunk line's marks (a space, -, +): %q; a line kept as context starts with one space before the file's text (%q)", i+1, clip(l, 200), clip(" "+l, 201))
+				}
+			}
+			inHunk = false
+		}
+	}
+	return nil
 }
 
 // diffNames returns the file a diff reads and the one it writes, "" for
@@ -142,12 +180,20 @@ func planHunk(base documents.Lines, index int, h *diff.Hunk) ([]planned, []int, 
 	at := int(h.OrigStartLine)
 	if len(old) == 0 {
 		// Only additions: they go after line OrigStartLine (0 = the start).
+		if h.NewStartLine == 0 { // a bare @@ (numberBareHunks): no line places it
+			return nil, nil, fmt.Errorf("hunk %d (@@ without line numbers) has only added lines, so nothing places them; give its line number (@@ -N,0 +N+1,%d @@ adds after line N) or a context line before or after them", index, len(lines))
+		}
 		p := planned{index: index, shape: shapeAfter, from: at}
 		if at == 0 {
 			p.shape = shapeStart
 		}
 		if at > base.Len() {
 			return nil, nil, fmt.Errorf("hunk %d adds after line %d, past the end (the file has %d lines)", index, at, base.Len())
+		}
+		if at > 0 {
+			// As a bare line number: only the header places the lines.
+			p.note = fmt.Sprintf("hunk %d has only added lines, so its line number alone placed them (@@ -%d,0: after line %d), which nothing checks: make sure the diff below added them where you meant; a context line, such as %q for line %d, is checked for you",
+				index, at, at, clip(" "+string(base.Text(at)), 81), at)
 		}
 		for _, l := range lines {
 			p.lines = append(p.lines, []byte(l.text))
@@ -159,6 +205,9 @@ func planHunk(base documents.Lines, index int, h *diff.Hunk) ([]planned, []int, 
 		case 1:
 			at = found[0]
 		case 0:
+			if ws := whitespaceOnly(base, old, 0); ws != "" {
+				return nil, nil, fmt.Errorf("the lines of hunk %d (@@ without line numbers) %s", index, ws)
+			}
 			return nil, nil, fmt.Errorf("the context and removed lines of hunk %d (@@ without line numbers) are not in the file%s", index, nearestDiffer(base, old))
 		default:
 			return nil, nil, fmt.Errorf("the lines of hunk %d (@@ without line numbers) occur %d times, starting at lines %s; give its line numbers (@@ -N,M +N,M @@) or more context", index, len(found), startList(found))
@@ -172,6 +221,9 @@ func planHunk(base documents.Lines, index int, h *diff.Hunk) ([]planned, []int, 
 		case len(found) == 1:
 			at = found[0]
 		case len(found) == 0:
+			if ws := whitespaceOnly(base, old, at); ws != "" {
+				return nil, nil, fmt.Errorf("the lines of hunk %d (@@ -%d) %s", index, h.OrigStartLine, ws)
+			}
 			return nil, nil, fmt.Errorf("the context and removed lines of hunk %d (@@ -%d) are not in the file%s", index, h.OrigStartLine, differAt(base, old, at))
 		default:
 			return nil, nil, fmt.Errorf("the lines of hunk %d (@@ -%d) are not at line %d and occur %d times elsewhere, starting at lines %s; give the right line number (@@ -N) or more context", index, h.OrigStartLine, h.OrigStartLine, len(found), startList(found))
@@ -285,6 +337,65 @@ func differAt(base documents.Lines, old []string, at int) string {
 	return ""
 }
 
+// whitespaceOnly says where a hunk's old lines are in base apart from
+// whitespace — the place nearest to line at (0: unknown), its first line
+// that differs, and the others — so the fix is one call; "" when they are
+// not there that way either. Blaming the line the header names instead
+// would send the model to fix a line that is right.
+func whitespaceOnly(base documents.Lines, old []string, at int) string {
+	loose := make([]string, len(old))
+	for i, o := range old {
+		loose[i] = squash(o)
+	}
+	place := 0
+	for n := 1; n+len(old)-1 <= base.Len(); n++ {
+		if place > 0 && distance(n, at) >= distance(place, at) {
+			break
+		}
+		if blockAtApart(base, loose, n) {
+			place = n
+		}
+	}
+	if place == 0 {
+		return ""
+	}
+	var differ []int
+	for k, o := range old {
+		if string(base.Text(place+k)) != o {
+			differ = append(differ, place+k)
+		}
+	}
+	first := differ[0]
+	where := fmt.Sprintf("are lines %d-%d of the file apart from whitespace", place, place+len(old)-1)
+	if len(old) == 1 {
+		where = fmt.Sprintf("are line %d of the file apart from whitespace", place)
+	}
+	if at > 0 && place != at {
+		where += fmt.Sprintf(" (not at line %d: start the hunk at @@ -%d)", at, place)
+	}
+	also := ""
+	switch rest := differ[1:]; {
+	case len(rest) == 1:
+		also = fmt.Sprintf("; line %d differs in whitespace too", rest[0])
+	case len(rest) > 1:
+		also = fmt.Sprintf("; lines %s differ in whitespace too", startList(rest))
+	}
+	return fmt.Sprintf("%s: line %d has %q where the hunk has %q, which differs in whitespace only%s", where, first, clip(string(base.Text(first)), 200), clip(old[first-place], 200), also)
+}
+
+func distance(a, b int) int { return max(a-b, b-a) }
+
+// blockAtApart reports whether lines at.. of base are the squashed lines
+// loose apart from their whitespace.
+func blockAtApart(base documents.Lines, loose []string, at int) bool {
+	for k, l := range loose {
+		if squash(string(base.Text(at+k))) != l {
+			return false
+		}
+	}
+	return true
+}
+
 // nearestDiffer is differAt for a hunk whose position is unknown: it looks
 // where the hunk's first line occurs, if it occurs exactly once in base,
 // and returns "" otherwise.
@@ -305,8 +416,9 @@ func nearestDiffer(base documents.Lines, old []string) string {
 var bareHunkRE = regexp.MustCompile(`^@@(?:\s*|\s+[^-\s].*|[^-\s].*)$`)
 
 // numberBareHunks gives each hunk header without line numbers the counts
-// of its body and start 0, which planHunk reads as "place it by its
-// lines": models often write "@@" alone, and the parser would drop it.
+// of its body and start 0 on both sides, which planHunk reads as "place it
+// by its lines" (no real hunk that adds lines starts its new side at 0):
+// models often write "@@" alone, and the parser would drop it.
 func numberBareHunks(patch string) string {
 	lines := strings.SplitAfter(patch, "\n")
 	for i, l := range lines {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/pelletier/go-toml/v2"
+	"github.com/tailscale/hujson"
 )
 
 func testEnv(t *testing.T) Env {
@@ -461,5 +462,62 @@ func TestEarlierClaudeEntryLoadsItsToolsUpFront(t *testing.T) {
 	apply(t, g, e, false, Added)
 	if b, _ := os.ReadFile(filepath.Join(e.Root, ".gemini", "settings.json")); strings.Contains(string(b), "alwaysLoad") {
 		t.Errorf("gemini's entry has alwaysLoad:\n%s", b)
+	}
+}
+
+// An empty server list the user had stays through install and removal, in
+// every JSON agent's file and whatever its layout; one the install made
+// goes again (TestOneLineJSONAndAbsentContainer).
+func TestEmptyServerListThatWasThereStays(t *testing.T) {
+	for _, a := range Agents {
+		f, ok := a.format.(jsonFormat)
+		if !ok {
+			continue
+		}
+		for _, layout := range []string{
+			`{"C": {}}`,
+			"{\n  \"C\": {}\n}\n",
+			"{\n  \"C\": {\n  }\n}\n",
+			"{\n\t\"theme\": \"dark\",\n\t\"C\": { }\n}\n",
+			"{\n  \"C\": { /* none yet */ },\n}\n",
+			"{\r\n  \"C\": {\r\n  }\r\n}\r\n",
+		} {
+			before := strings.ReplaceAll(layout, `"C"`, `"`+f.container+`"`)
+			t.Run(a.Name, func(t *testing.T) {
+				roundTrip(t, a.Name, before, func(after string) {
+					v, err := hujson.Parse([]byte(after))
+					if err != nil {
+						t.Fatalf("the file does not parse: %v\n%s", err, after)
+					}
+					v.Standardize()
+					var doc map[string]json.RawMessage
+					var servers map[string]map[string]any
+					if json.Unmarshal(v.Pack(), &doc) != nil || json.Unmarshal(doc[f.container], &servers) != nil || servers[Key]["command"] != "tandem" {
+						t.Fatalf("no tandem entry in its %s:\n%s", f.container, after)
+					}
+				})
+			})
+		}
+	}
+}
+
+// An entry updated in an empty list the file had (tandem moved) keeps the
+// layout that tells the list was there, so the removal still keeps it.
+func TestUpdatedEntryInAListThatWasThereStillLeavesIt(t *testing.T) {
+	a, e := agent(t, "vscode"), testEnv(t)
+	before := "{\n  \"servers\": {\n  }\n}\n"
+	p := write(t, a, e, before)
+	e.Command = "/old/bin/tandem"
+	apply(t, a, e, false, Added)
+	e.Command = "tandem"
+	if r := apply(t, a, e, false, Updated); r.Reason != "the command was /old/bin/tandem" {
+		t.Fatalf("reason %q", r.Reason)
+	}
+	if got := read(t, p); !strings.Contains(got, `"command":"tandem"`) {
+		t.Fatalf("not updated:\n%s", got)
+	}
+	apply(t, a, e, true, Removed)
+	if got := read(t, p); got != before {
+		t.Fatalf("remove did not restore the file:\n%q\nwant:\n%q", got, before)
 	}
 }

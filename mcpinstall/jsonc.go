@@ -37,7 +37,7 @@ func (f jsonFormat) edit(src []byte, command string, remove bool) ([]byte, Actio
 		if remove {
 			return nil, NotThere, "", nil
 		}
-		src = []byte("{}\n")
+		src = f.emptyDoc()
 	}
 	v, err := hujson.Parse(src)
 	if err != nil {
@@ -48,14 +48,13 @@ func (f jsonFormat) edit(src []byte, command string, remove bool) ([]byte, Actio
 	if !ok {
 		return nil, "", "", errors.New("its top level is not a JSON object; fix the file (or move it away), then run the command again")
 	}
-	unit := indentUnit(root)
 	want := f.want(command)
 	ci := memberIndex(root, f.container)
 	if ci < 0 {
 		if remove {
 			return nil, NotThere, "", nil
 		}
-		insertFirst(root, "", unit, f.container, map[string]entry{Key: want})
+		f.insert(&v, want)
 		return v.Pack(), Added, "", nil
 	}
 	cm := &root.Members[ci]
@@ -68,8 +67,7 @@ func (f jsonFormat) edit(src []byte, command string, remove bool) ([]byte, Actio
 		if remove {
 			return nil, NotThere, "", nil
 		}
-		cIndent, _ := lineIndent(cm.Name.BeforeExtra)
-		insertFirst(servers, cIndent, unit, Key, want)
+		f.insert(&v, want)
 		return v.Pack(), Added, "", nil
 	}
 	have, err := decode(servers.Members[ti].Value)
@@ -81,24 +79,90 @@ func (f jsonFormat) edit(src []byte, command string, remove bool) ([]byte, Actio
 	case act == Skipped:
 		return nil, "", "", errors.New(reason)
 	case remove:
-		removeMember(servers, ti)
-		// A server list that held only tandem goes with it, and so does a
-		// file that held only that list: what the install added, the
-		// removal takes away.
-		if len(servers.Members) == 0 && isBlank(servers.AfterExtra) {
-			removeMember(root, ci)
-			if len(root.Members) == 0 && isBlank(root.AfterExtra) && isBlank(v.BeforeExtra) && isBlank(v.AfterExtra) {
-				return []byte{}, Removed, "", nil
-			}
-		}
-		return v.Pack(), Removed, "", nil
+		return f.remove(v, src, ci, ti), Removed, "", nil
 	case act == Already:
 		return nil, Already, "", nil
 	}
+	if f.listWasThere(v, src, ci, ti) { // keep the layout that says so
+		removeMember(servers, ti)
+		f.insert(&v, want)
+		return v.Pack(), Updated, reason, nil
+	}
 	m := &servers.Members[ti]
 	indent, multiline := lineIndent(m.Name.BeforeExtra)
-	m.Value.Value = render(want, indent, unit, multiline)
+	m.Value.Value = render(want, indent, indentUnit(root), multiline)
 	return v.Pack(), Updated, reason, nil
+}
+
+// insert puts want into the document as tandem's entry. A missing server
+// list is made, laid out like the file; into a list that is there, the
+// entry goes first. An empty list the file already had gets the entry on
+// one line and keeps its own blanks, so the file reads differently from
+// one whose list the install made: the removal tells the two apart, and
+// gives each back its list or its lack of one.
+func (f jsonFormat) insert(v *hujson.Value, want entry) {
+	root := v.Value.(*hujson.Object)
+	ci := memberIndex(root, f.container)
+	if ci < 0 {
+		insertFirst(root, "", indentUnit(root), f.container, map[string]entry{Key: want})
+		return
+	}
+	cm := &root.Members[ci]
+	servers := cm.Value.Value.(*hujson.Object)
+	cIndent, _ := lineIndent(cm.Name.BeforeExtra)
+	if len(servers.Members) > 0 {
+		insertFirst(servers, cIndent, indentUnit(root), Key, want)
+		return
+	}
+	m := hujson.ObjectMember{
+		Name:  hujson.Value{Value: hujson.String(Key)},
+		Value: hujson.Value{BeforeExtra: hujson.Extra(" "), Value: render(want, "", "", false)},
+	}
+	if bytes.Contains(servers.AfterExtra, []byte("\n")) {
+		m.Name.BeforeExtra = hujson.Extra("\n" + cIndent + indentUnit(root))
+	}
+	servers.Members = append(servers.Members, m)
+}
+
+// listWasThere reports whether tandem's entry, member ti of the server
+// list, is all the list holds and laid out as an install puts it into an
+// empty list the file already had: putting it back into the emptied list
+// gives the file as it is.
+func (f jsonFormat) listWasThere(v hujson.Value, src []byte, ci, ti int) bool {
+	list := func(v hujson.Value) *hujson.Object {
+		return v.Value.(*hujson.Object).Members[ci].Value.Value.(*hujson.Object)
+	}
+	if len(list(v).Members) != 1 {
+		return false
+	}
+	var had entry
+	c := list(v).Members[ti].Value.Clone()
+	c.Standardize()
+	if json.Unmarshal(c.Pack(), &had) != nil {
+		return false
+	}
+	emptied := v.Clone()
+	removeMember(list(emptied), ti)
+	f.insert(&emptied, had)
+	return bytes.Equal(emptied.Pack(), src)
+}
+
+// remove takes tandem's entry out. An empty server list the file had
+// before the install stays as it was; otherwise a list that held only
+// tandem goes with it, and so does a file that held only that list: what
+// the install added, the removal takes away.
+func (f jsonFormat) remove(v hujson.Value, src []byte, ci, ti int) []byte {
+	root := v.Value.(*hujson.Object)
+	servers := root.Members[ci].Value.Value.(*hujson.Object)
+	kept := f.listWasThere(v, src, ci, ti)
+	removeMember(servers, ti)
+	if len(servers.Members) == 0 && !kept && isBlank(servers.AfterExtra) {
+		removeMember(root, ci)
+		if len(root.Members) == 0 && isBlank(root.AfterExtra) && isBlank(v.BeforeExtra) && isBlank(v.AfterExtra) {
+			return []byte{}
+		}
+	}
+	return v.Pack()
 }
 
 func memberIndex(obj *hujson.Object, name string) int {

@@ -329,7 +329,9 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	default:
 		res.End, res.Status, res.Error = Failed, 1, x.hide.text(err.Error())
 	}
-	res.Sandbox = sandboxNote(res, x.policy)
+	var named int
+	res.Sandbox, named = sandboxNote(res, x.policy)
+	keepHeld(res.Steps, named)
 	x.result = res
 	x.ended = time.Now()
 	x.mu.Unlock()
@@ -373,7 +375,23 @@ func (x *Run) Progress() ([]Step, Output) {
 	x.mu.Lock()
 	steps := append([]Step(nil), x.steps...)
 	x.mu.Unlock()
+	keepHeld(steps, 0) // no step's failure is explained before the end
 	return steps, x.out.snapshot()
+}
+
+// keepHeld leaves Held only on step n, the failed step the sandbox note
+// names. Every step that starts a program runs held back from what it was
+// not granted (usually outside, protected and secret), so on a step that
+// succeeded, or failed for a reason of its own, the list says nothing a
+// model can act on and tempts it to ask for access it does not need; the
+// text shows it only in the note, and the structured result says what the
+// text says.
+func keepHeld(steps []Step, n int) {
+	for i := range steps {
+		if steps[i].N != n {
+			steps[i].Held = 0
+		}
+	}
 }
 
 // Detach makes the run a job once it has run for budget, not counting the
@@ -457,22 +475,36 @@ func quotedNames(e approvals.Effects) string {
 // the step's own sandbox rules kept it from (sandbox.Opens: a secret, a
 // private place of the home, a write outside the writable places or to a
 // protected one), the note names the path and the exact access to ask for.
-func sandboxNote(res Result, p *approvals.Policy) string {
+// It returns the note and the number of the step it names (0: none).
+func sandboxNote(res Result, p *approvals.Policy) (string, int) {
 	if !sandbox.MayHaveRefused(res.Output.Text) {
-		return ""
+		return "", 0
 	}
+	var failed []Step
 	for _, s := range res.Steps {
-		if s.Held == 0 || s.Status <= 0 {
-			continue
+		if s.Held != 0 && s.Status > 0 {
+			failed = append(failed, s)
 		}
-		if path, a := keptFrom(res.Output.Text, p, s.Held); a.Need != 0 {
-			return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal of %s: the sandbox keeps it from a step without %s (%s). If the script needs it, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
-				s.N, s.Text, approvals.Show([]string{path}), strings.Join(a.Need.Names(), ", "), accessMeaning(a), quotedNames(a.Need))
-		}
-		return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal: the sandbox may have refused it, since it ran without %s (%s). If the script needs that, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
-			s.N, s.Text, strings.Join(s.Held.Names(), ", "), heldMeaning(s.Held), quotedNames(s.Held))
 	}
-	return ""
+	if len(failed) == 0 {
+		return "", 0
+	}
+	s := failed[0]
+	if path, a := keptFrom(res.Output.Text, p, s.Held); a.Need != 0 {
+		// The output is the script's, not the step's: a step that names
+		// the path is likelier the one refused than the first that failed
+		// (a grep that found nothing, a missing file).
+		for _, o := range failed {
+			if strings.Contains(o.Text, path) && o.Held == s.Held {
+				s = o
+				break
+			}
+		}
+		return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal of %s: the sandbox keeps it from a step without %s (%s). If the script needs it, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
+			s.N, s.Text, approvals.Show([]string{path}), strings.Join(a.Need.Names(), ", "), accessMeaning(a), quotedNames(a.Need)), s.N
+	}
+	return fmt.Sprintf("step %d (`%s`) failed and its output reads like a refusal: the sandbox may have refused it, since it ran without %s (%s). If the script needs that, call bash again with \"with\": {\"access\": [%s], \"reason\": \"why, in one line\"}; the user is asked.",
+		s.N, s.Text, strings.Join(s.Held.Names(), ", "), heldMeaning(s.Held), quotedNames(s.Held)), s.N
 }
 
 // outputPath is an absolute path as programs print it in an error.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -560,5 +561,53 @@ echo "deploy=$DEPLOY_TOKEN"; printf %s "$DEPLOY_TOKEN" > got; command -v ls`)
 	}
 	if probs := SettingsProblems(bad); len(probs) != 1 || !strings.Contains(probs[0].Error(), "shell.passEnv") {
 		t.Errorf("a bad shell.passEnv is not reported: %v", probs)
+	}
+}
+
+// What the sandbox held back from a step is told only where it may explain
+// a failure: on the failed step the text's sandbox line names, in the
+// structured result as in the text. The steps that succeeded — every one
+// of which ran without outside, protected and secret — and a failure of
+// the step's own carry no "held". The call the note suggests succeeds.
+func TestBashHeldOnlyWhereTheSandboxNoteSaysIt(t *testing.T) {
+	if err := sandbox.Supported().Unavailable; err != nil {
+		t.Fatalf("this test needs the kernel sandbox: %v", err)
+	}
+	outside := t.TempDir() // writable to the test, outside the session's root
+	if err := os.Chmod(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	made := filepath.Join(outside, "made")
+	t.Setenv("TMPDIR", t.TempDir()) // a scratch place, where a write is plain
+	s, _ := bashSessionAsking(t, `{"shell": {"writableDirs": []}}`, approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer {
+		return approvals.AllowOnce
+	}))
+	call := func(args map[string]any) (Result, []map[string]any) {
+		raw, _ := json.Marshal(args)
+		r := Call(context.Background(), s, "bash", raw)
+		var st struct{ Steps []map[string]any }
+		b, _ := json.Marshal(r.Structured) // as the MCP door sends it
+		if err := json.Unmarshal(b, &st); err != nil {
+			t.Fatal(err)
+		}
+		return r, st.Steps
+	}
+	heldOn := func(steps []map[string]any) []string {
+		var on []string
+		for _, st := range steps {
+			if h, ok := st["held"]; ok {
+				on = append(on, fmt.Sprintf("%v:%v", st["n"], h))
+			}
+		}
+		return on
+	}
+	script := `echo hi; ls; cat missing.txt; python3 -c 'open("` + made + `", "w").write("x")'; true`
+	r, steps := call(map[string]any{"command": script})
+	if on := heldOn(steps); fmt.Sprint(on) != "[4:outside+protected+secret]" || !strings.Contains(r.Text, "\nsandbox: step 4 (`python3") {
+		t.Fatalf("held on steps %v; want it on step 4 alone, as the text's sandbox line:\n%s", on, r.Text)
+	}
+	r, steps = call(map[string]any{"command": script, "with": map[string]any{"access": []string{"outside"}, "reason": "write the report beside the workspace"}})
+	if on := heldOn(steps); r.IsError || len(on) != 0 || strings.Contains(r.Text, "sandbox:") || !fileExists(made) {
+		t.Fatalf("the call the note suggests: held on %v:\n%s", on, r.Text)
 	}
 }
