@@ -141,8 +141,16 @@ func (s *Service) Prompt(ctx context.Context, id acp.SessionId, prompt []acp.Con
 	defer cancel()
 	sv.mu.Lock()
 	if sv.connErr != nil {
-		sv.mu.Unlock()
-		return acp.PromptResponse{}, sv.connErr
+		// The settings may have changed since (a model set, a key
+		// exported): try again before saying what to set.
+		p, end, err := s.connect(sv.chat.opts.Session.Settings(), "")
+		if err != nil {
+			sv.connErr = err
+			sv.mu.Unlock()
+			return acp.PromptResponse{}, err
+		}
+		sv.chat.SetModel(p, end)
+		sv.connErr = nil
 	}
 	if sv.cancel != nil {
 		sv.mu.Unlock()

@@ -157,3 +157,27 @@ func TestLoadGoesOnWithTheChatsLastModel(t *testing.T) {
 		t.Fatalf("load: %+v %v; want the model other/big", opts, err)
 	}
 }
+
+// A session opened before a model was set takes one set since: its next
+// prompt connects again instead of repeating what to set.
+func TestPromptConnectsOnceTheSettingsHaveAModel(t *testing.T) {
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{fake.Say("hi")}
+	connErr := errors.New("no model is set: set agent.model")
+	svc, ws := testService(t, m, connErr)
+	res, err := svc.New(ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Prompt(context.Background(), res.SessionId, textPrompt("hello"), func(acp.SessionUpdate) {}); err == nil {
+		t.Fatal("a prompt without a model ran")
+	}
+	// The user sets a model: the connector now succeeds.
+	svc.connect = func(*config.Settings, string) (providers.Provider, Endpoint, error) {
+		return m, Endpoint{Provider: "test", Model: "m"}, nil
+	}
+	resp, err := svc.Prompt(context.Background(), res.SessionId, textPrompt("hello"), func(acp.SessionUpdate) {})
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("the prompt after the model was set: %+v %v", resp, err)
+	}
+}
