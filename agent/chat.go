@@ -569,7 +569,7 @@ func (c *Chat) relay(ev providers.Event, emit func(acp.SessionUpdate)) {
 		emit(acp.UpdateAgentThoughtText(ev.Text))
 	case providers.ToolCall:
 		if ev.Call.ToolName != planToolName { // shown as the plan, not as a call
-			emit(toolCallStarted(*ev.Call))
+			emit(toolCallStarted(*ev.Call, c.opts.Session.Roots))
 		}
 	case providers.Retrying:
 		if ev.Retry.Restart {
@@ -777,15 +777,21 @@ func rawOutput(res tools.Result) map[string]any {
 }
 
 // toolCallStarted is the tool_call update for a call the model asked for:
-// its kind, a title a person reads, and the paths it names.
-func toolCallStarted(use providers.Block) acp.SessionUpdate {
+// its kind, a title a person reads, and the paths it names, resolved
+// against roots as the tool resolves them: ACP's paths are absolute, and
+// clients take a location for the file's path (CodeCompanion listed each
+// edited file twice, once as written and once from the diff's absolute
+// path). A path that does not resolve is left out; the tool refuses it.
+func toolCallStarted(use providers.Block, roots []string) acp.SessionUpdate {
 	var args map[string]any
 	_ = json.Unmarshal(use.Input, &args)
 	t, _ := tools.Lookup(use.ToolName)
 	opts := []acp.ToolCallStartOpt{acp.WithStartKind(acp.ToolKind(t.Kind)), acp.WithStartStatus(acp.ToolCallStatusPending), acp.WithStartRawInput(args)}
 	var locs []acp.ToolCallLocation
 	for _, p := range t.Paths(use.Input) {
-		locs = append(locs, acp.ToolCallLocation{Path: p})
+		if abs, err := documents.Resolve(roots, p); err == nil {
+			locs = append(locs, acp.ToolCallLocation{Path: abs})
+		}
 	}
 	if len(locs) > 0 {
 		opts = append(opts, acp.WithStartLocations(locs))

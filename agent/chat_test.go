@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -562,9 +563,49 @@ func TestEveryToolCallStartsWithAnACPKind(t *testing.T) {
 	s := tools.Open(tools.Options{Roots: []string{t.TempDir()}})
 	defer s.Close()
 	for _, tl := range tools.List(s) {
-		u := toolCallStarted(providers.Block{Kind: providers.ToolUse, ToolID: "c1", ToolName: tl.Name, Input: tl.Examples[0]})
+		u := toolCallStarted(providers.Block{Kind: providers.ToolUse, ToolID: "c1", ToolName: tl.Name, Input: tl.Examples[0]}, s.Roots)
 		if u.ToolCall == nil || !slices.Contains(known, u.ToolCall.Kind) {
 			t.Errorf("%s starts as %+v; want one of ACP's kinds", tl.Name, u.ToolCall)
+		}
+	}
+}
+
+// A tool call's locations are absolute paths, live and when the chat is
+// replayed (session/load): ACP's paths are absolute, and editors take a
+// location for the file's path, so the model's relative path is resolved
+// as the tool resolves it.
+func TestToolCallLocationsAreAbsolute(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(ws, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws, "sub", "a.txt"), []byte("one\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(t.TempDir(), "b.txt")
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("r1", "read", map[string]any{"path": "sub/a.txt"})),
+		fake.Call(fake.Use("w1", "write", map[string]any{"path": elsewhere, "content": "two\n"})),
+		fake.Say("done"),
+	}
+	c := newTestChat(t, ws, m, nil)
+	var live []acp.SessionUpdate
+	if _, err := c.Prompt(context.Background(), textPrompt("go"), func(u acp.SessionUpdate) { live = append(live, u) }); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"r1": filepath.Join(ws, "sub", "a.txt"), "w1": elsewhere}
+	for name, us := range map[string][]acp.SessionUpdate{"live": live, "replayed": c.Replay()} {
+		got := map[string]string{}
+		for _, u := range us {
+			if u.ToolCall != nil {
+				for _, l := range u.ToolCall.Locations {
+					got[string(u.ToolCall.ToolCallId)] += l.Path
+				}
+			}
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("%s tool call locations %v; want %v", name, got, want)
 		}
 	}
 }

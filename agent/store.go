@@ -630,7 +630,7 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 			case b.Kind == providers.Thinking:
 				out = append(out, acp.UpdateAgentThoughtText(b.Text))
 			case b.Kind == providers.ToolUse:
-				out = append(out, toolCallStarted(b))
+				out = append(out, toolCallStarted(b, c.opts.Session.Roots))
 			case b.Kind == providers.ToolResult:
 				status := acp.ToolCallStatusCompleted
 				if b.IsError {
