@@ -305,8 +305,10 @@ class ToolCard {
     if (Array.isArray(u.locations)) {
       this.locations.replaceChildren();
       for (const l of u.locations as { path: string; line?: number }[]) {
-        const label = l.line ? `${l.path}:${l.line}` : l.path;
-        this.locations.append(button(label, () => send({ type: 'openLocation', path: l.path, line: l.line }), { class: 'link location', title: `Open ${label}` }));
+        // Named as a diff is (locations are absolute paths): the file's name, the path on hover.
+        const name = l.path.split('/').pop() ?? l.path;
+        const label = l.line ? `${name}:${l.line}` : name;
+        this.locations.append(button(label, () => send({ type: 'openLocation', path: l.path, line: l.line }), { class: 'link location', title: `Open ${l.line ? `${l.path}:${l.line}` : l.path}` }));
       }
     }
     if (Array.isArray(u.content)) {
