@@ -1,5 +1,6 @@
 --- Questions (tandem/askApproval) from a chat's turn: shown on the card of the tool call that
---- waits for the answer, counted in the status line, announced when the chat is off screen.
+--- waits for the answer (over the separator when it has none), answered there by key when the
+--- chat takes the answer, counted in the status line, announced when the chat is off screen.
 local notify = require('tandem.notify')
 local registry = require('tandem.chat.registry')
 local transcript = require('tandem.chat.transcript')
@@ -7,24 +8,41 @@ local transcript = require('tandem.chat.transcript')
 local M = {}
 
 local api = vim.api
-local draw_card, status_changed, visible = transcript.draw_card, transcript.status_changed, transcript.visible
+local draw_card, draw_queue, visible = transcript.draw_card, transcript.draw_queue, transcript.visible
 
---- A tandem/askApproval question: shown inside its tool call's card when it comes from a chat,
---- and announced when the chat is not on screen.
+--- Questions asked so far, so the oldest waiting one is answered first.
+local asked = 0
+
+--- Redraws where the question is shown: its card, else the line over the separator.
+local function redraw(chat, entry)
+  local card = entry.tool_call and chat.cards[entry.tool_call]
+  if card then
+    card.waiting = chat.waiting[entry.id]
+    if api.nvim_buf_is_valid(chat.buf) then
+      draw_card(chat, card)
+    end
+  end
+  if api.nvim_buf_is_valid(chat.buf) then
+    draw_queue(chat) -- also redraws the status line
+  end
+end
+
+--- A tandem/askApproval question: shown in the chat whose session asks, and announced when that
+--- chat is not on screen. With ask ({choices, answer}) the chat takes the answer: its keys
+--- (`chat.keys.allow`, `deny`, `allow_always`) call ask.answer with the choice.
 ---@param q table the question's params
 ---@param text string the question as the prompt shows it
-function M.on_question(q, text)
+---@param ask {choices: table[], answer: fun(choice: table?)}?
+---@return boolean shown whether a chat shows it
+function M.on_question(q, text, ask)
   local chat = registry.chats[tostring(q.session or '')]
   if not chat then
-    return
+    return false
   end
-  chat.waiting[tostring(q.id)] = q.toolCall or true
-  status_changed()
-  local card = q.toolCall and chat.cards[q.toolCall]
-  if card then
-    card.waiting = text
-    draw_card(chat, card)
-  end
+  asked = asked + 1
+  local entry = { id = tostring(q.id), tool_call = q.toolCall, text = text, ask = ask, seq = asked }
+  chat.waiting[entry.id] = entry
+  redraw(chat, entry)
   if not visible(chat) then
     notify(
       'the agent asks you something: '
@@ -33,23 +51,49 @@ function M.on_question(q, text)
       vim.log.levels.WARN
     )
   end
+  return true
 end
 
 --- The question is answered or settled.
 function M.on_question_done(q)
   local chat = registry.chats[tostring(q.session or '')]
-  if not chat then
+  local entry = chat and chat.waiting[tostring(q.id)]
+  if not entry then
     return
   end
-  chat.waiting[tostring(q.id)] = nil
-  status_changed()
-  local card = q.toolCall and chat.cards[q.toolCall]
-  if card and card.waiting then
-    card.waiting = nil
-    if api.nvim_buf_is_valid(chat.buf) then
-      draw_card(chat, card)
+  chat.waiting[entry.id] = nil
+  redraw(chat, entry)
+end
+
+--- The question a key answers: the one of the card under the cursor, else the oldest.
+local function to_answer(chat)
+  local card = transcript.card_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+  if card and card.waiting and card.waiting.ask then
+    return card.waiting
+  end
+  local oldest
+  for _, e in pairs(chat.waiting) do
+    if e.ask and (not oldest or e.seq < oldest.seq) then
+      oldest = e
     end
   end
+  return oldest
+end
+
+--- Answers a question waiting in the chat with kind (allow_once, reject_once, allow_always).
+function M.answer(chat, kind)
+  local entry = to_answer(chat)
+  if not entry then
+    notify('no question waits for an answer in this chat')
+    return
+  end
+  for _, c in ipairs(entry.ask.choices) do
+    if c.answer == kind then
+      entry.ask.answer(c)
+      return
+    end
+  end
+  notify('this question does not offer that answer', vim.log.levels.WARN)
 end
 
 return M
