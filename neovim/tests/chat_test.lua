@@ -993,6 +993,7 @@ return function(h)
       wait_for('the question in the chat', function()
         return next(c.waiting) ~= nil
       end)
+      local id = next(c.waiting)
       vim.cmd('TandemStop')
       turn_over(c, 'cancelled')
       wait_for('the question to settle', function()
@@ -1000,7 +1001,12 @@ return function(h)
       end)
       eq(nil, virtual(c):find('g1 Allow', 1, true), 'the card no longer offers an answer')
       wait_for('the request to end unanswered', function()
-        return #require('tandem.approvals').questions() == 0
+        for _, q in ipairs(require('tandem.approvals').questions()) do
+          if q.id == id then
+            return false
+          end
+        end
+        return true
       end)
       eq(false, h.exists(ws .. '/never.txt'), 'the step never ran')
       tandem.setup({})
