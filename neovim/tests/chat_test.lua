@@ -899,6 +899,61 @@ return function(h)
   )
 
   test(
+    'chat_question_is_announced_only_when_scrolled_away_from',
+    with_model(function()
+      local short = slow(4, 50, 'first')
+      table.insert(short.parts, { tool = { name = 'bash', input = { command = 'touch one.txt' } } })
+      local long = slow(96, 5, 'line')
+      table.insert(long.parts, { tool = { name = 'bash', input = { command = 'touch two.txt' } } })
+      replay({
+        format = 'anthropic',
+        responses = {
+          short,
+          long,
+          { parts = { { text = 'Both.' } } },
+        },
+      }, { shell = { autoEffects = { 'read' } } })
+      h.workspace()
+      tandem.setup({ chat = { questions = 'buffer' } })
+      local seen = h.notifications(function(seen)
+        vim.cmd('TandemChat make two files')
+        local c = the_chat()
+        local win = vim.fn.bufwinid(c.buf)
+        -- The user reads from the top: the transcript is short enough to be all in view.
+        wait_for('the first answer to stream', function()
+          return text(c):find('first1', 1, true) ~= nil
+        end)
+        vim.api.nvim_win_set_cursor(win, { 1, 0 })
+        wait_for('the first question', function()
+          return card_status(c, 'touch one.txt') == 'execute · waiting for you'
+        end)
+        eq(0, #seen, 'a question in view is not announced')
+        vim.api.nvim_feedkeys('g1', 'x', false)
+        -- The user goes on reading from the top while a long answer streams below the view.
+        wait_for('the second answer to stream', function()
+          return text(c):find('line2 ', 1, true) ~= nil
+        end)
+        vim.api.nvim_win_set_cursor(win, { 1, 0 })
+        wait_for('the second question', function()
+          return card_status(c, 'touch two.txt') == 'execute · waiting for you'
+        end)
+        eq(1, vim.fn.line('w0', win), 'the reader was left where they read')
+        eq(true, #seen > 0, 'the question out of view is announced')
+        contains(
+          seen[1].msg,
+          'the agent asks you something: touch two.txt (it waits under its tool call',
+          'and says where'
+        )
+        vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(c.buf), 0 })
+        vim.api.nvim_feedkeys('g1', 'x', false)
+        turn_over(c, 'end_turn')
+      end)
+      eq(1, #seen, 'one announcement in all')
+      tandem.setup({})
+    end)
+  )
+
+  test(
     'chat_questions_buffer_option_skips_the_picker_and_g2_denies',
     with_model(function()
       replay({

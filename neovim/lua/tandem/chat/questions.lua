@@ -8,7 +8,8 @@ local transcript = require('tandem.chat.transcript')
 local M = {}
 
 local api = vim.api
-local draw_card, draw_queue, visible = transcript.draw_card, transcript.draw_queue, transcript.visible
+local draw_card, draw_queue, row_of, visible =
+  transcript.draw_card, transcript.draw_queue, transcript.row_of, transcript.visible
 
 --- Questions asked so far, so the oldest waiting one is answered first.
 local asked = 0
@@ -27,8 +28,18 @@ local function redraw(chat, entry)
   end
 end
 
---- A tandem/askApproval question: shown in the chat whose session asks, and announced when that
---- chat is not on screen. With ask ({choices, answer}) the chat takes the answer: its keys
+--- Whether a window on screen shows row of the chat (the reader may have scrolled away).
+local function in_view(chat, row)
+  for _, w in ipairs(api.nvim_tabpage_list_wins(0)) do
+    if api.nvim_win_get_buf(w) == chat.buf and row + 1 >= vim.fn.line('w0', w) and row + 1 <= vim.fn.line('w$', w) then
+      return true
+    end
+  end
+  return false
+end
+
+--- A tandem/askApproval question: shown in the chat whose session asks, and announced when it
+--- is not on screen (the chat hidden, or scrolled away from it). With ask ({choices, answer}) the chat takes the answer: its keys
 --- (`chat.keys.allow`, `deny`, `allow_always`) call ask.answer with the choice.
 ---@param q table the question's params
 ---@param text string the question as the prompt shows it
@@ -43,11 +54,12 @@ function M.on_question(q, text, ask)
   local entry = { id = tostring(q.id), tool_call = q.toolCall, text = text, ask = ask, seq = asked }
   chat.waiting[entry.id] = entry
   redraw(chat, entry)
-  if not visible(chat) then
+  local card = entry.tool_call and chat.cards[entry.tool_call]
+  if not in_view(chat, card and row_of(chat, card.head) or transcript.sep_row(chat)) then
     notify(
       'the agent asks you something: '
         .. (q.steps and q.steps[1] and q.steps[1].text or 'a step')
-        .. ' (:TandemChat shows the chat)',
+        .. (visible(chat) and ' (it waits under its tool call in the chat)' or ' (:TandemChat shows the chat)'),
       vim.log.levels.WARN
     )
   end
