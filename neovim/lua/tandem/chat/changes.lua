@@ -181,10 +181,11 @@ local function draw_restore(chat, entry, row)
   if entry.around and keys.restore_around ~= '' then
     table.insert(parts, keys.restore_around .. ' restores around your later changes')
   end
-  entry.mark = api.nvim_buf_set_extmark(chat.buf, transcript.ns, row, 0, {
-    virt_text = { { '  ' .. table.concat(parts, ' · '), 'Comment' } },
-    virt_text_pos = 'eol',
-  })
+  local opts = {}
+  if #parts > 0 then
+    opts = { virt_text = { { '  ' .. table.concat(parts, ' · '), 'Comment' } }, virt_text_pos = 'eol' }
+  end
+  entry.mark = api.nvim_buf_set_extmark(chat.buf, transcript.ns, row, 0, opts)
   chat.restores[entry.mark] = entry
 end
 

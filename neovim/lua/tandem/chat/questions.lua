@@ -39,8 +39,9 @@ local function in_view(chat, row)
 end
 
 --- A tandem/askApproval question: shown in the chat whose session asks, and announced when it
---- is not on screen (the chat hidden, or scrolled away from it). With ask ({choices, answer}) the chat takes the answer: its keys
---- (`chat.keys.allow`, `deny`, `allow_always`) call ask.answer with the choice.
+--- is not on screen (the chat hidden, or scrolled away from it). With ask ({choices, answer})
+--- the chat takes the answer: its keys (`chat.keys.allow`, `deny`, `allow_always`) call
+--- ask.answer with the choice.
 ---@param q table the question's params
 ---@param text string the question as the prompt shows it
 ---@param ask {choices: table[], answer: fun(choice: table?)}?
