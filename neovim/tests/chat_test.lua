@@ -664,6 +664,11 @@ return function(h)
       tandem.setup({})
       vim.cmd('checkhealth tandem')
       contains(table.concat(h.lines(0), '\n'), 'no model is set', 'without a model it says what to set')
+      contains(
+        table.concat(h.lines(0), '\n'),
+        "a chat's in the chat with its keys (chat.questions = 'auto')",
+        'with no picker a chat asks in the chat'
+      )
       vim.cmd('bwipeout!')
       replay({ format = 'anthropic', responses = {} })
       vim.cmd('checkhealth tandem')

@@ -58,7 +58,7 @@ end
 
 --- Whether a chat's question is answered in the chat buffer rather than with vim.ui.select
 --- (`chat.questions`).
-local function in_buffer()
+function M.in_chat()
   local mode = config.get().chat.questions
   return mode == 'buffer' or (mode == 'auto' and builtin_select())
 end
@@ -94,7 +94,7 @@ function M.ask(_, params)
   local prompt = M.prompt(params)
   -- Required here: tandem.chat is loaded with the client, after this module.
   local chat = require('tandem.chat')
-  local ask = in_buffer() and { choices = offered, answer = answer } or nil
+  local ask = M.in_chat() and { choices = offered, answer = answer } or nil
   q.in_chat = chat.on_question(params, prompt, ask) and ask or nil
   if not q.in_chat then
     vim.ui.select(offered, {
