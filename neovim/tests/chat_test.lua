@@ -1164,6 +1164,47 @@ return function(h)
   )
 
   test(
+    'chat_reopened_shows_its_restore_and_gR_undoes_it',
+    with_model(function()
+      replay(writing_turn())
+      local ws = h.workspace()
+      tandem.setup({})
+      vim.cmd('TandemChat rewrite')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      vim.cmd('TandemRestore 0')
+      wait_for('the restore', function()
+        return c.restored ~= nil
+      end)
+      eq(false, h.exists(ws .. '/notes.txt'), 'the restore removed notes.txt')
+      local id = c.id
+      vim.cmd('bwipeout! ' .. c.buf)
+      with_select(function(items)
+        for _, s in ipairs(items) do
+          if s.sessionId == id then
+            return s
+          end
+        end
+      end, function()
+        vim.cmd('TandemChat history')
+        wait_for('the chat to load', function()
+          local again = chat_mod.get()
+          return again ~= nil and not again.loading and text(again):find('> restore: ', 1, true) ~= nil
+        end)
+      end)
+      local again = chat_mod.get()
+      contains(text(again), '> restore: Restored README.md, notes.txt.', 'the restore is a note, as live')
+      local row = vim.fn.search('^> restore: ', 'nw')
+      local _, eol = virtual(again)
+      eq('turn 1 · gR undoes it', vim.trim(eol[row] or ''), 'with the key that undoes it')
+      again.restored = nil
+      restore_key(again, '> restore: ', 'gR')
+      contains(text(again), '> restore to before turn 1', 'gR restored the turn the note names')
+      eq('notes\n', h.read_file(ws .. '/notes.txt'), 'notes.txt is back')
+    end)
+  )
+
+  test(
     'chat_restore_bang_restores_around_later_changes_at_once',
     with_model(function()
       replay(first_line_turn())

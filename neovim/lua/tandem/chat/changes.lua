@@ -168,8 +168,19 @@ local function offers(text)
   return undo, text:find('Restore again around later changes', 1, true) ~= nil
 end
 
---- The hint beside a restore's note: its turn and the keys that act on it.
-local function draw_restore(chat, entry, row)
+--- Shows a restore in the transcript: a note of its text (what: how it names the restore),
+--- with its turn and the keys that act on it beside it. turn: the turn it restored, when known
+--- (a restore replayed in a reopened chat does not say), so it can be redone around later
+--- changes.
+---@param chat table
+---@param what string
+---@param text string the restore's reply
+---@param turn integer?
+function M.show_restore(chat, what, text, turn)
+  local undo, around = offers(text)
+  local entry = { restore = true, turn = turn, undo = undo, around = around }
+  side(chat, 'agent')
+  local row = note(chat, what .. text)
   local keys = config.get().chat.keys
   local parts = {}
   if entry.undo then
@@ -178,7 +189,7 @@ local function draw_restore(chat, entry, row)
       table.insert(parts, keys.restore .. ' undoes it')
     end
   end
-  if entry.around and keys.restore_around ~= '' then
+  if entry.around and turn and keys.restore_around ~= '' then
     table.insert(parts, keys.restore_around .. ' restores around your later changes')
   end
   local opts = {}
@@ -187,6 +198,7 @@ local function draw_restore(chat, entry, row)
   end
   entry.mark = api.nvim_buf_set_extmark(chat.buf, transcript.ns, row, 0, opts)
   chat.restores[entry.mark] = entry
+  return entry
 end
 
 local function restore_turn(chat, turn, around)
@@ -197,17 +209,14 @@ local function restore_turn(chat, turn, around)
       return
     end
     local text = res.text or ''
-    local undo, around_offered = offers(text)
+    local what = around and 'restore around your later changes to before turn ' or 'restore to before turn '
+    local entry = M.show_restore(chat, what .. turn .. ': ', text, turn)
     -- The restore is a turn of its own: tandem names it when it restored something.
-    if undo then
-      chat.turn = undo + 1
+    if entry.undo then
+      chat.turn = entry.undo + 1
     elseif chat.turn then
       chat.turn = chat.turn + 1
     end
-    side(chat, 'agent')
-    local what = around and 'restore around your later changes to before turn ' or 'restore to before turn '
-    local row = note(chat, what .. turn .. ': ' .. text)
-    draw_restore(chat, { restore = true, turn = turn, undo = undo, around = around_offered }, row)
     chat.restored = res
     if not transcript.visible(chat) then
       notify(vim.trim(text), res.isError and vim.log.levels.WARN or vim.log.levels.INFO)
@@ -221,6 +230,10 @@ local function target(e, around)
   if around then
     if not e.around then
       notify('that restore kept no file it could restore around your later changes')
+    elseif not e.turn then
+      notify(
+        'this reopened chat does not know which turn that restore put back; :TandemRestore! {turn} restores around your later changes'
+      )
     end
     return e.around and e.turn or nil
   end
