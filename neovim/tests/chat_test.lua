@@ -664,6 +664,11 @@ return function(h)
       tandem.setup({})
       vim.cmd('checkhealth tandem')
       contains(table.concat(h.lines(0), '\n'), 'no model is set', 'without a model it says what to set')
+      contains(
+        table.concat(h.lines(0), '\n'),
+        "a chat's in the chat with its keys (chat.questions = 'auto')",
+        'with no picker a chat asks in the chat'
+      )
       vim.cmd('bwipeout!')
       replay({ format = 'anthropic', responses = {} })
       vim.cmd('checkhealth tandem')
@@ -797,6 +802,430 @@ return function(h)
           return vim.api.nvim_buf_get_name(b) == 'tandem://chat/' .. id
         end, vim.api.nvim_list_bufs()), 'one buffer of that chat')
       end)
+    end)
+  )
+  --- The virtual lines and the end-of-line virtual text on rows of the chat, as text.
+  local function virtual(c)
+    local lines, eol = {}, {}
+    for _, m in ipairs(vim.api.nvim_buf_get_extmarks(c.buf, ns, 0, -1, { details = true })) do
+      for _, vl in ipairs(m[4].virt_lines or {}) do
+        table.insert(
+          lines,
+          table.concat(vim.tbl_map(function(chunk)
+            return chunk[1]
+          end, vl))
+        )
+      end
+      if m[4].virt_text then
+        eol[m[2] + 1] = (eol[m[2] + 1] or '') .. m[4].virt_text[1][1]
+      end
+    end
+    return table.concat(lines, '\n'), eol
+  end
+
+  --- Runs fn with Neovim's own vim.ui.select (no picker plugin) and an inputlist that must not
+  --- be reached unless allow_inputlist(list) answers it.
+  local function without_picker(fn, allow_inputlist)
+    local select, inputlist = vim.ui.select, vim.fn.inputlist
+    vim.ui.select = h.default_select
+    local listed = {}
+    vim.fn.inputlist = function(list)
+      table.insert(listed, list)
+      if allow_inputlist then
+        return allow_inputlist(list)
+      end
+      return 0
+    end
+    local ok, err = xpcall(fn, debug.traceback, listed)
+    vim.ui.select, vim.fn.inputlist = select, inputlist
+    if not ok then
+      error(err, 0)
+    end
+  end
+
+  test(
+    'chat_question_without_a_picker_waits_in_the_chat_while_another_streams_and_g1_allows',
+    with_model(function()
+      replay({
+        format = 'anthropic',
+        responses = {
+          { parts = { { tool = { name = 'bash', input = { command = 'touch asked.txt' } } } } },
+          slow(64, 20, 'story'),
+          { parts = { { text = 'Made it.' } } },
+        },
+      }, { shell = { autoEffects = { 'read' } } })
+      local ws = h.workspace()
+      tandem.setup({})
+      without_picker(function(listed)
+        vim.cmd('TandemChat make a file')
+        local a = the_chat()
+        local awin = vim.fn.bufwinid(a.buf)
+        wait_for('the question in the chat', function()
+          return card_status(a, 'touch asked.txt') == 'execute · waiting for you'
+        end)
+        local vl, eol = virtual(a)
+        contains(vl, 'touch asked.txt', 'the card shows the step')
+        contains(vl, 'g1 Allow  g2 Deny  g3 Allow for this session', 'and the keys that answer it')
+        contains(
+          eol[vim.api.nvim_buf_line_count(a.buf) - 1],
+          'waiting for you',
+          'the separator says who the turn waits for'
+        )
+        -- A second chat streams its answer while the first one's question waits.
+        vim.cmd('TandemChat new')
+        local b
+        wait_for('the second chat', function()
+          b = chat_mod.get()
+          return b ~= nil and b ~= a
+        end)
+        chat_mod.send(b, 'tell me a story')
+        wait_for('the second chat to stream', function()
+          return text(b):find('story8', 1, true) ~= nil
+        end)
+        wait_for('more of the stream', function()
+          return text(b):find('story24', 1, true) ~= nil
+        end)
+        eq(true, a.waiting[next(a.waiting)] ~= nil, 'the question still waits')
+        eq(0, #listed, 'no inputlist held the editor')
+        -- g1 in the first chat allows the step.
+        vim.api.nvim_set_current_win(awin)
+        vim.api.nvim_win_set_cursor(awin, { vim.api.nvim_buf_line_count(a.buf), 0 })
+        vim.api.nvim_feedkeys('g1', 'x', false)
+        turn_over(a, 'end_turn')
+        eq('execute · completed', card_status(a, 'touch asked.txt'), 'the allowed step ran')
+        eq(true, h.exists(ws .. '/asked.txt'), 'and made its file')
+        contains(text(a), 'Made it.', 'the turn went on')
+        eq(nil, virtual(a):find('g1 Allow', 1, true), 'the answered question is gone from the card')
+        turn_over(b, 'end_turn')
+        contains(text(b), 'story64', 'the second chat streamed to its end')
+        eq(0, #listed, 'still no inputlist')
+      end)
+    end)
+  )
+
+  test(
+    'chat_question_is_announced_only_when_scrolled_away_from',
+    with_model(function()
+      local short = slow(4, 50, 'first')
+      table.insert(short.parts, { tool = { name = 'bash', input = { command = 'touch one.txt' } } })
+      local long = slow(96, 5, 'line')
+      table.insert(long.parts, { tool = { name = 'bash', input = { command = 'touch two.txt' } } })
+      replay({
+        format = 'anthropic',
+        responses = {
+          short,
+          long,
+          { parts = { { text = 'Both.' } } },
+        },
+      }, { shell = { autoEffects = { 'read' } } })
+      h.workspace()
+      tandem.setup({ chat = { questions = 'buffer' } })
+      local seen = h.notifications(function(seen)
+        vim.cmd('TandemChat make two files')
+        local c = the_chat()
+        local win = vim.fn.bufwinid(c.buf)
+        -- The user reads from the top: the transcript is short enough to be all in view.
+        wait_for('the first answer to stream', function()
+          return text(c):find('first1', 1, true) ~= nil
+        end)
+        vim.api.nvim_win_set_cursor(win, { 1, 0 })
+        wait_for('the first question', function()
+          return card_status(c, 'touch one.txt') == 'execute · waiting for you'
+        end)
+        eq(0, #seen, 'a question in view is not announced')
+        vim.api.nvim_feedkeys('g1', 'x', false)
+        -- The user goes on reading from the top while a long answer streams below the view.
+        wait_for('the second answer to stream', function()
+          return text(c):find('line2 ', 1, true) ~= nil
+        end)
+        vim.api.nvim_win_set_cursor(win, { 1, 0 })
+        wait_for('the second question', function()
+          return card_status(c, 'touch two.txt') == 'execute · waiting for you'
+        end)
+        eq(1, vim.fn.line('w0', win), 'the reader was left where they read')
+        eq(true, #seen > 0, 'the question out of view is announced')
+        contains(
+          seen[1].msg,
+          'the agent asks you something: touch two.txt (it waits under its tool call',
+          'and says where'
+        )
+        vim.api.nvim_win_set_cursor(win, { vim.api.nvim_buf_line_count(c.buf), 0 })
+        vim.api.nvim_feedkeys('g1', 'x', false)
+        turn_over(c, 'end_turn')
+      end)
+      eq(1, #seen, 'one announcement in all')
+      tandem.setup({})
+    end)
+  )
+
+  test(
+    'chat_questions_buffer_option_skips_the_picker_and_g2_denies',
+    with_model(function()
+      replay({
+        format = 'anthropic',
+        responses = {
+          { parts = { { tool = { name = 'bash', input = { command = 'touch denied.txt' } } } } },
+          { parts = { { text = 'Not made.' } } },
+        },
+      }, { shell = { autoEffects = { 'read' } } })
+      local ws = h.workspace()
+      tandem.setup({ chat = { questions = 'buffer' } })
+      with_select(function()
+        error('the picker was asked')
+      end, function(asked)
+        vim.cmd('TandemChat make a file')
+        local c = the_chat()
+        wait_for('the question in the chat', function()
+          return next(c.waiting) ~= nil
+        end)
+        local win = vim.fn.bufwinid(c.buf)
+        vim.api.nvim_set_current_win(win)
+        local _, row = card_status(c, 'touch denied.txt')
+        vim.api.nvim_win_set_cursor(win, { row, 0 })
+        vim.api.nvim_feedkeys('g2', 'x', false)
+        turn_over(c, 'end_turn')
+        eq(0, #asked, 'the picker was not asked')
+        eq('execute · failed', card_status(c, 'touch denied.txt'), 'the denied step failed')
+        eq(false, h.exists(ws .. '/denied.txt'), 'and never ran')
+        local seen = h.notifications(function()
+          vim.api.nvim_feedkeys('g1', 'x', false)
+        end)
+        contains(seen[1] and seen[1].msg or '', 'no question waits', 'a key with no question says so')
+      end)
+      tandem.setup({})
+    end)
+  )
+
+  test(
+    'chat_questions_select_option_uses_vim_ui_select_and_a_picker_gets_it_in_auto',
+    with_model(function()
+      replay({
+        format = 'anthropic',
+        responses = {
+          { parts = { { tool = { name = 'bash', input = { command = 'touch listed.txt' } } } } },
+          { parts = { { text = 'one' } } },
+          { parts = { { tool = { name = 'bash', input = { command = 'touch picked.txt' } } } } },
+          { parts = { { text = 'two' } } },
+        },
+      }, { shell = { autoEffects = { 'read' } } })
+      local ws = h.workspace()
+      -- 'select' with no picker: Neovim's own inputlist, as the user asked for.
+      tandem.setup({ chat = { questions = 'select' } })
+      without_picker(function(listed)
+        vim.cmd('TandemChat make a file')
+        local c = the_chat()
+        turn_over(c, 'end_turn')
+        eq(1, #listed, 'the inputlist asked')
+        contains(table.concat(listed[1], '\n'), 'touch listed.txt', 'about the step')
+        eq(true, h.exists(ws .. '/listed.txt'), 'its answer was used')
+      end, function(list)
+        for i, line in ipairs(list) do
+          if line:match('^%d+: Allow$') then
+            return i - 1
+          end
+        end
+      end)
+      -- 'auto' with a picker plugin in place: the picker gets the question.
+      tandem.setup({})
+      with_select(h.item('Allow'), function(asked)
+        local c = the_chat()
+        c.stop_reason = nil
+        chat_mod.send(c, 'another')
+        turn_over(c, 'end_turn')
+        eq(1, #asked, 'the picker was asked')
+        eq('tandem.approval', asked[1].kind, 'with the approval kind')
+        eq(true, h.exists(ws .. '/picked.txt'), 'its answer was used')
+      end)
+    end)
+  )
+
+  test(
+    'chat_stop_settles_a_question_waiting_in_the_chat',
+    with_model(function()
+      replay({
+        format = 'anthropic',
+        responses = { { parts = { { tool = { name = 'bash', input = { command = 'touch never.txt' } } } } } },
+      }, { shell = { autoEffects = { 'read' } } })
+      local ws = h.workspace()
+      tandem.setup({ chat = { questions = 'buffer' } })
+      vim.cmd('TandemChat make a file')
+      local c = the_chat()
+      wait_for('the question in the chat', function()
+        return next(c.waiting) ~= nil
+      end)
+      local id = next(c.waiting)
+      vim.cmd('TandemStop')
+      turn_over(c, 'cancelled')
+      wait_for('the question to settle', function()
+        return next(c.waiting) == nil
+      end)
+      eq(nil, virtual(c):find('g1 Allow', 1, true), 'the card no longer offers an answer')
+      wait_for('the request to end unanswered', function()
+        for _, q in ipairs(require('tandem.approvals').questions()) do
+          if q.id == id then
+            return false
+          end
+        end
+        return true
+      end)
+      eq(false, h.exists(ws .. '/never.txt'), 'the step never ran')
+      tandem.setup({})
+    end)
+  )
+
+  local SAMPLE_README = h.read_file(os.getenv('TANDEM_TEST_SAMPLE') .. '/README.md')
+
+  --- A turn that changes README.md's first line (open in a buffer) and creates notes.txt.
+  local function first_line_turn()
+    return {
+      format = 'anthropic',
+      responses = {
+        { parts = { { tool = { name = 'read', input = { path = 'README.md' } } } } },
+        {
+          parts = {
+            {
+              tool = {
+                name = 'write',
+                input = { path = 'README.md', content = (SAMPLE_README:gsub('^# greet', '# greeter')) },
+              },
+            },
+            { tool = { name = 'write', input = { path = 'notes.txt', content = 'notes\n' } } },
+          },
+        },
+        { parts = { { text = 'Renamed.' } } },
+      },
+    }
+  end
+
+  --- Puts the cursor on the chat's line that starts with prefix and presses keys; waits for
+  --- the restore they start.
+  local function restore_key(c, prefix, keys)
+    local win = vim.fn.bufwinid(c.buf)
+    vim.api.nvim_set_current_win(win)
+    local row
+    for i, l in ipairs(vim.api.nvim_buf_get_lines(c.buf, 0, -1, false)) do
+      if vim.startswith(l, prefix) then
+        row = i
+      end
+    end
+    assert(row, 'no line starts with ' .. prefix)
+    vim.api.nvim_win_set_cursor(win, { row, 0 })
+    c.restored = nil
+    vim.api.nvim_feedkeys(keys, 'x', false)
+    wait_for('the restore', function()
+      return c.restored ~= nil
+    end)
+    return row
+  end
+
+  test(
+    'chat_restore_around_later_changes_with_gA_and_undo_restores_with_gR',
+    with_model(function()
+      replay(first_line_turn())
+      local ws = h.workspace()
+      tandem.setup({})
+      local buf = h.open(ws, 'README.md')
+      local orig = h.lines(buf)
+      vim.cmd('TandemChat rename the project')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      local agents = h.lines(buf)
+      eq('# greeter', agents[1], 'the agent renamed it')
+      -- The user adds a note at the end, far from the agent's line, and does not save.
+      vim.api.nvim_buf_set_lines(buf, -1, -1, false, { '', 'my own note' })
+      vim.cmd('TandemRestore 0')
+      wait_for('the restore', function()
+        return c.restored ~= nil
+      end)
+      contains(c.restored.text, 'Kept as they are: README.md', 'the changed file was kept')
+      eq(false, h.exists(ws .. '/notes.txt'), 'the other file went back')
+      local _, eol = virtual(c)
+      local first = vim.fn.search('^> restore to before turn 0', 'nw')
+      eq(
+        'turn 1 · gR undoes it · gA restores around your later changes',
+        vim.trim(eol[first] or ''),
+        'the note offers both'
+      )
+      -- gA on the note: README.md restored around the user's note.
+      restore_key(c, '> restore to before turn 0', 'gA')
+      local want = vim.deepcopy(orig)
+      vim.list_extend(want, { '', 'my own note' })
+      eq(want, h.lines(buf), "the agent's line is undone, the user's note stays")
+      eq(true, vim.bo[buf].modified, 'still unsaved: the restore went through the buffer')
+      contains(text(c), '> restore around your later changes to before turn 0', 'the transcript says so')
+      -- gR on the first restore's note undoes it (and what came after it).
+      restore_key(c, '> restore to before turn 0', 'gR')
+      contains(text(c), '> restore to before turn 1', 'the undo is a restore of that restore')
+      eq('notes\n', h.read_file(ws .. '/notes.txt'), 'the file it removed is back')
+      local back = vim.deepcopy(agents)
+      vim.list_extend(back, { '', 'my own note' })
+      eq(back, h.lines(buf), "the agent's line is back, the user's note stays")
+    end)
+  )
+
+  test(
+    'chat_reopened_shows_its_restore_and_gR_undoes_it',
+    with_model(function()
+      replay(writing_turn())
+      local ws = h.workspace()
+      tandem.setup({})
+      vim.cmd('TandemChat rewrite')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      vim.cmd('TandemRestore 0')
+      wait_for('the restore', function()
+        return c.restored ~= nil
+      end)
+      eq(false, h.exists(ws .. '/notes.txt'), 'the restore removed notes.txt')
+      local id = c.id
+      vim.cmd('bwipeout! ' .. c.buf)
+      with_select(function(items)
+        for _, s in ipairs(items) do
+          if s.sessionId == id then
+            return s
+          end
+        end
+      end, function()
+        vim.cmd('TandemChat history')
+        wait_for('the chat to load', function()
+          local again = chat_mod.get()
+          return again ~= nil and not again.loading and text(again):find('> restore: ', 1, true) ~= nil
+        end)
+      end)
+      local again = chat_mod.get()
+      contains(text(again), '> restore: Restored README.md, notes.txt.', 'the restore is a note, as live')
+      local row = vim.fn.search('^> restore: ', 'nw')
+      local _, eol = virtual(again)
+      eq('turn 1 · gR undoes it', vim.trim(eol[row] or ''), 'with the key that undoes it')
+      again.restored = nil
+      restore_key(again, '> restore: ', 'gR')
+      contains(text(again), '> restore to before turn 1', 'gR restored the turn the note names')
+      eq('notes\n', h.read_file(ws .. '/notes.txt'), 'notes.txt is back')
+    end)
+  )
+
+  test(
+    'chat_restore_bang_restores_around_later_changes_at_once',
+    with_model(function()
+      replay(first_line_turn())
+      local ws = h.workspace()
+      tandem.setup({})
+      local buf = h.open(ws, 'README.md')
+      local orig = h.lines(buf)
+      vim.cmd('TandemChat rename the project')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      vim.api.nvim_buf_set_lines(buf, -1, -1, false, { 'mine' })
+      vim.cmd('wincmd p')
+      vim.cmd('TandemRestore! 0')
+      wait_for('the restore', function()
+        return c.restored ~= nil
+      end)
+      contains(c.restored.text, 'Restored around your later changes, which stay: README.md', 'README.md was merged')
+      local want = vim.deepcopy(orig)
+      table.insert(want, 'mine')
+      eq(want, h.lines(buf), "the agent's line is undone, the user's stays")
+      eq(false, h.exists(ws .. '/notes.txt'), 'the other file went back')
     end)
   )
 end

@@ -805,6 +805,7 @@ dofile(os.getenv('TANDEM_TEST_REPO') .. '/neovim/tests/chat_test.lua')({
   flush_scheduled = flush_scheduled,
   exists = exists,
   item = item,
+  default_select = default_select,
 })
 
 -- gopls beside tandem (neovim/tests/language_test.lua), with this file's helpers.

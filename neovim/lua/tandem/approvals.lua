@@ -1,5 +1,6 @@
---- tandem's approval questions (tandem/askApproval), answered with vim.ui.select, and their
---- settling (tandem/approvalSettled).
+--- tandem's approval questions (tandem/askApproval), answered in the chat buffer or with
+--- vim.ui.select, and their settling (tandem/approvalSettled).
+local config = require('tandem.config')
 local notify = require('tandem.notify')
 
 local M = {}
@@ -42,10 +43,31 @@ function M.prompt(q)
   return table.concat(lines, '\n')
 end
 
---- Answers a tandem/askApproval request with vim.ui.select. The request handler runs in a
---- coroutine (Neovim's RPC layer wraps server requests in one), so it waits for an
---- asynchronous vim.ui.select without blocking the editor. Closing the prompt sends no answer
---- (`{answer: null}`): tandem never takes that as a yes.
+--- Whether vim.ui.select is still Neovim's own, an inputlist that holds the whole editor until
+--- it is answered, rather than a picker plugin's (telescope-ui-select, dressing, snacks,
+--- fzf-lua… replace it): Neovim's is the function defined in its runtime's lua/vim/ui.lua.
+local function builtin_select()
+  local source = debug.getinfo(vim.ui.select, 'S').source
+  for _, f in ipairs(vim.api.nvim_get_runtime_file('lua/vim/ui.lua', true)) do
+    if source == '@' .. f then
+      return true
+    end
+  end
+  return false
+end
+
+--- Whether a chat's question is answered in the chat buffer rather than with vim.ui.select
+--- (`chat.questions`).
+function M.in_chat()
+  local mode = config.get().chat.questions
+  return mode == 'buffer' or (mode == 'auto' and builtin_select())
+end
+
+--- Answers a tandem/askApproval request: in the chat buffer when the question is a chat's and
+--- `chat.questions` says so, else with vim.ui.select. The request handler runs in a coroutine
+--- (Neovim's RPC layer wraps server requests in one), so it waits for the answer without
+--- blocking the editor. Closing the prompt sends no answer (`{answer: null}`): tandem never
+--- takes that as a yes.
 function M.ask(_, params)
   params = params or {}
   local id = tostring(params.id or '')
@@ -55,28 +77,38 @@ function M.ask(_, params)
       table.insert(offered, c)
     end
   end
-  questions[id] = { params = params }
-  local prompt = M.prompt(params)
-  -- Required here: tandem.chat is loaded with the client, after this module.
-  local chat = require('tandem.chat')
-  chat.on_question(params, prompt)
   local co = coroutine.running()
-  vim.ui.select(offered, {
-    prompt = prompt .. '\n',
-    kind = 'tandem.approval',
-    format_item = function(c)
-      return c.title
-    end,
-  }, function(choice)
+  local answered = false
+  -- The first answer resumes the request; later ones (a key after a settle) are dropped.
+  local function answer(choice)
+    if answered then
+      return
+    end
+    answered = true
     vim.schedule(function()
       coroutine.resume(co, choice)
     end)
-  end)
+  end
+  local q = { params = params }
+  questions[id] = q
+  local prompt = M.prompt(params)
+  -- Required here: tandem.chat is loaded with the client, after this module.
+  local chat = require('tandem.chat')
+  local ask = M.in_chat() and { choices = offered, answer = answer } or nil
+  q.in_chat = chat.on_question(params, prompt, ask) and ask or nil
+  if not q.in_chat then
+    vim.ui.select(offered, {
+      prompt = prompt .. '\n',
+      kind = 'tandem.approval',
+      format_item = function(c)
+        return c.title
+      end,
+    }, answer)
+  end
   local choice = coroutine.yield()
-  local q = questions[id]
   questions[id] = nil
   chat.on_question_done(params)
-  if q and q.settled and choice ~= nil then
+  if q.settled and choice ~= nil then
     notify('that question was already settled (' .. q.settled .. '); your answer was not used')
   end
   return { answer = choice and choice.answer or vim.NIL }
@@ -89,8 +121,10 @@ function M.settled(_, params)
   local q = questions[tostring(params.id or '')]
   if q then
     q.settled = params.settled or 'settled'
-    if q.params then
-      require('tandem.chat').on_question_done(q.params)
+    require('tandem.chat').on_question_done(q.params)
+    if q.in_chat then
+      -- Nothing is left to answer in the chat: the request ends unanswered.
+      q.in_chat.answer(nil)
     end
   end
 end

@@ -74,8 +74,12 @@ local function chat_commands()
     chat.stop()
   end, { desc = "Stop the chat's running turn" })
   vim.api.nvim_create_user_command('TandemRestore', function(o)
-    chat.restore(nil, tonumber(o.args))
-  end, { nargs = '?', desc = 'Restore the files the agent changed to before a turn: TandemRestore [TURN]' })
+    chat.restore(nil, tonumber(o.args), o.bang)
+  end, {
+    nargs = '?',
+    bang = true,
+    desc = 'Restore the files the agent changed to before a turn (!: around your later changes): TandemRestore[!] [TURN]',
+  })
   vim.api.nvim_create_user_command('TandemChanges', function(o)
     if chat.changes(nil, tonumber(o.args)) then
       vim.cmd('copen')

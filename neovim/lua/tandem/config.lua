@@ -33,13 +33,21 @@ local defaults = {
   -- buffer-local keys (an empty string leaves a key unmapped).
   chat = {
     layout = 'vsplit',
+    -- How a chat's questions are answered: 'auto' (a picker plugin's vim.ui.select when one
+    -- replaced Neovim's own, else 'buffer'), 'buffer' (in the tool call's card, by the keys
+    -- below, while the chat goes on) or 'select' (always vim.ui.select).
+    questions = 'auto',
     keys = {
       send = '<CR>', -- normal mode: send the prompt area (on a tool call: open its file)
       send_insert = '<C-s>', -- insert mode: send
       stop = '<C-c>', -- stop the running turn
       diff = 'gd', -- on an edit card: the diff of its change
-      restore = 'gR', -- on a user message: restore the files to before that turn
+      restore = 'gR', -- on a user message: restore the files to before that turn; on a restore: undo it
       changes = 'gC', -- the turn's changes into the quickfix list
+      restore_around = 'gA', -- restore, keeping your later changes where the agent's do not touch them
+      allow = 'g1', -- answer the question waiting in the chat: Allow
+      deny = 'g2', -- … Deny
+      allow_always = 'g3', -- … Allow for this session
     },
   },
   -- How long synchronous helpers (health, tests) wait for an answer, in ms.
@@ -62,6 +70,9 @@ function M.set(opts)
   end
   if not vim.tbl_contains({ 'vsplit', 'split', 'float', 'tab' }, current.chat.layout) then
     error("tandem: chat.layout must be 'vsplit', 'split', 'float' or 'tab', not " .. vim.inspect(current.chat.layout))
+  end
+  if not vim.tbl_contains({ 'auto', 'buffer', 'select' }, current.chat.questions) then
+    error("tandem: chat.questions must be 'auto', 'buffer' or 'select', not " .. vim.inspect(current.chat.questions))
   end
 end
 

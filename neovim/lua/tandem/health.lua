@@ -1,4 +1,5 @@
 --- :checkhealth tandem — what the plugin needs, each with the fix when it is missing.
+local approvals = require('tandem.approvals')
 local client = require('tandem.client')
 local language = require('tandem.language')
 
@@ -152,9 +153,15 @@ function M.check()
     health.warn('tandem doctor reports:\n' .. vim.trim((doctor.stdout or '') .. (doctor.stderr or '')))
   end
 
-  local arrive = config.approvals == 'tandem'
-      and 'questions arrive as tandem/askApproval and are answered with vim.ui.select'
-    or 'questions arrive as window/showMessageRequest'
+  local arrive = 'questions arrive as window/showMessageRequest'
+  if config.approvals == 'tandem' then
+    local chats = approvals.in_chat() and "a chat's in the chat with its keys" or "a chat's too"
+    arrive = string.format(
+      "questions arrive as tandem/askApproval and are answered with vim.ui.select; %s (chat.questions = '%s')",
+      chats,
+      config.chat.questions
+    )
+  end
   health.info('approvals: ' .. config.approvals .. ' (' .. arrive .. ')')
 
   local clients = vim.lsp.get_clients({ name = 'tandem' })

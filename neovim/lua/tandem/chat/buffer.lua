@@ -4,6 +4,7 @@ local changes = require('tandem.chat.changes')
 local compat = require('tandem.compat')
 local config = require('tandem.config')
 local prompt = require('tandem.chat.prompt')
+local questions = require('tandem.chat.questions')
 local registry = require('tandem.chat.registry')
 local transcript = require('tandem.chat.transcript')
 
@@ -33,7 +34,19 @@ local function keymaps(chat)
   map('n', keys.diff, changes.diff, "tandem: the diff of the edit card's change")
   map('n', keys.restore, function()
     changes.restore(chat)
-  end, 'tandem: restore the files to before the turn under the cursor')
+  end, 'tandem: restore the files to before the turn under the cursor (on a restore: undo it)')
+  map('n', keys.restore_around, function()
+    changes.restore(chat, nil, true)
+  end, 'tandem: restore the files to before the turn under the cursor, around your later changes')
+  map('n', keys.allow, function()
+    questions.answer(chat, 'allow_once')
+  end, 'tandem: allow the step the chat asks about')
+  map('n', keys.deny, function()
+    questions.answer(chat, 'reject_once')
+  end, 'tandem: deny the step the chat asks about')
+  map('n', keys.allow_always, function()
+    questions.answer(chat, 'allow_always')
+  end, 'tandem: allow the step the chat asks about for this session')
   map('n', keys.changes, function()
     changes.changes(chat)
     vim.cmd('copen')
@@ -86,7 +99,8 @@ function M.new(client, root, id)
     exchange = 0,
     changes = {},
     queue = {},
-    waiting = {},
+    waiting = {}, -- questions waiting for you, by id
+    restores = {}, -- the restores shown, by the mark of their note
     attach = {},
     usage = {},
   }

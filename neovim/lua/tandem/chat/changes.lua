@@ -1,5 +1,7 @@
 --- What the agent changed, from the transcript: the locations and diffs of a tool call's card,
---- a turn's changes in the quickfix list, and restoring the files to a checkpoint (before a turn).
+--- a turn's changes in the quickfix list, and restoring the files to a checkpoint (before a turn),
+--- around later changes, and undoing a restore.
+local config = require('tandem.config')
 local notify = require('tandem.notify')
 local registry = require('tandem.chat.registry')
 local transcript = require('tandem.chat.transcript')
@@ -8,7 +10,8 @@ local M = {}
 
 local api = vim.api
 local request = registry.request
-local card_at, message_at, note, side = transcript.card_at, transcript.message_at, transcript.note, transcript.side
+local card_at, entry_at, message_at, note, side =
+  transcript.card_at, transcript.entry_at, transcript.message_at, transcript.note, transcript.side
 
 local function other_window(chat)
   local prev = vim.fn.win_getid(vim.fn.winnr('#'))
@@ -158,27 +161,97 @@ function M.changes(chat, turn)
   return items
 end
 
-local function restore_turn(chat, turn)
-  request(chat, '_tandem/restore', { sessionId = chat.id, turn = turn }, function(err, res)
+--- The next actions a restore's reply ends with: the turn to restore to undo it (when it
+--- restored something), and whether restoring again around later changes would undo more.
+local function offers(text)
+  local undo = tonumber(text:match('Restore turn (%d+) to undo this restore'))
+  return undo, text:find('Restore again around later changes', 1, true) ~= nil
+end
+
+--- Shows a restore in the transcript: a note of its text (what: how it names the restore),
+--- with its turn and the keys that act on it beside it. turn: the turn it restored, when known
+--- (a restore replayed in a reopened chat does not say), so it can be redone around later
+--- changes.
+---@param chat table
+---@param what string
+---@param text string the restore's reply
+---@param turn integer?
+function M.show_restore(chat, what, text, turn)
+  local undo, around = offers(text)
+  local entry = { restore = true, turn = turn, undo = undo, around = around }
+  side(chat, 'agent')
+  local row = note(chat, what .. text)
+  local keys = config.get().chat.keys
+  local parts = {}
+  if entry.undo then
+    table.insert(parts, 'turn ' .. entry.undo)
+    if keys.restore ~= '' then
+      table.insert(parts, keys.restore .. ' undoes it')
+    end
+  end
+  if entry.around and turn and keys.restore_around ~= '' then
+    table.insert(parts, keys.restore_around .. ' restores around your later changes')
+  end
+  local opts = {}
+  if #parts > 0 then
+    opts = { virt_text = { { '  ' .. table.concat(parts, ' · '), 'Comment' } }, virt_text_pos = 'eol' }
+  end
+  entry.mark = api.nvim_buf_set_extmark(chat.buf, transcript.ns, row, 0, opts)
+  chat.restores[entry.mark] = entry
+  return entry
+end
+
+local function restore_turn(chat, turn, around)
+  local params = { sessionId = chat.id, turn = turn, aroundLaterChanges = around }
+  request(chat, '_tandem/restore', params, function(err, res)
     if err then
       notify('restore: ' .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
       return
     end
-    if chat.turn then
-      chat.turn = chat.turn + 1 -- the restore is a turn of its own
+    local text = res.text or ''
+    local what = around and 'restore around your later changes to before turn ' or 'restore to before turn '
+    local entry = M.show_restore(chat, what .. turn .. ': ', text, turn)
+    -- The restore is a turn of its own: tandem names it when it restored something.
+    if entry.undo then
+      chat.turn = entry.undo + 1
+    elseif chat.turn then
+      chat.turn = chat.turn + 1
     end
-    side(chat, 'agent')
-    note(chat, 'restore to before turn ' .. turn .. ': ' .. (res.text or ''))
     chat.restored = res
-    notify(vim.trim(res.text or 'restored'), res.isError and vim.log.levels.WARN or vim.log.levels.INFO)
+    if not transcript.visible(chat) then
+      notify(vim.trim(text), res.isError and vim.log.levels.WARN or vim.log.levels.INFO)
+    end
   end)
 end
 
---- Restores the files the agent changed from a turn on to how they were before it. Without a
---- turn: the user message under the cursor, else a pick among the turns that changed files.
+--- The turn to restore for a restore's note: the turn that undoes it, or around later changes
+--- the turn it restored. nil, told to the user, when that restore offers no such thing.
+local function target(e, around)
+  if around then
+    if not e.around then
+      notify('that restore kept no file it could restore around your later changes')
+    elseif not e.turn then
+      notify(
+        'this reopened chat does not know which turn that restore put back; :TandemRestore! {turn} restores around your later changes'
+      )
+    end
+    return e.around and e.turn or nil
+  end
+  if not e.undo then
+    notify('that restore changed no file: there is nothing to undo')
+  end
+  return e.undo
+end
+
+--- Restores the files the agent changed from a turn on to how they were before it; around: a
+--- file changed since the agent wrote it is restored around those later changes instead of
+--- kept. Without a turn: the entry under the cursor (a message, or a restore to undo or to
+--- redo around later changes), else a pick among the turns that changed files.
 ---@param chat table?
 ---@param turn integer?
-function M.restore(chat, turn)
+---@param around boolean?
+function M.restore(chat, turn, around)
+  around = around == true
   chat = registry.open_chat(chat)
   if not chat then
     return
@@ -188,11 +261,18 @@ function M.restore(chat, turn)
     return
   end
   if turn == nil and registry.of_buf() == chat then
-    local m = message_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
-    turn = m and m.turn
+    local e = entry_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+    if e and e.restore then
+      turn = target(e, around)
+      if not turn then
+        return
+      end
+    else
+      turn = e and e.turn
+    end
   end
   if turn then
-    restore_turn(chat, turn)
+    restore_turn(chat, turn, around)
     return
   end
   request(chat, '_tandem/checkpoints', { sessionId = chat.id }, function(err, res)
@@ -206,7 +286,8 @@ function M.restore(chat, turn)
       return
     end
     vim.ui.select(cps, {
-      prompt = 'Restore the files to before which turn?',
+      prompt = around and 'Restore the files to before which turn, around your later changes?'
+        or 'Restore the files to before which turn?',
       format_item = function(cp)
         local names = vim.tbl_map(function(f)
           return vim.fn.fnamemodify(f, ':~:.')
@@ -215,7 +296,7 @@ function M.restore(chat, turn)
       end,
     }, function(cp)
       if cp then
-        restore_turn(chat, cp.turn)
+        restore_turn(chat, cp.turn, around)
       end
     end)
   end)

@@ -20,6 +20,7 @@ local api = vim.api
 M.on_update = session.on_update
 M.on_question = questions.on_question
 M.on_question_done = questions.on_question_done
+M.answer = questions.answer
 M.of_buf = registry.of_buf
 M.get = registry.get
 M.forget = registry.forget

@@ -2,6 +2,7 @@
 --- a stored one (history), session/update rendered into the transcript, and the session's config
 --- options (model, plan mode).
 local buffer = require('tandem.chat.buffer')
+local changes = require('tandem.chat.changes')
 local compat = require('tandem.compat')
 local notify = require('tandem.notify')
 local prompt_area = require('tandem.chat.prompt')
@@ -38,10 +39,28 @@ local function apply_options(chat, opts)
   status_changed()
 end
 
+--- A notice a reopened chat replays where the live one showed it (`_meta.tandem.notice`): a
+--- restore, a stop, a turn cut short; nil for other text.
+local function replayed_notice(u)
+  local t = type(u._meta) == 'table' and u._meta.tandem
+  if type(t) == 'table' and type(t.notice) == 'string' and type(t.text) == 'string' then
+    return t
+  end
+end
+
 --- session/update: a step of a turn (or of a chat being loaded).
 local function update(chat, u)
   local kind = u.sessionUpdate
-  if kind == 'agent_message_chunk' or kind == 'agent_thought_chunk' then
+  local notice = kind == 'agent_message_chunk' and replayed_notice(u)
+  if notice then
+    -- As the live chat showed it: a restore with its keys, a stop as a note.
+    if notice.notice == 'restore' then
+      changes.show_restore(chat, 'restore: ', notice.text)
+    else
+      side(chat, 'agent')
+      note(chat, notice.notice == 'stopped' and 'stopped' or notice.text)
+    end
+  elseif kind == 'agent_message_chunk' or kind == 'agent_thought_chunk' then
     side(chat, 'agent')
     local text = u.content and u.content.text
     if type(text) == 'string' then

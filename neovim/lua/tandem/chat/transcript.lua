@@ -1,6 +1,8 @@
 --- The transcript: what a chat's buffer shows above its prompt area. Speakers' sections,
 --- streamed text, notes, tool call cards with their output and questions, the queue line over
 --- the separator; and which card or user message a row belongs to.
+local config = require('tandem.config')
+
 local api = vim.api
 
 local ns = api.nvim_create_namespace('tandem.chat')
@@ -82,7 +84,7 @@ local function append(chat, kind, text)
   api.nvim_buf_set_text(chat.buf, row, #line, row, #line, parts)
 end
 
---- A line of its own in the transcript: an error, a stop, a restore.
+--- A line of its own in the transcript: an error, a stop, a restore. Returns its first row.
 local function note(chat, text)
   chat.last = nil
   local lines = vim.split(vim.trim(text), '\n', { plain = true })
@@ -90,7 +92,7 @@ local function note(chat, text)
   for i = 2, #lines do
     lines[i] = '> ' .. lines[i]
   end
-  insert(chat, lines)
+  return insert(chat, lines)
 end
 
 local status_hl = {
@@ -99,6 +101,30 @@ local status_hl = {
   completed = 'DiagnosticOk',
   failed = 'DiagnosticError',
 }
+
+--- The keys (`chat.keys`) that give each answer kind in the chat.
+local answer_keys = { allow_once = 'allow', reject_once = 'deny', allow_always = 'allow_always' }
+
+--- A waiting question as virtual lines: its text, and the keys that answer it when the chat
+--- takes the answer.
+local function question_lines(entry)
+  local vl = {}
+  for _, l in ipairs(vim.split(entry.text, '\n', { plain = true })) do
+    table.insert(vl, { { '    ' .. l, 'DiagnosticWarn' } })
+  end
+  if entry.ask then
+    local keys, line = config.get().chat.keys, { { '   ', 'DiagnosticWarn' } }
+    for _, c in ipairs(entry.ask.choices) do
+      local key = keys[answer_keys[c.answer]]
+      if key and key ~= '' then
+        table.insert(line, { ' ' .. key, 'Special' })
+        table.insert(line, { ' ' .. c.title .. ' ', 'DiagnosticWarn' })
+      end
+    end
+    table.insert(vl, line)
+  end
+  return vl
+end
 
 --- Redraws a tool call's card header: its kind and status, and the question it waits on.
 local function draw_card(chat, card)
@@ -110,11 +136,7 @@ local function draw_card(chat, card)
     virt_text_pos = 'eol',
   }
   if card.waiting then
-    local vl = {}
-    for _, l in ipairs(vim.split(card.waiting, '\n', { plain = true })) do
-      table.insert(vl, { { '    ' .. l, 'DiagnosticWarn' } })
-    end
-    opts.virt_lines = vl
+    opts.virt_lines = question_lines(card.waiting)
   end
   api.nvim_buf_set_extmark(chat.buf, ns, row_of(chat, card.head), 0, opts)
 end
@@ -216,10 +238,22 @@ local function status_changed()
   api.nvim_exec_autocmds('User', { pattern = 'TandemChatStatus', modeline = false })
 end
 
---- Shows the prompts waiting for the running turn, above the separator.
+--- Shows the prompts waiting for the running turn above the separator, after the questions
+--- that wait for you and have no card of their own.
 local function draw_queue(chat)
   status_changed()
-  local vl = {}
+  local vl, cardless = {}, {}
+  for _, e in pairs(chat.waiting) do
+    if not (e.tool_call and chat.cards[e.tool_call]) then
+      table.insert(cardless, e)
+    end
+  end
+  table.sort(cardless, function(a, b)
+    return a.seq < b.seq
+  end)
+  for _, e in ipairs(cardless) do
+    vim.list_extend(vl, question_lines(e))
+  end
   for _, q in ipairs(chat.queue) do
     table.insert(vl, { { 'queued: ' .. q.text:gsub('\n', ' '), 'Comment' } })
   end
@@ -228,7 +262,9 @@ local function draw_queue(chat)
     opts.virt_lines = vl
     opts.virt_lines_above = true
   end
-  local state = chat.running and ('running' .. (#vl > 0 and (', ' .. #vl .. ' queued') or '') .. ' · <C-c> stops')
+  local queued = #chat.queue
+  local state = chat.running
+      and ((next(chat.waiting) and 'waiting for you' or 'running') .. (queued > 0 and (', ' .. queued .. ' queued') or '') .. ' · <C-c> stops')
     or '<CR> sends'
   opts.virt_text = { { '  ' .. state, chat.running and 'DiagnosticInfo' or 'Comment' } }
   opts.virt_text_pos = 'eol'
@@ -255,16 +291,26 @@ local function card_at(chat, row)
   end
 end
 
---- The user message under the cursor (the nearest user header at or above it): {turn, ex}.
-local function message_at(chat, row)
-  local best, best_row = nil, -1
-  for mark, m in pairs(chat.users) do
+--- The entry of entries (by mark) nearest at or above row, and its row.
+local function nearest(chat, row, entries, best, best_row)
+  for mark, m in pairs(entries) do
     local r = row_of(chat, mark)
     if r and r <= row and r > best_row then
       best, best_row = m, r
     end
   end
-  return best
+  return best, best_row
+end
+
+--- The user message under the cursor (the nearest user header at or above it): {turn, ex}.
+local function message_at(chat, row)
+  return (nearest(chat, row, chat.users, nil, -1))
+end
+
+--- The user message or restore under the cursor, whichever is nearer above it: a message
+--- {turn, ex}, or a restore {restore = true, turn, undo, around}.
+local function entry_at(chat, row)
+  return (nearest(chat, row, chat.restores, nearest(chat, row, chat.users, nil, -1)))
 end
 
 return {
@@ -287,4 +333,5 @@ return {
   visible = visible,
   card_at = card_at,
   message_at = message_at,
+  entry_at = entry_at,
 }
