@@ -187,7 +187,7 @@ func (c *Chat) Restore(ctx context.Context, turn int, around bool) (tools.Result
 		c.notes = append(c.notes, fmt.Sprintf("(The user undid your changes from turn %d on in these files: %s. Read them again before you edit them.)", turn, strings.Join(paths, ", ")))
 		res.Text += fmt.Sprintf("Restore turn %d to undo this restore.\n", restored)
 	}
-	c.keep(notice{Kind: noticeRestore, Text: strings.TrimSuffix(res.Text, "\n")})
+	c.keep(notice{Kind: noticeRestore, Text: strings.TrimSuffix(res.Text, "\n"), Turn: &turn})
 	return res, nil
 }
 

@@ -3,7 +3,6 @@ package agent
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -56,8 +55,9 @@ func (e *NoModelError) Error() string {
 // ResolveEndpoint finds where model ("PROVIDER/MODEL"; empty: the setting
 // agent.model) is reached. Providers and the model are read from the
 // user's own settings only: a workspace must never redirect the user's key
-// to another URL. getenv reads the process environment, the only place a
-// key comes from. Every error is one sentence saying what to set.
+// to another URL. getenv reads a key variable: the process environment, or
+// the key the editor gave (keyOf). Every error is one sentence saying what
+// to set.
 func ResolveEndpoint(st *config.Settings, model string, getenv func(string) string) (Endpoint, error) {
 	if model == "" {
 		if v, ok := st.User("agent.model"); ok {
@@ -128,10 +128,11 @@ func NewProvider(e Endpoint, idle time.Duration) providers.Provider {
 }
 
 // Connect is the Connector every front door uses: the endpoint from the
-// user's own settings, its key from the process environment, the idle
+// user's own settings, its key given from the editor or in the process
+// environment, the idle
 // timeout from agent.idleTimeoutSeconds.
 func Connect(st *config.Settings, model string) (providers.Provider, Endpoint, error) {
-	e, err := ResolveEndpoint(st, model, os.Getenv)
+	e, err := ResolveEndpoint(st, model, keyOf)
 	if err != nil {
 		return nil, Endpoint{}, err
 	}

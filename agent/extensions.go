@@ -7,6 +7,8 @@ import (
 	"fmt"
 
 	acp "github.com/coder/acp-go-sdk"
+
+	"github.com/tandemdev/tandem/agent/providers"
 )
 
 // The methods tandem adds to ACP's session methods, named as ACP's
@@ -15,6 +17,9 @@ const (
 	MethodCheckpoints   = "_tandem/checkpoints"
 	MethodRestore       = "_tandem/restore"
 	MethodDeleteSession = "_tandem/deleteSession"
+	MethodModels        = "_tandem/models"
+	MethodSetKey        = "_tandem/setKey"
+	MethodSetModel      = "_tandem/setModel"
 )
 
 // ErrUnknownExtension is a `_…` method tandem does not serve.
@@ -48,6 +53,10 @@ func (s *Service) Extension(ctx context.Context, method string, params json.RawM
 		// Restore a file changed since the agent wrote it around those
 		// changes, instead of keeping it.
 		AroundLaterChanges bool `json:"aroundLaterChanges"`
+		// The setup's: a provider, its key, a model.
+		Provider *ProviderSetup `json:"provider"`
+		Key      string         `json:"key"`
+		Model    string         `json:"model"`
 	}
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &p); err != nil {
@@ -82,6 +91,30 @@ func (s *Service) Extension(ctx context.Context, method string, params json.RawM
 			return nil, err
 		}
 		return map[string]any{}, nil
+	case MethodModels, MethodSetKey:
+		if p.Provider == nil {
+			return nil, &ParamsError{method, fmt.Errorf("provider is missing; name one, e.g. {\"name\": \"anthropic\"}")}
+		}
+		if method == MethodSetKey {
+			if err := s.SetKey(p.SessionID, *p.Provider, p.Key); err != nil {
+				return nil, err
+			}
+			return map[string]any{}, nil
+		}
+		list, err := s.Models(ctx, p.SessionID, *p.Provider)
+		if err != nil {
+			return nil, err
+		}
+		if list == nil {
+			list = []providers.Listing{}
+		}
+		return map[string]any{"models": list}, nil
+	case MethodSetModel:
+		opts, err := s.SetUserModel(p.SessionID, p.Model, p.Provider)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"configOptions": opts}, nil
 	}
 	return nil, ErrUnknownExtension
 }

@@ -20,6 +20,7 @@ type notice struct {
 	Text   string `json:"text"`             // as the user reads it; for noticeModel the model, PROVIDER/MODEL
 	Call   string `json:"call,omitempty"`   // noticeAnswer: the tool call the question was asked in
 	Answer string `json:"answer,omitempty"` // noticeAnswer: allow_once, allow_always, reject_once, or "" when none came
+	Turn   *int   `json:"turn,omitempty"`   // noticeRestore: the turn restored to before
 }
 
 const (
@@ -89,7 +90,11 @@ func noticeUpdate(n notice) (acp.SessionUpdate, bool) {
 		u.ToolCallUpdate.Meta = map[string]any{"tandem": map[string]any{"answer": n.Answer, "answerText": n.Text}}
 		return u, true
 	}
-	return noticeText(n.Kind, n.Text), true
+	u := noticeText(n.Kind, n.Text)
+	if n.Turn != nil {
+		u.AgentMessageChunk.Meta["tandem"].(map[string]any)["turn"] = *n.Turn
+	}
+	return u, true
 }
 
 // noticeText is a notice in the agent's text, on lines of its own.

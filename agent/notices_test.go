@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,7 +84,8 @@ func TestReopenedChatShowsWhatTheLiveOneShowed(t *testing.T) {
 		case u.UserMessageChunk != nil:
 			users = append(users, u.UserMessageChunk.Content.Text.Text)
 		case u.AgentMessageChunk != nil && u.AgentMessageChunk.Meta != nil:
-			notices = append(notices, u.AgentMessageChunk.Meta["tandem"].(map[string]any)["notice"].(string))
+			m := u.AgentMessageChunk.Meta["tandem"].(map[string]any)
+			notices = append(notices, fmt.Sprint(m["notice"], " turn ", m["turn"]))
 		case u.ToolCallUpdate != nil && u.ToolCallUpdate.Meta != nil:
 			m := u.ToolCallUpdate.Meta["tandem"].(map[string]any)
 			answers = append(answers, string(u.ToolCallUpdate.ToolCallId)+" "+m["answer"].(string)+" "+m["answerText"].(string))
@@ -94,7 +96,7 @@ func TestReopenedChatShowsWhatTheLiveOneShowed(t *testing.T) {
 	if strings.Join(users, "|") != "write a.txt|show the key" {
 		t.Errorf("the reopened chat shows the user saying %q; want only their prompts", users)
 	}
-	if strings.Join(notices, ",") != "restore" {
+	if strings.Join(notices, ",") != "restore turn 0" {
 		t.Errorf("notices replayed: %q; want the restore", notices)
 	}
 	if len(answers) != 1 || !strings.HasPrefix(answers[0], "b1 allow_always Allowed for this session: cat ") {

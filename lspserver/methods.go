@@ -35,6 +35,9 @@ var requests = map[string]handlerFunc{
 	agent.MethodDeleteSession:   extension(agent.MethodDeleteSession),
 	agent.MethodCheckpoints:     extension(agent.MethodCheckpoints),
 	agent.MethodRestore:         extension(agent.MethodRestore),
+	agent.MethodModels:          extension(agent.MethodModels),
+	agent.MethodSetKey:          extension(agent.MethodSetKey),
+	agent.MethodSetModel:        extension(agent.MethodSetModel),
 }
 
 // notifications run one at a time, in the order they arrived, on the read

@@ -18,6 +18,7 @@
 //
 //	{
 //	  "format": "anthropic",                 // or "openai-chat", "openai-responses", "gemini"
+//	  "models": ["m-1", "m-2"],              // what GET …/models lists (not for gemini)
 //	  "responses": [                         // one per request, in order
 //	    {"status": 429, "retryAfter": "1"},  // an HTTP error instead of a stream
 //	    {
@@ -84,6 +85,9 @@ const (
 type Script struct {
 	Format    Format     `json:"format"`
 	Responses []Response `json:"responses"`
+	// Models are the ids GET …/models lists (Anthropic and OpenAI
+	// formats), answered at any time without taking a response.
+	Models []string `json:"models,omitempty"`
 }
 
 // Response is the answer to one request: an HTTP error when Status is set

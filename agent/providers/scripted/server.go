@@ -20,6 +20,7 @@ type Server struct {
 
 	mu       sync.Mutex
 	requests []Request
+	streamed int // the requests answered from the script so far
 }
 
 // Request is one request the server received.
@@ -58,17 +59,43 @@ type wire struct {
 	path   string // the end of the path a request must POST to
 	events func(r Response, model string, n int) []event
 	fail   func(status int, msg string) any // an HTTP error's body
+	// models is the body of GET list listing ids; nil where the
+	// format's clients list no models.
+	list   string
+	models func(ids []string) any
 }
 
 var wires = map[Format]wire{
 	Anthropic: {path: "/v1/messages", events: anthropicEvents, fail: func(status int, msg string) any {
 		return map[string]any{"type": "error", "error": map[string]string{"type": anthropicErrorType(status), "message": msg}}
-	}},
-	OpenAIChat:      {base: "/v1", path: "/chat/completions", events: openAIEvents, fail: openAIError},
-	OpenAIResponses: {base: "/v1", path: "/responses", events: responsesEvents, fail: openAIError},
+	}, list: "/v1/models", models: anthropicModels},
+	OpenAIChat:      {base: "/v1", path: "/chat/completions", events: openAIEvents, fail: openAIError, list: "/v1/models", models: openAIModels},
+	OpenAIResponses: {base: "/v1", path: "/responses", events: responsesEvents, fail: openAIError, list: "/v1/models", models: openAIModels},
 	Gemini: {path: ":streamGenerateContent", events: geminiEvents, fail: func(status int, msg string) any {
 		return map[string]any{"error": map[string]any{"code": status, "message": msg, "status": geminiStatus(status)}}
 	}},
+}
+
+// anthropicModels is Anthropic's GET /v1/models, all on one page.
+func anthropicModels(ids []string) any {
+	data := make([]map[string]any, 0, len(ids))
+	for _, id := range ids {
+		data = append(data, map[string]any{"type": "model", "id": id, "display_name": "Scripted " + id, "created_at": "2026-01-01T00:00:00Z"})
+	}
+	page := map[string]any{"data": data, "has_more": false, "first_id": nil, "last_id": nil}
+	if len(ids) > 0 {
+		page["first_id"], page["last_id"] = ids[0], ids[len(ids)-1]
+	}
+	return page
+}
+
+// openAIModels is OpenAI's GET /v1/models.
+func openAIModels(ids []string) any {
+	data := make([]map[string]any, 0, len(ids))
+	for _, id := range ids {
+		data = append(data, map[string]any{"id": id, "object": "model", "created": 0, "owned_by": "scripted"})
+	}
+	return map[string]any{"object": "list", "data": data}
 }
 
 func openAIError(_ int, msg string) any {
@@ -96,12 +123,20 @@ func (s *Server) Close() error {
 
 func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
-	s.mu.Lock()
-	n := len(s.requests)
-	s.requests = append(s.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-	s.mu.Unlock()
-
 	wire := wires[s.script.Format]
+	s.mu.Lock()
+	s.requests = append(s.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	listing := r.Method == http.MethodGet && wire.models != nil && r.URL.Path == wire.list
+	n := s.streamed
+	if !listing {
+		s.streamed++
+	}
+	s.mu.Unlock()
+	if listing { // a listing takes no response of the script
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(wire.models(s.script.Models))
+		return
+	}
 	want := wire.path
 	switch {
 	case r.Method != http.MethodPost || !strings.HasSuffix(r.URL.Path, want):
