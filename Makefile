@@ -30,7 +30,6 @@ lint: setup
 # instead of skipping it (internal/prereq).
 test-go:
 	TANDEM_TEST_STRICT=1 $(GO) test -count=1 -timeout 30m ./...
-	cd third_party/mvdan-sh && $(GO) test -count=1 ./...
 	scripts/test-unprivileged
 
 test-editors:

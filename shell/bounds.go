@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"mvdan.cc/sh/v3/interp"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/interp"
 
 	"github.com/tandemdev/tandem/refusal"
 )

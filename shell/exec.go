@@ -14,10 +14,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/expand"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/interp"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 	"golang.org/x/sys/unix"
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/interp"
-	"mvdan.cc/sh/v3/syntax"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/shell/classify"

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"mvdan.cc/sh/v3/interp"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/interp"
 )
 
 // xargs and find -exec run a program once per input item. tandem runs both

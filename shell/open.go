@@ -11,8 +11,8 @@ import (
 	"strings"
 	"syscall"
 
-	"mvdan.cc/sh/v3/interp"
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/interp"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/refusal"

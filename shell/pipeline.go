@@ -9,7 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 
 	"github.com/tandemdev/tandem/approvals"
 )

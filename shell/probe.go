@@ -4,7 +4,7 @@ import (
 	"context"
 	"io/fs"
 
-	"mvdan.cc/sh/v3/interp"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/interp"
 
 	"github.com/tandemdev/tandem/approvals"
 )

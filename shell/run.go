@@ -32,9 +32,9 @@ import (
 	"syscall"
 	"time"
 
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/interp"
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/expand"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/interp"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/refusal"

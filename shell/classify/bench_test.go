@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/expand"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 
 	"github.com/tandemdev/tandem/shell/internal/corpus"
 )

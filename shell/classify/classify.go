@@ -18,7 +18,7 @@ import (
 	"sort"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/expand"
 
 	"github.com/tandemdev/tandem/approvals"
 )

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"mvdan.cc/sh/v3/expand"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/expand"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/shell/internal/corpus"

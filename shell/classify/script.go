@@ -5,8 +5,8 @@ import (
 	"io/fs"
 	"strings"
 
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/expand"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 
 	"github.com/tandemdev/tandem/approvals"
 )

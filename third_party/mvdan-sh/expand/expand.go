@@ -22,9 +22,9 @@ import (
 	"syscall"
 	"unicode/utf8"
 
-	"mvdan.cc/sh/v3/internal"
-	"mvdan.cc/sh/v3/pattern"
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/internal"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/pattern"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 )
 
 // A Config specifies details about how shell expansion should be performed. The

@@ -11,7 +11,7 @@ import (
 	"io/fs"
 	"os"
 
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 )
 
 func mkfifo(path string, mode uint32) error {

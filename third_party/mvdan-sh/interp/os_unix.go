@@ -14,8 +14,8 @@ import (
 	"strconv"
 	"syscall"
 
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 	"golang.org/x/sys/unix"
-	"mvdan.cc/sh/v3/syntax"
 )
 
 func mkfifo(path string, mode uint32) error {

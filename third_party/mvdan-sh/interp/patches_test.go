@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/interp"
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/expand"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/interp"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 )
 
 // patchCases are scripts whose output bash gives and v3.14.1 did not; each

@@ -23,10 +23,10 @@ import (
 	"sync"
 	"time"
 
-	"mvdan.cc/sh/v3/expand"
-	"mvdan.cc/sh/v3/internal"
-	"mvdan.cc/sh/v3/pattern"
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/expand"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/internal"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/pattern"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 )
 
 const (
