@@ -21,6 +21,7 @@ require (
 	github.com/tailscale/hujson v0.0.0-20260727124030-b80ff77dac4f
 	go.lsp.dev/jsonrpc2 v0.10.0
 	go.lsp.dev/protocol v0.12.0
+	golang.org/x/mod v0.33.0
 	golang.org/x/sys v0.50.0
 	golang.org/x/term v0.45.0
 	golang.org/x/tools v0.42.0
