@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.deps/bin:$(PATH)
 # the tests build what ships.
 export CGO_ENABLED := 0
 
-.PHONY: demo test lint test-go test-editors test-real-tree mutants mutants-changed bench setup build
+.PHONY: demo test lint test-go test-editors test-real-tree mutants mutants-changed bench setup build release
 
 build:
 	$(GO) build -o .deps/bin/tandem ./cmd/tandem
@@ -51,3 +51,10 @@ mutants-changed:
 
 bench: setup build
 	scripts/bench
+
+# The release for linux-x64, linux-arm64, darwin-x64 and darwin-arm64 in dist/: static binaries
+# stamped with `git describe`, tarballs, a VS Code package per target, SHA256SUMS; then every
+# package opened and checked.
+release: setup
+	scripts/release dist
+	$(GO) run ./scripts/releasecheck dist
