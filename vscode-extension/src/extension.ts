@@ -39,11 +39,9 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
   const late: { chat?: ChatView } = {};
   const questions = new Questions(log, {
     owns: (q) => late.chat?.owns(q) ?? false,
-    get visible() {
-      return late.chat?.visible ?? false;
-    },
     ask: (q) => late.chat!.ask(q),
     settled: (id, how) => late.chat?.settled(id, how),
+    chatName: (session) => late.chat?.chatName(session) ?? Promise.resolve(undefined),
   });
   const diagnostics = new DiagnosticsWatch();
   ctx.subscriptions.push(diagnostics);
@@ -78,6 +76,7 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
     vscode.workspace.registerTextDocumentContentProvider(diffScheme, chat),
     vscode.commands.registerCommand('tandem.setApiKey', (keyEnv?: string) => chat.setApiKey(keyEnv)),
     vscode.commands.registerCommand('tandem.newChat', () => chat.newChat()),
+    vscode.commands.registerCommand('tandem.openChatInEditor', () => chat.openInEditor()),
     vscode.commands.registerCommand('tandem.askAboutSelection', () => chat.askAboutSelection()),
     ...registerCommands({ log, backend, session, results }),
     lmTools,

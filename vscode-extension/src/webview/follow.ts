@@ -1,0 +1,94 @@
+// The log follows what matters: the end while the user has not scrolled up (a sent prompt
+// follows again, wherever they had scrolled), and an open question, kept in view once the
+// text before it has rendered. Every change of the log is seen by one MutationObserver and
+// acted on in the next frame, after layout, so late renders cannot push a question away.
+import { FollowState } from '../followState';
+
+/** Space kept between a revealed question and the log's edge. */
+const margin = 8;
+
+export class Follow {
+  private readonly state = new FollowState();
+  private frame = 0;
+  /** An open question, kept in view until it settles or the user scrolls. */
+  private pinned: HTMLElement | undefined;
+
+  constructor(private readonly log: HTMLElement) {
+    log.addEventListener(
+      'scroll',
+      () => {
+        if (this.state.scrolled(log.scrollTop, log.scrollHeight - log.clientHeight)) {
+          this.pinned = undefined;
+        }
+      },
+      { passive: true },
+    );
+    new MutationObserver(() => this.soon()).observe(log, { childList: true, subtree: true, characterData: true });
+  }
+
+  /** The user sent a prompt: show it and follow the answer. */
+  start(): void {
+    this.state.start();
+    this.pinned = undefined;
+    this.soon();
+  }
+
+  /** Brings el into view after what is before it has rendered, and keeps it there. */
+  reveal(el: HTMLElement): void {
+    this.pinned = el;
+    this.soon();
+  }
+
+  release(el: HTMLElement): void {
+    if (this.pinned === el) {
+      this.pinned = undefined;
+    }
+  }
+
+  /**
+   * Calls unseen once el, having been in view, is scrolled out of it (or its view hidden).
+   * Returns what stops watching.
+   */
+  watch(el: HTMLElement, unseen: () => void): () => void {
+    let seen = false;
+    const io = new IntersectionObserver(
+      (entries) => {
+        if (entries.some((e) => e.isIntersecting)) {
+          seen = true;
+        } else if (seen) {
+          io.disconnect();
+          unseen();
+        }
+      },
+      { root: this.log },
+    );
+    io.observe(el);
+    return () => io.disconnect();
+  }
+
+  private soon(): void {
+    this.frame ||= requestAnimationFrame(() => {
+      this.frame = 0;
+      this.apply();
+    });
+  }
+
+  private apply(): void {
+    const log = this.log;
+    const toEnd = log.scrollHeight - log.clientHeight - log.scrollTop;
+    if (this.pinned?.isConnected) {
+      const v = log.getBoundingClientRect();
+      const r = this.pinned.getBoundingClientRect();
+      if (this.state.following && r.top - toEnd >= v.top + margin) {
+        log.scrollTop += toEnd; // the end, with the question whole
+      } else if (r.bottom > v.bottom - margin) {
+        log.scrollTop += r.bottom - v.bottom + margin; // its buttons, at the bottom
+      } else if (r.top < v.top) {
+        log.scrollTop += Math.max(r.top - v.top - margin, r.bottom - v.bottom + margin);
+      }
+    } else if (this.state.following && toEnd > 0) {
+      log.scrollTop = log.scrollHeight;
+    }
+    this.state.place(log.scrollTop);
+  }
+}
