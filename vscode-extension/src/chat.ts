@@ -151,6 +151,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
 
   /** tandem (re)started: the chat's session belonged to the old process. */
   connected(): void {
+    this.log.info(`chat: tandem started${this.session ? '; the chat goes on in a new session' : ''}`);
     if (this.session) {
       this.session = undefined;
       if (this.running) {

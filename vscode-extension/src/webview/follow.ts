@@ -46,16 +46,13 @@ export class Follow {
   }
 
   /**
-   * Calls unseen once el, having been in view, is scrolled out of it (or its view hidden).
-   * Returns what stops watching.
+   * Calls unseen once el is out of view: scrolled away, or never brought into it. Its first
+   * observation comes after the frame that reveals it. Returns what stops watching.
    */
   watch(el: HTMLElement, unseen: () => void): () => void {
-    let seen = false;
     const io = new IntersectionObserver(
       (entries) => {
-        if (entries.some((e) => e.isIntersecting)) {
-          seen = true;
-        } else if (seen) {
+        if (!entries.some((e) => e.isIntersecting)) {
           io.disconnect();
           unseen();
         }

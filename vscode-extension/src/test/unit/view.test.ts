@@ -14,7 +14,9 @@ test('a card with an open question waits for the user instead of running', () =>
 test('a step the user denied is denied, not failed', () => {
   assert.deepEqual(cardStatus('failed', false, true), { text: 'denied', kind: 'denied' });
   assert.deepEqual(cardStatus('failed', false, false), { text: 'failed', kind: 'failed' });
-  assert.deepEqual(cardStatus('completed', false, true), { text: 'done', kind: 'completed' });
+  assert.deepEqual(cardStatus('completed', false, true), { text: 'denied', kind: 'denied' });
+  // Still running after the denial (another step to ask): it runs.
+  assert.deepEqual(cardStatus('in_progress', false, true), { text: 'running', kind: 'in_progress' });
 });
 
 test('the log stops following when the user scrolls up, and a sent prompt follows again', () => {
