@@ -10,10 +10,10 @@ import type { InlineQuestion } from './questions';
 import { Backend } from './backend';
 import { ChatError, classifyError } from './chatErrors';
 import { ChatContext, promptBlocks } from './chatContext';
-import { ChatSurfaces, chatViewId } from './chatSurfaces';
+import { chatPanelType, ChatSurfaces, chatViewId } from './chatSurfaces';
 import { ConfigOption, FromView, ignoreUnknown, SessionInfo, SessionUpdate, ToView } from './webviewMessages';
 
-export { chatViewId };
+export { chatPanelType, chatViewId };
 export const diffScheme = 'tandem-diff';
 
 interface Diff {
@@ -27,7 +27,7 @@ const secretPrefix = 'tandem.env.';
 /** The names of the variables whose keys are stored, so tandem lsp gets all of them. */
 const secretNamesKey = 'tandem.secretEnvNames';
 
-export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocumentContentProvider {
+export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanelSerializer, vscode.TextDocumentContentProvider {
   /** The sidebar's view and the editor tab, drawing the same chat. */
   private readonly surfaces: ChatSurfaces;
   private session: string | undefined;
@@ -68,6 +68,13 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
   /** Opens the chat in an editor tab: the same chat as the sidebar's. */
   async openInEditor(): Promise<void> {
     this.surfaces.openInEditor(await this.tabTitle());
+  }
+
+  /** The chat's tab, restored by VS Code after a reload: it shows the chat of this window. */
+  deserializeWebviewPanel(panel: vscode.WebviewPanel): Thenable<void> {
+    this.surfaces.adopt(panel);
+    this.retitle();
+    return Promise.resolve();
   }
 
   /** Whether the user can see the chat now (questions are then asked in it). */

@@ -69,7 +69,14 @@ export class ChatSurfaces {
       this.panel.reveal();
       return;
     }
-    const panel = vscode.window.createWebviewPanel(chatPanelType, title, vscode.ViewColumn.Active, { retainContextWhenHidden: true });
+    this.adopt(vscode.window.createWebviewPanel(chatPanelType, title, vscode.ViewColumn.Active, { retainContextWhenHidden: true }));
+  }
+
+  /** Draws the chat in a tab: a new one, or the one VS Code restores after a reload. */
+  adopt(panel: vscode.WebviewPanel): void {
+    if (this.panel && this.panel !== panel) {
+      this.panel.dispose();
+    }
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'tandem.svg');
     this.panel = panel;
     const s = this.attach(panel.webview, () => panel.visible);

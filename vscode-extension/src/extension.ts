@@ -5,7 +5,7 @@
 // protocol in docs/protocol.md.
 import * as vscode from 'vscode';
 import { Backend } from './backend';
-import { ChatView, chatViewId, diffScheme } from './chat';
+import { ChatView, chatPanelType, chatViewId, diffScheme } from './chat';
 import { registerCommands } from './commands';
 import { registerSaveDocument } from './documents';
 import { DiagnosticsWatch } from './language';
@@ -73,6 +73,7 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
     vscode.window.registerTreeDataProvider('tandem.session', view),
     vscode.workspace.registerTextDocumentContentProvider(resultScheme, results),
     vscode.window.registerWebviewViewProvider(chatViewId, chat, { webviewOptions: { retainContextWhenHidden: true } }),
+    vscode.window.registerWebviewPanelSerializer(chatPanelType, chat),
     vscode.workspace.registerTextDocumentContentProvider(diffScheme, chat),
     vscode.commands.registerCommand('tandem.setApiKey', (keyEnv?: string) => chat.setApiKey(keyEnv)),
     vscode.commands.registerCommand('tandem.newChat', () => chat.newChat()),
