@@ -12,6 +12,8 @@ export class Follow {
   private frame = 0;
   /** An open question, kept in view until it settles or the user scrolls. */
   private pinned: HTMLElement | undefined;
+  /** Frames in a row that moved the log to keep the pinned question in view. */
+  private settling = 0;
 
   constructor(private readonly log: HTMLElement) {
     log.addEventListener(
@@ -76,12 +78,19 @@ export class Follow {
     if (this.pinned?.isConnected) {
       const v = log.getBoundingClientRect();
       const r = this.pinned.getBoundingClientRect();
+      const before = log.scrollTop;
       if (this.state.following && r.top - toEnd >= v.top + margin) {
         log.scrollTop += toEnd; // the end, with the question whole
       } else if (r.bottom > v.bottom - margin) {
         log.scrollTop += r.bottom - v.bottom + margin; // its buttons, at the bottom
       } else if (r.top < v.top) {
         log.scrollTop += Math.max(r.top - v.top - margin, r.bottom - v.bottom + margin);
+      }
+      // Look again next frame (a few times at most): what came into view may lay out taller
+      // than the browser guessed while it was off screen.
+      this.settling = log.scrollTop !== before ? this.settling + 1 : 0;
+      if (this.settling > 0 && this.settling < 4) {
+        this.soon();
       }
     } else if (this.state.following && toEnd > 0) {
       log.scrollTop = log.scrollHeight;
