@@ -1,5 +1,9 @@
-// Whether the chat's log follows its end: the decision alone, on scroll positions, so it is
-// unit-tested without a browser (src/webview/follow.ts applies it to the DOM).
+// Whether the chat's log follows its end: the decision alone, so it is unit-tested without a
+// browser (src/webview/follow.ts feeds it the user's input and the log's scroll events).
+//
+// Only the user's own input (a wheel, keys, a dragged scrollbar) stops the following: the log
+// also moves by itself (content that lays out shorter than the browser guessed clamps the
+// scroll), and such a move must not read as the user looking elsewhere.
 
 /** Within this many pixels of its end, the log counts as at its end. */
 export const nearEnd = 40;
@@ -7,34 +11,21 @@ export const nearEnd = 40;
 export class FollowState {
   /** Whether new content scrolls the log to its end. */
   following = true;
-  /** Where the log was last: a scroll above it, not by the view, is the user's. */
-  private last = 0;
 
   /** The user sent a prompt: show it and follow the answer, wherever they had scrolled. */
   start(): void {
     this.following = true;
   }
 
-  /** The view scrolled itself to top. */
-  place(top: number): void {
-    this.last = top;
+  /** The user scrolled up, by their own input: the log stays where they put it. */
+  userScrolledUp(): void {
+    this.following = false;
   }
 
-  /**
-   * The log scrolled to top, of at most max. At its end it follows again; moved up, and not
-   * to the end, the user scrolled (content that shrank clamps to the end, not above it).
-   * Returns whether the user scrolled up.
-   */
-  scrolled(top: number, max: number): boolean {
-    const up = top < this.last - 1;
-    this.last = top;
+  /** The log scrolled to top, of at most max (by anyone): at its end, it follows again. */
+  scrolled(top: number, max: number): void {
     if (max - top < nearEnd) {
       this.following = true;
-      return false;
     }
-    if (up) {
-      this.following = false;
-    }
-    return up;
   }
 }

@@ -15,17 +15,39 @@ export class Follow {
   /** Frames in a row that moved the log to keep the pinned question in view. */
   private settling = 0;
 
+  /** A pointer or finger is down on the log: its scrolling is the user's (a dragged scrollbar). */
+  private held = false;
+  private lastTop = 0;
+
   constructor(private readonly log: HTMLElement) {
+    const passive = { passive: true };
+    log.addEventListener('wheel', (e) => e.deltaY < 0 && this.userUp(), passive);
+    log.addEventListener('keydown', (e) => ['PageUp', 'ArrowUp', 'Home'].includes(e.key) && this.userUp());
+    log.addEventListener('pointerdown', () => (this.held = true), passive);
+    log.addEventListener('touchstart', () => (this.held = true), passive);
+    for (const end of ['pointerup', 'pointercancel', 'touchend', 'touchcancel']) {
+      window.addEventListener(end, () => (this.held = false), passive);
+    }
     log.addEventListener(
       'scroll',
       () => {
-        if (this.state.scrolled(log.scrollTop, log.scrollHeight - log.clientHeight)) {
-          this.pinned = undefined;
+        if (this.held && log.scrollTop < this.lastTop) {
+          this.userUp();
         }
+        this.lastTop = log.scrollTop;
+        this.state.scrolled(log.scrollTop, log.scrollHeight - log.clientHeight);
       },
-      { passive: true },
+      passive,
     );
     new MutationObserver(() => this.soon()).observe(log, { childList: true, subtree: true, characterData: true });
+  }
+
+  /** The user scrolled up: the log stops following, and an open question stops being held in view. */
+  private userUp(): void {
+    if (this.log.scrollTop > 0) {
+      this.state.userScrolledUp();
+      this.pinned = undefined;
+    }
   }
 
   /** The user sent a prompt: show it and follow the answer. */
@@ -95,6 +117,5 @@ export class Follow {
     } else if (this.state.following && toEnd > 0) {
       log.scrollTop = log.scrollHeight;
     }
-    this.state.place(log.scrollTop);
   }
 }

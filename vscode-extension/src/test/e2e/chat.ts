@@ -709,7 +709,9 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
     ],
   );
 
-  for (const [name, fn] of cases) {
+  // TANDEM_E2E_CHAT_CASES: only the chat cases whose names this regular expression matches.
+  const only = new RegExp(process.env.TANDEM_E2E_CHAT_CASES ?? '');
+  for (const [name, fn] of cases.filter(([n]) => only.test(n))) {
     const start = Date.now();
     try {
       await fn();
