@@ -40,12 +40,13 @@ export interface Prompt {
 const verbs: Record<string, string> = { shell: 'run', document: 'access', mcp: 'call' };
 
 /**
- * The notification for a question: who asks, each step exactly as it will run (tandem has
- * escaped every hidden character), its effects, and the paths that are not plain workspace
- * paths, which are what the user decides on.
+ * The notification for a question: who asks (in which chat, by its title, when the session
+ * is one), each step exactly as it will run (tandem has escaped every hidden character), its
+ * effects, and the paths that are not plain workspace paths, which are what the user decides on.
  */
-export function approvalPrompt(q: ApprovalQuestion): Prompt {
-  const parts = [`tandem: ${q.who ?? 'the agent'} (session ${q.session ?? '?'}) asks to ${verbs[q.kind ?? ''] ?? 'run'}:`];
+export function approvalPrompt(q: ApprovalQuestion, chat?: string): Prompt {
+  const where = chat ? `in the chat "${chat}"` : `(session ${q.session ?? '?'})`;
+  const parts = [`tandem: ${q.who ?? 'the agent'} ${where} asks to ${verbs[q.kind ?? ''] ?? 'run'}:`];
   for (const s of q.steps ?? []) {
     let line = s.text;
     if (Array.isArray(s.effects) && s.effects.length > 0) {

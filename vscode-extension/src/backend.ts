@@ -36,6 +36,21 @@ class TandemFeature implements StaticFeature {
   clear(): void {}
 }
 
+/**
+ * The client, with tandem's clean exit said as what it is: vscode-languageclient logs every
+ * exit of the server as an error, the exit 0 of a stop or restart the user asked for too. A
+ * crash (another code, a signal) and a connection lost unasked are still errors.
+ */
+class TandemClient extends LanguageClient {
+  override error(message: string, data?: unknown, showNotification?: boolean | 'force'): void {
+    if (message === 'Server process exited with code 0.') {
+      this.info(message, data, false);
+      return;
+    }
+    super.error(message, data, showNotification);
+  }
+}
+
 /** What the rest of the extension does at the backend's turns. */
 export interface BackendHooks {
   /** Installs the handlers of tandem's requests and notifications on the new client. */
@@ -131,7 +146,7 @@ export class Backend implements vscode.Disposable {
       initializationOptions: { user: cfg.inspect<object>('settings')?.globalValue ?? {} },
       outputChannel: this.log,
     };
-    const c = new LanguageClient('tandem', 'tandem', serverOptions, clientOptions);
+    const c = new TandemClient('tandem', 'tandem', serverOptions, clientOptions);
     c.registerFeature(new TandemFeature());
     this.hooks.register(c);
     c.onDidChangeState((e) => {

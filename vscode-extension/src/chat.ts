@@ -2,17 +2,18 @@
 // `tandem lsp` connection (docs/protocol.md, "The agent on the editor's connection"). The
 // webview (src/webview/) draws; this side owns the session, the turn, the questions asked
 // inside tool cards, diffs for "Open Diff", and the key stored in SecretStorage.
-import * as crypto from 'node:crypto';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient } from 'vscode-languageclient/node';
 import { ApprovalQuestion } from './approval';
+import type { InlineQuestion } from './questions';
 import { Backend } from './backend';
 import { ChatError, classifyError } from './chatErrors';
 import { ChatContext, promptBlocks } from './chatContext';
+import { chatPanelType, ChatSurfaces, chatViewId } from './chatSurfaces';
 import { ConfigOption, FromView, ignoreUnknown, SessionInfo, SessionUpdate, ToView } from './webviewMessages';
 
-export const chatViewId = 'tandem.chat';
+export { chatPanelType, chatViewId };
 export const diffScheme = 'tandem-diff';
 
 interface Diff {
@@ -26,10 +27,9 @@ const secretPrefix = 'tandem.env.';
 /** The names of the variables whose keys are stored, so tandem lsp gets all of them. */
 const secretNamesKey = 'tandem.secretEnvNames';
 
-export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocumentContentProvider {
-  private view: vscode.WebviewView | undefined;
-  private ready = false;
-  private readonly outbox: ToView[] = [];
+export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanelSerializer, vscode.TextDocumentContentProvider {
+  /** The sidebar's view and the editor tab, drawing the same chat. */
+  private readonly surfaces: ChatSurfaces;
   private session: string | undefined;
   private creating: Promise<string> | undefined;
   private turn = 0;
@@ -39,78 +39,57 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
   private readonly diffs = new Map<string, Diff>();
   /** Questions asked inline, by id: the answer from the card, or undefined once settled. */
   private readonly questions = new Map<string, (answer: string | undefined) => void>();
+  /** Open questions' calls for a notification: the user cannot see them in the chat. */
+  private readonly unseen = new Map<string, () => void>();
+  /** The chats' titles as tandem named them, by session. */
+  private readonly titles = new Map<string, string>();
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
     private readonly backend: Backend,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    this.surfaces = new ChatSurfaces(ctx.extensionUri, (m) => void this.received(m).catch((e: Error) => this.log.error(`chat: ${m.type}: ${e.message}`)));
+    this.surfaces.onDidChangeVisibility((visible) => {
+      if (!visible) {
+        for (const notify of this.unseen.values()) {
+          notify();
+        }
+      }
+    });
+  }
 
   // --- the webview -------------------------------------------------------------------
 
   resolveWebviewView(view: vscode.WebviewView): void {
-    this.view = view;
-    this.ready = false;
-    const media = vscode.Uri.joinPath(this.ctx.extensionUri, 'media');
-    const bundle = vscode.Uri.joinPath(this.ctx.extensionUri, 'out', 'webview');
-    view.webview.options = { enableScripts: true, localResourceRoots: [media, bundle] };
-    view.webview.html = this.html(view.webview, media, bundle);
-    view.webview.onDidReceiveMessage((m: FromView) => void this.received(m).catch((e: Error) => this.log.error(`chat: ${m.type}: ${e.message}`)));
-    view.onDidDispose(() => {
-      this.view = undefined;
-      this.ready = false;
-    });
+    this.surfaces.addSidebar(view);
+  }
+
+  /** Opens the chat in an editor tab: the same chat as the sidebar's. */
+  async openInEditor(): Promise<void> {
+    this.surfaces.openInEditor(await this.tabTitle());
+  }
+
+  /** The chat's tab, restored by VS Code after a reload: it shows the chat of this window. */
+  deserializeWebviewPanel(panel: vscode.WebviewPanel): Thenable<void> {
+    this.surfaces.adopt(panel);
+    this.retitle();
+    return Promise.resolve();
   }
 
   /** Whether the user can see the chat now (questions are then asked in it). */
   get visible(): boolean {
-    return this.view?.visible === true && this.ready;
-  }
-
-  private html(w: vscode.Webview, media: vscode.Uri, bundle: vscode.Uri): string {
-    const nonce = crypto.randomBytes(18).toString('base64');
-    const css = w.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css'));
-    const js = w.asWebviewUri(vscode.Uri.joinPath(bundle, 'main.js'));
-    const csp = [
-      "default-src 'none'",
-      `style-src ${w.cspSource}`,
-      `img-src ${w.cspSource} data:`,
-      `font-src ${w.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${css.toString()}">
-<title>tandem chat</title>
-</head>
-<body>
-<div id="app"></div>
-<script nonce="${nonce}" src="${js.toString()}"></script>
-</body>
-</html>`;
+    return this.surfaces.visible;
   }
 
   post(m: ToView): void {
-    if (this.view && this.ready) {
-      void this.view.webview.postMessage(m);
-    } else {
-      this.outbox.push(m);
-    }
+    this.surfaces.post(m);
   }
 
   private async received(m: FromView): Promise<void> {
     switch (m.type) {
       case 'ready': {
-        this.ready = true;
-        const waiting = this.outbox.splice(0);
         this.post({ type: 'state', running: this.running, config: this.config });
-        for (const w of waiting) {
-          this.post(w);
-        }
         if (!this.session) {
           void this.ensureSession().catch(() => undefined);
         }
@@ -126,6 +105,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
         return this.cancel();
       case 'answer':
         this.questions.get(m.id)?.(m.answer);
+        return;
+      case 'unseen':
+        this.unseen.get(m.id)?.();
         return;
       case 'openDiff':
         return this.openDiff(m.toolCallId, m.index);
@@ -176,13 +158,16 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
 
   /** tandem (re)started: the chat's session belonged to the old process. */
   connected(): void {
+    this.log.info(`chat: tandem started${this.session ? '; the chat goes on in a new session' : ''}`);
     if (this.session) {
       this.session = undefined;
-      this.running = false;
-      this.post({ type: 'turn', running: false, stopReason: 'backend restarted' });
+      if (this.running) {
+        this.running = false;
+        this.post({ type: 'turn', running: false, stopReason: 'backend restarted' });
+      }
       this.post({ type: 'notice', text: 'tandem restarted: this chat goes on in a new session (it is kept in History).' });
     }
-    if (this.view) {
+    if (this.surfaces.ready) {
       void this.ensureSession().catch(() => undefined);
     }
   }
@@ -316,6 +301,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
       }
       this.flush();
       this.post({ type: 'turn', running: false, stopReason: r.stopReason });
+      this.retitle();
     } catch (e) {
       const err = classifyError((e as Error).message);
       // A turn the agent never started (no model, another turn running) takes no turn number.
@@ -375,6 +361,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
   async newChat(): Promise<void> {
     await this.closeCurrent();
     this.post({ type: 'reset' });
+    this.surfaces.setTitle('tandem chat');
     await this.ensureSession().catch(() => undefined);
   }
 
@@ -421,6 +408,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
       // A guess until the first prompt's response names its turn (see prompt).
       this.turn = Math.max(0, ...cps.checkpoints.map((cp) => cp.turn + 1));
       this.post({ type: 'session', sessionId, config: this.config, loaded: true });
+      this.retitle();
     } catch (e) {
       this.session = undefined;
       this.showError(classifyError((e as Error).message));
@@ -445,36 +433,69 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
 
   /** Whether a question belongs in this chat's cards. */
   owns(q: ApprovalQuestion & { toolCall?: string }): boolean {
-    return q.session !== undefined && q.session === this.session && this.view !== undefined && this.ready;
+    return q.session !== undefined && q.session === this.session && this.surfaces.ready;
   }
 
   /**
    * Asks a question inside its tool card. Resolves with the card's answer, or undefined once
    * settled (another answer won, the turn stopped).
    */
-  ask(q: ApprovalQuestion & { toolCall?: string }): { answer: Promise<{ answer: string | null } | undefined>; settle: (how: string) => void } {
+  ask(q: ApprovalQuestion & { toolCall?: string }): InlineQuestion {
     const id = String(q.id);
     let resolve!: (a: string | undefined) => void;
     const answer = new Promise<string | undefined>((r) => (resolve = r));
     this.questions.set(id, resolve);
+    let notify!: () => void;
+    const unseen = new Promise<void>((r) => (notify = r));
+    this.unseen.set(id, notify);
+    if (!this.visible) {
+      notify();
+    }
     this.post({ type: 'ask', id, toolCall: q.toolCall, kind: q.kind, steps: q.steps ?? [], options: q.options });
     return {
       answer: answer.then((a) => {
         this.questions.delete(id);
+        this.unseen.delete(id);
         return a === undefined ? undefined : { answer: a };
       }),
-      settle: (how: string) => {
-        this.questions.get(id)?.(undefined);
-        this.questions.delete(id);
-        this.post({ type: 'settled', id, settled: how });
-      },
+      unseen,
+      settle: (how: string) => this.settled(id, how),
     };
   }
 
   settled(id: string, how: string): void {
     this.questions.get(id)?.(undefined);
     this.questions.delete(id);
+    this.unseen.delete(id);
     this.post({ type: 'settled', id, settled: how });
+  }
+
+  /** The chat's title as tandem named it (its first prompt's words), once it has one. */
+  async chatName(sessionId: string | undefined = this.session): Promise<string | undefined> {
+    if (!sessionId) {
+      return undefined;
+    }
+    const known = this.titles.get(sessionId);
+    if (known) {
+      return known;
+    }
+    const c = this.backend.started;
+    const r = await c?.sendRequest<{ sessions: SessionInfo[] }>('session/list', {}).catch(() => undefined);
+    const title = r?.sessions?.find((s) => s.sessionId === sessionId)?.title;
+    if (title) {
+      this.titles.set(sessionId, title);
+    }
+    return title;
+  }
+
+  private async tabTitle(): Promise<string> {
+    const name = await this.chatName();
+    return name ? `tandem: ${name}` : 'tandem chat';
+  }
+
+  /** Names the editor tab after the chat, which its first prompt names. */
+  private retitle(): void {
+    void this.tabTitle().then((t) => this.surfaces.setTitle(t));
   }
 
   // --- diffs and locations -------------------------------------------------------------
@@ -533,8 +554,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
     const rel = vscode.workspace.asRelativePath(ed.document.uri, false);
     const lines = first === last ? `${first}` : `${first}-${last}`;
     const uri = ed.document.uri.with({ fragment: `L${first}-${last}` }).toString();
-    await vscode.commands.executeCommand(`${chatViewId}.focus`);
-    this.post({ type: 'addContext', context: { kind: 'selection', label: `${rel}:${lines}`, uri } });
+    await this.surfaces.postToFront({ type: 'addContext', context: { kind: 'selection', label: `${rel}:${lines}`, uri } });
   }
 
   /** Adds the Problems of the active file to the next message. */

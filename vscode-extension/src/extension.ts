@@ -5,7 +5,7 @@
 // protocol in docs/protocol.md.
 import * as vscode from 'vscode';
 import { Backend } from './backend';
-import { ChatView, chatViewId, diffScheme } from './chat';
+import { ChatView, chatPanelType, chatViewId, diffScheme } from './chat';
 import { registerCommands } from './commands';
 import { registerSaveDocument } from './documents';
 import { DiagnosticsWatch } from './language';
@@ -39,11 +39,9 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
   const late: { chat?: ChatView } = {};
   const questions = new Questions(log, {
     owns: (q) => late.chat?.owns(q) ?? false,
-    get visible() {
-      return late.chat?.visible ?? false;
-    },
     ask: (q) => late.chat!.ask(q),
     settled: (id, how) => late.chat?.settled(id, how),
+    chatName: (session) => late.chat?.chatName(session) ?? Promise.resolve(undefined),
   });
   const diagnostics = new DiagnosticsWatch();
   ctx.subscriptions.push(diagnostics);
@@ -75,9 +73,11 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
     vscode.window.registerTreeDataProvider('tandem.session', view),
     vscode.workspace.registerTextDocumentContentProvider(resultScheme, results),
     vscode.window.registerWebviewViewProvider(chatViewId, chat, { webviewOptions: { retainContextWhenHidden: true } }),
+    vscode.window.registerWebviewPanelSerializer(chatPanelType, chat),
     vscode.workspace.registerTextDocumentContentProvider(diffScheme, chat),
     vscode.commands.registerCommand('tandem.setApiKey', (keyEnv?: string) => chat.setApiKey(keyEnv)),
     vscode.commands.registerCommand('tandem.newChat', () => chat.newChat()),
+    vscode.commands.registerCommand('tandem.openChatInEditor', () => chat.openInEditor()),
     vscode.commands.registerCommand('tandem.askAboutSelection', () => chat.askAboutSelection()),
     ...registerCommands({ log, backend, session, results }),
     lmTools,

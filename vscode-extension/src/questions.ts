@@ -5,13 +5,23 @@ import { LanguageClient } from 'vscode-languageclient/node';
 import { ApprovalQuestion, approvalAnswer, approvalPrompt } from './approval';
 import { Methods } from './protocol';
 
+/** A question asked in the chat. */
+export interface InlineQuestion {
+  /** The card's answer, or undefined once settled. */
+  answer: Promise<{ answer: string | null } | undefined>;
+  /** Resolves when the user cannot see it there: the chat hidden, or the question scrolled away. */
+  unseen: Promise<void>;
+  settle(how: string): void;
+}
+
 /** Where a question can also be asked: the chat, inside the tool card of the step. */
 export interface InlineAsker {
   owns(q: ApprovalQuestion): boolean;
-  readonly visible: boolean;
-  ask(q: ApprovalQuestion): { answer: Promise<{ answer: string | null } | undefined>; settle: (how: string) => void };
+  ask(q: ApprovalQuestion): InlineQuestion;
   /** tandem settled a question (any client's): the card shows how. */
   settled(id: string, how: string): void;
+  /** The title of the chat a session is, for a notification to name it. */
+  chatName(session: string | undefined): Promise<string | undefined>;
 }
 
 /** How an answer kind reads once settled, as tandem/approvalSettled says it. */
@@ -39,7 +49,7 @@ export class Questions {
     if (this.inline?.owns(q)) {
       return this.askInline(q, id, token);
     }
-    const p = approvalPrompt(q);
+    const p = approvalPrompt(q, await this.inline?.chatName(q.session).catch(() => undefined));
     // Settled elsewhere (another client answered, the step ended) or cancelled: stop waiting.
     // VS Code cannot close a notification, so a later click is simply not used.
     const settled = new Promise<undefined>((resolve) => {
@@ -55,13 +65,16 @@ export class Questions {
   }
 
   /**
-   * A chat's question: asked in its tool card, and also as a notification when the chat is
-   * hidden. The first answer wins; the other is settled (the card says how it ended).
+   * A chat's question: asked in its tool card, and also as a notification naming the chat
+   * once the user cannot see it there (the chat hidden, the question scrolled away). The
+   * first answer wins; the other is settled (the card says how it ended).
    */
   private async askInline(q: ApprovalQuestion, id: string, token: vscode.CancellationToken): Promise<{ answer: string | null }> {
-    const card = this.inline!.ask(q);
+    const inline = this.inline!;
+    const card = inline.ask(q);
     let done = false;
-    const settled = new Promise<undefined>((resolve) => {
+    const a = await new Promise<{ answer: string | null } | undefined>((resolve) => {
+      void card.answer.then(resolve);
       this.open.set(id, (how) => {
         this.log.info(`question ${id} settled: ${how}`);
         card.settle(how);
@@ -71,21 +84,19 @@ export class Questions {
         card.settle('cancelled');
         resolve(undefined);
       });
+      void card.unseen.then(async () => {
+        const p = approvalPrompt(q, await inline.chatName(q.session).catch(() => undefined));
+        if (done) {
+          return;
+        }
+        const b = await vscode.window.showWarningMessage(p.message, ...p.buttons);
+        const answer = approvalAnswer(b);
+        // A notification closed unanswered leaves the card's question open.
+        if (!done && answer.answer !== null) {
+          resolve(answer);
+        }
+      });
     });
-    const asks: Promise<{ answer: string | null } | undefined>[] = [card.answer, settled];
-    if (!this.inline!.visible) {
-      const p = approvalPrompt(q);
-      asks.push(
-        Promise.resolve(vscode.window.showWarningMessage(p.message, ...p.buttons)).then((b) => {
-          if (done) {
-            return undefined;
-          }
-          const a = approvalAnswer(b);
-          return a.answer === null ? new Promise<undefined>(() => undefined) : a;
-        }),
-      );
-    }
-    const a = await Promise.race(asks);
     done = true;
     this.open.delete(id);
     if (a) {

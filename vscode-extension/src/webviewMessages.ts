@@ -81,6 +81,8 @@ export type FromView =
   | { type: 'problems' }
   | { type: 'cancel' }
   | { type: 'answer'; id: string; answer: string }
+  /** The question's buttons were scrolled out of view: it is also asked as a notification. */
+  | { type: 'unseen'; id: string }
   /** The index-th diff of a tool call, in VS Code's diff editor. */
   | { type: 'openDiff'; toolCallId: string; index: number }
   | { type: 'openLocation'; path: string; line?: number }

@@ -19,11 +19,14 @@ import sql from 'highlight.js/lib/languages/sql';
 import typescript from 'highlight.js/lib/languages/typescript';
 import xml from 'highlight.js/lib/languages/xml';
 import yaml from 'highlight.js/lib/languages/yaml';
+import { tasklist } from '@mdit/plugin-tasklist';
 import MarkdownIt from 'markdown-it';
+import { cardStatus } from '../cardStatus';
 import type { ChatContext } from '../chatContext';
 import { tokens } from '../chatErrors';
 import { lineDiff } from '../lineDiff';
 import { ignoreUnknown } from '../webviewMessages';
+import { Follow } from './follow';
 import type { Completion, ConfigOption, FromView, SessionInfo, SessionUpdate, ToView, ToViewOf } from '../webviewMessages';
 
 interface VsCodeApi {
@@ -56,6 +59,8 @@ const md: MarkdownIt = new MarkdownIt({
   },
 });
 md.disable(['image']);
+// GitHub's task lists (- [ ] and - [x]) as checkboxes the user sees but does not tick.
+md.use(tasklist, { disabled: true, label: false });
 
 type Json = Record<string, unknown>;
 
@@ -135,7 +140,8 @@ let stopping = false;
 /** The block text streams into: the last agent message or thought, else none. */
 let current: { kind: 'agent' | 'thought'; el: HTMLElement; body: HTMLElement; text: string } | undefined;
 const cards = new Map<string, ToolCard>();
-const questions = new Map<string, HTMLElement>();
+/** The questions asked in the log: their element, their card, what stops watching them. */
+const questions = new Map<string, { q: HTMLElement; card?: ToolCard; unwatch: () => void }>();
 const dirty = new Set<{ body: HTMLElement; text: string; kind: string }>();
 let frame = 0;
 /** What goes with a message: a file, a selection or problems, shown as chips. */
@@ -146,10 +152,7 @@ let historySessions: SessionInfo[] = [];
 
 // --- rendering -----------------------------------------------------------------------------
 
-/** Whether the log is scrolled to (near) its end, so new text keeps it there. */
-function atEnd(): boolean {
-  return log.scrollHeight - log.scrollTop - log.clientHeight < 40;
-}
+const follow = new Follow(log);
 
 /** When the next render may start: long messages re-render less often, so typing stays smooth. */
 let notBefore = 0;
@@ -163,39 +166,40 @@ function schedule(): void {
     requestAnimationFrame(() => {
       frame = 0;
       const t0 = performance.now();
-      const follow = atEnd();
-      for (const b of dirty) {
-        if (b.kind === 'agent') {
-          renderMarkdown(b.body, b.text);
-        } else {
-          b.body.textContent = b.text;
-        }
-      }
-      dirty.clear();
-      if (follow) {
-        log.scrollTop = log.scrollHeight;
-      }
+      renderDirty();
       // Rendering takes at most about a fifth of the time while text streams.
       notBefore = performance.now() + 4 * (performance.now() - t0);
     });
   }, wait);
 }
 
+/** Draws the streamed text not drawn yet. */
+function renderDirty(): void {
+  for (const b of dirty) {
+    if (b.kind === 'agent') {
+      renderMarkdown(b.body, b.text);
+    } else {
+      b.body.textContent = b.text;
+    }
+  }
+  dirty.clear();
+}
+
 function renderMarkdown(target: HTMLElement, text: string): void {
   target.innerHTML = md.render(text);
+  // Each code block gets a bar above it with its language and Copy, so nothing covers a line.
   for (const pre of Array.from(target.querySelectorAll('pre'))) {
     const code = pre.textContent ?? '';
-    const copy = button('Copy', () => send({ type: 'copy', text: code }), { class: 'copy', 'aria-label': 'Copy code' });
-    pre.prepend(copy);
+    const lang = /(?:^|\s)language-(\S+)/.exec(pre.querySelector('code')?.className ?? '')?.[1] ?? '';
+    const copy = button('Copy', () => send({ type: 'copy', text: code }), { class: 'copy secondary', 'aria-label': 'Copy code' });
+    const block = el('div', { class: 'code-block' });
+    pre.replaceWith(block);
+    block.append(el('div', { class: 'code-head' }, el('span', { class: 'lang' }, lang), copy), pre);
   }
 }
 
 function append(node: HTMLElement): void {
-  const follow = atEnd();
   log.append(node);
-  if (follow) {
-    log.scrollTop = log.scrollHeight;
-  }
 }
 
 function streamText(kind: 'agent' | 'thought', text: string, meta?: Json): void {
@@ -262,7 +266,6 @@ const kindIcons: Record<string, string> = {
   fetch: '↓',
   other: '⚙',
 };
-const statusNames: Record<string, string> = { pending: 'pending', in_progress: 'running', completed: 'done', failed: 'failed' };
 
 class ToolCard {
   readonly root: HTMLElement;
@@ -274,6 +277,11 @@ class ToolCard {
   private readonly output = el('details', { class: 'output', hidden: '' });
   private readonly outputText = el('pre', {});
   readonly ask = el('div', { class: 'ask' });
+  private acpStatus = 'pending';
+  /** The card's questions still open. */
+  private readonly waiting = new Set<string>();
+  /** The user denied one of its steps. */
+  private denied = false;
 
   constructor(readonly id: string) {
     this.output.append(el('summary', {}, 'Output'), this.outputText);
@@ -298,9 +306,9 @@ class ToolCard {
       this.root.setAttribute('aria-label', `Tool call: ${u.title}`);
     }
     if (typeof u.status === 'string') {
-      this.status.textContent = statusNames[u.status] ?? u.status;
-      this.status.className = `status ${u.status}`;
+      this.acpStatus = u.status;
       this.root.dataset.status = u.status;
+      this.showStatus();
     }
     if (Array.isArray(u.locations)) {
       this.locations.replaceChildren();
@@ -329,6 +337,23 @@ class ToolCard {
         this.output.hidden = false;
       }
     }
+  }
+
+  /** A question of this card opened, or settled as how (allow, deny, …). */
+  question(id: string, how?: string): void {
+    if (how === undefined) {
+      this.waiting.add(id);
+    } else {
+      this.waiting.delete(id);
+      this.denied ||= how === 'deny';
+    }
+    this.showStatus();
+  }
+
+  private showStatus(): void {
+    const s = cardStatus(this.acpStatus, this.waiting.size > 0, this.denied);
+    this.status.textContent = s.text;
+    this.status.className = `status ${s.kind}`;
   }
 
   private diffView(c: Json, index: number): HTMLElement {
@@ -371,8 +396,11 @@ const choices: [string, string][] = [
 function ask(m: ToViewOf<'ask'>): void {
   const id = m.id;
   const toolCall = m.toolCall;
-  const holder = toolCall ? card(toolCall).ask : el('div', { class: 'card ask standalone' });
-  if (!toolCall) {
+  // The text before the question is drawn now, so nothing rendered later pushes it down.
+  renderDirty();
+  const owner = toolCall ? card(toolCall) : undefined;
+  const holder = owner ? owner.ask : el('div', { class: 'card ask standalone' });
+  if (!owner) {
     append(holder);
   }
   const verb = m.kind === 'document' ? 'access' : m.kind === 'mcp' ? 'call' : 'run';
@@ -410,11 +438,14 @@ function ask(m: ToViewOf<'ask'>): void {
   }
   q.append(row);
   holder.append(q);
-  questions.set(id, q);
+  owner?.question(id);
   status.textContent = `tandem asks to ${verb} ${m.steps.map((s) => s.text).join('; ')}`;
   // Focus stays where the user is (they may be typing: Enter must not answer a question);
-  // the status line announces it, and Tab reaches its buttons.
-  q.scrollIntoView({ block: 'nearest' });
+  // the status line announces it, and Tab reaches its buttons. Scrolled away, the question
+  // also comes as a notification.
+  follow.reveal(q);
+  const unwatch = follow.watch(row, () => send({ type: 'unseen', id }));
+  questions.set(id, { q, card: owner, unwatch });
 }
 
 const settledNames: Record<string, string> = {
@@ -426,10 +457,14 @@ const settledNames: Record<string, string> = {
 };
 
 function settle(id: string, how: string): void {
-  const q = questions.get(id);
-  if (!q) {
+  const asked = questions.get(id);
+  if (!asked) {
     return;
   }
+  const q = asked.q;
+  asked.unwatch();
+  follow.release(q);
+  asked.card?.question(id, how);
   q.querySelector('.question-actions')?.remove();
   let s = q.querySelector('.settled');
   if (!s) {
@@ -809,6 +844,9 @@ historyPanel.addEventListener('keydown', (e) => {
 function reset(): void {
   log.replaceChildren();
   cards.clear();
+  for (const a of questions.values()) {
+    a.unwatch();
+  }
   questions.clear();
   current = undefined;
   usageText.textContent = '';
@@ -875,6 +913,7 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
         }
       }
       if (m.loaded) {
+        follow.start();
         log.querySelector('.loading')?.remove();
         status.textContent = 'Chat loaded';
       }
@@ -889,6 +928,7 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
       }
       return;
     case 'user':
+      follow.start();
       userMessage(m.text, m.turn, m.context ?? []);
       return;
     case 'retagTurn': {

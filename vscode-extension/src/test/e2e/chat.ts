@@ -19,8 +19,17 @@ const tool = (name: string, input: unknown) => ({ tool: { name, input } });
 
 const chatFile = '# Chat\n\nThe greeting is Hello.\n';
 
-export async function chatTests(page: Page, host: Host, artifacts: string, report: Report): Promise<void> {
-  const f: FrameLocator = page.frameLocator('iframe.webview[src*="extensionId=tandemdev.tandem"]').frameLocator('iframe#active-frame');
+/** The sidebar's chat webview (code-server marks a view's frame with its purpose). */
+const sidebarFrame = 'iframe.webview[src*="extensionId=tandemdev.tandem"][src*="purpose=webviewView"]';
+/** The chat opened in an editor tab. */
+const tabFrame = 'iframe.webview[src*="extensionId=tandemdev.tandem"]:not([src*="purpose=webviewView"])';
+
+/**
+ * chatTests runs the chat's cases; tandemLog gives what the extension wrote to its tandem
+ * log so far.
+ */
+export async function chatTests(page: Page, host: Host, artifacts: string, report: Report, tandemLog: () => string): Promise<void> {
+  const f: FrameLocator = page.frameLocator(sidebarFrame).frameLocator('iframe#active-frame');
   page.setDefaultTimeout(10000);
   const shot = (name: string) => page.screenshot({ path: path.join(artifacts, name) });
   const prompt = async (text: string) => {
@@ -468,7 +477,241 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
     },
   ]);
 
-  for (const [name, fn] of cases) {
+
+  cases.push(
+    [
+      'chat_scrolled_up_send_shows_the_prompt_and_follows_the_answer',
+      async () => {
+        const inner = await webviewFrame(page);
+        const long = Array.from({ length: 60 }, (_, i) => ({ text: `Paragraph ${i} of a long answer.\n\n` }));
+        const stream = Array.from({ length: 40 }, (_, i) => ({ text: `Streamed line ${i}.\n\n` }));
+        await host('useModel', { script: script(response(long), response(stream, { delayMs: 60 }), response(stream, { delayMs: 60 })) });
+        await prompt('Write sixty paragraphs');
+        await agentText('Paragraph 59').waitFor({ timeout: 20000 });
+        await turnEnds();
+        // The user reads from the top, then sends from there.
+        await inner.evaluate(`document.querySelector('.log').scrollTop = 0`);
+        await prompt('Now stream forty lines');
+        await f.locator('.msg.user', { hasText: 'Now stream forty lines' }).waitFor();
+        await agentText('Streamed line 5.').waitFor({ timeout: 20000 });
+        const mid = await inner.evaluate<{ toEnd: number; promptTop: number }>(logPlace("Now stream forty lines"));
+        await agentText('Streamed line 39.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        const end = await inner.evaluate<{ toEnd: number; lastVisible: boolean }>(logPlace('Streamed line 39.'));
+        console.log(`chat follow: mid-stream ${mid.toEnd} px from the end; after the turn ${end.toEnd} px`);
+        if (mid.toEnd > 40 || end.toEnd > 40 || !end.lastVisible) {
+          throw new Error(`the log did not follow the answer: ${JSON.stringify({ mid, end })}`);
+        }
+        // Scrolled up during a turn, the log stays where the user put it.
+        await prompt('Stream forty lines again');
+        await agentText('Streamed line 3.').waitFor({ timeout: 20000 });
+        await f.locator('.log').hover();
+        await page.mouse.wheel(0, -3000);
+        await until(5000, async () => ((await inner.evaluate<number>(`(() => { const l = document.querySelector('.log'); return l.scrollHeight - l.clientHeight - l.scrollTop; })()`)) > 400 ? true : undefined));
+        await turnEnds();
+        const after = await inner.evaluate<{ toEnd: number }>(logPlace('Streamed line 39.'));
+        if (after.toEnd < 400) {
+          throw new Error(`the log went back to its end while the user read above: ${after.toEnd} px from it`);
+        }
+        await shot('chat-follow.png');
+      },
+    ],
+    [
+      'chat_question_after_text_is_in_view_waits_and_is_denied',
+      async () => {
+        const inner = await webviewFrame(page);
+        await host('writeFile', { path: 'ask.sh', text: '#!/bin/sh\necho ran >> ask-ran.txt\n', mode: 'exec' });
+        const text = Array.from({ length: 30 }, (_, i) => ({ text: `Before asking, line ${i}: some words to render first.\n\n` }));
+        await host('useModel', { script: script(response([...text, tool('bash', { command: './ask.sh' })], { delayMs: 10 }), response([{ text: 'Not run, then.' }])) });
+        await prompt('Explain, then run ask.sh');
+        const q = f.locator('.question', { hasText: './ask.sh' }).last();
+        await q.waitFor({ timeout: 20000 });
+        // Two frames: what the view does about a question happens in the next one.
+        await inner.evaluate(`new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))`);
+        const px = await inner.evaluate<{ allow: number; deny: number; top: number }>(buttonOffsets);
+        console.log(`chat question: Allow ${px.allow} px, Deny ${px.deny} px below the log's bottom edge (negative: above it, in view); top ${px.top} px below its top`);
+        if (px.allow > 0 || px.deny > 0 || px.top < 0) {
+          throw new Error(`the question's buttons are not in view: ${JSON.stringify(px)}`);
+        }
+        const card = f.locator('.card[data-kind="execute"]').last();
+        const badge = card.locator('.card-head .status');
+        if ((await badge.innerText()) !== 'waiting for you') {
+          throw new Error(`a card with an open question says ${await badge.innerText()}`);
+        }
+        await shot('chat-question-in-view.png');
+        await q.getByRole('button', { name: 'Deny', exact: true }).click();
+        await agentText('Not run, then.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        await until(5000, async () => ((await badge.innerText()) === 'denied' ? true : undefined)).catch(async () => {
+          throw new Error(`a denied step's card says ${await badge.innerText()}`);
+        });
+        if ((await host('readFile', { path: 'ask-ran.txt' })) !== null) {
+          throw new Error('the denied step ran');
+        }
+      },
+    ],
+    [
+      'chat_question_scrolled_away_is_a_notification_naming_the_chat',
+      async () => {
+        await host('command', { command: 'notifications.clearAll' }).catch(() => undefined);
+        await host('writeFile', { path: 'away.sh', text: '#!/bin/sh\necho ran >> away-ran.txt\n', mode: 'exec' });
+        const text = Array.from({ length: 40 }, (_, i) => ({ text: `Line ${i} before the question.\n\n` }));
+        await host('useModel', { script: script(response([...text, tool('bash', { command: './away.sh' })]), response([{ text: 'Ran away.sh.' }])) });
+        const title = 'Run away.sh after a long explanation';
+        await prompt(title);
+        const q = f.locator('.question', { hasText: './away.sh' }).last();
+        await q.waitFor({ timeout: 20000 });
+        const session = ((await host('chatState')) as { session: string }).session;
+        await f.locator('.log').hover();
+        await page.mouse.wheel(0, -5000);
+        const note = page.locator('.notification-list-item', { hasText: './away.sh' });
+        await until(20000, async () => {
+          if ((await note.count()) > 0) {
+            return true;
+          }
+          if (!(await page.locator('.notifications-center.visible').isVisible())) {
+            await page.locator('.statusbar-item', { has: page.locator('.codicon-bell, .codicon-bell-dot') }).first().click({ timeout: 1000 });
+          }
+          return undefined;
+        });
+        const said = await note.first().innerText();
+        console.log(`chat notification: ${JSON.stringify(said)}`);
+        if (!said.includes(`"${title}"`) || said.includes(session)) {
+          throw new Error(`the notification does not name the chat by its title: ${said}`);
+        }
+        await shot('chat-question-notification.png');
+        await q.getByRole('button', { name: 'Allow', exact: true }).click();
+        await agentText('Ran away.sh.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        await host('command', { command: 'notifications.hideList' }).catch(() => undefined);
+      },
+    ],
+    [
+      'chat_restart_without_a_turn_ends_none_and_logs_no_error',
+      async () => {
+        await host('useModel', { script: script(response([{ text: 'ok' }])) });
+        const before = ((await host('chatState')) as { session: string }).session;
+        const logged = tandemLog().length;
+        await host('command', { command: 'tandem.restart' });
+        await until(20000, async () => {
+          const s = ((await host('chatState')) as { session?: string }).session;
+          return s && s !== before ? true : undefined;
+        });
+        await f.locator('.notice', { hasText: 'tandem restarted' }).last().waitFor();
+        if ((await f.locator('.notice', { hasText: 'The turn ended' }).count()) !== 0) {
+          throw new Error('a restart with no turn running says a turn ended');
+        }
+        // The log is written behind: wait for the chat's line about the new tandem.
+        const since = await until(15000, () => {
+          const t = tandemLog().slice(logged);
+          return Promise.resolve(t.includes('chat: tandem started') ? t : undefined);
+        }).catch(() => {
+          throw new Error(`the log says nothing of the restart:\n${tandemLog().slice(logged)}`);
+        });
+        const errors = since.split('\n').filter((l) => /\[error\]|\[Error\b/.test(l));
+        if (errors.length) {
+          throw new Error(`the user's restart was logged as an error:\n${errors.join('\n')}`);
+        }
+      },
+    ],
+    [
+      'chat_fits_a_170px_sidebar',
+      async () => {
+        await host('writeFile', { path: 'wide.txt', text: `short\n${'const aVeryLongIdentifierName = computeSomethingWith(argumentNumberOne, argumentNumberTwo, '.repeat(2)}oldEnd\n` });
+        const long = 'const aVeryLongIdentifierName = computeSomethingWith(argumentNumberOne, argumentNumberTwo, '.repeat(2);
+        await host('useModel', {
+          script: script(
+            response([tool('read', { path: 'wide.txt' })]),
+            response([tool('edit', { files: [{ path: 'wide.txt', old: `${long}oldEnd`, new: `${long}newEnd` }] })]),
+            response([{ text: `Done:\n\n- [x] read wide.txt\n- [ ] test it\n\n| file | what |\n| --- | --- |\n| src/some/deeply/nested/directory/file_with_a_long_name.go | changed |\n\n\`\`\`go\n${long}newEnd\n\`\`\`\n` }]),
+          ),
+        });
+        // The editor takes the room: the sidebar shrinks to VS Code's minimum.
+        for (let i = 0; i < 12; i++) {
+          await host('command', { command: 'workbench.action.increaseViewWidth' });
+        }
+        await prompt('Change the end of the long line in src/some/deeply/nested/directory/file_with_a_long_name.go please');
+        const final = agentText('Done:');
+        await final.waitFor({ timeout: 20000 });
+        await turnEnds();
+        const inner = await webviewFrame(page);
+        const m = await inner.evaluate<Record<string, number | boolean | string>>(layoutFacts);
+        console.log(`chat at ${m.width} px: ${JSON.stringify(m)}`);
+        await shot('chat-170px.png');
+        await f.locator('.log').evaluate('(l) => { l.scrollTop = l.scrollHeight; }');
+        await shot('chat-170px-end.png');
+        const problems: string[] = [];
+        if (Number(m.width) > 200) {
+          problems.push(`the sidebar is ${m.width} px wide, not its minimum`);
+        }
+        for (const k of ['page', 'log', 'header', 'composer']) {
+          if (Number(m[`${k}Over`]) > 0) {
+            problems.push(`${k} is ${m[`${k}Over`]} px wider than the view: ${m[`${k}Culprit`]}`);
+          }
+        }
+        if (m.checkboxes !== 2 || m.checked !== 1) {
+          problems.push(`the task list has ${m.checkboxes} boxes, ${m.checked} ticked`);
+        }
+        if (m.copyOverCode) {
+          problems.push('Copy covers the code');
+        }
+        if (!m.diffEndVisible) {
+          problems.push("the diff hides the changed end of the long line");
+        }
+        if (problems.length) {
+          throw new Error(problems.join('; '));
+        }
+        // Back to about 300 px, where the sidebar started.
+        for (let i = 0; i < 2; i++) {
+          await host('command', { command: 'workbench.action.decreaseViewWidth' });
+        }
+        const wide = await inner.evaluate<Record<string, number | boolean | string>>(layoutFacts);
+        console.log(`chat at ${wide.width} px: ${JSON.stringify(wide)}`);
+        await shot('chat-300px.png');
+        if (['page', 'log', 'header', 'composer'].some((k) => Number(wide[`${k}Over`]) > 0)) {
+          throw new Error(`the chat overflows at ${wide.width} px: ${JSON.stringify(wide)}`);
+        }
+      },
+    ],
+    [
+      'chat_opens_in_an_editor_tab_as_the_same_chat',
+      async () => {
+        await host('useModel', { script: script(response([{ text: 'Answered in the tab.' }])) });
+        await prompt('A message from the sidebar');
+        await agentText('Answered in the tab.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        // The button in the chat view's title bar.
+        await page.locator('.pane-header', { hasText: /^Chat/ }).hover().catch(() => undefined);
+        await page.getByRole('button', { name: 'Open Chat in Editor' }).first().click();
+        const tabs = (await until(10000, async () => {
+          const all = (await host('tabs')) as { label: string; active: boolean }[];
+          return all.some((t) => t.label.startsWith('tandem')) ? all : undefined;
+        })) as { label: string; active: boolean }[];
+        const tab = tabs.find((t) => t.label.startsWith('tandem'))!;
+        console.log(`chat tab: ${JSON.stringify(tab)}`);
+        if (!tab.label.includes('A message from the sidebar')) {
+          throw new Error(`the tab is not named after the chat: ${tab.label}`);
+        }
+        const t = page.frameLocator(tabFrame).frameLocator('iframe#active-frame');
+        await t.locator('.msg.user', { hasText: 'A message from the sidebar' }).waitFor({ timeout: 10000 });
+        await t.locator('.msg.agent', { hasText: 'Answered in the tab.' }).waitFor();
+        // Sent from the tab, the answer shows in both.
+        await host('useModel', { script: script(response([{ text: 'Seen in both.' }])) });
+        await t.locator('.msg.user').first().waitFor({ state: 'detached', timeout: 10000 });
+        const box = t.locator('#prompt');
+        await box.fill('Sent from the tab');
+        await box.press('Enter');
+        await t.locator('.msg.agent', { hasText: 'Seen in both.' }).waitFor({ timeout: 20000 });
+        await agentText('Seen in both.').waitFor({ timeout: 10000 });
+        await shot('chat-tab.png');
+        await host('closeEditors');
+      },
+    ],
+  );
+
+  // TANDEM_E2E_CHAT_CASES: only the chat cases whose names this regular expression matches.
+  const only = new RegExp(process.env.TANDEM_E2E_CHAT_CASES ?? '');
+  for (const [name, fn] of cases.filter(([n]) => only.test(n))) {
     const start = Date.now();
     try {
       await fn();
@@ -496,8 +739,8 @@ async function until<T>(ms: number, f: () => Promise<T | undefined>): Promise<T>
 }
 
 /** The chat webview's own document, for measuring inside it. */
-async function webviewFrame(page: Page): Promise<Frame> {
-  const outer = await (await page.locator('iframe.webview[src*="extensionId=tandemdev.tandem"]').elementHandle())?.contentFrame();
+async function webviewFrame(page: Page, selector = sidebarFrame): Promise<Frame> {
+  const outer = await (await page.locator(selector).elementHandle())?.contentFrame();
   const inner = await (await outer?.locator('iframe#active-frame').elementHandle())?.contentFrame();
   if (!inner) {
     throw new Error('the chat webview has no frame');
@@ -507,6 +750,62 @@ async function webviewFrame(page: Page): Promise<Frame> {
 
 // Run inside the webview (its DOM; passed as source text, as this file is compiled without
 // the DOM's types).
+/** How far the log is from its end, and whether the element with this text is in view. */
+const logPlace = (text: string) => `(() => {
+  const log = document.querySelector('.log');
+  const v = log.getBoundingClientRect();
+  const el = [...document.querySelectorAll('.msg')].reverse().find((m) => m.textContent.includes(${JSON.stringify(text)}));
+  const r = el ? el.getBoundingClientRect() : { top: -1, bottom: -1 };
+  return { toEnd: Math.round(log.scrollHeight - log.clientHeight - log.scrollTop), promptTop: Math.round(r.top - v.top), lastVisible: !!el && r.bottom > v.top && r.top < v.bottom };
+})()`;
+/** The last question's Allow and Deny: their bottom edges below the log's (negative: in view). */
+const buttonOffsets = `(() => {
+  const v = document.querySelector('.log').getBoundingClientRect();
+  const q = [...document.querySelectorAll('.question')].pop();
+  const b = (name) => [...q.querySelectorAll('button')].find((x) => x.textContent === name).getBoundingClientRect();
+  return { allow: Math.round(b('Allow').bottom - v.bottom), deny: Math.round(b('Deny').bottom - v.bottom), top: Math.round(b('Allow').top - v.top) };
+})()`;
+/** What a narrow chat shows: overflow of each part (and what is widest), task list, Copy, diff. */
+const layoutFacts = `(() => {
+  const over = (e) => e.scrollWidth - e.clientWidth;
+  const culprit = (root) => {
+    let worst = '', w = root.clientWidth;
+    for (const e of root.querySelectorAll('*')) {
+      const r = e.getBoundingClientRect(), p = root.getBoundingClientRect();
+      if (r.width > 0 && r.right - p.left > w + 1) { w = r.right - p.left; worst = e.tagName + '.' + e.className; }
+    }
+    return worst;
+  };
+  const log = document.querySelector('.log'), header = document.querySelector('.header'), composer = document.querySelector('.composer');
+  const final = [...document.querySelectorAll('.msg.agent')].pop();
+  const boxes = final ? [...final.querySelectorAll('input[type=checkbox]')] : [];
+  const copy = final && final.querySelector('.copy'), code = final && final.querySelector('pre code');
+  let copyOverCode = false;
+  if (copy && code) {
+    const a = copy.getBoundingClientRect(), b = code.getBoundingClientRect();
+    copyOverCode = a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  }
+  const add = [...document.querySelectorAll('pre.diff .line.add')].pop();
+  let diffEndVisible = false;
+  if (add) {
+    const pre = add.closest('pre');
+    const range = document.createRange();
+    range.setStart(add.firstChild, Math.max(0, add.textContent.trimEnd().length - 6));
+    range.setEnd(add.firstChild, add.textContent.trimEnd().length);
+    const r = range.getBoundingClientRect(), p = pre.getBoundingClientRect();
+    diffEndVisible = add.textContent.includes('newEnd') && r.right <= p.right + 1 && r.left >= p.left - 1;
+  }
+  return {
+    width: window.innerWidth,
+    pageOver: over(document.documentElement), pageCulprit: culprit(document.body),
+    logOver: over(log), logCulprit: culprit(log),
+    headerOver: over(header), headerCulprit: culprit(header),
+    composerOver: over(composer), composerCulprit: culprit(composer),
+    checkboxes: boxes.length, checked: boxes.filter((b) => b.checked).length,
+    copyOverCode, diffEndVisible,
+  };
+})()`;
+
 const startFrameLog = `(() => {
   window.gaps = []; window.on = true; window.last = performance.now();
   const tick = (t) => { window.gaps.push(t - window.last); window.last = t; if (window.on) requestAnimationFrame(tick); };

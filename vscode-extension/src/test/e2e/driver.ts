@@ -74,6 +74,12 @@ function tandemOnPath(): string {
   throw new Error('no tandem on PATH; run make build');
 }
 
+/** The extension's tandem log (its output channel's file, somewhere under dir) so far. */
+function tandemLog(dir: string): string {
+  const files = (fs.readdirSync(dir, { recursive: true }) as string[]).filter((f) => /tandemdev\.tandem\/tandem\.log$|\/\d+-tandem\.log$/.test(f)).sort();
+  return files.map((f) => fs.readFileSync(path.join(dir, f), 'utf8')).join('\n');
+}
+
 async function main(): Promise<number> {
   const [csDir, sample, artifacts, vsix] = process.argv.slice(2).map((p) => path.resolve(p));
   if (!csDir || !sample || !artifacts) {
@@ -243,9 +249,10 @@ async function main(): Promise<number> {
       return res.value;
     };
     if (!process.env.TANDEM_E2E_NO_CHAT) {
-      await chatTests(page, host, artifacts, report);
+      await chatTests(page, host, artifacts, report, () => tandemLog(tmp));
     }
     fs.writeFileSync(out + '.done', '');
+    fs.writeFileSync(path.join(artifacts, 'tandem.log'), tandemLog(tmp));
     report.failed = report.failed.filter((f) => f.error !== 'skipped');
     for (const p of report.passed) {
       console.log(`ok    ${p}`);

@@ -483,7 +483,7 @@ async function handle(api: TandemApi, root: vscode.Uri, r: Req): Promise<unknown
         if (typeof r.keyEnv === 'string') {
           replayProvider.apiKeyEnv = r.keyEnv;
         }
-        config = { agent: { model: 'replay/any', providers: { replay: replayProvider }, models: { 'replay/any': { window: 200000, price: { input: 3, output: 15 } }, 'replay/other': { window: 100000 } } } };
+        config = { agent: { model: 'replay/any', providers: { replay: replayProvider }, models: { 'replay/any': { window: 200000, price: { input: 3, output: 15 } }, 'replay/other': { window: 100000 }, 'replay/a-model-whose-name-is-wider-than-a-narrow-sidebar': { window: 100000 } } } };
       } else {
         stopReplay();
       }

@@ -49,3 +49,12 @@ test('approvalAnswer maps each button to its answer kind; a closed notification 
   assert.deepEqual(approvalAnswer(undefined), { answer: null });
   assert.deepEqual(approvalAnswer('allow'), { answer: null });
 });
+
+test('approvalPrompt names the chat by its title, not its session id', () => {
+  const q = { id: 's1-8', session: 'chat-7f3a', kind: 'shell', steps: [{ text: './deploy.sh' }] };
+  const p = approvalPrompt(q, 'Deploy the staging build');
+  assert.equal(p.message, 'tandem: the agent in the chat "Deploy the staging build" asks to run:\n./deploy.sh');
+  assert.ok(!p.message.includes('chat-7f3a'));
+  // A session that is no chat (an MCP client's) is still named by its id.
+  assert.ok(approvalPrompt(q).message.startsWith('tandem: the agent (session chat-7f3a) asks to run:'));
+});
