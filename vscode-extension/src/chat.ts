@@ -10,6 +10,8 @@ import { ApprovalQuestion } from './approval';
 import { Backend } from './backend';
 import { ChatError, classifyError } from './chatErrors';
 import { ChatContext, promptBlocks } from './chatContext';
+import { Review } from './review';
+import { RestoreReply, restoreEntry } from './reviewModel';
 import { ConfigOption, FromView, ignoreUnknown, SessionInfo, SessionUpdate, ToView } from './webviewMessages';
 
 export const chatViewId = 'tandem.chat';
@@ -39,12 +41,16 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
   private readonly diffs = new Map<string, Diff>();
   /** Questions asked inline, by id: the answer from the card, or undefined once settled. */
   private readonly questions = new Map<string, (answer: string | undefined) => void>();
+  /** The review of the last turn that changed files (src/review.ts). */
+  readonly review: Review;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
     private readonly backend: Backend,
     private readonly log: vscode.LogOutputChannel,
-  ) {}
+  ) {
+    this.review = new Review(backend, () => this.session, (m) => this.post(m), (r) => this.undone(r), log);
+  }
 
   // --- the webview -------------------------------------------------------------------
 
@@ -70,6 +76,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
   private html(w: vscode.Webview, media: vscode.Uri, bundle: vscode.Uri): string {
     const nonce = crypto.randomBytes(18).toString('base64');
     const css = w.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css'));
+    const reviewCss = w.asWebviewUri(vscode.Uri.joinPath(media, 'review.css'));
     const js = w.asWebviewUri(vscode.Uri.joinPath(bundle, 'main.js'));
     const csp = [
       "default-src 'none'",
@@ -85,6 +92,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${css.toString()}">
+<link rel="stylesheet" href="${reviewCss.toString()}">
 <title>tandem chat</title>
 </head>
 <body>
@@ -142,7 +150,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
       case 'setConfig':
         return this.setConfig(m.configId, m.value);
       case 'restore':
-        return this.restore(m.turn);
+        await this.restore(m.turn, m.around, m.undid);
+        return;
+      case 'resend':
+        return this.resend(m.turn, m.text, m.context);
+      case 'review':
+        return this.review.act(m);
       case 'newChat':
         return this.newChat();
       case 'history':
@@ -316,6 +329,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
       }
       this.flush();
       this.post({ type: 'turn', running: false, stopReason: r.stopReason });
+      void this.review.show(actual);
     } catch (e) {
       const err = classifyError((e as Error).message);
       // A turn the agent never started (no model, another turn running) takes no turn number.
@@ -356,19 +370,67 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
     }
   }
 
-  private async restore(turn: number): Promise<void> {
+  /**
+   * Restores the files to before turn (around the user's later changes, when asked); undid: the
+   * turn restored is a restore's own, so this undoes that restore. The chat gets an entry saying
+   * what it did, with Undo restore and, where files were kept, Restore around my changes.
+   */
+  private async restore(turn: number, around = false, undid?: number): Promise<RestoreReply | undefined> {
     if (!this.session) {
-      return;
+      return undefined;
     }
     try {
       const c = await this.client();
-      const r = await c.sendRequest<{ text: string; isError: boolean; files: string[] }>('_tandem/restore', { sessionId: this.session, turn });
+      const r = await c.sendRequest<RestoreReply>('_tandem/restore', { sessionId: this.session, turn, ...(around ? { aroundLaterChanges: true } : {}) });
       this.turn++; // the restore is a turn of its own
-      const files = (r.files ?? []).map((f) => vscode.workspace.asRelativePath(f, false));
-      this.post({ type: 'restored', turn, text: r.text, isError: r.isError, files });
+      this.post({ type: 'restored', turn, isError: r.isError, ...restoreEntry(r, around), around, undid });
+      void this.review.refresh();
+      return r;
     } catch (e) {
-      this.post({ type: 'restored', turn, text: (e as Error).message, isError: true, files: [] });
+      this.post({ type: 'restored', turn, text: (e as Error).message, isError: true, offerAround: false, around, undid });
+      return undefined;
     }
+  }
+
+  /** An undo from the review: a turn of its own, said in the chat with its own Undo. */
+  private undone(r: RestoreReply): void {
+    this.turn++;
+    const e = restoreEntry(r, true);
+    this.post({ type: 'restored', turn: -1, text: `Undid from the review: ${e.text}`, isError: r.isError, undoTurn: e.undoTurn, offerAround: false });
+  }
+
+  /**
+   * Sends an earlier prompt again, edited: when files changed from its turn on, the user is
+   * asked first whether to put them back to before it (as a restore, which can be undone).
+   */
+  private async resend(turn: number, text: string, context: ChatContext[]): Promise<void> {
+    if (this.running || !this.session) {
+      this.post({ type: 'notice', text: 'Wait for the turn to end (or stop it), then send the edited message.' });
+      return;
+    }
+    const c = await this.client();
+    const cps = await c.sendRequest<{ checkpoints: { turn: number; files: string[] }[] }>('_tandem/checkpoints', { sessionId: this.session }).catch(() => ({ checkpoints: [] }));
+    const files = [...new Set(cps.checkpoints.filter((cp) => cp.turn >= turn).flatMap((cp) => cp.files))].map((f) => vscode.workspace.asRelativePath(f, false));
+    if (files.length > 0) {
+      const restore = 'Restore Files and Send';
+      const keep = 'Send Without Restoring';
+      const choice = await vscode.window.showWarningMessage(
+        'Put the files back to before this message, then send it edited?',
+        { modal: true, detail: `Changed since: ${files.join(', ')}. Files you changed since are kept; the restore can be undone from the chat.` },
+        restore,
+        keep,
+      );
+      if (choice === undefined) {
+        return;
+      }
+      if (choice === restore) {
+        const r = await this.restore(turn);
+        if (!r || (r.isError && r.turn === undefined)) {
+          return; // nothing was put back: the entry says why; the user decides
+        }
+      }
+    }
+    await this.prompt(text, context);
   }
 
   /** Leaves the current chat (kept in History) and opens a new one. */
@@ -389,6 +451,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
     this.session = undefined;
     this.running = false;
     this.diffs.clear();
+    this.review.clear();
     const c = this.backend.started;
     await c?.sendRequest('session/close', { sessionId: old }).catch(() => undefined);
   }

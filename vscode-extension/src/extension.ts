@@ -76,6 +76,7 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
     vscode.workspace.registerTextDocumentContentProvider(resultScheme, results),
     vscode.window.registerWebviewViewProvider(chatViewId, chat, { webviewOptions: { retainContextWhenHidden: true } }),
     vscode.workspace.registerTextDocumentContentProvider(diffScheme, chat),
+    ...chat.review.register(),
     vscode.commands.registerCommand('tandem.setApiKey', (keyEnv?: string) => chat.setApiKey(keyEnv)),
     vscode.commands.registerCommand('tandem.newChat', () => chat.newChat()),
     vscode.commands.registerCommand('tandem.askAboutSelection', () => chat.askAboutSelection()),
