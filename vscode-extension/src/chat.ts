@@ -153,7 +153,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
         await this.restore(m.turn, m.around, m.undid);
         return;
       case 'resend':
-        return this.resend(m.turn, m.text, m.context);
+        return this.resend(m.turn, m.text, m.context, m.restore);
       case 'review':
         return this.review.act(m);
       case 'newChat':
@@ -400,33 +400,22 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
   }
 
   /**
-   * Sends an earlier prompt again, edited: when files changed from its turn on, the user is
-   * asked first whether to put them back to before it (as a restore, which can be undone).
+   * Sends an earlier prompt again, edited; with restore (the user's choice in the edit box),
+   * the files changed from its turn on are first put back to before it, as a restore the chat
+   * shows and can undo. A restore that put nothing back stops here: its entry says why.
    */
-  private async resend(turn: number, text: string, context: ChatContext[]): Promise<void> {
+  private async resend(turn: number, text: string, context: ChatContext[], restore: boolean): Promise<void> {
     if (this.running || !this.session) {
       this.post({ type: 'notice', text: 'Wait for the turn to end (or stop it), then send the edited message.' });
       return;
     }
-    const c = await this.client();
-    const cps = await c.sendRequest<{ checkpoints: { turn: number; files: string[] }[] }>('_tandem/checkpoints', { sessionId: this.session }).catch(() => ({ checkpoints: [] }));
-    const files = [...new Set(cps.checkpoints.filter((cp) => cp.turn >= turn).flatMap((cp) => cp.files))].map((f) => vscode.workspace.asRelativePath(f, false));
-    if (files.length > 0) {
-      const restore = 'Restore Files and Send';
-      const keep = 'Send Without Restoring';
-      const choice = await vscode.window.showWarningMessage(
-        'Put the files back to before this message, then send it edited?',
-        { modal: true, detail: `Changed since: ${files.join(', ')}. Files you changed since are kept; the restore can be undone from the chat.` },
-        restore,
-        keep,
-      );
-      if (choice === undefined) {
-        return;
-      }
-      if (choice === restore) {
+    if (restore) {
+      const c = await this.client();
+      const cps = await c.sendRequest<{ checkpoints: { turn: number }[] }>('_tandem/checkpoints', { sessionId: this.session }).catch(() => ({ checkpoints: [] }));
+      if (cps.checkpoints.some((cp) => cp.turn >= turn)) {
         const r = await this.restore(turn);
         if (!r || (r.isError && r.turn === undefined)) {
-          return; // nothing was put back: the entry says why; the user decides
+          return;
         }
       }
     }

@@ -100,10 +100,12 @@ export interface RestoreEntry {
 
 export function restoreEntry(r: RestoreReply, around: boolean): RestoreEntry {
   const text = r.text.trim();
+  const undoTurn = typeof r.turn === 'number' ? r.turn : undefined;
   return {
-    text,
+    // The entry's Undo restore button says what tandem's last sentence does.
+    text: undoTurn === undefined ? text : text.replace(/\s*Restore turn \d+ to undo this restore\.$/, ''),
     failed: r.isError,
-    undoTurn: typeof r.turn === 'number' ? r.turn : undefined,
+    undoTurn,
     // tandem's own advice names it when it applies (docs/protocol.md, `_tandem/restore`).
     offerAround: !around && /Restore again around later changes/.test(text),
   };

@@ -99,8 +99,8 @@ export type FromView =
    * this restores the restore recorded as that turn, undoing it.
    */
   | { type: 'restore'; turn: number; around?: boolean; undid?: number }
-  /** Edit and resend the prompt of this turn (the files put back first, when the user agrees). */
-  | { type: 'resend'; turn: number; text: string; context: ChatContext[] }
+  /** Edit and resend the prompt of this turn; restore: the files put back to before it first. */
+  | { type: 'resend'; turn: number; text: string; context: ChatContext[]; restore: boolean }
   /** The changes bar: open a file's review, keep or undo it, or all of them. */
   | { type: 'review'; action: 'open' | 'keep' | 'undo' | 'keepAll' | 'undoAll'; path?: string }
   | { type: 'newChat' }

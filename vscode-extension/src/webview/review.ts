@@ -89,7 +89,10 @@ export function restoreEntryView(m: ToViewOf<'restored'>, send: Send): HTMLEleme
   return n;
 }
 
-/** Edit on a sent message: the text in a box; sending it asks to put the files back first. */
+/**
+ * Edit on a sent message: the text in a box, sent again with a choice — put the files changed
+ * since back to before it first (Enter), or send without restoring.
+ */
 export function editButton(msg: HTMLElement, text: string, context: ChatContext[], send: Send): HTMLButtonElement {
   const edit = button('Edit', () => {
     if (msg.querySelector('.resend')) {
@@ -97,31 +100,39 @@ export function editButton(msg: HTMLElement, text: string, context: ChatContext[
     }
     const area = el('textarea', { class: 'resend-text', rows: '3', 'aria-label': 'Edit the message' });
     area.value = text;
-    const form = el('div', { class: 'resend' }, area);
+    const form = el('div', { class: 'resend' }, area, el('div', { class: 'resend-note' }, 'Sending it again can first put back the files the agent changed since this message; files you changed since are kept, and the restore can be undone.'));
     const close = () => {
       form.remove();
       edit.hidden = false;
     };
-    const go = () => {
+    const go = (restore: boolean) => {
       const t = area.value.trim();
       if (t) {
         close();
-        send({ type: 'resend', turn: Number(msg.dataset.turn), text: t, context });
+        send({ type: 'resend', turn: Number(msg.dataset.turn), text: t, context, restore });
       }
     };
     area.addEventListener('keydown', (e) => {
       if (e.key === 'Enter' && !e.shiftKey && !e.isComposing) {
         e.preventDefault();
-        go();
+        go(true);
       } else if (e.key === 'Escape') {
         e.preventDefault();
         close();
       }
     });
-    form.append(el('div', { class: 'question-actions' }, button('Send', go, { class: 'resend-send' }), button('Cancel', close, { class: 'secondary' })));
+    form.append(
+      el(
+        'div',
+        { class: 'question-actions' },
+        button('Restore files and send', () => go(true), { class: 'resend-restore' }),
+        button('Send without restoring', () => go(false), { class: 'secondary resend-keep' }),
+        button('Cancel', close, { class: 'secondary' }),
+      ),
+    );
     edit.hidden = true;
     msg.append(form);
     area.focus();
-  }, { class: 'edit link', title: 'Edit this message and send it again; the files can be put back to before it first', 'aria-label': 'Edit and resend' });
+  }, { class: 'edit link', title: 'Edit this message and send it again, the files put back to before it first if you choose', 'aria-label': 'Edit and resend' });
   return edit;
 }

@@ -43,7 +43,7 @@ test("a hunk's actions stand on its first line now, inside the document", () => 
 
 test('a restore says once what it did and offers its undo', () => {
   const e = restoreEntry({ text: 'Restored chat.md.\nRestore turn 3 to undo this restore.\n', isError: false, files: ['/w/chat.md'], turn: 3 }, false);
-  assert.equal(e.text, 'Restored chat.md.\nRestore turn 3 to undo this restore.');
+  assert.equal(e.text, 'Restored chat.md.', 'the Undo restore button says what the last sentence did');
   assert.equal(e.text.match(/Restored chat\.md/g)?.length, 1);
   assert.equal(e.undoTurn, 3);
   assert.equal(e.offerAround, false);
