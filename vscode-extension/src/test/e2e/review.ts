@@ -103,6 +103,16 @@ export async function reviewTests(page: Page, host: Host, artifacts: string, rep
         // (The file's own editor is in front now: its lenses, the first hunk's alone.)
         const shown = page.locator('.monaco-editor .codelens-decoration a', { hasText: /^Undo$/ });
         await until(10000, async () => ((await shown.count()) === 1 ? true : undefined));
+        // Keep on the first hunk's lens: nothing is left to review, the bar goes, no text changes.
+        const text = (await buffer('review.md'))?.text;
+        await page.locator('.monaco-editor .codelens-decoration a', { hasText: /^Keep$/ }).first().click();
+        await f.locator('.changes[hidden]').waitFor({ state: 'attached', timeout: 10000 });
+        await until(10000, async () => ((await shown.count()) === 0 ? true : undefined)).catch(() => {
+          throw new Error('Keep left the Undo above the hunk');
+        });
+        if ((await buffer('review.md'))?.text !== text) {
+          throw new Error('Keep changed the file');
+        }
         await host('command', { command: 'workbench.action.files.saveAll' });
         await host('closeEditors');
       },
