@@ -222,10 +222,16 @@ export class Review implements vscode.TextDocumentContentProvider, vscode.CodeLe
     }
     const c = await this.backend.ready();
     for (const req of reqs) {
-      // A file that is not open is opened first (not shown), so the undo goes through its
-      // buffer and VS Code's undo can take it back, as for an open one.
-      for (const f of req.path ? [req.path] : this.files.filter((x) => !x.deleted && x.before !== null).map((x) => x.path)) {
-        await vscode.workspace.openTextDocument(f).then(undefined, () => undefined);
+      for (const f of req.path ? this.files.filter((x) => x.path === req.path) : this.files) {
+        if (f.before === null) {
+          // The undo removes a file the turn created, which tandem does not do under an open
+          // editor: its editors are closed first, unless it holds unsaved text.
+          await closeClean(vscode.Uri.file(f.path));
+        } else if (!f.deleted) {
+          // A file that is not open is opened first (not shown), so the undo goes through its
+          // buffer and VS Code's undo can take it back, as for an open one.
+          await vscode.workspace.openTextDocument(f.path).then(undefined, () => undefined);
+        }
       }
       try {
         const r = await c.sendRequest<RestoreReply>('_tandem/undo', { sessionId: session, turn: this.turn, ...req });
@@ -238,5 +244,29 @@ export class Review implements vscode.TextDocumentContentProvider, vscode.CodeLe
       }
     }
     await this.refresh();
+  }
+}
+
+/** Closes the editors of uri (diffs showing it included) unless it has unsaved text, and waits until VS Code closed the document. */
+async function closeClean(uri: vscode.Uri): Promise<void> {
+  const key = uri.toString();
+  const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
+  if (!doc || doc.isDirty) {
+    return;
+  }
+  const tabs = vscode.window.tabGroups.all
+    .flatMap((g) => g.tabs)
+    .filter((t) => (t.input instanceof vscode.TabInputText && t.input.uri.toString() === key) || (t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === key));
+  let done!: () => void;
+  const closed = new Promise<void>((resolve) => (done = resolve));
+  const listener = vscode.workspace.onDidCloseTextDocument((d) => d.uri.toString() === key && done());
+  // VS Code may keep a document without editors open for a while: the undo then says so.
+  const timer = setTimeout(() => done(), 3000);
+  try {
+    await vscode.window.tabGroups.close(tabs);
+    await closed;
+  } finally {
+    clearTimeout(timer);
+    listener.dispose();
   }
 }

@@ -118,7 +118,7 @@ export async function reviewTests(page: Page, host: Host, artifacts: string, rep
       },
     ],
     [
-      'review_keep_one_file_then_undo_all_including_a_file_not_open',
+      'review_undo_a_created_file_keep_one_then_undo_all_including_a_file_not_open',
       async () => {
         await host('closeEditors');
         await host('writeFile', { path: 'keep.md', text: 'alpha\nbeta\n' });
@@ -127,10 +127,20 @@ export async function reviewTests(page: Page, host: Host, artifacts: string, rep
           'Upper-case both files',
           'Both upper-cased.',
           response([tool('read', { path: 'keep.md' }), tool('read', { path: 'undo.md' })]),
-          response([tool('write', { path: 'keep.md', content: 'ALPHA\nbeta\n' }), tool('write', { path: 'undo.md', content: 'GAMMA\ndelta\n' })]),
+          response([tool('write', { path: 'keep.md', content: 'ALPHA\nbeta\n' }), tool('write', { path: 'undo.md', content: 'GAMMA\ndelta\n' }), tool('write', { path: 'made.md', content: 'made\n' })]),
         );
         await row('keep.md').waitFor({ timeout: 10000 });
         await row('undo.md').waitFor({ timeout: 10000 });
+        // A file the turn created, reviewed in the diff editor, then undone: it goes.
+        const made = row('made.md');
+        await made.locator('.changed-notes', { hasText: 'new' }).waitFor({ timeout: 10000 });
+        await made.locator('.review-open').click();
+        await until(10000, async () => ((await buffer('made.md')) !== null ? true : undefined));
+        await made.getByRole('button', { name: 'Undo made.md' }).click();
+        await until(10000, async () => ((await host('readFile', { path: 'made.md' })) === null ? true : undefined)).catch(() => {
+          throw new Error('the created file was not removed by its Undo');
+        });
+        await made.waitFor({ state: 'detached', timeout: 10000 });
         if ((await buffer('undo.md')) !== null) {
           throw new Error('undo.md is open before the test opens it');
         }
