@@ -329,7 +329,6 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
       }
       this.flush();
       this.post({ type: 'turn', running: false, stopReason: r.stopReason });
-      void this.review.show(actual);
     } catch (e) {
       const err = classifyError((e as Error).message);
       // A turn the agent never started (no model, another turn running) takes no turn number.
@@ -343,6 +342,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
     } finally {
       if (counted) {
         this.turn = actual + 1;
+        // What the turn changed, to review — a stopped or failed turn's too.
+        void this.review.show(actual);
       }
       this.running = false;
     }
