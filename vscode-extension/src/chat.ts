@@ -76,7 +76,6 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
   private html(w: vscode.Webview, media: vscode.Uri, bundle: vscode.Uri): string {
     const nonce = crypto.randomBytes(18).toString('base64');
     const css = w.asWebviewUri(vscode.Uri.joinPath(media, 'chat.css'));
-    const reviewCss = w.asWebviewUri(vscode.Uri.joinPath(media, 'review.css'));
     const js = w.asWebviewUri(vscode.Uri.joinPath(bundle, 'main.js'));
     const csp = [
       "default-src 'none'",
@@ -92,7 +91,6 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <link rel="stylesheet" href="${css.toString()}">
-<link rel="stylesheet" href="${reviewCss.toString()}">
 <title>tandem chat</title>
 </head>
 <body>
