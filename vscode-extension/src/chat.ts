@@ -8,10 +8,10 @@ import * as vscode from 'vscode';
 import { LanguageClient } from 'vscode-languageclient/node';
 import { ApprovalQuestion } from './approval';
 import { Backend } from './backend';
-import { ChatError, classifyError } from './chatErrors';
-import { ChatContext, promptBlocks } from './chatContext';
 import { Review } from './review';
 import { RestoreReply, restoreEntry } from './reviewModel';
+import { ChatError, classifyError } from './chatErrors';
+import { ChatContext, promptBlocks } from './chatContext';
 import { ConfigOption, FromView, ignoreUnknown, SessionInfo, SessionUpdate, ToView } from './webviewMessages';
 
 export const chatViewId = 'tandem.chat';
@@ -38,19 +38,16 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
   private running = false;
   private lastPrompt: { text: string; context: ChatContext[] } | undefined;
   private config: ConfigOption[] = [];
+  private reviewing: Review | undefined;
   private readonly diffs = new Map<string, Diff>();
   /** Questions asked inline, by id: the answer from the card, or undefined once settled. */
   private readonly questions = new Map<string, (answer: string | undefined) => void>();
-  /** The review of the last turn that changed files (src/review.ts). */
-  readonly review: Review;
 
   constructor(
     private readonly ctx: vscode.ExtensionContext,
     private readonly backend: Backend,
     private readonly log: vscode.LogOutputChannel,
-  ) {
-    this.review = new Review(backend, () => this.session, (m) => this.post(m), (r) => this.undone(r), log);
-  }
+  ) {}
 
   // --- the webview -------------------------------------------------------------------
 
@@ -176,6 +173,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.TextDocument
       default:
         ignoreUnknown(m);
     }
+  }
+
+  /** The review of the last turn that changed files (src/review.ts). */
+  get review(): Review {
+    return (this.reviewing ??= new Review(this.backend, () => this.session, (m) => this.post(m), (r) => this.undone(r), this.log));
   }
 
   // --- the backend's side -----------------------------------------------------------
