@@ -70,10 +70,14 @@ export async function reviewTests(page: Page, host: Host, artifacts: string, rep
         const lenses = page.locator('.monaco-diff-editor .codelens-decoration a', { hasText: /^Undo$/ });
         await until(15000, async () => ((await lenses.count()) === 2 ? true : undefined));
         await shot('review-diff.png');
-        // The Undo above the first hunk (line 2): the lens highest on the screen.
-        const boxes = await Promise.all((await lenses.all()).map(async (l) => ({ l, y: (await l.boundingBox())?.y ?? 0 })));
-        boxes.sort((a, b) => a.y - b.y);
-        await boxes[0].l.click();
+        // The Undo above the first hunk (line 2): the lens highest on the screen, clicked where
+        // it is drawn (the lenses are drawn again when tandem answers where the hunks stand).
+        const top = await until(10000, async () => {
+          const ys = await Promise.all((await lenses.all()).map((l) => l.boundingBox()));
+          const boxes = ys.filter((b) => b !== null && b.y > 0).sort((a, b) => a!.y - b!.y);
+          return boxes.length === 2 && boxes[0]!.y < boxes[1]!.y ? boxes[0]! : undefined;
+        });
+        await page.mouse.click(top.x + top.width / 2, top.y + top.height / 2);
         const want = 'one\ntwo\nthree\nfour, mine\nfive\nSIX\nseven\n';
         const got = await until(10000, async () => {
           const b = await buffer('review.md');
