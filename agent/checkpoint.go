@@ -146,49 +146,71 @@ func (c *Chat) Checkpoints() []Checkpoint {
 	return out
 }
 
+// Restored is what a restore did, and the turn it was recorded as: the
+// turn to restore to undo it (-1 when it changed no file).
+type Restored struct {
+	tools.Result
+	Turn int
+}
+
 // Restore puts back every file the agent changed from turn on, as it was
 // before that turn, keeping (and naming) any file changed since the agent
 // wrote it — or, with around, restoring such a file around those later
 // changes where they do not touch the agent's. It refuses while a turn
 // runs. The reply ends with how to undo the restore; the model is told at
 // the start of the next prompt which files went back.
-func (c *Chat) Restore(ctx context.Context, turn int, around bool) (tools.Result, error) {
+func (c *Chat) Restore(ctx context.Context, turn int, around bool) (Restored, error) {
+	return c.putBack(ctx, turn, around, func(from [][]turnChange) ([]edits.Revert, error) {
+		return revertsFrom(from), nil
+	}, "(The user undid your changes from turn %d on in these files: %s. Read them again before you edit them.)")
+}
+
+// putBack runs a restore: pick chooses the reverts from the turns from
+// turn on. What the files hold first is synced to the chat's file, and
+// the restore is recorded as a turn of its own, so it can be restored in
+// turn; note (with the turn and the files) is told to the model.
+func (c *Chat) putBack(ctx context.Context, turn int, around bool, pick func(from [][]turnChange) ([]edits.Revert, error), note string) (Restored, error) {
 	if !c.mu.TryLock() {
-		return tools.Result{}, fmt.Errorf("a turn is running; stop it, then restore")
+		return Restored{}, fmt.Errorf("a turn is running; stop it, then restore")
 	}
 	defer c.mu.Unlock()
 	if err := c.begin(func(acp.SessionUpdate) {}); err != nil {
-		return tools.Result{}, err
+		return Restored{}, err
 	}
 	defer c.end()
 	c.ckMu.Lock()
 	if turn < 0 || turn >= len(c.turns) {
 		c.ckMu.Unlock()
-		return tools.Result{}, fmt.Errorf("there is no turn %d; the chat has turns 0 to %d", turn, len(c.turns)-1)
+		return Restored{}, fmt.Errorf("there is no turn %d; the chat has turns 0 to %d", turn, len(c.turns)-1)
 	}
-	reverts := revertsFrom(c.turns[turn:])
+	reverts, err := pick(c.turns[turn:])
 	restored := len(c.turns) // the restore is a turn of its own: undoable
 	c.ckMu.Unlock()
+	if err != nil {
+		return Restored{}, err
+	}
 	var paths []string
 	for _, r := range reverts {
 		paths = append(paths, r.Path)
 	}
 	quiet := func(acp.SessionUpdate) {}
 	if err := c.saveBefore(restored, restoreCall, paths, quiet); err != nil {
-		return tools.Result{}, refusal.New(refusal.Failed, fmt.Sprintf("the chat could not record what the files hold now (%v), so the restore could not be undone; nothing was restored; make room on the disk, then restore again", err))
+		return Restored{}, refusal.New(refusal.Failed, fmt.Sprintf("the chat could not record what the files hold now (%v), so the restore could not be undone; nothing was restored; make room on the disk, then restore again", err))
 	}
 	res := c.opts.Session.Restore(ctx, reverts, around)
 	c.recordCall(restored, restoreCall, callChanges("", res.Changes), quiet)
+	out := Restored{Result: res, Turn: -1}
 	if len(res.Changes) > 0 {
-		var paths []string
+		paths = paths[:0]
 		for _, fc := range res.Changes {
 			paths = append(paths, fc.Path)
 		}
-		c.notes = append(c.notes, fmt.Sprintf("(The user undid your changes from turn %d on in these files: %s. Read them again before you edit them.)", turn, strings.Join(paths, ", ")))
-		res.Text += fmt.Sprintf("Restore turn %d to undo this restore.\n", restored)
+		c.notes = append(c.notes, fmt.Sprintf(note, turn, strings.Join(paths, ", ")))
+		out.Text += fmt.Sprintf("Restore turn %d to undo this restore.\n", restored)
+		out.Turn = restored
 	}
-	c.keep(notice{Kind: noticeRestore, Text: strings.TrimSuffix(res.Text, "\n"), Turn: &turn})
-	return res, nil
+	c.keep(notice{Kind: noticeRestore, Text: strings.TrimSuffix(out.Text, "\n"), Turn: &turn})
+	return out, nil
 }
 
 // revertsFrom is what undoing turns means for each file they touched: put

@@ -20,6 +20,8 @@ const (
 	MethodModels        = "_tandem/models"
 	MethodSetKey        = "_tandem/setKey"
 	MethodSetModel      = "_tandem/setModel"
+	MethodChanges       = "_tandem/changes"
+	MethodUndo          = "_tandem/undo"
 )
 
 // ErrUnknownExtension is a `_…` method tandem does not serve.
@@ -41,6 +43,21 @@ type RestoreReply struct {
 	IsError bool     `json:"isError"`
 	Files   []string `json:"files"` // the files put back
 	Code    string   `json:"code,omitempty"`
+	// The turn the restore was recorded as, to restore to undo it; absent
+	// when it changed no file.
+	Turn *int `json:"turn,omitempty"`
+}
+
+// reply is a restore's answer.
+func reply(r Restored) RestoreReply {
+	out := RestoreReply{Text: r.Text, IsError: r.IsError, Files: []string{}, Code: string(r.Code)}
+	for _, fc := range r.Changes {
+		out.Files = append(out.Files, fc.Path)
+	}
+	if r.Turn >= 0 {
+		out.Turn = &r.Turn
+	}
+	return out
 }
 
 // Extension serves one of tandem's extension methods. A ParamsError is the
@@ -57,6 +74,9 @@ func (s *Service) Extension(ctx context.Context, method string, params json.RawM
 		Provider *ProviderSetup `json:"provider"`
 		Key      string         `json:"key"`
 		Model    string         `json:"model"`
+		// _tandem/undo: the one file, and its hunks, to undo.
+		Path  string `json:"path"`
+		Hunks []int  `json:"hunks"`
 	}
 	if len(params) > 0 {
 		if err := json.Unmarshal(params, &p); err != nil {
@@ -81,11 +101,27 @@ func (s *Service) Extension(ctx context.Context, method string, params json.RawM
 		if err != nil {
 			return nil, err
 		}
-		out := RestoreReply{Text: res.Text, IsError: res.IsError, Files: []string{}, Code: string(res.Code)}
-		for _, fc := range res.Changes {
-			out.Files = append(out.Files, fc.Path)
+		return reply(res), nil
+	case MethodChanges, MethodUndo:
+		if p.Turn == nil {
+			return nil, &ParamsError{method, fmt.Errorf("turn is missing; %s lists the turns", MethodCheckpoints)}
 		}
-		return out, nil
+		sv, err := s.session(p.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		if method == MethodUndo {
+			res, err := sv.chat.Undo(ctx, *p.Turn, p.Path, p.Hunks)
+			if err != nil {
+				return nil, err
+			}
+			return reply(res), nil
+		}
+		files, err := sv.chat.Changes(*p.Turn)
+		if err != nil {
+			return nil, err
+		}
+		return map[string]any{"turn": *p.Turn, "files": files}, nil
 	case MethodDeleteSession:
 		if err := s.Delete(p.SessionID); err != nil {
 			return nil, err

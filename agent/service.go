@@ -281,10 +281,10 @@ func (s *Service) Close(id acp.SessionId) {
 }
 
 // Restore restores session id's checkpoint of turn (see Chat.Restore).
-func (s *Service) Restore(ctx context.Context, id acp.SessionId, turn int, around bool) (tools.Result, error) {
+func (s *Service) Restore(ctx context.Context, id acp.SessionId, turn int, around bool) (Restored, error) {
 	sv, err := s.session(id)
 	if err != nil {
-		return tools.Result{}, err
+		return Restored{}, err
 	}
 	return sv.chat.Restore(ctx, turn, around)
 }

@@ -31,7 +31,7 @@ type Revert struct {
 // restore can itself be restored.
 func Restore(ctx context.Context, env *Env, reverts []Revert, around bool) (string, error) {
 	var cs []*change
-	var kept []string
+	var kept, already []string
 	merged := map[*change]bool{} // restored around later changes
 	hint := ""                   // what to do about the files kept as changed
 	for _, r := range reverts {
@@ -45,6 +45,9 @@ func Restore(ctx context.Context, env *Env, reverts []Revert, around bool) (stri
 			continue
 		case err != nil:
 			kept = append(kept, fmt.Sprintf("%s (it cannot be read: %v)", show, err))
+			continue
+		case exists == (r.Want != nil) && bytes.Equal(cur, r.Want):
+			already = append(already, show) // restored before, or put back by hand
 			continue
 		case exists != (r.Expect != nil) || !bytes.Equal(cur, r.Expect):
 			if !around {
@@ -74,8 +77,11 @@ func Restore(ctx context.Context, env *Env, reverts []Revert, around bool) (stri
 		cs = append(cs, c)
 	}
 	if len(cs) == 0 {
-		if len(kept) == 0 {
+		switch {
+		case len(kept) == 0 && len(already) == 0:
 			return "Nothing to restore: the agent changed no file from that turn on.\n", nil
+		case len(kept) == 0:
+			return fmt.Sprintf("Nothing changed: already as before that turn: %s.\n", strings.Join(already, ", ")), nil
 		}
 		return "", refusal.New(refusal.Conflict, strings.TrimSpace("Nothing was restored: every file the agent changed from that turn on was changed since, and is kept: "+strings.Join(kept, ", ")+". "+hint))
 	}
@@ -118,6 +124,9 @@ func Restore(ctx context.Context, env *Env, reverts []Revert, around bool) (stri
 	if len(kept) > 0 {
 		fmt.Fprintf(&b, "Kept as they are: %s.\n", strings.Join(kept, ", "))
 	}
+	if len(already) > 0 {
+		fmt.Fprintf(&b, "Already as before: %s.\n", strings.Join(already, ", "))
+	}
 	if hint != "" {
 		b.WriteString(hint + "\n")
 	}
@@ -138,8 +147,6 @@ func aroundLater(r Revert, cur []byte, exists bool) ([]byte, string) {
 		return nil, "made again since the agent removed it"
 	case r.Want == nil:
 		return nil, "changed since the agent created it; remove it by hand to undo that"
-	case bytes.Equal(cur, r.Want):
-		return nil, "it already holds what it held before the agent's changes"
 	}
 	return restoreAround(r.Expect, cur, r.Want)
 }

@@ -66,8 +66,8 @@ func (c *rpc) sessionUpdates(session string) []map[string]any {
 
 // The editor's chat over tandem lsp: ACP's session/new and session/prompt
 // on the LSP connection, updates as session/update notifications, an edit
-// reported with its diff and kept as a checkpoint, and _tandem/restore
-// putting the file back.
+// reported with its diff and kept as a checkpoint, listed by
+// _tandem/changes, and _tandem/undo putting the file back.
 func TestChatOverTheEditorConnection(t *testing.T) {
 	ws := t.TempDir()
 	file := filepath.Join(ws, "a.txt")
@@ -117,12 +117,20 @@ func TestChatOverTheEditorConnection(t *testing.T) {
 	if len(cps.Checkpoints) != 1 || cps.Checkpoints[0].Turn != 0 {
 		t.Fatalf("checkpoints %+v", cps)
 	}
+	var ch struct {
+		Files []agent.FileReview `json:"files"`
+	}
+	c.ok("_tandem/changes", map[string]any{"sessionId": s.SessionID, "turn": 0}, &ch)
+	if len(ch.Files) != 1 || ch.Files[0].Path != filepath.Join(ws, "new.txt") || ch.Files[0].Before != nil || len(ch.Files[0].Hunks) != 1 {
+		t.Fatalf("changes %+v", ch)
+	}
 	var r struct {
 		Text  string   `json:"text"`
 		Files []string `json:"files"`
+		Turn  *int     `json:"turn"`
 	}
-	c.ok("_tandem/restore", map[string]any{"sessionId": s.SessionID, "turn": 0}, &r)
-	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil || len(r.Files) != 1 {
+	c.ok("_tandem/undo", map[string]any{"sessionId": s.SessionID, "turn": 0}, &r)
+	if _, err := os.Stat(filepath.Join(ws, "new.txt")); err == nil || len(r.Files) != 1 || r.Turn == nil || *r.Turn != 1 {
 		t.Fatalf("restore: %+v; the file is still there: %v", r, err)
 	}
 	var list struct {

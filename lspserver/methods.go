@@ -38,6 +38,8 @@ var requests = map[string]handlerFunc{
 	agent.MethodModels:          extension(agent.MethodModels),
 	agent.MethodSetKey:          extension(agent.MethodSetKey),
 	agent.MethodSetModel:        extension(agent.MethodSetModel),
+	agent.MethodChanges:         extension(agent.MethodChanges),
+	agent.MethodUndo:            extension(agent.MethodUndo),
 }
 
 // notifications run one at a time, in the order they arrived, on the read

@@ -104,6 +104,12 @@ func (s *Session) Restore(ctx context.Context, reverts []edits.Revert, around bo
 	return s.commit(func(env *edits.Env) (string, error) { return edits.Restore(ctx, env, reverts, around) })
 }
 
+// Hunks lists the hunks of the change of path from before to after, each
+// with where it stands in what path holds now (see edits.Hunks).
+func (s *Session) Hunks(path string, before, after []byte) ([]edits.Hunk, error) {
+	return edits.Hunks(s.edits(), path, before, after)
+}
+
 // commit runs an edit or a write and returns its reply with the files it
 // changed.
 func (s *Session) commit(run func(*edits.Env) (string, error)) Result {

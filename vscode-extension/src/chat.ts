@@ -8,6 +8,8 @@ import { LanguageClient } from 'vscode-languageclient/node';
 import { ApprovalQuestion } from './approval';
 import type { InlineQuestion } from './questions';
 import { Backend } from './backend';
+import { Review } from './review';
+import { RestoreReply, restoreEntry } from './reviewModel';
 import { ChatError, classifyError } from './chatErrors';
 import { ChatContext, promptBlocks } from './chatContext';
 import { chatPanelType, ChatSurfaces, chatViewId } from './chatSurfaces';
@@ -36,6 +38,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
   private running = false;
   private lastPrompt: { text: string; context: ChatContext[] } | undefined;
   private config: ConfigOption[] = [];
+  private reviewing: Review | undefined;
   private readonly diffs = new Map<string, Diff>();
   /** Questions asked inline, by id: the answer from the card, or undefined once settled. */
   private readonly questions = new Map<string, (answer: string | undefined) => void>();
@@ -124,7 +127,12 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
       case 'setConfig':
         return this.setConfig(m.configId, m.value);
       case 'restore':
-        return this.restore(m.turn);
+        await this.restore(m.turn, m.around, m.undid);
+        return;
+      case 'resend':
+        return this.resend(m.turn, m.text, m.context, m.restore);
+      case 'review':
+        return this.review.act(m);
       case 'newChat':
         return this.newChat();
       case 'history':
@@ -147,6 +155,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
       default:
         ignoreUnknown(m);
     }
+  }
+
+  /** The review of the last turn that changed files (src/review.ts). */
+  get review(): Review {
+    return (this.reviewing ??= new Review(this.backend, () => this.session, (m) => this.post(m), (r) => this.undone(r), this.log));
   }
 
   // --- the backend's side -----------------------------------------------------------
@@ -315,6 +328,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
     } finally {
       if (counted) {
         this.turn = actual + 1;
+        // What the turn changed, to review — a stopped or failed turn's too.
+        void this.review.show(actual);
       }
       this.running = false;
     }
@@ -342,19 +357,56 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
     }
   }
 
-  private async restore(turn: number): Promise<void> {
+  /**
+   * Restores the files to before turn (around the user's later changes, when asked); undid: the
+   * turn restored is a restore's own, so this undoes that restore. The chat gets an entry saying
+   * what it did, with Undo restore and, where files were kept, Restore around my changes.
+   */
+  private async restore(turn: number, around = false, undid?: number): Promise<RestoreReply | undefined> {
     if (!this.session) {
-      return;
+      return undefined;
     }
     try {
       const c = await this.client();
-      const r = await c.sendRequest<{ text: string; isError: boolean; files: string[] }>('_tandem/restore', { sessionId: this.session, turn });
+      const r = await c.sendRequest<RestoreReply>('_tandem/restore', { sessionId: this.session, turn, ...(around ? { aroundLaterChanges: true } : {}) });
       this.turn++; // the restore is a turn of its own
-      const files = (r.files ?? []).map((f) => vscode.workspace.asRelativePath(f, false));
-      this.post({ type: 'restored', turn, text: r.text, isError: r.isError, files });
+      this.post({ type: 'restored', turn, isError: r.isError, ...restoreEntry(r, around), around, undid });
+      void this.review.refresh();
+      return r;
     } catch (e) {
-      this.post({ type: 'restored', turn, text: (e as Error).message, isError: true, files: [] });
+      this.post({ type: 'restored', turn, text: (e as Error).message, isError: true, offerAround: false, around, undid });
+      return undefined;
     }
+  }
+
+  /** An undo from the review: a turn of its own, said in the chat with its own Undo. */
+  private undone(r: RestoreReply): void {
+    this.turn++;
+    const e = restoreEntry(r, true);
+    this.post({ type: 'restored', turn: -1, text: `Undid from the review: ${e.text}`, isError: r.isError, undoTurn: e.undoTurn, offerAround: false });
+  }
+
+  /**
+   * Sends an earlier prompt again, edited; with restore (the user's choice in the edit box),
+   * the files changed from its turn on are first put back to before it, as a restore the chat
+   * shows and can undo. A restore that put nothing back stops here: its entry says why.
+   */
+  private async resend(turn: number, text: string, context: ChatContext[], restore: boolean): Promise<void> {
+    if (this.running || !this.session) {
+      this.post({ type: 'notice', text: 'Wait for the turn to end (or stop it), then send the edited message.' });
+      return;
+    }
+    if (restore) {
+      const c = await this.client();
+      const cps = await c.sendRequest<{ checkpoints: { turn: number }[] }>('_tandem/checkpoints', { sessionId: this.session }).catch(() => ({ checkpoints: [] }));
+      if (cps.checkpoints.some((cp) => cp.turn >= turn)) {
+        const r = await this.restore(turn);
+        if (!r || (r.isError && r.turn === undefined)) {
+          return;
+        }
+      }
+    }
+    await this.prompt(text, context);
   }
 
   /** Leaves the current chat (kept in History) and opens a new one. */
@@ -376,6 +428,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
     this.session = undefined;
     this.running = false;
     this.diffs.clear();
+    this.review.clear();
     const c = this.backend.started;
     await c?.sendRequest('session/close', { sessionId: old }).catch(() => undefined);
   }

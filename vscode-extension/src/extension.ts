@@ -75,6 +75,7 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
     vscode.window.registerWebviewViewProvider(chatViewId, chat, { webviewOptions: { retainContextWhenHidden: true } }),
     vscode.window.registerWebviewPanelSerializer(chatPanelType, chat),
     vscode.workspace.registerTextDocumentContentProvider(diffScheme, chat),
+    ...chat.review.register(),
     vscode.commands.registerCommand('tandem.setApiKey', (keyEnv?: string) => chat.setApiKey(keyEnv)),
     vscode.commands.registerCommand('tandem.newChat', () => chat.newChat()),
     vscode.commands.registerCommand('tandem.openChatInEditor', () => chat.openInEditor()),

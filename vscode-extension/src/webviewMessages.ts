@@ -5,6 +5,7 @@
 import type { ApprovalStep } from './approval';
 import type { ChatContext } from './chatContext';
 import type { ChatError } from './chatErrors';
+import type { ChangedFile } from './reviewModel';
 
 /** One of a session's config options (ACP session config), as tandem lists them. */
 export interface ConfigOption {
@@ -59,7 +60,13 @@ export type ToView =
   | { type: 'ask'; id: string; toolCall?: string; kind?: string; steps: ApprovalStep[]; options?: string[] }
   /** A question answered or withdrawn: allow, allow_session, deny, unanswered, cancelled. */
   | { type: 'settled'; id: string; settled: string }
-  | { type: 'restored'; turn: number; text: string; isError: boolean; files: string[] }
+  /**
+   * A restore to before `turn` (or, with `undid`, the undo of the restore recorded as turn
+   * `undid`): its own entry in the chat, with what can follow it.
+   */
+  | { type: 'restored'; turn: number; text: string; isError: boolean; undoTurn?: number; offerAround: boolean; around?: boolean; undid?: number }
+  /** The changes bar: the files `turn` changed that are still to review (none: no bar). */
+  | { type: 'changes'; turn: number; files: ChangedFile[] }
   | { type: 'history'; sessions: SessionInfo[]; current?: string; error?: string }
   | { type: 'historyClosed' }
   /** No model can be reached: the first-run card. */
@@ -89,8 +96,15 @@ export type FromView =
   | { type: 'openLink'; url: string }
   | { type: 'copy'; text: string }
   | { type: 'setConfig'; configId: string; value: string | boolean }
-  /** Restore the files to before this turn. */
-  | { type: 'restore'; turn: number }
+  /**
+   * Restore the files to before this turn; around: around the user's later changes; undid:
+   * this restores the restore recorded as that turn, undoing it.
+   */
+  | { type: 'restore'; turn: number; around?: boolean; undid?: number }
+  /** Edit and resend the prompt of this turn; restore: the files put back to before it first. */
+  | { type: 'resend'; turn: number; text: string; context: ChatContext[]; restore: boolean }
+  /** The changes bar: open a file's review, keep or undo it, or all of them. */
+  | { type: 'review'; action: 'open' | 'keep' | 'undo' | 'keepAll' | 'undoAll'; path?: string }
   | { type: 'newChat' }
   | { type: 'history' }
   | { type: 'load'; sessionId: string }

@@ -25,6 +25,7 @@ import { cardStatus } from '../cardStatus';
 import type { ChatContext } from '../chatContext';
 import { tokens } from '../chatErrors';
 import { lineDiff } from '../lineDiff';
+import { changesBar, editButton, restoreEntryView } from './review';
 import { ignoreUnknown } from '../webviewMessages';
 import { Follow } from './follow';
 import type { Completion, ConfigOption, FromView, SessionInfo, SessionUpdate, ToView, ToViewOf } from '../webviewMessages';
@@ -131,7 +132,8 @@ const problemsButton = button('Problems', () => send({ type: 'problems' }), { cl
 const sendButton = el('button', { type: 'submit', class: 'send' }, 'Send');
 const stopButton = button('Stop', () => stop(), { class: 'stop', hidden: '', 'aria-label': 'Stop the turn' });
 form.append(chips, box, completionList, el('div', { class: 'actions' }, problemsButton, el('span', { class: 'spacer' }), stopButton, sendButton));
-app.append(header, historyPanel, log, status, queueList, form);
+const changes = changesBar(send);
+app.append(header, historyPanel, log, status, changes.root, queueList, form);
 
 // --- state ---------------------------------------------------------------------------------
 
@@ -239,7 +241,7 @@ function userMessage(text: string, turn?: number, context: ChatContext[] = []): 
       r.disabled = true;
       send({ type: 'restore', turn: Number(m.dataset.turn) });
     }, { class: 'restore link', title: "Puts back every file the agent changed from this message on; files you changed since are kept" });
-    m.append(r);
+    m.append(r, editButton(m, text, context, send));
   }
   append(m);
 }
@@ -975,24 +977,20 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
       settle(m.id, m.settled);
       return;
     case 'restored': {
-      const files = m.files ?? [];
-      const text = m.isError ? `Restore failed: ${m.text}` : `${files.length ? `Restored ${files.length} file(s): ${files.join(', ')}.` : ''} ${m.text}`.trim();
-      // Said under the message it restored to, where the user clicked.
+      // A restore is an entry of its own, at the end of the chat, saying once what it did.
       current = undefined;
-      const n = el('div', { class: `notice restored${m.isError ? ' failed' : ''}`, role: 'status', 'data-turn': String(m.turn) }, text);
-      const msg = log.querySelector<HTMLElement>(`.msg.user[data-turn="${m.turn}"]`);
-      if (msg) {
-        msg.after(n);
-        n.scrollIntoView({ block: 'nearest' });
-      } else {
-        append(n);
-      }
-      const b = msg?.querySelector<HTMLButtonElement>('.restore');
+      const n = restoreEntryView(m, send);
+      append(n);
+      n.scrollIntoView({ block: 'nearest' });
+      const b = log.querySelector<HTMLButtonElement>(`.msg.user[data-turn="${m.turn}"] .restore`);
       if (b) {
         b.disabled = false;
       }
       return;
     }
+    case 'changes':
+      changes.render(m);
+      return;
     case 'history':
       historySessions = m.sessions ?? [];
       renderHistory();

@@ -13,6 +13,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { chromium } from 'playwright-core';
 import { chatTests } from './chat';
+import { reviewTests } from './review';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -250,6 +251,9 @@ async function main(): Promise<number> {
     };
     if (!process.env.TANDEM_E2E_NO_CHAT) {
       await chatTests(page, host, artifacts, report, () => tandemLog(tmp));
+    }
+    if (!process.env.TANDEM_E2E_NO_REVIEW) {
+      await reviewTests(page, host, artifacts, report);
     }
     fs.writeFileSync(out + '.done', '');
     fs.writeFileSync(path.join(artifacts, 'tandem.log'), tandemLog(tmp));

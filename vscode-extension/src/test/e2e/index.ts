@@ -12,6 +12,7 @@ import type { InstallReport } from '../../commands';
 import type { TandemApi } from '../../extension';
 import { lmToolPrefix } from '../../lmTools';
 import { resultText } from '../../protocol';
+import { reviewOp } from './reviewHost';
 
 type Case = { name: string; fn: (api: TandemApi, root: vscode.Uri) => Promise<void> };
 
@@ -554,6 +555,10 @@ async function handle(api: TandemApi, root: vscode.Uri, r: Req): Promise<unknown
       return null;
     case 'secret':
       return Object.keys(await api.chat.environment());
+  }
+  const more = await reviewOp(api, root, r);
+  if (more) {
+    return more.value;
   }
   throw new Error(`unknown op ${r.op}`);
 }
