@@ -9,7 +9,7 @@ import { ApprovalQuestion } from './approval';
 import type { InlineQuestion } from './questions';
 import { Backend } from './backend';
 import { Review } from './review';
-import { RestoreReply, restoreEntry } from './reviewModel';
+import { ReplayedNotice, replayedEntry, RestoreReply, restoreEntry } from './reviewModel';
 import { ChatError, classifyError } from './chatErrors';
 import { ChatContext, promptBlocks } from './chatContext';
 import { chatPanelType, ChatSurfaces, chatViewId } from './chatSurfaces';
@@ -215,6 +215,16 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
       return;
     }
     this.flush();
+    const notice = (u._meta as { tandem?: Partial<ReplayedNotice> } | undefined)?.tandem;
+    if (u.sessionUpdate === 'agent_message_chunk' && typeof notice?.notice === 'string' && typeof notice.text === 'string') {
+      const shown = replayedEntry({ notice: notice.notice, text: notice.text, turn: notice.turn });
+      if (shown.kind === 'restored') {
+        this.post({ type: 'restored', turn: shown.turn, isError: false, ...shown.entry });
+      } else {
+        this.post({ type: 'notice', text: shown.text });
+      }
+      return;
+    }
     if (u.sessionUpdate === 'tool_call_update' || u.sessionUpdate === 'tool_call') {
       const content = (u.content ?? []) as { type: string; path?: string; oldText?: string | null; newText?: string }[];
       content.forEach((c, i) => {

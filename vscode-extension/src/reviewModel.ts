@@ -110,3 +110,24 @@ export function restoreEntry(r: RestoreReply, around: boolean): RestoreEntry {
     offerAround: !around && /Restore again around later changes/.test(text),
   };
 }
+
+/** A replayed notice of a reopened chat (`_meta.tandem` of an agent_message_chunk): its kind, text and, for a restore, the turn it restored. */
+export interface ReplayedNotice {
+  notice: string;
+  text: string;
+  turn?: number;
+}
+
+/**
+ * How a reopened chat shows a notice as the live chat did: a restore as its own entry (with
+ * Undo restore when tandem's text names the turn that undoes it, and Restore around my changes
+ * when it offers that), a stop as "Stopped.", anything else by its text.
+ */
+export function replayedEntry(n: ReplayedNotice): { kind: 'restored'; turn: number; entry: RestoreEntry } | { kind: 'notice'; text: string } {
+  if (n.notice === 'restore') {
+    const undo = /Restore turn (\d+) to undo this restore\./.exec(n.text);
+    const entry = restoreEntry({ text: n.text, isError: false, files: [], turn: undo ? Number(undo[1]) : undefined }, false);
+    return { kind: 'restored', turn: n.turn ?? -1, entry };
+  }
+  return { kind: 'notice', text: n.notice === 'stopped' ? 'Stopped.' : n.text };
+}

@@ -312,6 +312,12 @@ class ToolCard {
       this.root.dataset.status = u.status;
       this.showStatus();
     }
+    // A reopened chat's answer to a question of this call (docs/protocol.md, session/load).
+    const answer = ((u._meta as Json | undefined)?.tandem as Json | undefined)?.answer;
+    if (typeof answer === 'string') {
+      this.denied ||= !answer.startsWith('allow');
+      this.showStatus();
+    }
     if (Array.isArray(u.locations)) {
       this.locations.replaceChildren();
       for (const l of u.locations as { path: string; line?: number }[]) {

@@ -336,6 +336,13 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
         }
         await agentText('the greeting is').waitFor({ timeout: 10000 });
         await f.locator('.card[data-kind="edit"]').first().waitFor({ timeout: 10000 });
+        // As the live chat showed it: the restore an entry of its own, tandem's note to the
+        // model (which opened the next prompt) not the user's words.
+        await f.locator('.notice.restored', { hasText: 'chat.md' }).first().waitFor({ timeout: 10000 });
+        if ((await f.locator('.msg.user', { hasText: 'The user undid your changes' }).count()) !== 0) {
+          throw new Error("the reopened chat shows tandem's note to the model as the user's message");
+        }
+        await shot('chat-reopened.png');
         await f.getByRole('button', { name: 'History' }).click();
         await search.fill('long answer');
         const gone = f.locator('.history-item', { hasText: 'Write a long answer' });

@@ -1,6 +1,6 @@
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { changedFiles, FileReview, hunkKey, lensLine, pendingHunks, restoreEntry, undoRequest } from '../../reviewModel';
+import { changedFiles, FileReview, hunkKey, lensLine, pendingHunks, replayedEntry, restoreEntry, undoRequest } from '../../reviewModel';
 
 const file = (path: string, states: ('applied' | 'undone' | 'changed')[], before: string | null = 'x\n'): FileReview => ({
   path,
@@ -61,4 +61,13 @@ test('a restore that kept a changed file offers to restore around it, once', () 
   assert.equal(e.undoTurn, undefined);
   assert.equal(restoreEntry(kept, true).offerAround, false, 'not again after restoring around');
   assert.equal(restoreEntry({ text: 'Nothing changed: already as before that turn: chat.md.\n', isError: false, files: [] }, false).undoTurn, undefined);
+});
+
+test('a reopened chat shows a restore as its entry, with what undoes it, and a stop as Stopped', () => {
+  const r = replayedEntry({ notice: 'restore', turn: 2, text: 'Restored a.txt to before turn 2.\nRestore turn 5 to undo this restore.' });
+  assert.deepEqual(r, { kind: 'restored', turn: 2, entry: { text: 'Restored a.txt to before turn 2.', failed: false, undoTurn: 5, offerAround: false } });
+  const kept = replayedEntry({ notice: 'restore', turn: 0, text: 'Kept b.txt: you changed it since. Restore again around later changes to undo the rest.' });
+  assert.equal(kept.kind === 'restored' && kept.entry.offerAround, true);
+  assert.deepEqual(replayedEntry({ notice: 'stopped', text: 'Stopped.' }), { kind: 'notice', text: 'Stopped.' });
+  assert.deepEqual(replayedEntry({ notice: 'cut', text: 'The turn was cut: the connection dropped' }), { kind: 'notice', text: 'The turn was cut: the connection dropped' });
 });
