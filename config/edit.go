@@ -59,7 +59,7 @@ func SetUser(sets ...Setting) error {
 	if made {
 		v.Format() // tandem's own file: laid out whole; a user's keeps its layout
 	}
-	return writeReplacing(file, v.Pack())
+	return WriteReplacing(file, v.Pack(), 0o600)
 }
 
 // setOps is the JSON Patch that sets path to value in v: an "add" of each
@@ -94,14 +94,15 @@ func setOps(v hujson.Value, path []string, value any) ([]byte, error) {
 	return json.Marshal(ops)
 }
 
-// writeReplacing writes data over file through a temporary file beside it
-// and a rename, keeping the file's mode (0600 for a new one).
-func writeReplacing(file string, data []byte) error {
-	mode := fs.FileMode(0o600)
+// WriteReplacing writes data over file through a temporary file beside it
+// and a rename, so that a reader never sees half a file; the file keeps its
+// mode, and a new one gets newMode.
+func WriteReplacing(file string, data []byte, newMode fs.FileMode) error {
+	mode := newMode
 	if st, err := os.Stat(file); err == nil {
 		mode = st.Mode().Perm()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".config.json.tandem-*")
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".tandem-*")
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+
+	"github.com/tandemdev/tandem/config"
 )
 
 // Key is the name tandem's entry has in every agent's server list.
@@ -266,36 +268,16 @@ func commit(path string, src []byte, exists bool, out []byte, del bool, scope Sc
 	if del {
 		return os.Remove(path)
 	}
-	dir := filepath.Dir(path)
 	// A user file is private by default: agents later store tokens beside
 	// their servers. An existing file keeps its mode.
 	mode := fs.FileMode(0o644)
 	if scope == User {
 		mode = 0o600
 	}
-	if st, err := os.Stat(path); err == nil {
-		mode = st.Mode().Perm()
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tandem-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(out); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return config.WriteReplacing(path, out, mode)
 }
 
 // classify compares an existing entry (decoded) with the one tandem writes.
