@@ -144,55 +144,64 @@ func TestLaw_glob_fault_says_what_and_where(t *testing.T) {
 	hits := lawhit.New(t, map[string]int{"valid": 10, "unclosed [": 5, "empty class": 5, "unopened }": 5, "unclosed {": 5, "lone escape": 5})
 	kinds := map[string]string{"opens a class": "unclosed [", "is empty": "empty class", "closes no": "unopened }", "opens alternatives": "unclosed {", "escapes nothing": "lone escape"}
 	colRE := regexp.MustCompile(`at column (\d+)`)
+	// Three patterns per case: each of the six branches is then reached a
+	// dozen times or more in every run, not by luck.
 	rapid.Check(t, func(rt *rapid.T) {
-		// Any mix of the bytes that matter is judged as doublestar judges it.
-		raw := strings.Join(rapid.SliceOfN(rapid.SampledFrom([]string{"[", "]", "{", "}", `\`, "!", "^", ",", "a", "*", "/"}), 0, 12).Draw(rt, "raw"), "")
-		if (globFault(raw, 0) == "") != doublestar.ValidatePattern(raw) {
-			rt.Fatalf("%q: fault %q, doublestar says valid %v", raw, globFault(raw, 0), doublestar.ValidatePattern(raw))
+		for range 3 {
+			globFaultCase(rt, hits, kinds, colRE)
 		}
-		// Valid pieces around at most one faulty one; the pieces after it
-		// may still close it, which doublestar judges too.
-		valid := rapid.SampledFrom([]string{"a", "*", "/", "**", "[ab]", "[!a]", "{a,b}", `\[`, `\{`, ",", "!", "^", "]"})
-		pieces := func(name string) string {
-			return strings.Join(rapid.SliceOfN(valid, 0, 4).Draw(rt, name), "")
-		}
-		faulty := rapid.SampledFrom([]string{"", "[a", "[]", "[!]x", "}", "{a", `\`}).Draw(rt, "faulty")
-		pattern := pieces("before") + faulty
-		if faulty != `\` {
-			pattern += pieces("after")
-		}
-		bang := rapid.SampledFrom([]string{"", "!"}).Draw(rt, "prefix")
-		fault := globFault(pattern, len(bang))
-		if (fault == "") != doublestar.ValidatePattern(pattern) {
-			rt.Fatalf("%q: fault %q, doublestar says valid %v", pattern, fault, doublestar.ValidatePattern(pattern))
-		}
-		if fault == "" {
-			hits.Hit("valid")
-			return
-		}
-		kind := ""
-		for says, k := range kinds {
-			if strings.Contains(fault, says) {
-				kind = k
-			}
-		}
-		m := colRE.FindStringSubmatch(fault)
-		if kind == "" || m == nil {
-			rt.Fatalf("%q: %q says neither what nor where", pattern, fault)
-		}
-		col, _ := strconv.Atoi(m[1])
-		at := col - 1 - len(bang)
-		if at < 0 || at >= len(pattern) || pattern[at] != map[string]byte{"unclosed [": '[', "empty class": '[', "unopened }": '}', "unclosed {": '{', "lone escape": '\\'}[kind] {
-			rt.Fatalf("%q (written %q): %q points at column %d", pattern, bang+pattern, fault, col)
-		}
-		fixed := pattern[:at] + `\` + pattern[at:]
-		if again := globFault(fixed, 0); again != "" {
-			if c := colRE.FindStringSubmatch(again)[1]; c == strconv.Itoa(at+1) || c == strconv.Itoa(at+2) {
-				rt.Fatalf("%q: escaping the byte %q names leaves a fault there: %q", pattern, fault, again)
-			}
-		}
-		hits.Hit(kind)
 	})
+}
+
+// globFaultCase is one pattern of TestLaw_glob_fault_says_what_and_where.
+func globFaultCase(rt *rapid.T, hits *lawhit.Counter, kinds map[string]string, colRE *regexp.Regexp) {
+	// Any mix of the bytes that matter is judged as doublestar judges it.
+	raw := strings.Join(rapid.SliceOfN(rapid.SampledFrom([]string{"[", "]", "{", "}", `\`, "!", "^", ",", "a", "*", "/"}), 0, 12).Draw(rt, "raw"), "")
+	if (globFault(raw, 0) == "") != doublestar.ValidatePattern(raw) {
+		rt.Fatalf("%q: fault %q, doublestar says valid %v", raw, globFault(raw, 0), doublestar.ValidatePattern(raw))
+	}
+	// Valid pieces around at most one faulty one; the pieces after it
+	// may still close it, which doublestar judges too.
+	valid := rapid.SampledFrom([]string{"a", "*", "/", "**", "[ab]", "[!a]", "{a,b}", `\[`, `\{`, ",", "!", "^", "]"})
+	pieces := func(name string) string {
+		return strings.Join(rapid.SliceOfN(valid, 0, 4).Draw(rt, name), "")
+	}
+	faulty := rapid.SampledFrom([]string{"", "[a", "[]", "[!]x", "}", "{a", `\`}).Draw(rt, "faulty")
+	pattern := pieces("before") + faulty
+	if faulty != `\` {
+		pattern += pieces("after")
+	}
+	bang := rapid.SampledFrom([]string{"", "!"}).Draw(rt, "prefix")
+	fault := globFault(pattern, len(bang))
+	if (fault == "") != doublestar.ValidatePattern(pattern) {
+		rt.Fatalf("%q: fault %q, doublestar says valid %v", pattern, fault, doublestar.ValidatePattern(pattern))
+	}
+	if fault == "" {
+		hits.Hit("valid")
+		return
+	}
+	kind := ""
+	for says, k := range kinds {
+		if strings.Contains(fault, says) {
+			kind = k
+		}
+	}
+	m := colRE.FindStringSubmatch(fault)
+	if kind == "" || m == nil {
+		rt.Fatalf("%q: %q says neither what nor where", pattern, fault)
+	}
+	col, _ := strconv.Atoi(m[1])
+	at := col - 1 - len(bang)
+	if at < 0 || at >= len(pattern) || pattern[at] != map[string]byte{"unclosed [": '[', "empty class": '[', "unopened }": '}', "unclosed {": '{', "lone escape": '\\'}[kind] {
+		rt.Fatalf("%q (written %q): %q points at column %d", pattern, bang+pattern, fault, col)
+	}
+	fixed := pattern[:at] + `\` + pattern[at:]
+	if again := globFault(fixed, 0); again != "" {
+		if c := colRE.FindStringSubmatch(again)[1]; c == strconv.Itoa(at+1) || c == strconv.Itoa(at+2) {
+			rt.Fatalf("%q: escaping the byte %q names leaves a fault there: %q", pattern, fault, again)
+		}
+	}
+	hits.Hit(kind)
 }
 
 // An absolute pattern names the glob that searches its directory, with a
