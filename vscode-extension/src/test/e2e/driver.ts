@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium } from 'playwright-core';
+import { Browser, chromium } from 'playwright-core';
 import { chatTests } from './chat';
 import { reviewTests } from './review';
 
@@ -38,6 +38,25 @@ async function until<T>(what: string, ms: number, f: () => T | undefined | Promi
       throw new Error(`timed out after ${ms} ms waiting for ${what}`);
     }
     await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+/**
+ * Starts headless Chromium, once more if the first start crashes: a browser that dies while it
+ * starts (its zygote failing to fork on a loaded machine) is the machine's, not the extension's;
+ * a second failure ends the run.
+ */
+async function launchBrowser(): Promise<Browser> {
+  const launch = () =>
+    chromium.launch({
+      executablePath: '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+  try {
+    return await launch();
+  } catch (e) {
+    console.log(`vscode e2e: Chromium did not start (${(e as Error).message.split('\n')[0]}); starting it again`);
+    return launch();
   }
 }
 
@@ -152,10 +171,13 @@ async function main(): Promise<number> {
     ],
     { env, detached: true, stdio: ['ignore', log, log] },
   );
-  const browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  let browser: Browser;
+  try {
+    browser = await launchBrowser();
+  } catch (e) {
+    await stop(child);
+    throw e;
+  }
   try {
     const base = `http://127.0.0.1:${port}`;
     await until('code-server /healthz', 60000, async () => ((await fetch(`${base}/healthz`)).ok ? true : undefined));
