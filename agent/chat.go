@@ -74,7 +74,7 @@ type Chat struct {
 
 	turnOf []int // each message's turn if it is a prompt, else -1
 
-	ckMu    sync.Mutex     // turns and notices are written by concurrent calls of a turn
+	ckMu    sync.Mutex     // turns and notices are written by concurrent calls (and jobs); messages' writes hold it too
 	turns   [][]turnChange // each turn's changes, the checkpoints
 	notices []placedNotice // what the user saw besides the messages, for the replay
 
@@ -195,9 +195,9 @@ func ResumeChat(o Options, id string) (*Chat, error) {
 
 // use makes a chat's history what its file holds.
 func (c *Chat) use(l loaded) {
-	c.messages, c.turnOf, c.dropped, c.befores = l.messages, l.turnOf, l.dropped, l.befores
+	c.turnOf, c.dropped, c.befores = l.turnOf, l.dropped, l.befores
 	c.ckMu.Lock()
-	c.turns, c.notices = l.turns, l.notices
+	c.messages, c.turns, c.notices = l.messages, l.turns, l.notices
 	c.ckMu.Unlock()
 	c.lastModel = l.info.Model
 	for _, n := range l.notices {
@@ -289,7 +289,9 @@ func (c *Chat) Close() {
 // its file; turn is the prompt's turn for a prompt, else -1. A chat whose
 // file cannot be made goes on in memory, and says so once.
 func (c *Chat) add(m providers.Message, turn int, emit func(acp.SessionUpdate)) {
+	c.ckMu.Lock() // a notice may be placed at any time (a job's question after its turn)
 	c.messages = append(c.messages, m)
+	c.ckMu.Unlock()
 	c.turnOf = append(c.turnOf, turn)
 	if c.opts.Store == nil || c.journal == nil && c.unsaved != nil { // its file could not be made
 		return

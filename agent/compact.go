@@ -75,12 +75,12 @@ func (c *Chat) turnStart() int {
 // replaceOlder puts summary in place of the messages before start, in the
 // conversation and in the chat file.
 func (c *Chat) replaceOlder(start int, summary providers.Message, emit func(acp.SessionUpdate)) {
-	c.messages = append([]providers.Message{summary}, c.messages[start:]...)
-	c.turnOf = append([]int{-1}, c.turnOf[start:]...)
-	c.dropped = compacted(c.dropped, start)
 	c.ckMu.Lock()
+	c.messages = append([]providers.Message{summary}, c.messages[start:]...)
 	c.notices = noticesCompacted(c.notices, start)
 	c.ckMu.Unlock()
+	c.turnOf = append([]int{-1}, c.turnOf[start:]...)
+	c.dropped = compacted(c.dropped, start)
 	c.save(record{Compacted: &compaction{Replaced: start, Summary: summary}}, false, emit)
 }
 
