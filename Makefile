@@ -10,8 +10,10 @@ export CGO_ENABLED := 0
 
 .PHONY: demo test lint test-go test-editors test-real-tree mutants mutants-changed bench setup build release
 
+# Stamped as the release is (git describe), so the editors can tell whether
+# the tandem they start is of their own build.
 build:
-	$(GO) build -o .deps/bin/tandem ./cmd/tandem
+	$(GO) build -ldflags "-X main.version=$$(git describe --tags --always --dirty 2>/dev/null)" -o .deps/bin/tandem ./cmd/tandem
 
 demo: build
 	.deps/bin/tandem demo

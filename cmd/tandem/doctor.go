@@ -19,7 +19,11 @@ var doctorCommand = command{
 	name:    "doctor",
 	usage:   "tandem doctor",
 	summary: "Check what tandem needs on this machine and print what is missing, with the fix.",
-	help: `Checks, for the current directory as the workspace: the state directory
+	help: `Prints this tandem's version and path. Checks whether the tandem first on
+PATH is another build, and, when an editor runs it (its terminal, or
+:checkhealth tandem), whether the editor's plugin is of this build
+(TANDEM_CLIENT_NAME and TANDEM_CLIENT_VERSION name it). Checks, for the
+current directory as the workspace: the state directory
 (logs, chats) is private and writable; where the user settings file is and
 why there (with HOME unset, the passwd entry's home); that only you can have
 written it and each directory on its way (else it is not read, and the check
@@ -51,13 +55,18 @@ func runDoctor(args []string) int {
 		fmt.Fprintln(os.Stderr, "tandem doctor:", err)
 		return exitError
 	}
-	checks := diagnose(cwd)
-	return report(os.Stdout, checks)
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tandem doctor:", err)
+		return exitError
+	}
+	checks := append(versionChecks(self), diagnose(cwd)...)
+	return report(os.Stdout, self, checks)
 }
 
-func report(w io.Writer, checks []check) int {
+func report(w io.Writer, self string, checks []check) int {
 	bad := 0
-	fmt.Fprintf(w, "tandem %s\n", tandemVersion())
+	fmt.Fprintf(w, "tandem %s at %s\n", tandemVersion(), self)
 	for _, c := range checks {
 		if c.ok {
 			fmt.Fprintf(w, "  ok       %s: %s\n", c.name, c.info)
