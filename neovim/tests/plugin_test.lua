@@ -822,6 +822,20 @@ dofile(os.getenv('TANDEM_TEST_REPO') .. '/neovim/tests/language_test.lua')({
   lines = lines,
 })
 
+-- Installing the plugin, and the versions of tandem and the plugin (install_test.lua).
+dofile(os.getenv('TANDEM_TEST_REPO') .. '/neovim/tests/install_test.lua')({
+  test = test,
+  eq = eq,
+  contains = contains,
+  read_file = read_file,
+  write_file = write_file,
+  workspace = workspace,
+  open = open,
+  lines = lines,
+  notifications = notifications,
+  flush_scheduled = flush_scheduled,
+})
+
 -- Runner: every test (or those whose name contains an argument), in order.
 local filter = _G.arg or {}
 local passed, failed = 0, 0

@@ -6,6 +6,7 @@ local config = require('tandem.config')
 local edits = require('tandem.edits')
 local language = require('tandem.language')
 local terminal = require('tandem.terminal')
+local version = require('tandem.version')
 
 local M = {}
 
@@ -93,7 +94,8 @@ local function client_config(root)
       ['workspace/applyEdit'] = edits.apply_edit,
       ['session/update'] = chat.on_update,
     },
-    on_init = function(client)
+    on_init = function(client, init_result)
+      version.on_init(client, init_result)
       if config.get().terminal_env then
         terminal.fetch(client)
       end
@@ -111,6 +113,7 @@ local function client_config(root)
         session.forget(client_id)
         chat.forget(client_id)
         tool_names[client_id] = nil
+        version.forget(client_id)
         terminal.drop(client_id)
       end)
     end,

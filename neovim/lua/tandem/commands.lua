@@ -105,6 +105,15 @@ function M.create()
   vim.api.nvim_create_user_command('TandemStart', function()
     client.start()
   end, { desc = 'Start tandem for this buffer' })
+  vim.api.nvim_create_user_command('TandemBuild', function()
+    local ok, err = pcall(require('tandem.build').run)
+    if not ok then
+      notify(tostring(err):gsub('^tandem: ', ''), vim.log.levels.ERROR)
+      return
+    end
+    -- The next start uses it: the running tandem keeps serving until restarted.
+    require('tandem.config').resolve_cmd()
+  end, { desc = 'Build the tandem this plugin starts from its repository (needs Go)' })
   vim.api.nvim_create_user_command('TandemSession', function()
     session.open(function(err, id)
       if err then

@@ -3,8 +3,8 @@ local M = {}
 
 --- Defaults; `setup()` merges the user's options over these.
 local defaults = {
-  -- The command that serves one editor over stdio.
-  cmd = { 'tandem', 'lsp' },
+  -- cmd, the command that serves one editor over stdio: when not set, the tandem the plugin's
+  -- build step made (neovim/bin/tandem in its repository), else `tandem` on PATH (default_cmd).
   -- A buffer's workspace is the nearest ancestor holding one of these; else the cwd.
   root_markers = { '.git', '.tandem' },
   -- Start tandem for every buffer backed by a file.
@@ -54,17 +54,34 @@ local defaults = {
   timeout_ms = 10000,
 }
 
+--- The command when setup() names none: the binary the build step made, else PATH's.
+local function default_cmd()
+  local built = require('tandem.build').binary()
+  return { vim.fn.executable(built) == 1 and built or 'tandem', 'lsp' }
+end
+
 local current = vim.deepcopy(defaults)
+current.cmd = default_cmd()
+local cmd_given = false
 
 --- The options in effect (not a copy: do not change it).
 function M.get()
   return current
 end
 
+--- Chooses the command again when setup() named none (after :TandemBuild made a binary).
+function M.resolve_cmd()
+  if not cmd_given then
+    current.cmd = default_cmd()
+  end
+end
+
 --- Merges opts over the defaults.
 ---@param opts table?
 function M.set(opts)
   current = vim.tbl_deep_extend('force', vim.deepcopy(defaults), opts or {})
+  cmd_given = current.cmd ~= nil
+  current.cmd = current.cmd or default_cmd()
   if current.approvals ~= 'tandem' and current.approvals ~= 'native' then
     error("tandem: approvals must be 'tandem' or 'native', not " .. vim.inspect(current.approvals))
   end

@@ -2,6 +2,7 @@
 local approvals = require('tandem.approvals')
 local client = require('tandem.client')
 local language = require('tandem.language')
+local versions = require('tandem.version')
 
 local M = {}
 
@@ -119,6 +120,26 @@ function M.check_language(health, enabled, clients)
   end
 end
 
+--- tandem's version beside the plugin's: another build is a warning, with what to do.
+---@param health table vim.health
+---@param path string the tandem the plugin starts
+---@param server string its version
+---@param mine string the plugin's
+function M.check_versions(health, path, server, mine)
+  local line = string.format('tandem %s (%s), this plugin %s', server, path, mine ~= '' and mine or 'unknown')
+  local verdict = versions.compare(server, mine)
+  line = line .. ': ' .. versions.meaning[verdict]
+  if verdict == 'same' then
+    health.ok(line)
+  elseif verdict == 'differ' then
+    health.warn(line, {
+      'build tandem from this plugin (:TandemBuild), or set cmd in setup() to the tandem of its version',
+    })
+  else
+    health.info(line)
+  end
+end
+
 function M.check()
   local health = vim.health
   health.start('tandem')
@@ -141,12 +162,16 @@ function M.check()
     return
   end
   local version = vim.system({ path, 'version' }, { text = true }):wait(config.timeout_ms)
+  local mine = versions.plugin()
   if version.code == 0 then
     health.ok(string.format('%s: %s', path, vim.trim(version.stdout)))
+    M.check_versions(health, path, vim.trim(version.stdout):gsub('^tandem ', ''), mine)
   else
     health.error(string.format('`%s version` failed: %s', path, vim.trim(version.stderr or '')), { 'reinstall tandem' })
   end
-  local doctor = vim.system({ path, 'doctor' }, { text = true }):wait(config.timeout_ms)
+  -- doctor compares this plugin with itself too, and says which tandem PATH holds.
+  local client_env = mine ~= '' and { TANDEM_CLIENT_NAME = 'Neovim plugin', TANDEM_CLIENT_VERSION = mine } or nil
+  local doctor = vim.system({ path, 'doctor' }, { text = true, env = client_env }):wait(config.timeout_ms)
   if doctor.code == 0 then
     health.ok('tandem doctor: nothing missing')
   elseif doctor.code ~= nil then
