@@ -83,7 +83,10 @@ return function(h)
     eq('tandemdev/tandem', spec[1], 'the spec installs from the repository URL')
     local dir = clone()
     -- lazy.nvim calls build with the plugin (its dir) after cloning or updating.
-    spec.build({ dir = dir, name = 'tandem' })
+    local said = h.notifications(function()
+      spec.build({ dir = dir, name = 'tandem' })
+    end)
+    contains(said[1].msg, 'needs Go ' .. go_needed() .. ' or newer', 'the build says first what it needs')
     local bin = dir .. '/neovim/bin/tandem'
     local want = run({ 'git', '-C', dir, 'describe', '--tags', '--always', '--dirty' })
     eq('tandem ' .. want, run({ bin, 'version' }), "the built tandem is stamped with the clone's version")
