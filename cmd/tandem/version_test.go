@@ -11,7 +11,7 @@ import (
 
 // The editors compare their version with tandem's by the same rules: every
 // case of the shared table holds here, both ways round.
-func TestVersionsCompareAsTheSharedTableSays(t *testing.T) {
+func TestLaw_versions_compare_as_the_shared_table_says(t *testing.T) {
 	data, err := os.ReadFile("../../testdata/versions.json")
 	if err != nil {
 		t.Fatal(err)
