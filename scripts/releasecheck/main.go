@@ -3,7 +3,8 @@
 // target carries a tandem binary for that target (an ELF or Mach-O file of
 // its operating system and architecture, static, built with -trimpath and
 // without cgo) stamped with the release's version, every package is in
-// SHA256SUMS with its hash, and the binary of this machine's own target
+// SHA256SUMS with its hash, each VS Code package is a workspace extension
+// stamped with the same version, and the binary of this machine's own target
 // reports the version when run.
 package main
 
@@ -18,6 +19,7 @@ import (
 	"debug/elf"
 	"debug/macho"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,6 +27,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -81,7 +85,7 @@ func check(dir string) []string {
 			delete(sums, pkg)
 			var bin []byte
 			if strings.HasSuffix(pkg, ".vsix") {
-				bin, err = fromVSIX(data, t.name)
+				bin, err = fromVSIX(data, t.name, version)
 			} else {
 				bin, err = fromTarball(data, base+"/tandem")
 			}
@@ -148,8 +152,9 @@ func fromTarball(data []byte, name string) ([]byte, error) {
 }
 
 // fromVSIX returns the binary a VS Code package carries, after checking
-// that its manifest names target.
-func fromVSIX(data []byte, target string) ([]byte, error) {
+// that its manifest names target, that it is a workspace extension, and
+// that the extension is stamped with version.
+func fromVSIX(data []byte, target, version string) ([]byte, error) {
 	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
 	if err != nil {
 		return nil, err
@@ -168,6 +173,29 @@ func fromVSIX(data []byte, target string) ([]byte, error) {
 	}
 	if !bytes.Contains(manifest, []byte(`TargetPlatform="`+target+`"`)) {
 		return nil, fmt.Errorf("its manifest does not name the target %s", target)
+	}
+	// Under Remote-SSH, dev containers, WSL and code-server the extension must run beside the
+	// files, where the tandem it carries runs.
+	pkg, err := read("extension/package.json")
+	if err != nil {
+		return nil, err
+	}
+	var manifestJSON struct {
+		ExtensionKind []string `json:"extensionKind"`
+	}
+	if err := json.Unmarshal(pkg, &manifestJSON); err != nil {
+		return nil, fmt.Errorf("extension/package.json: %v", err)
+	}
+	if !slices.Equal(manifestJSON.ExtensionKind, []string{"workspace"}) {
+		return nil, fmt.Errorf("its extension/package.json says extensionKind %q, not [\"workspace\"]", manifestJSON.ExtensionKind)
+	}
+	// The extension compares its own version with tandem's at each start.
+	code, err := read("extension/out/extension.js")
+	if err != nil {
+		return nil, err
+	}
+	if !bytes.Contains(code, []byte(strconv.Quote(version))) {
+		return nil, fmt.Errorf("its extension is not stamped with the version %s", version)
 	}
 	return read("extension/bin/tandem")
 }

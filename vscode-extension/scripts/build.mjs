@@ -5,8 +5,24 @@
 // out/THIRD_PARTY_NOTICES.txt. tsc --strict still type-checks and compiles everything for the
 // tests.
 import * as esbuild from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import process from 'node:process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+
+// The extension's version, compared with tandem's at each start (src/version.ts): the
+// release's (TANDEM_VERSION, from scripts/release), else `git describe` as make build stamps
+// tandem, else none (unstamped).
+function buildVersion() {
+  if (process.env.TANDEM_VERSION) {
+    return process.env.TANDEM_VERSION;
+  }
+  try {
+    return execFileSync('git', ['describe', '--tags', '--always', '--dirty'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return '';
+  }
+}
 
 const common = { bundle: true, minify: true, metafile: true, logLevel: 'warning' };
 
@@ -18,6 +34,7 @@ const results = await Promise.all([
     format: 'cjs',
     target: 'node20',
     external: ['vscode'],
+    define: { TANDEM_BUILD_VERSION: JSON.stringify(buildVersion()) },
     outfile: 'out/extension.js',
   }),
   esbuild.build({

@@ -13,8 +13,10 @@ import {
   StaticFeature,
   TransportKind,
 } from 'vscode-languageclient/node';
+import { executableTarget, hostTarget } from './platform';
 import { tandemExecutable } from './protocol';
 import { SessionView } from './sessionView';
+import { compareVersions, extensionVersion, verdictMeaning } from './version';
 
 /**
  * Declares what this client does for tandem: it answers questions (tandem/askApproval, with
@@ -66,6 +68,9 @@ export interface BackendHooks {
 export class Backend implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
+  private saidForeign = false;
+  /** The executable the client starts. */
+  private exe = 'tandem';
   /** tandem's environment; read again by the client at every (re)start. */
   private readonly env: Record<string, string> = {};
 
@@ -110,28 +115,81 @@ export class Backend implements vscode.Disposable {
   }
 
   /**
-   * The tandem executable: the user's tandem.path, else the binary a platform .vsix carries,
-   * else `tandem` on PATH.
+   * The tandem executable: the user's tandem.path, else the binary a platform .vsix carries
+   * when it is for the platform the extension host runs on, else `tandem` on PATH.
    */
   executable(): string {
     const set = vscode.workspace.getConfiguration('tandem').inspect<string>('path');
+    return tandemExecutable(set?.globalValue ?? set?.workspaceValue ?? set?.workspaceFolderValue, this.carried());
+  }
+
+  /**
+   * The binary this package carries, if it runs here. A package of another target (installed
+   * into a remote of another platform) is said once, and PATH's tandem is started instead.
+   */
+  private carried(): string | undefined {
     const bundled = path.join(this.extensionPath, 'bin', process.platform === 'win32' ? 'tandem.exe' : 'tandem');
-    let carried: string | undefined;
+    let header: Buffer;
     try {
-      fs.accessSync(bundled);
-      // A .vsix may not keep the executable bit of what it carries.
-      fs.chmodSync(bundled, 0o755);
-      carried = bundled;
+      const fd = fs.openSync(bundled, 'r');
+      header = Buffer.alloc(64);
+      fs.readSync(fd, header, 0, header.length, 0);
+      fs.closeSync(fd);
     } catch {
-      carried = undefined;
+      return undefined;
     }
-    return tandemExecutable(set?.globalValue ?? set?.workspaceValue ?? set?.workspaceFolderValue, carried);
+    const target = executableTarget(header);
+    if (target !== hostTarget()) {
+      if (!this.saidForeign) {
+        this.saidForeign = true;
+        const msg = `This tandem package carries tandem for ${target ?? 'another platform'}, but the extension runs on ${hostTarget()} here: install the package for ${hostTarget()}, or set tandem.path. Starting \`tandem\` from PATH instead.`;
+        this.log.warn(msg);
+        void vscode.window.showWarningMessage(msg);
+      }
+      return undefined;
+    }
+    // A .vsix may not keep the executable bit of what it carries.
+    fs.chmodSync(bundled, 0o755);
+    return bundled;
+  }
+
+  /**
+   * Says plainly, once per start, when the tandem started is of another build than this
+   * extension (a tandem of another version first on PATH is the usual cause); the log always
+   * has both versions.
+   */
+  private checkVersion(c: LanguageClient, exe: string): void {
+    const server = c.initializeResult?.serverInfo?.version ?? 'unknown';
+    const mine = extensionVersion();
+    const verdict = compareVersions(server, mine);
+    const line = `tandem ${server} (${onPath(exe)}), this extension ${mine || 'unknown'}: ${verdictMeaning[verdict]}`;
+    this.log.info(line);
+    if (verdict !== 'differ') {
+      return;
+    }
+    const doctor = 'Run tandem doctor';
+    void vscode.window
+      .showWarningMessage(
+        `${line}. A tandem of another build may not speak this extension's protocol: set tandem.path to the tandem of this version, or install the package for your platform, which carries its own.`,
+        doctor,
+      )
+      .then((pick) => {
+        if (pick === doctor) {
+          const t = vscode.window.createTerminal({
+            name: 'tandem doctor',
+            env: { TANDEM_CLIENT_NAME: 'VS Code extension', TANDEM_CLIENT_VERSION: mine },
+          });
+          t.show();
+          t.sendText(`'${onPath(exe).replace(/'/g, "'\\''")}' doctor`);
+        }
+      });
   }
 
   private async start(): Promise<void> {
     const folder = vscode.workspace.workspaceFolders?.[0];
     const cfg = vscode.workspace.getConfiguration('tandem');
     const exe = this.executable();
+    this.exe = exe;
     await this.refreshEnvironment();
     const serverOptions: ServerOptions = {
       command: exe,
@@ -175,6 +233,24 @@ export class Backend implements vscode.Disposable {
 
   private async connected(c: LanguageClient): Promise<void> {
     this.view.update({ backend: 'running' });
+    this.checkVersion(c, this.exe);
     await this.hooks.connected(c);
   }
+}
+
+/** Where a command name resolves on PATH (a path is itself). */
+function onPath(exe: string): string {
+  if (exe.includes(path.sep)) {
+    return exe;
+  }
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const p = path.join(dir, exe);
+    try {
+      fs.accessSync(p, fs.constants.X_OK);
+      return p;
+    } catch {
+      // not in this directory
+    }
+  }
+  return exe;
 }
