@@ -148,8 +148,12 @@ export class Backend implements vscode.Disposable {
       }
       return undefined;
     }
-    // A .vsix may not keep the executable bit of what it carries.
-    fs.chmodSync(bundled, 0o755);
+    try {
+      // A .vsix may not keep the executable bit of what it carries.
+      fs.chmodSync(bundled, 0o755);
+    } catch {
+      // An extension directory we may not change: start it as it is.
+    }
     return bundled;
   }
 
