@@ -131,6 +131,8 @@ return function(h)
   --- The warnings at a start of tandem for the plugin of version v.
   local function warnings_at_start(v)
     assert(built, 'needs the tandem the_readme_lazy_spec_builds_tandem… built')
+    -- Known once asked: the start then compares at once, not after git answers.
+    version.plugin()
     local seen
     plugin_version(v, function()
       seen = h.notifications(function()

@@ -58,6 +58,11 @@ function M.compare(a, b)
 end
 
 local own ---@type string?
+local waiting ---@type fun(v: string)[]?
+
+local function describe_cmd()
+  return { 'git', '-C', build.root(), 'describe', '--tags', '--always', '--dirty' }
+end
 
 --- The plugin's own version: `git describe --tags --always --dirty` of its repository ('' when
 --- it is not a git checkout). Asked once.
@@ -65,13 +70,40 @@ local own ---@type string?
 function M.plugin()
   if not own then
     local ok, done = pcall(function()
-      return vim
-        .system({ 'git', '-C', build.root(), 'describe', '--tags', '--always', '--dirty' }, { text = true })
-        :wait(5000)
+      return vim.system(describe_cmd(), { text = true }):wait(5000)
     end)
     own = ok and done.code == 0 and vim.trim(done.stdout or '') or ''
   end
   return own
+end
+
+--- Calls fn once the plugin's own version is known, without holding Neovim up for git.
+---@param fn fun()
+local function when_known(fn)
+  if own then
+    return fn()
+  end
+  if waiting then
+    table.insert(waiting, fn)
+    return
+  end
+  waiting = { fn }
+  local function settle(v)
+    own = own or v
+    local fns = waiting or {}
+    waiting = nil
+    for _, f in ipairs(fns) do
+      f()
+    end
+  end
+  local ok = pcall(vim.system, describe_cmd(), { text = true }, function(done)
+    vim.schedule(function()
+      settle(done.code == 0 and vim.trim(done.stdout or '') or '')
+    end)
+  end)
+  if not ok then
+    settle('')
+  end
 end
 
 --- Per client id: the version tandem answered initialize with.
@@ -102,11 +134,12 @@ function M.describe(client)
     verdict
 end
 
---- On a client's start: records tandem's version and says plainly when it is another build.
+--- Says once, plainly, when the client's tandem is of another build than the plugin.
 ---@param client vim.lsp.Client
----@param result table the initialize result
-function M.on_init(client, result)
-  servers[client.id] = result and result.serverInfo and result.serverInfo.version or 'unknown'
+local function warn_if_another_build(client)
+  if not servers[client.id] then
+    return -- stopped meanwhile
+  end
   local line, verdict = M.describe(client)
   if verdict == 'differ' then
     vim.notify(
@@ -116,6 +149,16 @@ function M.on_init(client, result)
       vim.log.levels.WARN
     )
   end
+end
+
+--- On a client's start: records tandem's version and says plainly when it is another build.
+---@param client vim.lsp.Client
+---@param result table the initialize result
+function M.on_init(client, result)
+  servers[client.id] = result and result.serverInfo and result.serverInfo.version or 'unknown'
+  when_known(function()
+    warn_if_another_build(client)
+  end)
 end
 
 function M.forget(client_id)
