@@ -11,6 +11,23 @@ _G.print = function() end
 local SAMPLE = assert(os.getenv('TANDEM_TEST_SAMPLE'), 'run me through neovim/tests/run')
 local TMP = assert(os.getenv('TANDEM_TEST_TMP'))
 
+-- A tandem of another build than the plugin (stamped at an older commit) makes the plugin warn
+-- at every start, which the tests counting notifications see: say so before them.
+do
+  local versions = require('tandem.version')
+  local server = vim.trim(vim.system({ 'tandem', 'version' }, { text = true }):wait().stdout or '')
+  server = server:gsub('^tandem ', '')
+  if versions.compare(server, versions.plugin()) == 'differ' then
+    io.stdout:write(
+      string.format(
+        'note: tandem %s on PATH is another build than this plugin (%s), so every start warns: make build\n',
+        server,
+        versions.plugin()
+      )
+    )
+  end
+end
+
 local tests = {}
 local function test(name, fn)
   table.insert(tests, { name = name, fn = fn })
