@@ -20,13 +20,14 @@ type notice struct {
 	Text   string `json:"text"`             // as the user reads it; for noticeModel the model, PROVIDER/MODEL
 	Call   string `json:"call,omitempty"`   // noticeAnswer: the tool call the question was asked in
 	Answer string `json:"answer,omitempty"` // noticeAnswer: allow_once, allow_always, reject_once, or "" when none came
-	Turn   *int   `json:"turn,omitempty"`   // noticeRestore: the turn restored to before
+	Turn   *int   `json:"turn,omitempty"`   // noticeRestore: the turn restored to before; noticeRewind: the turn cut back to before
 }
 
 const (
 	noticeAnswer  = "answer"
 	noticeRestore = "restore"
 	noticeModel   = "model"
+	noticeRewind  = "rewind" // the conversation cut back (see rewind.go)
 )
 
 // placedNotice is a notice and the index of the message it came before.
