@@ -31,14 +31,15 @@ func cutAt(turnOf []int, turn int) int {
 }
 
 // cutNotices is the notices once the messages from at on are cut: an
-// answer goes with the call it was asked in; what happened to the files
-// (a restore) and what names the model stand where the cut is, so a
-// restore made before the cut can still be undone from the chat.
+// answer goes with the call it was asked in, and an earlier cut with the
+// conversation it cut; what happened to the files (a restore) and what
+// names the model stand where the cut is, so a restore made before the
+// cut can still be undone from the chat.
 func cutNotices(ns []placedNotice, at int) []placedNotice {
 	out := ns[:0:0]
 	for _, n := range ns {
 		if n.at > at {
-			if n.Kind == noticeAnswer {
+			if n.Kind == noticeAnswer || n.Kind == noticeRewind {
 				continue
 			}
 			n.at = at
@@ -80,15 +81,15 @@ func (c *Chat) rewind(turn int, emit func(acp.SessionUpdate)) error {
 	// What the last call used counted the turns cut: the next call says
 	// again (what is left was under the window when that turn began).
 	c.lastUsed = 0
-	later := "no later message"
+	gone := "it or what answered it"
 	switch {
 	case prompts == 2:
-		later = "1 later message"
+		gone = "it, the message after it or what answered them"
 	case prompts > 2:
-		later = fmt.Sprintf("%d later messages", prompts-1)
+		gone = fmt.Sprintf("it, the %d messages after it or what answered them", prompts-1)
 	}
 	n := notice{Kind: noticeRewind, Turn: &turn, Text: fmt.Sprintf(
-		"Cut back to before %q: the model no longer sees it, %s or what answered them. A cut changes no file.", words, later)}
+		"Cut back to before %q: the model no longer sees %s. A cut changes no file.", words, gone)}
 	c.keep(n)
 	if u, shown := noticeUpdate(n); shown {
 		emit(u)
