@@ -64,7 +64,7 @@ export function changesBar(send: Send): { root: HTMLElement; render: (m: ToViewO
 /** A restore's own entry in the chat: what it did, once, and what can follow. */
 export function restoreEntryView(m: ToViewOf<'restored'>, send: Send): HTMLElement {
   const what = m.undid !== undefined ? 'Undo restore' : m.around ? 'Restore around your changes' : m.turn >= 0 ? 'Restore' : '';
-  const n = el('div', { class: `notice restored${m.isError ? ' failed' : ''}`, role: 'status', 'data-turn': String(m.turn) });
+  const n = el('div', { class: `notice restored${m.isError ? ' failed' : ''}${m.kept ? ' kept' : ''}`, role: 'status', 'data-turn': String(m.turn) });
   n.append(el('span', { class: 'restore-text' }, what ? `${what}: ${m.text}` : m.text));
   const actions = el('span', { class: 'restore-actions' });
   const disable = () => actions.querySelectorAll('button').forEach((b) => (b.disabled = true));
