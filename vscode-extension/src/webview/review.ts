@@ -100,7 +100,7 @@ export function editButton(msg: HTMLElement, text: string, context: ChatContext[
     }
     const area = el('textarea', { class: 'resend-text', rows: '3', 'aria-label': 'Edit the message' });
     area.value = text;
-    const form = el('div', { class: 'resend' }, area, el('div', { class: 'resend-note' }, 'Sending it again can first put back the files the agent changed since this message; files you changed since are kept, and the restore can be undone.'));
+    const form = el('div', { class: 'resend' }, area, el('div', { class: 'resend-note' }, 'Sent again, it replaces this message: the conversation is cut back to before it. It can first put back the files the agent changed since this message; files you changed since are kept, and the restore can be undone.'));
     const close = () => {
       form.remove();
       edit.hidden = false;

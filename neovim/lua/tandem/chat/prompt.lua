@@ -140,6 +140,10 @@ function M.send(chat, text, attach)
   text = text or prompt_text(chat)
   local all = vim.list_extend(vim.deepcopy(chat.attach), attach or {})
   if text == '' and #all == 0 then
+    if from_area and chat.replacing then -- an emptied prompt area sent: no longer editing
+      chat.replacing = nil
+      draw_queue(chat)
+    end
     return
   end
   if from_area then
@@ -159,8 +163,8 @@ function M.send(chat, text, attach)
 end
 
 --- ge on a user message: its text into the prompt area, to edit; sent from there, it replaces
---- that message and everything after it (tandem cuts the conversation back). gR on the message
---- first puts the files back.
+--- that message and everything after it (tandem cuts the conversation back); sending the area
+--- emptied stops editing. gR on the message first puts the files back.
 ---@param chat table
 function M.edit(chat)
   local e = transcript.message_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
@@ -170,14 +174,8 @@ function M.edit(chat)
   end
   set_prompt(chat, e.text)
   chat.replacing = e.turn
-  local row = sep_row(chat) + 1
-  api.nvim_win_set_cursor(0, { row + 1, 0 })
-  notify(
-    string.format(
-      'editing turn %d: sent, it replaces that message and the chat is cut back to before it (gR on the message first puts the files back)',
-      e.turn
-    )
-  )
+  draw_queue(chat)
+  api.nvim_win_set_cursor(0, { sep_row(chat) + 2, 0 })
 end
 
 --- Stops the running turn at once (session/cancel); queued prompts go back to the prompt area.

@@ -271,7 +271,11 @@ local function draw_queue(chat)
   local queued = #chat.queue
   local state = chat.running
       and ((next(chat.waiting) and 'waiting for you' or 'running') .. (queued > 0 and (', ' .. queued .. ' queued') or '') .. ' · <C-c> stops')
-    or '<CR> sends'
+    or (
+      chat.replacing
+        and ('<CR> sends it in place of turn ' .. chat.replacing .. ', cutting the chat back (sent empty: not)')
+      or '<CR> sends'
+    )
   opts.virt_text = { { '  ' .. state, chat.running and 'DiagnosticInfo' or 'Comment' } }
   opts.virt_text_pos = 'eol'
   opts.line_hl_group = 'Comment'
