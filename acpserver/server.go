@@ -232,7 +232,7 @@ func (s *server) updater(id acp.SessionId) func(acp.SessionUpdate) {
 // first go on. session/cancel, session/close and the end of the
 // connection stop it.
 func (s *server) Prompt(_ context.Context, p acp.PromptRequest) (acp.PromptResponse, error) {
-	resp, err := s.agent.Prompt(s.life, p.SessionId, p.Prompt, s.updater(p.SessionId))
+	resp, err := s.agent.Send(s.life, p, s.updater(p.SessionId))
 	s.o.Log.Info("prompt ended", "session", p.SessionId, "stopReason", resp.StopReason, "err", err)
 	if err != nil {
 		return acp.PromptResponse{}, refused(err)

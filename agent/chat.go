@@ -72,7 +72,8 @@ type Chat struct {
 	planMu sync.Mutex
 	plan   []acp.PlanEntry // the plan the user sees, kept through compaction
 
-	turnOf []int // each message's turn if it is a prompt, else -1
+	turnOf []int    // each message's turn if it is a prompt, else -1
+	ids    *callIDs // the ids of the chat's tool calls for clients
 
 	ckMu    sync.Mutex     // turns and notices are written by concurrent calls (and jobs); messages' writes hold it too
 	turns   [][]turnChange // each turn's changes, the checkpoints
@@ -107,7 +108,7 @@ func NewChat(o Options) *Chat {
 	if o.Watches == nil {
 		o.Watches = SharedWatches()
 	}
-	c := &Chat{ID: o.Session.ID, opts: o, watch: newWatcher(o.Watches)}
+	c := &Chat{ID: o.Session.ID, opts: o, watch: newWatcher(o.Watches), ids: newCallIDs()}
 	c.compactAt, _ = compactAt(st)
 	var reading []string
 	for _, t := range tools.List(o.Session) {
@@ -195,7 +196,7 @@ func ResumeChat(o Options, id string) (*Chat, error) {
 
 // use makes a chat's history what its file holds.
 func (c *Chat) use(l loaded) {
-	c.turnOf, c.dropped, c.befores = l.turnOf, l.dropped, l.befores
+	c.turnOf, c.dropped, c.befores, c.ids = l.turnOf, l.dropped, l.befores, l.ids
 	c.ckMu.Lock()
 	c.messages, c.turns, c.notices = l.messages, l.turns, l.notices
 	c.ckMu.Unlock()
@@ -208,6 +209,11 @@ func (c *Chat) use(l loaded) {
 	if l.usage != nil {
 		c.lastUsage, c.lastUsed, c.cost = l.usage, l.usage.Used, l.usage.Cost
 	}
+	c.replan()
+}
+
+// replan makes the plan the user sees the last one the conversation holds.
+func (c *Chat) replan() {
 	c.planMu.Lock()
 	defer c.planMu.Unlock()
 	c.plan = nil
@@ -343,12 +349,22 @@ func (c *Chat) save(r record, durable bool, emit func(acp.SessionUpdate)) error 
 // provider refused the key, retries ran out); cancelling ctx is not an
 // error but the stop reason cancelled.
 func (c *Chat) Prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (acp.StopReason, error) {
-	_, stop, err := c.prompt(ctx, prompt, emit)
+	_, stop, err := c.prompt(ctx, -1, prompt, emit)
 	return stop, err
 }
 
-// prompt is Prompt, also naming the turn it ran (-1 when none started).
-func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (turn int, _ acp.StopReason, _ error) {
+// Resend runs a turn whose prompt replaces that of turn: the conversation
+// is first cut back to just before it (see rewind), then the turn runs as
+// Prompt's. A turn whose prompt the conversation no longer holds is
+// refused, and nothing is cut.
+func (c *Chat) Resend(ctx context.Context, turn int, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (acp.StopReason, error) {
+	_, stop, err := c.prompt(ctx, turn, prompt, emit)
+	return stop, err
+}
+
+// prompt is Prompt, or Resend when replaces is a turn (not -1), also
+// naming the turn it ran (-1 when none started).
+func (c *Chat) prompt(ctx context.Context, replaces int, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (turn int, _ acp.StopReason, _ error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.switchModel()
@@ -370,6 +386,11 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 	user, err := c.userMessage(ctx, prompt)
 	if err != nil {
 		return -1, "", err
+	}
+	if replaces >= 0 {
+		if err := c.rewind(replaces, emit); err != nil {
+			return -1, "", err
+		}
 	}
 	if c.journal == nil {
 		c.title = title(prompt)
@@ -396,6 +417,7 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 		var streamed strings.Builder // the text last shown of this call, kept if the call is cut
 		restarted := false           // a retry voided what streamed; it stays shown until new text
 		var shownCalls []acp.ToolCallId
+		var named []string // this answer's calls' ids for the client, in order (see nameCalls)
 		resp, err := c.opts.Provider.Stream(ctx, providers.Request{
 			Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: sendable(c.messages),
 			Tools: c.roster, MaxTokens: c.opts.MaxTokens,
@@ -408,8 +430,12 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 				}
 				streamed.WriteString(ev.Text)
 			case providers.ToolCall:
-				if ev.Call.ToolName != planToolName {
-					shownCalls = append(shownCalls, acp.ToolCallId(ev.Call.ToolID))
+				call := *ev.Call
+				call.CallID = c.ids.next(call.ToolID)
+				named = append(named, call.CallID)
+				ev.Call = &call
+				if call.ToolName != planToolName {
+					shownCalls = append(shownCalls, acp.ToolCallId(call.CallID))
 				}
 			case providers.Retrying:
 				if ev.Retry.Restart {
@@ -418,7 +444,7 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 						emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
 					}
 				}
-				shownCalls = nil
+				shownCalls, named = nil, nil
 			}
 			c.relay(ev, emit)
 		})
@@ -431,6 +457,7 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 			c.cut(streamed.String(), "the model's answer failed: "+err.Error(), emit)
 			return turn, "", err
 		}
+		c.ids.name(resp.Message, named)
 		c.add(resp.Message, -1, emit)
 		emit(c.usage(resp.Usage))
 		switch resp.Stop {
@@ -454,7 +481,7 @@ func (c *Chat) prompt(ctx context.Context, prompt []acp.ContentBlock, emit func(
 				"Not run: this turn reached its limit of %d tool calls. Tell the user what is done and what is left; they can continue in a new turn.", c.opts.MaxToolCalls)), -1, emit)
 			for _, u := range uses {
 				if u.ToolName != planToolName {
-					emit(acp.UpdateToolCall(acp.ToolCallId(u.ToolID), acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
+					emit(acp.UpdateToolCall(acp.ToolCallId(callID(u)), acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
 				}
 			}
 			return turn, acp.StopReasonMaxTurnRequests, nil
@@ -522,7 +549,7 @@ func answered(calls, blocks []providers.Block) []providers.Block {
 	for _, u := range calls {
 		r, ok := results[u.ToolID]
 		if !ok {
-			r = providers.Block{Kind: providers.ToolResult, ToolID: u.ToolID, IsError: true, Text: "This call's result was lost from the chat's file; run it again if you still need it."}
+			r = providers.Block{Kind: providers.ToolResult, ToolID: u.ToolID, CallID: u.CallID, IsError: true, Text: "This call's result was lost from the chat's file; run it again if you still need it."}
 		}
 		out = append(out, r)
 	}
@@ -659,7 +686,7 @@ func toolUses(m providers.Message) []providers.Block {
 func notRun(uses []providers.Block, text string) providers.Message {
 	m := providers.Message{Role: providers.User}
 	for _, u := range uses {
-		m.Blocks = append(m.Blocks, providers.Block{Kind: providers.ToolResult, ToolID: u.ToolID, Text: text, IsError: true})
+		m.Blocks = append(m.Blocks, providers.Block{Kind: providers.ToolResult, ToolID: u.ToolID, CallID: u.CallID, Text: text, IsError: true})
 	}
 	return m
 }
@@ -710,23 +737,23 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 	if use.ToolName == planToolName {
 		return c.runPlan(ctx, use, emit)
 	}
-	id := acp.ToolCallId(use.ToolID)
+	id := acp.ToolCallId(callID(use))
 	if ctx.Err() != nil {
 		emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
-		return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, IsError: true, Text: notRunCancelled}
+		return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, CallID: use.CallID, IsError: true, Text: notRunCancelled}
 	}
 	t, _ := tools.Lookup(use.ToolName)
 	if t.Kind == tools.KindEdit {
-		if err := c.saveBefore(turn, use.ToolID, t.Paths(use.Input), emit); err != nil {
+		if err := c.saveBefore(turn, callID(use), t.Paths(use.Input), emit); err != nil {
 			emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
-			return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, IsError: true, Text: fmt.Sprintf(
+			return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, CallID: use.CallID, IsError: true, Text: fmt.Sprintf(
 				"Not run: the chat could not record what the files hold now (%v), so this change could not be undone. Tell the user; try again once the chat can be saved.", err)}
 		}
 	}
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
-	res := tools.Call(approvals.WithToolCall(ctx, use.ToolID), c.opts.Session, use.ToolName, use.Input)
+	res := tools.Call(approvals.WithToolCall(ctx, callID(use)), c.opts.Session, use.ToolName, use.Input)
 	if t.Kind == tools.KindEdit || len(res.Changes) > 0 {
-		c.recordCall(turn, use.ToolID, callChanges(use.ToolID, res.Changes), emit)
+		c.recordCall(turn, callID(use), callChanges(callID(use), res.Changes), emit)
 	}
 	c.watchFiles(use, res)
 	status := acp.ToolCallStatusCompleted
@@ -739,7 +766,7 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 	}
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent(content),
 		acp.WithUpdateRawOutput(rawOutput(res))))
-	return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, Text: res.Text, IsError: res.IsError}
+	return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, CallID: use.CallID, Text: res.Text, IsError: res.IsError}
 }
 
 // unreadable answers a call whose arguments are not a JSON object, as
@@ -750,10 +777,10 @@ func unreadable(use providers.Block, emit func(acp.SessionUpdate)) providers.Blo
 		"The arguments of this %s call are not a JSON object (%s), so it did not run. Call %s again with its arguments as one JSON object.",
 		use.ToolName, use.InputError, use.ToolName)))
 	if use.ToolName != planToolName { // the plan is shown as a plan, not as a call
-		emit(acp.UpdateToolCall(acp.ToolCallId(use.ToolID), acp.WithUpdateStatus(acp.ToolCallStatusFailed),
+		emit(acp.UpdateToolCall(acp.ToolCallId(callID(use)), acp.WithUpdateStatus(acp.ToolCallStatusFailed),
 			acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(res.Text))}), acp.WithUpdateRawOutput(rawOutput(res))))
 	}
-	return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, Text: res.Text, IsError: true}
+	return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, CallID: use.CallID, Text: res.Text, IsError: true}
 }
 
 // diff is a changed file as the client shows it: its text before (none
@@ -798,5 +825,5 @@ func toolCallStarted(use providers.Block, roots []string) acp.SessionUpdate {
 	if len(locs) > 0 {
 		opts = append(opts, acp.WithStartLocations(locs))
 	}
-	return acp.StartToolCall(acp.ToolCallId(use.ToolID), t.Title(use.Input), opts...)
+	return acp.StartToolCall(acp.ToolCallId(callID(use)), t.Title(use.Input), opts...)
 }

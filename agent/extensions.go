@@ -22,6 +22,7 @@ const (
 	MethodSetModel      = "_tandem/setModel"
 	MethodChanges       = "_tandem/changes"
 	MethodUndo          = "_tandem/undo"
+	MethodKeep          = "_tandem/keep"
 )
 
 // ErrUnknownExtension is a `_…` method tandem does not serve.
@@ -102,13 +103,19 @@ func (s *Service) Extension(ctx context.Context, method string, params json.RawM
 			return nil, err
 		}
 		return reply(res), nil
-	case MethodChanges, MethodUndo:
+	case MethodChanges, MethodUndo, MethodKeep:
 		if p.Turn == nil {
 			return nil, &ParamsError{method, fmt.Errorf("turn is missing; %s lists the turns", MethodCheckpoints)}
 		}
 		sv, err := s.session(p.SessionID)
 		if err != nil {
 			return nil, err
+		}
+		if method == MethodKeep {
+			if err := sv.chat.Keep(*p.Turn, p.Path, p.Hunks); err != nil {
+				return nil, err
+			}
+			return map[string]any{}, nil
 		}
 		if method == MethodUndo {
 			res, err := sv.chat.Undo(ctx, *p.Turn, p.Path, p.Hunks)

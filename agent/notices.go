@@ -20,13 +20,17 @@ type notice struct {
 	Text   string `json:"text"`             // as the user reads it; for noticeModel the model, PROVIDER/MODEL
 	Call   string `json:"call,omitempty"`   // noticeAnswer: the tool call the question was asked in
 	Answer string `json:"answer,omitempty"` // noticeAnswer: allow_once, allow_always, reject_once, or "" when none came
-	Turn   *int   `json:"turn,omitempty"`   // noticeRestore: the turn restored to before
+	Turn   *int   `json:"turn,omitempty"`   // noticeRestore: the turn restored to before; noticeRewind: the turn cut back to before; noticeKeep: the turn reviewed
+	Path   string `json:"path,omitempty"`   // noticeKeep: the file
+	Hunks  []int  `json:"hunks,omitempty"`  // noticeKeep: the hunks kept, indices into Changes' list
 }
 
 const (
 	noticeAnswer  = "answer"
 	noticeRestore = "restore"
 	noticeModel   = "model"
+	noticeRewind  = "rewind" // the conversation cut back (see rewind.go)
+	noticeKeep    = "keep"   // hunks of a turn the user kept in its review (see review.go)
 )
 
 // placedNotice is a notice and the index of the message it came before.
@@ -80,10 +84,11 @@ func answerWords(a approvals.Answer) string {
 // noticeUpdate is how a notice is replayed: an answer on the card of the
 // tool call it was asked in (`_meta.tandem.answer`), anything else as the
 // agent's text marked `_meta.tandem.notice` with its kind; a model switch
-// is shown by the session's model option, not in the log.
+// is shown by the session's model option and a keep by the review
+// (`_tandem/changes`), not in the log.
 func noticeUpdate(n notice) (acp.SessionUpdate, bool) {
 	switch {
-	case n.Kind == noticeModel:
+	case n.Kind == noticeModel, n.Kind == noticeKeep: // shown by the model option, and by the review
 		return acp.SessionUpdate{}, false
 	case n.Kind == noticeAnswer && n.Call != "":
 		u := acp.UpdateToolCall(acp.ToolCallId(n.Call))

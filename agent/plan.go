@@ -93,11 +93,11 @@ func parsePlan(input json.RawMessage) ([]acp.PlanEntry, string) {
 // shows no tool call: the client shows the plan itself.
 func (c *Chat) runPlan(ctx context.Context, use providers.Block, emit func(acp.SessionUpdate)) providers.Block {
 	if ctx.Err() != nil {
-		return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, IsError: true, Text: notRunCancelled}
+		return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, CallID: use.CallID, IsError: true, Text: notRunCancelled}
 	}
 	entries, refusal := parsePlan(use.Input)
 	if refusal != "" {
-		return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, Text: refusal, IsError: true}
+		return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, CallID: use.CallID, Text: refusal, IsError: true}
 	}
 	c.planMu.Lock()
 	c.plan = entries
@@ -109,7 +109,7 @@ func (c *Chat) runPlan(ctx context.Context, use providers.Block, emit func(acp.S
 			done++
 		}
 	}
-	return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, Text: fmt.Sprintf("The user sees the plan: %d of %d steps done.", done, len(entries))}
+	return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, CallID: use.CallID, Text: fmt.Sprintf("The user sees the plan: %d of %d steps done.", done, len(entries))}
 }
 
 // planText is the current plan as the compaction summary keeps it; "" when

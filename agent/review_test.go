@@ -137,3 +137,67 @@ func TestUndoOneHunkKeepsTheUsersLaterChange(t *testing.T) {
 	}
 	holds(before)
 }
+
+// Keep is kept: the hunks a user kept in a turn's review are listed as
+// kept by _tandem/changes, in the chat reopened from its file too; a file
+// the turn did not change, and no hunks, are refused.
+func TestKeptHunksAreListedInTheReopenedChat(t *testing.T) {
+	m := &fake.Model{}
+	svc, ws := testService(t, m, nil)
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("one\ntwo\nthree\nfour\nfive\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("r", "read", map[string]any{"path": "a.txt"})),
+		fake.Call(fake.Use("w", "write", map[string]any{"path": "a.txt", "content": "ONE\ntwo\nthree\nfour\nFIVE\n"})),
+		fake.Say("done"),
+	}
+	s, err := svc.New(ws, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := svc.Prompt(context.Background(), s.SessionId, textPrompt("capitalize"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	call := func(method string, params map[string]any) (json.RawMessage, error) {
+		params["sessionId"] = s.SessionId
+		raw, _ := json.Marshal(params)
+		out, err := svc.Extension(context.Background(), method, raw)
+		b, _ := json.Marshal(out)
+		return b, err
+	}
+	for _, bad := range []map[string]any{
+		{"turn": 0, "path": "b.txt", "hunks": []int{0}},
+		{"turn": 0, "path": "a.txt", "hunks": []int{}},
+		{"turn": 3, "path": "a.txt", "hunks": []int{0}},
+	} {
+		if _, err := call(MethodKeep, bad); err == nil {
+			t.Errorf("keep %v was not refused", bad)
+		}
+	}
+	if _, err := call(MethodKeep, map[string]any{"turn": 0, "path": "a.txt", "hunks": []int{1}}); err != nil {
+		t.Fatal(err)
+	}
+	kept := func() []int {
+		t.Helper()
+		raw, err := call(MethodChanges, map[string]any{"turn": 0})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct{ Files []FileReview }
+		if err := json.Unmarshal(raw, &r); err != nil || len(r.Files) != 1 || len(r.Files[0].Hunks) != 2 {
+			t.Fatalf("changes: %s (%v)", raw, err)
+		}
+		return r.Files[0].Kept
+	}
+	if k := kept(); len(k) != 1 || k[0] != 1 {
+		t.Fatalf("kept %v; want [1]", k)
+	}
+	svc.Close(s.SessionId)
+	if _, err := svc.Load(ws, string(s.SessionId), nil, func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	if k := kept(); len(k) != 1 || k[0] != 1 {
+		t.Fatalf("the reopened chat lists kept %v; want [1], as the live one", k)
+	}
+}

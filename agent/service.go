@@ -10,6 +10,7 @@ import (
 
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -133,6 +134,18 @@ func (s *Service) session(id acp.SessionId) (*served, error) {
 // response names the turn (`_meta.tandem.turn`), the one a restore of
 // "before this prompt" names.
 func (s *Service) Prompt(ctx context.Context, id acp.SessionId, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (acp.PromptResponse, error) {
+	return s.Send(ctx, acp.PromptRequest{SessionId: id, Prompt: prompt}, emit)
+}
+
+// Send runs a session/prompt request as Prompt does; with
+// `_meta.tandem.replaces` (a turn), the prompt replaces that turn's: the
+// conversation is cut back to just before it first (Chat.Resend).
+func (s *Service) Send(ctx context.Context, p acp.PromptRequest, emit func(acp.SessionUpdate)) (acp.PromptResponse, error) {
+	replaces, err := replacedTurn(p.Meta)
+	if err != nil {
+		return acp.PromptResponse{}, err
+	}
+	id, prompt := p.SessionId, p.Prompt
 	sv, err := s.session(id)
 	if err != nil {
 		return acp.PromptResponse{}, err
@@ -163,11 +176,26 @@ func (s *Service) Prompt(ctx context.Context, id acp.SessionId, prompt []acp.Con
 		sv.cancel = nil
 		sv.mu.Unlock()
 	}()
-	turn, stop, err := sv.chat.prompt(ctx, prompt, emit)
+	turn, stop, err := sv.chat.prompt(ctx, replaces, prompt, emit)
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
 	return acp.PromptResponse{StopReason: stop, Meta: map[string]any{"tandem": map[string]any{"turn": turn}}}, nil
+}
+
+// replacedTurn is the turn a prompt's `_meta.tandem.replaces` names; -1
+// when it names none.
+func replacedTurn(meta map[string]any) (int, error) {
+	t, _ := meta["tandem"].(map[string]any)
+	v, ok := t["replaces"]
+	if !ok || v == nil {
+		return -1, nil
+	}
+	n, ok := v.(float64)
+	if !ok || n < 0 || n != float64(int(n)) {
+		return -1, refusal.New(refusal.Invalid, fmt.Sprintf("_meta.tandem.replaces is %v, not a turn number; give the turn of the prompt the new one replaces (session/prompt's _meta.tandem.turn names it)", v))
+	}
+	return int(n), nil
 }
 
 // Cancel stops session id's running turn, if any.

@@ -51,6 +51,7 @@ type record struct {
 	Before     *beforeRecord      `json:"before,omitempty"`
 	Notice     *notice            `json:"notice,omitempty"`
 	Usage      *usageRecord       `json:"usage,omitempty"`
+	Rewind     *rewindRecord      `json:"rewind,omitempty"`
 }
 
 // checkpointRecord is a call's changes (or a restore's), kept so a
@@ -189,6 +190,7 @@ type loaded struct {
 	dropped  []dropped      // the lines that were not records
 	notices  []placedNotice // what the user saw besides the messages
 	usage    *usageRecord   // the meter after the last turn
+	ids      *callIDs       // the calls' ids, every record's call named by them
 	size     int64          // the bytes read: where this process's appends start
 	// befores are the files calls were about to change, whose changes
 	// no checkpoint record confirms: the calls a crash cut.
@@ -269,7 +271,7 @@ func (s *Store) load(id string) (loaded, error) {
 		return loaded{}, fmt.Errorf("there is no chat %s; list the chats for their ids", id)
 	}
 	defer f.Close()
-	l := loaded{info: ChatInfo{ID: id}}
+	l := loaded{info: ChatInfo{ID: id}, ids: newCallIDs()}
 	confirmed := map[string]bool{} // "turn/call" of the calls whose changes a checkpoint record holds
 	r := bufio.NewReaderSize(f, 1<<16)
 	for {
@@ -285,6 +287,7 @@ func (s *Store) load(id string) (loaded, error) {
 			case rec.Chat != nil:
 				l.info = *rec.Chat
 			case rec.Message != nil:
+				l.ids.name(*rec.Message, nil)
 				l.messages = append(l.messages, *rec.Message)
 				turn := -1
 				if rec.Turn != nil && *rec.Turn >= 0 {
@@ -298,17 +301,25 @@ func (s *Store) load(id string) (loaded, error) {
 				l.dropped = compacted(l.dropped, rec.Compacted.Replaced)
 				l.notices = noticesCompacted(l.notices, rec.Compacted.Replaced)
 			case rec.Checkpoint != nil:
+				rec.Checkpoint.Call = l.ids.of(rec.Checkpoint.Call)
+				for i := range rec.Checkpoint.Changes {
+					rec.Checkpoint.Changes[i].Call = l.ids.of(rec.Checkpoint.Changes[i].Call)
+				}
 				l.grow(rec.Checkpoint.Turn)
 				l.turns[rec.Checkpoint.Turn] = append(l.turns[rec.Checkpoint.Turn], rec.Checkpoint.Changes...)
 				confirmed[fmt.Sprint(rec.Checkpoint.Turn, "/", rec.Checkpoint.Call)] = true
 			case rec.Before != nil:
+				rec.Before.Call = l.ids.of(rec.Before.Call)
 				l.grow(rec.Before.Turn)
 				l.befores = append(l.befores, *rec.Before)
 			case rec.Notice != nil:
+				rec.Notice.Call = l.ids.of(rec.Notice.Call)
 				l.notices = append(l.notices, placedNotice{at: len(l.messages), notice: *rec.Notice})
 			case rec.Usage != nil:
 				u := *rec.Usage
 				l.usage = &u
+			case rec.Rewind != nil:
+				l.rewind(rec.Rewind.Turn)
 			}
 		}
 		if err != nil {
@@ -334,6 +345,8 @@ func (l *loaded) fits(r record) bool {
 		return r.Checkpoint.Turn <= len(l.turns)
 	case r.Before != nil:
 		return r.Before.Turn <= len(l.turns)
+	case r.Rewind != nil:
+		return cutAt(l.turnOf, r.Rewind.Turn) >= 0
 	}
 	return true
 }
@@ -356,6 +369,8 @@ func (r *record) valid() bool {
 		return r.Notice.Kind != ""
 	case r.Usage != nil:
 		return r.Usage.Used >= 0 && r.Usage.Size >= 0
+	case r.Rewind != nil:
+		return r.Rewind.Turn >= 0
 	}
 	return false
 }
@@ -611,11 +626,11 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 		for _, b := range m.Blocks {
 			switch {
 			case b.Kind == providers.ToolUse && b.ToolName == planToolName:
-				plans[b.ToolID] = true
+				plans[callID(b)] = true
 				if entries, refusal := parsePlan(b.Input); refusal == "" {
 					out = append(out, acp.UpdatePlan(entries...))
 				}
-			case b.Kind == providers.ToolResult && plans[b.ToolID]:
+			case b.Kind == providers.ToolResult && plans[callID(b)]:
 			case b.Note && b.Kind == providers.Text && m.Role == providers.Assistant && strings.HasPrefix(b.Text, cutPrefix):
 				out = append(out, cutNotice(b))
 			case b.Note: // tandem's word to the model, shown as its notice if at all
@@ -636,8 +651,8 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 				if b.IsError {
 					status = acp.ToolCallStatusFailed
 				}
-				content := append([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(b.Text))}, diffs[b.ToolID]...)
-				out = append(out, acp.UpdateToolCall(acp.ToolCallId(b.ToolID), acp.WithUpdateStatus(status), acp.WithUpdateContent(content)))
+				content := append([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(b.Text))}, diffs[callID(b)]...)
+				out = append(out, acp.UpdateToolCall(acp.ToolCallId(callID(b)), acp.WithUpdateStatus(status), acp.WithUpdateContent(content)))
 			}
 		}
 	}

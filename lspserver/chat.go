@@ -100,7 +100,7 @@ func (s *Server) acpPrompt(ctx context.Context, params json.RawMessage) (any, er
 	if err := decodeParams("session/prompt", params, &p); err != nil {
 		return nil, err
 	}
-	resp, err := s.agent.Prompt(ctx, p.SessionId, p.Prompt, s.updater(p.SessionId))
+	resp, err := s.agent.Send(ctx, p, s.updater(p.SessionId))
 	if err != nil {
 		return nil, agentError(err)
 	}

@@ -40,6 +40,7 @@ var requests = map[string]handlerFunc{
 	agent.MethodSetModel:        extension(agent.MethodSetModel),
 	agent.MethodChanges:         extension(agent.MethodChanges),
 	agent.MethodUndo:            extension(agent.MethodUndo),
+	agent.MethodKeep:            extension(agent.MethodKeep),
 }
 
 // notifications run one at a time, in the order they arrived, on the read

@@ -35,12 +35,17 @@ const (
 
 // Block is one part of a message.
 type Block struct {
-	Kind      BlockKind       `json:"kind"`
-	Text      string          `json:"text,omitempty"`      // Text, Thinking, ToolResult
-	Signature string          `json:"signature,omitempty"` // Thinking: returned to the provider as it came
-	ToolID    string          `json:"toolId,omitempty"`    // ToolUse, ToolResult
-	ToolName  string          `json:"toolName,omitempty"`  // ToolUse
-	Input     json.RawMessage `json:"input,omitempty"`     // ToolUse: the arguments, a JSON object
+	Kind      BlockKind `json:"kind"`
+	Text      string    `json:"text,omitempty"`      // Text, Thinking, ToolResult
+	Signature string    `json:"signature,omitempty"` // Thinking: returned to the provider as it came
+	ToolID    string    `json:"toolId,omitempty"`    // ToolUse, ToolResult
+	// CallID is, for a ToolUse and its ToolResult, the call's id for
+	// clients where it differs from ToolID: unique in the chat, while some
+	// providers repeat their ids across responses (call_0 in each). The
+	// provider is sent ToolID alone, its own id; empty: ToolID.
+	CallID   string          `json:"callId,omitempty"`
+	ToolName string          `json:"toolName,omitempty"` // ToolUse
+	Input    json.RawMessage `json:"input,omitempty"`    // ToolUse: the arguments, a JSON object
 	// InputError is, for a ToolUse whose arguments as streamed are not a
 	// JSON object, why (the parse error and the start of what came); Input
 	// is then "{}". Such a call is answered as failed, never run.

@@ -1228,4 +1228,97 @@ return function(h)
       eq(false, h.exists(ws .. '/notes.txt'), 'the other file went back')
     end)
   )
+
+  test(
+    'chat_edit_and_resend_with_ge_cuts_the_chat_back',
+    with_model(function()
+      local script = writing_turn()
+      table.insert(script.responses, { parts = { { text = 'Quietly rewritten.' } } })
+      replay(script)
+      local ws = h.workspace()
+      tandem.setup({})
+      vim.cmd('TandemChat rewrite')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      vim.cmd('TandemRestore 0')
+      wait_for('the restore', function()
+        return c.restored ~= nil
+      end)
+      local win = vim.fn.bufwinid(c.buf)
+      vim.api.nvim_set_current_win(win)
+      vim.api.nvim_win_set_cursor(win, { vim.fn.search('^## You', 'nw'), 0 })
+      vim.api.nvim_feedkeys('ge', 'x', false)
+      local lines = vim.api.nvim_buf_get_lines(c.buf, 0, -1, false)
+      eq('rewrite', lines[#lines], 'ge put the message into the prompt area')
+      local _, eol = virtual(c)
+      contains(eol[#lines - 1] or '', '<CR> sends it in place of turn 0', 'the separator says what <CR> does')
+      vim.api.nvim_buf_set_lines(c.buf, -2, -1, false, { 'rewrite it quietly' })
+      vim.api.nvim_feedkeys(vim.keycode('<CR>'), 'x', false)
+      wait_for('the edited message to be answered', function()
+        return text(c):find('Quietly rewritten.', 1, true) ~= nil
+      end, 20000)
+      turn_over(c, 'end_turn')
+      --- The chat as the model now sees it: the cut turn gone, the restore kept before the
+      --- cut's note, then the new message.
+      local function cut_shown(t, where)
+        for _, gone in ipairs({ 'Wrote both.', '▸ ', '\nrewrite\n' }) do
+          eq(nil, t:find(gone, 1, true), where .. ': the cut turn still shows ' .. gone)
+        end
+        local restore = t:find('> restore', 1, true)
+        local cut = t:find('> Cut back to before "rewrite"', 1, true)
+        local again = t:find('rewrite it quietly', 1, true)
+        assert(restore and cut and again and restore < cut and cut < again, where .. ': the chat reads\n' .. t)
+      end
+      cut_shown(text(c), 'live')
+      eq('# greet\n', h.read_file(ws .. '/README.md'):sub(1, 8), 'the files are as the restore left them')
+      eq(false, h.exists(ws .. '/notes.txt'), 'notes.txt stays gone')
+      local id = c.id
+      vim.cmd('bwipeout! ' .. c.buf)
+      with_select(function(items)
+        for _, s in ipairs(items) do
+          if s.sessionId == id then
+            return s
+          end
+        end
+      end, function()
+        vim.cmd('TandemChat history')
+        wait_for('the chat to load', function()
+          local again = chat_mod.get()
+          return again ~= nil and not again.loading and text(again):find('Quietly rewritten.', 1, true) ~= nil
+        end)
+      end)
+      cut_shown(text(chat_mod.get()), 'reopened')
+    end)
+  )
+
+  test(
+    'chat_repeated_tool_call_ids_get_a_card_each',
+    with_model(function()
+      -- A provider naming the call of every response call_0.
+      local function write(path)
+        return {
+          parts = { { tool = { id = 'call_0', name = 'write', input = { path = path, content = path .. '\n' } } } },
+        }
+      end
+      replay({
+        format = 'anthropic',
+        responses = { write('repeat-a.txt'), write('repeat-b.txt'), { parts = { { text = 'Both.' } } } },
+      })
+      local ws = h.workspace()
+      tandem.setup({})
+      vim.cmd('TandemChat write two files')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      local t = text(c)
+      local first, second =
+        t:find('/repeat-a.txt (0 → 1 lines', 1, true), t:find('/repeat-b.txt (0 → 1 lines', 1, true)
+      local cards = select(2, t:gsub('\n▸ ', ''))
+      assert(cards == 2 and first and second and first < second, 'two cards, each with its own file:\n' .. t)
+      local ids = vim.tbl_map(function(card)
+        return card.id
+      end, c.order)
+      assert(#ids == 2 and ids[1] ~= ids[2], 'the cards have ids ' .. vim.inspect(ids))
+      eq('repeat-b.txt\n', h.read_file(ws .. '/repeat-b.txt'), 'the second call ran')
+    end)
+  )
 end

@@ -44,6 +44,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
   private readonly questions = new Map<string, (answer: string | undefined) => void>();
   /** Open questions' calls for a notification: the user cannot see them in the chat. */
   private readonly unseen = new Map<string, () => void>();
+  /** The turns of the prompts a reopened chat replayed (the cut ones are not). */
+  private readonly replayedTurns = new Set<number>();
   /** The chats' titles as tandem named them, by session. */
   private readonly titles = new Map<string, string>();
 
@@ -219,7 +221,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
     if (u.sessionUpdate === 'agent_message_chunk' && typeof notice?.notice === 'string' && typeof notice.text === 'string') {
       const shown = replayedEntry({ notice: notice.notice, text: notice.text, turn: notice.turn });
       if (shown.kind === 'restored') {
-        this.post({ type: 'restored', turn: shown.turn, isError: false, ...shown.entry });
+        const { failed, ...entry } = shown.entry;
+        this.post({ type: 'restored', turn: shown.turn, isError: failed, ...entry });
+      } else if (shown.kind === 'rewound') {
+        this.post({ type: 'rewound', turn: shown.turn, text: shown.text });
       } else {
         this.post({ type: 'notice', text: shown.text });
       }
@@ -232,6 +237,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
           this.diffs.set(`${String(u.toolCallId)}#${i}`, { path: c.path, oldText: c.oldText ?? '', newText: c.newText ?? '' });
         }
       });
+    }
+    const turn = (u._meta as { tandem?: { turn?: unknown } } | undefined)?.tandem?.turn;
+    if (u.sessionUpdate === 'user_message_chunk' && typeof turn === 'number') {
+      this.replayedTurns.add(turn);
     }
     if (u.sessionUpdate === 'config_option_update' && Array.isArray(u.configOptions)) {
       this.config = u.configOptions as ConfigOption[];
@@ -285,8 +294,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
     this.post(err.kind === 'setup' ? { type: 'setup', message: err.message, keyEnv: err.keyEnv } : { type: 'error', ...err });
   }
 
-  /** Sends one prompt; the webview queues the ones typed while a turn runs. */
-  async prompt(text: string, context: ChatContext[] = []): Promise<void> {
+  /**
+   * Sends one prompt; the webview queues the ones typed while a turn runs. replaces: the turn
+   * whose prompt this one replaces (edit and resend): tandem cuts the conversation back first.
+   */
+  async prompt(text: string, context: ChatContext[] = [], replaces?: number): Promise<void> {
     if (!text.trim()) {
       return;
     }
@@ -306,7 +318,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
       this.post({ type: 'turn', running: false, stopReason: 'error' });
       return;
     }
-    this.post({ type: 'user', text, turn, context });
+    this.post({ type: 'user', text, turn, context, replaces });
     let counted = false;
     let actual = turn;
     try {
@@ -314,6 +326,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
       const r = await c.sendRequest<{ stopReason: string; _meta?: { tandem?: { turn?: number } } }>('session/prompt', {
         sessionId: session,
         prompt: promptBlocks(text, context),
+        ...(replaces === undefined ? {} : { _meta: { tandem: { replaces } } }),
       });
       counted = true;
       // tandem names the prompt's turn: the count here follows it, through restores and reopens.
@@ -380,7 +393,8 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
       const c = await this.client();
       const r = await c.sendRequest<RestoreReply>('_tandem/restore', { sessionId: this.session, turn, ...(around ? { aroundLaterChanges: true } : {}) });
       this.turn++; // the restore is a turn of its own
-      this.post({ type: 'restored', turn, isError: r.isError, ...restoreEntry(r, around), around, undid });
+      const { failed, ...entry } = restoreEntry(r, around);
+      this.post({ type: 'restored', turn, isError: failed, ...entry, around, undid });
       void this.review.refresh();
       return r;
     } catch (e) {
@@ -393,13 +407,15 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
   private undone(r: RestoreReply): void {
     this.turn++;
     const e = restoreEntry(r, true);
-    this.post({ type: 'restored', turn: -1, text: `Undid from the review: ${e.text}`, isError: r.isError, undoTurn: e.undoTurn, offerAround: false });
+    this.post({ type: 'restored', turn: -1, text: `Undid from the review: ${e.text}`, isError: e.failed, kept: e.kept, undoTurn: e.undoTurn, offerAround: false });
   }
 
   /**
-   * Sends an earlier prompt again, edited; with restore (the user's choice in the edit box),
-   * the files changed from its turn on are first put back to before it, as a restore the chat
-   * shows and can undo. A restore that put nothing back stops here: its entry says why.
+   * Sends an earlier prompt again, edited, in its place: tandem cuts the conversation back to
+   * just before it (docs/protocol.md, `_meta.tandem.replaces`). With restore (the user's choice
+   * in the edit box), the files changed from its turn on are first put back to before it, as a
+   * restore the chat shows and can undo. A restore that put nothing back stops here: its entry
+   * says why.
    */
   private async resend(turn: number, text: string, context: ChatContext[], restore: boolean): Promise<void> {
     if (this.running || !this.session) {
@@ -416,7 +432,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
         }
       }
     }
-    await this.prompt(text, context);
+    await this.prompt(text, context, turn);
   }
 
   /** Leaves the current chat (kept in History) and opens a new one. */
@@ -463,6 +479,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
     this.post({ type: 'reset', loading: true });
     const c = await this.client();
     this.session = sessionId;
+    this.replayedTurns.clear();
     try {
       const r = await c.sendRequest<{ configOptions?: ConfigOption[] }>('session/load', { sessionId, cwd: this.cwd() });
       // The reopened chat's own model and plan mode, not the previous chat's.
@@ -472,6 +489,11 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
       this.turn = Math.max(0, ...cps.checkpoints.map((cp) => cp.turn + 1));
       this.post({ type: 'session', sessionId, config: this.config, loaded: true });
       this.retitle();
+      // The review the live chat showed: the last prompt that changed files, with what was kept.
+      const reviewed = Math.max(-1, ...cps.checkpoints.map((cp) => cp.turn).filter((t) => this.replayedTurns.has(t)));
+      if (reviewed >= 0) {
+        await this.review.show(reviewed);
+      }
     } catch (e) {
       this.session = undefined;
       this.showError(classifyError((e as Error).message));

@@ -63,7 +63,17 @@ export class Review implements vscode.TextDocumentContentProvider, vscode.CodeLe
     this.turn = turn;
     this.kept.clear();
     this.files = files;
+    this.keptByTandem();
     await this.changed();
+  }
+
+  /** The hunks tandem lists as kept (a reopened chat's, or kept from the other view). */
+  private keptByTandem(): void {
+    for (const f of this.files) {
+      for (const i of f.kept ?? []) {
+        this.kept.add(hunkKey(f.path, i));
+      }
+    }
   }
 
   /** Asks tandem again where the reviewed turn's hunks stand (after an undo, a restore, typing). */
@@ -72,6 +82,7 @@ export class Review implements vscode.TextDocumentContentProvider, vscode.CodeLe
       return;
     }
     this.files = await this.changes(this.turn);
+    this.keptByTandem();
     await this.changed();
   }
 
@@ -186,19 +197,28 @@ export class Review implements vscode.TextDocumentContentProvider, vscode.CodeLe
     if (!f) {
       return;
     }
-    for (const i of hunks ?? pendingHunks(f, this.kept)) {
-      this.kept.add(hunkKey(f.path, i));
-    }
+    await this.record(f, hunks ?? pendingHunks(f, this.kept));
     await this.changed();
   }
 
   private async keepAll(): Promise<void> {
     for (const f of this.files) {
-      for (const i of pendingHunks(f, this.kept)) {
-        this.kept.add(hunkKey(f.path, i));
-      }
+      await this.record(f, pendingHunks(f, this.kept));
     }
     await this.changed();
+  }
+
+  /** Marks hunks of f kept, here and in the chat's file (`_tandem/keep`), so a reopened chat shows them kept. */
+  private async record(f: FileReview, hunks: number[]): Promise<void> {
+    const session = this.session();
+    if (hunks.length === 0 || !session || this.turn === undefined) {
+      return;
+    }
+    for (const i of hunks) {
+      this.kept.add(hunkKey(f.path, i));
+    }
+    const c = await this.backend.ready();
+    await c.sendRequest('_tandem/keep', { sessionId: session, turn: this.turn, path: f.path, hunks }).then(undefined, (e: Error) => this.log.warn(`review: keep ${f.path}: ${e.message}`));
   }
 
   private async undo(p: string | undefined, hunks?: number[]): Promise<void> {

@@ -19,6 +19,8 @@ export interface FileReview {
   before: string | null;
   deleted?: boolean;
   hunks: Hunk[];
+  /** The hunks the user kept (`_tandem/keep`), as tandem keeps them in the chat's file. */
+  kept?: number[];
   problem?: string;
 }
 
@@ -91,7 +93,10 @@ export function lensLine(h: Hunk, lineCount: number): number | undefined {
 /** A restore's entry in the chat: what it did, said once, and what can follow it. */
 export interface RestoreEntry {
   text: string;
+  /** Nothing was done for a reason of its own (not files kept as the user changed them). */
   failed: boolean;
+  /** Files were kept as they are, changed since the agent wrote them: the user's work, not a failure. */
+  kept: boolean;
   /** Restore this turn to undo the restore. */
   undoTurn?: number;
   /** Files were kept as changed since: restoring around those changes may do more. */
@@ -101,10 +106,14 @@ export interface RestoreEntry {
 export function restoreEntry(r: RestoreReply, around: boolean): RestoreEntry {
   const text = r.text.trim();
   const undoTurn = typeof r.turn === 'number' ? r.turn : undefined;
+  // tandem names the files it kept ("… and is kept: a.txt", "Kept as they are: a.txt"); a
+  // restore that kept every file answers isError, but it did what restore promises.
+  const kept = /\bis kept: |^Kept as they are: /m.test(text);
   return {
     // The entry's Undo restore button says what tandem's last sentence does.
     text: undoTurn === undefined ? text : text.replace(/\s*Restore turn \d+ to undo this restore\.$/, ''),
-    failed: r.isError,
+    failed: r.isError && !kept,
+    kept,
     undoTurn,
     // tandem's own advice names it when it applies (docs/protocol.md, `_tandem/restore`).
     offerAround: !around && /Restore again around later changes/.test(text),
@@ -119,11 +128,15 @@ export interface ReplayedNotice {
 }
 
 /**
- * How a reopened chat shows a notice as the live chat did: a restore as its own entry (with
- * Undo restore when tandem's text names the turn that undoes it, and Restore around my changes
- * when it offers that), a stop as "Stopped.", anything else by its text.
+ * How a chat shows a notice as the live chat did: a restore as its own entry (with Undo restore
+ * when tandem's text names the turn that undoes it, and Restore around my changes when it offers
+ * that), a cut of the conversation (edit and resend) as the cut, a stop as "Stopped.", anything
+ * else by its text.
  */
-export function replayedEntry(n: ReplayedNotice): { kind: 'restored'; turn: number; entry: RestoreEntry } | { kind: 'notice'; text: string } {
+export function replayedEntry(n: ReplayedNotice): { kind: 'restored'; turn: number; entry: RestoreEntry } | { kind: 'rewound'; turn: number; text: string } | { kind: 'notice'; text: string } {
+  if (n.notice === 'rewind' && typeof n.turn === 'number') {
+    return { kind: 'rewound', turn: n.turn, text: n.text };
+  }
   if (n.notice === 'restore') {
     const undo = /Restore turn (\d+) to undo this restore\./.exec(n.text);
     const entry = restoreEntry({ text: n.text, isError: false, files: [], turn: undo ? Number(undo[1]) : undefined }, false);

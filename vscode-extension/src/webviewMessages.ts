@@ -44,8 +44,13 @@ export type ToView =
   | { type: 'config'; config: ConfigOption[] }
   /** An empty transcript (loading: a stored chat is about to replay into it). */
   | { type: 'reset'; loading?: boolean }
-  /** The user's prompt as sent, with the turn number the view expects it to get. */
-  | { type: 'user'; text: string; turn: number; context: ChatContext[] }
+  /** The user's prompt as sent, with the turn number the view expects it to get; replaces: the turn whose prompt it replaces (edit and resend). */
+  | { type: 'user'; text: string; turn: number; context: ChatContext[]; replaces?: number }
+  /**
+   * tandem cut the conversation back to before turn's prompt (edit and resend): the entries from
+   * that prompt on leave the view, but restores, which stay undoable; the notice says so.
+   */
+  | { type: 'rewound'; turn: number; text: string }
   /** tandem numbered the prompt of turn `from` as `to`. */
   | { type: 'retagTurn'; from: number; to: number }
   /** The prompt never started a turn: it offers no restore. */
@@ -64,7 +69,7 @@ export type ToView =
    * A restore to before `turn` (or, with `undid`, the undo of the restore recorded as turn
    * `undid`): its own entry in the chat, with what can follow it.
    */
-  | { type: 'restored'; turn: number; text: string; isError: boolean; undoTurn?: number; offerAround: boolean; around?: boolean; undid?: number }
+  | { type: 'restored'; turn: number; text: string; isError: boolean; kept?: boolean; undoTurn?: number; offerAround: boolean; around?: boolean; undid?: number }
   /** The changes bar: the files `turn` changed that are still to review (none: no bar). */
   | { type: 'changes'; turn: number; files: ChangedFile[] }
   | { type: 'history'; sessions: SessionInfo[]; current?: string; error?: string }

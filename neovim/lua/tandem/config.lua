@@ -45,6 +45,7 @@ local defaults = {
       restore = 'gR', -- on a user message: restore the files to before that turn; on a restore: undo it
       changes = 'gC', -- the turn's changes into the quickfix list
       restore_around = 'gA', -- restore, keeping your later changes where the agent's do not touch them
+      resend = 'ge', -- on a user message: edit it in the prompt area; sent, it replaces it (the chat is cut back)
       allow = 'g1', -- answer the question waiting in the chat: Allow
       deny = 'g2', -- … Deny
       allow_always = 'g3', -- … Allow for this session

@@ -229,7 +229,7 @@ function streamText(kind: 'agent' | 'thought', text: string, meta?: Json): void 
   schedule();
 }
 
-function userMessage(text: string, turn?: number, context: ChatContext[] = []): void {
+function userMessage(text: string, turn?: number, context: ChatContext[] = []): HTMLElement {
   current = undefined;
   const m = el('article', { class: 'msg user', 'aria-label': 'You' }, el('div', { class: 'user-text' }, text));
   if (context.length) {
@@ -244,6 +244,31 @@ function userMessage(text: string, turn?: number, context: ChatContext[] = []): 
     m.append(r, editButton(m, text, context, send));
   }
   append(m);
+  return m;
+}
+
+/**
+ * The conversation was cut back to before turn's prompt (edit and resend): what the model no
+ * longer sees leaves the view — from that prompt up to the prompt replacing it — but restores,
+ * which stay undoable, as a reopened chat shows it; the cut's notice stands before the new prompt.
+ */
+function rewound(turn: number, text: string): void {
+  current = undefined;
+  const replacing = log.querySelector<HTMLElement>(`.msg.user[data-replaces="${turn}"]`);
+  const from = log.querySelector<HTMLElement>(`.msg.user[data-turn="${turn}"]:not([data-replaces])`);
+  for (let e = from; e && e !== replacing; ) {
+    const next = e.nextElementSibling as HTMLElement | null;
+    if (!e.matches('.notice.restored')) {
+      e.remove();
+    }
+    e = next;
+  }
+  const n = el('div', { class: 'notice rewound', role: 'note', 'data-turn': String(turn) }, text);
+  if (replacing) {
+    replacing.before(n);
+  } else {
+    append(n);
+  }
 }
 
 function notice(text: string, cls = ''): HTMLElement {
@@ -935,9 +960,16 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
         notice('Loading the chat…', 'loading');
       }
       return;
-    case 'user':
+    case 'user': {
       follow.start();
-      userMessage(m.text, m.turn, m.context ?? []);
+      const sent = userMessage(m.text, m.turn, m.context ?? []);
+      if (m.replaces !== undefined) {
+        sent.dataset.replaces = String(m.replaces);
+      }
+      return;
+    }
+    case 'rewound':
+      rewound(m.turn, m.text);
       return;
     case 'retagTurn': {
       // tandem numbered the prompt otherwise than the view guessed (a restore, a reopened chat).

@@ -64,7 +64,7 @@ export function changesBar(send: Send): { root: HTMLElement; render: (m: ToViewO
 /** A restore's own entry in the chat: what it did, once, and what can follow. */
 export function restoreEntryView(m: ToViewOf<'restored'>, send: Send): HTMLElement {
   const what = m.undid !== undefined ? 'Undo restore' : m.around ? 'Restore around your changes' : m.turn >= 0 ? 'Restore' : '';
-  const n = el('div', { class: `notice restored${m.isError ? ' failed' : ''}`, role: 'status', 'data-turn': String(m.turn) });
+  const n = el('div', { class: `notice restored${m.isError ? ' failed' : ''}${m.kept ? ' kept' : ''}`, role: 'status', 'data-turn': String(m.turn) });
   n.append(el('span', { class: 'restore-text' }, what ? `${what}: ${m.text}` : m.text));
   const actions = el('span', { class: 'restore-actions' });
   const disable = () => actions.querySelectorAll('button').forEach((b) => (b.disabled = true));
@@ -100,7 +100,7 @@ export function editButton(msg: HTMLElement, text: string, context: ChatContext[
     }
     const area = el('textarea', { class: 'resend-text', rows: '3', 'aria-label': 'Edit the message' });
     area.value = text;
-    const form = el('div', { class: 'resend' }, area, el('div', { class: 'resend-note' }, 'Sending it again can first put back the files the agent changed since this message; files you changed since are kept, and the restore can be undone.'));
+    const form = el('div', { class: 'resend' }, area, el('div', { class: 'resend-note' }, 'Sent again, it replaces this message: the conversation is cut back to before it. It can first put back the files the agent changed since this message; files you changed since are kept, and the restore can be undone.'));
     const close = () => {
       form.remove();
       edit.hidden = false;

@@ -176,11 +176,14 @@ end
 ---@param what string
 ---@param text string the restore's reply
 ---@param turn integer?
-function M.show_restore(chat, what, text, turn)
+---@param at integer? the row to show it at (default: the end of the transcript)
+function M.show_restore(chat, what, text, turn, at)
   local undo, around = offers(text)
-  local entry = { restore = true, turn = turn, undo = undo, around = around }
-  side(chat, 'agent')
-  local row = note(chat, what .. text)
+  local entry = { restore = true, turn = turn, undo = undo, around = around, what = what, text = text }
+  if not at then
+    side(chat, 'agent')
+  end
+  local row = note(chat, what .. text, at)
   local keys = config.get().chat.keys
   local parts = {}
   if entry.undo then
@@ -199,6 +202,64 @@ function M.show_restore(chat, what, text, turn)
   entry.mark = api.nvim_buf_set_extmark(chat.buf, transcript.ns, row, 0, opts)
   chat.restores[entry.mark] = entry
   return entry
+end
+
+--- tandem cut the conversation back to before turn's prompt (edit and resend): what the model
+--- no longer sees leaves the transcript — from that message up to the one replacing it — but
+--- the restores, which stay undoable; the cut's note stands before the new message, as a
+--- reopened chat shows it.
+---@param chat table
+---@param turn integer
+---@param text string
+function M.rewound(chat, turn, text)
+  local row_of = transcript.row_of
+  local from, to
+  for mark, e in pairs(chat.users) do
+    if e.turn == turn and not e.replaces then
+      from = row_of(chat, mark) - 1 -- the blank line its section starts with
+    elseif e.replaces == turn then
+      to = row_of(chat, mark) - 1
+    end
+  end
+  if not from then -- a reopened chat: nothing of the turns cut was shown
+    side(chat, 'agent')
+    note(chat, text)
+    return
+  end
+  to = to or transcript.sep_row(chat)
+  local restores = {}
+  for mark, e in pairs(chat.restores) do
+    local r = row_of(chat, mark)
+    if r >= from and r < to then
+      chat.restores[mark] = nil
+      table.insert(restores, { row = r, entry = e })
+    end
+  end
+  table.sort(restores, function(a, b)
+    return a.row < b.row
+  end)
+  for mark, e in pairs(chat.users) do
+    local r = row_of(chat, mark)
+    if r >= from and r < to and not e.replaces then
+      chat.users[mark] = nil
+    end
+  end
+  for id, card in pairs(chat.cards) do
+    local r = row_of(chat, card.head)
+    if r >= from and r < to then
+      chat.cards[id] = nil
+    end
+  end
+  chat.order = vim.tbl_filter(function(card)
+    return chat.cards[card.id] == card
+  end, chat.order)
+  api.nvim_buf_set_lines(chat.buf, from, to, false, {})
+  local at = from
+  for _, r in ipairs(restores) do
+    M.show_restore(chat, r.entry.what, r.entry.text, r.entry.turn, at)
+    at = at + #vim.split(vim.trim(r.entry.what .. r.entry.text), '\n', { plain = true })
+  end
+  note(chat, text, at)
 end
 
 local function restore_turn(chat, turn, around)

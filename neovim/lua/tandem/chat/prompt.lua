@@ -87,6 +87,9 @@ function run(chat, item)
     chat.turn = turn + 1
   end
   local entry = side(chat, 'user', turn)
+  if entry then
+    entry.text, entry.replaces = item.text, item.replaces
+  end
   local lines = vim.split(item.text, '\n', { plain = true })
   for _, a in ipairs(item.attach or {}) do
     table.insert(lines, '(attached: ' .. (a.name or (a.resource and a.resource.uri) or a.uri or '?') .. ')')
@@ -94,7 +97,11 @@ function run(chat, item)
   insert(chat, lines)
   chat.last = nil
   draw_queue(chat)
-  request(chat, 'session/prompt', { sessionId = chat.id, prompt = blocks(chat, item) }, function(err, result)
+  local params = { sessionId = chat.id, prompt = blocks(chat, item) }
+  if item.replaces then -- edit and resend: tandem cuts the conversation back to before that turn
+    params._meta = { tandem = { replaces = item.replaces } }
+  end
+  request(chat, 'session/prompt', params, function(err, result)
     chat.running = false
     if err then
       note(chat, 'error: ' .. (err.message or vim.inspect(err)))
@@ -133,19 +140,42 @@ function M.send(chat, text, attach)
   text = text or prompt_text(chat)
   local all = vim.list_extend(vim.deepcopy(chat.attach), attach or {})
   if text == '' and #all == 0 then
+    if from_area and chat.replacing then -- an emptied prompt area sent: no longer editing
+      chat.replacing = nil
+      draw_queue(chat)
+    end
     return
   end
   if from_area then
     set_prompt(chat, '')
   end
   chat.attach = {}
-  local item = { text = text, attach = all }
+  local item = { text = text, attach = all, replaces = from_area and chat.replacing or nil }
+  if from_area then
+    chat.replacing = nil
+  end
   if chat.running then
     table.insert(chat.queue, item)
     draw_queue(chat)
     return
   end
   run(chat, item)
+end
+
+--- ge on a user message: its text into the prompt area, to edit; sent from there, it replaces
+--- that message and everything after it (tandem cuts the conversation back); sending the area
+--- emptied stops editing. gR on the message first puts the files back.
+---@param chat table
+function M.edit(chat)
+  local e = transcript.message_at(chat, api.nvim_win_get_cursor(0)[1] - 1)
+  if not e or not e.turn or not e.text then
+    notify('put the cursor on a message of yours to edit it and send it again')
+    return
+  end
+  set_prompt(chat, e.text)
+  chat.replacing = e.turn
+  draw_queue(chat)
+  api.nvim_win_set_cursor(0, { sep_row(chat) + 2, 0 })
 end
 
 --- Stops the running turn at once (session/cancel); queued prompts go back to the prompt area.

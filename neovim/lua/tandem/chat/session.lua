@@ -56,6 +56,8 @@ local function update(chat, u)
     -- As the live chat showed it: a restore with its keys, a stop as a note.
     if notice.notice == 'restore' then
       changes.show_restore(chat, 'restore: ', notice.text)
+    elseif notice.notice == 'rewind' and type(notice.turn) == 'number' then
+      changes.rewound(chat, notice.turn, notice.text)
     else
       side(chat, 'agent')
       note(chat, notice.notice == 'stopped' and 'stopped' or notice.text)
@@ -71,6 +73,9 @@ local function update(chat, u)
     local c = u.content or {}
     if c.type == 'text' then
       append(chat, 'text', c.text or '')
+      if chat.last_user then -- what ge edits
+        chat.last_user.text = (chat.last_user.text or '') .. (c.text or '')
+      end
     elseif c.uri or c.resource then
       append(chat, 'text', '\n(attached: ' .. (c.name or c.uri or c.resource.uri) .. ')')
     end

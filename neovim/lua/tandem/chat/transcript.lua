@@ -58,6 +58,7 @@ local function side(chat, who, turn)
     local entry = { turn = turn, ex = chat.exchange }
     show_turn(chat, entry, row + 1)
     chat.users[entry.mark] = entry
+    chat.last_user = entry
     return entry
   end
 end
@@ -85,12 +86,17 @@ local function append(chat, kind, text)
 end
 
 --- A line of its own in the transcript: an error, a stop, a restore. Returns its first row.
-local function note(chat, text)
+--- at: the row to put it at (default: the end of the transcript).
+local function note(chat, text, at)
   chat.last = nil
   local lines = vim.split(vim.trim(text), '\n', { plain = true })
   lines[1] = '> ' .. lines[1]
   for i = 2, #lines do
     lines[i] = '> ' .. lines[i]
+  end
+  if at then
+    api.nvim_buf_set_lines(chat.buf, at, at, false, lines)
+    return at
   end
   return insert(chat, lines)
 end
@@ -265,7 +271,11 @@ local function draw_queue(chat)
   local queued = #chat.queue
   local state = chat.running
       and ((next(chat.waiting) and 'waiting for you' or 'running') .. (queued > 0 and (', ' .. queued .. ' queued') or '') .. ' · <C-c> stops')
-    or '<CR> sends'
+    or (
+      chat.replacing
+        and ('<CR> sends it in place of turn ' .. chat.replacing .. ', cutting the chat back (sent empty: not)')
+      or '<CR> sends'
+    )
   opts.virt_text = { { '  ' .. state, chat.running and 'DiagnosticInfo' or 'Comment' } }
   opts.virt_text_pos = 'eol'
   opts.line_hl_group = 'Comment'

@@ -1,7 +1,9 @@
 // The review and checkpoint tests: as a user, in real VS Code against `tandem replay`, the
 // changes bar, Keep and Undo per hunk in the diff editor (clicking its CodeLens) under a later
 // edit of the user's, Keep all / Undo all with a file that was not open, a restore's entry with
-// Undo restore and Restore around my changes, and Edit and resend (files put back first). Every wait is on a condition.
+// Undo restore and Restore around my changes (a restore that kept a file is no failure), Edit and
+// resend (files put back first, the conversation cut back, live and reopened), tool calls whose
+// ids the provider repeats, and Keep kept in a reopened chat. Every wait is on a condition.
 import * as path from 'node:path';
 import type { FrameLocator, Page } from 'playwright-core';
 import type { Host, Report } from './chat';
@@ -182,6 +184,11 @@ export async function reviewTests(page: Page, host: Host, artifacts: string, rep
         await f.locator('.msg.user', { hasText: 'Capitalize two' }).last().locator('.restore').click();
         const kept = lastEntry();
         await kept.getByText('changed since the agent wrote it').waitFor({ timeout: 10000 });
+        // Keeping the user's file is what restore promises: the entry says so, not as a failure.
+        const cls = (await kept.getAttribute('class')) ?? '';
+        if (cls.includes('failed') || !cls.includes('kept')) {
+          throw new Error(`a restore that kept the user's file is drawn as "${cls}"`);
+        }
         if ((await kept.getByRole('button', { name: 'Undo restore' }).count()) !== 0) {
           throw new Error('a restore that restored nothing offers to undo it');
         }
@@ -221,7 +228,7 @@ export async function reviewTests(page: Page, host: Host, artifacts: string, rep
       },
     ],
     [
-      'checkpoint_edit_and_resend_puts_the_files_back_first',
+      'checkpoint_edit_and_resend_cuts_the_conversation_back',
       async () => {
         await host('writeFile', { path: 'resend.md', text: 'hello\n' });
         await host('useModel', {
@@ -247,9 +254,114 @@ export async function reviewTests(page: Page, host: Host, artifacts: string, rep
         if ((await host('readFile', { path: 'resend.md' })) !== 'hello\n') {
           throw new Error('the files were not put back before the resend');
         }
-        await f.locator('.msg.user', { hasText: 'Whisper the greeting' }).waitFor();
-        await f.locator('.notice.restored', { hasText: 'Restored resend.md.' }).waitFor();
+        // The chat is cut back as the model's conversation is: the earlier prompt and what
+        // answered it are gone; the restore stays, with its undo; the cut is said before the
+        // new prompt.
+        const cutShown = async (where: string) => {
+          await f.locator('.msg.user', { hasText: 'Whisper the greeting' }).waitFor({ timeout: 10000 });
+          const restore = f.locator('.notice.restored', { hasText: 'Restored resend.md.' });
+          await restore.waitFor({ timeout: 10000 });
+          await f.locator('.notice.rewound', { hasText: 'Cut back to before "Shout the greeting"' }).waitFor({ timeout: 10000 });
+          const left = (await f.locator('.msg.user', { hasText: 'Shout the greeting' }).count()) + (await f.locator('.msg.agent', { hasText: 'Shouted.' }).count()) + (await f.locator('.card[data-kind="edit"]').count());
+          if (left !== 0) {
+            throw new Error(`${where}, ${left} entries of the cut turn are still shown`);
+          }
+          const order = await Promise.all((await f.locator('.log > *').all()).map(async (e) => `${((await e.getAttribute('class')) ?? '').split(' ').slice(0, 2).join('.')}:${((await e.textContent()) ?? '').slice(0, 20)}`));
+          const at = (prefix: string) => order.findIndex((o) => o.startsWith(prefix));
+          if (!(at('notice.restored') < at('notice.rewound') && at('notice.rewound') < at('msg.user'))) {
+            throw new Error(`${where}, the chat reads ${JSON.stringify(order)}`);
+          }
+          if ((await restore.getByRole('button', { name: 'Undo restore' }).count()) !== 1) {
+            throw new Error(`${where}, the restore made before the cut offers no undo`);
+          }
+        };
+        await cutShown('live');
         await shot('checkpoint-resend.png');
+        // Reopened from History, the chat is the cut one.
+        const session = ((await host('chatState')) as { session: string }).session;
+        await f.getByRole('button', { name: 'New chat' }).click();
+        await until(10000, async () => (((await host('chatState')) as { session?: string }).session !== session ? true : undefined));
+        await f.getByRole('button', { name: 'History' }).click();
+        await f.locator(`.history-item[data-session="${session}"] .history-open`).click();
+        await cutShown('reopened');
+        await shot('checkpoint-resend-reopened.png');
+      },
+    ],
+    [
+      'chat_repeated_tool_call_ids_get_a_card_each_live_and_reopened',
+      async () => {
+        // A provider naming the call of every response call_0.
+        await host('useModel', {
+          script: script(
+            response([{ tool: { id: 'call_0', name: 'write', input: { path: 'first.md', content: 'first\n' } } }]),
+            response([{ tool: { id: 'call_0', name: 'write', input: { path: 'second.md', content: 'second\n' } } }]),
+            response([{ text: 'Wrote both.' }]),
+          ),
+        });
+        await prompt('Write first.md and second.md');
+        await agentText('Wrote both.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        const cardsShown = async (where: string) => {
+          const cards = f.locator('.card[data-kind="edit"]');
+          await until(10000, async () => ((await cards.count()) === 2 ? true : undefined)).catch(async () => {
+            throw new Error(`${where}, ${await cards.count()} edit cards for two calls`);
+          });
+          const seen = await Promise.all(
+            (await cards.all()).map(async (c) => ({ id: await c.getAttribute('data-tool-call'), status: await c.getAttribute('data-status'), files: await c.locator('.diff-head .path').allTextContents() })),
+          );
+          if (seen[0].id === seen[1].id || JSON.stringify(seen.map((c) => c.files)) !== JSON.stringify([['first.md'], ['second.md']]) || seen.some((c) => c.status !== 'completed')) {
+            throw new Error(`${where}, the cards are ${JSON.stringify(seen)}`);
+          }
+        };
+        await cardsShown('live');
+        await shot('chat-repeated-ids.png');
+        const session = ((await host('chatState')) as { session: string }).session;
+        await f.getByRole('button', { name: 'New chat' }).click();
+        await until(10000, async () => (((await host('chatState')) as { session?: string }).session !== session ? true : undefined));
+        await f.getByRole('button', { name: 'History' }).click();
+        await f.locator(`.history-item[data-session="${session}"] .history-open`).click();
+        await f.locator('.msg.user', { hasText: 'Write first.md and second.md' }).waitFor({ timeout: 10000 });
+        await cardsShown('reopened');
+      },
+    ],
+    [
+      'review_keep_is_kept_when_the_chat_is_reopened',
+      async () => {
+        await host('closeEditors');
+        await host('writeFile', { path: 'kept1.md', text: 'one\n' });
+        await host('writeFile', { path: 'kept2.md', text: 'two\n' });
+        await turn(
+          'Upper-case kept1 and kept2',
+          'Both upper-cased.',
+          response([tool('read', { path: 'kept1.md' }), tool('read', { path: 'kept2.md' })]),
+          response([tool('write', { path: 'kept1.md', content: 'ONE\n' }), tool('write', { path: 'kept2.md', content: 'TWO\n' })]),
+        );
+        await row('kept2.md').waitFor({ timeout: 10000 });
+        await row('kept1.md').getByRole('button', { name: 'Keep kept1.md' }).click();
+        await row('kept1.md').waitFor({ state: 'detached', timeout: 10000 });
+        const session = ((await host('chatState')) as { session: string }).session;
+        const reopen = async () => {
+          await f.getByRole('button', { name: 'New chat' }).click();
+          await until(10000, async () => (((await host('chatState')) as { session?: string }).session !== session ? true : undefined));
+          await f.locator('.changes[hidden]').waitFor({ state: 'attached', timeout: 10000 });
+          await f.getByRole('button', { name: 'History' }).click();
+          await f.locator(`.history-item[data-session="${session}"] .history-open`).click();
+          await f.locator('.msg.user', { hasText: 'Upper-case kept1 and kept2' }).waitFor({ timeout: 10000 });
+        };
+        await reopen();
+        // As the live chat left it: kept2.md to review, kept1.md kept.
+        await row('kept2.md').waitFor({ timeout: 10000 });
+        if ((await row('kept1.md').count()) !== 0) {
+          throw new Error('the reopened chat offers the file the user kept for review again');
+        }
+        await shot('review-kept-reopened.png');
+        await f.getByRole('button', { name: 'Keep all changes' }).click();
+        await f.locator('.changes[hidden]').waitFor({ state: 'attached', timeout: 10000 });
+        await reopen();
+        await f.locator('.changes[hidden]').waitFor({ state: 'attached', timeout: 10000 });
+        if ((await host('readFile', { path: 'kept1.md' })) !== 'ONE\n' || (await host('readFile', { path: 'kept2.md' })) !== 'TWO\n') {
+          throw new Error('Keep changed a file');
+        }
       },
     ],
   ];

@@ -58,6 +58,13 @@ test('a restore that kept a changed file offers to restore around it, once', () 
   };
   const e = restoreEntry(kept, false);
   assert.equal(e.offerAround, true);
+  assert.equal(e.kept, true, 'the file kept is named as kept');
+  assert.equal(e.failed, false, 'a restore that kept the user\'s file did what restore promises: not a failure');
+  const partly = restoreEntry({ text: 'Restored a.md.\nKept as they are: chat.md (changed since the agent wrote it).\nRestore turn 4 to undo this restore.\n', isError: false, files: ['/w/a.md'], turn: 4 }, false);
+  assert.equal(partly.kept, true);
+  const raced = restoreEntry({ text: 'Nothing was restored: chat.md changed while the restore ran. Restore again to skip it.', isError: true, files: [], code: 'conflict' }, false);
+  assert.equal(raced.failed, true, 'a restore that did nothing for another reason is a failure');
+  assert.equal(raced.kept, false);
   assert.equal(e.undoTurn, undefined);
   assert.equal(restoreEntry(kept, true).offerAround, false, 'not again after restoring around');
   assert.equal(restoreEntry({ text: 'Nothing changed: already as before that turn: chat.md.\n', isError: false, files: [] }, false).undoTurn, undefined);
@@ -65,9 +72,10 @@ test('a restore that kept a changed file offers to restore around it, once', () 
 
 test('a reopened chat shows a restore as its entry, with what undoes it, and a stop as Stopped', () => {
   const r = replayedEntry({ notice: 'restore', turn: 2, text: 'Restored a.txt to before turn 2.\nRestore turn 5 to undo this restore.' });
-  assert.deepEqual(r, { kind: 'restored', turn: 2, entry: { text: 'Restored a.txt to before turn 2.', failed: false, undoTurn: 5, offerAround: false } });
+  assert.deepEqual(r, { kind: 'restored', turn: 2, entry: { text: 'Restored a.txt to before turn 2.', failed: false, kept: false, undoTurn: 5, offerAround: false } });
   const kept = replayedEntry({ notice: 'restore', turn: 0, text: 'Kept b.txt: you changed it since. Restore again around later changes to undo the rest.' });
   assert.equal(kept.kind === 'restored' && kept.entry.offerAround, true);
   assert.deepEqual(replayedEntry({ notice: 'stopped', text: 'Stopped.' }), { kind: 'notice', text: 'Stopped.' });
+  assert.deepEqual(replayedEntry({ notice: 'rewind', turn: 1, text: 'Cut back to before "x".' }), { kind: 'rewound', turn: 1, text: 'Cut back to before "x".' });
   assert.deepEqual(replayedEntry({ notice: 'cut', text: 'The turn was cut: the connection dropped' }), { kind: 'notice', text: 'The turn was cut: the connection dropped' });
 });
