@@ -78,6 +78,10 @@ func (c *Chat) rewind(turn int, emit func(acp.SessionUpdate)) error {
 	c.turnOf = slices.Clip(c.turnOf[:at])
 	c.dropped = cutDropped(c.dropped, at)
 	c.replan()
+	// The model no longer sees what the cut turns showed it, and no one
+	// knows which of what it saw before them it still holds word for
+	// word: every edit reads again before it anchors.
+	c.opts.Session.Seen.Forget()
 	// What the last call used counted the turns cut: the next call says
 	// again (what is left was under the window when that turn began).
 	c.lastUsed = 0

@@ -189,3 +189,51 @@ func TestReplacedTurnIsReadFromThePromptsMeta(t *testing.T) {
 		}
 	}
 }
+
+// What the cut turns showed the model is no longer in its context: an edit
+// after the cut, anchored on a line only a cut turn read, is refused as
+// unseen — even with the tag of a version a kept turn read — and lands
+// after the model reads the line again.
+func TestLinesReadInCutTurnsAreUnseenAfterTheCut(t *testing.T) {
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "f.txt"), []byte("one\ntwo\nthree\nfour\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := &fake.Model{}
+	c := newTestChat(t, ws, m, nil)
+	m.Responses = append(m.Responses,
+		fake.Call(fake.Use("r1", "read", map[string]any{"path": "f.txt", "lines": "1-2"})), fake.Say("read the top"),
+		fake.Call(fake.Use("r2", "read", map[string]any{"path": "f.txt", "lines": "3-4"})), fake.Say("read the rest"))
+	for _, p := range []string{"top", "rest"} {
+		if _, err := c.Prompt(context.Background(), textPrompt(p), func(acp.SessionUpdate) {}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var tag string
+	edit := func(req providers.Request) providers.Response {
+		for _, msg := range req.Messages { // the kept turn's read: the same version
+			for _, b := range msg.Blocks {
+				if b.Kind == providers.ToolResult && b.ToolID == "r1" && tag == "" {
+					tag = b.Text[strings.Index(b.Text, "#")+1 : strings.Index(b.Text, "]")]
+				}
+			}
+		}
+		return fake.Call(fake.Use("e1", "edit", map[string]any{"files": []any{map[string]any{"path": "f.txt", "tag": tag,
+			"ops": []any{map[string]any{"replace": "4:four", "text": "FOUR"}}}}}))(req)
+	}
+	m.Responses = append(m.Responses, edit,
+		fake.Call(fake.Use("r3", "read", map[string]any{"path": "f.txt", "lines": "3-4"})), edit, fake.Say("done"))
+	if _, err := c.Resend(context.Background(), 1, textPrompt("change four"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	m.Mu.Lock()
+	reqs := slices.Clone(m.Requests)
+	m.Mu.Unlock()
+	first := lastResult(reqs[len(reqs)-3], "e1")
+	if !strings.HasPrefix(first, "NOT applied") || !strings.Contains(first, "Read the file") {
+		t.Fatalf("the edit anchored on a line only the cut turn read was answered %q; want it refused as unseen", first)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "f.txt")); string(b) != "one\ntwo\nthree\nFOUR\n" {
+		t.Fatalf("after reading the line again the edit did not land: f.txt holds %q", b)
+	}
+}

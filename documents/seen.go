@@ -142,6 +142,16 @@ func (b *Budget) forget(v *version) {
 // Close forgets every version of the store and gives their bytes back to its
 // budget: the session has ended, and other sessions may use them.
 func (s *Store) Close() {
+	s.Forget()
+	s.b.mu.Lock()
+	s.closed = true
+	s.b.mu.Unlock()
+}
+
+// Forget forgets every version the store remembers, as if the model had
+// seen nothing yet: what it was shown is no longer in its context (the
+// chat was cut back), so an edit must read again before it anchors.
+func (s *Store) Forget() {
 	b := s.b
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -151,7 +161,6 @@ func (s *Store) Close() {
 		}
 	}
 	s.grepKept, s.globKept = nil, nil
-	s.closed = true
 }
 
 // MarkSeen records that rows of the given 1-based line numbers of the tagged
