@@ -59,15 +59,11 @@ export interface BackendHooks {
   connected(c: LanguageClient): Promise<void>;
   /** After tandem stopped. */
   stopped(): void;
-  /** Variables added to tandem's environment (the provider keys from SecretStorage). */
-  environment(): Promise<Record<string, string>>;
 }
 
 export class Backend implements vscode.Disposable {
   private client: LanguageClient | undefined;
   private starting: Promise<void> | undefined;
-  /** tandem's environment; read again by the client at every (re)start. */
-  private readonly env: Record<string, string> = {};
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -88,21 +84,13 @@ export class Backend implements vscode.Disposable {
     return this.client;
   }
 
-  /** Restarts tandem with its environment read again (a key was just stored). */
+  /** Restarts tandem (the user's command, a test's new settings). */
   async restart(): Promise<void> {
-    await this.refreshEnvironment();
     if (this.client) {
       await this.client.restart();
     } else {
       await this.ready();
     }
-  }
-
-  private async refreshEnvironment(): Promise<void> {
-    for (const k of Object.keys(this.env)) {
-      delete this.env[k];
-    }
-    Object.assign(this.env, process.env, await this.hooks.environment());
   }
 
   dispose(): void {
@@ -132,12 +120,12 @@ export class Backend implements vscode.Disposable {
     const folder = vscode.workspace.workspaceFolders?.[0];
     const cfg = vscode.workspace.getConfiguration('tandem');
     const exe = this.executable();
-    await this.refreshEnvironment();
     const serverOptions: ServerOptions = {
       command: exe,
       args: ['lsp'],
       transport: TransportKind.stdio,
-      options: { cwd: folder?.uri.fsPath, env: this.env },
+      // tandem gets provider keys from the chat (_tandem/setKey), never in its environment.
+      options: { cwd: folder?.uri.fsPath },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],

@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { Browser, chromium } from 'playwright-core';
 import { chatTests } from './chat';
 import { reviewTests } from './review';
+import { setupTests } from './setup';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -276,6 +277,15 @@ async function main(): Promise<number> {
     }
     if (!process.env.TANDEM_E2E_NO_REVIEW) {
       await reviewTests(page, host, artifacts, report);
+    }
+    if (!process.env.TANDEM_E2E_NO_SETUP) {
+      // Last: it reloads the window; the extension host after it answers host() (index.ts).
+      let reloads = 0;
+      await setupTests(page, host, artifacts, report, async () => {
+        fs.writeFileSync(`${out}.generation`, String(++reloads));
+        await page.reload();
+        await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+      });
     }
     fs.writeFileSync(out + '.done', '');
     fs.writeFileSync(path.join(artifacts, 'tandem.log'), tandemLog(tmp));
