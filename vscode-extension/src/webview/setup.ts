@@ -28,9 +28,9 @@ export function setupCard(m: ToViewOf<'setup'>, send: Send): SetupCard {
     radios.append(el('label', { for: `setup-${c.kind}`, class: 'setup-provider' }, input, ` ${c.label}`));
   }
 
-  const urlBox = el('input', { type: 'url', id: 'setup-url', spellcheck: 'false', 'aria-label': 'Server URL' });
+  const urlBox = el('input', { type: 'url', id: 'setup-url', spellcheck: 'false' });
   const urlRow = el('div', { class: 'setup-field' }, el('label', { for: 'setup-url' }, 'Server URL (OpenAI-compatible)'), urlBox);
-  const keyBox = el('input', { type: 'password', id: 'setup-key', autocomplete: 'off', spellcheck: 'false', 'aria-label': 'API key' });
+  const keyBox = el('input', { type: 'password', id: 'setup-key', autocomplete: 'off', spellcheck: 'false' });
   const keyLabel = el('label', { for: 'setup-key' }, 'API key');
   const keyHelp = el('div', { class: 'setup-help' });
   const keyRow = el('div', { class: 'setup-field' }, keyLabel, keyBox, keyHelp);
@@ -55,7 +55,9 @@ export function setupCard(m: ToViewOf<'setup'>, send: Send): SetupCard {
     useRow,
     trouble,
   );
-  if (m.message) {
+  // A first run has no model by design: only another reason (a key missing for the model set)
+  // is worth saying.
+  if (m.message && !/^no model is set\b/.test(m.message)) {
     root.insertBefore(el('p', { class: 'setup-why' }, `Why: ${m.message}`), radios);
   }
 
@@ -85,7 +87,11 @@ export function setupCard(m: ToViewOf<'setup'>, send: Send): SetupCard {
     keyRow.hidden = c.key === 'none';
     keyBox.value = '';
     keyLabel.textContent = c.key === 'optional' ? 'API key (if the server asks for one)' : `${c.label} API key`;
-    keyHelp.textContent = `Kept in VS Code's secret storage, never in settings${c.keyPage ? `. Get one at ${c.keyPage}` : ''}.`;
+    keyHelp.replaceChildren("Kept in VS Code's secret storage, never in settings.");
+    const page = c.keyPage;
+    if (page) {
+      keyHelp.append(' ', button('Get a key', () => send({ type: 'openLink', url: page }), { class: 'link', title: page }));
+    }
     modelRow.hidden = true;
     useRow.hidden = true;
     trouble.textContent = '';

@@ -560,6 +560,7 @@ async function handle(api: TandemApi, root: vscode.Uri, r: Req): Promise<unknown
     case 'firstRun': {
       // A user who has set no model: the scripted model is their anthropic provider's URL
       // (so the card's Anthropic reaches it), agent.model unset; a fresh tandem, a new chat.
+      await vscode.commands.executeCommand('tandem.chat.focus');
       const url = await startReplay(r.script);
       const config = { agent: { providers: { anthropic: { api: 'anthropic', url, apiKeyEnv: 'ANTHROPIC_API_KEY' } }, models: { 'anthropic/claude-big-2': { window: 200000 } } } };
       fs.mkdirSync(path.dirname(userConfigFile()), { recursive: true });
