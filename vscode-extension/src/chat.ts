@@ -272,9 +272,9 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
             () => 'tandem has no model to talk to yet.',
             (e: Error) => e.message,
           );
-          await this.setup.show(why);
+          void this.setup.show(why);
         } else {
-          await this.welcome(r.sessionId);
+          void this.welcome(r.sessionId);
         }
         return r.sessionId;
       } catch (e) {
@@ -308,16 +308,20 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
     if (config) {
       this.config = config;
       this.post({ type: 'config', config });
-      await this.welcome(session);
+      void this.welcome(session);
     }
   }
 
   /** An empty chat: the recent chats to reopen, and things to try. */
   private async welcome(session: string): Promise<void> {
-    const c = await this.client();
-    const r = await c.sendRequest<{ sessions: SessionInfo[] }>('session/list', {}).catch(() => ({ sessions: [] as SessionInfo[] }));
-    const recent = (r.sessions ?? []).filter((s) => s.sessionId !== session).slice(0, 5);
-    this.post({ type: 'welcome', recent });
+    const r = await this.client()
+      .then((c) => c.sendRequest<{ sessions: SessionInfo[] }>('session/list', {}))
+      .catch(() => ({ sessions: [] as SessionInfo[] }));
+    // Only while the chat is still empty: the user may have sent meanwhile.
+    if (this.session === session && !this.running && this.turn === 0) {
+      const recent = (r.sessions ?? []).filter((s) => s.sessionId !== session).slice(0, 5);
+      this.post({ type: 'welcome', recent });
+    }
   }
 
   /** Sends one prompt; the webview queues the ones typed while a turn runs. */

@@ -71,10 +71,6 @@ export class Setup {
       this.post({ type: 'setupError', fix: 'url', text: provider.error });
       return undefined;
     }
-    if (choice.key === 'required' && key === '' && !(await this.ctx.secrets.get(secretOf(provider)))) {
-      this.post({ type: 'setupError', fix: 'key', text: `Paste your ${choice.label} API key${choice.keyPage ? ` (from ${choice.keyPage})` : ''}.` });
-      return undefined;
-    }
     try {
       const c = await this.client();
       if (key !== '' && choice.key !== 'none') {

@@ -122,6 +122,10 @@ export interface SetupTrouble {
 export function setupTrouble(message: string, c: ProviderChoice): SetupTrouble {
   const kind = classifyError(message).kind;
   const where = c.defaultUrl !== undefined ? 'that URL' : 'http://127.0.0.1:11434';
+  if (/needs its API key/i.test(message)) {
+    // No key pasted, none in tandem's environment.
+    return { fix: 'key', text: `Paste your ${c.label} API key${c.keyPage ? ` (from ${c.keyPage})` : ''}, then list the models again.` };
+  }
   if (kind === 'auth' || /the key for .* is empty|paste it again/i.test(message)) {
     return { fix: 'key', text: `${c.label} refused the key. Paste the right key${c.keyPage ? ` (from ${c.keyPage})` : ''} and list the models again.` };
   }

@@ -1015,6 +1015,9 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
       return;
     case 'welcome':
       log.querySelector('.welcome')?.remove();
+      if (log.querySelector('.msg')) {
+        return; // the chat is no longer empty
+      }
       append(
         welcome(m, send, (text) => {
           box.value = text;

@@ -45,6 +45,8 @@ export async function setupTests(page: Page, host: Host, artifacts: string, repo
         }
         await shot('setup-card.png');
         await card.getByRole('radio', { name: 'Anthropic' }).check();
+        await card.getByRole('button', { name: 'List models' }).click();
+        await said('Paste your Anthropic API key');
         await card.getByLabel('Anthropic API key').fill('sk-ant-e2e-wrong');
         await card.getByRole('button', { name: 'List models' }).click();
         await said('Anthropic refused the key. Paste the right key');
@@ -62,6 +64,8 @@ export async function setupTests(page: Page, host: Host, artifacts: string, repo
       'setup_first_run_to_a_first_answer_without_a_restart',
       async () => {
         const before = await state();
+        const restarted = f.locator('.notice', { hasText: 'tandem restarted' });
+        const restarts = await restarted.count();
         const terminal = JSON.stringify(await host('terminalEnvironment'));
         await card.getByRole('radio', { name: 'Anthropic' }).check();
         await card.getByLabel('Anthropic API key').fill(rightKey);
@@ -90,7 +94,7 @@ export async function setupTests(page: Page, host: Host, artifacts: string, repo
         if (after.session !== before.session || JSON.stringify(await host('terminalEnvironment')) !== terminal) {
           throw new Error('tandem was restarted or the chat replaced to take the model');
         }
-        if ((await f.locator('.notice', { hasText: 'tandem restarted' }).count()) !== 0) {
+        if ((await restarted.count()) !== restarts) {
           throw new Error('the chat says tandem restarted');
         }
         if (JSON.stringify(after.storedKeys) !== '["anthropic"]') {

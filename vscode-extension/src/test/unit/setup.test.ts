@@ -39,6 +39,10 @@ test('what went wrong is said with the field to fix and what to do next', () => 
   assert.deepEqual(down, { fix: 'url', text: 'Nothing answers at that URL. Start the server (or fix the URL), then list the models again.' });
   assert.match(setupTrouble('ollama did not list its models (dial tcp 127.0.0.1:11434: connect: connection refused)', choiceOf('ollama')).text, /^Nothing answers at http:\/\/127\.0\.0\.1:11434\./);
   assert.match(setupTrouble('openai did not list its models (dial tcp: lookup api.openai.com: no such host)', choiceOf('openai')).text, /^OpenAI could not be reached\./);
+  assert.deepEqual(setupTrouble('provider "openai" needs its API key in the environment variable OPENAI_API_KEY; set it where tandem is started', choiceOf('openai')), {
+    fix: 'key',
+    text: 'Paste your OpenAI API key (from https://platform.openai.com/api-keys), then list the models again.',
+  });
   const other = setupTrouble('provider "x" cannot list its models; type the model\'s name', choiceOf('vllm'));
   assert.equal(other.fix, 'model');
   assert.equal(other.text, 'provider "x" cannot list its models. Type the model\'s name (for example default) and use it.');
