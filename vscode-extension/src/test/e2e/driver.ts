@@ -229,6 +229,10 @@ async function main(): Promise<number> {
         throw new Error('skipped');
       }
       await page.locator('.activitybar [aria-label^="tandem" i]').first().click({ timeout: 10000 });
+      // The Session view starts folded (the chat's room): the user opens it, and folds the chat
+      // to give it the sidebar's height (the chat tests open the chat again).
+      await page.locator('.pane-header[aria-expanded="false"]', { hasText: /^Session/ }).first().click({ timeout: 10000 });
+      await page.locator('.pane-header[aria-expanded="true"]', { hasText: /^Chat/ }).first().click({ timeout: 10000 });
       for (const text of ['Backend: running', 'Session ', 'Tools (']) {
         await row(text).waitFor({ timeout: 10000 });
       }
