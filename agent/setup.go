@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -88,7 +89,11 @@ func (s *Service) Models(ctx context.Context, id acp.SessionId, p ProviderSetup)
 		return nil, fmt.Errorf("provider %q cannot list its models; type the model's name", p.Name)
 	}
 	list, err := lister.Models(ctx)
-	if err != nil {
+	var refused *providers.Error
+	switch {
+	case errors.As(err, &refused) && errors.Is(err, providers.ErrAuth):
+		return nil, fmt.Errorf("%s refused the API key (HTTP %d: %s); paste the right key for %s, then list the models again", p.Name, refused.Status, refused.Message, p.Name)
+	case err != nil:
 		return nil, fmt.Errorf("%s did not list its models (%v); check its URL and key, or type the model's name", p.Name, err)
 	}
 	return list, nil

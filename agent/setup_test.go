@@ -90,3 +90,37 @@ func TestFirstRunSetUpFromTheEditor(t *testing.T) {
 		t.Error("a key variable that is no variable's name was taken")
 	}
 }
+
+// A key the provider refuses is said as such when the models are listed,
+// with what to do: the editor's setup card shows it.
+func TestModelsSayARefusedKey(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	srv, err := scripted.Start(scripted.Script{Format: scripted.OpenAIChat, Key: "sk-right", Models: []string{"m-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	svc := NewService(func(o Opening) (*tools.Session, error) {
+		return tools.Open(tools.Options{ID: o.ID, Roots: []string{o.Cwd}, Settings: config.New()}), nil
+	}, Connect, nil)
+	defer svc.CloseAll()
+	res, err := svc.New(t.TempDir(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := ProviderSetup{Name: "local", API: APIOpenAIChat, URL: srv.URL(), APIKeyEnv: "LOCAL_TEST_KEY"}
+	if err := svc.SetKey(res.SessionId, p, "sk-wrong"); err != nil {
+		t.Fatal(err)
+	}
+	defer heldKeys.Delete("LOCAL_TEST_KEY")
+	if _, err := svc.Models(context.Background(), res.SessionId, p); err == nil || !strings.Contains(err.Error(), "local refused the API key (HTTP 401") ||
+		!strings.HasSuffix(err.Error(), "paste the right key for local, then list the models again") {
+		t.Errorf("a wrong key: %v", err)
+	}
+	if err := svc.SetKey(res.SessionId, p, "sk-right"); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := svc.Models(context.Background(), res.SessionId, p); err != nil || len(list) != 1 || list[0].ID != "m-1" {
+		t.Errorf("the right key: %v %v", list, err)
+	}
+}

@@ -61,8 +61,6 @@ export interface BackendHooks {
   connected(c: LanguageClient): Promise<void>;
   /** After tandem stopped. */
   stopped(): void;
-  /** Variables added to tandem's environment (the provider keys from SecretStorage). */
-  environment(): Promise<Record<string, string>>;
 }
 
 export class Backend implements vscode.Disposable {
@@ -71,8 +69,6 @@ export class Backend implements vscode.Disposable {
   private saidForeign = false;
   /** The executable the client starts. */
   private exe = 'tandem';
-  /** tandem's environment; read again by the client at every (re)start. */
-  private readonly env: Record<string, string> = {};
 
   constructor(
     private readonly log: vscode.LogOutputChannel,
@@ -93,21 +89,13 @@ export class Backend implements vscode.Disposable {
     return this.client;
   }
 
-  /** Restarts tandem with its environment read again (a key was just stored). */
+  /** Restarts tandem (the user's command, a test's new settings). */
   async restart(): Promise<void> {
-    await this.refreshEnvironment();
     if (this.client) {
       await this.client.restart();
     } else {
       await this.ready();
     }
-  }
-
-  private async refreshEnvironment(): Promise<void> {
-    for (const k of Object.keys(this.env)) {
-      delete this.env[k];
-    }
-    Object.assign(this.env, process.env, await this.hooks.environment());
   }
 
   dispose(): void {
@@ -194,12 +182,12 @@ export class Backend implements vscode.Disposable {
     const cfg = vscode.workspace.getConfiguration('tandem');
     const exe = this.executable();
     this.exe = exe;
-    await this.refreshEnvironment();
     const serverOptions: ServerOptions = {
       command: exe,
       args: ['lsp'],
       transport: TransportKind.stdio,
-      options: { cwd: folder?.uri.fsPath, env: this.env },
+      // tandem gets provider keys from the chat (_tandem/setKey), never in its environment.
+      options: { cwd: folder?.uri.fsPath },
     };
     const clientOptions: LanguageClientOptions = {
       documentSelector: [{ scheme: 'file' }],

@@ -1,7 +1,7 @@
 // The chat: a webview view in tandem's sidebar speaking ACP's session methods over the
 // `tandem lsp` connection (docs/protocol.md, "The agent on the editor's connection"). The
 // webview (src/webview/) draws; this side owns the session, the turn, the questions asked
-// inside tool cards, diffs for "Open Diff", and the key stored in SecretStorage.
+// inside tool cards, diffs for "Open Diff"; the setup card's work is src/setup.ts's.
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { LanguageClient } from 'vscode-languageclient/node';
@@ -13,6 +13,7 @@ import { ReplayedNotice, replayedEntry, RestoreReply, restoreEntry } from './rev
 import { ChatError, classifyError } from './chatErrors';
 import { ChatContext, promptBlocks } from './chatContext';
 import { chatPanelType, ChatSurfaces, chatViewId } from './chatSurfaces';
+import { Setup, SetupRequest } from './setup';
 import { ConfigOption, FromView, ignoreUnknown, SessionInfo, SessionUpdate, ToView } from './webviewMessages';
 
 export { chatPanelType, chatViewId };
@@ -23,11 +24,6 @@ interface Diff {
   oldText: string;
   newText: string;
 }
-
-/** Where the key a provider needs is kept: SecretStorage, under this prefix and its variable. */
-const secretPrefix = 'tandem.env.';
-/** The names of the variables whose keys are stored, so tandem lsp gets all of them. */
-const secretNamesKey = 'tandem.secretEnvNames';
 
 export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanelSerializer, vscode.TextDocumentContentProvider {
   /** The sidebar's view and the editor tab, drawing the same chat. */
@@ -48,12 +44,15 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
   private readonly replayedTurns = new Set<number>();
   /** The chats' titles as tandem named them, by session. */
   private readonly titles = new Map<string, string>();
+  /** The first run's setup card: provider, key, model. */
+  private readonly setup: Setup;
 
   constructor(
-    private readonly ctx: vscode.ExtensionContext,
+    ctx: vscode.ExtensionContext,
     private readonly backend: Backend,
     private readonly log: vscode.LogOutputChannel,
   ) {
+    this.setup = new Setup(ctx, () => this.client(), (m) => this.post(m), log);
     this.surfaces = new ChatSurfaces(ctx.extensionUri, (m) => void this.received(m).catch((e: Error) => this.log.error(`chat: ${m.type}: ${e.message}`)));
     this.surfaces.onDidChangeVisibility((visible) => {
       if (!visible) {
@@ -143,12 +142,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
         return this.load(m.sessionId);
       case 'delete':
         return this.deleteChat(m.sessionId);
-      case 'setApiKey':
-        await vscode.commands.executeCommand('tandem.setApiKey', m.keyEnv);
-        return;
-      case 'openSettings':
-        await vscode.commands.executeCommand('workbench.action.openSettings', 'tandem.settings');
-        return;
+      case 'showSetup':
+        return this.showSetup();
+      case 'setup':
+        return this.configure(m);
       case 'retry':
         if (this.lastPrompt !== undefined) {
           return this.prompt(this.lastPrompt.text, this.lastPrompt.context);
@@ -173,6 +170,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
 
   /** tandem (re)started: the chat's session belonged to the old process. */
   connected(): void {
+    this.setup.connected();
     this.log.info(`chat: tandem started${this.session ? '; the chat goes on in a new session' : ''}`);
     if (this.session) {
       this.session = undefined;
@@ -264,20 +262,28 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
     this.creating ??= (async () => {
       try {
         const c = await this.client();
-        const r = await c.sendRequest<{ sessionId: string; configOptions?: ConfigOption[] }>('session/new', { cwd: this.cwd(), mcpServers: [] });
+        const open = () => c.sendRequest<{ sessionId: string; configOptions?: ConfigOption[] }>('session/new', { cwd: this.cwd(), mcpServers: [] });
+        let r = await open();
+        // A new tandem gets the stored keys in its first session; a session opened before
+        // them could not reach a model that needs one, so the chat takes a new one.
+        if ((await this.setup.handKeys(c, r.sessionId)) && noModel(r.configOptions)) {
+          await c.sendRequest('session/close', { sessionId: r.sessionId }).catch(() => undefined);
+          r = await open();
+        }
         this.session = r.sessionId;
         this.turn = 0;
         this.config = r.configOptions ?? [];
         this.post({ type: 'session', sessionId: r.sessionId, config: this.config });
-        const model = this.config.find((o) => o.id === 'model');
-        if (model && (model.currentValue === 'none' || model.currentValue === '')) {
+        if (noModel(this.config)) {
           // No model can be reached: an empty prompt is refused before any turn starts, with
-          // the sentence that says what to set, which the first-run card shows.
+          // the sentence that says what to set, which the setup card shows.
           const why = await c.sendRequest('session/prompt', { sessionId: r.sessionId, prompt: [] }).then(
             () => 'tandem has no model to talk to yet.',
             (e: Error) => e.message,
           );
-          this.showError({ ...classifyError(why), kind: 'setup' });
+          void this.setup.show(why);
+        } else {
+          void this.welcome(r.sessionId);
         }
         return r.sessionId;
       } catch (e) {
@@ -291,7 +297,40 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
   }
 
   private showError(err: ChatError): void {
-    this.post(err.kind === 'setup' ? { type: 'setup', message: err.message, keyEnv: err.keyEnv } : { type: 'error', ...err });
+    if (err.kind === 'setup') {
+      void this.setup.show(err.message);
+    } else {
+      this.post({ type: 'error', ...err });
+    }
+  }
+
+  /** Shows the setup card: to choose the provider, paste its key, pick the model. */
+  async showSetup(): Promise<void> {
+    await this.surfaces.postToFront({ type: 'historyClosed' });
+    await this.setup.show('');
+  }
+
+  /** Does what the setup card asked; a model set goes to the header, and the chat is ready. */
+  private async configure(m: SetupRequest): Promise<void> {
+    const session = await this.ensureSession();
+    const config = await this.setup.act(m, session);
+    if (config) {
+      this.config = config;
+      this.post({ type: 'config', config });
+      void this.welcome(session);
+    }
+  }
+
+  /** An empty chat: the recent chats to reopen, and things to try. */
+  private async welcome(session: string): Promise<void> {
+    const r = await this.client()
+      .then((c) => c.sendRequest<{ sessions: SessionInfo[] }>('session/list', {}))
+      .catch(() => ({ sessions: [] as SessionInfo[] }));
+    // Only while the chat is still empty: the user may have sent meanwhile.
+    if (this.session === session && !this.running && this.turn === 0) {
+      const recent = (r.sessions ?? []).filter((s) => s.sessionId !== session).slice(0, 5);
+      this.post({ type: 'welcome', recent });
+    }
   }
 
   /**
@@ -659,60 +698,15 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
     await Promise.resolve();
   }
 
-  // --- keys --------------------------------------------------------------------------
-
-  /** Asks for a provider's key and keeps it in SecretStorage; tandem lsp gets it at its next start. */
-  async setApiKey(keyEnv?: string): Promise<boolean> {
-    let name = keyEnv;
-    if (!name) {
-      name = await vscode.window.showInputBox({
-        title: 'tandem: Set API Key',
-        prompt: 'The environment variable the provider reads its key from',
-        value: 'ANTHROPIC_API_KEY',
-        validateInput: (v) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(v) ? undefined : 'A variable name such as ANTHROPIC_API_KEY'),
-      });
-    }
-    if (!name) {
-      return false;
-    }
-    const key = await vscode.window.showInputBox({
-      title: `tandem: API key for ${name}`,
-      prompt: `Kept in VS Code's secret storage and given to tandem as ${name}; never written to settings.`,
-      password: true,
-      ignoreFocusOut: true,
-    });
-    if (!key) {
-      return false;
-    }
-    await this.ctx.secrets.store(secretPrefix + name, key);
-    const names = new Set(this.ctx.globalState.get<string[]>(secretNamesKey, []));
-    names.add(name);
-    await this.ctx.globalState.update(secretNamesKey, [...names]);
-    this.post({ type: 'notice', text: `Key stored for ${name}; restarting tandem with it.` });
-    await this.backend.restart();
-    return true;
-  }
-
-  /** The stored keys, as the environment of tandem lsp. */
-  async environment(): Promise<Record<string, string>> {
-    const out: Record<string, string> = {};
-    for (const name of this.ctx.globalState.get<string[]>(secretNamesKey, [])) {
-      const v = await this.ctx.secrets.get(secretPrefix + name);
-      if (v) {
-        out[name] = v;
-      }
-    }
-    return out;
-  }
-
-  /** Restarts tandem (its environment read again). */
+  /** Restarts tandem. */
   async restartBackend(): Promise<void> {
     await this.backend.restart();
   }
 
   /** For tests: what the chat holds. */
-  get state(): { session?: string; running: boolean; turn: number; model?: unknown; planMode?: unknown; visible: boolean } {
+  get state(): { session?: string; running: boolean; turn: number; model?: unknown; planMode?: unknown; visible: boolean; storedKeys: string[] } {
     return {
+      storedKeys: this.setup.storedProviders(),
       visible: this.visible,
       session: this.session,
       running: this.running,
@@ -721,4 +715,10 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
       planMode: this.config.find((o) => o.id === 'plan_mode')?.currentValue,
     };
   }
+}
+
+/** Whether the session's options say no model can be reached. */
+function noModel(config: ConfigOption[] | undefined): boolean {
+  const model = config?.find((o) => o.id === 'model');
+  return model !== undefined && (model.currentValue === 'none' || model.currentValue === '');
 }

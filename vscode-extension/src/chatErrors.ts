@@ -7,8 +7,6 @@ export type ChatErrorKind = 'setup' | 'auth' | 'rate' | 'network' | 'busy' | 'ot
 export interface ChatError {
   kind: ChatErrorKind;
   message: string;
-  /** The environment variable that holds the provider's key, when the message names one. */
-  keyEnv?: string;
   /** For 'rate': seconds until a retry makes sense. */
   retryIn?: number;
 }
@@ -16,12 +14,11 @@ export interface ChatError {
 /** Classifies an error message of session/new, session/prompt or set_config_option. */
 export function classifyError(message: string): ChatError {
   const m = message.trim();
-  const env = /environment variable ([A-Z_][A-Z0-9_]*)/.exec(m)?.[1] ?? /API key in ([A-Z_][A-Z0-9_]*)/.exec(m)?.[1];
   if (/no model is set|needs its API key|no usable provider/i.test(m)) {
-    return { kind: 'setup', message: m, keyEnv: env };
+    return { kind: 'setup', message: m };
   }
   if (/refused the API key|unauthori[sz]ed|\b401\b|invalid x-api-key|authentication/i.test(m)) {
-    return { kind: 'auth', message: m, keyEnv: env };
+    return { kind: 'auth', message: m };
   }
   if (/\b429\b|rate.?limit|too many requests|overloaded/i.test(m)) {
     return { kind: 'rate', message: m, retryIn: Math.max(1, Math.min(retrySeconds(m) ?? 30, 600)) };

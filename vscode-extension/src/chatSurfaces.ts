@@ -25,6 +25,8 @@ export function perSurface(m: ToView): boolean {
     case 'historyClosed':
     case 'queue':
     case 'addContext':
+    case 'setupModels':
+    case 'setupError':
       return true;
     default:
       return false;

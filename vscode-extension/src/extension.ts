@@ -62,7 +62,6 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
       terminal.stopped();
       lmTools.stopped();
     },
-    environment: () => late.chat?.environment() ?? Promise.resolve({}),
   }, ctx.extensionPath);
   const chat = new ChatView(ctx, backend, log);
   late.chat = chat;
@@ -76,7 +75,7 @@ export function activate(ctx: vscode.ExtensionContext): TandemApi {
     vscode.window.registerWebviewPanelSerializer(chatPanelType, chat),
     vscode.workspace.registerTextDocumentContentProvider(diffScheme, chat),
     ...chat.review.register(),
-    vscode.commands.registerCommand('tandem.setApiKey', (keyEnv?: string) => chat.setApiKey(keyEnv)),
+    vscode.commands.registerCommand('tandem.setUpModel', () => chat.showSetup()),
     vscode.commands.registerCommand('tandem.newChat', () => chat.newChat()),
     vscode.commands.registerCommand('tandem.openChatInEditor', () => chat.openInEditor()),
     vscode.commands.registerCommand('tandem.askAboutSelection', () => chat.askAboutSelection()),

@@ -6,6 +6,7 @@ import type { ApprovalStep } from './approval';
 import type { ChatContext } from './chatContext';
 import type { ChatError } from './chatErrors';
 import type { ChangedFile } from './reviewModel';
+import type { Listing, ProviderKind } from './setupModel';
 
 /** One of a session's config options (ACP session config), as tandem lists them. */
 export interface ConfigOption {
@@ -74,8 +75,16 @@ export type ToView =
   | { type: 'changes'; turn: number; files: ChangedFile[] }
   | { type: 'history'; sessions: SessionInfo[]; current?: string; error?: string }
   | { type: 'historyClosed' }
-  /** No model can be reached: the first-run card. */
-  | { type: 'setup'; message: string; keyEnv?: string }
+  /** No model can be reached: the setup card, saying why; ollama: Ollama answers on this machine. */
+  | { type: 'setup'; message: string; ollama: boolean }
+  /** The models the chosen provider lists (for the setup card that asked). */
+  | { type: 'setupModels'; kind: ProviderKind; models: Listing[] }
+  /** The setup failed: what to fix (the key, the URL, or type the model) and how. */
+  | { type: 'setupError'; fix: 'key' | 'url' | 'model'; text: string }
+  /** The model is set and the chat uses it: the card goes. */
+  | { type: 'setupDone'; model: string }
+  /** An empty chat: the recent chats to reopen, and things to try. */
+  | { type: 'welcome'; recent: SessionInfo[] }
   | ({ type: 'error' } & ChatError)
   | { type: 'notice'; text: string };
 
@@ -114,9 +123,13 @@ export type FromView =
   | { type: 'history' }
   | { type: 'load'; sessionId: string }
   | { type: 'delete'; sessionId: string }
-  /** Ask for a key; keyEnv names its variable when the error did. */
-  | { type: 'setApiKey'; keyEnv?: string }
-  | { type: 'openSettings' }
+  /** Show the setup card (a refused key, an unreachable model: choose or fix the provider). */
+  | { type: 'showSetup' }
+  /**
+   * The setup card: list the provider's models (with the key pasted, if any), or use a model
+   * (listed or typed). url: a server the user runs.
+   */
+  | { type: 'setup'; action: 'models' | 'use'; kind: ProviderKind; url?: string; key?: string; model?: string }
   /** Send the last prompt again. */
   | { type: 'retry' };
 

@@ -19,6 +19,7 @@
 //	{
 //	  "format": "anthropic",                 // or "openai-chat", "openai-responses", "gemini"
 //	  "models": ["m-1", "m-2"],              // what GET …/models lists (not for gemini)
+//	  "key": "sk-1",                         // the key requests must carry, else 401
 //	  "responses": [                         // one per request, in order
 //	    {"status": 429, "retryAfter": "1"},  // an HTTP error instead of a stream
 //	    {
@@ -88,6 +89,11 @@ type Script struct {
 	// Models are the ids GET …/models lists (Anthropic and OpenAI
 	// formats), answered at any time without taking a response.
 	Models []string `json:"models,omitempty"`
+	// Key, when set, is the key every request must carry (x-api-key,
+	// x-goog-api-key or Authorization: Bearer); a request with another or
+	// none is answered 401 in the wire's error shape, as a provider
+	// refuses a wrong key, without taking a response.
+	Key string `json:"key,omitempty"`
 }
 
 // Response is the answer to one request: an HTTP error when Status is set

@@ -62,3 +62,52 @@ func TestGeminiServesTheModelOfThePath(t *testing.T) {
 		t.Errorf("generateContent answered %d: %s; want 404 in Google's shape", code, body)
 	}
 }
+
+// A script with a key refuses every request without it as a provider
+// refuses a wrong key: 401 in the wire's error shape, listing or streaming,
+// and a refused request takes no response of the script.
+func TestAScriptsKeyRefusesOtherKeys(t *testing.T) {
+	for _, c := range []struct {
+		format        Format
+		header, value string
+		shape         string
+	}{
+		{Anthropic, "X-Api-Key", "sk-right", `"type":"authentication_error"`},
+		{OpenAIChat, "Authorization", "Bearer sk-right", `"message":"scripted: invalid API key"`},
+	} {
+		srv, err := Start(Script{Format: c.format, Key: "sk-right", Models: []string{"m-1"}, Responses: []Response{{Parts: []Part{{Text: "first"}}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		do := func(method, path, value string) (int, string) {
+			req, _ := http.NewRequest(method, srv.URL()+path, strings.NewReader(`{"model":"m-1","stream":true}`))
+			if value != "" {
+				req.Header.Set(c.header, value)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			return resp.StatusCode, string(b)
+		}
+		list, stream := "/models", "/chat/completions"
+		if c.format == Anthropic {
+			list, stream = "/v1/models", "/v1/messages"
+		}
+		wrong := strings.Replace(c.value, "sk-right", "sk-wrong", 1)
+		for _, try := range []struct{ method, path, value string }{{"GET", list, ""}, {"GET", list, wrong}, {"POST", stream, wrong}} {
+			if code, body := do(try.method, try.path, try.value); code != http.StatusUnauthorized || !strings.Contains(body, c.shape) {
+				t.Errorf("%s %s %s with %q: %d %s", c.format, try.method, try.path, try.value, code, body)
+			}
+		}
+		if code, body := do("GET", list, c.value); code != http.StatusOK || !strings.Contains(body, `"m-1"`) {
+			t.Errorf("%s: the listing with the key: %d %s", c.format, code, body)
+		}
+		if code, body := do("POST", stream, c.value); code != http.StatusOK || !strings.Contains(body, "first") {
+			t.Errorf("%s: the first response after refusals: %d %s", c.format, code, body)
+		}
+		srv.Close()
+	}
+}

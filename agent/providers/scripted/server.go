@@ -127,11 +127,16 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
 	listing := r.Method == http.MethodGet && wire.models != nil && r.URL.Path == wire.list
+	refused := s.script.Key != "" && !carriesKey(r.Header, s.script.Key)
 	n := s.streamed
-	if !listing {
+	if !listing && !refused {
 		s.streamed++
 	}
 	s.mu.Unlock()
+	if refused {
+		s.fail(w, http.StatusUnauthorized, "scripted: invalid API key")
+		return
+	}
 	if listing { // a listing takes no response of the script
 		w.Header().Set("Content-Type", "application/json")
 		_ = json.NewEncoder(w).Encode(wire.models(s.script.Models))
@@ -169,6 +174,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		req.Model = strings.TrimSuffix(r.URL.Path[strings.LastIndex(r.URL.Path, "/")+1:], want)
 	}
 	play(w, r, wire.events(resp, req.Model, n), resp.Faults)
+}
+
+// carriesKey is whether h carries key as one of the wires' clients send it.
+func carriesKey(h http.Header, key string) bool {
+	return h.Get("X-Api-Key") == key || h.Get("X-Goog-Api-Key") == key || h.Get("Authorization") == "Bearer "+key
 }
 
 // fail answers with an error body in the wire's shape.

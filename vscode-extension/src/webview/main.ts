@@ -28,6 +28,8 @@ import { lineDiff } from '../lineDiff';
 import { changesBar, editButton, restoreEntryView } from './review';
 import { ignoreUnknown } from '../webviewMessages';
 import { Follow } from './follow';
+import { setupCard, SetupCard } from './setup';
+import { welcome } from './welcome';
 import type { Completion, ConfigOption, FromView, SessionInfo, SessionUpdate, ToView, ToViewOf } from '../webviewMessages';
 
 interface VsCodeApi {
@@ -743,7 +745,7 @@ function errorCard(m: ToViewOf<'error'>): void {
   c.append(el('div', { class: 'card-head' }, el('span', { class: 'title' }, titles[kind] ?? 'Error')), el('div', { class: 'error-text' }, m.message));
   const actions = el('div', { class: 'question-actions' });
   if (kind === 'auth') {
-    actions.append(button('Set API Key', () => send({ type: 'setApiKey', keyEnv: m.keyEnv })));
+    actions.append(button('Set Up Model', () => send({ type: 'showSetup' })));
   } else if (kind === 'rate') {
     let left = m.retryIn ?? 30;
     const retry = button(`Retry in ${left} s`, () => send({ type: 'retry' }), { class: 'retry' });
@@ -760,30 +762,21 @@ function errorCard(m: ToViewOf<'error'>): void {
     }, 1000);
     actions.append(retry);
   } else if (kind === 'network' || kind === 'other') {
-    actions.append(button('Retry', () => send({ type: 'retry' }), { class: 'retry' }), button('Open Settings', () => send({ type: 'openSettings' }), { class: 'secondary' }));
+    actions.append(button('Retry', () => send({ type: 'retry' }), { class: 'retry' }), button('Set Up Model', () => send({ type: 'showSetup' }), { class: 'secondary' }));
   }
   c.append(actions);
   append(c);
 }
 
-function setupCard(m: ToViewOf<'setup'>): void {
+/** The setup card shown, if any (src/webview/setup.ts). */
+let setup: SetupCard | undefined;
+
+function showSetup(m: ToViewOf<'setup'>): void {
   log.querySelector('.card.setup')?.remove();
   current = undefined;
-  const keyEnv = m.keyEnv;
-  const c = el('section', { class: 'card setup', role: 'region', 'aria-label': 'Set up a model' });
-  c.append(
-    el('div', { class: 'card-head' }, el('span', { class: 'title' }, 'Connect a model')),
-    el('p', {}, m.message),
-    el(
-      'p',
-      {},
-      keyEnv
-        ? `Set the key tandem reads from ${keyEnv}: it is kept in VS Code's secret storage, never in settings.`
-        : 'Set an API key (kept in VS Code\'s secret storage, never in settings), or open the settings to name a model or a local server (agent.model, agent.providers).',
-    ),
-    el('div', { class: 'question-actions' }, button('Set API Key', () => send({ type: 'setApiKey', keyEnv })), button('Open Settings', () => send({ type: 'openSettings' }), { class: 'secondary' })),
-  );
-  append(c);
+  setup = setupCard(m, send);
+  append(setup.root);
+  setup.root.scrollIntoView({ block: 'nearest' });
 }
 
 // --- header --------------------------------------------------------------------------------
@@ -961,6 +954,7 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
       }
       return;
     case 'user': {
+      log.querySelector('.welcome')?.remove();
       follow.start();
       const sent = userMessage(m.text, m.turn, m.context ?? []);
       if (m.replaces !== undefined) {
@@ -1037,7 +1031,31 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
       toggleHistory(false);
       return;
     case 'setup':
-      setupCard(m);
+      showSetup(m);
+      return;
+    case 'setupModels':
+      setup?.models(m);
+      return;
+    case 'setupError':
+      setup?.error(m);
+      return;
+    case 'setupDone':
+      setup?.root.remove();
+      setup = undefined;
+      notice(`Using ${m.model}: saved as agent.model in your tandem settings; the key stays in VS Code's secret storage.`, 'setup-done');
+      box.focus();
+      return;
+    case 'welcome':
+      log.querySelector('.welcome')?.remove();
+      if (log.querySelector('.msg')) {
+        return; // the chat is no longer empty
+      }
+      append(
+        welcome(m, send, (text) => {
+          box.value = text;
+          box.focus();
+        }),
+      );
       return;
     case 'error':
       errorCard(m);

@@ -353,35 +353,13 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
       },
     ],
     [
-      'chat_first_run_card_sets_the_key_in_secret_storage',
-      async () => {
-        await host('useModel', { script: script(response([{ text: 'Hello with a key.' }])), keyEnv: 'REPLAY_KEY' });
-        const card = f.locator('.card.setup');
-        await card.getByText('REPLAY_KEY').first().waitFor({ timeout: 10000 });
-        await shot('chat-first-run.png');
-        await card.getByRole('button', { name: 'Set API Key' }).click();
-        const input = page.locator('.quick-input-widget input');
-        await input.waitFor({ timeout: 10000 });
-        await input.fill('test-key-123');
-        await input.press('Enter');
-        await card.waitFor({ state: 'detached', timeout: 20000 });
-        const names = (await host('secret')) as string[];
-        if (!names.includes('REPLAY_KEY')) {
-          throw new Error(`the key is not in secret storage: ${JSON.stringify(names)}`);
-        }
-        await prompt('Hello');
-        await agentText('Hello with a key.').waitFor({ timeout: 20000 });
-        await turnEnds();
-      },
-    ],
-    [
       'chat_401_is_a_card_with_its_fix',
       async () => {
-        await host('useModel', { script: script({ status: 401 }), keyEnv: 'REPLAY_KEY' });
+        await host('useModel', { script: script({ status: 401 }) });
         await prompt('Hello');
         const card = f.locator('.card.error[data-error="auth"]').last();
         await card.waitFor({ timeout: 20000 });
-        await card.getByRole('button', { name: 'Set API Key' }).waitFor({ timeout: 5000 });
+        await card.getByRole('button', { name: 'Set Up Model' }).waitFor({ timeout: 5000 });
         await turnEnds();
         await shot('chat-401.png');
       },
@@ -415,7 +393,7 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
         const card = f.locator('.card.error[data-error="network"]').last();
         await card.waitFor({ timeout: 60000 });
         await card.getByRole('button', { name: 'Retry' }).waitFor();
-        await card.getByRole('button', { name: 'Open Settings' }).waitFor();
+        await card.getByRole('button', { name: 'Set Up Model' }).waitFor();
         if (!(await card.innerText()).includes('connection refused')) {
           throw new Error(`the card does not say what failed: ${await card.innerText()}`);
         }

@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { Browser, chromium } from 'playwright-core';
 import { chatTests } from './chat';
 import { reviewTests } from './review';
+import { setupTests } from './setup';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -228,6 +229,10 @@ async function main(): Promise<number> {
         throw new Error('skipped');
       }
       await page.locator('.activitybar [aria-label^="tandem" i]').first().click({ timeout: 10000 });
+      // The Session view starts folded (the chat's room): the user opens it, and folds the chat
+      // to give it the sidebar's height (the chat tests open the chat again).
+      await page.locator('.pane-header[aria-expanded="false"]', { hasText: /^Session/ }).first().click({ timeout: 10000 });
+      await page.locator('.pane-header[aria-expanded="true"]', { hasText: /^Chat/ }).first().click({ timeout: 10000 });
       for (const text of ['Backend: running', 'Session ', 'Tools (']) {
         await row(text).waitFor({ timeout: 10000 });
       }
@@ -276,6 +281,15 @@ async function main(): Promise<number> {
     }
     if (!process.env.TANDEM_E2E_NO_REVIEW) {
       await reviewTests(page, host, artifacts, report);
+    }
+    if (!process.env.TANDEM_E2E_NO_SETUP) {
+      // Last: it reloads the window; the extension host after it answers host() (index.ts).
+      let reloads = 0;
+      await setupTests(page, host, artifacts, report, async () => {
+        fs.writeFileSync(`${out}.generation`, String(++reloads));
+        await page.reload();
+        await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
+      });
     }
     fs.writeFileSync(out + '.done', '');
     fs.writeFileSync(path.join(artifacts, 'tandem.log'), tandemLog(tmp));

@@ -401,6 +401,13 @@ const cases: Case[] = [
 export async function run(): Promise<void> {
   const out = process.env.TANDEM_E2E_OUT;
   const report: { passed: string[]; failed: { name: string; error: string }[] } = { passed: [], failed: [] };
+  if (out && fs.existsSync(out)) {
+    // The window reloaded (the driver's setup tests): the cases ran and reported; this new
+    // extension host goes on doing what the driver asks.
+    const api = await waitFor('the tandem extension', () => vscode.extensions.getExtension<TandemApi>('tandemdev.tandem'));
+    await serve(out, await api.activate(), await waitFor('a workspace folder', () => vscode.workspace.workspaceFolders?.[0]?.uri));
+    return;
+  }
   try {
     const root = await waitFor('a workspace folder', () => vscode.workspace.workspaceFolders?.[0]?.uri);
     const ext = await waitFor('the tandem extension', () => vscode.extensions.getExtension<TandemApi>('tandemdev.tandem'));
@@ -480,10 +487,7 @@ async function handle(api: TandemApi, root: vscode.Uri, r: Req): Promise<unknown
       if (r.script) {
         // deadUrl: a provider nobody listens at (the network card).
         const url = r.deadUrl ? 'http://127.0.0.1:9' : await startReplay(r.script);
-        const replayProvider: Record<string, string> = { api: 'anthropic', url };
-        if (typeof r.keyEnv === 'string') {
-          replayProvider.apiKeyEnv = r.keyEnv;
-        }
+        const replayProvider = { api: 'anthropic', url };
         config = { agent: { model: 'replay/any', providers: { replay: replayProvider }, models: { 'replay/any': { window: 200000, price: { input: 3, output: 15 } }, 'replay/other': { window: 100000 }, 'replay/a-model-whose-name-is-wider-than-a-narrow-sidebar': { window: 100000 } } } };
       } else {
         stopReplay();
@@ -553,8 +557,26 @@ async function handle(api: TandemApi, root: vscode.Uri, r: Req): Promise<unknown
       // As if typed while the chat is hidden: the turn runs; the driver does the rest.
       void api.chat.prompt(String(r.text));
       return null;
-    case 'secret':
-      return Object.keys(await api.chat.environment());
+    case 'firstRun': {
+      // A user who has set no model: the scripted model is their anthropic provider's URL
+      // (so the card's Anthropic reaches it), agent.model unset; a fresh tandem, a new chat.
+      await vscode.commands.executeCommand('tandem.chat.focus');
+      const url = await startReplay(r.script);
+      const config = { agent: { providers: { anthropic: { api: 'anthropic', url, apiKeyEnv: 'ANTHROPIC_API_KEY' } }, models: { 'anthropic/claude-big-2': { window: 200000 } } } };
+      fs.mkdirSync(path.dirname(userConfigFile()), { recursive: true });
+      fs.writeFileSync(userConfigFile(), JSON.stringify(config));
+      const before = api.chat.state.session;
+      await api.chat.restartBackend();
+      await waitFor('the chat on the new tandem', () => {
+        const s = api.chat.state.session;
+        return s && s !== before ? s : undefined;
+      });
+      return api.chat.state.session;
+    }
+    case 'userConfig':
+      return fs.readFileSync(userConfigFile(), 'utf8');
+    case 'terminalEnvironment':
+      return api.terminalEnvironment();
   }
   const more = await reviewOp(api, root, r);
   if (more) {
@@ -563,11 +585,27 @@ async function handle(api: TandemApi, root: vscode.Uri, r: Req): Promise<unknown
   throw new Error(`unknown op ${r.op}`);
 }
 
+/** Which window is serving: the driver counts reloads in OUT.generation. */
+function generation(out: string): string {
+  return fs.existsSync(`${out}.generation`) ? fs.readFileSync(`${out}.generation`, 'utf8') : '0';
+}
+
 async function serve(out: string, api: TandemApi, root: vscode.Uri): Promise<void> {
   const end = Date.now() + 600000;
+  const mine = generation(out);
   let n = 0;
+  // After a reload, the requests the window before answered are done.
+  while (fs.existsSync(`${out}.res.${n}.json`)) {
+    n++;
+  }
   try {
     while (!fs.existsSync(out + '.done') && Date.now() < end) {
+      if (generation(out) !== mine) {
+        // The window reloaded: the new extension host answers now. This one stays up (ending
+        // its tests would end the window) until code-server takes it down.
+        stopReplay();
+        await new Promise(() => undefined);
+      }
       const req = `${out}.req.${n}.json`;
       if (!fs.existsSync(req)) {
         await new Promise((r) => setTimeout(r, 50));
