@@ -181,7 +181,7 @@ func (g *Gate) Check(ctx context.Context, kind Kind, steps ...Step) error {
 	g.mu.Lock()
 	if g.readOnly {
 		for i, s := range steps {
-			if s.Effects&^Of(Read, Secret) != 0 {
+			if s.Effects&^readOnlyRuns(kind) != 0 {
 				g.mu.Unlock()
 				return &Refused{Step: i, Answer: Deny, Refusal: RenderReadOnly(kind, s)}
 			}
@@ -254,6 +254,18 @@ func (g *Gate) Access(ctx context.Context, a Access, dir, path string) (RealPath
 		return j.RealPath, err
 	}
 	return j.RealPath, nil
+}
+
+// readOnlyRuns are the effects a read-only gate (plan mode) still judges
+// as usual for a kind of step: reading, and for a fetch the network — a
+// fetch only reads a page, and sends nothing of the workspace but the URL
+// the question shows, where a program's net (curl -d @file) can send
+// anything.
+func readOnlyRuns(kind Kind) Effects {
+	if kind == KindFetch {
+		return Of(Read, Secret, Net)
+	}
+	return Of(Read, Secret)
 }
 
 // RenderReadOnly returns the refusal of a step that a read-only gate (plan

@@ -97,6 +97,7 @@ const (
 	KindSearch  Kind = "search"
 	KindEdit    Kind = "edit"
 	KindExecute Kind = "execute"
+	KindFetch   Kind = "fetch"
 	KindOther   Kind = "other"
 )
 
