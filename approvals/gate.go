@@ -148,14 +148,20 @@ func (g *Gate) SetReadOnly(on bool) {
 }
 
 // allowKey is what "allow for this session" remembers of a step: its text,
-// its effects and the real paths it was judged by. The text alone is not
-// enough: `cat x`, allowed while x links to ~/.ssh/id_ed25519.pub, must ask
-// again once x links to ~/.ssh/id_ed25519.
+// its effects and the real paths (or a fetch host's class) it was judged
+// by. The text alone is not enough: `cat x`, allowed while x links to
+// ~/.ssh/id_ed25519.pub, must ask again once x links to ~/.ssh/id_ed25519.
 func allowKey(kind Kind, s Step) string {
 	var b strings.Builder
 	b.WriteString(string(kind) + "\x00" + s.Effects.String() + "\x00" + s.Text)
 	for _, p := range s.Paths {
 		b.WriteString("\x00" + p.Real)
+	}
+	// A fetch allowed while its host resolved to a public address asks
+	// again once the name leads to this machine or the user's network (a
+	// public host's addresses may change from call to call).
+	if s.Host != nil {
+		b.WriteString("\x00" + string(s.Host.Class))
 	}
 	return b.String()
 }

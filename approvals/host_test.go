@@ -81,3 +81,21 @@ func TestReadOnlyGateJudgesAFetchAsUsual(t *testing.T) {
 		t.Errorf("a shell step's net in plan mode: %v", err)
 	}
 }
+
+// "Allow for this session" of a fetch holds for its host's class: the same
+// URL asks again once its name leads to this machine.
+func TestSessionAllowOfAFetchHoldsForItsHostsClass(t *testing.T) {
+	asked := 0
+	g := NewGate("s", Of(Read), nil, AskerFunc(func(context.Context, Question) Answer { asked++; return AllowSession }))
+	step := func(class HostClass, addr string) Step {
+		return Step{Text: "fetch http://docs.example/", Effects: Of(Net), Host: &StepHost{Name: "docs.example", Addrs: []string{addr}, Class: class}}
+	}
+	for i, s := range []Step{step(HostPublic, "93.184.215.14"), step(HostPublic, "93.184.215.15"), step(HostLoopback, "127.0.0.1"), step(HostLoopback, "127.0.0.1")} {
+		if err := g.Check(context.Background(), KindFetch, s); err != nil {
+			t.Fatal(err)
+		}
+		if want := []int{1, 1, 2, 2}[i]; asked != want {
+			t.Errorf("after fetch %d (%s): asked %d times, want %d", i+1, s.Host.Class, asked, want)
+		}
+	}
+}

@@ -11,7 +11,10 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/net/idna"
 
 	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/documents"
@@ -150,6 +153,18 @@ func fetchURL(raw string) (*url.URL, error) {
 		return nil, refusal.New(refusal.Invalid, fmt.Sprintf("%q names no host. Call fetch again with a URL such as https://example.com/page.", raw))
 	case u.User != nil:
 		return nil, refusal.New(refusal.Invalid, "The URL carries a user name or password; fetch sends no credentials. Call fetch again with the URL without them, or ask the user to get the page.")
+	}
+	if host := u.Hostname(); strings.ContainsFunc(host, func(r rune) bool { return r > unicode.MaxASCII }) {
+		// An international name is resolved, asked about and sent as DNS
+		// knows it: in punycode.
+		ascii, err := idna.Lookup.ToASCII(host)
+		if err != nil {
+			return nil, refusal.New(refusal.Invalid, fmt.Sprintf("The host %q is not a valid name (%v). Call fetch again with the URL's host corrected.", host, err))
+		}
+		if port := u.Port(); port != "" {
+			ascii = net.JoinHostPort(ascii, port)
+		}
+		u.Host = ascii
 	}
 	u.Fragment, u.RawFragment = "", ""
 	return u, nil

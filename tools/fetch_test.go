@@ -494,3 +494,35 @@ func TestFetchConnectsToTheAddressItJudged(t *testing.T) {
 		t.Errorf("looked up %d times: %+v", lookups, res)
 	}
 }
+
+// An international name is resolved, asked about and sent in punycode.
+func TestFetchSendsAnInternationalNameInPunycode(t *testing.T) {
+	ps := servePages(t, func(w http.ResponseWriter, r *http.Request) { fmt.Fprint(w, "books") })
+	asPublic(t, map[string]string{"xn--bcher-kva.test": "127.0.0.1"})
+	s, asked := fetchSession(t, `["read"]`, approvals.AllowOnce)
+	res := fetch(s, `{"url":"http://bücher.test:`+ps.port()+`/"}`)
+	want := "http://xn--bcher-kva.test:" + ps.port() + "/"
+	if res.IsError || !strings.HasPrefix(res.Text, "["+want+"]") || len(asked()) != 1 || asked()[0].Steps[0].Text != "fetch "+want {
+		t.Errorf("asked %+v: %+v", asked(), res)
+	}
+	if r := ps.requests(); len(r) != 1 || r[0].Host != "xn--bcher-kva.test:"+ps.port() {
+		t.Errorf("the server got %+v", r)
+	}
+}
+
+// Stopping the call while the server has not answered ends the fetch at
+// once, as cancelled.
+func TestFetchStopsWhenItsCallIsCancelled(t *testing.T) {
+	arrived := make(chan struct{})
+	ps := servePages(t, func(w http.ResponseWriter, r *http.Request) {
+		close(arrived)
+		<-r.Context().Done()
+	})
+	s, _ := fetchSession(t, "", approvals.Unanswered)
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-arrived; cancel() }()
+	res := Call(ctx, s, "fetch", json.RawMessage(`{"url":"`+ps.URL+`"}`))
+	if res.Code != refusal.Cancelled || !strings.HasSuffix(res.Text, "Fetch it again if the user still wants it.") {
+		t.Errorf("a cancelled fetch: %+v", res)
+	}
+}
