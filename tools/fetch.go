@@ -181,11 +181,13 @@ func fetchURL(raw string) (*url.URL, error) {
 func follow(ctx context.Context, s *Session, u *url.URL, clock *netClock) (*http.Response, *url.URL, error) {
 	passed := map[string]bool{}
 	var first approvals.HostClass
+	var from *url.URL // the hop before
 	for hop := 0; ; hop++ {
-		host, err := judgeHost(ctx, u.Hostname())
+		host, err := judgeHost(clock.start(ctx), u.Hostname())
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, clock.failure(ctx, u, err)
 		}
+		clock.stop()
 		if hop == 0 {
 			first = host.Class
 		} else if first == approvals.HostPublic && host.Class != approvals.HostPublic {
@@ -194,6 +196,9 @@ func follow(ctx context.Context, s *Session, u *url.URL, clock *netClock) (*http
 		}
 		if !passed[host.Name] {
 			step := approvals.Step{Text: "fetch " + u.String(), Effects: approvals.Of(approvals.Net), Host: &host.StepHost}
+			if from != nil {
+				step.Text += " (redirected from " + from.String() + ")"
+			}
 			if err := s.Gate().Check(ctx, approvals.KindFetch, step); err != nil {
 				if ctx.Err() != nil {
 					return nil, nil, refusal.New(refusal.Cancelled, fmt.Sprintf("The call was cancelled while the fetch of %s awaited the user's approval; it did not run. Call again if the user still wants it.", u))
@@ -219,8 +224,9 @@ func follow(ctx context.Context, s *Session, u *url.URL, clock *netClock) (*http
 		if err != nil {
 			return nil, nil, refusal.New(refusal.Failed, fmt.Sprintf("%s redirected to %q, which is not a URL. Fetch another page.", u, loc))
 		}
+		from = u
 		if u, err = fetchURL(next.String()); err != nil {
-			return nil, nil, refusal.New(refusal.Failed, fmt.Sprintf("%s redirected to %s, which fetch does not follow: %s", u, next.Redacted(), err.(*refusal.Error).Text))
+			return nil, nil, refusal.New(refusal.Failed, fmt.Sprintf("%s redirected to %s, which fetch does not follow: %s", from, next.Redacted(), err.(*refusal.Error).Text))
 		}
 	}
 }
@@ -306,7 +312,7 @@ func (c *netClock) stop() {
 }
 
 // failure is the refusal of network work on u that failed with err (ctx is
-// the call's).
+// the call's): cancelled, out of time, or err's own.
 func (c *netClock) failure(ctx context.Context, u *url.URL, err error) error {
 	defer c.cancel()
 	switch {
@@ -314,6 +320,10 @@ func (c *netClock) failure(ctx context.Context, u *url.URL, err error) error {
 		return refusal.New(refusal.Cancelled, fmt.Sprintf("The fetch of %s was cancelled; nothing is shown. Fetch it again if the user still wants it.", u))
 	case context.Cause(c.ctx) == errFetchTimeout:
 		return refusal.New(refusal.Failed, fmt.Sprintf("%s did not answer within %s, the bound of one fetch (its redirects included); nothing is shown. Fetch it again later, or another page.", u, fetchNet.timeout))
+	}
+	var r *refusal.Error
+	if errors.As(err, &r) {
+		return r
 	}
 	return refusal.New(refusal.Failed, fmt.Sprintf("The fetch of %s failed: %v. Check the URL, or fetch another page.", u, err))
 }

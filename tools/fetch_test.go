@@ -379,7 +379,7 @@ func TestFetchJudgesEachRedirect(t *testing.T) {
 	}
 	res := fetch(s, `{"url":"`+base+`/to-other-host"}`)
 	q := asked()
-	if res.IsError || len(q) != 3 || q[2].Steps[0].Text != "fetch http://other.test:"+ps.port()+"/page" ||
+	if res.IsError || len(q) != 3 || q[2].Steps[0].Text != "fetch http://other.test:"+ps.port()+"/page (redirected from "+base+"/to-other-host)" ||
 		!strings.HasPrefix(res.Text, "[http://other.test:"+ps.port()+"/page]\n(redirected from "+base+"/to-other-host)") {
 		t.Errorf("a redirect to another host: asked %+v: %+v", q, res)
 	}
@@ -524,5 +524,35 @@ func TestFetchStopsWhenItsCallIsCancelled(t *testing.T) {
 	res := Call(ctx, s, "fetch", json.RawMessage(`{"url":"`+ps.URL+`"}`))
 	if res.Code != refusal.Cancelled || !strings.HasSuffix(res.Text, "Fetch it again if the user still wants it.") {
 		t.Errorf("a cancelled fetch: %+v", res)
+	}
+}
+
+// A redirect fetch cannot take is not followed, and the refusal says where
+// it led: another scheme, a password, a loop past the bound.
+func TestFetchStopsAtARedirectItCannotTake(t *testing.T) {
+	ps := servePages(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/to-file":
+			http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+		case "/to-password":
+			http.Redirect(w, r, "http://me:pw@"+r.Host+"/x", http.StatusFound)
+		default:
+			http.Redirect(w, r, "/loop", http.StatusFound)
+		}
+	})
+	s, _ := fetchSession(t, "", approvals.Unanswered)
+	for path, want := range map[string]string{
+		"/to-file":     ps.URL + "/to-file redirected to file:///etc/passwd, which fetch does not follow: fetch gets http and https URLs, not file:.",
+		"/to-password": ps.URL + "/to-password redirected to http://me:xxxxx@" + strings.TrimPrefix(ps.URL, "http://") + "/x, which fetch does not follow: The URL carries a user name or password",
+		"/loop":        ps.URL + "/loop redirected more than 10 times; fetch stopped there.",
+	} {
+		if res := fetch(s, `{"url":"`+ps.URL+path+`"}`); res.Code != refusal.Failed || !strings.HasPrefix(res.Text, want) {
+			t.Errorf("%s: %+v", path, res)
+		}
+	}
+	for _, r := range ps.requests() {
+		if r.URL.Path == "/x" || r.URL.User != nil {
+			t.Errorf("the server got %s", r.URL)
+		}
 	}
 }
