@@ -101,7 +101,7 @@ func runFetch(ctx context.Context, s *Session, a fetchArgs) Result {
 	if cut {
 		body = body[:fetchMaxBytes]
 	}
-	page, err := pageText(ctx, body, resp.Header.Get("Content-Type"), final, a.Full)
+	page, err := convertPage(ctx, body, resp.Header.Get("Content-Type"), final, a.Full)
 	if err != nil {
 		return Refused(err)
 	}
@@ -285,6 +285,33 @@ func get(ctx context.Context, u *url.URL, addrs []netip.Addr) (*http.Response, e
 	return client.Do(req)
 }
 
+// convertPage is pageText run apart from the call, so that stopping the
+// call ends it at once: converting a hostile page takes seconds, and the
+// main-content search cannot be stopped midway (it then finishes alone,
+// changing nothing).
+func convertPage(ctx context.Context, body []byte, contentType string, at *url.URL, full bool) (page, error) {
+	type converted struct {
+		p   page
+		err error
+	}
+	done := make(chan converted, 1)
+	go func() {
+		p, err := pageText(ctx, body, contentType, at, full)
+		done <- converted{p, err}
+	}()
+	select {
+	case c := <-done:
+		return c.p, c.err
+	case <-ctx.Done():
+		return page{}, fetchCancelled(at)
+	}
+}
+
+// fetchCancelled is the refusal of a fetch of u whose call was cancelled.
+func fetchCancelled(u *url.URL) error {
+	return refusal.New(refusal.Cancelled, fmt.Sprintf("The fetch of %s was cancelled; nothing is shown. Fetch it again if the user still wants it.", u))
+}
+
 // netClock bounds the time a fetch spends on the network, its redirects
 // included; the time a question waits for the user is not counted.
 type netClock struct {
@@ -317,7 +344,7 @@ func (c *netClock) failure(ctx context.Context, u *url.URL, err error) error {
 	defer c.cancel()
 	switch {
 	case ctx.Err() != nil:
-		return refusal.New(refusal.Cancelled, fmt.Sprintf("The fetch of %s was cancelled; nothing is shown. Fetch it again if the user still wants it.", u))
+		return fetchCancelled(u)
 	case context.Cause(c.ctx) == errFetchTimeout:
 		return refusal.New(refusal.Failed, fmt.Sprintf("%s did not answer within %s, the bound of one fetch (its redirects included); nothing is shown. Fetch it again later, or another page.", u, fetchNet.timeout))
 	}

@@ -556,3 +556,17 @@ func TestFetchStopsAtARedirectItCannotTake(t *testing.T) {
 		}
 	}
 }
+
+// A page with more elements than the main-content search takes is
+// converted whole, and the answer says why.
+func TestFetchConvertsAHugePageWhole(t *testing.T) {
+	ps := servePages(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, "<html><body>"+strings.Repeat("<p>item</p>", mainContentMaxElems)+"</body></html>")
+	})
+	s, _ := fetchSession(t, "", approvals.Unanswered)
+	res := fetch(s, `{"url":"`+ps.URL+`","lines":"1-3"}`)
+	if res.IsError || !strings.Contains(res.Text, "as markdown: the whole page, which has too many elements (over 50000) to look for its main content)\n1:item\n2:\n3:item\n") {
+		t.Errorf("a huge page:\n%s", res.Text)
+	}
+}

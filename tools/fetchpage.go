@@ -113,7 +113,9 @@ func htmlPage(ctx context.Context, body []byte, contentType string, at *url.URL,
 	node := doc
 	p.note = ", as markdown"
 	if !full {
-		if art, err := readability.FromDocument(doc, at); err == nil && art.Node != nil && textSize(art.Node) > 0 {
+		if elements(doc) > mainContentMaxElems {
+			p.note = fmt.Sprintf(", as markdown: the whole page, which has too many elements (over %d) to look for its main content", mainContentMaxElems)
+		} else if art, err := readability.FromDocument(doc, at); err == nil && art.Node != nil && textSize(art.Node) > 0 {
 			node = art.Node
 			if t := words(art.Title()); t != "" {
 				p.title = t
@@ -128,12 +130,30 @@ func htmlPage(ctx context.Context, body []byte, contentType string, at *url.URL,
 	md, err := conv.ConvertNode(node, converter.WithDomain(at.String()), converter.WithContext(ctx))
 	if err != nil {
 		if ctx.Err() != nil {
-			return p, refusal.New(refusal.Cancelled, fmt.Sprintf("The fetch of %s was cancelled; nothing is shown. Fetch it again if the user still wants it.", at))
+			return p, fetchCancelled(at)
 		}
 		return p, refusal.New(refusal.Failed, fmt.Sprintf("%s could not be converted to markdown (%v). Call fetch again with \"full\": true, or fetch another page.", at, err))
 	}
 	p.text = string(md)
 	return p, nil
+}
+
+// mainContentMaxElems bounds the pages whose main content is looked for:
+// the search's cost grows faster than the page (a 2 MiB page of nested
+// inline elements takes half a minute), and real pages have a few
+// thousand elements (Readability's corpus at most 9,887).
+const mainContentMaxElems = 50_000
+
+// elements counts a tree's elements.
+func elements(n *html.Node) int {
+	count := 0
+	if n.Type == html.ElementNode {
+		count = 1
+	}
+	for c := n.FirstChild; c != nil; c = c.NextSibling {
+		count += elements(c)
+	}
+	return count
 }
 
 // textSize counts the letters and digits of a tree's text outside
