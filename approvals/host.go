@@ -51,7 +51,8 @@ func ClassifyAddrs(addrs []netip.Addr) HostClass {
 
 // StepHost is the host a fetch connects to: its name as the URL gives it,
 // the addresses the name resolved to (the only ones the fetch connects
-// to), and their class.
+// to), and their class. A step's text says where a host that is not
+// public leads (Where), so that every client's prompt shows it.
 type StepHost struct {
 	Name  string    `json:"name"`
 	Addrs []string  `json:"addrs"`
@@ -59,12 +60,17 @@ type StepHost struct {
 }
 
 // Where says, in a question or a refusal, what a host that is not public
-// is.
+// is: "printer.lan is a private address, a machine on the user's own
+// network: 10.0.0.7".
 func (h StepHost) Where() string {
 	what := map[HostClass]string{
-		HostLoopback:  "a loopback address (a service on this machine)",
-		HostPrivate:   "a private address (a machine on the user's own network)",
-		HostLinkLocal: "a link-local address (the local link, such as a cloud metadata service)",
+		HostLoopback:  "a loopback address, a service on this machine",
+		HostPrivate:   "a private address, a machine on the user's own network",
+		HostLinkLocal: "a link-local address, on the local link (such as a cloud metadata service)",
 	}[h.Class]
-	return h.Name + " is " + what + ": " + strings.Join(h.Addrs, ", ")
+	where := h.Name + " is " + what
+	if len(h.Addrs) != 1 || h.Addrs[0] != h.Name {
+		where += ": " + strings.Join(h.Addrs, ", ")
+	}
+	return where
 }

@@ -209,9 +209,6 @@ func QuestionText(q Question) string {
 	}
 	for _, s := range q.Steps {
 		fmt.Fprintf(&b, "\n%s\n  effects: %s", s.Text, strings.Join(s.Effects.Names(), ", "))
-		if s.Host != nil && s.Host.Class != HostPublic {
-			fmt.Fprintf(&b, "\n  %s", s.Host.Where())
-		}
 		for _, p := range s.Paths {
 			if p.Class == PathInside || p.Class == PathHarmless {
 				continue

@@ -199,6 +199,9 @@ func follow(ctx context.Context, s *Session, u *url.URL, clock *netClock) (*http
 			if from != nil {
 				step.Text += " (redirected from " + from.String() + ")"
 			}
+			if host.Class != approvals.HostPublic {
+				step.Text += " — " + host.Where()
+			}
 			if err := s.Gate().Check(ctx, approvals.KindFetch, step); err != nil {
 				if ctx.Err() != nil {
 					return nil, nil, refusal.New(refusal.Cancelled, fmt.Sprintf("The call was cancelled while the fetch of %s awaited the user's approval; it did not run. Call again if the user still wants it.", u))

@@ -294,7 +294,7 @@ func TestFetchIsAskedUnlessNetIsInTheAutoSet(t *testing.T) {
 		if (len(q) == 1) != c.asked || len(q) > 1 {
 			t.Errorf("auto %s: asked %+v", c.auto, q)
 		}
-		if c.asked && (q[0].Kind != approvals.KindFetch || q[0].Steps[0].Text != "fetch "+ps.URL+"/p" || q[0].Steps[0].Effects != approvals.Of(approvals.Net)) {
+		if c.asked && (q[0].Kind != approvals.KindFetch || q[0].Steps[0].Text != "fetch "+ps.URL+"/p — 127.0.0.1 is a loopback address, a service on this machine" || q[0].Steps[0].Effects != approvals.Of(approvals.Net)) {
 			t.Errorf("the question: %+v", q[0])
 		}
 		if got := len(ps.requests()) - before; got != c.requests {
@@ -310,15 +310,15 @@ func TestFetchQuestionSaysWhereAnAddressLeads(t *testing.T) {
 	asPublic(t, map[string]string{"printer.lan": "10.0.0.7", "metadata.test": "169.254.169.254"})
 	s, asked := fetchSession(t, `["read"]`, approvals.Deny)
 	for url, want := range map[string]string{
-		"http://127.0.0.5:8/":          "127.0.0.5 is a loopback address (a service on this machine): 127.0.0.5",
-		"http://[::1]:8/":              "::1 is a loopback address (a service on this machine): ::1",
-		"http://printer.lan/status":    "printer.lan is a private address (a machine on the user's own network): 10.0.0.7",
-		"http://192.168.1.1/":          "192.168.1.1 is a private address",
-		"http://metadata.test/latest/": "metadata.test is a link-local address (the local link, such as a cloud metadata service): 169.254.169.254",
-		"http://[fd00::1]/":            "fd00::1 is a private address",
-		"http://[::ffff:127.0.0.1]:8/": "::ffff:127.0.0.1 is a loopback address (a service on this machine): 127.0.0.1",
-		"http://172.16.0.1/":           "172.16.0.1 is a private address",
-		"http://[fe80::1]/":            "fe80::1 is a link-local address",
+		"http://127.0.0.5:8/":          "127.0.0.5 is a loopback address, a service on this machine",
+		"http://[::1]:8/":              "::1 is a loopback address, a service on this machine",
+		"http://printer.lan/status":    "printer.lan is a private address, a machine on the user's own network: 10.0.0.7",
+		"http://192.168.1.1/":          "192.168.1.1 is a private address, a machine on the user's own network",
+		"http://metadata.test/latest/": "metadata.test is a link-local address, on the local link (such as a cloud metadata service): 169.254.169.254",
+		"http://[fd00::1]/":            "fd00::1 is a private address, a machine on the user's own network",
+		"http://[::ffff:127.0.0.1]:8/": "::ffff:127.0.0.1 is a loopback address, a service on this machine: 127.0.0.1",
+		"http://172.16.0.1/":           "172.16.0.1 is a private address, a machine on the user's own network",
+		"http://[fe80::1]/":            "fe80::1 is a link-local address, on the local link (such as a cloud metadata service)",
 	} {
 		before := len(asked())
 		if res := fetch(s, `{"url":"`+url+`"}`); res.Code != refusal.Denied {
@@ -328,15 +328,19 @@ func TestFetchQuestionSaysWhereAnAddressLeads(t *testing.T) {
 		if len(q) != before+1 {
 			t.Fatalf("%s was not asked", url)
 		}
-		if text := approvals.QuestionText(q[len(q)-1]); !strings.Contains(text, "asks to fetch:\n\nfetch "+url+"\n  effects: net\n  "+want) {
+		// The step's text says it, so that every client's prompt shows it.
+		if step := q[len(q)-1].Steps[0].Text; step != "fetch "+url+" — "+want {
+			t.Errorf("%s: the step is %q", url, step)
+		}
+		if text := approvals.QuestionText(q[len(q)-1]); !strings.Contains(text, "asks to fetch:\n\nfetch "+url+" — "+want+"\n  effects: net\n") {
 			t.Errorf("%s: the question:\n%s", url, text)
 		}
 	}
 	// A public address says nothing more.
-	asPublic(t, nil)
-	if text := approvals.QuestionText(approvals.Question{Kind: approvals.KindFetch, Steps: []approvals.Step{{Text: "fetch http://127.0.0.1/", Effects: approvals.Of(approvals.Net),
-		Host: &approvals.StepHost{Name: "127.0.0.1", Addrs: []string{"127.0.0.1"}, Class: approvals.HostPublic}}}}); strings.Contains(text, " is a ") {
-		t.Errorf("a public host's question: %s", text)
+	asPublic(t, map[string]string{"docs.test": "127.0.0.1"})
+	fetch(s, `{"url":"http://docs.test:8/"}`)
+	if q := asked(); q[len(q)-1].Steps[0].Text != "fetch http://docs.test:8/" {
+		t.Errorf("a public host's step: %q", q[len(q)-1].Steps[0].Text)
 	}
 }
 
@@ -362,7 +366,7 @@ func TestFetchJudgesEachRedirect(t *testing.T) {
 	asPublic(t, map[string]string{"public.test": "127.0.0.1", "other.test": "127.0.0.1"})
 	base := "http://public.test:" + ps.port()
 	s, _ := fetchSession(t, "", approvals.Deny)
-	for path, where := range map[string]string{"/to-loopback": "127.0.0.2 is a loopback address", "/to-private": "10.1.2.3 is a private address"} {
+	for path, where := range map[string]string{"/to-loopback": "127.0.0.2 is a loopback address, a service on this machine;", "/to-private": "10.1.2.3 is a private address, a machine on the user's own network;"} {
 		res := fetch(s, `{"url":"`+base+path+`"}`)
 		if res.Code != refusal.Denied || !strings.Contains(res.Text, where) || !strings.Contains(res.Text, "fetch does not follow a redirect from a public address") {
 			t.Errorf("%s: %+v", path, res)

@@ -86,7 +86,7 @@ func TestACPFetchesAPage(t *testing.T) {
 			}
 			if c.asked {
 				if len(asked) != 1 || asked[0].ToolCall.ToolCallId != "toolu_f" || asked[0].ToolCall.Kind == nil || *asked[0].ToolCall.Kind != acp.ToolKindFetch ||
-					asked[0].ToolCall.Title == nil || !strings.Contains(*asked[0].ToolCall.Title, "fetch "+page.URL+"/start\n  effects: net\n  127.0.0.1 is a loopback address (a service on this machine)") {
+					asked[0].ToolCall.Title == nil || !strings.Contains(*asked[0].ToolCall.Title, "fetch "+page.URL+"/start — 127.0.0.1 is a loopback address, a service on this machine\n  effects: net") {
 					t.Fatalf("permission requests: %+v", asked)
 				}
 			}
