@@ -75,6 +75,8 @@ var fetchNet = struct {
 // pagePager names a page's rows in the notices of its view.
 var pagePager = documents.Pager{Unit: "page", Call: "fetch"}
 
+// runFetch gets the page a.URL names through the gate and shows it as
+// text, paged and cut as read shows a file.
 func runFetch(ctx context.Context, s *Session, a fetchArgs) Result {
 	asked, err := fetchURL(a.URL)
 	if err != nil {

@@ -111,7 +111,7 @@ func fetch(s *Session, args string) Result {
 	return Call(context.Background(), s, "fetch", json.RawMessage(args))
 }
 
-const article = `<!doctype html><html><head><title>The Widget Guide</title></head><body>
+var article = `<!doctype html><html><head><title>The Widget Guide</title></head><body>
 <nav><a href="/">Home</a> <a href="/shop">Shop the widget store</a> <a href="/about">About widgets incorporated</a></nav>
 <article><h1>The Widget Guide</h1>
 <p>Widgets turn sprockets into gears. This guide shows how to <a href="setup.html">set one up</a> in a few minutes, and what to check when a widget jams.</p>
@@ -121,8 +121,10 @@ const article = `<!doctype html><html><head><title>The Widget Guide</title></hea
 <pre><code>widget --install --port 3</code></pre>
 <table><tr><th>size</th><th>gears</th></tr><tr><td>small</td><td>12</td></tr></table>
 <p>When a widget jams, turn it off, wait for the gears to stop, and clear the sprocket port with a soft brush before you turn it on again.</p>
-</article>
-<footer>Copyright widgets incorporated, all rights reserved; privacy policy and terms of use.</footer>
+` + strings.Repeat(`<p>A widget that still jams after cleaning may have a worn sprocket: compare its teeth with a new one, and replace it when they are rounded at the tips, since a rounded tooth slips under load and the gears then grind against each other.</p>
+`, 12) + `</article>
+<footer>Copyright widgets incorporated, all rights reserved; privacy policy and terms of use.
+<ul>` + strings.Repeat(`<li><a href="/related">Related reading: the sprocket handbook, gear trains explained, and more</a></li>`, 12) + `</ul></footer>
 </body></html>`
 
 // An HTML page becomes markdown: its main content, with the final URL
@@ -572,5 +574,18 @@ func TestFetchConvertsAHugePageWhole(t *testing.T) {
 	res := fetch(s, `{"url":"`+ps.URL+`","lines":"1-3"}`)
 	if res.IsError || !strings.Contains(res.Text, "as markdown: the whole page, which has too many elements (over 50000) to look for its main content)\n1:item\n2:\n3:item\n") {
 		t.Errorf("a huge page:\n%s", res.Text)
+	}
+}
+
+// A small page is converted whole: the main-content search saves little
+// there, and can take its one heading for clutter.
+func TestFetchConvertsASmallPageWhole(t *testing.T) {
+	ps := servePages(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprint(w, `<html><head><title>Index of /</title></head><body><h1>Index of /</h1><ul><li><a href="a.txt">a.txt</a></li></ul></body></html>`)
+	})
+	s, _ := fetchSession(t, "", approvals.Unanswered)
+	if res := fetch(s, `{"url":"`+ps.URL+`"}`); res.IsError || !strings.Contains(res.Text, "(text/html, 126 B, as markdown)\n1:# Index of /\n2:\n3:- [a.txt]("+ps.URL+"/a.txt)\n") {
+		t.Errorf("a small page:\n%s", res.Text)
 	}
 }

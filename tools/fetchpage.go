@@ -97,7 +97,8 @@ func decoded(body []byte, contentType string) (string, error) {
 
 // htmlPage converts an HTML page into markdown: its main content as a
 // reader view finds it (go-readability, a port of Firefox's Readability),
-// or the whole page when full is set or no main content stands out. What
+// or the whole page when full is set, the page is small or huge, or no
+// main content stands out. What
 // the main content leaves out is said, with the call that shows it.
 func htmlPage(ctx context.Context, body []byte, contentType string, at *url.URL, full bool, p page) (page, error) {
 	text, err := decoded(body, contentType)
@@ -112,7 +113,7 @@ func htmlPage(ctx context.Context, body []byte, contentType string, at *url.URL,
 	p.title = words(titleOf(doc))
 	node := doc
 	p.note = ", as markdown"
-	if !full {
+	if !full && whole >= mainContentMinSize {
 		if elements(doc) > mainContentMaxElems {
 			p.note = fmt.Sprintf(", as markdown: the whole page, which has too many elements (over %d) to look for its main content", mainContentMaxElems)
 		} else if art, err := readability.FromDocument(doc, at); err == nil && art.Node != nil && textSize(art.Node) > 0 {
@@ -137,6 +138,11 @@ func htmlPage(ctx context.Context, body []byte, contentType string, at *url.URL,
 	p.text = string(md)
 	return p, nil
 }
+
+// mainContentMinSize is the least text (letters and digits) of a page
+// whose main content is looked for: a smaller page costs little whole, and
+// the search can take its one heading for clutter.
+const mainContentMinSize = 2000
 
 // mainContentMaxElems bounds the pages whose main content is looked for:
 // the search's cost grows faster than the page (a 2 MiB page of nested
