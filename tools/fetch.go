@@ -58,17 +58,20 @@ const (
 )
 
 // fetchNet is how a fetch reaches the network: the resolver, the classes
-// of the addresses, the time bound. Tests replace it, to call the loopback
-// address of their server public or to shorten the bound.
+// of the addresses, the dialer, the time bound. Tests replace it, to call
+// the loopback address of their server public, or to serve over pipes in
+// a bubble whose clock is fake.
 var fetchNet = struct {
 	lookup  func(ctx context.Context, host string) ([]netip.Addr, error)
 	class   func([]netip.Addr) approvals.HostClass
+	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
 	timeout time.Duration
 }{
 	lookup: func(ctx context.Context, host string) ([]netip.Addr, error) {
 		return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
 	},
 	class:   approvals.ClassifyAddrs,
+	dial:    (&net.Dialer{}).DialContext,
 	timeout: fetchTimeout,
 }
 
@@ -265,10 +268,9 @@ func get(ctx context.Context, u *url.URL, addrs []netip.Addr) (*http.Response, e
 		if err != nil {
 			return nil, err
 		}
-		var d net.Dialer
 		for _, a := range addrs {
 			var c net.Conn
-			if c, err = d.DialContext(ctx, network, net.JoinHostPort(a.Unmap().String(), port)); err == nil {
+			if c, err = fetchNet.dial(ctx, network, net.JoinHostPort(a.Unmap().String(), port)); err == nil {
 				return c, nil
 			}
 		}

@@ -1,9 +1,11 @@
 package tools
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -15,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -84,6 +87,25 @@ func publicLoopback(names map[string]string) {
 // whose questions ask answers; it returns the questions asked.
 func fetchSession(t *testing.T, auto string, answer approvals.Answer) (*Session, func() []approvals.Question) {
 	t.Helper()
+	var mu sync.Mutex
+	var asked []approvals.Question
+	s := fetchSessionAsking(t, auto, approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
+		mu.Lock()
+		defer mu.Unlock()
+		asked = append(asked, q)
+		return answer
+	}))
+	return s, func() []approvals.Question {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(asked)
+	}
+}
+
+// fetchSessionAsking opens a session whose user settings give the auto
+// set, and whose questions go to asker.
+func fetchSessionAsking(t *testing.T, auto string, asker approvals.Asker) *Session {
+	t.Helper()
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	st := config.New()
 	if auto != "" {
@@ -91,20 +113,9 @@ func fetchSession(t *testing.T, auto string, answer approvals.Answer) (*Session,
 			t.Fatal(err)
 		}
 	}
-	var mu sync.Mutex
-	var asked []approvals.Question
-	s := Open(Options{Roots: []string{t.TempDir()}, Settings: st, Asker: approvals.AskerFunc(func(_ context.Context, q approvals.Question) approvals.Answer {
-		mu.Lock()
-		defer mu.Unlock()
-		asked = append(asked, q)
-		return answer
-	})})
+	s := Open(Options{Roots: []string{t.TempDir()}, Settings: st, Asker: asker})
 	t.Cleanup(s.Close)
-	return s, func() []approvals.Question {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(asked)
-	}
+	return s
 }
 
 func fetch(s *Session, args string) Result {
@@ -252,22 +263,68 @@ func TestFetchReadsAtMostItsBound(t *testing.T) {
 	}
 }
 
-// A server that never answers is given up at the time bound.
-func TestFetchGivesUpAtItsTimeBound(t *testing.T) {
-	gaveUp := make(chan struct{})
-	ps := servePages(t, func(w http.ResponseWriter, r *http.Request) {
-		<-r.Context().Done() // never answers: only the client's bound ends it
-		close(gaveUp)
-	})
-	saved := fetchNet.timeout
-	t.Cleanup(func() { fetchNet.timeout = saved })
-	fetchNet.timeout = 50 * time.Millisecond
-	s, _ := fetchSession(t, "", approvals.Unanswered)
-	res := fetch(s, `{"url":"`+ps.URL+`/slow"}`)
-	if res.Code != refusal.Failed || !strings.Contains(res.Text, "did not answer within 50ms, the bound of one fetch") {
-		t.Errorf("a server that never answers: %+v", res)
+// pipeServer makes fetchNet dial pipes to serve, for the rest of the test:
+// in a synctest bubble, a goroutine waiting on a pipe is durably blocked,
+// so the fake clock moves, where one waiting on a socket is not. serve gets
+// each request read from a connection and writes the answer, or keeps it.
+func pipeServer(t *testing.T, serve func(r *http.Request, conn net.Conn)) {
+	saved := fetchNet
+	t.Cleanup(func() { fetchNet = saved })
+	fetchNet.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		client, server := net.Pipe()
+		go func() {
+			defer server.Close()
+			r, err := http.ReadRequest(bufio.NewReader(server))
+			if err == nil {
+				serve(r, server)
+			}
+		}()
+		return client, nil
 	}
-	<-gaveUp
+}
+
+// The network work of one fetch has 30 s in all, its redirects included;
+// the time a question waits for the user does not count. (In a bubble:
+// the clock is fake, and the bounds are exact.)
+func TestFetchGivesUpAtItsTimeBound(t *testing.T) {
+	never := func(r *http.Request, conn net.Conn) { io.Copy(io.Discard, conn) } // answers nothing
+	later := func(r *http.Request, conn net.Conn) {
+		if r.URL.Path == "/a" {
+			time.Sleep(20 * time.Second)
+			fmt.Fprint(conn, "HTTP/1.1 302 Found\r\nLocation: /b\r\nContent-Length: 0\r\n\r\n")
+			return
+		}
+		never(r, conn)
+	}
+	ok := func(r *http.Request, conn net.Conn) {
+		fmt.Fprint(conn, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: 2\r\n\r\nok")
+	}
+	for _, c := range []struct {
+		name    string
+		serve   func(*http.Request, net.Conn)
+		auto    string
+		elapsed time.Duration
+		want    string
+	}{
+		{"a server that never answers", never, "", 30 * time.Second, "http://127.0.0.1/a did not answer within 30s, the bound of one fetch (its redirects included); nothing is shown."},
+		{"a redirect that took 20 s leaves 10 s", later, "", 30 * time.Second, "http://127.0.0.1/b did not answer within 30s"},
+		{"a minute waiting for the user is not counted", ok, `["read"]`, time.Minute, "1:ok"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				pipeServer(t, c.serve)
+				s := fetchSessionAsking(t, c.auto, approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer {
+					time.Sleep(time.Minute) // the user takes a minute
+					return approvals.AllowOnce
+				}))
+				start := time.Now()
+				res := fetch(s, `{"url":"http://127.0.0.1/a"}`)
+				if !strings.Contains(res.Text, c.want) || time.Since(start) != c.elapsed {
+					t.Errorf("after %s: %+v", time.Since(start), res)
+				}
+			})
+		})
+	}
 }
 
 // Outside the auto set, a fetch is asked about, as a fetch with the effect
