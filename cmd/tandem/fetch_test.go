@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -112,5 +113,47 @@ func TestACPFetchesAPage(t *testing.T) {
 				t.Errorf("the page's server got %s: %v", name, vs)
 			}
 		}
+	}
+}
+
+// `tandem tool fetch` prints the page; with net left out of the user's
+// auto set and no one to answer (standard input is not a terminal), it is
+// refused as unanswered, exit 1, and the server gets nothing.
+func TestToolFetchPrintsThePage(t *testing.T) {
+	var mu sync.Mutex
+	requests := 0
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		requests++
+		mu.Unlock()
+		fmt.Fprint(w, "hello from the page\n")
+	}))
+	defer page.Close()
+	run := func(settings string) (string, int) {
+		xdg := t.TempDir()
+		if settings != "" {
+			if err := os.MkdirAll(filepath.Join(xdg, "config", "tandem"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(xdg, "config", "tandem", "config.json"), []byte(settings), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		cmd := exec.Command(builtTandem(t), "tool", "fetch", `{"url":"`+page.URL+`/p"}`)
+		cmd.Dir = t.TempDir()
+		cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"))
+		out, _ := cmd.Output()
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	if out, code := run(""); code != 0 || !strings.HasPrefix(out, "["+page.URL+"/p]\n(text/plain, 20 B)\n1:hello from the page\n") {
+		t.Errorf("exit %d:\n%s", code, out)
+	}
+	if out, code := run(`{"shell": {"autoEffects": ["read"]}}`); code != 1 || !strings.Contains(out, "(net) it needs the user's approval, and no answer came") {
+		t.Errorf("without net: exit %d:\n%s", code, out)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if requests != 1 {
+		t.Errorf("the server got %d requests, want 1", requests)
 	}
 }
