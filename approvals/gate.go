@@ -94,7 +94,8 @@ type Gate struct {
 	auto    Effects
 	allowed map[string]bool // allowKey of steps answered AllowSession
 	// readOnly, when set, refuses without a question every step that does
-	// more than read (plan mode); a secret read is still asked about.
+	// more than read (plan mode); a secret read is still asked about, and a
+	// fetch's net judged as ever (readOnlyRuns).
 	readOnly bool
 	answered func(Question, Answer) // told each answer (OnAnswer)
 }
@@ -139,8 +140,8 @@ func (g *Gate) SetAuto(auto Effects) {
 }
 
 // SetReadOnly(true) makes the gate refuse at once every step with an effect
-// beyond reading (a secret read is still asked about); SetReadOnly(false)
-// lifts that.
+// beyond reading (a secret read is still asked about, and a fetch's net
+// judged as ever); SetReadOnly(false) lifts that.
 func (g *Gate) SetReadOnly(on bool) {
 	g.mu.Lock()
 	g.readOnly = on
