@@ -79,7 +79,8 @@ var fetchNet = struct {
 var pagePager = documents.Pager{Unit: "page", Call: "fetch"}
 
 // runFetch gets the page a.URL names through the gate and shows it as
-// text, paged and cut as read shows a file.
+// text, paged and cut as read shows a file. A call with lines pages the
+// copy this session fetched, when it has a recent one.
 func runFetch(ctx context.Context, s *Session, a fetchArgs) Result {
 	asked, err := fetchURL(a.URL)
 	if err != nil {
@@ -91,51 +92,84 @@ func runFetch(ctx context.Context, s *Session, a fetchArgs) Result {
 			return Refused(err)
 		}
 	}
+	key := fmt.Sprintf("%s full=%v", asked, a.Full)
+	if a.Lines != "" {
+		if c, age, ok := pageCopies.take(s, key); ok {
+			return c.show(spans, true, fmt.Sprintf("(this session's copy of the page, fetched %s ago; fetch it without \"lines\" to get it anew)\n", age.Round(time.Second)))
+		}
+	}
+	c, err := fetchPage(ctx, s, asked, a.Full)
+	if err != nil {
+		return Refused(err)
+	}
+	if !s.opts.OneCall {
+		pageCopies.keep(s, key, c)
+	}
+	return c.show(spans, a.Lines != "", "")
+}
+
+// fetchedPage is a page as fetch shows it: the head (the final URL, its
+// title, the notices), the text, the HTTP status.
+type fetchedPage struct {
+	head   string
+	text   documents.Lines
+	status int
+}
+
+// fetchPage gets u and makes it text.
+func fetchPage(ctx context.Context, s *Session, asked *url.URL, full bool) (*fetchedPage, error) {
 	clock := &netClock{left: fetchNet.timeout}
 	resp, final, err := follow(ctx, s, asked, clock)
 	if err != nil {
-		return Refused(err)
+		return nil, err
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, fetchMaxBytes+1))
 	resp.Body.Close()
 	if err != nil {
-		return Refused(clock.failure(ctx, final, err))
+		return nil, clock.failure(ctx, final, err)
 	}
 	clock.stop()
 	cut := len(body) > fetchMaxBytes
 	if cut {
 		body = body[:fetchMaxBytes]
 	}
-	page, err := convertPage(ctx, body, resp.Header.Get("Content-Type"), final, a.Full)
+	page, err := convertPage(ctx, body, resp.Header.Get("Content-Type"), final, full)
 	if err != nil {
-		return Refused(err)
+		return nil, err
 	}
-	var out strings.Builder
-	out.WriteString("[" + final.String() + "]")
+	var head strings.Builder
+	head.WriteString("[" + final.String() + "]")
 	if page.title != "" {
-		out.WriteString(" " + page.title)
+		head.WriteString(" " + page.title)
 	}
-	out.WriteString("\n")
+	head.WriteString("\n")
 	if final.String() != asked.String() {
-		fmt.Fprintf(&out, "(redirected from %s)\n", asked)
+		fmt.Fprintf(&head, "(redirected from %s)\n", asked)
 	}
 	if resp.StatusCode/100 != 2 {
-		fmt.Fprintf(&out, "(HTTP %s)\n", resp.Status)
+		fmt.Fprintf(&head, "(HTTP %s)\n", resp.Status)
 	}
-	fmt.Fprintf(&out, "(%s, %s%s)\n", page.mediaType, documents.ShortSize(int64(len(body))), page.note)
+	fmt.Fprintf(&head, "(%s, %s%s)\n", page.mediaType, documents.ShortSize(int64(len(body))), page.note)
 	if cut {
-		fmt.Fprintf(&out, "(only the first %s of the page were read, the bound of one fetch: what follows them is not shown)\n", documents.ShortSize(fetchMaxBytes))
+		fmt.Fprintf(&head, "(only the first %s of the page were read, the bound of one fetch: what follows them is not shown)\n", documents.ShortSize(fetchMaxBytes))
 	}
-	ls := documents.Scan([]byte(wrapLong(page.text)))
-	if ls.Len() == 0 {
+	return &fetchedPage{head: head.String(), text: documents.Scan([]byte(wrapLong(page.text))), status: resp.StatusCode}, nil
+}
+
+// show is the answer showing the rows spans select (all when nil), after
+// the head and the notice given.
+func (p *fetchedPage) show(spans []documents.Span, selected bool, notice string) Result {
+	var out strings.Builder
+	out.WriteString(p.head + notice)
+	if p.text.Len() == 0 {
 		out.WriteString("(empty page)\n")
 	} else {
-		documents.WriteRows(&out, ls, spans, a.Lines != "", pagePager)
+		documents.WriteRows(&out, p.text, spans, selected, pagePager)
 	}
 	res := Result{Text: out.String()}
-	if resp.StatusCode/100 != 2 {
+	if p.status/100 != 2 {
 		res.IsError, res.Code = true, refusal.Failed
-		if resp.StatusCode == http.StatusNotFound || resp.StatusCode == http.StatusGone {
+		if p.status == http.StatusNotFound || p.status == http.StatusGone {
 			res.Code = refusal.NotFound
 		}
 	}

@@ -646,3 +646,64 @@ func TestFetchConvertsASmallPageWhole(t *testing.T) {
 		t.Errorf("a small page:\n%s", res.Text)
 	}
 }
+
+// Paging a page the session fetched in the last 15 minutes shows its copy:
+// nothing is fetched and nothing asked. Without lines, or later, or in
+// another session, the page is fetched again. (In a bubble: the clock is
+// fake.)
+func TestFetchPagesTheSessionsCopy(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		served := 0
+		pipeServer(t, func(r *http.Request, conn net.Conn) {
+			mu.Lock()
+			served++
+			n := served
+			mu.Unlock()
+			body := fmt.Sprintf("version %d\nsecond line\n", n)
+			fmt.Fprintf(conn, "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+		})
+		s, asked := fetchSession(t, `["read"]`, approvals.AllowOnce)
+		page := func(args string) string {
+			t.Helper()
+			res := fetch(s, args)
+			if res.IsError {
+				t.Fatal(res.Text)
+			}
+			return res.Text
+		}
+		if got := page(`{"url":"http://127.0.0.1/doc"}`); !strings.HasSuffix(got, "1:version 1\n2:second line\n") {
+			t.Errorf("the first fetch:\n%s", got)
+		}
+		time.Sleep(14 * time.Minute)
+		if got := page(`{"url":"http://127.0.0.1/doc","lines":"1"}`); !strings.Contains(got, "(this session's copy of the page, fetched 14m0s ago; fetch it without \"lines\" to get it anew)\n1:version 1\n") {
+			t.Errorf("paging the copy:\n%s", got)
+		}
+		if served != 1 || len(asked()) != 1 {
+			t.Errorf("paging the copy fetched (%d requests) or asked (%d questions)", served, len(asked()))
+		}
+		time.Sleep(2 * time.Minute)
+		if got := page(`{"url":"http://127.0.0.1/doc","lines":"1"}`); !strings.HasSuffix(got, "1:version 2\n(the page has 2 lines)\n") || strings.Contains(got, "copy") {
+			t.Errorf("a copy 16 minutes old:\n%s", got)
+		}
+		if got := page(`{"url":"http://127.0.0.1/doc"}`); !strings.HasSuffix(got, "1:version 3\n2:second line\n") {
+			t.Errorf("without lines:\n%s", got)
+		}
+		other, _ := fetchSession(t, "", approvals.Unanswered)
+		if res := fetch(other, `{"url":"http://127.0.0.1/doc","lines":"1"}`); !strings.HasSuffix(res.Text, "1:version 4\n(the page has 2 lines)\n") {
+			t.Errorf("another session:\n%s", res.Text)
+		}
+		// A session's copies go with it; a session of one call keeps none.
+		one := Open(Options{Roots: []string{t.TempDir()}, OneCall: true})
+		defer one.Close()
+		fetch(one, `{"url":"http://127.0.0.1/doc"}`)
+		s.Close()
+		pageCopies.mu.Lock()
+		_, kept := pageCopies.bySession[s]
+		_, keptOne := pageCopies.bySession[one]
+		pageCopies.mu.Unlock()
+		if kept || keptOne {
+			t.Errorf("copies kept: of a closed session %v, of a session of one call %v", kept, keptOne)
+		}
+	})
+}
