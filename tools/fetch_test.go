@@ -25,6 +25,20 @@ import (
 	"github.com/tandemdev/tandem/refusal"
 )
 
+// The tests reach no address but loopback, even with a bug planted that
+// follows a redirect or ignores a denial: the dialer of every fetch in
+// this test binary refuses any other address before connecting.
+func init() {
+	dial := fetchNet.dial
+	fetchNet.dial = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		host, _, err := net.SplitHostPort(addr)
+		if a, perr := netip.ParseAddr(host); err != nil || perr != nil || !a.Unmap().IsLoopback() {
+			return nil, fmt.Errorf("the tests connect to loopback only, not to %s", addr)
+		}
+		return dial(ctx, network, addr)
+	}
+}
+
 // pageServer is a local web server that keeps every request it got.
 type pageServer struct {
 	*httptest.Server
