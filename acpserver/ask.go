@@ -73,7 +73,8 @@ func (a asker) Ask(ctx context.Context, q approvals.Question) approvals.Answer {
 }
 
 // toolKind returns the ACP tool kind of what asks the question: execute for
-// a shell step, read or edit for a document access, other for an MCP call.
+// a shell step, read or edit for a document access, fetch for a fetch,
+// other for an MCP call.
 func toolKind(q approvals.Question) acp.ToolKind {
 	switch q.Kind {
 	case approvals.KindShell:
@@ -86,6 +87,8 @@ func toolKind(q approvals.Question) acp.ToolKind {
 			}
 		}
 		return acp.ToolKindRead
+	case approvals.KindFetch:
+		return acp.ToolKindFetch
 	}
 	return acp.ToolKindOther
 }

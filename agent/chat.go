@@ -693,7 +693,7 @@ func notRun(uses []providers.Block, text string) providers.Message {
 
 // sideBySide reports whether a call may run beside others like it: a
 // read-only tool's, or the plan's, change nothing and ask nothing but a
-// secret read, which the gate serialises as any question.
+// secret read or a fetch, which the gate serialises as any question.
 func sideBySide(name string) bool {
 	t, _ := tools.Lookup(name)
 	return t.ReadOnly || name == planToolName

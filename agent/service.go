@@ -260,7 +260,7 @@ func (sv *served) configOptions() []acp.SessionConfigOption {
 	}
 	cat := acp.SessionConfigOptionCategoryModel
 	mode := acp.SessionConfigOptionCategoryMode
-	planDesc := "Only reading runs: read, grep, glob and bash steps that only read."
+	planDesc := "Only reading runs: read, grep, glob, fetch and bash steps that only read."
 	return []acp.SessionConfigOption{
 		{Select: &acp.SessionConfigOptionSelect{Id: ConfigModel, Name: "Model", Type: "select", Category: &cat,
 			CurrentValue: acp.SessionConfigValueId(model),

@@ -94,7 +94,8 @@ type Gate struct {
 	auto    Effects
 	allowed map[string]bool // allowKey of steps answered AllowSession
 	// readOnly, when set, refuses without a question every step that does
-	// more than read (plan mode); a secret read is still asked about.
+	// more than read (plan mode); a secret read is still asked about, and a
+	// fetch's net judged as ever (readOnlyRuns).
 	readOnly bool
 	answered func(Question, Answer) // told each answer (OnAnswer)
 }
@@ -139,8 +140,8 @@ func (g *Gate) SetAuto(auto Effects) {
 }
 
 // SetReadOnly(true) makes the gate refuse at once every step with an effect
-// beyond reading (a secret read is still asked about); SetReadOnly(false)
-// lifts that.
+// beyond reading (a secret read is still asked about, and a fetch's net
+// judged as ever); SetReadOnly(false) lifts that.
 func (g *Gate) SetReadOnly(on bool) {
 	g.mu.Lock()
 	g.readOnly = on
@@ -148,14 +149,20 @@ func (g *Gate) SetReadOnly(on bool) {
 }
 
 // allowKey is what "allow for this session" remembers of a step: its text,
-// its effects and the real paths it was judged by. The text alone is not
-// enough: `cat x`, allowed while x links to ~/.ssh/id_ed25519.pub, must ask
-// again once x links to ~/.ssh/id_ed25519.
+// its effects and the real paths (or a fetch host's class) it was judged
+// by. The text alone is not enough: `cat x`, allowed while x links to
+// ~/.ssh/id_ed25519.pub, must ask again once x links to ~/.ssh/id_ed25519.
 func allowKey(kind Kind, s Step) string {
 	var b strings.Builder
 	b.WriteString(string(kind) + "\x00" + s.Effects.String() + "\x00" + s.Text)
 	for _, p := range s.Paths {
 		b.WriteString("\x00" + p.Real)
+	}
+	// A fetch allowed while its host resolved to a public address asks
+	// again once the name leads to this machine or the user's network (a
+	// public host's addresses may change from call to call).
+	if s.Host != nil {
+		b.WriteString("\x00" + string(s.Host.Class))
 	}
 	return b.String()
 }
@@ -181,7 +188,7 @@ func (g *Gate) Check(ctx context.Context, kind Kind, steps ...Step) error {
 	g.mu.Lock()
 	if g.readOnly {
 		for i, s := range steps {
-			if s.Effects&^Of(Read, Secret) != 0 {
+			if s.Effects&^readOnlyRuns(kind) != 0 {
 				g.mu.Unlock()
 				return &Refused{Step: i, Answer: Deny, Refusal: RenderReadOnly(kind, s)}
 			}
@@ -254,6 +261,18 @@ func (g *Gate) Access(ctx context.Context, a Access, dir, path string) (RealPath
 		return j.RealPath, err
 	}
 	return j.RealPath, nil
+}
+
+// readOnlyRuns are the effects a read-only gate (plan mode) still judges
+// as usual for a kind of step: reading, and for a fetch the network — a
+// fetch only reads a page, and sends nothing of the workspace but the URL
+// the question shows, where a program's net (curl -d @file) can send
+// anything.
+func readOnlyRuns(kind Kind) Effects {
+	if kind == KindFetch {
+		return Of(Read, Secret, Net)
+	}
+	return Of(Read, Secret)
 }
 
 // RenderReadOnly returns the refusal of a step that a read-only gate (plan

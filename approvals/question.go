@@ -14,6 +14,7 @@ const (
 	KindShell    Kind = "shell"    // a bash step
 	KindDocument Kind = "document" // a document tool's access to a path
 	KindMCP      Kind = "mcp"      // a call of one of the user's MCP tools
+	KindFetch    Kind = "fetch"    // the fetch tool's GET of a URL
 )
 
 // StepPath is one path a step names or redirects to, with its class.
@@ -37,6 +38,8 @@ type Step struct {
 	Text    string     `json:"text"`
 	Effects Effects    `json:"effects"`
 	Paths   []StepPath `json:"paths,omitempty"`
+	// Host is the host a fetch connects to (KindFetch).
+	Host *StepHost `json:"host,omitempty"`
 }
 
 // Question is what the user is asked before steps outside the auto set run.
@@ -192,6 +195,8 @@ func QuestionText(q Question) string {
 		what = "access"
 	case KindMCP:
 		what = "call"
+	case KindFetch:
+		what = "fetch"
 	}
 	who := q.Who
 	if who == "" {

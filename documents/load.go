@@ -181,7 +181,7 @@ func humanSize(n int64) string {
 	if n < 1<<10 {
 		return fmt.Sprintf("%d bytes", n)
 	}
-	return fmt.Sprintf("%s (%d bytes)", shortSize(n), n)
+	return fmt.Sprintf("%s (%d bytes)", ShortSize(n), n)
 }
 
 // readCapped reads a file, stopping after MaxFileBytes+1 bytes

@@ -148,7 +148,7 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 	case ls.Len() == 0:
 		out.WriteString("(empty file)\n")
 	default:
-		shown = writeRows(&out, ls, spans, lines != "")
+		shown = WriteRows(&out, ls, spans, lines != "", FilePager)
 	}
 	if !room.Take(out.String()) {
 		return "", ErrNoRoom
@@ -161,10 +161,11 @@ func ReadPart(ctx context.Context, store *Store, buffers *Overlay, roots []strin
 	return out.String(), nil
 }
 
-// writeRows writes the rows of ls that spans select (all of them when nil),
+// WriteRows writes the rows of ls that spans select (all of them when nil),
 // and says which selected lines are past the end, or, when selected, how
-// many lines there are. It returns the lines whose whole rows it wrote.
-func writeRows(out *strings.Builder, ls Lines, spans []Span, selected bool) []int {
+// many lines there are; pager names the lines' unit and the call that
+// shows others. It returns the lines whose whole rows it wrote.
+func WriteRows(out *strings.Builder, ls Lines, spans []Span, selected bool, pager Pager) []int {
 	n := ls.Len()
 	var past []Span
 	if spans == nil {
@@ -186,12 +187,12 @@ func writeRows(out *strings.Builder, ls Lines, spans []Span, selected bool) []in
 		}
 		spans = in
 	}
-	v := ViewRows(ls.Text, spans)
+	v := viewRows(pager, func(n int) ([]byte, int) { t := ls.Text(n); return t, len(t) }, spans)
 	out.WriteString(v.Text)
 	if len(past) > 0 {
-		fmt.Fprintf(out, "(lines %s are past the end: the file has %d lines)\n", FormatSpans(past), n)
+		fmt.Fprintf(out, "(lines %s are past the end: the %s has %d lines)\n", FormatSpans(past), pager.Unit, n)
 	} else if selected {
-		fmt.Fprintf(out, "(the file has %d lines)\n", n)
+		fmt.Fprintf(out, "(the %s has %d lines)\n", pager.Unit, n)
 	}
 	return v.Shown
 }
@@ -247,7 +248,7 @@ func fileFacts(path string, budget *int) string {
 	if err != nil {
 		return "(cannot be read)"
 	}
-	size := shortSize(info.Size())
+	size := ShortSize(info.Size())
 	if info.Size() == 0 {
 		return "empty"
 	}
@@ -265,8 +266,8 @@ func fileFacts(path string, budget *int) string {
 	return fmt.Sprintf("%s, %s", size, count(Scan(b).Len(), "line"))
 }
 
-// shortSize formats a byte count for a person to read.
-func shortSize(n int64) string {
+// ShortSize formats a byte count for a person to read.
+func ShortSize(n int64) string {
 	switch {
 	case n < 1<<10:
 		return fmt.Sprintf("%d B", n)
@@ -329,7 +330,7 @@ func readLarge(ctx context.Context, r io.Reader, abs, show string, spans []Span)
 		out.WriteString("(the selected lines are past the end of the file)\n")
 		return out.String(), nil
 	}
-	out.WriteString(viewRows(func(n int) ([]byte, int) { return rows[n].head, rows[n].size }, kept).Text)
+	out.WriteString(viewRows(FilePager, func(n int) ([]byte, int) { return rows[n].head, rows[n].size }, kept).Text)
 	if more > 0 {
 		fmt.Fprintf(&out, "(the selected lines from %d on are not shown: at most %d rows a read; read them with lines \"%d-\")\n", more, maxRows, more)
 	}

@@ -208,17 +208,24 @@ type RowsView struct {
 	Shown []int
 }
 
+// Pager names, for the notices of a view, what its rows are lines of and
+// the call that shows other rows: a file and read, a page and fetch.
+type Pager struct{ Unit, Call string }
+
+// FilePager is read's.
+var FilePager = Pager{Unit: "file", Call: "read"}
+
 // ViewRows renders the given spans (sorted, merged, each line in range) of
 // the lines text returns. When the rows exceed the bound, the head and the
 // tail are kept and the middle is replaced by one marker giving the count
 // and the selector of the cut lines.
 func ViewRows(text func(n int) []byte, spans []Span) RowsView {
-	return viewRows(func(n int) ([]byte, int) { t := text(n); return t, len(t) }, spans)
+	return viewRows(FilePager, func(n int) ([]byte, int) { t := text(n); return t, len(t) }, spans)
 }
 
 // viewRows is ViewRows over lines given as their head and their size (see
 // rowOf), so a read can show a line far longer than it keeps in memory.
-func viewRows(line func(n int) (head []byte, size int), spans []Span) RowsView {
+func viewRows(pager Pager, line func(n int) (head []byte, size int), spans []Span) RowsView {
 	itemAt := func(i, n int) item {
 		_, size := line(n)
 		return item{n: n, size: rowCost(n, size), gap: i > 0 && n == spans[i].From && spans[i].From != spans[i-1].To+1}
@@ -239,7 +246,7 @@ func viewRows(line func(n int) (head []byte, size int), spans []Span) RowsView {
 			return true
 		})
 		if total <= maxBytes {
-			return renderRows(line, all, nil, nil)
+			return renderRows(pager, line, all, nil, nil)
 		}
 	}
 	// take collects rows from one end, up to half of each bound.
@@ -266,12 +273,12 @@ func viewRows(line func(n int) (head []byte, size int), spans []Span) RowsView {
 	if len(head)+len(tail) < rows {
 		cut = clipSpans(spans, head[len(head)-1].n+1, tail[0].n-1)
 	}
-	return renderRows(line, head, tail, cut)
+	return renderRows(pager, line, head, tail, cut)
 }
 
 // renderRows writes the rows of head, the marker of the cut lines (when
 // any) and the rows of tail.
-func renderRows(line func(n int) (head []byte, size int), head, tail []item, cut []Span) RowsView {
+func renderRows(pager Pager, line func(n int) (head []byte, size int), head, tail []item, cut []Span) RowsView {
 	var out strings.Builder
 	var v RowsView
 	emit := func(it item) {
@@ -308,10 +315,10 @@ func renderRows(line func(n int) (head []byte, size int), head, tail []item, cut
 			return true
 		})
 		if fit == count {
-			fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): read them with lines %q\n", count, sel, sel)
+			fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): %s them with lines %q\n", count, sel, pager.Call, sel)
 		} else {
 			first := FormatSpans(clipSpans(cut, cut[0].From, nthRow(cut, fit)))
-			fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): read them a page at a time, starting with lines %q\n", count, sel, first)
+			fmt.Fprintf(&out, "... %d lines cut here by the output bound (%s): %s them a page at a time, starting with lines %q\n", count, sel, pager.Call, first)
 		}
 	}
 	for i, it := range tail {

@@ -56,7 +56,7 @@ func TestServeStandaloneServesTheRegistry(t *testing.T) {
 		// A client asks before a call by these hints: reading tools need
 		// no question, and every other tool is told as destructive.
 		hints := tl.Annotations
-		readOnly := tl.Name == "read" || tl.Name == "grep" || tl.Name == "glob"
+		readOnly := tl.Name == "read" || tl.Name == "grep" || tl.Name == "glob" || tl.Name == "fetch"
 		if hints == nil || hints.ReadOnlyHint != readOnly || (!readOnly && (hints.DestructiveHint == nil || !*hints.DestructiveHint)) {
 			t.Errorf("%s is listed with hints %+v; want read-only %v, else destructive", tl.Name, hints, readOnly)
 		}

@@ -31,6 +31,9 @@ func TestMain(m *testing.M) {
 		Call(context.Background(), s, "edit", args)
 		os.Exit(0)
 	}
+	if urls := os.Getenv(fetchLawEnv); urls != "" {
+		os.Exit(fetchInChild(urls))
+	}
 	os.Exit(m.Run())
 }
 

@@ -53,9 +53,10 @@ type Tool struct {
 	// Examples are argument objects a model may send; a test checks each
 	// against the schema and decodes it into the argument struct.
 	Examples []json.RawMessage
-	// ReadOnly tools change nothing and ask nothing that a read would not:
-	// plan mode names them, the agent runs consecutive calls of them side by
-	// side, and MCP clients are told so (readOnlyHint).
+	// ReadOnly tools change nothing, and ask nothing but what a read or a
+	// fetch would (a secret, the network outside the auto set): plan mode
+	// names them, the agent runs consecutive calls of them side by side,
+	// and MCP clients are told so (readOnlyHint).
 	ReadOnly bool
 	// Destructive tools may delete or overwrite what was there (MCP's
 	// destructiveHint).
@@ -97,6 +98,7 @@ const (
 	KindSearch  Kind = "search"
 	KindEdit    Kind = "edit"
 	KindExecute Kind = "execute"
+	KindFetch   Kind = "fetch"
 	KindOther   Kind = "other"
 )
 

@@ -13,7 +13,7 @@ import (
 )
 
 // servedTools are the tools `tandem mcp serve` lists in a workspace.
-var servedTools = []string{"bash", "edit", "glob", "grep", "jobs", "read", "write"}
+var servedTools = []string{"bash", "edit", "fetch", "glob", "grep", "jobs", "read", "write"}
 
 // modelRequest is what an agent's CLI sent the scripted model: tandem's
 // tools it offered (by tandem's names) and the text of the tool results

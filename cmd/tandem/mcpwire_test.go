@@ -169,8 +169,8 @@ func TestMCPServe_tools_list_as_a_client_sees_it(t *testing.T) {
 	if m := w.reply(); m.Error != nil || json.Unmarshal(m.Result, &list) != nil || len(list.Tools) < 5 {
 		t.Fatalf("tools/list: %+v", m)
 	}
-	readOnly := map[string]bool{"read": true, "grep": true, "glob": true, "code": true}
-	openWorld := map[string]bool{"bash": true, "mcp": true}
+	readOnly := map[string]bool{"read": true, "grep": true, "glob": true, "code": true, "fetch": true}
+	openWorld := map[string]bool{"bash": true, "mcp": true, "fetch": true}
 	for _, tl := range list.Tools {
 		a := tl.Annotations
 		if tl.Title == "" || a["title"] != tl.Title {
