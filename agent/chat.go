@@ -364,7 +364,7 @@ func (c *Chat) Resend(ctx context.Context, turn int, prompt []acp.ContentBlock, 
 
 // prompt is Prompt, or Resend when replaces is a turn (not -1), also
 // naming the turn it ran (-1 when none started).
-func (c *Chat) prompt(ctx context.Context, replaces int, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (turn int, _ acp.StopReason, _ error) {
+func (c *Chat) prompt(ctx context.Context, replaces int, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (turn int, _ acp.StopReason, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.switchModel()
@@ -372,6 +372,11 @@ func (c *Chat) prompt(ctx context.Context, replaces int, prompt []acp.ContentBlo
 		return -1, "", err
 	}
 	defer c.end()
+	defer func() {
+		if turn >= 0 && err == nil && ctx.Err() == nil {
+			c.turnEnd(ctx, turn, emit)
+		}
+	}()
 	if model := c.opts.Endpoint.String(); model != c.lastModel {
 		if c.journal != nil { // a new chat's file names its model
 			c.keep(notice{Kind: noticeModel, Text: model})
@@ -751,11 +756,20 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 		}
 	}
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusInProgress)))
-	res := tools.Call(approvals.WithToolCall(ctx, callID(use)), c.opts.Session, use.ToolName, use.Input)
+	ctx = approvals.WithToolCall(ctx, callID(use))
+	var res tools.Result
+	if r := c.hooksBefore(ctx, use); r != nil {
+		res = tools.Refused(r)
+	} else {
+		res = tools.Call(ctx, c.opts.Session, use.ToolName, use.Input)
+	}
 	if t.Kind == tools.KindEdit || len(res.Changes) > 0 {
 		c.recordCall(turn, callID(use), callChanges(callID(use), res.Changes), emit)
 	}
 	c.watchFiles(use, res)
+	if t.Kind == tools.KindEdit && !res.IsError {
+		res.Text += c.afterEdit(ctx, res.Changes)
+	}
 	status := acp.ToolCallStatusCompleted
 	if res.IsError {
 		status = acp.ToolCallStatusFailed

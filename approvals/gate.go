@@ -98,6 +98,9 @@ type Gate struct {
 	// fetch's net judged as ever (readOnlyRuns).
 	readOnly bool
 	answered func(Question, Answer) // told each answer (OnAnswer)
+	// askAll asks about every step, whatever the auto set holds: the gate
+	// of what a workspace's settings run (Asking).
+	askAll bool
 }
 
 var questionSeq atomic.Uint64
@@ -119,6 +122,19 @@ func (g *Gate) OnAnswer(f func(Question, Answer)) {
 	g.mu.Lock()
 	g.answered = f
 	g.mu.Unlock()
+}
+
+// Asking returns a gate that asks the user about every step, even one the
+// auto set or an earlier "allow for this session" would let run: the gate
+// of commands a workspace's settings add (hooks), since a repository the
+// user opens may never widen what runs unasked. It shares g's policy,
+// asker and plan mode as they are now, and remembers no answer beyond
+// itself.
+func (g *Gate) Asking() *Gate {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return &Gate{session: g.session, policy: g.policy, asker: g.asker, auto: g.auto, allowed: map[string]bool{},
+		readOnly: g.readOnly, answered: g.answered, askAll: true}
 }
 
 // Policy returns the path policy the gate's steps are judged by.
@@ -196,7 +212,7 @@ func (g *Gate) Check(ctx context.Context, kind Kind, steps ...Step) error {
 	}
 	first := -1
 	for i, s := range steps {
-		if Decide(g.auto, g.allowed[allowKey(kind, s)], s.Effects) == NeedsYes {
+		if g.askAll || Decide(g.auto, g.allowed[allowKey(kind, s)], s.Effects) == NeedsYes {
 			first = i
 			break
 		}

@@ -25,6 +25,8 @@ const (
 	Unknown    Code = "unknown_tool"
 	Cancelled  Code = "cancelled"
 	Failed     Code = "failed" // an operation failed for a reason outside tandem (I/O)
+	// Hook: a beforeBash hook of the user's settings refused the call.
+	Hook Code = "hook"
 	// Swapped: a file the shell opens itself was not the one judged when
 	// it opened (a link or another file put in its place in between).
 	Swapped Code = "swapped"
