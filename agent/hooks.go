@@ -119,10 +119,10 @@ func (c *Chat) runHook(ctx context.Context, h tools.HookRun) (text string, ok bo
 		}
 		return fmt.Sprintf("%s could not start: %v.", head, err), false
 	case timedOut:
-		return fmt.Sprintf("%s ran past its %v and was stopped:\n%s", head, h.Timeout, shell.Render(res)), false
+		return fmt.Sprintf("%s ran past its %v and was stopped:\n%s", head, h.Timeout, strings.TrimRight(shell.Render(res), "\n")), false
 	}
 	ok = (res.End == shell.Finished || res.End == shell.Exited) && res.Status == 0
-	return fmt.Sprintf("%s:\n%s", head, shell.Render(res)), ok
+	return fmt.Sprintf("%s:\n%s", head, strings.TrimRight(shell.Render(res), "\n")), ok
 }
 
 // afterEdit runs the afterEdit hooks over an edit call's landed files and

@@ -122,6 +122,9 @@ func SettingsProblems(st *config.Settings) []error {
 	if _, err := idleTimeout(st); err != nil {
 		out = append(out, err)
 	}
+	if _, err := hooks(st); err != nil {
+		out = append(out, err)
+	}
 	if _, err := Model(st, ""); err != nil {
 		out = append(out, fmt.Errorf("%w; the built-in table applies", err))
 	}
