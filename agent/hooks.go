@@ -107,28 +107,29 @@ func (c *Chat) hooksAt(event string, env []string) []tools.HookRun {
 }
 
 // runHook runs h and says how it went in a few lines for the model or the
-// user; ok is false unless it ran to its end with status 0.
-func (c *Chat) runHook(ctx context.Context, h tools.HookRun) (text string, ok bool) {
+// user; ok is false unless it ran to its end with status 0, and quiet says
+// it did so writing nothing (a formatter with nothing to say).
+func (c *Chat) runHook(ctx context.Context, h tools.HookRun) (text string, ok, quiet bool) {
 	res, timedOut, err := tools.RunHook(ctx, c.opts.Session, h)
 	head := fmt.Sprintf("The %s hook `%s`", h.Event, h.Command)
 	switch {
 	case err != nil:
 		var se *shell.SyntaxError
 		if errors.As(err, &se) {
-			return fmt.Sprintf("%s does not parse as bash (%v); it did not run. Tell the user to fix it in agent.hooks.", head, se.Err), false
+			return fmt.Sprintf("%s does not parse as bash (%v); it did not run. Tell the user to fix it in agent.hooks.", head, se.Err), false, false
 		}
-		return fmt.Sprintf("%s could not start: %v.", head, err), false
+		return fmt.Sprintf("%s could not start: %v.", head, err), false, false
 	case timedOut:
-		return fmt.Sprintf("%s ran past its %v and was stopped:\n%s", head, h.Timeout, strings.TrimRight(shell.Render(res), "\n")), false
+		return fmt.Sprintf("%s ran past its %v and was stopped:\n%s", head, h.Timeout, strings.TrimRight(shell.Render(res), "\n")), false, false
 	}
 	ok = (res.End == shell.Finished || res.End == shell.Exited) && res.Status == 0
-	return fmt.Sprintf("%s:\n%s", head, strings.TrimRight(shell.Render(res), "\n")), ok
+	return fmt.Sprintf("%s:\n%s", head, strings.TrimRight(shell.Render(res), "\n")), ok, ok && res.Output.Total == 0
 }
 
 // afterEdit runs the afterEdit hooks over an edit call's landed files and
-// returns what the model is told with the edit's reply: each hook's
-// output, and which files a hook changed (a formatter), to be read again
-// before they are edited.
+// returns what the model is told with the edit's reply: the output of each
+// hook that wrote any or failed, and which files a hook changed (a
+// formatter), to be read again before they are edited.
 func (c *Chat) afterEdit(ctx context.Context, changes []edits.FileChange) string {
 	var rel []string
 	landed := map[string][]byte{}
@@ -147,8 +148,9 @@ func (c *Chat) afterEdit(ctx context.Context, changes []edits.FileChange) string
 	}
 	var b strings.Builder
 	for _, h := range hs {
-		text, _ := c.runHook(ctx, h)
-		b.WriteString("\n\n" + text)
+		if text, _, quiet := c.runHook(ctx, h); !quiet {
+			b.WriteString("\n\n" + text)
+		}
 	}
 	var changed []string
 	for abs, after := range landed {
@@ -174,7 +176,7 @@ func (c *Chat) beforeBash(ctx context.Context, input json.RawMessage) *refusal.E
 	}
 	_ = json.Unmarshal(input, &args)
 	for _, h := range c.hooksAt(hookBeforeBash, []string{"TANDEM_COMMAND=" + args.Command}) {
-		if text, ok := c.runHook(ctx, h); !ok {
+		if text, ok, _ := c.runHook(ctx, h); !ok {
 			return refusal.New(refusal.Hook, fmt.Sprintf("%s\n\nNot run: the beforeBash hook refused this script (it did not end with status 0). Change the script as its output asks, or tell the user what you wanted to run.", text))
 		}
 	}
@@ -187,7 +189,7 @@ func (c *Chat) turnEnd(ctx context.Context, turn int, emit func(acp.SessionUpdat
 	for i, h := range c.hooksAt(hookTurnEnd, nil) {
 		id := acp.ToolCallId(fmt.Sprintf("hook-%s-%d-%d", c.ID, turn, i))
 		emit(acp.StartToolCall(id, "turnEnd hook: "+h.Command, acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
-		text, ok := c.runHook(ctx, h)
+		text, ok, _ := c.runHook(ctx, h)
 		status := acp.ToolCallStatusCompleted
 		if !ok {
 			status = acp.ToolCallStatusFailed

@@ -92,8 +92,8 @@ func TestFormatterHookKeepsEditsFromAnchoringOnOldLines(t *testing.T) {
 	if _, err := c.Prompt(context.Background(), textPrompt("edit"), func(acp.SessionUpdate) {}); err != nil {
 		t.Fatal(err)
 	}
-	if reply := lastResult(m.Requests[2], "e1"); !strings.Contains(reply, "The hooks changed greet.txt") {
-		t.Errorf("the edit's reply does not say the hook changed the file:\n%s", reply)
+	if reply := lastResult(m.Requests[2], "e1"); !strings.Contains(reply, "The hooks changed greet.txt") || strings.Contains(reply, "steps (") {
+		t.Errorf("the edit's reply does not say the hook changed the file, or shows a quiet hook's run:\n%s", reply)
 	}
 	reply := lastResult(m.Requests[3], "e2")
 	if b, _ := os.ReadFile(filepath.Join(ws, "greet.txt")); string(b) != "hi\nWORLD\n" {
@@ -281,5 +281,30 @@ func TestStopEndsARunningHook(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(ws, "after-hook")); err == nil {
 		t.Error("the script ran after its hook was stopped")
+	}
+}
+
+// A hook that runs past its timeout is stopped: a beforeBash hook so
+// stopped refuses the script, which does not run.
+func TestHookPastItsTimeoutIsStopped(t *testing.T) {
+	ws := t.TempDir()
+	arg := "30." + strconv.FormatInt(time.Now().UnixNano(), 10) // a sleep no other test runs
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("b1", "bash", map[string]any{"command": "touch after-hook"})),
+		fake.Say("done"),
+	}
+	c := hookChat(t, ws, m, nil, `{"agent": {"hooks": [{"on": "beforeBash", "run": "sleep `+arg+`", "timeout": 0.2}]}}`, "")
+	if _, err := c.Prompt(context.Background(), textPrompt("run"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	if reply := lastResult(m.Requests[1], "b1"); !strings.Contains(reply, "ran past its 200ms and was stopped") {
+		t.Errorf("the refusal does not say the hook timed out:\n%s", reply)
+	}
+	if acptest.Running("sleep", arg) {
+		t.Error("the hook's process outlived its timeout")
+	}
+	if _, err := os.Stat(filepath.Join(ws, "after-hook")); err == nil {
+		t.Error("the script ran after its hook timed out")
 	}
 }
