@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -18,7 +17,6 @@ import (
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/edits"
 	"github.com/tandemdev/tandem/refusal"
-	"github.com/tandemdev/tandem/shell"
 	"github.com/tandemdev/tandem/tools"
 )
 
@@ -106,26 +104,6 @@ func (c *Chat) hooksAt(event string, env []string) []tools.HookRun {
 	return out
 }
 
-// runHook runs h and says how it went in a few lines for the model or the
-// user; ok is false unless it ran to its end with status 0, and quiet says
-// it did so writing nothing (a formatter with nothing to say).
-func (c *Chat) runHook(ctx context.Context, h tools.HookRun) (text string, ok, quiet bool) {
-	res, timedOut, err := tools.RunHook(ctx, c.opts.Session, h)
-	head := fmt.Sprintf("The %s hook `%s`", h.Event, h.Command)
-	switch {
-	case err != nil:
-		var se *shell.SyntaxError
-		if errors.As(err, &se) {
-			return fmt.Sprintf("%s does not parse as bash (%v); it did not run. Tell the user to fix it in agent.hooks.", head, se.Err), false, false
-		}
-		return fmt.Sprintf("%s could not start: %v.", head, err), false, false
-	case timedOut:
-		return fmt.Sprintf("%s ran past its %v and was stopped:\n%s", head, h.Timeout, strings.TrimRight(shell.Render(res), "\n")), false, false
-	}
-	ok = (res.End == shell.Finished || res.End == shell.Exited) && res.Status == 0
-	return fmt.Sprintf("%s:\n%s", head, strings.TrimRight(shell.Render(res), "\n")), ok, ok && res.Output.Total == 0
-}
-
 // afterEdit runs the afterEdit hooks over an edit call's landed files and
 // returns what the model is told with the edit's reply: the output of each
 // hook that wrote any or failed, and which files a hook changed (a
@@ -148,8 +126,8 @@ func (c *Chat) afterEdit(ctx context.Context, changes []edits.FileChange) string
 	}
 	var b strings.Builder
 	for _, h := range hs {
-		if text, _, quiet := c.runHook(ctx, h); !quiet {
-			b.WriteString("\n\n" + text)
+		if out := tools.RunHook(ctx, c.opts.Session, h); !out.Quiet {
+			b.WriteString("\n\n" + out.Text)
 		}
 	}
 	var changed []string
@@ -176,8 +154,8 @@ func (c *Chat) beforeBash(ctx context.Context, input json.RawMessage) *refusal.E
 	}
 	_ = json.Unmarshal(input, &args)
 	for _, h := range c.hooksAt(hookBeforeBash, []string{"TANDEM_COMMAND=" + args.Command}) {
-		if text, ok, _ := c.runHook(ctx, h); !ok {
-			return refusal.New(refusal.Hook, fmt.Sprintf("%s\n\nNot run: the beforeBash hook refused this script (it did not end with status 0). Change the script as its output asks, or tell the user what you wanted to run.", text))
+		if out := tools.RunHook(ctx, c.opts.Session, h); !out.OK {
+			return refusal.New(refusal.Hook, fmt.Sprintf("%s\n\nNot run: the beforeBash hook refused this script (it did not end with status 0). Change the script as its output asks, or tell the user what you wanted to run.", out.Text))
 		}
 	}
 	return nil
@@ -189,12 +167,12 @@ func (c *Chat) turnEnd(ctx context.Context, turn int, emit func(acp.SessionUpdat
 	for i, h := range c.hooksAt(hookTurnEnd, nil) {
 		id := acp.ToolCallId(fmt.Sprintf("hook-%s-%d-%d", c.ID, turn, i))
 		emit(acp.StartToolCall(id, "turnEnd hook: "+h.Command, acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
-		text, ok, _ := c.runHook(ctx, h)
+		out := tools.RunHook(ctx, c.opts.Session, h)
 		status := acp.ToolCallStatusCompleted
-		if !ok {
+		if !out.OK {
 			status = acp.ToolCallStatusFailed
 		}
-		emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(text))})))
+		emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(out.Text))})))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
@@ -32,15 +33,26 @@ func (h HookRun) Who() string {
 	return fmt.Sprintf("the %s hook `%s` (from %s)", h.Event, firstLine(h.Command), from)
 }
 
+// HookOutcome is how a hook's run went.
+type HookOutcome struct {
+	// Text says it in a few lines for the model or the user: the command,
+	// then its run rendered as bash's (bounded the same way).
+	Text string
+	// OK means it ran to its end with status 0; Quiet that it did so
+	// writing nothing (a formatter with nothing to say).
+	OK, Quiet bool
+}
+
 // RunHook runs a hook's command in the session's first root through the
 // gated shell, as bash runs a script: every step classified with its real
 // arguments, asked when the gate asks (all of them for a workspace's hook),
 // in the sandbox, with the environment free of credentials. It never
 // becomes a job: it ends, or is killed when ctx ends (stop) or its Timeout
-// passes; timedOut says which.
-func RunHook(ctx context.Context, s *Session, h HookRun) (res shell.Result, timedOut bool, err error) {
+// passes.
+func RunHook(ctx context.Context, s *Session, h HookRun) HookOutcome {
+	head := fmt.Sprintf("The %s hook `%s`", h.Event, h.Command)
 	if len(s.Roots) == 0 {
-		return shell.Result{}, false, errors.New("the session has no workspace root to run hooks in")
+		return HookOutcome{Text: head + " did not run: the session has no workspace root to run it in."}
 	}
 	gate := s.Gate()
 	if h.Workspace {
@@ -52,10 +64,15 @@ func RunHook(ctx context.Context, s *Session, h HookRun) (res shell.Result, time
 		Dir: s.Roots[0], Env: os.Environ(), EnvRule: rule, ExtraEnv: h.Env, Gate: gate, Sandbox: box,
 	})
 	if err != nil {
-		return shell.Result{}, false, err
+		var se *shell.SyntaxError
+		if errors.As(err, &se) {
+			return HookOutcome{Text: fmt.Sprintf("%s does not parse as bash (%v); it did not run. Tell the user to fix it in agent.hooks.", head, se.Err)}
+		}
+		return HookOutcome{Text: fmt.Sprintf("%s could not start: %v.", head, err)}
 	}
 	timer := time.NewTimer(h.Timeout)
 	defer timer.Stop()
+	timedOut := false
 	select {
 	case <-run.Done():
 	case <-ctx.Done():
@@ -65,5 +82,11 @@ func RunHook(ctx context.Context, s *Session, h HookRun) (res shell.Result, time
 		run.Kill()
 	}
 	<-run.Done()
-	return run.Result(), timedOut, nil
+	res := run.Result()
+	shown := strings.TrimRight(shell.Render(res), "\n")
+	if timedOut {
+		return HookOutcome{Text: fmt.Sprintf("%s ran past its %v and was stopped:\n%s", head, h.Timeout, shown)}
+	}
+	ok := (res.End == shell.Finished || res.End == shell.Exited) && res.Status == 0
+	return HookOutcome{Text: fmt.Sprintf("%s:\n%s", head, shown), OK: ok, Quiet: ok && res.Output.Total == 0}
 }
