@@ -763,13 +763,13 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 	} else {
 		res = tools.Call(ctx, c.opts.Session, use.ToolName, use.Input)
 	}
+	if t.Kind == tools.KindEdit && !res.IsError {
+		res.Text += c.afterEdit(ctx, res.Changes)
+	}
 	if t.Kind == tools.KindEdit || len(res.Changes) > 0 {
 		c.recordCall(turn, callID(use), callChanges(callID(use), res.Changes), emit)
 	}
 	c.watchFiles(use, res)
-	if t.Kind == tools.KindEdit && !res.IsError {
-		res.Text += c.afterEdit(ctx, res.Changes)
-	}
 	status := acp.ToolCallStatusCompleted
 	if res.IsError {
 		status = acp.ToolCallStatusFailed

@@ -107,17 +107,18 @@ func (c *Chat) hooksAt(event string, env []string) []tools.HookRun {
 // afterEdit runs the afterEdit hooks over an edit call's landed files and
 // returns what the model is told with the edit's reply: the output of each
 // hook that wrote any or failed, and which files a hook changed (a
-// formatter), to be read again before they are edited.
+// formatter), to be read again before they are edited. A file a hook
+// changed gets its new bytes as the call's After, so the call's diff shows
+// them and a restore of the turn takes them back with the edit, instead of
+// keeping the file as changed by someone else.
 func (c *Chat) afterEdit(ctx context.Context, changes []edits.FileChange) string {
 	var rel []string
-	landed := map[string][]byte{}
 	for _, fc := range changes {
 		if fc.After == nil {
 			continue
 		}
 		if r, err := filepath.Rel(c.opts.Session.Roots[0], fc.Path); err == nil {
 			rel = append(rel, filepath.ToSlash(r))
-			landed[fc.Path] = fc.After
 		}
 	}
 	hs := c.hooksAt(hookAfterEdit, []string{"TANDEM_FILES=" + strings.Join(rel, "\n")})
@@ -131,11 +132,17 @@ func (c *Chat) afterEdit(ctx context.Context, changes []edits.FileChange) string
 		}
 	}
 	var changed []string
-	for abs, after := range landed {
-		if now, err := os.ReadFile(abs); err != nil || !bytes.Equal(now, after) {
-			r, _ := filepath.Rel(c.opts.Session.Roots[0], abs)
-			changed = append(changed, filepath.ToSlash(r))
+	for i, fc := range changes {
+		if fc.After == nil {
+			continue
 		}
+		now, err := os.ReadFile(fc.Path)
+		if err == nil && bytes.Equal(now, fc.After) {
+			continue
+		}
+		changes[i].After = now // nil: a hook removed it
+		r, _ := filepath.Rel(c.opts.Session.Roots[0], fc.Path)
+		changed = append(changed, filepath.ToSlash(r))
 	}
 	if len(changed) > 0 {
 		slices.Sort(changed)

@@ -102,6 +102,14 @@ func TestFormatterHookKeepsEditsFromAnchoringOnOldLines(t *testing.T) {
 	if !strings.Contains(reply, "2:WORLD") {
 		t.Errorf("the refusal does not show the formatter's lines:\n%s", reply)
 	}
+	// The formatter's change is the edit's: restoring the turn takes both
+	// back.
+	if _, err := c.Restore(context.Background(), 0, false); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, "greet.txt")); string(b) != "hello\nworld\n" {
+		t.Errorf("after restoring the turn the file holds %q", b)
+	}
 }
 
 // A beforeBash hook that ends with a non-zero status refuses the script
