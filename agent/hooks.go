@@ -14,6 +14,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/approvals"
 	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/edits"
 	"github.com/tandemdev/tandem/refusal"
@@ -174,7 +175,7 @@ func (c *Chat) turnEnd(ctx context.Context, turn int, emit func(acp.SessionUpdat
 	for i, h := range c.hooksAt(hookTurnEnd, nil) {
 		id := acp.ToolCallId(fmt.Sprintf("hook-%s-%d-%d", c.ID, turn, i))
 		emit(acp.StartToolCall(id, "turnEnd hook: "+h.Command, acp.WithStartKind(acp.ToolKindExecute), acp.WithStartStatus(acp.ToolCallStatusInProgress)))
-		out := tools.RunHook(ctx, c.opts.Session, h)
+		out := tools.RunHook(approvals.WithToolCall(ctx, string(id)), c.opts.Session, h)
 		status := acp.ToolCallStatusCompleted
 		if !out.OK {
 			status = acp.ToolCallStatusFailed
