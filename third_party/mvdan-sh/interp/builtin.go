@@ -536,19 +536,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		args = args[:len(args)-1]
 		fallthrough
 	case "test":
-		parseErr := false
-		p := testParser{
-			rem: args,
-			err: func(err error) {
-				r.errf("%s: %v\n", name, err)
-				parseErr = true
-			},
-		}
-		p.next()
-		expr := p.classicTest("[", false)
-		if parseErr {
-			exit.code = 2
-			return exit
+		expr, err := parseClassicTest(args)
+		if err != nil {
+			return failf(2, "%s: %v\n", name, err)
 		}
 		if bad, ok := r.notInteger(expr); ok {
 			return failf(2, "%s: %s: integer expression expected\n", name, bad)

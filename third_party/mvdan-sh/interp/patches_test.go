@@ -86,6 +86,17 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"x=; test \"$x\" -lt 3; echo $?", "gosh: line 1: test: : integer expression expected\n2\n"},
 		{"[ ' 2' -eq 2 ] && [ -3 -lt 0 ] && [[ a -eq 0 ]] && echo ints", "ints\n"},
 	},
+	"classic test by its number of arguments": {
+		{"[ ! ]; echo $?; [ ! ! ]; echo $?; [ ]; echo $?", "0\n1\n1\n"},
+		{"[ = ]; echo $?; [ ] ]; echo $?; [ '(' ]; echo $?", "0\n0\n0\n"},
+		{"[ -z -a -a ]; echo $?; [ -z -a ] ]; echo $?", "0\n0\n"},
+		{"v=-f; [ $v = -f ] && [ -f = $v ] && echo same", "same\n"},
+		{"e=; [ $e = '' ]; echo $?", "gosh: line 1: [: =: unary operator expected\n2\n"},
+		{"[ '(' foo ]; echo $?", "gosh: line 1: [: (: unary operator expected\n2\n"},
+		{"test -n x y; echo $?", "gosh: line 1: test: x: binary operator expected\n2\n"},
+		{"[ ! -z x -a '(' a = a ')' ]; echo $?; [ a '<' b ]; echo $?", "0\n0\n"},
+		{"[ a = a b c d ]; echo $?; [ a = a -x ]; echo $?", "gosh: line 1: [: too many arguments\n2\ngosh: line 1: [: syntax error: `-x' unexpected\n2\n"},
+	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},
 		{"x=aab; echo ${x/#a*/X} ${x/%b/} ${x/#b/X}", "X aa aab\n"},
