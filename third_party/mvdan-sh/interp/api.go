@@ -133,7 +133,7 @@ type Runner struct {
 	// >0 to break or continue out of N enclosing loops
 	breakEnclosing, contnEnclosing int
 
-	inLoop       bool
+	loopDepth    int // how many loops the running code is in
 	inFunc       bool
 	inSource     bool
 	handlingTrap bool // whether we're currently in a trap callback

@@ -280,25 +280,37 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 		}
 	case "break", "continue":
-		if !r.inLoop {
+		if r.loopDepth == 0 {
 			return failf(0, "%s: only meaningful in a `for', `while', or `until' loop\n", name)
 		}
 		enclosing := &r.breakEnclosing
 		if name == "continue" {
 			enclosing = &r.contnEnclosing
 		}
-		switch len(args) {
-		case 0:
-			*enclosing = 1
-		case 1:
-			if n, err := strconv.Atoi(args[0]); err == nil {
-				*enclosing = n
-				break
-			}
-			fallthrough
-		default:
-			return failf(2, "usage: %s [n]\n", name)
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
 		}
+		n := 1
+		if len(args) > 0 {
+			var err error
+			if n, err = strconv.Atoi(strings.TrimSpace(args[0])); err != nil {
+				// As in bash, a count that is not a number ends the shell:
+				// going on would run the loop without end.
+				r.errf("%s: %s: numeric argument required\n", name, args[0])
+				exit.code, exit.exiting = 128, true
+				return exit
+			}
+			if len(args) > 1 {
+				r.errf("%s: too many arguments\n", name)
+				exit.code, exit.exiting = 1, true
+				return exit
+			}
+			if n <= 0 {
+				r.breakEnclosing = r.loopDepth
+				return failf(1, "%s: %s: loop count out of range\n", name, args[0])
+			}
+		}
+		*enclosing = min(n, r.loopDepth)
 	case "pwd":
 		evalSymlinks := false
 		for len(args) > 0 {

@@ -97,6 +97,13 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"[ ! -z x -a '(' a = a ')' ]; echo $?; [ a '<' b ]; echo $?", "0\n0\n"},
 		{"[ a = a b c d ]; echo $?; [ a = a -x ]; echo $?", "gosh: line 1: [: too many arguments\n2\ngosh: line 1: [: syntax error: `-x' unexpected\n2\n"},
 	},
+	"break and continue counts as in bash": {
+		{"x=oops; while true; do echo hi; break $x; done; echo never", "hi\ngosh: line 1: break: oops: numeric argument required\n"},
+		{"for x in a b; do echo $x; continue 1 2; done; echo never", "a\ngosh: line 1: continue: too many arguments\n"},
+		{"for x in a b; do break 0; done; echo s=$?", "gosh: line 1: break: 0: loop count out of range\ns=1\n"},
+		{"for x in a b; do echo $x; continue 5; done; echo s=$?", "a\nb\ns=0\n"},
+		{"for i in 1 2; do for j in a b; do echo $i$j; break -- 2; done; done", "1a\n"},
+	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},
 		{"x=aab; echo ${x/#a*/X} ${x/%b/} ${x/#b/X}", "X aa aab\n"},
