@@ -1236,6 +1236,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		usedNew:        r.usedNew,
 		exit:           r.exit,
 		lastExit:       r.lastExit,
+		noErrExit:      r.noErrExit, // `if ( false; … )` ignores set -e inside too
 
 		origStdout: r.origStdout, // used for process substitutions
 	}

@@ -104,6 +104,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"for x in a b; do echo $x; continue 5; done; echo s=$?", "a\nb\ns=0\n"},
 		{"for i in 1 2; do for j in a b; do echo $i$j; break -- 2; done; done", "1a\n"},
 	},
+	"set -e where bash ignores it": {
+		{"set -e; if ( false; echo in ); then echo t; fi; echo after", "in\nt\nafter\n"},
+		{"set -e; while ( false; echo w ); do break; done; ( false; echo x ) || echo or", "w\nx\n"},
+		{"set -e; x=$(false; echo cs); echo $x; false; echo never", "cs\n"},
+	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},
 		{"x=aab; echo ${x/#a*/X} ${x/%b/} ${x/#b/X}", "X aa aab\n"},
