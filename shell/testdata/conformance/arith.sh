@@ -48,7 +48,6 @@ echo $((9223372036854775807 + 1))
 ### comma
 echo $((1, 2))
 ### let
-#! differs: interpreter: let with one quoted expression holding spaces assigns nothing
 let "z = 4 * 4"; echo $z
 ### nested arithmetic
 echo $(( $((1+1)) * 3 ))

@@ -665,7 +665,7 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 			}
 			field = append(field, fieldPart{val: val})
 		case *syntax.ArithmExp:
-			n, err := Arithm(cfg, wp.X)
+			n, err := ArithmNamed(cfg, wp.X)
 			if err != nil {
 				return nil, err
 			}
@@ -864,7 +864,7 @@ func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
 			}
 			splitAdd(val)
 		case *syntax.ArithmExp:
-			n, err := Arithm(cfg, wp.X)
+			n, err := ArithmNamed(cfg, wp.X)
 			if err != nil {
 				return nil, err
 			}

@@ -485,6 +485,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			return r.exit
 		}
 		r.stmts(ctx, file.Stmts)
+		r.endDiscard()
 		exit = r.exit
 	case "source", ".":
 		if len(args) < 1 {
@@ -530,6 +531,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			return r.exit
 		}
 		r.stmts(ctx, file.Stmts)
+		r.endDiscard()
 
 		// If we modified the parameters and the sourced file didn't
 		// explicitly set them, we restore the old ones.

@@ -84,7 +84,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 			// bash's command substitutions do not inherit set -e.
 			r2.opts[optErrExit] = false
 			r2.stmts(ctx, cs.Stmts)
-			r2.exit.exiting = false // subshells don't exit the parent shell
+			r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 			r.lastExpandExit = r2.exit
 			if r2.exit.fatalExit {
 				return r2.exit.err // surface fatal errors immediately
@@ -177,7 +177,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 					panic(fmt.Sprintf("unexpected process substitution operator: %q", ps.Op))
 				}
 				r2.stmts(ctx, ps.Stmts)
-				r2.exit.exiting = false // subshells don't exit the parent shell
+				r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 			})
 			if started != nil {
 				os.Remove(path)
@@ -259,6 +259,9 @@ func (r *Runner) expandErr(err error) {
 		// Fatal in a shell that is not interactive, with bash's status.
 		r.exit.code = 127
 		r.exit.exiting = true
+	case errors.As(err, new(expand.ArithmError)):
+		r.exit.code = 1
+		r.exit.exiting, r.exit.discard = true, true
 	case errMsg == "invalid indirect expansion":
 		// TODO: This error is treated as fatal by bash.
 		// Make the error type reflect that.
@@ -269,6 +272,19 @@ func (r *Runner) expandErr(err error) {
 		// the command at hand without exiting the shell.
 		r.exit.code = 1
 	}
+}
+
+// arithmCmd evaluates the expression of (( )) or let: an arithmetic error
+// fails the command (status 1) and the script goes on, as in bash.
+func (r *Runner) arithmCmd(name string, expr syntax.ArithmExpr) (int, bool) {
+	n, err := expand.ArithmNamed(r.ecfg, expr)
+	if ae, ok := err.(expand.ArithmError); ok {
+		r.errf("%s: %v\n", name, ae)
+		r.exit.code = 1
+		return 0, false
+	}
+	r.expandErr(err)
+	return n, err == nil
 }
 
 func (r *Runner) arithm(expr syntax.ArithmExpr) int {
@@ -393,7 +409,7 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 		}
 		if err := r.goSubshell(func() {
 			r2.Run(ctx, &st2)
-			r2.exit.exiting = false // subshells don't exit the parent shell
+			r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 			*bg.exit = r2.exit
 			close(bg.done)
 		}); err != nil {
@@ -496,7 +512,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 	case *syntax.Subshell:
 		r2 := r.subshell(false)
 		r2.stmts(ctx, cm.Stmts)
-		r2.exit.exiting = false // subshells don't exit the parent shell
+		r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 		r.exit = r2.exit
 		if le, ok := errors.AsType[*LimitError](r2.exit.err); ok && r2.exit.fatalExit {
 			// A bound ends the whole script, not the subshell only.
@@ -630,7 +646,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			if err := r.goSubshell(func() {
 				defer wg.Done()
 				r2.stmt(ctx, cm.X)
-				r2.exit.exiting = false // subshells don't exit the parent shell
+				r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 				pw.Close()
 			}); err != nil {
 				pr.Close()
@@ -639,7 +655,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				return
 			}
 			r3.stmt(ctx, cm.Y)
-			r3.exit.exiting = false
+			r3.exit.exiting, r3.exit.discard = false, false
 			pr.Close()
 			wg.Wait()
 			r.exit = r3.exit
@@ -773,7 +789,8 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 		r.setFunc(cm.Name.Value, cm.Body)
 	case *syntax.ArithmCmd:
-		r.exit.oneIf(r.arithm(cm.X) == 0)
+		n, ok := r.arithmCmd("((", cm.X)
+		r.exit.oneIf(ok && n == 0)
 	case *syntax.LetClause:
 		if tracingEnabled {
 			trace.string("let")
@@ -784,7 +801,10 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 		var val int
 		for _, expr := range cm.Exprs {
-			val = r.arithm(expr)
+			var ok bool
+			if val, ok = r.arithmCmd("let", expr); !ok {
+				return
+			}
 		}
 		r.exit.oneIf(val == 0)
 	case *syntax.CaseClause:
@@ -1071,6 +1091,33 @@ func (r *Runner) stmts(ctx context.Context, stmts []*syntax.Stmt) {
 	for _, stmt := range stmts {
 		r.stmt(ctx, stmt)
 	}
+}
+
+// topLevel runs the statements of a script as a shell reads them: when one
+// is discarded (an arithmetic error), the statements after it on its last
+// line are too, and the script goes on with the next line, $? being 1.
+func (r *Runner) topLevel(ctx context.Context, stmts []*syntax.Stmt) {
+	skipLine := uint(0)
+	for _, stmt := range stmts {
+		if stmt.Pos().Line() == skipLine {
+			continue
+		}
+		r.stmt(ctx, stmt)
+		if r.endDiscard() {
+			skipLine = stmt.End().Line()
+		}
+	}
+}
+
+// endDiscard ends a discard at the level that catches it, and reports
+// whether there was one.
+func (r *Runner) endDiscard() bool {
+	if !r.exit.exiting || !r.exit.discard {
+		return false
+	}
+	r.exit.exiting, r.exit.discard = false, false
+	r.lastExit = r.exit
+	return true
 }
 
 func (r *Runner) hdocReader(rd *syntax.Redirect) (stdinFile, error) {
