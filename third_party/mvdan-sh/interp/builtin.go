@@ -335,23 +335,58 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.outf("%s\n", pwd)
 	case "cd":
+		physical := false
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+			flag := args[0]
+			args = args[1:]
+			if flag == "--" {
+				break
+			}
+			for _, c := range flag[1:] {
+				switch c {
+				case 'L':
+					physical = false
+				case 'P':
+					physical = true
+				case 'e', '@':
+				default:
+					r.errf("cd: -%c: invalid option\n", c)
+					fmt.Fprintf(r.stderr, "cd: usage: cd [-L|[-P [-e]] [-@]] [dir]\n")
+					exit.code = 2
+					return exit
+				}
+			}
+		}
 		var path string
 		switch len(args) {
 		case 0:
-			path = r.envGet("HOME")
+			home := r.lookupVar("HOME")
+			if !home.IsSet() {
+				return failf(1, "cd: HOME not set\n")
+			}
+			if path = home.String(); path == "" {
+				return exit // bash's cd "" stays where it is
+			}
 		case 1:
-			path = args[0]
-
-			// replicate the commonly implemented behavior of `cd -`
-			// ref: https://www.man7.org/linux/man-pages/man1/cd.1p.html#OPERANDS
-			if path == "-" {
-				path = r.envGet("OLDPWD")
-				r.outf("%s\n", path)
+			if path = args[0]; path == "" {
+				return exit
 			}
 		default:
-			return failf(2, "usage: cd [dir]\n")
+			return failf(1, "cd: too many arguments\n")
 		}
-		exit.code = r.changeDir(ctx, "cd", path)
+		show := false // bash prints where it went for `cd -` and a CDPATH match
+		if path == "-" {
+			if path = r.envGet("OLDPWD"); path == "" {
+				return failf(1, "cd: OLDPWD not set\n")
+			}
+			show = true
+		} else if found, ok := r.cdpath(ctx, path); ok {
+			path, show = found, true
+		}
+		exit.code = r.changeDir(ctx, "cd", path, physical)
+		if show && exit.code == 0 {
+			r.outf("%s\n", r.envGet("PWD"))
+		}
 	case "wait":
 		fp := flagParser{remaining: args}
 		for fp.more() {
@@ -635,14 +670,14 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				return failf(1, "pushd: no other directory\n")
 			}
 			newtop := swap()
-			if code := r.changeDir(ctx, "pushd", newtop); code != 0 {
+			if code := r.changeDir(ctx, "pushd", newtop, false); code != 0 {
 				exit.code = code
 				return exit
 			}
 			r.builtin(ctx, syntax.Pos{}, "dirs", nil)
 		case 1:
 			if change {
-				if code := r.changeDir(ctx, "pushd", args[0]); code != 0 {
+				if code := r.changeDir(ctx, "pushd", args[0], false); code != 0 {
 					exit.code = code
 					return exit
 				}
@@ -670,7 +705,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			r.dirStack = r.dirStack[:len(r.dirStack)-1]
 			if change {
 				newtop := r.dirStack[len(r.dirStack)-1]
-				if code := r.changeDir(ctx, "popd", newtop); code != 0 {
+				if code := r.changeDir(ctx, "popd", newtop, false); code != 0 {
 					exit.code = code
 					return exit
 				}
@@ -1156,7 +1191,34 @@ func (r *Runner) readLine(ctx context.Context, raw bool) ([]byte, error) {
 	}
 }
 
-func (r *Runner) changeDir(ctx context.Context, cmd, path string) uint8 {
+// cdpath finds a relative directory in CDPATH's directories, as cd does
+// in bash: a path that starts with / . or .. is not looked up, and an empty
+// entry is the working directory. It reports a match found through a
+// non-empty entry, which cd then prints.
+func (r *Runner) cdpath(ctx context.Context, path string) (string, bool) {
+	cdpath := r.envGet("CDPATH")
+	if cdpath == "" || filepath.IsAbs(path) || path == "." || path == ".." ||
+		strings.HasPrefix(path, "./") || strings.HasPrefix(path, "../") {
+		return "", false
+	}
+	for _, dir := range strings.Split(cdpath, ":") {
+		if dir == "" {
+			if info, err := r.stat(ctx, r.absPath(path)); err == nil && info.IsDir() {
+				return "", false
+			}
+			continue
+		}
+		cand := filepath.Join(dir, path)
+		if info, err := r.stat(ctx, r.absPath(cand)); err == nil && info.IsDir() {
+			return cand, true
+		}
+	}
+	return "", false
+}
+
+// changeDir makes path the working directory; physical resolves its
+// symbolic links, as cd -P does.
+func (r *Runner) changeDir(ctx context.Context, cmd, path string, physical bool) uint8 {
 	if path == "" {
 		r.errf("%s: empty directory path\n", cmd)
 		return 1
@@ -1173,6 +1235,11 @@ func (r *Runner) changeDir(ctx context.Context, cmd, path string) uint8 {
 	case r.access(ctx, apath, AccessExec) != nil:
 		r.errf("%s: %s: Permission denied\n", cmd, path)
 		return 1
+	}
+	if physical {
+		if real, err := filepath.EvalSymlinks(apath); err == nil {
+			apath = real
+		}
 	}
 	r.Dir = apath
 	r.setVarString("OLDPWD", r.envGet("PWD"))

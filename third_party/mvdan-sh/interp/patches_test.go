@@ -123,6 +123,10 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"( echo $((1/0)); echo in ); echo out=$?; eval 'echo $((1/0)); echo in'; echo eval=$?", "gosh: line 1: 1/0: division by 0 (error token is \"0\")\nout=1\ngosh: line 1: 1/0: division by 0 (error token is \"0\")\neval=1\n"},
 		{"echo $((64#@_)) $((36#Z)) $((36#z)) $((64#Z))", "4031 35 35 61\n"},
 	},
+	"cd as in bash": {
+		{"cd a b; echo $?; cd -x; echo $?", "gosh: line 1: cd: too many arguments\n1\ngosh: line 1: cd: -x: invalid option\ncd: usage: cd [-L|[-P [-e]] [-@]] [dir]\n2\n"},
+		{"unset OLDPWD; cd -; echo $?; cd ''; echo $?; HOME= cd; echo $?", "gosh: line 1: cd: OLDPWD not set\n1\n0\n0\n"},
+	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},
 		{"x=aab; echo ${x/#a*/X} ${x/%b/} ${x/#b/X}", "X aa aab\n"},
@@ -336,5 +340,37 @@ func TestSourcingIsToldToTheOpenHandler(t *testing.T) {
 	_ = r.Run(context.Background(), f)
 	if !seen["lib.sh"] || seen["data"] || len(seen) != 2 {
 		t.Errorf("Sourcing per opened file: %v, want lib.sh only", seen)
+	}
+}
+
+// cd -P resolves symbolic links, and a relative directory is looked up in
+// CDPATH, printed when found there, as in bash.
+func TestCdPhysicalAndCDPATH(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"d/e", "a/sub"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("d/e", filepath.Join(dir, "l")); err != nil {
+		t.Fatal(err)
+	}
+	script := "cd l; pwd; cd ..; cd -P l; pwd; cd ..; pwd; CDPATH=:" + dir + "/a; cd sub; pwd; cd e; echo $?"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	want := strings.Join([]string{dir + "/l", dir + "/d/e", dir + "/d", dir + "/a/sub", dir + "/a/sub", "gosh: line 1: cd: e: No such file or directory", "1", ""}, "\n")
+	if got := out.String(); got != want {
+		t.Errorf("%s\ngave %q\nwant %q", script, got, want)
 	}
 }
