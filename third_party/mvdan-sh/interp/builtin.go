@@ -891,7 +891,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 
 	case "shopt":
 		mode := ""
-		posixOpts := false
+		posixOpts, print, quiet := false, false, false
 		fp := flagParser{remaining: args}
 		for fp.more() {
 			switch flag := fp.flag(); flag {
@@ -899,21 +899,51 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				mode = flag
 			case "-o":
 				posixOpts = true
-			case "-p", "-q":
-				return failf(2, "shopt: unsupported option %q\n", flag)
+			case "-p":
+				print = true
+			case "-q":
+				quiet = true
 			default:
-				return failf(2, "shopt: invalid option %q\n", flag)
+				r.errf("shopt: %s: invalid option\n", flag)
+				fmt.Fprintf(r.stderr, "shopt: usage: shopt [-pqsu] [-o] [optname ...]\n")
+				exit.code = 2
+				return exit
+			}
+		}
+		// show prints an option's state as bash does: `shopt -s name` or
+		// `set -o name` with -p, else the name and on or off.
+		show := func(name string, on, supported bool) {
+			switch {
+			case quiet:
+			case print && posixOpts:
+				r.outf("set %co %s\n", "+-"[oneIfBool(on)], name)
+			case print:
+				r.outf("shopt %s %s\n", map[bool]string{true: "-s", false: "-u"}[on], name)
+			default:
+				r.printOptLine(name, on, supported)
 			}
 		}
 		args := fp.args()
 		if len(args) == 0 {
-			if posixOpts {
-				for i, opt := range &posixOptsTable {
-					r.printOptLine(opt.name, r.opts[i], true)
+			if quiet {
+				break
+			}
+			for i := range r.opts {
+				name, supported := "", true
+				if i < len(posixOptsTable) {
+					if !posixOpts {
+						continue
+					}
+					name = posixOptsTable[i].name
+				} else {
+					if posixOpts {
+						continue
+					}
+					opt := bashOptsTable[i-len(posixOptsTable)]
+					name, supported = opt.name, opt.supported
 				}
-			} else {
-				for i, opt := range bashOptsTable {
-					r.printOptLine(opt.name, r.opts[len(posixOptsTable)+i], opt.supported)
+				if mode == "" || r.opts[i] == (mode == "-s") {
+					show(name, r.opts[i], supported)
 				}
 			}
 			break
@@ -926,7 +956,13 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				opt, supported = r.bashOptByName(arg)
 			}
 			if opt == nil {
-				return failf(1, "shopt: invalid option name %q\n", arg)
+				if posixOpts {
+					r.errf("shopt: %s: invalid option name\n", arg)
+				} else {
+					r.errf("shopt: %s: invalid shell option name\n", arg)
+				}
+				exit.code = 1
+				continue
 			}
 
 			switch mode {
@@ -935,8 +971,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 					return failf(1, "shopt: unsupported option %q\n", arg)
 				}
 				*opt = mode == "-s"
-			default: // ""
-				r.printOptLine(arg, *opt, supported)
+			default: // "", -p or -q: the status says whether every one is on
+				show(arg, *opt, supported)
+				if !*opt {
+					exit.code = 1
+				}
 			}
 		}
 		r.updateExpandOpts()
@@ -1135,7 +1174,7 @@ func mapfileSplit(delim byte, dropDelim bool) bufio.SplitFunc {
 func (r *Runner) printOptLine(name string, enabled, supported bool) {
 	state := r.optStatusText(enabled)
 	if supported {
-		r.outf("%s\t%s\n", name, state)
+		r.outf("%-15s\t%s\n", name, state)
 		return
 	}
 	r.outf("%s\t%s\t(%q not supported)\n", name, state, r.optStatusText(!enabled))
@@ -1374,6 +1413,13 @@ func (g *getopts) next(optstr string, args []string) (opt rune, optarg string, d
 		return '?', string(opt), false
 	}
 	return opt, "", false
+}
+
+func oneIfBool(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // optStatusText returns a shell option's status text display

@@ -127,6 +127,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"cd a b; echo $?; cd -x; echo $?", "gosh: line 1: cd: too many arguments\n1\ngosh: line 1: cd: -x: invalid option\ncd: usage: cd [-L|[-P [-e]] [-@]] [dir]\n2\n"},
 		{"unset OLDPWD; cd -; echo $?; cd ''; echo $?; HOME= cd; echo $?", "gosh: line 1: cd: OLDPWD not set\n1\n0\n0\n"},
 	},
+	"shopt as in bash": {
+		{"shopt -p nullglob; shopt -q nullglob; echo q=$?; shopt -s nullglob; shopt nullglob; shopt -po errexit", "shopt -u nullglob\nq=1\nnullglob       \ton\nset +o errexit\n"},
+		{"shopt -s strict_arith || echo st=$?; shopt -q extglob nullglob; echo $?", "gosh: line 1: shopt: strict_arith: invalid shell option name\nst=1\n1\n"},
+		{"shopt -x; echo $?", "gosh: line 1: shopt: -x: invalid option\nshopt: usage: shopt [-pqsu] [-o] [optname ...]\n2\n"},
+	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},
 		{"x=aab; echo ${x/#a*/X} ${x/%b/} ${x/#b/X}", "X aa aab\n"},
