@@ -133,6 +133,11 @@ type Runner struct {
 	// >0 to break or continue out of N enclosing loops
 	breakEnclosing, contnEnclosing int
 
+	// preFields are the words of the simple command about to run,
+	// expanded before its redirections as bash does.
+	preFields     []string
+	havePreFields bool
+
 	loopDepth    int // how many loops the running code is in
 	inFunc       bool
 	inSource     bool

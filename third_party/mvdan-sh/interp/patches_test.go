@@ -132,6 +132,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"shopt -s strict_arith || echo st=$?; shopt -q extglob nullglob; echo $?", "gosh: line 1: shopt: strict_arith: invalid shell option name\nst=1\n1\n"},
 		{"shopt -x; echo $?", "gosh: line 1: shopt: -x: invalid option\nshopt: usage: shopt [-pqsu] [-o] [optname ...]\n2\n"},
 	},
+	"a redirection after its command's words": {
+		{"echo $(echo cmd >&2) 2>/dev/null", "cmd\n\n"},
+		{"f='a b'; echo hi > $f; echo s=$?; echo hi > x-{1,2}; echo s=$?", "gosh: line 1: $f: ambiguous redirect\ns=1\ngosh: line 1: x-{1,2}: ambiguous redirect\ns=1\n"},
+		{"e=; { echo hi; } > $e; echo s=$?", "gosh: line 1: $e: ambiguous redirect\ns=1\n"},
+	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},
 		{"x=aab; echo ${x/#a*/X} ${x/%b/} ${x/#b/X}", "X aa aab\n"},

@@ -426,9 +426,22 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 	oldIn, oldOut, oldErr, oldFds := r.stdin, r.stdout, r.stderr, r.fds
 	r.line = st.Position.Line()
+	if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(st.Redirs) > 0 && len(call.Args) > 0 && !r.opts[optExpandAliases] {
+		// bash expands a simple command's words before its redirections:
+		// `echo $(cat f) > f` reads f before > empties it, and the errors
+		// of `$(…) 2>/dev/null` still reach the script's stderr.
+		r.lastExpandExit = exitStatus{}
+		r.preFields, r.havePreFields = r.fields(call.Args...), true
+	}
 	var closers []io.Closer
 	for _, rd := range st.Redirs {
+		if !r.exit.ok() {
+			break
+		}
 		cls, err := r.redir(ctx, rd)
+		if errors.Is(err, errRedirExpansion) {
+			break
+		}
 		if err != nil {
 			if !r.exit.fatalExit {
 				// A fatal error from a handler is reported by [Runner.Run].
@@ -444,6 +457,7 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 	if r.exit.ok() && st.Cmd != nil {
 		r.cmd(ctx, st.Cmd)
 	}
+	r.preFields, r.havePreFields = nil, false
 	if st.Negated {
 		if r.exit.ok() {
 			r.exit.code = 1
@@ -524,7 +538,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		// nor the slices in the alias map.
 		args := cm.Args
 		for i := 0; i < len(args); {
-			if !r.opts[optExpandAliases] {
+			if !r.opts[optExpandAliases] || r.havePreFields {
 				break
 			}
 			als, ok := r.alias[args[i].Lit()]
@@ -537,8 +551,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			}
 			i += len(als.args)
 		}
-		r.lastExpandExit = exitStatus{}
-		fields := r.fields(args...)
+		fields := r.preFields
+		if !r.havePreFields {
+			r.lastExpandExit = exitStatus{}
+			fields = r.fields(args...)
+		}
+		r.preFields, r.havePreFields = nil, false
 		if len(fields) == 0 {
 			for _, as := range cm.Assigns {
 				name := as.Name.Value
@@ -1206,6 +1224,31 @@ func (r *Runner) hdocString(rd *syntax.Redirect) string {
 	return buf.String()
 }
 
+// errRedirExpansion is a redirection whose word failed to expand; the
+// expansion reported the error and set the status.
+var errRedirExpansion = errors.New("a redirection's word failed to expand")
+
+// redirTarget expands the word of a redirection as bash does, with brace
+// expansion, word splitting and globbing: it must make one word (`> $f`
+// with f='a b', `> x-{1,2}` and a glob of two files are ambiguous).
+// The words of <&, >& and here-strings are not split.
+func (r *Runner) redirTarget(rd *syntax.Redirect) (string, error) {
+	switch rd.Op {
+	case syntax.DplIn, syntax.DplOut, syntax.WordHdoc:
+		return r.literal(rd.Word), nil
+	}
+	fields := r.fields(rd.Word)
+	if !r.exit.ok() {
+		return "", errRedirExpansion
+	}
+	if len(fields) != 1 {
+		var b strings.Builder
+		syntax.NewPrinter().Print(&b, rd.Word)
+		return "", fmt.Errorf("%s: ambiguous redirect", b.String())
+	}
+	return fields[0], nil
+}
+
 func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, error) {
 	orig := &r.stdout
 	// fd is the descriptor 3 to 9 the redirection sets, if it names one.
@@ -1246,7 +1289,10 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 		}
 		return pr, setIn(pr)
 	}
-	arg := r.literal(rd.Word)
+	arg, err := r.redirTarget(rd)
+	if err != nil {
+		return nil, err
+	}
 	switch rd.Op {
 	case syntax.WordHdoc:
 		pr, pw, err := newPipe()
