@@ -204,6 +204,9 @@ type Runner struct {
 	// Fake signal callbacks
 	callbackErr  string
 	callbackExit string
+	// traps are the actions trap set, by the name it lists them by; a
+	// subshell lists its parent's, as in bash.
+	traps map[string]string
 }
 
 // exitStatus holds the state of the shell after running one command.
@@ -1246,6 +1249,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		exit:           r.exit,
 		lastExit:       r.lastExit,
 		noErrExit:      r.noErrExit, // `if ( false; … )` ignores set -e inside too
+		traps:          maps.Clone(r.traps),
 
 		origStdout: r.origStdout, // used for process substitutions
 	}

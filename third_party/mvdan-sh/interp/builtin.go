@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -1039,49 +1040,78 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 
 	case "trap":
 		fp := flagParser{remaining: args}
-		callback := "-"
+		list, dash := false, false
 		for fp.more() {
 			switch flag := fp.flag(); flag {
-			case "-l", "-p":
+			case "-l":
 				return failf(2, "trap: %q: NOT IMPLEMENTED flag\n", flag)
+			case "-p":
+				list = true
 			case "-":
-				// default signal
+				dash = true
 			default:
-				r.errf("trap: %q: invalid option\n", flag)
-				r.errf("trap: usage: trap [-lp] [[arg] signal_spec ...]\n")
+				r.errf("trap: %s: invalid option\n", flag)
+				fmt.Fprintf(r.stderr, "trap: usage: trap [-lp] [[arg] signal_spec ...]\n")
 				exit.code = 2
 				return exit
 			}
 		}
 		args := fp.args()
-		switch len(args) {
-		case 0:
-			// Print non-default signals
-			if r.callbackExit != "" {
-				r.outf("trap -- %q EXIT\n", r.callbackExit)
+		if dash && len(args) == 0 {
+			fmt.Fprintf(r.stderr, "trap: usage: trap [-lp] [[arg] signal_spec ...]\n")
+			exit.code = 2
+			return exit
+		}
+		if len(args) == 0 || list {
+			r.printTraps(args)
+			break
+		}
+		// As in bash: `trap - SIG…` and `trap SIG` reset, and so does a
+		// first operand that is a number (POSIX: `trap 0 2`); otherwise
+		// the first operand is the action.
+		action, reset := args[0], false
+		switch _, isNum := strconv.Atoi(args[0]); {
+		case dash:
+			reset = true
+		case args[0] == "-":
+			args, reset = args[1:], true
+		case isNum == nil:
+			reset = true
+		case len(args) == 1:
+			if _, ok := trapName(args[0]); !ok {
+				fmt.Fprintf(r.stderr, "trap: usage: trap [-lp] [[arg] signal_spec ...]\n")
+				exit.code = 2
+				return exit
 			}
-			if r.callbackErr != "" {
-				r.outf("trap -- %q ERR\n", r.callbackErr)
-			}
-		case 1:
-			// assume it's a signal, the default will be restored
+			reset = true
 		default:
-			callback = args[0]
 			args = args[1:]
 		}
-		// For now, treat both empty and - the same since ERR and EXIT have no
-		// default callback.
-		if callback == "-" {
-			callback = ""
-		}
 		for _, arg := range args {
-			switch arg {
+			sig, ok := trapName(arg)
+			if !ok {
+				r.errf("trap: %s: invalid signal specification\n", arg)
+				exit.code = 1
+				continue
+			}
+			if sig == "DEBUG" || sig == "RETURN" {
+				return failf(2, "trap: %s: unsupported trap\n", sig)
+			}
+			callback := action
+			if reset {
+				callback = ""
+				delete(r.traps, sig)
+			} else {
+				if r.traps == nil {
+					r.traps = make(map[string]string)
+				}
+				r.traps[sig] = action
+			}
+			switch sig {
 			case "ERR":
 				r.callbackErr = callback
 			case "EXIT":
 				r.callbackExit = callback
-			default:
-				return failf(2, "trap: %s: invalid signal specification\n", arg)
 			}
 		}
 
@@ -1428,4 +1458,59 @@ func (r *Runner) optStatusText(status bool) string {
 		return "on"
 	}
 	return "off"
+}
+
+// trapName is the name trap lists a condition by: EXIT (also 0), ERR,
+// DEBUG, RETURN, or a signal by its number or its name, with or without
+// SIG, in any case (SIGINT).
+func trapName(spec string) (string, bool) {
+	up := strings.ToUpper(spec)
+	switch up {
+	case "EXIT", "0":
+		return "EXIT", true
+	case "ERR", "DEBUG", "RETURN":
+		return up, true
+	}
+	if n, err := strconv.Atoi(spec); err == nil {
+		name := signalName(n)
+		return name, name != ""
+	}
+	name := "SIG" + strings.TrimPrefix(up, "SIG")
+	return name, signalNumber(name) > 0
+}
+
+// trapOrder sorts traps as bash lists them: EXIT, the signals by number,
+// then DEBUG, ERR and RETURN.
+func trapOrder(name string) int {
+	switch name {
+	case "EXIT":
+		return 0
+	case "DEBUG":
+		return 1000
+	case "ERR":
+		return 1001
+	case "RETURN":
+		return 1002
+	}
+	return signalNumber(name)
+}
+
+// printTraps lists the traps set (those of names only, if given), as
+// `trap -- 'ACTION' NAME` lines a shell can read back.
+func (r *Runner) printTraps(names []string) {
+	var sigs []string
+	if len(names) == 0 {
+		sigs = slices.Collect(maps.Keys(r.traps))
+	}
+	for _, n := range names {
+		if sig, ok := trapName(n); ok {
+			sigs = append(sigs, sig)
+		}
+	}
+	slices.SortFunc(sigs, func(a, b string) int { return trapOrder(a) - trapOrder(b) })
+	for _, sig := range sigs {
+		if action, ok := r.traps[sig]; ok {
+			r.outf("trap -- '%s' %s\n", strings.ReplaceAll(action, "'", `'\''`), sig)
+		}
+	}
 }

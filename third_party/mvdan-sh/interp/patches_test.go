@@ -137,6 +137,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"f='a b'; echo hi > $f; echo s=$?; echo hi > x-{1,2}; echo s=$?", "gosh: line 1: $f: ambiguous redirect\ns=1\ngosh: line 1: x-{1,2}: ambiguous redirect\ns=1\n"},
 		{"e=; { echo hi; } > $e; echo s=$?", "gosh: line 1: $e: ambiguous redirect\ns=1\n"},
 	},
+	"trap as in bash": {
+		{"trap 'echo bye' EXIT; trap 'a'\\''b' INT; ( trap ); trap - SIGINT; trap -p", "trap -- 'echo bye' EXIT\ntrap -- 'a'\\''b' SIGINT\ntrap -- 'echo bye' EXIT\nbye\n"},
+		{"trap x TERM 2 0; trap 0 2; trap; trap - int FOO; echo $?; trap '' EXIT; trap -p EXIT", "trap -- 'x' SIGTERM\ngosh: line 1: trap: FOO: invalid signal specification\n1\ntrap -- '' EXIT\n"},
+		{"trap foo; echo $?", "trap: usage: trap [-lp] [[arg] signal_spec ...]\n2\n"},
+	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},
 		{"x=aab; echo ${x/#a*/X} ${x/%b/} ${x/#b/X}", "X aa aab\n"},
