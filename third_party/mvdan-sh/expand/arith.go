@@ -30,7 +30,7 @@ func Arithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 	case *syntax.UnaryArithm:
 		switch expr.Op {
 		case syntax.Inc, syntax.Dec:
-			name, index, err := arithmLvalue(expr.X)
+			name, index, err := cfg.arithmLvalue(expr.X)
 			if err != nil {
 				return 0, err
 			}
@@ -188,6 +188,10 @@ func (cfg *Config) arithmValue(s string, depth int) (int, error) {
 		return cfg.arithmValue(vr.String(), depth+1)
 	}
 	expr, err := syntax.NewParser().Arithmetic(strings.NewReader(s))
+	if w, ok := expr.(*syntax.Word); ok && err == nil && w.Lit() == s {
+		// Neither a number nor a name, and nothing more to evaluate: @, %.
+		return 0, ArithmError{Expr: s, Msg: "syntax error: operand expected", Token: s}
+	}
 	if err != nil {
 		return 0, ArithmError{Expr: s, Msg: "syntax error: invalid arithmetic operator", Token: s}
 	}
@@ -258,14 +262,12 @@ func parseArithmNumber(s string) (int64, error) {
 }
 
 // arithmLvalue names the variable an assignment, ++ or -- changes: a name,
-// or an element a[i] (i an expression, or an associative array's key).
-func arithmLvalue(x syntax.ArithmExpr) (name string, index syntax.ArithmExpr, err error) {
+// or an element a[i] (i an expression, or an associative array's key); a
+// word that expands to a name (x$foo) names that variable.
+func (cfg *Config) arithmLvalue(x syntax.ArithmExpr) (name string, index syntax.ArithmExpr, err error) {
 	w, _ := x.(*syntax.Word)
 	if w == nil {
 		return "", nil, ArithmError{Msg: "attempted assignment to non-variable", Token: ""}
-	}
-	if lit := w.Lit(); syntax.ValidName(lit) {
-		return lit, nil, nil
 	}
 	if len(w.Parts) == 1 {
 		pe, ok := w.Parts[0].(*syntax.ParamExp)
@@ -273,7 +275,14 @@ func arithmLvalue(x syntax.ArithmExpr) (name string, index syntax.ArithmExpr, er
 			return pe.Param.Value, pe.Index, nil
 		}
 	}
-	return "", nil, ArithmError{Msg: "attempted assignment to non-variable", Token: ""}
+	str, err := Literal(cfg, w)
+	if err != nil {
+		return "", nil, err
+	}
+	if !syntax.ValidName(str) {
+		return "", nil, ArithmError{Msg: "attempted assignment to non-variable", Token: str}
+	}
+	return str, nil, nil
 }
 
 // arithmSet assigns an arithmetic result to a variable or to an element of
@@ -331,7 +340,7 @@ func (cfg *Config) arithmSet(name string, index syntax.ArithmExpr, value string)
 }
 
 func (cfg *Config) assgnArit(b *syntax.BinaryArithm) (int, error) {
-	name, index, err := arithmLvalue(b.X)
+	name, index, err := cfg.arithmLvalue(b.X)
 	if err != nil {
 		return 0, err
 	}

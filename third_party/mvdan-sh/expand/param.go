@@ -507,6 +507,9 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 	}
 	switch vr.Kind {
 	case String:
+		if lit := nodeLit(idx); lit == "@" || lit == "*" {
+			return vr.Str, vr.IsSet(), nil // ${s[@]} of a string is the string
+		}
 		n, err := Arithm(cfg, idx)
 		if err != nil {
 			return "", false, err

@@ -122,6 +122,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"echo $((2**-1))", "gosh: line 1: 2**-1: exponent less than 0 (error token is \"1\")\n"},
 		{"( echo $((1/0)); echo in ); echo out=$?; eval 'echo $((1/0)); echo in'; echo eval=$?", "gosh: line 1: 1/0: division by 0 (error token is \"0\")\nout=1\ngosh: line 1: 1/0: division by 0 (error token is \"0\")\neval=1\n"},
 		{"echo $((64#@_)) $((36#Z)) $((36#z)) $((64#Z))", "4031 35 35 61\n"},
+		{"base=16; echo $(( ${base}#ff )) $(( $base#1f )); foo=y; echo $(( x$foo = 42 )) $xy", "255 31\n42 42\n"},
+		{"s=abc; echo ${s[@]} ${s[*]}; echo $((@))", "abc abc\ngosh: line 1: @: syntax error: operand expected (error token is \"@\")\n"},
 	},
 	"cd as in bash": {
 		{"cd a b; echo $?; cd -x; echo $?", "gosh: line 1: cd: too many arguments\n1\ngosh: line 1: cd: -x: invalid option\ncd: usage: cd [-L|[-P [-e]] [-@]] [dir]\n2\n"},
