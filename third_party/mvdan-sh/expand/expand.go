@@ -81,6 +81,10 @@ type Config struct {
 	// patterns which match nothing to result in zero fields.
 	NullGlob bool
 
+	// TrapLine, when not zero, is what $LINENO expands to: a trap's code
+	// runs at the line of the command that set it off, as in bash.
+	TrapLine uint
+
 	// NoUnset corresponds to the shell option which treats unset variables
 	// as errors.
 	NoUnset bool

@@ -143,6 +143,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"trap 'echo bye' EXIT; trap 'a'\\''b' INT; ( trap ); trap - SIGINT; trap -p", "trap -- 'echo bye' EXIT\ntrap -- 'a'\\''b' SIGINT\ntrap -- 'echo bye' EXIT\nbye\n"},
 		{"trap x TERM 2 0; trap 0 2; trap; trap - int FOO; echo $?; trap '' EXIT; trap -p EXIT", "trap -- 'x' SIGTERM\ngosh: line 1: trap: FOO: invalid signal specification\n1\ntrap -- '' EXIT\n"},
 		{"trap foo; echo $?", "trap: usage: trap [-lp] [[arg] signal_spec ...]\n2\n"},
+		{"trap 'echo line=$LINENO' ERR\n\nfalse\nf() {\n  false\n}\nf\necho $LINENO", "line=3\nline=7\n8\n"},
 	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},

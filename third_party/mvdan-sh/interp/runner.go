@@ -466,7 +466,12 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 		}
 	} else if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt) {
 	} else if !r.exit.ok() && !r.noErrExit {
-		r.trapCallback(ctx, r.callbackErr, "error")
+		if len(r.funcStack) == 0 {
+			// As in bash without set -E, functions do not run the ERR trap;
+			// it runs at the line of the statement that failed.
+			r.line = st.Position.Line()
+			r.trapCallback(ctx, r.callbackErr, "error")
+		}
 		// If the "errexit" option is set and a command failed, exit the shell. Exceptions:
 		//
 		//   conditions (if <cond>, while <cond>, etc)
@@ -1025,8 +1030,10 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 		// ignore errors in the callback
 		return
 	}
-	oldExit, oldLastExit := r.exit, r.lastExit
+	oldExit, oldLastExit, oldLine := r.exit, r.lastExit, r.line
 	r.lastExit = r.exit
+	r.ecfg.TrapLine = uint(r.line)
+	defer func() { r.ecfg.TrapLine, r.line = 0, oldLine }()
 	r.stmts(ctx, file.Stmts)
 	r.exit, r.lastExit = oldExit, oldLastExit // traps on EXIT or ERR should not modify the result
 }
