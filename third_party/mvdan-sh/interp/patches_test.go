@@ -145,6 +145,10 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"trap foo; echo $?", "trap: usage: trap [-lp] [[arg] signal_spec ...]\n2\n"},
 		{"trap 'echo line=$LINENO' ERR\n\nfalse\nf() {\n  false\n}\nf\necho $LINENO", "line=3\nline=7\n8\n"},
 	},
+	"-v of an array element": {
+		{"a=(1 2 ''); [[ -v a[1] ]]; echo $?; [[ -v a[3] ]]; echo $?; test -v 'a[1+1]'; echo $?; [[ -v a[-1] ]]; echo $?", "0\n1\n0\n0\n"},
+		{"declare -A A=([k]=v); [[ -v A[k] ]]; echo $?; [[ -v A[z] ]]; echo $?; s=x; [[ -v s[0] ]]; echo $?", "0\n1\n0\n"},
+	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},
 		{"x=aab; echo ${x/#a*/X} ${x/%b/} ${x/#b/X}", "X aa aab\n"},
