@@ -149,6 +149,9 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"a=(1 2 ''); [[ -v a[1] ]]; echo $?; [[ -v a[3] ]]; echo $?; test -v 'a[1+1]'; echo $?; [[ -v a[-1] ]]; echo $?", "0\n1\n0\n0\n"},
 		{"declare -A A=([k]=v); [[ -v A[k] ]]; echo $?; [[ -v A[z] ]]; echo $?; s=x; [[ -v s[0] ]]; echo $?", "0\n1\n0\n"},
 	},
+	"a tilde after a colon in an assignment": {
+		{"HOME=/h; x=a:~/b:~:c~; echo $x; x=~:y; echo $x; x='q:~'; echo $x; x=q:~,; echo $x", "a:/h/b:/h:c~\n/h:y\nq:~\nq:~,\n"},
+	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},
 		{"x=aab; echo ${x/#a*/X} ${x/%b/} ${x/#b/X}", "X aa aab\n"},
