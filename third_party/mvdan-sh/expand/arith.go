@@ -147,7 +147,7 @@ func ArithmNamed(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 	if ae, ok := err.(ArithmError); ok && ae.Expr == "" {
 		var b strings.Builder
 		// The printer takes the expression as the part of a word it is.
-		syntax.NewPrinter(syntax.Minify(true)).Print(&b, &syntax.ArithmExp{Left: expr.Pos(), Right: expr.End(), X: expr})
+		syntax.NewPrinter().Print(&b, &syntax.ArithmExp{Left: expr.Pos(), Right: expr.End(), X: expr})
 		ae.Expr = strings.TrimSuffix(strings.TrimPrefix(b.String(), "$(("), "))")
 		err = ae
 	}
