@@ -5,9 +5,12 @@ package expand
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/internal"
 	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 )
 
@@ -21,40 +24,33 @@ func Arithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		// recursively fetch vars
-		i := 0
-		for syntax.ValidName(str) {
-			val := cfg.envGet(str)
-			if val == "" {
-				break
-			}
-			if i++; i >= maxNameRefDepth {
-				break
-			}
-			str = val
-		}
-		// default to 0
-		return int(atoi(str)), nil
+		return cfg.arithmValue(str, 0)
 	case *syntax.ParenArithm:
 		return Arithm(cfg, expr.X)
 	case *syntax.UnaryArithm:
 		switch expr.Op {
 		case syntax.Inc, syntax.Dec:
-			name := expr.X.(*syntax.Word).Lit()
-			old := atoi(cfg.envGet(name))
+			name, index, err := cfg.arithmLvalue(expr.X)
+			if err != nil {
+				return 0, err
+			}
+			old, err := Arithm(cfg, expr.X)
+			if err != nil {
+				return 0, err
+			}
 			val := old
 			if expr.Op == syntax.Inc {
 				val++
 			} else {
 				val--
 			}
-			if err := cfg.envSet(name, strconv.FormatInt(val, 10)); err != nil {
+			if err := cfg.arithmSet(name, index, strconv.Itoa(val)); err != nil {
 				return 0, err
 			}
 			if expr.Post {
-				return int(old), nil
+				return old, nil
 			}
-			return int(val), nil
+			return val, nil
 		}
 		val, err := Arithm(cfg, expr.X)
 		if err != nil {
@@ -130,85 +126,232 @@ func oneIf(b bool) int {
 	return 0
 }
 
-// atoi is like [strconv.ParseInt](s, BASE, 64), but it handles integer
-// base prefixes according to bash-shell's rules, ignores errors, and
-// trims whitespace.
-//
-// For more information about bash's integer base handling syntax,
-// refer to the bash manual:
-// https://www.man7.org/linux/man-pages/man1/bash.1.html
-func atoi(s string) int64 {
-	s = strings.TrimSpace(s)
-	neg := false
-	switch {
-	case strings.HasPrefix(s, "+"):
-		s = s[1:]
-	case strings.HasPrefix(s, "-"):
-		neg = true
-		s = s[1:]
+// ArithmError is an arithmetic expression bash refuses to evaluate, in its
+// words: the message and the token it names.
+type ArithmError struct {
+	Expr       string // the expression, as printed; empty if not known
+	Msg, Token string
+}
+
+func (e ArithmError) Error() string {
+	if e.Expr == "" {
+		return fmt.Sprintf("%s (error token is \"%s\")", e.Msg, e.Token)
 	}
-	base := int64(10)
+	return fmt.Sprintf("%s: %s (error token is \"%s\")", e.Expr, e.Msg, e.Token)
+}
+
+// ArithmNamed is [Arithm] whose [ArithmError] names the expression, as
+// bash's message does.
+func ArithmNamed(cfg *Config, expr syntax.ArithmExpr) (int, error) {
+	n, err := Arithm(cfg, expr)
+	if ae, ok := err.(ArithmError); ok && ae.Expr == "" {
+		var b strings.Builder
+		// The printer takes the expression as the part of a word it is.
+		syntax.NewPrinter().Print(&b, &syntax.ArithmExp{Left: expr.Pos(), Right: expr.End(), X: expr})
+		ae.Expr = strings.TrimSuffix(strings.TrimPrefix(b.String(), "$(("), "))")
+		err = ae
+	}
+	return n, err
+}
+
+// maxArithmDepth bounds how deep variables whose values are expressions
+// may refer to one another, as bash's expression recursion level does.
+const maxArithmDepth = 1024
+
+// arithmValue is the value of an operand: a number in any of bash's bases,
+// or the name of a variable, or a variable's value, which bash evaluates
+// as an expression in turn (x='1 + 2' makes $((x * 2)) 6).
+func (cfg *Config) arithmValue(s string, depth int) (int, error) {
+	s = strings.TrimSpace(s)
+	switch {
+	case s == "":
+		return 0, nil
+	case depth > maxArithmDepth:
+		return 0, ArithmError{Msg: "expression recursion level exceeded", Token: s}
+	case s[0] >= '0' && s[0] <= '9' && strings.Trim(s, numberChars) == "":
+		n, err := parseArithmNumber(s)
+		return int(n), err
+	case syntax.ValidName(s):
+		vr := cfg.Env.Get(s)
+		if n, v := vr.Resolve(cfg.Env); n != "" {
+			vr = v
+		}
+		if !vr.IsSet() {
+			if cfg.NoUnset {
+				return 0, UnsetParameterError{
+					Node:    &syntax.ParamExp{Param: &syntax.Lit{Value: s}},
+					Message: "unbound variable",
+				}
+			}
+			return 0, nil
+		}
+		return cfg.arithmValue(vr.String(), depth+1)
+	}
+	expr, err := syntax.NewParser().Arithmetic(strings.NewReader(s))
+	if w, ok := expr.(*syntax.Word); ok && err == nil && w.Lit() == s {
+		// Neither a number nor a name, and nothing more to evaluate: @, %.
+		return 0, ArithmError{Expr: s, Msg: "syntax error: operand expected", Token: s}
+	}
+	if err != nil {
+		return 0, ArithmError{Expr: s, Msg: "syntax error: invalid arithmetic operator", Token: s}
+	}
+	return cfg.arithmExpr(expr, depth+1)
+}
+
+// arithmExpr evaluates an expression that came from a variable's value.
+func (cfg *Config) arithmExpr(expr syntax.ArithmExpr, depth int) (int, error) {
+	if w, ok := expr.(*syntax.Word); ok {
+		str, err := Literal(cfg, w)
+		if err != nil {
+			return 0, err
+		}
+		return cfg.arithmValue(str, depth)
+	}
+	return Arithm(cfg, expr)
+}
+
+// numberChars are the characters of an integer constant in any base.
+const numberChars = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ@_#"
+
+// parseArithmNumber reads an integer constant as bash does: 0x1F and 0X1F
+// in hexadecimal, 017 in octal, BASE#DIGITS in any base from 2 to 64
+// (digits 0-9, a-z, A-Z, @ and _; the letters' case does not matter up
+// to base 36), else decimal. A digit the base does not have is an error.
+func parseArithmNumber(s string) (int64, error) {
+	base, digits := int64(10), s
 	switch {
 	case strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X"):
-		base = 16
-		s = s[2:]
-	case strings.HasPrefix(s, "0"):
-		base = 8
-		s = s[1:]
+		base, digits = 16, s[2:]
+	case strings.HasPrefix(s, "0") && len(s) > 1:
+		base, digits = 8, s[1:]
 	default:
-		baseStr, intStr, hasSep := strings.Cut(s, "#")
-		if hasSep {
-			var err error
-			base, err = strconv.ParseInt(baseStr, 10, 8)
-			if err != nil || base < 2 || base > 64 {
-				return 0
+		if b, d, ok := strings.Cut(s, "#"); ok {
+			n, err := strconv.ParseInt(b, 10, 64)
+			if err != nil || n < 2 || n > 64 {
+				return 0, ArithmError{Msg: "invalid arithmetic base", Token: s}
 			}
-			s = intStr
+			base, digits = n, d
 		}
 	}
 	var n int64
-	if base > 36 {
-		n = atoiLargeBase(s, base)
-	} else {
-		n, _ = strconv.ParseInt(s, int(base), 64)
-	}
-	if neg {
-		n = -n
-	}
-	return n
-}
-
-// atoiLargeBase parses bases 37 to 64, which [strconv.ParseInt] does not
-// support, using bash's digit set: 0-9, a-z, A-Z, "@", and "_".
-func atoiLargeBase(s string, base int64) int64 {
-	var n int64
-	for i := range len(s) {
+	for i := range len(digits) {
 		var d int64
-		switch c := s[i]; {
+		switch c := digits[i]; {
 		case c >= '0' && c <= '9':
 			d = int64(c - '0')
 		case c >= 'a' && c <= 'z':
 			d = int64(c-'a') + 10
 		case c >= 'A' && c <= 'Z':
-			d = int64(c-'A') + 36
+			d = int64(c-'A') + 10
+			if base > 36 {
+				d += 26
+			}
 		case c == '@':
 			d = 62
 		case c == '_':
 			d = 63
 		default:
-			return 0
+			return 0, ArithmError{Msg: "syntax error: invalid arithmetic operator", Token: digits[i:]}
 		}
 		if d >= base {
-			return 0
+			return 0, ArithmError{Msg: "value too great for base", Token: s}
 		}
 		n = n*base + d
 	}
-	return n
+	return n, nil
+}
+
+// arithmLvalue names the variable an assignment, ++ or -- changes: a name,
+// or an element a[i] (i an expression, or an associative array's key); a
+// word that expands to a name (x$foo) names that variable.
+func (cfg *Config) arithmLvalue(x syntax.ArithmExpr) (name string, index syntax.ArithmExpr, err error) {
+	w, _ := x.(*syntax.Word)
+	if w == nil {
+		return "", nil, ArithmError{Msg: "attempted assignment to non-variable", Token: ""}
+	}
+	if len(w.Parts) == 1 {
+		pe, ok := w.Parts[0].(*syntax.ParamExp)
+		if ok && pe.Short && pe.Index != nil && syntax.ValidName(pe.Param.Value) {
+			return pe.Param.Value, pe.Index, nil
+		}
+	}
+	str, err := Literal(cfg, w)
+	if err != nil {
+		return "", nil, err
+	}
+	if !syntax.ValidName(str) {
+		return "", nil, ArithmError{Msg: "attempted assignment to non-variable", Token: str}
+	}
+	return str, nil, nil
+}
+
+// arithmSet assigns an arithmetic result to a variable or to an element of
+// an indexed or associative array.
+func (cfg *Config) arithmSet(name string, index syntax.ArithmExpr, value string) error {
+	if index == nil {
+		return cfg.envSet(name, value)
+	}
+	wenv, ok := cfg.Env.(WriteEnviron)
+	if !ok {
+		return fmt.Errorf("environment is read-only")
+	}
+	vr := cfg.Env.Get(name)
+	if n, v := vr.Resolve(cfg.Env); n != "" {
+		name, vr = n, v
+	}
+	switch vr.Kind {
+	case Associative:
+		w, ok := index.(*syntax.Word)
+		if !ok {
+			return ArithmError{Msg: "bad array subscript", Token: name}
+		}
+		key, err := Literal(cfg, w)
+		if err != nil {
+			return err
+		}
+		m := maps.Clone(vr.Map)
+		if m == nil {
+			m = make(map[string]string)
+		}
+		m[key] = value
+		vr.Map = m
+	default:
+		var list []string
+		var indexes []int
+		if vr.Kind == Indexed {
+			list, indexes = slices.Clone(vr.List), slices.Clone(vr.Indexes)
+		} else if vr.IsSet() {
+			list = []string{vr.Str}
+		}
+		k, err := Arithm(cfg, index)
+		if err != nil {
+			return err
+		}
+		if k < 0 {
+			if k += internal.IndexedMax(list, indexes) + 1; k < 0 {
+				return fmt.Errorf("%s: bad array subscript", name)
+			}
+		}
+		vr.List, vr.Indexes = internal.SetIndexedElem(list, indexes, k, value)
+		vr.Kind, vr.Str = Indexed, ""
+	}
+	vr.Set = true
+	return wenv.Set(name, vr)
 }
 
 func (cfg *Config) assgnArit(b *syntax.BinaryArithm) (int, error) {
-	name := b.X.(*syntax.Word).Lit()
-	val := atoi(cfg.envGet(name))
+	name, index, err := cfg.arithmLvalue(b.X)
+	if err != nil {
+		return 0, err
+	}
+	var val int64
+	if b.Op != syntax.Assgn {
+		old, err := Arithm(cfg, b.X)
+		if err != nil {
+			return 0, err
+		}
+		val = int64(old)
+	}
 	arg_, err := Arithm(cfg, b.Y)
 	if err != nil {
 		return 0, err
@@ -225,12 +368,12 @@ func (cfg *Config) assgnArit(b *syntax.BinaryArithm) (int, error) {
 		val *= arg
 	case syntax.QuoAssgn:
 		if arg == 0 {
-			return 0, fmt.Errorf("division by zero")
+			return 0, ArithmError{Msg: "division by 0", Token: strconv.FormatInt(arg, 10)}
 		}
 		val /= arg
 	case syntax.RemAssgn:
 		if arg == 0 {
-			return 0, fmt.Errorf("division by zero")
+			return 0, ArithmError{Msg: "division by 0", Token: strconv.FormatInt(arg, 10)}
 		}
 		val %= arg
 	case syntax.AndAssgn:
@@ -244,7 +387,7 @@ func (cfg *Config) assgnArit(b *syntax.BinaryArithm) (int, error) {
 	case syntax.ShrAssgn:
 		val >>= uint(arg)
 	}
-	if err := cfg.envSet(name, strconv.FormatInt(val, 10)); err != nil {
+	if err := cfg.arithmSet(name, index, strconv.FormatInt(val, 10)); err != nil {
 		return 0, err
 	}
 	return int(val), nil
@@ -272,17 +415,17 @@ func binArit(op syntax.BinAritOperator, x, y int) (int, error) {
 		return x * y, nil
 	case syntax.Quo:
 		if y == 0 {
-			return 0, fmt.Errorf("division by zero")
+			return 0, ArithmError{Msg: "division by 0", Token: "0"}
 		}
 		return x / y, nil
 	case syntax.Rem:
 		if y == 0 {
-			return 0, fmt.Errorf("division by zero")
+			return 0, ArithmError{Msg: "division by 0", Token: "0"}
 		}
 		return x % y, nil
 	case syntax.Pow:
 		if y < 0 {
-			return 0, fmt.Errorf("exponent less than 0")
+			return 0, ArithmError{Msg: "exponent less than 0", Token: strconv.Itoa(-y)}
 		}
 		return intPow(x, y), nil
 	case syntax.Eql:

@@ -81,6 +81,10 @@ type Config struct {
 	// patterns which match nothing to result in zero fields.
 	NullGlob bool
 
+	// TrapLine, when not zero, is what $LINENO expands to: a trap's code
+	// runs at the line of the command that set it off, as in bash.
+	TrapLine uint
+
 	// NoUnset corresponds to the shell option which treats unset variables
 	// as errors.
 	NoUnset bool
@@ -665,7 +669,7 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 			}
 			field = append(field, fieldPart{val: val})
 		case *syntax.ArithmExp:
-			n, err := Arithm(cfg, wp.X)
+			n, err := ArithmNamed(cfg, wp.X)
 			if err != nil {
 				return nil, err
 			}
@@ -864,7 +868,7 @@ func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
 			}
 			splitAdd(val)
 		case *syntax.ArithmExp:
-			n, err := Arithm(cfg, wp.X)
+			n, err := ArithmNamed(cfg, wp.X)
 			if err != nil {
 				return nil, err
 			}

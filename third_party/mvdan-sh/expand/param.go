@@ -82,6 +82,9 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		// This is the only parameter expansion that the environment
 		// interface cannot satisfy.
 		line := uint64(cfg.curParam.Pos().Line())
+		if cfg.TrapLine > 0 {
+			line = uint64(cfg.TrapLine)
+		}
 		vr = Variable{Set: true, Kind: String, Str: strconv.FormatUint(line, 10)}
 	default:
 		vr = cfg.Env.Get(name)
@@ -507,6 +510,9 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 	}
 	switch vr.Kind {
 	case String:
+		if lit := nodeLit(idx); lit == "@" || lit == "*" {
+			return vr.Str, vr.IsSet(), nil // ${s[@]} of a string is the string
+		}
 		n, err := Arithm(cfg, idx)
 		if err != nil {
 			return "", false, err

@@ -133,7 +133,12 @@ type Runner struct {
 	// >0 to break or continue out of N enclosing loops
 	breakEnclosing, contnEnclosing int
 
-	inLoop       bool
+	// preFields are the words of the simple command about to run,
+	// expanded before its redirections as bash does.
+	preFields     []string
+	havePreFields bool
+
+	loopDepth    int // how many loops the running code is in
 	inFunc       bool
 	inSource     bool
 	handlingTrap bool // whether we're currently in a trap callback
@@ -199,6 +204,9 @@ type Runner struct {
 	// Fake signal callbacks
 	callbackErr  string
 	callbackExit string
+	// traps are the actions trap set, by the name it lists them by; a
+	// subshell lists its parent's, as in bash.
+	traps map[string]string
 }
 
 // exitStatus holds the state of the shell after running one command.
@@ -217,6 +225,10 @@ type exitStatus struct {
 	returning bool // whether the current function `return`ed
 	exiting   bool // whether the current shell is exiting
 	fatalExit bool // whether the current shell is exiting due to a fatal error; err below must not be nil
+	// discard, with exiting, ends the command the shell reads at its top
+	// level (the rest of its line too), as an arithmetic error does in
+	// bash; a subshell exits, eval and source end, and the next line runs.
+	discard bool
 
 	// err holds the error information for a non-zero exit status code or fatal error.
 	// Used so that running a single statement with a custom handler
@@ -1149,7 +1161,7 @@ func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
 	switch node := node.(type) {
 	case *syntax.File:
 		r.filename = node.Name
-		r.stmts(ctx, node.Stmts)
+		r.topLevel(ctx, node.Stmts)
 	case *syntax.Stmt:
 		r.stmt(ctx, node)
 	case syntax.Command:
@@ -1236,6 +1248,8 @@ func (r *Runner) subshell(background bool) *Runner {
 		usedNew:        r.usedNew,
 		exit:           r.exit,
 		lastExit:       r.lastExit,
+		noErrExit:      r.noErrExit, // `if ( false; … )` ignores set -e inside too
+		traps:          maps.Clone(r.traps),
 
 		origStdout: r.origStdout, // used for process substitutions
 	}

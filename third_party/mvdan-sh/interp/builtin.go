@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -280,25 +281,37 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 		}
 	case "break", "continue":
-		if !r.inLoop {
+		if r.loopDepth == 0 {
 			return failf(0, "%s: only meaningful in a `for', `while', or `until' loop\n", name)
 		}
 		enclosing := &r.breakEnclosing
 		if name == "continue" {
 			enclosing = &r.contnEnclosing
 		}
-		switch len(args) {
-		case 0:
-			*enclosing = 1
-		case 1:
-			if n, err := strconv.Atoi(args[0]); err == nil {
-				*enclosing = n
-				break
-			}
-			fallthrough
-		default:
-			return failf(2, "usage: %s [n]\n", name)
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
 		}
+		n := 1
+		if len(args) > 0 {
+			var err error
+			if n, err = strconv.Atoi(strings.TrimSpace(args[0])); err != nil {
+				// As in bash, a count that is not a number ends the shell:
+				// going on would run the loop without end.
+				r.errf("%s: %s: numeric argument required\n", name, args[0])
+				exit.code, exit.exiting = 128, true
+				return exit
+			}
+			if len(args) > 1 {
+				r.errf("%s: too many arguments\n", name)
+				exit.code, exit.exiting = 1, true
+				return exit
+			}
+			if n <= 0 {
+				r.breakEnclosing = r.loopDepth
+				return failf(1, "%s: %s: loop count out of range\n", name, args[0])
+			}
+		}
+		*enclosing = min(n, r.loopDepth)
 	case "pwd":
 		evalSymlinks := false
 		for len(args) > 0 {
@@ -323,23 +336,58 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.outf("%s\n", pwd)
 	case "cd":
+		physical := false
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+			flag := args[0]
+			args = args[1:]
+			if flag == "--" {
+				break
+			}
+			for _, c := range flag[1:] {
+				switch c {
+				case 'L':
+					physical = false
+				case 'P':
+					physical = true
+				case 'e', '@':
+				default:
+					r.errf("cd: -%c: invalid option\n", c)
+					fmt.Fprintf(r.stderr, "cd: usage: cd [-L|[-P [-e]] [-@]] [dir]\n")
+					exit.code = 2
+					return exit
+				}
+			}
+		}
 		var path string
 		switch len(args) {
 		case 0:
-			path = r.envGet("HOME")
+			home := r.lookupVar("HOME")
+			if !home.IsSet() {
+				return failf(1, "cd: HOME not set\n")
+			}
+			if path = home.String(); path == "" {
+				return exit // bash's cd "" stays where it is
+			}
 		case 1:
-			path = args[0]
-
-			// replicate the commonly implemented behavior of `cd -`
-			// ref: https://www.man7.org/linux/man-pages/man1/cd.1p.html#OPERANDS
-			if path == "-" {
-				path = r.envGet("OLDPWD")
-				r.outf("%s\n", path)
+			if path = args[0]; path == "" {
+				return exit
 			}
 		default:
-			return failf(2, "usage: cd [dir]\n")
+			return failf(1, "cd: too many arguments\n")
 		}
-		exit.code = r.changeDir(ctx, "cd", path)
+		show := false // bash prints where it went for `cd -` and a CDPATH match
+		if path == "-" {
+			if path = r.envGet("OLDPWD"); path == "" {
+				return failf(1, "cd: OLDPWD not set\n")
+			}
+			show = true
+		} else if found, ok := r.cdpath(ctx, path); ok {
+			path, show = found, true
+		}
+		exit.code = r.changeDir(ctx, "cd", path, physical)
+		if show && exit.code == 0 {
+			r.outf("%s\n", r.envGet("PWD"))
+		}
 	case "wait":
 		fp := flagParser{remaining: args}
 		for fp.more() {
@@ -473,6 +521,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			return r.exit
 		}
 		r.stmts(ctx, file.Stmts)
+		r.endDiscard()
 		exit = r.exit
 	case "source", ".":
 		if len(args) < 1 {
@@ -518,6 +567,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			return r.exit
 		}
 		r.stmts(ctx, file.Stmts)
+		r.endDiscard()
 
 		// If we modified the parameters and the sourced file didn't
 		// explicitly set them, we restore the old ones.
@@ -536,19 +586,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		args = args[:len(args)-1]
 		fallthrough
 	case "test":
-		parseErr := false
-		p := testParser{
-			rem: args,
-			err: func(err error) {
-				r.errf("%s: %v\n", name, err)
-				parseErr = true
-			},
-		}
-		p.next()
-		expr := p.classicTest("[", false)
-		if parseErr {
-			exit.code = 2
-			return exit
+		expr, err := parseClassicTest(args)
+		if err != nil {
+			return failf(2, "%s: %v\n", name, err)
 		}
 		if bad, ok := r.notInteger(expr); ok {
 			return failf(2, "%s: %s: integer expression expected\n", name, bad)
@@ -631,14 +671,14 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				return failf(1, "pushd: no other directory\n")
 			}
 			newtop := swap()
-			if code := r.changeDir(ctx, "pushd", newtop); code != 0 {
+			if code := r.changeDir(ctx, "pushd", newtop, false); code != 0 {
 				exit.code = code
 				return exit
 			}
 			r.builtin(ctx, syntax.Pos{}, "dirs", nil)
 		case 1:
 			if change {
-				if code := r.changeDir(ctx, "pushd", args[0]); code != 0 {
+				if code := r.changeDir(ctx, "pushd", args[0], false); code != 0 {
 					exit.code = code
 					return exit
 				}
@@ -666,7 +706,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			r.dirStack = r.dirStack[:len(r.dirStack)-1]
 			if change {
 				newtop := r.dirStack[len(r.dirStack)-1]
-				if code := r.changeDir(ctx, "popd", newtop); code != 0 {
+				if code := r.changeDir(ctx, "popd", newtop, false); code != 0 {
 					exit.code = code
 					return exit
 				}
@@ -852,7 +892,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 
 	case "shopt":
 		mode := ""
-		posixOpts := false
+		posixOpts, print, quiet := false, false, false
 		fp := flagParser{remaining: args}
 		for fp.more() {
 			switch flag := fp.flag(); flag {
@@ -860,21 +900,51 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				mode = flag
 			case "-o":
 				posixOpts = true
-			case "-p", "-q":
-				return failf(2, "shopt: unsupported option %q\n", flag)
+			case "-p":
+				print = true
+			case "-q":
+				quiet = true
 			default:
-				return failf(2, "shopt: invalid option %q\n", flag)
+				r.errf("shopt: %s: invalid option\n", flag)
+				fmt.Fprintf(r.stderr, "shopt: usage: shopt [-pqsu] [-o] [optname ...]\n")
+				exit.code = 2
+				return exit
+			}
+		}
+		// show prints an option's state as bash does: `shopt -s name` or
+		// `set -o name` with -p, else the name and on or off.
+		show := func(name string, on, supported bool) {
+			switch {
+			case quiet:
+			case print && posixOpts:
+				r.outf("set %co %s\n", "+-"[oneIfBool(on)], name)
+			case print:
+				r.outf("shopt %s %s\n", map[bool]string{true: "-s", false: "-u"}[on], name)
+			default:
+				r.printOptLine(name, on, supported)
 			}
 		}
 		args := fp.args()
 		if len(args) == 0 {
-			if posixOpts {
-				for i, opt := range &posixOptsTable {
-					r.printOptLine(opt.name, r.opts[i], true)
+			if quiet {
+				break
+			}
+			for i := range r.opts {
+				name, supported := "", true
+				if i < len(posixOptsTable) {
+					if !posixOpts {
+						continue
+					}
+					name = posixOptsTable[i].name
+				} else {
+					if posixOpts {
+						continue
+					}
+					opt := bashOptsTable[i-len(posixOptsTable)]
+					name, supported = opt.name, opt.supported
 				}
-			} else {
-				for i, opt := range bashOptsTable {
-					r.printOptLine(opt.name, r.opts[len(posixOptsTable)+i], opt.supported)
+				if mode == "" || r.opts[i] == (mode == "-s") {
+					show(name, r.opts[i], supported)
 				}
 			}
 			break
@@ -887,7 +957,13 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				opt, supported = r.bashOptByName(arg)
 			}
 			if opt == nil {
-				return failf(1, "shopt: invalid option name %q\n", arg)
+				if posixOpts {
+					r.errf("shopt: %s: invalid option name\n", arg)
+				} else {
+					r.errf("shopt: %s: invalid shell option name\n", arg)
+				}
+				exit.code = 1
+				continue
 			}
 
 			switch mode {
@@ -896,8 +972,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 					return failf(1, "shopt: unsupported option %q\n", arg)
 				}
 				*opt = mode == "-s"
-			default: // ""
-				r.printOptLine(arg, *opt, supported)
+			default: // "", -p or -q: the status says whether every one is on
+				show(arg, *opt, supported)
+				if !*opt {
+					exit.code = 1
+				}
 			}
 		}
 		r.updateExpandOpts()
@@ -961,49 +1040,78 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 
 	case "trap":
 		fp := flagParser{remaining: args}
-		callback := "-"
+		list, dash := false, false
 		for fp.more() {
 			switch flag := fp.flag(); flag {
-			case "-l", "-p":
+			case "-l":
 				return failf(2, "trap: %q: NOT IMPLEMENTED flag\n", flag)
+			case "-p":
+				list = true
 			case "-":
-				// default signal
+				dash = true
 			default:
-				r.errf("trap: %q: invalid option\n", flag)
-				r.errf("trap: usage: trap [-lp] [[arg] signal_spec ...]\n")
+				r.errf("trap: %s: invalid option\n", flag)
+				fmt.Fprintf(r.stderr, "trap: usage: trap [-lp] [[arg] signal_spec ...]\n")
 				exit.code = 2
 				return exit
 			}
 		}
 		args := fp.args()
-		switch len(args) {
-		case 0:
-			// Print non-default signals
-			if r.callbackExit != "" {
-				r.outf("trap -- %q EXIT\n", r.callbackExit)
+		if dash && len(args) == 0 {
+			fmt.Fprintf(r.stderr, "trap: usage: trap [-lp] [[arg] signal_spec ...]\n")
+			exit.code = 2
+			return exit
+		}
+		if len(args) == 0 || list {
+			r.printTraps(args)
+			break
+		}
+		// As in bash: `trap - SIG…` and `trap SIG` reset, and so does a
+		// first operand that is a number (POSIX: `trap 0 2`); otherwise
+		// the first operand is the action.
+		action, reset := args[0], false
+		switch _, isNum := strconv.Atoi(args[0]); {
+		case dash:
+			reset = true
+		case args[0] == "-":
+			args, reset = args[1:], true
+		case isNum == nil:
+			reset = true
+		case len(args) == 1:
+			if _, ok := trapName(args[0]); !ok {
+				fmt.Fprintf(r.stderr, "trap: usage: trap [-lp] [[arg] signal_spec ...]\n")
+				exit.code = 2
+				return exit
 			}
-			if r.callbackErr != "" {
-				r.outf("trap -- %q ERR\n", r.callbackErr)
-			}
-		case 1:
-			// assume it's a signal, the default will be restored
+			reset = true
 		default:
-			callback = args[0]
 			args = args[1:]
 		}
-		// For now, treat both empty and - the same since ERR and EXIT have no
-		// default callback.
-		if callback == "-" {
-			callback = ""
-		}
 		for _, arg := range args {
-			switch arg {
+			sig, ok := trapName(arg)
+			if !ok {
+				r.errf("trap: %s: invalid signal specification\n", arg)
+				exit.code = 1
+				continue
+			}
+			if sig == "DEBUG" || sig == "RETURN" {
+				return failf(2, "trap: %s: unsupported trap\n", sig)
+			}
+			callback := action
+			if reset {
+				callback = ""
+				delete(r.traps, sig)
+			} else {
+				if r.traps == nil {
+					r.traps = make(map[string]string)
+				}
+				r.traps[sig] = action
+			}
+			switch sig {
 			case "ERR":
 				r.callbackErr = callback
 			case "EXIT":
 				r.callbackExit = callback
-			default:
-				return failf(2, "trap: %s: invalid signal specification\n", arg)
 			}
 		}
 
@@ -1096,7 +1204,7 @@ func mapfileSplit(delim byte, dropDelim bool) bufio.SplitFunc {
 func (r *Runner) printOptLine(name string, enabled, supported bool) {
 	state := r.optStatusText(enabled)
 	if supported {
-		r.outf("%s\t%s\n", name, state)
+		r.outf("%-15s\t%s\n", name, state)
 		return
 	}
 	r.outf("%s\t%s\t(%q not supported)\n", name, state, r.optStatusText(!enabled))
@@ -1152,7 +1260,34 @@ func (r *Runner) readLine(ctx context.Context, raw bool) ([]byte, error) {
 	}
 }
 
-func (r *Runner) changeDir(ctx context.Context, cmd, path string) uint8 {
+// cdpath finds a relative directory in CDPATH's directories, as cd does
+// in bash: a path that starts with / . or .. is not looked up, and an empty
+// entry is the working directory. It reports a match found through a
+// non-empty entry, which cd then prints.
+func (r *Runner) cdpath(ctx context.Context, path string) (string, bool) {
+	cdpath := r.envGet("CDPATH")
+	if cdpath == "" || filepath.IsAbs(path) || path == "." || path == ".." ||
+		strings.HasPrefix(path, "./") || strings.HasPrefix(path, "../") {
+		return "", false
+	}
+	for _, dir := range strings.Split(cdpath, ":") {
+		if dir == "" {
+			if info, err := r.stat(ctx, r.absPath(path)); err == nil && info.IsDir() {
+				return "", false
+			}
+			continue
+		}
+		cand := filepath.Join(dir, path)
+		if info, err := r.stat(ctx, r.absPath(cand)); err == nil && info.IsDir() {
+			return cand, true
+		}
+	}
+	return "", false
+}
+
+// changeDir makes path the working directory; physical resolves its
+// symbolic links, as cd -P does.
+func (r *Runner) changeDir(ctx context.Context, cmd, path string, physical bool) uint8 {
 	if path == "" {
 		r.errf("%s: empty directory path\n", cmd)
 		return 1
@@ -1169,6 +1304,11 @@ func (r *Runner) changeDir(ctx context.Context, cmd, path string) uint8 {
 	case r.access(ctx, apath, AccessExec) != nil:
 		r.errf("%s: %s: Permission denied\n", cmd, path)
 		return 1
+	}
+	if physical {
+		if real, err := filepath.EvalSymlinks(apath); err == nil {
+			apath = real
+		}
 	}
 	r.Dir = apath
 	r.setVarString("OLDPWD", r.envGet("PWD"))
@@ -1305,10 +1445,72 @@ func (g *getopts) next(optstr string, args []string) (opt rune, optarg string, d
 	return opt, "", false
 }
 
+func oneIfBool(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // optStatusText returns a shell option's status text display
 func (r *Runner) optStatusText(status bool) string {
 	if status {
 		return "on"
 	}
 	return "off"
+}
+
+// trapName is the name trap lists a condition by: EXIT (also 0), ERR,
+// DEBUG, RETURN, or a signal by its number or its name, with or without
+// SIG, in any case (SIGINT).
+func trapName(spec string) (string, bool) {
+	up := strings.ToUpper(spec)
+	switch up {
+	case "EXIT", "0":
+		return "EXIT", true
+	case "ERR", "DEBUG", "RETURN":
+		return up, true
+	}
+	if n, err := strconv.Atoi(spec); err == nil {
+		name := signalName(n)
+		return name, name != ""
+	}
+	name := "SIG" + strings.TrimPrefix(up, "SIG")
+	return name, signalNumber(name) > 0
+}
+
+// trapOrder sorts traps as bash lists them: EXIT, the signals by number,
+// then DEBUG, ERR and RETURN.
+func trapOrder(name string) int {
+	switch name {
+	case "EXIT":
+		return 0
+	case "DEBUG":
+		return 1000
+	case "ERR":
+		return 1001
+	case "RETURN":
+		return 1002
+	}
+	return signalNumber(name)
+}
+
+// printTraps lists the traps set (those of names only, if given), as
+// `trap -- 'ACTION' NAME` lines a shell can read back.
+func (r *Runner) printTraps(names []string) {
+	var sigs []string
+	if len(names) == 0 {
+		sigs = slices.Collect(maps.Keys(r.traps))
+	}
+	for _, n := range names {
+		if sig, ok := trapName(n); ok {
+			sigs = append(sigs, sig)
+		}
+	}
+	slices.SortFunc(sigs, func(a, b string) int { return trapOrder(a) - trapOrder(b) })
+	for _, sig := range sigs {
+		if action, ok := r.traps[sig]; ok {
+			r.outf("trap -- '%s' %s\n", strings.ReplaceAll(action, "'", `'\''`), sig)
+		}
+	}
 }

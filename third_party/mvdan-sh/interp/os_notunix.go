@@ -65,3 +65,9 @@ func isETXTBSY(err error) bool { return false }
 
 func (waitStatus) Signaled() bool { return false }
 func (waitStatus) Signal() int    { return 0 }
+
+// signalName is the name of signal n; trap knows no signals here.
+func signalName(n int) string { return "" }
+
+// signalNumber is the number of the named signal; trap knows no signals here.
+func signalNumber(name string) int { return 0 }

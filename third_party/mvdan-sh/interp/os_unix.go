@@ -71,3 +71,10 @@ func isENOEXEC(err error) bool { return errors.Is(err, syscall.ENOEXEC) }
 // isETXTBSY reports whether the kernel refused to execute a file
 // with ETXTBSY, i.e. a process holds it open for writing.
 func isETXTBSY(err error) bool { return errors.Is(err, syscall.ETXTBSY) }
+
+// signalName is the name of signal n on this system (SIGINT), or "".
+func signalName(n int) string { return unix.SignalName(syscall.Signal(n)) }
+
+// signalNumber is the number of the named signal (SIGINT) on this system,
+// or 0.
+func signalNumber(name string) int { return int(unix.SignalNum(name)) }

@@ -86,6 +86,72 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"x=; test \"$x\" -lt 3; echo $?", "gosh: line 1: test: : integer expression expected\n2\n"},
 		{"[ ' 2' -eq 2 ] && [ -3 -lt 0 ] && [[ a -eq 0 ]] && echo ints", "ints\n"},
 	},
+	"classic test by its number of arguments": {
+		{"[ ! ]; echo $?; [ ! ! ]; echo $?; [ ]; echo $?", "0\n1\n1\n"},
+		{"[ = ]; echo $?; [ ] ]; echo $?; [ '(' ]; echo $?", "0\n0\n0\n"},
+		{"[ -z -a -a ]; echo $?; [ -z -a ] ]; echo $?", "0\n0\n"},
+		{"v=-f; [ $v = -f ] && [ -f = $v ] && echo same", "same\n"},
+		{"e=; [ $e = '' ]; echo $?", "gosh: line 1: [: =: unary operator expected\n2\n"},
+		{"[ '(' foo ]; echo $?", "gosh: line 1: [: (: unary operator expected\n2\n"},
+		{"test -n x y; echo $?", "gosh: line 1: test: x: binary operator expected\n2\n"},
+		{"[ ! -z x -a '(' a = a ')' ]; echo $?; [ a '<' b ]; echo $?", "0\n0\n"},
+		{"[ a = a b c d ]; echo $?; [ a = a -x ]; echo $?", "gosh: line 1: [: too many arguments\n2\ngosh: line 1: [: syntax error: `-x' unexpected\n2\n"},
+	},
+	"break and continue counts as in bash": {
+		{"x=oops; while true; do echo hi; break $x; done; echo never", "hi\ngosh: line 1: break: oops: numeric argument required\n"},
+		{"for x in a b; do echo $x; continue 1 2; done; echo never", "a\ngosh: line 1: continue: too many arguments\n"},
+		{"for x in a b; do break 0; done; echo s=$?", "gosh: line 1: break: 0: loop count out of range\ns=1\n"},
+		{"for x in a b; do echo $x; continue 5; done; echo s=$?", "a\nb\ns=0\n"},
+		{"for i in 1 2; do for j in a b; do echo $i$j; break -- 2; done; done", "1a\n"},
+	},
+	"set -e where bash ignores it": {
+		{"set -e; if ( false; echo in ); then echo t; fi; echo after", "in\nt\nafter\n"},
+		{"set -e; while ( false; echo w ); do break; done; ( false; echo x ) || echo or", "w\nx\n"},
+		{"set -e; x=$(false; echo cs); echo $x; false; echo never", "cs\n"},
+	},
+	"arithmetic as bash evaluates it": {
+		{"a=(1 2); (( a[0]++, ++a[1] )); echo ${a[@]}", "2 3\n"},
+		{"declare -A A; (( A[k] += 42 )); A[j]=3; (( A[j] *= 2 )); echo ${A[k]} ${A[j]}", "42 6\n"},
+		{"(( 1[2] = 3 )); echo $?", "gosh: line 1: ((: 1[2] = 3: attempted assignment to non-variable (error token is \"\")\n1\n"},
+		{"x='1 + 2'; echo $(( x * 2 )); let \"z = 4 * 4\"; echo $z", "6\n16\n"},
+		{"set -u; (( y + 1 )); echo never", "gosh: line 1: y: unbound variable\n"},
+		{"set -u; echo $(( y + 1 )); echo never", "gosh: line 1: y: unbound variable\n"},
+		{"echo $((2#A)); echo never\necho $? next", "gosh: line 1: 2#A: value too great for base (error token is \"2#A\")\n1 next\n"},
+		{"echo $((0x1X)) $((083))", "gosh: line 1: 0x1X: value too great for base (error token is \"0x1X\")\n"},
+		{"echo $((1/0)); echo never\n(( 1/0 )); echo s=$?", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\ngosh: line 2: ((: 1 / 0: division by 0 (error token is \"0\")\ns=1\n"},
+		{"echo $((2**-1))", "gosh: line 1: 2 ** -1: exponent less than 0 (error token is \"1\")\n"},
+		{"( echo $((1/0)); echo in ); echo out=$?; eval 'echo $((1/0)); echo in'; echo eval=$?", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\nout=1\ngosh: line 1: 1 / 0: division by 0 (error token is \"0\")\neval=1\n"},
+		{"echo $((64#@_)) $((36#Z)) $((36#z)) $((64#Z))", "4031 35 35 61\n"},
+		{"base=16; echo $(( ${base}#ff )) $(( $base#1f )); foo=y; echo $(( x$foo = 42 )) $xy", "255 31\n42 42\n"},
+		{"s=abc; echo ${s[@]} ${s[*]}; echo $((@))", "abc abc\ngosh: line 1: @: syntax error: operand expected (error token is \"@\")\n"},
+	},
+	"cd as in bash": {
+		{"cd a b; echo $?; cd -x; echo $?", "gosh: line 1: cd: too many arguments\n1\ngosh: line 1: cd: -x: invalid option\ncd: usage: cd [-L|[-P [-e]] [-@]] [dir]\n2\n"},
+		{"unset OLDPWD; cd -; echo $?; cd ''; echo $?; HOME= cd; echo $?", "gosh: line 1: cd: OLDPWD not set\n1\n0\n0\n"},
+	},
+	"shopt as in bash": {
+		{"shopt -p nullglob; shopt -q nullglob; echo q=$?; shopt -s nullglob; shopt nullglob; shopt -po errexit", "shopt -u nullglob\nq=1\nnullglob       \ton\nset +o errexit\n"},
+		{"shopt -s strict_arith || echo st=$?; shopt -q extglob nullglob; echo $?", "gosh: line 1: shopt: strict_arith: invalid shell option name\nst=1\n1\n"},
+		{"shopt -x; echo $?", "gosh: line 1: shopt: -x: invalid option\nshopt: usage: shopt [-pqsu] [-o] [optname ...]\n2\n"},
+	},
+	"a redirection after its command's words": {
+		{"echo $(echo cmd >&2) 2>/dev/null", "cmd\n\n"},
+		{"f='a b'; echo hi > $f; echo s=$?; echo hi > x-{1,2}; echo s=$?", "gosh: line 1: $f: ambiguous redirect\ns=1\ngosh: line 1: x-{1,2}: ambiguous redirect\ns=1\n"},
+		{"e=; { echo hi; } > $e; echo s=$?", "gosh: line 1: $e: ambiguous redirect\ns=1\n"},
+	},
+	"trap as in bash": {
+		{"trap 'echo bye' EXIT; trap 'a'\\''b' INT; ( trap ); trap - SIGINT; trap -p", "trap -- 'echo bye' EXIT\ntrap -- 'a'\\''b' SIGINT\ntrap -- 'echo bye' EXIT\nbye\n"},
+		{"trap x TERM 2 0; trap 0 2; trap; trap - int FOO; echo $?; trap '' EXIT; trap -p EXIT", "trap -- 'x' SIGTERM\ngosh: line 1: trap: FOO: invalid signal specification\n1\ntrap -- '' EXIT\n"},
+		{"trap foo; echo $?", "trap: usage: trap [-lp] [[arg] signal_spec ...]\n2\n"},
+		{"trap 'echo line=$LINENO' ERR\n\nfalse\nf() {\n  false\n}\nf\necho $LINENO", "line=3\nline=7\n8\n"},
+	},
+	"-v of an array element": {
+		{"a=(1 2 ''); [[ -v a[1] ]]; echo $?; [[ -v a[3] ]]; echo $?; test -v 'a[1+1]'; echo $?; [[ -v a[-1] ]]; echo $?", "0\n1\n0\n0\n"},
+		{"declare -A A=([k]=v); [[ -v A[k] ]]; echo $?; [[ -v A[z] ]]; echo $?; s=x; [[ -v s[0] ]]; echo $?", "0\n1\n0\n"},
+	},
+	"a tilde after a colon in an assignment": {
+		{"HOME=/h; x=a:~/b:~:c~; echo $x; x=~:y; echo $x; x='q:~'; echo $x; x=q:~,; echo $x", "a:/h/b:/h:c~\n/h:y\nq:~\nq:~,\n"},
+	},
 	"anchored replacement": {
 		{"x=abca; echo ${x/#a/X} ${x/%a/X}", "Xbca abcX\n"},
 		{"x=aab; echo ${x/#a*/X} ${x/%b/} ${x/#b/X}", "X aa aab\n"},
@@ -299,5 +365,37 @@ func TestSourcingIsToldToTheOpenHandler(t *testing.T) {
 	_ = r.Run(context.Background(), f)
 	if !seen["lib.sh"] || seen["data"] || len(seen) != 2 {
 		t.Errorf("Sourcing per opened file: %v, want lib.sh only", seen)
+	}
+}
+
+// cd -P resolves symbolic links, and a relative directory is looked up in
+// CDPATH, printed when found there, as in bash.
+func TestCdPhysicalAndCDPATH(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"d/e", "a/sub"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("d/e", filepath.Join(dir, "l")); err != nil {
+		t.Fatal(err)
+	}
+	script := "cd l; pwd; cd ..; cd -P l; pwd; cd ..; pwd; CDPATH=:" + dir + "/a; cd sub; pwd; cd e; echo $?"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	want := strings.Join([]string{dir + "/l", dir + "/d/e", dir + "/d", dir + "/a/sub", dir + "/a/sub", "gosh: line 1: cd: e: No such file or directory", "1", ""}, "\n")
+	if got := out.String(); got != want {
+		t.Errorf("%s\ngave %q\nwant %q", script, got, want)
 	}
 }

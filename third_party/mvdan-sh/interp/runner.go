@@ -81,8 +81,10 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 			}
 			r2 := r.subshell(false)
 			r2.stdout = w
+			// bash's command substitutions do not inherit set -e.
+			r2.opts[optErrExit] = false
 			r2.stmts(ctx, cs.Stmts)
-			r2.exit.exiting = false // subshells don't exit the parent shell
+			r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 			r.lastExpandExit = r2.exit
 			if r2.exit.fatalExit {
 				return r2.exit.err // surface fatal errors immediately
@@ -175,7 +177,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 					panic(fmt.Sprintf("unexpected process substitution operator: %q", ps.Op))
 				}
 				r2.stmts(ctx, ps.Stmts)
-				r2.exit.exiting = false // subshells don't exit the parent shell
+				r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 			})
 			if started != nil {
 				os.Remove(path)
@@ -257,6 +259,9 @@ func (r *Runner) expandErr(err error) {
 		// Fatal in a shell that is not interactive, with bash's status.
 		r.exit.code = 127
 		r.exit.exiting = true
+	case errors.As(err, new(expand.ArithmError)):
+		r.exit.code = 1
+		r.exit.exiting, r.exit.discard = true, true
 	case errMsg == "invalid indirect expansion":
 		// TODO: This error is treated as fatal by bash.
 		// Make the error type reflect that.
@@ -267,6 +272,19 @@ func (r *Runner) expandErr(err error) {
 		// the command at hand without exiting the shell.
 		r.exit.code = 1
 	}
+}
+
+// arithmCmd evaluates the expression of (( )) or let: an arithmetic error
+// fails the command (status 1) and the script goes on, as in bash.
+func (r *Runner) arithmCmd(name string, expr syntax.ArithmExpr) (int, bool) {
+	n, err := expand.ArithmNamed(r.ecfg, expr)
+	if ae, ok := err.(expand.ArithmError); ok {
+		r.errf("%s: %v\n", name, ae)
+		r.exit.code = 1
+		return 0, false
+	}
+	r.expandErr(err)
+	return n, err == nil
 }
 
 func (r *Runner) arithm(expr syntax.ArithmExpr) int {
@@ -391,7 +409,7 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 		}
 		if err := r.goSubshell(func() {
 			r2.Run(ctx, &st2)
-			r2.exit.exiting = false // subshells don't exit the parent shell
+			r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 			*bg.exit = r2.exit
 			close(bg.done)
 		}); err != nil {
@@ -408,9 +426,22 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 	oldIn, oldOut, oldErr, oldFds := r.stdin, r.stdout, r.stderr, r.fds
 	r.line = st.Position.Line()
+	if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(st.Redirs) > 0 && len(call.Args) > 0 && !r.opts[optExpandAliases] {
+		// bash expands a simple command's words before its redirections:
+		// `echo $(cat f) > f` reads f before > empties it, and the errors
+		// of `$(…) 2>/dev/null` still reach the script's stderr.
+		r.lastExpandExit = exitStatus{}
+		r.preFields, r.havePreFields = r.fields(call.Args...), true
+	}
 	var closers []io.Closer
 	for _, rd := range st.Redirs {
+		if !r.exit.ok() {
+			break
+		}
 		cls, err := r.redir(ctx, rd)
+		if errors.Is(err, errRedirExpansion) {
+			break
+		}
 		if err != nil {
 			if !r.exit.fatalExit {
 				// A fatal error from a handler is reported by [Runner.Run].
@@ -426,6 +457,7 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 	if r.exit.ok() && st.Cmd != nil {
 		r.cmd(ctx, st.Cmd)
 	}
+	r.preFields, r.havePreFields = nil, false
 	if st.Negated {
 		if r.exit.ok() {
 			r.exit.code = 1
@@ -434,7 +466,12 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 		}
 	} else if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt) {
 	} else if !r.exit.ok() && !r.noErrExit {
-		r.trapCallback(ctx, r.callbackErr, "error")
+		if len(r.funcStack) == 0 {
+			// As in bash without set -E, functions do not run the ERR trap;
+			// it runs at the line of the statement that failed.
+			r.line = st.Position.Line()
+			r.trapCallback(ctx, r.callbackErr, "error")
+		}
 		// If the "errexit" option is set and a command failed, exit the shell. Exceptions:
 		//
 		//   conditions (if <cond>, while <cond>, etc)
@@ -494,7 +531,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 	case *syntax.Subshell:
 		r2 := r.subshell(false)
 		r2.stmts(ctx, cm.Stmts)
-		r2.exit.exiting = false // subshells don't exit the parent shell
+		r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 		r.exit = r2.exit
 		if le, ok := errors.AsType[*LimitError](r2.exit.err); ok && r2.exit.fatalExit {
 			// A bound ends the whole script, not the subshell only.
@@ -506,7 +543,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		// nor the slices in the alias map.
 		args := cm.Args
 		for i := 0; i < len(args); {
-			if !r.opts[optExpandAliases] {
+			if !r.opts[optExpandAliases] || r.havePreFields {
 				break
 			}
 			als, ok := r.alias[args[i].Lit()]
@@ -519,8 +556,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			}
 			i += len(als.args)
 		}
-		r.lastExpandExit = exitStatus{}
-		fields := r.fields(args...)
+		fields := r.preFields
+		if !r.havePreFields {
+			r.lastExpandExit = exitStatus{}
+			fields = r.fields(args...)
+		}
+		r.preFields, r.havePreFields = nil, false
 		if len(fields) == 0 {
 			for _, as := range cm.Assigns {
 				name := as.Name.Value
@@ -628,7 +669,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			if err := r.goSubshell(func() {
 				defer wg.Done()
 				r2.stmt(ctx, cm.X)
-				r2.exit.exiting = false // subshells don't exit the parent shell
+				r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 				pw.Close()
 			}); err != nil {
 				pr.Close()
@@ -637,7 +678,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				return
 			}
 			r3.stmt(ctx, cm.Y)
-			r3.exit.exiting = false
+			r3.exit.exiting, r3.exit.discard = false, false
 			pr.Close()
 			wg.Wait()
 			r.exit = r3.exit
@@ -771,7 +812,8 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 		r.setFunc(cm.Name.Value, cm.Body)
 	case *syntax.ArithmCmd:
-		r.exit.oneIf(r.arithm(cm.X) == 0)
+		n, ok := r.arithmCmd("((", cm.X)
+		r.exit.oneIf(ok && n == 0)
 	case *syntax.LetClause:
 		if tracingEnabled {
 			trace.string("let")
@@ -782,7 +824,10 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 		var val int
 		for _, expr := range cm.Exprs {
-			val = r.arithm(expr)
+			var ok bool
+			if val, ok = r.arithmCmd("let", expr); !ok {
+				return
+			}
 		}
 		r.exit.oneIf(val == 0)
 	case *syntax.CaseClause:
@@ -985,8 +1030,10 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 		// ignore errors in the callback
 		return
 	}
-	oldExit, oldLastExit := r.exit, r.lastExit
+	oldExit, oldLastExit, oldLine := r.exit, r.lastExit, r.line
 	r.lastExit = r.exit
+	r.ecfg.TrapLine = uint(r.line)
+	defer func() { r.ecfg.TrapLine, r.line = 0, oldLine }()
 	r.stmts(ctx, file.Stmts)
 	r.exit, r.lastExit = oldExit, oldLastExit // traps on EXIT or ERR should not modify the result
 }
@@ -1069,6 +1116,33 @@ func (r *Runner) stmts(ctx context.Context, stmts []*syntax.Stmt) {
 	for _, stmt := range stmts {
 		r.stmt(ctx, stmt)
 	}
+}
+
+// topLevel runs the statements of a script as a shell reads them: when one
+// is discarded (an arithmetic error), the statements after it on its last
+// line are too, and the script goes on with the next line, $? being 1.
+func (r *Runner) topLevel(ctx context.Context, stmts []*syntax.Stmt) {
+	skipLine := uint(0)
+	for _, stmt := range stmts {
+		if stmt.Pos().Line() == skipLine {
+			continue
+		}
+		r.stmt(ctx, stmt)
+		if r.endDiscard() {
+			skipLine = stmt.End().Line()
+		}
+	}
+}
+
+// endDiscard ends a discard at the level that catches it, and reports
+// whether there was one.
+func (r *Runner) endDiscard() bool {
+	if !r.exit.exiting || !r.exit.discard {
+		return false
+	}
+	r.exit.exiting, r.exit.discard = false, false
+	r.lastExit = r.exit
+	return true
 }
 
 func (r *Runner) hdocReader(rd *syntax.Redirect) (stdinFile, error) {
@@ -1157,6 +1231,31 @@ func (r *Runner) hdocString(rd *syntax.Redirect) string {
 	return buf.String()
 }
 
+// errRedirExpansion is a redirection whose word failed to expand; the
+// expansion reported the error and set the status.
+var errRedirExpansion = errors.New("a redirection's word failed to expand")
+
+// redirTarget expands the word of a redirection as bash does, with brace
+// expansion, word splitting and globbing: it must make one word (`> $f`
+// with f='a b', `> x-{1,2}` and a glob of two files are ambiguous).
+// The words of <&, >& and here-strings are not split.
+func (r *Runner) redirTarget(rd *syntax.Redirect) (string, error) {
+	switch rd.Op {
+	case syntax.DplIn, syntax.DplOut, syntax.WordHdoc:
+		return r.literal(rd.Word), nil
+	}
+	fields := r.fields(rd.Word)
+	if !r.exit.ok() {
+		return "", errRedirExpansion
+	}
+	if len(fields) != 1 {
+		var b strings.Builder
+		syntax.NewPrinter().Print(&b, rd.Word)
+		return "", fmt.Errorf("%s: ambiguous redirect", b.String())
+	}
+	return fields[0], nil
+}
+
 func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, error) {
 	orig := &r.stdout
 	// fd is the descriptor 3 to 9 the redirection sets, if it names one.
@@ -1197,7 +1296,10 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 		}
 		return pr, setIn(pr)
 	}
-	arg := r.literal(rd.Word)
+	arg, err := r.redirTarget(rd)
+	if err != nil {
+		return nil, err
+	}
 	switch rd.Op {
 	case syntax.WordHdoc:
 		pr, pw, err := newPipe()
@@ -1316,9 +1418,8 @@ func (r *Runner) fdReader(arg string) (io.Reader, bool) {
 }
 
 func (r *Runner) loopStmtsBroken(ctx context.Context, stmts []*syntax.Stmt) bool {
-	oldInLoop := r.inLoop
-	r.inLoop = true
-	defer func() { r.inLoop = oldInLoop }()
+	r.loopDepth++
+	defer func() { r.loopDepth-- }()
 	for _, stmt := range stmts {
 		r.stmt(ctx, stmt)
 		if r.contnEnclosing > 0 {

@@ -8,12 +8,14 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/term"
 
 	"github.com/tandemdev/tandem/third_party/mvdan-sh/expand"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/internal"
 	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
 )
 
@@ -230,6 +232,9 @@ func (r *Runner) unTest(ctx context.Context, op syntax.UnTestOperator, x string)
 		}
 		return false
 	case syntax.TsVarSet:
+		if name, sub, ok := cutElemSubscript(x); ok {
+			return r.elemSet(name, sub)
+		}
 		return r.lookupVar(x).IsSet()
 	case syntax.TsRefVar:
 		return r.lookupVar(x).Kind == expand.NameRef
@@ -241,4 +246,51 @@ func (r *Runner) unTest(ctx context.Context, op syntax.UnTestOperator, x string)
 		// Should only happen if we forgot a case above.
 		panic(fmt.Sprintf("unexpected unary test op: %v", op))
 	}
+}
+
+// elemSet reports whether the element name[sub] is set, for -v: sub is an
+// associative array's key, or an index (an expression, negative from the
+// end) of an indexed one; @ and * ask whether any element is.
+func (r *Runner) elemSet(name, sub string) bool {
+	vr := r.lookupVar(name)
+	if n, v := vr.Resolve(r.writeEnv); n != "" {
+		vr = v
+	}
+	if !vr.IsSet() {
+		return false
+	}
+	switch vr.Kind {
+	case expand.Associative:
+		if sub == "@" || sub == "*" {
+			return len(vr.Map) > 0
+		}
+		_, ok := vr.Map[sub]
+		return ok
+	case expand.Indexed:
+		if sub == "@" || sub == "*" {
+			return len(vr.List) > 0
+		}
+	default:
+		if sub == "@" || sub == "*" {
+			return true
+		}
+	}
+	expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub))
+	if err != nil {
+		return false
+	}
+	i, err := expand.Arithm(r.ecfg, expr)
+	if err != nil {
+		return false
+	}
+	if vr.Kind != expand.Indexed {
+		return i == 0
+	}
+	if i < 0 {
+		i += internal.IndexedMax(vr.List, vr.Indexes) + 1
+	}
+	if vr.Indexes == nil {
+		return i >= 0 && i < len(vr.List)
+	}
+	return slices.Contains(vr.Indexes, i)
 }

@@ -453,7 +453,7 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	}
 	prev.Set = true
 	if as.Value != nil {
-		s := r.literal(as.Value)
+		s := r.literal(r.colonTildes(as.Value))
 		if !as.Append {
 			prev.Kind = expand.String
 			if valType == "-n" {
@@ -564,4 +564,57 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	prev.List = list
 	prev.Indexes = indexes
 	return name, prev
+}
+
+// colonTildes returns an assignment's value with each unquoted `~` at its
+// start or after a `:` that ends at a `/`, a `:` or the word's end replaced
+// by $HOME, as bash expands PATH=$PATH:~/bin and x=~:y.
+func (r *Runner) colonTildes(w *syntax.Word) *syntax.Word {
+	home := r.lookupVar("HOME")
+	if w == nil || !home.IsSet() {
+		return w
+	}
+	var parts []syntax.WordPart
+	for i, part := range w.Parts {
+		lit, ok := part.(*syntax.Lit)
+		val := ""
+		if ok {
+			val = lit.Value
+		}
+		if i == 0 {
+			val = ":" + val // the value's start is a place for a tilde too
+		}
+		if !ok || !strings.Contains(val, ":~") {
+			continue
+		}
+		var b strings.Builder
+		for {
+			j := strings.Index(val, ":~")
+			if j < 0 {
+				break
+			}
+			after := val[j+2:]
+			ends := after == "" && i == len(w.Parts)-1 || after != "" && (after[0] == '/' || after[0] == ':')
+			b.WriteString(val[:j+1])
+			if ends {
+				b.WriteString(home.String())
+			} else {
+				b.WriteString("~")
+			}
+			val = after
+		}
+		b.WriteString(val)
+		out := b.String()
+		if i == 0 {
+			out = out[1:]
+		}
+		if parts == nil {
+			parts = slices.Clone(w.Parts)
+		}
+		parts[i] = &syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: out}
+	}
+	if parts == nil {
+		return w
+	}
+	return &syntax.Word{Parts: parts}
 }

@@ -382,6 +382,9 @@ skipSpace:
 		// can represent, so in a subscript it starts a literal instead;
 		// it can be part of an associative array key, like in ${args[cmd,#]}.
 		p.advanceLitOther(r)
+	case p.quote&allArithmExpr != 0 && r == '#' && !p.spaced && (p.tok == rightBrace || p.tok == dollar || p.tok == _Lit || p.tok == _LitWord):
+		// ${base}#ff: a base an expansion gives continues its word.
+		p.advanceLitOther(r)
 	case p.quote&allArithmExpr != 0 && arithmOps(r):
 		p.tok = p.arithmToken(r)
 	case p.quote&allParamExp != 0 && paramOps(r):

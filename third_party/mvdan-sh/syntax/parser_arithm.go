@@ -298,19 +298,12 @@ func (p *Parser) arithmExprBinary(compact bool, nextOp func(bool) ArithmExpr, op
 	}
 }
 
+// isArithName reports whether left can be assigned to: a word, which must
+// expand to a name or an element a[i] when it runs (bash checks
+// `x$foo = 42` and `1 = 2` then, not when it parses the script).
 func isArithName(left ArithmExpr) bool {
 	w, ok := left.(*Word)
-	if !ok || len(w.Parts) != 1 {
-		return false
-	}
-	switch wp := w.Parts[0].(type) {
-	case *Lit:
-		return ValidName(wp.Value)
-	case *ParamExp:
-		return wp.nakedIndex()
-	default:
-		return false
-	}
+	return ok && len(w.Parts) > 0
 }
 
 func (p *Parser) followArithm(ftok token, fpos Pos) ArithmExpr {

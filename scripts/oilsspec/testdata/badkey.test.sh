@@ -1,0 +1,3 @@
+#### bad key
+echo x
+##stdout x

@@ -1,0 +1,2 @@
+#### no code
+## stdout: x
