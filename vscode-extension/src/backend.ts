@@ -89,13 +89,20 @@ export class Backend implements vscode.Disposable {
     return this.client;
   }
 
-  /** Restarts tandem (the user's command, a test's new settings). */
+  /**
+   * Restarts tandem (the user's command, a test's new settings); a tandem.path changed since
+   * the start is started in the old one's place.
+   */
   async restart(): Promise<void> {
-    if (this.client) {
+    if (this.client && this.executable() === this.exe) {
       await this.client.restart();
-    } else {
-      await this.ready();
+      return;
     }
+    const old = this.client;
+    this.client = undefined;
+    this.starting = undefined;
+    await old?.dispose();
+    await this.ready();
   }
 
   dispose(): void {

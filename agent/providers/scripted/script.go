@@ -87,7 +87,8 @@ type Script struct {
 	Format    Format     `json:"format"`
 	Responses []Response `json:"responses"`
 	// Models are the ids GET …/models lists (Anthropic and OpenAI
-	// formats), answered at any time without taking a response.
+	// formats; Chat Completions also as Ollama's GET /api/tags), answered
+	// at any time without taking a response.
 	Models []string `json:"models,omitempty"`
 	// Key, when set, is the key every request must carry (x-api-key,
 	// x-goog-api-key or Authorization: Bearer); a request with another or

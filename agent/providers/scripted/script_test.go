@@ -1,10 +1,12 @@
 package scripted
 
 import (
+	"encoding/json"
 	"io"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParse(t *testing.T) {
@@ -109,5 +111,84 @@ func TestAScriptsKeyRefusesOtherKeys(t *testing.T) {
 			t.Errorf("%s: the first response after refusals: %d %s", c.format, code, body)
 		}
 		srv.Close()
+	}
+}
+
+// An openai-chat script stands in for a local Ollama: GET /api/tags lists
+// its models in Ollama's shape (docs.ollama.com/api/tags) without taking
+// a response, so the chat that follows gets the script's first answer.
+func TestChatCompletionsStandsInForOllama(t *testing.T) {
+	srv, err := Listen(Script{Format: OpenAIChat, Models: []string{"qwen2.5-coder:7b"}, Responses: []Response{{Parts: []Part{{Text: "hi from ollama"}}}}}, "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	host := strings.TrimSuffix(srv.URL(), "/v1")
+	resp, err := http.Get(host + "/api/tags")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tags struct {
+		Models []struct {
+			Name       string `json:"name"`
+			Model      string `json:"model"`
+			ModifiedAt string `json:"modified_at"`
+			Size       int64  `json:"size"`
+			Digest     string `json:"digest"`
+			Details    struct {
+				Format            string   `json:"format"`
+				Family            string   `json:"family"`
+				Families          []string `json:"families"`
+				ParameterSize     string   `json:"parameter_size"`
+				QuantizationLevel string   `json:"quantization_level"`
+			} `json:"details"`
+		} `json:"models"`
+	}
+	err = json.NewDecoder(resp.Body).Decode(&tags)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("GET /api/tags: %d %s, %v", resp.StatusCode, resp.Header.Get("Content-Type"), err)
+	}
+	if len(tags.Models) != 1 {
+		t.Fatalf("GET /api/tags listed %+v", tags)
+	}
+	m := tags.Models[0]
+	if _, err := time.Parse(time.RFC3339Nano, m.ModifiedAt); err != nil || m.Name != "qwen2.5-coder:7b" || m.Model != m.Name ||
+		m.Size <= 0 || len(m.Digest) != 64 || m.Details.Format != "gguf" || m.Details.Family == "" || len(m.Details.Families) == 0 ||
+		m.Details.ParameterSize == "" || m.Details.QuantizationLevel == "" {
+		t.Errorf("GET /api/tags listed %+v (modified_at: %v)", m, err)
+	}
+	chat, err := http.Post(srv.URL()+"/chat/completions", "application/json", strings.NewReader(`{"model":"qwen2.5-coder:7b","stream":true,"messages":[]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(chat.Body)
+	chat.Body.Close()
+	if chat.StatusCode != 200 || !strings.Contains(string(body), "hi from ollama") {
+		t.Errorf("the chat after the listing answered %d:\n%s", chat.StatusCode, body)
+	}
+	// Where something already listens, the stand-in says so rather than serving elsewhere.
+	if other, err := Listen(Script{Format: OpenAIChat}, strings.TrimPrefix(host, "http://")); err == nil {
+		other.Close()
+		t.Error("a second server listened at a taken address")
+	} else if !strings.Contains(err.Error(), "address already in use") {
+		t.Errorf("a taken address: %v", err)
+	}
+}
+
+// Only the formats whose servers have it answer Ollama's listing.
+func TestOnlyChatCompletionsAnswersOllamasListing(t *testing.T) {
+	srv, err := Start(Script{Format: Anthropic, Models: []string{"claude-small-1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	resp, err := http.Get(srv.URL() + "/api/tags")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("an Anthropic script answered GET /api/tags with %d", resp.StatusCode)
 	}
 }

@@ -1,6 +1,8 @@
 package scripted
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -32,7 +34,13 @@ type Request struct {
 
 // Start serves the script on a free port of 127.0.0.1 until Close.
 func Start(s Script) (*Server, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	return Listen(s, "127.0.0.1:0")
+}
+
+// Listen serves the script at addr until Close: a fixed address stands in
+// for a server found where it usually runs (Ollama's 127.0.0.1:11434).
+func Listen(s Script, addr string) (*Server, error) {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("scripted: %w", err)
 	}
@@ -59,18 +67,19 @@ type wire struct {
 	path   string // the end of the path a request must POST to
 	events func(r Response, model string, n int) []event
 	fail   func(status int, msg string) any // an HTTP error's body
-	// models is the body of GET list listing ids; nil where the
-	// format's clients list no models.
-	list   string
-	models func(ids []string) any
+	// lists are the GET paths listing the script's models, each with
+	// its body; none where the format's clients list no models.
+	lists map[string]func(ids []string) any
 }
 
 var wires = map[Format]wire{
 	Anthropic: {path: "/v1/messages", events: anthropicEvents, fail: func(status int, msg string) any {
 		return map[string]any{"type": "error", "error": map[string]string{"type": anthropicErrorType(status), "message": msg}}
-	}, list: "/v1/models", models: anthropicModels},
-	OpenAIChat:      {base: "/v1", path: "/chat/completions", events: openAIEvents, fail: openAIError, list: "/v1/models", models: openAIModels},
-	OpenAIResponses: {base: "/v1", path: "/responses", events: responsesEvents, fail: openAIError, list: "/v1/models", models: openAIModels},
+	}, lists: map[string]func([]string) any{"/v1/models": anthropicModels}},
+	// Chat Completions is also what Ollama serves: its own listing, which
+	// editors probe to find it running, lets a script stand in for it.
+	OpenAIChat:      {base: "/v1", path: "/chat/completions", events: openAIEvents, fail: openAIError, lists: map[string]func([]string) any{"/v1/models": openAIModels, "/api/tags": ollamaTags}},
+	OpenAIResponses: {base: "/v1", path: "/responses", events: responsesEvents, fail: openAIError, lists: map[string]func([]string) any{"/v1/models": openAIModels}},
 	Gemini: {path: ":streamGenerateContent", events: geminiEvents, fail: func(status int, msg string) any {
 		return map[string]any{"error": map[string]any{"code": status, "message": msg, "status": geminiStatus(status)}}
 	}},
@@ -96,6 +105,20 @@ func openAIModels(ids []string) any {
 		data = append(data, map[string]any{"id": id, "object": "model", "created": 0, "owned_by": "scripted"})
 	}
 	return map[string]any{"object": "list", "data": data}
+}
+
+// ollamaTags is Ollama's GET /api/tags: the models pulled on this machine.
+func ollamaTags(ids []string) any {
+	models := make([]map[string]any, 0, len(ids))
+	for _, id := range ids {
+		digest := sha256.Sum256([]byte(id))
+		models = append(models, map[string]any{
+			"name": id, "model": id, "modified_at": "2026-01-01T00:00:00Z", "size": 4683087332, "digest": hex.EncodeToString(digest[:]),
+			"details": map[string]any{"parent_model": "", "format": "gguf", "family": "qwen2", "families": []string{"qwen2"},
+				"parameter_size": "7.6B", "quantization_level": "Q4_K_M"},
+		})
+	}
+	return map[string]any{"models": models}
 }
 
 func openAIError(_ int, msg string) any {
@@ -126,7 +149,8 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	wire := wires[s.script.Format]
 	s.mu.Lock()
 	s.requests = append(s.requests, Request{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
-	listing := r.Method == http.MethodGet && wire.models != nil && r.URL.Path == wire.list
+	list := wire.lists[r.URL.Path]
+	listing := r.Method == http.MethodGet && list != nil
 	refused := s.script.Key != "" && !carriesKey(r.Header, s.script.Key)
 	n := s.streamed
 	if !listing && !refused {
@@ -139,7 +163,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if listing { // a listing takes no response of the script
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(wire.models(s.script.Models))
+		_ = json.NewEncoder(w).Encode(list(s.script.Models))
 		return
 	}
 	want := wire.path

@@ -772,9 +772,12 @@ function errorCard(m: ToViewOf<'error'>): void {
 let setup: SetupCard | undefined;
 
 function showSetup(m: ToViewOf<'setup'>): void {
+  // Drawn again (a prompt sent while it is open, a new chat): what the user chose and typed
+  // stays, until a model is set.
+  const draft = setup?.draft();
   log.querySelector('.card.setup')?.remove();
   current = undefined;
-  setup = setupCard(m, send);
+  setup = setupCard(m, send, draft);
   append(setup.root);
   setup.root.scrollIntoView({ block: 'nearest' });
 }
@@ -937,6 +940,7 @@ window.addEventListener('message', (ev: MessageEvent<ToView>) => {
         for (const c of Array.from(log.querySelectorAll('.card.setup'))) {
           c.remove();
         }
+        setup = undefined;
       }
       if (m.loaded) {
         follow.start();

@@ -13,12 +13,30 @@ export interface SetupCard {
   root: HTMLElement;
   models(m: ToViewOf<'setupModels'>): void;
   error(m: ToViewOf<'setupError'>): void;
+  /** What the user has chosen and typed so far, for a card drawn in this one's place. */
+  draft(): SetupDraft;
 }
 
-export function setupCard(m: ToViewOf<'setup'>, send: Send): SetupCard {
+/**
+ * A card's fields, carried to the card that replaces it (a prompt sent while it is open, Set Up
+ * Model again): kept only in the webview's memory, as the key never goes to settings or logs.
+ */
+export interface SetupDraft {
+  kind: ProviderKind;
+  url: string;
+  key: string;
+  /** The listed models, if listed, and the one picked or typed. */
+  models?: Listing[];
+  model: string;
+  typed: boolean;
+}
+
+export function setupCard(m: ToViewOf<'setup'>, send: Send, draft?: SetupDraft): SetupCard {
   const root = el('section', { class: 'card setup', role: 'region', 'aria-label': 'Set up a model' });
   const kinds = providerChoices.filter((c) => c.kind !== 'ollama' || m.ollama);
-  let kind: ProviderKind = m.ollama ? 'ollama' : 'anthropic';
+  const kept = kinds.some((c) => c.kind === draft?.kind) ? draft : undefined;
+  let kind: ProviderKind = kept?.kind ?? (m.ollama ? 'ollama' : 'anthropic');
+  let listed: Listing[] | undefined;
 
   const radios = el('fieldset', { class: 'setup-providers' }, el('legend', {}, 'Provider'));
   for (const c of kinds) {
@@ -78,14 +96,18 @@ export function setupCard(m: ToViewOf<'setup'>, send: Send): SetupCard {
     send({ type: 'setup', action, kind, url: urlBox.value, key: keyBox.value, model });
   }
 
-  /** Shows the fields the provider needs, and lists a key-less one's models at once. */
-  function choose(k: ProviderKind): void {
+  /**
+   * Shows the fields the provider needs, and lists a key-less one's models at once; with a
+   * draft, as the user left them.
+   */
+  function choose(k: ProviderKind, keep?: SetupDraft): void {
     kind = k;
+    listed = undefined;
     const c = choiceOf(k);
     urlRow.hidden = c.defaultUrl === undefined;
-    urlBox.value = c.defaultUrl ?? '';
+    urlBox.value = keep?.url ?? c.defaultUrl ?? '';
     keyRow.hidden = c.key === 'none';
-    keyBox.value = '';
+    keyBox.value = keep?.key ?? '';
     keyLabel.textContent = c.key === 'optional' ? 'API key (if the server asks for one)' : `${c.label} API key`;
     keyHelp.replaceChildren("Kept in VS Code's secret storage, never in settings.");
     const page = c.keyPage;
@@ -95,12 +117,40 @@ export function setupCard(m: ToViewOf<'setup'>, send: Send): SetupCard {
     modelRow.hidden = true;
     useRow.hidden = true;
     trouble.textContent = '';
-    if (c.key === 'none') {
+    if (keep?.models) {
+      showList(keep.models, keep.model);
+    } else if (keep?.typed) {
+      showTyped(keep.model);
+    } else if (c.key === 'none') {
       ask('models');
     }
   }
 
-  choose(kind);
+  function showList(models: Listing[], selected?: string): void {
+    listed = models;
+    modelSelect.replaceChildren(...models.map((l: Listing) => el('option', { value: l.id }, l.name === l.id ? l.id : `${l.name} (${l.id})`)));
+    if (selected && models.some((l) => l.id === selected)) {
+      modelSelect.value = selected;
+    }
+    modelSelect.hidden = false;
+    modelBox.hidden = true;
+    modelLabel.setAttribute('for', 'setup-model');
+    modelRow.hidden = false;
+    useRow.hidden = false;
+  }
+
+  /** No list to pick from: the model is typed. */
+  function showTyped(name: string): void {
+    modelBox.value = name;
+    modelSelect.hidden = true;
+    modelBox.hidden = false;
+    modelBox.placeholder = choiceOf(kind).example;
+    modelLabel.setAttribute('for', 'setup-model-name');
+    modelRow.hidden = false;
+    useRow.hidden = false;
+  }
+
+  choose(kind, kept);
   return {
     root,
     models(r) {
@@ -109,29 +159,22 @@ export function setupCard(m: ToViewOf<'setup'>, send: Send): SetupCard {
         return;
       }
       trouble.textContent = '';
-      modelSelect.replaceChildren(...r.models.map((l: Listing) => el('option', { value: l.id }, l.name === l.id ? l.id : `${l.name} (${l.id})`)));
-      modelSelect.hidden = false;
-      modelBox.hidden = true;
-      modelLabel.setAttribute('for', 'setup-model');
-      modelRow.hidden = false;
-      useRow.hidden = false;
+      showList(r.models);
       modelSelect.focus();
     },
     error(r) {
       busy(false);
       trouble.textContent = r.text;
       if (r.fix === 'model') {
-        // No list to pick from: the model is typed.
-        modelSelect.hidden = true;
-        modelBox.hidden = false;
-        modelBox.placeholder = choiceOf(kind).example;
-        modelLabel.setAttribute('for', 'setup-model-name');
-        modelRow.hidden = false;
-        useRow.hidden = false;
+        showTyped(modelBox.value);
         modelBox.focus();
       } else {
         (r.fix === 'key' ? keyBox : urlBox).focus();
       }
+    },
+    draft() {
+      const typed = !modelRow.hidden && modelSelect.hidden;
+      return { kind, url: urlBox.value, key: keyBox.value, models: listed, model: typed ? modelBox.value : modelSelect.value, typed };
     },
   };
 }

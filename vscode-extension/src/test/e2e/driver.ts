@@ -289,7 +289,7 @@ async function main(): Promise<number> {
         fs.writeFileSync(`${out}.generation`, String(++reloads));
         await page.reload();
         await page.locator('.monaco-workbench').waitFor({ timeout: 60000 });
-      });
+      }, () => tandemLog(tmp));
     }
     fs.writeFileSync(out + '.done', '');
     fs.writeFileSync(path.join(artifacts, 'tandem.log'), tandemLog(tmp));

@@ -455,22 +455,36 @@ function stopReplay(): void {
   replay = undefined;
 }
 
-/** Starts `tandem replay SCRIPT` and resolves with the URL it serves. */
-async function startReplay(script: unknown): Promise<string> {
-  stopReplay();
+/** Starts `tandem replay [ARGS] SCRIPT` and resolves with it and the URL it serves. */
+async function spawnReplay(script: unknown, args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
   const file = path.join(os.tmpdir(), `tandem-chat-script-${process.pid}-${Date.now()}.json`);
   fs.writeFileSync(file, JSON.stringify(script));
   const tandem = vscode.workspace.getConfiguration('tandem').get<string>('path', 'tandem');
-  const child = spawn(tandem, ['replay', file], { stdio: ['pipe', 'pipe', 'inherit'] });
-  replay = child;
+  const child = spawn(tandem, ['replay', ...args, file], { stdio: ['pipe', 'pipe', 'pipe'] });
+  let stderr = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    process.stderr.write(d);
+  });
   const first = await new Promise<string>((resolve, reject) => {
     const rl = readline.createInterface({ input: child.stdout });
     rl.once('line', (l) => resolve(l));
-    child.once('exit', (code) => reject(new Error(`tandem replay exited ${code}`)));
+    child.once('exit', (code) => reject(new Error(`tandem replay exited ${code}: ${stderr.trim()}`)));
     child.once('error', reject);
   });
-  return (JSON.parse(first) as { url: string }).url;
+  return { child, url: (JSON.parse(first) as { url: string }).url };
 }
+
+/** Starts `tandem replay SCRIPT` as the chat's model and resolves with the URL it serves. */
+async function startReplay(script: unknown): Promise<string> {
+  stopReplay();
+  const { child, url } = await spawnReplay(script);
+  replay = child;
+  return url;
+}
+
+/** A local Ollama: a scripted model where Ollama listens (`tandem replay --listen`). */
+let ollama: ChildProcess | undefined;
 
 function userConfigFile(): string {
   const base = process.env.XDG_CONFIG_HOME || path.join(os.homedir(), '.config');
@@ -573,6 +587,29 @@ async function handle(api: TandemApi, root: vscode.Uri, r: Req): Promise<unknown
       });
       return api.chat.state.session;
     }
+    case 'ollama': {
+      // With a script, Ollama "runs" on this machine; without, it stops.
+      if (ollama && ollama.exitCode === null) {
+        const gone = new Promise((resolve) => ollama!.once('exit', resolve));
+        ollama.kill();
+        await gone;
+      }
+      ollama = undefined;
+      if (r.script) {
+        ollama = (await spawnReplay(r.script, ['--listen', '127.0.0.1:11434'])).child;
+      }
+      return null;
+    }
+    case 'useTandem': {
+      // The user points tandem.path at another tandem (none: back to PATH's) and restarts it.
+      await vscode.workspace.getConfiguration('tandem').update('path', r.path, vscode.ConfigurationTarget.Global);
+      const before = api.chat.state.session;
+      await api.chat.restartBackend();
+      return waitFor('the chat on the new tandem', () => {
+        const s = api.chat.state.session;
+        return s && s !== before ? s : undefined;
+      });
+    }
     case 'userConfig':
       return fs.readFileSync(userConfigFile(), 'utf8');
     case 'terminalEnvironment':
@@ -623,5 +660,6 @@ async function serve(out: string, api: TandemApi, root: vscode.Uri): Promise<voi
     }
   } finally {
     stopReplay();
+    ollama?.kill();
   }
 }
