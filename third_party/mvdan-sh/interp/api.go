@@ -223,6 +223,11 @@ type exitStatus struct {
 	// which returns a non-fatal Go error, such as a Go error wrapping [NewExitStatus],
 	// can be returned by [Runner.Run] without being lost entirely.
 	err error
+
+	// discarding is set with exiting by a failglob error: bash drops the
+	// rest of the line being run, and a shell reading a script goes on
+	// with its next line.
+	discarding bool
 }
 
 // clear sets the exit status code and error to zero, as long as the exit status
@@ -838,6 +843,7 @@ var posixOptsTable = [...]posixOpt{
 	{'u', "nounset"},
 	{'x', "xtrace"},
 	{' ', "pipefail"},
+	{'C', "noclobber"},
 }
 
 var bashOptsTable = [...]bashOpt{
@@ -854,6 +860,11 @@ var bashOptsTable = [...]bashOpt{
 	},
 	{
 		name:         "extglob",
+		defaultState: false,
+		supported:    true,
+	},
+	{
+		name:         "failglob",
 		defaultState: false,
 		supported:    true,
 	},
@@ -906,7 +917,6 @@ var bashOptsTable = [...]bashOpt{
 		name:         "extquote",
 		defaultState: true,
 	},
-	{name: "failglob"},
 	{
 		name:         "force_fignore",
 		defaultState: true,
@@ -967,12 +977,14 @@ const (
 	optNoUnset
 	optXTrace
 	optPipeFail
+	optNoClobber
 
 	// These correspond to indexes (offset by the above seven items) of
 	// supported options in [bashOptsTable]
 	optDotGlob
 	optExpandAliases
 	optExtGlob
+	optFailGlob
 	optGlobStar
 	optNoCaseGlob
 	optNullGlob
@@ -1149,7 +1161,18 @@ func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
 	switch node := node.(type) {
 	case *syntax.File:
 		r.filename = node.Name
-		r.stmts(ctx, node.Stmts)
+		discardLine := uint(0)
+		for _, stmt := range node.Stmts {
+			if stmt.Pos().Line() == discardLine {
+				continue
+			}
+			r.stmt(ctx, stmt)
+			if r.exit.discarding && r.exit.exiting { // not when a subshell ended
+				r.exit.exiting = false
+				discardLine = stmt.End().Line()
+			}
+			r.exit.discarding = false
+		}
 	case *syntax.Stmt:
 		r.stmt(ctx, node)
 	case syntax.Command:

@@ -65,3 +65,6 @@ func isETXTBSY(err error) bool { return false }
 
 func (waitStatus) Signaled() bool { return false }
 func (waitStatus) Signal() int    { return 0 }
+
+// processUmask is the usual mask where the system has none.
+var processUmask uint32 = 0o022

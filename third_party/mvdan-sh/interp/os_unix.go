@@ -71,3 +71,12 @@ func isENOEXEC(err error) bool { return errors.Is(err, syscall.ENOEXEC) }
 // isETXTBSY reports whether the kernel refused to execute a file
 // with ETXTBSY, i.e. a process holds it open for writing.
 func isETXTBSY(err error) bool { return errors.Is(err, syscall.ETXTBSY) }
+
+// processUmask is the file mode mask the process started with, which the
+// programs a script starts inherit. Read once, before any goroutine of the
+// program could create a file between the two calls.
+var processUmask = func() uint32 {
+	m := unix.Umask(0)
+	unix.Umask(m)
+	return uint32(m)
+}()

@@ -98,6 +98,49 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"f() { echo \"${FUNCNAME[@]}\"; g; }; g() { echo \"${FUNCNAME[@]}\"; }; f; echo \"[${FUNCNAME[@]}]\"", "f\ng f\n[]\n"},
 		{"f() { echo $FUNCNAME | cat; }; f", "f\n"},
 	},
+	"declaration builtins as commands": {
+		{"FOO=foo readonly v=1; echo \"[$FOO] $v\"", "[] 1\n"},
+		{"e=export; $e x=1; declare -p x", "declare -x x=\"1\"\n"},
+		{"shopt -s expand_aliases; alias e=export\ne y=2; declare -p y", "declare -x y=\"2\"\n"},
+		{"f() { t= local x=1; echo $x; }; f", "1\n"},
+		{"w='a b'; d=declare; $d v=$w; echo \"[$v]\"", "[a]\n"},
+		{"r=readonly; $r z=1; z=2; echo never", "gosh: line 1: z: readonly variable\n"},
+	},
+	"declare -i, -l, -u and -F": {
+		{"declare -i x=1+2; x+=3; echo $x; x=x*2; echo $x", "6\n12\n"},
+		{"declare -l l=AbC; declare -u u=aBc; echo $l $u; l=XY; echo $l", "abc ABC\nxy\n"},
+		{"declare -ir i=3; declare -p i", "declare -ir i=\"3\"\n"},
+		{"declare -i n; read n <<< '2*3'; printf -v m %s 1+1; echo $n $m", "6 1+1\n"},
+		{"f() { :; }; g() { :; }; declare -F; declare -F g h; echo $?", "declare -f f\ndeclare -f g\ng\n1\n"},
+	},
+	"declare -p as bash prints it": {
+		{"declare u; declare -a a; declare -p u a", "declare -- u\ndeclare -a a\n"},
+		{"x=$'a\\tb'; y='q\"$'; declare -p x y", "declare -- x=$'a\\tb'\ndeclare -- y=\"q\\\"\\$\"\n"},
+		{"declare -A m=([k]=v ['a b']=1); declare -p m", "declare -A m=([\"a b\"]=\"1\" [k]=\"v\" )\n"},
+		{"declare -A m=([k]=v); declare -A m; echo ${m[k]}", "v\n"},
+		{"x=1; f() { local x; echo \"[$x]\"; }; f", "[]\n"},
+	},
+	"printf %q and -v": {
+		{"printf '%q\\n' 'a b' \"it's\" $'x\\ty' '' '~a' 'b~'", "a\\ b\nit\\'s\n$'x\\ty'\n''\n\\~a\nb~\n"},
+		{"printf -v v '%03d-' 7 8; echo $v", "007-008-\n"},
+	},
+	"read -n, -N and -d": {
+		{"echo abcdef | { read -n 3 x; read y; echo $x $y; }", "abc def\n"},
+		{"echo abc | { read -n2 x; echo $x; }", "ab\n"},
+		{"printf 'a b\\ncd' | { read -N 4 x y; echo \"[$x][$y]\"; }", "[a b\n][]\n"},
+		{"printf 'a:b' | { read -d : x; echo $x; }", "a\n"},
+	},
+	"set -C": {
+		{"cd \"$(mktemp -d)\"; set -C; echo a > f; echo b > f; echo $?; echo c >| f; cat f; echo d > /dev/null && echo ok; rm f",
+			"gosh: line 1: f: cannot overwrite existing file\n1\nc\nok\n"},
+	},
+	"umask": {
+		{"umask $(umask); echo $?; umask u=rwx; echo $?", "0\n0\n"},
+	},
+	"failglob": {
+		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",
+			"gosh: line 1: no match: *.nomatch-x\nnext 1\ngosh: line 2: no match: *.nomatch-y\nsub 1\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {
