@@ -25,6 +25,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"n=0; printf '1\\n2\\n' | while read l; do n=$((n+1)); done; echo $n", "0\n"},
 		{"echo a | exit 3; echo \"still $?\"", "still 3\n"},
 		{"set -o pipefail; false | true; echo $?", "1\n"},
+		{"echo foo bar | tee >(sed 's/o/e/g') >/dev/null; wait", "fee bar\n"},
 	},
 	"PIPESTATUS": {
 		{"false | true | (exit 3); echo \"${PIPESTATUS[@]}\"", "1 0 3\n"},
@@ -119,6 +120,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -A m=([k]=v ['a b']=1); declare -p m", "declare -A m=([\"a b\"]=\"1\" [k]=\"v\" )\n"},
 		{"declare -A m=([k]=v); declare -A m; echo ${m[k]}", "v\n"},
 		{"x=1; f() { local x; echo \"[$x]\"; }; f", "[]\n"},
+		{"declare a; a+=(b); echo ${a[@]} ${#a[@]}", "b 1\n"},
+		{"a[5]=x; a[2]=y; declare -p a", "declare -a a=([2]=\"y\" [5]=\"x\")\n"},
 	},
 	"printf %q and -v": {
 		{"printf '%q\\n' 'a b' \"it's\" $'x\\ty' '' '~a' 'b~'", "a\\ b\nit\\'s\n$'x\\ty'\n''\n\\~a\nb~\n"},

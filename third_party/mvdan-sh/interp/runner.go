@@ -642,6 +642,9 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			}
 			r3.stmt(ctx, cm.Y)
 			r3.exit.exiting = false
+			// The process substitutions of the last command are the
+			// shell's to wait for, as when it ran in the shell itself.
+			r.bgProcs = append(r.bgProcs, r3.bgProcs...)
 			pr.Close()
 			wg.Wait()
 			r.exit = r3.exit

@@ -403,6 +403,7 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 			prev.Map = make(map[string]string)
 		}
 		prev.Map[k] = valStr
+		prev.Set = true
 		r.setVar(name, prev)
 		return
 	}
@@ -416,6 +417,7 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 		}
 	}
 	list, indexes = internal.SetIndexedElem(list, indexes, k, valStr)
+	prev.Set = true
 	prev.Kind = expand.Indexed
 	prev.List = list
 	prev.Indexes = indexes
@@ -513,6 +515,7 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	if n, v := prev.Resolve(r.writeEnv); n != "" {
 		name, prev = n, v
 	}
+	wasSet := prev.IsSet() // declare x leaves it declared, not set
 	prev.Set = true
 	if as.Value != nil {
 		s := r.literal(as.Value)
@@ -589,7 +592,9 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 		switch prev.Kind {
 		case expand.Unknown:
 		case expand.String:
-			list = []string{prev.Str}
+			if wasSet {
+				list = []string{prev.Str}
+			}
 		case expand.Indexed:
 			// TODO: only clone when inside a subshell and getting a var from outside for the first time
 			list = slices.Clone(prev.List)
