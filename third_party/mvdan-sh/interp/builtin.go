@@ -750,6 +750,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				v := fp.value()
 				in, ok := r.fdReader(v)
 				if !ok {
+					if n, err := strconv.Atoi(v); err != nil || n < 0 {
+						return failf(1, "read: %s: invalid file descriptor specification\n", v)
+					}
 					return failf(1, "read: %s: invalid file descriptor: Bad file descriptor\n", v)
 				}
 				stdin, err := newStdinFile(in)
@@ -775,8 +778,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 		}
 
-		if prompt != "" {
-			r.out(prompt)
+		if _, terminal := stdinTerminal(r.stdin); prompt != "" && terminal {
+			// As bash: on stderr, and only when reading a terminal.
+			fmt.Fprint(r.stderr, prompt)
 		}
 
 		var line []byte

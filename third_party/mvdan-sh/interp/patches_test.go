@@ -25,7 +25,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"n=0; printf '1\\n2\\n' | while read l; do n=$((n+1)); done; echo $n", "0\n"},
 		{"echo a | exit 3; echo \"still $?\"", "still 3\n"},
 		{"set -o pipefail; false | true; echo $?", "1\n"},
-		{"echo foo bar | tee >(sed 's/o/e/g') >/dev/null; wait", "fee bar\n"},
+		{"echo x | echo foo bar > >(read l; echo \"${l//o/e}\"); wait", "fee bar\n"},
 	},
 	"PIPESTATUS": {
 		{"false | true | (exit 3); echo \"${PIPESTATUS[@]}\"", "1 0 3\n"},
@@ -132,6 +132,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"echo abc | { read -n2 x; echo $x; }", "ab\n"},
 		{"printf 'a b\\ncd' | { read -N 4 x y; echo \"[$x][$y]\"; }", "[a b\n][]\n"},
 		{"printf 'a:b' | { read -d : x; echo $x; }", "a\n"},
+		{"read -p 'no terminal: ' x <<< y; echo $x", "y\n"},
+		{"read -u -3 x; echo $?", "gosh: line 1: read: -3: invalid file descriptor specification\n1\n"},
 	},
 	"set -C": {
 		{"cd \"$(mktemp -d)\"; set -C; echo a > f; echo b > f; echo $?; echo c >| f; cat f; echo d > /dev/null && echo ok; rm f",
