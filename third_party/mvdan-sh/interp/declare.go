@@ -101,8 +101,12 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			continue
 		case "-p":
 			vr := r.lookupVar(name)
-			if !vr.Declared() {
-				r.errf("%s: %s: not found\n", variant, name)
+			if !vr.Declared() || !as.Naked { // declare -p x=1 names no variable
+				shown := name
+				if !as.Naked && as.Value != nil {
+					shown += "=" + r.literal(as.Value)
+				}
+				r.errf("%s: %s: not found\n", variant, shown)
 				r.exit.code = 1
 				continue
 			}
@@ -175,10 +179,7 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		}
 		for _, name := range slices.Sorted(maps.Keys(vars)) {
 			vr := r.lookupVar(name)
-			switch {
-			case !vr.Declared(),
-				variant == "export" && !vr.Exported,
-				variant == "readonly" && !vr.ReadOnly:
+			if !vr.Declared() || !hasAttrs(vr, modes, valType) {
 				continue
 			}
 			r.outf("%s\n", declareLine(name, vr))
@@ -194,6 +195,47 @@ func (r *Runner) localHere(name string) bool {
 	}
 	_, ok = o.values[o.normalize(name)]
 	return ok
+}
+
+// hasAttrs reports whether vr has every attribute the options name, as
+// declare -px or -pa list only such variables.
+func hasAttrs(vr expand.Variable, modes []string, valType string) bool {
+	for _, m := range modes {
+		if m[0] != '-' {
+			continue
+		}
+		switch m[1] {
+		case 'x':
+			if !vr.Exported {
+				return false
+			}
+		case 'r':
+			if !vr.ReadOnly {
+				return false
+			}
+		case 'i':
+			if !vr.Integer {
+				return false
+			}
+		case 'l':
+			if !vr.Lower {
+				return false
+			}
+		case 'u':
+			if !vr.Upper {
+				return false
+			}
+		}
+	}
+	switch valType {
+	case "-a":
+		return vr.Kind == expand.Indexed
+	case "-A":
+		return vr.Kind == expand.Associative
+	case "-n":
+		return vr.Kind == expand.NameRef
+	}
+	return true
 }
 
 // declareCall is declare and its kin reached as a command: each field is

@@ -121,6 +121,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -A m=([k]=v); declare -A m; echo ${m[k]}", "v\n"},
 		{"x=1; f() { local x; echo \"[$x]\"; }; f", "[]\n"},
 		{"declare a; a+=(b); echo ${a[@]} ${#a[@]}", "b 1\n"},
+		{"declare -r r=1; declare -a a=(x); s=3; declare -pr | grep -v ID=; declare -pa | grep -v PIPESTATUS", "declare -r r=\"1\"\ndeclare -a a=([0]=\"x\")\n"},
+		{"a=b; declare -p a=x; echo $?", "gosh: line 1: declare: a=x: not found\n1\n"},
 		{"a[5]=x; a[2]=y; declare -p a", "declare -a a=([2]=\"y\" [5]=\"x\")\n"},
 	},
 	"printf %q and -v": {
