@@ -268,7 +268,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				return failf(2, "printf: -v: option requires an argument\n")
 			}
 			toVar, args = args[1], args[2:]
-			if !syntax.ValidName(toVar) {
+			if _, _, elem := cutElemSubscript(toVar); !elem && !syntax.ValidName(toVar) {
 				return failf(2, "printf: `%s': not a valid identifier\n", toVar)
 			}
 		}
@@ -300,7 +300,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 		}
 		if toVar != "" {
-			r.setVarString(toVar, out.String())
+			r.setVarOrElem(toVar, out.String())
 		}
 	case "break", "continue":
 		if !r.inLoop {

@@ -128,6 +128,7 @@ var patchCases = map[string][]struct{ script, want string }{
 	"printf %q and -v": {
 		{"printf '%q\\n' 'a b' \"it's\" $'x\\ty' '' '~a' 'b~'", "a\\ b\nit\\'s\n$'x\\ty'\n''\n\\~a\nb~\n"},
 		{"printf -v v '%03d-' 7 8; echo $v", "007-008-\n"},
+		{"a=(x y z); i=1; printf -v 'a[i+1]' %s Z; declare -A m; printf -v 'm[k k]' %s v; echo ${a[@]} \"${m[\"k k\"]}\"", "x y Z v\n"},
 	},
 	"read -n, -N and -d": {
 		{"echo abcdef | { read -n 3 x; read y; echo $x $y; }", "abc def\n"},

@@ -244,6 +244,28 @@ func (r *Runner) setVarString(name, value string) {
 		Exported: prev.Exported, Integer: prev.Integer, Lower: prev.Lower, Upper: prev.Upper})
 }
 
+// setVarOrElem assigns a name or an array element written `a[sub]`, as
+// printf -v takes either.
+func (r *Runner) setVarOrElem(field, value string) {
+	name, sub, ok := cutElemSubscript(field)
+	if !ok {
+		r.setVarString(field, value)
+		return
+	}
+	prev := r.lookupVar(name)
+	var index syntax.ArithmExpr = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: sub}}}
+	if prev.Kind != expand.Associative {
+		expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub))
+		if err != nil || expr == nil {
+			r.errf("%s: bad array subscript\n", field)
+			r.exit.code = 1
+			return
+		}
+		index = expr
+	}
+	r.setVarWithIndex(prev, name, index, expand.Variable{Set: true, Kind: expand.String, Str: value})
+}
+
 // withAttrs gives a value being assigned what declare -i, -l and -u make
 // of it, as bash does on every assignment: arithmetic evaluated, or the
 // case changed.
