@@ -33,6 +33,10 @@ const (
 	// ApprovalGone answers a client that answers a question already
 	// settled (answered elsewhere, its step ended, cancelled).
 	ApprovalGone Code = "approval_gone"
+	// Unsupported: a shell step asks for what tandem's shell cannot do as
+	// bash would (umask with a new mask); the text names what does the
+	// same.
+	Unsupported Code = "unsupported"
 )
 
 // Error is a refusal as a Go error.

@@ -9,9 +9,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
+	"github.com/tandemdev/tandem/shell/classify"
 	"github.com/tandemdev/tandem/third_party/mvdan-sh/interp"
 )
 
@@ -22,117 +22,35 @@ import (
 // xargsMaxChars bounds one command line of xargs, like GNU's default.
 const xargsMaxChars = 128 << 10
 
-// xargs runs `xargs [-0] [-d DELIM] [-n N] [-L N] [-I R] [-r] [-t] [-P N]
-// [-s N] [-x] [PROGRAM ARGS…]`: items from stdin, each command through
+// xargs runs xargs as GNU's does (its options read by classify.ParseXargs,
+// as the classifier reads them): items from stdin, each command through
 // program. -P runs the commands one after another.
 func (x *Run) xargs(ctx context.Context, hc interp.HandlerContext, l launch) error {
-	args := l.argv[1:]
+	o, err := classify.ParseXargs(l.argv[1:])
+	if err != nil {
+		fmt.Fprintln(l.stderr, err)
+		return interp.ExitStatus(1)
+	}
+	if len(o.Unrun) > 0 {
+		return usage(l, "option %s is not supported by tandem's xargs; %s", o.Unrun[0], xargsInstead[o.Unrun[0]])
+	}
+	for _, w := range o.Warnings {
+		fmt.Fprintf(l.stderr, "xargs: %s\n", w)
+	}
 	var (
-		delim      = -1 // -1: blanks, quotes and backslashes, as POSIX
-		maxArgs    = 0
-		maxLines   = 0
-		replace    = ""
-		noEmpty    = false
-		trace      = false
+		delim      = o.Delim
+		maxArgs    = o.MaxArgs
+		maxLines   = o.MaxLines
+		replace    = o.Replace
+		hasReplace = o.HasReplace
+		noEmpty    = o.NoEmpty
+		trace      = o.Trace
 		maxChars   = xargsMaxChars
-		eofStr     = ""
-		hasReplace = false
+		eofStr     = o.EOF
+		cmd        = o.Command
 	)
-	num := func(v string) (int, error) {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return 0, fmt.Errorf("invalid number %q", v)
-		}
-		return n, nil
-	}
-	for len(args) > 0 && strings.HasPrefix(args[0], "-") && args[0] != "-" {
-		a := args[0]
-		args = args[1:]
-		if a == "--" {
-			break
-		}
-		name, val, hasVal := a, "", false
-		if strings.HasPrefix(a, "--") {
-			name, val, hasVal = strings.Cut(a, "=")
-			name = map[string]string{
-				"--null": "-0", "--delimiter": "-d", "--max-args": "-n", "--max-lines": "-L",
-				"--replace": "-i", "--no-run-if-empty": "-r", "--verbose": "-t", "--max-procs": "-P",
-				"--max-chars": "-s", "--exit": "-x", "--eof": "-e",
-			}[name]
-			if name == "" {
-				return usage(l, "option %s is not supported by tandem's xargs", a)
-			}
-		} else if len(a) > 2 {
-			name, val, hasVal = a[:2], a[2:], true
-		}
-		need := func() (string, error) {
-			if hasVal {
-				return val, nil
-			}
-			if len(args) == 0 {
-				return "", fmt.Errorf("option %s needs a value", name)
-			}
-			v := args[0]
-			args = args[1:]
-			return v, nil
-		}
-		var err error
-		var v string
-		switch name {
-		case "-0":
-			delim = 0
-		case "-d":
-			if v, err = need(); err == nil {
-				delim, err = delimiter(v)
-			}
-		case "-n":
-			if v, err = need(); err == nil {
-				maxArgs, err = num(v)
-			}
-		case "-L":
-			if v, err = need(); err == nil {
-				maxLines, err = num(v)
-			}
-		case "-l":
-			maxLines = 1
-			if hasVal {
-				maxLines, err = num(val)
-			}
-		case "-I":
-			replace, hasReplace = "", true
-			replace, err = need()
-		case "-i":
-			replace, hasReplace = "{}", true
-			if hasVal && val != "" {
-				replace = val
-			}
-		case "-r":
-			noEmpty = true
-		case "-t":
-			trace = true
-		case "-P":
-			_, err = need()
-		case "-s":
-			if v, err = need(); err == nil {
-				maxChars, err = num(v)
-			}
-		case "-x":
-		case "-E":
-			eofStr, err = need()
-		case "-e":
-			if hasVal {
-				eofStr = val
-			}
-		default:
-			return usage(l, "option %s is not supported by tandem's xargs", a)
-		}
-		if err != nil {
-			return usage(l, "%v", err)
-		}
-	}
-	cmd := args
-	if len(cmd) == 0 {
-		cmd = []string{"echo"}
+	if o.MaxChars > 0 {
+		maxChars = o.MaxChars
 	}
 	var in io.Reader = strings.NewReader("")
 	if l.stdin != nil {
@@ -181,6 +99,7 @@ func (x *Run) xargs(ctx context.Context, hc interp.HandlerContext, l launch) err
 	}
 	// Group the items into command lines.
 	var runs [][]string
+	tooLong := false // an item no command line can hold ends the input
 	switch {
 	case hasReplace:
 		for _, it := range items {
@@ -192,15 +111,29 @@ func (x *Run) xargs(ctx context.Context, hc interp.HandlerContext, l launch) err
 		}
 	default:
 		var cur []string
-		lines, size := 0, 0
+		base := 0 // the command's own length counts toward -s, as in GNU's
+		for _, w := range cmd {
+			base += len(w) + 1
+		}
+		lines, size := 0, base
 		flush := func() {
 			if len(cur) > 0 {
 				runs = append(runs, append(append([]string(nil), cmd...), cur...))
 			}
-			cur, lines, size = nil, 0, 0
+			cur, lines, size = nil, 0, base
 		}
+	fill:
 		for _, line := range items {
 			for _, it := range line {
+				if base+len(it)+1 > maxChars {
+					// GNU runs the line it was filling (not under
+					// -x), says so and ends with status 1.
+					tooLong = true
+					if o.Exit {
+						cur = nil
+					}
+					break fill
+				}
 				if (maxArgs > 0 && len(cur) == maxArgs) || (size+len(it)+1 > maxChars && len(cur) > 0) {
 					flush()
 				}
@@ -213,7 +146,7 @@ func (x *Run) xargs(ctx context.Context, hc interp.HandlerContext, l launch) err
 			}
 		}
 		flush()
-		if len(runs) == 0 && !noEmpty {
+		if len(runs) == 0 && !noEmpty && !tooLong {
 			runs = append(runs, append([]string(nil), cmd...))
 		}
 	}
@@ -246,31 +179,26 @@ func (x *Run) xargs(ctx context.Context, hc interp.HandlerContext, l launch) err
 			return err // refused or stopped: the script stops here
 		}
 	}
+	if tooLong {
+		fmt.Fprintln(l.stderr, "xargs: argument line too long")
+		return interp.ExitStatus(1)
+	}
 	if failed {
 		return interp.ExitStatus(123)
 	}
 	return nil
 }
 
-func delimiter(v string) (int, error) {
-	switch v {
-	case `\n`:
-		return '\n', nil
-	case `\t`:
-		return '\t', nil
-	case `\0`:
-		return 0, nil
-	case `\\`:
-		return '\\', nil
-	}
-	if strings.HasPrefix(v, `\x`) {
-		n, err := strconv.ParseUint(v[2:], 16, 8)
-		return int(n), err
-	}
-	if len(v) != 1 {
-		return 0, fmt.Errorf("invalid delimiter %q", v)
-	}
-	return int(v[0]), nil
+// xargsInstead says what to write instead of an option tandem's xargs does
+// not run.
+var xargsInstead = map[string]string{
+	"-a":                 "give the file as input instead: xargs … < FILE",
+	"-p":                 "no terminal answers its prompts; run the commands without -p",
+	"-o":                 "the commands get no terminal; run them without -o",
+	"--show-limits":      "run it without --show-limits",
+	"--process-slot-var": "the commands run one after another; run it without --process-slot-var",
+	"--help":             "see xargs(1)",
+	"--version":          "tandem runs xargs itself, as GNU findutils 4.9 does",
 }
 
 func splitDelim(r io.Reader, d byte) []string {

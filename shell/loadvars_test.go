@@ -11,9 +11,10 @@ import (
 
 // A step that reads a secret with a variable that changes what its program
 // loads is asked naming that variable with its value, however the script
-// set it: an assignment prefix, export, declare -x, env NAME=…, an earlier
-// export seen by a wrapper, xargs, find -exec or sh -c. Denied, nothing is
-// read.
+// set it: an assignment prefix, export, declare -x (written so, reached
+// through a variable or an alias, or with declare -l), printf -v, env
+// NAME=…, an earlier export seen by a wrapper, xargs, find -exec or sh -c.
+// Denied, nothing is read.
 func TestQuestionNamesWhatTheProgramLoads(t *testing.T) {
 	sb := newTestbed(t)
 	for _, script := range []string{
@@ -27,6 +28,13 @@ func TestQuestionNamesWhatTheProgramLoads(t *testing.T) {
 		`printf '` + escaped(filepath.Join(sb.home, ".ssh", "id_ed25519")) + `\n' | LD_PRELOAD=./evil.so xargs cat`,
 		`LD_PRELOAD=./evil.so find ~/.ssh -name id_ed25519 -exec cat {} \;`,
 		`f() { cat ~/.ssh/id_ed25519; }; LD_PRELOAD=./evil.so f`,
+		// declaration builtins reached as commands, and printf -v into
+		// an exported name
+		`e=export; $e LD_PRELOAD=./evil.so; cat ~/.ssh/id_ed25519`,
+		"shopt -s expand_aliases; alias e=export\ne LD_PRELOAD=./evil.so; cat ~/.ssh/id_ed25519",
+		`FOO=1 declare -x LD_PRELOAD=./evil.so; cat ~/.ssh/id_ed25519`,
+		`export LD_PRELOAD; printf -v LD_PRELOAD %s ./evil.so; cat ~/.ssh/id_ed25519`,
+		`declare -lx LD_PRELOAD=./EVIL.so; cat ~/.ssh/id_ed25519`,
 	} {
 		a := answering(approvals.Deny)
 		res := runScript(t, script, sb.opts(approvals.DefaultAuto, a))
@@ -37,7 +45,7 @@ func TestQuestionNamesWhatTheProgramLoads(t *testing.T) {
 		for _, q := range a.asked() {
 			for _, s := range q.Steps {
 				if s.Effects.Has(approvals.Secret) {
-					named = strings.Contains(s.Text, "LD_PRELOAD=./evil.so") && s.Effects.Has(approvals.Exec)
+					named = strings.Contains(strings.ToLower(s.Text), "ld_preload=./evil.so") && s.Effects.Has(approvals.Exec)
 				}
 			}
 		}

@@ -165,6 +165,13 @@ func TestClassifyRules(t *testing.T) {
 		{[]string{"sudo", "cat", "x"}, "read+exec"},
 		{[]string{"xargs", "rm"}, "write+exec"},
 		{[]string{"xargs", "-0", "sh", "-c", "rm $1"}, "write+exec"},
+		// xargs's options as GNU reads them (ParseXargs, shared with the run)
+		{[]string{"xargs", "-0r", "rm", f.Home + "/.ssh/id_ed25519"}, "write+exec+secret"},
+		{[]string{"xargs", "-i{}", "rm", "{}"}, "write+exec"},
+		{[]string{"xargs", "-e", "rm", "x"}, "write+exec"},
+		{[]string{"xargs", "-E", "rm", "cat", "x"}, "read+exec"},
+		{[]string{"xargs", "-a", f.Home + "/.netrc", "echo"}, "exec+secret"},
+		{[]string{"xargs", "-k", "rm", "x"}, "exec"},
 		{[]string{"sh", "-c", "rm -rf " + f.Home + "/.ssh"}, "write+secret"},
 		{[]string{"bash", "-c", "cat src/a.go | wc -l"}, "read"},
 		{[]string{"bash", "-c", "echo x > " + f.Out + "/y"}, "write+outside"},

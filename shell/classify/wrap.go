@@ -119,16 +119,15 @@ func envRow(c *classifier, args []string, dir string) {
 // its input, which tandem cannot see (they may be options that change what
 // the payload does): exec, plus the payload's own effects.
 func xargsRow(c *classifier, args []string, dir string) {
-	p := opts{short: "0a:d:E:e?I:i?L:l?n:oP:prs:tx", posix: true, long: []string{"null", "arg-file=",
-		"delimiter=", "eof?", "replace?", "max-lines?", "max-args=", "open-tty", "interactive", "max-procs=",
-		"no-run-if-empty", "max-chars=", "verbose", "exit", "show-limits", "process-slot-var=", "help", "version"}}.parse(args)
+	o, err := ParseXargs(args)
 	c.add(approvals.Exec)
-	c.words(dir, p.vals, false)
-	payload := dropDashDash(p.ops)
-	if len(payload) == 0 {
-		payload = []string{"echo"}
+	if err != nil {
+		return // xargs refuses the line and runs nothing
 	}
-	c.command(payload, dir)
+	if o.ArgFile != "" {
+		c.read(dir, o.ArgFile)
+	}
+	c.command(o.Command, dir)
 }
 
 // shells are the programs shellRow classifies.

@@ -56,7 +56,6 @@ a=(10 20 30); i=1; echo ${a[i+1]}
 #! differs: an arithmetic syntax error is found when the script is parsed, so tandem refuses the whole script (invalid, nothing runs)
 echo $((1 +)); echo after
 ### declare -i
-#! differs: not supported: declare -i fails with `declare: invalid option "-i"`
 declare -i n; n="2 + 2"; echo $n
 ### negative numbers
 echo $((-3 + -4))

@@ -15,7 +15,6 @@ x=a; x+=b; echo $x
 ### append array
 a=(1); a+=(2 3); echo ${a[@]}
 ### arithmetic assignment
-#! differs: not supported: declare -i fails with `declare: invalid option "-i"`
 declare -i n=2; n+=3; echo $n
 ### readonly
 readonly r=1; r=2; echo $?
@@ -48,22 +47,18 @@ v1=one; echo $v1
 ### assignment status from substitution
 x=$(exit 2); echo $?
 ### export -n
-#! differs: interpreter: export -n does not remove the export
 export Q=1; export -n Q; sh -c 'echo "[$Q]"'
 ### let
 let x=2+3; echo $x
 ### read into variable
 read v <<< "val"; echo $v
 ### printf -v
-#! differs: not supported: printf -v prints its operands instead of assigning
 printf -v out '%03d' 7; echo $out
 ### assign glob literal
 x=*; echo "$x"
 ### declare -u
-#! differs: not supported: declare -u fails with `declare: invalid option "-u"`
 declare -u up=abc; echo $up
 ### declare -l
-#! differs: not supported: declare -l fails with `declare: invalid option "-l"`
 declare -l lo=ABC; echo $lo
 ### unset array element
 a=(1 2 3); unset 'a[1]'; echo ${a[@]}

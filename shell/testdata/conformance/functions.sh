@@ -33,7 +33,6 @@ f() { echo redirected; } > out; f; cat out
 ### function in a subshell
 f() { echo sub; }; (f)
 ### declare -f
-#! differs: not supported: declare -F fails with `declare: invalid option "-F"`
 f() { echo x; }; declare -F f
 ### nested function definition
 outer() { inner() { echo inner; }; }; outer; inner

@@ -9,7 +9,6 @@ echo nomatch*
 ### nullglob
 shopt -s nullglob; echo start nomatch* end
 ### failglob
-#! differs: not supported: shopt -s failglob fails with `shopt: unsupported option "failglob"`
 shopt -s failglob; echo nomatch*; echo $?
 ### dotfiles hidden
 touch .hidden visible; echo *

@@ -41,7 +41,6 @@ b
 echo "a
 b"
 ### printf %q
-#! differs: not supported: printf %q fails with `invalid format char: q`
 printf '%q\n' "a b"
 ### star quoted
 echo "*"

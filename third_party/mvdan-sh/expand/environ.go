@@ -96,6 +96,11 @@ type Variable struct {
 	Exported bool
 	ReadOnly bool
 
+	// Integer, Lower and Upper are bash's declare -i, -l and -u: each
+	// value assigned is evaluated as arithmetic, or made lower or upper
+	// case.
+	Integer, Lower, Upper bool
+
 	// Kind defines which of the value fields below should be used.
 	Kind ValueKind
 
@@ -120,11 +125,11 @@ func (v Variable) IsSet() bool {
 // Declared variables may not be set; `export foo` is exported but not set to a value,
 // and `declare -a foo` is an indexed array but not set to a value.
 func (v Variable) Declared() bool {
-	return v.Set || v.Local || v.Exported || v.ReadOnly || v.Kind != Unknown
+	return v.Set || v.Local || v.Exported || v.ReadOnly || v.Integer || v.Lower || v.Upper || v.Kind != Unknown
 }
 
 // Flags returns the variable's attribute flags in the order used by bash's
-// declare builtin and ${var@a}: type (a/A/n), readonly (r), exported (x).
+// declare builtin and ${var@a}: a, A, i, l, n, r, u, x.
 func (v Variable) Flags() string {
 	var flags []byte
 	switch v.Kind {
@@ -132,11 +137,21 @@ func (v Variable) Flags() string {
 		flags = append(flags, 'a')
 	case Associative:
 		flags = append(flags, 'A')
-	case NameRef:
+	}
+	if v.Integer {
+		flags = append(flags, 'i')
+	}
+	if v.Lower {
+		flags = append(flags, 'l')
+	}
+	if v.Kind == NameRef {
 		flags = append(flags, 'n')
 	}
 	if v.ReadOnly {
 		flags = append(flags, 'r')
+	}
+	if v.Upper {
+		flags = append(flags, 'u')
 	}
 	if v.Exported {
 		flags = append(flags, 'x')

@@ -85,6 +85,10 @@ type Config struct {
 	// runs at the line of the command that set it off, as in bash.
 	TrapLine uint
 
+	// FailGlob corresponds to bash's shell option which makes a pattern
+	// that matches nothing an error, [NoMatchError].
+	FailGlob bool
+
 	// NoUnset corresponds to the shell option which treats unset variables
 	// as errors.
 	NoUnset bool
@@ -415,13 +419,17 @@ func formatInto(sb *strings.Builder, format string, args []string, maxBytes int)
 				fmts = append(fmts, c)
 			case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
 				fmts = append(fmts, c)
-			case 's', 'b', 'd', 'i', 'u', 'o', 'x':
+			case 's', 'b', 'd', 'i', 'u', 'o', 'x', 'q':
 				arg := ""
 				if len(args) > 0 {
 					arg, args = args[0], args[1:]
 				}
 				var farg any
-				if c == 'b' {
+				if c == 'q' {
+					// As bash's printf %q: quoted to be read back
+					// as the same word.
+					farg, c = printfQuote(arg), 's'
+				} else if c == 'b' {
 					// Passing in nil for args ensures that % format
 					// strings aren't processed; only escape sequences
 					// will be handled.
@@ -467,6 +475,57 @@ func formatInto(sb *strings.Builder, format string, args []string, maxBytes int)
 		return 0, fmt.Errorf("missing format char")
 	}
 	return initialArgs - len(args), nil
+}
+
+// NoMatchError is a pattern that matched no file under [Config.FailGlob].
+type NoMatchError struct{ Pattern string }
+
+func (e NoMatchError) Error() string { return "no match: " + e.Pattern }
+
+// printfQuote quotes s as bash's printf %q does: $'…' when it holds
+// control characters, else a backslash before each character the shell
+// would read as syntax.
+func printfQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	if strings.ContainsFunc(s, isControl) {
+		return QuoteANSIC(s)
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case strings.IndexByte(" \t\n'\"\\|&;()<>!{}*[?]^$`,", c) >= 0,
+			c == '~' && (i == 0 || s[i-1] == '=' || s[i-1] == ':'),
+			c == '#' && i == 0:
+			b.WriteByte('\\')
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func isControl(c rune) bool { return c < 0x20 || c == 0x7f }
+
+// QuoteANSIC quotes s in bash's $'…' form, as declare -p and printf %q
+// write a value holding control characters.
+func QuoteANSIC(s string) string {
+	var b strings.Builder
+	b.WriteString("$'")
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if j := strings.IndexByte("\a\b\x1b\f\n\r\t\v\\'", c); j >= 0 {
+			b.WriteByte('\\')
+			b.WriteByte("abEfnrtv\\'"[j])
+		} else if isControl(rune(c)) {
+			fmt.Fprintf(&b, "\\%03o", c)
+		} else {
+			b.WriteByte(c)
+		}
+	}
+	b.WriteString("'")
+	return b.String()
 }
 
 func (cfg *Config) fieldJoin(parts []fieldPart) string {
@@ -555,6 +614,9 @@ func FieldsSeq(cfg *Config, words ...*syntax.Word) iter.Seq2[string, error] {
 							yield("", err)
 							return true
 						}
+					} else if len(matches) == 0 && cfg.FailGlob {
+						yield("", NoMatchError{Pattern: cfg.fieldJoin(field)})
+						return true
 					} else if len(matches) > 0 || cfg.NullGlob {
 						for _, m := range matches {
 							if !yield(m, nil) {

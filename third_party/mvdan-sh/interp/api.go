@@ -226,8 +226,8 @@ type exitStatus struct {
 	exiting   bool // whether the current shell is exiting
 	fatalExit bool // whether the current shell is exiting due to a fatal error; err below must not be nil
 	// discard, with exiting, ends the command the shell reads at its top
-	// level (the rest of its line too), as an arithmetic error does in
-	// bash; a subshell exits, eval and source end, and the next line runs.
+	// level (the rest of its line too), as an arithmetic error or a
+	// failglob pattern does in bash; a subshell exits, eval and source end, and the next line runs.
 	discard bool
 
 	// err holds the error information for a non-zero exit status code or fatal error.
@@ -850,6 +850,7 @@ var posixOptsTable = [...]posixOpt{
 	{'u', "nounset"},
 	{'x', "xtrace"},
 	{' ', "pipefail"},
+	{'C', "noclobber"},
 }
 
 var bashOptsTable = [...]bashOpt{
@@ -866,6 +867,11 @@ var bashOptsTable = [...]bashOpt{
 	},
 	{
 		name:         "extglob",
+		defaultState: false,
+		supported:    true,
+	},
+	{
+		name:         "failglob",
 		defaultState: false,
 		supported:    true,
 	},
@@ -918,7 +924,6 @@ var bashOptsTable = [...]bashOpt{
 		name:         "extquote",
 		defaultState: true,
 	},
-	{name: "failglob"},
 	{
 		name:         "force_fignore",
 		defaultState: true,
@@ -933,10 +938,9 @@ var bashOptsTable = [...]bashOpt{
 		defaultState: true,
 	},
 	{name: "huponexit"},
-	{
-		name:         "inherit_errexit",
-		defaultState: true,
-	},
+	// Off, as in bash: a command substitution runs without set -e (the
+	// "set -e where bash ignores it" patch), and cannot be made to.
+	{name: "inherit_errexit"},
 	{
 		name:         "interactive_comments",
 		defaultState: true,
@@ -979,12 +983,14 @@ const (
 	optNoUnset
 	optXTrace
 	optPipeFail
+	optNoClobber
 
 	// These correspond to indexes (offset by the above seven items) of
 	// supported options in [bashOptsTable]
 	optDotGlob
 	optExpandAliases
 	optExtGlob
+	optFailGlob
 	optGlobStar
 	optNoCaseGlob
 	optNullGlob

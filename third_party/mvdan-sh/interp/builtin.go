@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/term"
 
@@ -261,10 +262,25 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			r.out("\n")
 		}
 	case "printf":
+		// printf -v NAME assigns what it would print, as in bash.
+		toVar := ""
+		if len(args) > 0 && args[0] == "-v" {
+			if len(args) < 2 {
+				return failf(2, "printf: -v: option requires an argument\n")
+			}
+			toVar, args = args[1], args[2:]
+			if _, _, elem := cutElemSubscript(toVar); !elem && !syntax.ValidName(toVar) {
+				return failf(2, "printf: `%s': not a valid identifier\n", toVar)
+			}
+		}
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
 		if len(args) == 0 {
-			return failf(2, "usage: printf format [arguments]\n")
+			return failf(2, "printf: usage: printf [-v var] format [arguments]\n")
 		}
 		format, args := args[0], args[1:]
+		var out strings.Builder
 		for {
 			s, n, err := expand.Format(r.ecfg, format, args)
 			if errors.As(err, new(*LimitError)) {
@@ -274,11 +290,18 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			if err != nil {
 				return failf(1, "%v\n", err)
 			}
-			r.out(s)
+			if toVar != "" {
+				out.WriteString(s)
+			} else {
+				r.out(s)
+			}
 			args = args[n:]
 			if n == 0 || len(args) == 0 {
 				break
 			}
+		}
+		if toVar != "" {
+			r.setVarOrElem(toVar, out.String())
 		}
 	case "break", "continue":
 		if r.loopDepth == 0 {
@@ -739,9 +762,23 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		raw := false
 		silent := false
 		readArray := false
+		until := readStop{delim: '\n'}
 		fp := flagParser{remaining: args}
 		for fp.more() {
 			switch flag := fp.flag(); flag {
+			case "-n", "-N":
+				v := fp.value()
+				n, err := strconv.Atoi(v)
+				if err != nil || n < 0 {
+					return failf(1, "read: %s: invalid number\n", v)
+				}
+				until.max, until.limited, until.noDelim = n, true, flag == "-N"
+			case "-d":
+				if v := fp.value(); v != "" {
+					until.delim = v[0]
+				} else {
+					until.delim = 0 // -d '': up to a NUL byte
+				}
 			case "-s":
 				silent = true
 			case "-r":
@@ -753,6 +790,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				v := fp.value()
 				in, ok := r.fdReader(v)
 				if !ok {
+					if n, err := strconv.Atoi(v); err != nil || n < 0 {
+						return failf(1, "read: %s: invalid file descriptor specification\n", v)
+					}
 					return failf(1, "read: %s: invalid file descriptor: Bad file descriptor\n", v)
 				}
 				stdin, err := newStdinFile(in)
@@ -778,8 +818,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 		}
 
-		if prompt != "" {
-			r.out(prompt)
+		if _, terminal := stdinTerminal(r.stdin); prompt != "" && terminal {
+			// As bash: on stderr, and only when reading a terminal.
+			fmt.Fprint(r.stderr, prompt)
 		}
 
 		var line []byte
@@ -793,7 +834,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			// where we need to read without echoing.
 			line, err = term.ReadPassword(fd)
 		} else {
-			line, err = r.readLine(ctx, raw)
+			line, err = r.readUntil(ctx, raw, until)
 		}
 		if errors.As(err, new(*LimitError)) {
 			r.exit.fatal(err)
@@ -812,9 +853,10 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				Kind: expand.Indexed,
 				List: values,
 			})
-		} else if len(args) == 0 {
-			// Bare "read" assigns the whole line to REPLY without any
-			// trimming, only discarding backslash escapes unless raw.
+		} else if len(args) == 0 || until.noDelim {
+			// Bare "read" (and read -N, into its first name) assigns
+			// the whole line without any trimming, only discarding
+			// backslash escapes unless raw.
 			val := string(line)
 			if !raw {
 				var sb strings.Builder
@@ -829,7 +871,14 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				}
 				val = sb.String()
 			}
-			r.setVarString(shellReplyVar, val)
+			name := shellReplyVar
+			if len(args) > 0 {
+				name = args[0]
+				for _, other := range args[1:] {
+					r.setVarString(other, "")
+				}
+			}
+			r.setVarString(name, val)
 		} else {
 			values := expand.ReadFields(r.ecfg, string(line), len(args), raw)
 			for i, name := range args {
@@ -1171,6 +1220,10 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.setVar(arrayName, vr)
 
+	case "umask":
+		return r.umask(args)
+	case "declare", "typeset", "local", "export", "readonly":
+		return r.declareCall(name, args)
 	default:
 		return failf(2, "%s: unsupported builtin\n", name)
 	}
@@ -1211,6 +1264,19 @@ func (r *Runner) printOptLine(name string, enabled, supported bool) {
 }
 
 func (r *Runner) readLine(ctx context.Context, raw bool) ([]byte, error) {
+	return r.readUntil(ctx, raw, readStop{delim: '\n'})
+}
+
+// readStop is where read stops: at delim (read -d; never with read -N),
+// or after max characters (read -n, read -N) when limited.
+type readStop struct {
+	delim   byte
+	max     int
+	limited bool
+	noDelim bool
+}
+
+func (r *Runner) readUntil(ctx context.Context, raw bool, until readStop) ([]byte, error) {
 	if r.stdin == nil {
 		return nil, errors.New("interp: can't read, there's no stdin")
 	}
@@ -1231,7 +1297,8 @@ func (r *Runner) readLine(ctx context.Context, raw bool) ([]byte, error) {
 			r.stdin.SetReadDeadline(time.Time{})
 		}
 	}()
-	for {
+	chars := 0 // characters read, escaping backslashes and continuations aside
+	for !until.limited || until.max > 0 {
 		var buf [1]byte
 		n, err := r.stdin.Read(buf[:])
 		if n > 0 {
@@ -1240,15 +1307,28 @@ func (r *Runner) readLine(ctx context.Context, raw bool) ([]byte, error) {
 			case !raw && b == '\\':
 				line = append(line, b)
 				esc = !esc
+				if !esc {
+					chars++
+				}
 			case !raw && b == '\n' && esc:
 				// line continuation; drop the trailing backslash
 				line = line[:len(line)-1]
 				esc = false
-			case b == '\n':
+			case b == until.delim && !until.noDelim:
 				return line, nil
 			default:
 				line = append(line, b)
 				esc = false
+				if !utf8.RuneStart(b) {
+					break // one character's later byte
+				}
+				chars++
+			}
+			if until.limited && chars >= until.max && !esc {
+				if size := len(line); size > 0 && !utf8.FullRune(line[lastRuneStart(line):]) {
+					continue // the rest of the last character
+				}
+				return line, nil
 			}
 			if r.limits != nil && r.limits.Bytes > 0 && len(line) > r.limits.Bytes {
 				return line, &LimitError{Limit: BytesLimit, Max: r.limits.Bytes}
@@ -1258,6 +1338,16 @@ func (r *Runner) readLine(ctx context.Context, raw bool) ([]byte, error) {
 			return line, err
 		}
 	}
+	return line, nil
+}
+
+// lastRuneStart is where the last (maybe partial) character of b starts.
+func lastRuneStart(b []byte) int {
+	i := len(b) - 1
+	for i > 0 && !utf8.RuneStart(b[i]) {
+		i--
+	}
+	return i
 }
 
 // cdpath finds a relative directory in CDPATH's directories, as cd does
@@ -1384,6 +1474,12 @@ func (p *flagParser) flag() string {
 }
 
 func (p *flagParser) value() string {
+	if p.current != "" {
+		// "-n3": the value is the rest of the word, as in bash.
+		v := p.current[1:]
+		p.current = ""
+		return v
+	}
 	if len(p.remaining) == 0 {
 		return ""
 	}

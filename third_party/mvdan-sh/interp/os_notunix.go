@@ -71,3 +71,6 @@ func signalName(n int) string { return "" }
 
 // signalNumber is the number of the named signal; trap knows no signals here.
 func signalNumber(name string) int { return 0 }
+
+// processUmask is the usual mask where the system has none.
+var processUmask uint32 = 0o022

@@ -78,3 +78,12 @@ func signalName(n int) string { return unix.SignalName(syscall.Signal(n)) }
 // signalNumber is the number of the named signal (SIGINT) on this system,
 // or 0.
 func signalNumber(name string) int { return int(unix.SignalNum(name)) }
+
+// processUmask is the file mode mask the process started with, which the
+// programs a script starts inherit. Read once, before any goroutine of the
+// program could create a file between the two calls.
+var processUmask = func() uint32 {
+	m := unix.Umask(0)
+	unix.Umask(m)
+	return uint32(m)
+}()

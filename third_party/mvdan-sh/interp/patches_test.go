@@ -25,6 +25,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"n=0; printf '1\\n2\\n' | while read l; do n=$((n+1)); done; echo $n", "0\n"},
 		{"echo a | exit 3; echo \"still $?\"", "still 3\n"},
 		{"set -o pipefail; false | true; echo $?", "1\n"},
+		{"echo x | echo foo bar > >(read l; echo \"${l//o/e}\"); wait", "fee bar\n"},
 	},
 	"PIPESTATUS": {
 		{"false | true | (exit 3); echo \"${PIPESTATUS[@]}\"", "1 0 3\n"},
@@ -163,6 +164,56 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"echo x | { echo $BASH_SUBSHELL; }; echo $(echo $BASH_SUBSHELL)", "1\n1\n"},
 		{"f() { echo \"${FUNCNAME[@]}\"; g; }; g() { echo \"${FUNCNAME[@]}\"; }; f; echo \"[${FUNCNAME[@]}]\"", "f\ng f\n[]\n"},
 		{"f() { echo $FUNCNAME | cat; }; f", "f\n"},
+	},
+	"declaration builtins as commands": {
+		{"FOO=foo readonly v=1; echo \"[$FOO] $v\"", "[] 1\n"},
+		{"e=export; $e x=1; declare -p x", "declare -x x=\"1\"\n"},
+		{"shopt -s expand_aliases; alias e=export\ne y=2; declare -p y", "declare -x y=\"2\"\n"},
+		{"f() { t= local x=1; echo $x; }; f", "1\n"},
+		{"w='a b'; d=declare; $d v=$w; echo \"[$v]\"", "[a]\n"},
+		{"r=readonly; $r z=1; z=2; echo never", "gosh: line 1: z: readonly variable\n"},
+	},
+	"declare -i, -l, -u and -F": {
+		{"declare -i x=1+2; x+=3; echo $x; x=x*2; echo $x", "6\n12\n"},
+		{"declare -l l=AbC; declare -u u=aBc; echo $l $u; l=XY; echo $l", "abc ABC\nxy\n"},
+		{"declare -ir i=3; declare -p i", "declare -ir i=\"3\"\n"},
+		{"declare -i n; read n <<< '2*3'; printf -v m %s 1+1; echo $n $m", "6 1+1\n"},
+		{"f() { :; }; g() { :; }; declare -F; declare -F g h; echo $?", "declare -f f\ndeclare -f g\ng\n1\n"},
+	},
+	"declare -p as bash prints it": {
+		{"declare u; declare -a a; declare -p u a", "declare -- u\ndeclare -a a\n"},
+		{"x=$'a\\tb'; y='q\"$'; declare -p x y", "declare -- x=$'a\\tb'\ndeclare -- y=\"q\\\"\\$\"\n"},
+		{"declare -A m=([k]=v ['a b']=1); declare -p m", "declare -A m=([\"a b\"]=\"1\" [k]=\"v\" )\n"},
+		{"declare -A m=([k]=v); declare -A m; echo ${m[k]}", "v\n"},
+		{"x=1; f() { local x; echo \"[$x]\"; }; f", "[]\n"},
+		{"declare a; a+=(b); echo ${a[@]} ${#a[@]}", "b 1\n"},
+		{"declare -r r=1; declare -a a=(x); s=3; declare -pr | grep -v ID=; declare -pa | grep -v PIPESTATUS", "declare -r r=\"1\"\ndeclare -a a=([0]=\"x\")\n"},
+		{"a=b; declare -p a=x; echo $?", "gosh: line 1: declare: a=x: not found\n1\n"},
+		{"a[5]=x; a[2]=y; declare -p a", "declare -a a=([2]=\"y\" [5]=\"x\")\n"},
+	},
+	"printf %q and -v": {
+		{"printf '%q\\n' 'a b' \"it's\" $'x\\ty' '' '~a' 'b~'", "a\\ b\nit\\'s\n$'x\\ty'\n''\n\\~a\nb~\n"},
+		{"printf -v v '%03d-' 7 8; echo $v", "007-008-\n"},
+		{"a=(x y z); i=1; printf -v 'a[i+1]' %s Z; declare -A m; printf -v 'm[k k]' %s v; echo ${a[@]} \"${m[\"k k\"]}\"", "x y Z v\n"},
+	},
+	"read -n, -N and -d": {
+		{"echo abcdef | { read -n 3 x; read y; echo $x $y; }", "abc def\n"},
+		{"echo abc | { read -n2 x; echo $x; }", "ab\n"},
+		{"printf 'a b\\ncd' | { read -N 4 x y; echo \"[$x][$y]\"; }", "[a b\n][]\n"},
+		{"printf 'a:b' | { read -d : x; echo $x; }", "a\n"},
+		{"read -p 'no terminal: ' x <<< y; echo $x", "y\n"},
+		{"read -u -3 x; echo $?", "gosh: line 1: read: -3: invalid file descriptor specification\n1\n"},
+	},
+	"set -C": {
+		{"cd \"$(mktemp -d)\"; set -C; echo a > f; echo b > f; echo $?; echo c >| f; cat f; echo d > /dev/null && echo ok; rm f",
+			"gosh: line 1: f: cannot overwrite existing file\n1\nc\nok\n"},
+	},
+	"umask": {
+		{"umask $(umask); echo $?; umask u=rwx; echo $?", "0\n0\n"},
+	},
+	"failglob": {
+		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",
+			"gosh: line 1: no match: *.nomatch-x\nnext 1\ngosh: line 2: no match: *.nomatch-y\nsub 1\n"},
 	},
 }
 

@@ -4,7 +4,6 @@
 package interp
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -241,6 +240,7 @@ func (r *Runner) updateExpandOpts() {
 	r.ecfg.DotGlob = r.opts[optDotGlob]
 	r.ecfg.NoCaseGlob = r.opts[optNoCaseGlob]
 	r.ecfg.NullGlob = r.opts[optNullGlob]
+	r.ecfg.FailGlob = r.opts[optFailGlob]
 	r.ecfg.NoUnset = r.opts[optNoUnset]
 	r.ecfg.ExtGlob = r.opts[optExtGlob]
 }
@@ -267,6 +267,10 @@ func (r *Runner) expandErr(err error) {
 		// Make the error type reflect that.
 		r.exit.code = 1
 		r.exit.exiting = true
+	case errors.As(err, new(expand.NoMatchError)):
+		// failglob: bash drops the rest of the line.
+		r.exit.code = 1
+		r.exit.exiting, r.exit.discard = true, true
 	case errors.Is(err, errReadOnly):
 		// Like in bash, assigning to a read-only variable fails
 		// the command at hand without exiting the shell.
@@ -679,6 +683,9 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			}
 			r3.stmt(ctx, cm.Y)
 			r3.exit.exiting, r3.exit.discard = false, false
+			// The process substitutions of the last command are the
+			// shell's to wait for, as when it ran in the shell itself.
+			r.bgProcs = append(r.bgProcs, r3.bgProcs...)
 			pr.Close()
 			wg.Wait()
 			r.exit = r3.exit
@@ -859,136 +866,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r.exit.code = 1
 		}
 	case *syntax.DeclClause:
-		local, global := false, false
-		var modes []string
-		valType := ""
-		declQuery := "" // "-f" or "-p" for query mode
-		switch cm.Variant.Value {
-		case "declare":
-			// When used in a function, "declare" acts as "local"
-			// unless the "-g" option is used.
-			local = r.inFunc
-		case "local":
-			if !r.inFunc {
-				r.errf("local: can only be used in a function\n")
-				r.exit.code = 1
-				return
-			}
-			local = true
-		case "export":
-			modes = append(modes, "-x")
-		case "readonly":
-			modes = append(modes, "-r")
-		case "nameref":
-			valType = "-n"
-		}
-	assignLoop:
-		for as := range r.flattenAssigns(cm.Args) {
-			fp := flagParser{remaining: []string{as.Name.Value}}
-			for fp.more() {
-				switch flag := fp.flag(); flag {
-				case "-x", "-r":
-					modes = append(modes, flag)
-				case "-a", "-A", "-n":
-					valType = flag
-				case "-g":
-					global = true
-				case "-f", "-p":
-					declQuery = flag
-				default:
-					r.errf("declare: invalid option %q\n", flag)
-					r.exit.code = 2
-					return
-				}
-				continue assignLoop
-			}
-			name := as.Name.Value
-			if !syntax.ValidName(name) {
-				r.errf("declare: invalid name %q\n", name)
-				r.exit.code = 1
-				return
-			}
-			if declQuery == "-f" {
-				// declare -f name: print function definition.
-				// Bash silently returns exit 1 for missing functions.
-				if body := r.Funcs[name]; body != nil {
-					r.outf("%s()\n", name)
-					printer := syntax.NewPrinter()
-					var buf bytes.Buffer
-					printer.Print(&buf, body)
-					r.outf("%s\n", buf.String())
-				} else {
-					r.exit.code = 1
-				}
-				continue
-			}
-			if declQuery == "-p" {
-				// declare -p name: print variable with attributes.
-				vr := r.lookupVar(name)
-				if !vr.Declared() {
-					r.errf("declare: %s: not found\n", name)
-					r.exit.code = 1
-					continue
-				}
-				flags := vr.Flags()
-				if flags == "" {
-					flags = "-"
-				}
-				switch vr.Kind {
-				case expand.Indexed:
-					r.outf("declare -%s %s=(", flags, name)
-					for i, v := range vr.List {
-						if i > 0 {
-							r.out(" ")
-						}
-						idx := i
-						if vr.Indexes != nil {
-							idx = vr.Indexes[i]
-						}
-						r.outf("[%d]=%q", idx, v)
-					}
-					r.out(")\n")
-				case expand.Associative:
-					r.outf("declare -%s %s=(", flags, name)
-					first := true
-					for k, v := range vr.Map {
-						if !first {
-							r.out(" ")
-						}
-						r.outf("[%s]=%q", k, v)
-						first = false
-					}
-					r.out(")\n")
-				default:
-					r.outf("declare -%s %s=%q\n", flags, name, vr.Str)
-				}
-				continue
-			}
-			vr := r.lookupVar(name)
-			if as.Naked {
-				if valType == "-A" {
-					vr.Kind = expand.Associative
-				} else {
-					vr.Kind = expand.KeepValue
-				}
-			} else {
-				name, vr = r.assignVal(name, vr, as, valType)
-			}
-			if global {
-				vr.Local = false
-			} else if local {
-				vr.Local = true
-			}
-			for _, mode := range modes {
-				switch mode {
-				case "-x":
-					vr.Exported = true
-				case "-r":
-					vr.ReadOnly = true
-				}
-			}
-			r.setVar(name, vr)
-		}
+		r.declare(cm.Variant.Value, r.flattenAssigns(cm.Args))
 	case *syntax.TimeClause:
 		start := time.Now()
 		if cm.Stmt != nil {
@@ -1374,7 +1252,19 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 	case syntax.RdrInOut:
 		mode = os.O_RDWR | os.O_CREATE
 	}
+	noclobber := r.opts[optNoClobber] && (rd.Op == syntax.RdrOut || rd.Op == syntax.RdrAll)
+	if noclobber {
+		// set -C: > makes a new file; >| overwrites.
+		mode = os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	}
 	f, err := r.open(ctx, arg, mode, 0o644, false)
+	if noclobber && errors.Is(err, fs.ErrExist) {
+		if info, serr := r.stat(ctx, r.absPath(arg)); serr == nil && info.Mode().IsRegular() {
+			return nil, fmt.Errorf("%s: cannot overwrite existing file", arg)
+		}
+		// Not a regular file (/dev/null, a pipe): written as it is.
+		f, err = r.open(ctx, arg, os.O_WRONLY, 0o644, false)
+	}
 	if err != nil {
 		var pe *os.PathError
 		if errors.As(err, &pe) {

@@ -237,7 +237,87 @@ func (r *Runner) delVar(name string) {
 }
 
 func (r *Runner) setVarString(name, value string) {
-	r.setVar(name, expand.Variable{Set: true, Kind: expand.String, Str: value})
+	// The variable keeps its attributes, as in bash: read and printf -v
+	// into an exported or a declare -i variable.
+	prev := r.writeEnv.Get(name)
+	r.setVar(name, expand.Variable{Set: true, Kind: expand.String, Str: value,
+		Exported: prev.Exported, Integer: prev.Integer, Lower: prev.Lower, Upper: prev.Upper})
+}
+
+// setVarOrElem assigns a name or an array element written `a[sub]`, as
+// printf -v takes either.
+func (r *Runner) setVarOrElem(field, value string) {
+	name, sub, ok := cutElemSubscript(field)
+	if !ok {
+		r.setVarString(field, value)
+		return
+	}
+	prev := r.lookupVar(name)
+	var index syntax.ArithmExpr = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: sub}}}
+	if prev.Kind != expand.Associative {
+		expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub))
+		if err != nil || expr == nil {
+			r.errf("%s: bad array subscript\n", field)
+			r.exit.code = 1
+			return
+		}
+		index = expr
+	}
+	r.setVarWithIndex(prev, name, index, expand.Variable{Set: true, Kind: expand.String, Str: value})
+}
+
+// withAttrs gives a value being assigned what declare -i, -l and -u make
+// of it, as bash does on every assignment: arithmetic evaluated, or the
+// case changed.
+func (r *Runner) withAttrs(vr expand.Variable) (expand.Variable, error) {
+	if !vr.Integer && !vr.Lower && !vr.Upper {
+		return vr, nil
+	}
+	conv := func(s string) (string, error) {
+		switch {
+		case vr.Integer:
+			n, err := r.arithmString(s)
+			return strconv.Itoa(n), err
+		case vr.Lower:
+			return strings.ToLower(s), nil
+		}
+		return strings.ToUpper(s), nil
+	}
+	var err error
+	switch vr.Kind {
+	case expand.String:
+		vr.Str, err = conv(vr.Str)
+	case expand.Indexed:
+		list := make([]string, len(vr.List))
+		for i, s := range vr.List {
+			if list[i], err = conv(s); err != nil {
+				break
+			}
+		}
+		vr.List = list
+	case expand.Associative:
+		m := make(map[string]string, len(vr.Map))
+		for k, s := range vr.Map {
+			if m[k], err = conv(s); err != nil {
+				break
+			}
+		}
+		vr.Map = m
+	}
+	return vr, err
+}
+
+// arithmString evaluates a string as an arithmetic expression, as the
+// value of a declare -i variable is.
+func (r *Runner) arithmString(s string) (int, error) {
+	expr, err := syntax.NewParser().Arithmetic(strings.NewReader(s))
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", s, err)
+	}
+	if expr == nil {
+		return 0, nil
+	}
+	return expand.Arithm(r.ecfg, expr)
 }
 
 func (r *Runner) setVar(name string, vr expand.Variable) {
@@ -276,6 +356,10 @@ func (r *Runner) setVarErr(name string, vr expand.Variable) error {
 	}
 	if r.limits != nil && r.limits.Bytes > 0 && valueBytes(vr) > r.limits.Bytes {
 		return &LimitError{Limit: BytesLimit, Max: r.limits.Bytes}
+	}
+	vr, err := r.withAttrs(vr)
+	if err != nil {
+		return err
 	}
 	if err := r.writeEnv.Set(name, vr); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
@@ -341,6 +425,7 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 			prev.Map = make(map[string]string)
 		}
 		prev.Map[k] = valStr
+		prev.Set = true
 		r.setVar(name, prev)
 		return
 	}
@@ -354,6 +439,7 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 		}
 	}
 	list, indexes = internal.SetIndexedElem(list, indexes, k, valStr)
+	prev.Set = true
 	prev.Kind = expand.Indexed
 	prev.List = list
 	prev.Indexes = indexes
@@ -451,6 +537,7 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	if n, v := prev.Resolve(r.writeEnv); n != "" {
 		name, prev = n, v
 	}
+	wasSet := prev.IsSet() // declare x leaves it declared, not set
 	prev.Set = true
 	if as.Value != nil {
 		s := r.literal(r.colonTildes(as.Value))
@@ -465,7 +552,17 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 		switch prev.Kind {
 		case expand.String, expand.Unknown:
 			prev.Kind = expand.String
-			prev.Str += s
+			if prev.Integer { // declare -i x; x+=2 adds
+				a, _ := r.arithmString(prev.Str)
+				b, err := r.arithmString(s)
+				if err != nil {
+					r.errf("%v\n", err)
+					r.exit.code = 1
+				}
+				prev.Str = strconv.Itoa(a + b)
+			} else {
+				prev.Str += s
+			}
 		case expand.Indexed:
 			// Appends to the element at index 0, creating it if unset.
 			if len(prev.List) > 0 && (prev.Indexes == nil || prev.Indexes[0] == 0) {
@@ -517,7 +614,9 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 		switch prev.Kind {
 		case expand.Unknown:
 		case expand.String:
-			list = []string{prev.Str}
+			if wasSet {
+				list = []string{prev.Str}
+			}
 		case expand.Indexed:
 			// TODO: only clone when inside a subshell and getting a var from outside for the first time
 			list = slices.Clone(prev.List)

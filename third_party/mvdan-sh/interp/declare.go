@@ -1,0 +1,327 @@
+// Copyright (c) 2017, Daniel Martí <mvdan@mvdan.cc>
+// See LICENSE for licensing information
+
+package interp
+
+import (
+	"bytes"
+	"fmt"
+	"iter"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/expand"
+	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
+)
+
+// declare runs declare, typeset, local, export and readonly, written as
+// such (a [syntax.DeclClause]) or reached as a command whose name came
+// from an expansion or an alias, or behind assignments (`e=export; $e
+// x=1`, `FOO=1 readonly v=2`): then each argument is one field, split at
+// its first '='.
+func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
+	local, global := false, false
+	var modes []string
+	valType := ""
+	declQuery := "" // "-f", "-F" or "-p" for query mode
+	unexport := false
+	switch variant {
+	case "declare", "typeset":
+		// When used in a function, "declare" acts as "local"
+		// unless the "-g" option is used.
+		local = r.inFunc
+	case "local":
+		if !r.inFunc {
+			r.errf("local: can only be used in a function\n")
+			r.exit.code = 1
+			return
+		}
+		local = true
+	case "export":
+		modes = append(modes, "-x")
+	case "readonly":
+		modes = append(modes, "-r")
+	case "nameref":
+		valType = "-n"
+	}
+	named := false
+	optsDone := false
+	for as := range assigns {
+		if as.Naked && as.Name.Value == "--" && !optsDone {
+			optsDone = true
+			continue
+		}
+		fp := flagParser{remaining: []string{as.Name.Value}}
+		isFlag := false
+		for !optsDone && fp.more() {
+			isFlag = true
+			switch flag := fp.flag(); {
+			case flag == "-n" && variant == "export":
+				unexport = true
+			case flag == "-f" && variant == "export", flag == "-p" && (variant == "export" || variant == "readonly"):
+				declQuery = "-p"
+			case flag == "-x", flag == "-r", flag == "-i", flag == "-l", flag == "-u", flag == "+x", flag == "+i", flag == "+l", flag == "+u":
+				modes = append(modes, flag)
+			case flag == "-a", flag == "-A", flag == "-n":
+				valType = flag
+			case flag == "-g":
+				global = true
+			case flag == "-t", flag == "+t": // tracing functions: nothing to do
+			case flag == "-f", flag == "-F", flag == "-p":
+				declQuery = flag
+			default:
+				r.errf("%s: %s: invalid option\n", variant, flag)
+				r.exit.code = 2
+				return
+			}
+		}
+		if isFlag {
+			continue
+		}
+		named = true
+		name := as.Name.Value
+		if !syntax.ValidName(name) {
+			r.errf("%s: `%s': not a valid identifier\n", variant, name)
+			r.exit.code = 1
+			continue
+		}
+		switch declQuery {
+		case "-f", "-F":
+			// Bash silently returns exit 1 for missing functions.
+			body := r.Funcs[name]
+			switch {
+			case body == nil:
+				r.exit.code = 1
+			case declQuery == "-F":
+				r.outf("%s\n", name)
+			default:
+				r.printFunc(name, body)
+			}
+			continue
+		case "-p":
+			vr := r.lookupVar(name)
+			if !vr.Declared() || !as.Naked { // declare -p x=1 names no variable
+				shown := name
+				if !as.Naked && as.Value != nil {
+					shown += "=" + r.literal(as.Value)
+				}
+				r.errf("%s: %s: not found\n", variant, shown)
+				r.exit.code = 1
+				continue
+			}
+			r.outf("%s\n", declareLine(name, vr))
+			continue
+		}
+		vr := r.lookupVar(name)
+		if local && !global && !r.localHere(name) {
+			vr = expand.Variable{} // a new local, unset until assigned
+		}
+		if as.Naked {
+			switch {
+			case valType == "-A" && vr.Kind != expand.Associative:
+				vr.Kind, vr.Map = expand.Associative, nil
+			case valType == "-a" && vr.Kind == expand.String:
+				vr.Kind, vr.List = expand.Indexed, []string{vr.Str}
+			case valType == "-a" && vr.Kind == expand.Unknown:
+				vr.Kind = expand.Indexed
+			case vr.Kind == expand.Unknown:
+				vr.Kind = expand.String // declared, not set
+			default:
+				vr.Kind = expand.KeepValue
+			}
+		}
+		if global {
+			vr.Local = false
+		} else if local {
+			vr.Local = true
+		}
+		for _, mode := range modes {
+			on := mode[0] == '-'
+			switch mode[1] {
+			case 'x':
+				vr.Exported = on
+			case 'r':
+				vr.ReadOnly = vr.ReadOnly || on
+			case 'i':
+				vr.Integer = on
+			case 'l':
+				vr.Lower, vr.Upper = on && !slices.Contains(modes, "-u"), false
+			case 'u':
+				vr.Upper, vr.Lower = on && !slices.Contains(modes, "-l"), false
+			}
+		}
+		if unexport {
+			vr.Exported = false
+		}
+		if !as.Naked {
+			name, vr = r.assignVal(name, vr, as, valType)
+		}
+		r.setVar(name, vr)
+	}
+	if named {
+		return
+	}
+	switch {
+	case declQuery == "-F":
+		for _, name := range slices.Sorted(maps.Keys(r.Funcs)) {
+			r.outf("declare -f %s\n", name)
+		}
+	case declQuery == "-f":
+		for _, name := range slices.Sorted(maps.Keys(r.Funcs)) {
+			r.printFunc(name, r.Funcs[name])
+		}
+	case declQuery == "-p", variant == "export", variant == "readonly":
+		// export and readonly alone list as export -p does.
+		vars := map[string]expand.Variable{}
+		for name, vr := range r.writeEnv.Each {
+			vars[name] = vr
+		}
+		for _, name := range slices.Sorted(maps.Keys(vars)) {
+			vr := r.lookupVar(name)
+			if !vr.Declared() || !hasAttrs(vr, modes, valType) {
+				continue
+			}
+			r.outf("%s\n", declareLine(name, vr))
+		}
+	}
+}
+
+// localHere reports whether name is a variable of the function being run.
+func (r *Runner) localHere(name string) bool {
+	o, ok := r.writeEnv.(*overlayEnviron)
+	if !ok || !o.funcScope {
+		return false
+	}
+	_, ok = o.values[o.normalize(name)]
+	return ok
+}
+
+// hasAttrs reports whether vr has every attribute the options name, as
+// declare -px or -pa list only such variables.
+func hasAttrs(vr expand.Variable, modes []string, valType string) bool {
+	for _, m := range modes {
+		if m[0] != '-' {
+			continue
+		}
+		switch m[1] {
+		case 'x':
+			if !vr.Exported {
+				return false
+			}
+		case 'r':
+			if !vr.ReadOnly {
+				return false
+			}
+		case 'i':
+			if !vr.Integer {
+				return false
+			}
+		case 'l':
+			if !vr.Lower {
+				return false
+			}
+		case 'u':
+			if !vr.Upper {
+				return false
+			}
+		}
+	}
+	switch valType {
+	case "-a":
+		return vr.Kind == expand.Indexed
+	case "-A":
+		return vr.Kind == expand.Associative
+	case "-n":
+		return vr.Kind == expand.NameRef
+	}
+	return true
+}
+
+// declareCall is declare and its kin reached as a command: each field is
+// one assignment, split at its first '='.
+func (r *Runner) declareCall(name string, args []string) exitStatus {
+	r.exit = exitStatus{}
+	r.declare(name, func(yield func(*syntax.Assign) bool) {
+		for _, field := range args {
+			as := &syntax.Assign{}
+			n, val, ok := strings.Cut(field, "=")
+			if strings.HasSuffix(n, "+") && ok && syntax.ValidName(n[:len(n)-1]) {
+				n, as.Append = n[:len(n)-1], true
+			}
+			as.Name = &syntax.Lit{Value: n}
+			if !ok {
+				as.Naked = true
+			} else {
+				as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: val}}}
+			}
+			if !yield(as) {
+				return
+			}
+		}
+	})
+	return r.exit
+}
+
+func (r *Runner) printFunc(name string, body *syntax.Stmt) {
+	r.outf("%s()\n", name)
+	printer := syntax.NewPrinter()
+	var buf bytes.Buffer
+	printer.Print(&buf, body)
+	r.outf("%s\n", buf.String())
+}
+
+// declareLine is a variable as declare -p prints it in bash.
+func declareLine(name string, vr expand.Variable) string {
+	flags := vr.Flags()
+	if flags == "" {
+		flags = "-"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "declare -%s %s", flags, name)
+	if !vr.IsSet() {
+		return b.String()
+	}
+	switch vr.Kind {
+	case expand.Indexed:
+		b.WriteString("=(")
+		for i, v := range vr.List {
+			if i > 0 {
+				b.WriteString(" ")
+			}
+			idx := i
+			if vr.Indexes != nil {
+				idx = vr.Indexes[i]
+			}
+			fmt.Fprintf(&b, "[%d]=%s", idx, declareQuote(v))
+		}
+		b.WriteString(")")
+	case expand.Associative:
+		// bash lists the keys in its hash table's order; sorted is
+		// at least the same every time.
+		b.WriteString("=(")
+		for _, k := range slices.Sorted(maps.Keys(vr.Map)) {
+			key := k
+			if k == "" || strings.ContainsFunc(k, func(c rune) bool {
+				return !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+			}) {
+				key = declareQuote(k)
+			}
+			fmt.Fprintf(&b, "[%s]=%s ", key, declareQuote(vr.Map[k]))
+		}
+		b.WriteString(")")
+	default:
+		fmt.Fprintf(&b, "=%s", declareQuote(vr.Str))
+	}
+	return b.String()
+}
+
+// declareQuote quotes a value as declare -p does: in double quotes, or
+// $'…' when it holds control characters.
+func declareQuote(s string) string {
+	if strings.ContainsFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+		return expand.QuoteANSIC(s)
+	}
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`, "`", "\\`")
+	return `"` + r.Replace(s) + `"`
+}

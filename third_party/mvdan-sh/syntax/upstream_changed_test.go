@@ -1,0 +1,31 @@
+package syntax
+
+import "testing"
+
+// upstreamParsed is the parser's part of the list of upstream's cases
+// whose outcome tandem's patches change on purpose (the rest, with the
+// outputs of scripts, is interp's upstream_changed_test.go): scripts that
+// v3.14.1 refused to parse and the patched parser accepts, each with why.
+var upstreamParsed = map[string]string{
+	"echo $((1=2))":    whyArithAssign,
+	"echo $(($0=2))":   whyArithAssign,
+	"echo $(($(a)=2))": whyArithAssign,
+	"let 1++":          whyArithAssign,
+	"let $0++":         whyArithAssign,
+}
+
+const whyArithAssign = "arithmetic as bash evaluates it: what an assignment or ++ names is checked when it runs, as in bash (attempted assignment to non-variable), not when the script is parsed, so $(( x$foo = 42 )) runs"
+
+// parsedNow reports whether upstream's error case in is one the patched
+// parser accepts, and checks that it does.
+func parsedNow(t *testing.T, p *Parser, in string) bool {
+	t.Helper()
+	why, ok := upstreamParsed[in]
+	if !ok {
+		return false
+	}
+	if _, err := p.Parse(newStrictReader(in), ""); err != nil {
+		t.Fatalf("%q: %v; the list says it parses now (%s)", in, err, why)
+	}
+	return true
+}
