@@ -14,13 +14,19 @@ import (
 	"github.com/tandemdev/tandem/agent/providers/scripted"
 )
 
-// Through the real binary under an ACP client, a scripted model starts a
-// subagent: the subagent's request holds only the task's prompt, its read
+// Through the real binary under an ACP client, a scripted model (in each
+// wire format) starts a subagent: the subagent's request holds only the task's prompt, its read
 // is shown under the task's call (_meta.tandem.parent), the model gets the
 // subagent's answer as the task's result, and loading the chat again
 // shows the read under the task once more.
 func TestACPSubagent(t *testing.T) {
-	srv, err := scripted.Start(scripted.Script{Format: scripted.Anthropic, Responses: []scripted.Response{
+	for _, format := range []scripted.Format{scripted.Anthropic, scripted.OpenAIChat} {
+		t.Run(string(format), func(t *testing.T) { acpSubagent(t, format) })
+	}
+}
+
+func acpSubagent(t *testing.T, format scripted.Format) {
+	srv, err := scripted.Start(scripted.Script{Format: format, Responses: []scripted.Response{
 		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{ID: "toolu_t", Name: "task", Input: json.RawMessage(`{"description":"find the word","prompt":"Which word does a.txt hold?"}`)}}}},
 		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{ID: "toolu_r", Name: "read", Input: json.RawMessage(`{"path":"a.txt"}`)}}}},
 		{Parts: []scripted.Part{{Text: "a.txt holds alpha-7."}}},
@@ -31,7 +37,7 @@ func TestACPSubagent(t *testing.T) {
 	}
 	defer srv.Close()
 	xdg := t.TempDir()
-	settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "anthropic", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}}`
+	settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "` + string(format) + `", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}}`
 	if err := os.MkdirAll(filepath.Join(xdg, "config", "tandem"), 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +62,7 @@ func TestACPSubagent(t *testing.T) {
 	if sub := string(reqs[1].Body); strings.Contains(sub, "parent-only-words") || !strings.Contains(sub, "Which word does a.txt hold?") || strings.Contains(sub, `"name":"edit"`) || strings.Contains(sub, `"name":"task"`) {
 		t.Errorf("the subagent's request:\n%s", sub)
 	}
-	if !strings.Contains(string(reqs[3].Body), "a.txt holds alpha-7.") || strings.Contains(string(reqs[3].Body), "Which word does a.txt hold?\"}]") {
+	if !strings.Contains(string(reqs[3].Body), "a.txt holds alpha-7.") || strings.Contains(string(reqs[3].Body), "toolu_r") {
 		t.Errorf("the parent's last request:\n%s", reqs[3].Body)
 	}
 	nestedRead := func(updates []acp.SessionUpdate) bool {
