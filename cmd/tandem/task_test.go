@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -88,5 +90,43 @@ func acpSubagent(t *testing.T, format scripted.Format) {
 	}
 	if !nestedRead(again.Updates()) {
 		t.Errorf("the loaded chat does not show the read under the task: %+v", again.Updates())
+	}
+}
+
+// tandem chat -p reports a subagent's calls on standard error indented
+// under its task's call.
+func TestChatHeadlessSubagent(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha-7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	srv, err := scripted.Start(scripted.Script{Format: scripted.Anthropic, Responses: []scripted.Response{
+		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{Name: "task", Input: json.RawMessage(`{"description":"find the word","prompt":"Which word does a.txt hold?"}`)}}}},
+		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{Name: "read", Input: json.RawMessage(`{"path":"a.txt"}`)}}}},
+		{Parts: []scripted.Part{{Text: "a.txt holds alpha-7."}}},
+		{Parts: []scripted.Part{{Text: "It holds alpha-7."}}},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cfg := writeUserSettings(t, home, `{"agent":{"model":"local/tester","providers":{"local":{"api":"anthropic","url":"`+srv.URL()+`"}}}}`)
+	cmd := exec.Command(builtTandem(t), "chat", "-p", "what does a.txt hold?", "--cwd", ws)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+filepath.Join(home, "state"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("tandem chat: %v\n%s", err, stderr.String())
+	}
+	rest := stderr.String()
+	for _, want := range []string{"→ Subagent: find the word\n", "  ↳ → Read a.txt\n", "  ↳   ✓ Read a.txt\n", "  ✓ Subagent: find the word\n"} {
+		i := strings.Index(rest, want)
+		if i < 0 {
+			t.Fatalf("stderr lacks %q in its place:\n%s", want, stderr.String())
+		}
+		rest = rest[i+len(want):]
+	}
+	if got := stdout.String(); got != "It holds alpha-7.\n" {
+		t.Errorf("stdout %q", got)
 	}
 }
