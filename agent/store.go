@@ -611,6 +611,8 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 	}
 	notices := append([]placedNotice(nil), c.notices...)
 	c.ckMu.Unlock()
+	inSub := c.subCalls()
+	subAnswers := map[string][]acp.SessionUpdate{} // shown under their subagent's call, after it
 	var out []acp.SessionUpdate
 	plans := map[string]bool{} // the plan calls' ids: shown as the plan
 	drops := c.dropped
@@ -623,7 +625,11 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 		}
 		for len(notices) > 0 && notices[0].at <= i {
 			if u, shown := noticeUpdate(notices[0].notice); shown && notices[0].at == i {
-				out = append(out, u)
+				if n := notices[0].notice; n.Kind == noticeAnswer && inSub[n.Call] {
+					subAnswers[n.Call] = append(subAnswers[n.Call], u)
+				} else {
+					out = append(out, u)
+				}
 			}
 			notices = notices[1:]
 		}
@@ -662,7 +668,7 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 				if b.IsError {
 					status = acp.ToolCallStatusFailed
 				}
-				out = append(out, c.subReplay(callID(b))...)
+				out = append(out, c.subReplay(callID(b), subAnswers)...)
 				content := append([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(b.Text))}, diffs[callID(b)]...)
 				out = append(out, acp.UpdateToolCall(acp.ToolCallId(callID(b)), acp.WithUpdateStatus(status), acp.WithUpdateContent(content)))
 			}

@@ -307,9 +307,25 @@ func (c *Chat) keepSub(parent string, m providers.Message, emit func(acp.Session
 	c.save(record{Sub: &subRecord{Parent: parent, Message: m}}, false, emit)
 }
 
+// subCalls are the ids of every subagent's tool calls.
+func (c *Chat) subCalls() map[string]bool {
+	c.ckMu.Lock()
+	defer c.ckMu.Unlock()
+	out := map[string]bool{}
+	for _, messages := range c.subs {
+		for _, m := range messages {
+			for _, u := range toolUses(m) {
+				out[callID(u)] = true
+			}
+		}
+	}
+	return out
+}
+
 // subReplay is a task call's subagent as the live chat showed it: its
-// tool calls and their results, under the call.
-func (c *Chat) subReplay(parent string) []acp.SessionUpdate {
+// tool calls, the answers to their questions, and their results, under
+// the call.
+func (c *Chat) subReplay(parent string, answers map[string][]acp.SessionUpdate) []acp.SessionUpdate {
 	c.ckMu.Lock()
 	messages := c.subs[parent]
 	c.ckMu.Unlock()
@@ -327,6 +343,9 @@ func (c *Chat) subReplay(parent string) []acp.SessionUpdate {
 				}
 				emit(acp.UpdateToolCall(acp.ToolCallId(callID(b)), acp.WithUpdateStatus(status),
 					acp.WithUpdateContent([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(b.Text))})))
+				for _, a := range answers[callID(b)] {
+					emit(a)
+				}
 			}
 		}
 	}

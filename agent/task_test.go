@@ -12,6 +12,8 @@ import (
 
 	"github.com/tandemdev/tandem/agent/providers"
 	"github.com/tandemdev/tandem/agent/providers/fake"
+	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/tools"
 )
 
 // writeGreet makes greet.txt in ws.
@@ -227,5 +229,66 @@ func TestStopEndsTheSubagent(t *testing.T) {
 	}
 	if got := u.statuses("r1"); len(got) > 0 && got[len(got)-1] == acp.ToolCallStatusCompleted {
 		t.Errorf("the subagent's read ran after the stop: %v", got)
+	}
+}
+
+// A question a subagent's call asked is answered in the subagent's card:
+// a reopened chat shows the answer under the task's call, after the call
+// it belongs to, never as a call of its own before it.
+func TestSubagentAnswerReplaysUnderItsCall(t *testing.T) {
+	ws, home := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home) // a key under it is a secret: its read is asked
+	secret := filepath.Join(home, ".ssh", "id_notes")
+	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, []byte("not a real key\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	store, err := OpenStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &fake.Model{}
+	m.Responses = []func(providers.Request) providers.Response{
+		fake.Call(fake.Use("t1", "task", map[string]any{"description": "read the notes", "prompt": "Read the notes."})),
+		fake.Call(fake.Use("r1", "read", map[string]any{"path": secret})),
+		fake.Say("The notes say outside."),
+		fake.Say("Done."),
+	}
+	asked := 0
+	open := func() *tools.Session {
+		return tools.Open(tools.Options{Roots: []string{ws}, Asker: approvals.AskerFunc(func(context.Context, approvals.Question) approvals.Answer {
+			asked++
+			return approvals.AllowOnce
+		})})
+	}
+	opts := Options{Session: open(), Provider: m, Endpoint: Endpoint{Provider: "test", Model: "m"}, Store: store}
+	c := NewChat(opts)
+	if _, err := c.Prompt(context.Background(), textPrompt("read the notes"), func(acp.SessionUpdate) {}); err != nil {
+		t.Fatal(err)
+	}
+	if asked != 1 || lastResult(m.Requests[2], "r1") == "" || strings.Contains(lastResult(m.Requests[2], "r1"), "NOT") {
+		t.Fatalf("asked %d; the read: %q", asked, lastResult(m.Requests[2], "r1"))
+	}
+	c.Close()
+	opts.Session = open()
+	again, err := ResumeChat(opts, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Close()
+	var order []string
+	for _, x := range again.Replay() {
+		switch {
+		case x.ToolCall != nil:
+			order = append(order, "start "+string(x.ToolCall.ToolCallId)+" under "+parentOf(x.ToolCall.Meta))
+		case x.ToolCallUpdate != nil && x.ToolCallUpdate.Meta["tandem"] != nil && x.ToolCallUpdate.Meta["tandem"].(map[string]any)["answer"] != nil:
+			order = append(order, "answer "+string(x.ToolCallUpdate.ToolCallId)+" under "+parentOf(x.ToolCallUpdate.Meta))
+		}
+	}
+	want := []string{"start t1 under ", "start r1 under t1", "answer r1 under t1"}
+	if !slices.Equal(order, want) {
+		t.Errorf("the replay:\n%v\nwant\n%v", order, want)
 	}
 }
