@@ -49,10 +49,12 @@ type Options struct {
 
 // Chat is one conversation with the agent.
 type Chat struct {
-	ID       string
-	opts     Options
-	roster   []providers.Tool
-	planNote string // opens each prompt in plan mode
+	ID     string
+	opts   Options
+	roster []providers.Tool
+	// subRoster is a subagent's: the read-only tools, without task.
+	subRoster []providers.Tool
+	planNote  string // opens each prompt in plan mode
 
 	mu       sync.Mutex // one turn at a time
 	messages []providers.Message
@@ -75,9 +77,10 @@ type Chat struct {
 	turnOf []int    // each message's turn if it is a prompt, else -1
 	ids    *callIDs // the ids of the chat's tool calls for clients
 
-	ckMu    sync.Mutex     // turns and notices are written by concurrent calls (and jobs); messages' writes hold it too
-	turns   [][]turnChange // each turn's changes, the checkpoints
-	notices []placedNotice // what the user saw besides the messages, for the replay
+	ckMu    sync.Mutex                     // turns and notices are written by concurrent calls (and jobs); messages' writes hold it too
+	turns   [][]turnChange                 // each turn's changes, the checkpoints
+	notices []placedNotice                 // what the user saw besides the messages, for the replay
+	subs    map[string][]providers.Message // the subagents' conversations, by their task call
 
 	lastModel string       // the model the chat's file names last, PROVIDER/MODEL
 	lastUsage *usageRecord // the meter after the last model call, kept at a turn's end
@@ -115,9 +118,11 @@ func NewChat(o Options) *Chat {
 		c.roster = append(c.roster, providers.Tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema()})
 		if t.ReadOnly {
 			reading = append(reading, t.Name)
+			c.subRoster = append(c.subRoster, c.roster[len(c.roster)-1])
 		}
 	}
-	c.roster = append(c.roster, planTool)
+	c.roster = append(c.roster, planTool, taskTool)
+	reading = append(reading, taskToolName)
 	c.planNote = planModeNote(reading)
 	c.SetPlanMode(o.PlanMode)
 	o.Session.Gate().OnAnswer(c.answered)
@@ -198,7 +203,7 @@ func ResumeChat(o Options, id string) (*Chat, error) {
 func (c *Chat) use(l loaded) {
 	c.turnOf, c.dropped, c.befores, c.ids = l.turnOf, l.dropped, l.befores, l.ids
 	c.ckMu.Lock()
-	c.messages, c.turns, c.notices = l.messages, l.turns, l.notices
+	c.messages, c.turns, c.notices, c.subs = l.messages, l.turns, l.notices, l.subs
 	c.ckMu.Unlock()
 	c.lastModel = l.info.Model
 	for _, n := range l.notices {
@@ -634,6 +639,12 @@ func (c *Chat) explain(err error) error {
 // chat's cost so far when the model's prices are known.
 func (c *Chat) usage(u providers.Usage) acp.SessionUpdate {
 	c.lastUsed = u.Input + u.CacheRead + u.CacheCreate + u.Output
+	return c.charge(u)
+}
+
+// charge adds a model call's cost to the chat's and is the meter's update:
+// the context used by the last call of the chat's own, and the cost so far.
+func (c *Chat) charge(u providers.Usage) acp.SessionUpdate {
 	defer func() { c.lastUsage = &usageRecord{Used: c.lastUsed, Size: c.opts.Model.Window, Cost: c.cost} }()
 	up := &acp.SessionUsageUpdate{
 		SessionUpdate: "usage_update", Used: c.lastUsed, Size: c.opts.Model.Window,
@@ -742,6 +753,9 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 	if use.ToolName == planToolName {
 		return c.runPlan(ctx, use, emit)
 	}
+	if use.ToolName == taskToolName {
+		return c.runTask(ctx, use, emit)
+	}
 	id := acp.ToolCallId(callID(use))
 	if ctx.Err() != nil {
 		emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(acp.ToolCallStatusFailed)))
@@ -839,5 +853,9 @@ func toolCallStarted(use providers.Block, roots []string) acp.SessionUpdate {
 	if len(locs) > 0 {
 		opts = append(opts, acp.WithStartLocations(locs))
 	}
-	return acp.StartToolCall(acp.ToolCallId(callID(use)), t.Title(use.Input), opts...)
+	title := t.Title(use.Input)
+	if use.ToolName == taskToolName {
+		title = taskTitle(use.Input)
+	}
+	return acp.StartToolCall(acp.ToolCallId(callID(use)), title, opts...)
 }

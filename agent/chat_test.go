@@ -327,7 +327,7 @@ func TestPlanModeRunsOnlyReading(t *testing.T) {
 	if asked != 0 {
 		t.Errorf("plan mode asked %d questions", asked)
 	}
-	if first := m.Requests[0].Messages[0].Blocks[0].Text; first != planModeNote([]string{"fetch", "glob", "grep", "read"}) {
+	if first := m.Requests[0].Messages[0].Blocks[0].Text; first != planModeNote([]string{"fetch", "glob", "grep", "read", "task"}) {
 		t.Errorf("the model was not told: %q", first)
 	}
 	c.SetPlanMode(false)

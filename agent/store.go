@@ -52,6 +52,7 @@ type record struct {
 	Notice     *notice            `json:"notice,omitempty"`
 	Usage      *usageRecord       `json:"usage,omitempty"`
 	Rewind     *rewindRecord      `json:"rewind,omitempty"`
+	Sub        *subRecord         `json:"sub,omitempty"`
 }
 
 // checkpointRecord is a call's changes (or a restore's), kept so a
@@ -185,13 +186,14 @@ func (s *Store) Load(id string) (ChatInfo, []providers.Message, error) {
 type loaded struct {
 	info     ChatInfo
 	messages []providers.Message
-	turnOf   []int          // each message's turn if it is a prompt, else -1
-	turns    [][]turnChange // each turn's changes, by turn number
-	dropped  []dropped      // the lines that were not records
-	notices  []placedNotice // what the user saw besides the messages
-	usage    *usageRecord   // the meter after the last turn
-	ids      *callIDs       // the calls' ids, every record's call named by them
-	size     int64          // the bytes read: where this process's appends start
+	turnOf   []int                          // each message's turn if it is a prompt, else -1
+	turns    [][]turnChange                 // each turn's changes, by turn number
+	dropped  []dropped                      // the lines that were not records
+	notices  []placedNotice                 // what the user saw besides the messages
+	usage    *usageRecord                   // the meter after the last turn
+	subs     map[string][]providers.Message // the subagents' conversations, by their task call
+	ids      *callIDs                       // the calls' ids, every record's call named by them
+	size     int64                          // the bytes read: where this process's appends start
 	// befores are the files calls were about to change, whose changes
 	// no checkpoint record confirms: the calls a crash cut.
 	befores []beforeRecord
@@ -320,6 +322,13 @@ func (s *Store) load(id string) (loaded, error) {
 				l.usage = &u
 			case rec.Rewind != nil:
 				l.rewind(rec.Rewind.Turn)
+			case rec.Sub != nil:
+				l.ids.name(rec.Sub.Message, nil)
+				if l.subs == nil {
+					l.subs = map[string][]providers.Message{}
+				}
+				parent := l.ids.of(rec.Sub.Parent)
+				l.subs[parent] = append(l.subs[parent], rec.Sub.Message)
 			}
 		}
 		if err != nil {
@@ -371,6 +380,8 @@ func (r *record) valid() bool {
 		return r.Usage.Used >= 0 && r.Usage.Size >= 0
 	case r.Rewind != nil:
 		return r.Rewind.Turn >= 0
+	case r.Sub != nil:
+		return r.Sub.Parent != "" && (r.Sub.Message.Role == providers.User || r.Sub.Message.Role == providers.Assistant)
 	}
 	return false
 }
@@ -600,6 +611,8 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 	}
 	notices := append([]placedNotice(nil), c.notices...)
 	c.ckMu.Unlock()
+	inSub := c.subCalls()
+	subAnswers := map[string][]acp.SessionUpdate{} // shown under their subagent's call, after it
 	var out []acp.SessionUpdate
 	plans := map[string]bool{} // the plan calls' ids: shown as the plan
 	drops := c.dropped
@@ -612,7 +625,11 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 		}
 		for len(notices) > 0 && notices[0].at <= i {
 			if u, shown := noticeUpdate(notices[0].notice); shown && notices[0].at == i {
-				out = append(out, u)
+				if n := notices[0].notice; n.Kind == noticeAnswer && inSub[n.Call] {
+					subAnswers[n.Call] = append(subAnswers[n.Call], u)
+				} else {
+					out = append(out, u)
+				}
 			}
 			notices = notices[1:]
 		}
@@ -651,6 +668,7 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 				if b.IsError {
 					status = acp.ToolCallStatusFailed
 				}
+				out = append(out, c.subReplay(callID(b), subAnswers)...)
 				content := append([]acp.ToolCallContent{acp.ToolContent(acp.TextBlock(b.Text))}, diffs[callID(b)]...)
 				out = append(out, acp.UpdateToolCall(acp.ToolCallId(callID(b)), acp.WithUpdateStatus(status), acp.WithUpdateContent(content)))
 			}

@@ -118,13 +118,13 @@ func (p *printer) update(u acp.SessionUpdate) {
 			p.titles = map[acp.ToolCallId]string{}
 		}
 		p.titles[u.ToolCall.ToolCallId] = u.ToolCall.Title
-		fmt.Fprintf(p.status, "→ %s\n", p.relative(u.ToolCall.Title))
+		fmt.Fprintf(p.status, "%s→ %s\n", subagentIndent(u.ToolCall.Meta), p.relative(u.ToolCall.Title))
 	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
 		switch *u.ToolCallUpdate.Status {
 		case acp.ToolCallStatusCompleted:
-			fmt.Fprintf(p.status, "  ✓ %s\n", p.relative(p.titles[u.ToolCallUpdate.ToolCallId]))
+			fmt.Fprintf(p.status, "%s  ✓ %s\n", subagentIndent(u.ToolCallUpdate.Meta), p.relative(p.titles[u.ToolCallUpdate.ToolCallId]))
 		case acp.ToolCallStatusFailed:
-			fmt.Fprintf(p.status, "  ✗ %s%s\n", p.relative(p.titles[u.ToolCallUpdate.ToolCallId]), refusalCode(u.ToolCallUpdate.RawOutput))
+			fmt.Fprintf(p.status, "%s  ✗ %s%s\n", subagentIndent(u.ToolCallUpdate.Meta), p.relative(p.titles[u.ToolCallUpdate.ToolCallId]), refusalCode(u.ToolCallUpdate.RawOutput))
 		}
 	case u.UsageUpdate != nil:
 		p.endLine()

@@ -20,8 +20,9 @@ import (
 // The demo's agent part: tandem's own agent, reached with ACP's session
 // methods on the editor's connection, driven by a scripted model — a real
 // HTTP server on 127.0.0.1 speaking the Anthropic Messages stream — that
-// replays a turn on the sample workspace: read the package, add a test,
-// ask for a secret (denied by the user), run the tests, answer.
+// replays a turn on the sample workspace: a subagent finds the function,
+// the agent reads its test, adds a test, asks for a secret (denied by the
+// user), runs the tests, answers.
 
 const demoTest = "internal/names/names_test.go"
 
@@ -43,10 +44,21 @@ func demoScript() (scripted.Script, error) {
 	return scripted.Script{Format: scripted.Anthropic, Responses: []scripted.Response{
 		{Parts: []scripted.Part{
 			{Thinking: "The greeting lives in internal/names; I need the function and its test.", Signature: "demo-signature"},
-			{Text: "I'll read the function and its test."},
-			tool("read", map[string]any{"path": "internal/names/names.go"}),
-			tool("read", map[string]any{"path": demoTest}),
+			{Text: "I'll have a subagent find how the function treats a blank name."},
+			tool("task", map[string]any{"description": "find Greeting's blank case", "prompt": "How does Greeting in internal/names treat a blank name? Answer with the lines."}),
 		}, Usage: providers.Usage{Input: 2400, Output: 90, CacheCreate: 1800}},
+		// The subagent's turn: its own conversation, on the read-only tools.
+		{Parts: []scripted.Part{
+			tool("grep", map[string]any{"pattern": "func Greeting", "path": "internal/names"}),
+			tool("read", map[string]any{"path": "internal/names/names.go"}),
+		}, Usage: providers.Usage{Input: 900, Output: 60}},
+		{Parts: []scripted.Part{
+			{Text: "internal/names/names.go: Greeting trims the name and returns \"Hello, stranger!\" when nothing is left."},
+		}, Usage: providers.Usage{Input: 1300, Output: 40}},
+		{Parts: []scripted.Part{
+			{Text: "I'll read the test file."},
+			tool("read", map[string]any{"path": demoTest}),
+		}, Usage: providers.Usage{Input: 300, Output: 30, CacheRead: 2400}},
 		{Parts: []scripted.Part{
 			{Text: "`Greeting` trims the name and greets a stranger when nothing is left. I'll add a test for a blank name."},
 			tool("edit", map[string]any{"files": []any{map[string]any{"path": demoTest, "tag": string(documents.TagOf(test)),
@@ -175,13 +187,13 @@ func (d *demo) render(raw json.RawMessage) {
 		fmt.Fprintf(d.out, "◂ thinking: %s\n", u.AgentThoughtChunk.Content.Text.Text)
 	case u.ToolCall != nil:
 		d.endLineLocked()
-		fmt.Fprintf(d.out, "◂ tool call [%s] %s\n", u.ToolCall.Kind, u.ToolCall.Title)
+		fmt.Fprintf(d.out, "◂ %stool call [%s] %s\n", subagentIndent(u.ToolCall.Meta), u.ToolCall.Kind, u.ToolCall.Title)
 		if u.ToolCall.Kind == acp.ToolKindExecute {
 			d.execute[u.ToolCall.ToolCallId] = true
 		}
 	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil && *u.ToolCallUpdate.Status != acp.ToolCallStatusInProgress:
 		d.endLineLocked()
-		fmt.Fprintf(d.out, "◂   %s", *u.ToolCallUpdate.Status)
+		fmt.Fprintf(d.out, "◂   %s%s", subagentIndent(u.ToolCallUpdate.Meta), *u.ToolCallUpdate.Status)
 		if m, ok := u.ToolCallUpdate.RawOutput.(map[string]any); ok && m["code"] != nil {
 			fmt.Fprintf(d.out, " (refusal %v)", m["code"])
 		}
@@ -206,13 +218,25 @@ func (d *demo) render(raw json.RawMessage) {
 	case u.UsageUpdate != nil:
 		d.endLineLocked()
 		in, _ := u.UsageUpdate.Meta["tandem"].(map[string]any)
-		fmt.Fprintf(d.out, "◂ usage: context %d of %d tokens; this call %v in, %v read from the cache, %v out",
+		who := ""
+		if in["subagent"] == true {
+			who = " (the subagent's call; the context stays the chat's)"
+		}
+		fmt.Fprintf(d.out, "◂ usage%s: context %d of %d tokens; this call %v in, %v read from the cache, %v out", who,
 			u.UsageUpdate.Used, u.UsageUpdate.Size, in["input"], in["cacheRead"], in["output"])
 		if c := u.UsageUpdate.Cost; c != nil {
 			fmt.Fprintf(d.out, "; the chat so far $%.4f", c.Amount)
 		}
 		fmt.Fprintln(d.out)
 	}
+}
+
+// subagentIndent sets a subagent's calls under its task's call.
+func subagentIndent(meta map[string]any) string {
+	if t, _ := meta["tandem"].(map[string]any); t["parent"] != nil {
+		return "  ↳ "
+	}
+	return ""
 }
 
 // addedLines are the lines of next after the lines it shares with old at

@@ -128,7 +128,8 @@ func TestDemoShowsIgnoredFilesSkipped(t *testing.T) {
 }
 
 // The demo's agent part, as a first-time user reads it: one prompt to
-// tandem's agent streams its thinking and answer, each tool call with its
+// tandem's agent streams its thinking and answer, a subagent's calls under
+// its task's call, each tool call with its
 // status, the edit as a diff, the secret step asked and denied, the tests
 // run green, the usage with a cost; then the turn is rewound and the file
 // is as it was.
@@ -140,6 +141,8 @@ func TestDemoShowsTheAgentAtWork(t *testing.T) {
 	turn := demoSection(t, out, "tandem's agent at work")
 	for _, want := range []string{
 		"◂ thinking: The greeting lives in internal/names",
+		"◂ tool call [other] Subagent: find Greeting's blank case",
+		"◂   ↳ tool call [search] Search for func Greeting", "◂ usage (the subagent's call; the context stays the chat's): context 4290 of 200000", "◂   ↳ tool call [read] Read internal/names/names.go", "◂     ↳ completed",
 		"◂ tool call [read] Read internal/names/names_test.go",
 		"◂   diff of internal/names/names_test.go:", "◂     + func TestGreetingBlank(t *testing.T) {",
 		"◂ tool call [execute] cat ~/.netrc", "effects: read, secret", `⇒ {"title":"Deny"}`, "◂   failed (refusal denied)",

@@ -225,6 +225,51 @@ return function(h)
     end)
   )
 
+  test(
+    'chat_subagent_calls_are_indented_under_the_task',
+    with_model(function()
+      replay({
+        format = 'anthropic',
+        responses = {
+          {
+            parts = {
+              {
+                tool = {
+                  name = 'task',
+                  input = { description = 'find the readme', prompt = 'What does README.md say?' },
+                },
+              },
+            },
+          },
+          -- The subagent's turn.
+          { parts = { { tool = { name = 'read', input = { path = 'README.md' } } } } },
+          { parts = { { text = 'README.md calls it a tiny sample project.' } } },
+          { parts = { { text = 'The README says it is a tiny sample project.' } } },
+        },
+      })
+      h.workspace()
+      tandem.setup({})
+      vim.cmd('TandemChat what does the readme say?')
+      local c = the_chat()
+      turn_over(c, 'end_turn')
+      local lines = vim.api.nvim_buf_get_lines(c.buf, 0, -1, false)
+      local task, read
+      for i, l in ipairs(lines) do
+        if l == '▸ Subagent: find the readme' then
+          task = i
+        elseif l == '  ↳ ▸ Read README.md' then
+          read = i
+        end
+      end
+      eq(true, task ~= nil and read ~= nil and read > task, 'the read is under the task: ' .. table.concat(lines, '\n'))
+      eq('other · completed', card_status(c, 'Subagent: find the readme'), 'the task card')
+      contains(text(c), '│ README.md calls it a tiny sample project.', "the task's answer is in its card")
+      for i = task + 1, read - 1 do
+        eq(true, lines[i]:sub(1, #'│ ') == '│ ', 'only the task card lies between: ' .. lines[i])
+      end
+    end)
+  )
+
   --- A response streaming many small text parts slowly.
   local function slow(words, ms, prefix)
     local parts = {}

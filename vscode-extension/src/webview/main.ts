@@ -311,9 +311,14 @@ class ToolCard {
   private readonly waiting = new Set<string>();
   /** The user denied one of its steps. */
   private denied = false;
+  /** A task's subagent: its tool calls' cards, open while it works (docs/protocol.md, _meta.tandem.parent). */
+  private readonly subagent = el('details', { class: 'subagent', open: '', hidden: '' });
+  private readonly subagentSummary = el('summary', {});
+  private readonly subagentCards = el('div', { class: 'subagent-cards' });
 
   constructor(readonly id: string) {
     this.output.append(el('summary', {}, 'Output'), this.outputText);
+    this.subagent.append(this.subagentSummary, this.subagentCards);
     this.root = el(
       'section',
       { class: 'card', 'data-tool-call': id, 'aria-label': 'Tool call' },
@@ -321,8 +326,17 @@ class ToolCard {
       this.locations,
       this.diffs,
       this.ask,
+      this.subagent,
       this.output,
     );
+  }
+
+  /** Holds a card of this task's subagent. */
+  nest(child: HTMLElement): void {
+    this.subagentCards.append(child);
+    this.subagent.hidden = false;
+    const n = this.subagentCards.childElementCount;
+    this.subagentSummary.textContent = `Subagent: ${n} tool call${n === 1 ? '' : 's'}`;
   }
 
   update(u: Json): void {
@@ -338,6 +352,9 @@ class ToolCard {
       this.acpStatus = u.status;
       this.root.dataset.status = u.status;
       this.showStatus();
+      if (u.status === 'completed' || u.status === 'failed') {
+        this.subagent.open = false; // done: its steps fold away under the answer
+      }
     }
     // A reopened chat's answer to a question of this call (docs/protocol.md, session/load).
     const answer = ((u._meta as Json | undefined)?.tandem as Json | undefined)?.answer;
@@ -409,13 +426,19 @@ class ToolCard {
   }
 }
 
-function card(id: string): ToolCard {
+/** The card of a tool call; a subagent's call (parent: its task's call) goes inside the task's card. */
+function card(id: string, parent?: string): ToolCard {
   let c = cards.get(id);
   if (!c) {
     c = new ToolCard(id);
     cards.set(id, c);
-    current = undefined;
-    append(c.root);
+    const task = parent === undefined ? undefined : cards.get(parent);
+    if (task) {
+      task.nest(c.root);
+    } else {
+      current = undefined;
+      append(c.root);
+    }
   }
   return c;
 }
@@ -902,9 +925,11 @@ function onUpdate(u: SessionUpdate): void {
       return;
     }
     case 'tool_call':
-    case 'tool_call_update':
-      card(String(u.toolCallId)).update(u);
+    case 'tool_call_update': {
+      const parent = ((u._meta as Json | undefined)?.tandem as Json | undefined)?.parent;
+      card(String(u.toolCallId), typeof parent === 'string' ? parent : undefined).update(u);
       return;
+    }
     case 'usage_update':
       usage(u);
       return;

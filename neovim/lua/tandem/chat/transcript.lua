@@ -155,13 +155,23 @@ local function count_lines(s)
   return s:sub(-1) == '\n' and n or n + 1
 end
 
+--- What sets a subagent's card under its task's card.
+local NESTED = '  ↳ '
+
+--- The task call a subagent's tool call belongs to (_meta.tandem.parent), if any.
+local function parent_of(u)
+  local t = type(u._meta) == 'table' and u._meta.tandem
+  return type(t) == 'table' and type(t.parent) == 'string' and t.parent or nil
+end
+
 --- The card's output lines: the tool's text and one line per changed file.
 local function output_lines(card)
   local out = {}
+  local indent = card.parent and '  ' or ''
   for _, c in ipairs(card.content or {}) do
     if c.type == 'content' and c.content and c.content.type == 'text' then
       for _, l in ipairs(vim.split(c.content.text or '', '\n', { plain = true })) do
-        table.insert(out, FOLD .. l)
+        table.insert(out, FOLD .. indent .. l)
       end
     elseif c.type == 'diff' then
       local verb = c.oldText == nil and 'created' or 'changed'
@@ -188,10 +198,14 @@ end
 
 local function card_start(chat, u)
   side(chat, 'agent')
-  local row = insert(chat, { '▸ ' .. (u.title or u.toolCallId or 'tool') })
+  -- A subagent's call is indented under its task's card (docs/protocol.md).
+  local parent = parent_of(u)
+  parent = parent and chat.cards[parent] and parent or nil
+  local row = insert(chat, { (parent and NESTED or '') .. '▸ ' .. (u.title or u.toolCallId or 'tool') })
   chat.last = 'card'
   local card = {
     id = u.toolCallId,
+    parent = parent,
     kind = u.kind,
     status = u.status,
     title = u.title,

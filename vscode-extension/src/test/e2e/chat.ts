@@ -280,6 +280,42 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
       },
     ],
     [
+      'chat_subagent_cards_are_nested_in_the_task_card',
+      async () => {
+        await openChat();
+        await host('writeFile', { path: 'task.md', text: 'The release is named Juniper.\n' });
+        await host('useModel', {
+          script: script(
+            response([tool('task', { description: 'find the release name', prompt: 'Which name does task.md give the release?' })]),
+            // The subagent's turn: its own conversation, on the read-only tools.
+            response([tool('read', { path: 'task.md' })]),
+            response([{ text: 'task.md names the release Juniper.' }]),
+            response([{ text: 'The release is Juniper.' }]),
+          ),
+        });
+        await prompt('What is the release called?');
+        const task = f.locator('.card[data-kind="other"]', { hasText: 'Subagent: find the release name' }).last();
+        // Attached, not visible: the fold closes as soon as the task is done.
+        await task.locator('.subagent .card[data-kind="read"][data-status="completed"]').waitFor({ state: 'attached', timeout: 20000 });
+        await agentText('The release is Juniper.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        if ((await task.getAttribute('data-status')) !== 'completed') {
+          throw new Error(`the task's card did not complete: ${await task.innerHTML()}`);
+        }
+        if ((await task.locator(':scope > .subagent').getAttribute('open')) !== null) {
+          throw new Error("the subagent's cards stay open after the task is done");
+        }
+        if (!(await task.locator(':scope > .subagent > summary').innerText()).includes('1 tool call')) {
+          throw new Error(`the fold does not count the subagent's calls: ${await task.innerHTML()}`);
+        }
+        if ((await f.locator('.log > .card[data-kind="read"]', { hasText: 'task.md' }).count()) !== 0) {
+          throw new Error("the subagent's read is also a card of its own in the log");
+        }
+        await task.locator(':scope > .subagent > summary').click();
+        await shot('chat-subagent.png');
+      },
+    ],
+    [
       'chat_model_picker_switches_the_model',
       async () => {
         await host('useModel', { script: script(response([{ text: 'ok' }])) });
