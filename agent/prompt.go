@@ -21,7 +21,8 @@ import (
 // with a file:// URI, optionally with a #L10-20 range) is read through the
 // read tool, so the model gets it tagged, with numbered rows it has seen
 // and can edit; other embedded text (a diagnostic list, a terminal's
-// output) is included as the client sent it.
+// output) is included as the client sent it. An image goes to a model
+// that takes images, and is refused for any other.
 func (c *Chat) userMessage(ctx context.Context, prompt []acp.ContentBlock) (providers.Message, error) {
 	m := providers.Message{Role: providers.User}
 	for _, b := range prompt {
@@ -32,6 +33,12 @@ func (c *Chat) userMessage(ctx context.Context, prompt []acp.ContentBlock) (prov
 			return providers.Message{}, unsendable(b.Text.Type)
 		case b.Text != nil:
 			text = b.Text.Text
+		case b.Image != nil:
+			pic, err := c.picture(b.Image)
+			if err != nil {
+				return providers.Message{}, err
+			}
+			m.Blocks = append(m.Blocks, providers.Block{Kind: providers.Image, Image: pic})
 		case b.ResourceLink != nil:
 			text = c.readContext(ctx, b.ResourceLink.Uri)
 		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
@@ -56,14 +63,12 @@ func (c *Chat) userMessage(ctx context.Context, prompt []acp.ContentBlock) (prov
 
 // unsendable refuses a prompt holding a block of type typ.
 func unsendable(typ string) error {
-	return fmt.Errorf("the prompt holds a block of type %q, which tandem cannot send to a model yet (only text and text resources); remove it and send the prompt again", typ)
+	return fmt.Errorf("the prompt holds a block of type %q, which tandem cannot send to a model yet (only text, images and text resources); remove it and send the prompt again", typ)
 }
 
 // blockType names a block's type as ACP spells it.
 func blockType(b acp.ContentBlock) string {
 	switch {
-	case b.Image != nil:
-		return "image"
 	case b.Audio != nil:
 		return "audio"
 	case b.Resource != nil:
