@@ -67,7 +67,10 @@ type Block struct {
 // image/jpeg, image/gif or image/webp) and its bytes in base64.
 type Picture struct {
 	MediaType string `json:"mediaType"`
-	Data      string `json:"data"`
+	Data      string `json:"data,omitempty"`
+	// SHA256 names the picture's bytes where a chat's file keeps it
+	// (beside the chat, once); Data is then empty until it is loaded.
+	SHA256 string `json:"sha256,omitempty"`
 }
 
 // DataURL is the picture as a data: URL, as OpenAI-compatible wires take it.

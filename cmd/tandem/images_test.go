@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"image"
@@ -32,7 +34,7 @@ func dotPNG(t *testing.T) []byte {
 
 // imagesACP starts `tandem acp` in ws on a scripted model speaking format,
 // with images as the model's agent.models "images" ("" leaves it unset).
-func imagesACP(t *testing.T, format scripted.Format, model, images string, ws string, responses ...scripted.Response) (*acpProcess, acp.SessionId, *scripted.Server) {
+func imagesACP(t *testing.T, format scripted.Format, model, images string, ws string, responses ...scripted.Response) (*acpProcess, acp.SessionId, *scripted.Server, []string) {
 	t.Helper()
 	srv, err := scripted.Start(scripted.Script{Format: format, Responses: responses})
 	if err != nil {
@@ -55,9 +57,9 @@ func imagesACP(t *testing.T, format scripted.Format, model, images string, ws st
 	if err := os.WriteFile(filepath.Join(xdg, "config", "tandem", "config.json"), []byte(settings), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	p := startACP(t, builtTandem(t), ws, &acptest.Client{},
-		"XDG_CONFIG_HOME="+filepath.Join(xdg, "config"), "XDG_STATE_HOME="+filepath.Join(xdg, "state"))
-	return p, p.open(t, ws), srv
+	env := []string{"XDG_CONFIG_HOME=" + filepath.Join(xdg, "config"), "XDG_STATE_HOME=" + filepath.Join(xdg, "state")}
+	p := startACP(t, builtTandem(t), ws, &acptest.Client{}, env...)
+	return p, p.open(t, ws), srv, env
 }
 
 // lastUserContent is the content of the last user message of a recorded
@@ -87,7 +89,9 @@ func lastUserContent(t *testing.T, body json.RawMessage) string {
 }
 
 // A pasted image reaches each wire in the wire's own form: an Anthropic
-// image block with a base64 source, an OpenAI image_url data URL.
+// image block with a base64 source, an OpenAI image_url data URL. The
+// chat's file names it by hash (its bytes are kept once beside the chat),
+// and the chat reopened in another process shows it in the user's message.
 func TestACPImagePromptReachesEachWire(t *testing.T) {
 	pic := dotPNG(t)
 	data := base64.StdEncoding.EncodeToString(pic)
@@ -99,7 +103,8 @@ func TestACPImagePromptReachesEachWire(t *testing.T) {
 		{scripted.OpenAIChat, `[{"type":"text","text":"What is this?"},{"type":"image_url","image_url":{"url":"data:image/png;base64,` + data + `"}}]`},
 	} {
 		t.Run(string(tc.format), func(t *testing.T) {
-			p, id, srv := imagesACP(t, tc.format, "m1", "true", t.TempDir(), scripted.Response{Parts: []scripted.Part{{Text: "A grey dot."}}})
+			ws := t.TempDir()
+			p, id, srv, env := imagesACP(t, tc.format, "m1", "true", ws, scripted.Response{Parts: []scripted.Part{{Text: "A grey dot."}}})
 			r, err := p.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{
 				acp.TextBlock("What is this?"), acp.ImageBlock(data, "image/png")}})
 			if err != nil || r.StopReason != acp.StopReasonEndTurn {
@@ -112,6 +117,31 @@ func TestACPImagePromptReachesEachWire(t *testing.T) {
 			if got := lastUserContent(t, reqs[0].Body); got != tc.want {
 				t.Errorf("the user message as sent:\n got %s\nwant %s", got, tc.want)
 			}
+			state := strings.TrimPrefix(env[1], "XDG_STATE_HOME=")
+			chats, _ := filepath.Glob(filepath.Join(state, "tandem", "chats", "*.jsonl"))
+			if len(chats) != 1 {
+				t.Fatalf("chat files: %v", chats)
+			}
+			if file, _ := os.ReadFile(chats[0]); bytes.Contains(file, []byte(data)) {
+				t.Errorf("the chat's file holds the image's data inline")
+			}
+			sum := sha256.Sum256(pic)
+			if kept, err := os.ReadFile(filepath.Join(state, "tandem", "chats", "images", hex.EncodeToString(sum[:]))); !bytes.Equal(kept, pic) {
+				t.Errorf("the image is not kept by its hash beside the chat: %v", err)
+			}
+			again := startACP(t, builtTandem(t), ws, &acptest.Client{}, env...)
+			if _, err := again.conn.LoadSession(context.Background(), acp.LoadSessionRequest{SessionId: id, Cwd: ws, McpServers: []acp.McpServer{}}); err != nil {
+				t.Fatal(err)
+			}
+			var shown []string
+			for _, u := range again.client.Updates() {
+				if c := u.UserMessageChunk; c != nil && c.Content.Image != nil {
+					shown = append(shown, c.Content.Image.MimeType+" "+c.Content.Image.Data)
+				}
+			}
+			if want := "image/png " + data; len(shown) != 1 || shown[0] != want {
+				t.Errorf("the reopened chat shows images %q, want one, the prompt's", shown)
+			}
 		})
 	}
 }
@@ -120,7 +150,7 @@ func TestACPImagePromptReachesEachWire(t *testing.T) {
 // and the next action, and the provider is never called.
 func TestACPImageRefusedForAModelWithoutImages(t *testing.T) {
 	for _, images := range []string{"false", ""} { // said so, or a name the table does not know
-		p, id, srv := imagesACP(t, scripted.OpenAIChat, "textonly-7b", images, t.TempDir(), scripted.Response{Parts: []scripted.Part{{Text: "never"}}})
+		p, id, srv, _ := imagesACP(t, scripted.OpenAIChat, "textonly-7b", images, t.TempDir(), scripted.Response{Parts: []scripted.Part{{Text: "never"}}})
 		_, err := p.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{
 			acp.TextBlock("What is this?"), acp.ImageBlock(base64.StdEncoding.EncodeToString(dotPNG(t)), "image/png")}})
 		var re *acp.RequestError
@@ -153,7 +183,7 @@ func TestACPReadOfAPNGGivesTheImage(t *testing.T) {
 			if err := os.WriteFile(filepath.Join(ws, "dot.png"), pic, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			p, id, srv := imagesACP(t, tc.format, "m1", "true", ws,
+			p, id, srv, _ := imagesACP(t, tc.format, "m1", "true", ws,
 				scripted.Response{Parts: []scripted.Part{{Tool: &scripted.ToolCall{ID: "call_1", Name: "read", Input: json.RawMessage(`{"path":"dot.png"}`)}}}},
 				scripted.Response{Parts: []scripted.Part{{Text: "A grey dot."}}})
 			if stop, err := p.prompt(id, "Look at dot.png"); err != nil || stop != acp.StopReasonEndTurn {
