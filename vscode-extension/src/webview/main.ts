@@ -906,7 +906,7 @@ function onUpdate(u: SessionUpdate): void {
       } else if (c && c.type === 'image' && typeof c.data === 'string' && typeof c.mimeType === 'string') {
         // A reopened chat's image follows its prompt's text: shown in that message.
         const image: ChatContext = { kind: 'image', label: 'image', data: c.data, mimeType: c.mimeType };
-        const last = log.querySelector('.msg.user:last-of-type') ?? userMessage('', typeof turn === 'number' ? turn : undefined);
+        const last = Array.from(log.querySelectorAll('.msg.user')).pop() ?? userMessage('', typeof turn === 'number' ? turn : undefined);
         last.append(el('ul', { class: 'chips sent', 'aria-label': 'Context' }, el('li', { class: 'chip image' }, thumbnail(image) ?? '')));
       }
       return;
