@@ -68,15 +68,23 @@ func (c *Chat) picture(img *acp.ContentBlockImage) (*providers.Picture, error) {
 // png) when the model takes images, and else tells the model it was not
 // shown them and what to do instead.
 func (c *Chat) withImages(b providers.Block, images []documents.Image) providers.Block {
+	pics, note := c.pictures(images)
+	b.Images, b.Text = pics, b.Text+note
+	return b
+}
+
+// pictures are images a call or a linked file gave, as the model takes
+// them; for a model without images, none and a note saying so.
+func (c *Chat) pictures(images []documents.Image) ([]providers.Picture, string) {
 	if len(images) == 0 {
-		return b
+		return nil, ""
 	}
 	if !c.opts.Model.TakesImages() {
-		b.Text += fmt.Sprintf("\n(The model %s does not take images, so the image is not given to you. Ask the user what it shows, or to switch to a model that takes images.)", c.opts.Endpoint)
-		return b
+		return nil, fmt.Sprintf("\n(The model %s does not take images, so the image is not given to you. Ask the user what it shows, or to switch to a model that takes images.)", c.opts.Endpoint)
 	}
+	var out []providers.Picture
 	for _, img := range images {
-		b.Images = append(b.Images, providers.Picture{MediaType: img.MediaType, Data: base64.StdEncoding.EncodeToString(img.Data)})
+		out = append(out, providers.Picture{MediaType: img.MediaType, Data: base64.StdEncoding.EncodeToString(img.Data)})
 	}
-	return b
+	return out, ""
 }

@@ -199,3 +199,24 @@ func TestACPReadOfAPNGGivesTheImage(t *testing.T) {
 		})
 	}
 }
+
+// A prompt that links an image file (an editor's @shot.png, a dragged
+// file) gives the model the image after the file's context, not only its
+// one-line description.
+func TestACPLinkedImageFileIsSentAsTheImage(t *testing.T) {
+	pic := dotPNG(t)
+	ws := t.TempDir()
+	if err := os.WriteFile(filepath.Join(ws, "dot.png"), pic, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, id, srv, _ := imagesACP(t, scripted.Anthropic, "m1", "true", ws, scripted.Response{Parts: []scripted.Part{{Text: "A grey dot."}}})
+	r, err := p.conn.Prompt(context.Background(), acp.PromptRequest{SessionId: id, Prompt: []acp.ContentBlock{
+		acp.TextBlock("What is this?"), acp.ResourceLinkBlock("dot.png", "file://"+filepath.Join(ws, "dot.png"))}})
+	if err != nil || r.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %q, %v\n%s", r.StopReason, err, p.stderr)
+	}
+	want := `{"type":"image","source":{"type":"base64","media_type":"image/png","data":"` + base64.StdEncoding.EncodeToString(pic) + `"},"cache_control":{"type":"ephemeral"}}]`
+	if got := lastUserContent(t, srv.Requests()[0].Body); !strings.HasSuffix(got, want) || !strings.Contains(got, `\u003ccontext file=`) {
+		t.Errorf("the user message as sent:\n got %s\nwant it to end with %s", got, want)
+	}
+}
