@@ -175,7 +175,7 @@ func (s *server) Initialize(_ context.Context, p acp.InitializeRequest) (acp.Ini
 		AgentCapabilities: acp.AgentCapabilities{
 			LoadSession:        s.o.Store != nil,
 			McpCapabilities:    acp.McpCapabilities{Http: true},
-			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+			PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true, Image: true},
 			SessionCapabilities: acp.SessionCapabilities{
 				Close: &acp.SessionCloseCapabilities{},
 				List:  &acp.SessionListCapabilities{},

@@ -794,7 +794,7 @@ func (c *Chat) runTool(ctx context.Context, turn int, use providers.Block, emit 
 	}
 	emit(acp.UpdateToolCall(id, acp.WithUpdateStatus(status), acp.WithUpdateContent(content),
 		acp.WithUpdateRawOutput(rawOutput(res))))
-	return providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, CallID: use.CallID, Text: res.Text, IsError: res.IsError}
+	return c.withImages(providers.Block{Kind: providers.ToolResult, ToolID: use.ToolID, CallID: use.CallID, Text: res.Text, IsError: res.IsError}, res.Images)
 }
 
 // unreadable answers a call whose arguments are not a JSON object, as

@@ -16,7 +16,13 @@ import (
 type ModelInfo struct {
 	Window int   `json:"window"`
 	Price  Price `json:"price"`
+	// Images is whether the model takes images: the agent.models entry's
+	// "images", else what the built-in rule knows of the name (imagesByName).
+	Images *bool `json:"images,omitempty"`
 }
+
+// TakesImages reports whether the model takes images.
+func (m ModelInfo) TakesImages() bool { return m.Images != nil && *m.Images }
 
 // Price is dollars per million tokens of each kind.
 type Price struct {
@@ -29,12 +35,12 @@ type Price struct {
 // known is a small built-in table; the setting agent.models adds to it and
 // overrides it (prices change; the user's word wins).
 var known = map[string]ModelInfo{
-	"anthropic/claude-opus-4-1":   {200_000, Price{15, 75, 1.5, 18.75}},
-	"anthropic/claude-sonnet-4-5": {200_000, Price{3, 15, 0.3, 3.75}},
-	"anthropic/claude-haiku-4-5":  {200_000, Price{1, 5, 0.1, 1.25}},
-	"openai/gpt-5":                {400_000, Price{1.25, 10, 0.125, 0}},
-	"openai/gpt-5-mini":           {400_000, Price{0.25, 2, 0.025, 0}},
-	"openai/gpt-4.1":              {1_047_576, Price{2, 8, 0.5, 0}},
+	"anthropic/claude-opus-4-1":   {200_000, Price{15, 75, 1.5, 18.75}, nil},
+	"anthropic/claude-sonnet-4-5": {200_000, Price{3, 15, 0.3, 3.75}, nil},
+	"anthropic/claude-haiku-4-5":  {200_000, Price{1, 5, 0.1, 1.25}, nil},
+	"openai/gpt-5":                {400_000, Price{1.25, 10, 0.125, 0}, nil},
+	"openai/gpt-5-mini":           {400_000, Price{0.25, 2, 0.025, 0}, nil},
+	"openai/gpt-4.1":              {1_047_576, Price{2, 8, 0.5, 0}, nil},
 }
 
 // Model looks up what is known of model ("PROVIDER/MODEL"): the user's own
@@ -46,10 +52,20 @@ func Model(st *config.Settings, model string) (ModelInfo, error) {
 			return ModelInfo{}, fmt.Errorf("agent.models must map \"PROVIDER/MODEL\" to {\"window\", \"price\"}: %w", err)
 		}
 		if m, ok := set[model]; ok {
-			return m, nil
+			return withImages(m, model), nil
 		}
 	}
-	return known[model], nil
+	return withImages(known[model], model), nil
+}
+
+// withImages fills in m.Images from the built-in rule when the user's entry
+// does not say.
+func withImages(m ModelInfo, model string) ModelInfo {
+	if m.Images == nil {
+		takes := imagesByName(model)
+		m.Images = &takes
+	}
+	return m
 }
 
 // ModelNames is every model tandem knows, sorted: the built-in table and the

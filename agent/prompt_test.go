@@ -65,11 +65,11 @@ func lastUserText(req providers.Request) string {
 }
 
 // A prompt block of a type tandem does not send is refused naming that
-// type, whether the SDK knows the type (an image) or not.
+// type, whether the SDK knows the type (audio) or not.
 func TestUnsendableBlockIsNamed(t *testing.T) {
 	for raw, want := range map[string]string{
 		`[{"type":"video","uri":"file:///tmp/a.mp4"}]`:                                          `"video"`,
-		`[{"type":"text","text":"look"},{"type":"image","data":"AA==","mimeType":"image/png"}]`: `"image"`,
+		`[{"type":"text","text":"look"},{"type":"audio","data":"AA==","mimeType":"audio/wav"}]`: `"audio"`,
 	} {
 		var prompt []acp.ContentBlock
 		if err := json.Unmarshal([]byte(raw), &prompt); err != nil {

@@ -289,6 +289,7 @@ func (s *Store) load(id string) (loaded, error) {
 			case rec.Chat != nil:
 				l.info = *rec.Chat
 			case rec.Message != nil:
+				*rec.Message = loadPictures(imagesDir(s.dir), *rec.Message)
 				l.ids.name(*rec.Message, nil)
 				l.messages = append(l.messages, *rec.Message)
 				turn := -1
@@ -412,7 +413,8 @@ type journal struct {
 	// pending are lines not yet in the file (an append failed: a full
 	// disk); each append writes them first, so the file never skips one.
 	pending [][]byte
-	owned   bool // this process holds the file's lock: a turn or a restore runs
+	owned   bool   // this process holds the file's lock: a turn or a restore runs
+	images  string // where the chat's images are kept (imagestore.go)
 }
 
 // journal starts (or, for a loaded chat, continues) the file of info;
@@ -429,7 +431,7 @@ func (s *Store) journal(info ChatInfo, size int64) (*journal, error) {
 	if err != nil {
 		return nil, err
 	}
-	j := &journal{f: f, info: info, size: size}
+	j := &journal{f: f, info: info, size: size, images: imagesDir(s.dir)}
 	if st, err := f.Stat(); err == nil && st.Size() == 0 {
 		if _, err := j.own(); err != nil {
 			f.Close()
@@ -541,6 +543,10 @@ func (j *journal) release() {
 // are synced to the disk before write returns. A failed append is cut back,
 // so the file ends with a whole record, and is tried again with the next.
 func (j *journal) write(r record, durable bool) error {
+	r, err := keepPictures(j.images, r, durable)
+	if err != nil {
+		return err
+	}
 	b, err := json.Marshal(r)
 	if err != nil {
 		return err
@@ -651,6 +657,12 @@ func (c *Chat) replay(from int) []acp.SessionUpdate {
 			case b.Note && b.Kind == providers.Text && m.Role == providers.Assistant && strings.HasPrefix(b.Text, cutPrefix):
 				out = append(out, cutNotice(b))
 			case b.Note: // tandem's word to the model, shown as its notice if at all
+			case b.Kind == providers.Image && b.Image != nil:
+				u := acp.UpdateUserMessage(acp.ImageBlock(b.Image.Data, b.Image.MediaType))
+				if c.turnOf[i] >= 0 {
+					u.UserMessageChunk.Meta = map[string]any{"tandem": map[string]any{"turn": c.turnOf[i]}}
+				}
+				out = append(out, u)
 			case b.Kind == providers.Text && m.Role == providers.User:
 				u := acp.UpdateUserMessageText(b.Text)
 				if c.turnOf[i] >= 0 {

@@ -97,7 +97,7 @@ func (s *Server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 				"tandem": map[string]any{"protocolVersion": ProtocolVersion, "methods": s.methodNames()},
 				// The agent's ACP handshake, carried by LSP's initialize.
 				"acp": map[string]any{"protocolVersion": acp.ProtocolVersionNumber, "agentCapabilities": acp.AgentCapabilities{
-					LoadSession: true, McpCapabilities: acp.McpCapabilities{Http: true}, PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true},
+					LoadSession: true, McpCapabilities: acp.McpCapabilities{Http: true}, PromptCapabilities: acp.PromptCapabilities{EmbeddedContext: true, Image: true},
 				}},
 			},
 		},

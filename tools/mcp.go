@@ -12,6 +12,9 @@ func (r Result) MCP() *mcp.CallToolResult {
 		IsError:           r.IsError,
 		StructuredContent: r.Structured,
 	}
+	for _, img := range r.Images {
+		out.Content = append(out.Content, &mcp.ImageContent{Data: img.Data, MIMEType: img.MediaType})
+	}
 	if r.Code != "" {
 		out.Meta = mcp.Meta{"code": string(r.Code)}
 	}

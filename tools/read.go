@@ -25,7 +25,7 @@ var readTool = spec[readArgs]{
 			`"lines" selects rows, e.g. "40-80" or "1-5,120-" ("..." stands where lines are skipped). ` +
 			`Only rows you were shown count as seen; edits anchor only on seen lines. A long result keeps head and tail and says how to read the cut. ` +
 			`"paths" reads several files or ranges at once, within one read's bound; parts refused or left out are named, with the next call. ` +
-			`A directory lists its numbered entries (files with size and lines); "lines" pages them. An unsaved editor buffer is read in place of the file. Files over 4 MiB: only with "lines", no tag. Binary and non-UTF-8 files are refused, saying why.`,
+			`A directory lists its numbered entries (files with size and lines); "lines" pages them. An unsaved editor buffer is read in place of the file. Files over 4 MiB: only with "lines", no tag. Images (png, jpeg, gif, webp; at most 5 MiB) come as images to models that take them. Other binary or non-UTF-8 files are refused.`,
 		Examples: examples(`{"path":"cmd/tandem/main.go"}`, `{"path":"README.md","lines":"40-80"}`, `{"path":"go.mod","lines":"3"}`,
 			`{"paths":[{"path":"a.go","lines":"1-5,120-"},{"path":"docs"}]}`),
 		ReadOnly: true,
@@ -45,6 +45,11 @@ var readTool = spec[readArgs]{
 		if len(parts) == 0 {
 			return Refused(refusal.New(refusal.Invalid, fmt.Sprintf(
 				"The arguments of read do not fit its schema: read needs \"path\" (%s) or \"paths\". Add it and call again.", strings.TrimSuffix(toolSchema("read").Properties["path"].Description, "."))))
+		}
+		if len(parts) == 1 && parts[0].Lines == "" && parts[0].Columns == "" {
+			if res, ok := readImage(ctx, s, parts[0].Path); ok {
+				return res
+			}
 		}
 		if len(parts) == 1 {
 			text, err := parts[0].read(ctx, s, nil)
@@ -118,6 +123,24 @@ func (p readPart) read(ctx context.Context, s *Session, room *documents.Room) (s
 	}
 	s.pull(ctx, p.Path)
 	return documents.ReadPart(ctx, s.Seen, s.Buffers, s.Roots, p.Path, string(p.Lines), string(p.Columns), room)
+}
+
+// readImage reads the file at p as an image when its first bytes say it is
+// one (png, jpeg, gif, webp), gated as any read; ok is false for any other
+// file, which is read as text.
+func readImage(ctx context.Context, s *Session, p string) (_ Result, ok bool) {
+	abs, err := documents.Resolve(s.Roots, p)
+	if err != nil || documents.SniffImage(abs) == "" {
+		return Result{}, false
+	}
+	if err := s.gateDocument(ctx, approvals.AccessRead, p); err != nil {
+		return Refused(err), true
+	}
+	img, err := documents.LoadImage(abs, documents.Display(s.Roots, abs))
+	if err != nil {
+		return Refused(err), true
+	}
+	return Result{Text: img.Describe() + " (the image itself is attached for a model that takes images)", Images: []documents.Image{img}}, true
 }
 
 // readParts reads several parts in order, each under its own header, all

@@ -23,6 +23,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
+	"github.com/tandemdev/tandem/documents"
 	"github.com/tandemdev/tandem/edits"
 	"github.com/tandemdev/tandem/refusal"
 )
@@ -37,6 +38,10 @@ type Result struct {
 	// bytes before and after: for the agent's diffs and checkpoints. They
 	// are not part of the MCP result and no client gets them as they are.
 	Changes []edits.FileChange
+	// Images are pictures the call gives besides its text (a read of a
+	// png): the agent sends them to a model that takes images, the MCP
+	// door as image content.
+	Images []documents.Image
 }
 
 // Handler runs one call. args is the raw JSON object the caller sent.

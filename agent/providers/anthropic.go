@@ -91,9 +91,21 @@ type antBlock struct {
 	Name         string          `json:"name,omitempty"`
 	Input        json.RawMessage `json:"input,omitempty"`
 	ToolUseID    string          `json:"tool_use_id,omitempty"`
-	Content      string          `json:"content,omitempty"` // tool_result
+	Content      any             `json:"content,omitempty"` // tool_result: a string, or blocks when it holds images
+	Source       *antSource      `json:"source,omitempty"`  // image
 	IsError      bool            `json:"is_error,omitempty"`
 	CacheControl *antCache       `json:"cache_control,omitempty"`
+}
+
+// antSource is an image block's picture, inline.
+type antSource struct {
+	Type      string `json:"type"` // "base64"
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
+}
+
+func antImage(p Picture) antBlock {
+	return antBlock{Type: "image", Source: &antSource{Type: "base64", MediaType: p.MediaType, Data: p.Data}}
 }
 
 type antTool struct {
@@ -183,7 +195,20 @@ func antBlockOf(b Block) (antBlock, bool) {
 		}
 		return antBlock{Type: "tool_use", ID: b.ToolID, Name: b.ToolName, Input: input}, true
 	case ToolResult:
-		return antBlock{Type: "tool_result", ToolUseID: b.ToolID, Content: b.Text, IsError: b.IsError}, true
+		if len(b.Images) == 0 {
+			return antBlock{Type: "tool_result", ToolUseID: b.ToolID, Content: b.Text, IsError: b.IsError}, true
+		}
+		// A tool result's content may hold image blocks beside its text.
+		content := []antBlock{{Type: "text", Text: b.Text}}
+		for _, p := range b.Images {
+			content = append(content, antImage(p))
+		}
+		return antBlock{Type: "tool_result", ToolUseID: b.ToolID, Content: content, IsError: b.IsError}, true
+	case Image:
+		if b.Image == nil {
+			return antBlock{}, false
+		}
+		return antImage(*b.Image), true
 	}
 	return antBlock{}, false
 }

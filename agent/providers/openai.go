@@ -72,9 +72,25 @@ type oaiRequest struct {
 
 type oaiMessage struct {
 	Role       string        `json:"role"`
-	Content    *string       `json:"content"` // null in an assistant message of only tool calls
+	Content    any           `json:"content"` // *string, null in an assistant message of only tool calls; []oaiPart with images
 	ToolCalls  []oaiToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string        `json:"tool_call_id,omitempty"`
+}
+
+// oaiPart is one part of a user message's content holding images.
+type oaiPart struct {
+	Type     string `json:"type"` // "text" or "image_url"
+	Text     string `json:"text,omitempty"`
+	ImageURL *struct {
+		URL string `json:"url"`
+	} `json:"image_url,omitempty"`
+}
+
+func oaiImage(p Picture) oaiPart {
+	part := oaiPart{Type: "image_url", ImageURL: &struct {
+		URL string `json:"url"`
+	}{p.DataURL()}}
+	return part
 }
 
 type oaiToolCall struct {
@@ -99,7 +115,10 @@ type oaiTool struct {
 // oaiRequestOf maps a Request: the system prompt becomes the first message,
 // a user message's tool results become "tool" messages (before its text, as
 // the wire wants them right after the assistant's calls), an assistant
-// message's tool calls become its tool_calls.
+// message's tool calls become its tool_calls. Images make a user message's
+// content a list of parts; a tool message can hold only text, so the
+// pictures a tool result gave follow in the user message after it, each
+// introduced by the call's id.
 func oaiRequestOf(req Request) oaiRequest {
 	out := oaiRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true}
 	out.StreamOptions.IncludeUsage = true
@@ -118,10 +137,15 @@ func oaiRequestOf(req Request) oaiRequest {
 	for _, m := range req.Messages {
 		var text strings.Builder
 		var calls []oaiToolCall
+		var images []oaiPart
 		for _, b := range m.Blocks {
 			switch b.Kind {
 			case Text:
 				text.WriteString(b.Text)
+			case Image:
+				if b.Image != nil {
+					images = append(images, oaiImage(*b.Image))
+				}
 			case ToolUse:
 				var c oaiToolCall
 				c.ID, c.Type, c.Function.Name, c.Function.Arguments = b.ToolID, "function", b.ToolName, string(b.Input)
@@ -134,14 +158,28 @@ func oaiRequestOf(req Request) oaiRequest {
 				if b.IsError {
 					content = "Error: " + content
 				}
+				if len(b.Images) > 0 {
+					content += fmt.Sprintf("\n(the image follows in the next user message, after \"Image from %s:\")", b.ToolID)
+					images = append(images, oaiPart{Type: "text", Text: "Image from " + b.ToolID + ":"})
+					for _, p := range b.Images {
+						images = append(images, oaiImage(p))
+					}
+				}
 				out.Messages = append(out.Messages, oaiMessage{Role: "tool", ToolCallID: b.ToolID, Content: &content})
 			}
 		}
-		if text.Len() == 0 && calls == nil {
+		if text.Len() == 0 && calls == nil && images == nil {
 			continue
 		}
 		om := oaiMessage{Role: string(m.Role), ToolCalls: calls}
-		if text.Len() > 0 || m.Role == User {
+		switch {
+		case images != nil:
+			parts := images
+			if text.Len() > 0 {
+				parts = append([]oaiPart{{Type: "text", Text: text.String()}}, images...)
+			}
+			om.Content = parts
+		case text.Len() > 0 || m.Role == User:
 			s := text.String()
 			om.Content = &s
 		}

@@ -27,6 +27,7 @@ const (
 	Thinking   BlockKind = "thinking"    // the model's reasoning, sent back with its Signature
 	ToolUse    BlockKind = "tool_use"    // a call the model asked for
 	ToolResult BlockKind = "tool_result" // what a call gave, in a user message
+	Image      BlockKind = "image"       // a picture in a user message: Image
 
 	// RedactedThinking is reasoning the provider encrypted; Signature holds
 	// its opaque data, which must go back exactly as it came.
@@ -51,12 +52,29 @@ type Block struct {
 	// is then "{}". Such a call is answered as failed, never run.
 	InputError string `json:"inputError,omitempty"`
 	IsError    bool   `json:"isError,omitempty"` // ToolResult
+	// Image is an Image block's picture; Images are the pictures a
+	// ToolResult gave besides its text (a read of a png).
+	Image  *Picture  `json:"image,omitempty"`
+	Images []Picture `json:"images,omitempty"`
 	// Note marks a Text that is tandem's own word to the model (a
 	// restore, files changed under the chat, plan mode, a cut turn), not
 	// the user's or the model's: it is sent like any text, and a reopened
 	// chat does not show it as theirs.
 	Note bool `json:"note,omitempty"`
 }
+
+// Picture is an image as the providers take it: its MIME type (image/png,
+// image/jpeg, image/gif or image/webp) and its bytes in base64.
+type Picture struct {
+	MediaType string `json:"mediaType"`
+	Data      string `json:"data,omitempty"`
+	// SHA256 names the picture's bytes where a chat's file keeps it
+	// (beside the chat, once); Data is then empty until it is loaded.
+	SHA256 string `json:"sha256,omitempty"`
+}
+
+// DataURL is the picture as a data: URL, as OpenAI-compatible wires take it.
+func (p Picture) DataURL() string { return "data:" + p.MediaType + ";base64," + p.Data }
 
 // Message is one turn of the conversation as the provider sees it.
 type Message struct {

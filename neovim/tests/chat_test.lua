@@ -1366,4 +1366,47 @@ return function(h)
       eq('repeat-b.txt\n', h.read_file(ws .. '/repeat-b.txt'), 'the second call ran')
     end)
   )
+
+  --- A 1×1 PNG.
+  local PNG =
+    vim.base64.decode('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==')
+
+  test(
+    'chat_at_image_is_sent_as_an_image_block',
+    with_model(function()
+      replay({ format = 'openai-chat', responses = { { parts = { { text = 'A grey dot.' } } } } })
+      -- The replayed model is one that takes images.
+      local config = os.getenv('XDG_CONFIG_HOME') .. '/tandem/config.json'
+      local cfg = vim.json.decode(h.read_file(config))
+      cfg.agent.models = { ['replay/any'] = { images = true } }
+      h.write_file(config, vim.json.encode(cfg))
+      local ws = h.workspace()
+      h.write_file(ws .. '/shot.png', PNG)
+      tandem.setup({})
+      vim.cmd('TandemChat what is in @shot.png')
+      local c = the_chat()
+      wait_for('the turn to end', function()
+        return not c.running and c.stop_reason ~= nil
+      end, 20000)
+      eq('end_turn', c.stop_reason, 'the turn ended: ' .. text(c))
+      contains(text(c), 'A grey dot.', 'the model answered the prompt with its image')
+    end)
+  )
+
+  test(
+    'chat_at_image_to_a_model_without_images_is_refused_naming_it',
+    with_model(function()
+      -- replay/any is a name tandem's table does not know: no images. A resource_link would be
+      -- read as text and sent; only an image block is refused this way.
+      replay({ format = 'anthropic', responses = { { parts = { { text = 'never' } } } } })
+      local ws = h.workspace()
+      h.write_file(ws .. '/shot.png', PNG)
+      tandem.setup({})
+      vim.cmd('TandemChat what is in @shot.png')
+      local c = the_chat()
+      turn_over(c, 'error')
+      contains(text(c), 'the model replay/any does not take images', 'the transcript names the model')
+      eq(nil, text(c):find('never', 1, true), 'the model was not asked')
+    end)
+  )
 end

@@ -28,6 +28,7 @@ import { lineDiff } from '../lineDiff';
 import { changesBar, editButton, restoreEntryView } from './review';
 import { ignoreUnknown } from '../webviewMessages';
 import { Follow } from './follow';
+import { acceptImages, thumbnail } from './images';
 import { setupCard, SetupCard } from './setup';
 import { welcome } from './welcome';
 import type { Completion, ConfigOption, FromView, SessionInfo, SessionUpdate, ToView, ToViewOf } from '../webviewMessages';
@@ -235,7 +236,7 @@ function userMessage(text: string, turn?: number, context: ChatContext[] = []): 
   current = undefined;
   const m = el('article', { class: 'msg user', 'aria-label': 'You' }, el('div', { class: 'user-text' }, text));
   if (context.length) {
-    m.append(el('ul', { class: 'chips sent', 'aria-label': 'Context' }, ...context.map((c) => el('li', { class: `chip ${c.kind}`, title: c.uri ?? c.label }, c.label))));
+    m.append(el('ul', { class: 'chips sent', 'aria-label': 'Context' }, ...context.map((c) => el('li', { class: `chip ${c.kind}`, title: c.uri ?? c.label }, thumbnail(c) ?? '', c.label))));
   }
   if (turn !== undefined) {
     m.dataset.turn = String(turn);
@@ -615,7 +616,7 @@ function renderQueue(): void {
 
 function submit(): void {
   const text = box.value;
-  if (!text.trim()) {
+  if (!text.trim() && !contexts.some((c) => c.kind === 'image')) {
     return;
   }
   box.value = '';
@@ -649,6 +650,7 @@ function renderChips(): void {
       el(
         'li',
         { class: `chip ${c.kind}`, title: c.uri ?? c.label },
+        thumbnail(c) ?? '',
         el('span', {}, c.label),
         button('×', () => {
           contexts.splice(i, 1);
@@ -708,6 +710,9 @@ function accept(i: number): void {
   closeCompletions();
 }
 
+acceptImages(box, addContext, (s) => {
+  status.textContent = s;
+});
 box.addEventListener('input', () => {
   const q = atQuery();
   if (q) {
@@ -921,6 +926,11 @@ function onUpdate(u: SessionUpdate): void {
       const turn = ((u._meta as Json | undefined)?.tandem as Json | undefined)?.turn;
       if (c && typeof c.text === 'string') {
         userMessage(c.text, typeof turn === 'number' ? turn : undefined);
+      } else if (c && c.type === 'image' && typeof c.data === 'string' && typeof c.mimeType === 'string') {
+        // A reopened chat's image follows its prompt's text: shown in that message.
+        const image: ChatContext = { kind: 'image', label: 'image', data: c.data, mimeType: c.mimeType };
+        const last = Array.from(log.querySelectorAll('.msg.user')).pop() ?? userMessage('', typeof turn === 'number' ? turn : undefined);
+        last.append(el('ul', { class: 'chips sent', 'aria-label': 'Context' }, el('li', { class: 'chip image' }, thumbnail(image) ?? '')));
       }
       return;
     }

@@ -53,16 +53,50 @@ local function workspace_files(root)
   return out
 end
 
---- The prompt's content blocks: the text as typed, a resource_link for each `@FILE` that
---- exists in the workspace, and the attachments the chat holds.
+--- Models take images of at most 5 MiB (tandem's bound, docs/tools.md).
+local max_image_bytes = 5 * 1024 * 1024
+
+--- The image type of a file's first bytes (PNG, JPEG, GIF, WebP), or nil.
+local function image_type(head)
+  if head:sub(1, 8) == '\137PNG\r\n\26\n' then
+    return 'image/png'
+  elseif head:sub(1, 3) == '\255\216\255' then
+    return 'image/jpeg'
+  elseif head:sub(1, 6) == 'GIF87a' or head:sub(1, 6) == 'GIF89a' then
+    return 'image/gif'
+  elseif head:sub(1, 4) == 'RIFF' and head:sub(9, 12) == 'WEBP' then
+    return 'image/webp'
+  end
+end
+
+--- The image block of the file at abs when it is an image within the bound, else nil.
+local function image_block(abs, size)
+  local f = io.open(abs, 'rb')
+  if not f then
+    return nil
+  end
+  local head = f:read(12) or ''
+  local mime = image_type(head)
+  local data = mime and size <= max_image_bytes and head .. (f:read('*a') or '')
+  f:close()
+  if data then
+    return { type = 'image', data = vim.base64.encode(data), mimeType = mime }
+  end
+end
+
+--- The prompt's content blocks: the text as typed, for each `@FILE` that exists in the
+--- workspace an image block when it is an image (PNG, JPEG, GIF, WebP within 5 MiB), else a
+--- resource_link, and the attachments the chat holds.
 local function blocks(chat, item)
   local out = { { type = 'text', text = item.text } }
   local seen = {}
   for path in item.text:gmatch('@([%w%._/%-]+)') do
     local abs = vim.fs.normalize(chat.root .. '/' .. path)
-    if not seen[abs] and vim.uv.fs_stat(abs) then
+    local stat = not seen[abs] and vim.uv.fs_stat(abs)
+    if stat then
       seen[abs] = true
-      table.insert(out, { type = 'resource_link', uri = vim.uri_from_fname(abs), name = path })
+      local image = stat.type == 'file' and image_block(abs, stat.size)
+      table.insert(out, image or { type = 'resource_link', uri = vim.uri_from_fname(abs), name = path })
     end
   end
   vim.list_extend(out, item.attach or {})

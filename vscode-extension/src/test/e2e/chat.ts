@@ -19,6 +19,13 @@ const tool = (name: string, input: unknown) => ({ tool: { name, input } });
 
 const chatFile = '# Chat\n\nThe greeting is Hello.\n';
 
+/** The page's DOM constructors a pasted image needs (this file is compiled without the DOM's types). */
+interface PageGlobals {
+  DataTransfer: new () => { items: { add(file: unknown): void } };
+  File: new (parts: Uint8Array[], name: string, options: { type: string }) => unknown;
+  ClipboardEvent: new (type: string, init: Record<string, unknown>) => unknown;
+}
+
 /** The sidebar's chat webview (code-server marks a view's frame with its purpose). */
 const sidebarFrame = 'iframe.webview[src*="extensionId=tandemdev.tandem"][src*="purpose=webviewView"]';
 /** The chat opened in an editor tab. */
@@ -206,6 +213,51 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
         }
         if ((await f.locator('form .chips .chip').count()) !== 0) {
           throw new Error('the chips were not cleared after sending');
+        }
+      },
+    ],
+    [
+      'chat_pasted_image_is_sent_and_shown',
+      async () => {
+        await openChat();
+        await host('useModel', { script: script(response([{ text: 'A grey square.' }])) });
+        const box = f.locator('#prompt');
+        // A 1×1 PNG on the clipboard, as a screenshot tool leaves it (named image.png).
+        const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==';
+        await box.evaluate((el, data) => {
+          // Runs in the webview; this file's types know no DOM.
+          const g = globalThis as unknown as PageGlobals;
+          const bytes = Uint8Array.from(atob(data), (ch) => ch.charCodeAt(0));
+          const dt = new g.DataTransfer();
+          dt.items.add(new g.File([bytes], 'image.png', { type: 'image/png' }));
+          (el as unknown as { dispatchEvent(e: unknown): boolean }).dispatchEvent(new g.ClipboardEvent('paste', { clipboardData: dt, bubbles: true, cancelable: true }));
+        }, png);
+        const chip = f.locator('form .chips .chip.image', { hasText: 'Pasted image' });
+        await chip.locator('img.thumb').waitFor();
+        await box.fill('What is in this screenshot?');
+        await box.press('Enter');
+        const msg = f.locator('.msg.user', { hasText: 'What is in this screenshot?' }).last();
+        const thumb = msg.locator('.chip.image img.thumb');
+        await thumb.waitFor();
+        if ((await thumb.getAttribute('src')) !== `data:image/png;base64,${png}`) {
+          throw new Error('the sent message does not show the pasted image');
+        }
+        await agentText('A grey square.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        if ((await f.locator('.card.error').count()) !== 0) {
+          throw new Error(`the prompt with an image failed: ${await f.locator('.card.error').first().innerText()}`);
+        }
+        await shot('chat-image.png');
+        // Reopened from tandem's store, the message shows the image again: it reached tandem.
+        await f.getByRole('button', { name: 'New chat' }).click();
+        await f.getByRole('button', { name: 'History' }).click();
+        const item = f.locator('.history-item', { hasText: 'What is in this screenshot?' }).first();
+        await item.waitFor({ timeout: 10000 });
+        await item.locator('.history-open').click();
+        const again = f.locator('.msg.user', { hasText: 'What is in this screenshot?' }).last().locator('img.thumb');
+        await again.waitFor({ timeout: 10000 });
+        if ((await again.getAttribute('src')) !== `data:image/png;base64,${png}`) {
+          throw new Error('the reopened chat does not show the image tandem kept');
         }
       },
     ],

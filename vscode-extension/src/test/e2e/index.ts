@@ -502,7 +502,7 @@ async function handle(api: TandemApi, root: vscode.Uri, r: Req): Promise<unknown
         // deadUrl: a provider nobody listens at (the network card).
         const url = r.deadUrl ? 'http://127.0.0.1:9' : await startReplay(r.script);
         const replayProvider = { api: 'anthropic', url };
-        config = { agent: { model: 'replay/any', providers: { replay: replayProvider }, models: { 'replay/any': { window: 200000, price: { input: 3, output: 15 } }, 'replay/other': { window: 100000 }, 'replay/a-model-whose-name-is-wider-than-a-narrow-sidebar': { window: 100000 } } } };
+        config = { agent: { model: 'replay/any', providers: { replay: replayProvider }, models: { 'replay/any': { window: 200000, price: { input: 3, output: 15 }, images: true }, 'replay/other': { window: 100000 }, 'replay/a-model-whose-name-is-wider-than-a-narrow-sidebar': { window: 100000 } } } };
       } else {
         stopReplay();
       }

@@ -63,3 +63,11 @@ test('a message carries files and selections as links and problems as text', () 
     { type: 'resource', resource: { uri: 'tandem-problems:a.go', mimeType: 'text/plain', text: 'a.go:3:1: error: x' } },
   ]);
 });
+
+test('a pasted image is an ACP image block, its bytes in base64', () => {
+  const blocks = promptBlocks('what is wrong here?', [{ kind: 'image', label: 'Pasted image 1', uri: 'tandem-image:1', data: 'iVBORw0KGgo=', mimeType: 'image/png' }]);
+  assert.deepEqual(blocks, [
+    { type: 'text', text: 'what is wrong here?' },
+    { type: 'image', data: 'iVBORw0KGgo=', mimeType: 'image/png' },
+  ]);
+});
