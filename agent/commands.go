@@ -222,15 +222,17 @@ func expand(file, args string) (string, error) {
 // last: at its opening, and at each prompt, so a prompt file added or
 // changed shows at the next prompt without watching the directories.
 func (sv *served) advertise(emit func(acp.SessionUpdate)) []command {
+	// Held while sending, so a list is never sent after a prompt's updates
+	// that it came before.
+	sv.advMu.Lock()
+	defer sv.advMu.Unlock()
 	cmds := sv.chat.commands()
 	list := available(cmds)
-	sv.mu.Lock()
-	same := slices.EqualFunc(list, sv.advertised, func(a, b acp.AvailableCommand) bool {
+	same := sv.advertised != nil && slices.EqualFunc(list, sv.advertised, func(a, b acp.AvailableCommand) bool {
 		return a.Name == b.Name && a.Description == b.Description && hintOf(a) == hintOf(b)
-	}) && sv.advertised != nil
-	sv.advertised = list
-	sv.mu.Unlock()
+	})
 	if !same {
+		sv.advertised = list
 		emit(acp.SessionUpdate{AvailableCommandsUpdate: &acp.SessionAvailableCommandsUpdate{SessionUpdate: "available_commands_update", AvailableCommands: list}})
 	}
 	return cmds

@@ -34,8 +34,8 @@ type Service struct {
 type served struct {
 	chat    *Chat
 	connErr error // why no provider could be reached; told at each prompt
-	// advertised is the commands last sent to the client.
-	advertised []acp.AvailableCommand
+	advMu      sync.Mutex
+	advertised []acp.AvailableCommand // the commands last sent to the client
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the running prompt; nil when idle
