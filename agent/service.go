@@ -32,8 +32,8 @@ type Service struct {
 
 // served is one open session.
 type served struct {
-	chat    *Chat
-	connErr error // why no provider could be reached; told at each prompt
+	chat       *Chat
+	connErr    error // why no provider could be reached; told at each prompt
 	advMu      sync.Mutex
 	advertised []acp.AvailableCommand // the commands last sent to the client
 
