@@ -118,16 +118,16 @@ func TestCommandsAreAdvertised(t *testing.T) {
 
 // An unknown command is answered with the list, and the model is asked
 // nothing.
-func TestUnknownCommandMakesNoModelRequest(t *testing.T) {
+func TestLaw_unknown_command_never_reaches_the_model(t *testing.T) {
 	m := &fake.Model{}
 	svc, id := commandsService(t, m)
 	var u emitted
 	resp, err := svc.Prompt(context.Background(), id, textPrompt("/nope some words"), u.emit)
-	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
-		t.Fatalf("prompt: %+v %v", resp, err)
-	}
 	if len(m.Requests) != 0 {
 		t.Fatalf("the model was asked %d times", len(m.Requests))
+	}
+	if err != nil || resp.StopReason != acp.StopReasonEndTurn {
+		t.Fatalf("prompt: %+v %v", resp, err)
 	}
 	msg := u.message()
 	for _, want := range []string{"no command /nope", "/compact", "/review FILE — Review, the user's way", "/ws", "//nope some words"} {
