@@ -139,6 +139,7 @@ func TestDemoShowsTheAgentAtWork(t *testing.T) {
 	}
 	turn := demoSection(t, out, "tandem's agent at work")
 	for _, want := range []string{
+		"◂ commands: /compact /cost /init /model /plan /restore /add-test", `"text":"/add-test Greeting of a blank name`,
 		"◂ thinking: The greeting lives in internal/names",
 		"◂ tool call [read] Read internal/names/names_test.go",
 		"◂   diff of internal/names/names_test.go:", "◂     + func TestGreetingBlank(t *testing.T) {",
