@@ -14,6 +14,7 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/config"
+	"github.com/tandemdev/tandem/refusal"
 )
 
 // A prompt that starts with "/NAME" runs the command NAME: a built-in, or a
@@ -205,7 +206,7 @@ func unescaped(prompt []acp.ContentBlock) []acp.ContentBlock {
 func expand(file, args string) (string, error) {
 	data, err := os.ReadFile(file)
 	if err != nil {
-		return "", fmt.Errorf("the prompt file %s cannot be read: %v; fix or remove it", file, err)
+		return "", refusal.New(refusal.Failed, fmt.Sprintf("the prompt file %s cannot be read (%v); fix or remove it, then send the command again", file, err))
 	}
 	_, body := frontMatter(string(data))
 	body = strings.TrimSpace(body)
