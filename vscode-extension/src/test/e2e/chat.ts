@@ -218,7 +218,7 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
         const box = f.locator('#prompt');
         await box.fill('/add');
         await f.getByRole('option', { name: /^\/add-test BEHAVIOUR — Add a test/ }).waitFor();
-        if ((await f.getByRole('option').count()) !== 1) {
+        if ((await f.locator('#completions').getByRole('option').count()) !== 1) {
           throw new Error('/add offered more than the one command it starts');
         }
         await box.press('Enter');
