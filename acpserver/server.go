@@ -202,6 +202,9 @@ func (s *server) NewSession(_ context.Context, p acp.NewSessionRequest) (acp.New
 		return acp.NewSessionResponse{}, refused(err)
 	}
 	s.o.Log.Info("session opened", "session", resp.SessionId, "cwd", p.Cwd, "mcpServers", len(p.McpServers))
+	// The client learns the session's id from this answer: its commands
+	// follow it, as ACP's agents send them.
+	go s.agent.Advertise(resp.SessionId, s.updater(resp.SessionId))
 	return *resp, nil
 }
 

@@ -34,6 +34,29 @@ func (c *Chat) compact(ctx context.Context, used int, emit func(acp.SessionUpdat
 	if start <= 0 {
 		return // only the current turn: nothing older to summarise
 	}
+	c.summarise(ctx, start, fmt.Sprintf("the conversation neared the context window, %d of %d tokens", used, w), emit)
+}
+
+// Compact summarises the whole conversation now, as /compact asks.
+func (c *Chat) Compact(ctx context.Context, emit func(acp.SessionUpdate)) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.switchModel()
+	if err := c.begin(emit); err != nil {
+		return err
+	}
+	defer c.end()
+	if len(c.messages) < 2 {
+		emit(acp.UpdateAgentMessageText("There is nothing to compact yet: the conversation has no turn.\n"))
+		return nil
+	}
+	c.summarise(ctx, len(c.messages), "you asked for it", emit)
+	return nil
+}
+
+// summarise replaces the messages before start by the summary the model
+// writes of them; why says what made it.
+func (c *Chat) summarise(ctx context.Context, start int, why string, emit func(acp.SessionUpdate)) {
 	older := append(append([]providers.Message(nil), c.messages[:start]...),
 		providers.Message{Role: providers.User, Blocks: []providers.Block{{Kind: providers.Text, Text: summarise}}})
 	resp, err := c.opts.Provider.Stream(ctx, providers.Request{Model: c.opts.Endpoint.Model, System: c.opts.System, Messages: sendable(older), MaxTokens: c.opts.MaxTokens}, func(providers.Event) {})
@@ -44,10 +67,10 @@ func (c *Chat) compact(ctx context.Context, used int, emit func(acp.SessionUpdat
 		}
 	}
 	if err != nil || summary.Len() == 0 {
-		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(the conversation nears the context window, %d of %d tokens, and could not be summarised: %v; nothing was dropped)\n", used, w, err)))
+		emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(%s; the conversation could not be summarised: %v; nothing was dropped)\n", why, err)))
 		return
 	}
-	text := "(Summary of the earlier conversation, written when it neared the context window:)\n" + summary.String()
+	text := "(Summary of the earlier conversation:)\n" + summary.String()
 	if tags := c.latestTags(); tags != "" {
 		text += "\n\nFiles read, with the tag of the latest version seen: " + tags
 	}
@@ -55,7 +78,7 @@ func (c *Chat) compact(ctx context.Context, used int, emit func(acp.SessionUpdat
 		text += "\n\n" + plan
 	}
 	c.replaceOlder(start, providers.Message{Role: providers.User, Blocks: []providers.Block{{Kind: providers.Text, Text: text}}}, emit)
-	update := acp.UpdateAgentThoughtText(fmt.Sprintf("(the conversation neared the context window, %d of %d tokens: its %d earlier messages were summarised into one)\n", used, w, start))
+	update := acp.UpdateAgentThoughtText(fmt.Sprintf("(%s: its %d earlier messages were summarised into one)\n", why, start))
 	update.AgentThoughtChunk.Meta = map[string]any{"tandem": map[string]any{"compacted": start}}
 	emit(update)
 }

@@ -41,13 +41,6 @@ func hookChat(t *testing.T, ws string, m *fake.Model, asker approvals.Asker, use
 	return c
 }
 
-func writeFile(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // An afterEdit hook runs once per edit call with the files it changed in
 // TANDEM_FILES, and its output reaches the model with the edit's reply.
 func TestAfterEditHookOutputReachesTheModel(t *testing.T) {

@@ -32,8 +32,10 @@ type Service struct {
 
 // served is one open session.
 type served struct {
-	chat    *Chat
-	connErr error // why no provider could be reached; told at each prompt
+	chat       *Chat
+	connErr    error // why no provider could be reached; told at each prompt
+	advMu      sync.Mutex
+	advertised []acp.AvailableCommand // the commands last sent to the client
 
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the running prompt; nil when idle
@@ -102,6 +104,7 @@ func (s *Service) Load(cwd, id string, mcp []acp.McpServer, emit func(acp.Sessio
 			emit(acp.UpdateAgentThoughtText(fmt.Sprintf("(this chat used %s, which cannot be reached now (%v); it goes on with %s)\n", last, err, sv.chat.Model())))
 		}
 	}
+	sv.advertise(emit)
 	return sv.configOptions(), nil
 }
 
@@ -150,6 +153,10 @@ func (s *Service) Send(ctx context.Context, p acp.PromptRequest, emit func(acp.S
 	if err != nil {
 		return acp.PromptResponse{}, err
 	}
+	prompt, compact, done, err := s.runCommand(ctx, id, sv, prompt, emit)
+	if done || err != nil {
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, err
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	sv.mu.Lock()
@@ -176,6 +183,9 @@ func (s *Service) Send(ctx context.Context, p acp.PromptRequest, emit func(acp.S
 		sv.cancel = nil
 		sv.mu.Unlock()
 	}()
+	if compact {
+		return acp.PromptResponse{StopReason: acp.StopReasonEndTurn}, sv.chat.Compact(ctx, emit)
+	}
 	turn, stop, err := sv.chat.prompt(ctx, replaces, prompt, emit)
 	if err != nil {
 		return acp.PromptResponse{}, err

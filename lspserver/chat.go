@@ -76,7 +76,14 @@ func (s *Server) acpNewSession(_ context.Context, params json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	return s.agent.New(cwd, p.McpServers)
+	resp, err := s.agent.New(cwd, p.McpServers)
+	if err != nil {
+		return nil, err
+	}
+	// The client learns the session's id from this answer: its commands
+	// follow it.
+	go s.agent.Advertise(resp.SessionId, s.updater(resp.SessionId))
+	return resp, nil
 }
 
 func (s *Server) acpLoadSession(_ context.Context, params json.RawMessage) (any, error) {

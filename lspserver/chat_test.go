@@ -107,7 +107,7 @@ func TestChatOverTheEditorConnection(t *testing.T) {
 			}
 		}
 	}
-	if strings.Join(kinds, ",") != "tool_call,usage_update,tool_call_update,tool_call_update,agent_message_chunk,usage_update" || !sawDiff {
+	if strings.Join(kinds, ",") != "available_commands_update,tool_call,usage_update,tool_call_update,tool_call_update,agent_message_chunk,usage_update" || !sawDiff {
 		t.Fatalf("updates %v, diff %v", kinds, sawDiff)
 	}
 	var cps struct {

@@ -305,7 +305,7 @@ func TestACPWithTheTypeScriptClient(t *testing.T) {
 	if strings.Join(got.Stops, " ") != "end_turn end_turn cancelled" {
 		t.Errorf("stop reasons: %v", got.Stops)
 	}
-	if strings.Join(got.Kinds, " ") != "agent_message_chunk tool_call tool_call_update usage_update" {
+	if strings.Join(got.Kinds, " ") != "agent_message_chunk available_commands_update tool_call tool_call_update usage_update" {
 		t.Errorf("update kinds: %v", got.Kinds)
 	}
 	if len(got.Asked) != 2 || got.Asked[0] != "allow_once allow_always reject_once reject_always" {

@@ -15,7 +15,10 @@ import (
 	acp "github.com/coder/acp-go-sdk"
 
 	"github.com/tandemdev/tandem/agent"
+	"github.com/tandemdev/tandem/agent/providers"
+	"github.com/tandemdev/tandem/config"
 	"github.com/tandemdev/tandem/shell"
+	"github.com/tandemdev/tandem/tools"
 )
 
 var chatCommand = command{
@@ -73,12 +76,26 @@ func runChat(args []string) int {
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "tandem chat: the chat is not kept:", err)
 	}
-	chat := agent.NewChat(agent.Options{Session: s, Provider: provider, Endpoint: end, Store: store})
-	defer chat.Close()
+	// A service of one session, so a prompt runs commands (/NAME) as in
+	// the editors' chats.
+	svc := agent.NewService(func(agent.Opening) (*tools.Session, error) { return s, nil },
+		func(st *config.Settings, name string) (providers.Provider, agent.Endpoint, error) {
+			if name == "" {
+				return provider, end, nil
+			}
+			return agent.Connect(st, name)
+		}, store)
+	defer svc.CloseAll()
+	sess, err := svc.New(s.Roots[0], nil)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "tandem chat:", err)
+		return exitError
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	p := &printer{out: os.Stdout, status: os.Stderr, root: s.Roots[0]}
-	reason, err := chat.Prompt(ctx, []acp.ContentBlock{acp.TextBlock(*prompt)}, p.update)
+	resp, err := svc.Prompt(ctx, sess.SessionId, []acp.ContentBlock{acp.TextBlock(*prompt)}, p.update)
+	reason := resp.StopReason
 	p.endLine()
 	switch {
 	case err != nil:

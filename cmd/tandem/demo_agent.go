@@ -26,8 +26,9 @@ import (
 
 const demoTest = "internal/names/names_test.go"
 
-// demoPrompt is what the user asks the agent.
-const demoPrompt = "Greeting of a blank name should greet a stranger. Add a test for that and run the package's tests."
+// demoPrompt is what the user asks the agent: the sample workspace's
+// prompt file .tandem/commands/add-test.md, run as a command.
+const demoPrompt = "/add-test Greeting of a blank name should greet a stranger."
 
 // demoScript is the scripted model's turn. The edit names the tag of the
 // test file as the sample ships it, as a model would after reading it.
@@ -215,6 +216,13 @@ func (d *demo) render(raw json.RawMessage) {
 				}
 			}
 		}
+	case u.AvailableCommandsUpdate != nil:
+		d.endLineLocked()
+		var names []string
+		for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
+			names = append(names, "/"+c.Name)
+		}
+		fmt.Fprintf(d.out, "◂ commands: %s\n", strings.Join(names, " "))
 	case u.UsageUpdate != nil:
 		d.endLineLocked()
 		in, _ := u.UsageUpdate.Meta["tandem"].(map[string]any)

@@ -140,6 +140,7 @@ func TestDemoShowsTheAgentAtWork(t *testing.T) {
 	}
 	turn := demoSection(t, out, "tandem's agent at work")
 	for _, want := range []string{
+		"◂ commands: /compact /cost /init /model /plan /restore /add-test", `"text":"/add-test Greeting of a blank name`,
 		"◂ thinking: The greeting lives in internal/names",
 		"◂ tool call [other] Subagent: find Greeting's blank case",
 		"◂   ↳ tool call [search] Search for func Greeting", "◂ usage (the subagent's call; the context stays the chat's): context 4290 of 200000", "◂   ↳ tool call [read] Read internal/names/names.go", "◂     ↳ completed",

@@ -555,6 +555,35 @@ return function(h)
   )
 
   test(
+    'chat_completes_slash_commands_and_runs_a_prompt_file',
+    with_model(function()
+      replay({ format = 'anthropic', responses = { { parts = { { text = 'Ran the prompt file.' } } } } })
+      h.workspace() -- the sample ships .tandem/commands/add-test.md
+      tandem.setup({})
+      vim.cmd('TandemChat')
+      local c = the_chat()
+      local got
+      wait_for('the advertised commands', function()
+        got = vim.fn.getcompletion('TandemChat /', 'cmdline')
+        return vim.tbl_contains(got, '/add-test')
+      end)
+      for _, want in ipairs({ '/compact', '/cost', '/init', '/model', '/plan', '/restore' }) do
+        eq(true, vim.tbl_contains(got, want), want .. ' is offered: ' .. vim.inspect(got))
+      end
+      eq({ '/add-test' }, vim.fn.getcompletion('TandemChat /ad', 'cmdline'), 'the names that start /ad')
+      eq({}, vim.fn.getcompletion('TandemChat x /ad', 'cmdline'), 'only the first word is a command')
+      vim.cmd('TandemChat /add-test Blank names greet a stranger.')
+      turn_over(c, 'end_turn')
+      contains(text(c), 'Ran the prompt file.', 'the prompt file ran a turn')
+      c.stop_reason = nil
+      vim.cmd('TandemChat /nope')
+      turn_over(c, 'end_turn')
+      contains(text(c), 'There is no command /nope', 'an unknown command is answered with the list')
+      contains(text(c), '/add-test BEHAVIOUR', 'the list names the prompt file')
+    end)
+  )
+
+  test(
     'chat_open_when_the_client_stops_tandem_exits_cleanly',
     with_model(function()
       replay({ format = 'anthropic', responses = { { parts = { { text = 'hello' } } } } })

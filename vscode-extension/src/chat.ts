@@ -94,6 +94,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
     switch (m.type) {
       case 'ready': {
         this.post({ type: 'state', running: this.running, config: this.config });
+        this.postCommands();
         if (!this.session) {
           void this.ensureSession().catch(() => undefined);
         }
@@ -199,7 +200,21 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
     }
   }
 
+  /** Each session's commands as tandem last advertised them: after session/new they may come before its answer names the session. */
+  private commandLists = new Map<string, SessionUpdate>();
+
+  /** Tells the view the current session's commands, for `/` completion. */
+  private postCommands(): void {
+    const u = this.session ? this.commandLists.get(this.session) : undefined;
+    if (u) {
+      this.post({ type: 'update', update: u });
+    }
+  }
+
   private update(p: { sessionId: string; update: SessionUpdate }): void {
+    if (p.update.sessionUpdate === 'available_commands_update') {
+      this.commandLists.set(p.sessionId, p.update);
+    }
     if (p.sessionId !== this.session) {
       return;
     }
@@ -274,6 +289,7 @@ export class ChatView implements vscode.WebviewViewProvider, vscode.WebviewPanel
         this.turn = 0;
         this.config = r.configOptions ?? [];
         this.post({ type: 'session', sessionId: r.sessionId, config: this.config });
+        this.postCommands();
         if (noModel(this.config)) {
           // No model can be reached: an empty prompt is refused before any turn starts, with
           // the sentence that says what to set, which the setup card shows.

@@ -64,10 +64,18 @@ local function chat_commands()
   end, {
     nargs = '*',
     desc = 'Open the chat of this workspace and send PROMPT: TandemChat [PROMPT | history | new]',
-    complete = function(lead)
+    complete = function(lead, line)
+      local words = { 'history', 'new' }
+      -- `/` as the prompt's first word: the commands the chat's session advertised.
+      if vim.startswith(lead, '/') and line:match('^%s*%S+%s+(%S*)$') == lead then
+        words = {}
+        for _, c in ipairs(chat.commands()) do
+          table.insert(words, '/' .. c.name)
+        end
+      end
       return vim.tbl_filter(function(w)
         return vim.startswith(w, lead)
-      end, { 'history', 'new' })
+      end, words)
     end,
   })
   vim.api.nvim_create_user_command('TandemStop', function()

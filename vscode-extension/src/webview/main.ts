@@ -663,8 +663,38 @@ function renderChips(): void {
   chips.hidden = contexts.length === 0;
 }
 
-let completions: Completion[] = [];
+/** A command tandem advertised (ACP's available_commands_update), offered for `/` at the start of the prompt. */
+interface Command {
+  name: string;
+  description: string;
+  input?: { hint?: string };
+}
+let commands: Command[] = [];
+
+/** A completion offered: a workspace file for `@`, or a command (its name) for `/`. */
+type Choice = Completion & { command?: string };
+let completions: Choice[] = [];
 let selected = 0;
+
+/** The `/name` being typed at the very start of the prompt, if any: what `/` completes. */
+function slashQuery(): string | undefined {
+  return /^\/([^\s/]*)$/.exec(box.value.slice(0, box.selectionStart))?.[1];
+}
+
+/** Offers the commands whose names start with the `/name` typed; false when none is typed. */
+function completeCommand(): boolean {
+  const q = slashQuery();
+  if (q === undefined || commands.length === 0) {
+    return false;
+  }
+  completions = commands
+    .filter((c) => c.name.startsWith(q))
+    .map((c) => ({ label: `/${c.name}${c.input?.hint ? ` ${c.input.hint}` : ''} — ${c.description}`, uri: '', command: c.name }));
+  selected = 0;
+  completionList.setAttribute('aria-label', 'Commands');
+  renderCompletions();
+  return true;
+}
 
 /** The `@word` being typed at the caret, if any. */
 function atQuery(): { start: number; query: string } | undefined {
@@ -699,6 +729,13 @@ function renderCompletions(): void {
 
 function accept(i: number): void {
   const c = completions[i];
+  if (c?.command !== undefined) {
+    const rest = box.value.slice(box.selectionStart).trimStart();
+    box.value = `/${c.command} ${rest}`;
+    box.selectionStart = box.selectionEnd = c.command.length + 2;
+    closeCompletions();
+    return;
+  }
   const q = atQuery();
   if (!c || !q) {
     closeCompletions();
@@ -714,8 +751,12 @@ acceptImages(box, addContext, (s) => {
   status.textContent = s;
 });
 box.addEventListener('input', () => {
+  if (completeCommand()) {
+    return;
+  }
   const q = atQuery();
   if (q) {
+    completionList.setAttribute('aria-label', 'Workspace files');
     send({ type: 'complete', text: q.query });
   } else {
     closeCompletions();
@@ -942,6 +983,11 @@ function onUpdate(u: SessionUpdate): void {
     }
     case 'usage_update':
       usage(u);
+      return;
+    case 'available_commands_update':
+      if (Array.isArray(u.availableCommands)) {
+        commands = u.availableCommands as Command[];
+      }
       return;
     case 'config_option_update':
       if (Array.isArray(u.configOptions)) {

@@ -41,6 +41,7 @@ M.new = session.new
 M.history = session.history
 M.model = session.model
 M.plan = session.plan
+M.commands = session.commands
 
 --- Folds thinking and tool output (lines that start with │).
 function M.foldexpr()

@@ -103,8 +103,25 @@ local function update(chat, u)
   end
 end
 
+--- The commands each session advertised (ACP's available_commands_update), by session id: kept
+--- apart from the chats, as they may come before session/new's answer names the session.
+local commands_of = {} ---@type table<string, table[]>
+
+--- The commands of the workspace's chat (root: the current buffer's workspace), for
+--- `:TandemChat /` completion; empty while no chat is open.
+---@param root string?
+---@return { name: string, description: string, input: { hint: string }? }[]
+function M.commands(root)
+  local id = current[root or registry.root()]
+  return id and commands_of[id] or {}
+end
+
 --- The LSP handler of session/update.
 function M.on_update(_, params)
+  local u = params and params.update
+  if type(u) == 'table' and u.sessionUpdate == 'available_commands_update' and type(u.availableCommands) == 'table' then
+    commands_of[params.sessionId] = u.availableCommands
+  end
   local function apply()
     local chat = params and chats[params.sessionId]
     if chat and api.nvim_buf_is_valid(chat.buf) and params.update then

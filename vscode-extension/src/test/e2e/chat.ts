@@ -262,6 +262,35 @@ export async function chatTests(page: Page, host: Host, artifacts: string, repor
       },
     ],
     [
+      'chat_slash_completes_commands_and_runs_a_prompt_file',
+      async () => {
+        // The sample workspace ships .tandem/commands/add-test.md.
+        await openChat();
+        await host('useModel', { script: script(response([{ text: 'Ran the prompt file.' }])) });
+        const box = f.locator('#prompt');
+        await box.fill('/add');
+        await f.getByRole('option', { name: /^\/add-test BEHAVIOUR — Add a test/ }).waitFor();
+        if ((await f.locator('#completions').getByRole('option').count()) !== 1) {
+          throw new Error('/add offered more than the one command it starts');
+        }
+        await box.press('Enter');
+        if ((await box.inputValue()) !== '/add-test ') {
+          throw new Error(`the command was not completed: ${await box.inputValue()}`);
+        }
+        await box.pressSequentially('Blank names greet a stranger.');
+        await shot('chat-commands.png');
+        await box.press('Enter');
+        await agentText('Ran the prompt file.').waitFor({ timeout: 20000 });
+        await turnEnds();
+        await box.fill('/');
+        await f.getByRole('option', { name: /^\/compact/ }).waitFor();
+        await box.fill('/nope');
+        await box.press('Enter');
+        await agentText('There is no command /nope').waitFor({ timeout: 10000 });
+        await turnEnds();
+      },
+    ],
+    [
       'chat_stop_mid_stream_ends_the_turn_at_once',
       async () => {
         const words = Array.from({ length: 200 }, (_, i) => ({ text: `word${i} ` }));
