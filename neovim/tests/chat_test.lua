@@ -113,6 +113,25 @@ return function(h)
     end
   end
 
+  --- Reopens chat id from :TandemChat history and returns it once its text shows shows.
+  local function reopen(id, shows)
+    local again
+    with_select(function(items)
+      for _, s in ipairs(items) do
+        if s.sessionId == id then
+          return s
+        end
+      end
+    end, function()
+      vim.cmd('TandemChat history')
+      wait_for('the chat to load', function()
+        again = chat_mod.get()
+        return again ~= nil and not again.loading and text(again):find(shows, 1, true) ~= nil
+      end)
+    end)
+    return again
+  end
+
   local SECRET = TMP .. '/.ssh/id_test'
 
   test(
@@ -858,24 +877,11 @@ return function(h)
       wait_for('tandem to stop', function()
         return vim.lsp.get_client_by_id(old) == nil and chat_mod.get() == nil
       end)
-      with_select(function(items)
-        for _, s in ipairs(items) do
-          if s.sessionId == id then
-            return s
-          end
-        end
-      end, function()
-        vim.cmd('TandemChat history')
-        local again
-        wait_for('the chat to load in a new tandem', function()
-          again = chat_mod.get()
-          return again ~= nil and not again.loading and text(again):find('Before the stop.', 1, true) ~= nil
-        end)
-        eq('tandem://chat/' .. id, vim.api.nvim_buf_get_name(again.buf), 'the same name, a new buffer')
-        eq(1, #vim.tbl_filter(function(b)
-          return vim.api.nvim_buf_get_name(b) == 'tandem://chat/' .. id
-        end, vim.api.nvim_list_bufs()), 'one buffer of that chat')
-      end)
+      local again = reopen(id, 'Before the stop.') -- in a new tandem
+      eq('tandem://chat/' .. id, vim.api.nvim_buf_get_name(again.buf), 'the same name, a new buffer')
+      eq(1, #vim.tbl_filter(function(b)
+        return vim.api.nvim_buf_get_name(b) == 'tandem://chat/' .. id
+      end, vim.api.nvim_list_bufs()), 'one buffer of that chat')
     end)
   )
   --- The virtual lines and the end-of-line virtual text on rows of the chat, as text.
@@ -1253,20 +1259,7 @@ return function(h)
       eq(false, h.exists(ws .. '/notes.txt'), 'the restore removed notes.txt')
       local id = c.id
       vim.cmd('bwipeout! ' .. c.buf)
-      with_select(function(items)
-        for _, s in ipairs(items) do
-          if s.sessionId == id then
-            return s
-          end
-        end
-      end, function()
-        vim.cmd('TandemChat history')
-        wait_for('the chat to load', function()
-          local again = chat_mod.get()
-          return again ~= nil and not again.loading and text(again):find('> restore: ', 1, true) ~= nil
-        end)
-      end)
-      local again = chat_mod.get()
+      local again = reopen(id, '> restore: ')
       contains(text(again), '> restore: Restored README.md, notes.txt.', 'the restore is a note, as live')
       local row = vim.fn.search('^> restore: ', 'nw')
       local _, eol = virtual(again)
@@ -1348,20 +1341,7 @@ return function(h)
       eq(false, h.exists(ws .. '/notes.txt'), 'notes.txt stays gone')
       local id = c.id
       vim.cmd('bwipeout! ' .. c.buf)
-      with_select(function(items)
-        for _, s in ipairs(items) do
-          if s.sessionId == id then
-            return s
-          end
-        end
-      end, function()
-        vim.cmd('TandemChat history')
-        wait_for('the chat to load', function()
-          local again = chat_mod.get()
-          return again ~= nil and not again.loading and text(again):find('Quietly rewritten.', 1, true) ~= nil
-        end)
-      end)
-      cut_shown(text(chat_mod.get()), 'reopened')
+      cut_shown(text(reopen(id, 'Quietly rewritten.')), 'reopened')
     end)
   )
 
