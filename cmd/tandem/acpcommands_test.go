@@ -18,7 +18,13 @@ import (
 // prompt file runs with $ARGUMENTS replaced, through the real provider
 // client.
 func TestACPCommands(t *testing.T) {
-	srv, err := scripted.Start(scripted.Script{Format: scripted.Anthropic, Responses: []scripted.Response{
+	for _, format := range []scripted.Format{scripted.Anthropic, scripted.OpenAIChat} {
+		t.Run(string(format), func(t *testing.T) { acpCommands(t, format) })
+	}
+}
+
+func acpCommands(t *testing.T, format scripted.Format) {
+	srv, err := scripted.Start(scripted.Script{Format: format, Responses: []scripted.Response{
 		{Parts: []scripted.Part{{Text: "Reviewed."}}},
 	}})
 	if err != nil {
@@ -26,7 +32,7 @@ func TestACPCommands(t *testing.T) {
 	}
 	defer srv.Close()
 	xdg := t.TempDir()
-	settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "anthropic", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}}`
+	settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "` + string(format) + `", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}}`
 	ws := t.TempDir()
 	for path, text := range map[string]string{
 		filepath.Join(xdg, "config", "tandem", "config.json"): settings,

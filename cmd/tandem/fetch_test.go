@@ -25,6 +25,12 @@ import (
 // as a fetch, in the model's call, and told the address is loopback. The
 // provider's key never reaches the page's server.
 func TestACPFetchesAPage(t *testing.T) {
+	for _, format := range []scripted.Format{scripted.Anthropic, scripted.OpenAIChat} {
+		t.Run(string(format), func(t *testing.T) { acpFetchesAPage(t, format) })
+	}
+}
+
+func acpFetchesAPage(t *testing.T, format scripted.Format) {
 	var mu sync.Mutex
 	var got []http.Header
 	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -49,7 +55,7 @@ func TestACPFetchesAPage(t *testing.T) {
 		{"net asked", `, "shell": {"autoEffects": ["read"]}`, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv, err := scripted.Start(scripted.Script{Format: scripted.Anthropic, Responses: []scripted.Response{
+			srv, err := scripted.Start(scripted.Script{Format: format, Responses: []scripted.Response{
 				{Parts: []scripted.Part{{Tool: &scripted.ToolCall{ID: "toolu_f", Name: "fetch", Input: json.RawMessage(`{"url":"` + page.URL + `/start"}`)}}}},
 				{Parts: []scripted.Part{{Text: "Read it."}}},
 			}})
@@ -58,7 +64,7 @@ func TestACPFetchesAPage(t *testing.T) {
 			}
 			defer srv.Close()
 			xdg := t.TempDir()
-			settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "anthropic", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}` + c.auto + `}`
+			settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "` + string(format) + `", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}` + c.auto + `}`
 			if err := os.MkdirAll(filepath.Join(xdg, "config", "tandem"), 0o700); err != nil {
 				t.Fatal(err)
 			}

@@ -21,7 +21,13 @@ import (
 // hook runs once the turn ends. Nothing is asked: the default auto set
 // allows every step.
 func TestACPRunsHooks(t *testing.T) {
-	srv, err := scripted.Start(scripted.Script{Format: scripted.Anthropic, Responses: []scripted.Response{
+	for _, format := range []scripted.Format{scripted.Anthropic, scripted.OpenAIChat} {
+		t.Run(string(format), func(t *testing.T) { acpRunsHooks(t, format) })
+	}
+}
+
+func acpRunsHooks(t *testing.T, format scripted.Format) {
+	srv, err := scripted.Start(scripted.Script{Format: format, Responses: []scripted.Response{
 		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{ID: "toolu_w", Name: "write", Input: json.RawMessage(`{"path":"a.txt","content":"x\n"}`)}}}},
 		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{ID: "toolu_b", Name: "bash", Input: json.RawMessage(`{"command":"touch made"}`)}}}},
 		{Parts: []scripted.Part{{Text: "Done."}}},
@@ -32,7 +38,7 @@ func TestACPRunsHooks(t *testing.T) {
 	defer srv.Close()
 	const key = "sk-test-hooks-7d1e"
 	xdg := t.TempDir()
-	settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "anthropic", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}},
+	settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "` + string(format) + `", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}},
 		"hooks": [{"on": "afterEdit", "run": "echo \"lint: $TANDEM_FILES key=[$FAKE_PROVIDER_KEY]\""},
 		          {"on": "beforeBash", "run": "echo \"no: $TANDEM_COMMAND\"; exit 1"},
 		          {"on": "turnEnd", "run": "echo $TANDEM_EVENT > ended"}]}}`
