@@ -65,12 +65,7 @@ func acpFetchesAPage(t *testing.T, format scripted.Format) {
 			defer srv.Close()
 			xdg := t.TempDir()
 			settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "` + string(format) + `", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}` + c.auto + `}`
-			if err := os.MkdirAll(filepath.Join(xdg, "config", "tandem"), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(xdg, "config", "tandem", "config.json"), []byte(settings), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			writeUserSettings(t, xdg, settings)
 			ws := t.TempDir()
 			client := &acptest.Client{Answer: acptest.Select("allow_once")}
 			p := startACP(t, builtTandem(t), ws, client, "FAKE_PROVIDER_KEY="+key,
@@ -138,12 +133,7 @@ func TestToolFetchPrintsThePage(t *testing.T) {
 	run := func(settings string) (string, int) {
 		xdg := t.TempDir()
 		if settings != "" {
-			if err := os.MkdirAll(filepath.Join(xdg, "config", "tandem"), 0o700); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(xdg, "config", "tandem", "config.json"), []byte(settings), 0o600); err != nil {
-				t.Fatal(err)
-			}
+			writeUserSettings(t, xdg, settings)
 		}
 		cmd := exec.Command(builtTandem(t), "tool", "fetch", `{"url":"`+page.URL+`/p"}`)
 		cmd.Dir = t.TempDir()

@@ -42,12 +42,7 @@ func acpRunsHooks(t *testing.T, format scripted.Format) {
 		"hooks": [{"on": "afterEdit", "run": "echo \"lint: $TANDEM_FILES key=[$FAKE_PROVIDER_KEY]\""},
 		          {"on": "beforeBash", "run": "echo \"no: $TANDEM_COMMAND\"; exit 1"},
 		          {"on": "turnEnd", "run": "echo $TANDEM_EVENT > ended"}]}}`
-	if err := os.MkdirAll(filepath.Join(xdg, "config", "tandem"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(xdg, "config", "tandem", "config.json"), []byte(settings), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeUserSettings(t, xdg, settings)
 	ws := t.TempDir()
 	client := &acptest.Client{Answer: acptest.Select("reject_once")}
 	p := startACP(t, builtTandem(t), ws, client, "FAKE_PROVIDER_KEY="+key,

@@ -40,12 +40,7 @@ func acpSubagent(t *testing.T, format scripted.Format) {
 	defer srv.Close()
 	xdg := t.TempDir()
 	settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "` + string(format) + `", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}}`
-	if err := os.MkdirAll(filepath.Join(xdg, "config", "tandem"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(xdg, "config", "tandem", "config.json"), []byte(settings), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	writeUserSettings(t, xdg, settings)
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha-7\n"), 0o644); err != nil {
 		t.Fatal(err)
