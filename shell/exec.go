@@ -179,11 +179,14 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 		l.argv = append([]string{"sh", path}, argv[1:]...)
 		return -1, x.shellProgram(ctx, hc, l)
 	}
+	if errors.Is(err, errKilled) {
+		// The run is being stopped (its script ended, or it was
+		// killed): a background job's program starts no more, quietly,
+		// as bash's ends with the script.
+		return -1, ctx.Err()
+	}
 	if err != nil {
 		fmt.Fprintf(l.stderr, "%s: %v\n", argv[0], err)
-		if errors.Is(err, errKilled) {
-			return -1, ctx.Err()
-		}
 		return 126, interp.ExitStatus(126)
 	}
 	pid := cmd.Process.Pid
@@ -192,7 +195,13 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 			_ = unix.Setpriority(unix.PRIO_PGRP, pid, 20-cur+l.nice)
 		}
 	}
-	stop := context.AfterFunc(ctx, func() { signalGroup(pid, syscall.SIGKILL) })
+	stop := context.AfterFunc(ctx, func() {
+		sig := syscall.SIGKILL
+		if n, ok := interp.SignalOf(ctx); ok {
+			sig = syscall.Signal(n) // `kill` of the background job this runs in
+		}
+		signalGroup(pid, sig)
+	})
 	var timedOut atomic.Bool
 	if t := l.timeout; t != nil {
 		timer := time.AfterFunc(t.after, func() {

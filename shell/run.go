@@ -744,7 +744,9 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	if args[0] == "eval" && len(args) > 1 {
 		return x.evalMarked(args), nil
 	}
-	if args[0] == "kill" && !x.mayBeFunc("kill") {
+	// The script's own background jobs, job specs and signal lists are
+	// the interpreter's kill, gated below as any builtin.
+	if args[0] == "kill" && !x.mayBeFunc("kill") && !interp.HandlerCtx(ctx).KillsOwn(args[1:]) {
 		if status, ok := killsItself(args[1:]); ok {
 			// $$ is tandem's own pid (the script has no process of its
 			// own): `kill $$` ends the script as it would end bash, and

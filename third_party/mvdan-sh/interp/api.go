@@ -173,12 +173,9 @@ type Runner struct {
 	pipeStatus []int
 
 	// bgProcs holds all background shells spawned by this runner.
-	// Their PIDs are 1-indexed, from 1 to len(bgProcs), with a "g" prefix
-	// to distinguish them from real PIDs on the host operating system.
-	//
-	// Note that each shell only tracks its direct children;
-	// subshells do not share nor inherit the background PIDs they can wait for.
-	bgProcs []bgProc
+	// Their PIDs count up from bgPIDBase, above every real PID on the
+	// host operating system. A subshell starts with its parent's.
+	bgProcs []*bgProc
 
 	opts runnerOpts
 
@@ -290,6 +287,29 @@ type bgProc struct {
 	done chan struct{}
 
 	exit *exitStatus
+
+	pid    int    // $!
+	job    bool   // an & command, which job specs name and jobs lists
+	number int    // its job number, %N
+	text   string // the command as written, for jobs
+	waited bool   // wait reported it: job specs no longer name it
+	killed bool   // kill signalled it: job specs no longer name it
+	// cancel ends the job with the cause a JobSignal.
+	cancel context.CancelCauseFunc
+}
+
+// addBg records a background shell, giving it its $! (and its job
+// number, for an & command).
+func (r *Runner) addBg(bg *bgProc) {
+	r.bgProcs = append(r.bgProcs, bg)
+	bg.pid = bgPIDBase + int(lastBgPID.Add(1))
+	if bg.job {
+		for _, other := range r.bgProcs {
+			if other.job {
+				bg.number++
+			}
+		}
+	}
 }
 
 type alias struct {
@@ -1256,6 +1276,8 @@ func (r *Runner) subshell(background bool) *Runner {
 		lastExit:       r.lastExit,
 		noErrExit:      r.noErrExit, // `if ( false; … )` ignores set -e inside too
 		traps:          maps.Clone(r.traps),
+		// As in bash, a subshell sees the jobs and $! of its parent.
+		bgProcs: slices.Clone(r.bgProcs),
 
 		origStdout: r.origStdout, // used for process substitutions
 	}

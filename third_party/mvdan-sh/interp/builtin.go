@@ -412,32 +412,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			r.outf("%s\n", r.envGet("PWD"))
 		}
 	case "wait":
-		fp := flagParser{remaining: args}
-		for fp.more() {
-			switch flag := fp.flag(); flag {
-			case "-n", "-p":
-				return failf(2, "wait: unsupported option %q\n", flag)
-			default:
-				return failf(2, "wait: invalid option %q\n", flag)
-			}
-		}
-		if len(args) == 0 {
-			// Note that "wait" without arguments always returns exit status zero.
-			for _, bg := range r.bgProcs {
-				<-bg.done
-			}
-			break
-		}
-		for _, arg := range args {
-			arg, ok := strings.CutPrefix(arg, "g")
-			pid := atoi(arg)
-			if !ok || pid <= 0 || pid > int64(len(r.bgProcs)) {
-				return failf(1, "wait: pid %s is not a child of this shell\n", arg)
-			}
-			bg := r.bgProcs[pid-1]
-			<-bg.done
-			exit = *bg.exit
-		}
+		return r.wait(ctx, args)
+	case "kill":
+		return r.kill(args)
+	case "jobs":
+		return r.printJobs(args)
 	case "builtin":
 		if len(args) < 1 {
 			break
@@ -1093,7 +1072,8 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		for fp.more() {
 			switch flag := fp.flag(); flag {
 			case "-l":
-				return failf(2, "trap: %q: NOT IMPLEMENTED flag\n", flag)
+				r.printSignals()
+				return exit
 			case "-p":
 				list = true
 			case "-":

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"os/user"
+	"runtime"
 	"strconv"
 	"syscall"
 
@@ -73,11 +74,41 @@ func isENOEXEC(err error) bool { return errors.Is(err, syscall.ENOEXEC) }
 func isETXTBSY(err error) bool { return errors.Is(err, syscall.ETXTBSY) }
 
 // signalName is the name of signal n on this system (SIGINT), or "".
-func signalName(n int) string { return unix.SignalName(syscall.Signal(n)) }
+func signalName(n int) string {
+	if name := unix.SignalName(syscall.Signal(n)); name != "" || runtime.GOOS != "linux" {
+		return name
+	}
+	// The real-time signals, named as bash and glibc name them (glibc
+	// keeps 32 and 33 for itself).
+	switch {
+	case n == linuxRTMin:
+		return "SIGRTMIN"
+	case n > linuxRTMin && n <= (linuxRTMin+maxSignal)/2:
+		return "SIGRTMIN+" + strconv.Itoa(n-linuxRTMin)
+	case n > linuxRTMin && n < maxSignal:
+		return "SIGRTMAX-" + strconv.Itoa(maxSignal-n)
+	case n == maxSignal:
+		return "SIGRTMAX"
+	}
+	return ""
+}
+
+// linuxRTMin is SIGRTMIN as glibc gives it.
+const linuxRTMin = 34
 
 // signalNumber is the number of the named signal (SIGINT) on this system,
 // or 0.
-func signalNumber(name string) int { return int(unix.SignalNum(name)) }
+func signalNumber(name string) int {
+	if n := int(unix.SignalNum(name)); n != 0 || runtime.GOOS != "linux" {
+		return n
+	}
+	for n := linuxRTMin; n <= maxSignal; n++ {
+		if signalName(n) == name {
+			return n
+		}
+	}
+	return 0
+}
 
 // processUmask is the file mode mask the process started with, which the
 // programs a script starts inherit. Read once, before any goroutine of the

@@ -133,7 +133,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 			stdout := r.origStdout
 			// TODO: note that `man bash` mentions that `wait` only waits for the last
 			// process substitution as long as it is $!; the logic here would mean we wait for all of them.
-			bg := bgProc{
+			bg := &bgProc{
 				done: make(chan struct{}),
 				exit: new(exitStatus),
 			}
@@ -183,7 +183,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				r.fifos.add(path, nil)
 				return "", started
 			}
-			r.bgProcs = append(r.bgProcs, bg)
+			r.addBg(bg)
 			return path, nil
 		},
 	}
@@ -407,20 +407,29 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 		st2 := *st
 		st2.Background = false
 		st2.Disown = false
-		bg := bgProc{
-			done: make(chan struct{}),
-			exit: new(exitStatus),
+		jobCtx, cancel := context.WithCancelCause(ctx)
+		bg := &bgProc{
+			done:   make(chan struct{}),
+			exit:   new(exitStatus),
+			job:    true,
+			text:   jobText(st),
+			cancel: cancel,
 		}
 		if err := r.goSubshell(func() {
-			r2.Run(ctx, &st2)
+			r2.Run(jobCtx, &st2)
 			r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
+			if sig, ok := SignalOf(jobCtx); ok {
+				r2.exit = exitStatus{code: uint8(128 + sig)}
+			}
+			cancel(nil)
 			*bg.exit = r2.exit
 			close(bg.done)
 		}); err != nil {
+			cancel(nil)
 			r.exit.fatal(err)
 			return
 		}
-		r.bgProcs = append(r.bgProcs, bg)
+		r.addBg(bg)
 	} else {
 		r.stmtSync(ctx, st)
 	}
@@ -685,7 +694,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r3.exit.exiting, r3.exit.discard = false, false
 			// The process substitutions of the last command are the
 			// shell's to wait for, as when it ran in the shell itself.
-			r.bgProcs = append(r.bgProcs, r3.bgProcs...)
+			r.bgProcs = append(r.bgProcs, r3.bgProcs[len(r.bgProcs):]...)
 			pr.Close()
 			wg.Wait()
 			r.exit = r3.exit

@@ -152,7 +152,6 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: unset EUID":                                                        {want: "gosh: line 1: EUID: readonly variable\n", why: whyPrefix},
 	"TestRunnerRun: unset GID":                                                         {want: "gosh: line 1: GID: readonly variable\n", why: whyPrefix},
 	"TestRunnerRun: unset UID":                                                         {want: "gosh: line 1: UID: readonly variable\n", why: whyPrefix},
-	"TestRunnerRun: wait foo":                                                          {want: "gosh: line 1: wait: pid foo is not a child of this shell\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: { local a=b; }":                                                    {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
 	"TestRunnerUnsupported: () { echo anon; }":                                         {want: "gosh: line 1: unsupported\nexit status 1", why: whyPrefix},
 	"TestRunnerUnsupported: a=abc; echo ${a[(r)b]}":                                    {want: "gosh: line 1: unsupported\n", why: whyPrefix},
@@ -164,6 +163,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerUnsupported: echo x${}y":                                                {want: "gosh: line 1: unsupported\n", why: whyPrefix},
 	"TestRunnerUnsupported: function f g { echo multi; }":                              {want: "gosh: line 1: unsupported\nexit status 1", why: whyPrefix},
 	"TestRunnerUnsupported: function { echo anon; }":                                   {want: "gosh: line 1: unsupported\nexit status 1", why: whyPrefix},
+	"TestRunnerRun: wait foo":                                                          {want: "gosh: line 1: wait: `foo': not a pid or valid job spec\nexit status 1", why: whyPrefix + "; " + whyJobs},
 }
 
 // Why each case differs: the patches of the README's table.
@@ -186,6 +186,7 @@ const (
 	whyCd          = "cd as in bash: two operands are too many arguments (status 1), and cd '' stays where it is"
 	whyShopt       = "shopt as in bash: -p and -q, and bash's words for an unknown option"
 	whyTrap        = "trap as in bash: an unknown signal fails with status 1"
+	whyJobs        = "background jobs as in bash: wait names an operand that is neither a pid nor a job spec as bash does"
 )
 
 type changedCase struct {
