@@ -293,7 +293,6 @@ type bgProc struct {
 	number int    // its job number, %N
 	text   string // the command as written, for jobs
 	waited bool   // wait reported it: job specs no longer name it
-	killed bool   // kill signalled it: job specs no longer name it
 	// cancel ends the job with the cause a JobSignal.
 	cancel context.CancelCauseFunc
 }

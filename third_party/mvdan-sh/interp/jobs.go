@@ -46,7 +46,7 @@ func SignalOf(ctx context.Context) (int, bool) {
 // $! value, or a job spec (%N, %%, %+, %-, %TEXT, %?TEXT). Process
 // substitutions have a $! but are no jobs.
 func (r *Runner) job(arg string) (*bgProc, bool) {
-	jobs := slices.DeleteFunc(slices.Clone(r.bgProcs), func(bg *bgProc) bool { return !bg.job || bg.waited || bg.killed })
+	jobs := slices.DeleteFunc(slices.Clone(r.bgProcs), func(bg *bgProc) bool { return !bg.job || bg.waited })
 	spec, isSpec := strings.CutPrefix(arg, "%")
 	if !isSpec {
 		n, err := strconv.Atoi(arg)
@@ -151,7 +151,7 @@ func (r *Runner) kill(args []string) (exit exitStatus) {
 			return r.killList(args)
 		case "-s", "-n":
 			if len(args) == 0 {
-				return fail(2, "kill: %s: option requires an argument\n", flag)
+				return fail(1, "kill: %s: option requires an argument\n", flag)
 			}
 			n, ok := signalOf(args[0])
 			if !ok {
@@ -186,9 +186,6 @@ func (r *Runner) kill(args []string) (exit exitStatus) {
 			default:
 			}
 			if sig != 0 {
-				// As in bash, which forgets a signalled job as soon as it
-				// ends: job specs name it no more (its $! still does).
-				bg.killed = true
 				bg.cancel(JobSignal{Signal: sig})
 			}
 		case strings.HasPrefix(arg, "%"):
@@ -396,7 +393,8 @@ func (hc HandlerContext) KillsOwn(args []string) bool {
 		}
 	}
 	for _, op := range operands {
-		if _, ok := hc.runner.job(op); !ok && !strings.HasPrefix(op, "%") {
+		pid := op != "" && op != "-" && strings.TrimLeft(op, "-0123456789") == ""
+		if _, ok := hc.runner.job(op); !ok && pid {
 			return false
 		}
 	}
