@@ -66,7 +66,7 @@ func (x *Run) exec(ctx context.Context, args []string) (err error) {
 		return x.runBuiltin(ctx, hc, args)
 	}
 	if args[0] == stageMarker {
-		if len(args) == 3 {
+		if len(args) == 4 {
 			i, err1 := strconv.Atoi(args[1])
 			n, err2 := strconv.Atoi(args[2])
 			if err1 == nil && err2 == nil {

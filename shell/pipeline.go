@@ -20,7 +20,7 @@ import (
 // order, in one question, before any of them runs:
 //
 //   - markPipelines rewrites each stage S of every pipeline of a parsed
-//     script into `{ stageMarker I N; S; }`. The marker is the stage's first
+//     script into `{ stageMarker I N "$_"; S; }`. The marker is the stage's first
 //     command; it runs before anything of S, and its handler sees the
 //     stage's own pipe ends.
 //   - The marker registers the stage in a group, found or made through the
@@ -61,7 +61,7 @@ func markPipelines(f *syntax.File) {
 		for i, s := range stages {
 			orig := *s
 			*s = syntax.Stmt{Position: orig.Position, Cmd: &syntax.Block{Stmts: []*syntax.Stmt{
-				{Cmd: &syntax.CallExpr{Args: []*syntax.Word{lit(stageMarker), lit(strconv.Itoa(i)), lit(strconv.Itoa(len(stages)))}}},
+				{Cmd: &syntax.CallExpr{Args: []*syntax.Word{lit(stageMarker), lit(strconv.Itoa(i)), lit(strconv.Itoa(len(stages))), lastArg}}},
 				&orig,
 			}}}
 		}
@@ -76,6 +76,10 @@ func isPipe(b *syntax.BinaryCmd) bool { return b.Op == syntax.Pipe || b.Op == sy
 func plain(s *syntax.Stmt) bool {
 	return !s.Negated && !s.Background && !s.Coprocess && len(s.Redirs) == 0
 }
+
+// lastArg, "$_" as the marker's last word, leaves $_ as the stage found it:
+// a simple command sets $_ to its last word.
+var lastArg = &syntax.Word{Parts: []syntax.WordPart{&syntax.DblQuoted{Parts: []syntax.WordPart{&syntax.ParamExp{Short: true, Param: &syntax.Lit{Value: "_"}}}}}}
 
 func lit(s string) *syntax.Word { return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: s}}} }
 

@@ -157,6 +157,14 @@ type Runner struct {
 	exit     exitStatus
 	lastExit exitStatus
 
+	// lastArg is $_: the last word of the last simple command.
+	lastArg string
+
+	// started is when the shell started, for $SECONDS.
+	started time.Time
+	// bashPID is $BASHPID in a subshell (0 in the shell itself: its pid).
+	bashPID int
+
 	lastExpandExit exitStatus // used to surface exit statuses while expanding fields
 
 	// line is the line of the statement being run, for error messages.
@@ -301,7 +309,7 @@ type bgProc struct {
 // number, for an & command).
 func (r *Runner) addBg(bg *bgProc) {
 	r.bgProcs = append(r.bgProcs, bg)
-	bg.pid = bgPIDBase + int(lastBgPID.Add(1))
+	bg.pid = bgPIDBase + int(lastPID.Add(1))
 	if bg.job {
 		for _, other := range r.bgProcs {
 			if other.job {
@@ -1131,6 +1139,16 @@ func (r *Runner) Reset() {
 			Str:      strconv.Itoa(os.Getgid()),
 		})
 	}
+	// As in bash, $_ starts as the environment's (the shell's path, as
+	// its parent ran it).
+	r.lastArg = r.writeEnv.Get("_").String()
+	r.started = time.Now()
+	if !r.writeEnv.Get("OSTYPE").IsSet() {
+		r.setVarString("OSTYPE", osType())
+	}
+	if host, err := os.Hostname(); err == nil && !r.writeEnv.Get("HOSTNAME").IsSet() {
+		r.setVarString("HOSTNAME", host)
+	}
 	r.setVarString("PWD", r.Dir)
 	r.setVarString("IFS", " \t\n")
 	r.setVarString("OPTIND", "1")
@@ -1273,6 +1291,9 @@ func (r *Runner) subshell(background bool) *Runner {
 		usedNew:        r.usedNew,
 		exit:           r.exit,
 		lastExit:       r.lastExit,
+		lastArg:        r.lastArg,
+		started:        r.started,
+		bashPID:        bgPIDBase + int(lastPID.Add(1)),
 		noErrExit:      r.noErrExit, // `if ( false; … )` ignores set -e inside too
 		traps:          maps.Clone(r.traps),
 		// As in bash, a subshell sees the jobs and $! of its parent.

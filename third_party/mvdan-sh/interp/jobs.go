@@ -20,9 +20,9 @@ import (
 // this shell's job and no process of the system.
 const bgPIDBase = 1 << 22
 
-// lastBgPID counts the background shells of every runner, so that no two
-// share a $!, a subshell's included.
-var lastBgPID atomic.Int64
+// lastPID counts the pids the interpreter hands out, above bgPIDBase: a
+// background shell's $!, a subshell's $BASHPID; no two share one.
+var lastPID atomic.Int64
 
 // maxSignal is the highest signal number kill and trap accept, as bash's
 // NSIG-1 on Linux.

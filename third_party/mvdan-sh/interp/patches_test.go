@@ -225,6 +225,15 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"wait zzz; echo $?; true & wait -n; echo $?; wait -n; echo $?", "gosh: line 1: wait: `zzz': not a pid or valid job spec\n1\n0\n127\n"},
 		{"sleep 5 & jobs; jobs -p | while read p; do [ $p = $! ] && echo same; done; kill %1", "[1]+  Running                 sleep 5 &\nsame\n"},
 	},
+	"special variables as in bash": {
+		{"echo a b; echo \"$_\"; x=1; echo \"[$_]\"", "a b\nb\n[]\n"},
+		{": one; (( 1 )); [[ a ]]; echo $_; : two; (echo $_); echo $_ | cat", "one\ntwo\ntwo\n"},
+		{"declare s=v; echo $_; declare a=(1 2); echo $_", "s=v\na\n"},
+		{"set -u; echo \"[${_+set}]\"", "[set]\n"},
+		{"echo one\n(( x = LINENO )); echo $x", "one\n2\n"},
+		{"[ $BASHPID = $$ ] && echo same; (a=$BASHPID; [ $a != $$ ] && [ $a != $(echo $BASHPID) ] && echo differs)", "same\ndiffers\n"},
+		{"[ \"$SECONDS\" -ge 0 ] && [ -n \"$OSTYPE\" ] && [ -n \"$HOSTNAME\" ] && echo set", "set\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

@@ -610,6 +610,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				}
 				trace.newLineFlush()
 			}
+			r.lastArg = "" // as in bash, after assignments alone
 			// If interpreting the last expansion like $(foo) failed,
 			// and the expansion and assignments otherwise succeeded,
 			// we need to surface that last exit code.
@@ -646,6 +647,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		trace.newLineFlush()
 
 		r.call(ctx, cm.Args[0].Pos(), fields)
+		r.lastArg = fields[len(fields)-1]
 		for _, restore := range restores {
 			r.setVar(restore.name, restore.vr)
 		}
@@ -875,7 +877,16 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r.exit.code = 1
 		}
 	case *syntax.DeclClause:
-		r.declare(cm.Variant.Value, r.flattenAssigns(cm.Args))
+		var last *syntax.Assign
+		r.declare(cm.Variant.Value, func(yield func(*syntax.Assign) bool) {
+			for as := range r.flattenAssigns(cm.Args) {
+				last = as
+				if !yield(as) {
+					return
+				}
+			}
+		})
+		r.lastArg = r.declLastArg(last)
 	case *syntax.TimeClause:
 		start := time.Now()
 		if cm.Stmt != nil {
@@ -897,6 +908,19 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		r.errf("unhandled command node: %T\n", cm)
 		r.exit.code = 1
 	}
+}
+
+// declLastArg is $_ after a declaration builtin: its last word as bash
+// sees it once assigned (`declare s=$x` is s=VALUE), an array assignment
+// by its name alone (`declare a=(1 2)` is a).
+func (r *Runner) declLastArg(as *syntax.Assign) string {
+	switch {
+	case as == nil:
+		return ""
+	case as.Array != nil || as.Value == nil || !syntax.ValidName(as.Name.Value):
+		return as.Name.Value
+	}
+	return as.Name.Value + "=" + r.lookupVar(as.Name.Value).String()
 }
 
 func (r *Runner) trapCallback(ctx context.Context, callback, name string) {

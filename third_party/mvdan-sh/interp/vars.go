@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/tandemdev/tandem/third_party/mvdan-sh/expand"
 	"github.com/tandemdev/tandem/third_party/mvdan-sh/internal"
@@ -173,6 +174,20 @@ func (r *Runner) lookupVar(name string) expand.Variable {
 		}
 	case "?":
 		vr.Kind, vr.Str = expand.String, strconv.Itoa(int(r.lastExit.code))
+	case "_":
+		vr.Kind, vr.Str = expand.String, r.lastArg
+	case "SECONDS":
+		vr.Kind, vr.Str = expand.String, strconv.Itoa(int(time.Since(r.started).Seconds()))
+	case "BASHPID":
+		pid := r.bashPID
+		if pid == 0 {
+			pid = os.Getpid()
+		}
+		vr.Kind, vr.Str = expand.String, strconv.Itoa(pid)
+	case "LINENO":
+		// $LINENO is the expander's (the parameter's own line); a bare
+		// LINENO in arithmetic is the statement's.
+		vr.Kind, vr.Str = expand.String, strconv.FormatUint(uint64(r.line), 10)
 	case "-":
 		// Note that we don't support some of Bash's flags, such as h or B.
 		vr.Kind, vr.Str = expand.String, r.posixOptFlags()
@@ -716,4 +731,12 @@ func (r *Runner) colonTildes(w *syntax.Word) *syntax.Word {
 		return w
 	}
 	return &syntax.Word{Parts: parts}
+}
+
+// osType is $OSTYPE as bash's build for this system sets it.
+func osType() string {
+	if runtime.GOOS == "linux" {
+		return "linux-gnu"
+	}
+	return runtime.GOOS
 }
