@@ -207,8 +207,16 @@ type Runner struct {
 	keepRedirs bool
 
 	// Fake signal callbacks
-	callbackErr  string
-	callbackExit string
+	callbackErr    string
+	callbackExit   string
+	callbackDebug  string
+	callbackReturn string
+	// returnTrapInFunc is whether a function set the RETURN trap, which
+	// then runs when functions return.
+	returnTrapInFunc bool
+	// errTrapRan is whether the ERR trap ran for the statement that just
+	// ended, so that the compound command around it does not run it again.
+	errTrapRan bool
 	// traps are the actions trap set, by the name it lists them by; a
 	// subshell lists its parent's, as in bash.
 	traps map[string]string
@@ -878,6 +886,8 @@ var posixOptsTable = [...]posixOpt{
 	{'x', "xtrace"},
 	{' ', "pipefail"},
 	{'C', "noclobber"},
+	{'E', "errtrace"},
+	{'T', "functrace"},
 }
 
 var bashOptsTable = [...]bashOpt{
@@ -1011,6 +1021,8 @@ const (
 	optXTrace
 	optPipeFail
 	optNoClobber
+	optErrTrace
+	optFuncTrace
 
 	// These correspond to indexes (offset by the above seven items) of
 	// supported options in [bashOptsTable]
@@ -1300,6 +1312,14 @@ func (r *Runner) subshell(background bool) *Runner {
 		bgProcs: slices.Clone(r.bgProcs),
 
 		origStdout: r.origStdout, // used for process substitutions
+	}
+	// The DEBUG and RETURN traps reach a subshell under set -T, the ERR
+	// trap under set -E, as in bash.
+	if r.opts[optFuncTrace] {
+		r2.callbackDebug, r2.callbackReturn = r.callbackDebug, r.callbackReturn
+	}
+	if r.opts[optErrTrace] {
+		r2.callbackErr = r.callbackErr
 	}
 	r2.writeEnv = newOverlayEnviron(r.writeEnv, background)
 	// Funcs are copied, since they might be modified.

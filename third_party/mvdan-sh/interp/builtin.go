@@ -524,6 +524,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.stmts(ctx, file.Stmts)
 		r.endDiscard()
+		if r.callbackReturn != "" {
+			r.returnTrap(ctx, false)
+		}
 		exit = r.exit
 	case "source", ".":
 		if len(args) < 1 {
@@ -570,6 +573,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.stmts(ctx, file.Stmts)
 		r.endDiscard()
+		if r.callbackReturn != "" {
+			r.returnTrap(ctx, false)
+		}
 
 		// If we modified the parameters and the sourced file didn't
 		// explicitly set them, we restore the old ones.
@@ -1123,9 +1129,6 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				exit.code = 1
 				continue
 			}
-			if sig == "DEBUG" || sig == "RETURN" {
-				return failf(2, "trap: %s: unsupported trap\n", sig)
-			}
 			callback := action
 			if reset {
 				callback = ""
@@ -1141,6 +1144,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				r.callbackErr = callback
 			case "EXIT":
 				r.callbackExit = callback
+			case "DEBUG":
+				r.callbackDebug = callback
+			case "RETURN":
+				r.callbackReturn = callback
+				r.returnTrapInFunc = r.inFunc
 			}
 		}
 

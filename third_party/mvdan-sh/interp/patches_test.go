@@ -234,6 +234,17 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"[ $BASHPID = $$ ] && echo same; (a=$BASHPID; [ $a != $$ ] && [ $a != $(echo $BASHPID) ] && echo differs)", "same\ndiffers\n"},
 		{"[ \"$SECONDS\" -ge 0 ] && [ -n \"$OSTYPE\" ] && [ -n \"$HOSTNAME\" ] && echo set", "set\n"},
 	},
+	"DEBUG and RETURN traps, set -E and set -T": {
+		{"trap 'echo \"[$LINENO $?]\"' DEBUG\nfalse\nx=1\n(( x ))\nf() { echo in; }\nf", "[2 0]\n[3 1]\n[4 0]\n[6 0]\nin\n"},
+		{"trap 'echo dbg' DEBUG; for i in 1 2; do :; done", "dbg\ndbg\ndbg\ndbg\n"},
+		{"set -T; trap 'echo dbg' DEBUG; f() { :; }; f", "dbg\ndbg\ndbg\n"},
+		{"set -e; trap 'false' DEBUG; echo never", ""},
+		{"trap 'exit 4' DEBUG; echo never", ""},
+		{"f() { trap 'echo ret' RETURN; echo in; }; f; echo out", "in\nret\nout\n"},
+		{"trap 'echo ret' RETURN; f() { :; }; f; echo out", "out\n"},
+		{"trap 'echo err $LINENO' ERR; f() { false; }; f\nset -E; f", "err 1\nerr 1\nerr 2\n"},
+		{"trap 'echo e $LINENO' ERR\n{ false; }\nif true; then false; fi", "e 2\ne 3\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

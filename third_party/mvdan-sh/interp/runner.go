@@ -439,6 +439,7 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 	oldIn, oldOut, oldErr, oldFds := r.stdin, r.stdout, r.stderr, r.fds
 	r.line = st.Position.Line()
+	r.errTrapRan = false
 	if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(st.Redirs) > 0 && len(call.Args) > 0 && !r.opts[optExpandAliases] {
 		// bash expands a simple command's words before its redirections:
 		// `echo $(cat f) > f` reads f before > empties it, and the errors
@@ -479,11 +480,14 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 		}
 	} else if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt) {
 	} else if !r.exit.ok() && !r.noErrExit {
-		if len(r.funcStack) == 0 {
+		_, simple := st.Cmd.(*syntax.CallExpr)
+		if (len(r.funcStack) == 0 || r.opts[optErrTrace]) && (simple || !r.errTrapRan) {
 			// As in bash without set -E, functions do not run the ERR trap;
-			// it runs at the line of the statement that failed.
+			// it runs at the line of the statement that failed, once: not
+			// again for the compound command it failed in.
 			r.line = st.Position.Line()
 			r.trapCallback(ctx, r.callbackErr, "error")
+			r.errTrapRan = r.callbackErr != ""
 		}
 		// If the "errexit" option is set and a command failed, exit the shell. Exceptions:
 		//
@@ -531,6 +535,15 @@ func (r *Runner) setPipeStatus(cm syntax.Command) {
 func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 	if r.stop(ctx) {
 		return
+	}
+	switch cm.(type) {
+	case *syntax.CallExpr, *syntax.ArithmCmd, *syntax.TestClause, *syntax.DeclClause,
+		*syntax.LetClause, *syntax.CaseClause:
+		// As in bash, the DEBUG trap runs before each of these; a for
+		// loop runs it before each round.
+		if r.debugTrap(ctx) {
+			return
+		}
 	}
 
 	defer r.setPipeStatus(cm)
@@ -794,6 +807,10 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			}
 
 			for _, field := range items {
+				r.line = cm.Pos().Line()
+				if r.debugTrap(ctx) {
+					break
+				}
 				r.setVarString(name, field)
 				trace.stringf("for %s in", y.Name.Value)
 				if inToken {
@@ -942,11 +959,40 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 		return
 	}
 	oldExit, oldLastExit, oldLine := r.exit, r.lastExit, r.line
-	r.lastExit = r.exit
+	if name != "DEBUG" {
+		r.lastExit = r.exit // the DEBUG trap sees the last command's $?
+	}
 	r.ecfg.TrapLine = uint(r.line)
 	defer func() { r.ecfg.TrapLine, r.line = 0, oldLine }()
 	r.stmts(ctx, file.Stmts)
+	if name == "DEBUG" && r.exit.exiting {
+		r.lastExit = oldLastExit
+		return // exit, or set -e, in a DEBUG trap ends the shell
+	}
 	r.exit, r.lastExit = oldExit, oldLastExit // traps on EXIT or ERR should not modify the result
+}
+
+// debugTrap runs the DEBUG trap before a command, as bash does: not inside
+// functions unless set -T (functrace) is on. It reports whether the trap
+// ended the shell.
+func (r *Runner) debugTrap(ctx context.Context) bool {
+	if r.callbackDebug == "" || r.handlingTrap || r.inFunc && !r.opts[optFuncTrace] {
+		return false
+	}
+	r.trapCallback(ctx, r.callbackDebug, "DEBUG")
+	return r.exit.exiting
+}
+
+// returnTrap runs the RETURN trap after a function or a sourced file ends,
+// as bash does: after a function only under set -T or when the function
+// itself set it.
+func (r *Runner) returnTrap(ctx context.Context, function bool) {
+	if function && !r.opts[optFuncTrace] && !r.returnTrapInFunc {
+		return
+	}
+	exit := r.exit
+	r.trapCallback(ctx, r.callbackReturn, "RETURN")
+	r.exit = exit
 }
 
 func (r *Runner) flattenAssigns(args []*syntax.Assign) iter.Seq[*syntax.Assign] {
@@ -1389,7 +1435,16 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		origEnv := r.writeEnv
 		r.writeEnv = &overlayEnviron{parent: r.writeEnv, funcScope: true}
 
-		r.stmt(ctx, body)
+		// Under set -T, bash runs the DEBUG trap as a function starts too.
+		if r.opts[optFuncTrace] && r.debugTrap(ctx) {
+			body = nil
+		}
+		if body != nil {
+			r.stmt(ctx, body)
+		}
+		if r.callbackReturn != "" {
+			r.returnTrap(ctx, true)
+		}
 
 		r.writeEnv = origEnv
 

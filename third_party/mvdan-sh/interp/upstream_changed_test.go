@@ -127,7 +127,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: return":                                                            {want: "gosh: line 1: return: can only `return' from a function or sourced script\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: s=x; unset 's[5]'; echo $s":                                        {want: "gosh: line 1: unset: s: not an array variable\nx\n", why: whyPrefix},
 	"TestRunnerRun: set -U":                                                            {want: "gosh: line 1: set: invalid option: \"-U\"\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: set -a; set +o":                                                    {want: "set -o allexport\nset +o errexit\nset +o noexec\nset +o noglob\nset +o nounset\nset +o xtrace\nset +o pipefail\nset +o noclobber\n", why: whyNoclobber},
+	"TestRunnerRun: set -a; set +o":                                                    {want: "set -o allexport\nset +o errexit\nset +o noexec\nset +o noglob\nset +o nounset\nset +o xtrace\nset +o pipefail\nset +o noclobber\nset +o errtrace\nset +o functrace\n", why: whyNoclobber + "; " + whyTraceOpts},
 	"TestRunnerRun: set -e; echo foo >/shouldnotexist/file; echo foo":                  {want: "gosh: line 1: /shouldnotexist/file: No such file or directory\nexit status 1", why: whyRedirect},
 	"TestRunnerRun: set -o foobar":                                                     {want: "gosh: line 1: set: foobar: invalid option name\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: set -u; echo ${#foo}":                                              {want: "gosh: line 1: foo: unbound variable\nexit status 127", why: whyUnset},
@@ -186,6 +186,7 @@ const (
 	whyCd          = "cd as in bash: two operands are too many arguments (status 1), and cd '' stays where it is"
 	whyShopt       = "shopt as in bash: -p and -q, and bash's words for an unknown option"
 	whyTrap        = "trap as in bash: an unknown signal fails with status 1"
+	whyTraceOpts   = "DEBUG, RETURN and ERR traps as in bash: errtrace (set -E) and functrace (set -T) are options, which set +o lists"
 	whyJobs        = "background jobs as in bash: wait names an operand that is neither a pid nor a job spec as bash does"
 )
 

@@ -1,0 +1,30 @@
+### DEBUG trap before each command, with the last status
+trap 'echo "[$LINENO $?]"' DEBUG
+false
+x=1
+(( x ))
+f() { echo in; }
+f
+### DEBUG trap in a for loop and a case
+trap 'echo dbg $LINENO' DEBUG
+for i in 1 2; do :; done
+case a in a) echo a ;; esac
+### DEBUG trap in functions under set -T
+set -T; trap 'echo dbg' DEBUG; f() { :; }; f
+### exit in a DEBUG trap ends the script
+trap 'exit 4' DEBUG; echo never
+### set -e and a failing DEBUG trap
+set -e; trap 'false' DEBUG; echo never
+### RETURN trap set in a function
+f() { trap 'echo ret' RETURN; echo in; }; f; echo out
+### RETURN trap after source
+echo 'echo sourced' > lib.sh; trap 'echo ret' RETURN; . ./lib.sh; echo out
+### ERR trap in functions under set -E
+trap 'echo err $LINENO' ERR; f() { false; }; f
+set -E; f
+### ERR trap runs once for a compound command
+trap 'echo e $LINENO' ERR
+{ false; }
+if true; then false; fi
+### trap -p with DEBUG and ERR
+trap 'echo d' DEBUG; trap 'echo e' ERR; trap - DEBUG; trap -p
