@@ -776,6 +776,12 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 			return nil, x.refuse(n, err)
 		}
 	}
+	if args[0] == "ulimit" && !x.mayBeFunc("ulimit") && interp.UlimitChanges(args[1:]) {
+		return nil, x.refuse(n, refusal.New(refusal.Unsupported, fmt.Sprintf(
+			"%s would change a resource limit, which tandem's shell cannot do: the limits are the tandem process's, one for every script it runs. "+
+				"Run the program under prlimit instead (for example prlimit --fsize=BYTES --nofile=N -- PROGRAM ARGS), and run the script again without ulimit.",
+			strings.Join(args, " "))))
+	}
 	if x.mayBeFunc(args[0]) {
 		x.ran(n, -1)
 		return args, nil

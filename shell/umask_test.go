@@ -41,3 +41,29 @@ func TestUmaskChangeIsRefusedNamingChmod(t *testing.T) {
 		os.Remove(filepath.Join(sb.root, "before"))
 	}
 }
+
+// ulimit lists the limits every program of the script gets; a ulimit that
+// would change one is refused before anything after it runs, naming
+// prlimit, since the limits are the tandem process's.
+func TestUlimitChangeIsRefusedNamingPrlimit(t *testing.T) {
+	sb := newTestbed(t)
+	res := runScript(t, "n=$(ulimit -n); ulimit -n $n; echo same $?", sb.opts(approvals.DefaultAuto, nil))
+	if res.End != Finished || res.Output.Text != "same 0\n" {
+		t.Errorf("ulimit with the current limit: %s", Render(res))
+	}
+	for _, change := range []string{"ulimit -f 1", "ulimit -S -t 100", "ulimit -n 64"} {
+		if !interp.UlimitChanges(strings.Fields(change)[1:]) {
+			continue // the limit is that already here: nothing changes
+		}
+		res := runScript(t, change+"; echo ran > after", sb.opts(approvals.DefaultAuto, nil))
+		if res.End != Refused || res.Refusal == nil || res.Refusal.Code != refusal.Unsupported {
+			t.Fatalf("%s: %s", change, Render(res))
+		}
+		if !strings.Contains(res.Refusal.Text, "prlimit --") || !strings.HasSuffix(res.Refusal.Text, "without ulimit.") {
+			t.Errorf("%s: the refusal names no prlimit and no next step: %s", change, res.Refusal.Text)
+		}
+		if _, err := os.Stat(filepath.Join(sb.root, "after")); err == nil {
+			t.Errorf("%s: the step after the refused ulimit ran", change)
+		}
+	}
+}

@@ -179,11 +179,13 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		case 1:
 			n, err := strconv.Atoi(args[0])
 			if err != nil {
-				return failf(2, "invalid exit status code: %q\n", args[0])
+				exit = failf(2, "exit: %s: numeric argument required\n", args[0])
+				break
 			}
 			exit.code = uint8(n)
 		default:
-			return failf(1, "exit cannot take multiple arguments\n")
+			// As in bash, the shell ends all the same.
+			exit = failf(1, "exit: too many arguments\n")
 		}
 		exit.exiting = true
 	case "set":
@@ -607,6 +609,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		// the process. It's in theory what a shell should do,
 		// but in practice it would kill the entire Go process
 		// and it's not available on Windows.
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
 		if len(args) == 0 {
 			r.keepRedirs = true
 			break
@@ -1210,6 +1215,8 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 
 	case "umask":
 		return r.umask(args)
+	case "ulimit":
+		return r.ulimit(args)
 	case "declare", "typeset", "local", "export", "readonly":
 		return r.declareCall(name, args)
 	default:

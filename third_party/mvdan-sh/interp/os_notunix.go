@@ -74,3 +74,13 @@ func signalNumber(name string) int { return 0 }
 
 // processUmask is the usual mask where the system has none.
 var processUmask uint32 = 0o022
+
+// UlimitChanges reports whether `ulimit ARGS` would change a limit; there
+// are none to change here.
+func UlimitChanges(args []string) bool { return false }
+
+// ulimit has no limits to report here.
+func (r *Runner) ulimit(args []string) exitStatus {
+	r.errf("ulimit: not supported on this system\n")
+	return exitStatus{code: 2}
+}

@@ -245,6 +245,13 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"trap 'echo err $LINENO' ERR; f() { false; }; f\nset -E; f", "err 1\nerr 1\nerr 2\n"},
 		{"trap 'echo e $LINENO' ERR\n{ false; }\nif true; then false; fi", "e 2\ne 3\n"},
 	},
+	"ulimit, exit and exec as in bash": {
+		{"[ \"$(ulimit)\" = \"$(ulimit -f)\" ] && ulimit -f -n | grep -c '^file size .*(blocks, -f)\\|^open files .*(-n)'", "2\n"},
+		{"ulimit -n $(ulimit -n); echo $?; ulimit -f zz; echo $?; ulimit -k; echo $?", "0\ngosh: line 1: ulimit: zz: invalid number\n1\ngosh: line 1: ulimit: -k: invalid option\nulimit: usage: ulimit [-SHabcdefiklmnpqrstuvxPRT] [limit]\n2\n"},
+		{"exec -- echo hi", "hi\n"},
+		{"exit 1 2; echo never", "gosh: line 1: exit: too many arguments\n"},
+		{"exit x; echo never", "gosh: line 1: exit: x: numeric argument required\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

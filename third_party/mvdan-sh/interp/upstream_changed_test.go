@@ -80,8 +80,8 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: echo foo >|a":                                                      {want: "", why: whyDescriptors},
 	"TestRunnerRun: echo {1..100000}":                                                  {want: "gosh: line 1: brace expansion would exceed 16384 elements\n", why: whyPrefix},
 	"TestRunnerRun: eval '(x'":                                                         {want: "gosh: line 1: eval: 1:1: reached EOF without matching `(` with `)`\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: exit 1 2":                                                          {want: "gosh: line 1: exit cannot take multiple arguments\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: exit a":                                                            {want: "gosh: line 1: invalid exit status code: \"a\"\nexit status 2", why: whyPrefix},
+	"TestRunnerRun: exit 1 2":                                                          {want: "gosh: line 1: exit: too many arguments\nexit status 1", why: whyPrefix + "; " + whyExit},
+	"TestRunnerRun: exit a":                                                            {want: "gosh: line 1: exit: a: numeric argument required\nexit status 2", why: whyPrefix + "; " + whyExit},
 	"TestRunnerRun: f() { return a; }; f":                                              {want: "gosh: line 1: invalid return status code: \"a\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: foo() { bar=foo; readonly bar; }; foo; bar=bar":                    {want: "gosh: line 1: bar: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: foo() { readonly bar; }; foo; bar=foo":                             {want: "gosh: line 1: bar: readonly variable\nexit status 1", why: whyPrefix},
@@ -187,6 +187,7 @@ const (
 	whyShopt       = "shopt as in bash: -p and -q, and bash's words for an unknown option"
 	whyTrap        = "trap as in bash: an unknown signal fails with status 1"
 	whyTraceOpts   = "DEBUG, RETURN and ERR traps as in bash: errtrace (set -E) and functrace (set -T) are options, which set +o lists"
+	whyExit        = "exit's errors in bash's words"
 	whyJobs        = "background jobs as in bash: wait names an operand that is neither a pid nor a job spec as bash does"
 )
 
