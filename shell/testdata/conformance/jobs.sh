@@ -28,3 +28,7 @@ wait %9; echo $?; wait zzz; echo $?; wait 12345678; echo $?
 true & wait -n; echo $?; wait -n; echo $?
 ### jobs lists running jobs
 sleep 5 & jobs; jobs -p | wc -l; kill %1
+### kill sends the signal named, which a program may catch
+mkfifo ready
+perl -e '$SIG{TERM} = sub { print "caught TERM\n"; exit 3 }; open(F, ">ready"); print F "up\n"; close F; sleep 5' &
+read up < ready; kill -TERM $!; wait $!; echo status=$?

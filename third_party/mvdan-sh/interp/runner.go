@@ -418,7 +418,10 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 		if err := r.goSubshell(func() {
 			r2.Run(jobCtx, &st2)
 			r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
-			if sig, ok := SignalOf(jobCtx); ok {
+			if sig, ok := SignalOf(jobCtx); ok && r2.exit.fatalExit {
+				// The signal stopped the job (its program, or its shell
+				// code between programs); a program that caught it and
+				// exited on its own keeps its status.
 				r2.exit = exitStatus{code: uint8(128 + sig)}
 			}
 			cancel(nil)
