@@ -28,3 +28,9 @@ trap 'echo e $LINENO' ERR
 if true; then false; fi
 ### trap -p with DEBUG and ERR
 trap 'echo d' DEBUG; trap 'echo e' ERR; trap - DEBUG; trap -p
+### a signal trap runs on kill of the shell itself
+trap 'echo got USR1 $?' USR1; false; kill -USR1 $$; echo after=$?
+### a signal ignored by default or by an empty trap
+kill -URG $$; echo urg=$?; trap '' TERM; kill $$; echo term=$?; kill -0 $$; echo zero=$?
+### exit in the EXIT trap sets the status
+trap 'echo cleanup; exit 42' EXIT; echo body

@@ -416,7 +416,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 	case "wait":
 		return r.wait(ctx, args)
 	case "kill":
-		return r.kill(args)
+		return r.kill(ctx, args)
 	case "jobs":
 		return r.printJobs(args)
 	case "builtin":

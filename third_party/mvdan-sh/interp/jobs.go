@@ -6,6 +6,7 @@ package interp
 import (
 	"context"
 	"fmt"
+	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -135,7 +136,7 @@ const killUsage = "kill: usage: kill [-s sigspec | -n signum | -sigspec] pid | j
 // translates signals, and signals a job by ending its context with the
 // signal as cause. A pid that is not one of its jobs is no process it may
 // signal: the caller's exec handler runs the system's kill for those.
-func (r *Runner) kill(args []string) (exit exitStatus) {
+func (r *Runner) kill(ctx context.Context, args []string) (exit exitStatus) {
 	fail := func(code uint8, format string, a ...any) exitStatus {
 		r.errf(format, a...)
 		exit.code = code
@@ -177,6 +178,10 @@ func (r *Runner) kill(args []string) (exit exitStatus) {
 	for _, arg := range args {
 		bg, ok := r.job(arg)
 		switch {
+		case arg == strconv.Itoa(os.Getpid()):
+			if r.signalSelf(ctx, sig) {
+				return exitStatus{code: uint8(128 + sig), exiting: true}
+			}
 		case ok:
 			select {
 			case <-bg.done:
@@ -200,6 +205,22 @@ func (r *Runner) kill(args []string) (exit exitStatus) {
 		}
 	}
 	return exit
+}
+
+// signalSelf is a signal sent to the shell itself ($$): its trap runs,
+// one ignored by default (or by an empty trap) does nothing, and any
+// other ends the shell, which it reports.
+func (r *Runner) signalSelf(ctx context.Context, sig int) bool {
+	name := signalName(sig)
+	if action, ok := r.traps[name]; ok {
+		r.trapCallback(ctx, action, name)
+		return false
+	}
+	switch strings.TrimPrefix(name, "SIG") {
+	case "", "CHLD", "URG", "WINCH", "CONT", "STOP", "TSTP", "TTIN", "TTOU":
+		return false // ignored, or stops a shell no one can resume
+	}
+	return true
 }
 
 // killList is `kill -l [SIG…]`: the table, or each signal's number for a
@@ -370,9 +391,9 @@ func (r *Runner) wait(ctx context.Context, args []string) (exit exitStatus) {
 }
 
 // KillsOwn reports whether `kill ARGS` is the shell's own to run: it lists
-// or translates signals, is malformed, or every operand names one of the
-// shell's background jobs (a job spec, or its $!). Any other pid is a
-// process of the system, for the system's kill.
+// or translates signals, is malformed, or every operand is the shell
+// itself ($$) or names one of its background jobs (a job spec, or its
+// $!). Any other pid is a process of the system, for the system's kill.
 func (hc HandlerContext) KillsOwn(args []string) bool {
 	var operands []string
 	for i := 0; i < len(args); i++ {
@@ -394,7 +415,7 @@ func (hc HandlerContext) KillsOwn(args []string) bool {
 	}
 	for _, op := range operands {
 		pid := op != "" && op != "-" && strings.TrimLeft(op, "-0123456789") == ""
-		if _, ok := hc.runner.job(op); !ok && pid {
+		if _, ok := hc.runner.job(op); !ok && pid && op != strconv.Itoa(os.Getpid()) {
 			return false
 		}
 	}

@@ -224,6 +224,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"(exit 6) & wait %1; echo $?; wait %1; echo $?", "6\ngosh: line 1: wait: %1: no such job\n127\n"},
 		{"wait zzz; echo $?; true & wait -n; echo $?; wait -n; echo $?", "gosh: line 1: wait: `zzz': not a pid or valid job spec\n1\n0\n127\n"},
 		{"sleep 5 & jobs; jobs -p | while read p; do [ $p = $! ] && echo same; done; kill %1", "[1]+  Running                 sleep 5 &\nsame\n"},
+		{"trap 'echo usr1' USR1; kill -USR1 $$; echo after=$?; kill -URG $$; echo urg=$?; kill $$; echo never", "usr1\nafter=0\nurg=0\n"},
 	},
 	"special variables as in bash": {
 		{"echo a b; echo \"$_\"; x=1; echo \"[$_]\"", "a b\nb\n[]\n"},
@@ -240,6 +241,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"set -T; trap 'echo dbg' DEBUG; f() { :; }; f", "dbg\ndbg\ndbg\n"},
 		{"set -e; trap 'false' DEBUG; echo never", ""},
 		{"trap 'exit 4' DEBUG; echo never", ""},
+		{"trap 'echo bye; exit 42' EXIT; echo body", "body\nbye\n"},
 		{"f() { trap 'echo ret' RETURN; echo in; }; f; echo out", "in\nret\nout\n"},
 		{"trap 'echo ret' RETURN; f() { :; }; f; echo out", "out\n"},
 		{"trap 'echo err $LINENO' ERR; f() { false; }; f\nset -E; f", "err 1\nerr 1\nerr 2\n"},

@@ -968,9 +968,9 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 	r.ecfg.TrapLine = uint(r.line)
 	defer func() { r.ecfg.TrapLine, r.line = 0, oldLine }()
 	r.stmts(ctx, file.Stmts)
-	if name == "DEBUG" && r.exit.exiting {
+	if (name == "DEBUG" || name == "exit") && r.exit.exiting {
 		r.lastExit = oldLastExit
-		return // exit, or set -e, in a DEBUG trap ends the shell
+		return // exit, or set -e, in a DEBUG or EXIT trap sets how the shell ends
 	}
 	r.exit, r.lastExit = oldExit, oldLastExit // traps on EXIT or ERR should not modify the result
 }
