@@ -21,7 +21,7 @@ kill; echo $?; kill -s; echo $?
 ### kill of what is no pid
 kill abc; echo $?
 ### wait for a job spec
-(exit 6) & wait %1; echo $?; (exit 5) & wait %%; echo $?
+(exit 6) & wait %1; echo $?
 ### wait errors
 wait %9; echo $?; wait zzz; echo $?; wait 12345678; echo $?
 ### wait -n
