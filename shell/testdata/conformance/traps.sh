@@ -34,3 +34,14 @@ trap 'echo got USR1 $?' USR1; false; kill -USR1 $$; echo after=$?
 kill -URG $$; echo urg=$?; trap '' TERM; kill $$; echo term=$?; kill -0 $$; echo zero=$?
 ### exit in the EXIT trap sets the status
 trap 'echo cleanup; exit 42' EXIT; echo body
+### DEBUG trap before each simple stage of a pipeline
+trap 'echo dbg $LINENO' DEBUG
+echo a |
+  tr a b
+{ echo c; echo d; } | wc -l
+false | false | false
+### DEBUG trap in a C-style for loop
+trap 'echo dbg $LINENO' DEBUG
+for ((i = 3; i < 5; ++i)); do
+  echo i=$i
+done

@@ -242,6 +242,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"set -e; trap 'false' DEBUG; echo never", ""},
 		{"trap 'exit 4' DEBUG; echo never", ""},
 		{"trap 'echo bye; exit 42' EXIT; echo body", "body\nbye\n"},
+		{"trap 'echo dbg $LINENO' DEBUG\necho a |\n  cat\n{ echo b; } | cat", "dbg 2\ndbg 3\na\ndbg 4\nb\n"},
+		{"trap 'echo dbg' DEBUG; for ((i = 0; i < 1; i++)); do :; done", "dbg\ndbg\ndbg\ndbg\ndbg\n"},
 		{"f() { trap 'echo ret' RETURN; echo in; }; f; echo out", "in\nret\nout\n"},
 		{"trap 'echo ret' RETURN; f() { :; }; f; echo out", "out\n"},
 		{"trap 'echo err $LINENO' ERR; f() { false; }; f\nset -E; f", "err 1\nerr 1\nerr 2\n"},

@@ -678,6 +678,9 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				r.stmt(ctx, cm.Y)
 			}
 		case syntax.Pipe, syntax.PipeAll:
+			if r.pipelineDebugTrap(ctx, cm) {
+				return
+			}
 			pr, pw, err := newPipe()
 			if err != nil {
 				r.exit.fatal(err) // not being able to create a pipe is rare but critical
@@ -830,14 +833,26 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				}
 			}
 		case *syntax.CStyleLoop:
+			// bash runs the DEBUG trap before each of the three
+			// expressions it evaluates, at the loop's line.
+			debug := func() bool {
+				r.line = cm.Pos().Line()
+				return r.debugTrap(ctx)
+			}
 			if y.Init != nil {
+				if debug() {
+					break
+				}
 				r.arithm(y.Init)
 			}
-			for y.Cond == nil || r.arithm(y.Cond) != 0 {
+			for !debug() && (y.Cond == nil || r.arithm(y.Cond) != 0) {
 				if !r.exit.ok() || r.loopStmtsBroken(ctx, cm.Do) {
 					break
 				}
 				if y.Post != nil {
+					if debug() {
+						break
+					}
 					r.arithm(y.Post)
 				}
 			}
@@ -973,6 +988,49 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 		return // exit, or set -e, in a DEBUG or EXIT trap sets how the shell ends
 	}
 	r.exit, r.lastExit = oldExit, oldLastExit // traps on EXIT or ERR should not modify the result
+}
+
+// pipelineDebugTrap runs the DEBUG trap for each stage of a pipeline
+// that is a simple command, in order, before any stage starts: bash runs
+// it in the shell before it forks each stage, and the stages, subshells,
+// run none. A block a program made around a stage (its braces have no
+// position: not written by the script) counts as its last command. It
+// reports whether the trap ended the shell.
+func (r *Runner) pipelineDebugTrap(ctx context.Context, cm *syntax.BinaryCmd) bool {
+	if r.callbackDebug == "" || r.handlingTrap || r.inFunc && !r.opts[optFuncTrace] {
+		return false
+	}
+	var stages []*syntax.Stmt
+	var flatten func(st *syntax.Stmt)
+	flatten = func(st *syntax.Stmt) {
+		if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.Pipe || b.Op == syntax.PipeAll) {
+			flatten(b.X)
+			flatten(b.Y)
+			return
+		}
+		stages = append(stages, st)
+	}
+	flatten(cm.X)
+	flatten(cm.Y)
+	line := r.line
+	defer func() { r.line = line }()
+	for _, st := range stages {
+		for {
+			b, ok := st.Cmd.(*syntax.Block)
+			if !ok || b.Lbrace.IsValid() || len(b.Stmts) == 0 {
+				break
+			}
+			st = b.Stmts[len(b.Stmts)-1]
+		}
+		if _, ok := st.Cmd.(*syntax.CallExpr); !ok {
+			continue
+		}
+		r.line = st.Position.Line()
+		if r.debugTrap(ctx) {
+			return true
+		}
+	}
+	return false
 }
 
 // debugTrap runs the DEBUG trap before a command, as bash does: not inside
