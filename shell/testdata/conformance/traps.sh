@@ -45,3 +45,15 @@ trap 'echo dbg $LINENO' DEBUG
 for ((i = 3; i < 5; ++i)); do
   echo i=$i
 done
+### set -e inside the ERR trap ends the script
+err() { echo err $?; false; echo never; }
+trap err ERR
+false; echo B
+set -e
+false; echo C
+### exit in the ERR trap ends the script
+trap 'echo err; exit 3' ERR; false; echo never
+### an async simple command runs no ERR trap
+set -E; trap 'echo err $LINENO' ERR
+false & wait
+{ false; echo async; } & wait

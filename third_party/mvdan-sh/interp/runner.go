@@ -383,8 +383,7 @@ func (r *Runner) shellName() string {
 }
 
 func (r *Runner) stop(ctx context.Context) bool {
-	// Some traps trigger on exit, so we do want those to run.
-	if !r.handlingTrap && (r.exit.returning || r.exit.exiting) {
+	if r.exit.returning || r.exit.exiting {
 		return true
 	}
 	if err := ctx.Err(); err != nil {
@@ -414,6 +413,9 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 			job:    true,
 			text:   jobText(st),
 			cancel: cancel,
+		}
+		if _, simple := st.Cmd.(*syntax.CallExpr); simple {
+			r2.callbackErr = "" // as in bash, an async simple command runs no ERR trap
 		}
 		if err := r.goSubshell(func() {
 			r2.Run(jobCtx, &st2)
@@ -980,12 +982,15 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 	if name != "DEBUG" {
 		r.lastExit = r.exit // the DEBUG trap sees the last command's $?
 	}
+	// The trap's own commands run, and their exit or set -e ends it,
+	// also when the shell is exiting (an EXIT trap).
+	r.exit.exiting, r.exit.returning = false, false
 	r.ecfg.TrapLine = uint(r.line)
 	defer func() { r.ecfg.TrapLine, r.line = 0, oldLine }()
 	r.stmts(ctx, file.Stmts)
-	if (name == "DEBUG" || name == "exit") && r.exit.exiting {
+	if r.exit.exiting {
 		r.lastExit = oldLastExit
-		return // exit, or set -e, in a DEBUG or EXIT trap sets how the shell ends
+		return // exit, or set -e, in a trap ends the shell, as in bash
 	}
 	r.exit, r.lastExit = oldExit, oldLastExit // traps on EXIT or ERR should not modify the result
 }
