@@ -301,11 +301,7 @@ func (cfg *Config) arithmSet(name string, index syntax.ArithmExpr, value string)
 	}
 	switch vr.Kind {
 	case Associative:
-		w, ok := index.(*syntax.Word)
-		if !ok {
-			return ArithmError{Msg: "bad array subscript", Token: name}
-		}
-		key, err := Literal(cfg, w)
+		key, err := AssocKey(cfg, index)
 		if err != nil {
 			return err
 		}

@@ -5,6 +5,7 @@ package expand
 
 import (
 	"cmp"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -202,6 +203,22 @@ func (v Variable) indexedKeys() []string {
 		}
 	}
 	return keys
+}
+
+// assocKeys returns an associative array's keys, sorted: bash lists them
+// in its hash table's order, sorted is at least the same every time.
+func (v Variable) assocKeys() []string {
+	return slices.Sorted(maps.Keys(v.Map))
+}
+
+// assocValues returns an associative array's values in the order of
+// [Variable.assocKeys], so that "${!a[@]}" and "${a[@]}" pair up.
+func (v Variable) assocValues() []string {
+	vals := make([]string, 0, len(v.Map))
+	for _, k := range v.assocKeys() {
+		vals = append(vals, v.Map[k])
+	}
+	return vals
 }
 
 // maxNameRefDepth defines the maximum number of times to follow references when

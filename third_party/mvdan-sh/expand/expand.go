@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"iter"
-	"maps"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -979,17 +978,36 @@ func (cfg *Config) listElems(pe *syntax.ParamExp) (elems []string, star, ok bool
 	case "@", "*":
 		switch vr := cfg.Env.Get(pe.Param.Value); vr.Kind {
 		case Indexed:
-			return cfg.sliceElems(pe, vr.List, vr.Indexes, false), lit == "*", true
+			// A declared array without elements (declare -a a) is
+			// still a list of zero fields.
+			return nonNil(cfg.sliceElems(pe, vr.List, vr.Indexes, false)), lit == "*", true
 		case Associative:
-			return slices.Sorted(maps.Values(vr.Map)), lit == "*", true
+			return nonNil(cfg.sliceElems(pe, vr.assocValues(), nil, false)), lit == "*", true
 		}
 	}
 	return nil, false, false
 }
 
+// nonNil is elems, or an empty list for nil: a list of zero fields, not
+// a missing one.
+func nonNil(elems []string) []string {
+	if elems == nil {
+		return []string{}
+	}
+	return elems
+}
+
 // unquotedElemFields returns the elements of an unquoted "*" or "@" list
 // expansion like $* or ${foo[@]}; ok is false for any other expansion.
 func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {
+	if pe.Param != nil && indirect(pe) && cfg.Env.Get(pe.Param.Value).Kind != NameRef {
+		// ${!ref} with ref=@ or ref='a[@]' is a list too; an error is
+		// reported when paramExp expands it again.
+		if target, err := cfg.indirectTarget(pe); err == nil {
+			return cfg.unquotedElemFields(target)
+		}
+		return nil, false
+	}
 	if pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Repl != nil || pe.Exp != nil {
 		return nil, false
 	}
@@ -1005,6 +1023,13 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		return nil, nil
 	}
 	name := pe.Param.Value
+	if indirect(pe) && cfg.Env.Get(name).Kind != NameRef {
+		target, err := cfg.indirectTarget(pe)
+		if err != nil {
+			return nil, err
+		}
+		return cfg.quotedElemFields(target)
+	}
 	if pe.Excl {
 		switch pe.Names {
 		case syntax.NamesPrefixWords: // "${!prefix@}"
@@ -1018,7 +1043,7 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 			case Indexed:
 				return vr.indexedKeys(), nil
 			case Associative:
-				return slices.Collect(maps.Keys(vr.Map)), nil
+				return nonNil(vr.assocKeys()), nil
 			}
 		}
 		return nil, nil

@@ -60,6 +60,13 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 	if pe.Param == nil { // e.g. zsh's ${}
 		return "", fmt.Errorf("unsupported")
 	}
+	if indirect(pe) && cfg.Env.Get(pe.Param.Value).Kind != NameRef {
+		target, err := cfg.indirectTarget(pe)
+		if err != nil {
+			return "", err
+		}
+		return cfg.paramExp(target, quoted)
+	}
 	name := pe.Param.Value
 	index := pe.Index
 	switch name {
@@ -137,6 +144,11 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 			callVarInd = false
 			elems = cfg.sliceElems(pe, vr.List, vr.Indexes, name == "@" || name == "*")
 			str = join(elems)
+		case Associative:
+			indexAllElements = true
+			callVarInd = false
+			elems = cfg.sliceElems(pe, vr.assocValues(), nil, false)
+			str = join(elems)
 		}
 	}
 	if callVarInd {
@@ -166,17 +178,12 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 			strs = cfg.namesByPrefix(pe.Param.Value)
 		case orig.Kind == NameRef:
 			strs = append(strs, orig.Str)
-		case pe.Index != nil && vr.Kind == Indexed:
+		case vr.Kind == Indexed:
 			strs = vr.indexedKeys()
-		case pe.Index != nil && vr.Kind == Associative:
-			strs = slices.Sorted(maps.Keys(vr.Map))
-		case !vr.IsSet():
-			return "", fmt.Errorf("invalid indirect expansion")
-		case str == "":
-			return "", nil
-		default:
-			vr = cfg.Env.Get(str)
-			strs = append(strs, vr.String())
+		case vr.Kind == Associative:
+			strs = vr.assocKeys()
+		case vr.IsSet():
+			strs = []string{"0"} // ${!s[@]} of a string
 		}
 		str = join(strs)
 	case pe.Width:
@@ -541,13 +548,13 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 	case Associative:
 		switch lit := nodeLit(idx); lit {
 		case "@", "*":
-			strs := slices.Sorted(maps.Values(vr.Map))
+			strs := vr.assocValues()
 			if lit == "*" {
 				return cfg.ifsJoin(strs), vr.IsSet(), nil
 			}
 			return strings.Join(strs, " "), vr.IsSet(), nil
 		}
-		val, err := Literal(cfg, idx.(*syntax.Word))
+		val, err := AssocKey(cfg, idx)
 		if err != nil {
 			return "", false, err
 		}
@@ -581,7 +588,7 @@ func (cfg *Config) assignElem(name string, vr Variable, idx syntax.ArithmExpr, v
 		key := "0"
 		if idx != nil {
 			var err error
-			if key, err = Literal(cfg, idx.(*syntax.Word)); err != nil {
+			if key, err = AssocKey(cfg, idx); err != nil {
 				return err
 			}
 		}
@@ -650,4 +657,130 @@ func (cfg *Config) expArg(exp *syntax.Expansion, quoted bool) (string, error) {
 		parts[i] = part
 	}
 	return Literal(cfg, &syntax.Word{Parts: parts})
+}
+
+// AssocKey is the key a subscript names in an associative array: its text
+// expanded, as bash reads `A[$k]`, `A["x y"]` and `A[i+1]` (key `i+1`). The
+// parser reads a subscript as arithmetic, not knowing the array's kind, so
+// an expression is put back together from its parts.
+func AssocKey(cfg *Config, idx syntax.ArithmExpr) (string, error) {
+	switch idx := idx.(type) {
+	case nil:
+		return "", nil
+	case *syntax.Word:
+		return Literal(cfg, idx)
+	case *syntax.BinaryArithm:
+		x, err := AssocKey(cfg, idx.X)
+		if err != nil {
+			return "", err
+		}
+		y, err := AssocKey(cfg, idx.Y)
+		return x + idx.Op.String() + y, err
+	case *syntax.UnaryArithm:
+		x, err := AssocKey(cfg, idx.X)
+		if idx.Post {
+			return x + idx.Op.String(), err
+		}
+		return idx.Op.String() + x, err
+	case *syntax.ParenArithm:
+		x, err := AssocKey(cfg, idx.X)
+		return "(" + x + ")", err
+	}
+	return "", fmt.Errorf("bad array subscript")
+}
+
+// IndirectError is a ${!ref} whose reference is unset or names no
+// variable; as in bash, the command fails with the rest of its line.
+type IndirectError struct {
+	Ref string // the reference, or the parameter when it is unset
+	Msg string
+}
+
+func (e IndirectError) Error() string { return e.Ref + ": " + e.Msg }
+
+// indirect reports whether pe is ${!ref…}: an indirect expansion, not
+// ${!prefix*} nor ${!a[@]} (the keys), which is indirect too when an
+// operator follows (${!a[@]:2} expands what "${a[@]}" names).
+func indirect(pe *syntax.ParamExp) bool {
+	if !pe.Excl || pe.Names != 0 {
+		return false
+	}
+	switch nodeLit(pe.Index) {
+	case "@", "*":
+		return pe.Slice != nil || pe.Repl != nil || pe.Exp != nil
+	}
+	return true
+}
+
+// indirectTarget is the expansion ${!ref…} stands for: the parameter the
+// value of ref names (a variable, an element `a[i]`, a positional or
+// special parameter), with the operators of pe.
+func (cfg *Config) indirectTarget(pe *syntax.ParamExp) (*syntax.ParamExp, error) {
+	inner := &syntax.ParamExp{Dollar: pe.Dollar, Rbrace: pe.Rbrace, Param: pe.Param, Index: pe.Index}
+	ref, err := cfg.paramExp(inner, false)
+	if err != nil {
+		return nil, err
+	}
+	if ref == "" && (pe.Param.Value == "@" || pe.Param.Value == "*") {
+		ref = pe.Param.Value // ${!@} without parameters is empty
+	} else if ref == "" && !cfg.paramSet(inner) {
+		shown := pe.Param.Value
+		if pe.Index != nil {
+			shown += "[" + nodeLit(pe.Index) + "]"
+		}
+		return nil, IndirectError{Ref: shown, Msg: "invalid indirect expansion"}
+	}
+	name, index, ok := ParamRef(ref)
+	if !ok {
+		return nil, IndirectError{Ref: ref, Msg: "invalid variable name"}
+	}
+	target := *pe
+	target.Excl = false
+	target.Param = &syntax.Lit{ValuePos: pe.Param.ValuePos, ValueEnd: pe.Param.ValueEnd, Value: name}
+	target.Index = index
+	return &target, nil
+}
+
+// paramSet reports whether the parameter or element pe names is set.
+func (cfg *Config) paramSet(pe *syntax.ParamExp) bool {
+	vr := cfg.Env.Get(pe.Param.Value)
+	if _, v := vr.Resolve(cfg.Env); v.Kind != NameRef {
+		vr = v
+	}
+	if pe.Index == nil {
+		return vr.IsSet()
+	}
+	_, set, _ := cfg.varInd(vr, pe.Index)
+	return set
+}
+
+// ParamRef parses what a reference names, as ${!ref} and a nameref read
+// it: a variable name, a positional or special parameter, or an array
+// element `a[sub]` (its subscript parsed as arithmetic, or kept as text
+// when it does not parse: an associative array's key).
+func ParamRef(ref string) (name string, index syntax.ArithmExpr, ok bool) {
+	if syntax.ValidName(ref) {
+		return ref, nil, true
+	}
+	switch ref {
+	case "@", "*", "#", "?", "-", "$", "!", "0":
+		return ref, nil, true
+	}
+	if ref != "" && strings.Trim(ref, "0123456789") == "" {
+		return ref, nil, true
+	}
+	i := strings.IndexByte(ref, '[')
+	if i <= 0 || !strings.HasSuffix(ref, "]") || !syntax.ValidName(ref[:i]) {
+		return "", nil, false
+	}
+	name, sub := ref[:i], ref[i+1:len(ref)-1]
+	lit := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: sub}}}
+	if sub == "@" || sub == "*" {
+		return name, lit, true
+	}
+	expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub))
+	if err != nil || expr == nil {
+		return name, lit, true
+	}
+	return name, expr, true
 }

@@ -262,11 +262,10 @@ func (r *Runner) expandErr(err error) {
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
-	case errMsg == "invalid indirect expansion":
-		// TODO: This error is treated as fatal by bash.
-		// Make the error type reflect that.
+	case errors.As(err, new(expand.IndirectError)):
+		// As in bash, the command fails with the rest of its line.
 		r.exit.code = 1
-		r.exit.exiting = true
+		r.exit.exiting, r.exit.discard = true, true
 	case errors.As(err, new(expand.NoMatchError)):
 		// failglob: bash drops the rest of the line.
 		r.exit.code = 1

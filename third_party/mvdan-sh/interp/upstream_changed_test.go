@@ -68,7 +68,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: declare =bar":                                                      {want: "gosh: line 1: declare: `': not a valid identifier\nexit status 1", why: whyDeclare},
 	"TestRunnerRun: declare foo{bar=baz":                                               {want: "gosh: line 1: declare: `foo{bar': not a valid identifier\nexit status 1", why: whyDeclare},
 	"TestRunnerRun: echo $a; set -u; echo $a; echo extra":                              {want: "\ngosh: line 1: a: unbound variable\nexit status 127", why: whyUnset},
-	"TestRunnerRun: echo ${!a}; echo more":                                             {want: "gosh: line 1: invalid indirect expansion\nexit status 1", why: whyPrefix},
+	"TestRunnerRun: echo ${!a}; echo more":                                             {want: "gosh: line 1: a: invalid indirect expansion\nexit status 1", why: whyIndirect},
 	"TestRunnerRun: echo ${a:?%s}":                                                     {want: "gosh: line 1: a: %s\nexit status 127", why: whyUnset},
 	"TestRunnerRun: echo 'local a=b' >a; source ./a":                                   {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: echo 'return' >a; source ./a; return":                              {want: "gosh: line 1: return: can only `return' from a function or sourced script\nexit status 2", why: whyBuiltinMsg},
@@ -186,6 +186,7 @@ const (
 	whyCd          = "cd as in bash: two operands are too many arguments (status 1), and cd '' stays where it is"
 	whyShopt       = "shopt as in bash: -p and -q, and bash's words for an unknown option"
 	whyTrap        = "trap as in bash: an unknown signal fails with status 1"
+	whyIndirect    = "indirect expansion as in bash: an unset reference is named in the error (a: invalid indirect expansion)"
 )
 
 type changedCase struct {
