@@ -99,6 +99,10 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 	orig := vr
 	if n, v := vr.Resolve(cfg.Env); n != "" {
 		name, vr = n, v
+		// A nameref may name an element: declare -n r='a[2]'.
+		if base, idx, ok := ParamRef(n); ok && base != n && index == nil {
+			name, vr, index = base, cfg.Env.Get(base), idx
+		}
 	}
 	if cfg.NoUnset && !vr.IsSet() && !overridingUnset(pe) {
 		return "", UnsetParameterError{
@@ -779,8 +783,8 @@ func ParamRef(ref string) (name string, index syntax.ArithmExpr, ok bool) {
 		return name, lit, true
 	}
 	expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub))
-	if err != nil || expr == nil {
-		return name, lit, true
+	if err != nil || expr == nil || int(expr.End().Offset()) < len(strings.TrimSpace(sub)) {
+		return name, lit, true // not all of it is an expression: `A[k k]`
 	}
 	return name, expr, true
 }

@@ -212,6 +212,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 	case "unset":
 		vars := true
 		funcs := true
+		refs := false // unset -n unsets a nameref, not what it names
 	unsetOpts:
 		for i, arg := range args {
 			switch arg {
@@ -219,6 +220,8 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				funcs = false
 			case "-f":
 				vars = false
+			case "-n":
+				funcs, refs = false, true
 			default:
 				args = args[i:]
 				break unsetOpts
@@ -226,6 +229,15 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 
 		for _, arg := range args {
+			if vars && !refs && r.lookupVar(arg).Kind == expand.NameRef {
+				target, _ := r.refTarget(arg)
+				if name, sub, ok := cutElemSubscript(target); ok {
+					r.unsetElem(name, sub)
+				} else if target != "" {
+					r.delVar(target)
+				}
+				continue
+			}
 			if name, sub, ok := cutElemSubscript(arg); vars && ok {
 				r.unsetElem(name, sub)
 			} else if vars && r.lookupVar(arg).IsSet() {

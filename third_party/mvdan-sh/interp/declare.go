@@ -63,7 +63,7 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 				declQuery = "-p"
 			case flag == "-x", flag == "-r", flag == "-i", flag == "-l", flag == "-u", flag == "+x", flag == "+i", flag == "+l", flag == "+u":
 				modes = append(modes, flag)
-			case flag == "-a", flag == "-A", flag == "-n":
+			case flag == "-a", flag == "-A", flag == "-n", flag == "+n":
 				valType = flag
 			case flag == "-g":
 				global = true
@@ -119,6 +119,10 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		}
 		if as.Naked {
 			switch {
+			case valType == "-n" && (vr.Kind == expand.String || vr.Kind == expand.Unknown):
+				vr.Kind = expand.NameRef // typeset -n ref: its value is the name
+			case valType == "+n" && vr.Kind == expand.NameRef:
+				vr.Kind = expand.String
 			case valType == "-A" && vr.Kind != expand.Associative:
 				vr.Kind, vr.Map = expand.Associative, nil
 			case valType == "-a" && vr.Kind == expand.String:
@@ -157,6 +161,11 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		if !as.Naked {
 			name, vr = r.assignVal(name, vr, as, valType)
 		}
+		if vr.Kind == expand.NameRef && !validRef(vr.Str) {
+			r.errf("%s: `%s': invalid variable name for name reference\n", variant, vr.Str)
+			r.exit.code = 1
+			continue
+		}
 		r.setVar(name, vr)
 	}
 	if named {
@@ -185,6 +194,13 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			r.outf("%s\n", declareLine(name, vr))
 		}
 	}
+}
+
+// validRef reports whether a nameref may name ref: a variable or an
+// array element, not a positional or special parameter.
+func validRef(ref string) bool {
+	_, _, elem := cutElemSubscript(ref)
+	return ref == "" || syntax.ValidName(ref) || elem
 }
 
 // localHere reports whether name is a variable of the function being run.

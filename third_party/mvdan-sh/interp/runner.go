@@ -570,14 +570,38 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				name := as.Name.Value
 
 				prev := r.lookupVar(name)
+				index := as.Index
+				if prev.Kind == expand.NameRef && (prev.Str != "" || index != nil || as.Value == nil) {
+					// An assignment through a nameref changes what it
+					// names; one to an empty nameref sets the reference.
+					target, vr := r.refTarget(name)
+					if target == "" {
+						break
+					}
+					if base, sub, ok := cutElemSubscript(target); ok {
+						if index != nil || as.Array != nil {
+							r.errf("`%s': not a valid identifier\n", target)
+							r.exit.code = 1
+							r.exit.exiting, r.exit.discard = true, true
+							break
+						}
+						target, index = base, elemIndex(sub)
+					}
+					name, prev = target, vr
+				}
 				// Here we have a naked "foo=bar", so if we inherited a local var from a parent
 				// function we want to signal that we are modifying the parent var rather than
 				// creating a new local var via "local foo=bar".
 				// TODO: there is likely a better way to do this.
 				prev.Local = false
 
-				name, vr := r.assignVal(name, prev, as, "")
-				r.setVarWithIndex(prev, name, as.Index, vr)
+				var vr expand.Variable
+				if index != nil {
+					vr = r.assignElem(prev, name, index, as)
+				} else {
+					name, vr = r.assignVal(name, prev, as, "")
+					r.setVarWithIndex(prev, name, nil, vr)
+				}
 				if prev.ReadOnly {
 					// As in bash, assigning to a read-only variable
 					// ends a shell that is not interactive.

@@ -264,7 +264,7 @@ func (r *Runner) elemSet(name, sub string) bool {
 		if sub == "@" || sub == "*" {
 			return len(vr.Map) > 0
 		}
-		_, ok := vr.Map[sub]
+		_, ok := vr.Map[r.subscriptKey(sub)]
 		return ok
 	case expand.Indexed:
 		if sub == "@" || sub == "*" {

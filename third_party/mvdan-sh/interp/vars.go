@@ -144,8 +144,8 @@ func execEnv(env expand.Environ) []string {
 				}
 			}
 		}
-		if vr.Exported && vr.Kind == expand.String {
-			list = append(list, name+"="+vr.String())
+		if vr.Exported && (vr.Kind == expand.String || vr.Kind == expand.NameRef) {
+			list = append(list, name+"="+vr.Str) // a nameref exports the name it holds
 		}
 	}
 	return list
@@ -253,7 +253,7 @@ func (r *Runner) setVarOrElem(field, value string) {
 		return
 	}
 	prev := r.lookupVar(name)
-	var index syntax.ArithmExpr = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: sub}}}
+	index := elemIndex(sub)
 	if prev.Kind != expand.Associative {
 		expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub))
 		if err != nil || expr == nil {
@@ -413,11 +413,11 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 	case expand.Associative:
 		// if the existing variable is already an AssocArray, try our
 		// best to convert the key to a string
-		w, ok := index.(*syntax.Word)
-		if !ok {
+		k, err := expand.AssocKey(r.ecfg, index)
+		if err != nil {
+			r.expandErr(err)
 			return
 		}
-		k := r.literal(w)
 
 		// TODO: only clone when inside a subshell and getting a var from outside for the first time
 		prev.Map = maps.Clone(prev.Map)
@@ -444,6 +444,60 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 	prev.List = list
 	prev.Indexes = indexes
 	r.setVar(name, prev)
+}
+
+// refTarget follows the nameref name to what it names: a variable name,
+// or an array element as written (declare -n r='a[2]'), with the variable
+// (the array's, for an element). The name is empty when the references go
+// round in a circle.
+func (r *Runner) refTarget(name string) (string, expand.Variable) {
+	vr := r.lookupVar(name)
+	target := name
+	for seen := map[string]bool{}; vr.Kind == expand.NameRef && vr.Str != ""; {
+		if seen[target] {
+			r.errf("warning: %s: circular name reference\n", name)
+			r.exit.code = 1
+			r.exit.exiting, r.exit.discard = true, true
+			return "", expand.Variable{}
+		}
+		seen[target] = true
+		target = vr.Str
+		vr = r.lookupVar(target)
+	}
+	if base, _, ok := cutElemSubscript(target); ok {
+		vr = r.lookupVar(base)
+	}
+	return target, vr
+}
+
+// elemIndex parses the subscript of an element named as text, `a[2]` or
+// `A[$k]`: an index expression, or an associative array's key.
+func elemIndex(sub string) syntax.ArithmExpr {
+	_, index, _ := expand.ParamRef("x[" + sub + "]")
+	return index
+}
+
+// subscriptKey is the key sub (as written, `"K"` or `$k`) names in an
+// associative array.
+func (r *Runner) subscriptKey(sub string) string {
+	key, err := expand.AssocKey(r.ecfg, elemIndex(sub))
+	r.expandErr(err)
+	return key
+}
+
+// assignElem runs `a[i]=v` or `a[i]+=v`, returning the element's value.
+func (r *Runner) assignElem(prev expand.Variable, name string, index syntax.ArithmExpr, as *syntax.Assign) expand.Variable {
+	s := ""
+	if as.Value != nil {
+		s = r.literal(r.colonTildes(as.Value))
+	}
+	if as.Append {
+		elem := &syntax.ParamExp{Param: &syntax.Lit{Value: name}, Index: index}
+		s = r.literal(&syntax.Word{Parts: []syntax.WordPart{elem}}) + s
+	}
+	vr := expand.Variable{Set: true, Kind: expand.String, Str: s}
+	r.setVarWithIndex(prev, name, index, vr)
+	return vr
 }
 
 // cutElemSubscript splits an array element argument like `a[3]`, as used by
@@ -499,7 +553,7 @@ func (r *Runner) unsetElem(name, sub string) {
 		}
 		// TODO: only clone when inside a subshell and getting a var from outside for the first time
 		vr.Map = maps.Clone(vr.Map)
-		delete(vr.Map, sub)
+		delete(vr.Map, r.subscriptKey(sub))
 		r.setVar(name, vr)
 	case expand.String:
 		// A scalar can be unset via subscript zero.
@@ -534,7 +588,9 @@ func stringIndex(index syntax.ArithmExpr) bool {
 // TODO: make assignVal and [setVar] consistent with the [expand.WriteEnviron] interface
 
 func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign, valType string) (string, expand.Variable) {
-	if n, v := prev.Resolve(r.writeEnv); n != "" {
+	if prev.Kind == expand.NameRef && prev.Str == "" {
+		valType = "-n" // assigning an empty nameref sets what it names
+	} else if n, v := prev.Resolve(r.writeEnv); n != "" {
 		name, prev = n, v
 	}
 	wasSet := prev.IsSet() // declare x leaves it declared, not set
