@@ -81,6 +81,14 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		}
 		named = true
 		name := as.Name.Value
+		if as.Index != nil && (variant == "export" || variant == "readonly") {
+			// bash's export and readonly take names, not elements.
+			var sub bytes.Buffer
+			syntax.NewPrinter().Print(&sub, as.Index)
+			r.errf("%s: `%s[%s]': not a valid identifier\n", variant, name, sub.String())
+			r.exit.code = 1
+			continue
+		}
 		if !syntax.ValidName(name) {
 			r.errf("%s: `%s': not a valid identifier\n", variant, name)
 			r.exit.code = 1
@@ -116,6 +124,18 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		vr := r.lookupVar(name)
 		if local && !global && !r.localHere(name) {
 			vr = expand.Variable{} // a new local, unset until assigned
+		}
+		switch {
+		case valType == "-A" && vr.Kind == expand.Indexed:
+			r.errf("%s: cannot convert indexed to associative array\n", name)
+			r.exit.code = 1
+			r.exit.exiting, r.exit.discard = true, true // as bash does, with the rest of the line
+			return
+		case valType == "-a" && vr.Kind == expand.Associative:
+			r.errf("%s: cannot convert associative to indexed array\n", name)
+			r.exit.code = 1
+			r.exit.exiting, r.exit.discard = true, true // as bash does, with the rest of the line
+			return
 		}
 		if as.Naked {
 			switch {
@@ -157,6 +177,13 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		}
 		if unexport {
 			vr.Exported = false
+		}
+		if as.Index != nil && !as.Naked { // declare a[3]=x
+			if valType == "-A" && vr.Kind != expand.Associative {
+				vr.Kind = expand.Associative
+			}
+			r.assignElem(vr, name, as.Index, as)
+			continue
 		}
 		if !as.Naked {
 			name, vr = r.assignVal(name, vr, as, valType)

@@ -644,23 +644,12 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	elems := as.Array.Elems
 	if valType == "" {
 		valType = "-a" // indexed
-		if len(elems) > 0 && stringIndex(elems[0].Index) {
+		if prev.Kind == expand.Associative || len(elems) > 0 && stringIndex(elems[0].Index) {
 			valType = "-A" // associative
 		}
 	}
 	if valType == "-A" {
-		amap := make(map[string]string, len(elems))
-		for _, elem := range elems {
-			k := r.literal(elem.Index.(*syntax.Word))
-			amap[k] = r.literal(elem.Value)
-		}
-		if !as.Append {
-			prev.Kind = expand.Associative
-			prev.Map = amap
-			return name, prev
-		}
-		// TODO
-		return name, prev
+		return name, r.assocArray(name, prev, wasSet, as)
 	}
 	// The base array which the new elements are set on; empty unless
 	// we are appending to an existing value.
@@ -687,9 +676,18 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	}
 	// Evaluate values for each array element. An explicit index like
 	// [5]=x resets our index counter, which otherwise advances for every
-	// value, starting after the maximum index of the base array.
+	// value, starting after the maximum index of the base array. As in
+	// bash, every value is expanded before any index is evaluated.
+	values := make([][]string, len(elems))
+	for i, elem := range elems {
+		if elem.Index != nil {
+			values[i] = []string{r.literal(r.colonTildes(elem.Value))}
+		} else {
+			values[i] = r.fields(elem.Value)
+		}
+	}
 	index := internal.IndexedMax(list, indexes) + 1
-	for _, elem := range elems {
+	for i, elem := range elems {
 		if elem.Index != nil {
 			// Index resets our index with a literal value.
 			index = r.arithm(elem.Index)
@@ -701,14 +699,11 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 					break
 				}
 			}
-			list, indexes = internal.SetIndexedElem(list, indexes, index, r.literal(elem.Value))
+		}
+		// An implicit index advances for every word.
+		for _, val := range values[i] {
+			list, indexes = internal.SetIndexedElem(list, indexes, index, val)
 			index++
-		} else {
-			// Implicit index, advancing for every word.
-			for _, val := range r.fields(elem.Value) {
-				list, indexes = internal.SetIndexedElem(list, indexes, index, val)
-				index++
-			}
 		}
 	}
 	if list == nil {
@@ -719,6 +714,52 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	prev.List = list
 	prev.Indexes = indexes
 	return name, prev
+}
+
+// assocArray is the associative array `A=([k]=v …)` or `A+=(…)` makes. As
+// in bash 5.2, a list without any [k]= is of keys and values in turn
+// (`A=(k1 v1 k2 v2)`); in a list with some, an element without one is
+// refused and the others assigned.
+func (r *Runner) assocArray(name string, prev expand.Variable, wasSet bool, as *syntax.Assign) expand.Variable {
+	amap := make(map[string]string, len(as.Array.Elems))
+	if as.Append {
+		switch prev.Kind {
+		case expand.Associative:
+			maps.Copy(amap, prev.Map)
+		case expand.String:
+			if wasSet {
+				amap["0"] = prev.Str
+			}
+		}
+	}
+	pairs := !slices.ContainsFunc(as.Array.Elems, func(elem *syntax.ArrayElem) bool { return elem.Index != nil })
+	var pending []string // the words of pairs
+	for _, elem := range as.Array.Elems {
+		switch {
+		case elem.Index != nil:
+			val := r.literal(elem.Value)
+			k, err := expand.AssocKey(r.ecfg, elem.Index)
+			r.expandErr(err)
+			amap[k] = val
+		case pairs:
+			pending = append(pending, r.fields(elem.Value)...)
+		default:
+			for _, val := range r.fields(elem.Value) {
+				r.errf("%s: %s: must use subscript when assigning associative array\n", name, val)
+			}
+		}
+	}
+	for i := 0; i < len(pending); i += 2 {
+		val := ""
+		if i+1 < len(pending) {
+			val = pending[i+1]
+		}
+		amap[pending[i]] = val
+	}
+	prev.Kind = expand.Associative
+	prev.Map = amap
+	prev.Str, prev.List, prev.Indexes = "", nil, nil
+	return prev
 }
 
 // colonTildes returns an assignment's value with each unquoted `~` at its
