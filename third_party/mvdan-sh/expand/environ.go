@@ -231,7 +231,7 @@ const maxNameRefDepth = 100
 func (v Variable) Resolve(env Environ) (string, Variable) {
 	name := ""
 	for range maxNameRefDepth {
-		if v.Kind != NameRef {
+		if v.Kind != NameRef || v.Str == "" { // an empty nameref names nothing yet
 			return name, v
 		}
 		name = v.Str // keep name for the next iteration

@@ -1003,7 +1003,7 @@ func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {
 	if pe.Param != nil && indirect(pe) && cfg.Env.Get(pe.Param.Value).Kind != NameRef {
 		// ${!ref} with ref=@ or ref='a[@]' is a list too; an error is
 		// reported when paramExp expands it again.
-		if target, err := cfg.indirectTarget(pe); err == nil {
+		if target, err := cfg.indirectTarget(pe); err == nil && target != nil {
 			return cfg.unquotedElemFields(target)
 		}
 		return nil, false
@@ -1025,7 +1025,7 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 	name := pe.Param.Value
 	if indirect(pe) && cfg.Env.Get(name).Kind != NameRef {
 		target, err := cfg.indirectTarget(pe)
-		if err != nil {
+		if err != nil || target == nil {
 			return nil, err
 		}
 		return cfg.quotedElemFields(target)
@@ -1049,6 +1049,31 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		return nil, nil
 	}
 	if elems, star, ok := cfg.listElems(pe); ok {
+		if overridingUnset(pe) {
+			// "${a[@]:-word}" is the word or the list, as a whole.
+			joined := strings.Join(elems, " ")
+			if star {
+				joined = cfg.ifsJoin(elems)
+			}
+			unset, null := len(elems) == 0, joined == ""
+			useWord := false
+			switch pe.Exp.Op {
+			case syntax.DefaultUnset, syntax.AssignUnset, syntax.ErrorUnset:
+				useWord = unset
+			case syntax.DefaultUnsetOrNull, syntax.AssignUnsetOrNull, syntax.ErrorUnsetOrNull:
+				useWord = null
+			case syntax.AlternateUnset:
+				useWord = !unset
+			case syntax.AlternateUnsetOrNull:
+				useWord = !null
+			}
+			switch {
+			case useWord:
+				return nil, nil // paramExp expands the word
+			case pe.Exp.Op == syntax.AlternateUnset, pe.Exp.Op == syntax.AlternateUnsetOrNull:
+				return []string{}, nil
+			}
+		}
 		// Operators like "${foo[@]#prefix}" apply to each element.
 		elems, err := cfg.perElemOps(pe, elems)
 		if err != nil {
@@ -1060,6 +1085,9 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		return elems, nil
 	}
 	if nodeLit(pe.Index) == "@" && !cfg.Env.Get(name).IsSet() {
+		if pe.Exp != nil && overridingUnset(pe) && pe.Exp.Op != syntax.AlternateUnset && pe.Exp.Op != syntax.AlternateUnsetOrNull {
+			return nil, nil // "${u[@]:-word}" is the word
+		}
 		// An unset "${name[@]}" produces zero fields, like an empty array.
 		return []string{}, nil
 	}

@@ -62,7 +62,7 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 	}
 	if indirect(pe) && cfg.Env.Get(pe.Param.Value).Kind != NameRef {
 		target, err := cfg.indirectTarget(pe)
-		if err != nil {
+		if err != nil || target == nil {
 			return "", err
 		}
 		return cfg.paramExp(target, quoted)
@@ -148,11 +148,13 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 			callVarInd = false
 			elems = cfg.sliceElems(pe, vr.List, vr.Indexes, name == "@" || name == "*")
 			str = join(elems)
+			set = len(elems) > 0 // ${a[@]-word} of a=() is the word
 		case Associative:
 			indexAllElements = true
 			callVarInd = false
 			elems = cfg.sliceElems(pe, vr.assocValues(), nil, false)
 			str = join(elems)
+			set = len(elems) > 0
 		}
 	}
 	if callVarInd {
@@ -286,12 +288,7 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		case syntax.OtherParamOps:
 			switch arg {
 			case "Q":
-				str, err = syntax.Quote(str, syntax.LangBash)
-				if err != nil {
-					// Is this even possible? If a user runs into this panic,
-					// it's most likely a bug we need to fix.
-					panic(err)
-				}
+				str = quoteValue(str)
 			case "E":
 				tail := str
 				var rns []rune
@@ -389,9 +386,37 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 		case syntax.UpperFirst, syntax.UpperAll,
 			syntax.LowerFirst, syntax.LowerAll:
 			return cfg.caseConvElems(op, arg, elems), nil
+		case syntax.OtherParamOps:
+			// "${a[@]@Q}" quotes each element, "${a[@]@a}" gives the
+			// array's attributes once for each.
+			out := make([]string, len(elems))
+			for i, elem := range elems {
+				switch arg {
+				case "Q":
+					out[i] = quoteValue(elem)
+				case "a":
+					out[i] = cfg.Env.Get(pe.Param.Value).Flags()
+				case "U":
+					out[i] = strings.ToUpper(elem)
+				case "L":
+					out[i] = strings.ToLower(elem)
+				default:
+					out[i] = elem
+				}
+			}
+			return out, nil
 		}
 	}
 	return elems, nil
+}
+
+// quoteValue quotes a value as ${x@Q} does in bash: in single quotes, or
+// $'…' when it holds control characters.
+func quoteValue(s string) string {
+	if strings.ContainsFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+		return QuoteANSIC(s)
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // replaceElems applies a ${var/pattern/repl} replacement to each element.
@@ -718,21 +743,27 @@ func indirect(pe *syntax.ParamExp) bool {
 
 // indirectTarget is the expansion ${!ref…} stands for: the parameter the
 // value of ref names (a variable, an element `a[i]`, a positional or
-// special parameter), with the operators of pe.
+// special parameter), with the operators of pe; nil when it is empty.
 func (cfg *Config) indirectTarget(pe *syntax.ParamExp) (*syntax.ParamExp, error) {
 	inner := &syntax.ParamExp{Dollar: pe.Dollar, Rbrace: pe.Rbrace, Param: pe.Param, Index: pe.Index}
-	ref, err := cfg.paramExp(inner, false)
-	if err != nil {
-		return nil, err
-	}
-	if ref == "" && (pe.Param.Value == "@" || pe.Param.Value == "*") {
-		ref = pe.Param.Value // ${!@} without parameters is empty
-	} else if ref == "" && !cfg.paramSet(inner) {
+	if !cfg.paramSet(inner) {
 		shown := pe.Param.Value
 		if pe.Index != nil {
 			shown += "[" + nodeLit(pe.Index) + "]"
 		}
 		return nil, IndirectError{Ref: shown, Msg: "invalid indirect expansion"}
+	}
+	ref, err := cfg.paramExp(inner, false)
+	if err != nil {
+		return nil, err
+	}
+	if ref == "" {
+		switch vr := cfg.Env.Get(pe.Param.Value); {
+		case pe.Param.Value == "@", pe.Param.Value == "*":
+			ref = pe.Param.Value // ${!@} without parameters is empty
+		case vr.Kind == Indexed, vr.Kind == Associative:
+			return nil, nil // ${!a} with a[0] unset is empty
+		}
 	}
 	name, index, ok := ParamRef(ref)
 	if !ok {
@@ -747,6 +778,10 @@ func (cfg *Config) indirectTarget(pe *syntax.ParamExp) (*syntax.ParamExp, error)
 
 // paramSet reports whether the parameter or element pe names is set.
 func (cfg *Config) paramSet(pe *syntax.ParamExp) bool {
+	switch pe.Param.Value {
+	case "@", "*", "#", "?", "-", "$", "0":
+		return true
+	}
 	vr := cfg.Env.Get(pe.Param.Value)
 	if _, v := vr.Resolve(cfg.Env); v.Kind != NameRef {
 		vr = v

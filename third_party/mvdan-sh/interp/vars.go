@@ -590,6 +590,8 @@ func stringIndex(index syntax.ArithmExpr) bool {
 func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign, valType string) (string, expand.Variable) {
 	if prev.Kind == expand.NameRef && prev.Str == "" {
 		valType = "-n" // assigning an empty nameref sets what it names
+	} else if valType == "-n" {
+		// declare -n ref=y changes the reference itself.
 	} else if n, v := prev.Resolve(r.writeEnv); n != "" {
 		name, prev = n, v
 	}
