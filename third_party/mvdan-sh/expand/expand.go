@@ -102,6 +102,11 @@ type Config struct {
 	// no bound.
 	MaxBytes int
 
+	// Warn, if non-nil, reports a problem that does not stop the
+	// expansion, as bash reports ${a[-9]} past an array's start (`a: bad
+	// array subscript`) and goes on with an empty value.
+	Warn func(msg string)
+
 	bufferAlloc strings.Builder
 	fieldAlloc  [4]fieldPart
 	fieldsAlloc [4][]fieldPart

@@ -568,7 +568,11 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 		if i < 0 {
 			// Negative indices count from one past the maximum index.
 			if i += internal.IndexedMax(vr.List, vr.Indexes) + 1; i < 0 {
-				return "", false, fmt.Errorf("negative array index")
+				if cfg.Warn == nil || cfg.curParam == nil {
+					return "", false, fmt.Errorf("negative array index")
+				}
+				cfg.Warn(cfg.curParam.Param.Value + ": bad array subscript")
+				return "", false, nil
 			}
 		}
 		if str, ok := vr.indexedVal(i); ok {

@@ -44,7 +44,8 @@ const (
 func (r *Runner) fillExpandConfig(ctx context.Context) {
 	r.ectx = ctx
 	r.ecfg = &expand.Config{
-		Env: expandEnv{r},
+		Env:  expandEnv{r},
+		Warn: func(msg string) { r.errf("%s\n", msg) },
 		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) (err error) {
 			ctx := ctx
 			if r.limits != nil && r.limits.Bytes > 0 {

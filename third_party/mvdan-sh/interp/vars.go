@@ -433,7 +433,7 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 	if k < 0 {
 		// Negative indices count from one past the maximum index.
 		if k += internal.IndexedMax(list, indexes) + 1; k < 0 {
-			r.errf("%s: bad array subscript\n", name)
+			r.errf("%s[%s]: bad array subscript\n", name, expand.ArithmText(index))
 			r.exit.code = 1
 			return
 		}
@@ -536,7 +536,7 @@ func (r *Runner) unsetElem(name, sub string) {
 		if k < 0 {
 			// Negative indices count from one past the maximum index.
 			if k += internal.IndexedMax(vr.List, vr.Indexes) + 1; k < 0 {
-				r.errf("unset: %s[%s]: bad array subscript\n", name, sub)
+				r.errf("unset: [%s]: bad array subscript\n", sub) // bash names no array here
 				r.exit.code = 1
 				return
 			}
