@@ -108,7 +108,13 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			}
 			continue
 		case "-p":
+			if variant == "export" || variant == "readonly" {
+				break // export -p NAME exports it, as in bash
+			}
 			vr := r.lookupVar(name)
+			if variant == "local" && !vr.Local {
+				vr = expand.Variable{} // local -p names the function's own only
+			}
 			if !vr.Declared() || !as.Naked { // declare -p x=1 names no variable
 				shown := name
 				if !as.Naked && as.Value != nil {
@@ -207,15 +213,15 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		for _, name := range slices.Sorted(maps.Keys(r.Funcs)) {
 			r.printFunc(name, r.Funcs[name])
 		}
-	case declQuery == "-p", variant == "export", variant == "readonly":
-		// export and readonly alone list as export -p does.
+	case declQuery == "-p", variant == "export", variant == "readonly", variant == "local":
+		// export, readonly and local alone list as declare -p does.
 		vars := map[string]expand.Variable{}
 		for name, vr := range r.writeEnv.Each {
 			vars[name] = vr
 		}
 		for _, name := range slices.Sorted(maps.Keys(vars)) {
 			vr := r.lookupVar(name)
-			if !vr.Declared() || !hasAttrs(vr, modes, valType) {
+			if !vr.Declared() || !hasAttrs(vr, modes, valType) || variant == "local" && !vr.Local {
 				continue
 			}
 			r.outf("%s\n", declareLine(name, vr))

@@ -605,8 +605,8 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				}
 				if prev.ReadOnly {
 					// As in bash, assigning to a read-only variable
-					// ends a shell that is not interactive.
-					r.exit.exiting = true
+					// ends the line the script is on (the next runs).
+					r.exit.exiting, r.exit.discard = true, true
 					break
 				}
 

@@ -120,7 +120,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: read -rX":                                                          {want: "gosh: line 1: read: invalid option \"-X\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: read 0ab":                                                          {want: "gosh: line 1: read: invalid identifier \"0ab\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: readonly RANDOM; RANDOM=99; echo $?":                               {want: "gosh: line 1: RANDOM: readonly variable\n1\n", why: whyPrefix},
-	"TestRunnerRun: readonly a=1; echo $a; unset a; echo $a":                           {want: "1\ngosh: line 1: a: readonly variable\n1\n", why: whyPrefix},
+	"TestRunnerRun: readonly a=1; echo $a; unset a; echo $a":                           {want: "1\ngosh: line 1: unset: a: cannot unset: readonly variable\n1\n", why: whyUnsetReadonly},
 	"TestRunnerRun: readonly foo=bar; foo=etc":                                         {want: "gosh: line 1: foo: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: readonly i; ((i=3)); echo $?; echo $i":                             {want: "gosh: line 1: i: readonly variable\n1\n\n", why: whyPrefix},
 	"TestRunnerRun: readonly i; for ((i=0; i<3; i++)); do echo $i; done":               {want: "gosh: line 1: i: readonly variable\nexit status 1", why: whyPrefix},
@@ -149,9 +149,9 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: trap '(' ERR; false; trap 'echo ok' ERR; false; :":                 {want: "gosh: line 1: errortrap: error trap:1:1: `(` must be followed by a statement list\nok\n", why: whyPrefix},
 	"TestRunnerRun: type -o echo":                                                      {want: "gosh: line 1: type: invalid option \"-o\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: type noexist":                                                      {want: "gosh: line 1: type: noexist: not found\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: unset EUID":                                                        {want: "gosh: line 1: EUID: readonly variable\n", why: whyPrefix},
-	"TestRunnerRun: unset GID":                                                         {want: "gosh: line 1: GID: readonly variable\n", why: whyPrefix},
-	"TestRunnerRun: unset UID":                                                         {want: "gosh: line 1: UID: readonly variable\n", why: whyPrefix},
+	"TestRunnerRun: unset EUID":                                                        {want: "gosh: line 1: unset: EUID: cannot unset: readonly variable\n", why: whyUnsetReadonly},
+	"TestRunnerRun: unset GID":                                                         {want: "gosh: line 1: unset: GID: cannot unset: readonly variable\n", why: whyUnsetReadonly},
+	"TestRunnerRun: unset UID":                                                         {want: "gosh: line 1: unset: UID: cannot unset: readonly variable\n", why: whyUnsetReadonly},
 	"TestRunnerRun: wait foo":                                                          {want: "gosh: line 1: wait: pid foo is not a child of this shell\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: { local a=b; }":                                                    {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
 	"TestRunnerUnsupported: () { echo anon; }":                                         {want: "gosh: line 1: unsupported\nexit status 1", why: whyPrefix},
@@ -168,26 +168,27 @@ var upstreamChanged = map[string]changedCase{
 
 // Why each case differs: the patches of the README's table.
 const (
-	whyPrefix       = "errors as bash words them: each error the interpreter reports starts with $0 and the line (gosh: line 1: )"
-	whyUnset        = "builtin messages and statuses as in bash: an unset variable under set -u, or ${x?}, ends the script with status 127 (and errors start with gosh: line N: )"
-	whyRedirect     = "errors as bash words them: a redirection that cannot open is path: No such file or directory"
-	whyBuiltinMsg   = "builtin messages and statuses as in bash: bash's own words for cd, pushd, popd, break, continue, set -o, [ and test, and return's status 2 outside a function"
-	whyDescriptors  = "descriptors 3 to 9: redirections open, duplicate and close them, >| writes as > does and <> opens for reading and writing"
-	whyDeclare      = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, -B: invalid option)"
-	whyPrintf       = "printf %q and -v: bash's usage line, which names -v"
-	whyNoclobber    = "set -C: noclobber is an option of its own, which set +o lists"
-	whyRoot         = "builtin messages and statuses as in bash (cd: a: Permission denied); as root, which may enter any directory, cd succeeds (upstream's own note: these succeed if we're root), and the test command runs as root in CI"
-	whyReadPrompt   = "read -n, -N, -d, -p and -u: read -p prints its prompt as bash does, on stderr and only when reading a terminal"
-	whyFlaky        = "flaky as upstream wrote it: v3.14.1 itself printed nothing in 2 of 400 runs (a race between the process substitution and wait); the patched pipeline's case is in patches_test.go with builtins only"
-	whyClassicTest  = "classic test by its number of arguments: test and [ read their arguments by count first, as bash does, with bash's words for a malformed test"
-	whyLoopCount    = "break and continue counts: a count that is not a number ends the shell (numeric argument required, status 128), as in bash"
-	whySetE         = "set -e where bash ignores it: a command substitution runs without set -e, so inherit_errexit is off, as in bash"
-	whyArith        = "arithmetic as bash evaluates it: bash's words for an arithmetic error (the expression, error token), which ends the command and the rest of its line"
-	whyCd           = "cd as in bash: two operands are too many arguments (status 1), and cd '' stays where it is"
-	whyShopt        = "shopt as in bash: -p and -q, and bash's words for an unknown option"
-	whyTrap         = "trap as in bash: an unknown signal fails with status 1"
-	whyBadSubscript = "arrays as in bash: an element before an array's start is a warning in bash's words (a: bad array subscript) and expands to nothing"
-	whyIndirect     = "indirect expansion as in bash: an unset reference is named in the error (a: invalid indirect expansion)"
+	whyPrefix        = "errors as bash words them: each error the interpreter reports starts with $0 and the line (gosh: line 1: )"
+	whyUnset         = "builtin messages and statuses as in bash: an unset variable under set -u, or ${x?}, ends the script with status 127 (and errors start with gosh: line N: )"
+	whyRedirect      = "errors as bash words them: a redirection that cannot open is path: No such file or directory"
+	whyBuiltinMsg    = "builtin messages and statuses as in bash: bash's own words for cd, pushd, popd, break, continue, set -o, [ and test, and return's status 2 outside a function"
+	whyDescriptors   = "descriptors 3 to 9: redirections open, duplicate and close them, >| writes as > does and <> opens for reading and writing"
+	whyDeclare       = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, -B: invalid option)"
+	whyPrintf        = "printf %q and -v: bash's usage line, which names -v"
+	whyNoclobber     = "set -C: noclobber is an option of its own, which set +o lists"
+	whyRoot          = "builtin messages and statuses as in bash (cd: a: Permission denied); as root, which may enter any directory, cd succeeds (upstream's own note: these succeed if we're root), and the test command runs as root in CI"
+	whyReadPrompt    = "read -n, -N, -d, -p and -u: read -p prints its prompt as bash does, on stderr and only when reading a terminal"
+	whyFlaky         = "flaky as upstream wrote it: v3.14.1 itself printed nothing in 2 of 400 runs (a race between the process substitution and wait); the patched pipeline's case is in patches_test.go with builtins only"
+	whyClassicTest   = "classic test by its number of arguments: test and [ read their arguments by count first, as bash does, with bash's words for a malformed test"
+	whyLoopCount     = "break and continue counts: a count that is not a number ends the shell (numeric argument required, status 128), as in bash"
+	whySetE          = "set -e where bash ignores it: a command substitution runs without set -e, so inherit_errexit is off, as in bash"
+	whyArith         = "arithmetic as bash evaluates it: bash's words for an arithmetic error (the expression, error token), which ends the command and the rest of its line"
+	whyCd            = "cd as in bash: two operands are too many arguments (status 1), and cd '' stays where it is"
+	whyShopt         = "shopt as in bash: -p and -q, and bash's words for an unknown option"
+	whyTrap          = "trap as in bash: an unknown signal fails with status 1"
+	whyBadSubscript  = "arrays as in bash: an element before an array's start is a warning in bash's words (a: bad array subscript) and expands to nothing"
+	whyUnsetReadonly = "arrays and assignments as in bash: unset of a read-only variable fails in bash's words (unset: a: cannot unset: readonly variable)"
+	whyIndirect      = "indirect expansion as in bash: an unset reference is named in the error (a: invalid indirect expansion)"
 )
 
 type changedCase struct {

@@ -229,7 +229,11 @@ func (r *Runner) envGet(name string) string {
 }
 
 func (r *Runner) delVar(name string) {
-	if err := r.writeEnv.Set(name, expand.Variable{}); err != nil {
+	if err := r.writeEnv.Set(name, expand.Variable{}); errors.Is(err, errReadOnly) {
+		r.errf("unset: %s: cannot unset: %v\n", name, err) // only unset unsets
+		r.exit.code = 1
+		return
+	} else if err != nil {
 		r.errf("%s: %v\n", name, err)
 		r.exit.code = 1
 		return
