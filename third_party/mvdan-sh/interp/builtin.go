@@ -231,17 +231,20 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		for _, arg := range args {
 			if vars && !refs && r.lookupVar(arg).Kind == expand.NameRef {
 				target, _ := r.refTarget(arg)
-				if name, sub, ok := cutElemSubscript(target); ok {
-					r.unsetElem(name, sub)
-				} else if target != "" {
-					r.delVar(target)
+				if name, sub, ok := cutElemSubscript(target); ok && !r.unsetElem(name, sub) ||
+					!ok && target != "" && !r.delVar(target) {
+					exit.code = 1
 				}
 				continue
 			}
 			if name, sub, ok := cutElemSubscript(arg); vars && ok {
-				r.unsetElem(name, sub)
+				if !r.unsetElem(name, sub) {
+					exit.code = 1
+				}
 			} else if vars && r.lookupVar(arg).IsSet() {
-				r.delVar(arg)
+				if !r.delVar(arg) {
+					exit.code = 1
+				}
 			} else if _, ok := r.Funcs[arg]; ok && funcs {
 				delete(r.Funcs, arg)
 			}

@@ -351,9 +351,7 @@ func declareLine(name string, vr expand.Variable) string {
 		b.WriteString("=(")
 		for _, k := range slices.Sorted(maps.Keys(vr.Map)) {
 			key := k
-			if k == "" || strings.ContainsFunc(k, func(c rune) bool {
-				return !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
-			}) {
+			if k == "" || strings.ContainsAny(k, " \t\n\"'\\$`|&;()<>*?[]!{}~#") { // bash's shell metacharacters
 				key = declareQuote(k)
 			}
 			fmt.Fprintf(&b, "[%s]=%s ", key, declareQuote(vr.Map[k]))

@@ -215,6 +215,36 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",
 			"gosh: line 1: no match: *.nomatch-x\nnext 1\ngosh: line 2: no match: *.nomatch-y\nsub 1\n"},
 	},
+	"indirect expansion as in bash": {
+		{"x=xx; xx=aaabcc; echo ${!x:2} ${!x#*a} ${!x/a*b/d} ${!x:+set}", "abcc aabcc dcc set\n"},
+		{"ref=u; echo \"[${!ref-default}]\"; a=(p q); r='a[1]'; echo ${!r}; r='a[@]'; printf '<%s>' \"${!r}\"; echo", "[default]\nq\n<p><q>\n"},
+		{"set -- one two; r=@; printf '<%s>' \"${!r}\"; r='*'; printf '<%s>' \"${!r}\"; echo", "<one><two><one two>\n"},
+		{"declare -A h=([k]=v1); v1=value; echo \"${!h[@]:1:2}\" \"${!h[@]}\"", "al k\n"},
+		{"echo ${!undef}; echo same\necho next $?; b='no name'; echo ${!b}\necho $?",
+			"gosh: line 1: undef: invalid indirect expansion\nnext 1\ngosh: line 2: no name: invalid variable name\n1\n"},
+	},
+	"namerefs as in bash": {
+		{"f() { local -n r=$1; r[1]=Z; }; a=(x y z); f a; echo ${a[@]}", "x Z z\n"},
+		{"f3() { local -n r=$1; r=x; }; f2() { f3 \"$@\"; }; f1() { local v=v; f2 v; echo $v; }; f1", "x\n"},
+		{"a=(p q r); declare -n e='a[2]'; echo $e; e=R; echo ${a[@]}; unset e; echo ${#a[@]}", "r\np q R\n2\n"},
+		{"x=foo; ref=x; typeset -n ref; echo $ref; typeset +n ref; echo $ref; declare -n n; n=x; echo $n", "foo\nx\nfoo\n"},
+		{"x=X; y=Y; declare -n r=x; declare -n r=y; r=z; unset r; echo \"$x [$y]\"", "X []\n"},
+		{"r='#'; declare -n r; echo $?", "gosh: line 1: declare: `#': invalid variable name for name reference\n1\n"},
+		{"declare -n a=b b=a; a=1\necho $?", "gosh: line 1: warning: a: circular name reference\n1\n"},
+	},
+	"arrays as bash assigns and expands them": {
+		{"declare -A A; A[x]=1; A[y]=2; A[x]+=0; A=([p]=1 [q]=2) ; A+=([r]=3); echo ${#A[@]} \"${!A[@]}\" \"${A[@]}\"", "3 p q r 1 2 3\n"},
+		{"declare -A A=(k1 v1 k2); i=1; A[i+1]=s; declare -p A", "declare -A A=([i+1]=\"s\" [k1]=\"v1\" [k2]=\"\" )\n"},
+		{"declare -A A=([j]=1 2)", "gosh: line 1: A: 2: must use subscript when assigning associative array\n"},
+		{"a[2]=y; a[2]+=z; typeset b[3]=4 b[5]=6; declare -p a b; readonly c[1]=x", "declare -a a=([2]=\"yz\")\ndeclare -a b=([3]=\"4\" [5]=\"6\")\ngosh: line 1: readonly: `c[1]': not a valid identifier\n"},
+		{"i=1; a=([100+i++]=$((i++)) [200+i++]=$((i++))); echo ${!a[@]} ${a[@]}", "103 204 1 2\n"},
+		{"a=(1); declare -A a; echo never\necho $?", "gosh: line 1: a: cannot convert indexed to associative array\n1\n"},
+		{"a=(x); echo \"[${a[-3]}]\"; a[-3]=y; unset 'a[-3]'", "gosh: line 1: a: bad array subscript\n[]\ngosh: line 1: a[-3]: bad array subscript\ngosh: line 1: unset: [-3]: bad array subscript\n"},
+		{"s=(''); e=(); printf '<%s>' \"${s[@]:-w}\" \"${e[@]-w}\" \"${u[@]:-w}\" \"${e[@]:+w}\" ${s[@]:-w}; echo", "<w><w><w><w>\n"},
+		{"a=(x \"it's\"); a[5]=$'t\\tb'; echo \"${a[@]@Q}\"; declare -a d; declare -A D; printf '<%s>' \"${d[@]}\" \"${D[@]}\" \"${!D[@]}\"; echo", "'x' 'it'\\''s' $'t\\tb'\n<>\n"},
+		{"readonly r=1; r=2; echo same\necho next $?; unset r; echo $?", "gosh: line 1: r: readonly variable\nnext 1\ngosh: line 2: unset: r: cannot unset: readonly variable\n1\n"},
+		{"f() { local v=1; { local; local -p v; } | cat; }; f", "declare -- v=\"1\"\ndeclare -- v=\"1\"\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

@@ -149,9 +149,9 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: trap '(' ERR; false; trap 'echo ok' ERR; false; :":                 {want: "gosh: line 1: errortrap: error trap:1:1: `(` must be followed by a statement list\nok\n", why: whyPrefix},
 	"TestRunnerRun: type -o echo":                                                      {want: "gosh: line 1: type: invalid option \"-o\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: type noexist":                                                      {want: "gosh: line 1: type: noexist: not found\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: unset EUID":                                                        {want: "gosh: line 1: unset: EUID: cannot unset: readonly variable\n", why: whyUnsetReadonly},
-	"TestRunnerRun: unset GID":                                                         {want: "gosh: line 1: unset: GID: cannot unset: readonly variable\n", why: whyUnsetReadonly},
-	"TestRunnerRun: unset UID":                                                         {want: "gosh: line 1: unset: UID: cannot unset: readonly variable\n", why: whyUnsetReadonly},
+	"TestRunnerRun: unset EUID":                                                        {want: "gosh: line 1: unset: EUID: cannot unset: readonly variable\nexit status 1", why: whyUnsetReadonly},
+	"TestRunnerRun: unset GID":                                                         {want: "gosh: line 1: unset: GID: cannot unset: readonly variable\nexit status 1", why: whyUnsetReadonly},
+	"TestRunnerRun: unset UID":                                                         {want: "gosh: line 1: unset: UID: cannot unset: readonly variable\nexit status 1", why: whyUnsetReadonly},
 	"TestRunnerRun: wait foo":                                                          {want: "gosh: line 1: wait: pid foo is not a child of this shell\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: { local a=b; }":                                                    {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
 	"TestRunnerUnsupported: () { echo anon; }":                                         {want: "gosh: line 1: unsupported\nexit status 1", why: whyPrefix},
@@ -187,7 +187,7 @@ const (
 	whyShopt         = "shopt as in bash: -p and -q, and bash's words for an unknown option"
 	whyTrap          = "trap as in bash: an unknown signal fails with status 1"
 	whyBadSubscript  = "arrays as in bash: an element before an array's start is a warning in bash's words (a: bad array subscript) and expands to nothing"
-	whyUnsetReadonly = "arrays and assignments as in bash: unset of a read-only variable fails in bash's words (unset: a: cannot unset: readonly variable)"
+	whyUnsetReadonly = "arrays and assignments as in bash: unset of a read-only variable fails (status 1) in bash's words (unset: a: cannot unset: readonly variable)"
 	whyIndirect      = "indirect expansion as in bash: an unset reference is named in the error (a: invalid indirect expansion)"
 )
 

@@ -228,16 +228,18 @@ func (r *Runner) envGet(name string) string {
 	return r.lookupVar(name).String()
 }
 
-func (r *Runner) delVar(name string) {
+// delVar unsets a variable, reporting whether it could.
+func (r *Runner) delVar(name string) bool {
 	if err := r.writeEnv.Set(name, expand.Variable{}); errors.Is(err, errReadOnly) {
 		r.errf("unset: %s: cannot unset: %v\n", name, err) // only unset unsets
 		r.exit.code = 1
-		return
+		return false
 	} else if err != nil {
 		r.errf("%s: %v\n", name, err)
 		r.exit.code = 1
-		return
+		return false
 	}
+	return true
 }
 
 func (r *Runner) setVarString(name, value string) {
@@ -515,8 +517,9 @@ func cutElemSubscript(arg string) (name, sub string, ok bool) {
 }
 
 // unsetElem unsets a single element of an indexed or associative array, like
-// `unset 'a[3]'`. Unsetting an indexed array element may leave a hole.
-func (r *Runner) unsetElem(name, sub string) {
+// `unset 'a[3]'`, reporting whether it could. Unsetting an indexed array
+// element may leave a hole.
+func (r *Runner) unsetElem(name, sub string) bool {
 	vr := r.lookupVar(name)
 	if n, v := vr.Resolve(r.writeEnv); n != "" {
 		name, vr = n, v
@@ -524,17 +527,16 @@ func (r *Runner) unsetElem(name, sub string) {
 	switch vr.Kind {
 	case expand.Indexed:
 		if sub == "@" || sub == "*" {
-			r.delVar(name)
-			return
+			return r.delVar(name)
 		}
 		expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub))
 		if err != nil {
 			r.errf("unset: %s[%s]: bad array subscript\n", name, sub)
 			r.exit.code = 1
-			return
+			return false
 		}
 		if expr == nil {
-			return // an empty subscript like `unset 'a[]'` is a no-op
+			return true // an empty subscript like `unset 'a[]'` is a no-op
 		}
 		k := r.arithm(expr)
 		if k < 0 {
@@ -542,7 +544,7 @@ func (r *Runner) unsetElem(name, sub string) {
 			if k += internal.IndexedMax(vr.List, vr.Indexes) + 1; k < 0 {
 				r.errf("unset: [%s]: bad array subscript\n", sub) // bash names no array here
 				r.exit.code = 1
-				return
+				return false
 			}
 		}
 		// TODO: only clone when inside a subshell and getting a var from outside for the first time
@@ -552,8 +554,7 @@ func (r *Runner) unsetElem(name, sub string) {
 		r.setVar(name, vr)
 	case expand.Associative:
 		if sub == "@" || sub == "*" {
-			r.delVar(name)
-			return
+			return r.delVar(name)
 		}
 		// TODO: only clone when inside a subshell and getting a var from outside for the first time
 		vr.Map = maps.Clone(vr.Map)
@@ -562,12 +563,13 @@ func (r *Runner) unsetElem(name, sub string) {
 	case expand.String:
 		// A scalar can be unset via subscript zero.
 		if sub == "0" {
-			r.delVar(name)
-		} else {
-			r.errf("unset: %s: not an array variable\n", name)
-			r.exit.code = 1
+			return r.delVar(name)
 		}
+		r.errf("unset: %s: not an array variable\n", name)
+		r.exit.code = 1
+		return false
 	}
+	return true
 }
 
 func (r *Runner) setFunc(name string, body *syntax.Stmt) {
