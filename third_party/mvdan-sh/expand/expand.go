@@ -1049,6 +1049,8 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 				return vr.indexedKeys(), nil
 			case Associative:
 				return nonNil(vr.assocKeys()), nil
+			case Unknown: // "${!u[@]}" of an unset u is no field
+				return []string{}, nil
 			}
 		}
 		return nil, nil

@@ -288,7 +288,9 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		case syntax.OtherParamOps:
 			switch arg {
 			case "Q":
-				str = quoteValue(str)
+				if set { // ${u@Q} of an unset u is nothing
+					str = quoteValue(str)
+				}
 			case "E":
 				tail := str
 				var rns []rune

@@ -5,6 +5,7 @@ package interp
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -68,6 +69,7 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			case flag == "-g":
 				global = true
 			case flag == "-t", flag == "+t": // tracing functions: nothing to do
+			case flag == "+r": // bash takes no read-only attribute away
 			case flag == "-f", flag == "-F", flag == "-p":
 				declQuery = flag
 			default:
@@ -199,7 +201,12 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			r.exit.code = 1
 			continue
 		}
-		r.setVar(name, vr)
+		if err := r.setVarErr(name, vr); errors.Is(err, errReadOnly) && variant != "export" && variant != "readonly" {
+			r.errf("%s: %v\n", variant, err) // as bash words it: declare: r: readonly variable
+			r.exit.code = 1
+		} else if err != nil {
+			r.setVar(name, vr) // reports it as any assignment does
+		}
 	}
 	if named {
 		return
@@ -293,23 +300,29 @@ func (r *Runner) declareCall(name string, args []string) exitStatus {
 	r.exit = exitStatus{}
 	r.declare(name, func(yield func(*syntax.Assign) bool) {
 		for _, field := range args {
-			as := &syntax.Assign{}
-			n, val, ok := strings.Cut(field, "=")
-			if strings.HasSuffix(n, "+") && ok && syntax.ValidName(n[:len(n)-1]) {
-				n, as.Append = n[:len(n)-1], true
-			}
-			as.Name = &syntax.Lit{Value: n}
-			if !ok {
-				as.Naked = true
-			} else {
-				as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: val}}}
-			}
-			if !yield(as) {
+			if !yield(fieldAssign(field)) {
 				return
 			}
 		}
 	})
 	return r.exit
+}
+
+// fieldAssign is an argument of declare and its kin that came from an
+// expansion (`declare $x`, `typeset s${d}+=v`), split at its first '='.
+func fieldAssign(field string) *syntax.Assign {
+	as := &syntax.Assign{}
+	n, val, ok := strings.Cut(field, "=")
+	if strings.HasSuffix(n, "+") && ok && syntax.ValidName(n[:len(n)-1]) {
+		n, as.Append = n[:len(n)-1], true
+	}
+	as.Name = &syntax.Lit{Value: n}
+	if !ok {
+		as.Naked = true
+	} else {
+		as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: val}}}
+	}
+	return as
 }
 
 func (r *Runner) printFunc(name string, body *syntax.Stmt) {

@@ -244,6 +244,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"a=(x \"it's\"); a[5]=$'t\\tb'; echo \"${a[@]@Q}\"; declare -a d; declare -A D; printf '<%s>' \"${d[@]}\" \"${D[@]}\" \"${!D[@]}\"; echo", "'x' 'it'\\''s' $'t\\tb'\n<>\n"},
 		{"readonly r=1; r=2; echo same\necho next $?; unset r; echo $?", "gosh: line 1: r: readonly variable\nnext 1\ngosh: line 2: unset: r: cannot unset: readonly variable\n1\n"},
 		{"f() { local v=1; { local; local -p v; } | cat; }; f", "declare -- v=\"1\"\ndeclare -- v=\"1\"\n"},
+		{"d=x; typeset s$d+=a s$d+=b; readonly r=1; typeset +r r=2; echo $sx $r", "gosh: line 1: typeset: r: readonly variable\nab 1\n"},
+		{"declare -A A; A[k]=v; A=s; printf '<%s>' \"${A[0]}\" \"${!u[@]}\" \"${u@Q}\"; echo", "<s><>\n"},
 	},
 }
 

@@ -953,17 +953,7 @@ func (r *Runner) flattenAssigns(args []*syntax.Assign) iter.Seq[*syntax.Assign] 
 				continue
 			}
 			for _, field := range r.fields(as.Value) {
-				as := &syntax.Assign{}
-				name, val, ok := strings.Cut(field, "=")
-				as.Name = &syntax.Lit{Value: name}
-				if !ok {
-					as.Naked = true
-				} else {
-					as.Value = &syntax.Word{Parts: []syntax.WordPart{
-						&syntax.Lit{Value: val},
-					}}
-				}
-				if !yield(as) {
+				if !yield(fieldAssign(field)) {
 					return
 				}
 			}

@@ -392,9 +392,9 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 			index = &syntax.Word{Parts: []syntax.WordPart{
 				&syntax.Lit{Value: "0"},
 			}}
-		case expand.Associative:
+		case expand.Associative: // A=x is A[0]=x
 			index = &syntax.Word{Parts: []syntax.WordPart{
-				&syntax.DblQuoted{},
+				&syntax.Lit{Value: "0"},
 			}}
 		}
 	}
