@@ -205,17 +205,35 @@ func (v Variable) indexedKeys() []string {
 	return keys
 }
 
-// assocKeys returns an associative array's keys, sorted: bash lists them
-// in its hash table's order, sorted is at least the same every time.
-func (v Variable) assocKeys() []string {
-	return slices.Sorted(maps.Keys(v.Map))
+// AssocKeys returns an associative array's keys in the order bash lists
+// them: by the bucket of its hash table (1024 buckets, FNV-1 of the key),
+// so that "${!A[@]}" and declare -p print what bash prints. Keys of one
+// bucket, which bash lists newest first, are in reverse order here, as
+// the map keeps no order of insertion.
+func (v Variable) AssocKeys() []string {
+	keys := slices.Collect(maps.Keys(v.Map))
+	slices.SortFunc(keys, func(a, b string) int {
+		return cmp.Or(cmp.Compare(assocBucket(a), assocBucket(b)), strings.Compare(b, a))
+	})
+	return keys
+}
+
+// assocBucket is the bucket of bash's hash table (hashlib.c's hash_string,
+// ASSOC_HASH_BUCKETS) a key falls in.
+func assocBucket(key string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(key); i++ {
+		h *= 16777619
+		h ^= uint32(key[i])
+	}
+	return h & (1024 - 1)
 }
 
 // assocValues returns an associative array's values in the order of
-// [Variable.assocKeys], so that "${!a[@]}" and "${a[@]}" pair up.
+// [Variable.AssocKeys], so that "${!a[@]}" and "${a[@]}" pair up.
 func (v Variable) assocValues() []string {
 	vals := make([]string, 0, len(v.Map))
-	for _, k := range v.assocKeys() {
+	for _, k := range v.AssocKeys() {
 		vals = append(vals, v.Map[k])
 	}
 	return vals

@@ -1048,7 +1048,7 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 			case Indexed:
 				return vr.indexedKeys(), nil
 			case Associative:
-				return nonNil(vr.assocKeys()), nil
+				return nonNil(vr.AssocKeys()), nil
 			case Unknown: // "${!u[@]}" of an unset u is no field
 				return []string{}, nil
 			}

@@ -187,7 +187,7 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		case vr.Kind == Indexed:
 			strs = vr.indexedKeys()
 		case vr.Kind == Associative:
-			strs = vr.assocKeys()
+			strs = vr.AssocKeys()
 		case vr.IsSet():
 			strs = []string{"0"} // ${!s[@]} of a string
 		}

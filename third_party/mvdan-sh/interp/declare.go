@@ -359,10 +359,8 @@ func declareLine(name string, vr expand.Variable) string {
 		}
 		b.WriteString(")")
 	case expand.Associative:
-		// bash lists the keys in its hash table's order; sorted is
-		// at least the same every time.
 		b.WriteString("=(")
-		for _, k := range slices.Sorted(maps.Keys(vr.Map)) {
+		for _, k := range vr.AssocKeys() {
 			key := k
 			if k == "" || strings.ContainsAny(k, " \t\n\"'\\$`|&;()<>*?[]!{}~#") { // bash's shell metacharacters
 				key = declareQuote(k)

@@ -183,7 +183,7 @@ var patchCases = map[string][]struct{ script, want string }{
 	"declare -p as bash prints it": {
 		{"declare u; declare -a a; declare -p u a", "declare -- u\ndeclare -a a\n"},
 		{"x=$'a\\tb'; y='q\"$'; declare -p x y", "declare -- x=$'a\\tb'\ndeclare -- y=\"q\\\"\\$\"\n"},
-		{"declare -A m=([k]=v ['a b']=1); declare -p m", "declare -A m=([\"a b\"]=\"1\" [k]=\"v\" )\n"},
+		{"declare -A m=([k]=v ['a b']=1); declare -p m", "declare -A m=([k]=\"v\" [\"a b\"]=\"1\" )\n"},
 		{"declare -A m=([k]=v); declare -A m; echo ${m[k]}", "v\n"},
 		{"x=1; f() { local x; echo \"[$x]\"; }; f", "[]\n"},
 		{"declare a; a+=(b); echo ${a[@]} ${#a[@]}", "b 1\n"},
@@ -233,8 +233,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -n a=b b=a; a=1\necho $?", "gosh: line 1: warning: a: circular name reference\n1\n"},
 	},
 	"arrays as bash assigns and expands them": {
-		{"declare -A A; A[x]=1; A[y]=2; A[x]+=0; A=([p]=1 [q]=2) ; A+=([r]=3); echo ${#A[@]} \"${!A[@]}\" \"${A[@]}\"", "3 p q r 1 2 3\n"},
-		{"declare -A A=(k1 v1 k2); i=1; A[i+1]=s; declare -p A", "declare -A A=([i+1]=\"s\" [k1]=\"v1\" [k2]=\"\" )\n"},
+		{"declare -A A; A[x]=1; A[y]=2; A[x]+=0; A=([p]=1 [q]=2) ; A+=([r]=3); echo ${#A[@]} \"${!A[@]}\" \"${A[@]}\"", "3 r q p 3 2 1\n"},
+		{"declare -A A=(k1 v1 k2); i=1; A[i+1]=s; declare -p A", "declare -A A=([k1]=\"v1\" [k2]=\"\" [i+1]=\"s\" )\n"},
 		{"declare -A A=([j]=1 2)", "gosh: line 1: A: 2: must use subscript when assigning associative array\n"},
 		{"a[2]=y; a[2]+=z; typeset b[3]=4 b[5]=6; declare -p a b; readonly c[1]=x", "declare -a a=([2]=\"yz\")\ndeclare -a b=([3]=\"4\" [5]=\"6\")\ngosh: line 1: readonly: `c[1]': not a valid identifier\n"},
 		{"i=1; a=([100+i++]=$((i++)) [200+i++]=$((i++))); echo ${!a[@]} ${a[@]}", "103 204 1 2\n"},
