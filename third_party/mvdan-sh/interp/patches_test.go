@@ -245,6 +245,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"readonly r=1; r=2; echo same\necho next $?; unset r; echo $?", "gosh: line 1: r: readonly variable\nnext 1\ngosh: line 2: unset: r: cannot unset: readonly variable\n1\n"},
 		{"f() { local v=1; { local; local -p v; } | cat; }; f", "declare -- v=\"1\"\ndeclare -- v=\"1\"\n"},
 		{"d=x; typeset s$d+=a s$d+=b; readonly r=1; typeset +r r=2; echo $sx $r", "gosh: line 1: typeset: r: readonly variable\nab 1\n"},
+		{"a=(x y); export a; typeset -n -x r=a2; export u; env | grep -E '^(a|r|u)='", "r=a2\n"},
 		{"declare -A A; A[k]=v; A=s; printf '<%s>' \"${A[0]}\" \"${!u[@]}\" \"${u@Q}\"; echo", "<s><>\n"},
 	},
 }

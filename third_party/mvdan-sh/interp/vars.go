@@ -129,7 +129,10 @@ func (o *overlayEnviron) Each(f func(name string, vr expand.Variable) bool) {
 	}
 }
 
-func execEnv(env expand.Environ) []string {
+// ExecEnv is the environment a program the script runs gets, as bash
+// gives it: the exported variables that hold a string (an array is not
+// exported, a nameref is as the name it holds), as "name=value".
+func ExecEnv(env expand.Environ) []string {
 	list := make([]string, 0, 64)
 	for name, vr := range env.Each {
 		if !vr.IsSet() {
@@ -144,11 +147,11 @@ func execEnv(env expand.Environ) []string {
 				}
 			}
 		}
-		if vr.Exported && (vr.Kind == expand.String || vr.Kind == expand.NameRef) {
+		if vr.IsSet() && vr.Exported && (vr.Kind == expand.String || vr.Kind == expand.NameRef) {
 			list = append(list, name+"="+vr.Str) // a nameref exports the name it holds
 		}
 	}
-	return list
+	return slices.DeleteFunc(list, func(kv string) bool { return kv == "" }) // the unset ones
 }
 
 func (r *Runner) lookupVar(name string) expand.Variable {
