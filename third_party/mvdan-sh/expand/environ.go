@@ -258,6 +258,19 @@ func (v Variable) Resolve(env Environ) (string, Variable) {
 	return name, Variable{}
 }
 
+// refCircle reports whether the namerefs from v go round in a circle.
+func refCircle(env Environ, v Variable) bool {
+	seen := map[string]bool{}
+	for v.Kind == NameRef && v.Str != "" {
+		if seen[v.Str] {
+			return true
+		}
+		seen[v.Str] = true
+		v = env.Get(v.Str)
+	}
+	return false
+}
+
 // FuncEnviron wraps a function mapping variable names to their string values,
 // and implements [Environ]. Empty strings returned by the function will be
 // treated as unset variables. All variables will be exported.

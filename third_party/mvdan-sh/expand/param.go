@@ -97,6 +97,9 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		vr = cfg.Env.Get(name)
 	}
 	orig := vr
+	if orig.Kind == NameRef && cfg.Warn != nil && refCircle(cfg.Env, orig) {
+		cfg.Warn("warning: " + name + ": circular name reference")
+	}
 	if n, v := vr.Resolve(cfg.Env); n != "" {
 		name, vr = n, v
 		// A nameref may name an element: declare -n r='a[2]'.

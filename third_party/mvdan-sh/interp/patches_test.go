@@ -230,7 +230,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"x=foo; ref=x; typeset -n ref; echo $ref; typeset +n ref; echo $ref; declare -n n; n=x; echo $n", "foo\nx\nfoo\n"},
 		{"x=X; y=Y; declare -n r=x; declare -n r=y; r=z; unset r; echo \"$x [$y]\"", "X []\n"},
 		{"r='#'; declare -n r; echo $?", "gosh: line 1: declare: `#': invalid variable name for name reference\n1\n"},
-		{"declare -n a=b b=a; a=1\necho $?", "gosh: line 1: warning: a: circular name reference\n1\n"},
+		{"declare -n a=b b=a; a=1\necho $?; echo \"[$b]\"", "gosh: line 1: warning: a: circular name reference\n1\ngosh: line 2: warning: b: circular name reference\n[]\n"},
 	},
 	"arrays as bash assigns and expands them": {
 		{"declare -A A; A[x]=1; A[y]=2; A[x]+=0; A=([p]=1 [q]=2) ; A+=([r]=3); echo ${#A[@]} \"${!A[@]}\" \"${A[@]}\"", "3 r q p 3 2 1\n"},

@@ -68,6 +68,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: declare =bar":                                                      {want: "gosh: line 1: declare: `': not a valid identifier\nexit status 1", why: whyDeclare},
 	"TestRunnerRun: declare foo{bar=baz":                                               {want: "gosh: line 1: declare: `foo{bar': not a valid identifier\nexit status 1", why: whyDeclare},
 	"TestRunnerRun: echo $a; set -u; echo $a; echo extra":                              {want: "\ngosh: line 1: a: unbound variable\nexit status 127", why: whyUnset},
+	"TestRunnerRun: declare -n foo=bar bar=foo; echo $foo":                             {want: "gosh: line 1: warning: foo: circular name reference\n\n", why: whyRefCircle},
 	"TestRunnerRun: echo ${!a}; echo more":                                             {want: "gosh: line 1: a: invalid indirect expansion\nexit status 1", why: whyIndirect},
 	"TestRunnerRun: echo ${a:?%s}":                                                     {want: "gosh: line 1: a: %s\nexit status 127", why: whyUnset},
 	"TestRunnerRun: echo 'local a=b' >a; source ./a":                                   {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
@@ -188,6 +189,7 @@ const (
 	whyTrap          = "trap as in bash: an unknown signal fails with status 1"
 	whyBadSubscript  = "arrays as in bash: an element before an array's start is a warning in bash's words (a: bad array subscript) and expands to nothing"
 	whyUnsetReadonly = "arrays and assignments as in bash: unset of a read-only variable fails (status 1) in bash's words (unset: a: cannot unset: readonly variable)"
+	whyRefCircle     = "namerefs as in bash: reading through a circle of namerefs warns (foo: circular name reference)"
 	whyIndirect      = "indirect expansion as in bash: an unset reference is named in the error (a: invalid indirect expansion)"
 )
 
