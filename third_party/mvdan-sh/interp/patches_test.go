@@ -246,6 +246,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"f() { local v=1; { local; local -p v; } | cat; }; f", "declare -- v=\"1\"\ndeclare -- v=\"1\"\n"},
 		{"d=x; typeset s$d+=a s$d+=b; readonly r=1; typeset +r r=2; echo $sx $r", "gosh: line 1: typeset: r: readonly variable\nab 1\n"},
 		{"a=(x y); export a; typeset -n -x r=a2; export u; env | grep -E '^(a|r|u)='", "r=a2\n"},
+		{"eval -- \"$(a=(); a[3]= a[4]=x; declare -p a)\"; echo ${!a[@]}; a[4]+=(y); echo same\necho $?", "3 4\ngosh: line 1: a[4]: cannot assign list to array member\n1\n"},
+		{"typeset -n ref; ref=(x y); declare -p ref", "gosh: line 1: warning: ref: removing nameref attribute\ndeclare -a ref=([0]=\"x\" [1]=\"y\")\n"},
 		{"declare -A A; A[k]=v; A=s; printf '<%s>' \"${A[0]}\" \"${!u[@]}\" \"${u@Q}\"; echo", "<s><>\n"},
 	},
 }

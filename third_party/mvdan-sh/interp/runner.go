@@ -572,6 +572,10 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 				prev := r.lookupVar(name)
 				index := as.Index
+				if prev.Kind == expand.NameRef && prev.Str == "" && as.Array != nil {
+					r.errf("warning: %s: removing nameref attribute\n", name)
+					prev.Kind = expand.Unknown // ref=(x y) makes an array of it
+				}
 				if prev.Kind == expand.NameRef && (prev.Str != "" || index != nil || as.Value == nil) {
 					// An assignment through a nameref changes what it
 					// names; one to an empty nameref sets the reference.

@@ -496,6 +496,12 @@ func (r *Runner) subscriptKey(sub string) string {
 
 // assignElem runs `a[i]=v` or `a[i]+=v`, returning the element's value.
 func (r *Runner) assignElem(prev expand.Variable, name string, index syntax.ArithmExpr, as *syntax.Assign) expand.Variable {
+	if as.Array != nil {
+		r.errf("%s[%s]: cannot assign list to array member\n", name, expand.ArithmText(index))
+		r.exit.code = 1
+		r.exit.exiting, r.exit.discard = true, true // with the rest of the line, as in bash
+		return expand.Variable{}
+	}
 	s := ""
 	if as.Value != nil {
 		s = r.literal(r.colonTildes(as.Value))
