@@ -65,7 +65,15 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		if err != nil || target == nil {
 			return "", err
 		}
-		return cfg.paramExp(target, quoted)
+		str, err := cfg.paramExp(target, quoted)
+		if ue, ok := err.(UnsetParameterError); ok {
+			// bash names the reference: !x: unbound variable
+			shown := *pe
+			shown.Param = &syntax.Lit{Value: "!" + pe.Param.Value}
+			ue.Node = &shown
+			err = ue
+		}
+		return str, err
 	}
 	name := pe.Param.Value
 	index := pe.Index

@@ -220,6 +220,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"ref=u; echo \"[${!ref-default}]\"; a=(p q); r='a[1]'; echo ${!r}; r='a[@]'; printf '<%s>' \"${!r}\"; echo", "[default]\nq\n<p><q>\n"},
 		{"set -- one two; r=@; printf '<%s>' \"${!r}\"; r='*'; printf '<%s>' \"${!r}\"; echo", "<one><two><one two>\n"},
 		{"declare -A h=([k]=v1); v1=value; echo \"${!h[@]:1:2}\" \"${!h[@]}\"", "al k\n"},
+		{"x=y; echo ${!x:?no y}", "gosh: line 1: !x: no y\n"},
 		{"echo ${!undef}; echo same\necho next $?; b='no name'; echo ${!b}\necho $?",
 			"gosh: line 1: undef: invalid indirect expansion\nnext 1\ngosh: line 2: no name: invalid variable name\n1\n"},
 	},
