@@ -981,7 +981,11 @@ func (cfg *Config) listElems(pe *syntax.ParamExp) (elems []string, star, ok bool
 	}
 	switch lit := nodeLit(pe.Index); lit {
 	case "@", "*":
-		switch vr := cfg.Env.Get(pe.Param.Value); vr.Kind {
+		vr := cfg.Env.Get(pe.Param.Value)
+		if n, v := vr.Resolve(cfg.Env); n != "" {
+			vr = v // "${r[@]}" of declare -n r=a
+		}
+		switch vr.Kind {
 		case Indexed:
 			// A declared array without elements (declare -a a) is
 			// still a list of zero fields.
@@ -991,6 +995,31 @@ func (cfg *Config) listElems(pe *syntax.ParamExp) (elems []string, star, ok bool
 		}
 	}
 	return nil, false, false
+}
+
+// elemRefTarget tells whether pe reads a nameref to an element of an
+// array, and gives "${a[@]}" for "$r" when r names a[@] or a[*]; nil when
+// pe cannot read such a reference as a list.
+func (cfg *Config) elemRefTarget(pe *syntax.ParamExp) (*syntax.ParamExp, bool) {
+	vr := cfg.Env.Get(pe.Param.Value)
+	if vr.Kind != NameRef || pe.Excl {
+		return nil, false
+	}
+	n, _ := vr.Resolve(cfg.Env)
+	base, idx, ok := ParamRef(n)
+	if !ok || base == n {
+		return nil, false
+	}
+	if pe.Index != nil {
+		return nil, nodeLit(pe.Index) == "@"
+	}
+	if lit := nodeLit(idx); lit != "@" && lit != "*" {
+		return nil, false
+	}
+	target := *pe
+	target.Param = &syntax.Lit{ValuePos: pe.Param.ValuePos, ValueEnd: pe.Param.ValueEnd, Value: base}
+	target.Index = idx
+	return &target, true
 }
 
 // nonNil is elems, or an empty list for nil: a list of zero fields, not
@@ -1032,6 +1061,12 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		target, err := cfg.indirectTarget(pe)
 		if err != nil || target == nil {
 			return nil, err
+		}
+		return cfg.quotedElemFields(target)
+	}
+	if target, elem := cfg.elemRefTarget(pe); elem {
+		if target == nil {
+			return []string{}, nil // "${r[@]}" of a nameref to an element
 		}
 		return cfg.quotedElemFields(target)
 	}

@@ -230,6 +230,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"a=(p q r); declare -n e='a[2]'; echo $e; e=R; echo ${a[@]}; unset e; echo ${#a[@]}", "r\np q R\n2\n"},
 		{"x=foo; ref=x; typeset -n ref; echo $ref; typeset +n ref; echo $ref; declare -n n; n=x; echo $n", "foo\nx\nfoo\n"},
 		{"x=X; y=Y; declare -n r=x; declare -n r=y; r=z; unset r; echo \"$x [$y]\"", "X []\n"},
+		{"declare -n r=a s='a[@]'; a=('x y' z); printf '<%s>' \"${r[@]}\" \"$s\" \"${s[@]}\"; echo", "<x y><z><x y><z>\n"},
 		{"r='#'; declare -n r; echo $?", "gosh: line 1: declare: `#': invalid variable name for name reference\n1\n"},
 		{"declare -n a=b b=a; a=1\necho $?; echo \"[$b]\"", "gosh: line 1: warning: a: circular name reference\n1\ngosh: line 2: warning: b: circular name reference\n[]\n"},
 	},
