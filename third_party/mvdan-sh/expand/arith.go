@@ -145,13 +145,19 @@ func (e ArithmError) Error() string {
 func ArithmNamed(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 	n, err := Arithm(cfg, expr)
 	if ae, ok := err.(ArithmError); ok && ae.Expr == "" {
-		var b strings.Builder
-		// The printer takes the expression as the part of a word it is.
-		syntax.NewPrinter().Print(&b, &syntax.ArithmExp{Left: expr.Pos(), Right: expr.End(), X: expr})
-		ae.Expr = strings.TrimSuffix(strings.TrimPrefix(b.String(), "$(("), "))")
+		ae.Expr = ArithmText(expr)
 		err = ae
 	}
 	return n, err
+}
+
+// ArithmText is an expression as the printer writes it (`1 / 0`), as
+// bash's messages quote one.
+func ArithmText(expr syntax.ArithmExpr) string {
+	var b strings.Builder
+	// The printer takes the expression as the part of a word it is.
+	syntax.NewPrinter().Print(&b, &syntax.ArithmExp{Left: expr.Pos(), Right: expr.End(), X: expr})
+	return strings.TrimSuffix(strings.TrimPrefix(b.String(), "$(("), "))")
 }
 
 // maxArithmDepth bounds how deep variables whose values are expressions
@@ -301,11 +307,7 @@ func (cfg *Config) arithmSet(name string, index syntax.ArithmExpr, value string)
 	}
 	switch vr.Kind {
 	case Associative:
-		w, ok := index.(*syntax.Word)
-		if !ok {
-			return ArithmError{Msg: "bad array subscript", Token: name}
-		}
-		key, err := Literal(cfg, w)
+		key, err := AssocKey(cfg, index)
 		if err != nil {
 			return err
 		}
