@@ -293,6 +293,7 @@ type bgProc struct {
 }
 
 type alias struct {
+	value string // as defined, which alias and type print
 	args  []*syntax.Word
 	blank bool
 }

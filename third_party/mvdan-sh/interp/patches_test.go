@@ -215,6 +215,18 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",
 			"gosh: line 1: no match: *.nomatch-x\nnext 1\ngosh: line 2: no match: *.nomatch-y\nsub 1\n"},
 	},
+	"alias, type, command and the meta builtins": {
+		{"cd \"$(mktemp -d)\"; mkdir d; touch d/ne; printf '' > d/x; chmod +x d/x; PATH=d; f() { :; }; type -t f cd while ne; type x ne; type -a x; type -P x cd; echo $?; type -p cd ne; echo $?; type -a ne; echo $?",
+			"function\nbuiltin\nkeyword\nfile\nx is d/x\nne is d/ne\nx is d/x\nd/x\n1\nd/ne\n0\ngosh: line 1: type: ne: not found\n1\n"},
+		{"shopt -s expand_aliases; alias ll='ls -l'; f() { :; }; command -v f ll while nosuch; echo $?; command -V cd nosuch; echo $?; command -v -p nosuch; echo $?",
+			"f\nalias ll='ls -l'\nwhile\n0\ncd is a shell builtin\ngosh: line 1: command: nosuch: not found\n0\n1\n"},
+		{"alias b=x a='y z'; alias; alias -p c a; echo $?; unalias c a; echo $?; alias; unalias; echo $?",
+			"alias a='y z'\nalias b='x'\nalias a='y z'\nalias b='x'\ngosh: line 1: alias: c: not found\nalias a='y z'\n1\ngosh: line 1: unalias: c: not found\n1\nalias b='x'\nunalias: usage: unalias [-a] name [name ...]\n2\n"},
+		{"eval -- echo hi; eval -z; echo $?; source; echo $?; . /nonexistent; echo $?; shift x; echo $?; builtin nosuch; echo $?; builtin -- true; echo $?",
+			"hi\ngosh: line 1: eval: -z: invalid option\neval: usage: eval [arg ...]\n2\ngosh: line 1: source: filename argument required\nsource: usage: source filename [arguments]\n2\ngosh: line 1: /nonexistent: No such file or directory\n1\ngosh: line 1: shift: x: numeric argument required\n1\ngosh: line 1: builtin: nosuch: not a shell builtin\n1\n0\n"},
+		{"history; echo $?; history x; echo $?; set -- a; shift 2; echo $? $#",
+			"0\ngosh: line 1: history: x: numeric argument required\n1\n1 1\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

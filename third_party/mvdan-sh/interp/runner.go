@@ -1266,13 +1266,7 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 		f, err = r.open(ctx, arg, os.O_WRONLY, 0o644, false)
 	}
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			// As bash words it: `nodir/f: No such file or directory`.
-			msg := pe.Err.Error()
-			return nil, fmt.Errorf("%s: %s", arg, strings.ToUpper(msg[:1])+msg[1:])
-		}
-		return nil, err
+		return nil, errors.New(pathErrorText(arg, err))
 	}
 	switch rd.Op {
 	case syntax.RdrIn, syntax.RdrInOut:
