@@ -4,6 +4,7 @@
 package interp
 
 import (
+	"context"
 	"maps"
 	"slices"
 	"strings"
@@ -49,33 +50,107 @@ func (r *Runner) aliasBuiltin(args []string) exitStatus {
 			exit.code = 1
 			continue
 		}
-		als, err := newAlias(value)
-		if err != nil {
-			// The interpreter expands an alias when its command runs, as
-			// words: one that holds operators or keywords is not run.
-			r.errf("alias: %s: only an alias made of words is supported, not %q (%v); use a function instead\n", name, value, err)
-			exit.code = 1
-			continue
-		}
 		if r.alias == nil {
 			r.alias = make(map[string]alias)
 		}
-		r.alias[name] = als
+		r.alias[name] = r.newAlias(value)
 	}
 	return exit
 }
 
-// newAlias keeps an alias's value as written, and the words it expands to.
-func newAlias(value string) (alias, error) {
-	als := alias{value: value, blank: strings.TrimRight(value, " \t") != value}
-	parser := syntax.NewParser()
-	for w, err := range parser.WordsSeq(strings.NewReader(value)) {
-		if err != nil {
-			return alias{}, err
-		}
-		als.args = append(als.args, w)
+// newAlias keeps an alias's value as written; it takes effect from the
+// line after the one being run.
+func (r *Runner) newAlias(value string) alias {
+	return alias{value: value, blank: strings.TrimRight(value, " \t") != value, read: r.aliasRead}
+}
+
+// aliasText is the code a simple command stands for when its first word is
+// an alias, as bash expands it: the alias's text in place of the word, the
+// next word's too while an alias's text ends with a blank, the command's
+// assignments before and its other words after, as written. ok is false
+// when no alias applies: expansion is off, the word is quoted or not an
+// alias, the alias is being expanded already, or it was defined after the
+// command was read (on the same line, or after the function holding it).
+func (r *Runner) aliasText(cm *syntax.CallExpr) (text string, inUse []string, ok bool) {
+	if !r.opts[optExpandAliases] || len(r.alias) == 0 {
+		return "", nil, false
 	}
-	return als, nil
+	top, inScript := r.aliasTop[cm]
+	var b strings.Builder
+	printer := syntax.NewPrinter()
+	if len(cm.Assigns) > 0 {
+		printer.Print(&b, &syntax.CallExpr{Assigns: cm.Assigns})
+		b.WriteByte(' ')
+	}
+	inUse = r.aliasInUse
+	i := 0
+	for ; i < len(cm.Args); i++ {
+		// A word after a blank-ended alias comes from the command as
+		// written, so only the aliases whose text holds the command are
+		// in use for it (`alias e='echo '; e e` expands both).
+		name := cm.Args[i].Lit()
+		als, found := r.alias[name]
+		if !found || slices.Contains(r.aliasInUse, name) || (inScript && top <= als.read) {
+			break
+		}
+		b.WriteString(als.value)
+		inUse = append(slices.Clip(inUse), name)
+		if !als.blank {
+			i++
+			break
+		}
+	}
+	if i == 0 {
+		return "", nil, false
+	}
+	for _, w := range cm.Args[i:] {
+		b.WriteByte(' ')
+		printer.Print(&b, w)
+	}
+	return b.String(), inUse, true
+}
+
+// runAlias runs the code a simple command stands for through its aliases.
+// A syntax error in it fails the command with status 2, as in bash.
+func (r *Runner) runAlias(ctx context.Context, text string, inUse []string) {
+	// Its errors name the line of the command, as bash's do.
+	lines := strings.Repeat("\n", int(max(r.line, 1)-1))
+	file, err := syntax.NewParser().Parse(strings.NewReader(lines+text), "")
+	if err != nil {
+		r.errf("syntax error in an alias's expansion: %v\n", err)
+		r.exit.code = 2
+		return
+	}
+	saved := r.aliasInUse
+	r.aliasInUse = inUse
+	r.stmts(ctx, file.Stmts)
+	r.aliasInUse = saved
+}
+
+// readLines notes, for each simple command of a script, the line bash has
+// read when it reads the command (the first line of its top-level
+// statement), and returns the last line read with each top-level
+// statement: a line is read whole, with every statement that starts on
+// it.
+func (r *Runner) readLines(stmts []*syntax.Stmt) []uint {
+	r.aliasTop = make(map[*syntax.CallExpr]uint)
+	read := make([]uint, len(stmts))
+	for i, stmt := range stmts {
+		line := stmt.Pos().Line()
+		syntax.Walk(stmt, func(n syntax.Node) bool {
+			if cm, ok := n.(*syntax.CallExpr); ok {
+				r.aliasTop[cm] = line
+			}
+			return true
+		})
+		read[i] = stmt.End().Line()
+	}
+	for i := len(stmts) - 2; i >= 0; i-- {
+		if stmts[i+1].Pos().Line() == stmts[i].End().Line() {
+			read[i] = read[i+1]
+		}
+	}
+	return read
 }
 
 // validAliasName is bash's legal_alias_name: no quoting, expansion, blank

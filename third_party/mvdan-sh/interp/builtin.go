@@ -502,6 +502,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			path = args[0]
 		}
 		f, err := r.open(context.WithValue(ctx, sourcingKey{}, true), path, os.O_RDONLY, 0, false)
+		if errors.Is(err, syscall.EISDIR) {
+			return failf(1, "%s: %s: is a directory\n", name, args[0])
+		}
 		if err != nil {
 			return failf(1, "%s\n", pathErrorText(args[0], err))
 		}
@@ -1027,60 +1030,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 
 	case "readarray", "mapfile":
-		dropDelim := false
-		delim := "\n"
-		fp := flagParser{remaining: args}
-		for fp.more() {
-			switch flag := fp.flag(); flag {
-			case "-t":
-				// Remove the delim from each line read
-				dropDelim = true
-			case "-d":
-				if len(fp.remaining) == 0 {
-					return failf(2, "%s: -d: option requires an argument\n", name)
-				}
-				delim = fp.value()
-				if delim == "" {
-					// Bash sets the delim to an ASCII NUL if provided with an empty
-					// string.
-					delim = "\x00"
-				}
-			default:
-				return failf(2, "%s: invalid option %q\n", name, flag)
-			}
-		}
-
-		args := fp.args()
-		var arrayName string
-		switch len(args) {
-		case 0:
-			arrayName = "MAPFILE"
-		case 1:
-			if !syntax.ValidName(args[0]) {
-				return failf(2, "%s: invalid identifier %q\n", name, args[0])
-			}
-			arrayName = args[0]
-		default:
-			return failf(2, "%s: Only one array name may be specified, %v\n", name, args)
-		}
-
-		var vr expand.Variable
-		vr.Kind = expand.Indexed
-		scanner := bufio.NewScanner(r.stdin)
-		scanner.Split(mapfileSplit(delim[0], dropDelim))
-		size := 0
-		for scanner.Scan() {
-			vr.List = append(vr.List, scanner.Text())
-			size += len(scanner.Bytes())
-			if r.limits != nil && r.limits.Bytes > 0 && size > r.limits.Bytes {
-				r.exit.fatal(&LimitError{Limit: BytesLimit, Max: r.limits.Bytes})
-				return r.exit
-			}
-		}
-		if err := scanner.Err(); err != nil {
-			return failf(2, "%s: unable to read, %v\n", name, err)
-		}
-		r.setVar(arrayName, vr)
+		return r.mapfile(name, args)
 
 	case "umask":
 		return r.umask(args)

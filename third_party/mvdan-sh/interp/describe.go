@@ -320,15 +320,17 @@ func (r *Runner) history(args []string) exitStatus {
 		}
 	}
 	ops := fp.args()
-	switch {
-	case len(ops) > 1:
+	if len(ops) == 0 {
+		return exitStatus{}
+	}
+	if _, err := strconv.Atoi(ops[0]); err != nil {
+		r.errf("history: %s: numeric argument required\n", ops[0])
+		return exitStatus{code: 1}
+	}
+	if len(ops) > 1 {
+		// As bash, which drops the rest of the line.
 		r.errf("history: too many arguments\n")
 		return exitStatus{code: 1, exiting: true, discard: true}
-	case len(ops) == 1:
-		if _, err := strconv.Atoi(ops[0]); err != nil {
-			r.errf("history: %s: numeric argument required\n", ops[0])
-			return exitStatus{code: 1}
-		}
 	}
 	return exitStatus{}
 }

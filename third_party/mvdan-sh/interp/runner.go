@@ -543,23 +543,13 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r.exit.err = le
 		}
 	case *syntax.CallExpr:
-		// Build new slices, to not modify the caller's AST
-		// nor the slices in the alias map.
-		args := cm.Args
-		for i := 0; i < len(args); {
-			if !r.opts[optExpandAliases] || r.havePreFields {
+		if !r.havePreFields {
+			if text, inUse, ok := r.aliasText(cm); ok {
+				r.runAlias(ctx, text, inUse)
 				break
 			}
-			als, ok := r.alias[args[i].Lit()]
-			if !ok {
-				break
-			}
-			args = slices.Concat(args[:i], als.args, args[i+1:])
-			if !als.blank {
-				break
-			}
-			i += len(als.args)
 		}
+		args := cm.Args
 		fields := r.preFields
 		if !r.havePreFields {
 			r.lastExpandExit = exitStatus{}
@@ -1001,10 +991,12 @@ func (r *Runner) stmts(ctx context.Context, stmts []*syntax.Stmt) {
 // line are too, and the script goes on with the next line, $? being 1.
 func (r *Runner) topLevel(ctx context.Context, stmts []*syntax.Stmt) {
 	skipLine := uint(0)
-	for _, stmt := range stmts {
+	read := r.readLines(stmts)
+	for i, stmt := range stmts {
 		if stmt.Pos().Line() == skipLine {
 			continue
 		}
+		r.aliasRead = read[i]
 		r.stmt(ctx, stmt)
 		if r.endDiscard() {
 			skipLine = stmt.End().Line()
