@@ -216,6 +216,10 @@ var patchCases = map[string][]struct{ script, want string }{
 			"gosh: line 1: no match: *.nomatch-x\nnext 1\ngosh: line 2: no match: *.nomatch-y\nsub 1\n"},
 	},
 	"alias, type, command and the meta builtins": {
+		{"let z=2*3  # a comment\necho $z",
+			"6\n"},
+		{"let x=( 1 ); let y=( x + 2 ); echo $x $y",
+			"1 3\n"},
 		{"printf '%s\\n' a b c d e | { mapfile -s 1 -n 2 -t x; declare -p x; }",
 			"declare -a x=([0]=\"b\" [1]=\"c\")\n"},
 		{"printf 'a\\nb\\n' | { y=(p q r s); mapfile -O 5 -t y; declare -p y; }",
