@@ -56,3 +56,6 @@ echo $?
 ### let's arguments end at a comment and go on inside parentheses
 let z=2*3  # a comment
 let x=( 1 ); let y=( x + z ); echo $x $y $z
+### type and declare -f list a function as bash does
+f() { echo a | tr a b; for i in 1 2; do [[ $i == 1 ]] && echo one; done; if true; then :; elif false; then :; else echo no; fi; case $1 in a|b) echo ab ;; esac; }
+type f; declare -f f

@@ -4,7 +4,6 @@
 package interp
 
 import (
-	"bytes"
 	"fmt"
 	"iter"
 	"maps"
@@ -264,11 +263,7 @@ func (r *Runner) declareCall(name string, args []string) exitStatus {
 }
 
 func (r *Runner) printFunc(name string, body *syntax.Stmt) {
-	r.outf("%s()\n", name)
-	printer := syntax.NewPrinter()
-	var buf bytes.Buffer
-	printer.Print(&buf, body)
-	r.outf("%s\n", buf.String())
+	r.outf("%s\n", funcText(name, body))
 }
 
 // declareLine is a variable as declare -p prints it in bash.

@@ -216,6 +216,8 @@ var patchCases = map[string][]struct{ script, want string }{
 			"gosh: line 1: no match: *.nomatch-x\nnext 1\ngosh: line 2: no match: *.nomatch-y\nsub 1\n"},
 	},
 	"alias, type, command and the meta builtins": {
+		{"f() { echo a | tr a b; for i in 1 2; do echo $i; done; if true; then :; elif false; then :; else echo no; fi; g & h; }; declare -f f",
+			"f () \n{ \n    echo a | tr a b;\n    for i in 1 2;\n    do\n        echo $i;\n    done;\n    if true; then\n        :;\n    else\n        if false; then\n            :;\n        else\n            echo no;\n        fi;\n    fi;\n    g & h\n}\n"},
 		{"let z=2*3  # a comment\necho $z",
 			"6\n"},
 		{"let x=( 1 ); let y=( x + 2 ); echo $x $y",

@@ -163,6 +163,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerUnsupported: echo ${:-foo}":                                             {want: "gosh: line 1: unsupported\n", why: whyPrefix},
 	"TestRunnerUnsupported: echo x${}y":                                                {want: "gosh: line 1: unsupported\n", why: whyPrefix},
 	"TestRunnerUnsupported: function f g { echo multi; }":                              {want: "gosh: line 1: unsupported\nexit status 1", why: whyPrefix},
+	"TestRunnerRun: f() { echo hello; }; declare -f f":                                 {want: "f () \n{ \n    echo hello\n}\n", why: whyFuncText},
 	"TestRunnerRun: builtin noexist":                                                   {want: "gosh: line 1: builtin: noexist: not a shell builtin\nexit status 1", why: whyMeta},
 	"TestRunnerUnsupported: function { echo anon; }":                                   {want: "gosh: line 1: unsupported\nexit status 1", why: whyPrefix},
 }
@@ -187,6 +188,7 @@ const (
 	whyCd          = "cd as in bash: two operands are too many arguments (status 1), and cd '' stays where it is"
 	whyShopt       = "shopt as in bash: -p and -q, and bash's words for an unknown option"
 	whyTrap        = "trap as in bash: an unknown signal fails with status 1"
+	whyFuncText    = "alias, type, command and the meta builtins as in bash: declare -f and type list a function as bash lays it out (f () and a newline, each statement on its own line, indented by four spaces)"
 	whyMeta        = "alias, type, command and the meta builtins as in bash: an invalid option is named with the usage line, a missing name is NAME: not found (status 1), a script that does not parse has status 2, shift names a count that is not a number"
 )
 
