@@ -72,7 +72,10 @@ func (r *Runner) newAlias(value string) alias {
 // alias, the alias is being expanded already, or it was defined after the
 // command was read (on the same line, or after the function holding it).
 func (r *Runner) aliasText(cm *syntax.CallExpr) (text string, inUse []string, ok bool) {
-	if !r.opts[optExpandAliases] || len(r.alias) == 0 {
+	if !r.opts[optExpandAliases] || len(r.alias) == 0 || len(cm.Args) == 0 {
+		return "", nil, false
+	}
+	if _, found := r.alias[cm.Args[0].Lit()]; !found {
 		return "", nil, false
 	}
 	top, inScript := r.aliasTop[cm]
