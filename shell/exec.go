@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -249,7 +250,13 @@ func notFound(stderr io.Writer, line uint, dir, name string) int {
 	why, status := "command not found", 127
 	if strings.Contains(name, "/") {
 		fi, err := os.Stat(absFrom(dir, name))
+		var errno syscall.Errno
 		switch {
+		case err != nil && !errors.Is(err, fs.ErrNotExist) && errors.As(err, &errno):
+			// As bash, which could not run it for another reason: `File
+			// name too long`, status 126.
+			msg := errno.Error()
+			why, status = strings.ToUpper(msg[:1])+msg[1:], 126
 		case err != nil:
 			why = "No such file or directory"
 		case fi.IsDir():

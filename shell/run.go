@@ -730,7 +730,7 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	if !interp.IsBuiltin(args[0]) {
 		return args, nil
 	}
-	if args[0] == "eval" && len(args) > 1 {
+	if args[0] == "eval" && len(args) > 1 && !x.mayBeFunc("eval") {
 		return x.evalMarked(args), nil
 	}
 	// The script's own background jobs, job specs and signal lists are
@@ -754,6 +754,9 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	}
 	if runsCode[args[0]] {
 		return args, nil
+	}
+	if args[0] == "alias" {
+		x.noteAliasFuncs(args[1:])
 	}
 	hc := interp.HandlerCtx(ctx)
 	n, err := x.gate(ctx, hc, classify.Command(args, hc.Dir, hc.Env, x.policy))
@@ -922,6 +925,18 @@ func (x *Run) runBuiltin(ctx context.Context, hc interp.HandlerContext, args []s
 	return err
 }
 
+// noteAliasFuncs notes the functions an alias's text declares: the
+// interpreter runs that text where the alias is used.
+func (x *Run) noteAliasFuncs(args []string) {
+	for _, a := range args {
+		if _, v, ok := strings.Cut(a, "="); ok {
+			if f, err := syntax.NewParser().Parse(strings.NewReader(v), ""); err == nil {
+				x.noteFuncs(f)
+			}
+		}
+	}
+}
+
 // noteFuncs remembers the function names f declares.
 func (x *Run) noteFuncs(f *syntax.File) {
 	x.mu.Lock()
@@ -942,9 +957,17 @@ func (x *Run) mayBeFunc(name string) bool {
 
 // evalMarked gives eval its code with the pipeline markers in (see
 // markPipelines), so a pipeline in eval'd code is asked whole like one in
-// the script. Code that does not parse is left for eval to report.
+// the script. Code that does not parse, and an option eval does not take,
+// are left for eval to report; the code given is after `--`, so that code
+// starting with `-` is not read as an option.
 func (x *Run) evalMarked(args []string) []string {
-	f, err := syntax.NewParser().Parse(strings.NewReader(strings.Join(args[1:], " ")), "")
+	code := args[1:]
+	if code[0] == "--" {
+		code = code[1:]
+	} else if len(code[0]) > 1 && code[0][0] == '-' {
+		return args
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(strings.Join(code, " ")), "")
 	if err != nil {
 		return args
 	}
@@ -954,7 +977,7 @@ func (x *Run) evalMarked(args []string) []string {
 	if err := syntax.NewPrinter().Print(&b, f); err != nil {
 		return args
 	}
-	return []string{"eval", b.String()}
+	return []string{"eval", "--", b.String()}
 }
 
 // openProgramProc opens a redirection into the shell's own /proc entries

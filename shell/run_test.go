@@ -350,3 +350,32 @@ func TestKillOfItselfEndsTheScriptNotTandem(t *testing.T) {
 		}
 	}
 }
+
+// An alias's text is judged when the alias is defined and each of its
+// commands again when the alias is used, as any step of the script: a
+// command in it that asks does not run on a denial, and the one before it
+// in the alias ran as a step of its own.
+func TestAliasCommandsAreGatedWhenUsed(t *testing.T) {
+	sb := newTestbed(t)
+	n := 0
+	a := &asker{answer: func(approvals.Question) approvals.Answer {
+		n++
+		if n == 1 {
+			return approvals.AllowOnce // the definition
+		}
+		return approvals.Deny
+	}}
+	res := runScript(t, "shopt -s expand_aliases; alias both='touch made; touch ~/.ssh/x'\nboth; echo after", sb.opts(approvals.DefaultAuto, a))
+	if _, err := os.Stat(filepath.Join(sb.root, "made")); err != nil {
+		t.Errorf("the alias's first command did not run: %v\n%s", err, Render(res))
+	}
+	if _, err := os.Stat(filepath.Join(sb.home, ".ssh", "x")); err == nil {
+		t.Errorf("the alias's denied command ran\n%s", Render(res))
+	}
+	if q := a.asked(); len(q) != 2 || res.End != Refused || strings.Contains(res.Output.Text, "after") {
+		t.Fatalf("questions %+v\n%s", q, Render(res))
+	}
+	if got := res.Steps[len(res.Steps)-1].Text; got != "touch ~/.ssh/x" && !strings.HasSuffix(got, "/.ssh/x") {
+		t.Errorf("refused step %q, want the alias's touch", got)
+	}
+}

@@ -188,7 +188,7 @@ func init() {
 		"arch", "nproc", "tty", "locale", "getconf", "printenv", "pwd", "shift", "unset", "wait",
 		"exit", "return", "break", "continue", "set", "shopt", "read", "getopts", "let", "local",
 		"declare", "typeset", "times", "dirs", "jobs", "mapfile", "readarray", "caller", "type",
-		"which", "logname", "disown", "tsort"} {
+		"which", "logname", "disown", "tsort", "history"} {
 		table[n] = pure(opts{})
 	}
 	// cd, pushd and popd change the directory later commands read; what

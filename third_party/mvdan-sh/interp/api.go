@@ -81,6 +81,17 @@ type Runner struct {
 	Funcs map[string]*syntax.Stmt
 
 	alias map[string]alias
+	// aliasRead is the last line of the main script read when the running
+	// top-level statement began: bash reads a line whole (and a compound
+	// command whole) before running it, so an alias defined on it takes
+	// effect from the next line on. aliasTop is the line each simple
+	// command of the main script was read on (its top-level statement's
+	// first line; for a function's body, the function's definition).
+	// aliasInUse are the aliases whose text is being run: they are not
+	// expanded again in it.
+	aliasRead  uint
+	aliasTop   map[*syntax.CallExpr]uint
+	aliasInUse []string
 
 	// callHandler is a function allowing to replace a simple command's
 	// arguments. It may be nil.
@@ -328,8 +339,9 @@ func (r *Runner) addBg(bg *bgProc) {
 }
 
 type alias struct {
-	args  []*syntax.Word
-	blank bool
+	value string // as defined, which alias and type print
+	blank bool   // the value ends with a blank: the next word may be an alias too
+	read  uint   // aliasRead when it was defined
 }
 
 // New creates a new Runner, applying a number of options. If applying any of
@@ -1327,6 +1339,7 @@ func (r *Runner) subshell(background bool) *Runner {
 	r2.Funcs = maps.Clone(r.Funcs)
 	r2.Vars = make(map[string]expand.Variable)
 	r2.alias = maps.Clone(r.alias)
+	r2.aliasRead, r2.aliasTop, r2.aliasInUse = r.aliasRead, r.aliasTop, r.aliasInUse
 
 	r2.dirStack = append(r2.dirBootstrap[:0], r.dirStack...)
 	r2.fillExpandConfig(r.ectx)

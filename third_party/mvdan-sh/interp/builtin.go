@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 	"unicode/utf8"
 
@@ -194,23 +195,31 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.updateExpandOpts()
 	case "shift":
+		args, bad := r.noOptions(name, args)
+		if bad != nil {
+			return *bad
+		}
 		n := 1
 		switch len(args) {
 		case 0:
 		case 1:
-			if n2, err := strconv.Atoi(args[0]); err == nil {
-				n = n2
-				break
+			n2, err := strconv.Atoi(args[0])
+			if err != nil {
+				return failf(1, "shift: %s: numeric argument required\n", args[0])
 			}
-			fallthrough
+			n = n2
 		default:
-			return failf(2, "usage: shift [n]\n")
+			// As bash, which drops the rest of the line.
+			r.errf("shift: too many arguments\n")
+			exit.code, exit.exiting, exit.discard = 1, true, true
+			return exit
 		}
-		if n >= len(r.Params) {
-			r.Params = nil
-		} else {
-			r.Params = r.Params[n:]
+		if n < 0 || n > len(r.Params) {
+			// Silent, as bash without shopt -s shift_verbose.
+			exit.code = 1
+			return exit
 		}
+		r.Params = r.Params[n:]
 	case "unset":
 		vars := true
 		funcs := true
@@ -435,107 +444,32 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 	case "jobs":
 		return r.printJobs(args)
 	case "builtin":
+		args, bad := r.noOptions(name, args)
+		if bad != nil {
+			return *bad
+		}
 		if len(args) < 1 {
 			break
 		}
 		if !IsBuiltin(args[0]) {
-			exit.code = 1
-			return exit
+			return failf(1, "builtin: %s: not a shell builtin\n", args[0])
 		}
 		exit = r.builtin(ctx, pos, args[0], args[1:])
 	case "type":
-		anyNotFound := false
-		mode := ""
-		fp := flagParser{remaining: args}
-		for fp.more() {
-			switch flag := fp.flag(); flag {
-			case "-a", "-f", "--help":
-				return failf(3, "type: NOT IMPLEMENTED\n")
-			case "-p", "-P", "-t":
-				mode = flag
-			default:
-				return failf(2, "type: invalid option %q\n", flag)
-			}
-		}
-		args := fp.args()
-		for _, arg := range args {
-			if mode == "-p" || mode == "-P" {
-				if path, err := LookPathDir(r.Dir, r.writeEnv, arg); err == nil {
-					r.outf("%s\n", path)
-				} else {
-					anyNotFound = true
-				}
-				continue
-			}
-			if syntax.IsKeyword(arg) {
-				if mode == "-t" {
-					r.out("keyword\n")
-				} else {
-					r.outf("%s is a shell keyword\n", arg)
-				}
-				continue
-			}
-			if als, ok := r.alias[arg]; ok && r.opts[optExpandAliases] {
-				var buf bytes.Buffer
-				if len(als.args) > 0 {
-					printer := syntax.NewPrinter()
-					printer.Print(&buf, &syntax.CallExpr{
-						Args: als.args,
-					})
-				}
-				if als.blank {
-					buf.WriteByte(' ')
-				}
-				if mode == "-t" {
-					r.out("alias\n")
-				} else {
-					r.outf("%s is aliased to `%s'\n", arg, &buf)
-				}
-				continue
-			}
-			if _, ok := r.Funcs[arg]; ok {
-				if mode == "-t" {
-					r.out("function\n")
-				} else {
-					r.outf("%s is a function\n", arg)
-				}
-				continue
-			}
-			if IsBuiltin(arg) {
-				if mode == "-t" {
-					r.out("builtin\n")
-				} else {
-					r.outf("%s is a shell builtin\n", arg)
-				}
-				continue
-			}
-			if path, err := LookPathDir(r.Dir, r.writeEnv, arg); err == nil {
-				if mode == "-t" {
-					r.out("file\n")
-				} else {
-					r.outf("%s is %s\n", arg, path)
-				}
-				continue
-			}
-			if mode != "-t" {
-				r.errf("type: %s: not found\n", arg)
-			}
-			anyNotFound = true
-		}
-		if anyNotFound {
-			exit.code = 1
-		}
+		return r.typeBuiltin(args)
 	case "hash":
 		// TODO: implement. for now, having this as a no-op is better than nothing.
 	case "eval":
-		if len(args) > 0 && args[0] == "--" { // eval -- "$(declare -p a)"
-			args = args[1:]
+		args, bad := r.noOptions(name, args)
+		if bad != nil {
+			return *bad
 		}
 		src := strings.Join(args, " ")
 		p := syntax.NewParser()
 		file, err := p.Parse(strings.NewReader(src), "")
 		if err != nil {
-			return failf(1, "eval: %v\n", err)
+			// Status 2, as bash's for a syntax error.
+			return failf(2, "eval: %v\n", err)
 		}
 		ctx, err := r.limits.Nest(ctx)
 		if err != nil {
@@ -549,8 +483,14 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		exit = r.exit
 	case "source", ".":
+		args, bad := r.noOptions(name, args)
+		if bad != nil {
+			return *bad
+		}
 		if len(args) < 1 {
-			return failf(2, "%v: source: need filename\n", pos)
+			r.errf("%s: filename argument required\n", name)
+			r.usage(name)
+			return exitStatus{code: 2}
 		}
 		path, err := scriptFromPathDir(r.Dir, r.writeEnv, args[0])
 		if err != nil {
@@ -561,14 +501,21 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			path = args[0]
 		}
 		f, err := r.open(context.WithValue(ctx, sourcingKey{}, true), path, os.O_RDONLY, 0, false)
+		if errors.Is(err, syscall.EISDIR) {
+			return failf(1, "%s: %s: is a directory\n", name, args[0])
+		}
 		if err != nil {
-			return failf(1, "source: %v\n", err)
+			return failf(1, "%s\n", pathErrorText(args[0], err))
 		}
 		defer f.Close()
 		p := syntax.NewParser()
 		file, err := p.Parse(f, path)
+		if errors.Is(err, syscall.EISDIR) {
+			return failf(1, "%s: %s: is a directory\n", name, args[0])
+		}
 		if err != nil {
-			return failf(1, "source: %v\n", err)
+			// Status 2, as bash's for a syntax error.
+			return failf(2, "%s: %v\n", name, err)
 		}
 
 		// Keep the current versions of some fields we might modify.
@@ -638,40 +585,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		r.exec(ctx, pos, args)
 		exit = r.exit
 	case "command":
-		show := false
-		fp := flagParser{remaining: args}
-		for fp.more() {
-			switch flag := fp.flag(); flag {
-			case "-v":
-				show = true
-			default:
-				return failf(2, "command: invalid option %q\n", flag)
-			}
-		}
-		args := fp.args()
-		if len(args) == 0 {
-			break
-		}
-		if !show {
-			if IsBuiltin(args[0]) {
-				return r.builtin(ctx, pos, args[0], args[1:])
-			}
-			r.exec(ctx, pos, args)
-			exit = r.exit
-			return exit
-		}
-		last := uint8(0)
-		for _, arg := range args {
-			last = 0
-			if r.Funcs[arg] != nil || IsBuiltin(arg) {
-				r.outf("%s\n", arg)
-			} else if path, err := LookPathDir(r.Dir, r.writeEnv, arg); err == nil {
-				r.outf("%s\n", path)
-			} else {
-				last = 1
-			}
-		}
-		exit.code = last
+		return r.commandBuiltin(ctx, pos, args)
 	case "dirs":
 		for i, dir := range slices.Backward(r.dirStack) {
 			r.outf("%s", dir)
@@ -1039,61 +953,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		r.updateExpandOpts()
 
 	case "alias":
-		show := func(name string, als alias) {
-			var buf bytes.Buffer
-			if len(als.args) > 0 {
-				printer := syntax.NewPrinter()
-				printer.Print(&buf, &syntax.CallExpr{
-					Args: als.args,
-				})
-			}
-			if als.blank {
-				buf.WriteByte(' ')
-			}
-			r.outf("alias %s='%s'\n", name, &buf)
-		}
-
-		if len(args) == 0 {
-			for name, als := range r.alias {
-				show(name, als)
-			}
-		}
-	argsLoop:
-		for _, arg := range args {
-			name, src, ok := strings.Cut(arg, "=")
-			if !ok {
-				als, ok := r.alias[name]
-				if !ok {
-					r.errf("alias: %q not found\n", name)
-					continue
-				}
-				show(name, als)
-				continue
-			}
-
-			// TODO: parse any CallExpr perhaps, or even any Stmt
-			parser := syntax.NewParser()
-			var words []*syntax.Word
-			for w, err := range parser.WordsSeq(strings.NewReader(src)) {
-				if err != nil {
-					r.errf("alias: could not parse %q: %v\n", src, err)
-					continue argsLoop
-				}
-				words = append(words, w)
-			}
-
-			if r.alias == nil {
-				r.alias = make(map[string]alias)
-			}
-			r.alias[name] = alias{
-				args:  words,
-				blank: strings.TrimRight(src, " \t") != src,
-			}
-		}
+		return r.aliasBuiltin(args)
 	case "unalias":
-		for _, name := range args {
-			delete(r.alias, name)
-		}
+		return r.unaliasBuiltin(args)
 
 	case "trap":
 		fp := flagParser{remaining: args}
@@ -1176,60 +1038,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 
 	case "readarray", "mapfile":
-		dropDelim := false
-		delim := "\n"
-		fp := flagParser{remaining: args}
-		for fp.more() {
-			switch flag := fp.flag(); flag {
-			case "-t":
-				// Remove the delim from each line read
-				dropDelim = true
-			case "-d":
-				if len(fp.remaining) == 0 {
-					return failf(2, "%s: -d: option requires an argument\n", name)
-				}
-				delim = fp.value()
-				if delim == "" {
-					// Bash sets the delim to an ASCII NUL if provided with an empty
-					// string.
-					delim = "\x00"
-				}
-			default:
-				return failf(2, "%s: invalid option %q\n", name, flag)
-			}
-		}
-
-		args := fp.args()
-		var arrayName string
-		switch len(args) {
-		case 0:
-			arrayName = "MAPFILE"
-		case 1:
-			if !syntax.ValidName(args[0]) {
-				return failf(2, "%s: invalid identifier %q\n", name, args[0])
-			}
-			arrayName = args[0]
-		default:
-			return failf(2, "%s: Only one array name may be specified, %v\n", name, args)
-		}
-
-		var vr expand.Variable
-		vr.Kind = expand.Indexed
-		scanner := bufio.NewScanner(r.stdin)
-		scanner.Split(mapfileSplit(delim[0], dropDelim))
-		size := 0
-		for scanner.Scan() {
-			vr.List = append(vr.List, scanner.Text())
-			size += len(scanner.Bytes())
-			if r.limits != nil && r.limits.Bytes > 0 && size > r.limits.Bytes {
-				r.exit.fatal(&LimitError{Limit: BytesLimit, Max: r.limits.Bytes})
-				return r.exit
-			}
-		}
-		if err := scanner.Err(); err != nil {
-			return failf(2, "%s: unable to read, %v\n", name, err)
-		}
-		r.setVar(arrayName, vr)
+		return r.mapfile(name, args)
 
 	case "umask":
 		return r.umask(args)
@@ -1237,6 +1046,8 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		return r.ulimit(args)
 	case "declare", "typeset", "local", "export", "readonly":
 		return r.declareCall(name, args)
+	case "history":
+		return r.history(args)
 	default:
 		return failf(2, "%s: unsupported builtin\n", name)
 	}

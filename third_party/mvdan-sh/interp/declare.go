@@ -326,11 +326,7 @@ func fieldAssign(field string) *syntax.Assign {
 }
 
 func (r *Runner) printFunc(name string, body *syntax.Stmt) {
-	r.outf("%s()\n", name)
-	printer := syntax.NewPrinter()
-	var buf bytes.Buffer
-	printer.Print(&buf, body)
-	r.outf("%s\n", buf.String())
+	r.outf("%s\n", funcText(name, body))
 }
 
 // declareLine is a variable as declare -p prints it in bash.

@@ -62,7 +62,7 @@ var helpTable = map[string]builtinHelp{
 		"Parse option arguments, one at a time, as a shell script would."},
 	"hash":    {"hash [-lr] [-p pathname] [-dt] [name ...]", "Remember or display program locations."},
 	"help":    {"help [-dms] [pattern ...]", "Display information about builtin commands."},
-	"history": {"history [-c] [n]", "Display the history list."},
+	"history": {"history [-c] [-d offset] [n] or history -anrw [filename] or history -ps arg [arg...]", "Display the history list: empty, as in bash running a script; the history file is not read or written."},
 	"jobs":    {"jobs [-lnprs] [jobspec ...]", "Display status of jobs."},
 	"kill":    {"kill [-s sigspec | -n signum] pid | jobspec ...", "Send a signal to a job or process."},
 	"let":     {"let arg [arg ...]", "Evaluate arithmetic expressions."},
@@ -104,7 +104,7 @@ var helpTable = map[string]builtinHelp{
 var helpUnsupported = map[string]bool{
 	"bg": true, "bind": true, "caller": true, "compgen": true, "complete": true,
 	"compopt": true, "disown": true, "enable": true, "fc": true, "fg": true,
-	"history": true, "jobs": true, "kill": true, "logout": true, "newgrp": true,
+	"jobs": true, "kill": true, "logout": true, "newgrp": true,
 	"suspend": true, "ulimit": true,
 }
 

@@ -570,23 +570,13 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r.exit.err = le
 		}
 	case *syntax.CallExpr:
-		// Build new slices, to not modify the caller's AST
-		// nor the slices in the alias map.
-		args := cm.Args
-		for i := 0; i < len(args); {
-			if !r.opts[optExpandAliases] || r.havePreFields {
+		if !r.havePreFields {
+			if text, inUse, ok := r.aliasText(cm); ok {
+				r.runAlias(ctx, text, inUse)
 				break
 			}
-			als, ok := r.alias[args[i].Lit()]
-			if !ok {
-				break
-			}
-			args = slices.Concat(args[:i], als.args, args[i+1:])
-			if !als.blank {
-				break
-			}
-			i += len(als.args)
 		}
+		args := cm.Args
 		fields := r.preFields
 		if !r.havePreFields {
 			r.lastExpandExit = exitStatus{}
@@ -1164,10 +1154,12 @@ func (r *Runner) stmts(ctx context.Context, stmts []*syntax.Stmt) {
 // line are too, and the script goes on with the next line, $? being 1.
 func (r *Runner) topLevel(ctx context.Context, stmts []*syntax.Stmt) {
 	skipLine := uint(0)
-	for _, stmt := range stmts {
+	read := r.readLines(stmts)
+	for i, stmt := range stmts {
 		if stmt.Pos().Line() == skipLine {
 			continue
 		}
+		r.aliasRead = read[i]
 		r.stmt(ctx, stmt)
 		if r.endDiscard() {
 			skipLine = stmt.End().Line()
@@ -1429,13 +1421,7 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 		f, err = r.open(ctx, arg, os.O_WRONLY, 0o644, false)
 	}
 	if err != nil {
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			// As bash words it: `nodir/f: No such file or directory`.
-			msg := pe.Err.Error()
-			return nil, fmt.Errorf("%s: %s", arg, strings.ToUpper(msg[:1])+msg[1:])
-		}
-		return nil, err
+		return nil, errors.New(pathErrorText(arg, err))
 	}
 	switch rd.Op {
 	case syntax.RdrIn, syntax.RdrInOut:

@@ -52,12 +52,12 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: a=b; a=c; echo $a; readonly a; a=d": {want: "c\ngosh: line 1: a: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: a=b; echo ${a:?err1}; a=; echo ${a:?err2}; unset a; echo ${a:?err3}": {want: "b\ngosh: line 1: a: err2\nexit status 127", why: whyUnset},
 	"TestRunnerRun: a=b; echo ${a?err1}; a=; echo ${a?err2}; unset a; echo ${a?err3}":    {want: "b\n\ngosh: line 1: a: err3\nexit status 127", why: whyUnset},
-	"TestRunnerRun: alias foo; alias foo=echo; alias foo; alias foo=; alias foo":         {want: "gosh: line 1: alias: \"foo\" not found\nalias foo='echo'\nalias foo=''\n", why: whyPrefix},
+	"TestRunnerRun: alias foo; alias foo=echo; alias foo; alias foo=; alias foo":         {want: "gosh: line 1: alias: foo: not found\nalias foo='echo'\nalias foo=''\n", why: whyMeta},
 	"TestRunnerRun: alias interp_foo='bar baz'\ntype interp_foo":                         {want: "gosh: line 2: type: interp_foo: not found\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: break":                                                             {want: "gosh: line 1: break: only meaningful in a `for', `while', or `until' loop\n", why: whyBuiltinMsg},
 	"TestRunnerRun: cd noexist":                                                        {want: "gosh: line 1: cd: noexist: No such file or directory\nexit status 1", why: whyBuiltinMsg},
-	"TestRunnerRun: command -o echo":                                                   {want: "gosh: line 1: command: invalid option \"-o\"\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: command -vo echo":                                                  {want: "gosh: line 1: command: invalid option \"-o\"\nexit status 2", why: whyPrefix},
+	"TestRunnerRun: command -o echo":                                                   {want: "gosh: line 1: command: -o: invalid option\ncommand: usage: command [-pVv] command [arg ...]\nexit status 2", why: whyMeta},
+	"TestRunnerRun: command -vo echo":                                                  {want: "gosh: line 1: command: -o: invalid option\ncommand: usage: command [-pVv] command [arg ...]\nexit status 2", why: whyMeta},
 	"TestRunnerRun: continue":                                                          {want: "gosh: line 1: continue: only meaningful in a `for', `while', or `until' loop\n", why: whyBuiltinMsg},
 	"TestRunnerRun: declare $unset=$unset":                                             {want: "gosh: line 1: declare: `': not a valid identifier\nexit status 1", why: whyDeclare},
 	"TestRunnerRun: declare -B foo":                                                    {want: "gosh: line 1: declare: -B: invalid option\nexit status 2", why: whyDeclare},
@@ -80,7 +80,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: echo foo >a; read -r line <>a":                                     {want: "", why: whyDescriptors},
 	"TestRunnerRun: echo foo >|a":                                                      {want: "", why: whyDescriptors},
 	"TestRunnerRun: echo {1..100000}":                                                  {want: "gosh: line 1: brace expansion would exceed 16384 elements\n", why: whyPrefix},
-	"TestRunnerRun: eval '(x'":                                                         {want: "gosh: line 1: eval: 1:1: reached EOF without matching `(` with `)`\nexit status 1", why: whyPrefix},
+	"TestRunnerRun: eval '(x'":                                                         {want: "gosh: line 1: eval: 1:1: reached EOF without matching `(` with `)`\nexit status 2", why: whyMeta},
 	"TestRunnerRun: exit 1 2":                                                          {want: "gosh: line 1: exit: too many arguments\nexit status 1", why: whyPrefix + "; " + whyExit},
 	"TestRunnerRun: exit a":                                                            {want: "gosh: line 1: exit: a: numeric argument required\nexit status 2", why: whyPrefix + "; " + whyExit},
 	"TestRunnerRun: f() { return a; }; f":                                              {want: "gosh: line 1: invalid return status code: \"a\"\nexit status 2", why: whyPrefix},
@@ -137,7 +137,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: set -u; echo ${foo/bar/}":                                          {want: "gosh: line 1: foo: unbound variable\nexit status 127", why: whyUnset},
 	"TestRunnerRun: set -u; echo ${foo:?bar}":                                          {want: "gosh: line 1: foo: bar\nexit status 127", why: whyUnset},
 	"TestRunnerRun: set -u; echo ${foo?bar}":                                           {want: "gosh: line 1: foo: bar\nexit status 127", why: whyUnset},
-	"TestRunnerRun: shift a":                                                           {want: "gosh: line 1: usage: shift [n]\nexit status 2", why: whyPrefix},
+	"TestRunnerRun: shift a":                                                           {want: "gosh: line 1: shift: a: numeric argument required\nexit status 1", why: whyMeta},
 	"TestRunnerRun: shopt -s extglob\ncase \".bar\" in .*!(foo)) echo match;; esac":    {want: "gosh: line 2: extglob !(...) is only supported with a fixed prefix and suffix\n", why: whyPrefix},
 	"TestRunnerRun: shopt -s extglob\ncase \".foo\" in .*!(foo)) echo match;; esac":    {want: "gosh: line 2: extglob !(...) is only supported with a fixed prefix and suffix\n", why: whyPrefix},
 	"TestRunnerRun: shopt -s extglob\ncase \"bar\" in .*!(foo)) echo match;; esac":     {want: "gosh: line 2: extglob !(...) is only supported with a fixed prefix and suffix\n", why: whyPrefix},
@@ -145,10 +145,10 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: shopt -s extglob\ncase \"xabab\" in *a!(b)) echo match;; esac":     {want: "gosh: line 2: extglob !(...) is only supported with a fixed prefix and suffix\n", why: whyPrefix},
 	"TestRunnerRun: shopt -s interactive_comments":                                     {want: "gosh: line 1: shopt: unsupported option \"interactive_comments\"\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: shopt -s login_shell":                                              {want: "gosh: line 1: shopt: unsupported option \"login_shell\"\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: source":                                                            {want: "gosh: line 1: 1:1: source: need filename\nexit status 2", why: whyPrefix},
+	"TestRunnerRun: source":                                                            {want: "gosh: line 1: source: filename argument required\nsource: usage: source filename [arguments]\nexit status 2", why: whyMeta},
 	"TestRunnerRun: touch az a1z a12z a123z; echo a?([0-9])z":                          {want: "gosh: line 1: extended globbing operator used without the \"extglob\" option set\n", why: whyPrefix},
 	"TestRunnerRun: trap '(' ERR; false; trap 'echo ok' ERR; false; :":                 {want: "gosh: line 1: errortrap: error trap:1:1: `(` must be followed by a statement list\nok\n", why: whyPrefix},
-	"TestRunnerRun: type -o echo":                                                      {want: "gosh: line 1: type: invalid option \"-o\"\nexit status 2", why: whyPrefix},
+	"TestRunnerRun: type -o echo":                                                      {want: "gosh: line 1: type: -o: invalid option\ntype: usage: type [-afptP] name [name ...]\nexit status 2", why: whyMeta},
 	"TestRunnerRun: type noexist":                                                      {want: "gosh: line 1: type: noexist: not found\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: unset EUID":                                                        {want: "gosh: line 1: unset: EUID: cannot unset: readonly variable\nexit status 1", why: whyUnsetReadonly},
 	"TestRunnerRun: unset GID":                                                         {want: "gosh: line 1: unset: GID: cannot unset: readonly variable\nexit status 1", why: whyUnsetReadonly},
@@ -163,6 +163,8 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerUnsupported: echo ${:-foo}":                                             {want: "gosh: line 1: unsupported\n", why: whyPrefix},
 	"TestRunnerUnsupported: echo x${}y":                                                {want: "gosh: line 1: unsupported\n", why: whyPrefix},
 	"TestRunnerUnsupported: function f g { echo multi; }":                              {want: "gosh: line 1: unsupported\nexit status 1", why: whyPrefix},
+	"TestRunnerRun: f() { echo hello; }; declare -f f":                                 {want: "f () \n{ \n    echo hello\n}\n", why: whyFuncText},
+	"TestRunnerRun: builtin noexist":                                                   {want: "gosh: line 1: builtin: noexist: not a shell builtin\nexit status 1", why: whyMeta},
 	"TestRunnerUnsupported: function { echo anon; }":                                   {want: "gosh: line 1: unsupported\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: wait foo":                                                          {want: "gosh: line 1: wait: `foo': not a pid or valid job spec\nexit status 1", why: whyPrefix + "; " + whyJobs},
 }
@@ -194,6 +196,8 @@ const (
 	whyTraceOpts     = "DEBUG, RETURN and ERR traps as in bash: errtrace (set -E) and functrace (set -T) are options, which set +o lists"
 	whyExit          = "exit's errors in bash's words"
 	whyJobs          = "background jobs as in bash: wait names an operand that is neither a pid nor a job spec as bash does"
+	whyFuncText      = "alias, type, command and the meta builtins as in bash: declare -f and type list a function as bash lays it out (f () and a newline, each statement on its own line, indented by four spaces)"
+	whyMeta          = "alias, type, command and the meta builtins as in bash: an invalid option is named with the usage line, a missing name is NAME: not found (status 1), a script that does not parse has status 2, shift names a count that is not a number"
 )
 
 type changedCase struct {

@@ -385,6 +385,12 @@ skipSpace:
 	case p.quote&allArithmExpr != 0 && r == '#' && !p.spaced && (p.tok == rightBrace || p.tok == dollar || p.tok == _Lit || p.tok == _LitWord):
 		// ${base}#ff: a base an expansion gives continues its word.
 		p.advanceLitOther(r)
+	case p.quote == arithmExprLet && r == '#' && p.spaced:
+		// A comment after let's arguments, as after any command's words.
+		for r != '\n' && r != runeEOF && r != escNewl {
+			r = p.rune()
+		}
+		p.next()
 	case p.quote&allArithmExpr != 0 && arithmOps(r):
 		p.tok = p.arithmToken(r)
 	case p.quote&allParamExp != 0 && paramOps(r):
