@@ -667,6 +667,25 @@ const (
 	quoteSingle
 )
 
+// appendEscaped appends an unquoted literal to a field, each escaped
+// character as a quoted part of its own, so that it is neither a
+// metacharacter when globbing nor keeps its backslash.
+func appendEscaped(field []fieldPart, s string) []fieldPart {
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 || i == len(s)-1 {
+			break // a trailing backslash is kept as-is
+		}
+		_, size := utf8.DecodeRuneInString(s[i+1:])
+		field = append(field,
+			fieldPart{val: s[:i]},
+			fieldPart{quote: quoteSingle, val: s[i+1 : i+1+size]},
+		)
+		s = s[i+1+size:]
+	}
+	return append(field, fieldPart{val: s})
+}
+
 func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart, error) {
 	var field []fieldPart
 	for i, wp := range wps {
@@ -701,6 +720,12 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 				s = sb.String()
 			}
 			s, _, _ = strings.Cut(s, "\x00") // TODO: why is this needed?
+			if ql == quoteNone {
+				// Quote removal: an escaped character is quoted
+				// (`x=\*` assigns `*`; a pattern keeps it literal).
+				field = appendEscaped(field, s)
+				continue
+			}
 			field = append(field, fieldPart{val: s})
 		case *syntax.SglQuoted:
 			fp := fieldPart{quote: quoteSingle, val: wp.Value}
@@ -829,21 +854,7 @@ func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
 				})
 				s = rest
 			}
-			// Escaped characters are quoted, so that they aren't
-			// treated as metacharacters when globbing.
-			for {
-				i := strings.IndexByte(s, '\\')
-				if i < 0 || i == len(s)-1 {
-					break // a trailing backslash is kept as-is
-				}
-				_, size := utf8.DecodeRuneInString(s[i+1:])
-				curField = append(curField,
-					fieldPart{val: s[:i]},
-					fieldPart{quote: quoteSingle, val: s[i+1 : i+1+size]},
-				)
-				s = s[i+1+size:]
-			}
-			curField = append(curField, fieldPart{val: s})
+			curField = appendEscaped(curField, s)
 		case *syntax.SglQuoted:
 			allowEmpty = true
 			fp := fieldPart{quote: quoteSingle, val: wp.Value}
@@ -1180,6 +1191,12 @@ func pathSplit(path string) []string {
 }
 
 func (cfg *Config) glob(base, pat string) ([]string, error) {
+	ignore, err := cfg.globIgnore()
+	if err != nil {
+		return nil, err
+	}
+	// A set GLOBIGNORE turns dotglob on, as in bash.
+	dotGlob := cfg.DotGlob || ignore != nil
 	parts := pathSplit(pat)
 	matches := []string{""}
 	if filepath.IsAbs(pat) {
@@ -1264,7 +1281,7 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 				// If dir is not a directory, we keep the stack as-is and continue.
 				newMatches = newMatches[:0]
 				rx := rxGlobStar.MatchString
-				if cfg.DotGlob {
+				if dotGlob {
 					rx = rxGlobStarDotGlob.MatchString
 				}
 				newMatches, _ = cfg.globDir(base, dir, rx, wantDir, newMatches)
@@ -1278,7 +1295,7 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 		if cfg.NoCaseGlob {
 			mode |= pattern.NoGlobCase
 		}
-		if cfg.DotGlob {
+		if dotGlob {
 			mode |= pattern.GlobLeadingDot
 		}
 		if cfg.ExtGlob {
@@ -1304,7 +1321,48 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 	if len(matches) > 0 && matches[0] == "" {
 		matches = matches[1:]
 	}
+	if ignore != nil {
+		matches = slices.DeleteFunc(matches, ignore)
+	}
 	return matches, nil
+}
+
+// globIgnore returns whether a match is to be dropped as GLOBIGNORE says:
+// it matches one of its colon-separated patterns as a whole path (a `*`
+// does not match a slash, but does match a leading dot), or its last
+// element is `.` or `..`. It returns nil when GLOBIGNORE is unset or empty.
+func (cfg *Config) globIgnore() (func(string) bool, error) {
+	if cfg.Env == nil {
+		return nil, nil
+	}
+	value := cfg.envGet("GLOBIGNORE")
+	if value == "" {
+		return nil, nil
+	}
+	mode := pattern.Filenames | pattern.EntireString | pattern.NoGlobStar | pattern.GlobLeadingDot
+	if cfg.NoCaseGlob {
+		mode |= pattern.NoGlobCase
+	}
+	if cfg.ExtGlob {
+		mode |= pattern.ExtendedOperators
+	}
+	var matchers []func(string) bool
+	for pat := range strings.SplitSeq(value, ":") {
+		if pat == "" {
+			continue
+		}
+		matcher, err := internal.ExtendedPatternMatcher(pat, mode)
+		if err != nil {
+			return nil, err
+		}
+		matchers = append(matchers, matcher)
+	}
+	return func(match string) bool {
+		if base := filepath.Base(match); base == "." || base == ".." {
+			return true
+		}
+		return slices.ContainsFunc(matchers, func(m func(string) bool) bool { return m(match) })
+	}, nil
 }
 
 func (cfg *Config) globDir(base, dir string, matcher func(string) bool, wantDir bool, matches []string) ([]string, error) {

@@ -886,6 +886,11 @@ var bashOptsTable = [...]bashOpt{
 		supported:    true,
 	},
 	{
+		name:         "nocasematch",
+		defaultState: false,
+		supported:    true,
+	},
+	{
 		name:         "nullglob",
 		defaultState: false,
 		supported:    true,
@@ -952,7 +957,6 @@ var bashOptsTable = [...]bashOpt{
 	{name: "login_shell"},
 	{name: "mailwarn"},
 	{name: "no_empty_cmd_completion"},
-	{name: "nocasematch"},
 	{
 		name:         "progcomp",
 		defaultState: true,
@@ -993,6 +997,7 @@ const (
 	optFailGlob
 	optGlobStar
 	optNoCaseGlob
+	optNoCaseMatch
 	optNullGlob
 )
 

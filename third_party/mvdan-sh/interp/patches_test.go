@@ -215,6 +215,19 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",
 			"gosh: line 1: no match: *.nomatch-x\nnext 1\ngosh: line 2: no match: *.nomatch-y\nsub 1\n"},
 	},
+	"nocasematch": {
+		{"shopt -s nocasematch; [[ a == A ]] && echo eq; [[ A == [a] ]] && echo class", "eq\nclass\n"},
+		{"shopt -s nocasematch; case A in a) echo case;; esac; [[ A =~ ^a$ ]] && echo re", "case\nre\n"},
+		{"shopt -s nocasematch; [ a = A ]; echo $?; x=A; echo ${x#a}", "1\nA\n"},
+		{"[[ a == A ]]; echo $?", "1\n"},
+	},
+	"quote removal in a word taken whole": {
+		{"x=\\*; echo \"$x\"", "*\n"},
+		{"x=a\\b\\\\c; echo \"$x\"", "ab\\c\n"},
+		{"export y=\\[; echo \"$y\"", "[\n"},
+		{"[[ \\a == a ]] && echo same", "same\n"},
+		{"case '*' in \\*) echo star;; esac; case b in \\*) echo wrong;; esac", "star\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {
@@ -448,5 +461,44 @@ func TestCdPhysicalAndCDPATH(t *testing.T) {
 	want := strings.Join([]string{dir + "/l", dir + "/d/e", dir + "/d", dir + "/a/sub", dir + "/a/sub", "gosh: line 1: cd: e: No such file or directory", "1", ""}, "\n")
 	if got := out.String(); got != want {
 		t.Errorf("%s\ngave %q\nwant %q", script, got, want)
+	}
+}
+
+// GLOBIGNORE drops the matches of its patterns from a glob's (each matched
+// against the whole path, `*` not crossing a slash), turns dotglob on and
+// always drops `.` and `..`; a glob left with nothing stays as written.
+func TestGlobIgnore(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"one.md", "one.txt", ".env", "foo/two.md", "foo/two.txt", "image.jpeg"} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ script, want string }{
+		{"GLOBIGNORE=*.txt; echo *.* foo/*.*", ".env image.jpeg one.md foo/two.md foo/two.txt\n"},
+		{"GLOBIGNORE=foo/*:*.md; echo * foo/*", ".env foo image.jpeg one.txt foo/*\n"},
+		{"GLOBIGNORE=*; echo *", "*\n"},
+		{"GLOBIGNORE=*.txt; echo .*", ".env\n"},
+		{"GLOBIGNORE=*.txt; GLOBIGNORE=; echo *.txt .*", "one.txt .env\n"},
+		{"GLOBIGNORE=*; shopt -s nullglob; echo x *", "x\n"},
+		{"shopt -s extglob; GLOBIGNORE='@(one|image).*'; echo *", ".env foo\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if got := out.String(); got != c.want {
+			t.Errorf("%s\ngave %q\nwant %q", c.script, got, c.want)
+		}
 	}
 }

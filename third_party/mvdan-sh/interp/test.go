@@ -90,6 +90,9 @@ func (r *Runner) notInteger(expr syntax.TestExpr) (bad string, ok bool) {
 func (r *Runner) binTest(ctx context.Context, op syntax.BinTestOperator, x, y string) bool {
 	switch op {
 	case syntax.TsReMatch:
+		if r.opts[optNoCaseMatch] {
+			y = "(?i)" + y
+		}
 		re, err := regexp.Compile(y)
 		if err != nil {
 			r.exit.code = 2
