@@ -591,7 +591,7 @@ func FieldsSeq(cfg *Config, words ...*syntax.Word) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		total := 0 // the bytes of every field so far
 		expandWord := func(w *syntax.Word) (stop bool) {
-			wfields, err := cfg.wordFields(w.Parts)
+			wfields, err := cfg.wordFields(w.Parts, false)
 			if err != nil {
 				yield("", err)
 				return true
@@ -792,9 +792,14 @@ func (cfg *Config) cmdSubst(cs *syntax.CmdSubst) (string, error) {
 	return strings.TrimRight(out, "\n"), nil
 }
 
-func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
+// wordFields splits a word into fields; nested says it is the word of a
+// ${x:-word}, whose unquoted text splits too (${u:-a b} is two fields).
+func (cfg *Config) wordFields(wps []syntax.WordPart, nested bool) ([][]fieldPart, error) {
 	fields := cfg.fieldsAlloc[:0]
 	curField := cfg.fieldAlloc[:0]
+	if nested { // the caller's fields use the buffers
+		fields, curField = nil, nil
+	}
 	allowEmpty := false
 	flush := func() {
 		if len(curField) == 0 {
@@ -854,7 +859,17 @@ func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
 				})
 				s = rest
 			}
-			curField = appendEscaped(curField, s)
+			if !nested {
+				curField = appendEscaped(curField, s)
+				continue
+			}
+			for _, part := range appendEscaped(nil, s) {
+				if part.quote == quoteNone {
+					splitAdd(part.val)
+				} else {
+					curField = append(curField, part)
+				}
+			}
 		case *syntax.SglQuoted:
 			allowEmpty = true
 			fp := fieldPart{quote: quoteSingle, val: wp.Value}
@@ -929,11 +944,27 @@ func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
 				}
 				continue
 			}
-			val, err := cfg.paramExp(wp, false)
+			val, word, err := cfg.paramExpOrWord(wp, false)
 			if err != nil {
 				return nil, err
 			}
-			splitAdd(val)
+			if word == nil {
+				splitAdd(val)
+				continue
+			}
+			// The word of ${x:-word} splits as if it stood in its
+			// place: its quoted parts stay whole, and unglobbed.
+			sub, err := cfg.wordFields(word.Parts, true)
+			if err != nil {
+				return nil, err
+			}
+			for j, field := range sub {
+				if j > 0 {
+					flush()
+				}
+				curField = append(curField, field...)
+				allowEmpty = true
+			}
 		case *syntax.CmdSubst:
 			val, err := cfg.cmdSubst(wp)
 			if err != nil {

@@ -36,6 +36,22 @@ func (u UnsetParameterError) Error() string {
 	return fmt.Sprintf("%s: %s", u.Node.Param.Value, u.Message)
 }
 
+// wordUsed tells whether the word of one of the operators
+// [overridingUnset] lists is used, for a parameter that is set or not and
+// null or not: `-`, `=` and `?` use it when unset (with a colon, also when
+// null), `+` when set (with a colon, also not null).
+func wordUsed(op syntax.ParExpOperator, set, null bool) bool {
+	switch op {
+	case syntax.AlternateUnset:
+		return set
+	case syntax.AlternateUnsetOrNull:
+		return set && !null
+	case syntax.DefaultUnset, syntax.ErrorUnset, syntax.AssignUnset:
+		return !set
+	}
+	return !set || null
+}
+
 func overridingUnset(pe *syntax.ParamExp) bool {
 	if pe.Exp == nil {
 		return false
@@ -53,12 +69,23 @@ func overridingUnset(pe *syntax.ParamExp) bool {
 // paramExp expands pe; quoted says it is inside double quotes or a
 // here-document.
 func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
+	str, word, err := cfg.paramExpOrWord(pe, quoted)
+	if word != nil {
+		return cfg.expArg(pe.Exp, quoted)
+	}
+	return str, err
+}
+
+// paramExpOrWord is [Config.paramExp], but for `-` and `+` whose word is
+// used it returns that word unexpanded, so that an unquoted ${x:-'a b'}
+// can keep its quoted parts whole when split into fields.
+func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *syntax.Word, error) {
 	oldParam := cfg.curParam
 	cfg.curParam = pe
 	defer func() { cfg.curParam = oldParam }()
 
 	if pe.Param == nil { // e.g. zsh's ${}
-		return "", fmt.Errorf("unsupported")
+		return "", nil, fmt.Errorf("unsupported")
 	}
 	name := pe.Param.Value
 	index := pe.Index
@@ -94,7 +121,7 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		name, vr = n, v
 	}
 	if cfg.NoUnset && !vr.IsSet() && !overridingUnset(pe) {
-		return "", UnsetParameterError{
+		return "", nil, UnsetParameterError{
 			Node:    pe,
 			Message: "unbound variable",
 		}
@@ -106,13 +133,13 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		if pe.Slice.Offset != nil {
 			sliceOffset, err = Arithm(cfg, pe.Slice.Offset)
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 		}
 		if pe.Slice.Length != nil {
 			sliceLen, err = Arithm(cfg, pe.Slice.Length)
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 		}
 	}
@@ -143,11 +170,13 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		var err error
 		str, set, err = cfg.varInd(vr, index)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	if !indexAllElements {
 		elems = []string{str}
+	} else {
+		set = len(elems) > 0 // ${a[@]-x} and ${@-x} are set by an element
 	}
 
 	switch {
@@ -171,18 +200,18 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		case pe.Index != nil && vr.Kind == Associative:
 			strs = slices.Sorted(maps.Keys(vr.Map))
 		case !vr.IsSet():
-			return "", fmt.Errorf("invalid indirect expansion")
+			return "", nil, fmt.Errorf("invalid indirect expansion")
 		case str == "":
-			return "", nil
+			return "", nil, nil
 		default:
 			vr = cfg.Env.Get(str)
 			strs = append(strs, vr.String())
 		}
 		str = join(strs)
 	case pe.Width:
-		return "", fmt.Errorf("unsupported")
+		return "", nil, fmt.Errorf("unsupported")
 	case pe.IsSet:
-		return "", fmt.Errorf("unsupported")
+		return "", nil, fmt.Errorf("unsupported")
 	case pe.Slice != nil:
 		if callVarInd {
 			// The offset and length are in characters, not bytes.
@@ -209,63 +238,45 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 	case pe.Repl != nil:
 		elems, err := cfg.replaceElems(pe.Repl, elems)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		str = join(elems)
 	case pe.Exp != nil:
+		op := pe.Exp.Op
+		if overridingUnset(pe) && !wordUsed(op, set, str == "") {
+			// The word is expanded only when used, as in bash:
+			// ${x:-$((i++))} leaves i as it is when x is set.
+			break
+		}
+		switch op {
+		case syntax.AlternateUnsetOrNull, syntax.AlternateUnset,
+			syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
+			if pe.Exp.Word == nil {
+				return "", nil, nil
+			}
+			return "", pe.Exp.Word, nil
+		}
 		arg, err := cfg.expArg(pe.Exp, quoted)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		switch op := pe.Exp.Op; op {
-		case syntax.AlternateUnsetOrNull:
-			if str == "" {
-				break
-			}
-			fallthrough
-		case syntax.AlternateUnset:
-			if set {
-				str = arg
-			}
-		case syntax.DefaultUnset:
-			if set {
-				break
-			}
-			fallthrough
-		case syntax.DefaultUnsetOrNull:
-			if str == "" {
-				str = arg
-			}
-		case syntax.ErrorUnset:
-			if set {
-				break
-			}
-			fallthrough
-		case syntax.ErrorUnsetOrNull:
-			if str == "" {
-				if arg == "" {
-					arg = "parameter null or not set"
-					if op == syntax.ErrorUnset {
-						arg = "parameter not set"
-					}
-				}
-				return "", UnsetParameterError{
-					Node:    pe,
-					Message: arg,
+		switch op {
+		case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+			if arg == "" {
+				arg = "parameter null or not set"
+				if op == syntax.ErrorUnset {
+					arg = "parameter not set"
 				}
 			}
-		case syntax.AssignUnset:
-			if set {
-				break
+			return "", nil, UnsetParameterError{
+				Node:    pe,
+				Message: arg,
 			}
-			fallthrough
-		case syntax.AssignUnsetOrNull:
-			if str == "" {
-				if err := cfg.assignElem(name, vr, index, arg); err != nil {
-					return "", err
-				}
-				str = arg
+		case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			if err := cfg.assignElem(name, vr, index, arg); err != nil {
+				return "", nil, err
 			}
+			str = arg
 		case syntax.RemSmallPrefix, syntax.RemLargePrefix,
 			syntax.RemSmallSuffix, syntax.RemLargeSuffix:
 			str = join(cfg.removePatternElems(op, arg, elems))
@@ -299,7 +310,7 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 				flags := orig.Flags()
 				quoted, err := syntax.Quote(str, syntax.LangBash)
 				if err != nil {
-					return "", err
+					return "", nil, err
 				}
 				if flags == "" {
 					str = fmt.Sprintf("%s=%s", name, quoted)
@@ -325,7 +336,7 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 			}
 		}
 	}
-	return str, nil
+	return str, nil, nil
 }
 
 func removePattern(str, pat string, fromEnd, shortest bool) string {
@@ -367,6 +378,23 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 	case pe.Repl != nil:
 		return cfg.replaceElems(pe.Repl, elems)
 	case pe.Exp != nil:
+		switch op := pe.Exp.Op; op {
+		case syntax.AlternateUnset, syntax.AlternateUnsetOrNull,
+			syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
+			// "${a[@]-x}" is a's elements when a has any, else the one
+			// field x; "${a[@]+x}" is x when it has, else no field.
+			if !wordUsed(op, len(elems) > 0, strings.Join(elems, "") == "") {
+				if op == syntax.AlternateUnset || op == syntax.AlternateUnsetOrNull {
+					return []string{}, nil
+				}
+				return elems, nil
+			}
+			arg, err := cfg.expArg(pe.Exp, true)
+			if err != nil {
+				return nil, err
+			}
+			return []string{arg}, nil
+		}
 		arg, err := Literal(cfg, pe.Exp.Word)
 		if err != nil {
 			return nil, err
@@ -523,7 +551,7 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 	case Indexed:
 		switch nodeLit(idx) {
 		case "*", "@":
-			return strings.Join(vr.List, " "), vr.IsSet(), nil
+			return strings.Join(vr.List, " "), len(vr.List) > 0, nil
 		}
 		i, err := Arithm(cfg, idx)
 		if err != nil {
@@ -543,9 +571,9 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 		case "@", "*":
 			strs := slices.Sorted(maps.Values(vr.Map))
 			if lit == "*" {
-				return cfg.ifsJoin(strs), vr.IsSet(), nil
+				return cfg.ifsJoin(strs), len(strs) > 0, nil
 			}
-			return strings.Join(strs, " "), vr.IsSet(), nil
+			return strings.Join(strs, " "), len(strs) > 0, nil
 		}
 		val, err := Literal(cfg, idx.(*syntax.Word))
 		if err != nil {
@@ -649,5 +677,13 @@ func (cfg *Config) expArg(exp *syntax.Expansion, quoted bool) (string, error) {
 		}
 		parts[i] = part
 	}
-	return Literal(cfg, &syntax.Word{Parts: parts})
+	// Inside double quotes a backslash escapes only what it does there.
+	field, err := cfg.wordField(parts, quoteDouble)
+	if err != nil {
+		return "", err
+	}
+	if err := cfg.checkBytes(partsLen(field)); err != nil {
+		return "", err
+	}
+	return cfg.fieldJoin(field), nil
 }

@@ -221,6 +221,15 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"shopt -s nocasematch; [ a = A ]; echo $?; x=A; echo ${x#a}", "1\nA\n"},
 		{"[[ a == A ]]; echo $?", "1\n"},
 	},
+	"the word of ${x:-word}": {
+		{"i=0; x=x; echo ${x:-$((i++))} $i; echo ${u:-$((i++))} $i", "x 0\n0 1\n"},
+		{"printf '[%s]' ${u:-'a b'} ${u:-\"c  d\"e f}; echo", "[a b][c  de][f]\n"},
+		{"printf '[%s]' ${u:-\"*\"} ${u:-\"\"}; echo", "[*][]\n"},
+		{"printf '[%s]' ${u:-a b} ${u:-a\\ b} x${u:+n}y; echo", "[a][b][a b][xy]\n"},
+		{"set --; echo \"${@-minus}|${@+plus}\"; e=(); echo \"${e[@]-minus}|${e[@]+plus}\"", "minus|\nminus|\n"},
+		{"a=('' x); printf '[%s]' \"${a[@]-minus}\" \"${a[@]+plus}\"; echo", "[][x][plus]\n"},
+		{"declare -A m=(); echo \"${m[@]-minus}\"; echo \"${u-\\z}\" ${u-\\z}", "minus\n\\z z\n"},
+	},
 	"quote removal in a word taken whole": {
 		{"x=\\*; echo \"$x\"", "*\n"},
 		{"x=a\\b\\\\c; echo \"$x\"", "ab\\c\n"},
