@@ -230,6 +230,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"a=('' x); printf '[%s]' \"${a[@]-minus}\" \"${a[@]+plus}\"; echo", "[][x][plus]\n"},
 		{"declare -A m=(); echo \"${m[@]-minus}\"; echo \"${u-\\z}\" ${u-\\z}", "minus\n\\z z\n"},
 	},
+	"pwd, PWD and OLDPWD as in bash": {
+		{"cd /; PWD=foo; pwd; unset PWD; pwd; pwd /tmp", "/\n/\n/\n"},
+		{"cd /; cd /tmp; env | grep -c '^OLDPWD=/$'; env | grep -c '^PWD=/tmp$'", "1\n1\n"},
+		{"cd /tmp; cd nonexistent_ZZ/..; echo $? $PWD; cd ./../tmp; echo $? $PWD", "gosh: line 1: cd: nonexistent_ZZ/..: No such file or directory\n1 /tmp\n0 /tmp\n"},
+	},
 	"quote removal in a word taken whole": {
 		{"x=\\*; echo \"$x\"", "*\n"},
 		{"x=a\\b\\\\c; echo \"$x\"", "ab\\c\n"},

@@ -244,6 +244,15 @@ func (r *Runner) setVarString(name, value string) {
 		Exported: prev.Exported, Integer: prev.Integer, Lower: prev.Lower, Upper: prev.Upper})
 }
 
+// setExportedString assigns a string and exports it, as bash does with
+// PWD and OLDPWD.
+func (r *Runner) setExportedString(name, value string) {
+	r.setVarString(name, value)
+	vr := r.writeEnv.Get(name)
+	vr.Exported = true
+	r.setVar(name, vr)
+}
+
 // setVarOrElem assigns a name or an array element written `a[sub]`, as
 // printf -v takes either.
 func (r *Runner) setVarOrElem(field, value string) {
