@@ -154,6 +154,12 @@ func ArithmNamed(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 	return n, err
 }
 
+// ArithmString evaluates a string as bash evaluates an operand of -eq and
+// the like in [[ ]]: a number in any base, a name, or an expression.
+func ArithmString(cfg *Config, s string) (int, error) {
+	return prepareConfig(cfg).arithmValue(s, 0)
+}
+
 // maxArithmDepth bounds how deep variables whose values are expressions
 // may refer to one another, as bash's expression recursion level does.
 const maxArithmDepth = 1024

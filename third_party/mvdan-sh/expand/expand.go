@@ -271,6 +271,20 @@ func Document(cfg *Config, word *syntax.Word) (string, error) {
 // The config specifies shell expansion options; nil behaves the same as an
 // empty config.
 func Pattern(cfg *Config, word *syntax.Word) (string, error) {
+	// Quoted parentheses are quoted too: patterns may be matched with
+	// extended operators on.
+	return quotingMeta(cfg, word, func(s string) string { return pattern.QuoteMeta(s, pattern.ExtendedOperators) })
+}
+
+// Regexp expands a single shell word as the regular expression on the right
+// of `[[ =~ ]]`: its quoted parts match as they are ([regexp.QuoteMeta]),
+// as in bash (`[[ $x =~ "a.b" ]]` matches a dot).
+func Regexp(cfg *Config, word *syntax.Word) (string, error) {
+	return quotingMeta(cfg, word, regexp.QuoteMeta)
+}
+
+// quotingMeta expands a word, passing its quoted parts through quote.
+func quotingMeta(cfg *Config, word *syntax.Word, quote func(string) string) (string, error) {
 	if word == nil {
 		return "", nil
 	}
@@ -285,7 +299,7 @@ func Pattern(cfg *Config, word *syntax.Word) (string, error) {
 	sb := cfg.strBuilder()
 	for _, part := range field {
 		if part.quote > quoteNone {
-			sb.WriteString(pattern.QuoteMeta(part.val, 0))
+			sb.WriteString(quote(part.val))
 		} else {
 			sb.WriteString(part.val)
 		}
@@ -693,7 +707,7 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 		case *syntax.Lit:
 			s := wp.Value
 			if i == 0 && ql == quoteNone {
-				if prefix, rest := cfg.expandUser(s, len(wps) > 1); prefix != "" {
+				if prefix, rest := cfg.expandUser(s, len(wps) > 1); prefix != "" || rest != s {
 					// TODO: return two separate fieldParts,
 					// like in wordFields?
 					s = prefix + rest

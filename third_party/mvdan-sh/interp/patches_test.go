@@ -235,6 +235,14 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"cd /; cd /tmp; env | grep -c '^OLDPWD=/$'; env | grep -c '^PWD=/tmp$'", "1\n1\n"},
 		{"cd /tmp; cd nonexistent_ZZ/..; echo $? $PWD; cd ./../tmp; echo $? $PWD", "gosh: line 1: cd: nonexistent_ZZ/..: No such file or directory\n1 /tmp\n0 /tmp\n"},
 	},
+	"[[ ]] as bash reads its operands": {
+		{"[[ 'a b' =~ '^(a b)$' ]]; echo $?; [[ a.b =~ \"a.b\" ]]; echo $?; [[ axb =~ \"a.b\" ]]; echo $?", "1\n0\n1\n"},
+		{"[[ 'a b' =~ ^(a\\ b)$ ]] && echo \"${BASH_REMATCH[1]}\"; [[ x =~ y ]]; echo ${#BASH_REMATCH[@]}", "a b\n0\n"},
+		{"x=1+2; [[ $x -eq 3 && 017 -eq 0xf && -0123 -eq -83 && 64#a -eq 10 ]] && echo arith", "arith\n"},
+		{"[[ 1 -eq 1/0 ]]; echo $?", "gosh: line 1: [[: 1/0: division by 0 (error token is \"0\")\n1\n"},
+		{"[[ 'foo()' == *'()' ]] && echo q; [[ 'foo()' == *\\(\\) ]] && echo e; [[ 'foo' == *'()' ]] || echo no", "q\ne\nno\n"},
+		{"HOME=; [[ ~ ]]; echo $?; [[ $HOME == ~ ]]; echo $?", "1\n0\n"},
+	},
 	"quote removal in a word taken whole": {
 		{"x=\\*; echo \"$x\"", "*\n"},
 		{"x=a\\b\\\\c; echo \"$x\"", "ab\\c\n"},
