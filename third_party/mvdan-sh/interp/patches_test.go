@@ -243,6 +243,10 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"[[ 'foo()' == *'()' ]] && echo q; [[ 'foo()' == *\\(\\) ]] && echo e; [[ 'foo' == *'()' ]] || echo no", "q\ne\nno\n"},
 		{"HOME=; [[ ~ ]]; echo $?; [[ $HOME == ~ ]]; echo $?", "1\n0\n"},
 	},
+	"tildes in a word that looks like an assignment": {
+		{"HOME=/h; echo x=~ a=~/b:~ a=x:~/b", "x=/h a=/h/b:/h a=x:/h/b\n"},
+		{"HOME=/h; echo --p=~ a=b=~ \"x=~\" x=\\~ 1x=~", "--p=~ a=b=~ x=~ x=~ 1x=~\n"},
+	},
 	"quote removal in a word taken whole": {
 		{"x=\\*; echo \"$x\"", "*\n"},
 		{"x=a\\b\\\\c; echo \"$x\"", "ab\\c\n"},

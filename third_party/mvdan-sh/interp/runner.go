@@ -435,7 +435,7 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 		// `echo $(cat f) > f` reads f before > empties it, and the errors
 		// of `$(…) 2>/dev/null` still reach the script's stderr.
 		r.lastExpandExit = exitStatus{}
-		r.preFields, r.havePreFields = r.fields(call.Args...), true
+		r.preFields, r.havePreFields = r.fields(r.assignLikeTildes(call.Args)...), true
 	}
 	var closers []io.Closer
 	for _, rd := range st.Redirs {
@@ -563,7 +563,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		fields := r.preFields
 		if !r.havePreFields {
 			r.lastExpandExit = exitStatus{}
-			fields = r.fields(args...)
+			fields = r.fields(r.assignLikeTildes(args)...)
 		}
 		r.preFields, r.havePreFields = nil, false
 		if len(fields) == 0 {

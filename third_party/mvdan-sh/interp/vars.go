@@ -674,6 +674,36 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	return name, prev
 }
 
+// assignLikeTildes returns a simple command's words with the tildes of
+// each word that looks like an assignment expanded as in one, as bash does
+// outside POSIX mode: `make PREFIX=~/local` passes $HOME/local.
+func (r *Runner) assignLikeTildes(words []*syntax.Word) []*syntax.Word {
+	var out []*syntax.Word
+	for i, w := range words {
+		lit, ok := w.Parts[0].(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		name, value, ok := strings.Cut(lit.Value, "=")
+		if !ok || !syntax.ValidName(name) || !strings.Contains(value, "~") {
+			continue
+		}
+		parts := append([]syntax.WordPart{&syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: value}}, w.Parts[1:]...)
+		expanded := r.colonTildes(&syntax.Word{Parts: parts})
+		if expanded.Parts[0] == parts[0] {
+			continue // no tilde where one expands
+		}
+		if out == nil {
+			out = slices.Clone(words)
+		}
+		out[i] = &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: name + "="}}, expanded.Parts...)}
+	}
+	if out == nil {
+		return words
+	}
+	return out
+}
+
 // colonTildes returns an assignment's value with each unquoted `~` at its
 // start or after a `:` that ends at a `/`, a `:` or the word's end replaced
 // by $HOME, as bash expands PATH=$PATH:~/bin and x=~:y.
