@@ -1201,8 +1201,8 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 	return u.HomeDir, rest
 }
 
-func findAllIndex(pat, name string, n int) [][]int {
-	expr, err := pattern.Regexp(pat, 0)
+func findAllIndex(pat, name string, n int, mode pattern.Mode) [][]int {
+	expr, err := pattern.Regexp(pat, mode)
 	if err != nil {
 		return nil
 	}

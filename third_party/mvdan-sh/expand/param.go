@@ -339,8 +339,7 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 	return str, nil, nil
 }
 
-func removePattern(str, pat string, fromEnd, shortest bool) string {
-	var mode pattern.Mode
+func removePattern(str, pat string, fromEnd, shortest bool, mode pattern.Mode) string {
 	if shortest {
 		mode |= pattern.Shortest
 	}
@@ -395,7 +394,7 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 			}
 			return []string{arg}, nil
 		}
-		arg, err := Literal(cfg, pe.Exp.Word)
+		arg, err := Pattern(cfg, pe.Exp.Word)
 		if err != nil {
 			return nil, err
 		}
@@ -439,9 +438,9 @@ func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string,
 	for i, elem := range elems {
 		var locs [][]int
 		if anchor != 0 {
-			locs = anchoredIndex(orig, elem, anchor == '%')
+			locs = anchoredIndex(orig, elem, anchor == '%', cfg.patternMode())
 		} else {
-			locs = findAllIndex(orig, elem, n)
+			locs = findAllIndex(orig, elem, n, cfg.patternMode())
 		}
 		if err := cfg.checkBytes(len(elem) + len(locs)*len(with)); err != nil {
 			return nil, err
@@ -461,8 +460,8 @@ func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string,
 
 // anchoredIndex is where the longest match of pat at the start (or the
 // end) of name is, if there is one.
-func anchoredIndex(pat, name string, atEnd bool) [][]int {
-	expr, err := pattern.Regexp(pat, 0)
+func anchoredIndex(pat, name string, atEnd bool, mode pattern.Mode) [][]int {
+	expr, err := pattern.Regexp(pat, mode)
 	if err != nil {
 		return nil
 	}
@@ -478,13 +477,22 @@ func anchoredIndex(pat, name string, atEnd bool) [][]int {
 	return [][]int{loc[2:4]}
 }
 
+// patternMode is the mode a parameter expansion's pattern is read in:
+// with extended operators under shopt -s extglob (${x%.@(py|cc)}).
+func (cfg *Config) patternMode() pattern.Mode {
+	if cfg.ExtGlob {
+		return pattern.ExtendedOperators
+	}
+	return 0
+}
+
 // removePatternElems applies a pattern removal operator to each element.
 func (cfg *Config) removePatternElems(op syntax.ParExpOperator, arg string, elems []string) []string {
 	suffix := op == syntax.RemSmallSuffix || op == syntax.RemLargeSuffix
 	small := op == syntax.RemSmallPrefix || op == syntax.RemSmallSuffix
 	out := make([]string, len(elems))
 	for i, elem := range elems {
-		out[i] = removePattern(elem, arg, suffix, small)
+		out[i] = removePattern(elem, arg, suffix, small, cfg.patternMode())
 	}
 	return out
 }
@@ -665,7 +673,9 @@ func (cfg *Config) expArg(exp *syntax.Expansion, quoted bool) (string, error) {
 		syntax.ErrorUnset, syntax.ErrorUnsetOrNull,
 		syntax.AssignUnset, syntax.AssignUnsetOrNull:
 	default:
-		quoted = false
+		// The word of #, %, ^ and , is a pattern: what is quoted in it
+		// matches as it is (${x#\*} removes a star only).
+		return Pattern(cfg, exp.Word)
 	}
 	if !quoted || exp.Word == nil {
 		return Literal(cfg, exp.Word)

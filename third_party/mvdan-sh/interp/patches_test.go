@@ -247,6 +247,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"HOME=/h; echo x=~ a=~/b:~ a=x:~/b", "x=/h a=/h/b:/h a=x:/h/b\n"},
 		{"HOME=/h; echo --p=~ a=b=~ \"x=~\" x=\\~ 1x=~", "--p=~ a=b=~ x=~ x=~ 1x=~\n"},
 	},
+	"patterns of ${x#pat} and ${x/pat/with}": {
+		{"y='*ab'; echo ${y#\\*} ${y#\"*\"} ${y%'b'}; x=abc; echo ${x#\\*} ${x#\"*\"}", "ab ab *a\nabc abc\n"},
+		{"a=(abc '*d'); echo \"${a[@]#\\*}\"", "abc d\n"},
+		{"shopt -s extglob\nx=foo.py; echo ${x%.@(py|cc)} ${x##@(foo)} ${x//@(?.py)/Z}", "foo .py foZ\n"},
+	},
 	"quote removal in a word taken whole": {
 		{"x=\\*; echo \"$x\"", "*\n"},
 		{"x=a\\b\\\\c; echo \"$x\"", "ab\\c\n"},
