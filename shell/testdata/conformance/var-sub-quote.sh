@@ -5,7 +5,6 @@ echo "${Unset:-'b'}"
 ### default with double quotes
 echo "${Unset:-"b c"}"
 ### default unquoted with single quotes
-#! differs: interpreter: the quoted part of an unquoted ${x:-'b  c'} is split
 echo ${Unset:-'b  c'}
 ### assign default
 echo ${y:=set}; echo $y
