@@ -285,22 +285,17 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 			str = join(cfg.caseConvElems(op, arg, elems))
 		case syntax.OtherParamOps:
 			switch arg {
-			case "Q":
-				str, err = syntax.Quote(str, syntax.LangBash)
-				if err != nil {
-					// Is this even possible? If a user runs into this panic,
-					// it's most likely a bug we need to fix.
-					panic(err)
+			case "Q", "E", "U", "u", "L", "P":
+				// Each element on its own, as in bash: ${a[@]@Q} is 'x' 'y'.
+				if !set {
+					str = ""
+					break
 				}
-			case "E":
-				tail := str
-				var rns []rune
-				for tail != "" {
-					var rn rune
-					rn, _, tail, _ = strconv.UnquoteChar(tail, 0)
-					rns = append(rns, rn)
+				out := make([]string, len(elems))
+				for i, elem := range elems {
+					out[i] = transformElem(arg, elem)
 				}
-				str = string(rns)
+				str = join(out)
 			case "a":
 				// ${var@a} returns variable attribute flags.
 				// We use orig (before nameref resolve) for the attributes.
@@ -317,18 +312,6 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 				} else {
 					str = fmt.Sprintf("declare -%s %s=%s", flags, name, quoted)
 				}
-			case "P":
-				// TODO: implement prompt expansion (\u, \h, \w, etc.).
-			case "U":
-				str = strings.ToUpper(str)
-			case "u":
-				rs := []rune(str)
-				if len(rs) > 0 {
-					rs[0] = unicode.ToUpper(rs[0])
-					str = string(rs)
-				}
-			case "L":
-				str = strings.ToLower(str)
 			case "K", "k":
 				// TODO: implement, like @A but listing keys for assoc arrays.
 			default:
@@ -337,6 +320,40 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 		}
 	}
 	return str, nil, nil
+}
+
+// transformElem is one element under ${x@OP} for the operators that
+// transform each element: Q quotes it as bash does (always in single
+// quotes, or $'…' when it holds control characters), E expands its
+// backslash escapes, U, u and L change its case; P (prompt expansion) is
+// left as it is.
+func transformElem(op, s string) string {
+	switch op {
+	case "Q":
+		if strings.ContainsFunc(s, isControl) {
+			return QuoteANSIC(s)
+		}
+		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	case "E":
+		var rns []rune
+		for s != "" {
+			var rn rune
+			rn, _, s, _ = strconv.UnquoteChar(s, 0)
+			rns = append(rns, rn)
+		}
+		return string(rns)
+	case "U":
+		return strings.ToUpper(s)
+	case "u":
+		rs := []rune(s)
+		if len(rs) > 0 {
+			rs[0] = unicode.ToUpper(rs[0])
+		}
+		return string(rs)
+	case "L":
+		return strings.ToLower(s)
+	}
+	return s
 }
 
 func removePattern(str, pat string, fromEnd, shortest bool, mode pattern.Mode) string {
@@ -405,6 +422,15 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 		case syntax.UpperFirst, syntax.UpperAll,
 			syntax.LowerFirst, syntax.LowerAll:
 			return cfg.caseConvElems(op, arg, elems), nil
+		case syntax.OtherParamOps:
+			switch arg {
+			case "Q", "E", "U", "u", "L", "P":
+				out := make([]string, len(elems))
+				for i, elem := range elems {
+					out[i] = transformElem(arg, elem)
+				}
+				return out, nil
+			}
 		}
 	}
 	return elems, nil

@@ -252,6 +252,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"a=(abc '*d'); echo \"${a[@]#\\*}\"", "abc d\n"},
 		{"shopt -s extglob\nx=foo.py; echo ${x%.@(py|cc)} ${x##@(foo)} ${x//@(?.py)/Z}", "foo .py foZ\n"},
 	},
+	"${x@Q} and the like per element": {
+		{"a=(x 'y z'); echo ${a[@]@Q}; echo ${a@Q} \"${a[@]@U}\"", "'x' 'y z'\n'x' X Y Z\n"},
+		{"x=\"a'b\"; t=$'a\\tb'; e=; echo ${x@Q} ${t@Q} ${e@Q} ${undef@Q}.", "'a'\\''b' $'a\\tb' '' .\n"},
+		{"set -- a 'b c'; printf '[%s]' \"${@@Q}\"; echo", "['a']['b c']\n"},
+	},
 	"quote removal in a word taken whole": {
 		{"x=\\*; echo \"$x\"", "*\n"},
 		{"x=a\\b\\\\c; echo \"$x\"", "ab\\c\n"},
