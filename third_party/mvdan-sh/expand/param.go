@@ -456,7 +456,8 @@ func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string,
 	// ${x/#pat/with} and ${x/%pat/with} replace a match at the start or at
 	// the end only; the parser leaves the # or % in the pattern.
 	anchor := byte(0)
-	if lit, ok := repl.Orig.Parts[0].(*syntax.Lit); ok && len(orig) > 1 && !repl.All &&
+	// An empty pattern so anchored matches there: ${a[@]/#/pre-} prefixes.
+	if lit, ok := repl.Orig.Parts[0].(*syntax.Lit); ok && !repl.All &&
 		(strings.HasPrefix(lit.Value, "#") || strings.HasPrefix(lit.Value, "%")) {
 		anchor, orig = orig[0], orig[1:]
 	}

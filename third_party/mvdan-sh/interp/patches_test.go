@@ -257,6 +257,10 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"x=\"a'b\"; t=$'a\\tb'; e=; echo ${x@Q} ${t@Q} ${e@Q} ${undef@Q}.", "'a'\\''b' $'a\\tb' '' .\n"},
 		{"set -- a 'b c'; printf '[%s]' \"${@@Q}\"; echo", "['a']['b c']\n"},
 	},
+	"an empty anchored pattern": {
+		{"a=(aa bb ''); printf '[%s]' ${a[@]/#/p-} \"${a[@]/%/-s}\"; echo", "[p-aa][p-bb][p-][aa-s][bb-s][-s]\n"},
+		{"x=abc; echo ${x/#/P} ${x/%/S} ${x/#/}", "Pabc abcS abc\n"},
+	},
 	"quote removal in a word taken whole": {
 		{"x=\\*; echo \"$x\"", "*\n"},
 		{"x=a\\b\\\\c; echo \"$x\"", "ab\\c\n"},
