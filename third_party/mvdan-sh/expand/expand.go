@@ -681,6 +681,29 @@ const (
 	quoteSingle
 )
 
+// joinLeadingLits joins the literals a word starts with, which brace
+// expansion leaves apart ({a,~}/b gives ~ and /b), so that a tilde prefix
+// is seen whole.
+func joinLeadingLits(wps []syntax.WordPart) []syntax.WordPart {
+	n := 0
+	for n < len(wps) {
+		if _, ok := wps[n].(*syntax.Lit); !ok {
+			break
+		}
+		n++
+	}
+	if n < 2 {
+		return wps
+	}
+	var b strings.Builder
+	for _, wp := range wps[:n] {
+		b.WriteString(wp.(*syntax.Lit).Value)
+	}
+	first := wps[0].(*syntax.Lit)
+	joined := &syntax.Lit{ValuePos: first.ValuePos, ValueEnd: wps[n-1].(*syntax.Lit).ValueEnd, Value: b.String()}
+	return append([]syntax.WordPart{joined}, wps[n:]...)
+}
+
 // appendEscaped appends an unquoted literal to a field, each escaped
 // character as a quoted part of its own, so that it is neither a
 // metacharacter when globbing nor keeps its backslash.
@@ -696,6 +719,9 @@ func appendEscaped(field []fieldPart, s string) []fieldPart {
 			fieldPart{quote: quoteSingle, val: s[i+1 : i+1+size]},
 		)
 		s = s[i+1+size:]
+	}
+	if s == "" {
+		return field // an unquoted empty word is no field: {X,,Y}
 	}
 	return append(field, fieldPart{val: s})
 }
@@ -809,6 +835,7 @@ func (cfg *Config) cmdSubst(cs *syntax.CmdSubst) (string, error) {
 // wordFields splits a word into fields; nested says it is the word of a
 // ${x:-word}, whose unquoted text splits too (${u:-a b} is two fields).
 func (cfg *Config) wordFields(wps []syntax.WordPart, nested bool) ([][]fieldPart, error) {
+	wps = joinLeadingLits(wps)
 	fields := cfg.fieldsAlloc[:0]
 	curField := cfg.fieldAlloc[:0]
 	if nested { // the caller's fields use the buffers

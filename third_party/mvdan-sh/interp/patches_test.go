@@ -261,6 +261,10 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"a=(aa bb ''); printf '[%s]' ${a[@]/#/p-} \"${a[@]/%/-s}\"; echo", "[p-aa][p-bb][p-][aa-s][bb-s][-s]\n"},
 		{"x=abc; echo ${x/#/P} ${x/%/S} ${x/#/}", "Pabc abcS abc\n"},
 	},
+	"brace expansion with tildes and empty words": {
+		{"HOME=/h; echo {foo~,~}/bar ~{/src,/lib}", "foo~/bar /h/bar /h/src /h/lib\n"},
+		{"printf '[%s]' {X,,Y,} a{,} ''; echo", "[X][Y][a][a][]\n"},
+	},
 	"quote removal in a word taken whole": {
 		{"x=\\*; echo \"$x\"", "*\n"},
 		{"x=a\\b\\\\c; echo \"$x\"", "ab\\c\n"},
