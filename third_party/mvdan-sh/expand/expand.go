@@ -894,10 +894,12 @@ func (cfg *Config) wordFields(wps []syntax.WordPart, nested bool) ([][]fieldPart
 			s := wp.Value
 			if i == 0 {
 				prefix, rest := cfg.expandUser(s, len(wps) > 1)
-				curField = append(curField, fieldPart{
-					quote: quoteSingle,
-					val:   prefix,
-				})
+				if prefix != "" || rest != s { // a tilde expanded, maybe to nothing
+					curField = append(curField, fieldPart{
+						quote: quoteSingle,
+						val:   prefix,
+					})
+				}
 				s = rest
 			}
 			if !nested {

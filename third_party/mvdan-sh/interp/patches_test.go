@@ -264,6 +264,7 @@ var patchCases = map[string][]struct{ script, want string }{
 	"brace expansion with tildes and empty words": {
 		{"HOME=/h; echo {foo~,~}/bar ~{/src,/lib}", "foo~/bar /h/bar /h/src /h/lib\n"},
 		{"printf '[%s]' {X,,Y,} a{,} ''; echo", "[X][Y][a][a][]\n"},
+		{"HOME=; printf '[%s]' ~ ~/a; echo", "[][/a]\n"},
 	},
 	"quote removal in a word taken whole": {
 		{"x=\\*; echo \"$x\"", "*\n"},
