@@ -559,7 +559,7 @@ func (cfg *Config) fieldJoin(parts []fieldPart) string {
 func (cfg *Config) escapedGlobField(parts []fieldPart) (escaped string, glob bool) {
 	candidate := false
 	for _, part := range parts {
-		if part.quote == quoteNone && strings.ContainsAny(part.val, "*?[") {
+		if part.quote == quoteNone && (strings.ContainsAny(part.val, "*?[") || cfg.ExtGlob && strings.Contains(part.val, "(")) {
 			candidate = true
 			break
 		}
@@ -570,7 +570,7 @@ func (cfg *Config) escapedGlobField(parts []fieldPart) (escaped string, glob boo
 	sb := cfg.strBuilder()
 	for _, part := range parts {
 		if part.quote > quoteNone {
-			sb.WriteString(pattern.QuoteMeta(part.val, 0))
+			sb.WriteString(pattern.QuoteMeta(part.val, pattern.ExtendedOperators))
 		} else {
 			sb.WriteString(part.val)
 		}
@@ -578,7 +578,11 @@ func (cfg *Config) escapedGlobField(parts []fieldPart) (escaped string, glob boo
 	// Check the entire escaped word, as a bracket expression could span
 	// multiple unquoted parts, such as `[a$x` where x holds "]".
 	escaped = sb.String()
-	if pattern.HasMeta(escaped, 0) {
+	var mode pattern.Mode
+	if cfg.ExtGlob {
+		mode = pattern.ExtendedOperators
+	}
+	if pattern.HasMeta(escaped, mode) {
 		return escaped, true
 	}
 	return "", false
@@ -811,7 +815,11 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 			// Like how [Config.wordFields] deals with [syntax.ExtGlob],
 			// except that we allow these through even when [Config.ExtGlob]
 			// is false, as it only applies to pathname expansion.
-			field = append(field, fieldPart{val: wp.Op.String() + wp.Pattern.Value + ")"})
+			parts, err := cfg.extGlobParts(wp)
+			if err != nil {
+				return nil, err
+			}
+			field = append(field, parts...)
 		default:
 			panic(fmt.Sprintf("unhandled word part: %T", wp))
 		}
@@ -1030,14 +1038,13 @@ func (cfg *Config) wordFields(wps []syntax.WordPart, nested bool) ([][]fieldPart
 			if !cfg.ExtGlob {
 				return nil, fmt.Errorf("extended globbing operator used without the \"extglob\" option set")
 			}
-			// We don't translate or interpret the pattern here in any way;
-			// that's done later when globbing takes place via [pattern.Regexp].
-			// Here, all we do is keep the extended globbing expression in string form.
-			//
-			// TODO(v4): perhaps the syntax parser should keep extended globbing expressions
-			// as plain literal strings, because a custom node is not particularly helpful.
-			// It's not like other globbing operators like `*` or `**` get their own nodes.
-			curField = append(curField, fieldPart{val: wp.Op.String() + wp.Pattern.Value + ")"})
+			// The pattern is matched later, when globbing takes place
+			// via [pattern.Regexp]; its text is expanded here.
+			parts, err := cfg.extGlobParts(wp)
+			if err != nil {
+				return nil, err
+			}
+			curField = append(curField, parts...)
 		default:
 			panic(fmt.Sprintf("unhandled word part: %T", wp))
 		}
@@ -1304,7 +1311,7 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 				matches[i] = pathJoin2(dir, part)
 			}
 			continue
-		case !pattern.HasMeta(part, 0):
+		case !pattern.HasMeta(part, cfg.patternMode()):
 			var newMatches []string
 			for _, dir := range matches {
 				match := dir

@@ -266,6 +266,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"printf '[%s]' {X,,Y,} a{,} ''; echo", "[X][Y][a][a][]\n"},
 		{"HOME=; printf '[%s]' ~ ~/a; echo", "[][/a]\n"},
 	},
+	"extended patterns are words": {
+		{"a=help b=verbose; [[ --verbose == --@($a|$b) ]] && echo T; [[ --oops == --@($a|$b) ]] || echo F", "T\nF\n"},
+		{"p=no; [[ --no-long-option == --@(help|$p-@(long|short)-'option') ]] && echo T", "T\n"},
+		{"[[ '|' == @('|'|x) ]] && echo pipe; [[ y == @('|'|x) ]] || echo no; [[ 'a b' == @(a b|c) ]] && echo space", "pipe\nno\nspace\n"},
+	},
 	"quote removal in a word taken whole": {
 		{"x=\\*; echo \"$x\"", "*\n"},
 		{"x=a\\b\\\\c; echo \"$x\"", "ab\\c\n"},
@@ -531,6 +536,36 @@ func TestGlobIgnore(t *testing.T) {
 		{"GLOBIGNORE=*.txt; GLOBIGNORE=; echo *.txt .*", "one.txt .env\n"},
 		{"GLOBIGNORE=*; shopt -s nullglob; echo x *", "x\n"},
 		{"shopt -s extglob; GLOBIGNORE='@(one|image).*'; echo *", ".env foo\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if got := out.String(); got != c.want {
+			t.Errorf("%s\ngave %q\nwant %q", c.script, got, c.want)
+		}
+	}
+}
+
+// An extended pattern's text is a word when globbing too: its expansions
+// are expanded, its quoted parts and spaces match as they are.
+func TestExtGlobWords(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"_One", "_OneTwo", "_Three", "a b", "__|", "foo"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ script, want string }{
+		{"shopt -s extglob\nt=Two; echo _+(One|$t)", "_One _OneTwo\n"},
+		{"shopt -s extglob\nprintf '[%s]' @(a b|foo) @('__|'|x) @(__\\||y); echo", "[a b][foo][__|][__|]\n"},
+		{"shopt -s extglob\necho @(nope|'*')", "@(nope|*)\n"},
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
 		if err != nil {

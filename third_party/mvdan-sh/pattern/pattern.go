@@ -439,6 +439,11 @@ func HasMeta(pat string, mode Mode) bool {
 			i++
 		case '*', '?':
 			return true
+		case '(':
+			// @(a|b), +(a) and !(a) are patterns with [ExtendedOperators].
+			if mode&ExtendedOperators != 0 && i > 0 && strings.IndexByte("@+!", pat[i-1]) >= 0 {
+				return true
+			}
 		case '[':
 			openBracket = true
 		case ']':
