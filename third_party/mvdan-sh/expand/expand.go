@@ -1408,6 +1408,31 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 	return matches, nil
 }
 
+// splitGlobIgnore splits GLOBIGNORE at its colons, but for those of a
+// character class inside a bracket expression ([[:alnum:]]*).
+func splitGlobIgnore(value string) []string {
+	var pats []string
+	start, inBracket := 0, false
+	for i := 0; i < len(value); i++ {
+		switch c := value[i]; {
+		case c == '\\':
+			i++
+		case c == '[' && !inBracket:
+			inBracket = true
+		case c == '[' && strings.HasPrefix(value[i:], "[:"):
+			if end := strings.Index(value[i+2:], ":]"); end >= 0 {
+				i += end + 3
+			}
+		case c == ']' && inBracket:
+			inBracket = false
+		case c == ':' && !inBracket:
+			pats = append(pats, value[start:i])
+			start = i + 1
+		}
+	}
+	return append(pats, value[start:])
+}
+
 // globIgnore returns whether a match is to be dropped as GLOBIGNORE says:
 // it matches one of its colon-separated patterns as a whole path (a `*`
 // does not match a slash, but does match a leading dot), or its last
@@ -1428,7 +1453,7 @@ func (cfg *Config) globIgnore() (func(string) bool, error) {
 		mode |= pattern.ExtendedOperators
 	}
 	var matchers []func(string) bool
-	for pat := range strings.SplitSeq(value, ":") {
+	for _, pat := range splitGlobIgnore(value) {
 		if pat == "" {
 			continue
 		}
