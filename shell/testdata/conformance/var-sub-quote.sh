@@ -43,7 +43,6 @@ set -- "a b" c; printf '[%s]' "$@"; echo
 ### at unquoted splits
 set -- "a b" c; printf '[%s]' $@; echo
 ### quoted pattern in removal
-#! differs: interpreter: quotes in the pattern of ${x#…} inside double quotes are dropped, so 'a*' matches as a pattern
 x='a*b'; echo "${x#'a*'}"
 ### pattern with variable
 p=b; x=abc; echo ${x/$p/X}
