@@ -85,6 +85,10 @@ type Config struct {
 	// runs at the line of the command that set it off, as in bash.
 	TrapLine uint
 
+	// NoGlobSkipDots is bash's shell option globskipdots turned off: a
+	// pattern starting with a dot matches `.` and `..` too.
+	NoGlobSkipDots bool
+
 	// FailGlob corresponds to bash's shell option which makes a pattern
 	// that matches nothing an error, [NoMatchError].
 	FailGlob bool
@@ -1391,6 +1395,13 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 			newMatches, err = cfg.globDir(base, dir, matcher, wantDir, newMatches)
 			if err != nil {
 				return nil, err
+			}
+			if cfg.NoGlobSkipDots && strings.HasPrefix(part, ".") {
+				for _, name := range []string{".", ".."} {
+					if matcher(name) {
+						newMatches = append(newMatches, pathJoin2(dir, name))
+					}
+				}
 			}
 		}
 		matches = newMatches

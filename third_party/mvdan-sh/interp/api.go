@@ -876,6 +876,11 @@ var bashOptsTable = [...]bashOpt{
 		supported:    true,
 	},
 	{
+		name:         "globskipdots",
+		defaultState: true,
+		supported:    true,
+	},
+	{
 		name:         "globstar",
 		defaultState: false,
 		supported:    true,
@@ -995,6 +1000,7 @@ const (
 	optExpandAliases
 	optExtGlob
 	optFailGlob
+	optGlobSkipDots
 	optGlobStar
 	optNoCaseGlob
 	optNoCaseMatch

@@ -532,6 +532,7 @@ func TestGlobIgnore(t *testing.T) {
 		{"GLOBIGNORE=*.txt; echo *.* foo/*.*", ".env image.jpeg one.md foo/two.md foo/two.txt\n"},
 		{"GLOBIGNORE=foo/*:*.md; echo * foo/*", ".env foo image.jpeg one.txt foo/*\n"},
 		{"GLOBIGNORE=*; echo *", "*\n"},
+		{"shopt -u globskipdots; echo .*; GLOBIGNORE=x; echo .*; shopt -s globskipdots; GLOBIGNORE=; echo .*", ". .. .env\n.env\n.env\n"},
 		{"GLOBIGNORE=[[:alpha:]]*.md:foo/*; echo * foo/*", ".env foo image.jpeg one.txt foo/*\n"},
 		{"GLOBIGNORE=*.txt; echo .*", ".env\n"},
 		{"GLOBIGNORE=*.txt; GLOBIGNORE=; echo *.txt .*", "one.txt .env\n"},
