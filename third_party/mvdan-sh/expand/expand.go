@@ -742,9 +742,10 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 			s := wp.Value
 			if i == 0 && ql == quoteNone {
 				if prefix, rest := cfg.expandUser(s, len(wps) > 1); prefix != "" || rest != s {
-					// TODO: return two separate fieldParts,
-					// like in wordFields?
-					s = prefix + rest
+					// The home directory is quoted: in a pattern or a
+					// regular expression it matches as it is.
+					field = append(field, fieldPart{quote: quoteSingle, val: prefix})
+					s = rest
 				}
 			}
 			if (ql == quoteDouble || ql == quoteHeredoc) && strings.Contains(s, "\\") {

@@ -242,6 +242,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"[[ 1 -eq 1/0 ]]; echo $?", "gosh: line 1: [[: 1/0: division by 0 (error token is \"0\")\n1\n"},
 		{"[[ 'foo()' == *'()' ]] && echo q; [[ 'foo()' == *\\(\\) ]] && echo e; [[ 'foo' == *'()' ]] || echo no", "q\ne\nno\n"},
 		{"HOME=; [[ ~ ]]; echo $?; [[ $HOME == ~ ]]; echo $?", "1\n0\n"},
+		{"HOME='^a$'; [[ $HOME =~ ~ ]]; echo $?; HOME='/x*'; [[ /xyz == ~ ]]; echo $?; [[ '/x*/b' == ~/b ]]; echo $?; x=~/c; echo $x", "0\n1\n0\n/x*/c\n"},
 	},
 	"tildes in a word that looks like an assignment": {
 		{"HOME=/h; echo x=~ a=~/b:~ a=x:~/b", "x=/h a=/h/b:/h a=x:/h/b\n"},
