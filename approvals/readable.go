@@ -1,12 +1,12 @@
 package approvals
 
 import (
-	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
+
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
 )
 
 // The home directory outside the workspace is held back by default: a step
@@ -112,27 +112,26 @@ func gitIncludes(home, config string) []string {
 	if err != nil || len(b) > 1<<20 {
 		return nil
 	}
+	cfg := gitconfig.New()
+	if gitconfig.NewDecoder(bytes.NewReader(b)).Decode(cfg) != nil {
+		return nil // git refuses such a file too: it reads nothing it names
+	}
 	var out []string
-	section := ""
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if rest, ok := strings.CutPrefix(line, "["); ok {
-			section, _, _ = strings.Cut(strings.ToLower(rest), " ")
-			section = strings.TrimSuffix(section, "]")
-			continue
+	for _, section := range cfg.Sections {
+		for _, key := range gitFileKeys[strings.ToLower(section.Name)] {
+			values := section.Options.GetAll(key)
+			for _, sub := range section.Subsections {
+				values = append(values, sub.Options.GetAll(key)...)
+			}
+			for _, value := range values {
+				if rest, ok := strings.CutPrefix(value, "~/"); ok {
+					value = filepath.Join(home, rest)
+				} else if !filepath.IsAbs(value) {
+					value = filepath.Join(filepath.Dir(config), value)
+				}
+				out = append(out, value)
+			}
 		}
-		key, value, ok := strings.Cut(line, "=")
-		if !ok || !slices.Contains(gitFileKeys[section], strings.ToLower(strings.TrimSpace(key))) {
-			continue
-		}
-		value = strings.Trim(strings.TrimSpace(value), `"`)
-		if rest, ok := strings.CutPrefix(value, "~/"); ok {
-			value = filepath.Join(home, rest)
-		} else if !filepath.IsAbs(value) {
-			value = filepath.Join(filepath.Dir(config), value)
-		}
-		out = append(out, value)
 	}
 	return out
 }

@@ -106,7 +106,7 @@ func TestGitConfigIncludesAreReadable(t *testing.T) {
 		".gitconfig": "[user]\n\tname = u\n[include]\n\tpath = ~/.gitconfig.local\n[includeIf \"gitdir:~/work/\"]\n\tpath = dotfiles/work.inc\n" +
 			"[core]\n\texcludesFile = ~/.gitignore_global\n[alias]\n\tpath = ~/not-a-config\n",
 		".gitconfig.local": "x", ".gitignore_global": "x", "dotfiles/work.inc": "x", "not-a-config": "x",
-		".config/git/config": "[Include]\n\tpath = \"/abs/inc\"\n",
+		".config/git/config": "[Include]\n\tpath = \"/abs/inc\" ; a comment, as git reads it\n",
 	}
 	for rel, body := range files {
 		p := filepath.Join(home, rel)

@@ -62,6 +62,7 @@ type ignorePattern struct {
 	kind    patternKind
 	negate  bool
 	dirOnly bool // it ended in "/": directories only
+	fold    bool // core.ignorecase: see foldGlob
 }
 
 // matches reports whether the pattern matches the entry called name whose
@@ -76,25 +77,24 @@ func (p *ignorePattern) matches(name, sub string) bool {
 		return strings.HasPrefix(name, p.glob[:len(p.glob)-1])
 	case nameGlob:
 		return strings.HasPrefix(name, p.glob[:p.literal]) && strings.Contains(name, p.need) &&
-			wildmatch(p.glob, name, false)
+			wildmatch(p.glob, name, false, p.fold)
 	case pathLiteral:
 		return sub == p.glob
 	}
 	// git compares the literal part first and matches the rest as a
 	// pattern of its own (so in "a**/b" the "**" follows a boundary).
 	return len(sub) >= p.literal && sub[:p.literal] == p.glob[:p.literal] &&
-		wildmatch(p.glob[p.literal:], sub[p.literal:], true)
+		wildmatch(p.glob[p.literal:], sub[p.literal:], true, p.fold)
 }
 
 // parsePattern parses one line, already trimmed, as git's
-// parse_path_pattern does. With fold, it is parsed in lower case, and its
-// [:upper:] and [:lower:] classes, which then hold letters of either case
-// in git, become [:alpha:].
+// parse_path_pattern does. With fold, it is parsed as foldGlob puts it,
+// to be matched against entries in lower case.
 func parsePattern(line string, fold bool) ignorePattern {
 	if fold {
-		line = strings.NewReplacer("[:upper:]", "[:alpha:]", "[:lower:]", "[:alpha:]").Replace(lowerASCII(line))
+		line = foldGlob(line)
 	}
-	var p ignorePattern
+	p := ignorePattern{fold: fold}
 	if rest, ok := strings.CutPrefix(line, "!"); ok {
 		p.negate, line = true, rest
 	}

@@ -24,15 +24,15 @@ import (
 // with the bytes git's matcher treats apart (dots, case, spaces, "*", "!",
 // "#", brackets).
 var (
-	lawDirs  = []string{"a", "b", "build", "src", "Doc", ".hid", "x y", "ab"}
+	lawDirs  = []string{"a", "b", "build", "src", "Doc", ".hid", "x y", "ab", "Build", "SRC"}
 	lawFiles = []string{"a.c", "b.o", "main.go", "x.txt", "a", "build", "keep.log", "#x#", "y~",
-		"Foo.C", "t[1].c", "a b", "q.tar.gz", ".env", "a*b", "!bang", "ab", "b.c", "x.o.cmd"}
+		"Foo.C", "t[1].c", "a b", "q.tar.gz", ".env", "a*b", "!bang", "ab", "b.c", "x.o.cmd", "A.C", "MAIN.go"}
 	// lawPieces make up one component of a pattern.
 	lawPieces = []string{"a", "b", "ab", "build", "src", "keep", "x", ".c", ".o", "*", "*", "?",
 		"[ab]", "[!a]", "[^b]", "[a-c]", "[[:alpha:]]", "[[:digit:]]", "[]a]", "\\*", "\\#", "\\!", "**",
-		"*.c", "*.o", "a*", "*b", "Foo", ".hid", "x y", "log", "[.]", "\\",
+		"*.c", "*.o", "a*", "*b", "Foo", ".hid", "x y", "log", "[.]", "\\", "*.[co]", "[a-z]", "[ab].c", "[a-z]*", "*[co]", "[!.]*",
 		// case, which core.ignorecase folds
-		"FOO", "A", "*.C", "doc", "[A-C]", "[[:upper:]]", "[[:lower:]]"}
+		"FOO", "A", "*.C", "doc", "[A-C]", "[[:upper:]]", "[[:lower:]]", "BUILD", "Src", "Main.go"}
 )
 
 // genPattern draws one ignore line from a grammar of git's pattern forms:
@@ -52,7 +52,7 @@ func genPattern(t *rapid.T) string {
 	if rapid.IntRange(0, 3).Draw(t, "anchor") == 0 {
 		p = "/" + p
 	}
-	if rapid.IntRange(0, 6).Draw(t, "leadingStars") == 0 {
+	if rapid.IntRange(0, 4).Draw(t, "leadingStars") == 0 {
 		p = "**/" + p
 	}
 	if rapid.IntRange(0, 8).Draw(t, "trailingStars") == 0 {
@@ -127,9 +127,9 @@ func TestLaw_walk_ignores_what_git_ignores(t *testing.T) {
 	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
 	t.Setenv("GIT_CONFIG_GLOBAL", filepath.Join(home, ".gitconfig"))
 	hits := lawhit.New(t, map[string]int{
-		"ignored and listed": 15, "re-included by !": 4, "decided by **": 4,
-		"decided by an anchored pattern": 4, "decided by a class": 4, "decided below the root": 4,
-		"overruled an earlier file": 4, "decided without regard to case": 4,
+		"ignored and listed": 8, "re-included by !": 2, "decided by **": 2,
+		"decided by an anchored pattern": 2, "decided by a class": 2, "decided below the root": 2,
+		"overruled an earlier file": 2, "decided without regard to case": 2,
 	})
 	var n int
 	var mu sync.Mutex
@@ -179,8 +179,12 @@ func TestLaw_walk_ignores_what_git_ignores(t *testing.T) {
 		writeFile(rt, home, ".config/git/ignore", gen.file(rt, "global", 2))
 		writeFile(rt, repo, ".git/info/exclude", gen.file(rt, "exclude", 3))
 		var ignoreDirs []string
-		for range rapid.IntRange(1, 4).Draw(rt, "ignoreFiles") {
-			d := rapid.SampledFrom(dirList).Draw(rt, "ignoreDir")
+		for i := range rapid.IntRange(1, 4).Draw(rt, "ignoreFiles") {
+			from := dirList
+			if i == 0 && len(dirList) > 1 {
+				from = dirList[1:] // one below the root, where the tree has a directory
+			}
+			d := rapid.SampledFrom(from).Draw(rt, "ignoreDir")
 			if name := path.Join(d, ".gitignore"); !files[name] && !slices.Contains(ignoreDirs, d) {
 				ignoreDirs = append(ignoreDirs, d)
 			}

@@ -13,7 +13,11 @@ import (
 // The fixture of nested ignore files, negations, info/exclude and a global
 // excludes file; git itself is the oracle.
 var ignoreFixture = map[string]string{
-	".gitignore":         "# comment\n*.log\n!keep.log\nbuild/\n/rootonly.txt\ndocs/**/*.tmp\n[!a]x.dat\ntrailing.txt   \n",
+	".gitignore": "# comment\n*.log\n!keep.log\nbuild/\n/rootonly.txt\ndocs/**/*.tmp\n[!a]x.dat\ntrailing.txt   \n" +
+		// Under core.ignorecase git compares an escaped letter and a class's
+		// members as written against the name in lower case: the first two
+		// ignore nothing then, while a range takes either case.
+		"\\Mx\n[P]x\n[B-B]bc\n",
 	"a/.gitignore":       "*.txt\n!important.txt\nsub/\n",
 	"a/b/.gitignore":     "!*.log\nnested.md\n",
 	".git/info/exclude":  "excluded.c\n",
@@ -28,6 +32,7 @@ var ignoreFixtureFiles = []string{
 	"z.bak", "a/z.bak", "bx.dat", "ax.dat", "plain.go", "a/b/c/deep.go", "trailing.txt", "d/trailing.txt",
 	// ignored only without regard to case (core.ignorecase)
 	"X.LOG", "KEEP.LOG", "Build/gen.o", "RootOnly.TXT", "a/T.TXT", "Z.Bak",
+	"mx", "Mx", "px", "Px", "bbc", "Bbc",
 }
 
 func TestIgnoreMatchesGit(t *testing.T) {

@@ -18,12 +18,15 @@ const (
 	wildAbortToStarStar      // only a "**" further out may try on
 )
 
-// wildmatch reports whether text matches pattern p.
-func wildmatch(p, text string, pathname bool) bool {
-	return dowild(p, text, pathname) == wildMatch
+// wildmatch reports whether text matches pattern p. With fold (git's
+// WM_CASEFOLD) the caller has put text and p in lower case as foldGlob
+// does, and only what lower case cannot say is left here: a range also
+// takes a letter whose upper case is in it, and [:upper:] takes any letter.
+func wildmatch(p, text string, pathname, fold bool) bool {
+	return dowild(p, text, pathname, fold) == wildMatch
 }
 
-func dowild(p, text string, pathname bool) wild {
+func dowild(p, text string, pathname, fold bool) wild {
 	// at reads like C's NUL-terminated strings: 0 past the end.
 	at := func(s string, i int) byte {
 		if i < len(s) {
@@ -58,7 +61,7 @@ func dowild(p, text string, pathname bool) wild {
 				if pathname && (before < 0 || p[before] == '/') &&
 					(pi == len(p) || p[pi] == '/' || p[pi] == '\\' && at(p, pi+1) == '/') {
 					// "**/" may match no directory at all: "a/**/b" matches "a/b".
-					if at(p, pi) == '/' && dowild(p[pi+1:], text[ti:], pathname) == wildMatch {
+					if at(p, pi) == '/' && dowild(p[pi+1:], text[ti:], pathname, fold) == wildMatch {
 						return wildMatch
 					}
 					crossSlash = true
@@ -96,7 +99,7 @@ func dowild(p, text string, pathname bool) wild {
 						return wildNoMatch
 					}
 				}
-				if m := dowild(p[pi:], text[ti:], pathname); m != wildNoMatch {
+				if m := dowild(p[pi:], text[ti:], pathname, fold); m != wildNoMatch {
 					if !crossSlash || m != wildAbortToStarStar {
 						return m
 					}
@@ -107,7 +110,7 @@ func dowild(p, text string, pathname bool) wild {
 			}
 			return wildAbortAll
 		case '[':
-			n, ok := matchClass(p, pi, tc)
+			n, ok := matchClass(p, pi, tc, fold)
 			if n < 0 {
 				return wildAbortAll
 			}
@@ -130,7 +133,7 @@ func dowild(p, text string, pathname bool) wild {
 // matchClass matches c against the bracket class opening at p[open]. It
 // returns the index of the class's closing "]" (-1 when the class is not
 // closed or names an unknown POSIX class) and whether c is in it.
-func matchClass(p string, open int, c byte) (end int, in bool) {
+func matchClass(p string, open int, c byte, fold bool) (end int, in bool) {
 	at := func(i int) byte {
 		if i < len(p) {
 			return p[i]
@@ -164,7 +167,7 @@ func matchClass(p string, open int, c byte) (end int, in bool) {
 					return -1, false
 				}
 			}
-			in = in || prev <= c && c <= hi
+			in = in || prev <= c && c <= hi || fold && 'a' <= c && c <= 'z' && prev <= c-'a'+'A' && c-'a'+'A' <= hi
 			pc = 0
 		case pc == '[' && at(i+1) == ':':
 			name := i + 2
@@ -180,7 +183,7 @@ func matchClass(p string, open int, c byte) (end int, in bool) {
 				in = in || c == '['
 				break
 			}
-			member, known := posixClass(p[name:close-1], c)
+			member, known := posixClass(p[name:close-1], c, fold)
 			if !known {
 				return -1, false
 			}
@@ -195,8 +198,9 @@ func matchClass(p string, open int, c byte) (end int, in bool) {
 	return i, in != negated
 }
 
-// posixClass reports whether c is in the named class, in the C locale.
-func posixClass(name string, c byte) (in, known bool) {
+// posixClass reports whether c is in the named class, in the C locale;
+// with fold, [:upper:] and [:lower:] take letters of either case.
+func posixClass(name string, c byte, fold bool) (in, known bool) {
 	upper, lower, digit := 'A' <= c && c <= 'Z', 'a' <= c && c <= 'z', '0' <= c && c <= '9'
 	punct := '!' <= c && c <= '/' || ':' <= c && c <= '@' || '[' <= c && c <= '`' || '{' <= c && c <= '~'
 	switch name {
@@ -213,7 +217,7 @@ func posixClass(name string, c byte) (in, known bool) {
 	case "graph":
 		return '!' <= c && c <= '~', true
 	case "lower":
-		return lower, true
+		return lower || fold && upper, true
 	case "print":
 		return ' ' <= c && c <= '~', true
 	case "punct":
@@ -221,7 +225,7 @@ func posixClass(name string, c byte) (in, known bool) {
 	case "space":
 		return c == ' ' || '\t' <= c && c <= '\r', true
 	case "upper":
-		return upper, true
+		return upper || fold && lower, true
 	case "xdigit":
 		return digit || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F', true
 	}
@@ -250,4 +254,27 @@ func indexByte(s string, c byte) int {
 		}
 	}
 	return -1
+}
+
+// foldGlob is glob as git's WM_CASEFOLD reads it against lower-cased text:
+// a letter standing for itself is lowered, but an escaped letter and a
+// class's members are compared as written, so that "\M" and "[M]" match
+// no lower-cased name at all, in git as here.
+func foldGlob(glob string) string {
+	b := []byte(glob)
+	for i := 0; i < len(b); i++ {
+		switch c := b[i]; {
+		case c == '\\':
+			i++
+		case c == '[':
+			end, _ := matchClass(glob, i, 0, true)
+			if end < 0 {
+				return string(b) // the class never closes: nothing matches
+			}
+			i = end
+		case 'A' <= c && c <= 'Z':
+			b[i] = c - 'A' + 'a'
+		}
+	}
+	return string(b)
 }

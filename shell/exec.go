@@ -76,7 +76,7 @@ func (x *Run) exec(ctx context.Context, args []string) (err error) {
 		return nil
 	}
 	return x.program(ctx, hc, launch{
-		argv: args, dir: hc.Dir, env: listEnv(hc.Env),
+		argv: args, dir: hc.Dir, env: interp.ExecEnv(hc.Env),
 		stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr,
 	})
 }

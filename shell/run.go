@@ -713,17 +713,6 @@ func (x *Run) check(ctx context.Context, steps []approvals.Step) (int, error) {
 	return len(steps), err
 }
 
-// listEnv returns the exported environment, as a process gets it.
-func listEnv(env expand.Environ) []string {
-	var out []string
-	for name, v := range env.Each {
-		if v.IsSet() && v.Exported {
-			out = append(out, name+"="+v.String())
-		}
-	}
-	return out
-}
-
 // runsCode are the builtins whose only effect is to run code or a program
 // that is itself gated when it runs (eval's and source's commands, the
 // program behind command and exec, a trap's commands): they are not steps of

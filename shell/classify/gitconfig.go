@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	gitconfig "github.com/go-git/go-git/v5/plumbing/format/config"
+
 	"github.com/tandemdev/tandem/approvals"
 )
 
@@ -442,28 +444,22 @@ func (c *classifier) gitOverSSH(sub string, rest []string, g gitLine) bool {
 	if !ok {
 		return false
 	}
-	remote := ""
-	for line := range strings.Lines(text) {
-		line = strings.TrimSpace(line)
-		if strings.HasPrefix(line, "[") {
-			remote = ""
-			if m := remoteSection.FindStringSubmatch(line); m != nil {
-				remote = m[1]
-			}
+	cfg := gitconfig.New()
+	if gitconfig.NewDecoder(strings.NewReader(text)).Decode(cfg) != nil {
+		return true // a config git may read otherwise: asked, as if it named ssh
+	}
+	for _, remote := range cfg.Section("remote").Subsections {
+		if named != "" && named != remote.Name {
 			continue
 		}
-		key, v, ok := strings.Cut(line, "=")
-		key = strings.ToLower(strings.TrimSpace(key))
-		if ok && remote != "" && (named == "" || named == remote) && (key == "url" || key == "pushurl") &&
-			sshURL(strings.Trim(strings.TrimSpace(v), `"`)) {
-			return true
+		for _, u := range append(remote.Options.GetAll("url"), remote.Options.GetAll("pushurl")...) {
+			if sshURL(u) {
+				return true
+			}
 		}
 	}
 	return false
 }
-
-// remoteSection matches a config line opening a remote's section.
-var remoteSection = regexp.MustCompile(`(?i)^\[\s*remote\s+"([^"]*)"\s*\]`)
 
 // sshURL reports whether a git URL goes over ssh: an ssh scheme, or git's
 // scp-like form, [user@]host:path, where a colon comes before any slash.

@@ -287,4 +287,19 @@ func TestGitOverSSHNeedsTheKeys(t *testing.T) {
 			t.Errorf("git %s: %v, want net and secret %v", c.args, s.Effects, c.secret)
 		}
 	}
+
+	// git reads a key on the section's own line too; a config read any
+	// other way than git's is asked about as if it named ssh.
+	config, err := os.OpenFile(filepath.Join(r.ws, ".git", "config"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.WriteString("[remote \"one\"] url = git@github.com:tandemdev/tandem.git\n"); err != nil {
+		t.Fatal(err)
+	}
+	config.Close()
+	s := Command([]string{"git", "push", "one", "main"}, r.ws, envOf(r.env), r.policy)
+	if !s.Effects.Has(approvals.Secret) {
+		t.Errorf("git push one main, its url on the section's line: %v, want secret", s.Effects)
+	}
 }

@@ -145,10 +145,7 @@ func (e ArithmError) Error() string {
 func ArithmNamed(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 	n, err := Arithm(cfg, expr)
 	if ae, ok := err.(ArithmError); ok && ae.Expr == "" {
-		var b strings.Builder
-		// The printer takes the expression as the part of a word it is.
-		syntax.NewPrinter().Print(&b, &syntax.ArithmExp{Left: expr.Pos(), Right: expr.End(), X: expr})
-		ae.Expr = strings.TrimSuffix(strings.TrimPrefix(b.String(), "$(("), "))")
+		ae.Expr = ArithmText(expr)
 		err = ae
 	}
 	return n, err
@@ -158,6 +155,15 @@ func ArithmNamed(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 // the like in [[ ]]: a number in any base, a name, or an expression.
 func ArithmString(cfg *Config, s string) (int, error) {
 	return prepareConfig(cfg).arithmValue(s, 0)
+}
+
+// ArithmText is an expression as the printer writes it (`1 / 0`), as
+// bash's messages quote one.
+func ArithmText(expr syntax.ArithmExpr) string {
+	var b strings.Builder
+	// The printer takes the expression as the part of a word it is.
+	syntax.NewPrinter().Print(&b, &syntax.ArithmExp{Left: expr.Pos(), Right: expr.End(), X: expr})
+	return strings.TrimSuffix(strings.TrimPrefix(b.String(), "$(("), "))")
 }
 
 // maxArithmDepth bounds how deep variables whose values are expressions
@@ -307,11 +313,7 @@ func (cfg *Config) arithmSet(name string, index syntax.ArithmExpr, value string)
 	}
 	switch vr.Kind {
 	case Associative:
-		w, ok := index.(*syntax.Word)
-		if !ok {
-			return ArithmError{Msg: "bad array subscript", Token: name}
-		}
-		key, err := Literal(cfg, w)
+		key, err := AssocKey(cfg, index)
 		if err != nil {
 			return err
 		}

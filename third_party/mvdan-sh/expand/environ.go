@@ -5,6 +5,7 @@ package expand
 
 import (
 	"cmp"
+	"maps"
 	"runtime"
 	"slices"
 	"strconv"
@@ -204,6 +205,40 @@ func (v Variable) indexedKeys() []string {
 	return keys
 }
 
+// AssocKeys returns an associative array's keys in the order bash lists
+// them: by the bucket of its hash table (1024 buckets, FNV-1 of the key),
+// so that "${!A[@]}" and declare -p print what bash prints. Keys of one
+// bucket, which bash lists newest first, are in reverse order here, as
+// the map keeps no order of insertion.
+func (v Variable) AssocKeys() []string {
+	keys := slices.Collect(maps.Keys(v.Map))
+	slices.SortFunc(keys, func(a, b string) int {
+		return cmp.Or(cmp.Compare(assocBucket(a), assocBucket(b)), strings.Compare(b, a))
+	})
+	return keys
+}
+
+// assocBucket is the bucket of bash's hash table (hashlib.c's hash_string,
+// ASSOC_HASH_BUCKETS) a key falls in.
+func assocBucket(key string) uint32 {
+	h := uint32(2166136261)
+	for i := 0; i < len(key); i++ {
+		h *= 16777619
+		h ^= uint32(key[i])
+	}
+	return h & (1024 - 1)
+}
+
+// assocValues returns an associative array's values in the order of
+// [Variable.AssocKeys], so that "${!a[@]}" and "${a[@]}" pair up.
+func (v Variable) assocValues() []string {
+	vals := make([]string, 0, len(v.Map))
+	for _, k := range v.AssocKeys() {
+		vals = append(vals, v.Map[k])
+	}
+	return vals
+}
+
 // maxNameRefDepth defines the maximum number of times to follow references when
 // resolving a variable. Otherwise, simple name reference loops could crash a
 // program quite easily.
@@ -214,13 +249,26 @@ const maxNameRefDepth = 100
 func (v Variable) Resolve(env Environ) (string, Variable) {
 	name := ""
 	for range maxNameRefDepth {
-		if v.Kind != NameRef {
+		if v.Kind != NameRef || v.Str == "" { // an empty nameref names nothing yet
 			return name, v
 		}
 		name = v.Str // keep name for the next iteration
 		v = env.Get(name)
 	}
 	return name, Variable{}
+}
+
+// refCircle reports whether the namerefs from v go round in a circle.
+func refCircle(env Environ, v Variable) bool {
+	seen := map[string]bool{}
+	for v.Kind == NameRef && v.Str != "" {
+		if seen[v.Str] {
+			return true
+		}
+		seen[v.Str] = true
+		v = env.Get(v.Str)
+	}
+	return false
 }
 
 // FuncEnviron wraps a function mapping variable names to their string values,

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"iter"
-	"maps"
 	"os"
 	"os/user"
 	"path/filepath"
@@ -106,6 +105,11 @@ type Config struct {
 	// replacement, a printf field. Going past it is a *[LimitError]. Zero is
 	// no bound.
 	MaxBytes int
+
+	// Warn, if non-nil, reports a problem that does not stop the
+	// expansion, as bash reports ${a[-9]} past an array's start (`a: bad
+	// array subscript`) and goes on with an empty value.
+	Warn func(msg string)
 
 	bufferAlloc strings.Builder
 	fieldAlloc  [4]fieldPart
@@ -1074,19 +1078,67 @@ func (cfg *Config) listElems(pe *syntax.ParamExp) (elems []string, star, ok bool
 	}
 	switch lit := nodeLit(pe.Index); lit {
 	case "@", "*":
-		switch vr := cfg.Env.Get(pe.Param.Value); vr.Kind {
+		vr := cfg.Env.Get(pe.Param.Value)
+		if n, v := vr.Resolve(cfg.Env); n != "" {
+			vr = v // "${r[@]}" of declare -n r=a
+		}
+		switch vr.Kind {
 		case Indexed:
-			return cfg.sliceElems(pe, vr.List, vr.Indexes, false), lit == "*", true
+			// A declared array without elements (declare -a a) is
+			// still a list of zero fields.
+			return nonNil(cfg.sliceElems(pe, vr.List, vr.Indexes, false)), lit == "*", true
 		case Associative:
-			return slices.Sorted(maps.Values(vr.Map)), lit == "*", true
+			return nonNil(cfg.sliceElems(pe, vr.assocValues(), nil, false)), lit == "*", true
 		}
 	}
 	return nil, false, false
 }
 
+// elemRefTarget tells whether pe reads a nameref to an element of an
+// array, and gives "${a[@]}" for "$r" when r names a[@] or a[*]; nil when
+// pe cannot read such a reference as a list.
+func (cfg *Config) elemRefTarget(pe *syntax.ParamExp) (*syntax.ParamExp, bool) {
+	vr := cfg.Env.Get(pe.Param.Value)
+	if vr.Kind != NameRef || pe.Excl {
+		return nil, false
+	}
+	n, _ := vr.Resolve(cfg.Env)
+	base, idx, ok := ParamRef(n)
+	if !ok || base == n {
+		return nil, false
+	}
+	if pe.Index != nil {
+		return nil, nodeLit(pe.Index) == "@"
+	}
+	if lit := nodeLit(idx); lit != "@" && lit != "*" {
+		return nil, false
+	}
+	target := *pe
+	target.Param = &syntax.Lit{ValuePos: pe.Param.ValuePos, ValueEnd: pe.Param.ValueEnd, Value: base}
+	target.Index = idx
+	return &target, true
+}
+
+// nonNil is elems, or an empty list for nil: a list of zero fields, not
+// a missing one.
+func nonNil(elems []string) []string {
+	if elems == nil {
+		return []string{}
+	}
+	return elems
+}
+
 // unquotedElemFields returns the elements of an unquoted "*" or "@" list
 // expansion like $* or ${foo[@]}; ok is false for any other expansion.
 func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {
+	if pe.Param != nil && indirect(pe) && cfg.Env.Get(pe.Param.Value).Kind != NameRef {
+		// ${!ref} with ref=@ or ref='a[@]' is a list too; an error is
+		// reported when paramExp expands it again.
+		if target, err := cfg.indirectTarget(pe); err == nil && target != nil {
+			return cfg.unquotedElemFields(target)
+		}
+		return nil, false
+	}
 	if pe.Excl || pe.Length || pe.Width || pe.IsSet || pe.Repl != nil || pe.Exp != nil {
 		return nil, false
 	}
@@ -1102,6 +1154,19 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		return nil, nil
 	}
 	name := pe.Param.Value
+	if indirect(pe) && cfg.Env.Get(name).Kind != NameRef {
+		target, err := cfg.indirectTarget(pe)
+		if err != nil || target == nil {
+			return nil, err
+		}
+		return cfg.quotedElemFields(target)
+	}
+	if target, elem := cfg.elemRefTarget(pe); elem {
+		if target == nil {
+			return []string{}, nil // "${r[@]}" of a nameref to an element
+		}
+		return cfg.quotedElemFields(target)
+	}
 	if pe.Excl {
 		switch pe.Names {
 		case syntax.NamesPrefixWords: // "${!prefix@}"
@@ -1115,12 +1180,39 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 			case Indexed:
 				return vr.indexedKeys(), nil
 			case Associative:
-				return slices.Collect(maps.Keys(vr.Map)), nil
+				return nonNil(vr.AssocKeys()), nil
+			case Unknown: // "${!u[@]}" of an unset u is no field
+				return []string{}, nil
 			}
 		}
 		return nil, nil
 	}
 	if elems, star, ok := cfg.listElems(pe); ok {
+		if overridingUnset(pe) {
+			// "${a[@]:-word}" is the word or the list, as a whole.
+			joined := strings.Join(elems, " ")
+			if star {
+				joined = cfg.ifsJoin(elems)
+			}
+			unset, null := len(elems) == 0, joined == ""
+			useWord := false
+			switch pe.Exp.Op {
+			case syntax.DefaultUnset, syntax.AssignUnset, syntax.ErrorUnset:
+				useWord = unset
+			case syntax.DefaultUnsetOrNull, syntax.AssignUnsetOrNull, syntax.ErrorUnsetOrNull:
+				useWord = null
+			case syntax.AlternateUnset:
+				useWord = !unset
+			case syntax.AlternateUnsetOrNull:
+				useWord = !null
+			}
+			switch {
+			case useWord:
+				return nil, nil // paramExp expands the word
+			case pe.Exp.Op == syntax.AlternateUnset, pe.Exp.Op == syntax.AlternateUnsetOrNull:
+				return []string{}, nil
+			}
+		}
 		// Operators like "${foo[@]#prefix}" apply to each element.
 		elems, err := cfg.perElemOps(pe, elems)
 		if err != nil {
@@ -1132,6 +1224,9 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		return elems, nil
 	}
 	if nodeLit(pe.Index) == "@" && !cfg.Env.Get(name).IsSet() {
+		if pe.Exp != nil && overridingUnset(pe) && pe.Exp.Op != syntax.AlternateUnset && pe.Exp.Op != syntax.AlternateUnsetOrNull {
+			return nil, nil // "${u[@]:-word}" is the word
+		}
 		// An unset "${name[@]}" produces zero fields, like an empty array.
 		return []string{}, nil
 	}

@@ -87,6 +87,21 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 	if pe.Param == nil { // e.g. zsh's ${}
 		return "", nil, fmt.Errorf("unsupported")
 	}
+	if indirect(pe) && cfg.Env.Get(pe.Param.Value).Kind != NameRef {
+		target, err := cfg.indirectTarget(pe)
+		if err != nil || target == nil {
+			return "", nil, err
+		}
+		str, word, err := cfg.paramExpOrWord(target, quoted)
+		if ue, ok := err.(UnsetParameterError); ok {
+			// bash names the reference: !x: unbound variable
+			shown := *pe
+			shown.Param = &syntax.Lit{Value: "!" + pe.Param.Value}
+			ue.Node = &shown
+			err = ue
+		}
+		return str, word, err
+	}
 	name := pe.Param.Value
 	index := pe.Index
 	switch name {
@@ -117,8 +132,15 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 		vr = cfg.Env.Get(name)
 	}
 	orig := vr
+	if orig.Kind == NameRef && cfg.Warn != nil && refCircle(cfg.Env, orig) {
+		cfg.Warn("warning: " + name + ": circular name reference")
+	}
 	if n, v := vr.Resolve(cfg.Env); n != "" {
 		name, vr = n, v
+		// A nameref may name an element: declare -n r='a[2]'.
+		if base, idx, ok := ParamRef(n); ok && base != n && index == nil {
+			name, vr, index = base, cfg.Env.Get(base), idx
+		}
 	}
 	if cfg.NoUnset && !vr.IsSet() && !overridingUnset(pe) {
 		return "", nil, UnsetParameterError{
@@ -164,6 +186,13 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 			callVarInd = false
 			elems = cfg.sliceElems(pe, vr.List, vr.Indexes, name == "@" || name == "*")
 			str = join(elems)
+			set = len(elems) > 0 // ${a[@]-word} of a=() is the word
+		case Associative:
+			indexAllElements = true
+			callVarInd = false
+			elems = cfg.sliceElems(pe, vr.assocValues(), nil, false)
+			str = join(elems)
+			set = len(elems) > 0
 		}
 	}
 	if callVarInd {
@@ -195,17 +224,12 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 			strs = cfg.namesByPrefix(pe.Param.Value)
 		case orig.Kind == NameRef:
 			strs = append(strs, orig.Str)
-		case pe.Index != nil && vr.Kind == Indexed:
+		case vr.Kind == Indexed:
 			strs = vr.indexedKeys()
-		case pe.Index != nil && vr.Kind == Associative:
-			strs = slices.Sorted(maps.Keys(vr.Map))
-		case !vr.IsSet():
-			return "", nil, fmt.Errorf("invalid indirect expansion")
-		case str == "":
-			return "", nil, nil
-		default:
-			vr = cfg.Env.Get(str)
-			strs = append(strs, vr.String())
+		case vr.Kind == Associative:
+			strs = vr.AssocKeys()
+		case vr.IsSet():
+			strs = []string{"0"} // ${!s[@]} of a string
 		}
 		str = join(strs)
 	case pe.Width:
@@ -330,10 +354,7 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 func transformElem(op, s string) string {
 	switch op {
 	case "Q":
-		if strings.ContainsFunc(s, isControl) {
-			return QuoteANSIC(s)
-		}
-		return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+		return quoteValue(s)
 	case "E":
 		var rns []rune
 		for s != "" {
@@ -430,10 +451,25 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 					out[i] = transformElem(arg, elem)
 				}
 				return out, nil
+			case "a": // "${a[@]@a}" gives the array's attributes once for each
+				out := make([]string, len(elems))
+				for i := range elems {
+					out[i] = cfg.Env.Get(pe.Param.Value).Flags()
+				}
+				return out, nil
 			}
 		}
 	}
 	return elems, nil
+}
+
+// quoteValue quotes a value as ${x@Q} does in bash: in single quotes, or
+// $'…' when it holds control characters.
+func quoteValue(s string) string {
+	if strings.ContainsFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+		return QuoteANSIC(s)
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // replaceElems applies a ${var/pattern/repl} replacement to each element.
@@ -595,7 +631,11 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 		if i < 0 {
 			// Negative indices count from one past the maximum index.
 			if i += internal.IndexedMax(vr.List, vr.Indexes) + 1; i < 0 {
-				return "", false, fmt.Errorf("negative array index")
+				if cfg.Warn == nil || cfg.curParam == nil {
+					return "", false, fmt.Errorf("negative array index")
+				}
+				cfg.Warn(cfg.curParam.Param.Value + ": bad array subscript")
+				return "", false, nil
 			}
 		}
 		if str, ok := vr.indexedVal(i); ok {
@@ -604,13 +644,13 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 	case Associative:
 		switch lit := nodeLit(idx); lit {
 		case "@", "*":
-			strs := slices.Sorted(maps.Values(vr.Map))
+			strs := vr.assocValues()
 			if lit == "*" {
 				return cfg.ifsJoin(strs), len(strs) > 0, nil
 			}
 			return strings.Join(strs, " "), len(strs) > 0, nil
 		}
-		val, err := Literal(cfg, idx.(*syntax.Word))
+		val, err := AssocKey(cfg, idx)
 		if err != nil {
 			return "", false, err
 		}
@@ -644,7 +684,7 @@ func (cfg *Config) assignElem(name string, vr Variable, idx syntax.ArithmExpr, v
 		key := "0"
 		if idx != nil {
 			var err error
-			if key, err = Literal(cfg, idx.(*syntax.Word)); err != nil {
+			if key, err = AssocKey(cfg, idx); err != nil {
 				return err
 			}
 		}
@@ -723,4 +763,140 @@ func (cfg *Config) expArg(exp *syntax.Expansion, quoted bool) (string, error) {
 		return "", err
 	}
 	return cfg.fieldJoin(field), nil
+}
+
+// AssocKey is the key a subscript names in an associative array: its text
+// expanded, as bash reads `A[$k]`, `A["x y"]` and `A[i+1]` (key `i+1`). The
+// parser reads a subscript as arithmetic, not knowing the array's kind, so
+// an expression is put back together from its parts.
+func AssocKey(cfg *Config, idx syntax.ArithmExpr) (string, error) {
+	switch idx := idx.(type) {
+	case nil:
+		return "", nil
+	case *syntax.Word:
+		return Literal(cfg, idx)
+	case *syntax.BinaryArithm:
+		x, err := AssocKey(cfg, idx.X)
+		if err != nil {
+			return "", err
+		}
+		y, err := AssocKey(cfg, idx.Y)
+		return x + idx.Op.String() + y, err
+	case *syntax.UnaryArithm:
+		x, err := AssocKey(cfg, idx.X)
+		if idx.Post {
+			return x + idx.Op.String(), err
+		}
+		return idx.Op.String() + x, err
+	case *syntax.ParenArithm:
+		x, err := AssocKey(cfg, idx.X)
+		return "(" + x + ")", err
+	}
+	return "", fmt.Errorf("bad array subscript")
+}
+
+// IndirectError is a ${!ref} whose reference is unset or names no
+// variable; as in bash, the command fails with the rest of its line.
+type IndirectError struct {
+	Ref string // the reference, or the parameter when it is unset
+	Msg string
+}
+
+func (e IndirectError) Error() string { return e.Ref + ": " + e.Msg }
+
+// indirect reports whether pe is ${!ref…}: an indirect expansion, not
+// ${!prefix*} nor ${!a[@]} (the keys), which is indirect too when an
+// operator follows (${!a[@]:2} expands what "${a[@]}" names).
+func indirect(pe *syntax.ParamExp) bool {
+	if !pe.Excl || pe.Names != 0 {
+		return false
+	}
+	switch nodeLit(pe.Index) {
+	case "@", "*":
+		return pe.Slice != nil || pe.Repl != nil || pe.Exp != nil
+	}
+	return true
+}
+
+// indirectTarget is the expansion ${!ref…} stands for: the parameter the
+// value of ref names (a variable, an element `a[i]`, a positional or
+// special parameter), with the operators of pe; nil when it is empty.
+func (cfg *Config) indirectTarget(pe *syntax.ParamExp) (*syntax.ParamExp, error) {
+	inner := &syntax.ParamExp{Dollar: pe.Dollar, Rbrace: pe.Rbrace, Param: pe.Param, Index: pe.Index}
+	if !cfg.paramSet(inner) {
+		shown := pe.Param.Value
+		if pe.Index != nil {
+			shown += "[" + nodeLit(pe.Index) + "]"
+		}
+		return nil, IndirectError{Ref: shown, Msg: "invalid indirect expansion"}
+	}
+	ref, err := cfg.paramExp(inner, false)
+	if err != nil {
+		return nil, err
+	}
+	if ref == "" {
+		switch vr := cfg.Env.Get(pe.Param.Value); {
+		case pe.Param.Value == "@", pe.Param.Value == "*":
+			ref = pe.Param.Value // ${!@} without parameters is empty
+		case vr.Kind == Indexed, vr.Kind == Associative:
+			return nil, nil // ${!a} with a[0] unset is empty
+		}
+	}
+	name, index, ok := ParamRef(ref)
+	if !ok {
+		return nil, IndirectError{Ref: ref, Msg: "invalid variable name"}
+	}
+	target := *pe
+	target.Excl = false
+	target.Param = &syntax.Lit{ValuePos: pe.Param.ValuePos, ValueEnd: pe.Param.ValueEnd, Value: name}
+	target.Index = index
+	return &target, nil
+}
+
+// paramSet reports whether the parameter or element pe names is set.
+func (cfg *Config) paramSet(pe *syntax.ParamExp) bool {
+	switch pe.Param.Value {
+	case "@", "*", "#", "?", "-", "$", "0":
+		return true
+	}
+	vr := cfg.Env.Get(pe.Param.Value)
+	if _, v := vr.Resolve(cfg.Env); v.Kind != NameRef {
+		vr = v
+	}
+	if pe.Index == nil {
+		return vr.IsSet()
+	}
+	_, set, _ := cfg.varInd(vr, pe.Index)
+	return set
+}
+
+// ParamRef parses what a reference names, as ${!ref} and a nameref read
+// it: a variable name, a positional or special parameter, or an array
+// element `a[sub]` (its subscript parsed as arithmetic, or kept as text
+// when it does not parse: an associative array's key).
+func ParamRef(ref string) (name string, index syntax.ArithmExpr, ok bool) {
+	if syntax.ValidName(ref) {
+		return ref, nil, true
+	}
+	switch ref {
+	case "@", "*", "#", "?", "-", "$", "!", "0":
+		return ref, nil, true
+	}
+	if ref != "" && strings.Trim(ref, "0123456789") == "" {
+		return ref, nil, true
+	}
+	i := strings.IndexByte(ref, '[')
+	if i <= 0 || !strings.HasSuffix(ref, "]") || !syntax.ValidName(ref[:i]) {
+		return "", nil, false
+	}
+	name, sub := ref[:i], ref[i+1:len(ref)-1]
+	lit := &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: sub}}}
+	if sub == "@" || sub == "*" {
+		return name, lit, true
+	}
+	expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub))
+	if err != nil || expr == nil || int(expr.End().Offset()) < len(strings.TrimSpace(sub)) {
+		return name, lit, true // not all of it is an expression: `A[k k]`
+	}
+	return name, expr, true
 }

@@ -1260,6 +1260,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		subshellLevel:  r.subshellLevel + 1,
 		limits:         r.limits,
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
+		inFunc:         r.inFunc,                 // `local` in a function's pipeline
 		filename:       r.filename,
 		opts:           r.opts,
 		usedNew:        r.usedNew,

@@ -212,6 +212,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 	case "unset":
 		vars := true
 		funcs := true
+		refs := false // unset -n unsets a nameref, not what it names
 	unsetOpts:
 		for i, arg := range args {
 			switch arg {
@@ -219,6 +220,8 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				funcs = false
 			case "-f":
 				vars = false
+			case "-n":
+				funcs, refs = false, true
 			default:
 				args = args[i:]
 				break unsetOpts
@@ -226,10 +229,22 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 
 		for _, arg := range args {
+			if vars && !refs && r.lookupVar(arg).Kind == expand.NameRef {
+				target, _ := r.refTarget(arg)
+				if name, sub, ok := cutElemSubscript(target); ok && !r.unsetElem(name, sub) ||
+					!ok && target != "" && !r.delVar(target) {
+					exit.code = 1
+				}
+				continue
+			}
 			if name, sub, ok := cutElemSubscript(arg); vars && ok {
-				r.unsetElem(name, sub)
+				if !r.unsetElem(name, sub) {
+					exit.code = 1
+				}
 			} else if vars && r.lookupVar(arg).IsSet() {
-				r.delVar(arg)
+				if !r.delVar(arg) {
+					exit.code = 1
+				}
 			} else if _, ok := r.Funcs[arg]; ok && funcs {
 				delete(r.Funcs, arg)
 			}
@@ -538,6 +553,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 	case "hash":
 		// TODO: implement. for now, having this as a no-op is better than nothing.
 	case "eval":
+		if len(args) > 0 && args[0] == "--" { // eval -- "$(declare -p a)"
+			args = args[1:]
+		}
 		src := strings.Join(args, " ")
 		p := syntax.NewParser()
 		file, err := p.Parse(strings.NewReader(src), "")

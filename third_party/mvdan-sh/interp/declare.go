@@ -5,6 +5,7 @@ package interp
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"iter"
 	"maps"
@@ -63,11 +64,12 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 				declQuery = "-p"
 			case flag == "-x", flag == "-r", flag == "-i", flag == "-l", flag == "-u", flag == "+x", flag == "+i", flag == "+l", flag == "+u":
 				modes = append(modes, flag)
-			case flag == "-a", flag == "-A", flag == "-n":
+			case flag == "-a", flag == "-A", flag == "-n", flag == "+n":
 				valType = flag
 			case flag == "-g":
 				global = true
 			case flag == "-t", flag == "+t": // tracing functions: nothing to do
+			case flag == "+r": // bash takes no read-only attribute away
 			case flag == "-f", flag == "-F", flag == "-p":
 				declQuery = flag
 			default:
@@ -81,6 +83,14 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		}
 		named = true
 		name := as.Name.Value
+		if as.Index != nil && (variant == "export" || variant == "readonly") {
+			// bash's export and readonly take names, not elements.
+			var sub bytes.Buffer
+			syntax.NewPrinter().Print(&sub, as.Index)
+			r.errf("%s: `%s[%s]': not a valid identifier\n", variant, name, sub.String())
+			r.exit.code = 1
+			continue
+		}
 		if !syntax.ValidName(name) {
 			r.errf("%s: `%s': not a valid identifier\n", variant, name)
 			r.exit.code = 1
@@ -100,7 +110,13 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			}
 			continue
 		case "-p":
+			if variant == "export" || variant == "readonly" {
+				break // export -p NAME exports it, as in bash
+			}
 			vr := r.lookupVar(name)
+			if variant == "local" && !vr.Local {
+				vr = expand.Variable{} // local -p names the function's own only
+			}
 			if !vr.Declared() || !as.Naked { // declare -p x=1 names no variable
 				shown := name
 				if !as.Naked && as.Value != nil {
@@ -117,8 +133,24 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		if local && !global && !r.localHere(name) {
 			vr = expand.Variable{} // a new local, unset until assigned
 		}
+		switch {
+		case valType == "-A" && vr.Kind == expand.Indexed:
+			r.errf("%s: cannot convert indexed to associative array\n", name)
+			r.exit.code = 1
+			r.exit.exiting, r.exit.discard = true, true // as bash does, with the rest of the line
+			return
+		case valType == "-a" && vr.Kind == expand.Associative:
+			r.errf("%s: cannot convert associative to indexed array\n", name)
+			r.exit.code = 1
+			r.exit.exiting, r.exit.discard = true, true // as bash does, with the rest of the line
+			return
+		}
 		if as.Naked {
 			switch {
+			case valType == "-n" && (vr.Kind == expand.String || vr.Kind == expand.Unknown):
+				vr.Kind = expand.NameRef // typeset -n ref: its value is the name
+			case valType == "+n" && vr.Kind == expand.NameRef:
+				vr.Kind = expand.String
 			case valType == "-A" && vr.Kind != expand.Associative:
 				vr.Kind, vr.Map = expand.Associative, nil
 			case valType == "-a" && vr.Kind == expand.String:
@@ -154,10 +186,27 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		if unexport {
 			vr.Exported = false
 		}
+		if as.Index != nil && !as.Naked { // declare a[3]=x
+			if valType == "-A" && vr.Kind != expand.Associative {
+				vr.Kind = expand.Associative
+			}
+			r.assignElem(vr, name, as.Index, as)
+			continue
+		}
 		if !as.Naked {
 			name, vr = r.assignVal(name, vr, as, valType)
 		}
-		r.setVar(name, vr)
+		if vr.Kind == expand.NameRef && !validRef(vr.Str) {
+			r.errf("%s: `%s': invalid variable name for name reference\n", variant, vr.Str)
+			r.exit.code = 1
+			continue
+		}
+		if err := r.setVarErr(name, vr); errors.Is(err, errReadOnly) && variant != "export" && variant != "readonly" {
+			r.errf("%s: %v\n", variant, err) // as bash words it: declare: r: readonly variable
+			r.exit.code = 1
+		} else if err != nil {
+			r.setVar(name, vr) // reports it as any assignment does
+		}
 	}
 	if named {
 		return
@@ -171,20 +220,27 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		for _, name := range slices.Sorted(maps.Keys(r.Funcs)) {
 			r.printFunc(name, r.Funcs[name])
 		}
-	case declQuery == "-p", variant == "export", variant == "readonly":
-		// export and readonly alone list as export -p does.
+	case declQuery == "-p", variant == "export", variant == "readonly", variant == "local":
+		// export, readonly and local alone list as declare -p does.
 		vars := map[string]expand.Variable{}
 		for name, vr := range r.writeEnv.Each {
 			vars[name] = vr
 		}
 		for _, name := range slices.Sorted(maps.Keys(vars)) {
 			vr := r.lookupVar(name)
-			if !vr.Declared() || !hasAttrs(vr, modes, valType) {
+			if !vr.Declared() || !hasAttrs(vr, modes, valType) || variant == "local" && !vr.Local {
 				continue
 			}
 			r.outf("%s\n", declareLine(name, vr))
 		}
 	}
+}
+
+// validRef reports whether a nameref may name ref: a variable or an
+// array element, not a positional or special parameter.
+func validRef(ref string) bool {
+	_, _, elem := cutElemSubscript(ref)
+	return ref == "" || syntax.ValidName(ref) || elem
 }
 
 // localHere reports whether name is a variable of the function being run.
@@ -244,23 +300,29 @@ func (r *Runner) declareCall(name string, args []string) exitStatus {
 	r.exit = exitStatus{}
 	r.declare(name, func(yield func(*syntax.Assign) bool) {
 		for _, field := range args {
-			as := &syntax.Assign{}
-			n, val, ok := strings.Cut(field, "=")
-			if strings.HasSuffix(n, "+") && ok && syntax.ValidName(n[:len(n)-1]) {
-				n, as.Append = n[:len(n)-1], true
-			}
-			as.Name = &syntax.Lit{Value: n}
-			if !ok {
-				as.Naked = true
-			} else {
-				as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: val}}}
-			}
-			if !yield(as) {
+			if !yield(fieldAssign(field)) {
 				return
 			}
 		}
 	})
 	return r.exit
+}
+
+// fieldAssign is an argument of declare and its kin that came from an
+// expansion (`declare $x`, `typeset s${d}+=v`), split at its first '='.
+func fieldAssign(field string) *syntax.Assign {
+	as := &syntax.Assign{}
+	n, val, ok := strings.Cut(field, "=")
+	if strings.HasSuffix(n, "+") && ok && syntax.ValidName(n[:len(n)-1]) {
+		n, as.Append = n[:len(n)-1], true
+	}
+	as.Name = &syntax.Lit{Value: n}
+	if !ok {
+		as.Naked = true
+	} else {
+		as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: val}}}
+	}
+	return as
 }
 
 func (r *Runner) printFunc(name string, body *syntax.Stmt) {
@@ -297,14 +359,10 @@ func declareLine(name string, vr expand.Variable) string {
 		}
 		b.WriteString(")")
 	case expand.Associative:
-		// bash lists the keys in its hash table's order; sorted is
-		// at least the same every time.
 		b.WriteString("=(")
-		for _, k := range slices.Sorted(maps.Keys(vr.Map)) {
+		for _, k := range vr.AssocKeys() {
 			key := k
-			if k == "" || strings.ContainsFunc(k, func(c rune) bool {
-				return !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
-			}) {
+			if k == "" || strings.ContainsAny(k, " \t\n\"'\\$`|&;()<>*?[]!{}~#") { // bash's shell metacharacters
 				key = declareQuote(k)
 			}
 			fmt.Fprintf(&b, "[%s]=%s ", key, declareQuote(vr.Map[k]))

@@ -149,7 +149,7 @@ func DefaultExecHandler(killTimeout time.Duration) ExecHandlerFunc {
 		newCmd := func() *exec.Cmd {
 			cmd := exec.CommandContext(ctx, path)
 			cmd.Args = args
-			cmd.Env = execEnv(hc.Env)
+			cmd.Env = ExecEnv(hc.Env)
 			cmd.Dir = hc.Dir
 			cmd.Stdin = hc.Stdin
 			cmd.Stdout = hc.Stdout
@@ -235,7 +235,7 @@ func runScriptENOEXEC(ctx context.Context, hc HandlerContext, killTimeout time.D
 	}
 	r, err := New(
 		Dir(hc.Dir),
-		Env(expand.ListEnviron(execEnv(hc.Env)...)),
+		Env(expand.ListEnviron(ExecEnv(hc.Env)...)),
 		StdIO(hc.Stdin, hc.Stdout, hc.Stderr),
 		ExecHandler(DefaultExecHandler(killTimeout)),
 	)

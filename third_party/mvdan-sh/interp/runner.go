@@ -44,7 +44,8 @@ const (
 func (r *Runner) fillExpandConfig(ctx context.Context) {
 	r.ectx = ctx
 	r.ecfg = &expand.Config{
-		Env: expandEnv{r},
+		Env:  expandEnv{r},
+		Warn: func(msg string) { r.errf("%s\n", msg) },
 		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) (err error) {
 			ctx := ctx
 			if r.limits != nil && r.limits.Bytes > 0 {
@@ -263,11 +264,10 @@ func (r *Runner) expandErr(err error) {
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
-	case errMsg == "invalid indirect expansion":
-		// TODO: This error is treated as fatal by bash.
-		// Make the error type reflect that.
+	case errors.As(err, new(expand.IndirectError)):
+		// As in bash, the command fails with the rest of its line.
 		r.exit.code = 1
-		r.exit.exiting = true
+		r.exit.exiting, r.exit.discard = true, true
 	case errors.As(err, new(expand.NoMatchError)):
 		// failglob: bash drops the rest of the line.
 		r.exit.code = 1
@@ -572,18 +572,46 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				name := as.Name.Value
 
 				prev := r.lookupVar(name)
+				index := as.Index
+				if prev.Kind == expand.NameRef && prev.Str == "" && as.Array != nil {
+					r.errf("warning: %s: removing nameref attribute\n", name)
+					prev.Kind = expand.Unknown // ref=(x y) makes an array of it
+				}
+				if prev.Kind == expand.NameRef && (prev.Str != "" || index != nil || as.Value == nil) {
+					// An assignment through a nameref changes what it
+					// names; one to an empty nameref sets the reference.
+					target, vr := r.refTarget(name)
+					if target == "" {
+						break
+					}
+					if base, sub, ok := cutElemSubscript(target); ok {
+						if index != nil || as.Array != nil {
+							r.errf("`%s': not a valid identifier\n", target)
+							r.exit.code = 1
+							r.exit.exiting, r.exit.discard = true, true
+							break
+						}
+						target, index = base, elemIndex(sub)
+					}
+					name, prev = target, vr
+				}
 				// Here we have a naked "foo=bar", so if we inherited a local var from a parent
 				// function we want to signal that we are modifying the parent var rather than
 				// creating a new local var via "local foo=bar".
 				// TODO: there is likely a better way to do this.
 				prev.Local = false
 
-				name, vr := r.assignVal(name, prev, as, "")
-				r.setVarWithIndex(prev, name, as.Index, vr)
+				var vr expand.Variable
+				if index != nil {
+					vr = r.assignElem(prev, name, index, as)
+				} else {
+					name, vr = r.assignVal(name, prev, as, "")
+					r.setVarWithIndex(prev, name, nil, vr)
+				}
 				if prev.ReadOnly {
 					// As in bash, assigning to a read-only variable
-					// ends a shell that is not interactive.
-					r.exit.exiting = true
+					// ends the line the script is on (the next runs).
+					r.exit.exiting, r.exit.discard = true, true
 					break
 				}
 
@@ -930,17 +958,7 @@ func (r *Runner) flattenAssigns(args []*syntax.Assign) iter.Seq[*syntax.Assign] 
 				continue
 			}
 			for _, field := range r.fields(as.Value) {
-				as := &syntax.Assign{}
-				name, val, ok := strings.Cut(field, "=")
-				as.Name = &syntax.Lit{Value: name}
-				if !ok {
-					as.Naked = true
-				} else {
-					as.Value = &syntax.Word{Parts: []syntax.WordPart{
-						&syntax.Lit{Value: val},
-					}}
-				}
-				if !yield(as) {
+				if !yield(fieldAssign(field)) {
 					return
 				}
 			}

@@ -301,7 +301,7 @@ func (r *Runner) elemSet(name, sub string) bool {
 		if sub == "@" || sub == "*" {
 			return len(vr.Map) > 0
 		}
-		_, ok := vr.Map[sub]
+		_, ok := vr.Map[r.subscriptKey(sub)]
 		return ok
 	case expand.Indexed:
 		if sub == "@" || sub == "*" {
@@ -324,7 +324,10 @@ func (r *Runner) elemSet(name, sub string) bool {
 		return i == 0
 	}
 	if i < 0 {
-		i += internal.IndexedMax(vr.List, vr.Indexes) + 1
+		if i += internal.IndexedMax(vr.List, vr.Indexes) + 1; i < 0 {
+			r.errf("%s: bad array subscript\n", name)
+			return false
+		}
 	}
 	if vr.Indexes == nil {
 		return i >= 0 && i < len(vr.List)

@@ -48,7 +48,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: [":                                  {want: "gosh: line 1: [: missing `]'\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: [ a":                                {want: "gosh: line 1: [: missing `]'\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: [ a b c ]":                          {want: "gosh: line 1: [: b: binary operator expected\nexit status 2", why: whyBuiltinMsg},
-	"TestRunnerRun: a=(b); echo ${a[-2]}":               {want: "gosh: line 1: negative array index\n", why: whyPrefix},
+	"TestRunnerRun: a=(b); echo ${a[-2]}":               {want: "gosh: line 1: a: bad array subscript\n\n", why: whyBadSubscript},
 	"TestRunnerRun: a=b; a=c; echo $a; readonly a; a=d": {want: "c\ngosh: line 1: a: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: a=b; echo ${a:?err1}; a=; echo ${a:?err2}; unset a; echo ${a:?err3}": {want: "b\ngosh: line 1: a: err2\nexit status 127", why: whyUnset},
 	"TestRunnerRun: a=b; echo ${a?err1}; a=; echo ${a?err2}; unset a; echo ${a?err3}":    {want: "b\n\ngosh: line 1: a: err3\nexit status 127", why: whyUnset},
@@ -68,7 +68,8 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: declare =bar":                                                      {want: "gosh: line 1: declare: `': not a valid identifier\nexit status 1", why: whyDeclare},
 	"TestRunnerRun: declare foo{bar=baz":                                               {want: "gosh: line 1: declare: `foo{bar': not a valid identifier\nexit status 1", why: whyDeclare},
 	"TestRunnerRun: echo $a; set -u; echo $a; echo extra":                              {want: "\ngosh: line 1: a: unbound variable\nexit status 127", why: whyUnset},
-	"TestRunnerRun: echo ${!a}; echo more":                                             {want: "gosh: line 1: invalid indirect expansion\nexit status 1", why: whyPrefix},
+	"TestRunnerRun: declare -n foo=bar bar=foo; echo $foo":                             {want: "gosh: line 1: warning: foo: circular name reference\n\n", why: whyRefCircle},
+	"TestRunnerRun: echo ${!a}; echo more":                                             {want: "gosh: line 1: a: invalid indirect expansion\nexit status 1", why: whyIndirect},
 	"TestRunnerRun: echo ${a:?%s}":                                                     {want: "gosh: line 1: a: %s\nexit status 127", why: whyUnset},
 	"TestRunnerRun: echo 'local a=b' >a; source ./a":                                   {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: echo 'return' >a; source ./a; return":                              {want: "gosh: line 1: return: can only `return' from a function or sourced script\nexit status 2", why: whyBuiltinMsg},
@@ -120,7 +121,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: read -rX":                                                          {want: "gosh: line 1: read: invalid option \"-X\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: read 0ab":                                                          {want: "gosh: line 1: read: invalid identifier \"0ab\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: readonly RANDOM; RANDOM=99; echo $?":                               {want: "gosh: line 1: RANDOM: readonly variable\n1\n", why: whyPrefix},
-	"TestRunnerRun: readonly a=1; echo $a; unset a; echo $a":                           {want: "1\ngosh: line 1: a: readonly variable\n1\n", why: whyPrefix},
+	"TestRunnerRun: readonly a=1; echo $a; unset a; echo $a":                           {want: "1\ngosh: line 1: unset: a: cannot unset: readonly variable\n1\n", why: whyUnsetReadonly},
 	"TestRunnerRun: readonly foo=bar; foo=etc":                                         {want: "gosh: line 1: foo: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: readonly i; ((i=3)); echo $?; echo $i":                             {want: "gosh: line 1: i: readonly variable\n1\n\n", why: whyPrefix},
 	"TestRunnerRun: readonly i; for ((i=0; i<3; i++)); do echo $i; done":               {want: "gosh: line 1: i: readonly variable\nexit status 1", why: whyPrefix},
@@ -149,9 +150,9 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: trap '(' ERR; false; trap 'echo ok' ERR; false; :":                 {want: "gosh: line 1: errortrap: error trap:1:1: `(` must be followed by a statement list\nok\n", why: whyPrefix},
 	"TestRunnerRun: type -o echo":                                                      {want: "gosh: line 1: type: invalid option \"-o\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: type noexist":                                                      {want: "gosh: line 1: type: noexist: not found\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: unset EUID":                                                        {want: "gosh: line 1: EUID: readonly variable\n", why: whyPrefix},
-	"TestRunnerRun: unset GID":                                                         {want: "gosh: line 1: GID: readonly variable\n", why: whyPrefix},
-	"TestRunnerRun: unset UID":                                                         {want: "gosh: line 1: UID: readonly variable\n", why: whyPrefix},
+	"TestRunnerRun: unset EUID":                                                        {want: "gosh: line 1: unset: EUID: cannot unset: readonly variable\nexit status 1", why: whyUnsetReadonly},
+	"TestRunnerRun: unset GID":                                                         {want: "gosh: line 1: unset: GID: cannot unset: readonly variable\nexit status 1", why: whyUnsetReadonly},
+	"TestRunnerRun: unset UID":                                                         {want: "gosh: line 1: unset: UID: cannot unset: readonly variable\nexit status 1", why: whyUnsetReadonly},
 	"TestRunnerRun: wait foo":                                                          {want: "gosh: line 1: wait: pid foo is not a child of this shell\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: { local a=b; }":                                                    {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
 	"TestRunnerUnsupported: () { echo anon; }":                                         {want: "gosh: line 1: unsupported\nexit status 1", why: whyPrefix},
@@ -168,24 +169,28 @@ var upstreamChanged = map[string]changedCase{
 
 // Why each case differs: the patches of the README's table.
 const (
-	whyPrefix      = "errors as bash words them: each error the interpreter reports starts with $0 and the line (gosh: line 1: )"
-	whyUnset       = "builtin messages and statuses as in bash: an unset variable under set -u, or ${x?}, ends the script with status 127 (and errors start with gosh: line N: )"
-	whyRedirect    = "errors as bash words them: a redirection that cannot open is path: No such file or directory"
-	whyBuiltinMsg  = "builtin messages and statuses as in bash: bash's own words for cd, pushd, popd, break, continue, set -o, [ and test, and return's status 2 outside a function"
-	whyDescriptors = "descriptors 3 to 9: redirections open, duplicate and close them, >| writes as > does and <> opens for reading and writing"
-	whyDeclare     = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, -B: invalid option)"
-	whyPrintf      = "printf %q and -v: bash's usage line, which names -v"
-	whyNoclobber   = "set -C: noclobber is an option of its own, which set +o lists"
-	whyRoot        = "builtin messages and statuses as in bash (cd: a: Permission denied); as root, which may enter any directory, cd succeeds (upstream's own note: these succeed if we're root), and the test command runs as root in CI"
-	whyReadPrompt  = "read -n, -N, -d, -p and -u: read -p prints its prompt as bash does, on stderr and only when reading a terminal"
-	whyFlaky       = "flaky as upstream wrote it: v3.14.1 itself printed nothing in 2 of 400 runs (a race between the process substitution and wait); the patched pipeline's case is in patches_test.go with builtins only"
-	whyClassicTest = "classic test by its number of arguments: test and [ read their arguments by count first, as bash does, with bash's words for a malformed test"
-	whyLoopCount   = "break and continue counts: a count that is not a number ends the shell (numeric argument required, status 128), as in bash"
-	whySetE        = "set -e where bash ignores it: a command substitution runs without set -e, so inherit_errexit is off, as in bash"
-	whyArith       = "arithmetic as bash evaluates it: bash's words for an arithmetic error (the expression, error token), which ends the command and the rest of its line"
-	whyCd          = "cd as in bash: two operands are too many arguments (status 1), and cd '' stays where it is"
-	whyShopt       = "shopt as in bash: -p and -q, and bash's words for an unknown option"
-	whyTrap        = "trap as in bash: an unknown signal fails with status 1"
+	whyPrefix        = "errors as bash words them: each error the interpreter reports starts with $0 and the line (gosh: line 1: )"
+	whyUnset         = "builtin messages and statuses as in bash: an unset variable under set -u, or ${x?}, ends the script with status 127 (and errors start with gosh: line N: )"
+	whyRedirect      = "errors as bash words them: a redirection that cannot open is path: No such file or directory"
+	whyBuiltinMsg    = "builtin messages and statuses as in bash: bash's own words for cd, pushd, popd, break, continue, set -o, [ and test, and return's status 2 outside a function"
+	whyDescriptors   = "descriptors 3 to 9: redirections open, duplicate and close them, >| writes as > does and <> opens for reading and writing"
+	whyDeclare       = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, -B: invalid option)"
+	whyPrintf        = "printf %q and -v: bash's usage line, which names -v"
+	whyNoclobber     = "set -C: noclobber is an option of its own, which set +o lists"
+	whyRoot          = "builtin messages and statuses as in bash (cd: a: Permission denied); as root, which may enter any directory, cd succeeds (upstream's own note: these succeed if we're root), and the test command runs as root in CI"
+	whyReadPrompt    = "read -n, -N, -d, -p and -u: read -p prints its prompt as bash does, on stderr and only when reading a terminal"
+	whyFlaky         = "flaky as upstream wrote it: v3.14.1 itself printed nothing in 2 of 400 runs (a race between the process substitution and wait); the patched pipeline's case is in patches_test.go with builtins only"
+	whyClassicTest   = "classic test by its number of arguments: test and [ read their arguments by count first, as bash does, with bash's words for a malformed test"
+	whyLoopCount     = "break and continue counts: a count that is not a number ends the shell (numeric argument required, status 128), as in bash"
+	whySetE          = "set -e where bash ignores it: a command substitution runs without set -e, so inherit_errexit is off, as in bash"
+	whyArith         = "arithmetic as bash evaluates it: bash's words for an arithmetic error (the expression, error token), which ends the command and the rest of its line"
+	whyCd            = "cd as in bash: two operands are too many arguments (status 1), and cd '' stays where it is"
+	whyShopt         = "shopt as in bash: -p and -q, and bash's words for an unknown option"
+	whyTrap          = "trap as in bash: an unknown signal fails with status 1"
+	whyBadSubscript  = "arrays as in bash: an element before an array's start is a warning in bash's words (a: bad array subscript) and expands to nothing"
+	whyUnsetReadonly = "arrays and assignments as in bash: unset of a read-only variable fails (status 1) in bash's words (unset: a: cannot unset: readonly variable)"
+	whyRefCircle     = "namerefs as in bash: reading through a circle of namerefs warns (foo: circular name reference)"
+	whyIndirect      = "indirect expansion as in bash: an unset reference is named in the error (a: invalid indirect expansion)"
 )
 
 type changedCase struct {

@@ -129,7 +129,10 @@ func (o *overlayEnviron) Each(f func(name string, vr expand.Variable) bool) {
 	}
 }
 
-func execEnv(env expand.Environ) []string {
+// ExecEnv is the environment a program the script runs gets, as bash
+// gives it: the exported variables that hold a string (an array is not
+// exported, a nameref is as the name it holds), as "name=value".
+func ExecEnv(env expand.Environ) []string {
 	list := make([]string, 0, 64)
 	for name, vr := range env.Each {
 		if !vr.IsSet() {
@@ -144,11 +147,11 @@ func execEnv(env expand.Environ) []string {
 				}
 			}
 		}
-		if vr.Exported && vr.Kind == expand.String {
-			list = append(list, name+"="+vr.String())
+		if vr.IsSet() && vr.Exported && (vr.Kind == expand.String || vr.Kind == expand.NameRef) {
+			list = append(list, name+"="+vr.Str) // a nameref exports the name it holds
 		}
 	}
-	return list
+	return slices.DeleteFunc(list, func(kv string) bool { return kv == "" }) // the unset ones
 }
 
 func (r *Runner) lookupVar(name string) expand.Variable {
@@ -228,12 +231,18 @@ func (r *Runner) envGet(name string) string {
 	return r.lookupVar(name).String()
 }
 
-func (r *Runner) delVar(name string) {
-	if err := r.writeEnv.Set(name, expand.Variable{}); err != nil {
+// delVar unsets a variable, reporting whether it could.
+func (r *Runner) delVar(name string) bool {
+	if err := r.writeEnv.Set(name, expand.Variable{}); errors.Is(err, errReadOnly) {
+		r.errf("unset: %s: cannot unset: %v\n", name, err) // only unset unsets
+		r.exit.code = 1
+		return false
+	} else if err != nil {
 		r.errf("%s: %v\n", name, err)
 		r.exit.code = 1
-		return
+		return false
 	}
+	return true
 }
 
 func (r *Runner) setVarString(name, value string) {
@@ -262,7 +271,7 @@ func (r *Runner) setVarOrElem(field, value string) {
 		return
 	}
 	prev := r.lookupVar(name)
-	var index syntax.ArithmExpr = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: sub}}}
+	index := elemIndex(sub)
 	if prev.Kind != expand.Associative {
 		expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub))
 		if err != nil || expr == nil {
@@ -395,9 +404,9 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 			index = &syntax.Word{Parts: []syntax.WordPart{
 				&syntax.Lit{Value: "0"},
 			}}
-		case expand.Associative:
+		case expand.Associative: // A=x is A[0]=x
 			index = &syntax.Word{Parts: []syntax.WordPart{
-				&syntax.DblQuoted{},
+				&syntax.Lit{Value: "0"},
 			}}
 		}
 	}
@@ -422,11 +431,11 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 	case expand.Associative:
 		// if the existing variable is already an AssocArray, try our
 		// best to convert the key to a string
-		w, ok := index.(*syntax.Word)
-		if !ok {
+		k, err := expand.AssocKey(r.ecfg, index)
+		if err != nil {
+			r.expandErr(err)
 			return
 		}
-		k := r.literal(w)
 
 		// TODO: only clone when inside a subshell and getting a var from outside for the first time
 		prev.Map = maps.Clone(prev.Map)
@@ -442,7 +451,7 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 	if k < 0 {
 		// Negative indices count from one past the maximum index.
 		if k += internal.IndexedMax(list, indexes) + 1; k < 0 {
-			r.errf("%s: bad array subscript\n", name)
+			r.errf("%s[%s]: bad array subscript\n", name, expand.ArithmText(index))
 			r.exit.code = 1
 			return
 		}
@@ -453,6 +462,66 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 	prev.List = list
 	prev.Indexes = indexes
 	r.setVar(name, prev)
+}
+
+// refTarget follows the nameref name to what it names: a variable name,
+// or an array element as written (declare -n r='a[2]'), with the variable
+// (the array's, for an element). The name is empty when the references go
+// round in a circle.
+func (r *Runner) refTarget(name string) (string, expand.Variable) {
+	vr := r.lookupVar(name)
+	target := name
+	for seen := map[string]bool{}; vr.Kind == expand.NameRef && vr.Str != ""; {
+		if seen[target] {
+			r.errf("warning: %s: circular name reference\n", name)
+			r.exit.code = 1
+			r.exit.exiting, r.exit.discard = true, true
+			return "", expand.Variable{}
+		}
+		seen[target] = true
+		target = vr.Str
+		vr = r.lookupVar(target)
+	}
+	if base, _, ok := cutElemSubscript(target); ok {
+		vr = r.lookupVar(base)
+	}
+	return target, vr
+}
+
+// elemIndex parses the subscript of an element named as text, `a[2]` or
+// `A[$k]`: an index expression, or an associative array's key.
+func elemIndex(sub string) syntax.ArithmExpr {
+	_, index, _ := expand.ParamRef("x[" + sub + "]")
+	return index
+}
+
+// subscriptKey is the key sub (as written, `"K"` or `$k`) names in an
+// associative array.
+func (r *Runner) subscriptKey(sub string) string {
+	key, err := expand.AssocKey(r.ecfg, elemIndex(sub))
+	r.expandErr(err)
+	return key
+}
+
+// assignElem runs `a[i]=v` or `a[i]+=v`, returning the element's value.
+func (r *Runner) assignElem(prev expand.Variable, name string, index syntax.ArithmExpr, as *syntax.Assign) expand.Variable {
+	if as.Array != nil {
+		r.errf("%s[%s]: cannot assign list to array member\n", name, expand.ArithmText(index))
+		r.exit.code = 1
+		r.exit.exiting, r.exit.discard = true, true // with the rest of the line, as in bash
+		return expand.Variable{}
+	}
+	s := ""
+	if as.Value != nil {
+		s = r.literal(r.colonTildes(as.Value))
+	}
+	if as.Append {
+		elem := &syntax.ParamExp{Param: &syntax.Lit{Value: name}, Index: index}
+		s = r.literal(&syntax.Word{Parts: []syntax.WordPart{elem}}) + s
+	}
+	vr := expand.Variable{Set: true, Kind: expand.String, Str: s}
+	r.setVarWithIndex(prev, name, index, vr)
+	return vr
 }
 
 // cutElemSubscript splits an array element argument like `a[3]`, as used by
@@ -466,8 +535,9 @@ func cutElemSubscript(arg string) (name, sub string, ok bool) {
 }
 
 // unsetElem unsets a single element of an indexed or associative array, like
-// `unset 'a[3]'`. Unsetting an indexed array element may leave a hole.
-func (r *Runner) unsetElem(name, sub string) {
+// `unset 'a[3]'`, reporting whether it could. Unsetting an indexed array
+// element may leave a hole.
+func (r *Runner) unsetElem(name, sub string) bool {
 	vr := r.lookupVar(name)
 	if n, v := vr.Resolve(r.writeEnv); n != "" {
 		name, vr = n, v
@@ -475,25 +545,24 @@ func (r *Runner) unsetElem(name, sub string) {
 	switch vr.Kind {
 	case expand.Indexed:
 		if sub == "@" || sub == "*" {
-			r.delVar(name)
-			return
+			return r.delVar(name)
 		}
 		expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub))
 		if err != nil {
 			r.errf("unset: %s[%s]: bad array subscript\n", name, sub)
 			r.exit.code = 1
-			return
+			return false
 		}
 		if expr == nil {
-			return // an empty subscript like `unset 'a[]'` is a no-op
+			return true // an empty subscript like `unset 'a[]'` is a no-op
 		}
 		k := r.arithm(expr)
 		if k < 0 {
 			// Negative indices count from one past the maximum index.
 			if k += internal.IndexedMax(vr.List, vr.Indexes) + 1; k < 0 {
-				r.errf("unset: %s[%s]: bad array subscript\n", name, sub)
+				r.errf("unset: [%s]: bad array subscript\n", sub) // bash names no array here
 				r.exit.code = 1
-				return
+				return false
 			}
 		}
 		// TODO: only clone when inside a subshell and getting a var from outside for the first time
@@ -503,22 +572,22 @@ func (r *Runner) unsetElem(name, sub string) {
 		r.setVar(name, vr)
 	case expand.Associative:
 		if sub == "@" || sub == "*" {
-			r.delVar(name)
-			return
+			return r.delVar(name)
 		}
 		// TODO: only clone when inside a subshell and getting a var from outside for the first time
 		vr.Map = maps.Clone(vr.Map)
-		delete(vr.Map, sub)
+		delete(vr.Map, r.subscriptKey(sub))
 		r.setVar(name, vr)
 	case expand.String:
 		// A scalar can be unset via subscript zero.
 		if sub == "0" {
-			r.delVar(name)
-		} else {
-			r.errf("unset: %s: not an array variable\n", name)
-			r.exit.code = 1
+			return r.delVar(name)
 		}
+		r.errf("unset: %s: not an array variable\n", name)
+		r.exit.code = 1
+		return false
 	}
+	return true
 }
 
 func (r *Runner) setFunc(name string, body *syntax.Stmt) {
@@ -543,7 +612,11 @@ func stringIndex(index syntax.ArithmExpr) bool {
 // TODO: make assignVal and [setVar] consistent with the [expand.WriteEnviron] interface
 
 func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign, valType string) (string, expand.Variable) {
-	if n, v := prev.Resolve(r.writeEnv); n != "" {
+	if prev.Kind == expand.NameRef && prev.Str == "" {
+		valType = "-n" // assigning an empty nameref sets what it names
+	} else if valType == "-n" {
+		// declare -n ref=y changes the reference itself.
+	} else if n, v := prev.Resolve(r.writeEnv); n != "" {
 		name, prev = n, v
 	}
 	wasSet := prev.IsSet() // declare x leaves it declared, not set
@@ -597,23 +670,12 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	elems := as.Array.Elems
 	if valType == "" {
 		valType = "-a" // indexed
-		if len(elems) > 0 && stringIndex(elems[0].Index) {
+		if prev.Kind == expand.Associative || len(elems) > 0 && stringIndex(elems[0].Index) {
 			valType = "-A" // associative
 		}
 	}
 	if valType == "-A" {
-		amap := make(map[string]string, len(elems))
-		for _, elem := range elems {
-			k := r.literal(elem.Index.(*syntax.Word))
-			amap[k] = r.literal(elem.Value)
-		}
-		if !as.Append {
-			prev.Kind = expand.Associative
-			prev.Map = amap
-			return name, prev
-		}
-		// TODO
-		return name, prev
+		return name, r.assocArray(name, prev, wasSet, as)
 	}
 	// The base array which the new elements are set on; empty unless
 	// we are appending to an existing value.
@@ -640,9 +702,18 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	}
 	// Evaluate values for each array element. An explicit index like
 	// [5]=x resets our index counter, which otherwise advances for every
-	// value, starting after the maximum index of the base array.
+	// value, starting after the maximum index of the base array. As in
+	// bash, every value is expanded before any index is evaluated.
+	values := make([][]string, len(elems))
+	for i, elem := range elems {
+		if elem.Index != nil {
+			values[i] = []string{r.literal(r.colonTildes(elem.Value))}
+		} else {
+			values[i] = r.fields(elem.Value)
+		}
+	}
 	index := internal.IndexedMax(list, indexes) + 1
-	for _, elem := range elems {
+	for i, elem := range elems {
 		if elem.Index != nil {
 			// Index resets our index with a literal value.
 			index = r.arithm(elem.Index)
@@ -654,14 +725,11 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 					break
 				}
 			}
-			list, indexes = internal.SetIndexedElem(list, indexes, index, r.literal(elem.Value))
+		}
+		// An implicit index advances for every word.
+		for _, val := range values[i] {
+			list, indexes = internal.SetIndexedElem(list, indexes, index, val)
 			index++
-		} else {
-			// Implicit index, advancing for every word.
-			for _, val := range r.fields(elem.Value) {
-				list, indexes = internal.SetIndexedElem(list, indexes, index, val)
-				index++
-			}
 		}
 	}
 	if list == nil {
@@ -702,6 +770,52 @@ func (r *Runner) assignLikeTildes(words []*syntax.Word) []*syntax.Word {
 		return words
 	}
 	return out
+}
+
+// assocArray is the associative array `A=([k]=v …)` or `A+=(…)` makes. As
+// in bash 5.2, a list without any [k]= is of keys and values in turn
+// (`A=(k1 v1 k2 v2)`); in a list with some, an element without one is
+// refused and the others assigned.
+func (r *Runner) assocArray(name string, prev expand.Variable, wasSet bool, as *syntax.Assign) expand.Variable {
+	amap := make(map[string]string, len(as.Array.Elems))
+	if as.Append {
+		switch prev.Kind {
+		case expand.Associative:
+			maps.Copy(amap, prev.Map)
+		case expand.String:
+			if wasSet {
+				amap["0"] = prev.Str
+			}
+		}
+	}
+	pairs := !slices.ContainsFunc(as.Array.Elems, func(elem *syntax.ArrayElem) bool { return elem.Index != nil })
+	var pending []string // the words of pairs
+	for _, elem := range as.Array.Elems {
+		switch {
+		case elem.Index != nil:
+			val := r.literal(elem.Value)
+			k, err := expand.AssocKey(r.ecfg, elem.Index)
+			r.expandErr(err)
+			amap[k] = val
+		case pairs:
+			pending = append(pending, r.fields(elem.Value)...)
+		default:
+			for _, val := range r.fields(elem.Value) {
+				r.errf("%s: %s: must use subscript when assigning associative array\n", name, val)
+			}
+		}
+	}
+	for i := 0; i < len(pending); i += 2 {
+		val := ""
+		if i+1 < len(pending) {
+			val = pending[i+1]
+		}
+		amap[pending[i]] = val
+	}
+	prev.Kind = expand.Associative
+	prev.Map = amap
+	prev.Str, prev.List, prev.Indexes = "", nil, nil
+	return prev
 }
 
 // colonTildes returns an assignment's value with each unquoted `~` at its
