@@ -5,7 +5,6 @@ echo "${Unset:-'b'}"
 ### default with double quotes
 echo "${Unset:-"b c"}"
 ### default unquoted with single quotes
-#! differs: interpreter: the quoted part of an unquoted ${x:-'b  c'} is split
 echo ${Unset:-'b  c'}
 ### assign default
 echo ${y:=set}; echo $y
@@ -44,7 +43,6 @@ set -- "a b" c; printf '[%s]' "$@"; echo
 ### at unquoted splits
 set -- "a b" c; printf '[%s]' $@; echo
 ### quoted pattern in removal
-#! differs: interpreter: quotes in the pattern of ${x#…} inside double quotes are dropped, so 'a*' matches as a pattern
 x='a*b'; echo "${x#'a*'}"
 ### pattern with variable
 p=b; x=abc; echo ${x/$p/X}

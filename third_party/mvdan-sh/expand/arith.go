@@ -151,6 +151,12 @@ func ArithmNamed(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 	return n, err
 }
 
+// ArithmString evaluates a string as bash evaluates an operand of -eq and
+// the like in [[ ]]: a number in any base, a name, or an expression.
+func ArithmString(cfg *Config, s string) (int, error) {
+	return prepareConfig(cfg).arithmValue(s, 0)
+}
+
 // ArithmText is an expression as the printer writes it (`1 / 0`), as
 // bash's messages quote one.
 func ArithmText(expr syntax.ArithmExpr) string {

@@ -84,6 +84,10 @@ type Config struct {
 	// runs at the line of the command that set it off, as in bash.
 	TrapLine uint
 
+	// NoGlobSkipDots is bash's shell option globskipdots turned off: a
+	// pattern starting with a dot matches `.` and `..` too.
+	NoGlobSkipDots bool
+
 	// FailGlob corresponds to bash's shell option which makes a pattern
 	// that matches nothing an error, [NoMatchError].
 	FailGlob bool
@@ -275,6 +279,20 @@ func Document(cfg *Config, word *syntax.Word) (string, error) {
 // The config specifies shell expansion options; nil behaves the same as an
 // empty config.
 func Pattern(cfg *Config, word *syntax.Word) (string, error) {
+	// Quoted parentheses are quoted too: patterns may be matched with
+	// extended operators on.
+	return quotingMeta(cfg, word, func(s string) string { return pattern.QuoteMeta(s, pattern.ExtendedOperators) })
+}
+
+// Regexp expands a single shell word as the regular expression on the right
+// of `[[ =~ ]]`: its quoted parts match as they are ([regexp.QuoteMeta]),
+// as in bash (`[[ $x =~ "a.b" ]]` matches a dot).
+func Regexp(cfg *Config, word *syntax.Word) (string, error) {
+	return quotingMeta(cfg, word, regexp.QuoteMeta)
+}
+
+// quotingMeta expands a word, passing its quoted parts through quote.
+func quotingMeta(cfg *Config, word *syntax.Word, quote func(string) string) (string, error) {
 	if word == nil {
 		return "", nil
 	}
@@ -289,7 +307,7 @@ func Pattern(cfg *Config, word *syntax.Word) (string, error) {
 	sb := cfg.strBuilder()
 	for _, part := range field {
 		if part.quote > quoteNone {
-			sb.WriteString(pattern.QuoteMeta(part.val, 0))
+			sb.WriteString(quote(part.val))
 		} else {
 			sb.WriteString(part.val)
 		}
@@ -549,7 +567,7 @@ func (cfg *Config) fieldJoin(parts []fieldPart) string {
 func (cfg *Config) escapedGlobField(parts []fieldPart) (escaped string, glob bool) {
 	candidate := false
 	for _, part := range parts {
-		if part.quote == quoteNone && strings.ContainsAny(part.val, "*?[") {
+		if part.quote == quoteNone && (strings.ContainsAny(part.val, "*?[") || cfg.ExtGlob && strings.Contains(part.val, "(")) {
 			candidate = true
 			break
 		}
@@ -560,7 +578,7 @@ func (cfg *Config) escapedGlobField(parts []fieldPart) (escaped string, glob boo
 	sb := cfg.strBuilder()
 	for _, part := range parts {
 		if part.quote > quoteNone {
-			sb.WriteString(pattern.QuoteMeta(part.val, 0))
+			sb.WriteString(pattern.QuoteMeta(part.val, pattern.ExtendedOperators))
 		} else {
 			sb.WriteString(part.val)
 		}
@@ -568,7 +586,11 @@ func (cfg *Config) escapedGlobField(parts []fieldPart) (escaped string, glob boo
 	// Check the entire escaped word, as a bracket expression could span
 	// multiple unquoted parts, such as `[a$x` where x holds "]".
 	escaped = sb.String()
-	if pattern.HasMeta(escaped, 0) {
+	var mode pattern.Mode
+	if cfg.ExtGlob {
+		mode = pattern.ExtendedOperators
+	}
+	if pattern.HasMeta(escaped, mode) {
 		return escaped, true
 	}
 	return "", false
@@ -595,7 +617,7 @@ func FieldsSeq(cfg *Config, words ...*syntax.Word) iter.Seq2[string, error] {
 	return func(yield func(string, error) bool) {
 		total := 0 // the bytes of every field so far
 		expandWord := func(w *syntax.Word) (stop bool) {
-			wfields, err := cfg.wordFields(w.Parts)
+			wfields, err := cfg.wordFields(w.Parts, false)
 			if err != nil {
 				yield("", err)
 				return true
@@ -671,6 +693,51 @@ const (
 	quoteSingle
 )
 
+// joinLeadingLits joins the literals a word starts with, which brace
+// expansion leaves apart ({a,~}/b gives ~ and /b), so that a tilde prefix
+// is seen whole.
+func joinLeadingLits(wps []syntax.WordPart) []syntax.WordPart {
+	n := 0
+	for n < len(wps) {
+		if _, ok := wps[n].(*syntax.Lit); !ok {
+			break
+		}
+		n++
+	}
+	if n < 2 {
+		return wps
+	}
+	var b strings.Builder
+	for _, wp := range wps[:n] {
+		b.WriteString(wp.(*syntax.Lit).Value)
+	}
+	first := wps[0].(*syntax.Lit)
+	joined := &syntax.Lit{ValuePos: first.ValuePos, ValueEnd: wps[n-1].(*syntax.Lit).ValueEnd, Value: b.String()}
+	return append([]syntax.WordPart{joined}, wps[n:]...)
+}
+
+// appendEscaped appends an unquoted literal to a field, each escaped
+// character as a quoted part of its own, so that it is neither a
+// metacharacter when globbing nor keeps its backslash.
+func appendEscaped(field []fieldPart, s string) []fieldPart {
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 || i == len(s)-1 {
+			break // a trailing backslash is kept as-is
+		}
+		_, size := utf8.DecodeRuneInString(s[i+1:])
+		field = append(field,
+			fieldPart{val: s[:i]},
+			fieldPart{quote: quoteSingle, val: s[i+1 : i+1+size]},
+		)
+		s = s[i+1+size:]
+	}
+	if s == "" {
+		return field // an unquoted empty word is no field: {X,,Y}
+	}
+	return append(field, fieldPart{val: s})
+}
+
 func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart, error) {
 	var field []fieldPart
 	for i, wp := range wps {
@@ -678,10 +745,11 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 		case *syntax.Lit:
 			s := wp.Value
 			if i == 0 && ql == quoteNone {
-				if prefix, rest := cfg.expandUser(s, len(wps) > 1); prefix != "" {
-					// TODO: return two separate fieldParts,
-					// like in wordFields?
-					s = prefix + rest
+				if prefix, rest := cfg.expandUser(s, len(wps) > 1); prefix != "" || rest != s {
+					// The home directory is quoted: in a pattern or a
+					// regular expression it matches as it is.
+					field = append(field, fieldPart{quote: quoteSingle, val: prefix})
+					s = rest
 				}
 			}
 			if (ql == quoteDouble || ql == quoteHeredoc) && strings.Contains(s, "\\") {
@@ -705,6 +773,12 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 				s = sb.String()
 			}
 			s, _, _ = strings.Cut(s, "\x00") // TODO: why is this needed?
+			if ql == quoteNone {
+				// Quote removal: an escaped character is quoted
+				// (`x=\*` assigns `*`; a pattern keeps it literal).
+				field = appendEscaped(field, s)
+				continue
+			}
 			field = append(field, fieldPart{val: s})
 		case *syntax.SglQuoted:
 			fp := fieldPart{quote: quoteSingle, val: wp.Value}
@@ -750,7 +824,11 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 			// Like how [Config.wordFields] deals with [syntax.ExtGlob],
 			// except that we allow these through even when [Config.ExtGlob]
 			// is false, as it only applies to pathname expansion.
-			field = append(field, fieldPart{val: wp.Op.String() + wp.Pattern.Value + ")"})
+			parts, err := cfg.extGlobParts(wp)
+			if err != nil {
+				return nil, err
+			}
+			field = append(field, parts...)
 		default:
 			panic(fmt.Sprintf("unhandled word part: %T", wp))
 		}
@@ -771,9 +849,15 @@ func (cfg *Config) cmdSubst(cs *syntax.CmdSubst) (string, error) {
 	return strings.TrimRight(out, "\n"), nil
 }
 
-func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
+// wordFields splits a word into fields; nested says it is the word of a
+// ${x:-word}, whose unquoted text splits too (${u:-a b} is two fields).
+func (cfg *Config) wordFields(wps []syntax.WordPart, nested bool) ([][]fieldPart, error) {
+	wps = joinLeadingLits(wps)
 	fields := cfg.fieldsAlloc[:0]
 	curField := cfg.fieldAlloc[:0]
+	if nested { // the caller's fields use the buffers
+		fields, curField = nil, nil
+	}
 	allowEmpty := false
 	flush := func() {
 		if len(curField) == 0 {
@@ -827,27 +911,25 @@ func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
 			s := wp.Value
 			if i == 0 {
 				prefix, rest := cfg.expandUser(s, len(wps) > 1)
-				curField = append(curField, fieldPart{
-					quote: quoteSingle,
-					val:   prefix,
-				})
+				if prefix != "" || rest != s { // a tilde expanded, maybe to nothing
+					curField = append(curField, fieldPart{
+						quote: quoteSingle,
+						val:   prefix,
+					})
+				}
 				s = rest
 			}
-			// Escaped characters are quoted, so that they aren't
-			// treated as metacharacters when globbing.
-			for {
-				i := strings.IndexByte(s, '\\')
-				if i < 0 || i == len(s)-1 {
-					break // a trailing backslash is kept as-is
-				}
-				_, size := utf8.DecodeRuneInString(s[i+1:])
-				curField = append(curField,
-					fieldPart{val: s[:i]},
-					fieldPart{quote: quoteSingle, val: s[i+1 : i+1+size]},
-				)
-				s = s[i+1+size:]
+			if !nested {
+				curField = appendEscaped(curField, s)
+				continue
 			}
-			curField = append(curField, fieldPart{val: s})
+			for _, part := range appendEscaped(nil, s) {
+				if part.quote == quoteNone {
+					splitAdd(part.val)
+				} else {
+					curField = append(curField, part)
+				}
+			}
 		case *syntax.SglQuoted:
 			allowEmpty = true
 			fp := fieldPart{quote: quoteSingle, val: wp.Value}
@@ -922,11 +1004,27 @@ func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
 				}
 				continue
 			}
-			val, err := cfg.paramExp(wp, false)
+			val, word, err := cfg.paramExpOrWord(wp, false)
 			if err != nil {
 				return nil, err
 			}
-			splitAdd(val)
+			if word == nil {
+				splitAdd(val)
+				continue
+			}
+			// The word of ${x:-word} splits as if it stood in its
+			// place: its quoted parts stay whole, and unglobbed.
+			sub, err := cfg.wordFields(word.Parts, true)
+			if err != nil {
+				return nil, err
+			}
+			for j, field := range sub {
+				if j > 0 {
+					flush()
+				}
+				curField = append(curField, field...)
+				allowEmpty = true
+			}
 		case *syntax.CmdSubst:
 			val, err := cfg.cmdSubst(wp)
 			if err != nil {
@@ -949,14 +1047,13 @@ func (cfg *Config) wordFields(wps []syntax.WordPart) ([][]fieldPart, error) {
 			if !cfg.ExtGlob {
 				return nil, fmt.Errorf("extended globbing operator used without the \"extglob\" option set")
 			}
-			// We don't translate or interpret the pattern here in any way;
-			// that's done later when globbing takes place via [pattern.Regexp].
-			// Here, all we do is keep the extended globbing expression in string form.
-			//
-			// TODO(v4): perhaps the syntax parser should keep extended globbing expressions
-			// as plain literal strings, because a custom node is not particularly helpful.
-			// It's not like other globbing operators like `*` or `**` get their own nodes.
-			curField = append(curField, fieldPart{val: wp.Op.String() + wp.Pattern.Value + ")"})
+			// The pattern is matched later, when globbing takes place
+			// via [pattern.Regexp]; its text is expanded here.
+			parts, err := cfg.extGlobParts(wp)
+			if err != nil {
+				return nil, err
+			}
+			curField = append(curField, parts...)
 		default:
 			panic(fmt.Sprintf("unhandled word part: %T", wp))
 		}
@@ -1240,8 +1337,8 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 	return u.HomeDir, rest
 }
 
-func findAllIndex(pat, name string, n int) [][]int {
-	expr, err := pattern.Regexp(pat, 0)
+func findAllIndex(pat, name string, n int, mode pattern.Mode) [][]int {
+	expr, err := pattern.Regexp(pat, mode)
 	if err != nil {
 		return nil
 	}
@@ -1275,6 +1372,12 @@ func pathSplit(path string) []string {
 }
 
 func (cfg *Config) glob(base, pat string) ([]string, error) {
+	ignore, err := cfg.globIgnore()
+	if err != nil {
+		return nil, err
+	}
+	// A set GLOBIGNORE turns dotglob on, as in bash.
+	dotGlob := cfg.DotGlob || ignore != nil
 	parts := pathSplit(pat)
 	matches := []string{""}
 	if filepath.IsAbs(pat) {
@@ -1308,7 +1411,7 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 				matches[i] = pathJoin2(dir, part)
 			}
 			continue
-		case !pattern.HasMeta(part, 0):
+		case !pattern.HasMeta(part, cfg.patternMode()):
 			var newMatches []string
 			for _, dir := range matches {
 				match := dir
@@ -1359,7 +1462,7 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 				// If dir is not a directory, we keep the stack as-is and continue.
 				newMatches = newMatches[:0]
 				rx := rxGlobStar.MatchString
-				if cfg.DotGlob {
+				if dotGlob {
 					rx = rxGlobStarDotGlob.MatchString
 				}
 				newMatches, _ = cfg.globDir(base, dir, rx, wantDir, newMatches)
@@ -1373,7 +1476,7 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 		if cfg.NoCaseGlob {
 			mode |= pattern.NoGlobCase
 		}
-		if cfg.DotGlob {
+		if dotGlob {
 			mode |= pattern.GlobLeadingDot
 		}
 		if cfg.ExtGlob {
@@ -1389,6 +1492,13 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 			if err != nil {
 				return nil, err
 			}
+			if cfg.NoGlobSkipDots && strings.HasPrefix(part, ".") {
+				for _, name := range []string{".", ".."} {
+					if matcher(name) {
+						newMatches = append(newMatches, pathJoin2(dir, name))
+					}
+				}
+			}
 		}
 		matches = newMatches
 	}
@@ -1399,7 +1509,73 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 	if len(matches) > 0 && matches[0] == "" {
 		matches = matches[1:]
 	}
+	if ignore != nil {
+		matches = slices.DeleteFunc(matches, ignore)
+	}
 	return matches, nil
+}
+
+// splitGlobIgnore splits GLOBIGNORE at its colons, but for those of a
+// character class inside a bracket expression ([[:alnum:]]*).
+func splitGlobIgnore(value string) []string {
+	var pats []string
+	start, inBracket := 0, false
+	for i := 0; i < len(value); i++ {
+		switch c := value[i]; {
+		case c == '\\':
+			i++
+		case c == '[' && !inBracket:
+			inBracket = true
+		case c == '[' && strings.HasPrefix(value[i:], "[:"):
+			if end := strings.Index(value[i+2:], ":]"); end >= 0 {
+				i += end + 3
+			}
+		case c == ']' && inBracket:
+			inBracket = false
+		case c == ':' && !inBracket:
+			pats = append(pats, value[start:i])
+			start = i + 1
+		}
+	}
+	return append(pats, value[start:])
+}
+
+// globIgnore returns whether a match is to be dropped as GLOBIGNORE says:
+// it matches one of its colon-separated patterns as a whole path (a `*`
+// does not match a slash, but does match a leading dot), or its last
+// element is `.` or `..`. It returns nil when GLOBIGNORE is unset or empty.
+func (cfg *Config) globIgnore() (func(string) bool, error) {
+	if cfg.Env == nil {
+		return nil, nil
+	}
+	value := cfg.envGet("GLOBIGNORE")
+	if value == "" {
+		return nil, nil
+	}
+	mode := pattern.Filenames | pattern.EntireString | pattern.NoGlobStar | pattern.GlobLeadingDot
+	if cfg.NoCaseGlob {
+		mode |= pattern.NoGlobCase
+	}
+	if cfg.ExtGlob {
+		mode |= pattern.ExtendedOperators
+	}
+	var matchers []func(string) bool
+	for _, pat := range splitGlobIgnore(value) {
+		if pat == "" {
+			continue
+		}
+		matcher, err := internal.ExtendedPatternMatcher(pat, mode)
+		if err != nil {
+			return nil, err
+		}
+		matchers = append(matchers, matcher)
+	}
+	return func(match string) bool {
+		if base := filepath.Base(match); base == "." || base == ".." {
+			return true
+		}
+		return slices.ContainsFunc(matchers, func(m func(string) bool) bool { return m(match) })
+	}, nil
 }
 
 func (cfg *Config) globDir(base, dir string, matcher func(string) bool, wantDir bool, matches []string) ([]string, error) {

@@ -36,6 +36,22 @@ func (u UnsetParameterError) Error() string {
 	return fmt.Sprintf("%s: %s", u.Node.Param.Value, u.Message)
 }
 
+// wordUsed tells whether the word of one of the operators
+// [overridingUnset] lists is used, for a parameter that is set or not and
+// null or not: `-`, `=` and `?` use it when unset (with a colon, also when
+// null), `+` when set (with a colon, also not null).
+func wordUsed(op syntax.ParExpOperator, set, null bool) bool {
+	switch op {
+	case syntax.AlternateUnset:
+		return set
+	case syntax.AlternateUnsetOrNull:
+		return set && !null
+	case syntax.DefaultUnset, syntax.ErrorUnset, syntax.AssignUnset:
+		return !set
+	}
+	return !set || null
+}
+
 func overridingUnset(pe *syntax.ParamExp) bool {
 	if pe.Exp == nil {
 		return false
@@ -53,19 +69,30 @@ func overridingUnset(pe *syntax.ParamExp) bool {
 // paramExp expands pe; quoted says it is inside double quotes or a
 // here-document.
 func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
+	str, word, err := cfg.paramExpOrWord(pe, quoted)
+	if word != nil {
+		return cfg.expArg(pe.Exp, quoted)
+	}
+	return str, err
+}
+
+// paramExpOrWord is [Config.paramExp], but for `-` and `+` whose word is
+// used it returns that word unexpanded, so that an unquoted ${x:-'a b'}
+// can keep its quoted parts whole when split into fields.
+func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *syntax.Word, error) {
 	oldParam := cfg.curParam
 	cfg.curParam = pe
 	defer func() { cfg.curParam = oldParam }()
 
 	if pe.Param == nil { // e.g. zsh's ${}
-		return "", fmt.Errorf("unsupported")
+		return "", nil, fmt.Errorf("unsupported")
 	}
 	if indirect(pe) && cfg.Env.Get(pe.Param.Value).Kind != NameRef {
 		target, err := cfg.indirectTarget(pe)
 		if err != nil || target == nil {
-			return "", err
+			return "", nil, err
 		}
-		str, err := cfg.paramExp(target, quoted)
+		str, word, err := cfg.paramExpOrWord(target, quoted)
 		if ue, ok := err.(UnsetParameterError); ok {
 			// bash names the reference: !x: unbound variable
 			shown := *pe
@@ -73,7 +100,7 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 			ue.Node = &shown
 			err = ue
 		}
-		return str, err
+		return str, word, err
 	}
 	name := pe.Param.Value
 	index := pe.Index
@@ -116,7 +143,7 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		}
 	}
 	if cfg.NoUnset && !vr.IsSet() && !overridingUnset(pe) {
-		return "", UnsetParameterError{
+		return "", nil, UnsetParameterError{
 			Node:    pe,
 			Message: "unbound variable",
 		}
@@ -128,13 +155,13 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		if pe.Slice.Offset != nil {
 			sliceOffset, err = Arithm(cfg, pe.Slice.Offset)
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 		}
 		if pe.Slice.Length != nil {
 			sliceLen, err = Arithm(cfg, pe.Slice.Length)
 			if err != nil {
-				return "", err
+				return "", nil, err
 			}
 		}
 	}
@@ -172,11 +199,13 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		var err error
 		str, set, err = cfg.varInd(vr, index)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 	}
 	if !indexAllElements {
 		elems = []string{str}
+	} else {
+		set = len(elems) > 0 // ${a[@]-x} and ${@-x} are set by an element
 	}
 
 	switch {
@@ -204,9 +233,9 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 		}
 		str = join(strs)
 	case pe.Width:
-		return "", fmt.Errorf("unsupported")
+		return "", nil, fmt.Errorf("unsupported")
 	case pe.IsSet:
-		return "", fmt.Errorf("unsupported")
+		return "", nil, fmt.Errorf("unsupported")
 	case pe.Slice != nil:
 		if callVarInd {
 			// The offset and length are in characters, not bytes.
@@ -233,63 +262,45 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 	case pe.Repl != nil:
 		elems, err := cfg.replaceElems(pe.Repl, elems)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
 		str = join(elems)
 	case pe.Exp != nil:
+		op := pe.Exp.Op
+		if overridingUnset(pe) && !wordUsed(op, set, str == "") {
+			// The word is expanded only when used, as in bash:
+			// ${x:-$((i++))} leaves i as it is when x is set.
+			break
+		}
+		switch op {
+		case syntax.AlternateUnsetOrNull, syntax.AlternateUnset,
+			syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
+			if pe.Exp.Word == nil {
+				return "", nil, nil
+			}
+			return "", pe.Exp.Word, nil
+		}
 		arg, err := cfg.expArg(pe.Exp, quoted)
 		if err != nil {
-			return "", err
+			return "", nil, err
 		}
-		switch op := pe.Exp.Op; op {
-		case syntax.AlternateUnsetOrNull:
-			if str == "" {
-				break
-			}
-			fallthrough
-		case syntax.AlternateUnset:
-			if set {
-				str = arg
-			}
-		case syntax.DefaultUnset:
-			if set {
-				break
-			}
-			fallthrough
-		case syntax.DefaultUnsetOrNull:
-			if str == "" {
-				str = arg
-			}
-		case syntax.ErrorUnset:
-			if set {
-				break
-			}
-			fallthrough
-		case syntax.ErrorUnsetOrNull:
-			if str == "" {
-				if arg == "" {
-					arg = "parameter null or not set"
-					if op == syntax.ErrorUnset {
-						arg = "parameter not set"
-					}
-				}
-				return "", UnsetParameterError{
-					Node:    pe,
-					Message: arg,
+		switch op {
+		case syntax.ErrorUnset, syntax.ErrorUnsetOrNull:
+			if arg == "" {
+				arg = "parameter null or not set"
+				if op == syntax.ErrorUnset {
+					arg = "parameter not set"
 				}
 			}
-		case syntax.AssignUnset:
-			if set {
-				break
+			return "", nil, UnsetParameterError{
+				Node:    pe,
+				Message: arg,
 			}
-			fallthrough
-		case syntax.AssignUnsetOrNull:
-			if str == "" {
-				if err := cfg.assignElem(name, vr, index, arg); err != nil {
-					return "", err
-				}
-				str = arg
+		case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			if err := cfg.assignElem(name, vr, index, arg); err != nil {
+				return "", nil, err
 			}
+			str = arg
 		case syntax.RemSmallPrefix, syntax.RemLargePrefix,
 			syntax.RemSmallSuffix, syntax.RemLargeSuffix:
 			str = join(cfg.removePatternElems(op, arg, elems))
@@ -298,19 +309,17 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 			str = join(cfg.caseConvElems(op, arg, elems))
 		case syntax.OtherParamOps:
 			switch arg {
-			case "Q":
-				if set { // ${u@Q} of an unset u is nothing
-					str = quoteValue(str)
+			case "Q", "E", "U", "u", "L", "P":
+				// Each element on its own, as in bash: ${a[@]@Q} is 'x' 'y'.
+				if !set {
+					str = ""
+					break
 				}
-			case "E":
-				tail := str
-				var rns []rune
-				for tail != "" {
-					var rn rune
-					rn, _, tail, _ = strconv.UnquoteChar(tail, 0)
-					rns = append(rns, rn)
+				out := make([]string, len(elems))
+				for i, elem := range elems {
+					out[i] = transformElem(arg, elem)
 				}
-				str = string(rns)
+				str = join(out)
 			case "a":
 				// ${var@a} returns variable attribute flags.
 				// We use orig (before nameref resolve) for the attributes.
@@ -320,25 +329,13 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 				flags := orig.Flags()
 				quoted, err := syntax.Quote(str, syntax.LangBash)
 				if err != nil {
-					return "", err
+					return "", nil, err
 				}
 				if flags == "" {
 					str = fmt.Sprintf("%s=%s", name, quoted)
 				} else {
 					str = fmt.Sprintf("declare -%s %s=%s", flags, name, quoted)
 				}
-			case "P":
-				// TODO: implement prompt expansion (\u, \h, \w, etc.).
-			case "U":
-				str = strings.ToUpper(str)
-			case "u":
-				rs := []rune(str)
-				if len(rs) > 0 {
-					rs[0] = unicode.ToUpper(rs[0])
-					str = string(rs)
-				}
-			case "L":
-				str = strings.ToLower(str)
 			case "K", "k":
 				// TODO: implement, like @A but listing keys for assoc arrays.
 			default:
@@ -346,11 +343,41 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 			}
 		}
 	}
-	return str, nil
+	return str, nil, nil
 }
 
-func removePattern(str, pat string, fromEnd, shortest bool) string {
-	var mode pattern.Mode
+// transformElem is one element under ${x@OP} for the operators that
+// transform each element: Q quotes it as bash does (always in single
+// quotes, or $'…' when it holds control characters), E expands its
+// backslash escapes, U, u and L change its case; P (prompt expansion) is
+// left as it is.
+func transformElem(op, s string) string {
+	switch op {
+	case "Q":
+		return quoteValue(s)
+	case "E":
+		var rns []rune
+		for s != "" {
+			var rn rune
+			rn, _, s, _ = strconv.UnquoteChar(s, 0)
+			rns = append(rns, rn)
+		}
+		return string(rns)
+	case "U":
+		return strings.ToUpper(s)
+	case "u":
+		rs := []rune(s)
+		if len(rs) > 0 {
+			rs[0] = unicode.ToUpper(rs[0])
+		}
+		return string(rs)
+	case "L":
+		return strings.ToLower(s)
+	}
+	return s
+}
+
+func removePattern(str, pat string, fromEnd, shortest bool, mode pattern.Mode) string {
 	if shortest {
 		mode |= pattern.Shortest
 	}
@@ -388,7 +415,24 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 	case pe.Repl != nil:
 		return cfg.replaceElems(pe.Repl, elems)
 	case pe.Exp != nil:
-		arg, err := Literal(cfg, pe.Exp.Word)
+		switch op := pe.Exp.Op; op {
+		case syntax.AlternateUnset, syntax.AlternateUnsetOrNull,
+			syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
+			// "${a[@]-x}" is a's elements when a has any, else the one
+			// field x; "${a[@]+x}" is x when it has, else no field.
+			if !wordUsed(op, len(elems) > 0, strings.Join(elems, "") == "") {
+				if op == syntax.AlternateUnset || op == syntax.AlternateUnsetOrNull {
+					return []string{}, nil
+				}
+				return elems, nil
+			}
+			arg, err := cfg.expArg(pe.Exp, true)
+			if err != nil {
+				return nil, err
+			}
+			return []string{arg}, nil
+		}
+		arg, err := Pattern(cfg, pe.Exp.Word)
 		if err != nil {
 			return nil, err
 		}
@@ -400,24 +444,20 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 			syntax.LowerFirst, syntax.LowerAll:
 			return cfg.caseConvElems(op, arg, elems), nil
 		case syntax.OtherParamOps:
-			// "${a[@]@Q}" quotes each element, "${a[@]@a}" gives the
-			// array's attributes once for each.
-			out := make([]string, len(elems))
-			for i, elem := range elems {
-				switch arg {
-				case "Q":
-					out[i] = quoteValue(elem)
-				case "a":
-					out[i] = cfg.Env.Get(pe.Param.Value).Flags()
-				case "U":
-					out[i] = strings.ToUpper(elem)
-				case "L":
-					out[i] = strings.ToLower(elem)
-				default:
-					out[i] = elem
+			switch arg {
+			case "Q", "E", "U", "u", "L", "P":
+				out := make([]string, len(elems))
+				for i, elem := range elems {
+					out[i] = transformElem(arg, elem)
 				}
+				return out, nil
+			case "a": // "${a[@]@a}" gives the array's attributes once for each
+				out := make([]string, len(elems))
+				for i := range elems {
+					out[i] = cfg.Env.Get(pe.Param.Value).Flags()
+				}
+				return out, nil
 			}
-			return out, nil
 		}
 	}
 	return elems, nil
@@ -452,7 +492,8 @@ func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string,
 	// ${x/#pat/with} and ${x/%pat/with} replace a match at the start or at
 	// the end only; the parser leaves the # or % in the pattern.
 	anchor := byte(0)
-	if lit, ok := repl.Orig.Parts[0].(*syntax.Lit); ok && len(orig) > 1 && !repl.All &&
+	// An empty pattern so anchored matches there: ${a[@]/#/pre-} prefixes.
+	if lit, ok := repl.Orig.Parts[0].(*syntax.Lit); ok && !repl.All &&
 		(strings.HasPrefix(lit.Value, "#") || strings.HasPrefix(lit.Value, "%")) {
 		anchor, orig = orig[0], orig[1:]
 	}
@@ -460,9 +501,9 @@ func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string,
 	for i, elem := range elems {
 		var locs [][]int
 		if anchor != 0 {
-			locs = anchoredIndex(orig, elem, anchor == '%')
+			locs = anchoredIndex(orig, elem, anchor == '%', cfg.patternMode())
 		} else {
-			locs = findAllIndex(orig, elem, n)
+			locs = findAllIndex(orig, elem, n, cfg.patternMode())
 		}
 		if err := cfg.checkBytes(len(elem) + len(locs)*len(with)); err != nil {
 			return nil, err
@@ -482,8 +523,8 @@ func (cfg *Config) replaceElems(repl *syntax.Replace, elems []string) ([]string,
 
 // anchoredIndex is where the longest match of pat at the start (or the
 // end) of name is, if there is one.
-func anchoredIndex(pat, name string, atEnd bool) [][]int {
-	expr, err := pattern.Regexp(pat, 0)
+func anchoredIndex(pat, name string, atEnd bool, mode pattern.Mode) [][]int {
+	expr, err := pattern.Regexp(pat, mode)
 	if err != nil {
 		return nil
 	}
@@ -499,13 +540,22 @@ func anchoredIndex(pat, name string, atEnd bool) [][]int {
 	return [][]int{loc[2:4]}
 }
 
+// patternMode is the mode a parameter expansion's pattern is read in:
+// with extended operators under shopt -s extglob (${x%.@(py|cc)}).
+func (cfg *Config) patternMode() pattern.Mode {
+	if cfg.ExtGlob {
+		return pattern.ExtendedOperators
+	}
+	return 0
+}
+
 // removePatternElems applies a pattern removal operator to each element.
 func (cfg *Config) removePatternElems(op syntax.ParExpOperator, arg string, elems []string) []string {
 	suffix := op == syntax.RemSmallSuffix || op == syntax.RemLargeSuffix
 	small := op == syntax.RemSmallPrefix || op == syntax.RemSmallSuffix
 	out := make([]string, len(elems))
 	for i, elem := range elems {
-		out[i] = removePattern(elem, arg, suffix, small)
+		out[i] = removePattern(elem, arg, suffix, small, cfg.patternMode())
 	}
 	return out
 }
@@ -572,7 +622,7 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 	case Indexed:
 		switch nodeLit(idx) {
 		case "*", "@":
-			return strings.Join(vr.List, " "), vr.IsSet(), nil
+			return strings.Join(vr.List, " "), len(vr.List) > 0, nil
 		}
 		i, err := Arithm(cfg, idx)
 		if err != nil {
@@ -596,9 +646,9 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 		case "@", "*":
 			strs := vr.assocValues()
 			if lit == "*" {
-				return cfg.ifsJoin(strs), vr.IsSet(), nil
+				return cfg.ifsJoin(strs), len(strs) > 0, nil
 			}
-			return strings.Join(strs, " "), vr.IsSet(), nil
+			return strings.Join(strs, " "), len(strs) > 0, nil
 		}
 		val, err := AssocKey(cfg, idx)
 		if err != nil {
@@ -690,7 +740,9 @@ func (cfg *Config) expArg(exp *syntax.Expansion, quoted bool) (string, error) {
 		syntax.ErrorUnset, syntax.ErrorUnsetOrNull,
 		syntax.AssignUnset, syntax.AssignUnsetOrNull:
 	default:
-		quoted = false
+		// The word of #, %, ^ and , is a pattern: what is quoted in it
+		// matches as it is (${x#\*} removes a star only).
+		return Pattern(cfg, exp.Word)
 	}
 	if !quoted || exp.Word == nil {
 		return Literal(cfg, exp.Word)
@@ -702,7 +754,15 @@ func (cfg *Config) expArg(exp *syntax.Expansion, quoted bool) (string, error) {
 		}
 		parts[i] = part
 	}
-	return Literal(cfg, &syntax.Word{Parts: parts})
+	// Inside double quotes a backslash escapes only what it does there.
+	field, err := cfg.wordField(parts, quoteDouble)
+	if err != nil {
+		return "", err
+	}
+	if err := cfg.checkBytes(partsLen(field)); err != nil {
+		return "", err
+	}
+	return cfg.fieldJoin(field), nil
 }
 
 // AssocKey is the key a subscript names in an associative array: its text

@@ -925,12 +925,22 @@ var bashOptsTable = [...]bashOpt{
 		supported:    true,
 	},
 	{
+		name:         "globskipdots",
+		defaultState: true,
+		supported:    true,
+	},
+	{
 		name:         "globstar",
 		defaultState: false,
 		supported:    true,
 	},
 	{
 		name:         "nocaseglob",
+		defaultState: false,
+		supported:    true,
+	},
+	{
+		name:         "nocasematch",
 		defaultState: false,
 		supported:    true,
 	},
@@ -1001,7 +1011,6 @@ var bashOptsTable = [...]bashOpt{
 	{name: "login_shell"},
 	{name: "mailwarn"},
 	{name: "no_empty_cmd_completion"},
-	{name: "nocasematch"},
 	{
 		name:         "progcomp",
 		defaultState: true,
@@ -1042,8 +1051,10 @@ const (
 	optExpandAliases
 	optExtGlob
 	optFailGlob
+	optGlobSkipDots
 	optGlobStar
 	optNoCaseGlob
+	optNoCaseMatch
 	optNullGlob
 )
 
@@ -1173,7 +1184,7 @@ func (r *Runner) Reset() {
 	if host, err := os.Hostname(); err == nil && !r.writeEnv.Get("HOSTNAME").IsSet() {
 		r.setVarString("HOSTNAME", host)
 	}
-	r.setVarString("PWD", r.Dir)
+	r.setExportedString("PWD", r.Dir)
 	r.setVarString("IFS", " \t\n")
 	r.setVarString("OPTIND", "1")
 

@@ -370,11 +370,17 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			case "-P":
 				evalSymlinks = true
 			default:
+				if !strings.HasPrefix(args[0], "-") {
+					args = nil // bash ignores operands
+					continue
+				}
 				return failf(2, "invalid option: %q\n", args[0])
 			}
 			args = args[1:]
 		}
-		pwd := r.envGet("PWD")
+		// The directory the shell is in, not $PWD, which a script may
+		// have changed or unset.
+		pwd := r.Dir
 		if evalSymlinks {
 			var err error
 			pwd, err = filepath.EvalSymlinks(pwd)
@@ -1208,6 +1214,23 @@ func (r *Runner) changeDir(ctx context.Context, cmd, path string, physical bool)
 	}
 	apath := r.absPath(path)
 	info, err := r.stat(ctx, apath)
+	if err == nil && !physical {
+		// What comes before each `..` must be a directory, as in bash:
+		// cd nodir/.. fails though its cleaned form is where we are.
+		elems := strings.Split(path, "/")
+		for i, elem := range elems {
+			if elem != ".." || i == 0 {
+				continue
+			}
+			var before os.FileInfo
+			if before, err = r.stat(ctx, r.absPath(strings.Join(elems[:i], "/")+"/")); err == nil && !before.IsDir() {
+				err = os.ErrNotExist
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
 	switch {
 	case err != nil:
 		r.errf("%s: %s: No such file or directory\n", cmd, path)
@@ -1225,8 +1248,8 @@ func (r *Runner) changeDir(ctx context.Context, cmd, path string, physical bool)
 		}
 	}
 	r.Dir = apath
-	r.setVarString("OLDPWD", r.envGet("PWD"))
-	r.setVarString("PWD", apath)
+	r.setExportedString("OLDPWD", r.envGet("PWD"))
+	r.setExportedString("PWD", apath)
 	return 0
 }
 

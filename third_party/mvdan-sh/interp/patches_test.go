@@ -336,6 +336,70 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"history; echo $?; history x; echo $?; set -- a; shift 2; echo $? $#",
 			"0\ngosh: line 1: history: x: numeric argument required\n1\n1 1\n"},
 	},
+	"nocasematch": {
+		{"shopt -s nocasematch; [[ a == A ]] && echo eq; [[ A == [a] ]] && echo class", "eq\nclass\n"},
+		{"shopt -s nocasematch; case A in a) echo case;; esac; [[ A =~ ^a$ ]] && echo re", "case\nre\n"},
+		{"shopt -s nocasematch; [ a = A ]; echo $?; x=A; echo ${x#a}", "1\nA\n"},
+		{"[[ a == A ]]; echo $?", "1\n"},
+	},
+	"the word of ${x:-word}": {
+		{"i=0; x=x; echo ${x:-$((i++))} $i; echo ${u:-$((i++))} $i", "x 0\n0 1\n"},
+		{"printf '[%s]' ${u:-'a b'} ${u:-\"c  d\"e f}; echo", "[a b][c  de][f]\n"},
+		{"printf '[%s]' ${u:-\"*\"} ${u:-\"\"}; echo", "[*][]\n"},
+		{"printf '[%s]' ${u:-a b} ${u:-a\\ b} x${u:+n}y; echo", "[a][b][a b][xy]\n"},
+		{"set --; echo \"${@-minus}|${@+plus}\"; e=(); echo \"${e[@]-minus}|${e[@]+plus}\"", "minus|\nminus|\n"},
+		{"a=('' x); printf '[%s]' \"${a[@]-minus}\" \"${a[@]+plus}\"; echo", "[][x][plus]\n"},
+		{"declare -A m=(); echo \"${m[@]-minus}\"; echo \"${u-\\z}\" ${u-\\z}", "minus\n\\z z\n"},
+	},
+	"pwd, PWD and OLDPWD as in bash": {
+		{"cd /; PWD=foo; pwd; unset PWD; pwd; pwd /tmp", "/\n/\n/\n"},
+		{"cd /; cd /tmp; env | grep -c '^OLDPWD=/$'; env | grep -c '^PWD=/tmp$'", "1\n1\n"},
+		{"cd /tmp; cd nonexistent_ZZ/..; echo $? $PWD; cd ./../tmp; echo $? $PWD", "gosh: line 1: cd: nonexistent_ZZ/..: No such file or directory\n1 /tmp\n0 /tmp\n"},
+	},
+	"[[ ]] as bash reads its operands": {
+		{"[[ 'a b' =~ '^(a b)$' ]]; echo $?; [[ a.b =~ \"a.b\" ]]; echo $?; [[ axb =~ \"a.b\" ]]; echo $?", "1\n0\n1\n"},
+		{"[[ 'a b' =~ ^(a\\ b)$ ]] && echo \"${BASH_REMATCH[1]}\"; [[ x =~ y ]]; echo ${#BASH_REMATCH[@]}", "a b\n0\n"},
+		{"x=1+2; [[ $x -eq 3 && 017 -eq 0xf && -0123 -eq -83 && 64#a -eq 10 ]] && echo arith", "arith\n"},
+		{"[[ 1 -eq 1/0 ]]; echo $?", "gosh: line 1: [[: 1/0: division by 0 (error token is \"0\")\n1\n"},
+		{"[[ 'foo()' == *'()' ]] && echo q; [[ 'foo()' == *\\(\\) ]] && echo e; [[ 'foo' == *'()' ]] || echo no", "q\ne\nno\n"},
+		{"HOME=; [[ ~ ]]; echo $?; [[ $HOME == ~ ]]; echo $?", "1\n0\n"},
+		{"HOME='^a$'; [[ $HOME =~ ~ ]]; echo $?; HOME='/x*'; [[ /xyz == ~ ]]; echo $?; [[ '/x*/b' == ~/b ]]; echo $?; x=~/c; echo $x", "0\n1\n0\n/x*/c\n"},
+	},
+	"tildes in a word that looks like an assignment": {
+		{"HOME=/h; echo x=~ a=~/b:~ a=x:~/b", "x=/h a=/h/b:/h a=x:/h/b\n"},
+		{"HOME=/h; echo --p=~ a=b=~ \"x=~\" x=\\~ 1x=~", "--p=~ a=b=~ x=~ x=~ 1x=~\n"},
+	},
+	"patterns of ${x#pat} and ${x/pat/with}": {
+		{"y='*ab'; echo ${y#\\*} ${y#\"*\"} ${y%'b'}; x=abc; echo ${x#\\*} ${x#\"*\"}", "ab ab *a\nabc abc\n"},
+		{"a=(abc '*d'); echo \"${a[@]#\\*}\"", "abc d\n"},
+		{"shopt -s extglob\nx=foo.py; echo ${x%.@(py|cc)} ${x##@(foo)} ${x//@(?.py)/Z}", "foo .py foZ\n"},
+	},
+	"${x@Q} and the like per element": {
+		{"a=(x 'y z'); echo ${a[@]@Q}; echo ${a@Q} \"${a[@]@U}\"", "'x' 'y z'\n'x' X Y Z\n"},
+		{"x=\"a'b\"; t=$'a\\tb'; e=; echo ${x@Q} ${t@Q} ${e@Q} ${undef@Q}.", "'a'\\''b' $'a\\tb' '' .\n"},
+		{"set -- a 'b c'; printf '[%s]' \"${@@Q}\"; echo", "['a']['b c']\n"},
+	},
+	"an empty anchored pattern": {
+		{"a=(aa bb ''); printf '[%s]' ${a[@]/#/p-} \"${a[@]/%/-s}\"; echo", "[p-aa][p-bb][p-][aa-s][bb-s][-s]\n"},
+		{"x=abc; echo ${x/#/P} ${x/%/S} ${x/#/}", "Pabc abcS abc\n"},
+	},
+	"brace expansion with tildes and empty words": {
+		{"HOME=/h; echo {foo~,~}/bar ~{/src,/lib}", "foo~/bar /h/bar /h/src /h/lib\n"},
+		{"printf '[%s]' {X,,Y,} a{,} ''; echo", "[X][Y][a][a][]\n"},
+		{"HOME=; printf '[%s]' ~ ~/a; echo", "[][/a]\n"},
+	},
+	"extended patterns are words": {
+		{"a=help b=verbose; [[ --verbose == --@($a|$b) ]] && echo T; [[ --oops == --@($a|$b) ]] || echo F", "T\nF\n"},
+		{"p=no; [[ --no-long-option == --@(help|$p-@(long|short)-'option') ]] && echo T", "T\n"},
+		{"[[ '|' == @('|'|x) ]] && echo pipe; [[ y == @('|'|x) ]] || echo no; [[ 'a b' == @(a b|c) ]] && echo space", "pipe\nno\nspace\n"},
+	},
+	"quote removal in a word taken whole": {
+		{"x=\\*; echo \"$x\"", "*\n"},
+		{"x=a\\b\\\\c; echo \"$x\"", "ab\\c\n"},
+		{"export y=\\[; echo \"$y\"", "[\n"},
+		{"[[ \\a == a ]] && echo same", "same\n"},
+		{"case '*' in \\*) echo star;; esac; case b in \\*) echo wrong;; esac", "star\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {
@@ -569,5 +633,76 @@ func TestCdPhysicalAndCDPATH(t *testing.T) {
 	want := strings.Join([]string{dir + "/l", dir + "/d/e", dir + "/d", dir + "/a/sub", dir + "/a/sub", "gosh: line 1: cd: e: No such file or directory", "1", ""}, "\n")
 	if got := out.String(); got != want {
 		t.Errorf("%s\ngave %q\nwant %q", script, got, want)
+	}
+}
+
+// GLOBIGNORE drops the matches of its patterns from a glob's (each matched
+// against the whole path, `*` not crossing a slash), turns dotglob on and
+// always drops `.` and `..`; a glob left with nothing stays as written.
+func TestGlobIgnore(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"one.md", "one.txt", ".env", "foo/two.md", "foo/two.txt", "image.jpeg"} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ script, want string }{
+		{"GLOBIGNORE=*.txt; echo *.* foo/*.*", ".env image.jpeg one.md foo/two.md foo/two.txt\n"},
+		{"GLOBIGNORE=foo/*:*.md; echo * foo/*", ".env foo image.jpeg one.txt foo/*\n"},
+		{"GLOBIGNORE=*; echo *", "*\n"},
+		{"shopt -u globskipdots; echo .*; GLOBIGNORE=x; echo .*; shopt -s globskipdots; GLOBIGNORE=; echo .*", ". .. .env\n.env\n.env\n"},
+		{"GLOBIGNORE=[[:alpha:]]*.md:foo/*; echo * foo/*", ".env foo image.jpeg one.txt foo/*\n"},
+		{"GLOBIGNORE=*.txt; echo .*", ".env\n"},
+		{"GLOBIGNORE=*.txt; GLOBIGNORE=; echo *.txt .*", "one.txt .env\n"},
+		{"GLOBIGNORE=*; shopt -s nullglob; echo x *", "x\n"},
+		{"shopt -s extglob; GLOBIGNORE='@(one|image).*'; echo *", ".env foo\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if got := out.String(); got != c.want {
+			t.Errorf("%s\ngave %q\nwant %q", c.script, got, c.want)
+		}
+	}
+}
+
+// An extended pattern's text is a word when globbing too: its expansions
+// are expanded, its quoted parts and spaces match as they are.
+func TestExtGlobWords(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"_One", "_OneTwo", "_Three", "a b", "__|", "foo"} {
+		if err := os.WriteFile(filepath.Join(dir, name), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ script, want string }{
+		{"shopt -s extglob\nt=Two; echo _+(One|$t)", "_One _OneTwo\n"},
+		{"shopt -s extglob\nprintf '[%s]' @(a b|foo) @('__|'|x) @(__\\||y); echo", "[a b][foo][__|][__|]\n"},
+		{"shopt -s extglob\necho @(nope|'*')", "@(nope|*)\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if got := out.String(); got != c.want {
+			t.Errorf("%s\ngave %q\nwant %q", c.script, got, c.want)
+		}
 	}
 }

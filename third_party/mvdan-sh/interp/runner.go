@@ -241,6 +241,7 @@ func (r *Runner) updateExpandOpts() {
 	r.ecfg.DotGlob = r.opts[optDotGlob]
 	r.ecfg.NoCaseGlob = r.opts[optNoCaseGlob]
 	r.ecfg.NullGlob = r.opts[optNullGlob]
+	r.ecfg.NoGlobSkipDots = !r.opts[optGlobSkipDots]
 	r.ecfg.FailGlob = r.opts[optFailGlob]
 	r.ecfg.NoUnset = r.opts[optNoUnset]
 	r.ecfg.ExtGlob = r.opts[optExtGlob]
@@ -450,7 +451,7 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 		// `echo $(cat f) > f` reads f before > empties it, and the errors
 		// of `$(…) 2>/dev/null` still reach the script's stderr.
 		r.lastExpandExit = exitStatus{}
-		r.preFields, r.havePreFields = r.fields(call.Args...), true
+		r.preFields, r.havePreFields = r.fields(r.assignLikeTildes(call.Args)...), true
 	}
 	var closers []io.Closer
 	for _, rd := range st.Redirs {
@@ -580,7 +581,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		fields := r.preFields
 		if !r.havePreFields {
 			r.lastExpandExit = exitStatus{}
-			fields = r.fields(args...)
+			fields = r.fields(r.assignLikeTildes(args)...)
 		}
 		r.preFields, r.havePreFields = nil, false
 		if len(fields) == 0 {
@@ -1122,7 +1123,11 @@ func (r *Runner) letArgString(printer *syntax.Printer, expr syntax.ArithmExpr) s
 }
 
 func (r *Runner) match(pat, name string) bool {
-	matcher, err := internal.ExtendedPatternMatcher(pat, pattern.EntireString|pattern.ExtendedOperators)
+	mode := pattern.EntireString | pattern.ExtendedOperators
+	if r.opts[optNoCaseMatch] {
+		mode |= pattern.NoGlobCase
+	}
+	matcher, err := internal.ExtendedPatternMatcher(pat, mode)
 	if err != nil {
 		// A malformed pattern simply does not match, like in bash.
 		// Any other error, such as an unsupported extended pattern, is reported.

@@ -48,6 +48,38 @@ func (r *Runner) bashTest(ctx context.Context, expr syntax.TestExpr, classic boo
 				}
 			}
 			return ""
+		case syntax.TsEql, syntax.TsNeq, syntax.TsLeq, syntax.TsGeq, syntax.TsLss, syntax.TsGtr:
+			if !classic {
+				// In [[ ]] the operands are arithmetic expressions:
+				// [[ 1+2 -eq 3 ]], [[ 017 -eq 0xf ]].
+				var operands [2]string
+				for i, operand := range []syntax.TestExpr{x.X, x.Y} {
+					str := r.bashTest(ctx, operand, classic)
+					n, err := expand.ArithmString(r.ecfg, str)
+					if ae, ok := err.(expand.ArithmError); ok {
+						if ae.Expr == "" {
+							ae.Expr = str // bash names the operand as written
+						}
+						r.errf("[[: %v\n", ae)
+						return ""
+					}
+					r.expandErr(err)
+					operands[i] = strconv.Itoa(n)
+				}
+				if r.binTest(ctx, x.Op, operands[0], operands[1]) {
+					return "1"
+				}
+				return ""
+			}
+		case syntax.TsReMatch:
+			if !classic {
+				re, err := expand.Regexp(r.ecfg, x.Y.(*syntax.Word))
+				r.expandErr(err)
+				if r.binTest(ctx, x.Op, r.bashTest(ctx, x.X, classic), re) {
+					return "1"
+				}
+				return ""
+			}
 		}
 		if r.binTest(ctx, x.Op, r.bashTest(ctx, x.X, classic), r.bashTest(ctx, x.Y, classic)) {
 			return "1"
@@ -90,6 +122,9 @@ func (r *Runner) notInteger(expr syntax.TestExpr) (bad string, ok bool) {
 func (r *Runner) binTest(ctx context.Context, op syntax.BinTestOperator, x, y string) bool {
 	switch op {
 	case syntax.TsReMatch:
+		if r.opts[optNoCaseMatch] {
+			y = "(?i)" + y
+		}
 		re, err := regexp.Compile(y)
 		if err != nil {
 			r.exit.code = 2
@@ -97,6 +132,8 @@ func (r *Runner) binTest(ctx context.Context, op syntax.BinTestOperator, x, y st
 		}
 		m := re.FindStringSubmatch(x)
 		if m == nil {
+			// A failed match empties BASH_REMATCH, as in bash.
+			r.setVar("BASH_REMATCH", expand.Variable{Set: true, Kind: expand.Indexed, List: []string{}})
 			return false
 		}
 		vr := expand.Variable{

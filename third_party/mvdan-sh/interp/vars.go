@@ -268,6 +268,15 @@ func (r *Runner) setVarString(name, value string) {
 		Exported: prev.Exported, Integer: prev.Integer, Lower: prev.Lower, Upper: prev.Upper})
 }
 
+// setExportedString assigns a string and exports it, as bash does with
+// PWD and OLDPWD.
+func (r *Runner) setExportedString(name, value string) {
+	r.setVarString(name, value)
+	vr := r.writeEnv.Get(name)
+	vr.Exported = true
+	r.setVar(name, vr)
+}
+
 // setVarOrElem assigns a name or an array element written `a[sub]`, as
 // printf -v takes either.
 func (r *Runner) setVarOrElem(field, value string) {
@@ -746,6 +755,36 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	prev.List = list
 	prev.Indexes = indexes
 	return name, prev
+}
+
+// assignLikeTildes returns a simple command's words with the tildes of
+// each word that looks like an assignment expanded as in one, as bash does
+// outside POSIX mode: `make PREFIX=~/local` passes $HOME/local.
+func (r *Runner) assignLikeTildes(words []*syntax.Word) []*syntax.Word {
+	var out []*syntax.Word
+	for i, w := range words {
+		lit, ok := w.Parts[0].(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		name, value, ok := strings.Cut(lit.Value, "=")
+		if !ok || !syntax.ValidName(name) || !strings.Contains(value, "~") {
+			continue
+		}
+		parts := append([]syntax.WordPart{&syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: value}}, w.Parts[1:]...)
+		expanded := r.colonTildes(&syntax.Word{Parts: parts})
+		if expanded.Parts[0] == parts[0] {
+			continue // no tilde where one expands
+		}
+		if out == nil {
+			out = slices.Clone(words)
+		}
+		out[i] = &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: name + "="}}, expanded.Parts...)}
+	}
+	if out == nil {
+		return words
+	}
+	return out
 }
 
 // assocArray is the associative array `A=([k]=v …)` or `A+=(…)` makes. As

@@ -439,6 +439,11 @@ func HasMeta(pat string, mode Mode) bool {
 			i++
 		case '*', '?':
 			return true
+		case '(':
+			// @(a|b), +(a) and !(a) are patterns with [ExtendedOperators].
+			if mode&ExtendedOperators != 0 && i > 0 && strings.IndexByte("@+!", pat[i-1]) >= 0 {
+				return true
+			}
 		case '[':
 			openBracket = true
 		case ']':
@@ -457,24 +462,19 @@ func HasMeta(pat string, mode Mode) bool {
 //
 // For example, QuoteMeta(`foo*bar?`) returns `foo\*bar\?`.
 //
-// The [Mode] parameter is unused, and will be removed in v4.
+// With [ExtendedOperators], it also quotes `(`, `)` and `|`, so that a
+// quoted `*'()'` is not read as the operator `*()`; other modes are ignored.
 func QuoteMeta(pat string, mode Mode) string {
-	needsEscaping := false
-loop:
-	for _, r := range pat {
-		switch r {
-		case '*', '?', '[', '\\':
-			needsEscaping = true
-			break loop
-		}
+	meta := "*?[\\"
+	if mode&ExtendedOperators != 0 {
+		meta += "()|"
 	}
-	if !needsEscaping { // short-cut without a string copy
+	if !strings.ContainsAny(pat, meta) { // short-cut without a string copy
 		return pat
 	}
 	var sb strings.Builder
 	for _, r := range pat {
-		switch r {
-		case '*', '?', '[', '\\':
+		if strings.ContainsRune(meta, r) {
 			sb.WriteByte('\\')
 		}
 		sb.WriteRune(r)
