@@ -450,3 +450,58 @@ func TestCdPhysicalAndCDPATH(t *testing.T) {
 		t.Errorf("%s\ngave %q\nwant %q", script, got, want)
 	}
 }
+
+// RunBeforeSyntaxError runs the statements before a syntax error, then
+// prints the message and exits with status 2 before the EXIT trap runs, as
+// bash does; statements that exit first never reach it.
+func TestRunBeforeSyntaxError(t *testing.T) {
+	const msg = "gosh: -c: line 3: syntax error near unexpected token `fi'\n"
+	for _, c := range []struct {
+		script, want string
+		status       int
+		reached      bool
+	}{
+		{"trap 'echo bye $?' EXIT\necho a\n", "a\n" + msg + "bye 2\n", 2, true},
+		{"echo a; exit 3\n", "a\n", 3, false},
+		{"set -e; false; echo no\n", "", 1, false},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reached, err := r.RunBeforeSyntaxError(context.Background(), f, msg)
+		var status interp.ExitStatus
+		errors.As(err, &status)
+		if out.String() != c.want || int(status) != c.status || reached != c.reached || !r.Exited() {
+			t.Errorf("%q: printed %q, status %d, reached %v, exited %v; want %q, %d, %v", c.script, out.String(), status, reached, r.Exited(), c.want, c.status, c.reached)
+		}
+	}
+}
+
+// A parse error names the token the parser stood at, as bash's
+// "syntax error near unexpected token" does, and a function body must be a
+// compound command.
+func TestParseErrorToken(t *testing.T) {
+	for in, want := range map[string]string{
+		"echo a\necho b; fi": "fi 2:9",
+		"if true; then\nfi":  "fi 2:1",
+		"echo hi; for\n":     "newline 1:10",
+		"echo a(b)":          "( 1:7",
+		"f() echo hi":        "echo 1:5",
+		"if true; then\n":    " 1:10",
+	} {
+		_, err := syntax.NewParser().Parse(strings.NewReader(in), "")
+		var pe syntax.ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("%q: %v, want a parse error", in, err)
+		}
+		if got := pe.Token + " " + pe.TokenPos.String(); got != want {
+			t.Errorf("%q: token %q, want %q", in, got, want)
+		}
+	}
+}

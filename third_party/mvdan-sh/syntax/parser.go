@@ -855,10 +855,12 @@ func (p *Parser) followStmts(left string, lpos Pos, stops ...string) ([]*Stmt, [
 	// * [LangZsh]: "A list is a sequence of zero or more sublists...".
 	// * [LangMirBSDKorn]: "Lists of commands can be created by separating pipelines...";
 	//   note that the man page is not explicit, but the shell clearly allows e.g. `{ }`.
-	if p.got(semicolon) {
+	if p.tok == semicolon {
 		if p.lang.in(LangZsh | LangMirBSDKorn) {
+			p.next()
 			return nil, nil // allow an empty list
 		}
+		// Stop at the `;`, the token bash names (tandem).
 		p.followErr(lpos, left, noQuote("a statement list"))
 		return nil, nil
 	}
@@ -978,6 +980,13 @@ type ParseError struct {
 	Text     string
 
 	Incomplete bool
+
+	// Token is the token the parser stood at when it stopped, as bash
+	// names it in "syntax error near unexpected token": its text,
+	// "newline", or "" at the end of the input. TokenPos is where it
+	// starts. (tandem)
+	Token    string
+	TokenPos Pos
 }
 
 func (e ParseError) Error() string {
@@ -1041,7 +1050,41 @@ func (p *Parser) posErr(pos Pos, format string, args ...any) {
 		Pos:        pos,
 		Text:       fmt.Sprintf(format, args...),
 		Incomplete: p.tok == _EOF && p.Incomplete(),
+		Token:      p.tokenText(),
+		TokenPos:   p.pos,
 	})
+}
+
+// compound reports whether s is a compound command without redirections
+// before it, as a function body in bash must be.
+func compound(s *Stmt) bool {
+	if s.Negated || s.Background || s.Coprocess || s.Disown {
+		return false
+	}
+	for _, r := range s.Redirs {
+		if r.Pos().After(s.Cmd.Pos()) {
+			continue
+		}
+		return false
+	}
+	switch s.Cmd.(type) {
+	case *Block, *Subshell, *IfClause, *WhileClause, *ForClause, *CaseClause, *ArithmCmd, *TestClause:
+		return true
+	}
+	return false
+}
+
+// tokenText names the current token as bash's syntax errors do.
+func (p *Parser) tokenText() string {
+	switch p.tok {
+	case _EOF:
+		return ""
+	case _Newl:
+		return "newline"
+	case _Lit, _LitWord, _LitRedir:
+		return p.val
+	}
+	return p.tok.String()
 }
 
 func (p *Parser) curErr(format string, args ...any) {
@@ -2991,9 +3034,15 @@ func (p *Parser) funcDecl(s *Stmt, pos Pos, long, withParens bool, names ...*Lit
 		fd.Names = names
 	}
 	p.got(_Newl)
+	tok, val, tokPos := p.tok, p.val, p.pos
 	// TODO: reject any body which isn't a compound command, like a quoted word
 	if fd.Body = p.getStmt(false, false, true); fd.Body == nil {
 		p.followErr(fd.Pos(), "foo()", noQuote("a statement"))
+	} else if p.lang.in(langBashLike|LangPOSIX) && p.err == nil && !compound(fd.Body) {
+		// bash and POSIX take a compound command only, and stop at
+		// the body's first token (tandem).
+		p.tok, p.val, p.pos = tok, val, tokPos
+		p.posErr(tokPos, "a function body must be a compound command")
 	}
 	s.Cmd = fd
 }
