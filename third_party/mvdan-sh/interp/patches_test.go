@@ -505,3 +505,31 @@ func TestParseErrorToken(t *testing.T) {
 		}
 	}
 }
+
+// (( and $(( are arithmetic only when the parenthesis that closes the second
+// ( is followed by another, as bash reads them; otherwise they are a
+// subshell in a subshell, also when the closing is past the parser's
+// buffer.
+func TestDblParenAsBashReadsIt(t *testing.T) {
+	long := strings.Repeat(" b", 2000)
+	for script, want := range map[string]string{
+		"((echo a) || (echo b))":                    "a\n",
+		"echo $((echo c) )":                         "c\n",
+		"(( x = (1 + 2) * 3 )); echo $x $(( (x) ))": "9 9\n",
+		"((echo a" + long + ")\ntrue)":              "a" + long + "\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatalf("%.40q: %v", script, err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%.40q printed %.60q, want %.60q", script, out.String(), want)
+		}
+	}
+}

@@ -542,7 +542,7 @@ type Parser struct {
 	litBatch  []Lit
 	wordBatch []wordAlloc
 
-	readBuf [bufSize]byte
+	readBuf []byte // bufSize, or more while arithCloses looks ahead (tandem)
 	litBuf  [bufSize]byte
 	litBs   []byte
 }
@@ -561,6 +561,9 @@ func (p *Parser) Incomplete() bool {
 const bufSize = 1 << 10
 
 func (p *Parser) reset() {
+	if len(p.readBuf) != bufSize {
+		p.readBuf = make([]byte, bufSize)
+	}
 	p.tok, p.val = illegalTok, ""
 	p.eqlOffs = 0
 	p.bs, p.bsp = nil, 0

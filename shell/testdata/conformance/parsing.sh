@@ -1,0 +1,27 @@
+### (( closed by ) ) is a subshell in a subshell
+((echo a) || (echo b))
+### $(( closed by ) ) is a command substitution
+echo $((echo a) )
+### (( spanning lines closed by ) )
+(( echo 1
+echo 2
+) )
+### arithmetic with parentheses inside
+(( x = (1 + 2) * 3 )); echo $x $(( (x + 1) * 2 ))
+### $(( with a quoted parenthesis
+x=$((echo ')'; echo b) | tr -d '\n'); echo $x
+### a function body must be a compound command
+f() echo hi
+echo after
+### a function body may be any compound command
+f() if true; then echo if; fi
+g() [[ -n x ]]
+h() ( echo sub )
+k() for i in 1 2; do echo $i; done
+f; g && echo test; h; k
+### a function body on the next line
+f()
+{
+  echo next
+}
+f
