@@ -202,11 +202,23 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 			fallthrough
 		default:
-			return failf(2, "usage: shift [n]\n")
+			if len(args) > 1 {
+				// A special builtin's usage error ends the shell, as
+				// in bash.
+				r.errf("shift: too many arguments\n")
+				exit.code, exit.exiting = 1, true
+				return exit
+			}
+			return failf(1, "shift: %s: numeric argument required\n", args[0])
 		}
-		if n >= len(r.Params) {
+		switch {
+		case n < 0:
+			return failf(1, "shift: %d: shift count out of range\n", n)
+		case n > len(r.Params):
+			exit.code = 1 // bash shifts nothing
+		case n == len(r.Params):
 			r.Params = nil
-		} else {
+		default:
 			r.Params = r.Params[n:]
 		}
 	case "unset":
@@ -228,6 +240,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		for _, arg := range args {
 			if name, sub, ok := cutElemSubscript(arg); vars && ok {
 				r.unsetElem(name, sub)
+			} else if vars && r.lookupVar(arg).ReadOnly {
+				r.errf("unset: %s: cannot unset: readonly variable\n", arg)
+				exit.code = 1
 			} else if vars && r.lookupVar(arg).IsSet() {
 				r.delVar(arg)
 			} else if _, ok := r.Funcs[arg]; ok && funcs {

@@ -533,3 +533,28 @@ func TestDblParenAsBashReadsIt(t *testing.T) {
 		}
 	}
 }
+
+// unset of a read-only variable and shift's errors are bash's: a usage
+// error of shift, a special builtin, ends the shell.
+func TestUnsetAndShiftAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"readonly x=1; unset x; echo $?":                   "gosh: line 1: unset: x: cannot unset: readonly variable\n1\n",
+		"set -- a; shift 3; echo $? $#; shift -1; echo $?": "1 1\ngosh: line 1: shift: -1: shift count out of range\n1\n",
+		"shift x; echo $?":                                 "gosh: line 1: shift: x: numeric argument required\n1\n",
+		"shift 1 2; echo no":                               "gosh: line 1: shift: too many arguments\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
