@@ -25,3 +25,22 @@ f()
   echo next
 }
 f
+### a declaration of an invalid name fails when it runs
+export FOO-BAR=foo
+echo status=$?
+declare x-y+=3 ok=1 q-r
+echo status=$? ok=$ok
+### unset of a read-only variable
+readonly r=1
+unset r
+echo status=$? r=$r
+### shift's errors
+set -- a b
+shift 3
+echo status=$? $#
+shift -1
+echo status=$?
+shift x
+echo status=$?
+shift 1 2
+echo never
