@@ -44,3 +44,8 @@ shift x
 echo status=$?
 shift 1 2
 echo never
+### a for loop over an invalid name
+for i.j in a b c; do
+  echo hi
+done
+echo status=$?

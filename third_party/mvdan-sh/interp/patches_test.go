@@ -534,13 +534,15 @@ func TestDblParenAsBashReadsIt(t *testing.T) {
 	}
 }
 
-// unset of a read-only variable and shift's errors are bash's: a usage
-// error of shift, a special builtin, ends the shell.
+// unset of a read-only variable, shift's errors and a for loop over an
+// invalid name are bash's: a usage error of shift, a special builtin, ends
+// the shell.
 func TestUnsetAndShiftAsBash(t *testing.T) {
 	for script, want := range map[string]string{
 		"readonly x=1; unset x; echo $?":                   "gosh: line 1: unset: x: cannot unset: readonly variable\n1\n",
 		"set -- a; shift 3; echo $? $#; shift -1; echo $?": "1 1\ngosh: line 1: shift: -1: shift count out of range\n1\n",
 		"shift x; echo $?":                                 "gosh: line 1: shift: x: numeric argument required\n1\n",
+		"for i.j in a; do\necho no\ndone; echo $?":         "gosh: line 3: `i.j': not a valid identifier\n1\n",
 		"shift 1 2; echo no":                               "gosh: line 1: shift: too many arguments\n",
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
