@@ -49,3 +49,7 @@ for i.j in a b c; do
   echo hi
 done
 echo status=$?
+### an error in a background command names the shell
+echo a > nodir/f &
+wait
+echo status=$?

@@ -1177,7 +1177,8 @@ func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string) (r
 	}
 	r.fillExpandConfig(ctx)
 	r.exit = exitStatus{}
-	r.filename = ""
+	// A statement runs in the script it is part of (a background one in
+	// its subshell's copy), keeping $0 in its errors (tandem).
 	switch node := node.(type) {
 	case *syntax.File:
 		r.filename = node.Name

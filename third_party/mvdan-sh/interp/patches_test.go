@@ -560,3 +560,21 @@ func TestUnsetAndShiftAsBash(t *testing.T) {
 		}
 	}
 }
+
+// An error in a background command starts with the script's $0, as the
+// script's own errors do.
+func TestBackgroundErrorNamesTheScript(t *testing.T) {
+	f, err := syntax.NewParser().Parse(strings.NewReader("shift 1 2 &\nwait"), "bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if want := "bash: line 1: shift: too many arguments\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
