@@ -102,3 +102,9 @@ echo status=$?
 printf 'echo one\nfi\necho two\n' > s.sh
 bash s.sh
 echo status=$?
+### else where a command goes
+if echo then
+  echo
+else
+  echo
+fi

@@ -488,12 +488,13 @@ func TestRunBeforeSyntaxError(t *testing.T) {
 // compound command.
 func TestParseErrorToken(t *testing.T) {
 	for in, want := range map[string]string{
-		"echo a\necho b; fi": "fi 2:9",
-		"if true; then\nfi":  "fi 2:1",
-		"echo hi; for\n":     "newline 1:10",
-		"echo a(b)":          "( 1:7",
-		"f() echo hi":        "echo 1:5",
-		"if true; then\n":    " 1:10",
+		"echo a\necho b; fi":                     "fi 2:9",
+		"if true; then\nfi":                      "fi 2:1",
+		"echo hi; for\n":                         "newline 1:10",
+		"echo a(b)":                              "( 1:7",
+		"f() echo hi":                            "echo 1:5",
+		"if echo then\n  echo\nelse\n  echo\nfi": "else 3:1",
+		"if true; then\n":                        " 1:10",
 	} {
 		_, err := syntax.NewParser().Parse(strings.NewReader(in), "")
 		var pe syntax.ParseError

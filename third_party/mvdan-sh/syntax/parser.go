@@ -2253,7 +2253,7 @@ func (p *Parser) gotStmtPipe(s *Stmt, binCmd bool) *Stmt {
 		// TODO(zsh): { try-list } "always" { always-list }
 		case "}":
 			p.curErr(`%#q can only be used to close a block`, rightBrace)
-		case "then", "elif":
+		case "then", "elif", "else": // else too, as bash stops at it (tandem)
 			p.curErr("%#q can only be used in an `if`", p.val)
 		case "fi":
 			p.curErr("%#q can only be used to end an `if`", p.val)
