@@ -53,3 +53,8 @@ echo status=$?
 echo a > nodir/f &
 wait
 echo status=$?
+### a read-only assignment ends its line, the next line runs
+readonly x=1
+x=2; echo same line
+echo next line
+(x=3; echo in subshell); echo after subshell

@@ -544,6 +544,7 @@ func TestUnsetAndShiftAsBash(t *testing.T) {
 		"set -- a; shift 3; echo $? $#; shift -1; echo $?": "1 1\ngosh: line 1: shift: -1: shift count out of range\n1\n",
 		"shift x; echo $?":                                 "gosh: line 1: shift: x: numeric argument required\n1\n",
 		"for i.j in a; do\necho no\ndone; echo $?":         "gosh: line 3: `i.j': not a valid identifier\n1\n",
+		"readonly r=1\nr=2; echo no\necho $?":              "gosh: line 2: r: readonly variable\n1\n",
 		"shift 1 2; echo no":                               "gosh: line 1: shift: too many arguments\n",
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")

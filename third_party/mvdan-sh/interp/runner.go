@@ -581,8 +581,9 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				r.setVarWithIndex(prev, name, as.Index, vr)
 				if prev.ReadOnly {
 					// As in bash, assigning to a read-only variable
-					// ends a shell that is not interactive.
-					r.exit.exiting = true
+					// ends the command line a shell that is not
+					// interactive is on: the next line runs.
+					r.exit.exiting, r.exit.discard = true, true
 					break
 				}
 
