@@ -316,6 +316,8 @@ scan:
 	var src string
 	var params []string
 	name := l.argv[0] // $0
+	// head names a line in a syntax error's message, as this shell does.
+	head := func(int) string { return l.argv[0] }
 	switch {
 	case command:
 		if len(rest) == 0 {
@@ -325,6 +327,7 @@ scan:
 		if len(rest) > 1 {
 			name = rest[1]
 		}
+		head = func(line int) string { return fmt.Sprintf("%s: -c: line %d", name, line) }
 		if len(rest) > 2 {
 			params = rest[2:]
 		}
@@ -334,6 +337,7 @@ scan:
 			return err
 		}
 		src, params, name = string(b), rest[1:], rest[0]
+		head = func(line int) string { return fmt.Sprintf("%s: line %d", name, line) }
 	default:
 		// The script comes from stdin: reading it may wait on an earlier
 		// stage of a pipeline, so this stage lets the pipeline's question go
@@ -365,11 +369,7 @@ scan:
 	if l.argv[0] == "bash" {
 		lang = syntax.LangBash
 	}
-	f, err := parse(src, name, lang)
-	if err != nil {
-		fmt.Fprintf(l.stderr, "%s: %v\n", l.argv[0], err)
-		return interp.ExitStatus(2)
-	}
+	f, stop := parse(src, name, lang, head)
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
 	r, err := x.runner(l.dir, l.env, l.stdin, l.stdout, l.stderr, all...)
@@ -381,7 +381,7 @@ scan:
 		ctx, cancel = context.WithTimeout(ctx, l.timeout.after)
 		defer cancel()
 	}
-	err = r.Run(ctx, f)
+	_, _, err = runSafely(ctx, r, f, stop)
 	var status interp.ExitStatus
 	if le, ok := asLimit(err); ok {
 		// The shell may run in a subshell, which would not carry the error

@@ -24,12 +24,24 @@ func Render(res Result) string {
 	if res.Sandbox != "" {
 		b.WriteString("sandbox: " + res.Sandbox + "\n")
 	}
+	if res.SyntaxError != "" {
+		b.WriteString(syntaxNote(res))
+	}
 	writeSteps(&b, res.Steps, false)
 	if res.Unrecorded > 0 {
 		fmt.Fprintf(&b, "  … and %d more steps, not recorded: a result lists the first %d steps of a script\n", res.Unrecorded, StepsRecorded)
 	}
 	writeOutput(&b, res.Output, "output")
 	return b.String()
+}
+
+// syntaxNote says that the script stopped at a syntax error, what ran and
+// what to do next.
+func syntaxNote(res Result) string {
+	if len(res.Steps) == 0 && res.Unrecorded == 0 {
+		return fmt.Sprintf("syntax error at %s. Nothing ran; bash stops there with status 2. Fix the syntax and call again.\n", res.SyntaxError)
+	}
+	return fmt.Sprintf("syntax error at %s. The lines before it ran, as bash runs them, and nothing after it; bash stops there with status 2. Fix the syntax and run what did not run.\n", res.SyntaxError)
 }
 
 // endLine returns how a run ended, as the first line of its result says it.

@@ -121,13 +121,10 @@ type Result struct {
 	// Sandbox names the failed step that the sandbox may have refused
 	// something to, and what it held back from that step; "" when none.
 	Sandbox string `json:"sandbox,omitempty"`
+	// SyntaxError is the syntax error the run stopped at (`line 3: …`):
+	// the lines before it ran, as in bash, and none after; "" when none.
+	SyntaxError string `json:"syntaxError,omitempty"`
 }
-
-// SyntaxError is the error of a script that does not parse; nothing of it
-// ran.
-type SyntaxError struct{ Err error }
-
-func (e *SyntaxError) Error() string { return e.Err.Error() }
 
 // Run is one script being interpreted.
 type Run struct {
@@ -183,29 +180,41 @@ func (e *stepRefused) Error() string { return e.err.Error() }
 
 // parse reads a script; name is its $0 (if empty, the interpreter's own
 // name). The parsed file is rewritten so that the stages of each pipeline
-// are asked about together before any of them runs.
-func parse(script, name string, lang syntax.LangVariant) (*syntax.File, error) {
+// are asked about together before any of them runs. For a script that does
+// not parse, the file holds the statements bash runs before the error, and
+// stop says where and how the parse stopped; head names a line in bash's
+// message (`bash: -c: line 3`).
+func parse(script, name string, lang syntax.LangVariant, head func(line int) string) (f *syntax.File, stop *syntaxStop) {
 	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), name)
 	if err != nil {
-		return nil, &SyntaxError{Err: err}
+		src := script
+		if !strings.HasSuffix(src, "\n") {
+			// bash reads a -c string as if it ended in a newline: at
+			// its end, the token it did not expect is that newline.
+			src += "\n"
+			if _, err2 := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(src), name); err2 != nil {
+				err = err2
+			}
+		}
+		msg, line := bashSyntaxError(src, err, head)
+		stop = &syntaxStop{Line: line, Message: msg, Err: err}
+		f = &syntax.File{Name: name, Stmts: linesBefore(script, lang)}
 	}
 	markPipelines(f)
-	return f, nil
+	return f, stop
 }
 
 // Start parses the script and starts running it. ctx bounds the run: when it
-// ends, the run is killed. For a script that does not parse, Start returns
-// a *SyntaxError and nothing runs.
+// ends, the run is killed. A script that does not parse runs as `bash -c`
+// runs it: the lines before the error, then bash's message and status 2
+// (Result.SyntaxError).
 func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	if o.Gate == nil {
 		return nil, errors.New("shell: no gate")
 	}
 	// $0 is bash, as in `bash -c SCRIPT`; the interpreter's error
 	// messages start with it (`bash: line 2: x: readonly variable`).
-	f, err := parse(script, "bash", syntax.LangBash)
-	if err != nil {
-		return nil, err
-	}
+	f, stop := parse(script, "bash", syntax.LangBash, func(line int) string { return fmt.Sprintf("bash: -c: line %d", line) })
 	env, hidden := ChildEnv(o.Env, o.ExtraEnv, o.EnvRule)
 	hide := newHider(hidden)
 	out, err := newCapture(o.OutputCap, hide)
@@ -255,7 +264,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		return nil, err
 	}
 	x.watchMemory()
-	go x.run(ctx, r, f)
+	go x.run(ctx, r, f, stop)
 	return x, nil
 }
 
@@ -285,8 +294,8 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 	return interp.New(opts...)
 }
 
-func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
-	exited, err := runSafely(ctx, r, f)
+func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File, stop *syntaxStop) {
+	exited, reached, err := runSafely(ctx, r, f, stop)
 	x.unwatchMemory()
 	x.cancel()
 	// Nothing of the run outlives it: kill what is left of its process
@@ -329,6 +338,9 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 	default:
 		res.End, res.Status, res.Error = Failed, 1, x.hide.text(err.Error())
 	}
+	if reached {
+		res.SyntaxError = fmt.Sprintf("line %d: %s", stop.Line, x.hide.text(syntaxText(stop.Err)))
+	}
 	var named int
 	res.Sandbox, named = sandboxNote(res, x.policy)
 	keepHeld(res.Steps, named)
@@ -340,14 +352,20 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File) {
 
 // runSafely runs the interpreter; a panic in it (tandem's bug, or the
 // interpreter's) ends this run as failed instead of the whole process.
-func runSafely(ctx context.Context, r *interp.Runner, f *syntax.File) (exited bool, err error) {
+// stop, when the script did not parse, is the syntax error after f's
+// statements, and reached reports whether the run came to it.
+func runSafely(ctx context.Context, r *interp.Runner, f *syntax.File, stop *syntaxStop) (exited, reached bool, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("the interpreter failed (%v); report this", p)
 		}
 	}()
-	err = r.Run(ctx, f)
-	return r.Exited(), err
+	if stop == nil {
+		err = r.Run(ctx, f)
+	} else {
+		reached, err = r.RunBeforeSyntaxError(ctx, f, stop.Message)
+	}
+	return r.Exited(), reached, err
 }
 
 // guard turns a panic in a handler into an error that halts the script,

@@ -91,10 +91,6 @@ func runBash(ctx context.Context, s *Session, a bashArgs) Result {
 	})
 	if err != nil {
 		release()
-		var se *shell.SyntaxError
-		if errors.As(err, &se) {
-			return Refused(refusal.New(refusal.Invalid, fmt.Sprintf("The script does not parse as bash (%v); nothing ran. Fix the syntax and call again.", se.Err)))
-		}
 		return Refused(err)
 	}
 	wait, _ := budget(s.opts.Settings)

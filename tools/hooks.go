@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -64,10 +63,6 @@ func RunHook(ctx context.Context, s *Session, h HookRun) HookOutcome {
 		Dir: s.Roots[0], Env: os.Environ(), EnvRule: rule, ExtraEnv: h.Env, Gate: gate, Sandbox: box,
 	})
 	if err != nil {
-		var se *shell.SyntaxError
-		if errors.As(err, &se) {
-			return HookOutcome{Text: fmt.Sprintf("%s does not parse as bash (%v); it did not run. Tell the user to fix it in agent.hooks.", head, se.Err)}
-		}
 		return HookOutcome{Text: fmt.Sprintf("%s could not start: %v.", head, err)}
 	}
 	timer := time.NewTimer(h.Timeout)
@@ -86,6 +81,9 @@ func RunHook(ctx context.Context, s *Session, h HookRun) HookOutcome {
 	shown := strings.TrimRight(shell.Render(res), "\n")
 	if timedOut {
 		return HookOutcome{Text: fmt.Sprintf("%s ran past its %v and was stopped:\n%s", head, h.Timeout, shown)}
+	}
+	if res.SyntaxError != "" {
+		return HookOutcome{Text: fmt.Sprintf("%s does not parse as bash (%s); tell the user to fix it in agent.hooks:\n%s", head, res.SyntaxError, shown)}
 	}
 	ok := (res.End == shell.Finished || res.End == shell.Exited) && res.Status == 0
 	return HookOutcome{Text: fmt.Sprintf("%s:\n%s", head, shown), OK: ok, Quiet: ok && res.Output.Total == 0}

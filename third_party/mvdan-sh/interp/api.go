@@ -1230,22 +1230,42 @@ func IsExitStatus(err error) (status uint8, ok bool) {
 // Calling Run on an entire [*File] implies an exit, meaning that an exit trap may
 // run.
 func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
+	_, err := r.run(ctx, node, "")
+	return err
+}
+
+// RunBeforeSyntaxError runs f, the statements of a script that come before
+// a syntax error, as [Runner.Run] does; then, unless they exited the shell,
+// it writes msg (the error, as the shell words it) to stderr and exits with
+// status 2, before the EXIT trap runs: what bash does when its parser
+// reaches the error. reached reports whether it did. (tandem)
+func (r *Runner) RunBeforeSyntaxError(ctx context.Context, f *syntax.File, msg string) (reached bool, err error) {
+	return r.run(ctx, f, msg)
+}
+
+func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string) (reached bool, _ error) {
 	if !r.didReset {
 		r.Reset()
 	}
 	r.fillExpandConfig(ctx)
 	r.exit = exitStatus{}
-	r.filename = ""
+	// A statement runs in the script it is part of (a background one in
+	// its subshell's copy), keeping $0 in its errors (tandem).
 	switch node := node.(type) {
 	case *syntax.File:
 		r.filename = node.Name
 		r.topLevel(ctx, node.Stmts)
+		if syntaxErr != "" && !r.exit.exiting {
+			reached = true
+			io.WriteString(r.stderr, syntaxErr)
+			r.exit = exitStatus{code: 2, exiting: true}
+		}
 	case *syntax.Stmt:
 		r.stmt(ctx, node)
 	case syntax.Command:
 		r.cmd(ctx, node)
 	default:
-		return fmt.Errorf("node can only be File, Stmt, or Command: %T", node)
+		return false, fmt.Errorf("node can only be File, Stmt, or Command: %T", node)
 	}
 	// A bare Command bypasses stmt, which normally updates lastExit.
 	r.lastExit = r.exit
@@ -1263,12 +1283,12 @@ func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
 			// additional information, so fail loudly if the invariant is broken.
 			panic("ended up with a non-nil exitStatus.err but a zero exitStatus.code")
 		}
-		return err
+		return reached, err
 	}
 	if code := r.exit.code; code != 0 {
-		return ExitStatus(code)
+		return reached, ExitStatus(code)
 	}
-	return nil
+	return reached, nil
 }
 
 // Exited reports whether the last Run call should exit an entire shell. This

@@ -195,9 +195,13 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.updateExpandOpts()
 	case "shift":
-		args, bad := r.noOptions(name, args)
-		if bad != nil {
-			return *bad
+		if len(args) > 0 {
+			if _, err := strconv.Atoi(args[0]); err != nil { // -1 is a count, out of range
+				var bad *exitStatus
+				if args, bad = r.noOptions(name, args); bad != nil {
+					return *bad
+				}
+			}
 		}
 		n := 1
 		switch len(args) {
@@ -209,13 +213,17 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 			n = n2
 		default:
-			// As bash, which drops the rest of the line.
+			// A special builtin's usage error ends the shell, as in bash,
+			// which drops the rest of the line.
 			r.errf("shift: too many arguments\n")
 			exit.code, exit.exiting, exit.discard = 1, true, true
 			return exit
 		}
-		if n < 0 || n > len(r.Params) {
-			// Silent, as bash without shopt -s shift_verbose.
+		switch {
+		case n < 0:
+			return failf(1, "shift: %d: shift count out of range\n", n)
+		case n > len(r.Params):
+			// Nothing shifted, silently, as bash without shopt -s shift_verbose.
 			exit.code = 1
 			return exit
 		}

@@ -92,7 +92,16 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			continue
 		}
 		if !syntax.ValidName(name) {
-			r.errf("%s: `%s': not a valid identifier\n", variant, name)
+			word := name // bash names the whole word
+			switch {
+			case as.Array != nil:
+				word += "=(...)"
+			case as.Value != nil && as.Append:
+				word += "+=" + r.literal(as.Value)
+			case as.Value != nil:
+				word += "=" + r.literal(as.Value)
+			}
+			r.errf("%s: `%s': not a valid identifier\n", variant, word)
 			r.exit.code = 1
 			continue
 		}

@@ -706,3 +706,133 @@ func TestExtGlobWords(t *testing.T) {
 		}
 	}
 }
+
+// RunBeforeSyntaxError runs the statements before a syntax error, then
+// prints the message and exits with status 2 before the EXIT trap runs, as
+// bash does; statements that exit first never reach it.
+func TestRunBeforeSyntaxError(t *testing.T) {
+	const msg = "gosh: -c: line 3: syntax error near unexpected token `fi'\n"
+	for _, c := range []struct {
+		script, want string
+		status       int
+		reached      bool
+	}{
+		{"trap 'echo bye $?' EXIT\necho a\n", "a\n" + msg + "bye 2\n", 2, true},
+		{"echo a; exit 3\n", "a\n", 3, false},
+		{"set -e; false; echo no\n", "", 1, false},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reached, err := r.RunBeforeSyntaxError(context.Background(), f, msg)
+		var status interp.ExitStatus
+		errors.As(err, &status)
+		if out.String() != c.want || int(status) != c.status || reached != c.reached || !r.Exited() {
+			t.Errorf("%q: printed %q, status %d, reached %v, exited %v; want %q, %d, %v", c.script, out.String(), status, reached, r.Exited(), c.want, c.status, c.reached)
+		}
+	}
+}
+
+// A parse error names the token the parser stood at, as bash's
+// "syntax error near unexpected token" does, and a function body must be a
+// compound command.
+func TestParseErrorToken(t *testing.T) {
+	for in, want := range map[string]string{
+		"echo a\necho b; fi":                     "fi 2:9",
+		"if true; then\nfi":                      "fi 2:1",
+		"echo hi; for\n":                         "newline 1:10",
+		"echo a(b)":                              "( 1:7",
+		"f() echo hi":                            "echo 1:5",
+		"if echo then\n  echo\nelse\n  echo\nfi": "else 3:1",
+		"if true; then\n":                        " 1:10",
+	} {
+		_, err := syntax.NewParser().Parse(strings.NewReader(in), "")
+		var pe syntax.ParseError
+		if !errors.As(err, &pe) {
+			t.Fatalf("%q: %v, want a parse error", in, err)
+		}
+		if got := pe.Token + " " + pe.TokenPos.String(); got != want {
+			t.Errorf("%q: token %q, want %q", in, got, want)
+		}
+	}
+}
+
+// (( and $(( are arithmetic only when the parenthesis that closes the second
+// ( is followed by another, as bash reads them; otherwise they are a
+// subshell in a subshell, also when the closing is past the parser's
+// buffer.
+func TestDblParenAsBashReadsIt(t *testing.T) {
+	long := strings.Repeat(" b", 2000)
+	for script, want := range map[string]string{
+		"((echo a) || (echo b))":                    "a\n",
+		"echo $((echo c) )":                         "c\n",
+		"(( x = (1 + 2) * 3 )); echo $x $(( (x) ))": "9 9\n",
+		"((echo a" + long + ")\ntrue)":              "a" + long + "\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatalf("%.40q: %v", script, err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%.40q printed %.60q, want %.60q", script, out.String(), want)
+		}
+	}
+}
+
+// unset of a read-only variable, shift's errors and a for loop over an
+// invalid name are bash's: a usage error of shift, a special builtin, ends
+// the shell.
+func TestUnsetAndShiftAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"readonly x=1; unset x; echo $?":                   "gosh: line 1: unset: x: cannot unset: readonly variable\n1\n",
+		"set -- a; shift 3; echo $? $#; shift -1; echo $?": "1 1\ngosh: line 1: shift: -1: shift count out of range\n1\n",
+		"shift x; echo $?":                                 "gosh: line 1: shift: x: numeric argument required\n1\n",
+		"for i.j in a; do\necho no\ndone; echo $?":         "gosh: line 3: `i.j': not a valid identifier\n1\n",
+		"readonly r=1\nr=2; echo no\necho $?":              "gosh: line 2: r: readonly variable\n1\n",
+		"shift 1 2; echo no":                               "gosh: line 1: shift: too many arguments\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// An error in a background command starts with the script's $0, as the
+// script's own errors do.
+func TestBackgroundErrorNamesTheScript(t *testing.T) {
+	f, err := syntax.NewParser().Parse(strings.NewReader("shift 1 2 &\nwait"), "bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if want := "bash: line 1: shift: too many arguments\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}

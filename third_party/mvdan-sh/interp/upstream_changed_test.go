@@ -59,14 +59,14 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: command -o echo":                                                   {want: "gosh: line 1: command: -o: invalid option\ncommand: usage: command [-pVv] command [arg ...]\nexit status 2", why: whyMeta},
 	"TestRunnerRun: command -vo echo":                                                  {want: "gosh: line 1: command: -o: invalid option\ncommand: usage: command [-pVv] command [arg ...]\nexit status 2", why: whyMeta},
 	"TestRunnerRun: continue":                                                          {want: "gosh: line 1: continue: only meaningful in a `for', `while', or `until' loop\n", why: whyBuiltinMsg},
-	"TestRunnerRun: declare $unset=$unset":                                             {want: "gosh: line 1: declare: `': not a valid identifier\nexit status 1", why: whyDeclare},
+	"TestRunnerRun: declare $unset=$unset":                                             {want: "gosh: line 1: declare: `=': not a valid identifier\nexit status 1", why: whyDeclare},
 	"TestRunnerRun: declare -B foo":                                                    {want: "gosh: line 1: declare: -B: invalid option\nexit status 2", why: whyDeclare},
 	"TestRunnerRun: declare -n foo=bar; set -u; echo ${foo}":                           {want: "gosh: line 1: foo: unbound variable\nexit status 127", why: whyUnset},
 	"TestRunnerRun: declare -r -x foo=bar; foo=x":                                      {want: "gosh: line 1: foo: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: declare -r foo=bar; export foo=":                                   {want: "gosh: line 1: foo: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: declare -r foo=bar; foo=etc":                                       {want: "gosh: line 1: foo: readonly variable\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: declare =bar":                                                      {want: "gosh: line 1: declare: `': not a valid identifier\nexit status 1", why: whyDeclare},
-	"TestRunnerRun: declare foo{bar=baz":                                               {want: "gosh: line 1: declare: `foo{bar': not a valid identifier\nexit status 1", why: whyDeclare},
+	"TestRunnerRun: declare =bar":                                                      {want: "gosh: line 1: declare: `=bar': not a valid identifier\nexit status 1", why: whyDeclare},
+	"TestRunnerRun: declare foo{bar=baz":                                               {want: "gosh: line 1: declare: `foo{bar=baz': not a valid identifier\nexit status 1", why: whyDeclare},
 	"TestRunnerRun: echo $a; set -u; echo $a; echo extra":                              {want: "\ngosh: line 1: a: unbound variable\nexit status 127", why: whyUnset},
 	"TestRunnerRun: declare -n foo=bar bar=foo; echo $foo":                             {want: "gosh: line 1: warning: foo: circular name reference\n\n", why: whyRefCircle},
 	"TestRunnerRun: echo ${!a}; echo more":                                             {want: "gosh: line 1: a: invalid indirect expansion\nexit status 1", why: whyIndirect},
@@ -174,9 +174,9 @@ const (
 	whyPrefix        = "errors as bash words them: each error the interpreter reports starts with $0 and the line (gosh: line 1: )"
 	whyUnset         = "builtin messages and statuses as in bash: an unset variable under set -u, or ${x?}, ends the script with status 127 (and errors start with gosh: line N: )"
 	whyRedirect      = "errors as bash words them: a redirection that cannot open is path: No such file or directory"
-	whyBuiltinMsg    = "builtin messages and statuses as in bash: bash's own words for cd, pushd, popd, break, continue, set -o, [ and test, and return's status 2 outside a function"
+	whyBuiltinMsg    = "builtin messages and statuses as in bash: bash's own words for cd, pushd, popd, break, continue, set -o, [ and test, unset of a read-only variable and shift, and return's status 2 outside a function"
 	whyDescriptors   = "descriptors 3 to 9: redirections open, duplicate and close them, >| writes as > does and <> opens for reading and writing"
-	whyDeclare       = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, -B: invalid option)"
+	whyDeclare       = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, naming the whole word as bash does, `a-b=1', -B: invalid option)"
 	whyPrintf        = "printf %q and -v: bash's usage line, which names -v"
 	whyNoclobber     = "set -C: noclobber is an option of its own, which set +o lists"
 	whyRoot          = "builtin messages and statuses as in bash (cd: a: Permission denied); as root, which may enter any directory, cd succeeds (upstream's own note: these succeed if we're root), and the test command runs as root in CI"

@@ -147,6 +147,64 @@ decodeRune:
 	return p.r
 }
 
+// arithCloses reports whether the `((` or `$((` whose second parenthesis
+// is p.r is arithmetic, as bash decides it: the parenthesis that closes the
+// second one is followed by another. If not, bash reads `( (…) …)` or
+// `$( (…) …)`: `((grep x) || true)` is a subshell in a subshell. It reads
+// ahead as far as it needs to, past the buffer if need be (tandem).
+func (p *Parser) arithCloses() bool {
+	if !p.lang.in(langBashLike) {
+		return true
+	}
+	for {
+		if closes, decided := dblParenCloses(p.bs[p.bsp:]); decided {
+			return closes
+		}
+		if p.readEOF || p.readErr != nil {
+			// The input ends first: the arithmetic parser reports it.
+			return true
+		}
+		if len(p.bs)-int(p.bsp) >= len(p.readBuf) {
+			p.readBuf = append(p.readBuf, make([]byte, len(p.readBuf))...)
+		}
+		p.fill()
+	}
+}
+
+// dblParenCloses reads b, the text after the second parenthesis of `((`,
+// to the parenthesis that closes it, skipping quoted text, and reports
+// whether another follows; decided is false when b ends first.
+func dblParenCloses(b []byte) (closes, decided bool) {
+	depth := 1
+	var quote byte
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == '\\' && quote != '\'':
+			i++
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '\'' || c == '"' || c == '`':
+			quote = c
+		case c == '(':
+			depth++
+		case c == ')':
+			if depth--; depth == 0 {
+				if i == 0 {
+					return true, true // `$(()…`: the arithmetic parser says what is wrong
+				}
+				if i+1 == len(b) {
+					return false, false
+				}
+				return b[i+1] == ')', true
+			}
+		}
+	}
+	return false, false
+}
+
 // fill reads more bytes from the input src into readBuf.
 // Any bytes that had not yet been used at the end of the buffer
 // are slid into the beginning of the buffer.
@@ -569,7 +627,7 @@ func (p *Parser) regToken(r rune) token {
 			p.rune()
 			return dollBrack
 		case '(':
-			if p.rune() == '(' {
+			if p.rune() == '(' && p.arithCloses() {
 				p.rune()
 				return dollDblParen
 			}
@@ -577,7 +635,7 @@ func (p *Parser) regToken(r rune) token {
 		}
 		return dollar
 	case '(':
-		if p.rune() == '(' && p.lang.in(langBashLike|LangMirBSDKorn|LangZsh) && p.quote != testExpr {
+		if p.rune() == '(' && p.lang.in(langBashLike|LangMirBSDKorn|LangZsh) && p.quote != testExpr && p.arithCloses() {
 			p.rune()
 			return dblLeftParen
 		}
@@ -714,7 +772,7 @@ func (p *Parser) dqToken(r rune) token {
 			p.rune()
 			return dollBrack
 		case '(':
-			if p.rune() == '(' {
+			if p.rune() == '(' && p.arithCloses() {
 				p.rune()
 				return dollDblParen
 			}

@@ -542,7 +542,7 @@ type Parser struct {
 	litBatch  []Lit
 	wordBatch []wordAlloc
 
-	readBuf [bufSize]byte
+	readBuf []byte // bufSize, or more while arithCloses looks ahead (tandem)
 	litBuf  [bufSize]byte
 	litBs   []byte
 }
@@ -561,6 +561,9 @@ func (p *Parser) Incomplete() bool {
 const bufSize = 1 << 10
 
 func (p *Parser) reset() {
+	if len(p.readBuf) != bufSize {
+		p.readBuf = make([]byte, bufSize)
+	}
 	p.tok, p.val = illegalTok, ""
 	p.eqlOffs = 0
 	p.bs, p.bsp = nil, 0
@@ -855,10 +858,12 @@ func (p *Parser) followStmts(left string, lpos Pos, stops ...string) ([]*Stmt, [
 	// * [LangZsh]: "A list is a sequence of zero or more sublists...".
 	// * [LangMirBSDKorn]: "Lists of commands can be created by separating pipelines...";
 	//   note that the man page is not explicit, but the shell clearly allows e.g. `{ }`.
-	if p.got(semicolon) {
+	if p.tok == semicolon {
 		if p.lang.in(LangZsh | LangMirBSDKorn) {
+			p.next()
 			return nil, nil // allow an empty list
 		}
+		// Stop at the `;`, the token bash names (tandem).
 		p.followErr(lpos, left, noQuote("a statement list"))
 		return nil, nil
 	}
@@ -978,6 +983,13 @@ type ParseError struct {
 	Text     string
 
 	Incomplete bool
+
+	// Token is the token the parser stood at when it stopped, as bash
+	// names it in "syntax error near unexpected token": its text,
+	// "newline", or "" at the end of the input. TokenPos is where it
+	// starts. (tandem)
+	Token    string
+	TokenPos Pos
 }
 
 func (e ParseError) Error() string {
@@ -1041,7 +1053,41 @@ func (p *Parser) posErr(pos Pos, format string, args ...any) {
 		Pos:        pos,
 		Text:       fmt.Sprintf(format, args...),
 		Incomplete: p.tok == _EOF && p.Incomplete(),
+		Token:      p.tokenText(),
+		TokenPos:   p.pos,
 	})
+}
+
+// compound reports whether s is a compound command without redirections
+// before it, as a function body in bash must be.
+func compound(s *Stmt) bool {
+	if s.Negated || s.Background || s.Coprocess || s.Disown {
+		return false
+	}
+	for _, r := range s.Redirs {
+		if r.Pos().After(s.Cmd.Pos()) {
+			continue
+		}
+		return false
+	}
+	switch s.Cmd.(type) {
+	case *Block, *Subshell, *IfClause, *WhileClause, *ForClause, *CaseClause, *ArithmCmd, *TestClause:
+		return true
+	}
+	return false
+}
+
+// tokenText names the current token as bash's syntax errors do.
+func (p *Parser) tokenText() string {
+	switch p.tok {
+	case _EOF:
+		return ""
+	case _Newl:
+		return "newline"
+	case _Lit, _LitWord, _LitRedir:
+		return p.val
+	}
+	return p.tok.String()
 }
 
 func (p *Parser) curErr(format string, args ...any) {
@@ -2207,7 +2253,7 @@ func (p *Parser) gotStmtPipe(s *Stmt, binCmd bool) *Stmt {
 		// TODO(zsh): { try-list } "always" { always-list }
 		case "}":
 			p.curErr(`%#q can only be used to close a block`, rightBrace)
-		case "then", "elif":
+		case "then", "elif", "else": // else too, as bash stops at it (tandem)
 			p.curErr("%#q can only be used in an `if`", p.val)
 		case "fi":
 			p.curErr("%#q can only be used to end an `if`", p.val)
@@ -2757,7 +2803,7 @@ func (p *Parser) declClause(s *Stmt) {
 	for !p.stopToken() && !p.peekRedir() {
 		if p.hasValidIdent() {
 			ds.Args = append(ds.Args, p.getAssign(false))
-		} else if p.tok.isLit() && p.eqlOffs > 0 && !strings.Contains(p.val[:p.eqlOffs], "{") {
+		} else if p.tok.isLit() && p.eqlOffs > 0 && !strings.Contains(p.val[:p.eqlOffs], "{") && !p.lang.in(langBashLike) {
 			p.curErr("invalid var name")
 		} else if p.tok == _LitWord && ValidName(p.val) {
 			ds.Args = append(ds.Args, &Assign{
@@ -2991,9 +3037,15 @@ func (p *Parser) funcDecl(s *Stmt, pos Pos, long, withParens bool, names ...*Lit
 		fd.Names = names
 	}
 	p.got(_Newl)
+	tok, val, tokPos := p.tok, p.val, p.pos
 	// TODO: reject any body which isn't a compound command, like a quoted word
 	if fd.Body = p.getStmt(false, false, true); fd.Body == nil {
 		p.followErr(fd.Pos(), "foo()", noQuote("a statement"))
+	} else if p.lang.in(langBashLike|LangPOSIX) && p.err == nil && !compound(fd.Body) {
+		// bash and POSIX take a compound command only, and stop at
+		// the body's first token (tandem).
+		p.tok, p.val, p.pos = tok, val, tokPos
+		p.posErr(tokPos, "a function body must be a compound command")
 	}
 	s.Cmd = fd
 }
