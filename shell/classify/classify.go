@@ -175,10 +175,15 @@ func (c *classifier) judge(dir, word string) (approvals.Judgement, bool) {
 // file is a count or a size (head -n 3, sleep 0.5, head -c 1K in ~/.ssh),
 // not a path.
 func (c *classifier) read(dir, word string) {
-	if isNumber(word) && !c.p.ExamineForProgram(dir, word).Exists {
+	if c.isCount(dir, word) {
 		return
 	}
 	c.readJudged(c.judge(dir, word))
+}
+
+// isCount reports whether word is a number that names no file from dir.
+func (c *classifier) isCount(dir, word string) bool {
+	return isNumber(word) && !c.p.ExamineForProgram(dir, word).Exists
 }
 
 // readDefault judges a configuration file a program reads of itself,

@@ -114,7 +114,7 @@ func commandsWith(w string) [][]string {
 		{"rm", "-rf", w}, {"cp", w, "src/x"}, {"cp", "README.md", w}, {"mv", w, "src/"}, {"touch", w},
 		{"chmod", "600", w}, {"ln", "-s", w, "l"}, {"tee", w}, {"sed", "-n", "p", w}, {"sed", "-i", "s/a/b/", w},
 		{"sort", w}, {"sort", "-o", w, "README.md"}, {"uniq", "README.md", w}, {"xxd", w},
-		{"find", w, "-name", "x"}, {"git", "log", "--", w}, {"git", "-C", w, "log"}, {"echo", w},
+		{"find", w, "-name", "x"}, {"git", "log", "--", w}, {"git", "-C", w, "log"}, {"test", "-e", w},
 		{"env", "cat", w}, {"timeout", "1", "cat", w}, {"sh", "-c", "cat " + approvals.Show([]string{w})},
 		{"curl", "-T", w, "https://example.com"}, {"dd", "if=" + w}, {"base64", w}, {"diff", w, "README.md"},
 		{"unknown-tool", w}, {"./run", w}, {"xargs", "cat", w}, {"find", ".", "-newer", w},
@@ -139,6 +139,35 @@ func TestLaw_secret_path_gives_secret(t *testing.T) {
 		for _, dir := range []string{f.Home, f.Home + "/.ssh", f.WS + "/keys", "/"} {
 			if s := Command(argv, dir, f.Environ(), f.Policy); !s.Effects.Has(approvals.Secret) {
 				t.Errorf("%s in %s: %v, want secret", approvals.Show(argv), dir, s.Effects)
+			}
+		}
+	}
+}
+
+// TestLaw_naming_is_not_reading: a command that never opens what its
+// words name (echo, printf, basename) asks for a word that is a secret,
+// but not for one that only holds one: `echo $HOME`, `echo /` run
+// unasked, where reading the same paths would ask.
+func TestLaw_naming_is_not_reading(t *testing.T) {
+	f := corpus.NewFixture(t)
+	hits := lawhit.New(t, map[string]int{"is a secret": 5, "holds one": 5})
+	for _, w := range secretWords(f) {
+		j := f.Policy.ExamineForProgram(f.WS, w)
+		for _, argv := range [][]string{{"echo", w}, {"printf", "%s\\n", w}, {"basename", w}} {
+			s := classifyIn(f, argv...)
+			if j.Class == approvals.PathSecret {
+				hits.Hit("is a secret")
+				if !s.Effects.Has(approvals.Secret) {
+					t.Errorf("%s: %v, want secret: the word is a secret", approvals.Show(argv), s.Effects)
+				}
+				continue
+			}
+			hits.Hit("holds one")
+			if s.Effects != 0 {
+				t.Errorf("%s: %v, want nothing: naming a path that holds a secret reads nothing", approvals.Show(argv), s.Effects)
+			}
+			if r := classifyIn(f, "cat", w); !r.Effects.Has(approvals.Secret) {
+				t.Errorf("cat %s: %v, want secret", w, r.Effects)
 			}
 		}
 	}

@@ -171,9 +171,32 @@ var (
 	eWrite = approvals.Of(approvals.Write)
 )
 
-// pure is a command that touches no file: its words are still judged, so one
-// that names a secret asks.
-func pure(o opts) row   { return (&spec{opts: o}).row() }
+// pure is a command that reads no file's content but may look at what its
+// words name (test -e, which): its words are judged as reads, so one that
+// is or holds a secret asks.
+func pure(o opts) row { return (&spec{opts: o}).row() }
+
+// inert is a command that never opens or looks at what its words name
+// (echo, printf, basename, declare): `echo $HOME` or `echo /` reveals
+// nothing a directory holds, so a word asks only when it is itself a
+// secret, or a private name of the home (`echo ~/*.txt` shows names the
+// kernel keeps from a step without outside).
+func inert(c *classifier, args []string, dir string) {
+	for _, w := range args {
+		if c.isCount(dir, w) {
+			continue // sleep 0.5 in ~/.ssh
+		}
+		j, ok := c.judge(dir, w)
+		switch {
+		case !ok:
+		case j.Class == approvals.PathSecret:
+			c.add(approvals.Secret)
+		case j.Private:
+			c.add(approvals.Outside) // a name in the home, which may have come from a glob
+		}
+	}
+}
+
 func reader(o opts) row { return (&spec{eff: eRead, opts: o}).row() }
 func writer(o opts) row { return (&spec{eff: eWrite, write: true, opts: o}).row() }
 
@@ -183,12 +206,14 @@ var table map[string]row
 
 func init() {
 	table = map[string]row{}
-	for _, n := range []string{"echo", "printf", "true", "false", ":", "test", "[", "sleep", "seq",
-		"yes", "basename", "dirname", "expr", "factor", "numfmt", "whoami", "id", "groups", "uname",
-		"arch", "nproc", "tty", "locale", "getconf", "printenv", "pwd", "shift", "unset", "wait",
-		"exit", "return", "break", "continue", "set", "shopt", "read", "getopts", "let", "local",
-		"declare", "typeset", "times", "dirs", "jobs", "mapfile", "readarray", "caller", "type",
-		"which", "logname", "disown", "tsort", "history"} {
+	for _, n := range []string{"echo", "printf", "true", "false", ":", "sleep", "seq", "yes",
+		"basename", "dirname", "expr", "factor", "numfmt", "whoami", "id", "groups", "uname", "arch",
+		"nproc", "tty", "locale", "printenv", "shift", "unset", "wait", "exit", "return", "break",
+		"continue", "set", "shopt", "read", "getopts", "let", "local", "declare", "typeset", "times",
+		"dirs", "jobs", "caller", "logname", "disown", "history"} {
+		table[n] = inert
+	}
+	for _, n := range []string{"test", "[", "getconf", "pwd", "mapfile", "readarray", "type", "which", "tsort"} {
 		table[n] = pure(opts{})
 	}
 	// cd, pushd and popd change the directory later commands read; what
