@@ -450,7 +450,7 @@ func formatInto(sb *strings.Builder, format string, args []string, maxBytes int)
 				if c == 'q' {
 					// As bash's printf %q: quoted to be read back
 					// as the same word.
-					farg, c = printfQuote(arg), 's'
+					farg, c = QuoteWord(arg), 's'
 				} else if c == 'b' {
 					// Passing in nil for args ensures that % format
 					// strings aren't processed; only escape sequences
@@ -504,10 +504,10 @@ type NoMatchError struct{ Pattern string }
 
 func (e NoMatchError) Error() string { return "no match: " + e.Pattern }
 
-// printfQuote quotes s as bash's printf %q does: $'…' when it holds
+// QuoteWord quotes s as bash's printf %q does: $'…' when it holds
 // control characters, else a backslash before each character the shell
 // would read as syntax.
-func printfQuote(s string) string {
+func QuoteWord(s string) string {
 	if s == "" {
 		return "''"
 	}

@@ -183,6 +183,9 @@ type Runner struct {
 
 	// subshellLevel is BASH_SUBSHELL: how many subshells deep this runs.
 	subshellLevel int
+
+	// startTime is when the shell started: printf's %(…)T of -2.
+	startTime time.Time
 	// funcStack is the functions being run, the innermost last (FUNCNAME).
 	funcStack []string
 
@@ -1070,6 +1073,7 @@ func (r *Runner) Reset() {
 		panic("use interp.New to construct a Runner")
 	}
 	if !r.didReset {
+		r.startTime = time.Now()
 		r.origDir = r.Dir
 		r.origParams = r.Params
 		r.origOpts = r.opts
@@ -1339,6 +1343,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		stderr:         r.stderr,
 		fds:            r.fds,
 		subshellLevel:  r.subshellLevel + 1,
+		startTime:      r.startTime,
 		limits:         r.limits,
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
 		inFunc:         r.inFunc,                 // `local` in a function's pipeline

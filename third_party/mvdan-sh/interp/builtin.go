@@ -270,73 +270,87 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 	case "echo":
 		newline, doExpand := true, false
-	echoOpts:
-		for len(args) > 0 {
-			switch args[0] {
-			case "-n":
-				newline = false
-			case "-e":
-				doExpand = true
-			case "-E": // default
-			default:
-				break echoOpts
+		// As bash: each leading word of n, e and E letters after a dash
+		// is options; the first other word starts the text.
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' &&
+			strings.Trim(args[0][1:], "neE") == "" {
+			for _, c := range args[0][1:] {
+				switch c {
+				case 'n':
+					newline = false
+				case 'e':
+					doExpand = true
+				case 'E':
+					doExpand = false
+				}
 			}
 			args = args[1:]
 		}
+		var out strings.Builder
 		for i, arg := range args {
 			if i > 0 {
-				r.out(" ")
+				out.WriteString(" ")
 			}
 			if doExpand {
-				arg, _, _ = expand.Format(r.ecfg, arg, nil)
+				s, stop := expandEscapes(arg, escEcho, nil)
+				out.WriteString(s)
+				if stop { // \c: nothing more, not even the newline
+					newline = false
+					break
+				}
+				continue
 			}
-			r.out(arg)
+			out.WriteString(arg)
 		}
 		if newline {
-			r.out("\n")
+			out.WriteString("\n")
 		}
+		r.out(out.String())
 	case "printf":
 		// printf -v NAME assigns what it would print, as in bash.
 		toVar := ""
-		if len(args) > 0 && args[0] == "-v" {
-			if len(args) < 2 {
-				return failf(2, "printf: -v: option requires an argument\n")
+		usage := func() exitStatus {
+			fmt.Fprintf(r.stderr, "printf: usage: printf [-v var] format [arguments]\n")
+			exit.code = 2
+			return exit
+		}
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+			opt := args[0]
+			args = args[1:]
+			if opt == "--" {
+				break
 			}
-			toVar, args = args[1], args[2:]
+			if !strings.HasPrefix(opt, "-v") {
+				r.errf("printf: %s: invalid option\n", opt[:2])
+				return usage()
+			}
+			if toVar = opt[2:]; toVar == "" {
+				if len(args) == 0 {
+					r.errf("printf: -v: option requires an argument\n")
+					return usage()
+				}
+				toVar, args = args[0], args[1:]
+			}
 			if _, _, elem := cutElemSubscript(toVar); !elem && !syntax.ValidName(toVar) {
 				return failf(2, "printf: `%s': not a valid identifier\n", toVar)
 			}
 		}
-		if len(args) > 0 && args[0] == "--" {
-			args = args[1:]
-		}
 		if len(args) == 0 {
-			return failf(2, "printf: usage: printf [-v var] format [arguments]\n")
+			return usage()
 		}
-		format, args := args[0], args[1:]
-		var out strings.Builder
-		for {
-			s, n, err := expand.Format(r.ecfg, format, args)
-			if errors.As(err, new(*LimitError)) {
-				r.exit.fatal(err)
-				return r.exit
-			}
-			if err != nil {
-				return failf(1, "%v\n", err)
-			}
-			if toVar != "" {
-				out.WriteString(s)
-			} else {
-				r.out(s)
-			}
-			args = args[n:]
-			if n == 0 || len(args) == 0 {
-				break
-			}
+		out, status, err := r.printf(args[0], args[1:], toVar == "")
+		if errors.As(err, new(*LimitError)) {
+			r.exit.fatal(err)
+			return r.exit
 		}
 		if toVar != "" {
-			r.setVarOrElem(toVar, out.String())
+			// A variable holds no NUL: bash's value ends at the first.
+			out, _, _ = strings.Cut(out, "\x00")
+			r.setVarOrElem(toVar, out)
+		} else {
+			r.out(out)
 		}
+		exit.code = status
 	case "break", "continue":
 		if r.loopDepth == 0 {
 			return failf(0, "%s: only meaningful in a `for', `while', or `until' loop\n", name)

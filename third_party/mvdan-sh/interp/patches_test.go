@@ -400,6 +400,16 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"[[ \\a == a ]] && echo same", "same\n"},
 		{"case '*' in \\*) echo star;; esac; case b in \\*) echo wrong;; esac", "star\n"},
 	},
+	"printf as bash 5.2": {
+		{"printf '[%6.4d][%-6.2s][%*.*s][%#x][%X][%u]\\n' 42 spam 5 2 xyz 0 255 -1", "[  0042][sp    ][   xy][0][FF][18446744073709551615]\n"},
+		{"printf '%d %d %o\\n' \\'a 3abc 0x10; echo $?", "gosh: line 1: printf: 3abc: invalid number\n97 3 20\n1\n"},
+		{"printf '%.2f %g %e\\n' 3.14159 0.0001 -inf", "3.14 0.0001 -inf\n"},
+		{"printf '%b|%s\\n' '\\0101\\c' x; echo; printf '\\0101'; echo", "A\n\x081\n"},
+		{"printf '%d\\n' 1 x 2", "1\ngosh: line 1: printf: x: invalid number\n0\n2\n"},
+		{"printf 'a%zb' 1; printf 'a%z'; echo \" $?\"; printf '%y'; echo \" $?\"", "a1gosh: line 1: printf: `%z': missing format character\na 1\ngosh: line 1: printf: `y': invalid format character\n 1\n"},
+		{"TZ=UTC; export TZ; printf '%(%F %T)T|%5.2(%Y)T\\n' 86399 0", "1970-01-01 23:59:59|   19\n"},
+		{"echo -ne 'a\\tb\\0101\\101'; echo -e 'x\\cy'; echo -nx", "a\tbA\\101x-nx\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

@@ -1,0 +1,38 @@
+### printf width and precision from the format and from arguments
+printf '[%6.4d][%.4x][%-6.2s][%*s][%.*s][%*.*s]\n' 42 42 spam 5 ab 1 xyz -4 3 hello
+### printf zero padding, signs and the alternate form
+printf '[%06d][%-05d][%+d][% d][%06s][%#o][%#x][%#X][%.0d]\n' -42 3 3 3 42 8 0 255 0
+### printf unsigned, octal and hex of negative and big numbers
+printf '[%u][%o][%x][%X]\n' -42 -42 $(( (1 << 63) - 1 )) 255
+### printf a character's code and numbers in C's bases
+printf '%d %d %X %d %d\n' \'a '"b' 0x55 055 ' +12'
+### printf reports an invalid number, prints what it read, and fails
+printf '[%d][%i][%d]\n' 3abc xyz 08; echo status=$?; printf '%d\n' 0x1g ' -4 '; echo status=$?
+### printf out of range is a warning
+printf '%d %u\n' 18446744073709551616 -18446744073709551616; echo status=$?
+### printf floating point
+printf '[%f][%.2f][%8.3e][%g][%G][%#g][%.0f][%#.0f]\n' 3.14159 3.14159 31415.9 0.0001 1e-5 3 2.5 3
+### printf inf, nan and a partly read float
+printf '[%f][%F][%5.1f]\n' inf -inf nan; printf '%f\n' 1.5x; echo status=$?
+### printf %b escapes and \c
+printf '[%b][%b][%b]\n' 'a\tb' '\0101\101' '\x41\u0041'; printf '%s %b %s\n' x 'y\cz' w; echo " status=$?"
+### printf format escapes differ from %b
+printf '\0101|\101|\x41|\q|\"|\c|\n'
+### printf bad conversions stop it
+printf 'a%yb\n' 1; echo status=$?; printf 'x%'; echo status=$?; printf '%5%\n'; echo status=$?
+### printf reuses the format and fills missing arguments
+printf '%s=%d;' a 1 b; echo; printf 'no conversion\n' extra args
+### printf -v into an array element and its options
+a=(x y); printf -v 'a[1]' '%s-%s' p q; printf -v'b' %05d 7; echo "${a[@]} $b"; printf -x; echo status=$?
+### printf %(fmt)T with a fixed zone, width and precision
+export TZ=UTC; printf '%(%Y-%m-%d %H:%M:%S)T|%10.4(%Y)T|%(%j %a %b %e %I %p %s)T\n' 1557978599 0 86400
+### printf %(fmt)T reads -1 as now
+export TZ=UTC; [ "$(printf '%(%s)T' -1)" -ge 1700000000 ] && echo now
+### printf %q and %Q
+printf '[%q][%q][%.3Q]\n' 'a b' '' 'x y z'
+### echo options group and stop at the first other word
+echo -ne 'a\tb|'; echo -nx z; echo -e '\0101\101\x41|\c' not shown; echo -E '\t' -; echo -- -n
+### a backslash in an assignment quotes the next character
+x=a\ b y=\$z w=\~ v=c\\d; echo "[$x][$y][$w][$v]"; a=([0]=p\ q); echo "[${a[0]}]"
+### printf %q output read back by eval
+val='"quoted" with spaces and \'; printf -v foo %q "$val"; eval "bar=$foo"; [ "$bar" = "$val" ] && echo OK
