@@ -36,3 +36,11 @@ echo -ne 'a\tb|'; echo -nx z; echo -e '\0101\101\x41|\c' not shown; echo -E '\t'
 x=a\ b y=\$z w=\~ v=c\\d; echo "[$x][$y][$w][$v]"; a=([0]=p\ q); echo "[${a[0]}]"
 ### printf %q output read back by eval
 val='"quoted" with spaces and \'; printf -v foo %q "$val"; eval "bar=$foo"; [ "$bar" = "$val" ] && echo OK
+### read splits at non-whitespace IFS as bash, empty fields included
+IFS='x '; echo 'a xx b' | { read -a a; echo "${#a[@]} [${a[1]}]"; }; echo 'a ax  x  ' | { read p q; echo "[$p][$q]"; }; echo xxx | { read p q; echo "[$p][$q]"; }
+### read keeps escaped IFS characters and an escaped delimiter
+IFS='x '; echo 'x \ ' | { read p q; echo "[$p][$q]"; }; printf 'a b\\,c d\n' | { read -d , r; echo "[$r]"; }; echo '' | { read -a e; echo ${#e[@]}; }
+### read -t 0 and a timeout
+read -t 0 < /dev/null; echo $?; sleep 1 | { read -t 0; echo $?; read -t 0.1 x; echo $? "[$x]"; }; read -t x y; echo $?; read -t -1 y; echo $?
+### read from a directory is an error of read
+mkdir -p d; read x < d; echo status=$?

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -713,9 +714,20 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		silent := false
 		readArray := false
 		until := readStop{delim: '\n'}
+		timeout, timed := time.Duration(0), false
+		inputFD := "0"
 		fp := flagParser{remaining: args}
 		for fp.more() {
 			switch flag := fp.flag(); flag {
+			case "-t":
+				v := fp.value()
+				secs, err := strconv.ParseFloat(v, 64)
+				// As bash: a negative whole part is invalid, and the sign
+				// of -0.5 is lost.
+				if err != nil || secs <= -1 || strings.ContainsAny(v, "eEnNiIxX_") {
+					return failf(1, "read: %s: invalid timeout specification\n", v)
+				}
+				timeout, timed = time.Duration(math.Abs(secs)*float64(time.Second)), true
 			case "-n", "-N":
 				v := fp.value()
 				n, err := strconv.Atoi(v)
@@ -751,6 +763,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				}
 				defer func(old stdinFile) { r.stdin = old }(r.stdin)
 				r.stdin = stdin
+				inputFD = v
 			case "-p":
 				prompt = fp.value()
 				if prompt == "" {
@@ -773,6 +786,19 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			fmt.Fprint(r.stderr, prompt)
 		}
 
+		if timed && timeout == 0 {
+			// read -t 0 reads nothing: it tells whether input waits.
+			if r.stdin == nil || !inputReady(r.stdin) {
+				exit.code = 1
+			}
+			return exit
+		}
+		readCtx := ctx
+		if timed {
+			var cancel context.CancelFunc
+			readCtx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
 		var line []byte
 		var err error
 		fd, terminal := -1, false
@@ -784,7 +810,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			// where we need to read without echoing.
 			line, err = term.ReadPassword(fd)
 		} else {
-			line, err = r.readUntil(ctx, raw, until)
+			line, err = r.readUntil(readCtx, raw, until)
 		}
 		if errors.As(err, new(*LimitError)) {
 			r.exit.fatal(err)
@@ -798,6 +824,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 			// Use -1 as max to get all fields without joining the last ones.
 			values := expand.ReadFields(r.ecfg, string(line), -1, raw)
+			if values == nil {
+				values = []string{} // an empty line is an empty array
+			}
 			r.setVar(arrayName, expand.Variable{
 				Set:  true,
 				Kind: expand.Indexed,
@@ -842,8 +871,19 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 
 		// We can get data back from readLine and an error at the same time, so
 		// check err after we process the data.
-		if err != nil {
+		var errno syscall.Errno
+		switch {
+		case err == nil:
+		case timed && readCtx.Err() != nil && ctx.Err() == nil:
+			exit.code = 128 + 14 // as bash: killed by its SIGALRM
+		case errors.As(err, &errno):
+			msg := errno.Error()
+			r.errf("read: read error: %s: %s\n", inputFD, strings.ToUpper(msg[:1])+msg[1:])
 			exit.code = 1
+		default:
+			exit.code = 1
+		}
+		if err != nil {
 			return exit
 		}
 
@@ -1166,7 +1206,7 @@ func (r *Runner) readUntil(ctx context.Context, raw bool, until readStop) ([]byt
 				// line continuation; drop the trailing backslash
 				line = line[:len(line)-1]
 				esc = false
-			case b == until.delim && !until.noDelim:
+			case b == until.delim && !until.noDelim && !esc:
 				return line, nil
 			default:
 				line = append(line, b)

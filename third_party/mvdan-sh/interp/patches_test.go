@@ -410,6 +410,12 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"TZ=UTC; export TZ; printf '%(%F %T)T|%5.2(%Y)T\\n' 86399 0", "1970-01-01 23:59:59|   19\n"},
 		{"echo -ne 'a\\tb\\0101\\101'; echo -e 'x\\cy'; echo -nx", "a\tbA\\101x-nx\n"},
 	},
+	"read as bash 5.2": {
+		{"IFS='x '; echo 'a xx b' | { read -a a; echo ${#a[@]} \"[${a[1]}]\"; }; echo 'a ax  x  ' | { read p q; echo \"[$p][$q]\"; }", "3 []\n[a][ax  x]\n"},
+		{"IFS='x '; echo xxx | { read p q; echo \"[$p][$q]\"; }; echo 'x \\ ' | { read p q; echo \"[$p][$q]\"; }", "[][xx]\n[][ ]\n"},
+		{"printf 'a\\\\,b,c' | { read -d , r; echo \"$r\"; }; echo '' | { read -a e; echo ${#e[@]}; }", "a,b\n0\n"},
+		{"read -t 0 < /dev/null; echo $?; read -t 1x v; echo $?; read -t -0.5 v < /dev/null; echo $?", "0\ngosh: line 1: read: 1x: invalid timeout specification\n1\n1\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {
