@@ -44,3 +44,7 @@ IFS='x '; echo 'x \ ' | { read p q; echo "[$p][$q]"; }; printf 'a b\\,c d\n' | {
 read -t 0 < /dev/null; echo $?; sleep 1 | { read -t 0; echo $?; read -t 0.1 x; echo $? "[$x]"; }; read -t x y; echo $?; read -t -1 y; echo $?
 ### read from a directory is an error of read
 mkdir -p d; read x < d; echo status=$?
+### getopts reports after $0, and silent mode sets OPTARG
+set -- -a -x -b; while getopts ab opt; do echo "$opt ${OPTARG-unset} $OPTIND"; done; set -- -x -b; OPTIND=1; while getopts :b: opt; do echo "$opt ${OPTARG-unset}"; done
+### getopts OPTIND across scans and after --
+set -- -a -- -c op; while getopts a o; do :; done; echo $OPTIND; set --; getopts a o; echo $? $OPTIND; set -- -c foo; OPTIND=1; getopts c: 'bad-'; echo $? $OPTARG $OPTIND

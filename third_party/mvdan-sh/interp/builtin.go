@@ -889,45 +889,49 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 
 	case "getopts":
 		if len(args) < 2 {
-			return failf(2, "getopts: usage: getopts optstring name [arg ...]\n")
+			fmt.Fprintf(r.stderr, "getopts: usage: getopts optstring name [arg ...]\n")
+			exit.code = 2
+			return exit
 		}
-		optind, _ := strconv.Atoi(r.envGet("OPTIND"))
-		if optind-1 != r.optState.argidx {
-			if optind < 1 {
-				optind = 1
-			}
-			r.optState = getopts{argidx: optind - 1}
-		}
-		optstr := args[0]
-		name := args[1]
-		if !syntax.ValidName(name) {
-			return failf(2, "getopts: invalid identifier: %q\n", name)
-		}
+		optstr, name := args[0], args[1]
 		args = args[2:]
 		if len(args) == 0 {
 			args = r.Params
 		}
-		diagnostics := !strings.HasPrefix(optstr, ":")
-
+		// A script that sets OPTIND starts a new scan.
+		if optind, _ := strconv.Atoi(r.envGet("OPTIND")); optind != r.optState.optind {
+			r.optState = getopts{optind: optind}
+		}
+		silent := strings.HasPrefix(optstr, ":")
+		report := !silent && r.envGet("OPTERR") != "0"
 		opt, optarg, done := r.optState.next(optstr, args)
-
-		r.setVarString(name, string(opt))
-		r.delVar("OPTARG")
+		r.setVarString("OPTIND", strconv.Itoa(r.optState.optind))
+		value := string(opt)
 		switch {
-		case opt == '?' && diagnostics && !done:
-			r.errf("getopts: illegal option -- %q\n", optarg)
-		case opt == ':' && diagnostics:
-			r.errf("getopts: option requires an argument -- %q\n", optarg)
-		default:
-			if optarg != "" {
-				r.setVarString("OPTARG", optarg)
+		case done:
+			r.delVar("OPTARG")
+			value, exit.code = "?", 1
+		case opt == '?' || opt == ':':
+			if report {
+				// As bash: after $0, without the line.
+				words := map[rune]string{'?': "illegal option", ':': "option requires an argument"}[opt]
+				fmt.Fprintf(r.stderr, "%s: %s -- %s\n", r.shellName(), words, optarg)
 			}
+			if silent {
+				r.setVarString("OPTARG", optarg)
+			} else {
+				value = "?"
+				r.delVar("OPTARG")
+			}
+		case optarg != "" || strings.Contains(optstr, string(opt)+":"):
+			r.setVarString("OPTARG", optarg)
+		default:
+			r.delVar("OPTARG")
 		}
-		if optind-1 != r.optState.argidx {
-			r.setVarString("OPTIND", strconv.FormatInt(int64(r.optState.argidx+1), 10))
+		if !syntax.ValidName(name) {
+			return failf(1, "getopts: `%s': not a valid identifier\n", name)
 		}
-
-		exit.oneIf(done)
+		r.setVarString(name, value)
 
 	case "shopt":
 		mode := ""
@@ -1399,55 +1403,67 @@ func (p *flagParser) value() string {
 
 func (p *flagParser) args() []string { return p.remaining }
 
+// getopts is the state of a getopts scan, as bash's sh_getopt keeps it:
+// the 1-based index of the next argument (OPTIND) and, inside a group of
+// options (-abc), the byte of the next one.
 type getopts struct {
-	argidx  int
-	runeidx int
+	optind  int
+	inGroup int // 0 when not inside a group
 }
 
+// next returns the next option of args by optstr: '?' for one optstr does
+// not hold (optarg is it), ':' for one missing its argument, done at the
+// end of the options (a first operand, `-`, or `--`, which is skipped).
 func (g *getopts) next(optstr string, args []string) (opt rune, optarg string, done bool) {
-	if len(args) == 0 || g.argidx >= len(args) {
-		return '?', "", true
+	argc := len(args) + 1 // argv[0] counts, as in C
+	if g.optind >= argc || g.optind < 0 {
+		g.optind, g.inGroup = argc, 0
+		return 0, "", true
 	}
-	arg := []rune(args[g.argidx])
-	if len(arg) < 2 || arg[0] != '-' || arg[1] == '-' {
-		return '?', "", true
+	if g.optind == 0 {
+		g.optind, g.inGroup = 1, 0
 	}
-
-	opts := arg[1:]
-	opt = opts[g.runeidx]
-
-	i := strings.IndexRune(optstr, opt)
-	if i >= 0 && i+1 < len(optstr) && optstr[i+1] == ':' {
-		// the option requires an argument
-		if g.runeidx+1 < len(opts) {
-			// attached to the option in the same word, like -bval
-			optarg = string(opts[g.runeidx+1:])
-		} else if g.argidx+1 < len(args) {
-			// the word that follows
-			optarg = args[g.argidx+1]
-			g.argidx++
-		} else {
-			// missing argument
-			g.argidx++
-			g.runeidx = 0
-			return ':', string(opt), false
+	if g.inGroup == 0 {
+		if g.optind >= argc {
+			return 0, "", true
 		}
-		g.argidx++
-		g.runeidx = 0
-		return opt, optarg, false
+		arg := args[g.optind-1]
+		if arg == "--" {
+			g.optind++
+			return 0, "", true
+		}
+		if len(arg) < 2 || arg[0] != '-' {
+			return 0, "", true
+		}
+		g.inGroup = 1
 	}
-
-	if g.runeidx+1 < len(opts) {
-		g.runeidx++
-	} else {
-		g.argidx++
-		g.runeidx = 0
+	arg := args[g.optind-1]
+	c, size := utf8.DecodeRuneInString(arg[g.inGroup:])
+	g.inGroup += size
+	if g.inGroup >= len(arg) { // the group's last option moves on
+		g.optind++
+		g.inGroup = 0
 	}
-	if i < 0 {
-		// invalid option
-		return '?', string(opt), false
+	i := strings.IndexRune(optstr, c)
+	if i < 0 || c == ':' {
+		return '?', string(c), false
 	}
-	return opt, "", false
+	if !strings.HasPrefix(optstr[i+len(string(c)):], ":") {
+		return c, "", false
+	}
+	switch {
+	case g.inGroup > 0: // -cVALUE
+		optarg = arg[g.inGroup:]
+		g.optind++
+	case g.optind == argc:
+		g.inGroup = 0
+		return ':', string(c), false
+	default:
+		optarg = args[g.optind-1]
+		g.optind++
+	}
+	g.inGroup = 0
+	return c, optarg, false
 }
 
 func oneIfBool(b bool) int {

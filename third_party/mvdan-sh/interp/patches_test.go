@@ -416,6 +416,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"printf 'a\\\\,b,c' | { read -d , r; echo \"$r\"; }; echo '' | { read -a e; echo ${#e[@]}; }", "a,b\n0\n"},
 		{"read -t 0 < /dev/null; echo $?; read -t 1x v; echo $?; read -t -0.5 v < /dev/null; echo $?", "0\ngosh: line 1: read: 1x: invalid timeout specification\n1\n1\n"},
 	},
+	"getopts as bash 5.2": {
+		{"set -- -ab -c x -d; while getopts abc: o; do echo \"$o ${OPTARG-u} $OPTIND\"; done; echo $OPTIND", "a u 1\nb u 2\nc x 4\ngosh: illegal option -- d\n? u 5\n5\n"},
+		{"set -- -c; getopts :c: o; echo \"$o $OPTARG\"; OPTIND=1; getopts c: o; echo \"$o ${OPTARG-u}\"", ": c\ngosh: option requires an argument -- c\n? u\n"},
+		{"set -- -a -- b; while getopts a o; do :; done; echo $OPTIND; set --; getopts a o; echo $? $OPTIND", "3\n1 1\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

@@ -86,10 +86,10 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: f() { return a; }; f":                                              {want: "gosh: line 1: invalid return status code: \"a\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: foo() { bar=foo; readonly bar; }; foo; bar=bar":                    {want: "gosh: line 1: bar: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: foo() { readonly bar; }; foo; bar=foo":                             {want: "gosh: line 1: bar: readonly variable\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: getopts":                                                           {want: "gosh: line 1: getopts: usage: getopts optstring name [arg ...]\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: getopts a a:b":                                                     {want: "gosh: line 1: getopts: invalid identifier: \"a:b\"\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: getopts a: opt -a":                                                 {want: "gosh: line 1: getopts: option requires an argument -- \"a\"\n", why: whyPrefix},
-	"TestRunnerRun: getopts abc opt -z":                                                {want: "gosh: line 1: getopts: illegal option -- \"z\"\n", why: whyPrefix},
+	"TestRunnerRun: getopts":                                                           {want: "getopts: usage: getopts optstring name [arg ...]\nexit status 2", why: whyGetopts},
+	"TestRunnerRun: getopts a a:b":                                                     {want: "gosh: line 1: getopts: `a:b': not a valid identifier\nexit status 1", why: whyGetopts},
+	"TestRunnerRun: getopts a: opt -a":                                                 {want: "gosh: option requires an argument -- a\n", why: whyGetopts},
+	"TestRunnerRun: getopts abc opt -z":                                                {want: "gosh: illegal option -- z\n", why: whyGetopts},
 	"TestRunnerRun: help -q":                                                           {want: "gosh: line 1: help: -q: invalid option\ngosh: line 1: help: usage: help [-dms] [pattern ...]\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: help nosuchthing":                                                  {want: "gosh: line 1: help: no help topics match `nosuchthing'.  Try `help help'.\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: local a=b":                                                         {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
@@ -200,6 +200,7 @@ const (
 	whyJobs          = "background jobs as in bash: wait names an operand that is neither a pid nor a job spec as bash does"
 	whyFuncText      = "alias, type, command and the meta builtins as in bash: declare -f and type list a function as bash lays it out (f () and a newline, each statement on its own line, indented by four spaces)"
 	whyMeta          = "alias, type, command and the meta builtins as in bash: an invalid option is named with the usage line, a missing name is NAME: not found (status 1), a script that does not parse has status 2, shift names a count that is not a number"
+	whyGetopts       = "getopts as bash 5.2: its diagnostics after $0 alone (gosh: illegal option -- z), a bare usage line, and an invalid name reported after the scan, with status 1"
 )
 
 type changedCase struct {
