@@ -48,3 +48,17 @@ mkdir -p d; read x < d; echo status=$?
 set -- -a -x -b; while getopts ab opt; do echo "$opt ${OPTARG-unset} $OPTIND"; done; set -- -x -b; OPTIND=1; while getopts :b: opt; do echo "$opt ${OPTARG-unset}"; done
 ### getopts OPTIND across scans and after --
 set -- -a -- -c op; while getopts a o; do :; done; echo $OPTIND; set --; getopts a o; echo $? $OPTIND; set -- -c foo; OPTIND=1; getopts c: 'bad-'; echo $? $OPTARG $OPTIND
+### $- and SHELLOPTS follow the options
+echo $-; set -u -o pipefail; echo $-; echo $SHELLOPTS; set -x; echo $SHELLOPTS; set +x; [ -n "$BASHOPTS" ] && echo bashopts
+### SHELLOPTS is read-only
+SHELLOPTS=x; echo not reached
+### set lists variables quoted to be read back
+_s='[ ]' _w=$'[\t]' _q="it's" _e= _b='\ "'; _a=(1 '2 3'); declare -A _m=([k]=v); set | grep '^_' > vars; unset _s _w _q _e _b _a _m; . ./vars; declare -p _s _w _q _e _b _a _m
+### set + is ignored and set - ends the options
+set +; echo "[$*]"; set - +; echo "[$*]"; set + -; echo "[$*]"; set -x; set - a b; echo "$@"
+### an unset variable under set -eu ends the script with status 1
+set -eu; echo "[$nosuch]"; echo not reached
+### xtrace quotes each word on its own
+set -x; echo '' a 'b c' "it's"; f() { :; }; f x 'y z'
+### shopt options of interactive shells are accepted, xpg_echo is followed
+shopt -s progcomp hostcomplete checkwinsize autocd; echo $?; shopt -s xpg_echo; echo 'a\tb'; echo -E 'a\tb'; shopt -u xpg_echo; echo 'a\tb'

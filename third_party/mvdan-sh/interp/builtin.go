@@ -191,6 +191,10 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		exit.exiting = true
 	case "set":
+		if len(args) == 0 {
+			r.listSet()
+			break
+		}
 		if err := Params(args...)(r); err != nil {
 			return failf(2, "set: %v\n", err)
 		}
@@ -270,7 +274,8 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 		}
 	case "echo":
-		newline, doExpand := true, false
+		xpgEcho, _ := r.bashOptByName("xpg_echo")
+		newline, doExpand := true, *xpgEcho
 		// As bash: each leading word of n, e and E letters after a dash
 		// is options; the first other word starts the text.
 		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' &&

@@ -421,6 +421,14 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"set -- -c; getopts :c: o; echo \"$o $OPTARG\"; OPTIND=1; getopts c: o; echo \"$o ${OPTARG-u}\"", ": c\ngosh: option requires an argument -- c\n? u\n"},
 		{"set -- -a -- b; while getopts a o; do :; done; echo $OPTIND; set --; getopts a o; echo $? $OPTIND", "3\n1 1\n"},
 	},
+	"options and set as bash 5.2": {
+		{"set -u; echo $- $SHELLOPTS; SHELLOPTS=x; echo no", "huBc braceexpand:hashall:interactive-comments:nounset\ngosh: line 1: SHELLOPTS: readonly variable\n"},
+		{"_s='a b' _q=\"it's\" _e=; _a=(1 '2 3'); set | grep '^_[a-z]'", "_a=([0]=\"1\" [1]=\"2 3\")\n_e=\n_q='it'\\''s'\n_s='a b'\n"},
+		{"set + a; echo \"[$*]\"; set - +; echo \"[$*]\"; set + -; echo \"[$*]\"", "[a]\n[+]\n[+]\n"},
+		{"(set -eu; echo $x; echo no); echo $?; (set -u; echo $x); echo $?", "gosh: line 1: x: unbound variable\n1\ngosh: line 1: x: unbound variable\n127\n"},
+		{"set -x; echo '' 'b c' \"it's\"", "+ echo '' 'b c' 'it'\\''s'\n b c it's\n"},
+		{"shopt -s progcomp autocd xpg_echo; echo $? 'a\\tb'", "0 a\tb\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

@@ -258,8 +258,12 @@ func (r *Runner) expandErr(err error) {
 	case errors.As(err, new(*LimitError)):
 		r.exit.fatal(err)
 	case unsetParam:
-		// Fatal in a shell that is not interactive, with bash's status.
+		// Fatal in a shell that is not interactive, with bash's status:
+		// 127, or 1 under set -e, which ends the shell first.
 		r.exit.code = 127
+		if r.opts[optErrExit] {
+			r.exit.code = 1
+		}
 		r.exit.exiting = true
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
