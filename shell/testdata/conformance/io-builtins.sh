@@ -62,3 +62,7 @@ set -eu; echo "[$nosuch]"; echo not reached
 set -x; echo '' a 'b c' "it's"; f() { :; }; f x 'y z'
 ### shopt options of interactive shells are accepted, xpg_echo is followed
 shopt -s progcomp hostcomplete checkwinsize autocd; echo $?; shopt -s xpg_echo; echo 'a\tb'; echo -E 'a\tb'; shopt -u xpg_echo; echo 'a\tb'
+### NUL bytes: command substitution warns, read and mapfile drop them
+s=$(printf 'a\000b'); echo ${#s}; printf '.\000.' | { read r; echo ${#r}; }; printf '.\000.\nx\n' | { mapfile m; echo ${#m[0]} ${#m[@]}; }
+### mapfile from a directory is not an error
+mkdir -p d; mapfile m < d; echo status=$? ${#m[@]}

@@ -1198,7 +1198,8 @@ func (r *Runner) readUntil(ctx context.Context, raw bool, until readStop) ([]byt
 			r.stdin.SetReadDeadline(time.Time{})
 		}
 	}()
-	chars := 0 // characters read, escaping backslashes and continuations aside
+	chars := 0   // characters read, escaping backslashes and continuations aside
+	dropped := 0 // NUL bytes read and dropped
 	for !until.limited || until.max > 0 {
 		var buf [1]byte
 		n, err := r.stdin.Read(buf[:])
@@ -1217,6 +1218,11 @@ func (r *Runner) readUntil(ctx context.Context, raw bool, until readStop) ([]byt
 				esc = false
 			case b == until.delim && !until.noDelim && !esc:
 				return line, nil
+			case b == 0:
+				// A variable holds no NUL: bash's read drops them (they
+				// still count toward the bound: < /dev/zero ends).
+				esc = false
+				dropped++
 			default:
 				line = append(line, b)
 				esc = false
@@ -1231,7 +1237,7 @@ func (r *Runner) readUntil(ctx context.Context, raw bool, until readStop) ([]byt
 				}
 				return line, nil
 			}
-			if r.limits != nil && r.limits.Bytes > 0 && len(line) > r.limits.Bytes {
+			if r.limits != nil && r.limits.Bytes > 0 && len(line)+dropped > r.limits.Bytes {
 				return line, &LimitError{Limit: BytesLimit, Max: r.limits.Bytes}
 			}
 		}

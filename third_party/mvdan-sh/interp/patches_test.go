@@ -429,6 +429,9 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"set -x; echo '' 'b c' \"it's\"", "+ echo '' 'b c' 'it'\\''s'\n b c it's\n"},
 		{"shopt -s progcomp autocd xpg_echo; echo $? 'a\\tb'", "0 a\tb\n"},
 	},
+	"NUL bytes as bash 5.2": {
+		{"s=$(printf 'a\\000b'); echo ${#s}; printf '.\\000.' | { read r; echo ${#r}; }; printf '.\\000.\\nx\\n' | { mapfile m; echo ${#m[0]} ${#m[@]}; }", "gosh: line 1: warning: command substitution: ignored null byte in input\n2\n2\n1 2\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

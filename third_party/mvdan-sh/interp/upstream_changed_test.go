@@ -169,6 +169,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: wait foo":                                                          {want: "gosh: line 1: wait: `foo': not a pid or valid job spec\nexit status 1", why: whyPrefix + "; " + whyJobs},
 	"TestRunnerRun: printf '\\x'":                                                      {want: "gosh: line 1: printf: missing hex digit for \\x\n\\x", why: whyPrintfBash},
 	"TestRunnerRun: set -aefu; echo $-":                                                {want: "aefhuBc\n", why: whyOptions},
+	"TestRunnerRun: echo $(GOSH_CMD=foo_null_bar $GOSH_PROG)":                          {want: "gosh: line 1: warning: command substitution: ignored null byte in input\nfoobar\n", why: whyNul},
 }
 
 // Why each case differs: the patches of the README's table.
@@ -203,6 +204,7 @@ const (
 	whyMeta          = "alias, type, command and the meta builtins as in bash: an invalid option is named with the usage line, a missing name is NAME: not found (status 1), a script that does not parse has status 2, shift names a count that is not a number"
 	whyGetopts       = "getopts as bash 5.2: its diagnostics after $0 alone (gosh: illegal option -- z), a bare usage line, and an invalid name reported after the scan, with status 1"
 	whyOptions       = "options as bash 5.2: $- holds h and B, always on here, and c, as bash -c has it, in bash's order"
+	whyNul           = "NUL bytes as bash 5.2: a command substitution that drops NUL bytes warns, as bash does"
 )
 
 type changedCase struct {
