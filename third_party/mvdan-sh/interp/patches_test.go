@@ -432,6 +432,9 @@ var patchCases = map[string][]struct{ script, want string }{
 	"NUL bytes as bash 5.2": {
 		{"s=$(printf 'a\\000b'); echo ${#s}; printf '.\\000.' | { read r; echo ${#r}; }; printf '.\\000.\\nx\\n' | { mapfile m; echo ${#m[0]} ${#m[@]}; }", "gosh: line 1: warning: command substitution: ignored null byte in input\n2\n2\n1 2\n"},
 	},
+	"a read-only assignment under set -e": {
+		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

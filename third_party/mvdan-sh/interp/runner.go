@@ -650,8 +650,10 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				}
 				if prev.ReadOnly {
 					// As in bash, assigning to a read-only variable
-					// ends the line the script is on (the next runs).
-					r.exit.exiting, r.exit.discard = true, true
+					// ends the line the script is on (the next runs),
+					// and the shell under set -e.
+					r.exit.exiting = true
+					r.exit.discard = !r.opts[optErrExit] || r.noErrExit
 					break
 				}
 
