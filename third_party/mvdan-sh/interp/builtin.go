@@ -218,10 +218,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 			n = n2
 		default:
-			// A special builtin's usage error ends the shell, as in bash,
-			// which drops the rest of the line.
+			// A special builtin's usage error ends the shell, as in bash.
 			r.errf("shift: too many arguments\n")
-			exit.code, exit.exiting, exit.discard = 1, true, true
+			exit.code, exit.exiting = 1, true
 			return exit
 		}
 		switch {
