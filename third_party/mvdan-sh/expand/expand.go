@@ -450,7 +450,7 @@ func formatInto(sb *strings.Builder, format string, args []string, maxBytes int)
 				if c == 'q' {
 					// As bash's printf %q: quoted to be read back
 					// as the same word.
-					farg, c = printfQuote(arg), 's'
+					farg, c = QuoteWord(arg), 's'
 				} else if c == 'b' {
 					// Passing in nil for args ensures that % format
 					// strings aren't processed; only escape sequences
@@ -504,10 +504,10 @@ type NoMatchError struct{ Pattern string }
 
 func (e NoMatchError) Error() string { return "no match: " + e.Pattern }
 
-// printfQuote quotes s as bash's printf %q does: $'…' when it holds
+// QuoteWord quotes s as bash's printf %q does: $'…' when it holds
 // control characters, else a backslash before each character the shell
 // would read as syntax.
-func printfQuote(s string) string {
+func QuoteWord(s string) string {
 	if s == "" {
 		return "''"
 	}
@@ -1615,69 +1615,75 @@ func (cfg *Config) globDir(base, dir string, matcher func(string) bool, wantDir 
 // ReadFields splits and returns n fields from s, like the "read" shell builtin.
 // If raw is set, backslash escape sequences are not interpreted.
 //
+// As bash's read: IFS whitespace at the line's ends is dropped, each field
+// ends at an IFS character (whitespace around a non-whitespace one is part
+// of the same delimiter, so `IFS=:` reads `a::b` as three fields), an
+// escaped character is never a delimiter, and the last of n fields takes
+// the rest of the line with its delimiters, unless that rest is one field
+// followed by one delimiter. With n == -1 every field is returned, a
+// delimiter at the end making no empty field.
+//
 // The config specifies shell expansion options; nil behaves the same as an
 // empty config.
 func ReadFields(cfg *Config, s string, n int, raw bool) []string {
 	cfg = prepareConfig(cfg)
-	type pos struct {
-		start, end int
+	// The line's characters, each with whether a backslash quoted it.
+	type char struct {
+		r      rune
+		quoted bool
 	}
-	var fpos []pos
-
-	runes := make([]rune, 0, len(s))
-	infield := false
+	var line []char
 	esc := false
 	for _, r := range s {
-		if infield {
-			if cfg.ifsRune(r) && (raw || !esc) {
-				fpos[len(fpos)-1].end = len(runes)
-				infield = false
-			}
-		} else {
-			if !cfg.ifsRune(r) && (raw || !esc) {
-				fpos = append(fpos, pos{start: len(runes), end: -1})
-				infield = true
-			}
-		}
-		if r == '\\' {
-			if raw || esc {
-				runes = append(runes, r)
-			}
-			esc = !esc
+		if !raw && !esc && r == '\\' {
+			esc = true
 			continue
 		}
-		runes = append(runes, r)
+		line = append(line, char{r, esc})
 		esc = false
 	}
-	if len(fpos) == 0 {
-		return nil
-	}
-	if infield {
-		fpos[len(fpos)-1].end = len(runes)
-	}
-
-	switch {
-	case n == 1:
-		// The single field spans the whole line minus leading and trailing
-		// IFS whitespace; anything outside the fields is already IFS.
-		lo, hi := 0, len(runes)
-		for lo < fpos[0].start && cfg.ifsWhitespace(runes[lo]) {
-			lo++
+	isIFS := func(c char) bool { return !c.quoted && cfg.ifsRune(c.r) }
+	isSpace := func(c char) bool { return !c.quoted && cfg.ifsWhitespace(c.r) }
+	text := func(cs []char) string {
+		var b strings.Builder
+		for _, c := range cs {
+			b.WriteRune(c.r)
 		}
-		for hi > fpos[len(fpos)-1].end && cfg.ifsWhitespace(runes[hi-1]) {
-			hi--
+		return b.String()
+	}
+	skipSpace := func(cs []char) []char {
+		for len(cs) > 0 && isSpace(cs[0]) {
+			cs = cs[1:]
 		}
-		fpos[0].start, fpos[0].end = lo, hi
-		fpos = fpos[:1]
-	case n != -1 && n < len(fpos):
-		// combine to max n fields
-		fpos[n-1].end = fpos[len(fpos)-1].end
-		fpos = fpos[:n]
+		return cs
 	}
-
-	fields := make([]string, len(fpos))
-	for i, p := range fpos {
-		fields[i] = string(runes[p.start:p.end])
+	// word takes one field off cs, and the delimiter after it.
+	word := func(cs []char) (string, []char) {
+		i := 0
+		for i < len(cs) && !isIFS(cs[i]) {
+			i++
+		}
+		w, rest := text(cs[:i]), skipSpace(cs[i:])
+		if len(rest) > 0 && isIFS(rest[0]) && !isSpace(rest[0]) {
+			rest = skipSpace(rest[1:])
+		}
+		return w, rest
 	}
-	return fields
+	rest := skipSpace(line)
+	var fields []string
+	for len(rest) > 0 && (n < 0 || len(fields) < n-1) {
+		var w string
+		w, rest = word(rest)
+		fields = append(fields, w)
+	}
+	if n < 0 || len(rest) == 0 {
+		return fields
+	}
+	for len(rest) > 0 && isSpace(rest[len(rest)-1]) {
+		rest = rest[:len(rest)-1]
+	}
+	if w, after := word(rest); len(after) == 0 {
+		return append(fields, w)
+	}
+	return append(fields, text(rest))
 }

@@ -11,6 +11,7 @@
 package interp
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -183,6 +185,9 @@ type Runner struct {
 
 	// subshellLevel is BASH_SUBSHELL: how many subshells deep this runs.
 	subshellLevel int
+
+	// startTime is when the shell started: printf's %(…)T of -2.
+	startTime time.Time
 	// funcStack is the functions being run, the innermost last (FUNCNAME).
 	funcStack []string
 
@@ -586,12 +591,13 @@ func Params(args ...string) RunnerOption {
 		fp := flagParser{remaining: args}
 		for fp.more() {
 			flag := fp.flag()
-			if flag == "-" || flag == "+" {
-				if flag == "-" {
-					// Bash turns off the -x and -v options; note that
-					// we don't support the -v option at all.
-					r.opts[optXTrace] = false
-				}
+			if flag == "+" {
+				continue // as in bash, an ignored flag
+			}
+			if flag == "-" {
+				// The end of the options: bash turns off the -x and
+				// -v options; note that we don't support -v at all.
+				r.opts[optXTrace] = false
 				if args := fp.args(); len(args) > 0 {
 					r.Params = args
 				}
@@ -842,17 +848,47 @@ func (r *Runner) posixOptByName(name string) *bool {
 }
 
 // posixOptFlags returns the one-character flags of the enabled POSIX options,
-// as held by the "$-" special parameter.
+// as held by the "$-" special parameter: as in bash, with h (hashall) and B
+// (braceexpand), always on here, lower-case flags first, and c, as the
+// interpreter runs a script given as a string.
 func (r *Runner) posixOptFlags() string {
 	// Note that some options, such as pipefail, have no one-character flag.
-	flags := make([]byte, 0, len(posixOptsTable))
+	flags := []byte{'h', 'B'}
 	for i, opt := range &posixOptsTable {
 		if opt.flag != ' ' && r.opts[i] {
 			flags = append(flags, opt.flag)
 		}
 	}
-	slices.Sort(flags) // posixOptsTable is sorted by name rather than by flag
-	return string(flags)
+	upper := func(c byte) int { return oneIfBool(c < 'a') }
+	slices.SortFunc(flags, func(a, b byte) int {
+		return cmp.Or(cmp.Compare(upper(a), upper(b)), cmp.Compare(a, b))
+	})
+	return string(flags) + "c"
+}
+
+// shellOpts is $SHELLOPTS: the set -o options that are on, with those
+// always on here, by name.
+func (r *Runner) shellOpts() string {
+	names := []string{"braceexpand", "hashall", "interactive-comments"}
+	for i, opt := range &posixOptsTable {
+		if r.opts[i] {
+			names = append(names, opt.name)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ":")
+}
+
+// bashOpts is $BASHOPTS: the shopt options that are on, by name.
+func (r *Runner) bashOpts() string {
+	var names []string
+	for i, opt := range &bashOptsTable {
+		if r.opts[len(posixOptsTable)+i] {
+			names = append(names, opt.name)
+		}
+	}
+	slices.Sort(names)
+	return strings.Join(names, ":")
 }
 
 func (r *Runner) posixOptByFlag(flag byte) *bool {
@@ -949,20 +985,25 @@ var bashOptsTable = [...]bashOpt{
 		defaultState: false,
 		supported:    true,
 	},
-	// unsupported options, sorted alphabetically by name
+	// the other options, sorted alphabetically by name: those a script
+	// may set are the ones that act on an interactive shell alone
+	// (completion, history, prompts, autocd), which a script setting them
+	// does not notice, and xpg_echo, which echo follows
 	{name: "assoc_expand_once"},
-	{name: "autocd"},
+	{name: "autocd", supported: true},
 	{name: "cdable_vars"},
-	{name: "cdspell"},
+	{name: "cdspell", supported: true},
 	{name: "checkhash"},
-	{name: "checkjobs"},
+	{name: "checkjobs", supported: true},
 	{
 		name:         "checkwinsize",
 		defaultState: true,
+		supported:    true,
 	},
 	{
 		name:         "cmdhist",
 		defaultState: true,
+		supported:    true,
 	},
 	{name: "compat31"},
 	{name: "compat32"},
@@ -974,9 +1015,10 @@ var bashOptsTable = [...]bashOpt{
 	{
 		name:         "complete_fullquote",
 		defaultState: true,
+		supported:    true,
 	},
-	{name: "direxpand"},
-	{name: "dirspell"},
+	{name: "direxpand", supported: true},
+	{name: "dirspell", supported: true},
 	{name: "execfail"},
 	{name: "extdebug"},
 	{
@@ -986,17 +1028,19 @@ var bashOptsTable = [...]bashOpt{
 	{
 		name:         "force_fignore",
 		defaultState: true,
+		supported:    true,
 	},
 	{name: "globasciiranges"},
 	{name: "gnu_errfmt"},
-	{name: "histappend"},
-	{name: "histreedit"},
-	{name: "histverify"},
+	{name: "histappend", supported: true},
+	{name: "histreedit", supported: true},
+	{name: "histverify", supported: true},
 	{
 		name:         "hostcomplete",
 		defaultState: true,
+		supported:    true,
 	},
-	{name: "huponexit"},
+	{name: "huponexit", supported: true},
 	// Off, as in bash: a command substitution runs without set -e (the
 	// "set -e where bash ignores it" patch), and cannot be made to.
 	{name: "inherit_errexit"},
@@ -1005,20 +1049,22 @@ var bashOptsTable = [...]bashOpt{
 		defaultState: true,
 	},
 	{name: "lastpipe"},
-	{name: "lithist"},
+	{name: "lithist", supported: true},
 	{name: "localvar_inherit"},
 	{name: "localvar_unset"},
 	{name: "login_shell"},
-	{name: "mailwarn"},
-	{name: "no_empty_cmd_completion"},
+	{name: "mailwarn", supported: true},
+	{name: "no_empty_cmd_completion", supported: true},
 	{
 		name:         "progcomp",
 		defaultState: true,
+		supported:    true,
 	},
-	{name: "progcomp_alias"},
+	{name: "progcomp_alias", supported: true},
 	{
 		name:         "promptvars",
 		defaultState: true,
+		supported:    true,
 	},
 	{name: "restricted_shell"},
 	{name: "shift_verbose"},
@@ -1026,7 +1072,7 @@ var bashOptsTable = [...]bashOpt{
 		name:         "sourcepath",
 		defaultState: true,
 	},
-	{name: "xpg_echo"},
+	{name: "xpg_echo", supported: true},
 }
 
 // To access the shell options arrays without a linear search when we
@@ -1070,6 +1116,7 @@ func (r *Runner) Reset() {
 		panic("use interp.New to construct a Runner")
 	}
 	if !r.didReset {
+		r.startTime = time.Now()
 		r.origDir = r.Dir
 		r.origParams = r.Params
 		r.origOpts = r.opts
@@ -1339,6 +1386,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		stderr:         r.stderr,
 		fds:            r.fds,
 		subshellLevel:  r.subshellLevel + 1,
+		startTime:      r.startTime,
 		limits:         r.limits,
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
 		inFunc:         r.inFunc,                 // `local` in a function's pipeline

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -190,6 +191,10 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		exit.exiting = true
 	case "set":
+		if len(args) == 0 {
+			r.listSet()
+			break
+		}
 		if err := Params(args...)(r); err != nil {
 			return failf(2, "set: %v\n", err)
 		}
@@ -268,74 +273,89 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 		}
 	case "echo":
-		newline, doExpand := true, false
-	echoOpts:
-		for len(args) > 0 {
-			switch args[0] {
-			case "-n":
-				newline = false
-			case "-e":
-				doExpand = true
-			case "-E": // default
-			default:
-				break echoOpts
+		xpgEcho, _ := r.bashOptByName("xpg_echo")
+		newline, doExpand := true, *xpgEcho
+		// As bash: each leading word of n, e and E letters after a dash
+		// is options; the first other word starts the text.
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' &&
+			strings.Trim(args[0][1:], "neE") == "" {
+			for _, c := range args[0][1:] {
+				switch c {
+				case 'n':
+					newline = false
+				case 'e':
+					doExpand = true
+				case 'E':
+					doExpand = false
+				}
 			}
 			args = args[1:]
 		}
+		var out strings.Builder
 		for i, arg := range args {
 			if i > 0 {
-				r.out(" ")
+				out.WriteString(" ")
 			}
 			if doExpand {
-				arg, _, _ = expand.Format(r.ecfg, arg, nil)
+				s, stop := expandEscapes(arg, escEcho, nil)
+				out.WriteString(s)
+				if stop { // \c: nothing more, not even the newline
+					newline = false
+					break
+				}
+				continue
 			}
-			r.out(arg)
+			out.WriteString(arg)
 		}
 		if newline {
-			r.out("\n")
+			out.WriteString("\n")
 		}
+		r.out(out.String())
 	case "printf":
 		// printf -v NAME assigns what it would print, as in bash.
 		toVar := ""
-		if len(args) > 0 && args[0] == "-v" {
-			if len(args) < 2 {
-				return failf(2, "printf: -v: option requires an argument\n")
+		usage := func() exitStatus {
+			fmt.Fprintf(r.stderr, "printf: usage: printf [-v var] format [arguments]\n")
+			exit.code = 2
+			return exit
+		}
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+			opt := args[0]
+			args = args[1:]
+			if opt == "--" {
+				break
 			}
-			toVar, args = args[1], args[2:]
+			if !strings.HasPrefix(opt, "-v") {
+				r.errf("printf: %s: invalid option\n", opt[:2])
+				return usage()
+			}
+			if toVar = opt[2:]; toVar == "" {
+				if len(args) == 0 {
+					r.errf("printf: -v: option requires an argument\n")
+					return usage()
+				}
+				toVar, args = args[0], args[1:]
+			}
 			if _, _, elem := cutElemSubscript(toVar); !elem && !syntax.ValidName(toVar) {
 				return failf(2, "printf: `%s': not a valid identifier\n", toVar)
 			}
 		}
-		if len(args) > 0 && args[0] == "--" {
-			args = args[1:]
-		}
 		if len(args) == 0 {
-			return failf(2, "printf: usage: printf [-v var] format [arguments]\n")
+			return usage()
 		}
-		format, args := args[0], args[1:]
-		var out strings.Builder
-		for {
-			s, n, err := expand.Format(r.ecfg, format, args)
-			if errors.As(err, new(*LimitError)) {
-				r.exit.fatal(err)
-				return r.exit
-			}
-			if err != nil {
-				return failf(1, "%v\n", err)
-			}
-			if toVar != "" {
-				out.WriteString(s)
-			} else {
-				r.out(s)
-			}
-			args = args[n:]
-			if n == 0 || len(args) == 0 {
-				break
-			}
+		out, status, err := r.printf(args[0], args[1:], toVar == "")
+		if errors.As(err, new(*LimitError)) {
+			r.exit.fatal(err)
+			return r.exit
 		}
 		if toVar != "" {
-			r.setVarOrElem(toVar, out.String())
+			// A variable holds no NUL: bash's value ends at the first.
+			out, _, _ = strings.Cut(out, "\x00")
+			r.setVarOrElem(toVar, out)
+		} else {
+			r.out(out)
 		}
+		exit.code = status
 	case "break", "continue":
 		if r.loopDepth == 0 {
 			return failf(0, "%s: only meaningful in a `for', `while', or `until' loop\n", name)
@@ -698,9 +718,20 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		silent := false
 		readArray := false
 		until := readStop{delim: '\n'}
+		timeout, timed := time.Duration(0), false
+		inputFD := "0"
 		fp := flagParser{remaining: args}
 		for fp.more() {
 			switch flag := fp.flag(); flag {
+			case "-t":
+				v := fp.value()
+				secs, err := strconv.ParseFloat(v, 64)
+				// As bash: a negative whole part is invalid, and the sign
+				// of -0.5 is lost.
+				if err != nil || secs <= -1 || strings.ContainsAny(v, "eEnNiIxX_") {
+					return failf(1, "read: %s: invalid timeout specification\n", v)
+				}
+				timeout, timed = time.Duration(math.Abs(secs)*float64(time.Second)), true
 			case "-n", "-N":
 				v := fp.value()
 				n, err := strconv.Atoi(v)
@@ -736,6 +767,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				}
 				defer func(old stdinFile) { r.stdin = old }(r.stdin)
 				r.stdin = stdin
+				inputFD = v
 			case "-p":
 				prompt = fp.value()
 				if prompt == "" {
@@ -758,6 +790,19 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			fmt.Fprint(r.stderr, prompt)
 		}
 
+		if timed && timeout == 0 {
+			// read -t 0 reads nothing: it tells whether input waits.
+			if r.stdin == nil || !inputReady(r.stdin) {
+				exit.code = 1
+			}
+			return exit
+		}
+		readCtx := ctx
+		if timed {
+			var cancel context.CancelFunc
+			readCtx, cancel = context.WithTimeout(ctx, timeout)
+			defer cancel()
+		}
 		var line []byte
 		var err error
 		fd, terminal := -1, false
@@ -769,7 +814,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			// where we need to read without echoing.
 			line, err = term.ReadPassword(fd)
 		} else {
-			line, err = r.readUntil(ctx, raw, until)
+			line, err = r.readUntil(readCtx, raw, until)
 		}
 		if errors.As(err, new(*LimitError)) {
 			r.exit.fatal(err)
@@ -783,6 +828,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			}
 			// Use -1 as max to get all fields without joining the last ones.
 			values := expand.ReadFields(r.ecfg, string(line), -1, raw)
+			if values == nil {
+				values = []string{} // an empty line is an empty array
+			}
 			r.setVar(arrayName, expand.Variable{
 				Set:  true,
 				Kind: expand.Indexed,
@@ -827,52 +875,67 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 
 		// We can get data back from readLine and an error at the same time, so
 		// check err after we process the data.
-		if err != nil {
+		var errno syscall.Errno
+		switch {
+		case err == nil:
+		case timed && readCtx.Err() != nil && ctx.Err() == nil:
+			exit.code = 128 + 14 // as bash: killed by its SIGALRM
+		case errors.As(err, &errno):
+			msg := errno.Error()
+			r.errf("read: read error: %s: %s\n", inputFD, strings.ToUpper(msg[:1])+msg[1:])
 			exit.code = 1
+		default:
+			exit.code = 1
+		}
+		if err != nil {
 			return exit
 		}
 
 	case "getopts":
 		if len(args) < 2 {
-			return failf(2, "getopts: usage: getopts optstring name [arg ...]\n")
+			fmt.Fprintf(r.stderr, "getopts: usage: getopts optstring name [arg ...]\n")
+			exit.code = 2
+			return exit
 		}
-		optind, _ := strconv.Atoi(r.envGet("OPTIND"))
-		if optind-1 != r.optState.argidx {
-			if optind < 1 {
-				optind = 1
-			}
-			r.optState = getopts{argidx: optind - 1}
-		}
-		optstr := args[0]
-		name := args[1]
-		if !syntax.ValidName(name) {
-			return failf(2, "getopts: invalid identifier: %q\n", name)
-		}
+		optstr, name := args[0], args[1]
 		args = args[2:]
 		if len(args) == 0 {
 			args = r.Params
 		}
-		diagnostics := !strings.HasPrefix(optstr, ":")
-
+		// A script that sets OPTIND starts a new scan.
+		if optind, _ := strconv.Atoi(r.envGet("OPTIND")); optind != r.optState.optind {
+			r.optState = getopts{optind: optind}
+		}
+		silent := strings.HasPrefix(optstr, ":")
+		report := !silent && r.envGet("OPTERR") != "0"
 		opt, optarg, done := r.optState.next(optstr, args)
-
-		r.setVarString(name, string(opt))
-		r.delVar("OPTARG")
+		r.setVarString("OPTIND", strconv.Itoa(r.optState.optind))
+		value := string(opt)
 		switch {
-		case opt == '?' && diagnostics && !done:
-			r.errf("getopts: illegal option -- %q\n", optarg)
-		case opt == ':' && diagnostics:
-			r.errf("getopts: option requires an argument -- %q\n", optarg)
-		default:
-			if optarg != "" {
-				r.setVarString("OPTARG", optarg)
+		case done:
+			r.delVar("OPTARG")
+			value, exit.code = "?", 1
+		case opt == '?' || opt == ':':
+			if report {
+				// As bash: after $0, without the line.
+				words := map[rune]string{'?': "illegal option", ':': "option requires an argument"}[opt]
+				fmt.Fprintf(r.stderr, "%s: %s -- %s\n", r.shellName(), words, optarg)
 			}
+			if silent {
+				r.setVarString("OPTARG", optarg)
+			} else {
+				value = "?"
+				r.delVar("OPTARG")
+			}
+		case optarg != "" || strings.Contains(optstr, string(opt)+":"):
+			r.setVarString("OPTARG", optarg)
+		default:
+			r.delVar("OPTARG")
 		}
-		if optind-1 != r.optState.argidx {
-			r.setVarString("OPTIND", strconv.FormatInt(int64(r.optState.argidx+1), 10))
+		if !syntax.ValidName(name) {
+			return failf(1, "getopts: `%s': not a valid identifier\n", name)
 		}
-
-		exit.oneIf(done)
+		r.setVarString(name, value)
 
 	case "shopt":
 		mode := ""
@@ -1134,7 +1197,8 @@ func (r *Runner) readUntil(ctx context.Context, raw bool, until readStop) ([]byt
 			r.stdin.SetReadDeadline(time.Time{})
 		}
 	}()
-	chars := 0 // characters read, escaping backslashes and continuations aside
+	chars := 0   // characters read, escaping backslashes and continuations aside
+	dropped := 0 // NUL bytes read and dropped
 	for !until.limited || until.max > 0 {
 		var buf [1]byte
 		n, err := r.stdin.Read(buf[:])
@@ -1151,8 +1215,13 @@ func (r *Runner) readUntil(ctx context.Context, raw bool, until readStop) ([]byt
 				// line continuation; drop the trailing backslash
 				line = line[:len(line)-1]
 				esc = false
-			case b == until.delim && !until.noDelim:
+			case b == until.delim && !until.noDelim && !esc:
 				return line, nil
+			case b == 0:
+				// A variable holds no NUL: bash's read drops them (they
+				// still count toward the bound: < /dev/zero ends).
+				esc = false
+				dropped++
 			default:
 				line = append(line, b)
 				esc = false
@@ -1167,7 +1236,7 @@ func (r *Runner) readUntil(ctx context.Context, raw bool, until readStop) ([]byt
 				}
 				return line, nil
 			}
-			if r.limits != nil && r.limits.Bytes > 0 && len(line) > r.limits.Bytes {
+			if r.limits != nil && r.limits.Bytes > 0 && len(line)+dropped > r.limits.Bytes {
 				return line, &LimitError{Limit: BytesLimit, Max: r.limits.Bytes}
 			}
 		}
@@ -1344,55 +1413,67 @@ func (p *flagParser) value() string {
 
 func (p *flagParser) args() []string { return p.remaining }
 
+// getopts is the state of a getopts scan, as bash's sh_getopt keeps it:
+// the 1-based index of the next argument (OPTIND) and, inside a group of
+// options (-abc), the byte of the next one.
 type getopts struct {
-	argidx  int
-	runeidx int
+	optind  int
+	inGroup int // 0 when not inside a group
 }
 
+// next returns the next option of args by optstr: '?' for one optstr does
+// not hold (optarg is it), ':' for one missing its argument, done at the
+// end of the options (a first operand, `-`, or `--`, which is skipped).
 func (g *getopts) next(optstr string, args []string) (opt rune, optarg string, done bool) {
-	if len(args) == 0 || g.argidx >= len(args) {
-		return '?', "", true
+	argc := len(args) + 1 // argv[0] counts, as in C
+	if g.optind >= argc || g.optind < 0 {
+		g.optind, g.inGroup = argc, 0
+		return 0, "", true
 	}
-	arg := []rune(args[g.argidx])
-	if len(arg) < 2 || arg[0] != '-' || arg[1] == '-' {
-		return '?', "", true
+	if g.optind == 0 {
+		g.optind, g.inGroup = 1, 0
 	}
-
-	opts := arg[1:]
-	opt = opts[g.runeidx]
-
-	i := strings.IndexRune(optstr, opt)
-	if i >= 0 && i+1 < len(optstr) && optstr[i+1] == ':' {
-		// the option requires an argument
-		if g.runeidx+1 < len(opts) {
-			// attached to the option in the same word, like -bval
-			optarg = string(opts[g.runeidx+1:])
-		} else if g.argidx+1 < len(args) {
-			// the word that follows
-			optarg = args[g.argidx+1]
-			g.argidx++
-		} else {
-			// missing argument
-			g.argidx++
-			g.runeidx = 0
-			return ':', string(opt), false
+	if g.inGroup == 0 {
+		if g.optind >= argc {
+			return 0, "", true
 		}
-		g.argidx++
-		g.runeidx = 0
-		return opt, optarg, false
+		arg := args[g.optind-1]
+		if arg == "--" {
+			g.optind++
+			return 0, "", true
+		}
+		if len(arg) < 2 || arg[0] != '-' {
+			return 0, "", true
+		}
+		g.inGroup = 1
 	}
-
-	if g.runeidx+1 < len(opts) {
-		g.runeidx++
-	} else {
-		g.argidx++
-		g.runeidx = 0
+	arg := args[g.optind-1]
+	c, size := utf8.DecodeRuneInString(arg[g.inGroup:])
+	g.inGroup += size
+	if g.inGroup >= len(arg) { // the group's last option moves on
+		g.optind++
+		g.inGroup = 0
 	}
-	if i < 0 {
-		// invalid option
-		return '?', string(opt), false
+	i := strings.IndexRune(optstr, c)
+	if i < 0 || c == ':' {
+		return '?', string(c), false
 	}
-	return opt, "", false
+	if !strings.HasPrefix(optstr[i+len(string(c)):], ":") {
+		return c, "", false
+	}
+	switch {
+	case g.inGroup > 0: // -cVALUE
+		optarg = arg[g.inGroup:]
+		g.optind++
+	case g.optind == argc:
+		g.inGroup = 0
+		return ':', string(c), false
+	default:
+		optarg = args[g.optind-1]
+		g.optind++
+	}
+	g.inGroup = 0
+	return c, optarg, false
 }
 
 func oneIfBool(b bool) int {

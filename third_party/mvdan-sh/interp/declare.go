@@ -388,3 +388,49 @@ func declareQuote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`, "`", "\\`")
 	return `"` + r.Replace(s) + `"`
 }
+
+// listSet is set without arguments: each set variable as NAME=VALUE,
+// quoted to be read back, by name, then the functions, as bash lists them.
+func (r *Runner) listSet() {
+	vars := map[string]expand.Variable{}
+	for name, vr := range r.writeEnv.Each {
+		vars[name] = vr
+	}
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		vr := r.lookupVar(name)
+		if !vr.IsSet() {
+			continue
+		}
+		switch vr.Kind {
+		case expand.Indexed, expand.Associative:
+			// declare -p's form, after its attributes.
+			_, value, _ := strings.Cut(declareLine(name, vr), " "+name+"=")
+			r.outf("%s=%s\n", name, value)
+		default:
+			r.outf("%s=%s\n", name, setQuote(vr.String()))
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(r.Funcs)) {
+		r.printFunc(name, r.Funcs[name])
+	}
+}
+
+// setQuote quotes a value as set lists it: bare when nothing in it needs
+// quoting, $'…' with control characters, else in single quotes.
+func setQuote(s string) string {
+	if s == "" {
+		return s
+	}
+	if strings.ContainsFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+		return expand.QuoteANSIC(s)
+	}
+	if q, err := syntax.Quote(s, syntax.LangBash); err == nil && q == s {
+		return s
+	}
+	return singleQuote(s)
+}
+
+// singleQuote quotes s in single quotes, a quote in it as '\”.
+func singleQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -97,8 +97,9 @@ func (r *Runner) mapfile(name string, args []string) exitStatus {
 			skip--
 			continue
 		}
-		// A bash string holds no NUL: a kept NUL delimiter is dropped.
-		elems[origin+read] = strings.ReplaceAll(scanner.Text(), "\x00", "")
+		// A bash string holds no NUL: an element ends at the first (a
+		// kept NUL delimiter too), as bash's C string does.
+		elems[origin+read], _, _ = strings.Cut(scanner.Text(), "\x00")
 		read++
 		size += len(scanner.Bytes())
 		if r.limits != nil && r.limits.Bytes > 0 && size > r.limits.Bytes {
@@ -106,10 +107,7 @@ func (r *Runner) mapfile(name string, args []string) exitStatus {
 			return r.exit
 		}
 	}
-	if err := scanner.Err(); err != nil {
-		r.errf("%s: unable to read, %v\n", name, err)
-		return exitStatus{code: 2}
-	}
+	// As bash: a read error (a directory) ends the input, unreported.
 	vr := expand.Variable{Set: true, Kind: expand.Indexed}
 	indexes := slices.Sorted(maps.Keys(elems))
 	for i, at := range indexes {

@@ -118,3 +118,20 @@ var processUmask = func() uint32 {
 	unix.Umask(m)
 	return uint32(m)
 }()
+
+// inputReady tells whether reading stdin would not block, as read -t 0
+// asks: data or an end of file is waiting. It polls without touching the
+// descriptor's mode, which SetReadDeadline relies on.
+func inputReady(stdin stdinFile) bool {
+	sc, err := stdin.SyscallConn()
+	if err != nil {
+		return true // not pollable: a regular file, always ready
+	}
+	ready := true
+	sc.Control(func(fd uintptr) {
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+		n, err := unix.Poll(fds, 0)
+		ready = err != nil || n > 0
+	})
+	return ready
+}

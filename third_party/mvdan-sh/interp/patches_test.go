@@ -400,6 +400,41 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"[[ \\a == a ]] && echo same", "same\n"},
 		{"case '*' in \\*) echo star;; esac; case b in \\*) echo wrong;; esac", "star\n"},
 	},
+	"printf as bash 5.2": {
+		{"printf '[%6.4d][%-6.2s][%*.*s][%#x][%X][%u]\\n' 42 spam 5 2 xyz 0 255 -1", "[  0042][sp    ][   xy][0][FF][18446744073709551615]\n"},
+		{"printf '%d %d %o\\n' \\'a 3abc 0x10; echo $?", "gosh: line 1: printf: 3abc: invalid number\n97 3 20\n1\n"},
+		{"printf '%.2f %g %e\\n' 3.14159 0.0001 -inf", "3.14 0.0001 -inf\n"},
+		{"printf '%b|%s\\n' '\\0101\\c' x; echo; printf '\\0101'; echo", "A\n\x081\n"},
+		{"printf '%d\\n' 1 x 2", "1\ngosh: line 1: printf: x: invalid number\n0\n2\n"},
+		{"printf 'a%zb' 1; printf 'a%z'; echo \" $?\"; printf '%y'; echo \" $?\"", "a1gosh: line 1: printf: `%z': missing format character\na 1\ngosh: line 1: printf: `y': invalid format character\n 1\n"},
+		{"TZ=UTC; export TZ; printf '%(%F %T)T|%5.2(%Y)T\\n' 86399 0", "1970-01-01 23:59:59|   19\n"},
+		{"echo -ne 'a\\tb\\0101\\101'; echo -e 'x\\cy'; echo -nx", "a\tbA\\101x-nx\n"},
+	},
+	"read as bash 5.2": {
+		{"IFS='x '; echo 'a xx b' | { read -a a; echo ${#a[@]} \"[${a[1]}]\"; }; echo 'a ax  x  ' | { read p q; echo \"[$p][$q]\"; }", "3 []\n[a][ax  x]\n"},
+		{"IFS='x '; echo xxx | { read p q; echo \"[$p][$q]\"; }; echo 'x \\ ' | { read p q; echo \"[$p][$q]\"; }", "[][xx]\n[][ ]\n"},
+		{"printf 'a\\\\,b,c' | { read -d , r; echo \"$r\"; }; echo '' | { read -a e; echo ${#e[@]}; }", "a,b\n0\n"},
+		{"read -t 0 < /dev/null; echo $?; read -t 1x v; echo $?; read -t -0.5 v < /dev/null; echo $?", "0\ngosh: line 1: read: 1x: invalid timeout specification\n1\n1\n"},
+	},
+	"getopts as bash 5.2": {
+		{"set -- -ab -c x -d; while getopts abc: o; do echo \"$o ${OPTARG-u} $OPTIND\"; done; echo $OPTIND", "a u 1\nb u 2\nc x 4\ngosh: illegal option -- d\n? u 5\n5\n"},
+		{"set -- -c; getopts :c: o; echo \"$o $OPTARG\"; OPTIND=1; getopts c: o; echo \"$o ${OPTARG-u}\"", ": c\ngosh: option requires an argument -- c\n? u\n"},
+		{"set -- -a -- b; while getopts a o; do :; done; echo $OPTIND; set --; getopts a o; echo $? $OPTIND", "3\n1 1\n"},
+	},
+	"options and set as bash 5.2": {
+		{"set -u; echo $- $SHELLOPTS; SHELLOPTS=x; echo no", "huBc braceexpand:hashall:interactive-comments:nounset\ngosh: line 1: SHELLOPTS: readonly variable\n"},
+		{"_s='a b' _q=\"it's\" _e=; _a=(1 '2 3'); set | grep '^_[a-z]'", "_a=([0]=\"1\" [1]=\"2 3\")\n_e=\n_q='it'\\''s'\n_s='a b'\n"},
+		{"set + a; echo \"[$*]\"; set - +; echo \"[$*]\"; set + -; echo \"[$*]\"", "[a]\n[+]\n[+]\n"},
+		{"(set -eu; echo $x; echo no); echo $?; (set -u; echo $x); echo $?", "gosh: line 1: x: unbound variable\n1\ngosh: line 1: x: unbound variable\n127\n"},
+		{"set -x; echo '' 'b c' \"it's\"", "+ echo '' 'b c' 'it'\\''s'\n b c it's\n"},
+		{"shopt -s progcomp autocd xpg_echo; echo $? 'a\\tb'", "0 a\tb\n"},
+	},
+	"NUL bytes as bash 5.2": {
+		{"s=$(printf 'a\\000b'); echo ${#s}; printf '.\\000.' | { read r; echo ${#r}; }; printf '.\\000.\\nx\\n' | { mapfile m; echo ${#m[0]} ${#m[@]}; }", "gosh: line 1: warning: command substitution: ignored null byte in input\n2\n2\n1 2\n"},
+	},
+	"a read-only assignment under set -e": {
+		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

@@ -4,6 +4,7 @@
 package interp
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -41,6 +42,17 @@ const (
 	fifoNamePrefix = "sh-interp-"
 )
 
+// nulWatcher passes writes on and notes whether they held a NUL byte.
+type nulWatcher struct {
+	w    io.Writer
+	seen bool
+}
+
+func (n *nulWatcher) Write(p []byte) (int, error) {
+	n.seen = n.seen || bytes.IndexByte(p, 0) >= 0
+	return n.w.Write(p)
+}
+
 func (r *Runner) fillExpandConfig(ctx context.Context) {
 	r.ectx = ctx
 	r.ecfg = &expand.Config{
@@ -48,6 +60,13 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 		Warn: func(msg string) { r.errf("%s\n", msg) },
 		CmdSubst: func(w io.Writer, cs *syntax.CmdSubst) (err error) {
 			ctx := ctx
+			nw := &nulWatcher{w: w}
+			w = nw
+			defer func() {
+				if nw.seen { // expand drops them; bash says so
+					r.errf("warning: command substitution: ignored null byte in input\n")
+				}
+			}()
 			if r.limits != nil && r.limits.Bytes > 0 {
 				// Past the bound the substitution's commands are stopped:
 				// `$(yes)` ends instead of filling the memory.
@@ -258,8 +277,12 @@ func (r *Runner) expandErr(err error) {
 	case errors.As(err, new(*LimitError)):
 		r.exit.fatal(err)
 	case unsetParam:
-		// Fatal in a shell that is not interactive, with bash's status.
+		// Fatal in a shell that is not interactive, with bash's status:
+		// 127, or 1 under set -e, which ends the shell first.
 		r.exit.code = 127
+		if r.opts[optErrExit] {
+			r.exit.code = 1
+		}
 		r.exit.exiting = true
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
@@ -627,8 +650,10 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				}
 				if prev.ReadOnly {
 					// As in bash, assigning to a read-only variable
-					// ends the line the script is on (the next runs).
-					r.exit.exiting, r.exit.discard = true, true
+					// ends the line the script is on (the next runs),
+					// and the shell under set -e.
+					r.exit.exiting = true
+					r.exit.discard = !r.opts[optErrExit] || r.noErrExit
 					break
 				}
 

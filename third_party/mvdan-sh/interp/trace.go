@@ -90,6 +90,17 @@ func (t *tracer) newLineFlush() {
 	t.needsPlus = true
 }
 
+// traceQuote quotes a word as bash's xtrace does: bare when nothing in it
+// needs quoting.
+func traceQuote(s string) string {
+	if s != "" {
+		if q, err := syntax.Quote(s, syntax.LangBash); err == nil && q == s {
+			return s
+		}
+	}
+	return singleQuote(s)
+}
+
 // quoteBash quotes a string so that it can be traced as a single Bash word.
 func quoteBash(s string) string {
 	qs, err := syntax.Quote(s, syntax.LangBash)
@@ -107,13 +118,10 @@ func (t *tracer) call(cmd string, args ...string) {
 		return
 	}
 
-	s := strings.Join(args, " ")
-	if strings.TrimSpace(s) == "" {
-		// fields may be empty for function () {} declarations
-		t.string(cmd)
-	} else if IsBuiltin(cmd) {
-		t.stringf("%s %s", cmd, quoteBash(s))
-	} else {
-		t.stringf("%s %s", cmd, s)
+	// As bash: each word quoted on its own, where it needs quotes.
+	words := []string{cmd}
+	for _, arg := range args {
+		words = append(words, traceQuote(arg))
 	}
+	t.string(strings.Join(words, " "))
 }

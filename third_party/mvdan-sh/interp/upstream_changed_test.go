@@ -86,10 +86,10 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: f() { return a; }; f":                                              {want: "gosh: line 1: invalid return status code: \"a\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: foo() { bar=foo; readonly bar; }; foo; bar=bar":                    {want: "gosh: line 1: bar: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: foo() { readonly bar; }; foo; bar=foo":                             {want: "gosh: line 1: bar: readonly variable\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: getopts":                                                           {want: "gosh: line 1: getopts: usage: getopts optstring name [arg ...]\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: getopts a a:b":                                                     {want: "gosh: line 1: getopts: invalid identifier: \"a:b\"\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: getopts a: opt -a":                                                 {want: "gosh: line 1: getopts: option requires an argument -- \"a\"\n", why: whyPrefix},
-	"TestRunnerRun: getopts abc opt -z":                                                {want: "gosh: line 1: getopts: illegal option -- \"z\"\n", why: whyPrefix},
+	"TestRunnerRun: getopts":                                                           {want: "getopts: usage: getopts optstring name [arg ...]\nexit status 2", why: whyGetopts},
+	"TestRunnerRun: getopts a a:b":                                                     {want: "gosh: line 1: getopts: `a:b': not a valid identifier\nexit status 1", why: whyGetopts},
+	"TestRunnerRun: getopts a: opt -a":                                                 {want: "gosh: option requires an argument -- a\n", why: whyGetopts},
+	"TestRunnerRun: getopts abc opt -z":                                                {want: "gosh: illegal option -- z\n", why: whyGetopts},
 	"TestRunnerRun: help -q":                                                           {want: "gosh: line 1: help: -q: invalid option\ngosh: line 1: help: usage: help [-dms] [pattern ...]\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: help nosuchthing":                                                  {want: "gosh: line 1: help: no help topics match `nosuchthing'.  Try `help help'.\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: local a=b":                                                         {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
@@ -103,13 +103,13 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: popd":                                                              {want: "gosh: line 1: popd: directory stack empty\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: popd -n":                                                           {want: "gosh: line 1: popd: directory stack empty\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: popd foo":                                                          {want: "gosh: line 1: popd: invalid argument\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: printf":                                                            {want: "gosh: line 1: printf: usage: printf [-v var] format [arguments]\nexit status 2", why: whyPrintf},
-	"TestRunnerRun: printf %":                                                          {want: "gosh: line 1: missing format char\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: printf %+":                                                         {want: "gosh: line 1: missing format char\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: printf %1":                                                         {want: "gosh: line 1: missing format char\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: printf %12-s foo":                                                  {want: "gosh: line 1: invalid format char: -\nexit status 1", why: whyPrefix},
-	"TestRunnerRun: printf %; echo foo":                                                {want: "gosh: line 1: missing format char\nfoo\n", why: whyPrefix},
-	"TestRunnerRun: printf %B foo":                                                     {want: "gosh: line 1: invalid format char: B\nexit status 1", why: whyPrefix},
+	"TestRunnerRun: printf":                                                            {want: "printf: usage: printf [-v var] format [arguments]\nexit status 2", why: whyPrintf},
+	"TestRunnerRun: printf %":                                                          {want: "gosh: line 1: printf: `%': missing format character\nexit status 1", why: whyPrintfBash},
+	"TestRunnerRun: printf %+":                                                         {want: "gosh: line 1: printf: `%+': missing format character\nexit status 1", why: whyPrintfBash},
+	"TestRunnerRun: printf %1":                                                         {want: "gosh: line 1: printf: `%1': missing format character\nexit status 1", why: whyPrintfBash},
+	"TestRunnerRun: printf %12-s foo":                                                  {want: "gosh: line 1: printf: `-': invalid format character\nexit status 1", why: whyPrintfBash},
+	"TestRunnerRun: printf %; echo foo":                                                {want: "gosh: line 1: printf: `%': missing format character\nfoo\n", why: whyPrintfBash},
+	"TestRunnerRun: printf %B foo":                                                     {want: "gosh: line 1: printf: `B': invalid format character\nexit status 1", why: whyPrintfBash},
 	"TestRunnerRun: pushd":                                                             {want: "gosh: line 1: pushd: no other directory\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: pushd does-not-exist; set -- $(dirs); echo $#":                     {want: "gosh: line 1: pushd: does-not-exist: No such file or directory\n1\n", why: whyBuiltinMsg},
 	"TestRunnerRun: pushd foo bar":                                                     {want: "gosh: line 1: pushd: too many arguments\nexit status 2", why: whyPrefix},
@@ -167,6 +167,9 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: builtin noexist":                                                   {want: "gosh: line 1: builtin: noexist: not a shell builtin\nexit status 1", why: whyMeta},
 	"TestRunnerUnsupported: function { echo anon; }":                                   {want: "gosh: line 1: unsupported\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: wait foo":                                                          {want: "gosh: line 1: wait: `foo': not a pid or valid job spec\nexit status 1", why: whyPrefix + "; " + whyJobs},
+	"TestRunnerRun: printf '\\x'":                                                      {want: "gosh: line 1: printf: missing hex digit for \\x\n\\x", why: whyPrintfBash},
+	"TestRunnerRun: set -aefu; echo $-":                                                {want: "aefhuBc\n", why: whyOptions},
+	"TestRunnerRun: echo $(GOSH_CMD=foo_null_bar $GOSH_PROG)":                          {want: "gosh: line 1: warning: command substitution: ignored null byte in input\nfoobar\n", why: whyNul},
 }
 
 // Why each case differs: the patches of the README's table.
@@ -176,8 +179,9 @@ const (
 	whyRedirect      = "errors as bash words them: a redirection that cannot open is path: No such file or directory"
 	whyBuiltinMsg    = "builtin messages and statuses as in bash: bash's own words for cd, pushd, popd, break, continue, set -o, [ and test, unset of a read-only variable and shift, and return's status 2 outside a function"
 	whyDescriptors   = "descriptors 3 to 9: redirections open, duplicate and close them, >| writes as > does and <> opens for reading and writing"
-	whyDeclare       = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, naming the whole word as bash does, `a-b=1', -B: invalid option)"
-	whyPrintf        = "printf %q and -v: bash's usage line, which names -v"
+	whyDeclare       = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, -B: invalid option)"
+	whyPrintf        = "printf %q and -v: bash's usage line, which names -v, without the line prefix (bash prints it bare)"
+	whyPrintfBash    = "printf as bash 5.2: bash's words for a bad conversion (`B': invalid format character, `%1': missing format character) and a \\x without digits"
 	whyNoclobber     = "set -C: noclobber is an option of its own, which set +o lists"
 	whyRoot          = "builtin messages and statuses as in bash (cd: a: Permission denied); as root, which may enter any directory, cd succeeds (upstream's own note: these succeed if we're root), and the test command runs as root in CI"
 	whyReadPrompt    = "read -n, -N, -d, -p and -u: read -p prints its prompt as bash does, on stderr and only when reading a terminal"
@@ -198,6 +202,9 @@ const (
 	whyJobs          = "background jobs as in bash: wait names an operand that is neither a pid nor a job spec as bash does"
 	whyFuncText      = "alias, type, command and the meta builtins as in bash: declare -f and type list a function as bash lays it out (f () and a newline, each statement on its own line, indented by four spaces)"
 	whyMeta          = "alias, type, command and the meta builtins as in bash: an invalid option is named with the usage line, a missing name is NAME: not found (status 1), a script that does not parse has status 2, shift names a count that is not a number"
+	whyGetopts       = "getopts as bash 5.2: its diagnostics after $0 alone (gosh: illegal option -- z), a bare usage line, and an invalid name reported after the scan, with status 1"
+	whyOptions       = "options as bash 5.2: $- holds h and B, always on here, and c, as bash -c has it, in bash's order"
+	whyNul           = "NUL bytes as bash 5.2: a command substitution that drops NUL bytes warns, as bash does"
 )
 
 type changedCase struct {

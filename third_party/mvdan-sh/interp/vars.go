@@ -192,8 +192,11 @@ func (r *Runner) lookupVar(name string) expand.Variable {
 		// LINENO in arithmetic is the statement's.
 		vr.Kind, vr.Str = expand.String, strconv.FormatUint(uint64(r.line), 10)
 	case "-":
-		// Note that we don't support some of Bash's flags, such as h or B.
 		vr.Kind, vr.Str = expand.String, r.posixOptFlags()
+	case "SHELLOPTS":
+		vr.Kind, vr.Str, vr.ReadOnly = expand.String, r.shellOpts(), true
+	case "BASHOPTS":
+		vr.Kind, vr.Str, vr.ReadOnly = expand.String, r.bashOpts(), true
 	case "$":
 		vr.Kind, vr.Str = expand.String, strconv.Itoa(os.Getpid())
 	case "PPID":
@@ -393,6 +396,9 @@ func (r *Runner) setVarErr(name string, vr expand.Variable) error {
 	vr, err := r.withAttrs(vr)
 	if err != nil {
 		return err
+	}
+	if name == "SHELLOPTS" || name == "BASHOPTS" { // the options, read-only as in bash
+		return fmt.Errorf("%s: %w", name, errReadOnly)
 	}
 	if err := r.writeEnv.Set(name, vr); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
