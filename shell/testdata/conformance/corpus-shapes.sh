@@ -87,7 +87,6 @@ mkdir d; (cd d; pwd | sed 's|.*/||')
 ### command substitution naming a file
 echo key > k; echo "$(cat k)"
 ### home is known
-#! differs: gating: echo of the home directory (which holds secrets) asks, and no one answers in the suite
 echo "$HOME" | grep -c home
 ### dev null
 echo x > /dev/null; cat /dev/null; echo ok
