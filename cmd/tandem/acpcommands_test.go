@@ -18,21 +18,15 @@ import (
 // prompt file runs with $ARGUMENTS replaced, through the real provider
 // client.
 func TestACPCommands(t *testing.T) {
-	for _, format := range []scripted.Format{scripted.Anthropic, scripted.OpenAIChat} {
-		t.Run(string(format), func(t *testing.T) { acpCommands(t, format) })
-	}
+	onBothWires(t, acpCommands)
 }
 
 func acpCommands(t *testing.T, format scripted.Format) {
-	srv, err := scripted.Start(scripted.Script{Format: format, Responses: []scripted.Response{
+	srv := startScripted(t, scripted.Script{Format: format, Responses: []scripted.Response{
 		{Parts: []scripted.Part{{Text: "Reviewed."}}},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	xdg := t.TempDir()
-	settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "` + string(format) + `", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}}`
+	settings := fakeProviderSettings(srv, format, "", "")
 	ws := t.TempDir()
 	for path, text := range map[string]string{
 		filepath.Join(xdg, "config", "tandem", "config.json"): settings,

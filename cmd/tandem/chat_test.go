@@ -136,6 +136,32 @@ func TestChatExitsWhenTheProviderStalls(t *testing.T) {
 	}
 }
 
+// onBothWires runs a door test once per provider wire format.
+func onBothWires(t *testing.T, test func(*testing.T, scripted.Format)) {
+	for _, format := range []scripted.Format{scripted.Anthropic, scripted.OpenAIChat} {
+		t.Run(string(format), func(t *testing.T) { test(t, format) })
+	}
+}
+
+// startScripted starts a scripted model for the length of the test.
+func startScripted(t *testing.T, s scripted.Script) *scripted.Server {
+	t.Helper()
+	srv, err := scripted.Start(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// fakeProviderSettings is a user's settings whose model is srv as provider
+// "fake", its key in FAKE_PROVIDER_KEY; agentMore follows inside "agent"
+// (`, "hooks": […]`), more at the top level (`, "shell": {…}`).
+func fakeProviderSettings(srv *scripted.Server, format scripted.Format, agentMore, more string) string {
+	return `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "` + string(format) + `", "url": "` + srv.URL() +
+		`", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}` + agentMore + `}` + more + `}`
+}
+
 // writeUserSettings writes settings as the user's tandem config under
 // home and returns the directory to give as XDG_CONFIG_HOME.
 func writeUserSettings(t *testing.T, home, settings string) string {

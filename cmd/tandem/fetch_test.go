@@ -25,9 +25,7 @@ import (
 // as a fetch, in the model's call, and told the address is loopback. The
 // provider's key never reaches the page's server.
 func TestACPFetchesAPage(t *testing.T) {
-	for _, format := range []scripted.Format{scripted.Anthropic, scripted.OpenAIChat} {
-		t.Run(string(format), func(t *testing.T) { acpFetchesAPage(t, format) })
-	}
+	onBothWires(t, acpFetchesAPage)
 }
 
 func acpFetchesAPage(t *testing.T, format scripted.Format) {
@@ -55,16 +53,12 @@ func acpFetchesAPage(t *testing.T, format scripted.Format) {
 		{"net asked", `, "shell": {"autoEffects": ["read"]}`, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv, err := scripted.Start(scripted.Script{Format: format, Responses: []scripted.Response{
+			srv := startScripted(t, scripted.Script{Format: format, Responses: []scripted.Response{
 				{Parts: []scripted.Part{{Tool: &scripted.ToolCall{ID: "toolu_f", Name: "fetch", Input: json.RawMessage(`{"url":"` + page.URL + `/start"}`)}}}},
 				{Parts: []scripted.Part{{Text: "Read it."}}},
 			}})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer srv.Close()
 			xdg := t.TempDir()
-			settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "` + string(format) + `", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}` + c.auto + `}`
+			settings := fakeProviderSettings(srv, format, "", c.auto)
 			writeUserSettings(t, xdg, settings)
 			ws := t.TempDir()
 			client := &acptest.Client{Answer: acptest.Select("allow_once")}

@@ -21,27 +21,21 @@ import (
 // hook runs once the turn ends. Nothing is asked: the default auto set
 // allows every step.
 func TestACPRunsHooks(t *testing.T) {
-	for _, format := range []scripted.Format{scripted.Anthropic, scripted.OpenAIChat} {
-		t.Run(string(format), func(t *testing.T) { acpRunsHooks(t, format) })
-	}
+	onBothWires(t, acpRunsHooks)
 }
 
 func acpRunsHooks(t *testing.T, format scripted.Format) {
-	srv, err := scripted.Start(scripted.Script{Format: format, Responses: []scripted.Response{
+	srv := startScripted(t, scripted.Script{Format: format, Responses: []scripted.Response{
 		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{ID: "toolu_w", Name: "write", Input: json.RawMessage(`{"path":"a.txt","content":"x\n"}`)}}}},
 		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{ID: "toolu_b", Name: "bash", Input: json.RawMessage(`{"command":"touch made"}`)}}}},
 		{Parts: []scripted.Part{{Text: "Done."}}},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	const key = "sk-test-hooks-7d1e"
 	xdg := t.TempDir()
-	settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "` + string(format) + `", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}},
+	settings := fakeProviderSettings(srv, format, `,
 		"hooks": [{"on": "afterEdit", "run": "echo \"lint: $TANDEM_FILES key=[$FAKE_PROVIDER_KEY]\""},
 		          {"on": "beforeBash", "run": "echo \"no: $TANDEM_COMMAND\"; exit 1"},
-		          {"on": "turnEnd", "run": "echo $TANDEM_EVENT > ended"}]}}`
+		          {"on": "turnEnd", "run": "echo $TANDEM_EVENT > ended"}]`, "")
 	writeUserSettings(t, xdg, settings)
 	ws := t.TempDir()
 	client := &acptest.Client{Answer: acptest.Select("reject_once")}

@@ -22,25 +22,18 @@ import (
 // subagent's answer as the task's result, and loading the chat again
 // shows the read under the task once more.
 func TestACPSubagent(t *testing.T) {
-	for _, format := range []scripted.Format{scripted.Anthropic, scripted.OpenAIChat} {
-		t.Run(string(format), func(t *testing.T) { acpSubagent(t, format) })
-	}
+	onBothWires(t, acpSubagent)
 }
 
 func acpSubagent(t *testing.T, format scripted.Format) {
-	srv, err := scripted.Start(scripted.Script{Format: format, Responses: []scripted.Response{
+	srv := startScripted(t, scripted.Script{Format: format, Responses: []scripted.Response{
 		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{ID: "toolu_t", Name: "task", Input: json.RawMessage(`{"description":"find the word","prompt":"Which word does a.txt hold?"}`)}}}},
 		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{ID: "toolu_r", Name: "read", Input: json.RawMessage(`{"path":"a.txt"}`)}}}},
 		{Parts: []scripted.Part{{Text: "a.txt holds alpha-7."}}},
 		{Parts: []scripted.Part{{Text: "It holds alpha-7."}}},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	xdg := t.TempDir()
-	settings := `{"agent": {"model": "fake/m1", "providers": {"fake": {"api": "` + string(format) + `", "url": "` + srv.URL() + `", "apiKeyEnv": "FAKE_PROVIDER_KEY"}}}}`
-	writeUserSettings(t, xdg, settings)
+	writeUserSettings(t, xdg, fakeProviderSettings(srv, format, "", ""))
 	ws := t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha-7\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -95,16 +88,12 @@ func TestChatHeadlessSubagent(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha-7\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	srv, err := scripted.Start(scripted.Script{Format: scripted.Anthropic, Responses: []scripted.Response{
+	srv := startScripted(t, scripted.Script{Format: scripted.Anthropic, Responses: []scripted.Response{
 		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{Name: "task", Input: json.RawMessage(`{"description":"find the word","prompt":"Which word does a.txt hold?"}`)}}}},
 		{Parts: []scripted.Part{{Tool: &scripted.ToolCall{Name: "read", Input: json.RawMessage(`{"path":"a.txt"}`)}}}},
 		{Parts: []scripted.Part{{Text: "a.txt holds alpha-7."}}},
 		{Parts: []scripted.Part{{Text: "It holds alpha-7."}}},
 	}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
 	cfg := writeUserSettings(t, home, `{"agent":{"model":"local/tester","providers":{"local":{"api":"anthropic","url":"`+srv.URL()+`"}}}}`)
 	cmd := exec.Command(builtTandem(t), "chat", "-p", "what does a.txt hold?", "--cwd", ws)
 	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+cfg, "XDG_STATE_HOME="+filepath.Join(home, "state"))
