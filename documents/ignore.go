@@ -62,12 +62,12 @@ type ignorePattern struct {
 	kind    patternKind
 	negate  bool
 	dirOnly bool // it ended in "/": directories only
-	fold    bool // core.ignorecase: see foldGlob
 }
 
 // matches reports whether the pattern matches the entry called name whose
-// path below the ignore file's directory is sub.
-func (p *ignorePattern) matches(name, sub string) bool {
+// path below the ignore file's directory is sub; fold is core.ignorecase
+// (see foldGlob).
+func (p *ignorePattern) matches(name, sub string, fold bool) bool {
 	switch p.kind {
 	case nameLiteral:
 		return name == p.glob
@@ -77,14 +77,14 @@ func (p *ignorePattern) matches(name, sub string) bool {
 		return strings.HasPrefix(name, p.glob[:len(p.glob)-1])
 	case nameGlob:
 		return strings.HasPrefix(name, p.glob[:p.literal]) && strings.Contains(name, p.need) &&
-			wildmatch(p.glob, name, false, p.fold)
+			wildmatch(p.glob, name, false, fold)
 	case pathLiteral:
 		return sub == p.glob
 	}
 	// git compares the literal part first and matches the rest as a
 	// pattern of its own (so in "a**/b" the "**" follows a boundary).
 	return len(sub) >= p.literal && sub[:p.literal] == p.glob[:p.literal] &&
-		wildmatch(p.glob[p.literal:], sub[p.literal:], true, p.fold)
+		wildmatch(p.glob[p.literal:], sub[p.literal:], true, fold)
 }
 
 // parsePattern parses one line, already trimmed, as git's
@@ -94,7 +94,7 @@ func parsePattern(line string, fold bool) ignorePattern {
 	if fold {
 		line = foldGlob(line)
 	}
-	p := ignorePattern{fold: fold}
+	var p ignorePattern
 	if rest, ok := strings.CutPrefix(line, "!"); ok {
 		p.negate, line = true, rest
 	}
@@ -247,7 +247,7 @@ func (f *ignoreFile) match(name, path string, isDir bool) verdict {
 func (f *ignoreFile) last(list []int32, best int32, isDir bool, name, sub string) int32 {
 	for i := len(list) - 1; i >= 0 && list[i] > best; i-- {
 		p := &f.pats[list[i]]
-		if (isDir || !p.dirOnly) && p.matches(name, sub) {
+		if (isDir || !p.dirOnly) && p.matches(name, sub, f.fold) {
 			return list[i]
 		}
 	}
