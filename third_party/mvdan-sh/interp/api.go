@@ -191,6 +191,13 @@ type Runner struct {
 	// funcStack is the functions being run, the innermost last (FUNCNAME).
 	funcStack []string
 
+	// source is the file the running code was read from (BASH_SOURCE[0]):
+	// empty for the script itself, a path in a sourced file, and the one
+	// its definition was read in while a function runs. funcSource keeps
+	// each function body's. Errors name it in place of $0, as bash's do.
+	source     string
+	funcSource map[*syntax.Stmt]string
+
 	limits *Limits // nil: no bounds
 
 	// pipeStatus is the status of each command of the last pipeline.
@@ -1389,7 +1396,9 @@ func (r *Runner) subshell(background bool) *Runner {
 		startTime:      r.startTime,
 		limits:         r.limits,
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
-		inFunc:         r.inFunc,                 // `local` in a function's pipeline
+		source:         r.source,
+		funcSource:     maps.Clone(r.funcSource),
+		inFunc:         r.inFunc, // `local` in a function's pipeline
 		filename:       r.filename,
 		opts:           r.opts,
 		usedNew:        r.usedNew,

@@ -526,6 +526,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			return exitStatus{code: 2}
 		}
 		path, err := scriptFromPathDir(r.Dir, r.writeEnv, args[0])
+		inPath := err == nil && !strings.Contains(args[0], "/")
 		if err != nil {
 			// If the script was not found in PATH or there was any error, pass
 			// the source path to the open handler so it has a chance to look
@@ -555,6 +556,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		oldParams := r.Params
 		oldSourceSetParams := r.sourceSetParams
 		oldInSource := r.inSource
+		oldSource := r.source
 
 		// If we run "source file args...", set said args as parameters.
 		// Otherwise, keep the current parameters.
@@ -567,6 +569,12 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		// parameters.
 		r.sourceSetParams = false
 		r.inSource = true // know that we're inside a sourced script.
+		// bash names a file found in PATH by its path there, any
+		// other as written.
+		r.source = args[0]
+		if inPath {
+			r.source = path
+		}
 		if ctx, err = r.limits.Nest(ctx); err != nil {
 			r.exit.fatal(err)
 			return r.exit
@@ -584,6 +592,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.sourceSetParams = oldSourceSetParams
 		r.inSource = oldInSource
+		r.source = oldSource
 
 		exit = r.exit
 		exit.returning = false

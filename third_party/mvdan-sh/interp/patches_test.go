@@ -435,6 +435,10 @@ var patchCases = map[string][]struct{ script, want string }{
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
 	},
+	"errors name the file a function was read from": {
+		{"f() {\n  local a-b=1\n}\nf; local c-d=2", "environment: line 2: local: `a-b=1': not a valid identifier\ngosh: line 4: local: can only be used in a function\n"},
+		{"eval 'g() { echo ${u:?unset}; }'; g", "environment: line 1: u: unset\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

@@ -396,7 +396,7 @@ func (r *Runner) outf(format string, a ...any) {
 func (r *Runner) errf(format string, a ...any) {
 	if r.line > 0 {
 		format = "%s: line %d: " + format
-		a = append([]any{r.shellName(), r.line}, a...)
+		a = append([]any{cmp.Or(r.source, r.shellName()), r.line}, a...)
 	}
 	fmt.Fprintf(r.stderr, format, a...)
 }
@@ -1536,6 +1536,8 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		oldInFunc := r.inFunc
 		r.inFunc = true
 		r.funcStack = append(r.funcStack, name)
+		oldSource := r.source
+		r.source = r.funcSource[body]
 
 		// Functions run in a nested scope.
 		// Note that [Runner.exec] below does something similar.
@@ -1558,6 +1560,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		r.Params = oldParams
 		r.inFunc = oldInFunc
 		r.funcStack = r.funcStack[:len(r.funcStack)-1]
+		r.source = oldSource
 		r.exit.returning = false
 		return
 	}

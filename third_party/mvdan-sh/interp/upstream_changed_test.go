@@ -71,7 +71,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: declare -n foo=bar bar=foo; echo $foo":                             {want: "gosh: line 1: warning: foo: circular name reference\n\n", why: whyRefCircle},
 	"TestRunnerRun: echo ${!a}; echo more":                                             {want: "gosh: line 1: a: invalid indirect expansion\nexit status 1", why: whyIndirect},
 	"TestRunnerRun: echo ${a:?%s}":                                                     {want: "gosh: line 1: a: %s\nexit status 127", why: whyUnset},
-	"TestRunnerRun: echo 'local a=b' >a; source ./a":                                   {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
+	"TestRunnerRun: echo 'local a=b' >a; source ./a":                                   {want: "./a: line 1: local: can only be used in a function\nexit status 1", why: whyErrSource},
 	"TestRunnerRun: echo 'return' >a; source ./a; return":                              {want: "gosh: line 1: return: can only `return' from a function or sourced script\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: echo a{0..9999999999}b":                                            {want: "gosh: line 1: brace expansion would exceed 16384 elements\n", why: whyPrefix},
 	"TestRunnerRun: echo foo 5>a":                                                      {want: "foo\n", why: whyDescriptors},
@@ -83,7 +83,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: eval '(x'":                                                         {want: "gosh: line 1: eval: 1:1: reached EOF without matching `(` with `)`\nexit status 2", why: whyMeta},
 	"TestRunnerRun: exit 1 2":                                                          {want: "gosh: line 1: exit: too many arguments\nexit status 1", why: whyPrefix + "; " + whyExit},
 	"TestRunnerRun: exit a":                                                            {want: "gosh: line 1: exit: a: numeric argument required\nexit status 2", why: whyPrefix + "; " + whyExit},
-	"TestRunnerRun: f() { return a; }; f":                                              {want: "gosh: line 1: invalid return status code: \"a\"\nexit status 2", why: whyPrefix},
+	"TestRunnerRun: f() { return a; }; f":                                              {want: "environment: line 1: invalid return status code: \"a\"\nexit status 2", why: whyErrSource},
 	"TestRunnerRun: foo() { bar=foo; readonly bar; }; foo; bar=bar":                    {want: "gosh: line 1: bar: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: foo() { readonly bar; }; foo; bar=foo":                             {want: "gosh: line 1: bar: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: getopts":                                                           {want: "getopts: usage: getopts optstring name [arg ...]\nexit status 2", why: whyGetopts},
@@ -204,6 +204,7 @@ const (
 	whyMeta          = "alias, type, command and the meta builtins as in bash: an invalid option is named with the usage line, a missing name is NAME: not found (status 1), a script that does not parse has status 2, shift names a count that is not a number"
 	whyGetopts       = "getopts as bash 5.2: its diagnostics after $0 alone (gosh: illegal option -- z), a bare usage line, and an invalid name reported after the scan, with status 1"
 	whyOptions       = "options as bash 5.2: $- holds h and B, always on here, and c, as bash -c has it, in bash's order"
+	whyErrSource     = "errors name the file the code was read from, as bash's do: a sourced file's path, and in a function read by bash -c, environment (environment: line 1: )"
 	whyNul           = "NUL bytes as bash 5.2: a command substitution that drops NUL bytes warns, as bash does"
 )
 

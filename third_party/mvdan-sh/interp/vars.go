@@ -4,6 +4,7 @@
 package interp
 
 import (
+	"cmp"
 	cryptorand "crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -616,6 +617,12 @@ func (r *Runner) setFunc(name string, body *syntax.Stmt) {
 		r.Funcs = make(map[string]*syntax.Stmt, 4)
 	}
 	r.Funcs[name] = body
+	if r.funcSource == nil {
+		r.funcSource = make(map[*syntax.Stmt]string, 4)
+	}
+	// bash names a function read by `bash -c` "environment": it was read
+	// before the shell counts as started.
+	r.funcSource[body] = cmp.Or(r.source, "environment")
 }
 
 func stringIndex(index syntax.ArithmExpr) bool {
