@@ -439,6 +439,10 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"f() {\n  local a-b=1\n}\nf; local c-d=2", "environment: line 2: local: `a-b=1': not a valid identifier\ngosh: line 4: local: can only be used in a function\n"},
 		{"eval 'g() { echo ${u:?unset}; }'; g", "environment: line 1: u: unset\n"},
 	},
+	"a function name that is not a word alone": {
+		{"$foo-bar() { echo no; }; echo $?\nx=f; $x() { :; }\n\"q\"() { :; }; type q", "gosh: line 1: `$foo-bar': not a valid identifier\n1\ngosh: line 2: `$x': not a valid identifier\ngosh: line 3: `\"q\"': not a valid identifier\ngosh: line 3: type: q: not found\n"},
+		{"foo-bar() { echo ok; }; foo-bar", "ok\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

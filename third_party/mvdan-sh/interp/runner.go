@@ -916,6 +916,13 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r.exit.code = 1
 			break
 		}
+		// A name quoted or holding an expansion is refused when it
+		// runs, as bash does: its characters show it.
+		if strings.ContainsAny(cm.Name.Value, "$`'\"\\") {
+			r.errf("`%s': not a valid identifier\n", cm.Name.Value)
+			r.exit.code = 1
+			break
+		}
 		r.setFunc(cm.Name.Value, cm.Body)
 	case *syntax.ArithmCmd:
 		n, ok := r.arithmCmd("((", cm.X)

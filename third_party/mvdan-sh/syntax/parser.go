@@ -2347,6 +2347,19 @@ func (p *Parser) gotStmtPipe(s *Stmt, binCmd bool) *Stmt {
 			break
 		}
 		w := p.wordAnyNumber()
+		if p.tok == leftParen && p.lang.in(langBashLike) {
+			// bash reads any word before () as a function's name
+			// and fails when it runs if the word was quoted or
+			// held an expansion (`$foo-bar() { :; }`), so the
+			// name is the word as written (tandem).
+			lpos := p.pos
+			p.next()
+			p.follow(lpos, "foo(", rightParen)
+			var b strings.Builder
+			NewPrinter().Print(&b, w)
+			p.funcDecl(s, w.Pos(), false, true, p.lit(w.Pos(), b.String()))
+			break
+		}
 		if p.got(leftParen) {
 			p.posErr(w.Pos(), "invalid func name")
 		}
