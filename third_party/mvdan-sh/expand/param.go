@@ -87,6 +87,9 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 	if pe.Param == nil { // e.g. zsh's ${}
 		return "", nil, fmt.Errorf("unsupported")
 	}
+	if pe.Bad {
+		return "", nil, BadSubstError{Text: "${" + pe.Param.Value + "}"}
+	}
 	if indirect(pe) && cfg.Env.Get(pe.Param.Value).Kind != NameRef {
 		target, err := cfg.indirectTarget(pe)
 		if err != nil || target == nil {
@@ -794,6 +797,14 @@ func AssocKey(cfg *Config, idx syntax.ArithmExpr) (string, error) {
 	}
 	return "", fmt.Errorf("bad array subscript")
 }
+
+// BadSubstError is a ${…} that bash refuses when it expands it, like
+// ${%}; as in bash, the command fails with the rest of its line.
+type BadSubstError struct {
+	Text string // the expansion as written
+}
+
+func (e BadSubstError) Error() string { return e.Text + ": bad substitution" }
 
 // IndirectError is a ${!ref} whose reference is unset or names no
 // variable; as in bash, the command fails with the rest of its line.

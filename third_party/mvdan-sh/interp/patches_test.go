@@ -443,6 +443,15 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"$foo-bar() { echo no; }; echo $?\nx=f; $x() { :; }\n\"q\"() { :; }; type q", "gosh: line 1: `$foo-bar': not a valid identifier\n1\ngosh: line 2: `$x': not a valid identifier\ngosh: line 3: `\"q\"': not a valid identifier\ngosh: line 3: type: q: not found\n"},
 		{"foo-bar() { echo ok; }; foo-bar", "ok\n"},
 	},
+	"a bad ${…} fails when it expands": {
+		{"if false; then echo ${%}; fi; echo ok\necho ${a b}; echo dropped\necho next", "ok\ngosh: line 2: ${a b}: bad substitution\nnext\n"},
+		{"a=(1 2); echo ${a[]}\nx=abc; echo ${x:}\necho ${x@Z}; echo $?", "gosh: line 1: ${a[]}: bad substitution\ngosh: line 2: ${x:}: bad substitution\ngosh: line 3: ${x@Z}: bad substitution\n"},
+		{"x=abc; echo \"${y:-a  b}\" ${x:1} ${x/b/}", "a  b bc ac\n"},
+	},
+	"empty arithmetic": {
+		{"(( )); echo $? $(( )) $((  ))", "1 0 0\n"},
+		{"a=(a b c); x=abc; echo ${a[@]: } [${a[@]: : }] [${x:1:}] [${x:: }]", "a b c [] [] []\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

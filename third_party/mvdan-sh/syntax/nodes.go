@@ -679,12 +679,17 @@ type ParamExp struct {
 	Repl      *Replace         // ${a/x/y}
 	Names     ParNamesOperator // ${!prefix*} or ${!prefix@}
 	Exp       *Expansion       // ${a:-b}, ${a#b}, etc
+
+	// Bad is a ${…} that bash reads whole and refuses only when it
+	// expands it (bad substitution), like ${%} or ${a b}; Param holds
+	// the text between the braces (tandem).
+	Bad bool
 }
 
 // simple returns true if the parameter expansion is of the form $name or ${name},
 // only expanding a name without any further logic.
 func (p *ParamExp) simple() bool {
-	return p.Param != nil && p.Flags == nil &&
+	return p.Param != nil && p.Flags == nil && !p.Bad &&
 		!p.Excl && !p.Length && !p.Width && !p.IsSet &&
 		p.Split == OptUnset && p.GlobSubst == OptUnset && p.RcExpand == OptUnset &&
 		p.NestedParam == nil && p.Index == nil &&

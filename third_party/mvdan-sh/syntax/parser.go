@@ -543,8 +543,12 @@ type Parser struct {
 	wordBatch []wordAlloc
 
 	readBuf []byte // bufSize, or more while arithCloses looks ahead (tandem)
-	litBuf  [bufSize]byte
-	litBs   []byte
+
+	// wholeDollBrace is set on the parser that badDollBrace reads a
+	// ${…} with, which reads it as it is (tandem).
+	wholeDollBrace bool
+	litBuf         [bufSize]byte
+	litBs          []byte
 }
 
 // Incomplete reports whether the parser needs more input bytes
@@ -1503,6 +1507,23 @@ func (p *Parser) paramExp() *ParamExp {
 		Dollar: p.pos,
 		Short:  p.tok == dollar,
 	}
+	// Outside quotes only, where quotes in the text quote as they do
+	// for the parser reading it again.
+	if !pe.Short && !p.wholeDollBrace && p.lang.in(langBashLike) && old&(allRegTokens&^hdocWord) != 0 {
+		if text, bad := p.badDollBrace(); bad {
+			for range utf8.RuneCountInString(text) {
+				p.rune()
+			}
+			pe.Bad = true
+			pe.Param = p.lit(p.nextPos(), text)
+			p.pos = p.nextPos()
+			p.rune()
+			pe.Rbrace = p.pos
+			p.quote = old
+			p.next()
+			return pe
+		}
+	}
 	if !pe.Short && p.r == '(' {
 		p.checkLang(pe.Pos(), LangZsh, `parameter expansion flags`)
 		// For now, for simplicity, we parse flags as just a literal.
@@ -1667,12 +1688,20 @@ zshPrefixLoop:
 		pe.Slice = &Slice{}
 		colonPos := p.pos
 		p.quote = paramExpSlice
-		if p.next(); p.tok != colon {
+		// bash reads an empty offset (but for ${x:}, a bad
+		// substitution) or length as 0 (tandem): an empty length is an
+		// empty word, as no length means the rest.
+		emptyOK := p.lang.in(langBashLike)
+		if p.next(); p.tok != colon && (!emptyOK || p.tok != rightBrace || !p.spaced) {
 			pe.Slice.Offset = p.followArithm(colon, colonPos)
 		}
 		colonPos = p.pos
 		if p.got(colon) {
-			pe.Slice.Length = p.followArithm(colon, colonPos)
+			if emptyOK && p.tok == rightBrace {
+				pe.Slice.Length = p.emptyArithm()
+			} else {
+				pe.Slice.Length = p.followArithm(colon, colonPos)
+			}
 		}
 		// Need to use a different matched style so arithm errors
 		// get reported correctly

@@ -310,10 +310,20 @@ func isArithName(left ArithmExpr) bool {
 
 func (p *Parser) followArithm(ftok token, fpos Pos) ArithmExpr {
 	x := p.arithmExpr(false)
+	if x == nil && (ftok == dblLeftParen || ftok == dollDblParen) && p.lang.in(langBashLike) && p.peekArithmEnd() {
+		// bash reads (( )) and $(( )) as 0 (tandem).
+		return p.emptyArithm()
+	}
 	if x == nil {
 		p.followErrExp(fpos, ftok)
 	}
 	return x
+}
+
+// emptyArithm is an expression bash reads where there is none, as in
+// (( )) or ${x:1:}: an empty word, whose value is 0 (tandem).
+func (p *Parser) emptyArithm() ArithmExpr {
+	return &Word{Parts: []WordPart{p.lit(p.pos, "")}}
 }
 
 func (p *Parser) peekArithmEnd() bool {

@@ -24,7 +24,50 @@ var upstreamParsed = map[string]string{
 
 	`"foo"(){ :; }`:   whyFuncName,
 	"foo$bar(){ :; }": whyFuncName,
+
+	"echo ${à}":                             whyBadSubst,
+	"echo ${@foo}":                          whyBadSubst,
+	"echo ${?foo}":                          whyBadSubst,
+	"echo ${1a}":                            whyBadSubst,
+	"echo ${-foo}":                          whyBadSubst,
+	"echo ${$needbraces}":                   whyBadSubst,
+	"echo ${#<}":                            whyBadSubst,
+	"${}":                                   whyBadSubst,
+	"${:-word}":                             whyBadSubst,
+	"${:+word}":                             whyBadSubst,
+	"foo=force_expansion; echo ${foo@}":     whyBadSubst,
+	"foo=force_expansion; echo ${foo@bar}":  whyBadSubst,
+	"foo=force_expansion; echo ${foo@'Q'}":  whyBadSubst,
+	"foo=force_expansion; echo ${foo@#}":    whyBadSubst,
+	"foo=force_expansion; echo ${foo:1 2}":  whyBadSubst,
+	"echo ${foo]}":                          whyBadSubst,
+	"echo ${foo[}":                          whyBadSubst,
+	"echo ${foo[]}":                         whyBadSubst,
+	"echo ${foo[1 2]}":                      whyBadSubst,
+	"echo ${foo;}":                          whyBadSubst,
+	"echo ${foo:1:#2}":                      whyBadSubst,
+	"echo ${foo*}":                          whyBadSubst,
+	"echo ${foo!}":                          whyBadSubst,
+	"echo ${@[@]} ${@[*]}":                  whyBadSubst,
+	"echo ${?[@]}":                          whyBadSubst,
+	"echo ${2[@]}":                          whyBadSubst,
+	"echo ${*[@]} ${*[*]}":                  whyBadSubst,
+	"echo ${$[0]}":                          whyBadSubst,
+	"echo ${#foo:-bar}":                     whyBadSubst,
+	"echo ${#[x]}":                          whyBadSubst,
+	"echo ${!<}":                            whyBadSubst,
+	"${signals[(i)QUIT]}":                   whyBadSubst,
+	"foo=force_expansion\necho ${foo:#bar}": whyBadSubst,
+	"foo=force_expansion\necho ${foo:|bar}": whyBadSubst,
+	"foo=force_expansion\necho ${foo:*bar}": whyBadSubst,
+
+	"echo $(())": whyEmptyArithm,
+	"(())":       whyEmptyArithm,
 }
+
+const whyBadSubst = "bash reads a ${…} whole, to its closing brace, and refuses a bad one when it expands it (${%}: bad substitution, status 1, the rest of the line dropped), not when it parses the script, so the lines before it and a branch that never runs it are unaffected"
+
+const whyEmptyArithm = "bash reads an empty (( )) as 0, status 1, and $(( )) as 0"
 
 const whyFuncName = "bash reads any word before () as a function's name and fails when the definition runs if the word was quoted or held an expansion (`foo$bar': not a valid identifier, status 1), so the script goes on"
 
@@ -53,7 +96,7 @@ func parsedNow(t *testing.T, p *Parser, in string) bool {
 		return true
 	}
 	why, ok := upstreamParsed[in]
-	if !ok || (why == whyDblParen || why == whyDeclName || why == whyFuncName) && !p.lang.in(langBashLike) {
+	if !ok || why != whyArithAssign && !p.lang.in(langBashLike) {
 		return false // bash's reading of (( is bash's only
 	}
 	if _, err := p.Parse(newStrictReader(in), ""); err != nil {
