@@ -17,7 +17,156 @@ import (
 // TODO(v4): the arithmetic APIs should return int64 for portability with 32-bit systems,
 // even if Bash only supports native int sizes.
 
+// Arithm evaluates an arithmetic expression as bash does. When a word of
+// it expands (a parameter, a command substitution, quotes), bash expands
+// the expression's words first and reads the text that results as the
+// expression: x='1 + 2' makes $(( $x * 3 )) 7, not 9.
 func Arithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {
+	return cfg.arithm(expr, true)
+}
+
+// ArithmLet is [ArithmNamed] for an argument of let, a word that bash
+// expands as a command's (its single quotes removed too) before it reads
+// it as an expression.
+func ArithmLet(cfg *Config, expr syntax.ArithmExpr) (int, error) {
+	n, err := cfg.arithm(expr, false)
+	return n, cfg.named(expr, err)
+}
+
+// arithm is [Arithm]; keepSingle keeps the single quotes of the words
+// that expand, as bash does in $(( )) and (( )).
+func (cfg *Config) arithm(expr syntax.ArithmExpr, keepSingle bool) (int, error) {
+	text, reread, err := cfg.rereadArithm(expr, keepSingle)
+	if err != nil || reread == nil {
+		if err != nil {
+			return 0, err
+		}
+		return arithmNode(cfg, expr)
+	}
+	n, err := arithmNode(cfg, reread)
+	if ae, ok := err.(ArithmError); ok && ae.Expr == "" {
+		ae.Expr, ae.whole = text, true
+		err = ae
+	}
+	return n, err
+}
+
+// rereadArithm is expr read again from the text its words expand to, and
+// that text, or nil when no word of it expands. Double quotes go, as
+// bash removes them; single quotes stay, and are an error, as in bash 5.2
+// ('1' + 2: operand expected). The words of an element's subscript
+// (a[$i], A['k']) are the subscript's, not the expression's.
+func (cfg *Config) rereadArithm(expr syntax.ArithmExpr, keepSingle bool) (string, syntax.ArithmExpr, error) {
+	if !arithmExpands(expr) {
+		return "", nil, nil
+	}
+	expanded, err := cfg.expandArithmWords(expr, keepSingle)
+	if err != nil {
+		return "", nil, err
+	}
+	text := ArithmText(expanded)
+	reread, err := syntax.NewParser().Arithmetic(strings.NewReader(text))
+	if err == nil && reread == nil {
+		reread = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{}}} // all blank: 0
+	}
+	if err != nil || arithmExpands(reread) {
+		// What is left to expand was text: bash stops at it.
+		token := text
+		if pos, ok := firstExpanding(reread); ok && err == nil {
+			token = text[min(int(pos.Offset()), len(text)):]
+		}
+		return "", nil, ArithmError{Expr: text, Msg: "syntax error: operand expected", Token: token, whole: true}
+	}
+	return text, reread, nil
+}
+
+// arithmExpands reports whether a word of expr expands.
+func arithmExpands(expr syntax.ArithmExpr) bool {
+	_, ok := firstExpanding(expr)
+	return ok
+}
+
+// firstExpanding is the position of the first part of expr's words that
+// expands, outside subscripts.
+func firstExpanding(expr syntax.ArithmExpr) (syntax.Pos, bool) {
+	switch x := expr.(type) {
+	case *syntax.Word:
+		for _, part := range x.Parts {
+			switch part := part.(type) {
+			case *syntax.Lit:
+			case *syntax.ParamExp:
+				if part.Dollar.IsValid() || part.Index == nil {
+					return part.Pos(), true
+				}
+			default:
+				return part.Pos(), true
+			}
+		}
+	case *syntax.BinaryArithm:
+		if pos, ok := firstExpanding(x.X); ok {
+			return pos, ok
+		}
+		return firstExpanding(x.Y)
+	case *syntax.UnaryArithm:
+		return firstExpanding(x.X)
+	case *syntax.ParenArithm:
+		return firstExpanding(x.X)
+	}
+	return syntax.Pos{}, false
+}
+
+// expandArithmWords is expr with each word that expands replaced by its
+// text; with keepSingle, single-quoted parts keep their quotes.
+func (cfg *Config) expandArithmWords(expr syntax.ArithmExpr, keepSingle bool) (syntax.ArithmExpr, error) {
+	switch x := expr.(type) {
+	case *syntax.Word:
+		if !arithmExpands(x) {
+			return x, nil
+		}
+		w := &syntax.Word{Parts: slices.Clone(x.Parts)}
+		for i, part := range w.Parts {
+			if sq, ok := part.(*syntax.SglQuoted); ok && keepSingle {
+				w.Parts[i] = &syntax.Lit{ValuePos: sq.Pos(), Value: "'" + sq.Value + "'"}
+			}
+		}
+		str, err := Literal(cfg, w)
+		if err != nil {
+			return nil, err
+		}
+		return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{ValuePos: x.Pos(), Value: str}}}, nil
+	case *syntax.BinaryArithm:
+		left, err := cfg.expandArithmWords(x.X, keepSingle)
+		if err != nil {
+			return nil, err
+		}
+		right, err := cfg.expandArithmWords(x.Y, keepSingle)
+		if err != nil {
+			return nil, err
+		}
+		x2 := *x
+		x2.X, x2.Y = left, right
+		return &x2, nil
+	case *syntax.UnaryArithm:
+		inner, err := cfg.expandArithmWords(x.X, keepSingle)
+		if err != nil {
+			return nil, err
+		}
+		x2 := *x
+		x2.X = inner
+		return &x2, nil
+	case *syntax.ParenArithm:
+		inner, err := cfg.expandArithmWords(x.X, keepSingle)
+		if err != nil {
+			return nil, err
+		}
+		x2 := *x
+		x2.X = inner
+		return &x2, nil
+	}
+	return expr, nil
+}
+
+func arithmNode(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 	switch expr := expr.(type) {
 	case *syntax.Word:
 		str, err := Literal(cfg, expr)
@@ -26,7 +175,7 @@ func Arithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 		}
 		return cfg.arithmValue(str, 0)
 	case *syntax.ParenArithm:
-		return Arithm(cfg, expr.X)
+		return arithmNode(cfg, expr.X)
 	case *syntax.UnaryArithm:
 		switch expr.Op {
 		case syntax.Inc, syntax.Dec:
@@ -34,7 +183,7 @@ func Arithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 			if err != nil {
 				return 0, err
 			}
-			old, err := Arithm(cfg, expr.X)
+			old, err := arithmNode(cfg, expr.X)
 			if err != nil {
 				return 0, err
 			}
@@ -52,7 +201,7 @@ func Arithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 			}
 			return val, nil
 		}
-		val, err := Arithm(cfg, expr.X)
+		val, err := arithmNode(cfg, expr.X)
 		if err != nil {
 			return 0, err
 		}
@@ -76,18 +225,18 @@ func Arithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 			syntax.ShlAssgn, syntax.ShrAssgn:
 			return cfg.assgnArit(expr)
 		case syntax.TernQuest: // TernColon can't happen here
-			cond, err := Arithm(cfg, expr.X)
+			cond, err := arithmNode(cfg, expr.X)
 			if err != nil {
 				return 0, err
 			}
 			b2 := expr.Y.(*syntax.BinaryArithm) // must have Op==TernColon
 			if cond != 0 {
-				return Arithm(cfg, b2.X)
+				return arithmNode(cfg, b2.X)
 			}
-			return Arithm(cfg, b2.Y)
+			return arithmNode(cfg, b2.Y)
 		case syntax.AndArit, syntax.OrArit:
 			// Like Bash, short-circuit the right operand.
-			left, err := Arithm(cfg, expr.X)
+			left, err := arithmNode(cfg, expr.X)
 			if err != nil {
 				return 0, err
 			}
@@ -97,17 +246,17 @@ func Arithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 			if expr.Op == syntax.OrArit && left != 0 {
 				return 1, nil
 			}
-			right, err := Arithm(cfg, expr.Y)
+			right, err := arithmNode(cfg, expr.Y)
 			if err != nil {
 				return 0, err
 			}
 			return oneIf(right != 0), nil
 		}
-		left, err := Arithm(cfg, expr.X)
+		left, err := arithmNode(cfg, expr.X)
 		if err != nil {
 			return 0, err
 		}
-		right, err := Arithm(cfg, expr.Y)
+		right, err := arithmNode(cfg, expr.Y)
 		if err != nil {
 			return 0, err
 		}
@@ -131,6 +280,8 @@ func oneIf(b bool) int {
 type ArithmError struct {
 	Expr       string // the expression, as printed; empty if not known
 	Msg, Token string
+
+	whole bool // Expr is the whole expression evaluated, not a value's
 }
 
 func (e ArithmError) Error() string {
@@ -144,11 +295,34 @@ func (e ArithmError) Error() string {
 // bash's message does.
 func ArithmNamed(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 	n, err := Arithm(cfg, expr)
+	return n, cfg.named(expr, err)
+}
+
+// named is err naming the expression expr if it names none.
+func (cfg *Config) named(expr syntax.ArithmExpr, err error) error {
 	if ae, ok := err.(ArithmError); ok && ae.Expr == "" {
-		ae.Expr = ArithmText(expr)
+		ae.Expr, ae.whole = ArithmText(expr), true
 		err = ae
 	}
-	return n, err
+	return err
+}
+
+// ArithmNamedUntil is [ArithmNamed] for an expression written up to
+// close, the position of its `))`: bash quotes the expression as written,
+// with the blanks before `))`, in its message and its error token.
+func ArithmNamedUntil(cfg *Config, expr syntax.ArithmExpr, close syntax.Pos) (int, error) {
+	n, err := ArithmNamed(cfg, expr)
+	ae, ok := err.(ArithmError)
+	end := expr.End()
+	if !ok || !ae.whole || !close.IsValid() || !end.IsValid() || close.Line() != end.Line() || close.Col() <= end.Col() {
+		return n, err
+	}
+	blanks := strings.Repeat(" ", int(close.Col()-end.Col()))
+	if ae.Token != "" && strings.HasSuffix(ae.Expr, ae.Token) {
+		ae.Token += blanks
+	}
+	ae.Expr += blanks
+	return n, ae
 }
 
 // ArithmString evaluates a string as bash evaluates an operand of -eq and
@@ -219,7 +393,7 @@ func (cfg *Config) arithmExpr(expr syntax.ArithmExpr, depth int) (int, error) {
 		}
 		return cfg.arithmValue(str, depth)
 	}
-	return Arithm(cfg, expr)
+	return arithmNode(cfg, expr)
 }
 
 // numberChars are the characters of an integer constant in any base.
@@ -354,13 +528,13 @@ func (cfg *Config) assgnArit(b *syntax.BinaryArithm) (int, error) {
 	}
 	var val int64
 	if b.Op != syntax.Assgn {
-		old, err := Arithm(cfg, b.X)
+		old, err := arithmNode(cfg, b.X)
 		if err != nil {
 			return 0, err
 		}
 		val = int64(old)
 	}
-	arg_, err := Arithm(cfg, b.Y)
+	arg_, err := arithmNode(cfg, b.Y)
 	if err != nil {
 		return 0, err
 	}

@@ -113,13 +113,13 @@ var patchCases = map[string][]struct{ script, want string }{
 	"arithmetic as bash evaluates it": {
 		{"a=(1 2); (( a[0]++, ++a[1] )); echo ${a[@]}", "2 3\n"},
 		{"declare -A A; (( A[k] += 42 )); A[j]=3; (( A[j] *= 2 )); echo ${A[k]} ${A[j]}", "42 6\n"},
-		{"(( 1[2] = 3 )); echo $?", "gosh: line 1: ((: 1[2] = 3: attempted assignment to non-variable (error token is \"\")\n1\n"},
+		{"(( 1[2] = 3 )); echo $?", "gosh: line 1: ((: 1[2] = 3 : attempted assignment to non-variable (error token is \"\")\n1\n"},
 		{"x='1 + 2'; echo $(( x * 2 )); let \"z = 4 * 4\"; echo $z", "6\n16\n"},
 		{"set -u; (( y + 1 )); echo never", "gosh: line 1: y: unbound variable\n"},
 		{"set -u; echo $(( y + 1 )); echo never", "gosh: line 1: y: unbound variable\n"},
 		{"echo $((2#A)); echo never\necho $? next", "gosh: line 1: 2#A: value too great for base (error token is \"2#A\")\n1 next\n"},
 		{"echo $((0x1X)) $((083))", "gosh: line 1: 0x1X: value too great for base (error token is \"0x1X\")\n"},
-		{"echo $((1/0)); echo never\n(( 1/0 )); echo s=$?", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\ngosh: line 2: ((: 1 / 0: division by 0 (error token is \"0\")\ns=1\n"},
+		{"echo $((1/0)); echo never\n(( 1/0 )); echo s=$?", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\ngosh: line 2: ((: 1 / 0 : division by 0 (error token is \"0 \")\ns=1\n"},
 		{"echo $((2**-1))", "gosh: line 1: 2 ** -1: exponent less than 0 (error token is \"1\")\n"},
 		{"( echo $((1/0)); echo in ); echo out=$?; eval 'echo $((1/0)); echo in'; echo eval=$?", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\nout=1\ngosh: line 1: 1 / 0: division by 0 (error token is \"0\")\neval=1\n"},
 		{"echo $((64#@_)) $((36#Z)) $((36#z)) $((64#Z))", "4031 35 35 61\n"},
@@ -447,6 +447,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"if false; then echo ${%}; fi; echo ok\necho ${a b}; echo dropped\necho next", "ok\ngosh: line 2: ${a b}: bad substitution\nnext\n"},
 		{"a=(1 2); echo ${a[]}\nx=abc; echo ${x:}\necho ${x@Z}; echo $?", "gosh: line 1: ${a[]}: bad substitution\ngosh: line 2: ${x:}: bad substitution\ngosh: line 3: ${x@Z}: bad substitution\n"},
 		{"x=abc; echo \"${y:-a  b}\" ${x:1} ${x/b/}", "a  b bc ac\n"},
+	},
+	"arithmetic read again from its words' text": {
+		{"x='1 + 2'; echo $(( $x * 3 )) $(( \"$x\" * 3 )) $(( \"1+2\" * 3 ))", "7 7 7\n"},
+		{"echo $(( '1' + 2 )); echo $?\nfor ((i = '3'; i < 5; ++i)); do echo $i; done; echo $?\nfor ((i = $\"3\"; i < 5; ++i)); do echo $i; done", "gosh: line 1: '1' + 2 : syntax error: operand expected (error token is \"'1' + 2 \")\ngosh: line 2: ((: i = '3': syntax error: operand expected (error token is \"'3'\")\n1\n3\n4\n"},
+		{"declare -A A; A['x']=42; (( x = A['x'] )); let y=' 3'; a=(5 6); i=1; echo $x $y $(( a[$i] + a[i-1] ))", "42 3 11\n"},
 	},
 	"empty arithmetic": {
 		{"(( )); echo $? $(( )) $((  ))", "1 0 0\n"},

@@ -303,9 +303,14 @@ func (r *Runner) expandErr(err error) {
 }
 
 // arithmCmd evaluates the expression of (( )) or let: an arithmetic error
-// fails the command (status 1) and the script goes on, as in bash.
-func (r *Runner) arithmCmd(name string, expr syntax.ArithmExpr) (int, bool) {
-	n, err := expand.ArithmNamed(r.ecfg, expr)
+// fails the command (status 1) and the script goes on, as in bash. close
+// is where the `))` of (( )) is, if known, for the message.
+func (r *Runner) arithmCmd(name string, expr syntax.ArithmExpr, close syntax.Pos) (int, bool) {
+	eval := func(x syntax.ArithmExpr) (int, error) { return expand.ArithmNamedUntil(r.ecfg, x, close) }
+	if name == "let" {
+		eval = func(x syntax.ArithmExpr) (int, error) { return expand.ArithmLet(r.ecfg, x) }
+	}
+	n, err := eval(expr)
 	if ae, ok := err.(expand.ArithmError); ok {
 		r.errf("%s: %v\n", name, ae)
 		r.exit.code = 1
@@ -892,13 +897,27 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				r.line = cm.Pos().Line()
 				return r.debugTrap(ctx)
 			}
+			// An error in an expression ends the loop with status
+			// 1, named as bash's (( )) names it, and the script goes
+			// on, as in bash.
+			expr := func(x syntax.ArithmExpr) (int, bool) {
+				return r.arithmCmd("((", x, syntax.Pos{})
+			}
 			if y.Init != nil {
 				if debug() {
 					break
 				}
-				r.arithm(y.Init)
+				if _, ok := expr(y.Init); !ok {
+					break
+				}
 			}
-			for !debug() && (y.Cond == nil || r.arithm(y.Cond) != 0) {
+			for !debug() {
+				if y.Cond != nil {
+					n, ok := expr(y.Cond)
+					if !ok || n == 0 {
+						break
+					}
+				}
 				if !r.exit.ok() || r.loopStmtsBroken(ctx, cm.Do) {
 					break
 				}
@@ -906,7 +925,9 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 					if debug() {
 						break
 					}
-					r.arithm(y.Post)
+					if _, ok := expr(y.Post); !ok {
+						break
+					}
 				}
 			}
 		}
@@ -925,7 +946,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 		r.setFunc(cm.Name.Value, cm.Body)
 	case *syntax.ArithmCmd:
-		n, ok := r.arithmCmd("((", cm.X)
+		n, ok := r.arithmCmd("((", cm.X, cm.Right)
 		r.exit.oneIf(ok && n == 0)
 	case *syntax.LetClause:
 		if tracingEnabled {
@@ -938,7 +959,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		var val int
 		for _, expr := range cm.Exprs {
 			var ok bool
-			if val, ok = r.arithmCmd("let", expr); !ok {
+			if val, ok = r.arithmCmd("let", expr, syntax.Pos{}); !ok {
 				return
 			}
 		}
