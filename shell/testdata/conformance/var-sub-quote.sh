@@ -63,7 +63,6 @@ a=(x y); echo ${!a[@]}
 ### associative
 declare -A m; m[k]=v; echo ${m[k]}
 ### bad substitution
-#! differs: a bad substitution is found when the script is parsed, so tandem refuses the whole script (invalid, nothing runs) where bash runs up to it
 echo ${x!y}
 ### unset variable with nounset
 set -u; echo $nope; echo never

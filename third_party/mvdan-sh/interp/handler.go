@@ -5,6 +5,7 @@ package interp
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -84,6 +85,18 @@ type HandlerContext struct {
 	// so this refers to the command before it.
 	// At the start of a trap callback, it is the status of the command which triggered the trap.
 	LastExitStatus int
+}
+
+// ErrorName is the name the interpreter's errors start with where the
+// handler was called, as bash's do: $0, or the file the running code was
+// read from (a sourced file's path; in a function read by bash -c,
+// "environment"). A handler reporting an error in bash's words uses it
+// (`environment: line 2: x: command not found`) (tandem).
+func (hc HandlerContext) ErrorName() string {
+	if hc.runner == nil {
+		return "gosh" // the interpreter's own name
+	}
+	return cmp.Or(hc.runner.source, hc.runner.shellName())
 }
 
 // CallHandlerFunc is a handler which runs on every [syntax.CallExpr].
