@@ -382,7 +382,7 @@ scan:
 		ctx, cancel = context.WithTimeout(ctx, l.timeout.after)
 		defer cancel()
 	}
-	_, _, err = runSafely(ctx, r, f, stop)
+	_, _, _, err = x.runSafely(ctx, r, f, stop)
 	var status interp.ExitStatus
 	if le, ok := asLimit(err); ok {
 		// The shell may run in a subshell, which would not carry the error

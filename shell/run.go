@@ -199,6 +199,28 @@ func parse(script, name string, lang syntax.LangVariant, head func(line int) str
 		msg, line := bashSyntaxError(src, err, head)
 		stop = &syntaxStop{Line: line, Message: msg, Err: err}
 		f = &syntax.File{Name: name, Stmts: linesBefore(script, lang)}
+		next := nextLine(f.Stmts)
+		stop.reread = func(aliasLine func(string) (string, bool)) (*syntax.File, *syntaxStop, bool) {
+			lines := strings.Split(script, "\n")
+			// Blank and comment lines hold no command.
+			for next <= len(lines) && (strings.TrimSpace(lines[next-1]) == "" || strings.HasPrefix(strings.TrimSpace(lines[next-1]), "#")) {
+				next++
+			}
+			if next > len(lines) {
+				return nil, nil, false
+			}
+			first, ok := aliasLine(lines[next-1])
+			if !ok {
+				return nil, nil, false
+			}
+			// Blank lines keep the lines' numbers.
+			rest := strings.Repeat("\n", next-1) + strings.Join(append([]string{first}, lines[next:]...), "\n")
+			f2, stop2 := parse(rest, name, lang, head)
+			if stop2 != nil && len(f2.Stmts) == 0 {
+				return nil, nil, false // no further: the error stands
+			}
+			return f2, stop2, true
+		}
 	}
 	markPipelines(f)
 	return f, stop
@@ -295,7 +317,7 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 }
 
 func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File, stop *syntaxStop) {
-	exited, reached, err := runSafely(ctx, r, f, stop)
+	exited, reached, stop, err := x.runSafely(ctx, r, f, stop)
 	x.unwatchMemory()
 	x.cancel()
 	// Nothing of the run outlives it: kill what is left of its process
@@ -354,7 +376,11 @@ func (x *Run) run(ctx context.Context, r *interp.Runner, f *syntax.File, stop *s
 // interpreter's) ends this run as failed instead of the whole process.
 // stop, when the script did not parse, is the syntax error after f's
 // statements, and reached reports whether the run came to it.
-func runSafely(ctx context.Context, r *interp.Runner, f *syntax.File, stop *syntaxStop) (exited, reached bool, err error) {
+// A command line that did not parse is read again once the lines before
+// it have run, with the aliases they defined (syntaxStop.again); its
+// statements, and their functions, are the script's like any other, each
+// step gated. last is where the run's parse stopped in the end.
+func (x *Run) runSafely(ctx context.Context, r *interp.Runner, f *syntax.File, stop *syntaxStop) (exited, reached bool, last *syntaxStop, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("the interpreter failed (%v); report this", p)
@@ -362,10 +388,23 @@ func runSafely(ctx context.Context, r *interp.Runner, f *syntax.File, stop *synt
 	}()
 	if stop == nil {
 		err = r.Run(ctx, f)
-	} else {
-		reached, err = r.RunBeforeSyntaxError(ctx, f, stop.Message)
+		return r.Exited(), false, nil, err
 	}
-	return r.Exited(), reached, err
+	last = stop
+	more := func() (*syntax.File, string, bool) {
+		f2, stop2, ok := last.again(r.AliasLine)
+		if !ok {
+			return nil, "", false
+		}
+		x.noteFuncs(f2)
+		last = stop2
+		if stop2 == nil {
+			return f2, "", true
+		}
+		return f2, stop2.Message, true
+	}
+	reached, err = r.RunReading(ctx, f, stop.Message, more)
+	return r.Exited(), reached, last, err
 }
 
 // guard turns a panic in a handler into an error that halts the script,

@@ -24,6 +24,37 @@ type syntaxStop struct {
 	Message string
 	// Err is the parser's own description of the error.
 	Err error
+
+	// reread parses the script again from the command line that did not
+	// parse, as the aliases defined so far read it; see syntaxStop.again.
+	reread func(aliasLine func(string) (string, bool)) (*syntax.File, *syntaxStop, bool)
+}
+
+// again reads the script again from the command line that did not parse,
+// with the aliases that the lines run so far defined expanded at its start,
+// as bash reads each line only when the ones before it have run: the
+// statements that parse now, and where the parse stops now (nil at the
+// end). ok is false when no alias applies or nothing more parses.
+func (s *syntaxStop) again(aliasLine func(string) (string, bool)) (*syntax.File, *syntaxStop, bool) {
+	if s.reread == nil {
+		return nil, nil, false
+	}
+	return s.reread(aliasLine)
+}
+
+// nextLine is the first line of src that the statements before a syntax
+// error do not reach: where the command line holding the error starts.
+func nextLine(stmts []*syntax.Stmt) int {
+	last := 0
+	for _, st := range stmts {
+		syntax.Walk(st, func(n syntax.Node) bool {
+			if n != nil {
+				last = max(last, int(n.End().Line()))
+			}
+			return true
+		})
+	}
+	return last + 1
 }
 
 // linesBefore returns the statements of script that bash runs before the

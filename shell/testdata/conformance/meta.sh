@@ -59,3 +59,30 @@ let x=( 1 ); let y=( x + z ); echo $x $y $z
 ### type and declare -f list a function as bash does
 f() { echo a | tr a b; for i in 1 2; do [[ $i == 1 ]] && echo one; done; if true; then :; elif false; then :; else echo no; fi; case $1 in a|b) echo ab ;; esac; }
 type f; declare -f f
+### an alias that opens a block the line closes
+shopt -s expand_aliases
+alias LEFT='{'
+LEFT echo one; echo two; }
+### an alias that opens a loop the line finishes
+shopt -s expand_aliases
+alias e_='for i in 1 2 3; do echo '
+e_ $i; done
+### aliases chained by their blanks into a for loop
+shopt -s expand_aliases
+alias FOR1='for ' FOR2='FOR1 ' eye='i ' IN='in '
+FOR2 eye IN 1 2; do echo $i; done
+### an empty alias before arithmetic, after blank lines
+shopt -s expand_aliases
+alias a=
+
+a (( var = 0 )); echo $?
+### a later syntax error still stops the script
+shopt -s expand_aliases
+alias LEFT='('
+LEFT echo one )
+if then
+echo never
+### an alias defined on the line it would open is not used yet
+shopt -s expand_aliases
+alias LEFT='{'; LEFT echo one; }
+echo never

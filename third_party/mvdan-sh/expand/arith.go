@@ -307,6 +307,12 @@ func (cfg *Config) named(expr syntax.ArithmExpr, err error) error {
 	return err
 }
 
+// The messages of a number bash cannot read.
+const (
+	msgBadBase  = "invalid arithmetic base"
+	msgBigDigit = "value too great for base"
+)
+
 // ArithmNamedUntil is [ArithmNamed] for an expression written up to
 // close, the position of its `))`: bash quotes the expression as written,
 // with the blanks before `))`, in its message and its error token.
@@ -316,6 +322,9 @@ func ArithmNamedUntil(cfg *Config, expr syntax.ArithmExpr, close syntax.Pos) (in
 	end := expr.End()
 	if !ok || !ae.whole || !close.IsValid() || !end.IsValid() || close.Line() != end.Line() || close.Col() <= end.Col() {
 		return n, err
+	}
+	if ae.Msg == msgBigDigit || ae.Msg == msgBadBase {
+		return n, err // bash quotes the text up to the number
 	}
 	blanks := strings.Repeat(" ", int(close.Col()-end.Col()))
 	if ae.Token != "" && strings.HasSuffix(ae.Expr, ae.Token) {
@@ -414,7 +423,7 @@ func parseArithmNumber(s string) (int64, error) {
 		if b, d, ok := strings.Cut(s, "#"); ok {
 			n, err := strconv.ParseInt(b, 10, 64)
 			if err != nil || n < 2 || n > 64 {
-				return 0, ArithmError{Msg: "invalid arithmetic base", Token: s}
+				return 0, ArithmError{Msg: msgBadBase, Token: s}
 			}
 			base, digits = n, d
 		}
@@ -440,7 +449,7 @@ func parseArithmNumber(s string) (int64, error) {
 			return 0, ArithmError{Msg: "syntax error: invalid arithmetic operator", Token: digits[i:]}
 		}
 		if d >= base {
-			return 0, ArithmError{Msg: "value too great for base", Token: s}
+			return 0, ArithmError{Msg: msgBigDigit, Token: s}
 		}
 		n = n*base + d
 	}

@@ -156,6 +156,40 @@ func (r *Runner) readLines(stmts []*syntax.Stmt) []uint {
 	return read
 }
 
+// AliasLine is line, the first line of a command line the parser could
+// not read, with the aliases at its start expanded as bash expands them
+// while it reads: the first word, an alias's own first word, and the word
+// after an alias whose text ends in a blank (`alias LEFT='{'` makes
+// `LEFT echo; }` a block). ok reports whether an alias was expanded.
+// (tandem)
+func (r *Runner) AliasLine(line string) (expanded string, ok bool) {
+	if !r.opts[optExpandAliases] || len(r.alias) == 0 {
+		return line, false
+	}
+	return r.aliasWords(line, nil)
+}
+
+// aliasWords expands the alias text starts with, if any, except those in
+// use.
+func (r *Runner) aliasWords(text string, inUse []string) (string, bool) {
+	word := strings.TrimLeft(text, " \t")
+	lead := text[:len(text)-len(word)]
+	end := strings.IndexAny(word, " \t\n;&|()<>")
+	if end < 0 {
+		end = len(word)
+	}
+	word, rest := word[:end], word[end:]
+	als, found := r.alias[word]
+	if !found || slices.Contains(inUse, word) {
+		return text, false
+	}
+	value, _ := r.aliasWords(als.value, append(slices.Clip(inUse), word))
+	if als.blank {
+		rest, _ = r.aliasWords(rest, inUse)
+	}
+	return lead + value + rest, true
+}
+
 // validAliasName is bash's legal_alias_name: no quoting, expansion, blank
 // or operator character, and no slash.
 func validAliasName(name string) bool {

@@ -1284,7 +1284,7 @@ func IsExitStatus(err error) (status uint8, ok bool) {
 // Calling Run on an entire [*File] implies an exit, meaning that an exit trap may
 // run.
 func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
-	_, err := r.run(ctx, node, "")
+	_, err := r.run(ctx, node, "", nil)
 	return err
 }
 
@@ -1294,10 +1294,20 @@ func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
 // status 2, before the EXIT trap runs: what bash does when its parser
 // reaches the error. reached reports whether it did. (tandem)
 func (r *Runner) RunBeforeSyntaxError(ctx context.Context, f *syntax.File, msg string) (reached bool, err error) {
-	return r.run(ctx, f, msg)
+	return r.run(ctx, f, msg, nil)
 }
 
-func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string) (reached bool, _ error) {
+// RunReading is [Runner.RunBeforeSyntaxError] for a script that bash reads
+// one command line at a time, expanding the aliases that the lines run so
+// far defined: when f's statements have run and a syntax error follows,
+// more reads the rest of the script again (with [Runner.AliasLine]) and
+// returns the statements that parse now and the syntax error after them
+// ("" if none), or false when nothing more parses. (tandem)
+func (r *Runner) RunReading(ctx context.Context, f *syntax.File, msg string, more func() (*syntax.File, string, bool)) (reached bool, err error) {
+	return r.run(ctx, f, msg, more)
+}
+
+func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string, more func() (*syntax.File, string, bool)) (reached bool, _ error) {
 	if !r.didReset {
 		r.Reset()
 	}
@@ -1309,6 +1319,14 @@ func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string) (r
 	case *syntax.File:
 		r.filename = node.Name
 		r.topLevel(ctx, node.Stmts)
+		for syntaxErr != "" && !r.exit.exiting && more != nil {
+			f, msg, ok := more()
+			if !ok {
+				break
+			}
+			r.topLevel(ctx, f.Stmts)
+			syntaxErr = msg
+		}
 		if syntaxErr != "" && !r.exit.exiting {
 			reached = true
 			io.WriteString(r.stderr, syntaxErr)

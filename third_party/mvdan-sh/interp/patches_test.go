@@ -893,3 +893,31 @@ func TestBackgroundErrorNamesTheScript(t *testing.T) {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
+
+// AliasLine expands the aliases at the start of a line bash reads, as the
+// lines run so far defined them: the first word, an alias's own first
+// word, and the word after an alias ending in a blank.
+func TestAliasLine(t *testing.T) {
+	r, err := interp.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader("shopt -s expand_aliases\nalias LEFT='{' FOR1='for ' FOR2='FOR1 ' eye='i ' IN='in ' e=''"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(context.Background(), f); err != nil {
+		t.Fatal(err)
+	}
+	for line, want := range map[string]string{
+		"LEFT echo one; }":            "{ echo one; }",
+		"FOR2 eye IN 1 2; do :; done": "for   i  in  1 2; do :; done",
+		"e (( x = 0 ))":               " (( x = 0 ))",
+		"echo LEFT":                   "",
+	} {
+		got, ok := r.AliasLine(line)
+		if !ok && want != "" || ok && got != want {
+			t.Errorf("AliasLine(%q) = %q, %v; want %q", line, got, ok, want)
+		}
+	}
+}
