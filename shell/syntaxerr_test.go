@@ -46,3 +46,35 @@ func TestLaw_syntax_error_runs_only_the_lines_before_it(t *testing.T) {
 		t.Errorf("an error on the first line:\n%s", text)
 	}
 }
+
+// A line that parses only with its aliases expanded is read again once the
+// lines before it have run, as bash reads it, and each of its commands is a
+// step gated like any other: a denied step there is refused, and a step
+// refused before it leaves the line unread.
+func TestLaw_alias_line_read_again_is_gated(t *testing.T) {
+	sb := newTestbed(t)
+	script := "shopt -s expand_aliases\nalias LEFT='{' e_='for i in 1 2; do touch '\nLEFT touch block; }\ne_ loop$i; done\n"
+	res := runScript(t, script, sb.opts(approvals.DefaultAuto, nil))
+	for _, name := range []string{"block", "loop1", "loop2"} {
+		if _, err := os.Stat(filepath.Join(sb.root, name)); err != nil {
+			t.Errorf("%s not made: %v\n%s", name, err, Render(res))
+		}
+	}
+	if res.End != Finished || res.Status != 0 || res.SyntaxError != "" {
+		t.Errorf("want the lines read again to run to the end:\n%s", Render(res))
+	}
+
+	// The block's step asks, and a no refuses it: nothing of it runs.
+	a := answering(approvals.Deny)
+	res = runScript(t, "shopt -s expand_aliases\nalias LEFT='{'\nLEFT touch denied; }\n", sb.opts(approvals.Of(approvals.Read), a))
+	if _, err := os.Stat(filepath.Join(sb.root, "denied")); err == nil || res.End != Refused || len(a.asked()) != 1 {
+		t.Errorf("a denied step in a line read again: %s", Render(res))
+	}
+
+	// A step refused before the line: the line is never read again.
+	a = answering(approvals.Deny)
+	res = runScript(t, "shopt -s expand_aliases\nalias LEFT='{'\ntouch first\nLEFT touch second; }\n", sb.opts(approvals.Of(approvals.Read), a))
+	if _, err := os.Stat(filepath.Join(sb.root, "second")); err == nil || res.End != Refused || len(a.asked()) != 1 {
+		t.Errorf("a refusal before the line, then %d questions: %s", len(a.asked()), Render(res))
+	}
+}
