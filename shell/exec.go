@@ -373,7 +373,7 @@ scan:
 	f, stop := parse(src, name, lang, head)
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
-	r, err := x.runner(l.dir, l.env, l.stdin, l.stdout, l.stderr, all...)
+	r, err := x.runner(l.dir, l.env, l.stdin, l.stdout, l.stderr, head, all...)
 	if err != nil {
 		return err
 	}

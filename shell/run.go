@@ -236,7 +236,8 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	}
 	// $0 is bash, as in `bash -c SCRIPT`; the interpreter's error
 	// messages start with it (`bash: line 2: x: readonly variable`).
-	f, stop := parse(script, "bash", syntax.LangBash, func(line int) string { return fmt.Sprintf("bash: -c: line %d", line) })
+	head := func(line int) string { return fmt.Sprintf("bash: -c: line %d", line) }
+	f, stop := parse(script, "bash", syntax.LangBash, head)
 	env, hidden := ChildEnv(o.Env, o.ExtraEnv, o.EnvRule)
 	hide := newHider(hidden)
 	out, err := newCapture(o.OutputCap, hide)
@@ -275,7 +276,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	r, err := x.runner(o.Dir, env, nil, out.w, out.w)
+	r, err := x.runner(o.Dir, env, nil, out.w, out.w, head)
 	if err != nil {
 		x.procs.kill()
 		cancel()
@@ -293,7 +294,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 // runner makes an interpreter whose handlers all go through x: the
 // script's own interpreter, and the one of each `sh -c` payload the script
 // runs.
-func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
+func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, head func(line int) string, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
 	}
@@ -309,6 +310,12 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 		interp.ReadDirHandler2(x.readDir),
 		interp.StatHandler(x.stat),
 		interp.AccessHandler(x.access),
+		// An alias's text that does not parse is a syntax error of
+		// the script, in bash's words.
+		interp.SyntaxErrors(func(src string, err error) string {
+			msg, _ := bashSyntaxError(src, err, head)
+			return msg
+		}),
 	}
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))

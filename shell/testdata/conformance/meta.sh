@@ -86,3 +86,8 @@ echo never
 shopt -s expand_aliases
 alias LEFT='{'; LEFT echo one; }
 echo never
+### an alias whose text leaves a quote open ends the script
+shopt -s expand_aliases
+alias e_='echo "'
+e_ x
+echo never

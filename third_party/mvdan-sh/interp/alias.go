@@ -5,6 +5,7 @@ package interp
 
 import (
 	"context"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -119,6 +120,11 @@ func (r *Runner) runAlias(ctx context.Context, text string, inUse []string) {
 	// Its errors name the line of the command, as bash's do.
 	lines := strings.Repeat("\n", int(max(r.line, 1)-1))
 	file, err := syntax.NewParser().Parse(strings.NewReader(lines+text), "")
+	if err != nil && r.syntaxErrors != nil {
+		io.WriteString(r.stderr, r.syntaxErrors(lines+text, err))
+		r.exit = exitStatus{code: 2, exiting: true}
+		return
+	}
 	if err != nil {
 		r.errf("syntax error in an alias's expansion: %v\n", err)
 		r.exit.code = 2

@@ -191,6 +191,10 @@ type Runner struct {
 	// funcStack is the functions being run, the innermost last (FUNCNAME).
 	funcStack []string
 
+	// syntaxErrors words a syntax error as the embedding shell does; see
+	// SyntaxErrors.
+	syntaxErrors func(src string, err error) string
+
 	// source is the file the running code was read from (BASH_SOURCE[0]):
 	// empty for the script itself, a path in a sourced file, and the one
 	// its definition was read in while a function runs. funcSource keeps
@@ -809,6 +813,18 @@ func AccessHandler(f AccessHandlerFunc) RunnerOption {
 	}
 }
 
+// SyntaxErrors words a syntax error the way the shell embedding the
+// interpreter reports one, given the text that failed to parse (with a
+// blank line for each line before it) and the parser's error: with it,
+// an alias whose text does not parse where it is used ends the script
+// with that message and status 2, as bash does at a syntax error. (tandem)
+func SyntaxErrors(format func(src string, err error) string) RunnerOption {
+	return func(r *Runner) error {
+		r.syntaxErrors = format
+		return nil
+	}
+}
+
 // StdIO configures an interpreter's standard input, standard output, and
 // standard error. If out or err are nil, they default to a writer that discards
 // the output.
@@ -1165,6 +1181,7 @@ func (r *Runner) Reset() {
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,
 		limits:         r.limits,
+		syntaxErrors:   r.syntaxErrors,
 
 		// These can be set by functions like [Dir] or [Params], but
 		// builtins can overwrite them; reset the fields to whatever the
@@ -1406,6 +1423,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		readDirHandler: r.readDirHandler,
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,
+		syntaxErrors:   r.syntaxErrors,
 		stdin:          r.stdin,
 		stdout:         r.stdout,
 		stderr:         r.stderr,
