@@ -456,6 +456,7 @@ var patchCases = map[string][]struct{ script, want string }{
 	"empty arithmetic": {
 		{"(( )); echo $? $(( )) $((  ))", "1 0 0\n"},
 		{"a=(a b c); x=abc; echo ${a[@]: } [${a[@]: : }] [${x:1:}] [${x:: }]", "a b c [] [] []\n"},
+		{"a=(1 2); a[]=3; echo no\necho $? ${a[@]}", "gosh: line 1: a[]: bad array subscript\n1 1 2\n"},
 	},
 }
 

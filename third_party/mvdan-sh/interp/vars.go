@@ -436,6 +436,15 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 		r.setVar(name, vr)
 		return
 	}
+	if w, ok := index.(*syntax.Word); ok && len(w.Parts) == 1 {
+		if lit, ok := w.Parts[0].(*syntax.Lit); ok && lit.Value == "" {
+			// a[]=x: as in bash, the rest of the line is dropped.
+			r.errf("%s[]: bad array subscript\n", name)
+			r.exit.code = 1
+			r.exit.exiting, r.exit.discard = true, true
+			return
+		}
+	}
 
 	// from the syntax package, we know that value must be a string if index
 	// is non-nil; nested arrays are forbidden.

@@ -1899,6 +1899,12 @@ func (p *Parser) paramExpExp() *Expansion {
 }
 
 func (p *Parser) eitherIndex() ArithmExpr {
+	return p.index(false)
+}
+
+// index reads a subscript; emptyOK reads an empty one, a[]=x, as an empty
+// word, which bash refuses when the assignment runs (tandem).
+func (p *Parser) index(emptyOK bool) ArithmExpr {
 	old := p.quote
 	lpos := p.pos
 	p.quote = paramExpArithm
@@ -1906,7 +1912,12 @@ func (p *Parser) eitherIndex() ArithmExpr {
 	if p.tok == star || p.tok == at {
 		p.tok, p.val = _LitWord, p.tok.String()
 	}
-	expr := p.followArithm(leftBrack, lpos)
+	var expr ArithmExpr
+	if emptyOK && p.tok == rightBrack {
+		expr = p.emptyArithm()
+	} else {
+		expr = p.followArithm(leftBrack, lpos)
+	}
 	p.quote = old
 	p.matchedArithm(lpos, leftBrack, rightBrack)
 	return expr
@@ -2024,7 +2035,9 @@ func (p *Parser) getAssign(needEqual bool) *Assign {
 		// hasValidIdent already checks p.r is '['
 		p.rune()
 		p.pos = posAddCol(p.pos, 1)
-		as.Index = p.eitherIndex()
+		// a[]=x and a[]+=x, not a bare a[] (a command's name).
+		emptyOK := p.lang.in(langBashLike) && p.r == ']' && (p.peek() == '=' || p.peek() == '+')
+		as.Index = p.index(emptyOK)
 		if p.spaced || p.stopToken() {
 			if needEqual {
 				p.followErr(as.Pos(), "a[b]", assgn)
