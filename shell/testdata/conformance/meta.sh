@@ -91,3 +91,8 @@ shopt -s expand_aliases
 alias e_='echo "'
 e_ x
 echo never
+### an alias whose text has a token out of place quotes that text
+shopt -s expand_aliases
+alias e_=';; oops'
+e_ x
+echo never

@@ -5,6 +5,7 @@ package interp
 
 import (
 	"context"
+	"errors"
 	"io"
 	"maps"
 	"slices"
@@ -72,12 +73,15 @@ func (r *Runner) newAlias(value string) alias {
 // when no alias applies: expansion is off, the word is quoted or not an
 // alias, the alias is being expanded already, or it was defined after the
 // command was read (on the same line, or after the function holding it).
-func (r *Runner) aliasText(cm *syntax.CallExpr) (text string, inUse []string, ok bool) {
+//
+// first is where the first alias's text is in text: bash quotes that text
+// in a syntax error within it.
+func (r *Runner) aliasText(cm *syntax.CallExpr) (text string, first [2]int, inUse []string, ok bool) {
 	if !r.opts[optExpandAliases] || len(r.alias) == 0 || len(cm.Args) == 0 {
-		return "", nil, false
+		return "", first, nil, false
 	}
 	if _, found := r.alias[cm.Args[0].Lit()]; !found {
-		return "", nil, false
+		return "", first, nil, false
 	}
 	top, inScript := r.aliasTop[cm]
 	var b strings.Builder
@@ -97,6 +101,9 @@ func (r *Runner) aliasText(cm *syntax.CallExpr) (text string, inUse []string, ok
 		if !found || slices.Contains(r.aliasInUse, name) || (inScript && top <= als.read) {
 			break
 		}
+		if i == 0 {
+			first = [2]int{b.Len(), b.Len() + len(als.value)}
+		}
 		b.WriteString(als.value)
 		inUse = append(slices.Clip(inUse), name)
 		if !als.blank {
@@ -105,23 +112,31 @@ func (r *Runner) aliasText(cm *syntax.CallExpr) (text string, inUse []string, ok
 		}
 	}
 	if i == 0 {
-		return "", nil, false
+		return "", first, nil, false
 	}
 	for _, w := range cm.Args[i:] {
 		b.WriteByte(' ')
 		printer.Print(&b, w)
 	}
-	return b.String(), inUse, true
+	return b.String(), first, inUse, true
 }
 
 // runAlias runs the code a simple command stands for through its aliases.
 // A syntax error in it fails the command with status 2, as in bash.
-func (r *Runner) runAlias(ctx context.Context, text string, inUse []string) {
+func (r *Runner) runAlias(ctx context.Context, text string, first [2]int, inUse []string) {
 	// Its errors name the line of the command, as bash's do.
 	lines := strings.Repeat("\n", int(max(r.line, 1)-1))
 	file, err := syntax.NewParser().Parse(strings.NewReader(lines+text), "")
 	if err != nil && r.syntaxErrors != nil {
-		io.WriteString(r.stderr, r.syntaxErrors(lines+text, err))
+		// bash reads the alias's text as a line of its own, and
+		// quotes it when it is where a token was not expected.
+		src := lines + text
+		if pe, ok := errors.AsType[syntax.ParseError](err); ok && pe.Token != "" && !strings.ContainsAny(pe.Token[:1], "'\"`$") {
+			if off := int(pe.TokenPos.Offset()) - len(lines); off >= first[0] && off < first[1] {
+				src = lines + text[first[0]:first[1]]
+			}
+		}
+		io.WriteString(r.stderr, r.syntaxErrors(src, err))
 		r.exit = exitStatus{code: 2, exiting: true}
 		return
 	}

@@ -600,8 +600,8 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 	case *syntax.CallExpr:
 		if !r.havePreFields {
-			if text, inUse, ok := r.aliasText(cm); ok {
-				r.runAlias(ctx, text, inUse)
+			if text, first, inUse, ok := r.aliasText(cm); ok {
+				r.runAlias(ctx, text, first, inUse)
 				break
 			}
 		}
