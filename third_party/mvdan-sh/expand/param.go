@@ -182,15 +182,21 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 			elems = nil
 			indexAllElements = true
 		case Indexed:
+			if pe.Slice != nil && pe.Slice.Length != nil && sliceLen < 0 {
+				return "", nil, sliceLengthError(pe)
+			}
 			indexAllElements = true
 			callVarInd = false
 			elems = cfg.sliceElems(pe, vr.List, vr.Indexes, name == "@" || name == "*")
 			str = join(elems)
 			set = len(elems) > 0 // ${a[@]-word} of a=() is the word
 		case Associative:
+			if pe.Slice != nil && pe.Slice.Length != nil && sliceLen < 0 {
+				return "", nil, sliceLengthError(pe)
+			}
 			indexAllElements = true
 			callVarInd = false
-			elems = cfg.sliceElems(pe, vr.assocValues(), nil, false)
+			elems = cfg.assocSlice(pe, vr.assocValues())
 			str = join(elems)
 			set = len(elems) > 0
 		}
@@ -255,6 +261,9 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 				rs = rs[slicePos(sliceOffset):]
 			}
 			if pe.Slice.Length != nil {
+				if sliceLen < 0 && -sliceLen > len(rs) {
+					return "", nil, sliceLengthError(pe) // ends before it starts
+				}
 				rs = rs[:slicePos(sliceLen)]
 			}
 			str = string(rs)
@@ -418,19 +427,9 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 		switch op := pe.Exp.Op; op {
 		case syntax.AlternateUnset, syntax.AlternateUnsetOrNull,
 			syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
-			// "${a[@]-x}" is a's elements when a has any, else the one
-			// field x; "${a[@]+x}" is x when it has, else no field.
-			if !wordUsed(op, len(elems) > 0, strings.Join(elems, "") == "") {
-				if op == syntax.AlternateUnset || op == syntax.AlternateUnsetOrNull {
-					return []string{}, nil
-				}
-				return elems, nil
-			}
-			arg, err := cfg.expArg(pe.Exp, true)
-			if err != nil {
-				return nil, err
-			}
-			return []string{arg}, nil
+			// [Config.quotedElemFields] chose the list over the word: "${a[@]:-x}"
+			// with a=("" "") is two empty fields, as the elements joined are " ".
+			return elems, nil
 		}
 		arg, err := Pattern(cfg, pe.Exp.Word)
 		if err != nil {
@@ -803,6 +802,36 @@ type IndirectError struct {
 }
 
 func (e IndirectError) Error() string { return e.Ref + ": " + e.Msg }
+
+// SliceLengthError is a ${x:offset:length} whose negative length ends
+// before its offset, or any negative length of a list (${a[@]:1:-1}); as
+// in bash, the command fails with the rest of its line.
+type SliceLengthError struct {
+	Length string // as written, with the blanks after its colon
+}
+
+func (e SliceLengthError) Error() string { return e.Length + ": substring expression < 0" }
+
+func sliceLengthError(pe *syntax.ParamExp) SliceLengthError {
+	text := ArithmText(pe.Slice.Length)
+	if off := pe.Slice.Offset; off != nil && off.End().Line() == pe.Slice.Length.Pos().Line() {
+		// bash prints what follows the colon: ${a[@]: 1: -3} is " -3".
+		if n := int(pe.Slice.Length.Pos().Offset()) - int(off.End().Offset()) - 1; n > 0 {
+			text = strings.Repeat(" ", n) + text
+		}
+	}
+	return SliceLengthError{Length: text}
+}
+
+// negativeListSlice tells whether pe slices a list with a negative length,
+// which only [Config.paramExpOrWord] reports.
+func (cfg *Config) negativeListSlice(pe *syntax.ParamExp) bool {
+	if pe.Slice == nil || pe.Slice.Length == nil {
+		return false
+	}
+	n, err := Arithm(cfg, pe.Slice.Length)
+	return err == nil && n < 0
+}
 
 // indirect reports whether pe is ${!ref…}: an indirect expansion, not
 // ${!prefix*} nor ${!a[@]} (the keys), which is indirect too when an

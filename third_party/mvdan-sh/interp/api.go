@@ -128,6 +128,12 @@ type Runner struct {
 	fds [7]any
 
 	ecfg *expand.Config
+
+	// varWrites counts the variables set, so that an array assignment
+	// can tell whether its subscript assigned (a[a[0]=1]=x) and read the
+	// array again, as bash assigns to the array as it is then.
+	varWrites int
+
 	ectx context.Context // just so that Runner.Subshell can use it again
 
 	// didReset remembers whether the runner has ever been reset. This is

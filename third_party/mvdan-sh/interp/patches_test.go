@@ -241,7 +241,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"a[2]=y; a[2]+=z; typeset b[3]=4 b[5]=6; declare -p a b; readonly c[1]=x", "declare -a a=([2]=\"yz\")\ndeclare -a b=([3]=\"4\" [5]=\"6\")\ngosh: line 1: readonly: `c[1]': not a valid identifier\n"},
 		{"i=1; a=([100+i++]=$((i++)) [200+i++]=$((i++))); echo ${!a[@]} ${a[@]}", "103 204 1 2\n"},
 		{"a=(1); declare -A a; echo never\necho $?", "gosh: line 1: a: cannot convert indexed to associative array\n1\n"},
-		{"a=(x); echo \"[${a[-3]}]\"; a[-3]=y; unset 'a[-3]'", "gosh: line 1: a: bad array subscript\n[]\ngosh: line 1: a[-3]: bad array subscript\ngosh: line 1: unset: [-3]: bad array subscript\n"},
+		{"a=(x); echo \"[${a[-3]}]\"; a[-3]=y; echo no\nunset 'a[-3]'", "gosh: line 1: a: bad array subscript\n[]\ngosh: line 1: a[-3]: bad array subscript\ngosh: line 2: unset: [-3]: bad array subscript\n"},
 		{"s=(''); e=(); printf '<%s>' \"${s[@]:-w}\" \"${e[@]-w}\" \"${u[@]:-w}\" \"${e[@]:+w}\" ${s[@]:-w}; echo", "<w><w><w><w>\n"},
 		{"a=(x \"it's\"); a[5]=$'t\\tb'; echo \"${a[@]@Q}\"; declare -a d; declare -A D; printf '<%s>' \"${d[@]}\" \"${D[@]}\" \"${!D[@]}\"; echo", "'x' 'it'\\''s' $'t\\tb'\n<>\n"},
 		{"readonly r=1; r=2; echo same\necho next $?; unset r; echo $?", "gosh: line 1: r: readonly variable\nnext 1\ngosh: line 2: unset: r: cannot unset: readonly variable\n1\n"},
@@ -434,6 +434,21 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
+	},
+	"array slices and list defaults as bash 5.2": {
+		{"d=('1 2' 3); printf '<%s>' \"${u[@]:-${d[@]}}\" \"${u:-\"${d[@]}\"}\"; echo", "<1 2><3><1 2><3>\n"},
+		{"set -- 'a b' c; printf '<%s>' \"${1:+$@}\"; echo", "<a b><c>\n"},
+		{"a=('' ''); echo \"[${a[@]:-empty}]\"; e=(); echo \"[${e[@]:-empty}]\"", "[ ]\n[empty]\n"},
+		{"a=(1 2 3 4 5); echo \"${a[@]: 1: -3}\"; echo no\necho $?", "gosh: line 1:  -3: substring expression < 0\n1\n"},
+		{"x=abcdef; echo ${x:4:-2}x; echo ${x:4:-3}; echo no", "x\ngosh: line 1: -3: substring expression < 0\n"},
+		{"declare -A A=([k]=v); A[j]=w; echo ${A[@]:0:1} ${A[@]:1:1} ${A[@]:2} ${A[@]: -1} ${A[@]: -3}. ${A[@]: -4}.", "v v w w v w. .\n"},
+	},
+	"array subscripts evaluated as bash 5.2": {
+		{"a[a[0]=1]=X; declare -p a; a[ a[0]+=1 ]+=Y; declare -p a", "declare -a a=([0]=\"1\" [1]=\"X\")\ndeclare -a a=([0]=\"2\" [1]=\"X\" [2]=\"Y\")\n"},
+		{"a=([0]=1+2+3 [a[0]]=10 [a[6]]=hello); echo ${!a[@]} ${a[@]}", "0 6 10 1+2+3 10 hello\n"},
+		{"a=(x y); n1=5 n2=7; a+=([0]=n1 [a[0]]=z); echo ${!a[@]}", "0 1 5\n"},
+		{"s=str; s[1]=t; s[0]+=x; echo ${s[@]}", "strx t\n"},
+		{"c=(1 2); c[-1]+=z; c[-5]=q; echo no\necho ${c[@]}", "gosh: line 1: c[-5]: bad array subscript\n1 2z\n"},
 	},
 }
 

@@ -287,7 +287,7 @@ func (r *Runner) expandErr(err error) {
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
-	case errors.As(err, new(expand.IndirectError)):
+	case errors.As(err, new(expand.IndirectError)), errors.As(err, new(expand.SliceLengthError)):
 		// As in bash, the command fails with the rest of its line.
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
@@ -643,7 +643,10 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 				var vr expand.Variable
 				if index != nil {
-					vr = r.assignElem(prev, name, index, as)
+					if vr = r.assignElem(prev, name, index, as); !vr.IsSet() {
+						r.exit.exiting, r.exit.discard = true, true // a bad subscript ends the line, as in bash
+						break
+					}
 				} else {
 					name, vr = r.assignVal(name, prev, as, "")
 					r.setVarWithIndex(prev, name, nil, vr)

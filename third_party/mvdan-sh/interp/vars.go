@@ -403,6 +403,7 @@ func (r *Runner) setVarErr(name string, vr expand.Variable) error {
 	if err := r.writeEnv.Set(name, vr); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	r.varWrites++
 	if name == "RANDOM" && vr.Kind == expand.String {
 		// Assigning to RANDOM seeds its generator; the stored value is never
 		// read, as [Runner.lookupVar] always computes a new number. We only
@@ -440,15 +441,14 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 	// is non-nil; nested arrays are forbidden.
 	valStr := vr.Str
 
-	var list []string
-	var indexes []int
+	if prev.Kind != expand.Associative {
+		k, prev, ok := r.indexedSubscript(prev, name, index)
+		if ok {
+			r.setIndexedElem(prev, name, k, valStr)
+		}
+		return
+	}
 	switch prev.Kind {
-	case expand.String:
-		list = append(list, prev.Str)
-	case expand.Indexed:
-		// TODO: only clone when inside a subshell and getting a var from outside for the first time
-		list = slices.Clone(prev.List)
-		indexes = slices.Clone(prev.Indexes)
 	case expand.Associative:
 		// if the existing variable is already an AssocArray, try our
 		// best to convert the key to a string
@@ -466,18 +466,48 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 		prev.Map[k] = valStr
 		prev.Set = true
 		r.setVar(name, prev)
-		return
 	}
+}
+
+// indexedSubscript evaluates the subscript of an element of the indexed
+// array (or string) prev being assigned, a negative one counting from one
+// past the maximum index. A subscript that assigns (a[a[0]=1]=x) changes
+// the array that the element is then set in, so prev is read again then.
+func (r *Runner) indexedSubscript(prev expand.Variable, name string, index syntax.ArithmExpr) (int, expand.Variable, bool) {
+	writes := r.varWrites
 	k := r.arithm(index)
-	if k < 0 {
-		// Negative indices count from one past the maximum index.
-		if k += internal.IndexedMax(list, indexes) + 1; k < 0 {
-			r.errf("%s[%s]: bad array subscript\n", name, expand.ArithmText(index))
-			r.exit.code = 1
-			return
+	if r.varWrites != writes {
+		if cur := r.lookupVar(name); cur.Kind == expand.Indexed {
+			prev.Kind, prev.List, prev.Indexes = cur.Kind, cur.List, cur.Indexes
 		}
 	}
-	list, indexes = internal.SetIndexedElem(list, indexes, k, valStr)
+	if k < 0 {
+		max := 0 // a string is element 0
+		if prev.Kind == expand.Indexed {
+			max = internal.IndexedMax(prev.List, prev.Indexes)
+		}
+		if k += max + 1; k < 0 {
+			r.errf("%s[%s]: bad array subscript\n", name, expand.ArithmText(index))
+			r.exit.code = 1
+			return 0, prev, false
+		}
+	}
+	return k, prev, true
+}
+
+// setIndexedElem sets element k of the indexed array (or string) prev.
+func (r *Runner) setIndexedElem(prev expand.Variable, name string, k int, val string) {
+	var list []string
+	var indexes []int
+	switch prev.Kind {
+	case expand.String:
+		list = append(list, prev.Str)
+	case expand.Indexed:
+		// TODO: only clone when inside a subshell and getting a var from outside for the first time
+		list = slices.Clone(prev.List)
+		indexes = slices.Clone(prev.Indexes)
+	}
+	list, indexes = internal.SetIndexedElem(list, indexes, k, val)
 	prev.Set = true
 	prev.Kind = expand.Indexed
 	prev.List = list
@@ -524,7 +554,8 @@ func (r *Runner) subscriptKey(sub string) string {
 	return key
 }
 
-// assignElem runs `a[i]=v` or `a[i]+=v`, returning the element's value.
+// assignElem runs `a[i]=v` or `a[i]+=v`, returning the element's value,
+// unset when it failed.
 func (r *Runner) assignElem(prev expand.Variable, name string, index syntax.ArithmExpr, as *syntax.Assign) expand.Variable {
 	if as.Array != nil {
 		r.errf("%s[%s]: cannot assign list to array member\n", name, expand.ArithmText(index))
@@ -536,6 +567,19 @@ func (r *Runner) assignElem(prev expand.Variable, name string, index syntax.Arit
 	if as.Value != nil {
 		s = r.literal(r.colonTildes(as.Value))
 	}
+	if prev.Kind != expand.Associative {
+		// The subscript is evaluated once, after the value, as in bash:
+		// a[ a[0]+=1 ]+=x adds 1 to a[0] once.
+		k, prev, ok := r.indexedSubscript(prev, name, index)
+		if !ok {
+			return expand.Variable{}
+		}
+		if as.Append {
+			s = indexedElem(prev, k) + s
+		}
+		r.setIndexedElem(prev, name, k, s)
+		return expand.Variable{Set: true, Kind: expand.String, Str: s}
+	}
 	if as.Append {
 		elem := &syntax.ParamExp{Param: &syntax.Lit{Value: name}, Index: index}
 		s = r.literal(&syntax.Word{Parts: []syntax.WordPart{elem}}) + s
@@ -543,6 +587,27 @@ func (r *Runner) assignElem(prev expand.Variable, name string, index syntax.Arit
 	vr := expand.Variable{Set: true, Kind: expand.String, Str: s}
 	r.setVarWithIndex(prev, name, index, vr)
 	return vr
+}
+
+// indexedElem is element k of the indexed array (or string) vr, empty
+// when unset.
+func indexedElem(vr expand.Variable, k int) string {
+	switch {
+	case vr.Kind == expand.String && vr.IsSet():
+		if k == 0 {
+			return vr.Str
+		}
+	case vr.Kind != expand.Indexed:
+	case vr.Indexes == nil:
+		if k < len(vr.List) {
+			return vr.List[k]
+		}
+	default:
+		if i, ok := slices.BinarySearch(vr.Indexes, k); ok {
+			return vr.List[i]
+		}
+	}
+	return ""
 }
 
 // cutElemSubscript splits an array element argument like `a[3]`, as used by
@@ -735,7 +800,19 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	}
 	index := internal.IndexedMax(list, indexes) + 1
 	for i, elem := range elems {
-		if elem.Index != nil {
+		if elem.Index != nil && !prev.ReadOnly && namesVar(elem.Index, name) {
+			// As in bash, a subscript sees the array being assigned
+			// so far: a=([0]=1+2 [a[0]]=x) sets a[3]; one that
+			// assigns to it (a=([a[0]=5]=x)) changes it.
+			partial := prev
+			partial.Kind, partial.List, partial.Indexes = expand.Indexed, nonNilList(list), indexes
+			r.setVar(name, partial)
+			writes := r.varWrites
+			index = r.arithm(elem.Index)
+			if cur := r.lookupVar(name); r.varWrites != writes && cur.Kind == expand.Indexed {
+				list, indexes = slices.Clone(cur.List), slices.Clone(cur.Indexes)
+			}
+		} else if elem.Index != nil {
 			// Index resets our index with a literal value.
 			index = r.arithm(elem.Index)
 			if index < 0 {
@@ -761,6 +838,30 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	prev.List = list
 	prev.Indexes = indexes
 	return name, prev
+}
+
+// nonNilList is list, or an empty list for nil: an array of no elements.
+func nonNilList(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
+// namesVar tells whether the arithmetic expression x names the variable
+// name anywhere, so that evaluating it may read or assign that variable.
+func namesVar(x syntax.ArithmExpr, name string) bool {
+	found := false
+	syntax.Walk(x, func(node syntax.Node) bool {
+		switch node := node.(type) {
+		case *syntax.Lit:
+			found = found || node.Value == name || strings.HasPrefix(node.Value, name+"[")
+		case *syntax.ParamExp:
+			found = found || node.Param != nil && node.Param.Value == name
+		}
+		return !found
+	})
+	return found
 }
 
 // assignLikeTildes returns a simple command's words with the tildes of
