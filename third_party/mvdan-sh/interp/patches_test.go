@@ -450,6 +450,12 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"s=str; s[1]=t; s[0]+=x; echo ${s[@]}", "strx t\n"},
 		{"c=(1 2); c[-1]+=z; c[-5]=q; echo no\necho ${c[@]}", "gosh: line 1: c[-5]: bad array subscript\n1 2z\n"},
 	},
+	"array literals read as bash 5.2": {
+		{"h=100; a=([h]=1 [h]+=2); a+=([h]+=:3); echo ${!a[@]} ${a[@]}", "100 12:3\n"},
+		{"declare -A A=([k]=old); A=([k]=1 [k]+=2 [j]+=x); echo ${A[k]} ${A[j]}; A+=([k]=a [k]+=b); echo ${A[k]}", "old2 x\nab\n"},
+		{"a=(1 2); a[0]=(3 4); echo no\necho $? ${a[@]}", "gosh: line 1: a[0]: cannot assign list to array member\n1 1 2\n"},
+		{"HOME=/h; declare -A A=([h]=~/x [j]=a:~); a=([0]=~/x); echo ${A[h]} ${A[j]} $a", "~/x a:~ /h/x\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {
@@ -884,5 +890,21 @@ func TestBackgroundErrorNamesTheScript(t *testing.T) {
 	_ = r.Run(context.Background(), f)
 	if want := "bash: line 1: shift: too many arguments\n"; out.String() != want {
 		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// An element that appends, [k]+=v, prints as it was written.
+func TestArrayElemAppendPrints(t *testing.T) {
+	const script = "a=([k]+=v [j]=w x)\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := syntax.NewPrinter().Print(&out, f); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != script {
+		t.Errorf("printed %q, want %q", out.String(), script)
 	}
 }

@@ -826,6 +826,9 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 		}
 		// An implicit index advances for every word.
 		for _, val := range values[i] {
+			if elem.Append { // [k]+=v appends to the element so far
+				val = indexedElem(expand.Variable{Kind: expand.Indexed, List: list, Indexes: indexes}, index) + val
+			}
 			list, indexes = internal.SetIndexedElem(list, indexes, index, val)
 			index++
 		}
@@ -838,6 +841,20 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	prev.List = list
 	prev.Indexes = indexes
 	return name, prev
+}
+
+// keepTilde is w with a leading `~` taken as written, as bash takes the
+// value of an associative array's `[k]=~/x`.
+func keepTilde(w *syntax.Word) *syntax.Word {
+	if w == nil || len(w.Parts) == 0 {
+		return w
+	}
+	lit, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || !strings.HasPrefix(lit.Value, "~") {
+		return w
+	}
+	parts := append([]syntax.WordPart{&syntax.SglQuoted{Left: lit.ValuePos, Right: lit.ValueEnd, Value: lit.Value}}, w.Parts[1:]...)
+	return &syntax.Word{Parts: parts}
 }
 
 // nonNilList is list, or an empty list for nil: an array of no elements.
@@ -915,9 +932,17 @@ func (r *Runner) assocArray(name string, prev expand.Variable, wasSet bool, as *
 	for _, elem := range as.Array.Elems {
 		switch {
 		case elem.Index != nil:
-			val := r.literal(elem.Value)
+			val := r.literal(keepTilde(elem.Value))
 			k, err := expand.AssocKey(r.ecfg, elem.Index)
 			r.expandErr(err)
+			switch {
+			case elem.Append && as.Append: // A+=([k]+=v) appends to the element so far
+				val = amap[k] + val
+			case elem.Append && prev.Kind == expand.Associative:
+				// A=([k]+=v) appends to the element A had, as bash's
+				// new table replaces the old one only at the end.
+				val = prev.Map[k] + val
+			}
 			amap[k] = val
 		case pairs:
 			pending = append(pending, r.fields(elem.Value)...)

@@ -2005,11 +2005,12 @@ func (p *Parser) getAssign(needEqual bool) *Assign {
 			}
 		}
 		if p.tok == assgnParen {
-			if !p.lang.in(LangZsh) {
+			if !p.lang.in(LangZsh | langBashLike) {
 				p.curErr("arrays cannot be nested")
 				return nil
 			}
-			// zsh allows a[i]=(values...).
+			// zsh allows a[i]=(values...); bash parses it and fails
+			// when it runs (a[i]: cannot assign list to array member).
 			// assgnParen consumed both '=' and '(',
 			// so rewrite as leftParen for array parsing below.
 			p.tok = leftParen
@@ -2058,7 +2059,17 @@ func (p *Parser) getAssign(needEqual bool) *Assign {
 					p.curErr("arrays cannot be nested")
 					return nil
 				}
-				p.follow(left, `[x]`, assgn)
+				if (p.tok == _Lit || p.tok == _LitWord) && strings.HasPrefix(p.val, "+=") && p.lang.in(langBashLike) {
+					// [k]+=v appends to the element, as in bash.
+					ae.Append = true
+					p.val = p.val[2:]
+					p.pos = posAddCol(p.pos, 2)
+					if p.val == "" {
+						p.next()
+					}
+				} else {
+					p.follow(left, `[x]`, assgn)
+				}
 			}
 			if ae.Value = p.getWord(); ae.Value == nil {
 				switch p.tok {

@@ -21,7 +21,11 @@ var upstreamParsed = map[string]string{
 	"((echo a); (echo b))":       whyDblParen,
 
 	"declare 0=${o}": whyDeclName,
+
+	"a[i]=(y)": whyElemList,
 }
+
+const whyElemList = "bash parses a list assigned to an element and fails when it runs (a[i]: cannot assign list to array member, status 1), as the interpreter does for a[i]+=(y)"
 
 const whyDeclName = "a declaration builtin's operand that is not a valid name is an error of the builtin when it runs, as in bash (declare: `0=': not a valid identifier, status 1), not a parse error that stops the script"
 
