@@ -447,7 +447,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"a[a[0]=1]=X; declare -p a; a[ a[0]+=1 ]+=Y; declare -p a", "declare -a a=([0]=\"1\" [1]=\"X\")\ndeclare -a a=([0]=\"2\" [1]=\"X\" [2]=\"Y\")\n"},
 		{"a=([0]=1+2+3 [a[0]]=10 [a[6]]=hello); echo ${!a[@]} ${a[@]}", "0 6 10 1+2+3 10 hello\n"},
 		{"a=(x y); n1=5 n2=7; a+=([0]=n1 [a[0]]=z); echo ${!a[@]}", "0 1 5\n"},
-		{"s=str; s[1]=t; s[0]+=x; echo ${s[@]}", "strx t\n"},
+		{"s=str; s[1]=t; s[0]+=x; s[-1]+=u; echo ${s[@]}", "strx tu\n"},
+		{"u[-1]=x; echo no\necho ${#u[@]}", "gosh: line 1: u[-1]: bad array subscript\n0\n"},
 		{"c=(1 2); c[-1]+=z; c[-5]=q; echo no\necho ${c[@]}", "gosh: line 1: c[-5]: bad array subscript\n1 2z\n"},
 	},
 	"array literals read as bash 5.2": {
@@ -455,6 +456,10 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -A A=([k]=old); A=([k]=1 [k]+=2 [j]+=x); echo ${A[k]} ${A[j]}; A+=([k]=a [k]+=b); echo ${A[k]}", "old2 x\nab\n"},
 		{"a=(1 2); a[0]=(3 4); echo no\necho $? ${a[@]}", "gosh: line 1: a[0]: cannot assign list to array member\n1 1 2\n"},
 		{"HOME=/h; declare -A A=([h]=~/x [j]=a:~); a=([0]=~/x); echo ${A[h]} ${A[j]} $a", "~/x a:~ /h/x\n"},
+	},
+	"arrays before a command as bash 5.2": {
+		{"a=(1 2) b=([k]=v) sh -c 'echo \"$a $b\"'; echo ${a-unset}", "(1 2) ([k]=v)\nunset\n"},
+		{"a=(0 1); a[0 + 1]=x sh -c 'echo ran'; echo $? ${a[@]}", "gosh: line 1: `a[0 + 1]': not a valid identifier\nran\n0 0 1\n"},
 	},
 }
 

@@ -693,6 +693,19 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 		for _, as := range cm.Assigns {
 			name := as.Name.Value
+			if as.Index != nil {
+				// bash refuses an element before a command, and runs it.
+				r.errf("`%s[%s]': not a valid identifier\n", name, expand.ArithmText(as.Index))
+				continue
+			}
+			if as.Array != nil {
+				// bash passes a list before a command as the text it
+				// is: a=(1 2) env gives the program a='(1 2)'.
+				var b strings.Builder
+				syntax.NewPrinter().Print(&b, &syntax.Assign{Name: as.Name, Array: as.Array})
+				text := strings.TrimPrefix(b.String(), name+"=")
+				as = &syntax.Assign{Name: as.Name, Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: text}}}}
+			}
 			prev := r.lookupVar(name)
 			// Resolve any nameref so we can restore the original final value later on.
 			if n, v := prev.Resolve(r.writeEnv); n != "" {

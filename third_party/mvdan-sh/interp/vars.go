@@ -482,9 +482,12 @@ func (r *Runner) indexedSubscript(prev expand.Variable, name string, index synta
 		}
 	}
 	if k < 0 {
-		max := 0 // a string is element 0
-		if prev.Kind == expand.Indexed {
+		max := -1 // of no elements
+		switch {
+		case prev.Kind == expand.Indexed:
 			max = internal.IndexedMax(prev.List, prev.Indexes)
+		case prev.Kind == expand.String && prev.IsSet():
+			max = 0 // a string is element 0
 		}
 		if k += max + 1; k < 0 {
 			r.errf("%s[%s]: bad array subscript\n", name, expand.ArithmText(index))

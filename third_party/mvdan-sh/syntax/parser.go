@@ -3028,7 +3028,9 @@ loop:
 		ce.Args = nil
 	} else {
 		for _, asgn := range ce.Assigns {
-			if asgn.Index != nil || asgn.Array != nil {
+			// bash runs the command: it refuses a[i]=x then, and passes
+			// a=(x y) as its text.
+			if (asgn.Index != nil || asgn.Array != nil) && !p.lang.in(langBashLike) {
 				p.posErr(asgn.Pos(), "inline variables cannot be arrays")
 			}
 		}
