@@ -456,6 +456,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -A A=([k]=old); A=([k]=1 [k]+=2 [j]+=x); echo ${A[k]} ${A[j]}; A+=([k]=a [k]+=b); echo ${A[k]}", "old2 x\nab\n"},
 		{"a=(1 2); a[0]=(3 4); echo no\necho $? ${a[@]}", "gosh: line 1: a[0]: cannot assign list to array member\n1 1 2\n"},
 		{"HOME=/h; declare -A A=([h]=~/x [j]=a:~); a=([0]=~/x); echo ${A[h]} ${A[j]} $a", "~/x a:~ /h/x\n"},
+		{"a=([5]=x{1,2} y [7]={z}); declare -p a; declare -A A=([k]={a,b}); echo ${A[k]}", "declare -a a=([0]=\"[5]=x1\" [1]=\"[5]=x2\" [2]=\"y\" [7]=\"{z}\")\n{a,b}\n"},
 	},
 	"arrays before a command as bash 5.2": {
 		{"a=(1 2) b=([k]=v) sh -c 'echo \"$a $b\"'; echo ${a-unset}", "(1 2) ([k]=v)\nunset\n"},

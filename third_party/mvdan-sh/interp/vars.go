@@ -794,30 +794,47 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	// value, starting after the maximum index of the base array. As in
 	// bash, every value is expanded before any index is evaluated.
 	values := make([][]string, len(elems))
+	braced := make([]bool, len(elems))
 	for i, elem := range elems {
-		if elem.Index != nil {
+		switch {
+		case elem.Index != nil && elem.Value != nil && hasBraces(elem.Value):
+			// As in bash, [k]=x{1,2} brace-expands to the plain values
+			// [k]=x1 and [k]=x2; one word is still an element's.
+			assign := "]="
+			if elem.Append {
+				assign = "]+="
+			}
+			word := &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{Value: "[" + expand.ArithmText(elem.Index) + assign}}, elem.Value.Parts...)}
+			if fields := r.fields(word); len(fields) != 1 {
+				values[i], braced[i] = fields, true
+				break
+			}
+			fallthrough
+		case elem.Index != nil:
 			values[i] = []string{r.literal(r.colonTildes(elem.Value))}
-		} else {
+		default:
 			values[i] = r.fields(elem.Value)
 		}
 	}
 	index := internal.IndexedMax(list, indexes) + 1
 	for i, elem := range elems {
-		if elem.Index != nil && !prev.ReadOnly && namesVar(elem.Index, name) {
-			// As in bash, a subscript sees the array being assigned
-			// so far: a=([0]=1+2 [a[0]]=x) sets a[3]; one that
-			// assigns to it (a=([a[0]=5]=x)) changes it.
-			partial := prev
-			partial.Kind, partial.List, partial.Indexes = expand.Indexed, nonNilList(list), indexes
-			r.setVar(name, partial)
-			writes := r.varWrites
-			index = r.arithm(elem.Index)
-			if cur := r.lookupVar(name); r.varWrites != writes && cur.Kind == expand.Indexed {
-				list, indexes = slices.Clone(cur.List), slices.Clone(cur.Indexes)
+		if elem.Index != nil && !braced[i] {
+			if !prev.ReadOnly && namesVar(elem.Index, name) {
+				// As in bash, a subscript sees the array being assigned
+				// so far: a=([0]=1+2 [a[0]]=x) sets a[3]; one that
+				// assigns to it (a=([a[0]=5]=x)) changes it.
+				partial := prev
+				partial.Kind, partial.List, partial.Indexes = expand.Indexed, nonNilList(list), indexes
+				r.setVar(name, partial)
+				writes := r.varWrites
+				index = r.arithm(elem.Index)
+				if cur := r.lookupVar(name); r.varWrites != writes && cur.Kind == expand.Indexed {
+					list, indexes = slices.Clone(cur.List), slices.Clone(cur.Indexes)
+				}
+			} else {
+				// Index resets our index with a literal value.
+				index = r.arithm(elem.Index)
 			}
-		} else if elem.Index != nil {
-			// Index resets our index with a literal value.
-			index = r.arithm(elem.Index)
 			if index < 0 {
 				// Negative indices count from one past the maximum index.
 				if index += internal.IndexedMax(list, indexes) + 1; index < 0 {
@@ -829,7 +846,7 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 		}
 		// An implicit index advances for every word.
 		for _, val := range values[i] {
-			if elem.Append { // [k]+=v appends to the element so far
+			if elem.Append && !braced[i] { // [k]+=v appends to the element so far
 				val = indexedElem(expand.Variable{Kind: expand.Indexed, List: list, Indexes: indexes}, index) + val
 			}
 			list, indexes = internal.SetIndexedElem(list, indexes, index, val)
@@ -858,6 +875,12 @@ func keepTilde(w *syntax.Word) *syntax.Word {
 	}
 	parts := append([]syntax.WordPart{&syntax.SglQuoted{Left: lit.ValuePos, Right: lit.ValueEnd, Value: lit.Value}}, w.Parts[1:]...)
 	return &syntax.Word{Parts: parts}
+}
+
+// hasBraces tells whether w holds a brace expansion.
+func hasBraces(w *syntax.Word) bool {
+	word := *w // SplitBraces replaces the parts
+	return syntax.SplitBraces(&word)
 }
 
 // nonNilList is list, or an empty list for nil: an array of no elements.
