@@ -607,11 +607,19 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 		return vr.String(), vr.IsSet(), nil
 	}
 	switch vr.Kind {
+	case Unknown:
+		if lit := nodeLit(idx); lit != "@" && lit != "*" && (cfg.curParam == nil || !cfg.curParam.Length) {
+			// bash evaluates the subscript of an unset array too:
+			// ${u[i++]} adds 1 to i, ${u[1/0]} fails; not ${#u[i]}.
+			if _, err := Subscript(cfg, idx); err != nil {
+				return "", false, err
+			}
+		}
 	case String:
 		if lit := nodeLit(idx); lit == "@" || lit == "*" {
 			return vr.Str, vr.IsSet(), nil // ${s[@]} of a string is the string
 		}
-		n, err := Arithm(cfg, idx)
+		n, err := Subscript(cfg, idx)
 		if err != nil {
 			return "", false, err
 		}
@@ -623,7 +631,7 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 		case "*", "@":
 			return strings.Join(vr.List, " "), len(vr.List) > 0, nil
 		}
-		i, err := Arithm(cfg, idx)
+		i, err := Subscript(cfg, idx)
 		if err != nil {
 			return "", false, err
 		}
@@ -696,7 +704,7 @@ func (cfg *Config) assignElem(name string, vr Variable, idx syntax.ArithmExpr, v
 		i := 0
 		if idx != nil {
 			var err error
-			if i, err = Arithm(cfg, idx); err != nil {
+			if i, err = Subscript(cfg, idx); err != nil {
 				return err
 			}
 			if i < 0 {
@@ -802,6 +810,24 @@ type IndirectError struct {
 }
 
 func (e IndirectError) Error() string { return e.Ref + ": " + e.Msg }
+
+// SubscriptError is an arithmetic error in an indexed array's subscript,
+// named by its expression: as in bash, it ends a shell that is not
+// interactive (a subshell exits) with status 1, where one in $(( )) ends
+// the line only.
+type SubscriptError struct{ ArithmError }
+
+func (e SubscriptError) Unwrap() error { return e.ArithmError }
+
+// Subscript evaluates an indexed array's subscript, an error in it being a
+// [SubscriptError].
+func Subscript(cfg *Config, idx syntax.ArithmExpr) (int, error) {
+	n, err := ArithmNamed(cfg, idx)
+	if ae, ok := err.(ArithmError); ok {
+		return 0, SubscriptError{ae}
+	}
+	return n, err
+}
 
 // SliceLengthError is a ${x:offset:length} whose negative length ends
 // before its offset, or any negative length of a list (${a[@]:1:-1}); as

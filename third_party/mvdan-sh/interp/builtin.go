@@ -264,6 +264,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				if !r.unsetElem(name, sub) {
 					exit.code = 1
 				}
+				if r.exit.exiting { // a bad subscript ends the shell
+					return r.exit
+				}
 			} else if vars && r.lookupVar(arg).IsSet() {
 				if !r.delVar(arg) {
 					exit.code = 1

@@ -449,6 +449,9 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"a=(x y); n1=5 n2=7; a+=([0]=n1 [a[0]]=z); echo ${!a[@]}", "0 1 5\n"},
 		{"s=str; s[1]=t; s[0]+=x; s[-1]+=u; echo ${s[@]}", "strx tu\n"},
 		{"u[-1]=x; echo no\necho ${#u[@]}", "gosh: line 1: u[-1]: bad array subscript\n0\n"},
+		{"(a[1/0]=2; echo no); echo $?; i=0; : ${u[i++]} ${#u[i++]}; echo $i; echo ${a[1/0]}; echo no\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n1\n1\ngosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
+		{"a=(1); b=([1/0]=1)\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
+		{"a=(1); unset 'a[1/0]'\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
 		{"c=(1 2); c[-1]+=z; c[-5]=q; echo no\necho ${c[@]}", "gosh: line 1: c[-5]: bad array subscript\n1 2z\n"},
 	},
 	"array literals read as bash 5.2": {

@@ -284,6 +284,10 @@ func (r *Runner) expandErr(err error) {
 			r.exit.code = 1
 		}
 		r.exit.exiting = true
+	case errors.As(err, new(expand.SubscriptError)):
+		// As in bash, a bad subscript ends the shell (a subshell exits).
+		r.exit.code = 1
+		r.exit.exiting = true
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true

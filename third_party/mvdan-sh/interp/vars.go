@@ -475,7 +475,11 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 // the array that the element is then set in, so prev is read again then.
 func (r *Runner) indexedSubscript(prev expand.Variable, name string, index syntax.ArithmExpr) (int, expand.Variable, bool) {
 	writes := r.varWrites
-	k := r.arithm(index)
+	k, err := expand.Subscript(r.ecfg, index)
+	if err != nil {
+		r.expandErr(err)
+		return 0, prev, false
+	}
 	if r.varWrites != writes {
 		if cur := r.lookupVar(name); cur.Kind == expand.Indexed {
 			prev.Kind, prev.List, prev.Indexes = cur.Kind, cur.List, cur.Indexes
@@ -645,7 +649,11 @@ func (r *Runner) unsetElem(name, sub string) bool {
 		if expr == nil {
 			return true // an empty subscript like `unset 'a[]'` is a no-op
 		}
-		k := r.arithm(expr)
+		k, err := expand.Subscript(r.ecfg, expr)
+		if err != nil {
+			r.expandErr(err)
+			return false
+		}
 		if k < 0 {
 			// Negative indices count from one past the maximum index.
 			if k += internal.IndexedMax(vr.List, vr.Indexes) + 1; k < 0 {
@@ -817,6 +825,7 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 		}
 	}
 	index := internal.IndexedMax(list, indexes) + 1
+	var err error
 	for i, elem := range elems {
 		if elem.Index != nil && !braced[i] {
 			if !prev.ReadOnly && namesVar(elem.Index, name) {
@@ -827,13 +836,17 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 				partial.Kind, partial.List, partial.Indexes = expand.Indexed, nonNilList(list), indexes
 				r.setVar(name, partial)
 				writes := r.varWrites
-				index = r.arithm(elem.Index)
+				index, err = expand.Subscript(r.ecfg, elem.Index)
 				if cur := r.lookupVar(name); r.varWrites != writes && cur.Kind == expand.Indexed {
 					list, indexes = slices.Clone(cur.List), slices.Clone(cur.Indexes)
 				}
 			} else {
 				// Index resets our index with a literal value.
-				index = r.arithm(elem.Index)
+				index, err = expand.Subscript(r.ecfg, elem.Index)
+			}
+			if err != nil {
+				r.expandErr(err)
+				break
 			}
 			if index < 0 {
 				// Negative indices count from one past the maximum index.
