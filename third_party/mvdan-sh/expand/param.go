@@ -822,6 +822,18 @@ func (e SubscriptError) Unwrap() error { return e.ArithmError }
 // Subscript evaluates an indexed array's subscript, an error in it being a
 // [SubscriptError].
 func Subscript(cfg *Config, idx syntax.ArithmExpr) (int, error) {
+	quoted := false
+	syntax.Walk(idx, func(node syntax.Node) bool {
+		_, ok := node.(*syntax.SglQuoted)
+		quoted = quoted || ok
+		return !quoted
+	})
+	if quoted {
+		// bash takes a single quote in a subscript for a character of
+		// the expression, which no operand starts with: a['2']=x fails.
+		text := ArithmText(idx)
+		return 0, SubscriptError{ArithmError{Expr: text, Msg: "syntax error: operand expected", Token: text[strings.IndexByte(text, '\''):]}}
+	}
 	n, err := ArithmNamed(cfg, idx)
 	if ae, ok := err.(ArithmError); ok {
 		return 0, SubscriptError{ae}

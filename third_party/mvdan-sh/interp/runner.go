@@ -648,7 +648,9 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				var vr expand.Variable
 				if index != nil {
 					if vr = r.assignElem(prev, name, index, as); !vr.IsSet() {
-						r.exit.exiting, r.exit.discard = true, true // a bad subscript ends the line, as in bash
+						if !r.exit.exiting { // an arithmetic error ends the shell
+							r.exit.exiting, r.exit.discard = true, true // a bad subscript ends the line, as in bash
+						}
 						break
 					}
 				} else {
