@@ -142,14 +142,21 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		if local && !global && !r.localHere(name) {
 			vr = expand.Variable{} // a new local, unset until assigned
 		}
+		convert := ""
 		switch {
 		case valType == "-A" && vr.Kind == expand.Indexed:
-			r.errf("%s: cannot convert indexed to associative array\n", name)
-			r.exit.code = 1
-			r.exit.exiting, r.exit.discard = true, true // as bash does, with the rest of the line
-			return
+			convert = "indexed to associative"
 		case valType == "-a" && vr.Kind == expand.Associative:
-			r.errf("%s: cannot convert associative to indexed array\n", name)
+			convert = "associative to indexed"
+		}
+		if convert != "" && as.Naked {
+			// bash names the builtin when no value comes with it, and
+			// goes on.
+			r.errf("%s: %s: cannot convert %s array\n", variant, name, convert)
+			r.exit.code = 1
+			continue
+		} else if convert != "" {
+			r.errf("%s: cannot convert %s array\n", name, convert)
 			r.exit.code = 1
 			r.exit.exiting, r.exit.discard = true, true // as bash does, with the rest of the line
 			return
@@ -201,6 +208,24 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			}
 			r.assignElem(vr, name, as.Index, as)
 			continue
+		}
+		if as.Value != nil && as.Array == nil && vr.Kind != expand.NameRef && !r.lookupVar(name).ReadOnly {
+			// declare -a x=1 makes an array of one element, and a
+			// value for an array sets its element 0 (declare a=9 on
+			// a=(1 2) leaves a[1]), as in bash.
+			switch {
+			case valType == "-a" && vr.Kind != expand.Indexed:
+				vr.Kind, vr.List, vr.Indexes = expand.Indexed, nil, nil
+				if vr.IsSet() && vr.Str != "" {
+					vr.List = []string{vr.Str}
+				}
+			case valType == "-A" && vr.Kind != expand.Associative:
+				vr.Kind, vr.Map = expand.Associative, nil
+			}
+			if vr.Kind == expand.Indexed || vr.Kind == expand.Associative {
+				r.assignElem(vr, name, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "0"}}}, as)
+				continue
+			}
 		}
 		if !as.Naked {
 			name, vr = r.assignVal(name, vr, as, valType)

@@ -240,7 +240,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -A A=([j]=1 2)", "gosh: line 1: A: 2: must use subscript when assigning associative array\n"},
 		{"a[2]=y; a[2]+=z; typeset b[3]=4 b[5]=6; declare -p a b; readonly c[1]=x", "declare -a a=([2]=\"yz\")\ndeclare -a b=([3]=\"4\" [5]=\"6\")\ngosh: line 1: readonly: `c[1]': not a valid identifier\n"},
 		{"i=1; a=([100+i++]=$((i++)) [200+i++]=$((i++))); echo ${!a[@]} ${a[@]}", "103 204 1 2\n"},
-		{"a=(1); declare -A a; echo never\necho $?", "gosh: line 1: a: cannot convert indexed to associative array\n1\n"},
+		{"a=(1); declare -A a; echo $?; declare -A a=([k]=v); echo never\necho $?", "gosh: line 1: declare: a: cannot convert indexed to associative array\n1\ngosh: line 1: a: cannot convert indexed to associative array\n1\n"},
 		{"a=(x); echo \"[${a[-3]}]\"; a[-3]=y; echo no\nunset 'a[-3]'", "gosh: line 1: a: bad array subscript\n[]\ngosh: line 1: a[-3]: bad array subscript\ngosh: line 2: unset: [-3]: bad array subscript\n"},
 		{"s=(''); e=(); printf '<%s>' \"${s[@]:-w}\" \"${e[@]-w}\" \"${u[@]:-w}\" \"${e[@]:+w}\" ${s[@]:-w}; echo", "<w><w><w><w>\n"},
 		{"a=(x \"it's\"); a[5]=$'t\\tb'; echo \"${a[@]@Q}\"; declare -a d; declare -A D; printf '<%s>' \"${d[@]}\" \"${D[@]}\" \"${!D[@]}\"; echo", "'x' 'it'\\''s' $'t\\tb'\n<>\n"},
@@ -461,6 +461,10 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"a=(1 2); a[0]=(3 4); echo no\necho $? ${a[@]}", "gosh: line 1: a[0]: cannot assign list to array member\n1 1 2\n"},
 		{"HOME=/h; declare -A A=([h]=~/x [j]=a:~); a=([0]=~/x); echo ${A[h]} ${A[j]} $a", "~/x a:~ /h/x\n"},
 		{"a=([5]=x{1,2} y [7]={z}); declare -p a; declare -A A=([k]={a,b}); echo ${A[k]}", "declare -a a=([0]=\"[5]=x1\" [1]=\"[5]=x2\" [2]=\"y\" [7]=\"{z}\")\n{a,b}\n"},
+	},
+	"a declaration's value for an array as bash 5.2": {
+		{"x=(1 2); declare x=9; declare -a y=5; declare -A A=([k]=v); declare A+=w; declare -p x y A", "declare -a x=([0]=\"9\" [1]=\"2\")\ndeclare -a y=([0]=\"5\")\ndeclare -A A=([0]=\"w\" [k]=\"v\" )\n"},
+		{"x=(1); declare -A x; echo $?; readonly -a r=(1); declare r=2; echo $?", "gosh: line 1: declare: x: cannot convert indexed to associative array\n1\ngosh: line 1: declare: r: readonly variable\n1\n"},
 	},
 	"arrays before a command as bash 5.2": {
 		{"a=(1 2) b=([k]=v) sh -c 'echo \"$a $b\"'; echo ${a-unset}", "(1 2) ([k]=v)\nunset\n"},
