@@ -209,7 +209,7 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			r.assignElem(vr, name, as.Index, as)
 			continue
 		}
-		if as.Value != nil && as.Array == nil && vr.Kind != expand.NameRef && !r.lookupVar(name).ReadOnly {
+		if !as.Naked && as.Array == nil && vr.Kind != expand.NameRef && !r.lookupVar(name).ReadOnly {
 			// declare -a x=1 makes an array of one element, and a
 			// value for an array sets its element 0 (declare a=9 on
 			// a=(1 2) leaves a[1]), as in bash.
@@ -223,8 +223,20 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 				vr.Kind, vr.Map = expand.Associative, nil
 			}
 			if vr.Kind == expand.Indexed || vr.Kind == expand.Associative {
-				r.assignElem(vr, name, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "0"}}}, as)
-				continue
+				val := ""
+				if as.Value != nil {
+					val = r.literal(r.colonTildes(as.Value))
+				}
+				if list := compoundValue(name, val); list != nil {
+					// declare -a x='(1 2)' assigns the list it spells,
+					// as bash does for an array's declaration.
+					list.Append = as.Append
+					as = list
+				} else {
+					taken := &syntax.Assign{Name: as.Name, Append: as.Append, Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: val}}}}
+					r.assignElem(vr, name, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "0"}}}, taken)
+					continue
+				}
 			}
 		}
 		if !as.Naked {
@@ -326,6 +338,24 @@ func hasAttrs(vr expand.Variable, modes []string, valType string) bool {
 		return vr.Kind == expand.NameRef
 	}
 	return true
+}
+
+// compoundValue is the list assignment a declaration's value for an array
+// spells when it is written in parentheses (`declare -a x='(1 2)'`), nil
+// for any other value.
+func compoundValue(name, val string) *syntax.Assign {
+	if !strings.HasPrefix(val, "(") || !strings.HasSuffix(val, ")") {
+		return nil
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(name+"="+val), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) > 0 || len(call.Assigns) != 1 || call.Assigns[0].Array == nil {
+		return nil
+	}
+	return call.Assigns[0]
 }
 
 // declareCall is declare and its kin reached as a command: each field is

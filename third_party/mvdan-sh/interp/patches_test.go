@@ -464,6 +464,8 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"a declaration's value for an array as bash 5.2": {
 		{"x=(1 2); declare x=9; declare -a y=5; declare -A A=([k]=v); declare A+=w; declare -p x y A", "declare -a x=([0]=\"9\" [1]=\"2\")\ndeclare -a y=([0]=\"5\")\ndeclare -A A=([0]=\"w\" [k]=\"v\" )\n"},
+		{"c='y=(4 5)'; declare -a \"$c\" x='(1 2)'; z=(7); declare z='(8 9)' q='(1)'; declare -A A='([k]=v)'; declare -p x y z q A", "declare -a x=([0]=\"1\" [1]=\"2\")\ndeclare -a y=([0]=\"4\" [1]=\"5\")\ndeclare -a z=([0]=\"8\" [1]=\"9\")\ndeclare -- q=\"(1)\"\ndeclare -A A=([k]=\"v\" )\n"},
+		{"x=(1 2); declare x=; declare -a w='(x'; declare -p x w", "declare -a x=([0]=\"\" [1]=\"2\")\ndeclare -a w=([0]=\"(x\")\n"},
 		{"x=(1); declare -A x; echo $?; readonly -a r=(1); declare r=2; echo $?", "gosh: line 1: declare: x: cannot convert indexed to associative array\n1\ngosh: line 1: declare: r: readonly variable\n1\n"},
 	},
 	"arrays before a command as bash 5.2": {
