@@ -1069,8 +1069,12 @@ func (cfg *Config) wordFields(wps []syntax.WordPart, nested bool) ([][]fieldPart
 // $@ or ${arr[*]}, with star set for the "*" forms which join into a single
 // field when quoted. ok is false for any other parameter expansion.
 func (cfg *Config) listElems(pe *syntax.ParamExp) (elems []string, star, ok bool) {
-	if pe.Param == nil || cfg.negativeListSlice(pe) { // paramExp rejects both
+	if pe.Param == nil { // e.g. zsh's ${}; paramExp rejects it
 		return nil, false, false
+	}
+
+	if cfg.negativeListSlice(pe) {
+		return nil, false, false // paramExp reports it
 	}
 	switch name := pe.Param.Value; name {
 	case "*", "@":

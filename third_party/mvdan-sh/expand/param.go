@@ -427,9 +427,19 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 		switch op := pe.Exp.Op; op {
 		case syntax.AlternateUnset, syntax.AlternateUnsetOrNull,
 			syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
-			// [Config.quotedElemFields] chose the list over the word: "${a[@]:-x}"
-			// with a=("" "") is two empty fields, as the elements joined are " ".
-			return elems, nil
+			// "${a[@]-x}" is a's elements when a has any, else the one
+			// field x; "${a[@]+x}" is x when it has, else no field.
+			if !wordUsed(op, len(elems) > 0, strings.Join(elems, "") == "") {
+				if op == syntax.AlternateUnset || op == syntax.AlternateUnsetOrNull {
+					return []string{}, nil
+				}
+				return elems, nil
+			}
+			arg, err := cfg.expArg(pe.Exp, true)
+			if err != nil {
+				return nil, err
+			}
+			return []string{arg}, nil
 		}
 		arg, err := Pattern(cfg, pe.Exp.Word)
 		if err != nil {

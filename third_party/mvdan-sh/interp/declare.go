@@ -340,24 +340,6 @@ func hasAttrs(vr expand.Variable, modes []string, valType string) bool {
 	return true
 }
 
-// compoundValue is the list assignment a declaration's value for an array
-// spells when it is written in parentheses (`declare -a x='(1 2)'`), nil
-// for any other value.
-func compoundValue(name, val string) *syntax.Assign {
-	if !strings.HasPrefix(val, "(") || !strings.HasSuffix(val, ")") {
-		return nil
-	}
-	f, err := syntax.NewParser().Parse(strings.NewReader(name+"="+val), "")
-	if err != nil || len(f.Stmts) != 1 {
-		return nil
-	}
-	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
-	if !ok || len(call.Args) > 0 || len(call.Assigns) != 1 || call.Assigns[0].Array == nil {
-		return nil
-	}
-	return call.Assigns[0]
-}
-
 // declareCall is declare and its kin reached as a command: each field is
 // one assignment, split at its first '='.
 func (r *Runner) declareCall(name string, args []string) exitStatus {
@@ -488,4 +470,22 @@ func setQuote(s string) string {
 // singleQuote quotes s in single quotes, a quote in it as '\”.
 func singleQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// compoundValue is the list assignment a declaration's value for an array
+// spells when it is written in parentheses (`declare -a x='(1 2)'`), nil
+// for any other value.
+func compoundValue(name, val string) *syntax.Assign {
+	if !strings.HasPrefix(val, "(") || !strings.HasSuffix(val, ")") {
+		return nil
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(name+"="+val), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) > 0 || len(call.Assigns) != 1 || call.Assigns[0].Array == nil {
+		return nil
+	}
+	return call.Assigns[0]
 }

@@ -438,7 +438,6 @@ var patchCases = map[string][]struct{ script, want string }{
 	"array slices and list defaults as bash 5.2": {
 		{"d=('1 2' 3); printf '<%s>' \"${u[@]:-${d[@]}}\" \"${u:-\"${d[@]}\"}\"; echo", "<1 2><3><1 2><3>\n"},
 		{"set -- 'a b' c; printf '<%s>' \"${1:+$@}\"; echo", "<a b><c>\n"},
-		{"a=('' ''); echo \"[${a[@]:-empty}]\"; e=(); echo \"[${e[@]:-empty}]\"", "[ ]\n[empty]\n"},
 		{"a=(1 2 3 4 5); echo \"${a[@]: 1: -3}\"; echo no\necho $?", "gosh: line 1:  -3: substring expression < 0\n1\n"},
 		{"x=abcdef; echo ${x:4:-2}x; echo ${x:4:-3}; echo no", "x\ngosh: line 1: -3: substring expression < 0\n"},
 		{"declare -A A=([k]=v); A[j]=w; echo ${A[@]:0:1} ${A[@]:1:1} ${A[@]:2} ${A[@]: -1} ${A[@]: -3}. ${A[@]: -4}.", "v v w w v w. .\n"},

@@ -288,10 +288,14 @@ func (r *Runner) expandErr(err error) {
 		// As in bash, a bad subscript ends the shell (a subshell exits).
 		r.exit.code = 1
 		r.exit.exiting = true
+	case errors.As(err, new(expand.SliceLengthError)):
+		// As in bash, the command fails with the rest of its line.
+		r.exit.code = 1
+		r.exit.exiting, r.exit.discard = true, true
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
-	case errors.As(err, new(expand.IndirectError)), errors.As(err, new(expand.SliceLengthError)):
+	case errors.As(err, new(expand.IndirectError)):
 		// As in bash, the command fails with the rest of its line.
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
