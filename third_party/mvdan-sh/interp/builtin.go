@@ -783,8 +783,8 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 
 		args := fp.args()
 		for _, name := range args {
-			if !syntax.ValidName(name) {
-				return failf(2, "read: invalid identifier %q\n", name)
+			if _, _, elem := cutElemSubscript(name); !syntax.ValidName(name) && !elem {
+				return failf(1, "read: `%s': not a valid identifier\n", name)
 			}
 		}
 
@@ -861,10 +861,10 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			if len(args) > 0 {
 				name = args[0]
 				for _, other := range args[1:] {
-					r.setVarString(other, "")
+					r.setVarOrElem(other, "")
 				}
 			}
-			r.setVarString(name, val)
+			r.setVarOrElem(name, val)
 		} else {
 			values := expand.ReadFields(r.ecfg, string(line), len(args), raw)
 			for i, name := range args {
@@ -872,7 +872,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				if i < len(values) {
 					val = values[i]
 				}
-				r.setVarString(name, val)
+				r.setVarOrElem(name, val) // read 'a[i]' sets an element, as in bash
 			}
 		}
 

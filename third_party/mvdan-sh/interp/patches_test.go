@@ -467,6 +467,10 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"x=(1 2); declare x=; declare -a w='(x'; declare -p x w", "declare -a x=([0]=\"\" [1]=\"2\")\ndeclare -a w=([0]=\"(x\")\n"},
 		{"x=(1); declare -A x; echo $?; readonly -a r=(1); declare r=2; echo $?", "gosh: line 1: declare: x: cannot convert indexed to associative array\n1\ngosh: line 1: declare: r: readonly variable\n1\n"},
 	},
+	"read into an array's element as bash 5.2": {
+		{"i=2; read 'a[1]' \"a[i]\" <<< 'x y'; declare -A A; read 'A[k]' <<< v; echo ${a[@]} ${A[k]}", "x y v\n"},
+		{"read 1x <<< a; echo $?", "gosh: line 1: read: `1x': not a valid identifier\n1\n"},
+	},
 	"arrays before a command as bash 5.2": {
 		{"a=(1 2) b=([k]=v) sh -c 'echo \"$a $b\"'; echo ${a-unset}", "(1 2) ([k]=v)\nunset\n"},
 		{"a=(0 1); a[0 + 1]=x sh -c 'echo ran'; echo $? ${a[@]}", "gosh: line 1: `a[0 + 1]': not a valid identifier\nran\n0 0 1\n"},
