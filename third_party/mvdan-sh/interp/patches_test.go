@@ -451,6 +451,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"(a[1/0]=2; echo no); echo $?; i=0; : ${u[i++]} ${#u[i++]}; echo $i; echo ${a[1/0]}; echo no\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n1\n1\ngosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
 		{"a=(1); b=([1/0]=1)\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
 		{"a=(1); unset 'a[1/0]'\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
+		{"declare u; unset -v 'u[\"k\"]'; echo $?; x=1; unset 'x[1-1]'; echo ${x-gone}; declare w; unset 'w[1]'; echo $?", "0\ngone\ngosh: line 1: unset: w: not an array variable\n1\n"},
 		{"a[\"1\"]=2; echo $?; a[3 + '4']=5\necho no", "0\ngosh: line 1: 3 + '4': syntax error: operand expected (error token is \"'4'\")\n"},
 		{"c=(1 2); c[-1]+=z; c[-5]=q; echo no\necho ${c[@]}", "gosh: line 1: c[-5]: bad array subscript\n1 2z\n"},
 	},

@@ -676,9 +676,17 @@ func (r *Runner) unsetElem(name, sub string) bool {
 		delete(vr.Map, r.subscriptKey(sub))
 		r.setVar(name, vr)
 	case expand.String:
-		// A scalar can be unset via subscript zero.
-		if sub == "0" {
-			return r.delVar(name)
+		// A scalar can be unset via a subscript that evaluates to zero
+		// (`unset 'x[0]'`, `unset 'x["key"]'` with key unset).
+		if expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub)); err == nil && expr != nil {
+			k, err := expand.Subscript(r.ecfg, expr)
+			if err != nil {
+				r.expandErr(err)
+				return false
+			}
+			if k == 0 {
+				return r.delVar(name)
+			}
 		}
 		r.errf("unset: %s: not an array variable\n", name)
 		r.exit.code = 1
