@@ -448,25 +448,22 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 		}
 		return
 	}
-	switch prev.Kind {
-	case expand.Associative:
-		// if the existing variable is already an AssocArray, try our
-		// best to convert the key to a string
-		k, err := expand.AssocKey(r.ecfg, index)
-		if err != nil {
-			r.expandErr(err)
-			return
-		}
-
-		// TODO: only clone when inside a subshell and getting a var from outside for the first time
-		prev.Map = maps.Clone(prev.Map)
-		if prev.Map == nil {
-			prev.Map = make(map[string]string)
-		}
-		prev.Map[k] = valStr
-		prev.Set = true
-		r.setVar(name, prev)
+	// if the existing variable is already an AssocArray, try our
+	// best to convert the key to a string
+	k, err := expand.AssocKey(r.ecfg, index)
+	if err != nil {
+		r.expandErr(err)
+		return
 	}
+
+	// TODO: only clone when inside a subshell and getting a var from outside for the first time
+	prev.Map = maps.Clone(prev.Map)
+	if prev.Map == nil {
+		prev.Map = make(map[string]string)
+	}
+	prev.Map[k] = valStr
+	prev.Set = true
+	r.setVar(name, prev)
 }
 
 // indexedSubscript evaluates the subscript of an element of the indexed
