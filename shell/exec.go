@@ -165,7 +165,7 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 	newCmd := func() *exec.Cmd {
 		return &exec.Cmd{Path: path, Args: argv, Env: env, Dir: l.dir, Stdin: l.stdin, Stdout: out.stdout, Stderr: out.stderr}
 	}
-	startCmd := func(c *exec.Cmd) error { return x.opts.Sandbox.Start(c, grant, effects) }
+	startCmd := func(c *exec.Cmd) error { return x.opts.Sandbox.Start(c, grant, effects, hc.Umask) }
 	cmd := newCmd()
 	err = x.procs.start(cmd, startCmd)
 	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
@@ -372,7 +372,7 @@ scan:
 	f, stop := parse(src, name, lang, head)
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
-	r, err := x.runner(l.dir, l.env, l.stdin, l.stdout, l.stderr, all...)
+	r, err := x.runner(l.dir, l.env, hc.Umask, l.stdin, l.stdout, l.stderr, all...)
 	if err != nil {
 		return err
 	}

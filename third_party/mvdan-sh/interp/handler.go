@@ -79,6 +79,12 @@ type HandlerContext struct {
 	// Stderr is the interpreter's current standard error writer.
 	Stderr io.Writer
 
+	// Umask is the script's file mode mask, set by the umask builtin: the
+	// programs an [ExecHandlerFunc] starts are to get it (the default one
+	// leaves them the process's). The mode an [OpenHandlerFunc] is passed
+	// has it taken away already.
+	Umask uint32
+
 	// LastExitStatus is the value that "$?" would hold when the handler is called.
 	// A [CallHandlerFunc] or [ExecHandlerFunc] runs as part of its own command,
 	// so this refers to the command before it.
@@ -419,7 +425,7 @@ func DefaultOpenHandler() OpenHandlerFunc {
 		} else if path != "" && !filepath.IsAbs(path) {
 			path = filepath.Join(mc.Dir, path)
 		}
-		return os.OpenFile(path, flag, perm)
+		return OpenExact(flag, perm, func(flag int) (*os.File, error) { return os.OpenFile(path, flag, perm) })
 	}
 }
 

@@ -210,6 +210,15 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"umask": {
 		{"umask $(umask); echo $?; umask u=rwx; echo $?", "0\n0\n"},
+		{"umask 077; umask; umask -S; umask -p; umask -pS; (umask 0; umask); umask; umask g+w,o-r; umask; umask -S a=rx",
+			"0077\nu=rwx,g=,o=\numask 0077\numask -S u=rwx,g=,o=\n0000\n0077\n0057\nu=rx,g=rx,o=rx\n"},
+		{"umask 222; umask 8; echo $?; umask -x; echo $?; umask x=r; echo $?; umask u+z; echo $?; umask",
+			"gosh: line 1: umask: 8: octal number out of range\n1\ngosh: line 1: umask: -x: invalid option\numask: usage: umask [-p] [-S] [mode]\n2\n" +
+				"gosh: line 1: umask: `x': invalid symbolic mode operator\n1\ngosh: line 1: umask: `z': invalid symbolic mode character\n1\n0222\n"},
+		{"umask 0124; umask 'u+r,,u-r'; umask +; umask; umask -; umask =; umask; umask 0124; umask +=; umask 7777; umask; umask -Sx; umask -S -- =rx; umask ''",
+			"gosh: line 1: umask: `,': invalid symbolic mode operator\n0124\n0777\ngosh: line 1: umask: `=': invalid symbolic mode character\n0777\n" +
+				"gosh: line 1: umask: -x: invalid option\numask: usage: umask [-p] [-S] [mode]\nu=rx,g=rx,o=rx\ngosh: line 1: umask: `\x00': invalid symbolic mode operator\n"},
+		{"cd \"$(mktemp -d)\"; umask 027; echo a > f; (umask 0; echo b > g); echo c > h; stat -c %a f g h; rm f g h", "640\n666\n640\n"},
 	},
 	"failglob": {
 		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",

@@ -373,6 +373,7 @@ func (r *Runner) handlerCtx(ctx context.Context, kind handlerKind, pos syntax.Po
 		Env:            &overlayEnviron{parent: r.writeEnv},
 		Dir:            r.Dir,
 		Pos:            pos,
+		Umask:          r.mask,
 		Stdout:         r.stdout,
 		Stderr:         r.stderr,
 		LastExitStatus: int(r.lastExit.code),
@@ -1449,7 +1450,8 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 		// set -C: > makes a new file; >| overwrites.
 		mode = os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	}
-	f, err := r.open(ctx, arg, mode, 0o644, false)
+	// As bash, a file made for a redirection has 0666 less the umask.
+	f, err := r.open(ctx, arg, mode, fs.FileMode(0o666&^r.mask), false)
 	if noclobber && errors.Is(err, fs.ErrExist) {
 		if info, serr := r.stat(ctx, r.absPath(arg)); serr == nil && info.Mode().IsRegular() {
 			return nil, fmt.Errorf("%s: cannot overwrite existing file", arg)
