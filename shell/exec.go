@@ -152,7 +152,7 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string, grant, effects approvals.Effects) (int, error) {
 	path, err := interp.LookPathDir(l.dir, expand.ListEnviron(l.env...), argv[0])
 	if err != nil {
-		status := notFound(l.stderr, hc.Pos.Line(), l.dir, argv[0])
+		status := notFound(l.stderr, hc.Line, l.dir, argv[0])
 		return status, interp.ExitStatus(status)
 	}
 	env := append(append([]string(nil), l.env...), extra...)

@@ -330,6 +330,10 @@ type bgProc struct {
 	number int    // its job number, %N
 	text   string // the command as written, for jobs
 	waited bool   // wait reported it: job specs no longer name it
+	// signal is the signal `kill` ended it with (0: none), which wait
+	// reports once (notified) as bash does.
+	signal   int
+	notified bool
 	// cancel ends the job with the cause a JobSignal.
 	cancel context.CancelCauseFunc
 }

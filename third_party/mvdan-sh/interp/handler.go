@@ -67,6 +67,11 @@ type HandlerContext struct {
 	// It may be invalid if the operation has no relevant position information.
 	Pos syntax.Pos
 
+	// Line is the line of the statement being run as bash counts it, for
+	// an error's `line N:`: a command whose second word spans lines is at
+	// that word's last line, not at Pos's.
+	Line uint
+
 	// TODO(v4): use an os.File for stdin below directly.
 
 	// Stdin is the interpreter's current standard input reader.
