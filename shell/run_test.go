@@ -338,6 +338,18 @@ func TestMissingProgramsSayWhatBashSays(t *testing.T) {
 	}
 }
 
+// `exec -a NAME` and `exec -l` give the program another argv[0], as bash
+// does: a shell's $0, and the name a program prints in its errors.
+func TestExecGivesTheArgv0Asked(t *testing.T) {
+	sb := newTestbed(t)
+	res := runScript(t, "(exec -a FOOPROC sh -c 'echo $0'); (exec -l sh -c 'echo $0'); (exec -la X bash -c 'echo $0')\n"+
+		"(exec -a renamed cat missing-file); (exec -a renamed env cat missing-file); echo done", sb.opts(approvals.DefaultAuto, nil))
+	want := "FOOPROC\n-sh\n-X\nrenamed: missing-file: No such file or directory\ncat: missing-file: No such file or directory\ndone\n"
+	if res.Output.Text != want {
+		t.Fatalf("got %q, want %q", res.Output.Text, want)
+	}
+}
+
 // $$ is tandem's own pid: `kill $$` ends the script with the status of the
 // signal, as it ends bash, and tandem (this test) lives on.
 func TestKillOfItselfEndsTheScriptNotTandem(t *testing.T) {

@@ -198,6 +198,9 @@ type Runner struct {
 	// origMask is the one it started with (see [Umask]).
 	mask, origMask uint32
 
+	// execArgv0 is the argv[0] `exec -a NAME` gives the program it runs.
+	execArgv0 string
+
 	// pipeStatus is the status of each command of the last pipeline.
 	pipeStatus []int
 

@@ -84,6 +84,10 @@ type HandlerContext struct {
 	// Stderr is the interpreter's current standard error writer.
 	Stderr io.Writer
 
+	// Argv0 is the argv[0] the program is to get instead of its name
+	// (`exec -a NAME`, `exec -l`); empty for its name.
+	Argv0 string
+
 	// Umask is the script's file mode mask, set by the umask builtin: the
 	// programs an [ExecHandlerFunc] starts are to get it (the default one
 	// leaves them the process's). The mode an [OpenHandlerFunc] is passed

@@ -233,6 +233,12 @@ var patchCases = map[string][]struct{ script, want string }{
 			"trap : USR1; sleep 5 & kill -USR1 $!; wait 2>>e; tr -s ' ' < e | sed 's/: [0-9]* /: PID /'; grep -c Killed e",
 			"129\ngosh: line 1: PID Hangup sleep 5\ngosh: line 1: PID Killed f\n1\n"},
 	},
+	"exec -a and -l": {
+		{"exec -x; echo after $?; exec -a; echo after2 $?; exec -c true; echo after3 $?",
+			"gosh: line 1: exec: -x: invalid option\nexec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\nafter 2\n" +
+				"gosh: line 1: exec: -a: option requires an argument\nexec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\nafter2 2\n" +
+				"gosh: line 1: exec: -c: not supported by tandem's shell; run env -i COMMAND instead\nafter3 2\n"},
+	},
 	"failglob": {
 		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",
 			"gosh: line 1: no match: *.nomatch-x\nnext 1\ngosh: line 2: no match: *.nomatch-y\nsub 1\n"},

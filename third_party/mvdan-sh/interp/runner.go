@@ -374,6 +374,7 @@ func (r *Runner) handlerCtx(ctx context.Context, kind handlerKind, pos syntax.Po
 		Dir:            r.Dir,
 		Pos:            pos,
 		Line:           r.line,
+		Argv0:          r.execArgv0,
 		Umask:          r.mask,
 		Stdout:         r.stdout,
 		Stderr:         r.stderr,
