@@ -210,6 +210,34 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"umask": {
 		{"umask $(umask); echo $?; umask u=rwx; echo $?", "0\n0\n"},
+		{"umask 077; umask; umask -S; umask -p; umask -pS; (umask 0; umask); umask; umask g+w,o-r; umask; umask -S a=rx",
+			"0077\nu=rwx,g=,o=\numask 0077\numask -S u=rwx,g=,o=\n0000\n0077\n0057\nu=rx,g=rx,o=rx\n"},
+		{"umask 222; umask 8; echo $?; umask -x; echo $?; umask x=r; echo $?; umask u+z; echo $?; umask",
+			"gosh: line 1: umask: 8: octal number out of range\n1\ngosh: line 1: umask: -x: invalid option\numask: usage: umask [-p] [-S] [mode]\n2\n" +
+				"gosh: line 1: umask: `x': invalid symbolic mode operator\n1\ngosh: line 1: umask: `z': invalid symbolic mode character\n1\n0222\n"},
+		{"umask 0124; umask 'u+r,,u-r'; umask +; umask; umask -; umask =; umask; umask 0124; umask +=; umask 7777; umask; umask -Sx; umask -S -- =rx; umask ''",
+			"gosh: line 1: umask: `,': invalid symbolic mode operator\n0124\n0777\ngosh: line 1: umask: `=': invalid symbolic mode character\n0777\n" +
+				"gosh: line 1: umask: -x: invalid option\numask: usage: umask [-p] [-S] [mode]\nu=rx,g=rx,o=rx\ngosh: line 1: umask: `\x00': invalid symbolic mode operator\n"},
+		{"cd \"$(mktemp -d)\"; umask 027; echo a > f; (umask 0; echo b > g); echo c > h; stat -c %a f g h; rm f g h", "640\n666\n640\n"},
+	},
+	"a simple command's line as bash's": {
+		{"trap 'echo err $LINENO' ERR\nfalse \"\n\"\nx=1 false \"\n\"\nfalse 2>/dev/null \"\n\"", "err 3\nerr 4\nerr 6\n"},
+		{"cd /nonexistent-dir \"\n\" 2>/dev/null; echo $?\ncd /nonexistent-dir \\\n x 2>/dev/null; cd /nonexistent-dir \"\n\" 2>&1 | cut -c1-12",
+			"1\ngosh: line 4\n"},
+	},
+	"time reports on standard error": {
+		{"{ time :; } 2>/dev/null; echo t; { time -p :; } 2>&1 >/dev/null | cut -c1-4", "t\nreal\nuser\nsys \n"},
+	},
+	"wait tells of a job a signal ended": {
+		{"cd \"$(mktemp -d)\"; sleep 5 & kill -HUP $!; wait $! 2>e; echo $?; sleep 5 & kill -TERM $!; wait 2>>e; f() { sleep 5; }; f & kill -9 $!; wait 2>>e; wait $! 2>>e\n" +
+			"trap : USR1; sleep 5 & kill -USR1 $!; wait 2>>e; tr -s ' ' < e | sed 's/: [0-9]* /: PID /'; grep -c Killed e",
+			"129\ngosh: line 1: PID Hangup sleep 5\ngosh: line 1: PID Killed f\n1\n"},
+	},
+	"exec -a and -l": {
+		{"exec -x; echo after $?; exec -a; echo after2 $?; exec -c true; echo after3 $?",
+			"gosh: line 1: exec: -x: invalid option\nexec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\nafter 2\n" +
+				"gosh: line 1: exec: -a: option requires an argument\nexec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\nafter2 2\n" +
+				"gosh: line 1: exec: -c: not supported by tandem's shell; run env -i COMMAND instead\nafter3 2\n"},
 	},
 	"failglob": {
 		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",
@@ -255,11 +283,13 @@ var patchCases = map[string][]struct{ script, want string }{
 	"background jobs as in bash": {
 		{"true & [ $! -gt 4194304 ] && echo above", "above\n"},
 		{"sleep 5 & kill -TERM $!; echo kill=$?; wait $!; echo wait=$?", "kill=0\nwait=143\n"},
-		{"sleep 5 & sleep 5 & kill -9 %1 %+; wait %1; echo $?; wait %1; echo $?", "137\ngosh: line 1: wait: %1: no such job\n127\n"},
+		{"sleep 5 & sleep 5 & kill -9 %1 %+; wait %1 2>/dev/null; echo $?; wait %1; echo $?", "137\ngosh: line 1: wait: %1: no such job\n127\n"},
 		{"kill -l 0 INT 130 SIGUSR1; kill -l 128; echo $?", "EXIT\n2\nINT\n10\ngosh: line 1: kill: 128: invalid signal specification\n1\n"},
 		{"trap -l | { IFS= read -r l; echo \"$l\"; }", " 1) SIGHUP\t 2) SIGINT\t 3) SIGQUIT\t 4) SIGILL\t 5) SIGTRAP\n"},
 		{"(exit 6) & wait %1; echo $?; wait %1; echo $?", "6\ngosh: line 1: wait: %1: no such job\n127\n"},
 		{"wait zzz; echo $?; true & wait -n; echo $?; wait -n; echo $?", "gosh: line 1: wait: `zzz': not a pid or valid job spec\n1\n0\n127\n"},
+		{"(exit 3) & p=$!; wait -n $p; echo a=$?; wait -n %1 bad; echo b=$?; sleep 0.2 & wait -n bad $! 2>/dev/null; echo c=$?",
+			"a=3\ngosh: line 1: wait: %1: no such job\ngosh: line 1: wait: bad: no such job\nb=127\nc=0\n"},
 		{"sleep 5 & jobs; jobs -p | while read p; do [ $p = $! ] && echo same; done; kill %1", "[1]+  Running                 sleep 5 &\nsame\n"},
 		{"trap 'echo usr1' USR1; kill -USR1 $$; echo after=$?; kill -URG $$; echo urg=$?; kill $$; echo never", "usr1\nafter=0\nurg=0\n"},
 	},
