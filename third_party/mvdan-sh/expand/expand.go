@@ -1069,7 +1069,7 @@ func (cfg *Config) wordFields(wps []syntax.WordPart, nested bool) ([][]fieldPart
 // $@ or ${arr[*]}, with star set for the "*" forms which join into a single
 // field when quoted. ok is false for any other parameter expansion.
 func (cfg *Config) listElems(pe *syntax.ParamExp) (elems []string, star, ok bool) {
-	if pe.Param == nil { // e.g. zsh's ${}; paramExp rejects it
+	if pe.Param == nil || pe.Invalid != "" { // e.g. zsh's ${}; paramExp rejects it
 		return nil, false, false
 	}
 	switch name := pe.Param.Value; name {
@@ -1131,6 +1131,9 @@ func nonNil(elems []string) []string {
 // unquotedElemFields returns the elements of an unquoted "*" or "@" list
 // expansion like $* or ${foo[@]}; ok is false for any other expansion.
 func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {
+	if pe.Invalid != "" {
+		return nil, false
+	}
 	if pe.Param != nil && indirect(pe) && cfg.Env.Get(pe.Param.Value).Kind != NameRef {
 		// ${!ref} with ref=@ or ref='a[@]' is a list too; an error is
 		// reported when paramExp expands it again.
@@ -1150,7 +1153,7 @@ func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {
 // parameter expansion that should be treated especially, like "${foo[@]}".
 // The result is nil for any other parameter expansion.
 func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
-	if pe == nil || pe.Param == nil || pe.Length || pe.Width || pe.IsSet {
+	if pe == nil || pe.Param == nil || pe.Length || pe.Width || pe.IsSet || pe.Invalid != "" {
 		return nil, nil
 	}
 	name := pe.Param.Value

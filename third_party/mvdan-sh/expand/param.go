@@ -84,6 +84,9 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 	cfg.curParam = pe
 	defer func() { cfg.curParam = oldParam }()
 
+	if pe.Invalid != "" {
+		return "", nil, BadSubstError{Text: pe.Invalid}
+	}
 	if pe.Param == nil { // e.g. zsh's ${}
 		return "", nil, fmt.Errorf("unsupported")
 	}
@@ -794,6 +797,15 @@ func AssocKey(cfg *Config, idx syntax.ArithmExpr) (string, error) {
 	}
 	return "", fmt.Errorf("bad array subscript")
 }
+
+// BadSubstError is a ${…} that bash reads but cannot expand, like ${a&}
+// ([syntax.ParamExp.Invalid]); as in bash, the command fails with the rest
+// of its line.
+type BadSubstError struct {
+	Text string
+}
+
+func (e BadSubstError) Error() string { return e.Text + ": bad substitution" }
 
 // IndirectError is a ${!ref} whose reference is unset or names no
 // variable; as in bash, the command fails with the rest of its line.

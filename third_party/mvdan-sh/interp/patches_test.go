@@ -435,6 +435,15 @@ var patchCases = map[string][]struct{ script, want string }{
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
 	},
+	"bad substitutions when they run": {
+		{"echo ${a&}; echo same line\necho next $?", "gosh: line 1: ${a&}: bad substitution\nnext 1\n"},
+		{"x=abc; echo ${#x-d}\necho ${x:}\n(echo ${#x:1}; echo no); echo $?", "gosh: line 1: ${#x-d}: bad substitution\ngosh: line 2: ${x:}: bad substitution\ngosh: line 3: ${#x:1}: bad substitution\n1\n"},
+		{"x=abc; a=(1 2 3); echo \"${x: }\" \"[${x:1:}]\" ${a[@]::} ${a[@]: -1}", "abc [] 3\n"},
+		{"echo \"${a:-\"${c&}\"}\"; echo no\necho ${!a&} ${x*}", "gosh: line 1: ${c&}: bad substitution\ngosh: line 2: ${!a&}: bad substitution\n"},
+	},
+	"a slash starting the pattern of ${x/pat/with}": {
+		{"x=/a/b; echo ${x////-} ${x///} ${x//'/'/+} ${x/#//+} ${x///a/}", "-a-b ab +a+b /+/a/b /b\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {

@@ -287,7 +287,7 @@ func (r *Runner) expandErr(err error) {
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
-	case errors.As(err, new(expand.IndirectError)):
+	case errors.As(err, new(expand.IndirectError)), errors.As(err, new(expand.BadSubstError)):
 		// As in bash, the command fails with the rest of its line.
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
