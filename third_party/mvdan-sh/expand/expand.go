@@ -281,7 +281,14 @@ func Document(cfg *Config, word *syntax.Word) (string, error) {
 func Pattern(cfg *Config, word *syntax.Word) (string, error) {
 	// Quoted parentheses are quoted too: patterns may be matched with
 	// extended operators on.
-	return quotingMeta(cfg, word, func(s string) string { return pattern.QuoteMeta(s, pattern.ExtendedOperators) })
+	return quotingMeta(cfg, word, quotePattern)
+}
+
+// quotePattern quotes a quoted part of a pattern: its metacharacters, the
+// extended operators' too, and a ']', which must not close a bracket
+// expression the part is in (${x//[^'[]']} keeps only brackets, as in bash).
+func quotePattern(s string) string {
+	return strings.ReplaceAll(pattern.QuoteMeta(s, pattern.ExtendedOperators), "]", `\]`)
 }
 
 // Regexp expands a single shell word as the regular expression on the right
@@ -578,7 +585,7 @@ func (cfg *Config) escapedGlobField(parts []fieldPart) (escaped string, glob boo
 	sb := cfg.strBuilder()
 	for _, part := range parts {
 		if part.quote > quoteNone {
-			sb.WriteString(pattern.QuoteMeta(part.val, pattern.ExtendedOperators))
+			sb.WriteString(quotePattern(part.val))
 		} else {
 			sb.WriteString(part.val)
 		}

@@ -444,6 +444,9 @@ var patchCases = map[string][]struct{ script, want string }{
 	"a slash starting the pattern of ${x/pat/with}": {
 		{"x=/a/b; echo ${x////-} ${x///} ${x//'/'/+} ${x/#//+} ${x///a/}", "-a-b ab +a+b /+/a/b /b\n"},
 	},
+	"a quoted ] in a bracket expression": {
+		{"p='^++--hello.,world<>[]'; echo ${p//[^'><+-.,[]']}; x='a]b'; echo ${x//[\"]\"]/-} ${x//[^\"]\"]/.}", "++--.,<>[]\na-b .].\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {
