@@ -1198,13 +1198,16 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		return nil, nil
 	}
 	if elems, star, ok := cfg.listElems(pe); ok {
+		// "${a[@]:-word}" is the word or the list, as a whole: the list
+		// is null when its elements joined are, with a space ("${a[*]}"
+		// with IFS's first character), as in bash.
+		joined := strings.Join(elems, " ")
+		if star {
+			joined = cfg.ifsJoin(elems)
+		}
+		null := joined == ""
 		if overridingUnset(pe) {
-			// "${a[@]:-word}" is the word or the list, as a whole.
-			joined := strings.Join(elems, " ")
-			if star {
-				joined = cfg.ifsJoin(elems)
-			}
-			unset, null := len(elems) == 0, joined == ""
+			unset := len(elems) == 0
 			useWord := false
 			switch pe.Exp.Op {
 			case syntax.DefaultUnset, syntax.AssignUnset, syntax.ErrorUnset:
@@ -1224,7 +1227,7 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 			}
 		}
 		// Operators like "${foo[@]#prefix}" apply to each element.
-		elems, err := cfg.perElemOps(pe, elems)
+		elems, err := cfg.perElemOps(pe, elems, null)
 		if err != nil {
 			return nil, err
 		}

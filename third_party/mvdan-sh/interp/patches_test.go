@@ -425,7 +425,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"set -u; echo $- $SHELLOPTS; SHELLOPTS=x; echo no", "huBc braceexpand:hashall:interactive-comments:nounset\ngosh: line 1: SHELLOPTS: readonly variable\n"},
 		{"_s='a b' _q=\"it's\" _e=; _a=(1 '2 3'); set | grep '^_[a-z]'", "_a=([0]=\"1\" [1]=\"2 3\")\n_e=\n_q='it'\\''s'\n_s='a b'\n"},
 		{"set + a; echo \"[$*]\"; set - +; echo \"[$*]\"; set + -; echo \"[$*]\"", "[a]\n[+]\n[+]\n"},
-		{"(set -eu; echo $x; echo no); echo $?; (set -u; echo $x); echo $?", "gosh: line 1: x: unbound variable\n1\ngosh: line 1: x: unbound variable\n127\n"},
+		{"(set -eu; echo $x; echo no); echo $?; (set -u; echo $x); echo $?", "gosh: line 1: x: unbound variable\n1\ngosh: line 1: x: unbound variable\n1\n"},
 		{"set -x; echo '' 'b c' \"it's\"", "+ echo '' 'b c' 'it'\\''s'\n b c it's\n"},
 		{"shopt -s progcomp autocd xpg_echo; echo $? 'a\\tb'", "0 a\tb\n"},
 	},
@@ -443,6 +443,13 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"a slash starting the pattern of ${x/pat/with}": {
 		{"x=/a/b; echo ${x////-} ${x///} ${x//'/'/+} ${x/#//+} ${x///a/}", "-a-b ab +a+b /+/a/b /b\n"},
+	},
+	"${x@K}, ${x@A} and lists as bash 5.2": {
+		{"x=x e=; echo ${x@K} ${e@K} ${u@K} ${x@k} ${x@A} ${e@A} ${u@A}; declare -r x; echo ${x@A}", "'x' '' 'x' x='x' e=''\ndeclare -r x='x'\n"},
+		{"a=(x 'y z'); declare -A A=([k]=v); printf '[%s]' \"${a[@]@K}\" \"${a[@]@k}\" \"${A[@]@K}\"; echo", "[0 \"x\" 1 \"y z\"][0][x][1][y z][k \"v\" ]\n"},
+		{"set -- a b; printf '[%s]' \"${@@a}\" ${@@a} \"${@@K}\"; echo", "[][]['a']['b']\n"},
+		{"a=('' ''); IFS=; echo \"[${a[@]:-w}][${a[*]:-w}]\"; printf '[%s]' ${a[*]:-w} ${*:-w}; echo", "[ ][w]\n[w]\n"},
+		{"set -u; (echo $u); echo $?", "gosh: line 1: u: unbound variable\n1\n"},
 	},
 	"a quoted ] in a bracket expression": {
 		{"p='^++--hello.,world<>[]'; echo ${p//[^'><+-.,[]']}; x='a]b'; echo ${x//[\"]\"]/-} ${x//[^\"]\"]/.}", "++--.,<>[]\na-b .].\n"},

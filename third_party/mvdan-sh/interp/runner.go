@@ -278,9 +278,10 @@ func (r *Runner) expandErr(err error) {
 		r.exit.fatal(err)
 	case unsetParam:
 		// Fatal in a shell that is not interactive, with bash's status:
-		// 127, or 1 under set -e, which ends the shell first.
+		// 127, or 1 under set -e, which ends the shell first, or in a
+		// subshell, which exits with 1 ((echo $u); echo $? prints 1).
 		r.exit.code = 127
-		if r.opts[optErrExit] {
+		if r.opts[optErrExit] || r.subshellLevel > 0 {
 			r.exit.code = 1
 		}
 		r.exit.exiting = true

@@ -170,6 +170,9 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: printf '\\x'":                                                      {want: "gosh: line 1: printf: missing hex digit for \\x\n\\x", why: whyPrintfBash},
 	"TestRunnerRun: set -aefu; echo $-":                                                {want: "aefhuBc\n", why: whyOptions},
 	"TestRunnerRun: echo $(GOSH_CMD=foo_null_bar $GOSH_PROG)":                          {want: "gosh: line 1: warning: command substitution: ignored null byte in input\nfoobar\n", why: whyNul},
+	"TestRunnerRun: a=foo; echo \"<${a@K}><${a@k}>\"":                                  {want: "<'foo'><'foo'>\n", why: whyTransform},
+	"TestRunnerRun: export e=1; echo \"${e@A}\"":                                       {want: "declare -x e='1'\n", why: whyTransform},
+	"TestRunnerRun: a=hello; echo \"${a@A}\"":                                          {want: "a='hello'\n", why: whyTransform},
 }
 
 // Why each case differs: the patches of the README's table.
@@ -205,6 +208,7 @@ const (
 	whyGetopts       = "getopts as bash 5.2: its diagnostics after $0 alone (gosh: illegal option -- z), a bare usage line, and an invalid name reported after the scan, with status 1"
 	whyOptions       = "options as bash 5.2: $- holds h and B, always on here, and c, as bash -c has it, in bash's order"
 	whyNul           = "NUL bytes as bash 5.2: a command substitution that drops NUL bytes warns, as bash does"
+	whyTransform     = "${x@K}, ${x@k} and ${x@A} as bash 5.2: a scalar's value quoted as by ${x@Q}, always ('foo', a='hello')"
 )
 
 type changedCase struct {
