@@ -451,6 +451,9 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"a=('' ''); IFS=; echo \"[${a[@]:-w}][${a[*]:-w}]\"; printf '[%s]' ${a[*]:-w} ${*:-w}; echo", "[ ][w]\n[w]\n"},
 		{"set -u; (echo $u); echo $?", "gosh: line 1: u: unbound variable\n1\n"},
 	},
+	"the word of >& and <& made one field": {
+		{"set -- 2 3; echo hi 1>& \"$@\"; echo $?; x='1 2'; echo hi >&$x; set -- 1; echo hi >& \"$@\"", "gosh: line 1: \"$@\": ambiguous redirect\n1\ngosh: line 1: $x: ambiguous redirect\nhi\n"},
+	},
 	"a quoted ] in a bracket expression": {
 		{"p='^++--hello.,world<>[]'; echo ${p//[^'><+-.,[]']}; x='a]b'; echo ${x//[\"]\"]/-} ${x//[^\"]\"]/.}", "++--.,<>[]\na-b .].\n"},
 	},

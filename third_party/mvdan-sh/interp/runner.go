@@ -1309,10 +1309,10 @@ var errRedirExpansion = errors.New("a redirection's word failed to expand")
 // redirTarget expands the word of a redirection as bash does, with brace
 // expansion, word splitting and globbing: it must make one word (`> $f`
 // with f='a b', `> x-{1,2}` and a glob of two files are ambiguous).
-// The words of <&, >& and here-strings are not split.
+// The words of <& and >& too (`>& "$@"` of two parameters is ambiguous);
+// a here-string's word is not split.
 func (r *Runner) redirTarget(rd *syntax.Redirect) (string, error) {
-	switch rd.Op {
-	case syntax.DplIn, syntax.DplOut, syntax.WordHdoc:
+	if rd.Op == syntax.WordHdoc {
 		return r.literal(rd.Word), nil
 	}
 	fields := r.fields(rd.Word)
