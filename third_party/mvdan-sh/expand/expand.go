@@ -119,6 +119,11 @@ type Config struct {
 	// A pointer to a parameter expansion node, if we're inside one.
 	// Necessary for ${LINENO}.
 	curParam *syntax.ParamExp
+
+	// indirectList tells the expansion about to run that it is the target
+	// of a ${!ref} (ref='a[@]'): such a list is null for :- and :+ only
+	// when it has no elements, as in bash. It is cleared as it is read.
+	indirectList bool
 }
 
 // UnexpectedCommandError is returned if a command substitution is encountered
@@ -1160,6 +1165,8 @@ func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {
 // parameter expansion that should be treated especially, like "${foo[@]}".
 // The result is nil for any other parameter expansion.
 func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
+	byCount := cfg.indirectList
+	cfg.indirectList = false
 	if pe == nil || pe.Param == nil || pe.Length || pe.Width || pe.IsSet || pe.Invalid != "" {
 		return nil, nil
 	}
@@ -1169,6 +1176,7 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		if err != nil || target == nil {
 			return nil, err
 		}
+		cfg.indirectList = true
 		return cfg.quotedElemFields(target)
 	}
 	if target, elem := cfg.elemRefTarget(pe); elem {
@@ -1205,7 +1213,7 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		if star {
 			joined = cfg.ifsJoin(elems)
 		}
-		null := joined == ""
+		null := joined == "" && (!byCount || len(elems) == 0)
 		if overridingUnset(pe) {
 			unset := len(elems) == 0
 			useWord := false

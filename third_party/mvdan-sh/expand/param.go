@@ -80,6 +80,8 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 // used it returns that word unexpanded, so that an unquoted ${x:-'a b'}
 // can keep its quoted parts whole when split into fields.
 func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *syntax.Word, error) {
+	byCount := cfg.indirectList
+	cfg.indirectList = false
 	oldParam := cfg.curParam
 	cfg.curParam = pe
 	defer func() { cfg.curParam = oldParam }()
@@ -95,6 +97,7 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 		if err != nil || target == nil {
 			return "", nil, err
 		}
+		cfg.indirectList = true
 		str, word, err := cfg.paramExpOrWord(target, quoted)
 		if ue, ok := err.(UnsetParameterError); ok {
 			// bash names the reference: !x: unbound variable
@@ -271,7 +274,10 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 	case pe.Exp != nil:
 		op := pe.Exp.Op
 		null := str == ""
-		if indexAllElements && !quoted {
+		switch {
+		case indexAllElements && byCount && quoted:
+			null = len(elems) == 0
+		case indexAllElements && !quoted:
 			// An unquoted ${a[*]:-word} is null as ${a[@]:-word} is:
 			// its elements joined with a space are (bash 5.2).
 			null = strings.Join(elems, " ") == ""

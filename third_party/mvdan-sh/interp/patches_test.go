@@ -450,6 +450,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"set -- a b; printf '[%s]' \"${@@a}\" ${@@a} \"${@@K}\"; echo", "[][]['a']['b']\n"},
 		{"a=('' ''); IFS=; echo \"[${a[@]:-w}][${a[*]:-w}]\"; printf '[%s]' ${a[*]:-w} ${*:-w}; echo", "[ ][w]\n[w]\n"},
 		{"set -u; (echo $u); echo $?", "gosh: line 1: u: unbound variable\n1\n"},
+		{"a=(''); r='a[@]'; s='a[*]'; echo \"[${!r:-w}][${!s:+p}]\" ${!r:-u}; a=(); echo \"[${!r:-w}]\"", "[][p] u\n[w]\n"},
 	},
 	"the word of >& and <& made one field": {
 		{"set -- 2 3; echo hi 1>& \"$@\"; echo $?; x='1 2'; echo hi >&$x; set -- 1; echo hi >& \"$@\"", "gosh: line 1: \"$@\": ambiguous redirect\n1\ngosh: line 1: $x: ambiguous redirect\nhi\n"},
