@@ -318,8 +318,10 @@ scan:
 	name := l.argv[0] // $0
 	// head names a line in a syntax error's message, as this shell does.
 	head := func(int) string { return l.argv[0] }
+	funcErrs := "main" // where bash says a script read from stdin is
 	switch {
 	case command:
+		funcErrs = "environment"
 		if len(rest) == 0 {
 			return usage(l, "-c: option requires an argument")
 		}
@@ -338,6 +340,7 @@ scan:
 		}
 		src, params, name = string(b), rest[1:], rest[0]
 		head = func(line int) string { return fmt.Sprintf("%s: line %d", name, line) }
+		funcErrs = "" // the file's name, as its other errors
 	default:
 		// The script comes from stdin: reading it may wait on an earlier
 		// stage of a pipeline, so this stage lets the pipeline's question go
@@ -372,7 +375,7 @@ scan:
 	f, stop := parse(src, name, lang, head)
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
-	r, err := x.runner(l.dir, l.env, l.stdin, l.stdout, l.stderr, all...)
+	r, err := x.runner(l.dir, l.env, l.stdin, l.stdout, l.stderr, funcErrs, all...)
 	if err != nil {
 		return err
 	}

@@ -894,3 +894,26 @@ func TestBackgroundErrorNamesTheScript(t *testing.T) {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
+
+// An error inside a function starts with the name FuncErrorsName gives
+// (bash's environment for a -c script), the script's others with $0.
+func TestFuncErrorsName(t *testing.T) {
+	f, err := syntax.NewParser().Parse(strings.NewReader("f() {\n  echo ${a&}\n}\nf\necho ${b&}\n"), "bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"environment": "environment: line 2: ${a&}: bad substitution\nbash: line 5: ${b&}: bad substitution\n",
+		"":            "bash: line 2: ${a&}: bad substitution\nbash: line 5: ${b&}: bad substitution\n",
+	} {
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.FuncErrorsName(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Run(context.Background(), f)
+		if got := out.String(); got != want {
+			t.Errorf("FuncErrorsName(%q): got %q, want %q", name, got, want)
+		}
+	}
+}

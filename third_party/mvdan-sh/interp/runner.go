@@ -396,8 +396,12 @@ func (r *Runner) outf(format string, a ...any) {
 // of the statement that failed: `bash: line 3: x: readonly variable`.
 func (r *Runner) errf(format string, a ...any) {
 	if r.line > 0 {
+		name := r.shellName()
+		if r.funcErrName != "" && len(r.funcStack) > 0 {
+			name = r.funcErrName
+		}
 		format = "%s: line %d: " + format
-		a = append([]any{r.shellName(), r.line}, a...)
+		a = append([]any{name, r.line}, a...)
 	}
 	fmt.Fprintf(r.stderr, format, a...)
 }
