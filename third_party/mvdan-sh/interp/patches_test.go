@@ -440,6 +440,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"x=abc; echo ${#x-d}\necho ${x:}\n(echo ${#x:1}; echo no); echo $?", "gosh: line 1: ${#x-d}: bad substitution\ngosh: line 2: ${x:}: bad substitution\ngosh: line 3: ${#x:1}: bad substitution\n1\n"},
 		{"x=abc; a=(1 2 3); echo \"${x: }\" \"[${x:1:}]\" ${a[@]::} ${a[@]: -1}", "abc [] 3\n"},
 		{"echo \"${a:-\"${c&}\"}\"; echo no\necho ${!a&} ${x*}", "gosh: line 1: ${c&}: bad substitution\ngosh: line 2: ${!a&}: bad substitution\n"},
+		{"f() { echo \"${s:1:}\" ${s: } ${x////c}; echo ${a&}; }\ndeclare -f f; s=abc x=/a; f", "f () \n{ \n    echo \"${s:1:}\" ${s: } ${x////c};\n    echo ${a&}\n}\n abc ca\ngosh: line 1: ${a&}: bad substitution\n"},
 	},
 	"a slash starting the pattern of ${x/pat/with}": {
 		{"x=/a/b; echo ${x////-} ${x///} ${x//'/'/+} ${x/#//+} ${x///a/}", "-a-b ab +a+b /+/a/b /b\n"},

@@ -1685,7 +1685,8 @@ zshPrefixLoop:
 				pe.Slice = nil
 				pe.Invalid = p.badSubstHead(pe) + ":}"
 			} else {
-				pe.Slice.Offset = &Word{} // ${s: } is ${s:0}
+				// ${s: } is ${s:0}; the space keeps it printed as written
+				pe.Slice.Offset = &Word{Parts: []WordPart{&Lit{Value: " "}}}
 			}
 		} else if p.tok != colon {
 			pe.Slice.Offset = p.followArithm(colon, colonPos)
@@ -1693,7 +1694,8 @@ zshPrefixLoop:
 		colonPos = p.pos
 		if p.got(colon) {
 			if p.tok == rightBrace && p.lang.in(langBashLike) {
-				pe.Slice.Length = &Word{} // ${a::} and ${a:1:} have length 0 in bash
+				// ${a::} and ${a:1:} have length 0 in bash
+				pe.Slice.Length = &Word{Parts: []WordPart{&Lit{}}}
 			} else {
 				pe.Slice.Length = p.followArithm(colon, colonPos)
 			}
