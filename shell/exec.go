@@ -152,7 +152,7 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string, grant, effects approvals.Effects) (int, error) {
 	path, err := interp.LookPathDir(l.dir, expand.ListEnviron(l.env...), argv[0])
 	if err != nil {
-		status := notFound(l.stderr, hc.Pos.Line(), l.dir, argv[0])
+		status := notFound(l.stderr, hc.ErrorName(), hc.Pos.Line(), l.dir, argv[0])
 		return status, interp.ExitStatus(status)
 	}
 	env := append(append([]string(nil), l.env...), extra...)
@@ -245,8 +245,10 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 // notFound tells, in bash's words, why a program could not be started and
 // returns bash's status for it: these are the texts models know and act on
 // (`bash: line 3: rg: command not found`, 127), where the interpreter's own
-// would read `"rg": executable file not found in $PATH`.
-func notFound(stderr io.Writer, line uint, dir, name string) int {
+// would read `"rg": executable file not found in $PATH`. shell starts the
+// message as the interpreter's own: bash, a script file's name, or where a
+// function came from (environment).
+func notFound(stderr io.Writer, shell string, line uint, dir, name string) int {
 	why, status := "command not found", 127
 	if strings.Contains(name, "/") {
 		fi, err := os.Stat(absFrom(dir, name))
@@ -265,7 +267,7 @@ func notFound(stderr io.Writer, line uint, dir, name string) int {
 			why, status = "Permission denied", 126
 		}
 	}
-	fmt.Fprintf(stderr, "bash: line %d: %s: %s\n", line, name, why)
+	fmt.Fprintf(stderr, "%s: line %d: %s: %s\n", shell, line, name, why)
 	return status
 }
 

@@ -396,14 +396,19 @@ func (r *Runner) outf(format string, a ...any) {
 // of the statement that failed: `bash: line 3: x: readonly variable`.
 func (r *Runner) errf(format string, a ...any) {
 	if r.line > 0 {
-		name := r.shellName()
-		if r.funcErrName != "" && len(r.funcStack) > 0 {
-			name = r.funcErrName
-		}
 		format = "%s: line %d: " + format
-		a = append([]any{name, r.line}, a...)
+		a = append([]any{r.errName(), r.line}, a...)
 	}
 	fmt.Fprintf(r.stderr, format, a...)
+}
+
+// errName starts the interpreter's errors: $0, or in a function the name
+// [FuncErrorsName] gives.
+func (r *Runner) errName() string {
+	if r.funcErrName != "" && len(r.funcStack) > 0 {
+		return r.funcErrName
+	}
+	return r.shellName()
 }
 
 // shellName is $0: the script's name, or the interpreter's.
