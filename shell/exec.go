@@ -160,7 +160,7 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string, grant, effects approvals.Effects) (int, error) {
 	path, err := interp.LookPathDir(l.dir, expand.ListEnviron(l.env...), argv[0])
 	if err != nil {
-		status := notFound(l.stderr, hc.Line, l.dir, argv[0])
+		status := notFound(l.stderr, hc.ErrorName(), hc.Line, l.dir, argv[0])
 		return status, interp.ExitStatus(status)
 	}
 	env := append(append([]string(nil), l.env...), extra...)
@@ -256,8 +256,10 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 // notFound tells, in bash's words, why a program could not be started and
 // returns bash's status for it: these are the texts models know and act on
 // (`bash: line 3: rg: command not found`, 127), where the interpreter's own
-// would read `"rg": executable file not found in $PATH`.
-func notFound(stderr io.Writer, line uint, dir, name string) int {
+// would read `"rg": executable file not found in $PATH`. shell starts the
+// message as the interpreter's own: bash, a script file's name, or where a
+// function came from (environment).
+func notFound(stderr io.Writer, shell string, line uint, dir, name string) int {
 	why, status := "command not found", 127
 	if strings.Contains(name, "/") {
 		fi, err := os.Stat(absFrom(dir, name))
@@ -276,7 +278,7 @@ func notFound(stderr io.Writer, line uint, dir, name string) int {
 			why, status = "Permission denied", 126
 		}
 	}
-	fmt.Fprintf(stderr, "bash: line %d: %s: %s\n", line, name, why)
+	fmt.Fprintf(stderr, "%s: line %d: %s: %s\n", shell, line, name, why)
 	return status
 }
 
@@ -329,8 +331,10 @@ scan:
 	name := cmp.Or(l.argv0, l.argv[0]) // $0
 	// head names a line in a syntax error's message, as this shell does.
 	head := func(int) string { return l.argv[0] }
+	funcErrs := "main" // where bash says a script read from stdin is
 	switch {
 	case command:
+		funcErrs = "environment"
 		if len(rest) == 0 {
 			return usage(l, "-c: option requires an argument")
 		}
@@ -349,6 +353,7 @@ scan:
 		}
 		src, params, name = string(b), rest[1:], rest[0]
 		head = func(line int) string { return fmt.Sprintf("%s: line %d", name, line) }
+		funcErrs = "" // the file's name, as its other errors
 	default:
 		// The script comes from stdin: reading it may wait on an earlier
 		// stage of a pipeline, so this stage lets the pipeline's question go
@@ -383,7 +388,7 @@ scan:
 	f, stop := parse(src, name, lang, head)
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
-	r, err := x.runner(l.dir, l.env, hc.Umask, l.stdin, l.stdout, l.stderr, all...)
+	r, err := x.runner(l.dir, l.env, hc.Umask, l.stdin, l.stdout, l.stderr, funcErrs, all...)
 	if err != nil {
 		return err
 	}

@@ -253,7 +253,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	r, err := x.runner(o.Dir, env, interp.ProcessUmask(), nil, out.w, out.w)
+	r, err := x.runner(o.Dir, env, interp.ProcessUmask(), nil, out.w, out.w, "environment")
 	if err != nil {
 		x.procs.kill()
 		cancel()
@@ -271,7 +271,10 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 // runner makes an interpreter whose handlers all go through x: the
 // script's own interpreter, and the one of each `sh -c` payload the script
 // runs, which starts with the file mode mask of the script that runs it.
-func (x *Run) runner(dir string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
+// funcErrs names where the script's functions come from in their errors,
+// as bash does: environment for -c, main for standard input, "" for a file
+// (its name, $0).
+func (x *Run) runner(dir string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, funcErrs string, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
 	}
@@ -288,6 +291,7 @@ func (x *Run) runner(dir string, env []string, mask uint32, stdin io.Reader, std
 		interp.ReadDirHandler2(x.readDir),
 		interp.StatHandler(x.stat),
 		interp.AccessHandler(x.access),
+		interp.FuncErrorsName(funcErrs),
 	}
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))

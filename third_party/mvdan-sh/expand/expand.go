@@ -119,6 +119,11 @@ type Config struct {
 	// A pointer to a parameter expansion node, if we're inside one.
 	// Necessary for ${LINENO}.
 	curParam *syntax.ParamExp
+
+	// indirectList tells the expansion about to run that it is the target
+	// of a ${!ref} (ref='a[@]'): such a list is null for :- and :+ only
+	// when it has no elements, as in bash. It is cleared as it is read.
+	indirectList bool
 }
 
 // UnexpectedCommandError is returned if a command substitution is encountered
@@ -281,7 +286,14 @@ func Document(cfg *Config, word *syntax.Word) (string, error) {
 func Pattern(cfg *Config, word *syntax.Word) (string, error) {
 	// Quoted parentheses are quoted too: patterns may be matched with
 	// extended operators on.
-	return quotingMeta(cfg, word, func(s string) string { return pattern.QuoteMeta(s, pattern.ExtendedOperators) })
+	return quotingMeta(cfg, word, quotePattern)
+}
+
+// quotePattern quotes a quoted part of a pattern: its metacharacters, the
+// extended operators' too, and a ']', which must not close a bracket
+// expression the part is in (${x//[^'[]']} keeps only brackets, as in bash).
+func quotePattern(s string) string {
+	return strings.ReplaceAll(pattern.QuoteMeta(s, pattern.ExtendedOperators), "]", `\]`)
 }
 
 // Regexp expands a single shell word as the regular expression on the right
@@ -578,7 +590,7 @@ func (cfg *Config) escapedGlobField(parts []fieldPart) (escaped string, glob boo
 	sb := cfg.strBuilder()
 	for _, part := range parts {
 		if part.quote > quoteNone {
-			sb.WriteString(pattern.QuoteMeta(part.val, pattern.ExtendedOperators))
+			sb.WriteString(quotePattern(part.val))
 		} else {
 			sb.WriteString(part.val)
 		}
@@ -1069,7 +1081,7 @@ func (cfg *Config) wordFields(wps []syntax.WordPart, nested bool) ([][]fieldPart
 // $@ or ${arr[*]}, with star set for the "*" forms which join into a single
 // field when quoted. ok is false for any other parameter expansion.
 func (cfg *Config) listElems(pe *syntax.ParamExp) (elems []string, star, ok bool) {
-	if pe.Param == nil { // e.g. zsh's ${}; paramExp rejects it
+	if pe.Param == nil || pe.Invalid != "" { // e.g. zsh's ${}; paramExp rejects it
 		return nil, false, false
 	}
 
@@ -1135,6 +1147,9 @@ func nonNil(elems []string) []string {
 // unquotedElemFields returns the elements of an unquoted "*" or "@" list
 // expansion like $* or ${foo[@]}; ok is false for any other expansion.
 func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {
+	if pe.Invalid != "" {
+		return nil, false
+	}
 	if pe.Param != nil && indirect(pe) && cfg.Env.Get(pe.Param.Value).Kind != NameRef {
 		// ${!ref} with ref=@ or ref='a[@]' is a list too; an error is
 		// reported when paramExp expands it again.
@@ -1154,7 +1169,9 @@ func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {
 // parameter expansion that should be treated especially, like "${foo[@]}".
 // The result is nil for any other parameter expansion.
 func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
-	if pe == nil || pe.Param == nil || pe.Length || pe.Width || pe.IsSet {
+	byCount := cfg.indirectList
+	cfg.indirectList = false
+	if pe == nil || pe.Param == nil || pe.Length || pe.Width || pe.IsSet || pe.Invalid != "" {
 		return nil, nil
 	}
 	name := pe.Param.Value
@@ -1163,6 +1180,7 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		if err != nil || target == nil {
 			return nil, err
 		}
+		cfg.indirectList = true
 		return cfg.quotedElemFields(target)
 	}
 	if target, elem := cfg.elemRefTarget(pe); elem {
@@ -1202,13 +1220,16 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		return nil, nil
 	}
 	if elems, star, ok := cfg.listElems(pe); ok {
+		// "${a[@]:-word}" is the word or the list, as a whole: the list
+		// is null when its elements joined are, with a space ("${a[*]}"
+		// with IFS's first character), as in bash.
+		joined := strings.Join(elems, " ")
+		if star {
+			joined = cfg.ifsJoin(elems)
+		}
+		null := joined == "" && (!byCount || len(elems) == 0)
 		if overridingUnset(pe) {
-			// "${a[@]:-word}" is the word or the list, as a whole.
-			joined := strings.Join(elems, " ")
-			if star {
-				joined = cfg.ifsJoin(elems)
-			}
-			unset, null := len(elems) == 0, joined == ""
+			unset := len(elems) == 0
 			useWord := false
 			switch pe.Exp.Op {
 			case syntax.DefaultUnset, syntax.AssignUnset, syntax.ErrorUnset:
@@ -1228,7 +1249,7 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 			}
 		}
 		// Operators like "${foo[@]#prefix}" apply to each element.
-		elems, err := cfg.perElemOps(pe, elems)
+		elems, err := cfg.perElemOps(pe, elems, null)
 		if err != nil {
 			return nil, err
 		}

@@ -80,10 +80,15 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 // used it returns that word unexpanded, so that an unquoted ${x:-'a b'}
 // can keep its quoted parts whole when split into fields.
 func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *syntax.Word, error) {
+	byCount := cfg.indirectList
+	cfg.indirectList = false
 	oldParam := cfg.curParam
 	cfg.curParam = pe
 	defer func() { cfg.curParam = oldParam }()
 
+	if pe.Invalid != "" {
+		return "", nil, BadSubstError{Text: pe.Invalid}
+	}
 	if pe.Param == nil { // e.g. zsh's ${}
 		return "", nil, fmt.Errorf("unsupported")
 	}
@@ -92,6 +97,7 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 		if err != nil || target == nil {
 			return "", nil, err
 		}
+		cfg.indirectList = true
 		str, word, err := cfg.paramExpOrWord(target, quoted)
 		if ue, ok := err.(UnsetParameterError); ok {
 			// bash names the reference: !x: unbound variable
@@ -276,7 +282,16 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 		str = join(elems)
 	case pe.Exp != nil:
 		op := pe.Exp.Op
-		if overridingUnset(pe) && !wordUsed(op, set, str == "") {
+		null := str == ""
+		switch {
+		case indexAllElements && byCount && quoted:
+			null = len(elems) == 0
+		case indexAllElements && !quoted:
+			// An unquoted ${a[*]:-word} is null as ${a[@]:-word} is:
+			// its elements joined with a space are (bash 5.2).
+			null = strings.Join(elems, " ") == ""
+		}
+		if overridingUnset(pe) && !wordUsed(op, set, null) {
 			// The word is expanded only when used, as in bash:
 			// ${x:-$((i++))} leaves i as it is when x is set.
 			break
@@ -333,20 +348,37 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 				// ${var@a} returns variable attribute flags.
 				// We use orig (before nameref resolve) for the attributes.
 				str = orig.Flags()
+				if name == "@" || name == "*" {
+					str = "" // the positional parameters have none
+				}
 			case "A":
 				// ${var@A} returns a declare statement that recreates the variable.
-				flags := orig.Flags()
-				quoted, err := syntax.Quote(str, syntax.LangBash)
-				if err != nil {
-					return "", nil, err
+				if !set {
+					str = ""
+					break
 				}
+				flags := orig.Flags()
 				if flags == "" {
-					str = fmt.Sprintf("%s=%s", name, quoted)
+					str = fmt.Sprintf("%s=%s", name, quoteValue(str))
 				} else {
-					str = fmt.Sprintf("declare -%s %s=%s", flags, name, quoted)
+					str = fmt.Sprintf("declare -%s %s=%s", flags, name, quoteValue(str))
 				}
 			case "K", "k":
-				// TODO: implement, like @A but listing keys for assoc arrays.
+				// An array's keys and values (${a[@]@K} is 0 "x" 1 "y"),
+				// else quoted as by @Q.
+				if pairs, ok := keyValues(arg, vr, indexAllElements && name != "@" && name != "*"); ok {
+					str = strings.Join(pairs, " ")
+					break
+				}
+				if !set {
+					str = ""
+					break
+				}
+				out := make([]string, len(elems))
+				for i, elem := range elems {
+					out[i] = quoteValue(elem)
+				}
+				str = join(out)
 			default:
 				panic(fmt.Sprintf("unexpected @%s param expansion", arg))
 			}
@@ -418,8 +450,9 @@ func removePattern(str, pat string, fromEnd, shortest bool, mode pattern.Mode) s
 // variable's list of elements.
 
 // perElemOps applies pattern removal, replacement, or case conversion to
-// each element, leaving them unchanged for any whole-expansion operator.
-func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, error) {
+// each element, leaving them unchanged for any whole-expansion operator;
+// null tells whether the list is null, for `:-` and `:+`.
+func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string, null bool) ([]string, error) {
 	switch {
 	case pe.Repl != nil:
 		return cfg.replaceElems(pe.Repl, elems)
@@ -429,7 +462,7 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 			syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
 			// "${a[@]-x}" is a's elements when a has any, else the one
 			// field x; "${a[@]+x}" is x when it has, else no field.
-			if !wordUsed(op, len(elems) > 0, strings.Join(elems, "") == "") {
+			if !wordUsed(op, len(elems) > 0, null) {
 				if op == syntax.AlternateUnset || op == syntax.AlternateUnsetOrNull {
 					return []string{}, nil
 				}
@@ -463,13 +496,79 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 			case "a": // "${a[@]@a}" gives the array's attributes once for each
 				out := make([]string, len(elems))
 				for i := range elems {
-					out[i] = cfg.Env.Get(pe.Param.Value).Flags()
+					if name := pe.Param.Value; name != "@" && name != "*" {
+						out[i] = cfg.Env.Get(name).Flags()
+					}
+				}
+				return out, nil
+			case "K", "k":
+				if name := pe.Param.Value; name != "@" && name != "*" {
+					if pairs, ok := keyValues(arg, cfg.Env.Get(name), true); ok {
+						if arg == "K" { // one field, as bash gives it
+							return []string{strings.Join(pairs, " ")}, nil
+						}
+						return pairs, nil
+					}
+				}
+				out := make([]string, len(elems))
+				for i, elem := range elems {
+					out[i] = quoteValue(elem)
 				}
 				return out, nil
 			}
 		}
 	}
 	return elems, nil
+}
+
+// DeclareQuote quotes a value as declare -p and ${a[@]@K} do: in double
+// quotes, or $'…' when it holds control characters.
+func DeclareQuote(s string) string {
+	if strings.ContainsFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+		return QuoteANSIC(s)
+	}
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`, "`", "\\`")
+	return `"` + r.Replace(s) + `"`
+}
+
+// DeclareKey is an associative array's key as declare -p and ${A[@]@K}
+// show it: quoted as [DeclareQuote] does when empty or when it holds one
+// of bash's shell metacharacters.
+func DeclareKey(k string) string {
+	if k == "" || strings.ContainsAny(k, " \t\n\"'\\$`|&;()<>*?[]!{}~#") {
+		return DeclareQuote(k)
+	}
+	return k
+}
+
+// keyValues is an array's keys and values in turn, for ${a[@]@K} (the
+// values quoted as declare -p does, an associative array's list ending in
+// a space, as in bash) and ${a[@]@k} (as they are); ok is false when vr
+// is not an array or whole is false (${a[0]@K} is quoted as by @Q).
+func keyValues(op string, vr Variable, whole bool) (pairs []string, ok bool) {
+	quote := func(s string) string { return s }
+	key := quote
+	if op == "K" {
+		quote, key = DeclareQuote, DeclareKey
+	}
+	switch {
+	case !whole:
+		return nil, false
+	case vr.Kind == Indexed:
+		for i, k := range vr.indexedKeys() {
+			pairs = append(pairs, k, quote(vr.List[i]))
+		}
+	case vr.Kind == Associative:
+		for _, k := range vr.AssocKeys() {
+			pairs = append(pairs, key(k), quote(vr.Map[k]))
+		}
+		if op == "K" && len(pairs) > 0 {
+			pairs[len(pairs)-1] += " "
+		}
+	default:
+		return nil, false
+	}
+	return pairs, true
 }
 
 // quoteValue quotes a value as ${x@Q} does in bash: in single quotes, or
@@ -811,6 +910,15 @@ func AssocKey(cfg *Config, idx syntax.ArithmExpr) (string, error) {
 	}
 	return "", fmt.Errorf("bad array subscript")
 }
+
+// BadSubstError is a ${…} that bash reads but cannot expand, like ${a&}
+// ([syntax.ParamExp.Invalid]); as in bash, the command fails with the rest
+// of its line.
+type BadSubstError struct {
+	Text string
+}
+
+func (e BadSubstError) Error() string { return e.Text + ": bad substitution" }
 
 // IndirectError is a ${!ref} whose reference is unset or names no
 // variable; as in bash, the command fails with the rest of its line.

@@ -145,6 +145,10 @@ type Runner struct {
 
 	filename string // only if Node was a File
 
+	// funcErrName starts the errors of the commands in a function, as
+	// bash names where the function came from ([FuncErrorsName]).
+	funcErrName string
+
 	// rand is the pseudo-random number generator behind the RANDOM variable,
 	// only set once RANDOM has been assigned to in order to seed it.
 	rand *mathrand.Rand
@@ -430,6 +434,18 @@ func Env(env expand.Environ) RunnerOption {
 			env = expand.ListEnviron(os.Environ()...)
 		}
 		r.Env = env
+		return nil
+	}
+}
+
+// FuncErrorsName sets the name that starts the errors of the commands run
+// in a function, where the script's $0 starts the others: bash names where
+// the function was defined, "environment" for a script given with -c and
+// "main" for one read from standard input (bash -c 'f() { cd /x; }; f'
+// prints environment: line 1: cd: …). Empty, the default, is $0 (tandem).
+func FuncErrorsName(name string) RunnerOption {
+	return func(r *Runner) error {
+		r.funcErrName = name
 		return nil
 	}
 }
@@ -1189,6 +1205,7 @@ func (r *Runner) Reset() {
 		limits:         r.limits,
 		mask:           r.origMask,
 		origMask:       r.origMask,
+		funcErrName:    r.funcErrName,
 
 		// These can be set by functions like [Dir] or [Params], but
 		// builtins can overwrite them; reset the fields to whatever the
@@ -1424,6 +1441,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
 		inFunc:         r.inFunc,                 // `local` in a function's pipeline
 		filename:       r.filename,
+		funcErrName:    r.funcErrName,
 		opts:           r.opts,
 		usedNew:        r.usedNew,
 		exit:           r.exit,

@@ -397,33 +397,19 @@ func declareLine(name string, vr expand.Variable) string {
 			if vr.Indexes != nil {
 				idx = vr.Indexes[i]
 			}
-			fmt.Fprintf(&b, "[%d]=%s", idx, declareQuote(v))
+			fmt.Fprintf(&b, "[%d]=%s", idx, expand.DeclareQuote(v))
 		}
 		b.WriteString(")")
 	case expand.Associative:
 		b.WriteString("=(")
 		for _, k := range vr.AssocKeys() {
-			key := k
-			if k == "" || strings.ContainsAny(k, " \t\n\"'\\$`|&;()<>*?[]!{}~#") { // bash's shell metacharacters
-				key = declareQuote(k)
-			}
-			fmt.Fprintf(&b, "[%s]=%s ", key, declareQuote(vr.Map[k]))
+			fmt.Fprintf(&b, "[%s]=%s ", expand.DeclareKey(k), expand.DeclareQuote(vr.Map[k]))
 		}
 		b.WriteString(")")
 	default:
-		fmt.Fprintf(&b, "=%s", declareQuote(vr.Str))
+		fmt.Fprintf(&b, "=%s", expand.DeclareQuote(vr.Str))
 	}
 	return b.String()
-}
-
-// declareQuote quotes a value as declare -p does: in double quotes, or
-// $'…' when it holds control characters.
-func declareQuote(s string) string {
-	if strings.ContainsFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
-		return expand.QuoteANSIC(s)
-	}
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`, "`", "\\`")
-	return `"` + r.Replace(s) + `"`
 }
 
 // listSet is set without arguments: each set variable as NAME=VALUE,

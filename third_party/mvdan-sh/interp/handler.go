@@ -101,6 +101,17 @@ type HandlerContext struct {
 	LastExitStatus int
 }
 
+// ErrorName is the name the interpreter starts its own errors with where
+// the handler runs (before `: line N: `): the script's $0, or in a
+// function the name [FuncErrorsName] gives, so that a handler's errors
+// read as the interpreter's (tandem).
+func (hc HandlerContext) ErrorName() string {
+	if hc.runner == nil {
+		return "gosh"
+	}
+	return hc.runner.errName()
+}
+
 // CallHandlerFunc is a handler which runs on every [syntax.CallExpr].
 // It is called once variable assignments and field expansion have occurred.
 // The context includes a [HandlerContext] value.

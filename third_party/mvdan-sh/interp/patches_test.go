@@ -455,7 +455,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"set -u; echo $- $SHELLOPTS; SHELLOPTS=x; echo no", "huBc braceexpand:hashall:interactive-comments:nounset\ngosh: line 1: SHELLOPTS: readonly variable\n"},
 		{"_s='a b' _q=\"it's\" _e=; _a=(1 '2 3'); set | grep '^_[a-z]'", "_a=([0]=\"1\" [1]=\"2 3\")\n_e=\n_q='it'\\''s'\n_s='a b'\n"},
 		{"set + a; echo \"[$*]\"; set - +; echo \"[$*]\"; set + -; echo \"[$*]\"", "[a]\n[+]\n[+]\n"},
-		{"(set -eu; echo $x; echo no); echo $?; (set -u; echo $x); echo $?", "gosh: line 1: x: unbound variable\n1\ngosh: line 1: x: unbound variable\n127\n"},
+		{"(set -eu; echo $x; echo no); echo $?; (set -u; echo $x); echo $?", "gosh: line 1: x: unbound variable\n1\ngosh: line 1: x: unbound variable\n1\n"},
 		{"set -x; echo '' 'b c' \"it's\"", "+ echo '' 'b c' 'it'\\''s'\n b c it's\n"},
 		{"shopt -s progcomp autocd xpg_echo; echo $? 'a\\tb'", "0 a\tb\n"},
 	},
@@ -505,6 +505,30 @@ var patchCases = map[string][]struct{ script, want string }{
 	"arrays before a command as bash 5.2": {
 		{"a=(1 2) b=([k]=v) sh -c 'echo \"$a $b\"'; echo ${a-unset}", "(1 2) ([k]=v)\nunset\n"},
 		{"a=(0 1); a[0 + 1]=x sh -c 'echo ran'; echo $? ${a[@]}", "gosh: line 1: `a[0 + 1]': not a valid identifier\nran\n0 0 1\n"},
+	},
+	"bad substitutions when they run": {
+		{"echo ${a&}; echo same line\necho next $?", "gosh: line 1: ${a&}: bad substitution\nnext 1\n"},
+		{"x=abc; echo ${#x-d}\necho ${x:}\n(echo ${#x:1}; echo no); echo $?", "gosh: line 1: ${#x-d}: bad substitution\ngosh: line 2: ${x:}: bad substitution\ngosh: line 3: ${#x:1}: bad substitution\n1\n"},
+		{"x=abc; a=(1 2 3); echo \"${x: }\" \"[${x:1:}]\" ${a[@]::} ${a[@]: -1}", "abc [] 3\n"},
+		{"echo \"${a:-\"${c&}\"}\"; echo no\necho ${!a&} ${x*}", "gosh: line 1: ${c&}: bad substitution\ngosh: line 2: ${!a&}: bad substitution\n"},
+		{"f() { echo \"${s:1:}\" ${s: } ${x////c}; echo ${a&}; }\ndeclare -f f; s=abc x=/a; f", "f () \n{ \n    echo \"${s:1:}\" ${s: } ${x////c};\n    echo ${a&}\n}\n abc ca\ngosh: line 1: ${a&}: bad substitution\n"},
+	},
+	"a slash starting the pattern of ${x/pat/with}": {
+		{"x=/a/b; echo ${x////-} ${x///} ${x//'/'/+} ${x/#//+} ${x///a/}", "-a-b ab +a+b /+/a/b /b\n"},
+	},
+	"${x@K}, ${x@A} and lists as bash 5.2": {
+		{"x=x e=; echo ${x@K} ${e@K} ${u@K} ${x@k} ${x@A} ${e@A} ${u@A}; declare -r x; echo ${x@A}", "'x' '' 'x' x='x' e=''\ndeclare -r x='x'\n"},
+		{"a=(x 'y z'); declare -A A=([k]=v); printf '[%s]' \"${a[@]@K}\" \"${a[@]@k}\" \"${A[@]@K}\"; echo", "[0 \"x\" 1 \"y z\"][0][x][1][y z][k \"v\" ]\n"},
+		{"set -- a b; printf '[%s]' \"${@@a}\" ${@@a} \"${@@K}\"; echo", "[][]['a']['b']\n"},
+		{"a=('' ''); IFS=; echo \"[${a[@]:-w}][${a[*]:-w}]\"; printf '[%s]' ${a[*]:-w} ${*:-w}; echo", "[ ][w]\n[w]\n"},
+		{"set -u; (echo $u); echo $?", "gosh: line 1: u: unbound variable\n1\n"},
+		{"a=(''); r='a[@]'; s='a[*]'; echo \"[${!r:-w}][${!s:+p}]\" ${!r:-u}; a=(); echo \"[${!r:-w}]\"", "[][p] u\n[w]\n"},
+	},
+	"the word of >& and <& made one field": {
+		{"set -- 2 3; echo hi 1>& \"$@\"; echo $?; x='1 2'; echo hi >&$x; set -- 1; echo hi >& \"$@\"", "gosh: line 1: \"$@\": ambiguous redirect\n1\ngosh: line 1: $x: ambiguous redirect\nhi\n"},
+	},
+	"a quoted ] in a bracket expression": {
+		{"p='^++--hello.,world<>[]'; echo ${p//[^'><+-.,[]']}; x='a]b'; echo ${x//[\"]\"]/-} ${x//[^\"]\"]/.}", "++--.,<>[]\na-b .].\n"},
 	},
 }
 
@@ -956,5 +980,28 @@ func TestArrayElemAppendPrints(t *testing.T) {
 	}
 	if out.String() != script {
 		t.Errorf("printed %q, want %q", out.String(), script)
+	}
+}
+
+// An error inside a function starts with the name FuncErrorsName gives
+// (bash's environment for a -c script), the script's others with $0.
+func TestFuncErrorsName(t *testing.T) {
+	f, err := syntax.NewParser().Parse(strings.NewReader("f() {\n  echo ${a&}\n}\nf\necho ${b&}\n"), "bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{
+		"environment": "environment: line 2: ${a&}: bad substitution\nbash: line 5: ${b&}: bad substitution\n",
+		"":            "bash: line 2: ${a&}: bad substitution\nbash: line 5: ${b&}: bad substitution\n",
+	} {
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.FuncErrorsName(name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Run(context.Background(), f)
+		if got := out.String(); got != want {
+			t.Errorf("FuncErrorsName(%q): got %q, want %q", name, got, want)
+		}
 	}
 }

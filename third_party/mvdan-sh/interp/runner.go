@@ -278,9 +278,10 @@ func (r *Runner) expandErr(err error) {
 		r.exit.fatal(err)
 	case unsetParam:
 		// Fatal in a shell that is not interactive, with bash's status:
-		// 127, or 1 under set -e, which ends the shell first.
+		// 127, or 1 under set -e, which ends the shell first, or in a
+		// subshell, which exits with 1 ((echo $u); echo $? prints 1).
 		r.exit.code = 127
-		if r.opts[optErrExit] {
+		if r.opts[optErrExit] || r.subshellLevel > 0 {
 			r.exit.code = 1
 		}
 		r.exit.exiting = true
@@ -295,7 +296,7 @@ func (r *Runner) expandErr(err error) {
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
-	case errors.As(err, new(expand.IndirectError)):
+	case errors.As(err, new(expand.IndirectError)), errors.As(err, new(expand.BadSubstError)):
 		// As in bash, the command fails with the rest of its line.
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
@@ -407,9 +408,18 @@ func (r *Runner) outf(format string, a ...any) {
 func (r *Runner) errf(format string, a ...any) {
 	if r.line > 0 {
 		format = "%s: line %d: " + format
-		a = append([]any{r.shellName(), r.line}, a...)
+		a = append([]any{r.errName(), r.line}, a...)
 	}
 	fmt.Fprintf(r.stderr, format, a...)
+}
+
+// errName starts the interpreter's errors: $0, or in a function the name
+// [FuncErrorsName] gives.
+func (r *Runner) errName() string {
+	if r.funcErrName != "" && len(r.funcStack) > 0 {
+		return r.funcErrName
+	}
+	return r.shellName()
 }
 
 // shellName is $0: the script's name, or the interpreter's.
@@ -1374,10 +1384,10 @@ var errRedirExpansion = errors.New("a redirection's word failed to expand")
 // redirTarget expands the word of a redirection as bash does, with brace
 // expansion, word splitting and globbing: it must make one word (`> $f`
 // with f='a b', `> x-{1,2}` and a glob of two files are ambiguous).
-// The words of <&, >& and here-strings are not split.
+// The words of <& and >& too (`>& "$@"` of two parameters is ambiguous);
+// a here-string's word is not split.
 func (r *Runner) redirTarget(rd *syntax.Redirect) (string, error) {
-	switch rd.Op {
-	case syntax.DplIn, syntax.DplOut, syntax.WordHdoc:
+	if rd.Op == syntax.WordHdoc {
 		return r.literal(rd.Word), nil
 	}
 	fields := r.fields(rd.Word)

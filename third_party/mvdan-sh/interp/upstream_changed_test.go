@@ -170,6 +170,9 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: printf '\\x'":                                                      {want: "gosh: line 1: printf: missing hex digit for \\x\n\\x", why: whyPrintfBash},
 	"TestRunnerRun: set -aefu; echo $-":                                                {want: "aefhuBc\n", why: whyOptions},
 	"TestRunnerRun: echo $(GOSH_CMD=foo_null_bar $GOSH_PROG)":                          {want: "gosh: line 1: warning: command substitution: ignored null byte in input\nfoobar\n", why: whyNul},
+	"TestRunnerRun: a=foo; echo \"<${a@K}><${a@k}>\"":                                  {want: "<'foo'><'foo'>\n", why: whyTransform},
+	"TestRunnerRun: export e=1; echo \"${e@A}\"":                                       {want: "declare -x e='1'\n", why: whyTransform},
+	"TestRunnerRun: a=hello; echo \"${a@A}\"":                                          {want: "a='hello'\n", why: whyTransform},
 }
 
 // Why each case differs: the patches of the README's table.
@@ -206,6 +209,7 @@ const (
 	whyOptions       = "options as bash 5.2: $- holds h and B, always on here, and c, as bash -c has it, in bash's order"
 	whyReadName      = "read into an array's element as bash 5.2: read takes a[i] as a name, and an invalid one is bash's `0ab': not a valid identifier, status 1"
 	whyNul           = "NUL bytes as bash 5.2: a command substitution that drops NUL bytes warns, as bash does"
+	whyTransform     = "${x@K}, ${x@k} and ${x@A} as bash 5.2: a scalar's value quoted as by ${x@Q}, always ('foo', a='hello')"
 )
 
 type changedCase struct {

@@ -275,7 +275,7 @@ func (p *Parser) nextKeepSpaces() {
 			p.advanceLitHdoc(r)
 		}
 	case paramExpRepl:
-		if r == '/' {
+		if r == '/' && !p.replLeadSlash {
 			p.rune()
 			p.tok = slash
 			break
@@ -1115,7 +1115,9 @@ loop:
 				break loop
 			}
 		case '/':
-			if p.quote != paramExpExp {
+			if p.replLeadSlash {
+				p.replLeadSlash = false // only the first
+			} else if p.quote != paramExpExp {
 				break loop
 			}
 		case ':', '=', '%', '^', ',', '?', '!', '~', '*':

@@ -536,6 +536,11 @@ type Parser struct {
 	rxOpenParens int
 	rxFirstPart  bool
 
+	// replLeadSlash is set while lexing the first token of a ${x/pat/with}
+	// pattern that starts with '/': bash reads that slash as the pattern's
+	// (tandem: ${x////c} replaces each slash with c).
+	replLeadSlash bool
+
 	accComs []Comment
 	curComs *[]Comment
 
@@ -1624,6 +1629,11 @@ zshPrefixLoop:
 		return pe
 	}
 	if p.tok != _EOF && (pe.Length || pe.Width || pe.IsSet) {
+		if p.lang.in(langBashLike) {
+			return p.badSubst(pe, old, p.tokenText(), func() {
+				p.curErr("cannot combine multiple parameter expansion operators")
+			})
+		}
 		p.curErr("cannot combine multiple parameter expansion operators")
 	}
 	switch p.tok {
@@ -1631,7 +1641,9 @@ zshPrefixLoop:
 		p.checkLang(p.pos, langBashLike|LangMirBSDKorn|LangZsh, "search and replace")
 		pe.Repl = &Replace{All: p.tok == dblSlash}
 		p.quote = paramExpRepl
+		p.replLeadSlash = p.r == '/' && p.lang.in(langBashLike)
 		p.next()
+		p.replLeadSlash = false
 		pe.Repl.Orig = p.getWord()
 		p.quote = paramExpExp
 		if p.got(slash) {
@@ -1667,12 +1679,26 @@ zshPrefixLoop:
 		pe.Slice = &Slice{}
 		colonPos := p.pos
 		p.quote = paramExpSlice
-		if p.next(); p.tok != colon {
+		if p.next(); p.tok == rightBrace && p.lang.in(langBashLike) {
+			if p.pos.Offset() == colonPos.Offset()+1 {
+				// ${s:} is a bad substitution when it runs, as in bash
+				pe.Slice = nil
+				pe.Invalid = p.badSubstHead(pe) + ":}"
+			} else {
+				// ${s: } is ${s:0}; the space keeps it printed as written
+				pe.Slice.Offset = &Word{Parts: []WordPart{&Lit{Value: " "}}}
+			}
+		} else if p.tok != colon {
 			pe.Slice.Offset = p.followArithm(colon, colonPos)
 		}
 		colonPos = p.pos
 		if p.got(colon) {
-			pe.Slice.Length = p.followArithm(colon, colonPos)
+			if p.tok == rightBrace && p.lang.in(langBashLike) {
+				// ${a::} and ${a:1:} have length 0 in bash
+				pe.Slice.Length = &Word{Parts: []WordPart{&Lit{}}}
+			} else {
+				pe.Slice.Length = p.followArithm(colon, colonPos)
+			}
 		}
 		// Need to use a different matched style so arithm errors
 		// get reported correctly
@@ -1685,12 +1711,23 @@ zshPrefixLoop:
 		pe.Exp = p.paramExpExp()
 	case at, star:
 		switch {
+		case p.tok == star && !pe.Excl && p.lang.in(langBashLike):
+			return p.badSubst(pe, old, "*", func() {
+				p.curErr("not a valid parameter expansion operator: %#q", p.tok)
+			})
 		case p.tok == star && !pe.Excl:
 			p.curErr("not a valid parameter expansion operator: %#q", p.tok)
 		case pe.Excl && p.r == '}':
 			p.checkLang(pe.Pos(), langBashLike, "`${!foo%s}`", p.tok)
 			pe.Names = ParNamesOperator(p.tok)
 			p.next()
+		case p.tok == at && p.lang.in(langBashLike) && p.r != runeEOF &&
+			(!strings.ContainsRune("QEPAKaUuLk", p.r) || p.peek() != '}' && p.peek() != utf8.RuneSelf):
+			// bash takes one of these letters, then the closing brace
+			litPos := p.nextPos()
+			return p.badSubst(pe, old, "@", func() {
+				p.posErr(litPos, "@ expansion operator requires a literal")
+			})
 		case p.tok == at:
 			p.checkLang(p.pos, langBashLike|LangMirBSDKorn, "this expansion operator")
 			fallthrough
@@ -1702,15 +1739,21 @@ zshPrefixLoop:
 		pe.Exp = p.paramExpExp()
 	case _EOF:
 	default:
-		if paramNameRune(tokRune) {
-			if pe.Param != nil {
-				p.curErr("%#q cannot be followed by a word", pe.Param.Value)
+		fail := func() {
+			if paramNameRune(tokRune) {
+				if pe.Param != nil {
+					p.curErr("%#q cannot be followed by a word", pe.Param.Value)
+				} else {
+					p.curErr("nested parameter expansion cannot be followed by a word")
+				}
 			} else {
-				p.curErr("nested parameter expansion cannot be followed by a word")
+				p.curErr("not a valid parameter expansion operator: %#q", string(tokRune))
 			}
-		} else {
-			p.curErr("not a valid parameter expansion operator: %#q", string(tokRune))
 		}
+		if p.lang.in(langBashLike) {
+			return p.badSubst(pe, old, "", fail)
+		}
+		fail()
 	}
 	if p.tok != _EOF && p.tok != rightBrace {
 		p.tok = p.paramToken(p.r)
@@ -1718,6 +1761,63 @@ zshPrefixLoop:
 	p.quote = old
 	pe.Rbrace = p.matched(pe.Dollar, dollBrace, rightBrace)
 	return pe
+}
+
+// badSubst ends a ${…} that bash reads but cannot expand, the parser
+// standing past the token it cannot take (read, its text): it reads the rest as bash does,
+// to the matching '}' outside quotes, and keeps the whole text in
+// pe.Invalid, so that the expansion fails when it runs ("${a&}: bad
+// substitution") and the rest of the script still runs, as in bash. When
+// the script ends first, fail reports what stood past the name.
+func (p *Parser) badSubst(pe *ParamExp, old quoteState, read string, fail func()) *ParamExp {
+	var text strings.Builder
+	text.WriteString(p.badSubstHead(pe))
+	text.WriteString(read)
+	depth, quote := 0, rune(0)
+	for ; ; p.rune() {
+		switch r := p.r; {
+		case r == runeEOF:
+			fail() // the error of what stood there, as when not read as bash does
+			p.tok = _EOF
+			return pe
+		case r == escNewl:
+			continue
+		case r == '\\' && quote != '\'':
+			text.WriteRune(r)
+			if p.rune() == runeEOF {
+				continue
+			}
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == '{':
+			depth++
+		case r == '}':
+			if depth == 0 {
+				text.WriteByte('}')
+				pe.Invalid = text.String()
+				pe.Rbrace = p.nextPos()
+				p.rune()
+				p.quote = old
+				p.next()
+				return pe
+			}
+			depth--
+		}
+		text.WriteRune(p.r)
+	}
+}
+
+// badSubstHead is the text of pe read so far, as in ${#a[1].
+func (p *Parser) badSubstHead(pe *ParamExp) string {
+	head := *pe
+	head.Short, head.Slice, head.Repl, head.Exp = false, nil, nil, nil
+	var sb strings.Builder
+	NewPrinter().Print(&sb, &head)
+	return strings.TrimSuffix(sb.String(), "}")
 }
 
 // paramNameStart reports whether a parameter name can begin after a prefix rune

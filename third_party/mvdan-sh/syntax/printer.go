@@ -771,6 +771,10 @@ func (p *Printer) paramExp(pe *ParamExp) {
 		p.wroteIndex(pe.Index)
 		return
 	}
+	if pe.Invalid != "" {
+		p.w.WriteString(pe.Invalid)
+		return
+	}
 	p.w.WriteByte('$')
 	if !pe.Short {
 		p.w.WriteByte('{')
