@@ -316,8 +316,9 @@ scan:
 	var src string
 	var params []string
 	name := l.argv[0] // $0
-	// head names a line in a syntax error's message, as this shell does.
-	head := func(int) string { return l.argv[0] }
+	// head names a line in a syntax error's message, as this shell does
+	// (a script read from stdin: `bash: line 2`).
+	head := func(line int) string { return fmt.Sprintf("%s: line %d", l.argv[0], line) }
 	switch {
 	case command:
 		if len(rest) == 0 {

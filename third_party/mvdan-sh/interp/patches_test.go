@@ -435,6 +435,15 @@ var patchCases = map[string][]struct{ script, want string }{
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
 	},
+	"[[ ]] as bash 5.2 parses it": {
+		{"[[ '' && x || y ]]; echo $?; [[ x || '' && '' ]]; echo $?", "0\n0\n"},
+		{"[[ ! a && '' ]]; echo $?; [[ ! a == b && x ]]; echo $?; [[ ! ! a && b ]]; echo $?", "1\n0\n0\n"},
+		{"[[ (a) && ! (b == c) ]]; echo $?", "0\n"},
+	},
+	"=~ refuses what POSIX regcomp refuses": {
+		{"[[ { =~ { ]]; echo $?; [[ a{ =~ a{ ]]; echo $?; [[ a =~ (a|{) ]]; echo $?", "2\n2\n2\n"},
+		{"[[ aa =~ ^a{2}$ ]]; echo $?; [[ '{' =~ [{] ]]; echo $?; [[ 'a{' =~ a\\{ ]]; echo $?; [[ 'a{' =~ 'a{' ]]; echo $?", "0\n0\n0\n0\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {
@@ -744,17 +753,20 @@ func TestExtGlobWords(t *testing.T) {
 
 // RunBeforeSyntaxError runs the statements before a syntax error, then
 // prints the message and exits with status 2 before the EXIT trap runs, as
-// bash does; statements that exit first never reach it.
+// bash does; statements that exit first never reach it. After an error
+// inside `[[ ]]`, bash keeps the last command's status.
 func TestRunBeforeSyntaxError(t *testing.T) {
 	const msg = "gosh: -c: line 3: syntax error near unexpected token `fi'\n"
 	for _, c := range []struct {
 		script, want string
+		keepStatus   bool
 		status       int
 		reached      bool
 	}{
-		{"trap 'echo bye $?' EXIT\necho a\n", "a\n" + msg + "bye 2\n", 2, true},
-		{"echo a; exit 3\n", "a\n", 3, false},
-		{"set -e; false; echo no\n", "", 1, false},
+		{"trap 'echo bye $?' EXIT\necho a\n", "a\n" + msg + "bye 2\n", false, 2, true},
+		{"echo a; exit 3\n", "a\n", false, 3, false},
+		{"set -e; false; echo no\n", "", false, 1, false},
+		{"trap 'echo bye $?' EXIT\n(exit 3)\n", msg + "bye 3\n", true, 3, true},
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
 		if err != nil {
@@ -765,7 +777,7 @@ func TestRunBeforeSyntaxError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reached, err := r.RunBeforeSyntaxError(context.Background(), f, msg)
+		reached, err := r.RunBeforeSyntaxError(context.Background(), f, msg, c.keepStatus)
 		var status interp.ExitStatus
 		errors.As(err, &status)
 		if out.String() != c.want || int(status) != c.status || reached != c.reached || !r.Exited() {
@@ -794,6 +806,45 @@ func TestParseErrorToken(t *testing.T) {
 		}
 		if got := pe.Token + " " + pe.TokenPos.String(); got != want {
 			t.Errorf("%q: token %q, want %q", in, got, want)
+		}
+	}
+}
+
+// An error inside [[ ]] carries bash's own messages for it, one more for
+// each ( it is inside, and none where bash prints none.
+func TestCondParseErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"[[ ]]":             "",
+		"[[ ! ]]":           "",
+		"[[ a && ]]":        "",
+		"[[ ) ]]":           "1:4 unexpected token `)' in conditional command",
+		"[[ && ]]":          "1:4 unexpected token `&&' in conditional command",
+		"[[ a $op a ]]":     "1:6 conditional binary operator expected",
+		"[[ a 3< b ]]":      "1:6 conditional binary operator expected",
+		"[[ a ; ]]":         "1:6 unexpected token `;', conditional binary operator expected",
+		"[[ -f < ]]":        "1:7 unexpected argument `<' to conditional unary operator",
+		"[[ -z ]]":          "1:7 unexpected argument `]]' to conditional unary operator",
+		"[[ a == ]]":        "1:9 unexpected argument `]]' to conditional binary operator",
+		"[[ -z '>' -- ]]":   "1:1 syntax error in conditional expression",
+		"[[ a =~ c a ]]":    "1:1 syntax error in conditional expression",
+		"[[ (a) < b ]]":     "1:1 syntax error in conditional expression: unexpected token `<'",
+		"[[ x =~ ; ]]":      "1:9 syntax error in conditional expression: unexpected token `;'",
+		"[[ ( a ]]":         "1:4 unexpected token `]]', expected `)'",
+		"[[ ( ( a b ) ) ]]": "1:10 conditional binary operator expected|1:6 expected `)'|1:4 expected `)'",
+		"[[ ( ( a ) b ) ]]": "1:4 expected `)'",
+	} {
+		_, err := syntax.NewParser().Parse(strings.NewReader(in+"\n"), "")
+		var pe syntax.ParseError
+		if !errors.As(err, &pe) || !pe.Cond {
+			t.Errorf("%q: %#v, want an error inside [[ ]]", in, err)
+			continue
+		}
+		var msgs []string
+		for _, m := range pe.CondMsgs {
+			msgs = append(msgs, m.Pos.String()+" "+m.Text)
+		}
+		if got := strings.Join(msgs, "|"); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
 		}
 	}
 }
