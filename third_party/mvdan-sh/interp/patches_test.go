@@ -214,6 +214,8 @@ var patchCases = map[string][]struct{ script, want string }{
 	"failglob": {
 		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",
 			"gosh: line 1: no match: *.nomatch-x\nnext 1\ngosh: line 2: no match: *.nomatch-y\nsub 1\n"},
+		{"set -e; shopt -s failglob; (echo *.nomatch-x); echo not\necho not", "gosh: line 1: no match: *.nomatch-x\n"},
+		{"set -e; shopt -s failglob\nif echo *.nomatch-x; then :; fi\necho not", "gosh: line 2: no match: *.nomatch-x\n"},
 	},
 	"indirect expansion as in bash": {
 		{"x=xx; xx=aaabcc; echo ${!x:2} ${!x#*a} ${!x/a*b/d} ${!x:+set}", "abcc aabcc dcc set\n"},
