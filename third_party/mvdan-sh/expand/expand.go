@@ -1295,7 +1295,9 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 		// No tilde prefix to expand, e.g. "foo".
 		return "", field
 	}
-	i := strings.IndexByte(name, '/')
+	// As in bash outside POSIX mode, a `:` ends the prefix too: `~:x`.
+	// (tandem)
+	i := strings.IndexAny(name, "/:")
 	if i < 0 && moreFields {
 		// There is a tilde prefix, but followed by more fields, e.g. "~'foo'".
 		// We only proceed if an unquoted slash was found in this field, e.g. "~/'foo'".
@@ -1305,6 +1307,16 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 		rest = name[i:]
 		name = name[:i]
 	}
+	if home, ok := cfg.Home(name); ok {
+		return home, rest
+	}
+	return "", field
+}
+
+// Home is the directory the tilde prefix `~name` names: the home directory
+// of the user called name, or for "" the current user's ($HOME). ok is
+// false when there is none.
+func (cfg *Config) Home(name string) (dir string, ok bool) {
 	if name == "" {
 		// Current user; try via "HOME", otherwise fall back to the
 		// system's appropriate home dir env var. Don't use os/user, as
@@ -1312,29 +1324,29 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 		// to use cfg.Env, and we always want to check "HOME" first.
 
 		if vr := cfg.Env.Get("HOME"); vr.IsSet() {
-			return vr.String(), rest
+			return vr.String(), true
 		}
 
 		if runtime.GOOS == "windows" {
 			if vr := cfg.Env.Get("USERPROFILE"); vr.IsSet() {
-				return vr.String(), rest
+				return vr.String(), true
 			}
 		}
-		return "", field
+		return "", false
 	}
 
 	// Not the current user; try via "HOME <name>", otherwise fall back to
 	// os/user. There isn't a way to lookup user home dirs without cgo.
 
 	if vr := cfg.Env.Get("HOME " + name); vr.IsSet() {
-		return vr.String(), rest
+		return vr.String(), true
 	}
 
 	u, err := user.Lookup(name)
 	if err != nil {
-		return "", field
+		return "", false
 	}
-	return u.HomeDir, rest
+	return u.HomeDir, true
 }
 
 func findAllIndex(pat, name string, n int, mode pattern.Mode) [][]int {

@@ -329,7 +329,9 @@ func fieldAssign(field string) *syntax.Assign {
 	if !ok {
 		as.Naked = true
 	} else {
-		as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: val}}}
+		// The value is as the expansion made it: no tilde or
+		// backslash in it is read again, as in bash.
+		as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: val}}}
 	}
 	return as
 }

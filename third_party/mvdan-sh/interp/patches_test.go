@@ -442,6 +442,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"[[ ! a && '' ]]; echo $?; [[ ! a == b && x ]]; echo $?; [[ ! ! a && b ]]; echo $?", "1\n0\n0\n"},
 		{"[[ (a) && ! (b == c) ]]; echo $?", "0\n"},
 	},
+	"tildes as bash expands them": {
+		{"HOME=/h; x=~:${u-~:~}; echo $x; x=a:${u-b:~}; echo $x; echo ${u-~:~} ~:x \"${u-~}\"", "/h:/h:/h\na:b:/h\n/h:~ /h:x ~\n"},
+		{"HOME=/h; x=~root:~; [[ $x == \"$(echo ~root):/h\" ]] && echo same; y=~nosuchuser-x:~; echo $y", "same\n~nosuchuser-x:/h\n"},
+		{"HOME=/h; b='c=~/src' d='e=1\\2'; readonly \"$b\"; declare $d; echo \"$c $e\"", "~/src 1\\2\n"},
+	},
 	"=~ refuses what POSIX regcomp refuses": {
 		{"[[ { =~ { ]]; echo $?; [[ a{ =~ a{ ]]; echo $?; [[ a =~ (a|{) ]]; echo $?", "2\n2\n2\n"},
 		{"[[ aa =~ ^a{2}$ ]]; echo $?; [[ '{' =~ [{] ]]; echo $?; [[ 'a{' =~ a\\{ ]]; echo $?; [[ 'a{' =~ 'a{' ]]; echo $?", "0\n0\n0\n0\n"},
