@@ -1412,6 +1412,11 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 	//    ReadDir2("/foo") to ensure that "/foo/" exists and only matches a directory
 	//    ReadDir2("/foo") glob "*"
 
+	if cfg.GlobStar {
+		// `**/**` recurses no deeper than `**`, and bash lists each
+		// path once. (tandem)
+		parts = slices.CompactFunc(parts, func(a, b string) bool { return a == "**" && b == "**" })
+	}
 	for i, part := range parts {
 		// Keep around for debugging.
 		// log.Printf("matches %q part %d %q", matches, i, part)

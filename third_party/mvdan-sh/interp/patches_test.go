@@ -929,3 +929,36 @@ func TestBackgroundErrorNamesTheScript(t *testing.T) {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
+
+// Patterns over a tree of files match as bash's do: `**/**` lists each
+// path once, as `**` does.
+func TestGlobInTree(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"leaf.md", "c/leaf.md", "c/subdir/leaf.md"} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ script, want string }{
+		{"shopt -s globstar; echo **/**/*.*; echo c/**/**/", "c/leaf.md c/subdir/leaf.md leaf.md\nc/ c/subdir/\n"},
+		{"shopt -s globstar; echo **/*/**/*.md", "c/leaf.md c/subdir/leaf.md c/subdir/leaf.md\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if got := out.String(); got != c.want {
+			t.Errorf("%s\ngave %q\nwant %q", c.script, got, c.want)
+		}
+	}
+}
