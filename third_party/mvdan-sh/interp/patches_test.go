@@ -447,6 +447,13 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"HOME=/h; x=~root:~; [[ $x == \"$(echo ~root):/h\" ]] && echo same; y=~nosuchuser-x:~; echo $y", "same\n~nosuchuser-x:/h\n"},
 		{"HOME=/h; b='c=~/src' d='e=1\\2'; readonly \"$b\"; declare $d; echo \"$c $e\"", "~/src 1\\2\n"},
 	},
+	"!(…) anywhere in a pattern": {
+		{"shopt -s extglob; for w in ab bb ba cc a.md a.txt; do [[ $w == !(b)@(b|c) ]] && echo $w; done", "ab\ncc\n"},
+		{"shopt -s extglob; for w in a.md a.txt .md x.MD; do case $w in *.!(md)) echo $w;; esac; done", "a.txt\nx.MD\n"},
+		{"shopt -s extglob; for w in ab ac az a; do [[ $w == a@(!(c|d)) ]] && echo $w; done; [[ ab == a!(@(ab|b*)) ]] || echo no", "ab\naz\na\nno\n"},
+		{"shopt -s extglob nocasematch; [[ X.MD == *.!(md) ]] || echo no; [[ 'a|b' == !(a)\\|* ]] || echo no2; [[ é1 == ?!([a-z]) ]] && echo yes", "no\nno2\nyes\n"},
+		{"shopt -s extglob; [[ '' == @() ]] && echo empty; [[ x == @() ]] || echo not; [[ aaa == +(a)!(b) ]] && echo plus", "empty\nnot\nplus\n"},
+	},
 	"=~ refuses what POSIX regcomp refuses": {
 		{"[[ { =~ { ]]; echo $?; [[ a{ =~ a{ ]]; echo $?; [[ a =~ (a|{) ]]; echo $?", "2\n2\n2\n"},
 		{"[[ aa =~ ^a{2}$ ]]; echo $?; [[ '{' =~ [{] ]]; echo $?; [[ 'a{' =~ a\\{ ]]; echo $?; [[ 'a{' =~ 'a{' ]]; echo $?", "0\n0\n0\n0\n"},
@@ -931,7 +938,7 @@ func TestBackgroundErrorNamesTheScript(t *testing.T) {
 }
 
 // Patterns over a tree of files match as bash's do: `**/**` lists each
-// path once, as `**` does.
+// path once, as `**` does, and `!(…)` may stand anywhere in a pattern.
 func TestGlobInTree(t *testing.T) {
 	dir := t.TempDir()
 	for _, name := range []string{"leaf.md", "c/leaf.md", "c/subdir/leaf.md"} {
@@ -946,6 +953,7 @@ func TestGlobInTree(t *testing.T) {
 	for _, c := range []struct{ script, want string }{
 		{"shopt -s globstar; echo **/**/*.*; echo c/**/**/", "c/leaf.md c/subdir/leaf.md leaf.md\nc/ c/subdir/\n"},
 		{"shopt -s globstar; echo **/*/**/*.md", "c/leaf.md c/subdir/leaf.md c/subdir/leaf.md\n"},
+		{"shopt -s extglob; echo *.!(md) c/!(l*) !(c|*.md) c/*!(f).md", "*.!(md) c/subdir !(c|*.md) c/leaf.md\n"},
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
 		if err != nil {
