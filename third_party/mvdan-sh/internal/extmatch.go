@@ -134,7 +134,7 @@ func extMatcher(pat string, mode pattern.Mode) (func(string) bool, error) {
 			(len(nodes) == 0 || nodes[0].kind != 'c' || nodes[0].r != '.') {
 			return false // a leading dot is matched only by a dot
 		}
-		m := extMatch{s: s, fold: mode&pattern.NoGlobCase != 0, files: mode&pattern.Filenames != 0}
+		m := extMatch{s: s, fold: mode&pattern.NoGlobCase != 0, files: mode&pattern.Filenames != 0, seen: map[extState]bool{}}
 		return m.seq(nodes, 0, len(s))
 	}, nil
 }
@@ -143,6 +143,16 @@ type extMatch struct {
 	s     string
 	fold  bool // nocasematch or nocaseglob
 	files bool // a wildcard matches no `/`
+	// seen holds what seq answered, so that the tries stay polynomial in
+	// the string's length.
+	seen map[extState]bool
+}
+
+// extState is a question seq answers: whether the parts from first on
+// match s[pos:end].
+type extState struct {
+	first       *extNode
+	n, pos, end int
 }
 
 // seq reports whether nodes match s[pos:end] whole.
@@ -150,6 +160,16 @@ func (m *extMatch) seq(nodes []extNode, pos, end int) bool {
 	if len(nodes) == 0 {
 		return pos == end
 	}
+	key := extState{&nodes[0], len(nodes), pos, end}
+	if ok, seen := m.seen[key]; seen {
+		return ok
+	}
+	ok := m.seq1(nodes, pos, end)
+	m.seen[key] = ok
+	return ok
+}
+
+func (m *extMatch) seq1(nodes []extNode, pos, end int) bool {
 	n, rest := nodes[0], nodes[1:]
 	switch n.kind {
 	case 'c', '?', '[':

@@ -453,6 +453,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"shopt -s extglob; for w in ab ac az a; do [[ $w == a@(!(c|d)) ]] && echo $w; done; [[ ab == a!(@(ab|b*)) ]] || echo no", "ab\naz\na\nno\n"},
 		{"shopt -s extglob nocasematch; [[ X.MD == *.!(md) ]] || echo no; [[ 'a|b' == !(a)\\|* ]] || echo no2; [[ é1 == ?!([a-z]) ]] && echo yes", "no\nno2\nyes\n"},
 		{"shopt -s extglob; [[ '' == @() ]] && echo empty; [[ x == @() ]] || echo not; [[ aaa == +(a)!(b) ]] && echo plus", "empty\nnot\nplus\n"},
+		{"shopt -s extglob; s=$(printf '%0300d' 0); [[ $s == *!(x)*!(y)*1 ]] || echo long", "long\n"},
 	},
 	"=~ refuses what POSIX regcomp refuses": {
 		{"[[ { =~ { ]]; echo $?; [[ a{ =~ a{ ]]; echo $?; [[ a =~ (a|{) ]]; echo $?", "2\n2\n2\n"},
