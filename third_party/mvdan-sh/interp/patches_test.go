@@ -455,6 +455,9 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"shopt -s extglob; [[ '' == @() ]] && echo empty; [[ x == @() ]] || echo not; [[ aaa == +(a)!(b) ]] && echo plus", "empty\nnot\nplus\n"},
 		{"shopt -s extglob; s=$(printf '%0300d' 0); [[ $s == *!(x)*!(y)*1 ]] || echo long", "long\n"},
 	},
+	"usage lines of the declaration builtins": {
+		{"typeset -@ x; echo $?; export -@; readonly -@", "gosh: line 1: typeset: -@: invalid option\ntypeset: usage: typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]\n2\ngosh: line 1: export: -@: invalid option\nexport: usage: export [-fn] [name[=value] ...] or export -p\ngosh: line 1: readonly: -@: invalid option\nreadonly: usage: readonly [-aAf] [name[=value] ...] or readonly -p\n"},
+	},
 	"=~ refuses what POSIX regcomp refuses": {
 		{"[[ { =~ { ]]; echo $?; [[ a{ =~ a{ ]]; echo $?; [[ a =~ (a|{) ]]; echo $?", "2\n2\n2\n"},
 		{"[[ aa =~ ^a{2}$ ]]; echo $?; [[ '{' =~ [{] ]]; echo $?; [[ 'a{' =~ a\\{ ]]; echo $?; [[ 'a{' =~ 'a{' ]]; echo $?", "0\n0\n0\n0\n"},

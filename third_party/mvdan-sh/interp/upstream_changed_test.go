@@ -60,7 +60,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: command -vo echo":                                                  {want: "gosh: line 1: command: -o: invalid option\ncommand: usage: command [-pVv] command [arg ...]\nexit status 2", why: whyMeta},
 	"TestRunnerRun: continue":                                                          {want: "gosh: line 1: continue: only meaningful in a `for', `while', or `until' loop\n", why: whyBuiltinMsg},
 	"TestRunnerRun: declare $unset=$unset":                                             {want: "gosh: line 1: declare: `=': not a valid identifier\nexit status 1", why: whyDeclare},
-	"TestRunnerRun: declare -B foo":                                                    {want: "gosh: line 1: declare: -B: invalid option\nexit status 2", why: whyDeclare},
+	"TestRunnerRun: declare -B foo":                                                    {want: "gosh: line 1: declare: -B: invalid option\ndeclare: usage: declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]\nexit status 2", why: whyDeclare},
 	"TestRunnerRun: declare -n foo=bar; set -u; echo ${foo}":                           {want: "gosh: line 1: foo: unbound variable\nexit status 127", why: whyUnset},
 	"TestRunnerRun: declare -r -x foo=bar; foo=x":                                      {want: "gosh: line 1: foo: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: declare -r foo=bar; export foo=":                                   {want: "gosh: line 1: foo: readonly variable\nexit status 1", why: whyPrefix},
@@ -179,7 +179,7 @@ const (
 	whyRedirect      = "errors as bash words them: a redirection that cannot open is path: No such file or directory"
 	whyBuiltinMsg    = "builtin messages and statuses as in bash: bash's own words for cd, pushd, popd, break, continue, set -o, [ and test, unset of a read-only variable and shift, and return's status 2 outside a function"
 	whyDescriptors   = "descriptors 3 to 9: redirections open, duplicate and close them, >| writes as > does and <> opens for reading and writing"
-	whyDeclare       = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, -B: invalid option)"
+	whyDeclare       = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, -B: invalid option, with bash's usage line)"
 	whyPrintf        = "printf %q and -v: bash's usage line, which names -v, without the line prefix (bash prints it bare)"
 	whyPrintfBash    = "printf as bash 5.2: bash's words for a bad conversion (`B': invalid format character, `%1': missing format character) and a \\x without digits"
 	whyNoclobber     = "set -C: noclobber is an option of its own, which set +o lists"
