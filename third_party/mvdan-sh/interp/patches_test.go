@@ -458,6 +458,9 @@ var patchCases = map[string][]struct{ script, want string }{
 	"usage lines of the declaration builtins": {
 		{"typeset -@ x; echo $?; export -@; readonly -@", "gosh: line 1: typeset: -@: invalid option\ntypeset: usage: typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]\n2\ngosh: line 1: export: -@: invalid option\nexport: usage: export [-fn] [name[=value] ...] or export -p\ngosh: line 1: readonly: -@: invalid option\nreadonly: usage: readonly [-aAf] [name[=value] ...] or readonly -p\n"},
 	},
+	"a variable's value that is more than one expression": {
+		{"x='1 3'; (( x == 1 )); echo $?; a=('1 3' 5); (( a == 5 )); echo $?; y='2 * 3'; echo $((y))", "gosh: line 1: ((: 1 3: syntax error in expression (error token is \"3\")\n1\ngosh: line 1: ((: 1 3: syntax error in expression (error token is \"3\")\n1\n6\n"},
+	},
 	"=~ refuses what POSIX regcomp refuses": {
 		{"[[ { =~ { ]]; echo $?; [[ a{ =~ a{ ]]; echo $?; [[ a =~ (a|{) ]]; echo $?", "2\n2\n2\n"},
 		{"[[ aa =~ ^a{2}$ ]]; echo $?; [[ '{' =~ [{] ]]; echo $?; [[ 'a{' =~ a\\{ ]]; echo $?; [[ 'a{' =~ 'a{' ]]; echo $?", "0\n0\n0\n0\n"},
