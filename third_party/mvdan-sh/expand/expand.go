@@ -1314,9 +1314,13 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 }
 
 // Home is the directory the tilde prefix `~name` names: the home directory
-// of the user called name, or for "" the current user's ($HOME). ok is
-// false when there is none.
+// of the user called name, or for "" the current user's ($HOME); `~+` is
+// $PWD and `~-` $OLDPWD, as in bash. ok is false when there is none.
 func (cfg *Config) Home(name string) (dir string, ok bool) {
+	if vars := map[string]string{"+": "PWD", "-": "OLDPWD"}; vars[name] != "" {
+		vr := cfg.Env.Get(vars[name])
+		return vr.String(), vr.IsSet()
+	}
 	if name == "" {
 		// Current user; try via "HOME", otherwise fall back to the
 		// system's appropriate home dir env var. Don't use os/user, as

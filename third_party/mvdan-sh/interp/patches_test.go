@@ -446,6 +446,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"HOME=/h; x=~:${u-~:~}; echo $x; x=a:${u-b:~}; echo $x; echo ${u-~:~} ~:x \"${u-~}\"", "/h:/h:/h\na:b:/h\n/h:~ /h:x ~\n"},
 		{"HOME=/h; x=~root:~; [[ $x == \"$(echo ~root):/h\" ]] && echo same; y=~nosuchuser-x:~; echo $y", "same\n~nosuchuser-x:/h\n"},
 		{"HOME=/h; b='c=~/src' d='e=1\\2'; readonly \"$b\"; declare $d; echo \"$c $e\"", "~/src 1\\2\n"},
+		{"cd /; OLDPWD=/o; echo ~+ ~- ~-/x; y=~-:~+; echo $y; unset OLDPWD; echo ~-", "/ /o /o/x\n/o:/\n~-\n"},
 	},
 	"!(…) anywhere in a pattern": {
 		{"shopt -s extglob; for w in ab bb ba cc a.md a.txt; do [[ $w == !(b)@(b|c) ]] && echo $w; done", "ab\ncc\n"},
