@@ -462,8 +462,9 @@ var patchCases = map[string][]struct{ script, want string }{
 	"a variable's value that is more than one expression": {
 		{"x='1 3'; (( x == 1 )); echo $?; a=('1 3' 5); (( a == 5 )); echo $?; y='2 * 3'; echo $((y))", "gosh: line 1: ((: 1 3: syntax error in expression (error token is \"3\")\n1\ngosh: line 1: ((: 1 3: syntax error in expression (error token is \"3\")\n1\n6\n"},
 	},
-	"=~ refuses what POSIX regcomp refuses": {
+	"=~ as POSIX regcomp and regexec": {
 		{"[[ { =~ { ]]; echo $?; [[ a{ =~ a{ ]]; echo $?; [[ a =~ (a|{) ]]; echo $?", "2\n2\n2\n"},
+		{"[[ xyz =~ (x|xy) ]]; echo ${BASH_REMATCH[@]}; [[ abcd =~ (a|ab)(c|bcd) ]]; echo ${BASH_REMATCH[@]}", "xy xy\nabcd a bcd\n"},
 		{"[[ aa =~ ^a{2}$ ]]; echo $?; [[ '{' =~ [{] ]]; echo $?; [[ 'a{' =~ a\\{ ]]; echo $?; [[ 'a{' =~ 'a{' ]]; echo $?", "0\n0\n0\n0\n"},
 	},
 }

@@ -177,6 +177,9 @@ func (r *Runner) binTest(ctx context.Context, op syntax.BinTestOperator, x, y st
 			r.exit.code = 2
 			return false
 		}
+		// POSIX regexec, bash's engine, takes the leftmost longest match
+		// ((x|xy) matches xy of xyz). (tandem)
+		re.Longest()
 		m := re.FindStringSubmatch(x)
 		if m == nil {
 			// A failed match empties BASH_REMATCH, as in bash.
