@@ -441,6 +441,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"[[ '' && x || y ]]; echo $?; [[ x || '' && '' ]]; echo $?", "0\n0\n"},
 		{"[[ ! a && '' ]]; echo $?; [[ ! a == b && x ]]; echo $?; [[ ! ! a && b ]]; echo $?", "1\n0\n0\n"},
 		{"[[ (a) && ! (b == c) ]]; echo $?", "0\n"},
+		{"[[ !(a == a) ]]; echo $?; x=; [[ !($x) && 1 ]]; echo $?; shopt -s extglob; [[ x == !(y) ]]; echo $?", "1\n0\n0\n"},
 	},
 	"tildes as bash expands them": {
 		{"HOME=/h; x=~:${u-~:~}; echo $x; x=a:${u-b:~}; echo $x; echo ${u-~:~} ~:x \"${u-~}\"", "/h:/h:/h\na:b:/h\n/h:~ /h:x ~\n"},

@@ -2879,6 +2879,20 @@ func (p *Parser) testExprUnary() TestExpr {
 		}
 	}
 	switch p.tok {
+	case globExcl:
+		// At a term's start bash reads `!(` as `!` and a group, as
+		// with extglob off when it reads the line, its default:
+		// `[[ !(a == b) ]]`. A pattern there would only be a
+		// non-empty word. (tandem)
+		u := &UnaryTest{OpPos: p.pos, Op: TsNot}
+		pe := &ParenTest{Lparen: posAddCol(p.pos, 1)}
+		p.next()
+		if pe.X = p.testExprBinary(false); pe.X == nil {
+			p.condErr(p.pos, p.condTermText(), func() { p.followErrExp(pe.Lparen, leftParen) })
+		}
+		pe.Rparen = p.matched(pe.Lparen, leftParen, rightParen)
+		u.X = pe
+		return u
 	case exclMark:
 		u := &UnaryTest{OpPos: p.pos, Op: TsNot}
 		p.next()
