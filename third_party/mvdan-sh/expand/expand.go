@@ -1072,6 +1072,10 @@ func (cfg *Config) listElems(pe *syntax.ParamExp) (elems []string, star, ok bool
 	if pe.Param == nil { // e.g. zsh's ${}; paramExp rejects it
 		return nil, false, false
 	}
+
+	if cfg.negativeListSlice(pe) {
+		return nil, false, false // paramExp reports it
+	}
 	switch name := pe.Param.Value; name {
 	case "*", "@":
 		return cfg.sliceElems(pe, cfg.Env.Get(name).List, nil, true), name == "*", true
@@ -1088,7 +1092,7 @@ func (cfg *Config) listElems(pe *syntax.ParamExp) (elems []string, star, ok bool
 			// still a list of zero fields.
 			return nonNil(cfg.sliceElems(pe, vr.List, vr.Indexes, false)), lit == "*", true
 		case Associative:
-			return nonNil(cfg.sliceElems(pe, vr.assocValues(), nil, false)), lit == "*", true
+			return nonNil(cfg.assocSlice(pe, vr.assocValues())), lit == "*", true
 		}
 	}
 	return nil, false, false
@@ -1167,6 +1171,16 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		}
 		return cfg.quotedElemFields(target)
 	}
+	if pe.Exp != nil && cfg.holdsList(pe.Exp.Word) {
+		// "${u:-${d[@]}}" is d's elements, each a field, when the word is used.
+		_, word, err := cfg.paramExpOrWord(pe, true)
+		if err != nil || word != nil {
+			if err != nil {
+				return nil, err
+			}
+			return cfg.quotedWordFields(word)
+		}
+	}
 	if pe.Excl {
 		switch pe.Names {
 		case syntax.NamesPrefixWords: // "${!prefix@}"
@@ -1231,6 +1245,72 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		return []string{}, nil
 	}
 	return nil, nil
+}
+
+// holdsList tells whether the word of a ${x:-word} holds a list
+// expansion, "$@" or ${a[@]}, that gives one field per element.
+func (cfg *Config) holdsList(w *syntax.Word) bool {
+	if w == nil {
+		return false
+	}
+	for _, part := range w.Parts {
+		switch part := part.(type) {
+		case *syntax.ParamExp:
+			if _, _, ok := cfg.listElems(part); ok {
+				return true
+			}
+		case *syntax.DblQuoted:
+			if cfg.holdsList(&syntax.Word{Parts: part.Parts}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// quotedWordFields is the fields of w read inside double quotes.
+func (cfg *Config) quotedWordFields(w *syntax.Word) ([]string, error) {
+	var parts []syntax.WordPart
+	for _, part := range w.Parts {
+		if dq, ok := part.(*syntax.DblQuoted); ok {
+			parts = append(parts, dq.Parts...) // "${u:-"${d[@]}"}" quotes it once
+		} else {
+			parts = append(parts, part)
+		}
+	}
+	fields, err := cfg.wordFields([]syntax.WordPart{&syntax.DblQuoted{Parts: parts}}, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(fields))
+	for _, field := range fields {
+		var b strings.Builder
+		for _, part := range field {
+			b.WriteString(part.val)
+		}
+		out = append(out, b.String())
+	}
+	return out, nil
+}
+
+// assocSlice is ${A[@]:offset:length} of an associative array's values:
+// as in bash, an offset counts from 1, and 0 is taken as 1; a negative
+// one counts back from one past the last (-1 is the last), and one before
+// 0 leaves nothing.
+func (cfg *Config) assocSlice(pe *syntax.ParamExp, elems []string) []string {
+	if pe.Slice != nil && pe.Slice.Offset != nil {
+		if offset, err := Arithm(cfg, pe.Slice.Offset); err == nil {
+			if offset < 0 {
+				offset += len(elems) + 1
+			}
+			if offset < 0 {
+				return []string{}
+			}
+			elems = elems[min(max(offset-1, 0), len(elems)):]
+		}
+		pe = &syntax.ParamExp{Slice: &syntax.Slice{Length: pe.Slice.Length}}
+	}
+	return cfg.sliceElems(pe, elems, nil, false)
 }
 
 // sliceElems applies ${var:offset:length} slicing to a list of elements.

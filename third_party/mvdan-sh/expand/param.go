@@ -182,15 +182,21 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 			elems = nil
 			indexAllElements = true
 		case Indexed:
+			if pe.Slice != nil && pe.Slice.Length != nil && sliceLen < 0 {
+				return "", nil, sliceLengthError(pe)
+			}
 			indexAllElements = true
 			callVarInd = false
 			elems = cfg.sliceElems(pe, vr.List, vr.Indexes, name == "@" || name == "*")
 			str = join(elems)
 			set = len(elems) > 0 // ${a[@]-word} of a=() is the word
 		case Associative:
+			if pe.Slice != nil && pe.Slice.Length != nil && sliceLen < 0 {
+				return "", nil, sliceLengthError(pe)
+			}
 			indexAllElements = true
 			callVarInd = false
-			elems = cfg.sliceElems(pe, vr.assocValues(), nil, false)
+			elems = cfg.assocSlice(pe, vr.assocValues())
 			str = join(elems)
 			set = len(elems) > 0
 		}
@@ -255,6 +261,9 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 				rs = rs[slicePos(sliceOffset):]
 			}
 			if pe.Slice.Length != nil {
+				if sliceLen < 0 && -sliceLen > len(rs) {
+					return "", nil, sliceLengthError(pe) // ends before it starts
+				}
 				rs = rs[:slicePos(sliceLen)]
 			}
 			str = string(rs)
@@ -608,11 +617,19 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 		return vr.String(), vr.IsSet(), nil
 	}
 	switch vr.Kind {
+	case Unknown:
+		if lit := nodeLit(idx); lit != "@" && lit != "*" && (cfg.curParam == nil || !cfg.curParam.Length) {
+			// bash evaluates the subscript of an unset array too:
+			// ${u[i++]} adds 1 to i, ${u[1/0]} fails; not ${#u[i]}.
+			if _, err := Subscript(cfg, idx); err != nil {
+				return "", false, err
+			}
+		}
 	case String:
 		if lit := nodeLit(idx); lit == "@" || lit == "*" {
 			return vr.Str, vr.IsSet(), nil // ${s[@]} of a string is the string
 		}
-		n, err := Arithm(cfg, idx)
+		n, err := Subscript(cfg, idx)
 		if err != nil {
 			return "", false, err
 		}
@@ -624,7 +641,7 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 		case "*", "@":
 			return strings.Join(vr.List, " "), len(vr.List) > 0, nil
 		}
-		i, err := Arithm(cfg, idx)
+		i, err := Subscript(cfg, idx)
 		if err != nil {
 			return "", false, err
 		}
@@ -697,7 +714,7 @@ func (cfg *Config) assignElem(name string, vr Variable, idx syntax.ArithmExpr, v
 		i := 0
 		if idx != nil {
 			var err error
-			if i, err = Arithm(cfg, idx); err != nil {
+			if i, err = Subscript(cfg, idx); err != nil {
 				return err
 			}
 			if i < 0 {
@@ -803,6 +820,66 @@ type IndirectError struct {
 }
 
 func (e IndirectError) Error() string { return e.Ref + ": " + e.Msg }
+
+// SubscriptError is an arithmetic error in an indexed array's subscript,
+// named by its expression: as in bash, it ends a shell that is not
+// interactive (a subshell exits) with status 1, where one in $(( )) ends
+// the line only.
+type SubscriptError struct{ ArithmError }
+
+func (e SubscriptError) Unwrap() error { return e.ArithmError }
+
+// Subscript evaluates an indexed array's subscript, an error in it being a
+// [SubscriptError].
+func Subscript(cfg *Config, idx syntax.ArithmExpr) (int, error) {
+	quoted := false
+	syntax.Walk(idx, func(node syntax.Node) bool {
+		_, ok := node.(*syntax.SglQuoted)
+		quoted = quoted || ok
+		return !quoted
+	})
+	if quoted {
+		// bash takes a single quote in a subscript for a character of
+		// the expression, which no operand starts with: a['2']=x fails.
+		text := ArithmText(idx)
+		return 0, SubscriptError{ArithmError{Expr: text, Msg: "syntax error: operand expected", Token: text[strings.IndexByte(text, '\''):]}}
+	}
+	n, err := ArithmNamed(cfg, idx)
+	if ae, ok := err.(ArithmError); ok {
+		return 0, SubscriptError{ae}
+	}
+	return n, err
+}
+
+// SliceLengthError is a ${x:offset:length} whose negative length ends
+// before its offset, or any negative length of a list (${a[@]:1:-1}); as
+// in bash, the command fails with the rest of its line.
+type SliceLengthError struct {
+	Length string // as written, with the blanks after its colon
+}
+
+func (e SliceLengthError) Error() string { return e.Length + ": substring expression < 0" }
+
+func sliceLengthError(pe *syntax.ParamExp) SliceLengthError {
+	text := ArithmText(pe.Slice.Length)
+	if off := pe.Slice.Offset; off != nil && off.End().Line() == pe.Slice.Length.Pos().Line() {
+		// bash prints what follows the colon: ${a[@]: 1: -3} is " -3".
+		if n := int(pe.Slice.Length.Pos().Offset()) - int(off.End().Offset()) - 1; n > 0 {
+			text = strings.Repeat(" ", n) + text
+		}
+	}
+	return SliceLengthError{Length: text}
+}
+
+// negativeListSlice tells whether pe slices a list with a negative length,
+// which only [Config.paramExpOrWord] reports.
+func (cfg *Config) negativeListSlice(pe *syntax.ParamExp) bool {
+	if pe.Slice == nil || pe.Slice.Length == nil {
+		return false
+	}
+	n, err := Arithm(cfg, pe.Slice.Length)
+	return err == nil && n < 0
+}
 
 // indirect reports whether pe is ${!ref…}: an indirect expansion, not
 // ${!prefix*} nor ${!a[@]} (the keys), which is indirect too when an

@@ -128,6 +128,12 @@ type Runner struct {
 	fds [7]any
 
 	ecfg *expand.Config
+
+	// varWrites counts the variables set, so that an array assignment
+	// can tell whether its subscript assigned (a[a[0]=1]=x) and read the
+	// array again, as bash assigns to the array as it is then.
+	varWrites int
+
 	ectx context.Context // just so that Runner.Subshell can use it again
 
 	// didReset remembers whether the runner has ever been reset. This is
@@ -192,6 +198,14 @@ type Runner struct {
 	funcStack []string
 
 	limits *Limits // nil: no bounds
+
+	// mask is the script's file mode mask: the umask builtin's, which
+	// the files its redirections make and the programs it starts get.
+	// origMask is the one it started with (see [Umask]).
+	mask, origMask uint32
+
+	// execArgv0 is the argv[0] `exec -a NAME` gives the program it runs.
+	execArgv0 string
 
 	// pipeStatus is the status of each command of the last pipeline.
 	pipeStatus []int
@@ -325,6 +339,10 @@ type bgProc struct {
 	number int    // its job number, %N
 	text   string // the command as written, for jobs
 	waited bool   // wait reported it: job specs no longer name it
+	// signal is the signal `kill` ended it with (0: none), which wait
+	// reports once (notified) as bash does.
+	signal   int
+	notified bool
 	// cancel ends the job with the cause a JobSignal.
 	cancel context.CancelCauseFunc
 }
@@ -358,6 +376,7 @@ type alias struct {
 func New(opts ...RunnerOption) (*Runner, error) {
 	r := &Runner{
 		usedNew:        true,
+		origMask:       processUmask,
 		openHandler:    DefaultOpenHandler(),
 		readDirHandler: DefaultReadDirHandler2(),
 		statHandler:    DefaultStatHandler(),
@@ -461,6 +480,16 @@ const (
 	DepthLimit     = "nested function calls, eval and source"
 	SubshellsLimit = "subshells running at once"
 )
+
+// Umask sets the file mode mask the script starts with, the process's
+// when not set: a script run by another (`sh -c`) starts with that one's,
+// as a child process inherits its parent's.
+func Umask(mask uint32) RunnerOption {
+	return func(r *Runner) error {
+		r.origMask = mask & 0o777
+		return nil
+	}
+}
 
 // Bounds sets the bounds of what the script may hold.
 func Bounds(l *Limits) RunnerOption {
@@ -1158,6 +1187,8 @@ func (r *Runner) Reset() {
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,
 		limits:         r.limits,
+		mask:           r.origMask,
+		origMask:       r.origMask,
 
 		// These can be set by functions like [Dir] or [Params], but
 		// builtins can overwrite them; reset the fields to whatever the
@@ -1394,6 +1425,8 @@ func (r *Runner) subshell(background bool) *Runner {
 		subshellLevel:  r.subshellLevel + 1,
 		startTime:      r.startTime,
 		limits:         r.limits,
+		mask:           r.mask, // a subshell's umask is its own
+		origMask:       r.origMask,
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
 		inFunc:         r.inFunc,                 // `local` in a function's pipeline
 		filename:       r.filename,

@@ -67,6 +67,11 @@ type HandlerContext struct {
 	// It may be invalid if the operation has no relevant position information.
 	Pos syntax.Pos
 
+	// Line is the line of the statement being run as bash counts it, for
+	// an error's `line N:`: a command whose second word spans lines is at
+	// that word's last line, not at Pos's.
+	Line uint
+
 	// TODO(v4): use an os.File for stdin below directly.
 
 	// Stdin is the interpreter's current standard input reader.
@@ -78,6 +83,16 @@ type HandlerContext struct {
 	Stdout io.Writer
 	// Stderr is the interpreter's current standard error writer.
 	Stderr io.Writer
+
+	// Argv0 is the argv[0] the program is to get instead of its name
+	// (`exec -a NAME`, `exec -l`); empty for its name.
+	Argv0 string
+
+	// Umask is the script's file mode mask, set by the umask builtin: the
+	// programs an [ExecHandlerFunc] starts are to get it (the default one
+	// leaves them the process's). The mode an [OpenHandlerFunc] is passed
+	// has it taken away already.
+	Umask uint32
 
 	// LastExitStatus is the value that "$?" would hold when the handler is called.
 	// A [CallHandlerFunc] or [ExecHandlerFunc] runs as part of its own command,
@@ -419,7 +434,7 @@ func DefaultOpenHandler() OpenHandlerFunc {
 		} else if path != "" && !filepath.IsAbs(path) {
 			path = filepath.Join(mc.Dir, path)
 		}
-		return os.OpenFile(path, flag, perm)
+		return OpenExact(flag, perm, func(flag int) (*os.File, error) { return os.OpenFile(path, flag, perm) })
 	}
 }
 

@@ -210,6 +210,34 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"umask": {
 		{"umask $(umask); echo $?; umask u=rwx; echo $?", "0\n0\n"},
+		{"umask 077; umask; umask -S; umask -p; umask -pS; (umask 0; umask); umask; umask g+w,o-r; umask; umask -S a=rx",
+			"0077\nu=rwx,g=,o=\numask 0077\numask -S u=rwx,g=,o=\n0000\n0077\n0057\nu=rx,g=rx,o=rx\n"},
+		{"umask 222; umask 8; echo $?; umask -x; echo $?; umask x=r; echo $?; umask u+z; echo $?; umask",
+			"gosh: line 1: umask: 8: octal number out of range\n1\ngosh: line 1: umask: -x: invalid option\numask: usage: umask [-p] [-S] [mode]\n2\n" +
+				"gosh: line 1: umask: `x': invalid symbolic mode operator\n1\ngosh: line 1: umask: `z': invalid symbolic mode character\n1\n0222\n"},
+		{"umask 0124; umask 'u+r,,u-r'; umask +; umask; umask -; umask =; umask; umask 0124; umask +=; umask 7777; umask; umask -Sx; umask -S -- =rx; umask ''",
+			"gosh: line 1: umask: `,': invalid symbolic mode operator\n0124\n0777\ngosh: line 1: umask: `=': invalid symbolic mode character\n0777\n" +
+				"gosh: line 1: umask: -x: invalid option\numask: usage: umask [-p] [-S] [mode]\nu=rx,g=rx,o=rx\ngosh: line 1: umask: `\x00': invalid symbolic mode operator\n"},
+		{"cd \"$(mktemp -d)\"; umask 027; echo a > f; (umask 0; echo b > g); echo c > h; stat -c %a f g h; rm f g h", "640\n666\n640\n"},
+	},
+	"a simple command's line as bash's": {
+		{"trap 'echo err $LINENO' ERR\nfalse \"\n\"\nx=1 false \"\n\"\nfalse 2>/dev/null \"\n\"", "err 3\nerr 4\nerr 6\n"},
+		{"cd /nonexistent-dir \"\n\" 2>/dev/null; echo $?\ncd /nonexistent-dir \\\n x 2>/dev/null; cd /nonexistent-dir \"\n\" 2>&1 | cut -c1-12",
+			"1\ngosh: line 4\n"},
+	},
+	"time reports on standard error": {
+		{"{ time :; } 2>/dev/null; echo t; { time -p :; } 2>&1 >/dev/null | cut -c1-4", "t\nreal\nuser\nsys \n"},
+	},
+	"wait tells of a job a signal ended": {
+		{"cd \"$(mktemp -d)\"; sleep 5 & kill -HUP $!; wait $! 2>e; echo $?; sleep 5 & kill -TERM $!; wait 2>>e; f() { sleep 5; }; f & kill -9 $!; wait 2>>e; wait $! 2>>e\n" +
+			"trap : USR1; sleep 5 & kill -USR1 $!; wait 2>>e; tr -s ' ' < e | sed 's/: [0-9]* /: PID /'; grep -c Killed e",
+			"129\ngosh: line 1: PID Hangup sleep 5\ngosh: line 1: PID Killed f\n1\n"},
+	},
+	"exec -a and -l": {
+		{"exec -x; echo after $?; exec -a; echo after2 $?; exec -c true; echo after3 $?",
+			"gosh: line 1: exec: -x: invalid option\nexec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\nafter 2\n" +
+				"gosh: line 1: exec: -a: option requires an argument\nexec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\nafter2 2\n" +
+				"gosh: line 1: exec: -c: not supported by tandem's shell; run env -i COMMAND instead\nafter3 2\n"},
 	},
 	"failglob": {
 		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",
@@ -242,8 +270,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -A A=([j]=1 2)", "gosh: line 1: A: 2: must use subscript when assigning associative array\n"},
 		{"a[2]=y; a[2]+=z; typeset b[3]=4 b[5]=6; declare -p a b; readonly c[1]=x", "declare -a a=([2]=\"yz\")\ndeclare -a b=([3]=\"4\" [5]=\"6\")\ngosh: line 1: readonly: `c[1]': not a valid identifier\n"},
 		{"i=1; a=([100+i++]=$((i++)) [200+i++]=$((i++))); echo ${!a[@]} ${a[@]}", "103 204 1 2\n"},
-		{"a=(1); declare -A a; echo never\necho $?", "gosh: line 1: a: cannot convert indexed to associative array\n1\n"},
-		{"a=(x); echo \"[${a[-3]}]\"; a[-3]=y; unset 'a[-3]'", "gosh: line 1: a: bad array subscript\n[]\ngosh: line 1: a[-3]: bad array subscript\ngosh: line 1: unset: [-3]: bad array subscript\n"},
+		{"a=(1); declare -A a; echo $?; declare -A a=([k]=v); echo never\necho $?", "gosh: line 1: declare: a: cannot convert indexed to associative array\n1\ngosh: line 1: a: cannot convert indexed to associative array\n1\n"},
+		{"a=(x); echo \"[${a[-3]}]\"; a[-3]=y; echo no\nunset 'a[-3]'", "gosh: line 1: a: bad array subscript\n[]\ngosh: line 1: a[-3]: bad array subscript\ngosh: line 2: unset: [-3]: bad array subscript\n"},
 		{"s=(''); e=(); printf '<%s>' \"${s[@]:-w}\" \"${e[@]-w}\" \"${u[@]:-w}\" \"${e[@]:+w}\" ${s[@]:-w}; echo", "<w><w><w><w>\n"},
 		{"a=(x \"it's\"); a[5]=$'t\\tb'; echo \"${a[@]@Q}\"; declare -a d; declare -A D; printf '<%s>' \"${d[@]}\" \"${D[@]}\" \"${!D[@]}\"; echo", "'x' 'it'\\''s' $'t\\tb'\n<>\n"},
 		{"readonly r=1; r=2; echo same\necho next $?; unset r; echo $?", "gosh: line 1: r: readonly variable\nnext 1\ngosh: line 2: unset: r: cannot unset: readonly variable\n1\n"},
@@ -257,11 +285,13 @@ var patchCases = map[string][]struct{ script, want string }{
 	"background jobs as in bash": {
 		{"true & [ $! -gt 4194304 ] && echo above", "above\n"},
 		{"sleep 5 & kill -TERM $!; echo kill=$?; wait $!; echo wait=$?", "kill=0\nwait=143\n"},
-		{"sleep 5 & sleep 5 & kill -9 %1 %+; wait %1; echo $?; wait %1; echo $?", "137\ngosh: line 1: wait: %1: no such job\n127\n"},
+		{"sleep 5 & sleep 5 & kill -9 %1 %+; wait %1 2>/dev/null; echo $?; wait %1; echo $?", "137\ngosh: line 1: wait: %1: no such job\n127\n"},
 		{"kill -l 0 INT 130 SIGUSR1; kill -l 128; echo $?", "EXIT\n2\nINT\n10\ngosh: line 1: kill: 128: invalid signal specification\n1\n"},
 		{"trap -l | { IFS= read -r l; echo \"$l\"; }", " 1) SIGHUP\t 2) SIGINT\t 3) SIGQUIT\t 4) SIGILL\t 5) SIGTRAP\n"},
 		{"(exit 6) & wait %1; echo $?; wait %1; echo $?", "6\ngosh: line 1: wait: %1: no such job\n127\n"},
 		{"wait zzz; echo $?; true & wait -n; echo $?; wait -n; echo $?", "gosh: line 1: wait: `zzz': not a pid or valid job spec\n1\n0\n127\n"},
+		{"(exit 3) & p=$!; wait -n $p; echo a=$?; wait -n %1 bad; echo b=$?; sleep 0.2 & wait -n bad $! 2>/dev/null; echo c=$?",
+			"a=3\ngosh: line 1: wait: %1: no such job\ngosh: line 1: wait: bad: no such job\nb=127\nc=0\n"},
 		{"sleep 5 & jobs; jobs -p | while read p; do [ $p = $! ] && echo same; done; kill %1", "[1]+  Running                 sleep 5 &\nsame\n"},
 		{"trap 'echo usr1' USR1; kill -USR1 $$; echo after=$?; kill -URG $$; echo urg=$?; kill $$; echo never", "usr1\nafter=0\nurg=0\n"},
 	},
@@ -467,6 +497,47 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"[[ { =~ { ]]; echo $?; [[ a{ =~ a{ ]]; echo $?; [[ a =~ (a|{) ]]; echo $?", "2\n2\n2\n"},
 		{"[[ xyz =~ (x|xy) ]]; echo ${BASH_REMATCH[@]}; [[ abcd =~ (a|ab)(c|bcd) ]]; echo ${BASH_REMATCH[@]}", "xy xy\nabcd a bcd\n"},
 		{"[[ aa =~ ^a{2}$ ]]; echo $?; [[ '{' =~ [{] ]]; echo $?; [[ 'a{' =~ a\\{ ]]; echo $?; [[ 'a{' =~ 'a{' ]]; echo $?", "0\n0\n0\n0\n"},
+	},
+	"array slices and list defaults as bash 5.2": {
+		{"d=('1 2' 3); printf '<%s>' \"${u[@]:-${d[@]}}\" \"${u:-\"${d[@]}\"}\"; echo", "<1 2><3><1 2><3>\n"},
+		{"set -- 'a b' c; printf '<%s>' \"${1:+$@}\"; echo", "<a b><c>\n"},
+		{"a=(1 2 3 4 5); echo \"${a[@]: 1: -3}\"; echo no\necho $?", "gosh: line 1:  -3: substring expression < 0\n1\n"},
+		{"x=abcdef; echo ${x:4:-2}x; echo ${x:4:-3}; echo no", "x\ngosh: line 1: -3: substring expression < 0\n"},
+		{"declare -A A=([k]=v); A[j]=w; echo ${A[@]:0:1} ${A[@]:1:1} ${A[@]:2} ${A[@]: -1} ${A[@]: -3}. ${A[@]: -4}.", "v v w w v w. .\n"},
+	},
+	"array subscripts evaluated as bash 5.2": {
+		{"a[a[0]=1]=X; declare -p a; a[ a[0]+=1 ]+=Y; declare -p a", "declare -a a=([0]=\"1\" [1]=\"X\")\ndeclare -a a=([0]=\"2\" [1]=\"X\" [2]=\"Y\")\n"},
+		{"a=([0]=1+2+3 [a[0]]=10 [a[6]]=hello); echo ${!a[@]} ${a[@]}", "0 6 10 1+2+3 10 hello\n"},
+		{"a=(x y); n1=5 n2=7; a+=([0]=n1 [a[0]]=z); echo ${!a[@]}", "0 1 5\n"},
+		{"s=str; s[1]=t; s[0]+=x; s[-1]+=u; echo ${s[@]}", "strx tu\n"},
+		{"u[-1]=x; echo no\necho ${#u[@]}", "gosh: line 1: u[-1]: bad array subscript\n0\n"},
+		{"(a[1/0]=2; echo no); echo $?; i=0; : ${u[i++]} ${#u[i++]}; echo $i; echo ${a[1/0]}; echo no\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n1\n1\ngosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
+		{"a=(1); b=([1/0]=1)\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
+		{"a=(1); unset 'a[1/0]'\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
+		{"declare u; unset -v 'u[\"k\"]'; echo $?; x=1; unset 'x[1-1]'; echo ${x-gone}; declare w; unset 'w[1]'; echo $?", "0\ngone\ngosh: line 1: unset: w: not an array variable\n1\n"},
+		{"a[\"1\"]=2; echo $?; a[3 + '4']=5\necho no", "0\ngosh: line 1: 3 + '4': syntax error: operand expected (error token is \"'4'\")\n"},
+		{"c=(1 2); c[-1]+=z; c[-5]=q; echo no\necho ${c[@]}", "gosh: line 1: c[-5]: bad array subscript\n1 2z\n"},
+	},
+	"array literals read as bash 5.2": {
+		{"h=100; a=([h]=1 [h]+=2); a+=([h]+=:3); echo ${!a[@]} ${a[@]}", "100 12:3\n"},
+		{"declare -A A=([k]=old); A=([k]=1 [k]+=2 [j]+=x); echo ${A[k]} ${A[j]}; A+=([k]=a [k]+=b); echo ${A[k]}", "old2 x\nab\n"},
+		{"a=(1 2); a[0]=(3 4); echo no\necho $? ${a[@]}", "gosh: line 1: a[0]: cannot assign list to array member\n1 1 2\n"},
+		{"HOME=/h; declare -A A=([h]=~/x [j]=a:~); a=([0]=~/x); echo ${A[h]} ${A[j]} $a", "~/x a:~ /h/x\n"},
+		{"a=([5]=x{1,2} y [7]={z}); declare -p a; declare -A A=([k]={a,b}); echo ${A[k]}", "declare -a a=([0]=\"[5]=x1\" [1]=\"[5]=x2\" [2]=\"y\" [7]=\"{z}\")\n{a,b}\n"},
+	},
+	"a declaration's value for an array as bash 5.2": {
+		{"x=(1 2); declare x=9; declare -a y=5; declare -A A=([k]=v); declare A+=w; declare -p x y A", "declare -a x=([0]=\"9\" [1]=\"2\")\ndeclare -a y=([0]=\"5\")\ndeclare -A A=([0]=\"w\" [k]=\"v\" )\n"},
+		{"c='y=(4 5)'; declare -a \"$c\" x='(1 2)'; z=(7); declare z='(8 9)' q='(1)'; declare -A A='([k]=v)'; declare -p x y z q A", "declare -a x=([0]=\"1\" [1]=\"2\")\ndeclare -a y=([0]=\"4\" [1]=\"5\")\ndeclare -a z=([0]=\"8\" [1]=\"9\")\ndeclare -- q=\"(1)\"\ndeclare -A A=([k]=\"v\" )\n"},
+		{"x=(1 2); declare x=; declare -a w='(x'; declare -p x w", "declare -a x=([0]=\"\" [1]=\"2\")\ndeclare -a w=([0]=\"(x\")\n"},
+		{"x=(1); declare -A x; echo $?; readonly -a r=(1); declare r=2; echo $?", "gosh: line 1: declare: x: cannot convert indexed to associative array\n1\ngosh: line 1: declare: r: readonly variable\n1\n"},
+	},
+	"read into an array's element as bash 5.2": {
+		{"i=2; read 'a[1]' \"a[i]\" <<< 'x y'; declare -A A; read 'A[k]' <<< v; echo ${a[@]} ${A[k]}", "x y v\n"},
+		{"read 1x <<< a; echo $?", "gosh: line 1: read: `1x': not a valid identifier\n1\n"},
+	},
+	"arrays before a command as bash 5.2": {
+		{"a=(1 2) b=([k]=v) sh -c 'echo \"$a $b\"'; echo ${a-unset}", "(1 2) ([k]=v)\nunset\n"},
+		{"a=(0 1); a[0 + 1]=x sh -c 'echo ran'; echo $? ${a[@]}", "gosh: line 1: `a[0 + 1]': not a valid identifier\nran\n0 0 1\n"},
 	},
 }
 
@@ -978,5 +1049,21 @@ func TestGlobInTree(t *testing.T) {
 		if got := out.String(); got != c.want {
 			t.Errorf("%s\ngave %q\nwant %q", c.script, got, c.want)
 		}
+	}
+}
+
+// An element that appends, [k]+=v, prints as it was written.
+func TestArrayElemAppendPrints(t *testing.T) {
+	const script = "a=([k]+=v [j]=w x)\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := syntax.NewPrinter().Print(&out, f); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != script {
+		t.Errorf("printed %q, want %q", out.String(), script)
 	}
 }

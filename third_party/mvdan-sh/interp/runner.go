@@ -284,6 +284,14 @@ func (r *Runner) expandErr(err error) {
 			r.exit.code = 1
 		}
 		r.exit.exiting = true
+	case errors.As(err, new(expand.SubscriptError)):
+		// As in bash, a bad subscript ends the shell (a subshell exits).
+		r.exit.code = 1
+		r.exit.exiting = true
+	case errors.As(err, new(expand.SliceLengthError)):
+		// As in bash, the command fails with the rest of its line.
+		r.exit.code = 1
+		r.exit.exiting, r.exit.discard = true, true
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
@@ -374,6 +382,9 @@ func (r *Runner) handlerCtx(ctx context.Context, kind handlerKind, pos syntax.Po
 		Env:            &overlayEnviron{parent: r.writeEnv},
 		Dir:            r.Dir,
 		Pos:            pos,
+		Line:           r.line,
+		Argv0:          r.execArgv0,
+		Umask:          r.mask,
 		Stdout:         r.stdout,
 		Stderr:         r.stderr,
 		LastExitStatus: int(r.lastExit.code),
@@ -450,6 +461,7 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 				// code between programs); a program that caught it and
 				// exited on its own keeps its status.
 				r2.exit = exitStatus{code: uint8(128 + sig)}
+				bg.signal = sig
 			}
 			cancel(nil)
 			*bg.exit = r2.exit
@@ -466,9 +478,43 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 	r.lastExit = r.exit
 }
 
+// stmtLine is the line bash gives a statement: its errors' `line N:` and
+// its traps' LINENO. For a simple command it is the line bash's parser had
+// reached when it took the command's first element. An assignment or a
+// redirection it takes as soon as read; after a word (which might name a
+// function being defined) it reads the next token first: a command whose
+// second word spans lines (`awk '…' f`) is at that word's last line.
+func stmtLine(st *syntax.Stmt) uint {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return st.Position.Line()
+	}
+	var elems []syntax.Node
+	for _, as := range call.Assigns {
+		elems = append(elems, as)
+	}
+	for _, w := range call.Args {
+		elems = append(elems, w)
+	}
+	for _, rd := range st.Redirs {
+		elems = append(elems, rd)
+	}
+	if len(elems) == 0 {
+		return st.Position.Line()
+	}
+	slices.SortFunc(elems, func(a, b syntax.Node) int { return cmp.Compare(a.Pos().Offset(), b.Pos().Offset()) })
+	if _, word := elems[0].(*syntax.Word); !word || len(elems) == 1 {
+		return elems[0].End().Line()
+	}
+	if rd, ok := elems[1].(*syntax.Redirect); ok {
+		return rd.Pos().Line() // the operator is the token: its word comes after
+	}
+	return elems[1].End().Line()
+}
+
 func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 	oldIn, oldOut, oldErr, oldFds := r.stdin, r.stdout, r.stderr, r.fds
-	r.line = st.Position.Line()
+	r.line = stmtLine(st)
 	r.errTrapRan = false
 	if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(st.Redirs) > 0 && len(call.Args) > 0 && !r.opts[optExpandAliases] {
 		// bash expands a simple command's words before its redirections:
@@ -515,7 +561,7 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 			// As in bash without set -E, functions do not run the ERR trap;
 			// it runs at the line of the statement that failed, once: not
 			// again for the compound command it failed in.
-			r.line = st.Position.Line()
+			r.line = stmtLine(st)
 			r.trapCallback(ctx, r.callbackErr, "error")
 			r.errTrapRan = r.callbackErr != ""
 		}
@@ -644,7 +690,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 				var vr expand.Variable
 				if index != nil {
-					vr = r.assignElem(prev, name, index, as)
+					if vr = r.assignElem(prev, name, index, as); !vr.IsSet() {
+						if !r.exit.exiting { // an arithmetic error ends the shell
+							r.exit.exiting, r.exit.discard = true, true // a bad subscript ends the line, as in bash
+						}
+						break
+					}
 				} else {
 					name, vr = r.assignVal(name, prev, as, "")
 					r.setVarWithIndex(prev, name, nil, vr)
@@ -691,6 +742,19 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 		for _, as := range cm.Assigns {
 			name := as.Name.Value
+			if as.Index != nil {
+				// bash refuses an element before a command, and runs it.
+				r.errf("`%s[%s]': not a valid identifier\n", name, expand.ArithmText(as.Index))
+				continue
+			}
+			if as.Array != nil {
+				// bash passes a list before a command as the text it
+				// is: a=(1 2) env gives the program a='(1 2)'.
+				var b strings.Builder
+				syntax.NewPrinter().Print(&b, &syntax.Assign{Name: as.Name, Array: as.Array})
+				text := strings.TrimPrefix(b.String(), name+"=")
+				as = &syntax.Assign{Name: as.Name, Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: text}}}}
+			}
 			prev := r.lookupVar(name)
 			// Resolve any nameref so we can restore the original final value later on.
 			if n, v := prev.Resolve(r.writeEnv); n != "" {
@@ -981,17 +1045,19 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		if cm.Stmt != nil {
 			r.stmt(ctx, cm.Stmt)
 		}
+		// As bash, the report goes to the shell's standard error, where
+		// `{ time cmd; } 2> f` sends it.
 		format := "%s\t%s\n"
 		if cm.PosixFormat {
 			format = "%s %s\n"
 		} else {
-			r.outf("\n")
+			fmt.Fprintf(r.stderr, "\n")
 		}
 		real := time.Since(start)
-		r.outf(format, "real", elapsedString(real, cm.PosixFormat))
+		fmt.Fprintf(r.stderr, format, "real", elapsedString(real, cm.PosixFormat))
 		// TODO: can we do these?
-		r.outf(format, "user", elapsedString(0, cm.PosixFormat))
-		r.outf(format, "sys", elapsedString(0, cm.PosixFormat))
+		fmt.Fprintf(r.stderr, format, "user", elapsedString(0, cm.PosixFormat))
+		fmt.Fprintf(r.stderr, format, "sys", elapsedString(0, cm.PosixFormat))
 	default:
 		// Should only happen if we forgot a case above.
 		r.errf("unhandled command node: %T\n", cm)
@@ -1082,7 +1148,7 @@ func (r *Runner) pipelineDebugTrap(ctx context.Context, cm *syntax.BinaryCmd) bo
 		if _, ok := st.Cmd.(*syntax.CallExpr); !ok {
 			continue
 		}
-		r.line = st.Position.Line()
+		r.line = stmtLine(st)
 		if r.debugTrap(ctx) {
 			return true
 		}
@@ -1450,7 +1516,8 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 		// set -C: > makes a new file; >| overwrites.
 		mode = os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	}
-	f, err := r.open(ctx, arg, mode, 0o644, false)
+	// As bash, a file made for a redirection has 0666 less the umask.
+	f, err := r.open(ctx, arg, mode, fs.FileMode(0o666&^r.mask), false)
 	if noclobber && errors.Is(err, fs.ErrExist) {
 		if info, serr := r.stat(ctx, r.absPath(arg)); serr == nil && info.Mode().IsRegular() {
 			return nil, fmt.Errorf("%s: cannot overwrite existing file", arg)

@@ -119,7 +119,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: read -X -p":                                                        {want: "gosh: line 1: read: invalid option \"-X\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: read -p":                                                           {want: "gosh: line 1: read: -p: option requires an argument\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: read -rX":                                                          {want: "gosh: line 1: read: invalid option \"-X\"\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: read 0ab":                                                          {want: "gosh: line 1: read: invalid identifier \"0ab\"\nexit status 2", why: whyPrefix},
+	"TestRunnerRun: read 0ab":                                                          {want: "gosh: line 1: read: `0ab': not a valid identifier\nexit status 1", why: whyReadName},
 	"TestRunnerRun: readonly RANDOM; RANDOM=99; echo $?":                               {want: "gosh: line 1: RANDOM: readonly variable\n1\n", why: whyPrefix},
 	"TestRunnerRun: readonly a=1; echo $a; unset a; echo $a":                           {want: "1\ngosh: line 1: unset: a: cannot unset: readonly variable\n1\n", why: whyUnsetReadonly},
 	"TestRunnerRun: readonly foo=bar; foo=etc":                                         {want: "gosh: line 1: foo: readonly variable\nexit status 1", why: whyPrefix},
@@ -204,6 +204,7 @@ const (
 	whyMeta          = "alias, type, command and the meta builtins as in bash: an invalid option is named with the usage line, a missing name is NAME: not found (status 1), a script that does not parse has status 2, shift names a count that is not a number"
 	whyGetopts       = "getopts as bash 5.2: its diagnostics after $0 alone (gosh: illegal option -- z), a bare usage line, and an invalid name reported after the scan, with status 1"
 	whyOptions       = "options as bash 5.2: $- holds h and B, always on here, and c, as bash -c has it, in bash's order"
+	whyReadName      = "read into an array's element as bash 5.2: read takes a[i] as a name, and an invalid one is bash's `0ab': not a valid identifier, status 1"
 	whyNul           = "NUL bytes as bash 5.2: a command substitution that drops NUL bytes warns, as bash does"
 	whyExtNeg        = "!(…) anywhere in a pattern: matched as bash matches it (bash 5.2 gives these outputs), where v3.14.1 took only one !(…) between fixed text and refused the rest"
 )

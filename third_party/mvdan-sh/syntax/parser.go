@@ -2019,11 +2019,12 @@ func (p *Parser) getAssign(needEqual bool) *Assign {
 			}
 		}
 		if p.tok == assgnParen {
-			if !p.lang.in(LangZsh) {
+			if !p.lang.in(LangZsh | langBashLike) {
 				p.curErr("arrays cannot be nested")
 				return nil
 			}
-			// zsh allows a[i]=(values...).
+			// zsh allows a[i]=(values...); bash parses it and fails
+			// when it runs (a[i]: cannot assign list to array member).
 			// assgnParen consumed both '=' and '(',
 			// so rewrite as leftParen for array parsing below.
 			p.tok = leftParen
@@ -2072,7 +2073,17 @@ func (p *Parser) getAssign(needEqual bool) *Assign {
 					p.curErr("arrays cannot be nested")
 					return nil
 				}
-				p.follow(left, `[x]`, assgn)
+				if (p.tok == _Lit || p.tok == _LitWord) && strings.HasPrefix(p.val, "+=") && p.lang.in(langBashLike) {
+					// [k]+=v appends to the element, as in bash.
+					ae.Append = true
+					p.val = p.val[2:]
+					p.pos = posAddCol(p.pos, 2)
+					if p.val == "" {
+						p.next()
+					}
+				} else {
+					p.follow(left, `[x]`, assgn)
+				}
 			}
 			if ae.Value = p.getWord(); ae.Value == nil {
 				switch p.tok {
@@ -3170,7 +3181,9 @@ loop:
 		ce.Args = nil
 	} else {
 		for _, asgn := range ce.Assigns {
-			if asgn.Index != nil || asgn.Array != nil {
+			// bash runs the command: it refuses a[i]=x then, and passes
+			// a=(x y) as its text.
+			if (asgn.Index != nil || asgn.Array != nil) && !p.lang.in(langBashLike) {
 				p.posErr(asgn.Pos(), "inline variables cannot be arrays")
 			}
 		}

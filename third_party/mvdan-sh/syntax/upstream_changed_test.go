@@ -21,7 +21,16 @@ var upstreamParsed = map[string]string{
 	"((echo a); (echo b))":       whyDblParen,
 
 	"declare 0=${o}": whyDeclName,
+
+	"a[i]=(y)": whyElemList,
+
+	"a=(x y) foo": whyInlineArray,
+	"a[2]=x foo":  whyInlineArray,
 }
+
+const whyInlineArray = "bash runs a command that an array or element assignment comes before: a=(x y) foo passes a='(x y)' to foo, and a[2]=x foo is `a[2]': not a valid identifier before foo runs"
+
+const whyElemList = "bash parses a list assigned to an element and fails when it runs (a[i]: cannot assign list to array member, status 1), as the interpreter does for a[i]+=(y)"
 
 const whyDeclName = "a declaration builtin's operand that is not a valid name is an error of the builtin when it runs, as in bash (declare: `0=': not a valid identifier, status 1), not a parse error that stops the script"
 
@@ -34,7 +43,7 @@ const whyArithAssign = "arithmetic as bash evaluates it: what an assignment or +
 func parsedNow(t *testing.T, p *Parser, in string) bool {
 	t.Helper()
 	why, ok := upstreamParsed[in]
-	if !ok || (why == whyDblParen || why == whyDeclName) && !p.lang.in(langBashLike) {
+	if !ok || (why == whyDblParen || why == whyDeclName || why == whyInlineArray) && !p.lang.in(langBashLike) {
 		return false // bash's reading of (( is bash's only
 	}
 	if _, err := p.Parse(newStrictReader(in), ""); err != nil {
