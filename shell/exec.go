@@ -329,8 +329,9 @@ scan:
 	var src string
 	var params []string
 	name := cmp.Or(l.argv0, l.argv[0]) // $0
-	// head names a line in a syntax error's message, as this shell does.
-	head := func(int) string { return l.argv[0] }
+	// head names a line in a syntax error's message, as this shell does
+	// (a script read from stdin: `bash: line 2`).
+	head := func(line int) string { return fmt.Sprintf("%s: line %d", l.argv[0], line) }
 	funcErrs := "main" // where bash says a script read from stdin is
 	switch {
 	case command:

@@ -197,7 +197,8 @@ func parse(script, name string, lang syntax.LangVariant, head func(line int) str
 			}
 		}
 		msg, line := bashSyntaxError(src, err, head)
-		stop = &syntaxStop{Line: line, Message: msg, Err: err}
+		var pe syntax.ParseError
+		stop = &syntaxStop{Line: line, Message: msg, Err: err, KeepStatus: errors.As(err, &pe) && pe.Cond}
 		f = &syntax.File{Name: name, Stmts: linesBefore(script, lang)}
 	}
 	markPipelines(f)
@@ -368,7 +369,7 @@ func runSafely(ctx context.Context, r *interp.Runner, f *syntax.File, stop *synt
 	if stop == nil {
 		err = r.Run(ctx, f)
 	} else {
-		reached, err = r.RunBeforeSyntaxError(ctx, f, stop.Message)
+		reached, err = r.RunBeforeSyntaxError(ctx, f, stop.Message, stop.KeepStatus)
 	}
 	return r.Exited(), reached, err
 }

@@ -1396,7 +1396,9 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 		// No tilde prefix to expand, e.g. "foo".
 		return "", field
 	}
-	i := strings.IndexByte(name, '/')
+	// As in bash outside POSIX mode, a `:` ends the prefix too: `~:x`.
+	// (tandem)
+	i := strings.IndexAny(name, "/:")
 	if i < 0 && moreFields {
 		// There is a tilde prefix, but followed by more fields, e.g. "~'foo'".
 		// We only proceed if an unquoted slash was found in this field, e.g. "~/'foo'".
@@ -1406,6 +1408,20 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 		rest = name[i:]
 		name = name[:i]
 	}
+	if home, ok := cfg.Home(name); ok {
+		return home, rest
+	}
+	return "", field
+}
+
+// Home is the directory the tilde prefix `~name` names: the home directory
+// of the user called name, or for "" the current user's ($HOME); `~+` is
+// $PWD and `~-` $OLDPWD, as in bash. ok is false when there is none.
+func (cfg *Config) Home(name string) (dir string, ok bool) {
+	if vars := map[string]string{"+": "PWD", "-": "OLDPWD"}; vars[name] != "" {
+		vr := cfg.Env.Get(vars[name])
+		return vr.String(), vr.IsSet()
+	}
 	if name == "" {
 		// Current user; try via "HOME", otherwise fall back to the
 		// system's appropriate home dir env var. Don't use os/user, as
@@ -1413,29 +1429,29 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 		// to use cfg.Env, and we always want to check "HOME" first.
 
 		if vr := cfg.Env.Get("HOME"); vr.IsSet() {
-			return vr.String(), rest
+			return vr.String(), true
 		}
 
 		if runtime.GOOS == "windows" {
 			if vr := cfg.Env.Get("USERPROFILE"); vr.IsSet() {
-				return vr.String(), rest
+				return vr.String(), true
 			}
 		}
-		return "", field
+		return "", false
 	}
 
 	// Not the current user; try via "HOME <name>", otherwise fall back to
 	// os/user. There isn't a way to lookup user home dirs without cgo.
 
 	if vr := cfg.Env.Get("HOME " + name); vr.IsSet() {
-		return vr.String(), rest
+		return vr.String(), true
 	}
 
 	u, err := user.Lookup(name)
 	if err != nil {
-		return "", field
+		return "", false
 	}
-	return u.HomeDir, rest
+	return u.HomeDir, true
 }
 
 func findAllIndex(pat, name string, n int, mode pattern.Mode) [][]int {
@@ -1501,6 +1517,11 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 	//    ReadDir2("/foo") to ensure that "/foo/" exists and only matches a directory
 	//    ReadDir2("/foo") glob "*"
 
+	if cfg.GlobStar {
+		// `**/**` recurses no deeper than `**`, and bash lists each
+		// path once. (tandem)
+		parts = slices.CompactFunc(parts, func(a, b string) bool { return a == "**" && b == "**" })
+	}
 	for i, part := range parts {
 		// Keep around for debugging.
 		// log.Printf("matches %q part %d %q", matches, i, part)

@@ -1325,7 +1325,7 @@ func IsExitStatus(err error) (status uint8, ok bool) {
 // Calling Run on an entire [*File] implies an exit, meaning that an exit trap may
 // run.
 func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
-	_, err := r.run(ctx, node, "")
+	_, err := r.run(ctx, node, "", false)
 	return err
 }
 
@@ -1333,12 +1333,14 @@ func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
 // a syntax error, as [Runner.Run] does; then, unless they exited the shell,
 // it writes msg (the error, as the shell words it) to stderr and exits with
 // status 2, before the EXIT trap runs: what bash does when its parser
-// reaches the error. reached reports whether it did. (tandem)
-func (r *Runner) RunBeforeSyntaxError(ctx context.Context, f *syntax.File, msg string) (reached bool, err error) {
-	return r.run(ctx, f, msg)
+// reaches the error. With keepStatus, it exits with the status of the last
+// command instead, as bash does after an error inside `[[ ]]`. reached
+// reports whether it did. (tandem)
+func (r *Runner) RunBeforeSyntaxError(ctx context.Context, f *syntax.File, msg string, keepStatus bool) (reached bool, err error) {
+	return r.run(ctx, f, msg, keepStatus)
 }
 
-func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string) (reached bool, _ error) {
+func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string, keepStatus bool) (reached bool, _ error) {
 	if !r.didReset {
 		r.Reset()
 	}
@@ -1353,7 +1355,11 @@ func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string) (r
 		if syntaxErr != "" && !r.exit.exiting {
 			reached = true
 			io.WriteString(r.stderr, syntaxErr)
-			r.exit = exitStatus{code: 2, exiting: true}
+			code := uint8(2)
+			if keepStatus {
+				code = r.exit.code
+			}
+			r.exit = exitStatus{code: code, exiting: true}
 		}
 	case *syntax.Stmt:
 		r.stmt(ctx, node)

@@ -74,6 +74,9 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 				declQuery = flag
 			default:
 				r.errf("%s: %s: invalid option\n", variant, flag)
+				if usage, ok := declUsage[variant]; ok {
+					fmt.Fprintf(r.stderr, "%s: usage: %s\n", variant, usage) // bare, as bash prints it
+				}
 				r.exit.code = 2
 				return
 			}
@@ -340,6 +343,16 @@ func hasAttrs(vr expand.Variable, modes []string, valType string) bool {
 	return true
 }
 
+// declUsage is the usage line bash prints after an invalid option of each
+// declaration builtin.
+var declUsage = map[string]string{
+	"declare":  "declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]",
+	"typeset":  "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]",
+	"local":    "local [option] name[=value] ...",
+	"export":   "export [-fn] [name[=value] ...] or export -p",
+	"readonly": "readonly [-aAf] [name[=value] ...] or readonly -p",
+}
+
 // declareCall is declare and its kin reached as a command: each field is
 // one assignment, split at its first '='.
 func (r *Runner) declareCall(name string, args []string) exitStatus {
@@ -366,7 +379,9 @@ func fieldAssign(field string) *syntax.Assign {
 	if !ok {
 		as.Naked = true
 	} else {
-		as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: val}}}
+		// The value is as the expansion made it: no tilde or
+		// backslash in it is read again, as in bash.
+		as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: val}}}
 	}
 	return as
 }

@@ -242,6 +242,8 @@ var patchCases = map[string][]struct{ script, want string }{
 	"failglob": {
 		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",
 			"gosh: line 1: no match: *.nomatch-x\nnext 1\ngosh: line 2: no match: *.nomatch-y\nsub 1\n"},
+		{"set -e; shopt -s failglob; (echo *.nomatch-x); echo not\necho not", "gosh: line 1: no match: *.nomatch-x\n"},
+		{"set -e; shopt -s failglob\nif echo *.nomatch-x; then :; fi\necho not", "gosh: line 2: no match: *.nomatch-x\n"},
 	},
 	"indirect expansion as in bash": {
 		{"x=xx; xx=aaabcc; echo ${!x:2} ${!x#*a} ${!x/a*b/d} ${!x:+set}", "abcc aabcc dcc set\n"},
@@ -464,6 +466,37 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
+	},
+	"[[ ]] as bash 5.2 parses it": {
+		{"[[ '' && x || y ]]; echo $?; [[ x || '' && '' ]]; echo $?", "0\n0\n"},
+		{"[[ ! a && '' ]]; echo $?; [[ ! a == b && x ]]; echo $?; [[ ! ! a && b ]]; echo $?", "1\n0\n0\n"},
+		{"[[ (a) && ! (b == c) ]]; echo $?", "0\n"},
+		{"[[ !(a == a) ]]; echo $?; x=; [[ !($x) && 1 ]]; echo $?; shopt -s extglob; [[ x == !(y) ]]; echo $?", "1\n0\n0\n"},
+	},
+	"tildes as bash expands them": {
+		{"HOME=/h; x=~:${u-~:~}; echo $x; x=a:${u-b:~}; echo $x; echo ${u-~:~} ~:x \"${u-~}\"", "/h:/h:/h\na:b:/h\n/h:~ /h:x ~\n"},
+		{"HOME=/h; x=~root:~; [[ $x == \"$(echo ~root):/h\" ]] && echo same; y=~nosuchuser-x:~; echo $y", "same\n~nosuchuser-x:/h\n"},
+		{"HOME=/h; b='c=~/src' d='e=1\\2'; readonly \"$b\"; declare $d; echo \"$c $e\"", "~/src 1\\2\n"},
+		{"cd /; OLDPWD=/o; echo ~+ ~- ~-/x; y=~-:~+; echo $y; unset OLDPWD; echo ~-", "/ /o /o/x\n/o:/\n~-\n"},
+	},
+	"!(…) anywhere in a pattern": {
+		{"shopt -s extglob; for w in ab bb ba cc a.md a.txt; do [[ $w == !(b)@(b|c) ]] && echo $w; done", "ab\ncc\n"},
+		{"shopt -s extglob; for w in a.md a.txt .md x.MD; do case $w in *.!(md)) echo $w;; esac; done", "a.txt\nx.MD\n"},
+		{"shopt -s extglob; for w in ab ac az a; do [[ $w == a@(!(c|d)) ]] && echo $w; done; [[ ab == a!(@(ab|b*)) ]] || echo no", "ab\naz\na\nno\n"},
+		{"shopt -s extglob nocasematch; [[ X.MD == *.!(md) ]] || echo no; [[ 'a|b' == !(a)\\|* ]] || echo no2; [[ é1 == ?!([a-z]) ]] && echo yes", "no\nno2\nyes\n"},
+		{"shopt -s extglob; [[ '' == @() ]] && echo empty; [[ x == @() ]] || echo not; [[ aaa == +(a)!(b) ]] && echo plus", "empty\nnot\nplus\n"},
+		{"shopt -s extglob; s=$(printf '%0300d' 0); [[ $s == *!(x)*!(y)*1 ]] || echo long", "long\n"},
+	},
+	"usage lines of the declaration builtins": {
+		{"typeset -@ x; echo $?; export -@; readonly -@", "gosh: line 1: typeset: -@: invalid option\ntypeset: usage: typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]\n2\ngosh: line 1: export: -@: invalid option\nexport: usage: export [-fn] [name[=value] ...] or export -p\ngosh: line 1: readonly: -@: invalid option\nreadonly: usage: readonly [-aAf] [name[=value] ...] or readonly -p\n"},
+	},
+	"a variable's value that is more than one expression": {
+		{"x='1 3'; (( x == 1 )); echo $?; a=('1 3' 5); (( a == 5 )); echo $?; y='2 * 3'; echo $((y))", "gosh: line 1: ((: 1 3: syntax error in expression (error token is \"3\")\n1\ngosh: line 1: ((: 1 3: syntax error in expression (error token is \"3\")\n1\n6\n"},
+	},
+	"=~ as POSIX regcomp and regexec": {
+		{"[[ { =~ { ]]; echo $?; [[ a{ =~ a{ ]]; echo $?; [[ a =~ (a|{) ]]; echo $?", "2\n2\n2\n"},
+		{"[[ xyz =~ (x|xy) ]]; echo ${BASH_REMATCH[@]}; [[ abcd =~ (a|ab)(c|bcd) ]]; echo ${BASH_REMATCH[@]}", "xy xy\nabcd a bcd\n"},
+		{"[[ aa =~ ^a{2}$ ]]; echo $?; [[ '{' =~ [{] ]]; echo $?; [[ 'a{' =~ a\\{ ]]; echo $?; [[ 'a{' =~ 'a{' ]]; echo $?", "0\n0\n0\n0\n"},
 	},
 	"array slices and list defaults as bash 5.2": {
 		{"d=('1 2' 3); printf '<%s>' \"${u[@]:-${d[@]}}\" \"${u:-\"${d[@]}\"}\"; echo", "<1 2><3><1 2><3>\n"},
@@ -839,17 +872,20 @@ func TestExtGlobWords(t *testing.T) {
 
 // RunBeforeSyntaxError runs the statements before a syntax error, then
 // prints the message and exits with status 2 before the EXIT trap runs, as
-// bash does; statements that exit first never reach it.
+// bash does; statements that exit first never reach it. After an error
+// inside `[[ ]]`, bash keeps the last command's status.
 func TestRunBeforeSyntaxError(t *testing.T) {
 	const msg = "gosh: -c: line 3: syntax error near unexpected token `fi'\n"
 	for _, c := range []struct {
 		script, want string
+		keepStatus   bool
 		status       int
 		reached      bool
 	}{
-		{"trap 'echo bye $?' EXIT\necho a\n", "a\n" + msg + "bye 2\n", 2, true},
-		{"echo a; exit 3\n", "a\n", 3, false},
-		{"set -e; false; echo no\n", "", 1, false},
+		{"trap 'echo bye $?' EXIT\necho a\n", "a\n" + msg + "bye 2\n", false, 2, true},
+		{"echo a; exit 3\n", "a\n", false, 3, false},
+		{"set -e; false; echo no\n", "", false, 1, false},
+		{"trap 'echo bye $?' EXIT\n(exit 3)\n", msg + "bye 3\n", true, 3, true},
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
 		if err != nil {
@@ -860,7 +896,7 @@ func TestRunBeforeSyntaxError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reached, err := r.RunBeforeSyntaxError(context.Background(), f, msg)
+		reached, err := r.RunBeforeSyntaxError(context.Background(), f, msg, c.keepStatus)
 		var status interp.ExitStatus
 		errors.As(err, &status)
 		if out.String() != c.want || int(status) != c.status || reached != c.reached || !r.Exited() {
@@ -889,6 +925,45 @@ func TestParseErrorToken(t *testing.T) {
 		}
 		if got := pe.Token + " " + pe.TokenPos.String(); got != want {
 			t.Errorf("%q: token %q, want %q", in, got, want)
+		}
+	}
+}
+
+// An error inside [[ ]] carries bash's own messages for it, one more for
+// each ( it is inside, and none where bash prints none.
+func TestCondParseErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"[[ ]]":             "",
+		"[[ ! ]]":           "",
+		"[[ a && ]]":        "",
+		"[[ ) ]]":           "1:4 unexpected token `)' in conditional command",
+		"[[ && ]]":          "1:4 unexpected token `&&' in conditional command",
+		"[[ a $op a ]]":     "1:6 conditional binary operator expected",
+		"[[ a 3< b ]]":      "1:6 conditional binary operator expected",
+		"[[ a ; ]]":         "1:6 unexpected token `;', conditional binary operator expected",
+		"[[ -f < ]]":        "1:7 unexpected argument `<' to conditional unary operator",
+		"[[ -z ]]":          "1:7 unexpected argument `]]' to conditional unary operator",
+		"[[ a == ]]":        "1:9 unexpected argument `]]' to conditional binary operator",
+		"[[ -z '>' -- ]]":   "1:1 syntax error in conditional expression",
+		"[[ a =~ c a ]]":    "1:1 syntax error in conditional expression",
+		"[[ (a) < b ]]":     "1:1 syntax error in conditional expression: unexpected token `<'",
+		"[[ x =~ ; ]]":      "1:9 syntax error in conditional expression: unexpected token `;'",
+		"[[ ( a ]]":         "1:4 unexpected token `]]', expected `)'",
+		"[[ ( ( a b ) ) ]]": "1:10 conditional binary operator expected|1:6 expected `)'|1:4 expected `)'",
+		"[[ ( ( a ) b ) ]]": "1:4 expected `)'",
+	} {
+		_, err := syntax.NewParser().Parse(strings.NewReader(in+"\n"), "")
+		var pe syntax.ParseError
+		if !errors.As(err, &pe) || !pe.Cond {
+			t.Errorf("%q: %#v, want an error inside [[ ]]", in, err)
+			continue
+		}
+		var msgs []string
+		for _, m := range pe.CondMsgs {
+			msgs = append(msgs, m.Pos.String()+" "+m.Text)
+		}
+		if got := strings.Join(msgs, "|"); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
 		}
 	}
 }
@@ -964,6 +1039,40 @@ func TestBackgroundErrorNamesTheScript(t *testing.T) {
 	_ = r.Run(context.Background(), f)
 	if want := "bash: line 1: shift: too many arguments\n"; out.String() != want {
 		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// Patterns over a tree of files match as bash's do: `**/**` lists each
+// path once, as `**` does, and `!(…)` may stand anywhere in a pattern.
+func TestGlobInTree(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"leaf.md", "c/leaf.md", "c/subdir/leaf.md"} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ script, want string }{
+		{"shopt -s globstar; echo **/**/*.*; echo c/**/**/", "c/leaf.md c/subdir/leaf.md leaf.md\nc/ c/subdir/\n"},
+		{"shopt -s globstar; echo **/*/**/*.md", "c/leaf.md c/subdir/leaf.md c/subdir/leaf.md\n"},
+		{"shopt -s extglob; echo *.!(md) c/!(l*) !(c|*.md) c/*!(f).md", "*.!(md) c/subdir !(c|*.md) c/leaf.md\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if got := out.String(); got != c.want {
+			t.Errorf("%s\ngave %q\nwant %q", c.script, got, c.want)
+		}
 	}
 }
 

@@ -301,9 +301,10 @@ func (r *Runner) expandErr(err error) {
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
 	case errors.As(err, new(expand.NoMatchError)):
-		// failglob: bash drops the rest of the line.
+		// failglob: bash drops the rest of the line, or under set -e
+		// ends the shell (in a condition too).
 		r.exit.code = 1
-		r.exit.exiting, r.exit.discard = true, true
+		r.exit.exiting, r.exit.discard = true, !r.opts[optErrExit]
 	case errors.Is(err, errReadOnly):
 		// Like in bash, assigning to a read-only variable fails
 		// the command at hand without exiting the shell.

@@ -1009,25 +1009,40 @@ func (r *Runner) assocArray(name string, prev expand.Variable, wasSet bool, as *
 	return prev
 }
 
-// colonTildes returns an assignment's value with each unquoted `~` at its
-// start or after a `:` that ends at a `/`, a `:` or the word's end replaced
-// by $HOME, as bash expands PATH=$PATH:~/bin and x=~:y.
+// colonTildes returns an assignment's value with each unquoted tilde
+// prefix at its start or after a `:` (`~` or `~user`, ending at a `/`, a
+// `:` or the word's end) replaced by the home directory it names, as bash
+// expands PATH=$PATH:~/bin, x=~:y and x=~root; also in the word of an
+// unquoted `${x-word}` (tandem).
 func (r *Runner) colonTildes(w *syntax.Word) *syntax.Word {
-	home := r.lookupVar("HOME")
-	if w == nil || !home.IsSet() {
+	if w == nil {
 		return w
 	}
 	var parts []syntax.WordPart
-	for i, part := range w.Parts {
-		lit, ok := part.(*syntax.Lit)
-		val := ""
-		if ok {
-			val = lit.Value
+	set := func(i int, part syntax.WordPart) {
+		if parts == nil {
+			parts = slices.Clone(w.Parts)
 		}
+		parts[i] = part
+	}
+	for i, part := range w.Parts {
+		if pe, ok := part.(*syntax.ParamExp); ok && pe.Exp != nil && pe.Exp.Word != nil {
+			if word := r.colonTildes(pe.Exp.Word); word != pe.Exp.Word {
+				pe2, exp := *pe, *pe.Exp
+				exp.Word, pe2.Exp = word, &exp
+				set(i, &pe2)
+			}
+			continue
+		}
+		lit, ok := part.(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		val := lit.Value
 		if i == 0 {
 			val = ":" + val // the value's start is a place for a tilde too
 		}
-		if !ok || !strings.Contains(val, ":~") {
+		if !strings.Contains(val, ":~") {
 			continue
 		}
 		var b strings.Builder
@@ -1036,11 +1051,15 @@ func (r *Runner) colonTildes(w *syntax.Word) *syntax.Word {
 			if j < 0 {
 				break
 			}
-			after := val[j+2:]
-			ends := after == "" && i == len(w.Parts)-1 || after != "" && (after[0] == '/' || after[0] == ':')
 			b.WriteString(val[:j+1])
-			if ends {
-				b.WriteString(home.String())
+			after := val[j+2:]
+			end := strings.IndexAny(after, "/:")
+			if end < 0 && i == len(w.Parts)-1 {
+				end = len(after)
+			}
+			if dir, ok := r.ecfg.Home(after[:max(end, 0)]); end >= 0 && ok {
+				b.WriteString(dir)
+				after = after[end:]
 			} else {
 				b.WriteString("~")
 			}
@@ -1051,10 +1070,7 @@ func (r *Runner) colonTildes(w *syntax.Word) *syntax.Word {
 		if i == 0 {
 			out = out[1:]
 		}
-		if parts == nil {
-			parts = slices.Clone(w.Parts)
-		}
-		parts[i] = &syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: out}
+		set(i, &syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: out})
 	}
 	if parts == nil {
 		return w

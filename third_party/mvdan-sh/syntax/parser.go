@@ -995,6 +995,20 @@ type ParseError struct {
 	// starts. (tandem)
 	Token    string
 	TokenPos Pos
+
+	// Cond is set on an error inside `[[ ]]`: bash reports those in
+	// words of its own, CondMsgs (none for `[[ ]]` or `[[ ! ]]`), and
+	// stops without running the line, keeping the last command's status
+	// instead of 2. (tandem)
+	Cond     bool
+	CondMsgs []CondMsg
+}
+
+// CondMsg is one of bash's messages for an error inside `[[ ]]`, with the
+// position whose line bash names. (tandem)
+type CondMsg struct {
+	Pos  Pos
+	Text string
 }
 
 func (e ParseError) Error() string {
@@ -2784,9 +2798,18 @@ func (p *Parser) testClause(s *Stmt) {
 	old := p.preNested(testExpr)
 	p.next()
 	if tc.X = p.testExprBinary(false); tc.X == nil {
-		p.followErrExp(tc.Left, dblLeftBrack)
+		p.condErr(p.pos, p.condTermText(), func() { p.followErrExp(tc.Left, dblLeftBrack) })
 	}
 	tc.Right = p.pos
+	if p.tok != _EOF && (p.tok != _LitWord || p.val != "]]") {
+		p.condErr(tc.Left, p.condExprText(), func() {
+			if p.tok == rightParen {
+				p.matchingErr(tc.Left, dblLeftBrack, dblRightBrack)
+			} else {
+				p.badTestOp()
+			}
+		})
+	}
 	if _, ok := p.gotRsrv("]]"); !ok {
 		p.matchingErr(tc.Left, dblLeftBrack, dblRightBrack)
 	}
@@ -2794,11 +2817,14 @@ func (p *Parser) testClause(s *Stmt) {
 	s.Cmd = tc
 }
 
-func (p *Parser) testExprBinary(pastAndOr bool) TestExpr {
+// testExprBinary reads test terms joined by `&&` and `||`, or with andOnly
+// only those joined by `&&`: as in bash, `&&` binds tighter than `||`.
+// (tandem: upstream read them left to right, so `[[ -z x && x || y ]]` failed.)
+func (p *Parser) testExprBinary(andOnly bool) TestExpr {
 	p.got(_Newl)
 	var left TestExpr
-	if pastAndOr {
-		left = p.testExprUnary()
+	if andOnly {
+		left = p.testExprTerm()
 	} else {
 		left = p.testExprBinary(true)
 	}
@@ -2806,35 +2832,43 @@ func (p *Parser) testExprBinary(pastAndOr bool) TestExpr {
 		return left
 	}
 	p.got(_Newl)
-	switch p.tok {
-	case andAnd, orOr:
-	case _LitWord:
-		if p.val == "]]" {
-			return left
-		}
-		if p.tok = token(testBinaryOp(p.val)); p.tok == illegalTok {
-			p.curErr("not a valid test operator: %#q", p.val)
-		}
-	case rdrIn, rdrOut:
-	case _EOF, rightParen:
+	if p.tok != andAnd && (p.tok != orOr || andOnly) {
 		return left
-	case _Lit:
-		p.curErr("test operator words must consist of a single literal")
-	default:
-		p.curErr("not a valid test operator: %#q", p.tok)
 	}
-	b := &BinaryTest{
-		OpPos: p.pos,
-		Op:    BinTestOperator(p.tok),
-		X:     left,
+	b := &BinaryTest{OpPos: p.pos, Op: BinTestOperator(p.tok), X: left}
+	p.next()
+	if b.Y = p.testExprBinary(andOnly); b.Y == nil {
+		p.condErr(p.pos, p.condTermText(), func() { p.followErrExp(b.OpPos, b.Op) })
 	}
-	switch b.Op {
-	case AndTest, OrTest:
-		p.next()
-		if b.Y = p.testExprBinary(false); b.Y == nil {
-			p.followErrExp(b.OpPos, b.Op)
+	return b
+}
+
+// testExprTerm reads one test term: a unary test, a parenthesized
+// expression, a negated term, a word, or two words compared.
+func (p *Parser) testExprTerm() TestExpr {
+	p.got(_Newl)
+	left := p.testExprUnary()
+	if _, ok := left.(*Word); !ok {
+		// As in bash's grammar, a term that is not a word ends here;
+		// what encloses it reports a token that does not fit.
+		return left
+	}
+	p.got(_Newl)
+	switch {
+	case p.tok == andAnd, p.tok == orOr, p.tok == _EOF, p.tok == rightParen, p.condEnd():
+		return left
+	case p.tok == _LitWord && token(testBinaryOp(p.val)) != illegalTok:
+		p.tok = token(testBinaryOp(p.val))
+	case p.tok != rdrIn && p.tok != rdrOut:
+		text := "conditional binary operator expected"
+		if t := p.condToken("unexpected token `%s', "); t != "" {
+			text = t + text
 		}
-	case TsReMatch:
+		p.condErr(p.pos, text, p.badTestOp)
+		return left
+	}
+	b := &BinaryTest{OpPos: p.pos, Op: BinTestOperator(p.tok), X: left}
+	if b.Op == TsReMatch {
 		p.checkLang(p.pos, langBashLike|LangZsh, "regex tests")
 		p.rxOpenParens = 0
 		p.rxFirstPart = true
@@ -2842,16 +2876,101 @@ func (p *Parser) testExprBinary(pastAndOr bool) TestExpr {
 		// all sorts of ways. The better fix is likely to use a stop
 		// token, like we do with heredocs.
 		p.quote = testExprRegexp
-		fallthrough
-	default:
-		if _, ok := b.X.(*Word); !ok {
-			p.posErr(b.OpPos, "expected %#q, %#q or %#q after complex expr",
-				AndTest, OrTest, dblRightBrack)
-		}
-		p.next()
-		b.Y = p.followWordTok(token(b.Op), b.OpPos)
+	}
+	p.next()
+	text := "unexpected argument " + p.condToken("`%s' ") + "to conditional binary operator"
+	if b.Op == TsReMatch && !p.condEnd() {
+		// bash reads an empty regex there, then stops at the token
+		// after it.
+		text = p.condExprText()
+	}
+	if w := p.condWord(); w != nil {
+		b.Y = w
+	} else {
+		p.condErr(p.pos, text, func() { p.followErr(b.OpPos, token(b.Op), noQuote("a word")) })
 	}
 	return b
+}
+
+// badTestOp raises upstream's error for a token that is no test operator
+// where one is due.
+func (p *Parser) badTestOp() {
+	switch {
+	case p.tok == _LitWord && token(testBinaryOp(p.val)) != illegalTok, p.tok == rdrIn, p.tok == rdrOut:
+		p.curErr("expected %#q, %#q or %#q after complex expr", AndTest, OrTest, dblRightBrack)
+	case p.tok == _LitWord:
+		p.curErr("not a valid test operator: %#q", p.val)
+	case p.tok == _Lit:
+		p.curErr("test operator words must consist of a single literal")
+	default:
+		p.curErr("not a valid test operator: %#q", p.tok)
+	}
+}
+
+// condEnd reports whether the current token is the `]]` closing a test.
+func (p *Parser) condEnd() bool {
+	return p.tok == _LitWord && p.val == "]]"
+}
+
+// condWord reads an operator's operand inside `[[ ]]`: a word, but not the
+// closing `]]`, which bash never takes as one.
+func (p *Parser) condWord() *Word {
+	if p.condEnd() {
+		return nil
+	}
+	return p.getWord()
+}
+
+// condErr raises an error inside `[[ ]]` with raise, upstream's, and marks
+// it with text, bash's message for it (bash says nothing when text is
+// empty). An earlier error stands. (tandem)
+func (p *Parser) condErr(pos Pos, text string, raise func()) {
+	if p.err != nil {
+		return
+	}
+	raise()
+	if pe, ok := p.err.(ParseError); ok {
+		pe.Cond = true
+		if text != "" {
+			pe.CondMsgs = append(pe.CondMsgs, CondMsg{Pos: pos, Text: text})
+		}
+		p.err = pe
+	}
+}
+
+// condToken is the current token in format, as bash names it in an error
+// inside `[[ ]]`; "" for a word other than `]]`, which bash does not name.
+func (p *Parser) condToken(format string) string {
+	switch p.tok {
+	case _Newl:
+		return fmt.Sprintf(format, "newline")
+	case _EOF, cmdIn, cmdOut:
+		return ""
+	case _LitWord:
+		if p.val == "]]" {
+			return fmt.Sprintf(format, p.val)
+		}
+		return ""
+	}
+	if t := p.tok.String(); t != "" && strings.Trim(t, ";&|()<>") == "" {
+		return fmt.Sprintf(format, t)
+	}
+	return ""
+}
+
+// condTermText is bash's message for a test expression that cannot start
+// at the current token; for `]]` bash says nothing.
+func (p *Parser) condTermText() string {
+	if p.tok == _LitWord && p.val == "]]" {
+		return ""
+	}
+	return p.condToken("unexpected token `%s' in conditional command")
+}
+
+// condExprText is bash's message for a token after a whole expression that
+// neither joins it to another nor ends it.
+func (p *Parser) condExprText() string {
+	return "syntax error in conditional expression" + p.condToken(": unexpected token `%s'")
 }
 
 func (p *Parser) testExprUnary() TestExpr {
@@ -2871,11 +2990,27 @@ func (p *Parser) testExprUnary() TestExpr {
 		}
 	}
 	switch p.tok {
+	case globExcl:
+		// At a term's start bash reads `!(` as `!` and a group, as
+		// with extglob off when it reads the line, its default:
+		// `[[ !(a == b) ]]`. A pattern there would only be a
+		// non-empty word. (tandem)
+		u := &UnaryTest{OpPos: p.pos, Op: TsNot}
+		pe := &ParenTest{Lparen: posAddCol(p.pos, 1)}
+		p.next()
+		if pe.X = p.testExprBinary(false); pe.X == nil {
+			p.condErr(p.pos, p.condTermText(), func() { p.followErrExp(pe.Lparen, leftParen) })
+		}
+		pe.Rparen = p.matched(pe.Lparen, leftParen, rightParen)
+		u.X = pe
+		return u
 	case exclMark:
 		u := &UnaryTest{OpPos: p.pos, Op: TsNot}
 		p.next()
-		if u.X = p.testExprBinary(false); u.X == nil {
-			p.followErrExp(u.OpPos, u.Op)
+		// As in bash, `!` negates the term after it, not the list that
+		// term starts. (tandem)
+		if u.X = p.testExprTerm(); u.X == nil {
+			p.condErr(p.pos, p.condTermText(), func() { p.followErrExp(u.OpPos, u.Op) })
 		}
 		return u
 	case tsExists, tsRegFile, tsDirect, tsCharSp, tsBlckSp, tsNmPipe,
@@ -2884,13 +3019,31 @@ func (p *Parser) testExprUnary() TestExpr {
 		tsFdTerm, tsEmpStr, tsNempStr, tsOptSet, tsVarSet, tsRefVar:
 		u := &UnaryTest{OpPos: p.pos, Op: UnTestOperator(p.tok)}
 		p.next()
-		u.X = p.followWordTok(token(u.Op), u.OpPos)
+		if w := p.condWord(); w != nil {
+			u.X = w
+		} else {
+			text := "unexpected argument " + p.condToken("`%s' ") + "to conditional unary operator"
+			p.condErr(p.pos, text, func() { p.followErr(u.OpPos, token(u.Op), noQuote("a word")) })
+		}
 		return u
 	case leftParen:
 		pe := &ParenTest{Lparen: p.pos}
 		p.next()
 		if pe.X = p.testExprBinary(false); pe.X == nil {
-			p.followErrExp(pe.Lparen, leftParen)
+			p.condErr(p.pos, p.condTermText(), func() { p.followErrExp(pe.Lparen, leftParen) })
+		}
+		if perr, ok := p.err.(ParseError); ok && perr.Cond {
+			// bash adds a message for each `(` the error is inside.
+			perr.CondMsgs = append(perr.CondMsgs, CondMsg{Pos: pe.Lparen, Text: "expected `)'"})
+			p.err = perr
+		} else if p.tok != rightParen && p.tok != _EOF {
+			p.condErr(pe.Lparen, p.condToken("unexpected token `%s', ")+"expected `)'", func() {
+				if p.condEnd() {
+					p.matchingErr(pe.Lparen, leftParen, rightParen)
+				} else {
+					p.badTestOp()
+				}
+			})
 		}
 		pe.Rparen = p.matched(pe.Lparen, leftParen, rightParen)
 		return pe
