@@ -197,7 +197,8 @@ func parse(script, name string, lang syntax.LangVariant, head func(line int) str
 			}
 		}
 		msg, line := bashSyntaxError(src, err, head)
-		stop = &syntaxStop{Line: line, Message: msg, Err: err}
+		var pe syntax.ParseError
+		stop = &syntaxStop{Line: line, Message: msg, Err: err, KeepStatus: errors.As(err, &pe) && pe.Cond}
 		f = &syntax.File{Name: name, Stmts: linesBefore(script, lang)}
 		next := nextLine(f.Stmts)
 		stop.reread = func(aliasLine func(string) (string, bool)) (*syntax.File, *syntaxStop, bool) {
@@ -276,7 +277,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	r, err := x.runner(o.Dir, env, nil, out.w, out.w, head)
+	r, err := x.runner(o.Dir, env, interp.ProcessUmask(), nil, out.w, out.w, "environment", head)
 	if err != nil {
 		x.procs.kill()
 		cancel()
@@ -293,14 +294,18 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 
 // runner makes an interpreter whose handlers all go through x: the
 // script's own interpreter, and the one of each `sh -c` payload the script
-// runs.
-func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, head func(line int) string, params ...string) (*interp.Runner, error) {
+// runs, which starts with the file mode mask of the script that runs it.
+// funcErrs names where the script's functions come from in their errors,
+// as bash does: environment for -c, main for standard input, "" for a file
+// (its name, $0). head names a line in a syntax error's message.
+func (x *Run) runner(dir string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, funcErrs string, head func(line int) string, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
 	}
 	opts := []interp.RunnerOption{
 		interp.Env(expand.ListEnviron(env...)),
 		interp.Dir(dir),
+		interp.Umask(mask),
 		interp.TempDir(x.tmp),
 		interp.Bounds(x.limits),
 		interp.StdIO(stdin, stdout, stderr),
@@ -316,6 +321,7 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 			msg, _ := bashSyntaxError(src, err, head)
 			return msg
 		}),
+		interp.FuncErrorsName(funcErrs),
 	}
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))
@@ -398,19 +404,19 @@ func (x *Run) runSafely(ctx context.Context, r *interp.Runner, f *syntax.File, s
 		return r.Exited(), false, nil, err
 	}
 	last = stop
-	more := func() (*syntax.File, string, bool) {
+	more := func() (*syntax.File, string, bool, bool) {
 		f2, stop2, ok := last.again(r.AliasLine)
 		if !ok {
-			return nil, "", false
+			return nil, "", false, false
 		}
 		x.noteFuncs(f2)
 		last = stop2
 		if stop2 == nil {
-			return f2, "", true
+			return f2, "", false, true
 		}
-		return f2, stop2.Message, true
+		return f2, stop2.Message, stop2.KeepStatus, true
 	}
-	reached, err = r.RunReading(ctx, f, stop.Message, more)
+	reached, err = r.RunReading(ctx, f, stop.Message, stop.KeepStatus, more)
 	return r.Exited(), reached, last, err
 }
 
@@ -827,11 +833,6 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if args[0] == "umask" && !x.mayBeFunc("umask") {
-		if err := umaskChange(args[1:]); err != nil {
-			return nil, x.refuse(n, err)
-		}
-	}
 	if args[0] == "ulimit" && !x.mayBeFunc("ulimit") && interp.UlimitChanges(args[1:]) {
 		return nil, x.refuse(n, refusal.New(refusal.Unsupported, fmt.Sprintf(
 			"%s would change a resource limit, which tandem's shell cannot do: the limits are the tandem process's, one for every script it runs. "+
@@ -844,49 +845,6 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	}
 	// Run the builtin from the exec handler, which learns its status.
 	return append([]string{builtinStep, strconv.Itoa(n)}, args...), nil
-}
-
-// umaskChange refuses `umask MODE` that would change the mask: the mask is
-// the tandem process's, one for every script it runs, and going on as if
-// it had changed would leave a file made for `umask 077` readable by all.
-func umaskChange(args []string) error {
-	var mode string
-	for _, a := range args {
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			mode = a
-		}
-	}
-	cur := interp.ProcessUmask()
-	want, err := interp.ParseUmask(cur, mode)
-	if mode == "" || err != nil || want == cur {
-		return nil // umask prints it, or fails with bash's message
-	}
-	return refusal.New(refusal.Unsupported, fmt.Sprintf(
-		"umask %s would change the file mode mask from %04o, which tandem's shell cannot do: every program it starts gets %04o. "+
-			"Make the files and then set their modes (chmod %s FILE, or install -m MODE /dev/null FILE before writing it), and run the script again without umask.",
-		mode, cur, cur, chmodFor(want)))
-}
-
-// chmodFor is the chmod operand that takes away what mask would have.
-func chmodFor(mask uint32) string {
-	var parts []string
-	for i, who := range []string{"u", "g", "o"} {
-		bits := mask >> (6 - 3*i) & 7
-		if bits == 0 {
-			continue
-		}
-		s := who + "-"
-		for j, c := range "rwx" {
-			if bits&(4>>j) != 0 {
-				s += string(c)
-			}
-		}
-		parts = append(parts, s)
-	}
-	if len(parts) == 0 {
-		return "a+rw"
-	}
-	return strings.Join(parts, ",")
 }
 
 // killsItself reports whether `kill ARGS` signals tandem's own process, and

@@ -24,6 +24,9 @@ type syntaxStop struct {
 	Message string
 	// Err is the parser's own description of the error.
 	Err error
+	// KeepStatus is set for an error inside `[[ ]]`, after which bash
+	// exits with the last command's status instead of 2.
+	KeepStatus bool
 
 	// reread parses the script again from the command line that did not
 	// parse, as the aliases defined so far read it; see syntaxStop.again.
@@ -81,6 +84,15 @@ func linesBefore(script string, lang syntax.LangVariant) []*syntax.Stmt {
 // it, and returns the line it names.
 func bashSyntaxError(src string, err error, head func(line int) string) (string, int) {
 	var pe syntax.ParseError
+	if errors.As(err, &pe) && pe.Cond {
+		// Inside `[[ ]]`, bash prints messages of its own (or none)
+		// and does not quote the line.
+		var msg strings.Builder
+		for _, m := range pe.CondMsgs {
+			fmt.Fprintf(&msg, "%s: %s\n", head(int(m.Pos.Line())), m.Text)
+		}
+		return msg.String(), int(pe.Pos.Line())
+	}
 	if !errors.As(err, &pe) {
 		// A construct of another shell (a LangError): bash stops at
 		// the word where it starts.

@@ -128,6 +128,12 @@ type Runner struct {
 	fds [7]any
 
 	ecfg *expand.Config
+
+	// varWrites counts the variables set, so that an array assignment
+	// can tell whether its subscript assigned (a[a[0]=1]=x) and read the
+	// array again, as bash assigns to the array as it is then.
+	varWrites int
+
 	ectx context.Context // just so that Runner.Subshell can use it again
 
 	// didReset remembers whether the runner has ever been reset. This is
@@ -138,6 +144,10 @@ type Runner struct {
 	usedNew bool
 
 	filename string // only if Node was a File
+
+	// funcErrName starts the errors of the commands in a function, as
+	// bash names where the function came from ([FuncErrorsName]).
+	funcErrName string
 
 	// rand is the pseudo-random number generator behind the RANDOM variable,
 	// only set once RANDOM has been assigned to in order to seed it.
@@ -203,6 +213,14 @@ type Runner struct {
 	funcSource map[*syntax.Stmt]string
 
 	limits *Limits // nil: no bounds
+
+	// mask is the script's file mode mask: the umask builtin's, which
+	// the files its redirections make and the programs it starts get.
+	// origMask is the one it started with (see [Umask]).
+	mask, origMask uint32
+
+	// execArgv0 is the argv[0] `exec -a NAME` gives the program it runs.
+	execArgv0 string
 
 	// pipeStatus is the status of each command of the last pipeline.
 	pipeStatus []int
@@ -336,6 +354,10 @@ type bgProc struct {
 	number int    // its job number, %N
 	text   string // the command as written, for jobs
 	waited bool   // wait reported it: job specs no longer name it
+	// signal is the signal `kill` ended it with (0: none), which wait
+	// reports once (notified) as bash does.
+	signal   int
+	notified bool
 	// cancel ends the job with the cause a JobSignal.
 	cancel context.CancelCauseFunc
 }
@@ -369,6 +391,7 @@ type alias struct {
 func New(opts ...RunnerOption) (*Runner, error) {
 	r := &Runner{
 		usedNew:        true,
+		origMask:       processUmask,
 		openHandler:    DefaultOpenHandler(),
 		readDirHandler: DefaultReadDirHandler2(),
 		statHandler:    DefaultStatHandler(),
@@ -426,6 +449,18 @@ func Env(env expand.Environ) RunnerOption {
 	}
 }
 
+// FuncErrorsName sets the name that starts the errors of the commands run
+// in a function, where the script's $0 starts the others: bash names where
+// the function was defined, "environment" for a script given with -c and
+// "main" for one read from standard input (bash -c 'f() { cd /x; }; f'
+// prints environment: line 1: cd: …). Empty, the default, is $0 (tandem).
+func FuncErrorsName(name string) RunnerOption {
+	return func(r *Runner) error {
+		r.funcErrName = name
+		return nil
+	}
+}
+
 // TempDir sets the directory, which must be absolute, in which the
 // interpreter makes its own temporary files (the named pipes of process
 // substitutions) instead of $TMPDIR or [os.TempDir]: a directory private to
@@ -472,6 +507,16 @@ const (
 	DepthLimit     = "nested function calls, eval and source"
 	SubshellsLimit = "subshells running at once"
 )
+
+// Umask sets the file mode mask the script starts with, the process's
+// when not set: a script run by another (`sh -c`) starts with that one's,
+// as a child process inherits its parent's.
+func Umask(mask uint32) RunnerOption {
+	return func(r *Runner) error {
+		r.origMask = mask & 0o777
+		return nil
+	}
+}
 
 // Bounds sets the bounds of what the script may hold.
 func Bounds(l *Limits) RunnerOption {
@@ -1182,6 +1227,9 @@ func (r *Runner) Reset() {
 		accessHandler:  r.accessHandler,
 		limits:         r.limits,
 		syntaxErrors:   r.syntaxErrors,
+		mask:           r.origMask,
+		origMask:       r.origMask,
+		funcErrName:    r.funcErrName,
 
 		// These can be set by functions like [Dir] or [Params], but
 		// builtins can overwrite them; reset the fields to whatever the
@@ -1301,7 +1349,7 @@ func IsExitStatus(err error) (status uint8, ok bool) {
 // Calling Run on an entire [*File] implies an exit, meaning that an exit trap may
 // run.
 func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
-	_, err := r.run(ctx, node, "", nil)
+	_, err := r.run(ctx, node, "", false, nil)
 	return err
 }
 
@@ -1309,22 +1357,24 @@ func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
 // a syntax error, as [Runner.Run] does; then, unless they exited the shell,
 // it writes msg (the error, as the shell words it) to stderr and exits with
 // status 2, before the EXIT trap runs: what bash does when its parser
-// reaches the error. reached reports whether it did. (tandem)
-func (r *Runner) RunBeforeSyntaxError(ctx context.Context, f *syntax.File, msg string) (reached bool, err error) {
-	return r.run(ctx, f, msg, nil)
+// reaches the error. With keepStatus, it exits with the status of the last
+// command instead, as bash does after an error inside `[[ ]]`. reached
+// reports whether it did. (tandem)
+func (r *Runner) RunBeforeSyntaxError(ctx context.Context, f *syntax.File, msg string, keepStatus bool) (reached bool, err error) {
+	return r.run(ctx, f, msg, keepStatus, nil)
 }
 
 // RunReading is [Runner.RunBeforeSyntaxError] for a script that bash reads
 // one command line at a time, expanding the aliases that the lines run so
 // far defined: when f's statements have run and a syntax error follows,
 // more reads the rest of the script again (with [Runner.AliasLine]) and
-// returns the statements that parse now and the syntax error after them
-// ("" if none), or false when nothing more parses. (tandem)
-func (r *Runner) RunReading(ctx context.Context, f *syntax.File, msg string, more func() (*syntax.File, string, bool)) (reached bool, err error) {
-	return r.run(ctx, f, msg, more)
+// returns the statements that parse now, the syntax error after them ("" if
+// none) and its keepStatus, or false when nothing more parses. (tandem)
+func (r *Runner) RunReading(ctx context.Context, f *syntax.File, msg string, keepStatus bool, more func() (*syntax.File, string, bool, bool)) (reached bool, err error) {
+	return r.run(ctx, f, msg, keepStatus, more)
 }
 
-func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string, more func() (*syntax.File, string, bool)) (reached bool, _ error) {
+func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string, keepStatus bool, more func() (*syntax.File, string, bool, bool)) (reached bool, _ error) {
 	if !r.didReset {
 		r.Reset()
 	}
@@ -1337,17 +1387,21 @@ func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string, mo
 		r.filename = node.Name
 		r.topLevel(ctx, node.Stmts)
 		for syntaxErr != "" && !r.exit.exiting && more != nil {
-			f, msg, ok := more()
+			f, msg, keep, ok := more()
 			if !ok {
 				break
 			}
 			r.topLevel(ctx, f.Stmts)
-			syntaxErr = msg
+			syntaxErr, keepStatus = msg, keep
 		}
 		if syntaxErr != "" && !r.exit.exiting {
 			reached = true
 			io.WriteString(r.stderr, syntaxErr)
-			r.exit = exitStatus{code: 2, exiting: true}
+			code := uint8(2)
+			if keepStatus {
+				code = r.exit.code
+			}
+			r.exit = exitStatus{code: code, exiting: true}
 		}
 	case *syntax.Stmt:
 		r.stmt(ctx, node)
@@ -1431,11 +1485,14 @@ func (r *Runner) subshell(background bool) *Runner {
 		subshellLevel:  r.subshellLevel + 1,
 		startTime:      r.startTime,
 		limits:         r.limits,
+		mask:           r.mask, // a subshell's umask is its own
+		origMask:       r.origMask,
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
 		source:         r.source,
 		funcSource:     maps.Clone(r.funcSource),
 		inFunc:         r.inFunc, // `local` in a function's pipeline
 		filename:       r.filename,
+		funcErrName:    r.funcErrName,
 		opts:           r.opts,
 		usedNew:        r.usedNew,
 		exit:           r.exit,

@@ -6,6 +6,7 @@ package interp
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -154,6 +155,9 @@ func (hc HandlerContext) Builtin(ctx context.Context, args []string) error {
 	return nil
 }
 
+// execUsage is bash's usage line of exec.
+const execUsage = "exec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\n"
+
 func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args []string) (exit exitStatus) {
 	failf := func(code uint8, format string, args ...any) exitStatus {
 		r.errf(format, args...)
@@ -263,6 +267,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			if name, sub, ok := cutElemSubscript(arg); vars && ok {
 				if !r.unsetElem(name, sub) {
 					exit.code = 1
+				}
+				if r.exit.exiting { // a bad subscript ends the shell
+					return r.exit
 				}
 			} else if vars && r.lookupVar(arg).IsSet() {
 				if !r.delVar(arg) {
@@ -616,15 +623,55 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		// the process. It's in theory what a shell should do,
 		// but in practice it would kill the entire Go process
 		// and it's not available on Windows.
-		if len(args) > 0 && args[0] == "--" {
+		// -a NAME and -l give the program another argv[0], as bash's.
+		argv0, login := "", false
+	options:
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+			opt := args[0]
 			args = args[1:]
+			if opt == "--" {
+				break
+			}
+			for i := 1; i < len(opt); i++ {
+				switch opt[i] {
+				case 'l':
+					login = true
+				case 'a':
+					switch {
+					case i+1 < len(opt):
+						argv0 = opt[i+1:]
+					case len(args) > 0:
+						argv0, args = args[0], args[1:]
+					default:
+						r.errf("exec: -a: option requires an argument\n")
+						fmt.Fprint(r.stderr, execUsage)
+						exit.code = 2
+						return exit
+					}
+					continue options
+				case 'c':
+					r.errf("exec: -c: not supported by tandem's shell; run env -i COMMAND instead\n")
+					exit.code = 2
+					return exit
+				default:
+					r.errf("exec: -%c: invalid option\n", opt[i])
+					fmt.Fprint(r.stderr, execUsage)
+					exit.code = 2
+					return exit
+				}
+			}
 		}
 		if len(args) == 0 {
 			r.keepRedirs = true
 			break
 		}
+		if login {
+			argv0 = "-" + cmp.Or(argv0, args[0])
+		}
 		r.exit.exiting = true
+		r.execArgv0 = argv0
 		r.exec(ctx, pos, args)
+		r.execArgv0 = ""
 		exit = r.exit
 	case "command":
 		return r.commandBuiltin(ctx, pos, args)
@@ -789,8 +836,8 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 
 		args := fp.args()
 		for _, name := range args {
-			if !syntax.ValidName(name) {
-				return failf(2, "read: invalid identifier %q\n", name)
+			if _, _, elem := cutElemSubscript(name); !syntax.ValidName(name) && !elem {
+				return failf(1, "read: `%s': not a valid identifier\n", name)
 			}
 		}
 
@@ -867,10 +914,10 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			if len(args) > 0 {
 				name = args[0]
 				for _, other := range args[1:] {
-					r.setVarString(other, "")
+					r.setVarOrElem(other, "")
 				}
 			}
-			r.setVarString(name, val)
+			r.setVarOrElem(name, val)
 		} else {
 			values := expand.ReadFields(r.ecfg, string(line), len(args), raw)
 			for i, name := range args {
@@ -878,7 +925,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 				if i < len(values) {
 					val = values[i]
 				}
-				r.setVarString(name, val)
+				r.setVarOrElem(name, val) // read 'a[i]' sets an element, as in bash
 			}
 		}
 

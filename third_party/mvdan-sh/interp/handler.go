@@ -5,7 +5,6 @@ package interp
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -68,6 +67,11 @@ type HandlerContext struct {
 	// It may be invalid if the operation has no relevant position information.
 	Pos syntax.Pos
 
+	// Line is the line of the statement being run as bash counts it, for
+	// an error's `line N:`: a command whose second word spans lines is at
+	// that word's last line, not at Pos's.
+	Line uint
+
 	// TODO(v4): use an os.File for stdin below directly.
 
 	// Stdin is the interpreter's current standard input reader.
@@ -80,6 +84,16 @@ type HandlerContext struct {
 	// Stderr is the interpreter's current standard error writer.
 	Stderr io.Writer
 
+	// Argv0 is the argv[0] the program is to get instead of its name
+	// (`exec -a NAME`, `exec -l`); empty for its name.
+	Argv0 string
+
+	// Umask is the script's file mode mask, set by the umask builtin: the
+	// programs an [ExecHandlerFunc] starts are to get it (the default one
+	// leaves them the process's). The mode an [OpenHandlerFunc] is passed
+	// has it taken away already.
+	Umask uint32
+
 	// LastExitStatus is the value that "$?" would hold when the handler is called.
 	// A [CallHandlerFunc] or [ExecHandlerFunc] runs as part of its own command,
 	// so this refers to the command before it.
@@ -87,16 +101,15 @@ type HandlerContext struct {
 	LastExitStatus int
 }
 
-// ErrorName is the name the interpreter's errors start with where the
-// handler was called, as bash's do: $0, or the file the running code was
-// read from (a sourced file's path; in a function read by bash -c,
-// "environment"). A handler reporting an error in bash's words uses it
-// (`environment: line 2: x: command not found`) (tandem).
+// ErrorName is the name the interpreter starts its own errors with where
+// the handler runs (before `: line N: `): the script's $0, or in a
+// function the name [FuncErrorsName] gives, so that a handler's errors
+// read as the interpreter's (tandem).
 func (hc HandlerContext) ErrorName() string {
 	if hc.runner == nil {
-		return "gosh" // the interpreter's own name
+		return "gosh"
 	}
-	return cmp.Or(hc.runner.source, hc.runner.shellName())
+	return hc.runner.errName()
 }
 
 // CallHandlerFunc is a handler which runs on every [syntax.CallExpr].
@@ -432,7 +445,7 @@ func DefaultOpenHandler() OpenHandlerFunc {
 		} else if path != "" && !filepath.IsAbs(path) {
 			path = filepath.Join(mc.Dir, path)
 		}
-		return os.OpenFile(path, flag, perm)
+		return OpenExact(flag, perm, func(flag int) (*os.File, error) { return os.OpenFile(path, flag, perm) })
 	}
 }
 

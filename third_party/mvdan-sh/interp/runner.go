@@ -278,12 +278,21 @@ func (r *Runner) expandErr(err error) {
 		r.exit.fatal(err)
 	case unsetParam:
 		// Fatal in a shell that is not interactive, with bash's status:
-		// 127, or 1 under set -e, which ends the shell first.
+		// 127, or 1 under set -e, which ends the shell first, or in a
+		// subshell, which exits with 1 ((echo $u); echo $? prints 1).
 		r.exit.code = 127
-		if r.opts[optErrExit] {
+		if r.opts[optErrExit] || r.subshellLevel > 0 {
 			r.exit.code = 1
 		}
 		r.exit.exiting = true
+	case errors.As(err, new(expand.SubscriptError)):
+		// As in bash, a bad subscript ends the shell (a subshell exits).
+		r.exit.code = 1
+		r.exit.exiting = true
+	case errors.As(err, new(expand.SliceLengthError)):
+		// As in bash, the command fails with the rest of its line.
+		r.exit.code = 1
+		r.exit.exiting, r.exit.discard = true, true
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
@@ -292,9 +301,10 @@ func (r *Runner) expandErr(err error) {
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
 	case errors.As(err, new(expand.NoMatchError)):
-		// failglob: bash drops the rest of the line.
+		// failglob: bash drops the rest of the line, or under set -e
+		// ends the shell (in a condition too).
 		r.exit.code = 1
-		r.exit.exiting, r.exit.discard = true, true
+		r.exit.exiting, r.exit.discard = true, !r.opts[optErrExit]
 	case errors.Is(err, errReadOnly):
 		// Like in bash, assigning to a read-only variable fails
 		// the command at hand without exiting the shell.
@@ -378,6 +388,9 @@ func (r *Runner) handlerCtx(ctx context.Context, kind handlerKind, pos syntax.Po
 		Env:            &overlayEnviron{parent: r.writeEnv},
 		Dir:            r.Dir,
 		Pos:            pos,
+		Line:           r.line,
+		Argv0:          r.execArgv0,
+		Umask:          r.mask,
 		Stdout:         r.stdout,
 		Stderr:         r.stderr,
 		LastExitStatus: int(r.lastExit.code),
@@ -401,9 +414,21 @@ func (r *Runner) outf(format string, a ...any) {
 func (r *Runner) errf(format string, a ...any) {
 	if r.line > 0 {
 		format = "%s: line %d: " + format
-		a = append([]any{cmp.Or(r.source, r.shellName()), r.line}, a...)
+		a = append([]any{r.errName(), r.line}, a...)
 	}
 	fmt.Fprintf(r.stderr, format, a...)
+}
+
+// errName starts the interpreter's errors: $0, or in a function the name
+// [FuncErrorsName] gives.
+func (r *Runner) errName() string {
+	if r.source != "" { // a sourced file's code, or a function read from one
+		return r.source
+	}
+	if r.funcErrName != "" && len(r.funcStack) > 0 {
+		return r.funcErrName
+	}
+	return r.shellName()
 }
 
 // shellName is $0: the script's name, or the interpreter's.
@@ -454,6 +479,7 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 				// code between programs); a program that caught it and
 				// exited on its own keeps its status.
 				r2.exit = exitStatus{code: uint8(128 + sig)}
+				bg.signal = sig
 			}
 			cancel(nil)
 			*bg.exit = r2.exit
@@ -470,9 +496,43 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 	r.lastExit = r.exit
 }
 
+// stmtLine is the line bash gives a statement: its errors' `line N:` and
+// its traps' LINENO. For a simple command it is the line bash's parser had
+// reached when it took the command's first element. An assignment or a
+// redirection it takes as soon as read; after a word (which might name a
+// function being defined) it reads the next token first: a command whose
+// second word spans lines (`awk '…' f`) is at that word's last line.
+func stmtLine(st *syntax.Stmt) uint {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return st.Position.Line()
+	}
+	var elems []syntax.Node
+	for _, as := range call.Assigns {
+		elems = append(elems, as)
+	}
+	for _, w := range call.Args {
+		elems = append(elems, w)
+	}
+	for _, rd := range st.Redirs {
+		elems = append(elems, rd)
+	}
+	if len(elems) == 0 {
+		return st.Position.Line()
+	}
+	slices.SortFunc(elems, func(a, b syntax.Node) int { return cmp.Compare(a.Pos().Offset(), b.Pos().Offset()) })
+	if _, word := elems[0].(*syntax.Word); !word || len(elems) == 1 {
+		return elems[0].End().Line()
+	}
+	if rd, ok := elems[1].(*syntax.Redirect); ok {
+		return rd.Pos().Line() // the operator is the token: its word comes after
+	}
+	return elems[1].End().Line()
+}
+
 func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 	oldIn, oldOut, oldErr, oldFds := r.stdin, r.stdout, r.stderr, r.fds
-	r.line = st.Position.Line()
+	r.line = stmtLine(st)
 	r.errTrapRan = false
 	if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(st.Redirs) > 0 && len(call.Args) > 0 && !r.opts[optExpandAliases] {
 		// bash expands a simple command's words before its redirections:
@@ -519,7 +579,7 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 			// As in bash without set -E, functions do not run the ERR trap;
 			// it runs at the line of the statement that failed, once: not
 			// again for the compound command it failed in.
-			r.line = st.Position.Line()
+			r.line = stmtLine(st)
 			r.trapCallback(ctx, r.callbackErr, "error")
 			r.errTrapRan = r.callbackErr != ""
 		}
@@ -648,7 +708,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 				var vr expand.Variable
 				if index != nil {
-					vr = r.assignElem(prev, name, index, as)
+					if vr = r.assignElem(prev, name, index, as); !vr.IsSet() {
+						if !r.exit.exiting { // an arithmetic error ends the shell
+							r.exit.exiting, r.exit.discard = true, true // a bad subscript ends the line, as in bash
+						}
+						break
+					}
 				} else {
 					name, vr = r.assignVal(name, prev, as, "")
 					r.setVarWithIndex(prev, name, nil, vr)
@@ -695,6 +760,19 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 		for _, as := range cm.Assigns {
 			name := as.Name.Value
+			if as.Index != nil {
+				// bash refuses an element before a command, and runs it.
+				r.errf("`%s[%s]': not a valid identifier\n", name, expand.ArithmText(as.Index))
+				continue
+			}
+			if as.Array != nil {
+				// bash passes a list before a command as the text it
+				// is: a=(1 2) env gives the program a='(1 2)'.
+				var b strings.Builder
+				syntax.NewPrinter().Print(&b, &syntax.Assign{Name: as.Name, Array: as.Array})
+				text := strings.TrimPrefix(b.String(), name+"=")
+				as = &syntax.Assign{Name: as.Name, Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: text}}}}
+			}
 			prev := r.lookupVar(name)
 			// Resolve any nameref so we can restore the original final value later on.
 			if n, v := prev.Resolve(r.writeEnv); n != "" {
@@ -1008,17 +1086,19 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		if cm.Stmt != nil {
 			r.stmt(ctx, cm.Stmt)
 		}
+		// As bash, the report goes to the shell's standard error, where
+		// `{ time cmd; } 2> f` sends it.
 		format := "%s\t%s\n"
 		if cm.PosixFormat {
 			format = "%s %s\n"
 		} else {
-			r.outf("\n")
+			fmt.Fprintf(r.stderr, "\n")
 		}
 		real := time.Since(start)
-		r.outf(format, "real", elapsedString(real, cm.PosixFormat))
+		fmt.Fprintf(r.stderr, format, "real", elapsedString(real, cm.PosixFormat))
 		// TODO: can we do these?
-		r.outf(format, "user", elapsedString(0, cm.PosixFormat))
-		r.outf(format, "sys", elapsedString(0, cm.PosixFormat))
+		fmt.Fprintf(r.stderr, format, "user", elapsedString(0, cm.PosixFormat))
+		fmt.Fprintf(r.stderr, format, "sys", elapsedString(0, cm.PosixFormat))
 	default:
 		// Should only happen if we forgot a case above.
 		r.errf("unhandled command node: %T\n", cm)
@@ -1109,7 +1189,7 @@ func (r *Runner) pipelineDebugTrap(ctx context.Context, cm *syntax.BinaryCmd) bo
 		if _, ok := st.Cmd.(*syntax.CallExpr); !ok {
 			continue
 		}
-		r.line = st.Position.Line()
+		r.line = stmtLine(st)
 		if r.debugTrap(ctx) {
 			return true
 		}
@@ -1336,10 +1416,10 @@ var errRedirExpansion = errors.New("a redirection's word failed to expand")
 // redirTarget expands the word of a redirection as bash does, with brace
 // expansion, word splitting and globbing: it must make one word (`> $f`
 // with f='a b', `> x-{1,2}` and a glob of two files are ambiguous).
-// The words of <&, >& and here-strings are not split.
+// The words of <& and >& too (`>& "$@"` of two parameters is ambiguous);
+// a here-string's word is not split.
 func (r *Runner) redirTarget(rd *syntax.Redirect) (string, error) {
-	switch rd.Op {
-	case syntax.DplIn, syntax.DplOut, syntax.WordHdoc:
+	if rd.Op == syntax.WordHdoc {
 		return r.literal(rd.Word), nil
 	}
 	fields := r.fields(rd.Word)
@@ -1477,7 +1557,8 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 		// set -C: > makes a new file; >| overwrites.
 		mode = os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	}
-	f, err := r.open(ctx, arg, mode, 0o644, false)
+	// As bash, a file made for a redirection has 0666 less the umask.
+	f, err := r.open(ctx, arg, mode, fs.FileMode(0o666&^r.mask), false)
 	if noclobber && errors.Is(err, fs.ErrExist) {
 		if info, serr := r.stat(ctx, r.absPath(arg)); serr == nil && info.Mode().IsRegular() {
 			return nil, fmt.Errorf("%s: cannot overwrite existing file", arg)

@@ -6,7 +6,6 @@ package syntax
 import (
 	"bytes"
 	"io"
-	"strings"
 	"unicode/utf8"
 )
 
@@ -172,71 +171,6 @@ func (p *Parser) arithCloses() bool {
 	}
 }
 
-// badDollBrace reads ahead, from p.r just after a `${`, to the brace
-// that closes it, as bash matches braces, and reports whether the text
-// between them is one bash reads whole but refuses when it expands it
-// (${%}, ${a b}, ${x@Z}: bad substitution), which the parser would
-// refuse; text is that text. Text holding a command substitution is
-// left to the parser, whose errors in it bash reports too (tandem).
-func (p *Parser) badDollBrace() (text string, bad bool) {
-	if p.r == utf8.RuneSelf || p.r == escNewl {
-		return "", false
-	}
-	first := string(p.r)
-	for {
-		b := append([]byte(first), p.bs[min(int(p.bsp), len(p.bs)):]...)
-		if n, decided := dollBraceEnd(b); decided {
-			text = string(b[:n])
-			break
-		}
-		if p.readEOF || p.readErr != nil {
-			return "", false
-		}
-		if len(p.bs)-int(p.bsp) >= len(p.readBuf) {
-			p.readBuf = append(p.readBuf, make([]byte, len(p.readBuf))...)
-		}
-		p.fill()
-	}
-	if strings.Contains(text, "$(") || strings.ContainsAny(text, "`\n") {
-		return "", false
-	}
-	sub := NewParser(Variant(p.lang))
-	sub.wholeDollBrace = true
-	_, err := sub.Parse(strings.NewReader("${"+text+"}"), "")
-	return text, err != nil
-}
-
-// dollBraceEnd reads b, the text after a `${`, to the brace that closes
-// it, skipping quoted text and nested `${…}`, and returns its length;
-// decided is false when b ends first.
-func dollBraceEnd(b []byte) (n int, decided bool) {
-	depth := 1
-	var quote byte
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case c == '\\' && quote != '\'':
-			i++ // in $'…' too
-		case quote != 0:
-			if c == quote || c == '\'' && quote == '$' {
-				quote = 0
-			}
-		case c == '\'' && i > 0 && b[i-1] == '$':
-			quote = '$'
-		case c == '\'' || c == '"':
-			quote = c
-		case c == '$' && i+1 < len(b) && b[i+1] == '{':
-			depth++
-			i++
-		case c == '}':
-			if depth--; depth == 0 {
-				return i, true
-			}
-		}
-	}
-	return 0, false
-}
-
 // dblParenCloses reads b, the text after the second parenthesis of `((`,
 // to the parenthesis that closes it, skipping quoted text, and reports
 // whether another follows; decided is false when b ends first.
@@ -341,7 +275,7 @@ func (p *Parser) nextKeepSpaces() {
 			p.advanceLitHdoc(r)
 		}
 	case paramExpRepl:
-		if r == '/' {
+		if r == '/' && !p.replLeadSlash {
 			p.rune()
 			p.tok = slash
 			break
@@ -571,8 +505,10 @@ func (p *Parser) extendedGlob() bool {
 		// We do this after peeking for just one byte, so that the input `echo *`
 		// followed by a newline does not hang an interactive shell parser until
 		// another byte is input.
+		// Inside [[ ]] no function is named: `@()` is a pattern there,
+		// as in bash. (tandem)
 		_, p2 := p.peekTwo()
-		return p2 != ')'
+		return p2 != ')' || p.quote == testExpr
 	}
 	return false
 }
@@ -1181,7 +1117,9 @@ loop:
 				break loop
 			}
 		case '/':
-			if p.quote != paramExpExp {
+			if p.replLeadSlash {
+				p.replLeadSlash = false // only the first
+			} else if p.quote != paramExpExp {
 				break loop
 			}
 		case ':', '=', '%', '^', ',', '?', '!', '~', '*':
