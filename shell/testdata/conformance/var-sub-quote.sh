@@ -63,6 +63,7 @@ a=(x y); echo ${!a[@]}
 ### associative
 declare -A m; m[k]=v; echo ${m[k]}
 ### bad substitution
+#! differs: the message names the expansion as `${xy}` where bash writes it as written, `${x!y}` (the line stops with status 1 as in bash)
 echo ${x!y}
 ### unset variable with nounset
 set -u; echo $nope; echo never
