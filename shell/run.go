@@ -187,16 +187,7 @@ func (e *stepRefused) Error() string { return e.err.Error() }
 func parse(script, name string, lang syntax.LangVariant, head func(line int) string) (f *syntax.File, stop *syntaxStop) {
 	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), name)
 	if err != nil {
-		src := script
-		if !strings.HasSuffix(src, "\n") {
-			// bash reads a -c string as if it ended in a newline: at
-			// its end, the token it did not expect is that newline.
-			src += "\n"
-			if _, err2 := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(src), name); err2 != nil {
-				err = err2
-			}
-		}
-		msg, line := bashSyntaxError(src, err, head)
+		msg, line := syntax.BashMessage(script, err, lang, head)
 		stop = &syntaxStop{Line: line, Message: msg, Err: err}
 		f = &syntax.File{Name: name, Stmts: linesBefore(script, lang)}
 	}
@@ -990,7 +981,11 @@ func (x *Run) evalMarked(args []string) []string {
 		return args
 	}
 	x.noteFuncs(f)
-	markPipelines(f)
+	if !markPipelines(f) {
+		// Printed anew, the code would lose its layout, which its
+		// $LINENO and error messages name.
+		return []string{"eval", "--", strings.Join(code, " ")}
+	}
 	var b strings.Builder
 	if err := syntax.NewPrinter().Print(&b, f); err != nil {
 		return args

@@ -80,10 +80,6 @@ type Config struct {
 	// patterns which match nothing to result in zero fields.
 	NullGlob bool
 
-	// TrapLine, when not zero, is what $LINENO expands to: a trap's code
-	// runs at the line of the command that set it off, as in bash.
-	TrapLine uint
-
 	// NoGlobSkipDots is bash's shell option globskipdots turned off: a
 	// pattern starting with a dot matches `.` and `..` too.
 	NoGlobSkipDots bool

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -497,12 +498,9 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		if bad != nil {
 			return *bad
 		}
-		src := strings.Join(args, " ")
-		p := syntax.NewParser()
-		file, err := p.Parse(strings.NewReader(src), "")
-		if err != nil {
-			// Status 2, as bash's for a syntax error.
-			return failf(2, "eval: %v\n", err)
+		file := r.parseAt(strings.Join(args, " "), r.line, r.shellName()+": eval")
+		if file == nil {
+			return exitStatus{code: 2} // as bash's for a syntax error
 		}
 		ctx, err := r.limits.Nest(ctx)
 		if err != nil {
@@ -541,14 +539,16 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			return failf(1, "%s\n", pathErrorText(args[0], err))
 		}
 		defer f.Close()
-		p := syntax.NewParser()
-		file, err := p.Parse(f, path)
+		code, err := io.ReadAll(f)
 		if errors.Is(err, syscall.EISDIR) {
 			return failf(1, "%s: %s: is a directory\n", name, args[0])
 		}
 		if err != nil {
-			// Status 2, as bash's for a syntax error.
-			return failf(2, "%s: %v\n", name, err)
+			return failf(1, "%s: %s: %v\n", name, args[0], err)
+		}
+		file := r.parseAt(string(code), 1, path)
+		if file == nil {
+			return exitStatus{code: 2} // as bash's for a syntax error
 		}
 
 		// Keep the current versions of some fields we might modify.

@@ -432,6 +432,17 @@ var patchCases = map[string][]struct{ script, want string }{
 	"NUL bytes as bash 5.2": {
 		{"s=$(printf 'a\\000b'); echo ${#s}; printf '.\\000.' | { read r; echo ${#r}; }; printf '.\\000.\\nx\\n' | { mapfile m; echo ${#m[0]} ${#m[@]}; }", "gosh: line 1: warning: command substitution: ignored null byte in input\n2\n2\n1 2\n"},
 	},
+	"code in eval, source and traps at bash's lines": {
+		{"true\neval 'echo $LINENO; readonly r=1; r=2'", "2\ngosh: line 2: r: readonly variable\n"},
+		{"eval \"true\ntrue\nfi\"; echo $?", "gosh: eval: line 5: syntax error near unexpected token `fi'\ngosh: eval: line 5: `fi'\n2\n"},
+		{"eval 'echo >'", "gosh: eval: line 1: syntax error near unexpected token `newline'\ngosh: eval: line 1: `echo >'\n"},
+		{"trap 'echo <' EXIT; echo $?", "0\ngosh: exit trap: line 1: syntax error near unexpected token `newline'\ngosh: exit trap: line 1: `echo <'\n"},
+		{"\n\ntrap '\nreadonly r=1; r=2; echo $LINENO' ERR\nfalse", "gosh: line 6: r: readonly variable\n"},
+		{"\ntrap 'echo $LINENO' EXIT", "1\n"},
+		{"trap 'echo <' USR1; kill -USR1 $$", "gosh: trap: line 1: syntax error near unexpected token `newline'\ngosh: trap: line 1: `echo <'\n"},
+		{"x=$(\n) readonly r=1; r=2", "gosh: line 2: r: readonly variable\n"},
+		{"f() { :; }; trap 'f; return 3' DEBUG\n\n:", "gosh: line 3: return: can only `return' from a function or sourced script\n"},
+	},
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
 	},
@@ -868,6 +879,29 @@ func TestBackgroundErrorNamesTheScript(t *testing.T) {
 	}
 	_ = r.Run(context.Background(), f)
 	if want := "bash: line 1: shift: too many arguments\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// A sourced file that does not parse is reported as bash reports it: the
+// file's name as given, the line, bash's words; source fails with status 2.
+func TestSourceSyntaxErrorAsBash(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "lib.sh")
+	if err := os.WriteFile(lib, []byte("true\n\necho >\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(". "+lib+"; echo $?"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	want := lib + ": line 3: syntax error near unexpected token `newline'\n" + lib + ": line 3: `echo >'\n2\n"
+	if out.String() != want {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }

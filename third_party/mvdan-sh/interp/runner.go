@@ -465,9 +465,27 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 	r.lastExit = r.exit
 }
 
+// simpleCommandLine is the line bash's errors, and eval's lines, count a
+// simple command at: where bash's parser stood when it made the command, at
+// the end of the command's second word (`cmd \⏎ arg` fails on line 2,
+// `eval "a⏎b"` runs its code from line 2).
+func simpleCommandLine(call *syntax.CallExpr) uint {
+	var ends []syntax.Pos
+	for _, as := range call.Assigns {
+		ends = append(ends, as.End())
+	}
+	for _, w := range call.Args {
+		ends = append(ends, w.End())
+	}
+	return ends[min(1, len(ends)-1)].Line()
+}
+
 func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 	oldIn, oldOut, oldErr, oldFds := r.stdin, r.stdout, r.stderr, r.fds
 	r.line = st.Position.Line()
+	if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
+		r.line = simpleCommandLine(call)
+	}
 	r.errTrapRan = false
 	if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(st.Redirs) > 0 && len(call.Args) > 0 && !r.opts[optExpandAliases] {
 		// bash expands a simple command's words before its redirections:
@@ -1011,6 +1029,24 @@ func (r *Runner) declLastArg(as *syntax.Assign) string {
 	return as.Name.Value + "=" + r.lookupVar(as.Name.Value).String()
 }
 
+// parseAt parses code that bash reads as if its first line were line base
+// of the script (eval's string, a trap's code), so that its $LINENO and
+// its errors name the lines bash names. A syntax error it reports in
+// bash's words, each line headed by head and the line (`bash: eval: line
+// 2`, `bash: exit trap: line 1`, `lib.sh: line 3`), and returns nil.
+func (r *Runner) parseAt(code string, base uint, head string) *syntax.File {
+	src := strings.Repeat("\n", int(max(base, 1)-1)) + code
+	file, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	if err != nil {
+		msg, _ := syntax.BashMessage(src, err, syntax.LangBash, func(line int) string {
+			return fmt.Sprintf("%s: line %d", head, line)
+		})
+		io.WriteString(r.stderr, msg)
+		return nil
+	}
+	return file
+}
+
 func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 	if callback == "" {
 		return // nothing to do
@@ -1021,13 +1057,19 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 	r.handlingTrap = true
 	defer func() { r.handlingTrap = false }()
 
-	p := syntax.NewParser()
-	// TODO: do this parsing when "trap" is called?
-	file, err := p.Parse(strings.NewReader(callback), name+" trap")
-	if err != nil {
-		r.errf(name+"trap: %v\n", err)
-		// ignore errors in the callback
-		return
+	// bash numbers the lines of an EXIT trap's code from 1, those of
+	// the others from the line of the command that set it off.
+	base, what := r.line, "trap" // a signal's
+	switch name {
+	case "exit":
+		base = 1
+		fallthrough
+	case "error", "DEBUG", "RETURN":
+		what = strings.ToLower(name) + " trap"
+	}
+	file := r.parseAt(callback, base, r.shellName()+": "+what)
+	if file == nil {
+		return // the shell goes on, as bash's does
 	}
 	oldExit, oldLastExit, oldLine := r.exit, r.lastExit, r.line
 	if name != "DEBUG" {
@@ -1036,8 +1078,7 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 	// The trap's own commands run, and their exit or set -e ends it,
 	// also when the shell is exiting (an EXIT trap).
 	r.exit.exiting, r.exit.returning = false, false
-	r.ecfg.TrapLine = uint(r.line)
-	defer func() { r.ecfg.TrapLine, r.line = 0, oldLine }()
+	defer func() { r.line = oldLine }()
 	r.stmts(ctx, file.Stmts)
 	if r.exit.exiting {
 		r.lastExit = oldLastExit
