@@ -155,7 +155,62 @@ func (hc HandlerContext) Builtin(ctx context.Context, args []string) error {
 	return nil
 }
 
+// writeErrors is a builtin's standard output that keeps the first error a
+// write returned, which bash reports once the builtin is done.
+type writeErrors struct {
+	io.Writer
+	err error
+}
+
+func (w *writeErrors) Write(p []byte) (int, error) {
+	n, err := w.Writer.Write(p)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// writeErrorText is bash's words for a write that failed, or "" for one
+// bash does not report: a closed pipe, which ends bash by SIGPIPE
+// silently, and the interpreter's own writers' errors, which are no
+// system's.
+func writeErrorText(err error) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) || errno == syscall.EPIPE {
+		return ""
+	}
+	msg := errno.Error()
+	return strings.ToUpper(msg[:1]) + msg[1:]
+}
+
 func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args []string) (exit exitStatus) {
+	switch name {
+	case "eval", "source", ".", "builtin", "command", "exec", "test", "[":
+		// The code these run reports its own writes; test -t looks
+		// at the descriptor itself.
+	default:
+		if r.stdout == nil {
+			break
+		}
+		w := &writeErrors{Writer: r.stdout}
+		r.stdout = w
+		defer func() {
+			if r.stdout == w {
+				r.stdout = w.Writer
+			}
+			if text := writeErrorText(w.err); text != "" {
+				// As bash: echo hi > /dev/full fails with status 1.
+				r.errf("%s: write error: %s\n", name, text)
+				if exit.ok() {
+					exit.code = 1
+				}
+			}
+		}()
+	}
+	return r.builtinRun(ctx, pos, name, args)
+}
+
+func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, args []string) (exit exitStatus) {
 	failf := func(code uint8, format string, args ...any) exitStatus {
 		r.errf(format, args...)
 		exit.code = code

@@ -905,3 +905,41 @@ func TestSourceSyntaxErrorAsBash(t *testing.T) {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
+
+// A builtin whose output cannot be written fails as bash's does: `echo:
+// write error: No space left on device`, status 1; a closed pipe, which
+// ends bash by SIGPIPE without a word, is not reported.
+func TestBuiltinWriteErrorAsBash(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full here")
+	}
+	defer full.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	defer pw.Close()
+	for _, c := range []struct {
+		stdout *os.File
+		want   string
+	}{
+		{full, "gosh: line 1: echo: write error: No space left on device\ngosh: line 2: printf: write error: No space left on device\nstatus=1\n"},
+		{pw, "status=0\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader("echo hi\nprintf '%s\\n' hi; echo status=$? >&2"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, c.stdout, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != c.want {
+			t.Errorf("to %s printed %q, want %q", c.stdout.Name(), out.String(), c.want)
+		}
+	}
+}
