@@ -21,6 +21,7 @@ import (
 	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -327,6 +328,9 @@ type bgProc struct {
 	waited bool   // wait reported it: job specs no longer name it
 	// cancel ends the job with the cause a JobSignal.
 	cancel context.CancelCauseFunc
+	// readsFifo is the named pipe a >(…) reads, made as fifoMade.
+	readsFifo string
+	fifoMade  fs.FileInfo
 }
 
 // addBg records a background shell, giving it its $! (and its job
@@ -1321,6 +1325,9 @@ func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string) (r
 	if _, ok := node.(*syntax.File); ok || r.exit.exiting {
 		r.trapCallback(ctx, r.callbackExit, "exit")
 	}
+	if _, ok := node.(*syntax.File); ok {
+		r.finishProcSubsts(ctx)
+	}
 	maps.Insert(r.Vars, r.writeEnv.Each)
 	// Return the first of: a fatal error, a non-fatal handler error, or the exit code.
 	if err := r.exit.err; err != nil {
@@ -1336,6 +1343,55 @@ func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string) (r
 		return reached, ExitStatus(code)
 	}
 	return reached, nil
+}
+
+// finishProcSubsts ends a script as bash's exit does for the process
+// substitutions it leaves running: the streams the script opened with exec
+// close, so that a >(…) reading one (`exec > >(tee log)`) sees its end, and
+// what each >(…) writes is written before the run returns (`seq 3 >
+// >(tac)` prints 3 2 1, where bash's caller reads it to its end). (tandem)
+func (r *Runner) finishProcSubsts(ctx context.Context) {
+	streams := []any{r.stdin, r.stdout, r.stderr}
+	for _, fd := range r.fds {
+		streams = append(streams, fd)
+	}
+	for _, s := range streams {
+		if c, ok := s.(io.Closer); ok && !r.isOrigStream(s) {
+			c.Close()
+		}
+	}
+	for _, bg := range r.bgProcs {
+		if bg.readsFifo == "" {
+			continue // a <(…) writes to no one once the script ends
+		}
+		select {
+		case <-bg.done:
+			continue
+		default:
+		}
+		if !endFifoWrites(bg.readsFifo, bg.fifoMade) {
+			continue // nothing opened it, so nothing was written to it
+		}
+		select {
+		case <-bg.done:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// isOrigStream reports whether s is one of the streams the runner was
+// given, or may be: one that cannot be compared is left open.
+func (r *Runner) isOrigStream(s any) bool {
+	if !reflect.TypeOf(s).Comparable() {
+		return true
+	}
+	for _, o := range []any{r.origStdin, r.origStdout, r.origStderr} {
+		if o != nil && reflect.TypeOf(o) == reflect.TypeOf(s) && o == s {
+			return true
+		}
+	}
+	return false
 }
 
 // Exited reports whether the last Run call should exit an entire shell. This

@@ -943,3 +943,35 @@ func TestBuiltinWriteErrorAsBash(t *testing.T) {
 		}
 	}
 }
+
+// What a >(…) writes is all written when the script's run returns, also
+// for one reading a stream the script opened with exec, as bash's caller
+// reads it to its end; a <(…) or a >(…) no one opened does not hold the run.
+// <(<file) is the file's text, as $(<file) is.
+func TestProcSubstFinishesWithTheScript(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "foo"), []byte("FOO\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for script, want := range map[string]string{
+		"{ echo 1; echo 2; } > >(while read l; do echo \"got $l\"; done)":  "got 1\ngot 2\n",
+		"exec > >(while read l; do echo \"[$l]\"; done); echo hi; echo ho": "[hi]\n[ho]\n",
+		"exec 3> >(while read l; do echo \"3:$l\"; done); echo x >&3":      "3:x\n",
+		": >(while read l; do echo no; done) <(echo no); echo end":         "end\n",
+		"while read l; do echo \"<$l>\"; done < <(<foo)":                   "<FOO>\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}

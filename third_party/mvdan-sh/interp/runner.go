@@ -89,14 +89,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				if word == nil {
 					break
 				}
-				path := r.literal(word)
-				f, err := r.open(ctx, path, os.O_RDONLY, 0, true)
-				if err != nil {
-					return err
-				}
-				_, err = io.Copy(w, f)
-				f.Close()
-				return err
+				return r.catFile(ctx, word, w)
 			}
 			r2 := r.subshell(false)
 			r2.stdout = w
@@ -157,6 +150,9 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				done: make(chan struct{}),
 				exit: new(exitStatus),
 			}
+			if ps.Op == syntax.CmdOut {
+				bg.readsFifo, bg.fifoMade = path, made
+			}
 			started := r.goSubshell(func() {
 				defer func() {
 					*bg.exit = r2.exit
@@ -195,6 +191,13 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 					// Should only happen if we forgot a case above.
 					panic(fmt.Sprintf("unexpected process substitution operator: %q", ps.Op))
 				}
+				if word := catShortcutArg(ps.Stmts[0]); ps.Op == syntax.CmdIn && len(ps.Stmts) == 1 && word != nil {
+					// <(<file) is the file's text, as $(<file) is.
+					if r2.catFile(ctx, word, r2.stdout) != nil {
+						r2.exit.code = 1
+					}
+					return
+				}
 				r2.stmts(ctx, ps.Stmts)
 				r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 			})
@@ -208,6 +211,17 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 		},
 	}
 	r.updateExpandOpts()
+}
+
+// catFile copies the file word names to w: $(<file) and <(<file).
+func (r *Runner) catFile(ctx context.Context, word *syntax.Word, w io.Writer) error {
+	f, err := r.open(ctx, r.literal(word), os.O_RDONLY, 0, true)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, f)
+	f.Close()
+	return err
 }
 
 // catShortcutArg checks if a statement is of the form "$(<file)". The redirect
