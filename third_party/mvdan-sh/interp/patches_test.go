@@ -443,6 +443,11 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"x=$(\n) readonly r=1; r=2", "gosh: line 2: r: readonly variable\n"},
 		{"f() { :; }; trap 'f; return 3' DEBUG\n\n:", "gosh: line 3: return: can only `return' from a function or sourced script\n"},
 	},
+	"assignments alone before their redirections": {
+		{"FOO=$(echo foo >&2) 2>/dev/null; echo \"[$FOO]\"", "foo\n[]\n"},
+		{"x=$(echo a; exit 3) >/dev/null; echo $? $x", "3 a\n"},
+		{"readonly r=1; r=2 >/dev/null; echo no\necho $?", "gosh: line 1: r: readonly variable\n1\n"},
+	},
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
 	},

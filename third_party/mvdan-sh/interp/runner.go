@@ -508,8 +508,23 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 		r.lastExpandExit = exitStatus{}
 		r.preFields, r.havePreFields = r.fields(r.assignLikeTildes(call.Args)...), true
 	}
+	// Assignments alone are made before the redirections, which then
+	// only open and close: `v=$(cmd 2>&1) 2>f` keeps cmd's stderr the
+	// script's; a redirection that fails makes the status 1 and keeps v.
+	assignsFirst, redirs := false, st.Redirs
+	var assignExit exitStatus
+	if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(st.Redirs) > 0 && len(call.Args) == 0 {
+		assignsFirst = true
+		r.cmd(ctx, st.Cmd)
+		assignExit = r.exit
+		if r.exit.returning || r.exit.exiting || r.exit.fatalExit {
+			redirs = nil // a read-only variable's assignment ends the line
+		} else {
+			r.exit = exitStatus{}
+		}
+	}
 	var closers []io.Closer
-	for _, rd := range st.Redirs {
+	for _, rd := range redirs {
 		if !r.exit.ok() {
 			break
 		}
@@ -529,7 +544,9 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 			closers = append(closers, cls)
 		}
 	}
-	if r.exit.ok() && st.Cmd != nil {
+	if assignsFirst && r.exit.ok() {
+		r.exit = assignExit
+	} else if r.exit.ok() && st.Cmd != nil {
 		r.cmd(ctx, st.Cmd)
 	}
 	r.preFields, r.havePreFields = nil, false
