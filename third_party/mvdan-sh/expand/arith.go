@@ -111,7 +111,12 @@ func Arithm(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		return binArit(expr.Op, left, right)
+		n, err := binArit(expr.Op, left, right)
+		if ae, ok := err.(ArithmError); ok && ae.Msg == "division by 0" {
+			ae.Token = ArithmText(expr.Y) // bash names the divisor as written: x in 1 / x
+			err = ae
+		}
+		return n, err
 	case *syntax.FlagsArithm: // e.g. zsh's ${a[(r)b]}
 		return 0, fmt.Errorf("unsupported")
 	default:
@@ -141,11 +146,22 @@ func (e ArithmError) Error() string {
 }
 
 // ArithmNamed is [Arithm] whose [ArithmError] names the expression, as
-// bash's message does.
-func ArithmNamed(cfg *Config, expr syntax.ArithmExpr) (int, error) {
+// bash's message does. closing is where the expression's closing token
+// (`))`, `]`) starts, or zero: bash's message names the blanks before it
+// too, at the end of the expression and of an error token that ends it
+// (`$(( 42 / 0 ))` is `42 / 0 : division by 0 (error token is "0 ")`).
+func ArithmNamed(cfg *Config, expr syntax.ArithmExpr, closing syntax.Pos) (int, error) {
 	n, err := Arithm(cfg, expr)
 	if ae, ok := err.(ArithmError); ok && ae.Expr == "" {
 		ae.Expr = ArithmText(expr)
+		end := expr.End()
+		if closing.IsValid() && closing.Line() == end.Line() && closing.Col() > end.Col() {
+			blanks := strings.Repeat(" ", int(closing.Col()-end.Col()))
+			if ae.Token != "" && strings.HasSuffix(ae.Expr, ae.Token) {
+				ae.Token += blanks
+			}
+			ae.Expr += blanks
+		}
 		err = ae
 	}
 	return n, err

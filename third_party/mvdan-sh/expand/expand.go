@@ -805,7 +805,7 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 			}
 			field = append(field, fieldPart{val: val})
 		case *syntax.ArithmExp:
-			n, err := ArithmNamed(cfg, wp.X)
+			n, err := ArithmNamed(cfg, wp.X, wp.Right)
 			if err != nil {
 				return nil, err
 			}
@@ -1028,7 +1028,7 @@ func (cfg *Config) wordFields(wps []syntax.WordPart, nested bool) ([][]fieldPart
 			}
 			splitAdd(val)
 		case *syntax.ArithmExp:
-			n, err := ArithmNamed(cfg, wp.X)
+			n, err := ArithmNamed(cfg, wp.X, wp.Right)
 			if err != nil {
 				return nil, err
 			}

@@ -113,13 +113,13 @@ var patchCases = map[string][]struct{ script, want string }{
 	"arithmetic as bash evaluates it": {
 		{"a=(1 2); (( a[0]++, ++a[1] )); echo ${a[@]}", "2 3\n"},
 		{"declare -A A; (( A[k] += 42 )); A[j]=3; (( A[j] *= 2 )); echo ${A[k]} ${A[j]}", "42 6\n"},
-		{"(( 1[2] = 3 )); echo $?", "gosh: line 1: ((: 1[2] = 3: attempted assignment to non-variable (error token is \"\")\n1\n"},
+		{"(( 1[2] = 3 )); echo $?", "gosh: line 1: ((: 1[2] = 3 : attempted assignment to non-variable (error token is \"\")\n1\n"},
 		{"x='1 + 2'; echo $(( x * 2 )); let \"z = 4 * 4\"; echo $z", "6\n16\n"},
 		{"set -u; (( y + 1 )); echo never", "gosh: line 1: y: unbound variable\n"},
 		{"set -u; echo $(( y + 1 )); echo never", "gosh: line 1: y: unbound variable\n"},
 		{"echo $((2#A)); echo never\necho $? next", "gosh: line 1: 2#A: value too great for base (error token is \"2#A\")\n1 next\n"},
 		{"echo $((0x1X)) $((083))", "gosh: line 1: 0x1X: value too great for base (error token is \"0x1X\")\n"},
-		{"echo $((1/0)); echo never\n(( 1/0 )); echo s=$?", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\ngosh: line 2: ((: 1 / 0: division by 0 (error token is \"0\")\ns=1\n"},
+		{"echo $((1/0)); echo never\n(( 1/0 )); echo s=$?", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\ngosh: line 2: ((: 1 / 0 : division by 0 (error token is \"0 \")\ns=1\n"},
 		{"echo $((2**-1))", "gosh: line 1: 2 ** -1: exponent less than 0 (error token is \"1\")\n"},
 		{"( echo $((1/0)); echo in ); echo out=$?; eval 'echo $((1/0)); echo in'; echo eval=$?", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\nout=1\ngosh: line 1: 1 / 0: division by 0 (error token is \"0\")\neval=1\n"},
 		{"echo $((64#@_)) $((36#Z)) $((36#z)) $((64#Z))", "4031 35 35 61\n"},
@@ -447,6 +447,9 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"FOO=$(echo foo >&2) 2>/dev/null; echo \"[$FOO]\"", "foo\n[]\n"},
 		{"x=$(echo a; exit 3) >/dev/null; echo $? $x", "3 a\n"},
 		{"readonly r=1; r=2 >/dev/null; echo no\necho $?", "gosh: line 1: r: readonly variable\n1\n"},
+	},
+	"arithmetic errors name the blanks before the closing token": {
+		{"echo $(( 42 / 0 ))\necho $[ 1 / 0 ]\nx=0; (( 1 / x  )); echo $?", "gosh: line 1: 42 / 0 : division by 0 (error token is \"0 \")\ngosh: line 2: 1 / 0 : division by 0 (error token is \"0 \")\ngosh: line 3: ((: 1 / x  : division by 0 (error token is \"x  \")\n1\n"},
 	},
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},

@@ -318,8 +318,8 @@ func (r *Runner) expandErr(err error) {
 
 // arithmCmd evaluates the expression of (( )) or let: an arithmetic error
 // fails the command (status 1) and the script goes on, as in bash.
-func (r *Runner) arithmCmd(name string, expr syntax.ArithmExpr) (int, bool) {
-	n, err := expand.ArithmNamed(r.ecfg, expr)
+func (r *Runner) arithmCmd(name string, expr syntax.ArithmExpr, closing syntax.Pos) (int, bool) {
+	n, err := expand.ArithmNamed(r.ecfg, expr, closing)
 	if ae, ok := err.(expand.ArithmError); ok {
 		r.errf("%s: %v\n", name, ae)
 		r.exit.code = 1
@@ -967,7 +967,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 		r.setFunc(cm.Name.Value, cm.Body)
 	case *syntax.ArithmCmd:
-		n, ok := r.arithmCmd("((", cm.X)
+		n, ok := r.arithmCmd("((", cm.X, cm.Right)
 		r.exit.oneIf(ok && n == 0)
 	case *syntax.LetClause:
 		if tracingEnabled {
@@ -980,7 +980,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		var val int
 		for _, expr := range cm.Exprs {
 			var ok bool
-			if val, ok = r.arithmCmd("let", expr); !ok {
+			if val, ok = r.arithmCmd("let", expr, syntax.Pos{}); !ok {
 				return
 			}
 		}
