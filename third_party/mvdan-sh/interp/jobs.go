@@ -190,7 +190,7 @@ func (r *Runner) kill(ctx context.Context, args []string) (exit exitStatus) {
 				continue
 			default:
 			}
-			if sig != 0 {
+			if sig != 0 && !ignoredByDefault(sig) {
 				bg.cancel(JobSignal{Signal: sig})
 			}
 		case strings.HasPrefix(arg, "%"):
@@ -217,10 +217,21 @@ func (r *Runner) signalSelf(ctx context.Context, sig int) bool {
 		return false
 	}
 	switch strings.TrimPrefix(name, "SIG") {
-	case "", "CHLD", "URG", "WINCH", "CONT", "STOP", "TSTP", "TTIN", "TTOU":
-		return false // ignored, or stops a shell no one can resume
+	case "", "STOP", "TSTP", "TTIN", "TTOU":
+		return false // unknown here, or stops a shell no one can resume
 	}
-	return true
+	return !ignoredByDefault(sig)
+}
+
+// ignoredByDefault reports whether sig does nothing to a process that
+// did not trap it (SIGCHLD, SIGURG, SIGWINCH, SIGCONT to a running one), as
+// to a background job, whose traps bash resets.
+func ignoredByDefault(sig int) bool {
+	switch strings.TrimPrefix(signalName(sig), "SIG") {
+	case "CHLD", "URG", "WINCH", "CONT":
+		return true
+	}
+	return false
 }
 
 // killList is `kill -l [SIG…]`: the table, or each signal's number for a

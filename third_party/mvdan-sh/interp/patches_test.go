@@ -983,3 +983,23 @@ func TestProcSubstFinishesWithTheScript(t *testing.T) {
 		}
 	}
 }
+
+// A signal whose default action is to ignore it (URG, WINCH, CHLD, CONT)
+// leaves a background job running, as bash, which resets a subshell's
+// traps, leaves it.
+func TestIgnoredSignalLeavesAJobRunning(t *testing.T) {
+	script := "{ until [ -e go ]; do :; done; echo end; } &\nkill -URG $!; kill -WINCH $!; : > go; wait; echo $?"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if want := "end\n0\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
