@@ -128,7 +128,10 @@ type Result struct {
 
 // Run is one script being interpreted.
 type Run struct {
-	opts   Options
+	opts Options
+	// main is the script's interpreter: $$ in an `sh -c` payload's kill
+	// names it.
+	main   *interp.Runner
 	hide   *hider
 	policy *approvals.Policy
 	out    *capture
@@ -245,6 +248,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	}
 	x.noteFuncs(f)
 	r, err := x.runner(o.Dir, env, nil, out.w, out.w)
+	x.main = r
 	if err != nil {
 		x.procs.kill()
 		cancel()
@@ -281,6 +285,9 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 	}
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))
+	}
+	if x.main != nil {
+		opts = append(opts, interp.SignalsTo(x.main))
 	}
 	return interp.New(opts...)
 }

@@ -197,6 +197,12 @@ type Runner struct {
 	// pipeStatus is the status of each command of the last pipeline.
 	pipeStatus []int
 
+	// signals are those sent to the shell from outside (Signal); nil in
+	// a subshell. signalParent is the shell $$ names for a signal this
+	// one does not trap (SignalsTo).
+	signals      *signalQueue
+	signalParent *Runner
+
 	// bgProcs holds all background shells spawned by this runner.
 	// Their PIDs count up from bgPIDBase, above every real PID on the
 	// host operating system. A subshell starts with its parent's.
@@ -1162,6 +1168,8 @@ func (r *Runner) Reset() {
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,
 		limits:         r.limits,
+		signals:        &signalQueue{},
+		signalParent:   r.signalParent,
 
 		// These can be set by functions like [Dir] or [Params], but
 		// builtins can overwrite them; reset the fields to whatever the

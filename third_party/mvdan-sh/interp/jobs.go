@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
@@ -179,6 +180,10 @@ func (r *Runner) kill(ctx context.Context, args []string) (exit exitStatus) {
 		bg, ok := r.job(arg)
 		switch {
 		case arg == strconv.Itoa(os.Getpid()):
+			if _, trapped := r.traps[signalName(sig)]; r.signalParent != nil && !trapped {
+				r.signalParent.Signal(sig)
+				continue
+			}
 			if r.signalSelf(ctx, sig) {
 				return exitStatus{code: uint8(128 + sig), exiting: true}
 			}
@@ -205,6 +210,55 @@ func (r *Runner) kill(ctx context.Context, args []string) (exit exitStatus) {
 		}
 	}
 	return exit
+}
+
+// signalQueue holds the signals sent to a shell from outside the command
+// it runs, which it takes between commands.
+type signalQueue struct {
+	mu   sync.Mutex
+	sigs []int
+}
+
+// Signal sends sig to the shell from outside the command it runs, as
+// another shell it started does with `sh -c "kill -USR1 $$"`: once the
+// command is done, the signal's trap runs, as bash's does; one not trapped
+// that ends a process ends the shell. (tandem)
+func (r *Runner) Signal(sig int) {
+	if r.signals == nil {
+		return // not yet run
+	}
+	r.signals.mu.Lock()
+	r.signals.sigs = append(r.signals.sigs, sig)
+	r.signals.mu.Unlock()
+}
+
+// SignalsTo makes $$ in the runner's kill name parent, the shell that
+// started it (as the payload of `sh -c "kill -USR1 $$"` does in bash, where
+// the outer shell expanded $$), for a signal the runner does not trap
+// itself. (tandem)
+func SignalsTo(parent *Runner) RunnerOption {
+	return func(r *Runner) error {
+		r.signalParent = parent
+		return nil
+	}
+}
+
+// takeSignals runs the traps of the signals sent to the shell since it
+// last looked.
+func (r *Runner) takeSignals(ctx context.Context) {
+	if r.signals == nil {
+		return // a subshell's: signals reach the shell
+	}
+	r.signals.mu.Lock()
+	sigs := r.signals.sigs
+	r.signals.sigs = nil
+	r.signals.mu.Unlock()
+	for _, sig := range sigs {
+		if r.signalSelf(ctx, sig) {
+			r.exit = exitStatus{code: uint8(128 + sig), exiting: true}
+			return
+		}
+	}
 }
 
 // signalSelf is a signal sent to the shell itself ($$): its trap runs,

@@ -442,6 +442,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"trap 'echo <' USR1; kill -USR1 $$", "gosh: trap: line 1: syntax error near unexpected token `newline'\ngosh: trap: line 1: `echo <'\n"},
 		{"x=$(\n) readonly r=1; r=2", "gosh: line 2: r: readonly variable\n"},
 		{"f() { :; }; trap 'f; return 3' DEBUG\n\n:", "gosh: line 3: return: can only `return' from a function or sourced script\n"},
+		{"trap 'echo $LINENO usr1' USR1\n\nkill -USR1 $$", "1 usr1\n"},
 	},
 	"assignments alone before their redirections": {
 		{"FOO=$(echo foo >&2) 2>/dev/null; echo \"[$FOO]\"", "foo\n[]\n"},
@@ -1001,5 +1002,48 @@ func TestIgnoredSignalLeavesAJobRunning(t *testing.T) {
 	_ = r.Run(context.Background(), f)
 	if want := "end\n0\n"; out.String() != want {
 		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// A shell the script starts (here by an exec handler, as tandem's `sh -c`)
+// that signals $$ signals the script: the script's trap runs once the
+// command is done, and neither its status nor the trap's reach $?, as in
+// bash's `sh -c "kill -USR1 $$"`. A signal the script does not trap ends it.
+func TestSignalFromAStartedShell(t *testing.T) {
+	for script, want := range map[string]string{
+		"trap 'echo \"USR1 trap status=$?\"; (exit 42)' USR1\necho before=$?\nchild\necho after=$?": "before=0\nUSR1 trap status=0\nafter=0\n",
+		"child\necho never": "",
+	} {
+		var parent *interp.Runner
+		exec := func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+			return func(ctx context.Context, args []string) error {
+				hc := interp.HandlerCtx(ctx)
+				f, err := syntax.NewParser().Parse(strings.NewReader("kill -USR1 $$"), "")
+				if err != nil {
+					return err
+				}
+				child, err := interp.New(interp.StdIO(nil, hc.Stdout, hc.Stderr), interp.SignalsTo(parent))
+				if err != nil {
+					return err
+				}
+				return child.Run(ctx, f)
+			}
+		}
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		parent, err = interp.New(interp.StdIO(nil, &out, &out), interp.ExecHandlers(exec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = parent.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%q printed %q, want %q", script, out.String(), want)
+		}
+		if want == "" && err != interp.ExitStatus(138) {
+			t.Errorf("%q ended with %v, want exit status 138", script, err)
+		}
 	}
 }

@@ -477,6 +477,7 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 		r.stmtSync(ctx, st)
 	}
 	r.lastExit = r.exit
+	r.takeSignals(ctx)
 }
 
 // simpleCommandLine is the line bash's errors, and eval's lines, count a
@@ -1088,15 +1089,14 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 	r.handlingTrap = true
 	defer func() { r.handlingTrap = false }()
 
-	// bash numbers the lines of an EXIT trap's code from 1, those of
-	// the others from the line of the command that set it off.
-	base, what := r.line, "trap" // a signal's
+	// bash numbers the lines of an EXIT trap's code, and a signal's, from
+	// 1, those of the others from the line of the command that set it off.
+	base, what := uint(1), "trap" // a signal's
 	switch name {
 	case "exit":
-		base = 1
-		fallthrough
+		what = "exit trap"
 	case "error", "DEBUG", "RETURN":
-		what = strings.ToLower(name) + " trap"
+		base, what = r.line, strings.ToLower(name)+" trap"
 	}
 	file := r.parseAt(callback, base, r.shellName()+": "+what)
 	if file == nil {
