@@ -152,7 +152,7 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string, grant, effects approvals.Effects) (int, error) {
 	path, err := interp.LookPathDir(l.dir, expand.ListEnviron(l.env...), argv[0])
 	if err != nil {
-		status := notFound(l.stderr, hc.Pos.Line(), l.dir, argv[0])
+		status := notFound(l.stderr, hc.ErrorPrefix(), l.dir, argv[0])
 		return status, interp.ExitStatus(status)
 	}
 	env := append(append([]string(nil), l.env...), extra...)
@@ -246,7 +246,7 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 // returns bash's status for it: these are the texts models know and act on
 // (`bash: line 3: rg: command not found`, 127), where the interpreter's own
 // would read `"rg": executable file not found in $PATH`.
-func notFound(stderr io.Writer, line uint, dir, name string) int {
+func notFound(stderr io.Writer, prefix, dir, name string) int {
 	why, status := "command not found", 127
 	if strings.Contains(name, "/") {
 		fi, err := os.Stat(absFrom(dir, name))
@@ -265,7 +265,7 @@ func notFound(stderr io.Writer, line uint, dir, name string) int {
 			why, status = "Permission denied", 126
 		}
 	}
-	fmt.Fprintf(stderr, "bash: line %d: %s: %s\n", line, name, why)
+	fmt.Fprintf(stderr, "%s: %s: %s\n", prefix, name, why)
 	return status
 }
 
@@ -372,7 +372,7 @@ scan:
 	f, stop := parse(src, name, lang, head)
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
-	r, err := x.runner(l.dir, l.env, l.stdin, l.stdout, l.stderr, all...)
+	r, err := x.runner(l.dir, l.env, l.stdin, l.stdout, l.stderr, command, all...)
 	if err != nil {
 		return err
 	}

@@ -247,7 +247,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	r, err := x.runner(o.Dir, env, nil, out.w, out.w)
+	r, err := x.runner(o.Dir, env, nil, out.w, out.w, true)
 	x.main = r
 	if err != nil {
 		x.procs.kill()
@@ -266,7 +266,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 // runner makes an interpreter whose handlers all go through x: the
 // script's own interpreter, and the one of each `sh -c` payload the script
 // runs.
-func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
+func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, commandString bool, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
 	}
@@ -288,6 +288,9 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 	}
 	if x.main != nil {
 		opts = append(opts, interp.SignalsTo(x.main))
+	}
+	if commandString {
+		opts = append(opts, interp.CommandString())
 	}
 	return interp.New(opts...)
 }

@@ -157,6 +157,13 @@ type Runner struct {
 	inSource     bool
 	handlingTrap bool // whether we're currently in a trap callback
 
+	// commandString is set by CommandString. source is the file whose
+	// code runs, as bash's BASH_SOURCE[0]: a sourced file's path, a
+	// function's (funcSources), or "" for the script's top level.
+	commandString bool
+	source        string
+	funcSources   map[string]string
+
 	// track if a sourced script set positional parameters
 	sourceSetParams bool
 
@@ -582,6 +589,16 @@ func Dir(path string) RunnerOption {
 func Interactive(enabled bool) RunnerOption {
 	return func(r *Runner) error {
 		r.opts[optExpandAliases] = enabled
+		return nil
+	}
+}
+
+// CommandString marks the script as a command string, as `bash -c`
+// runs: the errors in its functions start with `environment:` instead of
+// $0, as bash's do. (tandem)
+func CommandString() RunnerOption {
+	return func(r *Runner) error {
+		r.commandString = true
 		return nil
 	}
 }
@@ -1170,6 +1187,7 @@ func (r *Runner) Reset() {
 		limits:         r.limits,
 		signals:        &signalQueue{},
 		signalParent:   r.signalParent,
+		commandString:  r.commandString,
 
 		// These can be set by functions like [Dir] or [Params], but
 		// builtins can overwrite them; reset the fields to whatever the
@@ -1480,6 +1498,8 @@ func (r *Runner) subshell(background bool) *Runner {
 	r2.writeEnv = newOverlayEnviron(r.writeEnv, background)
 	// Funcs are copied, since they might be modified.
 	r2.Funcs = maps.Clone(r.Funcs)
+	r2.funcSources = maps.Clone(r.funcSources)
+	r2.commandString, r2.source = r.commandString, r.source
 	r2.Vars = make(map[string]expand.Variable)
 	r2.alias = maps.Clone(r.alias)
 	r2.aliasRead, r2.aliasTop, r2.aliasInUse = r.aliasRead, r.aliasTop, r.aliasInUse

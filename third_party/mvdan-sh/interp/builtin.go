@@ -144,6 +144,13 @@ func (e errBuiltinExitStatus) Error() string {
 // Note that a non-nil error may be returned in cases where the builtin
 // alters the control flow of the runner, even if the builtin did not fail.
 // For example, this is the case with `exit 0` or `return`.
+// ErrorPrefix is how an error of the command at hand starts, as bash's
+// do: `bash: line 3`, or `environment: line 2` in a function of a bash -c
+// script. (tandem)
+func (hc HandlerContext) ErrorPrefix() string {
+	return fmt.Sprintf("%s: line %d", hc.runner.errName(), hc.runner.line)
+}
+
 func (hc HandlerContext) Builtin(ctx context.Context, args []string) error {
 	if hc.kind != handlerKindExec {
 		return fmt.Errorf("HandlerContext.Builtin can only be called via an ExecHandlerFunc")
@@ -553,7 +560,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		if bad != nil {
 			return *bad
 		}
-		file := r.parseAt(strings.Join(args, " "), r.line, r.shellName()+": eval")
+		file := r.parseAt(strings.Join(args, " "), r.line, r.errName()+": eval")
 		if file == nil {
 			return exitStatus{code: 2} // as bash's for a syntax error
 		}
@@ -601,7 +608,12 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		if err != nil {
 			return failf(1, "%s: %s: %v\n", name, args[0], err)
 		}
-		file := r.parseAt(string(code), 1, path)
+		// bash names the file as given, or as found in PATH.
+		shown := path
+		if strings.Contains(args[0], "/") {
+			shown = args[0]
+		}
+		file := r.parseAt(string(code), 1, shown)
 		if file == nil {
 			return exitStatus{code: 2} // as bash's for a syntax error
 		}
@@ -609,7 +621,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		// Keep the current versions of some fields we might modify.
 		oldParams := r.Params
 		oldSourceSetParams := r.sourceSetParams
-		oldInSource := r.inSource
+		oldInSource, oldSource := r.inSource, r.source
 
 		// If we run "source file args...", set said args as parameters.
 		// Otherwise, keep the current parameters.
@@ -622,6 +634,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		// parameters.
 		r.sourceSetParams = false
 		r.inSource = true // know that we're inside a sourced script.
+		r.source = shown
 		if ctx, err = r.limits.Nest(ctx); err != nil {
 			r.exit.fatal(err)
 			return r.exit
@@ -638,7 +651,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 			r.Params = oldParams
 		}
 		r.sourceSetParams = oldSourceSetParams
-		r.inSource = oldInSource
+		r.inSource, r.source = oldInSource, oldSource
 
 		exit = r.exit
 		exit.returning = false

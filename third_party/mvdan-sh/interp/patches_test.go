@@ -1047,3 +1047,30 @@ func TestSignalFromAStartedShell(t *testing.T) {
 		}
 	}
 }
+
+// Errors name the file whose code runs, as bash's do: a sourced file's
+// name as given, and in a bash -c script (CommandString) `environment` for
+// its functions' code, also eval's inside them.
+func TestErrorsNameTheCodesFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lib.sh"), []byte("g() { readonly q=1; q=2; }\nreadonly p=1; p=2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "f() { readonly r=1; r=2; }\nf\nf() {\n eval 'echo >'\n}\nf\n. ./lib.sh\ng\nreadonly s=1; s=2"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(dir), interp.CommandString())
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	want := "environment: line 1: r: readonly variable\n" +
+		"environment: eval: line 4: syntax error near unexpected token `newline'\nenvironment: eval: line 4: `echo >'\n" +
+		"./lib.sh: line 2: p: readonly variable\n./lib.sh: line 1: q: readonly variable\nbash: line 9: s: readonly variable\n"
+	if out.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", out.String(), want)
+	}
+}

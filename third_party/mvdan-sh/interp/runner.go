@@ -410,9 +410,16 @@ func (r *Runner) outf(format string, a ...any) {
 func (r *Runner) errf(format string, a ...any) {
 	if r.line > 0 {
 		format = "%s: line %d: " + format
-		a = append([]any{r.shellName(), r.line}, a...)
+		a = append([]any{r.errName(), r.line}, a...)
 	}
 	fmt.Fprintf(r.stderr, format, a...)
+}
+
+// errName is the name bash's errors start with: the file whose code runs
+// (a sourced file, a function's, which bash -c calls `environment`), or
+// else $0.
+func (r *Runner) errName() string {
+	return cmp.Or(r.source, r.shellName())
 }
 
 // shellName is $0: the script's name, or the interpreter's.
@@ -1098,7 +1105,7 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 	case "error", "DEBUG", "RETURN":
 		base, what = r.line, strings.ToLower(name)+" trap"
 	}
-	file := r.parseAt(callback, base, r.shellName()+": "+what)
+	file := r.parseAt(callback, base, r.errName()+": "+what)
 	if file == nil {
 		return // the shell goes on, as bash's does
 	}
@@ -1605,9 +1612,14 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		// stack them to support nested func calls
 		oldParams := r.Params
 		r.Params = args[1:]
-		oldInFunc := r.inFunc
+		oldInFunc, oldSource := r.inFunc, r.source
 		r.inFunc = true
 		r.funcStack = append(r.funcStack, name)
+		r.source = r.funcSources[name]
+		if r.source == "" && r.commandString {
+			// bash -c names the file of the script's functions so.
+			r.source = "environment"
+		}
 
 		// Functions run in a nested scope.
 		// Note that [Runner.exec] below does something similar.
@@ -1628,7 +1640,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		r.writeEnv = origEnv
 
 		r.Params = oldParams
-		r.inFunc = oldInFunc
+		r.inFunc, r.source = oldInFunc, oldSource
 		r.funcStack = r.funcStack[:len(r.funcStack)-1]
 		r.exit.returning = false
 		return

@@ -616,6 +616,10 @@ func (r *Runner) setFunc(name string, body *syntax.Stmt) {
 		r.Funcs = make(map[string]*syntax.Stmt, 4)
 	}
 	r.Funcs[name] = body
+	if r.funcSources == nil {
+		r.funcSources = make(map[string]string, 4)
+	}
+	r.funcSources[name] = r.source
 }
 
 func stringIndex(index syntax.ArithmExpr) bool {
