@@ -155,7 +155,9 @@ func ArithmNamed(cfg *Config, expr syntax.ArithmExpr, closing syntax.Pos) (int, 
 	if ae, ok := err.(ArithmError); ok && ae.Expr == "" {
 		ae.Expr = ArithmText(expr)
 		end := expr.End()
-		if closing.IsValid() && closing.Line() == end.Line() && closing.Col() > end.Col() {
+		// Errors of a number's digits name it without them.
+		evaluating := ae.Msg == "division by 0" || ae.Msg == "exponent less than 0"
+		if evaluating && closing.IsValid() && closing.Line() == end.Line() && closing.Col() > end.Col() {
 			blanks := strings.Repeat(" ", int(closing.Col()-end.Col()))
 			if ae.Token != "" && strings.HasSuffix(ae.Expr, ae.Token) {
 				ae.Token += blanks

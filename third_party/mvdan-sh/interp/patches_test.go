@@ -113,7 +113,7 @@ var patchCases = map[string][]struct{ script, want string }{
 	"arithmetic as bash evaluates it": {
 		{"a=(1 2); (( a[0]++, ++a[1] )); echo ${a[@]}", "2 3\n"},
 		{"declare -A A; (( A[k] += 42 )); A[j]=3; (( A[j] *= 2 )); echo ${A[k]} ${A[j]}", "42 6\n"},
-		{"(( 1[2] = 3 )); echo $?", "gosh: line 1: ((: 1[2] = 3 : attempted assignment to non-variable (error token is \"\")\n1\n"},
+		{"(( 1[2] = 3 )); echo $?", "gosh: line 1: ((: 1[2] = 3: attempted assignment to non-variable (error token is \"\")\n1\n"},
 		{"x='1 + 2'; echo $(( x * 2 )); let \"z = 4 * 4\"; echo $z", "6\n16\n"},
 		{"set -u; (( y + 1 )); echo never", "gosh: line 1: y: unbound variable\n"},
 		{"set -u; echo $(( y + 1 )); echo never", "gosh: line 1: y: unbound variable\n"},
@@ -451,6 +451,7 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"arithmetic errors name the blanks before the closing token": {
 		{"echo $(( 42 / 0 ))\necho $[ 1 / 0 ]\nx=0; (( 1 / x  )); echo $?", "gosh: line 1: 42 / 0 : division by 0 (error token is \"0 \")\ngosh: line 2: 1 / 0 : division by 0 (error token is \"0 \")\ngosh: line 3: ((: 1 / x  : division by 0 (error token is \"x  \")\n1\n"},
+		{"echo $(( 1 + 083 ))", "gosh: line 1: 1 + 083: value too great for base (error token is \"083\")\n"},
 	},
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
