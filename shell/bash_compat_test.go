@@ -58,6 +58,11 @@ EOF`,
 		`ls nothing 2>&1; echo "status $?"`,
 		`echo out; echo err >&2`,
 		`exit 7`,
+		// Errors name the file the running function came from.
+		`printf 'g() { nosuch_g; }\nnosuch_top\n' > lib.sh
+. ./lib.sh; g
+f() { nosuch_f; (nosuch_sub); }; f
+bash -c 'h() { nosuch_c; }; h'; echo 'k() { nosuch_in; }; k' | bash; bash ./lib.sh`,
 	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {

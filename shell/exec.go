@@ -152,7 +152,7 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string, grant, effects approvals.Effects) (int, error) {
 	path, err := interp.LookPathDir(l.dir, expand.ListEnviron(l.env...), argv[0])
 	if err != nil {
-		status := notFound(l.stderr, hc.Pos.Line(), l.dir, argv[0])
+		status := notFound(l.stderr, hc.ErrorName(), hc.Pos.Line(), l.dir, argv[0])
 		return status, interp.ExitStatus(status)
 	}
 	env := append(append([]string(nil), l.env...), extra...)
@@ -245,8 +245,9 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 // notFound tells, in bash's words, why a program could not be started and
 // returns bash's status for it: these are the texts models know and act on
 // (`bash: line 3: rg: command not found`, 127), where the interpreter's own
-// would read `"rg": executable file not found in $PATH`.
-func notFound(stderr io.Writer, line uint, dir, name string) int {
+// would read `"rg": executable file not found in $PATH`. errName is the
+// name the message starts with ([interp.HandlerContext.ErrorName]).
+func notFound(stderr io.Writer, errName string, line uint, dir, name string) int {
 	why, status := "command not found", 127
 	if strings.Contains(name, "/") {
 		fi, err := os.Stat(absFrom(dir, name))
@@ -265,7 +266,7 @@ func notFound(stderr io.Writer, line uint, dir, name string) int {
 			why, status = "Permission denied", 126
 		}
 	}
-	fmt.Fprintf(stderr, "bash: line %d: %s: %s\n", line, name, why)
+	fmt.Fprintf(stderr, "%s: line %d: %s: %s\n", errName, line, name, why)
 	return status
 }
 
@@ -318,6 +319,8 @@ scan:
 	name := l.argv[0] // $0
 	// head names a line in a syntax error's message, as this shell does.
 	head := func(int) string { return l.argv[0] }
+	// source names the script in its functions' errors, as bash does.
+	source := "main"
 	switch {
 	case command:
 		if len(rest) == 0 {
@@ -328,6 +331,7 @@ scan:
 			name = rest[1]
 		}
 		head = func(line int) string { return fmt.Sprintf("%s: -c: line %d", name, line) }
+		source = "environment"
 		if len(rest) > 2 {
 			params = rest[2:]
 		}
@@ -337,6 +341,7 @@ scan:
 			return err
 		}
 		src, params, name = string(b), rest[1:], rest[0]
+		source = name
 		head = func(line int) string { return fmt.Sprintf("%s: line %d", name, line) }
 	default:
 		// The script comes from stdin: reading it may wait on an earlier
@@ -372,7 +377,7 @@ scan:
 	f, stop := parse(src, name, lang, head)
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
-	r, err := x.runner(l.dir, l.env, l.stdin, l.stdout, l.stderr, all...)
+	r, err := x.runner(source, l.dir, l.env, l.stdin, l.stdout, l.stderr, all...)
 	if err != nil {
 		return err
 	}

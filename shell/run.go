@@ -253,7 +253,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	r, err := x.runner(o.Dir, env, nil, out.w, out.w)
+	r, err := x.runner("environment", o.Dir, env, nil, out.w, out.w)
 	if err != nil {
 		x.procs.kill()
 		cancel()
@@ -271,7 +271,9 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 // runner makes an interpreter whose handlers all go through x: the
 // script's own interpreter, and the one of each `sh -c` payload the script
 // runs.
-func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
+// runner makes an interpreter for a script; mainSource names the script in
+// its functions' errors, as bash does (see [interp.MainSource]).
+func (x *Run) runner(mainSource, dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
 	}
@@ -287,6 +289,7 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 		interp.ReadDirHandler2(x.readDir),
 		interp.StatHandler(x.stat),
 		interp.AccessHandler(x.access),
+		interp.MainSource(mainSource),
 	}
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))

@@ -82,6 +82,15 @@ type Runner struct {
 	Vars  map[string]expand.Variable
 	Funcs map[string]*syntax.Stmt
 
+	// source is the file the running code was read from, as bash's
+	// BASH_SOURCE[0]: a sourced file, or the script that defined the
+	// running function; empty in the main script's own statements.
+	// mainSource is what the main script's functions are said to come
+	// from ([MainSource]), and funcSources each function's.
+	source      string
+	mainSource  string
+	funcSources map[string]string
+
 	alias map[string]alias
 	// aliasRead is the last line of the main script read when the running
 	// top-level statement began: bash reads a line whole (and a compound
@@ -425,6 +434,18 @@ func TempDir(dir string) RunnerOption {
 			return fmt.Errorf("temporary directory %q is not absolute", dir)
 		}
 		r.tempDir = filepath.Clean(dir)
+		return nil
+	}
+}
+
+// MainSource names the main script in the errors of the functions it
+// defines, as bash's BASH_SOURCE does: `environment` for a `bash -c`
+// string, `main` for a script read from stdin, the path of a script file.
+// Errors in the main script's own statements start with $0. Without it,
+// a function's errors start with $0 too.
+func MainSource(name string) RunnerOption {
+	return func(r *Runner) error {
+		r.mainSource = name
 		return nil
 	}
 }
@@ -1158,6 +1179,7 @@ func (r *Runner) Reset() {
 		statHandler:    r.statHandler,
 		accessHandler:  r.accessHandler,
 		limits:         r.limits,
+		mainSource:     r.mainSource,
 
 		// These can be set by functions like [Dir] or [Params], but
 		// builtins can overwrite them; reset the fields to whatever the
@@ -1391,6 +1413,9 @@ func (r *Runner) subshell(background bool) *Runner {
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
 		inFunc:         r.inFunc,                 // `local` in a function's pipeline
 		filename:       r.filename,
+		source:         r.source,
+		mainSource:     r.mainSource,
+		funcSources:    maps.Clone(r.funcSources),
 		opts:           r.opts,
 		usedNew:        r.usedNew,
 		exit:           r.exit,

@@ -154,6 +154,13 @@ func (hc HandlerContext) Builtin(ctx context.Context, args []string) error {
 	return nil
 }
 
+// ErrorName is the name an error of the running command starts with, as
+// bash's do (`NAME: line 3: …`): the file the running function or sourced
+// script came from, else $0.
+func (hc HandlerContext) ErrorName() string {
+	return hc.runner.errName()
+}
+
 func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args []string) (exit exitStatus) {
 	failf := func(code uint8, format string, args ...any) exitStatus {
 		r.errf(format, args...)
@@ -555,6 +562,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		oldParams := r.Params
 		oldSourceSetParams := r.sourceSetParams
 		oldInSource := r.inSource
+		oldSource := r.source
 
 		// If we run "source file args...", set said args as parameters.
 		// Otherwise, keep the current parameters.
@@ -567,6 +575,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		// parameters.
 		r.sourceSetParams = false
 		r.inSource = true // know that we're inside a sourced script.
+		// As bash's BASH_SOURCE: the name as given, unless found in $PATH.
+		r.source = path
+		if strings.Contains(args[0], "/") || path == args[0] {
+			r.source = args[0]
+		}
 		if ctx, err = r.limits.Nest(ctx); err != nil {
 			r.exit.fatal(err)
 			return r.exit
@@ -584,6 +597,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.sourceSetParams = oldSourceSetParams
 		r.inSource = oldInSource
+		r.source = oldSource
 
 		exit = r.exit
 		exit.returning = false

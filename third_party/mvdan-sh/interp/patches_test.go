@@ -871,3 +871,43 @@ func TestBackgroundErrorNamesTheScript(t *testing.T) {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
+
+// An error inside a function starts with the file that defined it, and one
+// in a sourced file with that file, as bash's do (its BASH_SOURCE): the main
+// script's functions are named by MainSource (`environment` for `bash -c`).
+func TestErrorsNameTheirSource(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "lib.sh")
+	if err := os.WriteFile(lib, []byte("g() { unset ro; }\nunset ro\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "readonly ro=1\nf() { unset ro; (unset ro); }; f\nsource " + lib + "\ng\nh() { g; }; h\nunset ro\n"
+	for mainSource, want := range map[string]string{
+		"environment": "environment: line 2: unset: ro: cannot unset: readonly variable\n" +
+			"environment: line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 6: unset: ro: cannot unset: readonly variable\n",
+		"": "bash: line 2: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 6: unset: ro: cannot unset: readonly variable\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.MainSource(mainSource))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("MainSource(%q) printed\n%s\nwant\n%s", mainSource, out.String(), want)
+		}
+	}
+}

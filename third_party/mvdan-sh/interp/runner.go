@@ -396,9 +396,15 @@ func (r *Runner) outf(format string, a ...any) {
 func (r *Runner) errf(format string, a ...any) {
 	if r.line > 0 {
 		format = "%s: line %d: " + format
-		a = append([]any{r.shellName(), r.line}, a...)
+		a = append([]any{r.errName(), r.line}, a...)
 	}
 	fmt.Fprintf(r.stderr, format, a...)
+}
+
+// errName is the name bash's errors start with: the file the running
+// code came from (a function's or a sourced file's), else $0.
+func (r *Runner) errName() string {
+	return cmp.Or(r.source, r.shellName())
 }
 
 // shellName is $0: the script's name, or the interpreter's.
@@ -1536,6 +1542,8 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		oldInFunc := r.inFunc
 		r.inFunc = true
 		r.funcStack = append(r.funcStack, name)
+		oldSource := r.source
+		r.source = r.funcSources[name]
 
 		// Functions run in a nested scope.
 		// Note that [Runner.exec] below does something similar.
@@ -1557,6 +1565,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 
 		r.Params = oldParams
 		r.inFunc = oldInFunc
+		r.source = oldSource
 		r.funcStack = r.funcStack[:len(r.funcStack)-1]
 		r.exit.returning = false
 		return

@@ -71,7 +71,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: declare -n foo=bar bar=foo; echo $foo":                             {want: "gosh: line 1: warning: foo: circular name reference\n\n", why: whyRefCircle},
 	"TestRunnerRun: echo ${!a}; echo more":                                             {want: "gosh: line 1: a: invalid indirect expansion\nexit status 1", why: whyIndirect},
 	"TestRunnerRun: echo ${a:?%s}":                                                     {want: "gosh: line 1: a: %s\nexit status 127", why: whyUnset},
-	"TestRunnerRun: echo 'local a=b' >a; source ./a":                                   {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
+	"TestRunnerRun: echo 'local a=b' >a; source ./a":                                   {want: "./a: line 1: local: can only be used in a function\nexit status 1", why: whySource},
 	"TestRunnerRun: echo 'return' >a; source ./a; return":                              {want: "gosh: line 1: return: can only `return' from a function or sourced script\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: echo a{0..9999999999}b":                                            {want: "gosh: line 1: brace expansion would exceed 16384 elements\n", why: whyPrefix},
 	"TestRunnerRun: echo foo 5>a":                                                      {want: "foo\n", why: whyDescriptors},
@@ -174,6 +174,7 @@ var upstreamChanged = map[string]changedCase{
 
 // Why each case differs: the patches of the README's table.
 const (
+	whySource        = "errors as bash words them: an error in a sourced file starts with that file's name (./a: line 1: ), as bash's BASH_SOURCE"
 	whyPrefix        = "errors as bash words them: each error the interpreter reports starts with $0 and the line (gosh: line 1: )"
 	whyUnset         = "builtin messages and statuses as in bash: an unset variable under set -u, or ${x?}, ends the script with status 127 (and errors start with gosh: line N: )"
 	whyRedirect      = "errors as bash words them: a redirection that cannot open is path: No such file or directory"

@@ -4,6 +4,7 @@
 package interp
 
 import (
+	"cmp"
 	cryptorand "crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -616,6 +617,10 @@ func (r *Runner) setFunc(name string, body *syntax.Stmt) {
 		r.Funcs = make(map[string]*syntax.Stmt, 4)
 	}
 	r.Funcs[name] = body
+	if r.funcSources == nil {
+		r.funcSources = make(map[string]string, 4)
+	}
+	r.funcSources[name] = cmp.Or(r.source, r.mainSource)
 }
 
 func stringIndex(index syntax.ArithmExpr) bool {
