@@ -63,6 +63,7 @@ EOF`,
 . ./lib.sh; g
 f() { nosuch_f; (nosuch_sub); }; f
 bash -c 'h() { nosuch_c; }; h'; echo 'k() { nosuch_in; }; k' | bash; bash ./lib.sh`,
+		`declare -p BASH_EXECUTION_STRING; bash -c 'declare -p BASH_EXECUTION_STRING; env | grep -c ^BASH_EXEC'`,
 	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {

@@ -319,8 +319,9 @@ scan:
 	name := l.argv[0] // $0
 	// head names a line in a syntax error's message, as this shell does.
 	head := func(int) string { return l.argv[0] }
-	// source names the script in its functions' errors, as bash does.
-	source := "main"
+	// given says how the script was given, as bash tells in its
+	// functions' errors and BASH_EXECUTION_STRING.
+	given := []interp.RunnerOption{interp.MainSource("main")}
 	switch {
 	case command:
 		if len(rest) == 0 {
@@ -331,7 +332,7 @@ scan:
 			name = rest[1]
 		}
 		head = func(line int) string { return fmt.Sprintf("%s: -c: line %d", name, line) }
-		source = "environment"
+		given = commandString(src)
 		if len(rest) > 2 {
 			params = rest[2:]
 		}
@@ -341,7 +342,7 @@ scan:
 			return err
 		}
 		src, params, name = string(b), rest[1:], rest[0]
-		source = name
+		given = []interp.RunnerOption{interp.MainSource(name)}
 		head = func(line int) string { return fmt.Sprintf("%s: line %d", name, line) }
 	default:
 		// The script comes from stdin: reading it may wait on an earlier
@@ -377,7 +378,7 @@ scan:
 	f, stop := parse(src, name, lang, head)
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
-	r, err := x.runner(source, l.dir, l.env, l.stdin, l.stdout, l.stderr, all...)
+	r, err := x.runner(given, l.dir, l.env, l.stdin, l.stdout, l.stderr, all...)
 	if err != nil {
 		return err
 	}

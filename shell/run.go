@@ -253,7 +253,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	r, err := x.runner("environment", o.Dir, env, nil, out.w, out.w)
+	r, err := x.runner(commandString(script), o.Dir, env, nil, out.w, out.w)
 	if err != nil {
 		x.procs.kill()
 		cancel()
@@ -271,9 +271,15 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 // runner makes an interpreter whose handlers all go through x: the
 // script's own interpreter, and the one of each `sh -c` payload the script
 // runs.
-// runner makes an interpreter for a script; mainSource names the script in
-// its functions' errors, as bash does (see [interp.MainSource]).
-func (x *Run) runner(mainSource, dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
+// commandString is how bash holds a `bash -c` string: its functions' errors
+// start with `environment`, and BASH_EXECUTION_STRING is the string.
+func commandString(script string) []interp.RunnerOption {
+	return []interp.RunnerOption{interp.MainSource("environment"), interp.ExecutionString(script)}
+}
+
+// runner makes an interpreter for a script; given are the options that say
+// how the script was given to the shell (see [commandString]).
+func (x *Run) runner(given []interp.RunnerOption, dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
 	}
@@ -289,8 +295,8 @@ func (x *Run) runner(mainSource, dir string, env []string, stdin io.Reader, stdo
 		interp.ReadDirHandler2(x.readDir),
 		interp.StatHandler(x.stat),
 		interp.AccessHandler(x.access),
-		interp.MainSource(mainSource),
 	}
+	opts = append(opts, given...)
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))
 	}

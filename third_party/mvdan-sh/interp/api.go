@@ -91,6 +91,10 @@ type Runner struct {
 	mainSource  string
 	funcSources map[string]string
 
+	// execString is BASH_EXECUTION_STRING, a `bash -c` string
+	// ([ExecutionString]).
+	execString *string
+
 	alias map[string]alias
 	// aliasRead is the last line of the main script read when the running
 	// top-level statement began: bash reads a line whole (and a compound
@@ -446,6 +450,15 @@ func TempDir(dir string) RunnerOption {
 func MainSource(name string) RunnerOption {
 	return func(r *Runner) error {
 		r.mainSource = name
+		return nil
+	}
+}
+
+// ExecutionString sets BASH_EXECUTION_STRING, a shell variable that is not
+// exported, as bash sets it to the string of `bash -c`.
+func ExecutionString(script string) RunnerOption {
+	return func(r *Runner) error {
+		r.execString = &script
 		return nil
 	}
 }
@@ -1180,6 +1193,7 @@ func (r *Runner) Reset() {
 		accessHandler:  r.accessHandler,
 		limits:         r.limits,
 		mainSource:     r.mainSource,
+		execString:     r.execString,
 
 		// These can be set by functions like [Dir] or [Params], but
 		// builtins can overwrite them; reset the fields to whatever the
@@ -1256,6 +1270,9 @@ func (r *Runner) Reset() {
 	r.setExportedString("PWD", r.Dir)
 	r.setVarString("IFS", " \t\n")
 	r.setVarString("OPTIND", "1")
+	if r.execString != nil {
+		r.setVarString("BASH_EXECUTION_STRING", *r.execString)
+	}
 
 	r.dirStack = append(r.dirStack, r.Dir)
 

@@ -91,7 +91,8 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			r.exit.code = 1
 			continue
 		}
-		if !syntax.ValidName(name) {
+		if !syntax.ValidName(name) && declQuery != "-f" && declQuery != "-F" {
+			// A function's name may be any word (`ble/foo`).
 			word := name // bash names the whole word
 			switch {
 			case as.Array != nil:
@@ -229,6 +230,9 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		for _, name := range slices.Sorted(maps.Keys(r.Funcs)) {
 			r.printFunc(name, r.Funcs[name])
 		}
+	case declQuery == "" && len(modes) == 0 && valType == "" && (variant == "declare" || variant == "typeset"):
+		// declare alone lists as set does.
+		r.listSet()
 	case declQuery == "-p", variant == "export", variant == "readonly", variant == "local":
 		// export, readonly and local alone list as declare -p does.
 		vars := map[string]expand.Variable{}
@@ -406,6 +410,8 @@ func (r *Runner) listSet() {
 			// declare -p's form, after its attributes.
 			_, value, _ := strings.Cut(declareLine(name, vr), " "+name+"=")
 			r.outf("%s=%s\n", name, value)
+		case expand.NameRef:
+			r.outf("%s=%s\n", name, setQuote(vr.Str)) // the name it refers to
 		default:
 			r.outf("%s=%s\n", name, setQuote(vr.String()))
 		}

@@ -911,3 +911,31 @@ func TestErrorsNameTheirSource(t *testing.T) {
 		}
 	}
 }
+
+// declare alone lists as set does (a nameref as the name it holds), a
+// function may be named by any word, and BASH_EXECUTION_STRING is the
+// script given to ExecutionString, not exported.
+func TestDeclareListsAsBash(t *testing.T) {
+	for script, want := range map[string][]string{
+		"ref=x; declare -n nr=ref; f() { :; }; declare": {"\nnr=ref\n", "\nref=x\n", "\nf () \n{ \n    :\n}\n"},
+		"ble/foo() { :; }; declare -F ble/foo; echo $?": {"ble/foo\n0\n"},
+		"declare -F 'no such'; echo $?":                 {"1\n"},
+		"declare -p BASH_EXECUTION_STRING":              {"declare -- BASH_EXECUTION_STRING=\"declare -p BASH_EXECUTION_STRING\"\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.ExecutionString(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		for _, w := range want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%s\nprinted %q\nwant it to hold %q", script, out.String(), w)
+			}
+		}
+	}
+}
