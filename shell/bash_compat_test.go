@@ -64,6 +64,14 @@ EOF`,
 f() { nosuch_f; (nosuch_sub); }; f
 bash -c 'h() { nosuch_c; }; h'; echo 'k() { nosuch_in; }; k' | bash; bash ./lib.sh`,
 		`declare -p BASH_EXECUTION_STRING; bash -c 'declare -p BASH_EXECUTION_STRING; env | grep -c ^BASH_EXEC'`,
+		// Declaration builtins expand every word before assigning;
+		// unset and export reach a caller's local.
+		`a=0; f() { local a=1 b=$a; echo "$b"; }; f; export A=1 v=$(sh -c 'echo "[$A]"'); echo "$v $_"`,
+		`unlocal() { unset "$@"; }
+inner() { local x=in; unlocal x; echo "inner ${x-unset}"; unset x; echo "inner ${x-unset}"; }
+outer() { local x=out; inner; echo "outer $x"; unlocal x; echo "outer $x"; }
+x=global; outer
+exp() { export o; }; o2() { local o=X; exp; sh -c 'echo "child $o"'; }; o2`,
 	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {

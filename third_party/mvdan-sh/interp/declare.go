@@ -177,6 +177,10 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			vr.Local = false
 		} else if local {
 			vr.Local = true
+		} else {
+			// export or readonly of a caller's local changes that
+			// local, not a new one of this function.
+			vr.Local = false
 		}
 		for _, mode := range modes {
 			on := mode[0] == '-'

@@ -939,3 +939,32 @@ func TestDeclareListsAsBash(t *testing.T) {
 		}
 	}
 }
+
+// A declaration builtin expands all its words before it assigns, and unset
+// or export in a function reach a local of its caller, as in bash.
+func TestDeclarationScopesAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"a=0; f() { local a=1 b=$a; echo $b; }; f":                              "0\n",
+		"export c=1 d=$c; echo \"[$d] $_\"":                                     "[] d=\n",
+		"declare -i n=1+2; echo $n $_":                                          "3 n=1+2\n",
+		"h() { unset x; }; g() { local x=2; h; echo $x; }; x=g; g":              "g\n",
+		"g() { local x=2; unset x; echo ${x-unset}; unset x; echo $x; }; g":     "unset\n\n",
+		"h() { unset x; }; g() { local -r x=2; h; echo $x; }; g":                "gosh: line 1: unset: x: cannot unset: readonly variable\n2\n",
+		"inr() { export o; }; out() { local o=X; inr; declare -p o; }; out":     "declare -x o=\"X\"\n",
+		"inr() { readonly o; }; out() { local o=X; inr; }; out; echo ${o-none}": "none\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}

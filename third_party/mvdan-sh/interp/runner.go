@@ -972,8 +972,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 	case *syntax.DeclClause:
 		var last *syntax.Assign
+		assigns := r.expandDeclValues(cm.Args)
+		if r.exit.exiting {
+			break
+		}
 		r.declare(cm.Variant.Value, func(yield func(*syntax.Assign) bool) {
-			for as := range r.flattenAssigns(cm.Args) {
+			for _, as := range assigns {
 				last = as
 				if !yield(as) {
 					return
@@ -1005,16 +1009,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 }
 
 // declLastArg is $_ after a declaration builtin: its last word as bash
-// sees it once assigned (`declare s=$x` is s=VALUE), an array assignment
-// by its name alone (`declare a=(1 2)` is a).
+// sees it once expanded (`declare s=$x` is s=VALUE, `declare s+=1` is
+// s+=1), an array assignment by its name alone (`declare a=(1 2)` is a).
 func (r *Runner) declLastArg(as *syntax.Assign) string {
 	switch {
 	case as == nil:
 		return ""
 	case as.Array != nil || as.Value == nil || !syntax.ValidName(as.Name.Value):
 		return as.Name.Value
+	case as.Append:
+		return as.Name.Value + "+=" + r.literal(as.Value)
 	}
-	return as.Name.Value + "=" + r.lookupVar(as.Name.Value).String()
+	return as.Name.Value + "=" + r.literal(as.Value)
 }
 
 func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
@@ -1116,6 +1122,25 @@ func (r *Runner) returnTrap(ctx context.Context, function bool) {
 	exit := r.exit
 	r.trapCallback(ctx, r.callbackReturn, "RETURN")
 	r.exit = exit
+}
+
+// expandDeclValues expands the words of a declaration builtin, as bash
+// does, all before the first assignment: in `local a=1 b=$a`, b gets the a
+// from before, and in `export A=1 v=$(cmd)`, cmd does not see A. A value
+// becomes its expansion, quoted so that it is not expanded again; an array
+// literal is left to the assignment.
+func (r *Runner) expandDeclValues(args []*syntax.Assign) []*syntax.Assign {
+	var list []*syntax.Assign
+	for as := range r.flattenAssigns(args) {
+		if as.Value != nil && as.Array == nil {
+			expanded := *as
+			val := r.literal(r.colonTildes(as.Value))
+			expanded.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Left: as.Value.Pos(), Right: as.Value.End(), Value: val}}}
+			as = &expanded
+		}
+		list = append(list, as)
+	}
+	return list
 }
 
 func (r *Runner) flattenAssigns(args []*syntax.Assign) iter.Seq[*syntax.Assign] {

@@ -87,6 +87,9 @@ func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 	prev, inOverlay := o.values[normalized]
 	// Manipulation of a global var inside a function.
 	if o.funcScope && !vr.Local && !prev.Local {
+		if p, ok := o.parent.(*overlayEnviron); ok && !vr.Declared() {
+			return p.unsetOuter(name)
+		}
 		// In a function, the parent environment is ours, so it's always read-write.
 		return o.parent.(expand.WriteEnviron).Set(name, vr)
 	}
@@ -118,6 +121,23 @@ func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 	vr.Local = prev.Local || vr.Local
 	o.values[normalized] = namedVariable{name, vr}
 	return nil
+}
+
+// unsetOuter unsets a variable for a function other than the one it is
+// local to: as in bash, that local goes, and the value of the scope below
+// it shows again (unset in its own function leaves it local and unset).
+func (o *overlayEnviron) unsetOuter(name string) error {
+	if prev, ok := o.values[o.normalize(name)]; ok && prev.Local {
+		if prev.ReadOnly {
+			return errReadOnly
+		}
+		delete(o.values, o.normalize(name))
+		return nil
+	}
+	if p, ok := o.parent.(*overlayEnviron); ok && o.funcScope {
+		return p.unsetOuter(name)
+	}
+	return o.Set(name, expand.Variable{})
 }
 
 func (o *overlayEnviron) Each(f func(name string, vr expand.Variable) bool) {
