@@ -64,6 +64,13 @@ EOF`,
 f() { nosuch_f; (nosuch_sub); }; f
 bash -c 'h() { nosuch_c; }; h'; echo 'k() { nosuch_in; }; k' | bash; bash ./lib.sh`,
 		`declare -p BASH_EXECUTION_STRING; bash -c 'declare -p BASH_EXECUTION_STRING; env | grep -c ^BASH_EXEC'`,
+		// eval's lines count from the eval command's.
+		`true
+eval 'echo $LINENO; echo $LINENO & wait'
+f() {
+  eval 'echo $LINENO; nosuch_e'
+}
+f`,
 		// Declaration builtins expand every word before assigning;
 		// unset and export reach a caller's local.
 		`a=0; f() { local a=1 b=$a; echo "$b"; }; f; export A=1 v=$(sh -c 'echo "[$A]"'); echo "$v $_"`,

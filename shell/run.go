@@ -1000,11 +1000,58 @@ func (x *Run) evalMarked(args []string) []string {
 	}
 	x.noteFuncs(f)
 	markPipelines(f)
-	var b strings.Builder
-	if err := syntax.NewPrinter().Print(&b, f); err != nil {
+	text, err := printOnTheirLines(f)
+	if err != nil {
 		return args
 	}
-	return []string{"eval", "--", b.String()}
+	return []string{"eval", "--", text}
+}
+
+// printOnTheirLines prints f's statements each on the line it was on, where
+// the printed text allows (`a; b` stays on one line): eval's code counts its
+// lines, in errors and $LINENO, as bash does from the original text.
+func printOnTheirLines(f *syntax.File) (string, error) {
+	var b strings.Builder
+	p := syntax.NewPrinter()
+	line := uint(1) // the line the text so far ends on
+	sep := ""
+	for _, st := range f.Stmts {
+		var sb strings.Builder
+		if err := p.Print(&sb, st); err != nil {
+			return "", err
+		}
+		if want := st.Pos().Line(); want > line || sep == "\n" {
+			n := max(int(want)-int(line), 1)
+			b.WriteString(strings.Repeat("\n", n))
+			line += uint(n)
+		} else {
+			b.WriteString(sep)
+		}
+		text := sb.String()
+		b.WriteString(text)
+		line += uint(strings.Count(text, "\n"))
+		switch {
+		case hasHeredoc(st):
+			sep = "\n" // its body's last line ends the statement
+		case st.Background:
+			sep = " " // `a & b`
+		default:
+			sep = "; "
+		}
+	}
+	b.WriteString("\n")
+	return b.String(), nil
+}
+
+func hasHeredoc(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if r, ok := n.(*syntax.Redirect); ok && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // openProgramProc opens a redirection into the shell's own /proc entries

@@ -505,7 +505,8 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			return *bad
 		}
 		src := strings.Join(args, " ")
-		p := syntax.NewParser()
+		// As bash, eval's lines count from the eval command's line.
+		p := syntax.NewParser(syntax.StartLine(max(r.line, 1)))
 		file, err := p.Parse(strings.NewReader(src), "")
 		if err != nil {
 			// Status 2, as bash's for a syntax error.

@@ -968,3 +968,23 @@ func TestDeclarationScopesAsBash(t *testing.T) {
 		}
 	}
 }
+
+// eval counts the lines of its code from the eval command's line, in
+// errors and $LINENO, as bash does.
+func TestEvalLinesCountFromItsLine(t *testing.T) {
+	script := "readonly r=1\n\neval 'echo $LINENO; unset r'\nf() {\n  eval 'unset r'\n}\nf\n"
+	want := "3\ngosh: line 3: unset: r: cannot unset: readonly variable\ngosh: line 5: unset: r: cannot unset: readonly variable\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
