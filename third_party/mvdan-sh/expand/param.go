@@ -419,8 +419,10 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 		case syntax.AlternateUnset, syntax.AlternateUnsetOrNull,
 			syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
 			// "${a[@]-x}" is a's elements when a has any, else the one
-			// field x; "${a[@]+x}" is x when it has, else no field.
-			if !wordUsed(op, len(elems) > 0, strings.Join(elems, "") == "") {
+			// field x; "${a[@]+x}" is x when it has, else no field. As
+			// in bash, the list is null when its elements joined with
+			// spaces are: ('' '') is not.
+			if !wordUsed(op, len(elems) > 0, strings.Join(elems, " ") == "") {
 				if op == syntax.AlternateUnset || op == syntax.AlternateUnsetOrNull {
 					return []string{}, nil
 				}

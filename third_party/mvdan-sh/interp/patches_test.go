@@ -988,3 +988,27 @@ func TestEvalLinesCountFromItsLine(t *testing.T) {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
+
+// "${a[@]:-x}" is null only when a's elements joined with spaces are, as in
+// bash: (” ”) is two empty fields, (”) is the word.
+func TestListDefaultIsNullAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		`a=('' ''); printf '<%s>' "${a[@]:-set}" "[${a[@]:-set}]"`:     "<><><[><]>",
+		`a=(''); printf '<%s>' "${a[@]:-set}" "${a[@]:+alt}"`:          "<set><>",
+		`a=('' ''); r='a[@]'; printf '<%s>' "${!r:-set}" "${a[@]:+x}"`: "<><><x>",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
