@@ -71,6 +71,8 @@ f() {
   eval 'echo $LINENO; nosuch_e'
 }
 f`,
+		// bash's POSIX mode, and the version scripts test for it.
+		`set -o posix; a=1 :; b=2 true; echo "$a.$b ${BASH_VERSION%%.*}"; f() { eval() { :; }; }; f; echo no`,
 		// Declaration builtins expand every word before assigning;
 		// unset and export reach a caller's local.
 		`a=0; f() { local a=1 b=$a; echo "$b"; }; f; export A=1 v=$(sh -c 'echo "[$A]"'); echo "$v $_"`,

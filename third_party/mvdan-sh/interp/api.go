@@ -454,6 +454,10 @@ func MainSource(name string) RunnerOption {
 	}
 }
 
+// bashVersion is $BASH_VERSION: the bash whose behaviour the patches
+// match.
+const bashVersion = "5.2.15(1)-release"
+
 // ExecutionString sets BASH_EXECUTION_STRING, a shell variable that is not
 // exported, as bash sets it to the string of `bash -c`.
 func ExecutionString(script string) RunnerOption {
@@ -970,6 +974,7 @@ var posixOptsTable = [...]posixOpt{
 	{'C', "noclobber"},
 	{'E', "errtrace"},
 	{'T', "functrace"},
+	{' ', "posix"},
 }
 
 var bashOptsTable = [...]bashOpt{
@@ -1124,6 +1129,7 @@ const (
 	optNoClobber
 	optErrTrace
 	optFuncTrace
+	optPosix
 
 	// These correspond to indexes (offset by the above seven items) of
 	// supported options in [bashOptsTable]
@@ -1272,6 +1278,11 @@ func (r *Runner) Reset() {
 	r.setVarString("OPTIND", "1")
 	if r.execString != nil {
 		r.setVarString("BASH_EXECUTION_STRING", *r.execString)
+	}
+	if !r.writeEnv.Get("BASH_VERSION").IsSet() {
+		// The bash this interpreter behaves as: scripts test it
+		// before they use bash's features (`set -o posix` and such).
+		r.setVarString("BASH_VERSION", bashVersion)
 	}
 
 	r.dirStack = append(r.dirStack, r.Dir)

@@ -36,6 +36,18 @@ import (
 // It's not a syntactical property strictly speaking,
 // but it's also odd to require importing the interp package for it.
 
+// specialBuiltin reports whether bash takes name as a special builtin in
+// its POSIX mode: found before functions, never a function's name, and
+// keeping the assignments before it.
+func specialBuiltin(name string) bool {
+	switch name {
+	case ":", ".", "source", "break", "continue", "eval", "exec", "exit", "export",
+		"readonly", "return", "set", "shift", "trap", "unset", "times":
+		return true
+	}
+	return false
+}
+
 // IsBuiltin returns true if the given word is a POSIX Shell
 // or Bash builtin.
 func IsBuiltin(name string) bool {
@@ -233,8 +245,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		switch {
 		case n < 0:
 			return failf(1, "shift: %d: shift count out of range\n", n)
+		case n > len(r.Params) && r.opts[optPosix]:
+			return failf(1, "shift: %d: shift count out of range\n", n)
 		case n > len(r.Params):
-			// Nothing shifted, silently, as bash without shopt -s shift_verbose.
+			// Nothing shifted, silently, as bash without shopt -s shift_verbose
+			// or set -o posix.
 			exit.code = 1
 			return exit
 		}

@@ -1012,3 +1012,33 @@ func TestListDefaultIsNullAsBash(t *testing.T) {
 		}
 	}
 }
+
+// set -o posix is bash's POSIX mode: a special builtin is found before a
+// function, cannot name one, keeps the assignments before it (unless it
+// unset them), and shift reports a count out of range.
+func TestPosixModeAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"set -o posix; echo $SHELLOPTS; set +o posix; echo $SHELLOPTS":      "braceexpand:hashall:interactive-comments:posix\nbraceexpand:hashall:interactive-comments\n",
+		"eval() { echo func; }; eval 'echo a'; set -o posix; eval 'echo b'": "func\nb\n",
+		"set -o posix; f() { :; }\neval() {\n:\n}\necho no":                 "gosh: line 4: `eval': is a special builtin\n",
+		"set -o posix; a=1 :; b=2 true; c=3 export d=4; echo $a.$b.$c":      "1..3\n",
+		"set -o posix; x=42; x=tmp unset x; echo $x":                        "42\n",
+		"set -o posix; set -- a; shift 2; echo $?":                          "gosh: line 1: shift: 2: shift count out of range\n1\n",
+		"set -- a; shift 2; echo $?; a=1 :; echo ${a-unset}":                "1\nunset\n",
+		"echo ${BASH_VERSION%%.*}":                                          "5\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}

@@ -716,8 +716,13 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 		r.call(ctx, cm.Args[0].Pos(), fields)
 		r.lastArg = fields[len(fields)-1]
+		// In bash's POSIX mode the assignments before a special
+		// builtin stay, unless it unset them.
+		keep := r.opts[optPosix] && specialBuiltin(fields[0])
 		for _, restore := range restores {
-			r.setVar(restore.name, restore.vr)
+			if !keep || !r.lookupVar(restore.name).IsSet() {
+				r.setVar(restore.name, restore.vr)
+			}
 		}
 	case *syntax.BinaryCmd:
 		switch cm.Op {
@@ -920,6 +925,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		if cm.Name == nil { // e.g. zsh's anonymous or multi-name functions
 			r.errf("unsupported\n")
 			r.exit.code = 1
+			break
+		}
+		if name := cm.Name.Value; r.opts[optPosix] && specialBuiltin(name) {
+			// bash's POSIX mode: a fatal error, status 2, at the
+			// line the definition ends on.
+			r.line = cm.End().Line()
+			if syntax.ValidName(name) {
+				r.errf("`%s': is a special builtin\n", name)
+			} else {
+				r.errf("`%s': not a valid identifier\n", name)
+			}
+			r.exit.code, r.exit.exiting = 2, true
 			break
 		}
 		r.setFunc(cm.Name.Value, cm.Body)
@@ -1555,7 +1572,8 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		}
 	}
 	name := args[0]
-	if body := r.Funcs[name]; body != nil {
+	// In bash's POSIX mode a special builtin is found before a function.
+	if body := r.Funcs[name]; body != nil && !(r.opts[optPosix] && specialBuiltin(name)) {
 		ctx, err := r.limits.Nest(ctx)
 		if err != nil {
 			r.exit.fatal(err)

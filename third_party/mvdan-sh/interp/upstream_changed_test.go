@@ -128,7 +128,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: return":                                                            {want: "gosh: line 1: return: can only `return' from a function or sourced script\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: s=x; unset 's[5]'; echo $s":                                        {want: "gosh: line 1: unset: s: not an array variable\nx\n", why: whyPrefix},
 	"TestRunnerRun: set -U":                                                            {want: "gosh: line 1: set: invalid option: \"-U\"\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: set -a; set +o":                                                    {want: "set -o allexport\nset +o errexit\nset +o noexec\nset +o noglob\nset +o nounset\nset +o xtrace\nset +o pipefail\nset +o noclobber\nset +o errtrace\nset +o functrace\n", why: whyNoclobber + "; " + whyTraceOpts},
+	"TestRunnerRun: set -a; set +o":                                                    {want: "set -o allexport\nset +o errexit\nset +o noexec\nset +o noglob\nset +o nounset\nset +o xtrace\nset +o pipefail\nset +o noclobber\nset +o errtrace\nset +o functrace\nset +o posix\n", why: whyNoclobber + "; " + whyTraceOpts + "; " + whyPosix},
 	"TestRunnerRun: set -e; echo foo >/shouldnotexist/file; echo foo":                  {want: "gosh: line 1: /shouldnotexist/file: No such file or directory\nexit status 1", why: whyRedirect},
 	"TestRunnerRun: set -o foobar":                                                     {want: "gosh: line 1: set: foobar: invalid option name\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: set -u; echo ${#foo}":                                              {want: "gosh: line 1: foo: unbound variable\nexit status 127", why: whyUnset},
@@ -174,6 +174,7 @@ var upstreamChanged = map[string]changedCase{
 
 // Why each case differs: the patches of the README's table.
 const (
+	whyPosix         = "set -o posix is bash's POSIX mode (special builtins before functions, keeping their assignments)"
 	whySource        = "errors as bash words them: an error in a sourced file starts with that file's name (./a: line 1: ), as bash's BASH_SOURCE"
 	whyPrefix        = "errors as bash words them: each error the interpreter reports starts with $0 and the line (gosh: line 1: )"
 	whyUnset         = "builtin messages and statuses as in bash: an unset variable under set -u, or ${x?}, ends the script with status 127 (and errors start with gosh: line N: )"
