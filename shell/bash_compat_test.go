@@ -71,6 +71,7 @@ f() {
   eval 'echo $LINENO; nosuch_e'
 }
 f`,
+		`shopt -s lastpipe; n=0; ls src | while read f; do n=$((n+1)); done; echo "$n"; echo x | read v; echo "$v"`,
 		// bash's POSIX mode, and the version scripts test for it.
 		`set -o posix; a=1 :; b=2 true; echo "$a.$b ${BASH_VERSION%%.*}"; f() { eval() { :; }; }; f; echo no`,
 		// Declaration builtins expand every word before assigning;

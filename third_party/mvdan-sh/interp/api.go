@@ -1087,7 +1087,7 @@ var bashOptsTable = [...]bashOpt{
 		name:         "interactive_comments",
 		defaultState: true,
 	},
-	{name: "lastpipe"},
+	{name: "lastpipe", supported: true},
 	{name: "lithist", supported: true},
 	{name: "localvar_inherit"},
 	{name: "localvar_unset"},

@@ -1042,3 +1042,31 @@ func TestPosixModeAsBash(t *testing.T) {
 		}
 	}
 }
+
+// With shopt -s lastpipe the last command of a pipeline runs in the shell
+// itself, as in bash without job control: what it sets stays.
+func TestLastPipeRunsInTheShell(t *testing.T) {
+	for script, want := range map[string]string{
+		"shopt -s lastpipe; echo x | read v; echo $v; printf 'a\\nb\\n' | mapfile m; echo ${#m[@]}": "x\n2\n",
+		"echo x | read v; echo \"[$v]\"":                                                "[]\n",
+		"shopt -s lastpipe; false | true; echo ${PIPESTATUS[@]}; read w; echo \"[$w]\"": "1 0\n[]\n",
+		"shopt -s lastpipe; echo hi | exit 3; echo not":                                 "",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(strings.NewReader(""), &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+		if strings.Contains(script, "exit 3") && err == nil {
+			t.Errorf("%s: the shell went on; want exit status 3", script)
+		}
+	}
+}

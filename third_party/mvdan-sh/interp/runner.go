@@ -752,9 +752,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			}
 			// As in bash without lastpipe, the last command runs in a
 			// subshell too: `echo x | read v` leaves v as it was, and
-			// `echo x | exit 3` does not end the shell.
-			r3 := r.subshell(false)
-			r3.stdin = pr
+			// `echo x | exit 3` does not end the shell. With shopt -s
+			// lastpipe (job control is always off here) it runs in the
+			// shell itself, reading the pipe.
+			r3 := r
+			if lastPipe, _ := r.bashOptByName("lastpipe"); *lastPipe {
+				oldStdin := r.stdin
+				r.stdin = pr
+				defer func() { r.stdin = oldStdin }()
+			} else {
+				r3 = r.subshell(false)
+				r3.stdin = pr
+			}
 			var wg sync.WaitGroup
 			wg.Add(1)
 			if err := r.goSubshell(func() {
@@ -769,10 +778,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				return
 			}
 			r3.stmt(ctx, cm.Y)
-			r3.exit.exiting, r3.exit.discard = false, false
-			// The process substitutions of the last command are the
-			// shell's to wait for, as when it ran in the shell itself.
-			r.bgProcs = append(r.bgProcs, r3.bgProcs[len(r.bgProcs):]...)
+			if r3 != r {
+				r3.exit.exiting, r3.exit.discard = false, false
+				// The process substitutions of the last command are the
+				// shell's to wait for, as when it ran in the shell itself.
+				r.bgProcs = append(r.bgProcs, r3.bgProcs[len(r.bgProcs):]...)
+			}
 			pr.Close()
 			wg.Wait()
 			r.exit = r3.exit
