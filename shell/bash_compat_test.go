@@ -72,6 +72,10 @@ f() {
 }
 f`,
 		`shopt -s lastpipe; n=0; ls src | while read f; do n=$((n+1)); done; echo "$n"; echo x | read v; echo "$v"`,
+		// BASH_SOURCE, BASH_LINENO and FUNCNAME of scripts, sourced files
+		// and functions (cd "$(dirname "${BASH_SOURCE[0]}")").
+		`mkdir -p sub; printf 'f() { echo "${BASH_SOURCE[*]}|${BASH_LINENO[*]}|${FUNCNAME[*]}"; }\necho "top ${BASH_SOURCE[*]}|${BASH_LINENO[*]}"\nf\ncd "$(dirname "${BASH_SOURCE[0]}")" && basename "$PWD"\n' > sub/s.sh
+bash sub/s.sh; (. sub/s.sh); g() { . sub/s.sh; }; (g); declare -p BASH_SOURCE BASH_LINENO`,
 		// bash's POSIX mode, and the version scripts test for it.
 		`set -o posix; a=1 :; b=2 true; echo "$a.$b ${BASH_VERSION%%.*}"; f() { eval() { :; }; }; f; echo no`,
 		// Declaration builtins expand every word before assigning;

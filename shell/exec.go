@@ -342,7 +342,7 @@ scan:
 			return err
 		}
 		src, params, name = string(b), rest[1:], rest[0]
-		given = []interp.RunnerOption{interp.MainSource(name)}
+		given = []interp.RunnerOption{interp.ScriptFile(name)}
 		head = func(line int) string { return fmt.Sprintf("%s: line %d", name, line) }
 	default:
 		// The script comes from stdin: reading it may wait on an earlier

@@ -82,13 +82,15 @@ type Runner struct {
 	Vars  map[string]expand.Variable
 	Funcs map[string]*syntax.Stmt
 
-	// source is the file the running code was read from, as bash's
-	// BASH_SOURCE[0]: a sourced file, or the script that defined the
-	// running function; empty in the main script's own statements.
-	// mainSource is what the main script's functions are said to come
-	// from ([MainSource]), and funcSources each function's.
-	source      string
+	// frames are the function calls and sourced files running, the
+	// innermost last: where each one's code came from and the line it was
+	// called on (BASH_SOURCE and BASH_LINENO). mainSource is what the main
+	// script's functions are said to come from ([MainSource]), mainFrame
+	// whether the main script is a frame of its own ([ScriptFile]), and
+	// funcSources each function's source.
+	frames      []frame
 	mainSource  string
+	mainFrame   bool
 	funcSources map[string]string
 
 	// execString is BASH_EXECUTION_STRING, a `bash -c` string
@@ -444,14 +446,55 @@ func TempDir(dir string) RunnerOption {
 
 // MainSource names the main script in the errors of the functions it
 // defines, as bash's BASH_SOURCE does: `environment` for a `bash -c`
-// string, `main` for a script read from stdin, the path of a script file.
-// Errors in the main script's own statements start with $0. Without it,
-// a function's errors start with $0 too.
+// string, `main` for a script read from stdin. Errors in the main script's
+// own statements start with $0. Without it, a function's errors start
+// with $0 too.
 func MainSource(name string) RunnerOption {
 	return func(r *Runner) error {
 		r.mainSource = name
 		return nil
 	}
+}
+
+// ScriptFile says the main script is the file at path, as `bash path`
+// runs it: its functions' errors start with path, and BASH_SOURCE and
+// BASH_LINENO end with it (path and 0), as bash's do.
+func ScriptFile(path string) RunnerOption {
+	return func(r *Runner) error {
+		r.mainSource, r.mainFrame = path, true
+		return nil
+	}
+}
+
+// frame is a function call or a sourced file that is running.
+type frame struct {
+	name   string // the function's, or source
+	source string // the file its code came from
+	line   uint   // the line it was called on
+}
+
+// source is the file the running code was read from, as bash's
+// BASH_SOURCE[0]: a sourced file, or the script that defined the running
+// function; empty in the main script's own statements.
+func (r *Runner) source() string {
+	if n := len(r.frames); n > 0 {
+		return r.frames[n-1].source
+	}
+	return ""
+}
+
+// sourceStack is BASH_SOURCE and lines BASH_LINENO: each frame's source
+// and the line it was called on, the innermost first.
+func (r *Runner) sourceStack() (sources, lines []string) {
+	sources, lines = []string{}, []string{}
+	for _, f := range slices.Backward(r.frames) {
+		sources = append(sources, f.source)
+		lines = append(lines, strconv.FormatUint(uint64(f.line), 10))
+	}
+	if r.mainFrame {
+		sources, lines = append(sources, r.mainSource), append(lines, "0")
+	}
+	return sources, lines
 }
 
 // bashVersion is $BASH_VERSION: the bash whose behaviour the patches
@@ -1199,6 +1242,7 @@ func (r *Runner) Reset() {
 		accessHandler:  r.accessHandler,
 		limits:         r.limits,
 		mainSource:     r.mainSource,
+		mainFrame:      r.mainFrame,
 		execString:     r.execString,
 
 		// These can be set by functions like [Dir] or [Params], but
@@ -1441,8 +1485,9 @@ func (r *Runner) subshell(background bool) *Runner {
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
 		inFunc:         r.inFunc,                 // `local` in a function's pipeline
 		filename:       r.filename,
-		source:         r.source,
+		frames:         slices.Clip(r.frames), // appends must not share
 		mainSource:     r.mainSource,
+		mainFrame:      r.mainFrame,
 		funcSources:    maps.Clone(r.funcSources),
 		opts:           r.opts,
 		usedNew:        r.usedNew,

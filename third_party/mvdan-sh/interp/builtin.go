@@ -578,7 +578,6 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		oldParams := r.Params
 		oldSourceSetParams := r.sourceSetParams
 		oldInSource := r.inSource
-		oldSource := r.source
 
 		// If we run "source file args...", set said args as parameters.
 		// Otherwise, keep the current parameters.
@@ -592,10 +591,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		r.sourceSetParams = false
 		r.inSource = true // know that we're inside a sourced script.
 		// As bash's BASH_SOURCE: the name as given, unless found in $PATH.
-		r.source = path
+		source := path
 		if strings.Contains(args[0], "/") || path == args[0] {
-			r.source = args[0]
+			source = args[0]
 		}
+		r.frames = append(r.frames, frame{"source", source, r.line})
 		if ctx, err = r.limits.Nest(ctx); err != nil {
 			r.exit.fatal(err)
 			return r.exit
@@ -613,7 +613,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.sourceSetParams = oldSourceSetParams
 		r.inSource = oldInSource
-		r.source = oldSource
+		r.frames = r.frames[:len(r.frames)-1]
 
 		exit = r.exit
 		exit.returning = false

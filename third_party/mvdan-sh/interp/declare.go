@@ -239,11 +239,7 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		r.listSet()
 	case declQuery == "-p", variant == "export", variant == "readonly", variant == "local":
 		// export, readonly and local alone list as declare -p does.
-		vars := map[string]expand.Variable{}
-		for name, vr := range r.writeEnv.Each {
-			vars[name] = vr
-		}
-		for _, name := range slices.Sorted(maps.Keys(vars)) {
+		for _, name := range r.varNames() {
 			vr := r.lookupVar(name)
 			if !vr.Declared() || !hasAttrs(vr, modes, valType) || variant == "local" && !vr.Local {
 				continue
@@ -397,14 +393,20 @@ func declareQuote(s string) string {
 	return `"` + r.Replace(s) + `"`
 }
 
+// varNames are the names set and declare list, sorted: the variables,
+// and the arrays bash keeps of the running frames.
+func (r *Runner) varNames() []string {
+	names := map[string]bool{"BASH_LINENO": true, "BASH_SOURCE": true}
+	for name := range r.writeEnv.Each {
+		names[name] = true
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
 // listSet is set without arguments: each set variable as NAME=VALUE,
 // quoted to be read back, by name, then the functions, as bash lists them.
 func (r *Runner) listSet() {
-	vars := map[string]expand.Variable{}
-	for name, vr := range r.writeEnv.Each {
-		vars[name] = vr
-	}
-	for _, name := range slices.Sorted(maps.Keys(vars)) {
+	for _, name := range r.varNames() {
 		vr := r.lookupVar(name)
 		if !vr.IsSet() {
 			continue

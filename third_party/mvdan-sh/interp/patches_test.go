@@ -187,7 +187,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -A m=([k]=v); declare -A m; echo ${m[k]}", "v\n"},
 		{"x=1; f() { local x; echo \"[$x]\"; }; f", "[]\n"},
 		{"declare a; a+=(b); echo ${a[@]} ${#a[@]}", "b 1\n"},
-		{"declare -r r=1; declare -a a=(x); s=3; declare -pr | grep -v ID=; declare -pa | grep -v PIPESTATUS", "declare -r r=\"1\"\ndeclare -a a=([0]=\"x\")\n"},
+		{"declare -r r=1; declare -a a=(x); s=3; declare -pr | grep -v ID=; declare -pa | grep -v -e PIPESTATUS -e BASH_", "declare -r r=\"1\"\ndeclare -a a=([0]=\"x\")\n"},
 		{"a=b; declare -p a=x; echo $?", "gosh: line 1: declare: a=x: not found\n1\n"},
 		{"a[5]=x; a[2]=y; declare -p a", "declare -a a=([2]=\"y\" [5]=\"x\")\n"},
 	},
@@ -1067,6 +1067,35 @@ func TestLastPipeRunsInTheShell(t *testing.T) {
 		}
 		if strings.Contains(script, "exit 3") && err == nil {
 			t.Errorf("%s: the shell went on; want exit status 3", script)
+		}
+	}
+}
+
+// BASH_SOURCE and BASH_LINENO list the running frames, the innermost
+// first, as bash's: a function's defining file and the line it was called
+// on; a script file run as `bash path` ends them with path and 0.
+func TestSourceStackAsBash(t *testing.T) {
+	script := "f() {\n  echo \"${BASH_SOURCE[*]}|${BASH_LINENO[*]}|${FUNCNAME[*]}\"\n}\necho \"${BASH_SOURCE[*]}|${BASH_LINENO[*]}\"\nf\ng() { f; }; g\n"
+	for opt, want := range map[string]string{
+		"main": "|\nmain|5|f\nmain main|6 6|f g\n",
+		"s.sh": "s.sh|0\ns.sh s.sh|5 0|f main\ns.sh s.sh s.sh|6 6 0|f g main\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		given := interp.MainSource(opt)
+		if opt != "main" {
+			given = interp.ScriptFile(opt)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), given)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s: printed %q, want %q", opt, out.String(), want)
 		}
 	}
 }

@@ -404,7 +404,7 @@ func (r *Runner) errf(format string, a ...any) {
 // errName is the name bash's errors start with: the file the running
 // code came from (a function's or a sourced file's), else $0.
 func (r *Runner) errName() string {
-	return cmp.Or(r.source, r.shellName())
+	return cmp.Or(r.source(), r.shellName())
 }
 
 // shellName is $0: the script's name, or the interpreter's.
@@ -1596,8 +1596,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		oldInFunc := r.inFunc
 		r.inFunc = true
 		r.funcStack = append(r.funcStack, name)
-		oldSource := r.source
-		r.source = r.funcSources[name]
+		r.frames = append(r.frames, frame{name, r.funcSources[name], r.line})
 
 		// Functions run in a nested scope.
 		// Note that [Runner.exec] below does something similar.
@@ -1619,7 +1618,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 
 		r.Params = oldParams
 		r.inFunc = oldInFunc
-		r.source = oldSource
+		r.frames = r.frames[:len(r.frames)-1]
 		r.funcStack = r.funcStack[:len(r.funcStack)-1]
 		r.exit.returning = false
 		return

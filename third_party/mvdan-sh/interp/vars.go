@@ -242,10 +242,23 @@ func (r *Runner) lookupVar(name string) expand.Variable {
 		vr.Kind, vr.List = expand.Indexed, r.dirStack
 	case "BASH_SUBSHELL":
 		vr.Kind, vr.Str = expand.String, strconv.Itoa(r.subshellLevel)
+	case "BASH_SOURCE":
+		sources, _ := r.sourceStack()
+		vr.Kind, vr.List = expand.Indexed, sources
+	case "BASH_LINENO":
+		_, lines := r.sourceStack()
+		vr.Kind, vr.List = expand.Indexed, lines
 	case "FUNCNAME":
+		// Inside a function, as bash: each frame, a sourced file's as
+		// source, and the main script's as main.
 		if len(r.funcStack) > 0 {
-			vr.Kind, vr.List = expand.Indexed, slices.Clone(r.funcStack)
-			slices.Reverse(vr.List)
+			vr.Kind = expand.Indexed
+			for _, f := range slices.Backward(r.frames) {
+				vr.List = append(vr.List, f.name)
+			}
+			if r.mainFrame {
+				vr.List = append(vr.List, "main")
+			}
 		}
 	case "0":
 		vr.Kind, vr.Str = expand.String, r.shellName()
@@ -640,7 +653,7 @@ func (r *Runner) setFunc(name string, body *syntax.Stmt) {
 	if r.funcSources == nil {
 		r.funcSources = make(map[string]string, 4)
 	}
-	r.funcSources[name] = cmp.Or(r.source, r.mainSource)
+	r.funcSources[name] = cmp.Or(r.source(), r.mainSource)
 }
 
 func stringIndex(index syntax.ArithmExpr) bool {
