@@ -76,6 +76,8 @@ f`,
 		// and functions (cd "$(dirname "${BASH_SOURCE[0]}")").
 		`mkdir -p sub; printf 'f() { echo "${BASH_SOURCE[*]}|${BASH_LINENO[*]}|${FUNCNAME[*]}"; }\necho "top ${BASH_SOURCE[*]}|${BASH_LINENO[*]}"\nf\ncd "$(dirname "${BASH_SOURCE[0]}")" && basename "$PWD"\n' > sub/s.sh
 bash sub/s.sh; (. sub/s.sh); g() { . sub/s.sh; }; (g); declare -p BASH_SOURCE BASH_LINENO`,
+		// bash's hash table of the programs run by name.
+		`hash; ls >/dev/null; ls >/dev/null; hash; hash -t ls; hash -l; hash -r; hash; f() { hash nosuch_prog; }; f; echo "status $?"; PATH=$PATH; hash`,
 		// bash's POSIX mode, and the version scripts test for it.
 		`set -o posix; a=1 :; b=2 true; echo "$a.$b ${BASH_VERSION%%.*}"; f() { eval() { :; }; }; f; echo no`,
 		// Declaration builtins expand every word before assigning;

@@ -88,7 +88,9 @@ type Runner struct {
 	// script's functions are said to come from ([MainSource]), mainFrame
 	// whether the main script is a frame of its own ([ScriptFile]), and
 	// funcSources each function's source.
-	frames      []frame
+	frames []frame
+	// hashed is bash's hash table of the programs run by name.
+	hashed      []hashEntry
 	mainSource  string
 	mainFrame   bool
 	funcSources map[string]string
@@ -1486,6 +1488,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		inFunc:         r.inFunc,                 // `local` in a function's pipeline
 		filename:       r.filename,
 		frames:         slices.Clip(r.frames), // appends must not share
+		hashed:         slices.Clone(r.hashed),
 		mainSource:     r.mainSource,
 		mainFrame:      r.mainFrame,
 		funcSources:    maps.Clone(r.funcSources),

@@ -513,7 +513,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 	case "type":
 		return r.typeBuiltin(args)
 	case "hash":
-		// TODO: implement. for now, having this as a no-op is better than nothing.
+		return r.hashBuiltin(args)
 	case "eval":
 		args, bad := r.noOptions(name, args)
 		if bad != nil {

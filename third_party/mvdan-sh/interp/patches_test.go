@@ -1099,3 +1099,30 @@ func TestSourceStackAsBash(t *testing.T) {
 		}
 	}
 }
+
+// hash keeps bash's table of the programs run by name: their path and hits,
+// `hash NAME` adds one without a hit, -r and a new PATH empty it.
+func TestHashTableAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"hash; true":                                               "hash: hash table empty\n",
+		"hash sh; hash | sed 1d | tr -d ' \\t'":                    "0/bin/sh\n",
+		"hash sh; hash -r; hash":                                   "hash: hash table empty\n",
+		"hash sh; PATH=$PATH; hash":                                "hash: hash table empty\n",
+		"hash nosuch_prog; echo $?":                                "gosh: line 1: hash: nosuch_prog: not found\n1\n",
+		"hash -p /x/y y; hash -t y; hash -d y; hash -d y; echo $?": "/x/y\ngosh: line 1: hash: y: not found\n1\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Env(expand.ListEnviron("PATH=/bin")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}

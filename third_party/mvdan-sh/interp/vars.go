@@ -437,6 +437,9 @@ func (r *Runner) setVarErr(name string, vr expand.Variable) error {
 	if err := r.writeEnv.Set(name, vr); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	if name == "PATH" {
+		r.hashed = nil // as bash, a new PATH empties the hash table
+	}
 	if name == "RANDOM" && vr.Kind == expand.String {
 		// Assigning to RANDOM seeds its generator; the stored value is never
 		// read, as [Runner.lookupVar] always computes a new number. We only
