@@ -55,5 +55,4 @@ return 2>/dev/null; echo "st $?"
 ### type of a function
 f() { :; }; type -t f
 ### missing command in function
-#! differs: bash -c names a function's line `environment: line 1`; tandem says `bash: line 1`
 f() { nosuchcmd; }; f; echo $?
