@@ -78,6 +78,7 @@ f`,
 bash sub/s.sh; (. sub/s.sh); g() { . sub/s.sh; }; (g); declare -p BASH_SOURCE BASH_LINENO`,
 		// bash's hash table of the programs run by name.
 		`hash; ls >/dev/null; ls >/dev/null; hash; hash -t ls; hash -l; hash -r; hash; f() { hash nosuch_prog; }; f; echo "status $?"; PATH=$PATH; hash`,
+		`x="a  b"; f() { echo "$x"; unset x; echo "$x"; sh -c 'echo "[$x]"'; }; x=tmp f; FOO=1 readonly v=$x; echo "$v"`,
 		// bash's POSIX mode, and the version scripts test for it.
 		`set -o posix; a=1 :; b=2 true; echo "$a.$b ${BASH_VERSION%%.*}"; f() { eval() { :; }; }; f; echo no`,
 		// Declaration builtins expand every word before assigning;

@@ -1126,3 +1126,28 @@ func TestHashTableAsBash(t *testing.T) {
 		}
 	}
 }
+
+// A function's assignments before it are a scope of their own, as bash's:
+// unset in the function shows the caller's value; and a declaration
+// builtin after assignments takes its assignment words whole.
+func TestTempScopeAndDeclAfterAssigns(t *testing.T) {
+	for script, want := range map[string]string{
+		`x=g; f() { echo $x; unset x; echo $x; }; x=tmp f; echo $x`:              "tmp\ng\ng\n",
+		`x=g; f() { x=new; y=2; }; x=tmp f; echo $x $y`:                          "g 2\n",
+		`w="a  b"; FOO=1 readonly v=$w; echo "$v"; FOO=1 export e=$w; echo "$e"`: "a  b\na  b\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}

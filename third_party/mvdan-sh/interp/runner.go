@@ -610,7 +610,11 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		fields := r.preFields
 		if !r.havePreFields {
 			r.lastExpandExit = exitStatus{}
-			fields = r.fields(r.assignLikeTildes(args)...)
+			if len(cm.Assigns) > 0 && len(args) > 0 && declKeyword(args[0]) {
+				fields = r.declFields(args)
+			} else {
+				fields = r.fields(r.assignLikeTildes(args)...)
+			}
 		}
 		r.preFields, r.havePreFields = nil, false
 		if len(fields) == 0 {
@@ -694,6 +698,15 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 		var restores []restoreVar
 
+		// As bash, a function's assignments before it get a scope of
+		// their own, between the caller's and the function's: an unset
+		// in the function shows the caller's value again, and the scope
+		// goes when the function returns.
+		tempScope := len(cm.Assigns) > 0 && r.Funcs[fields[0]] != nil && !(r.opts[optPosix] && specialBuiltin(fields[0]))
+		callerEnv := r.writeEnv
+		if tempScope {
+			r.writeEnv = &overlayEnviron{parent: callerEnv, funcScope: true}
+		}
 		for _, as := range cm.Assigns {
 			name := as.Name.Value
 			prev := r.lookupVar(name)
@@ -706,7 +719,11 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			// Inline command vars are always exported.
 			vr.Exported = true
 
-			restores = append(restores, restoreVar{name, prev})
+			if tempScope {
+				vr.Local = true // the temporary scope's own
+			} else {
+				restores = append(restores, restoreVar{name, prev})
+			}
 
 			r.setVar(name, vr)
 		}
@@ -716,6 +733,7 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 		r.call(ctx, cm.Args[0].Pos(), fields)
 		r.lastArg = fields[len(fields)-1]
+		r.writeEnv = callerEnv
 		// In bash's POSIX mode the assignments before a special
 		// builtin stay, unless it unset them.
 		keep := r.opts[optPosix] && specialBuiltin(fields[0])

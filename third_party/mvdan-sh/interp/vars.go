@@ -807,6 +807,34 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 // assignLikeTildes returns a simple command's words with the tildes of
 // each word that looks like an assignment expanded as in one, as bash does
 // outside POSIX mode: `make PREFIX=~/local` passes $HOME/local.
+// declKeyword reports whether w is the name of a declaration builtin, as
+// written.
+func declKeyword(w *syntax.Word) bool {
+	switch w.Lit() {
+	case "declare", "typeset", "local", "export", "readonly":
+		return true
+	}
+	return false
+}
+
+// declFields expands the words of a declaration builtin reached with
+// assignments before it (`FOO=1 readonly v=$w`): as bash, a word that is an
+// assignment is one field, neither split nor globbed.
+func (r *Runner) declFields(words []*syntax.Word) []string {
+	var fields []string
+	for _, w := range r.assignLikeTildes(words) {
+		if lit, ok := w.Parts[0].(*syntax.Lit); ok {
+			name, _, ok := strings.Cut(lit.Value, "=")
+			if ok && syntax.ValidName(strings.TrimSuffix(name, "+")) {
+				fields = append(fields, r.literal(w))
+				continue
+			}
+		}
+		fields = append(fields, r.fields(w)...)
+	}
+	return fields
+}
+
 func (r *Runner) assignLikeTildes(words []*syntax.Word) []*syntax.Word {
 	var out []*syntax.Word
 	for i, w := range words {
