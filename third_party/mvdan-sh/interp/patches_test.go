@@ -1151,3 +1151,23 @@ func TestTempScopeAndDeclAfterAssigns(t *testing.T) {
 		}
 	}
 }
+
+// A scalar is element zero to unset: a subscript that is 0 as arithmetic
+// unsets it, any other is `not an array variable`, as in bash.
+func TestUnsetScalarElementAsBash(t *testing.T) {
+	script := `s=1; unset -v 's["key"]'; echo $? ${s-unset}; t=1; unset 't[k]'; echo ${t-unset}; u=1; unset 'u[1]'; echo $? $u`
+	want := "0 unset\nunset\ngosh: line 1: unset: u: not an array variable\n1 1\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}

@@ -637,8 +637,9 @@ func (r *Runner) unsetElem(name, sub string) bool {
 		delete(vr.Map, r.subscriptKey(sub))
 		r.setVar(name, vr)
 	case expand.String:
-		// A scalar can be unset via subscript zero.
-		if sub == "0" {
+		// A scalar is element zero: a subscript that is 0 as arithmetic
+		// (`0`, `key`, `"key"`) unsets it, as in bash.
+		if expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub)); err == nil && expr != nil && r.arithm(expr) == 0 {
 			return r.delVar(name)
 		}
 		r.errf("unset: %s: not an array variable\n", name)
