@@ -254,7 +254,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	r, err := x.runner(o.Dir, env, interp.ProcessUmask(), nil, out.w, out.w, "environment")
+	r, err := x.runner(commandString(script), o.Dir, env, interp.ProcessUmask(), nil, out.w, out.w)
 	if err != nil {
 		x.procs.kill()
 		cancel()
@@ -269,13 +269,18 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	return x, nil
 }
 
+// commandString is how bash holds a `bash -c` string: its functions' errors
+// start with `environment`, and BASH_EXECUTION_STRING is the string.
+func commandString(script string) []interp.RunnerOption {
+	return []interp.RunnerOption{interp.MainSource("environment"), interp.ExecutionString(script)}
+}
+
 // runner makes an interpreter whose handlers all go through x: the
 // script's own interpreter, and the one of each `sh -c` payload the script
 // runs, which starts with the file mode mask of the script that runs it.
-// funcErrs names where the script's functions come from in their errors,
-// as bash does: environment for -c, main for standard input, "" for a file
-// (its name, $0).
-func (x *Run) runner(dir string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, funcErrs string, params ...string) (*interp.Runner, error) {
+// given are the options that say how the script was given to the shell
+// (see [commandString]).
+func (x *Run) runner(given []interp.RunnerOption, dir string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
 	}
@@ -292,8 +297,8 @@ func (x *Run) runner(dir string, env []string, mask uint32, stdin io.Reader, std
 		interp.ReadDirHandler2(x.readDir),
 		interp.StatHandler(x.stat),
 		interp.AccessHandler(x.access),
-		interp.FuncErrorsName(funcErrs),
 	}
+	opts = append(opts, given...)
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))
 	}
@@ -949,11 +954,58 @@ func (x *Run) evalMarked(args []string) []string {
 	}
 	x.noteFuncs(f)
 	markPipelines(f)
-	var b strings.Builder
-	if err := syntax.NewPrinter().Print(&b, f); err != nil {
+	text, err := printOnTheirLines(f)
+	if err != nil {
 		return args
 	}
-	return []string{"eval", "--", b.String()}
+	return []string{"eval", "--", text}
+}
+
+// printOnTheirLines prints f's statements each on the line it was on, where
+// the printed text allows (`a; b` stays on one line): eval's code counts its
+// lines, in errors and $LINENO, as bash does from the original text.
+func printOnTheirLines(f *syntax.File) (string, error) {
+	var b strings.Builder
+	p := syntax.NewPrinter()
+	line := uint(1) // the line the text so far ends on
+	sep := ""
+	for _, st := range f.Stmts {
+		var sb strings.Builder
+		if err := p.Print(&sb, st); err != nil {
+			return "", err
+		}
+		if want := st.Pos().Line(); want > line || sep == "\n" {
+			n := max(int(want)-int(line), 1)
+			b.WriteString(strings.Repeat("\n", n))
+			line += uint(n)
+		} else {
+			b.WriteString(sep)
+		}
+		text := sb.String()
+		b.WriteString(text)
+		line += uint(strings.Count(text, "\n"))
+		switch {
+		case hasHeredoc(st):
+			sep = "\n" // its body's last line ends the statement
+		case st.Background:
+			sep = " " // `a & b`
+		default:
+			sep = "; "
+		}
+	}
+	b.WriteString("\n")
+	return b.String(), nil
+}
+
+func hasHeredoc(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if r, ok := n.(*syntax.Redirect); ok && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // openProgramProc opens a redirection into the shell's own /proc entries

@@ -1244,6 +1244,8 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 			switch {
 			case useWord:
 				return nil, nil // paramExp expands the word
+			case pe.Exp.Op == syntax.AlternateUnsetOrNull && !unset:
+				return []string{""}, nil // elements, but null: one empty field, as bash
 			case pe.Exp.Op == syntax.AlternateUnset, pe.Exp.Op == syntax.AlternateUnsetOrNull:
 				return []string{}, nil
 			}

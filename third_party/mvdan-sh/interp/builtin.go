@@ -37,6 +37,18 @@ import (
 // It's not a syntactical property strictly speaking,
 // but it's also odd to require importing the interp package for it.
 
+// specialBuiltin reports whether bash takes name as a special builtin in
+// its POSIX mode: found before functions, never a function's name, and
+// keeping the assignments before it.
+func specialBuiltin(name string) bool {
+	switch name {
+	case ":", ".", "source", "break", "continue", "eval", "exec", "exit", "export",
+		"readonly", "return", "set", "shift", "trap", "unset", "times":
+		return true
+	}
+	return false
+}
+
 // IsBuiltin returns true if the given word is a POSIX Shell
 // or Bash builtin.
 func IsBuiltin(name string) bool {
@@ -230,8 +242,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		switch {
 		case n < 0:
 			return failf(1, "shift: %d: shift count out of range\n", n)
+		case n > len(r.Params) && r.opts[optPosix]:
+			return failf(1, "shift: %d: shift count out of range\n", n)
 		case n > len(r.Params):
-			// Nothing shifted, silently, as bash without shopt -s shift_verbose.
+			// Nothing shifted, silently, as bash without shopt -s shift_verbose
+			// or set -o posix.
 			exit.code = 1
 			return exit
 		}
@@ -498,14 +513,15 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 	case "type":
 		return r.typeBuiltin(args)
 	case "hash":
-		// TODO: implement. for now, having this as a no-op is better than nothing.
+		return r.hashBuiltin(args)
 	case "eval":
 		args, bad := r.noOptions(name, args)
 		if bad != nil {
 			return *bad
 		}
 		src := strings.Join(args, " ")
-		p := syntax.NewParser()
+		// As bash, eval's lines count from the eval command's line.
+		p := syntax.NewParser(syntax.StartLine(max(r.line, 1)))
 		file, err := p.Parse(strings.NewReader(src), "")
 		if err != nil {
 			// Status 2, as bash's for a syntax error.
@@ -574,6 +590,12 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		// parameters.
 		r.sourceSetParams = false
 		r.inSource = true // know that we're inside a sourced script.
+		// As bash's BASH_SOURCE: the name as given, unless found in $PATH.
+		source := path
+		if strings.Contains(args[0], "/") || path == args[0] {
+			source = args[0]
+		}
+		r.frames = append(r.frames, frame{"source", source, r.line})
 		if ctx, err = r.limits.Nest(ctx); err != nil {
 			r.exit.fatal(err)
 			return r.exit
@@ -591,6 +613,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.sourceSetParams = oldSourceSetParams
 		r.inSource = oldInSource
+		r.frames = r.frames[:len(r.frames)-1]
 
 		exit = r.exit
 		exit.returning = false

@@ -187,7 +187,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -A m=([k]=v); declare -A m; echo ${m[k]}", "v\n"},
 		{"x=1; f() { local x; echo \"[$x]\"; }; f", "[]\n"},
 		{"declare a; a+=(b); echo ${a[@]} ${#a[@]}", "b 1\n"},
-		{"declare -r r=1; declare -a a=(x); s=3; declare -pr | grep -v ID=; declare -pa | grep -v PIPESTATUS", "declare -r r=\"1\"\ndeclare -a a=([0]=\"x\")\n"},
+		{"declare -r r=1; declare -a a=(x); s=3; declare -pr | grep -v ID=; declare -pa | grep -v -e PIPESTATUS -e BASH_", "declare -r r=\"1\"\ndeclare -a a=([0]=\"x\")\n"},
 		{"a=b; declare -p a=x; echo $?", "gosh: line 1: declare: a=x: not found\n1\n"},
 		{"a[5]=x; a[2]=y; declare -p a", "declare -a a=([2]=\"y\" [5]=\"x\")\n"},
 	},
@@ -1092,25 +1092,302 @@ func TestArrayElemAppendPrints(t *testing.T) {
 	}
 }
 
-// An error inside a function starts with the name FuncErrorsName gives
-// (bash's environment for a -c script), the script's others with $0.
-func TestFuncErrorsName(t *testing.T) {
-	f, err := syntax.NewParser().Parse(strings.NewReader("f() {\n  echo ${a&}\n}\nf\necho ${b&}\n"), "bash")
-	if err != nil {
+// An error inside a function starts with the file that defined it, and one
+// in a sourced file with that file, as bash's do (its BASH_SOURCE): the main
+// script's functions are named by MainSource (`environment` for `bash -c`).
+func TestErrorsNameTheirSource(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "lib.sh")
+	if err := os.WriteFile(lib, []byte("g() { unset ro; }\nunset ro\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{
-		"environment": "environment: line 2: ${a&}: bad substitution\nbash: line 5: ${b&}: bad substitution\n",
-		"":            "bash: line 2: ${a&}: bad substitution\nbash: line 5: ${b&}: bad substitution\n",
+	script := "readonly ro=1\nf() { unset ro; (unset ro); }; f\nsource " + lib + "\ng\nh() { g; }; h\nunset ro\n"
+	for mainSource, want := range map[string]string{
+		"environment": "environment: line 2: unset: ro: cannot unset: readonly variable\n" +
+			"environment: line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 6: unset: ro: cannot unset: readonly variable\n",
+		"": "bash: line 2: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 6: unset: ro: cannot unset: readonly variable\n",
 	} {
-		var out bytes.Buffer
-		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.FuncErrorsName(name))
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Run(context.Background(), f)
-		if got := out.String(); got != want {
-			t.Errorf("FuncErrorsName(%q): got %q, want %q", name, got, want)
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.MainSource(mainSource))
+		if err != nil {
+			t.Fatal(err)
 		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("MainSource(%q) printed\n%s\nwant\n%s", mainSource, out.String(), want)
+		}
+	}
+}
+
+// declare alone lists as set does (a nameref as the name it holds), a
+// function may be named by any word, and BASH_EXECUTION_STRING is the
+// script given to ExecutionString, not exported.
+func TestDeclareListsAsBash(t *testing.T) {
+	for script, want := range map[string][]string{
+		"ref=x; declare -n nr=ref; f() { :; }; declare": {"\nnr=ref\n", "\nref=x\n", "\nf () \n{ \n    :\n}\n"},
+		"ble/foo() { :; }; declare -F ble/foo; echo $?": {"ble/foo\n0\n"},
+		"declare -F 'no such'; echo $?":                 {"1\n"},
+		"declare -p BASH_EXECUTION_STRING":              {"declare -- BASH_EXECUTION_STRING=\"declare -p BASH_EXECUTION_STRING\"\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.ExecutionString(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		for _, w := range want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%s\nprinted %q\nwant it to hold %q", script, out.String(), w)
+			}
+		}
+	}
+}
+
+// A declaration builtin expands all its words before it assigns, and unset
+// or export in a function reach a local of its caller, as in bash.
+func TestDeclarationScopesAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"a=0; f() { local a=1 b=$a; echo $b; }; f":                              "0\n",
+		"export c=1 d=$c; echo \"[$d] $_\"":                                     "[] d=\n",
+		"declare -i n=1+2; echo $n $_":                                          "3 n=1+2\n",
+		"h() { unset x; }; g() { local x=2; h; echo $x; }; x=g; g":              "g\n",
+		"g() { local x=2; unset x; echo ${x-unset}; unset x; echo $x; }; g":     "unset\n\n",
+		"h() { unset x; }; g() { local -r x=2; h; echo $x; }; g":                "gosh: line 1: unset: x: cannot unset: readonly variable\n2\n",
+		"inr() { export o; }; out() { local o=X; inr; declare -p o; }; out":     "declare -x o=\"X\"\n",
+		"inr() { readonly o; }; out() { local o=X; inr; }; out; echo ${o-none}": "none\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// eval counts the lines of its code from the eval command's line, in
+// errors and $LINENO, as bash does.
+func TestEvalLinesCountFromItsLine(t *testing.T) {
+	script := "readonly r=1\n\neval 'echo $LINENO; unset r'\nf() {\n  eval 'unset r'\n}\nf\n"
+	want := "3\ngosh: line 3: unset: r: cannot unset: readonly variable\ngosh: line 5: unset: r: cannot unset: readonly variable\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// "${a[@]:-x}" is null only when a's elements joined with spaces are, as in
+// bash: (” ”) is two empty fields, (”) is the word.
+func TestListDefaultIsNullAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		`a=('' ''); printf '<%s>' "${a[@]:-set}" "[${a[@]:-set}]"`:     "<><><[><]>",
+		`a=(''); printf '<%s>' "${a[@]:-set}" "${a[@]:+alt}"`:          "<set><>",
+		`a=('' ''); r='a[@]'; printf '<%s>' "${!r:-set}" "${a[@]:+x}"`: "<><><x>",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// set -o posix is bash's POSIX mode: a special builtin is found before a
+// function, cannot name one, keeps the assignments before it (unless it
+// unset them), and shift reports a count out of range.
+func TestPosixModeAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"set -o posix; echo $SHELLOPTS; set +o posix; echo $SHELLOPTS":      "braceexpand:hashall:interactive-comments:posix\nbraceexpand:hashall:interactive-comments\n",
+		"eval() { echo func; }; eval 'echo a'; set -o posix; eval 'echo b'": "func\nb\n",
+		"set -o posix; f() { :; }\neval() {\n:\n}\necho no":                 "gosh: line 4: `eval': is a special builtin\n",
+		"set -o posix; a=1 :; b=2 true; c=3 export d=4; echo $a.$b.$c":      "1..3\n",
+		"set -o posix; x=42; x=tmp unset x; echo $x":                        "42\n",
+		"set -o posix; set -- a; shift 2; echo $?":                          "gosh: line 1: shift: 2: shift count out of range\n1\n",
+		"set -- a; shift 2; echo $?; a=1 :; echo ${a-unset}":                "1\nunset\n",
+		"echo ${BASH_VERSION%%.*}":                                          "5\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// With shopt -s lastpipe the last command of a pipeline runs in the shell
+// itself, as in bash without job control: what it sets stays.
+func TestLastPipeRunsInTheShell(t *testing.T) {
+	for script, want := range map[string]string{
+		"shopt -s lastpipe; echo x | read v; echo $v; printf 'a\\nb\\n' | mapfile m; echo ${#m[@]}": "x\n2\n",
+		"echo x | read v; echo \"[$v]\"":                                                "[]\n",
+		"shopt -s lastpipe; false | true; echo ${PIPESTATUS[@]}; read w; echo \"[$w]\"": "1 0\n[]\n",
+		"shopt -s lastpipe; echo hi | exit 3; echo not":                                 "",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(strings.NewReader(""), &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+		if strings.Contains(script, "exit 3") && err == nil {
+			t.Errorf("%s: the shell went on; want exit status 3", script)
+		}
+	}
+}
+
+// BASH_SOURCE and BASH_LINENO list the running frames, the innermost
+// first, as bash's: a function's defining file and the line it was called
+// on; a script file run as `bash path` ends them with path and 0.
+func TestSourceStackAsBash(t *testing.T) {
+	script := "f() {\n  echo \"${BASH_SOURCE[*]}|${BASH_LINENO[*]}|${FUNCNAME[*]}\"\n}\necho \"${BASH_SOURCE[*]}|${BASH_LINENO[*]}\"\nf\ng() { f; }; g\n"
+	for opt, want := range map[string]string{
+		"main": "|\nmain|5|f\nmain main|6 6|f g\n",
+		"s.sh": "s.sh|0\ns.sh s.sh|5 0|f main\ns.sh s.sh s.sh|6 6 0|f g main\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		given := interp.MainSource(opt)
+		if opt != "main" {
+			given = interp.ScriptFile(opt)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), given)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s: printed %q, want %q", opt, out.String(), want)
+		}
+	}
+}
+
+// hash keeps bash's table of the programs run by name: their path and hits,
+// `hash NAME` adds one without a hit, -r and a new PATH empty it.
+func TestHashTableAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"hash; true":                                               "hash: hash table empty\n",
+		"hash sh; hash | sed 1d | tr -d ' \\t'":                    "0/bin/sh\n",
+		"hash sh; hash -r; hash":                                   "hash: hash table empty\n",
+		"hash sh; PATH=$PATH; hash":                                "hash: hash table empty\n",
+		"hash nosuch_prog; echo $?":                                "gosh: line 1: hash: nosuch_prog: not found\n1\n",
+		"hash -p /x/y y; hash -t y; hash -d y; hash -d y; echo $?": "/x/y\ngosh: line 1: hash: y: not found\n1\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Env(expand.ListEnviron("PATH=/bin")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// A function's assignments before it are a scope of their own, as bash's:
+// unset in the function shows the caller's value; and a declaration
+// builtin after assignments takes its assignment words whole.
+func TestTempScopeAndDeclAfterAssigns(t *testing.T) {
+	for script, want := range map[string]string{
+		`x=g; f() { echo $x; unset x; echo $x; }; x=tmp f; echo $x`:              "tmp\ng\ng\n",
+		`x=g; f() { x=new; y=2; }; x=tmp f; echo $x $y`:                          "g 2\n",
+		`w="a  b"; FOO=1 readonly v=$w; echo "$v"; FOO=1 export e=$w; echo "$e"`: "a  b\na  b\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// A scalar is element zero to unset: a subscript that is 0 as arithmetic
+// unsets it, any other is `not an array variable`, as in bash.
+func TestUnsetScalarElementAsBash(t *testing.T) {
+	script := `s=1; unset -v 's["key"]'; echo $? ${s-unset}; t=1; unset 't[k]'; echo ${t-unset}; u=1; unset 'u[1]'; echo $? $u`
+	want := "0 unset\nunset\ngosh: line 1: unset: u: not an array variable\n1 1\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }

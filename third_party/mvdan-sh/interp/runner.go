@@ -414,13 +414,10 @@ func (r *Runner) errf(format string, a ...any) {
 	fmt.Fprintf(r.stderr, format, a...)
 }
 
-// errName starts the interpreter's errors: $0, or in a function the name
-// [FuncErrorsName] gives.
+// errName is the name bash's errors start with: the file the running
+// code came from (a function's or a sourced file's), else $0.
 func (r *Runner) errName() string {
-	if r.funcErrName != "" && len(r.funcStack) > 0 {
-		return r.funcErrName
-	}
-	return r.shellName()
+	return cmp.Or(r.source(), r.shellName())
 }
 
 // shellName is $0: the script's name, or the interpreter's.
@@ -661,7 +658,11 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		fields := r.preFields
 		if !r.havePreFields {
 			r.lastExpandExit = exitStatus{}
-			fields = r.fields(r.assignLikeTildes(args)...)
+			if len(cm.Assigns) > 0 && len(args) > 0 && declKeyword(args[0]) {
+				fields = r.declFields(args)
+			} else {
+				fields = r.fields(r.assignLikeTildes(args)...)
+			}
 		}
 		r.preFields, r.havePreFields = nil, false
 		if len(fields) == 0 {
@@ -750,6 +751,15 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 		var restores []restoreVar
 
+		// As bash, a function's assignments before it get a scope of
+		// their own, between the caller's and the function's: an unset
+		// in the function shows the caller's value again, and the scope
+		// goes when the function returns.
+		tempScope := len(cm.Assigns) > 0 && r.Funcs[fields[0]] != nil && !(r.opts[optPosix] && specialBuiltin(fields[0]))
+		callerEnv := r.writeEnv
+		if tempScope {
+			r.writeEnv = &overlayEnviron{parent: callerEnv, funcScope: true}
+		}
 		for _, as := range cm.Assigns {
 			name := as.Name.Value
 			if as.Index != nil {
@@ -775,7 +785,11 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			// Inline command vars are always exported.
 			vr.Exported = true
 
-			restores = append(restores, restoreVar{name, prev})
+			if tempScope {
+				vr.Local = true // the temporary scope's own
+			} else {
+				restores = append(restores, restoreVar{name, prev})
+			}
 
 			r.setVar(name, vr)
 		}
@@ -785,8 +799,14 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 		r.call(ctx, cm.Args[0].Pos(), fields)
 		r.lastArg = fields[len(fields)-1]
+		r.writeEnv = callerEnv
+		// In bash's POSIX mode the assignments before a special
+		// builtin stay, unless it unset them.
+		keep := r.opts[optPosix] && specialBuiltin(fields[0])
 		for _, restore := range restores {
-			r.setVar(restore.name, restore.vr)
+			if !keep || !r.lookupVar(restore.name).IsSet() {
+				r.setVar(restore.name, restore.vr)
+			}
 		}
 	case *syntax.BinaryCmd:
 		switch cm.Op {
@@ -816,9 +836,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			}
 			// As in bash without lastpipe, the last command runs in a
 			// subshell too: `echo x | read v` leaves v as it was, and
-			// `echo x | exit 3` does not end the shell.
-			r3 := r.subshell(false)
-			r3.stdin = pr
+			// `echo x | exit 3` does not end the shell. With shopt -s
+			// lastpipe (job control is always off here) it runs in the
+			// shell itself, reading the pipe.
+			r3 := r
+			if lastPipe, _ := r.bashOptByName("lastpipe"); *lastPipe {
+				oldStdin := r.stdin
+				r.stdin = pr
+				defer func() { r.stdin = oldStdin }()
+			} else {
+				r3 = r.subshell(false)
+				r3.stdin = pr
+			}
 			var wg sync.WaitGroup
 			wg.Add(1)
 			if err := r.goSubshell(func() {
@@ -833,10 +862,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				return
 			}
 			r3.stmt(ctx, cm.Y)
-			r3.exit.exiting, r3.exit.discard = false, false
-			// The process substitutions of the last command are the
-			// shell's to wait for, as when it ran in the shell itself.
-			r.bgProcs = append(r.bgProcs, r3.bgProcs[len(r.bgProcs):]...)
+			if r3 != r {
+				r3.exit.exiting, r3.exit.discard = false, false
+				// The process substitutions of the last command are the
+				// shell's to wait for, as when it ran in the shell itself.
+				r.bgProcs = append(r.bgProcs, r3.bgProcs[len(r.bgProcs):]...)
+			}
 			pr.Close()
 			wg.Wait()
 			r.exit = r3.exit
@@ -991,6 +1022,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r.exit.code = 1
 			break
 		}
+		if name := cm.Name.Value; r.opts[optPosix] && specialBuiltin(name) {
+			// bash's POSIX mode: a fatal error, status 2, at the
+			// line the definition ends on.
+			r.line = cm.End().Line()
+			if syntax.ValidName(name) {
+				r.errf("`%s': is a special builtin\n", name)
+			} else {
+				r.errf("`%s': not a valid identifier\n", name)
+			}
+			r.exit.code, r.exit.exiting = 2, true
+			break
+		}
 		r.setFunc(cm.Name.Value, cm.Body)
 	case *syntax.ArithmCmd:
 		n, ok := r.arithmCmd("((", cm.X)
@@ -1041,8 +1084,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 	case *syntax.DeclClause:
 		var last *syntax.Assign
+		assigns := r.expandDeclValues(cm.Args)
+		if r.exit.exiting {
+			break
+		}
 		r.declare(cm.Variant.Value, func(yield func(*syntax.Assign) bool) {
-			for as := range r.flattenAssigns(cm.Args) {
+			for _, as := range assigns {
 				last = as
 				if !yield(as) {
 					return
@@ -1076,16 +1123,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 }
 
 // declLastArg is $_ after a declaration builtin: its last word as bash
-// sees it once assigned (`declare s=$x` is s=VALUE), an array assignment
-// by its name alone (`declare a=(1 2)` is a).
+// sees it once expanded (`declare s=$x` is s=VALUE, `declare s+=1` is
+// s+=1), an array assignment by its name alone (`declare a=(1 2)` is a).
 func (r *Runner) declLastArg(as *syntax.Assign) string {
 	switch {
 	case as == nil:
 		return ""
 	case as.Array != nil || as.Value == nil || !syntax.ValidName(as.Name.Value):
 		return as.Name.Value
+	case as.Append:
+		return as.Name.Value + "+=" + r.literal(as.Value)
 	}
-	return as.Name.Value + "=" + r.lookupVar(as.Name.Value).String()
+	return as.Name.Value + "=" + r.literal(as.Value)
 }
 
 func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
@@ -1187,6 +1236,25 @@ func (r *Runner) returnTrap(ctx context.Context, function bool) {
 	exit := r.exit
 	r.trapCallback(ctx, r.callbackReturn, "RETURN")
 	r.exit = exit
+}
+
+// expandDeclValues expands the words of a declaration builtin, as bash
+// does, all before the first assignment: in `local a=1 b=$a`, b gets the a
+// from before, and in `export A=1 v=$(cmd)`, cmd does not see A. A value
+// becomes its expansion, quoted so that it is not expanded again; an array
+// literal is left to the assignment.
+func (r *Runner) expandDeclValues(args []*syntax.Assign) []*syntax.Assign {
+	var list []*syntax.Assign
+	for as := range r.flattenAssigns(args) {
+		if as.Value != nil && as.Array == nil {
+			expanded := *as
+			val := r.literal(r.colonTildes(as.Value))
+			expanded.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Left: as.Value.Pos(), Right: as.Value.End(), Value: val}}}
+			as = &expanded
+		}
+		list = append(list, as)
+	}
+	return list
 }
 
 func (r *Runner) flattenAssigns(args []*syntax.Assign) iter.Seq[*syntax.Assign] {
@@ -1602,7 +1670,8 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		}
 	}
 	name := args[0]
-	if body := r.Funcs[name]; body != nil {
+	// In bash's POSIX mode a special builtin is found before a function.
+	if body := r.Funcs[name]; body != nil && !(r.opts[optPosix] && specialBuiltin(name)) {
 		ctx, err := r.limits.Nest(ctx)
 		if err != nil {
 			r.exit.fatal(err)
@@ -1614,6 +1683,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		oldInFunc := r.inFunc
 		r.inFunc = true
 		r.funcStack = append(r.funcStack, name)
+		r.frames = append(r.frames, frame{name, r.funcSources[name], r.line})
 
 		// Functions run in a nested scope.
 		// Note that [Runner.exec] below does something similar.
@@ -1635,6 +1705,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 
 		r.Params = oldParams
 		r.inFunc = oldInFunc
+		r.frames = r.frames[:len(r.frames)-1]
 		r.funcStack = r.funcStack[:len(r.funcStack)-1]
 		r.exit.returning = false
 		return
@@ -1647,6 +1718,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 }
 
 func (r *Runner) exec(ctx context.Context, pos syntax.Pos, args []string) {
+	r.hashRemember(args[0])
 	r.exit.fromHandlerError(r.execHandler(r.handlerCtx(ctx, handlerKindExec, pos), args))
 }
 

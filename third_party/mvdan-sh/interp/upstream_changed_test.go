@@ -71,7 +71,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: declare -n foo=bar bar=foo; echo $foo":                             {want: "gosh: line 1: warning: foo: circular name reference\n\n", why: whyRefCircle},
 	"TestRunnerRun: echo ${!a}; echo more":                                             {want: "gosh: line 1: a: invalid indirect expansion\nexit status 1", why: whyIndirect},
 	"TestRunnerRun: echo ${a:?%s}":                                                     {want: "gosh: line 1: a: %s\nexit status 127", why: whyUnset},
-	"TestRunnerRun: echo 'local a=b' >a; source ./a":                                   {want: "gosh: line 1: local: can only be used in a function\nexit status 1", why: whyPrefix},
+	"TestRunnerRun: echo 'local a=b' >a; source ./a":                                   {want: "./a: line 1: local: can only be used in a function\nexit status 1", why: whySource},
 	"TestRunnerRun: echo 'return' >a; source ./a; return":                              {want: "gosh: line 1: return: can only `return' from a function or sourced script\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: echo a{0..9999999999}b":                                            {want: "gosh: line 1: brace expansion would exceed 16384 elements\n", why: whyPrefix},
 	"TestRunnerRun: echo foo 5>a":                                                      {want: "foo\n", why: whyDescriptors},
@@ -128,7 +128,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: return":                                                            {want: "gosh: line 1: return: can only `return' from a function or sourced script\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: s=x; unset 's[5]'; echo $s":                                        {want: "gosh: line 1: unset: s: not an array variable\nx\n", why: whyPrefix},
 	"TestRunnerRun: set -U":                                                            {want: "gosh: line 1: set: invalid option: \"-U\"\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: set -a; set +o":                                                    {want: "set -o allexport\nset +o errexit\nset +o noexec\nset +o noglob\nset +o nounset\nset +o xtrace\nset +o pipefail\nset +o noclobber\nset +o errtrace\nset +o functrace\n", why: whyNoclobber + "; " + whyTraceOpts},
+	"TestRunnerRun: set -a; set +o":                                                    {want: "set -o allexport\nset +o errexit\nset +o noexec\nset +o noglob\nset +o nounset\nset +o xtrace\nset +o pipefail\nset +o noclobber\nset +o errtrace\nset +o functrace\nset +o posix\n", why: whyNoclobber + "; " + whyTraceOpts + "; " + whyPosix},
 	"TestRunnerRun: set -e; echo foo >/shouldnotexist/file; echo foo":                  {want: "gosh: line 1: /shouldnotexist/file: No such file or directory\nexit status 1", why: whyRedirect},
 	"TestRunnerRun: set -o foobar":                                                     {want: "gosh: line 1: set: foobar: invalid option name\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: set -u; echo ${#foo}":                                              {want: "gosh: line 1: foo: unbound variable\nexit status 127", why: whyUnset},
@@ -177,6 +177,8 @@ var upstreamChanged = map[string]changedCase{
 
 // Why each case differs: the patches of the README's table.
 const (
+	whyPosix         = "set -o posix is bash's POSIX mode (special builtins before functions, keeping their assignments)"
+	whySource        = "errors as bash words them: an error in a sourced file starts with that file's name (./a: line 1: ), as bash's BASH_SOURCE"
 	whyPrefix        = "errors as bash words them: each error the interpreter reports starts with $0 and the line (gosh: line 1: )"
 	whyUnset         = "builtin messages and statuses as in bash: an unset variable under set -u, or ${x?}, ends the script with status 127 (and errors start with gosh: line N: )"
 	whyRedirect      = "errors as bash words them: a redirection that cannot open is path: No such file or directory"
