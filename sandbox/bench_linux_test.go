@@ -49,8 +49,8 @@ func BenchmarkProcessStart(b *testing.B) {
 		}
 		return time.Since(t)
 	}
-	sandboxed := func(c *exec.Cmd) error { return box.Start(c, grant, approvals.Of(approvals.Read)) }
-	launched := func(c *exec.Cmd) error { return box.Start(c, grant, approvals.Of(approvals.Exec)) }
+	sandboxed := func(c *exec.Cmd) error { return box.Start(c, grant, approvals.Of(approvals.Read), processUmask) }
+	launched := func(c *exec.Cmd) error { return box.Start(c, grant, approvals.Of(approvals.Exec), processUmask) }
 	run(sandboxed) // builds the ruleset once, as a session's first step does
 	var plain, boxed, launches []time.Duration
 	for b.Loop() {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"cmp"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
@@ -35,7 +36,8 @@ func requireLandlock(t *testing.T) {
 type world struct {
 	home, ws, scratch, outside string
 	sb                         *Sandbox
-	viaFiles                   bool // programs' output goes to files
+	viaFiles                   bool   // programs' output goes to files
+	umask                      uint32 // the programs' file mode mask
 }
 
 func newWorld(t *testing.T) *world {
@@ -69,6 +71,7 @@ func newWorldWith(t *testing.T, env ...string) *world {
 	}, 0o600)
 	p := approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{w.ws}, Home: w.home,
 		Env: append([]string{"HOME=" + w.home, "PATH=/usr/bin:/bin"}, env...), Scratch: []string{w.scratch}})
+	w.umask = processUmask
 	if w.sb, err = New(p); err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +104,7 @@ func (w *world) runJudged(t *testing.T, grant, effects approvals.Effects, script
 		cmd.Stdout, cmd.Stderr = f, f
 	}
 	cmd.Env = []string{"HOME=" + w.home, "PATH=/usr/bin:/bin"}
-	if err := w.sb.Start(cmd, grant, effects); err != nil {
+	if err := w.sb.Start(cmd, grant, effects, w.umask); err != nil {
 		t.Fatalf("start: %v", err)
 	}
 	err := cmd.Wait()
@@ -229,7 +232,7 @@ func TestOtherProcessesEnvironmentsAreClosed(t *testing.T) {
 	}
 	defer func() { sibling.Process.Kill(); sibling.Wait() }()
 	other := exec.Command("sleep", "30")
-	if err := w.sb.Start(other, Restricted, 0); err != nil {
+	if err := w.sb.Start(other, Restricted, 0, processUmask); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { other.Process.Kill(); other.Wait() }()
@@ -408,7 +411,7 @@ func TestSpawnerProgramsAreTandemsChildren(t *testing.T) {
 	spawn := func(dir string, argv ...string) (*exec.Cmd, error) {
 		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Dir, cmd.SysProcAttr = dir, &syscall.SysProcAttr{Setpgid: true}
-		return cmd, w.sb.Start(cmd, approvals.Of(approvals.Net), approvals.Of(approvals.Exec))
+		return cmd, w.sb.Start(cmd, approvals.Of(approvals.Net), approvals.Of(approvals.Exec), processUmask)
 	}
 	cmd, err := spawn(w.ws, "sh", "-c", "exit 3")
 	if err != nil {
@@ -498,7 +501,7 @@ func TestSpawnerProgramsHaveTheirOwnEnvironment(t *testing.T) {
 		if x != "" {
 			cmd.Env = append(cmd.Env, "X="+x)
 		}
-		if err := w.sb.Start(cmd, 0, approvals.Of(approvals.Exec)); err != nil {
+		if err := w.sb.Start(cmd, 0, approvals.Of(approvals.Exec), processUmask); err != nil {
 			t.Fatal(err)
 		}
 		cmd.Wait()
@@ -786,4 +789,56 @@ func writeFiles(t *testing.T, files map[string]string, mode os.FileMode) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// A program starts with the file mode mask it is started with (the
+// script's), whichever way it starts, and tandem's own mask never changes:
+// the mask is one for all of tandem's goroutines.
+func TestProgramsGetTheUmaskTheyAreStartedWith(t *testing.T) {
+	ways := map[string]func(t *testing.T, w *world){
+		"launcher":      func(*testing.T, *world) {},
+		"spawner":       func(_ *testing.T, w *world) { w.viaFiles = true },
+		"no namespaces": func(t *testing.T, _ *world) { withoutNamespaces(t) },
+		"no sandbox":    func(_ *testing.T, w *world) { w.sb = nil },
+	}
+	for name, way := range ways {
+		t.Run(name, func(t *testing.T) {
+			w := newWorld(t)
+			way(t, w)
+			for _, mask := range []uint32{0o077, 0, 0o027, processUmask} {
+				w.umask = mask
+				// In the scratch place: without namespaces the roots' tops
+				// take no new names.
+				out, err := w.run(t, 0, "cd "+w.scratch+" && umask && touch f && mkdir d && stat -c '%a' f d; rm -r f d")
+				want := fmt.Sprintf("%04o\n%o\n%o\n", mask, 0o666&^mask, 0o777&^mask)
+				if err != nil || out != want {
+					t.Errorf("started with umask %04o: %v %q, want %q", mask, err, out, want)
+				}
+				if got := tandemsUmask(t); got != processUmask {
+					t.Fatalf("tandem's own umask became %04o (was %04o)", got, processUmask)
+				}
+			}
+		})
+	}
+}
+
+// tandemsUmask is the mask a file tandem makes gets: the mask of the
+// thread the test runs on, one of those tandem's goroutines share.
+func tandemsUmask(t *testing.T) uint32 {
+	f, err := os.CreateTemp(t.TempDir(), "tandems")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	os.Remove(f.Name())
+	f, err = os.OpenFile(f.Name(), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o777)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0o777 &^ uint32(fi.Mode().Perm())
 }

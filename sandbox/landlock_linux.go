@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -251,9 +250,9 @@ func pathRules(rights landlock.AccessFSSet, paths []string) []landlock.Rule {
 // the program the right to make, rename or remove names at a root's top
 // and in .git, so a build that needs that fails with the sandbox's note
 // instead of a hook being planted.
-func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) error {
+func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool, umask uint32) error {
 	if spawnable(cmd) && spawnFirst() {
-		if ok, err := s.spawn(cmd, grant); ok {
+		if ok, err := s.spawn(cmd, grant, umask); ok {
 			return err
 		}
 	}
@@ -265,18 +264,15 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 	}
 	defer unix.Close(fd)
 	if inNamespaces {
-		return launchIn(cmd, fd, r.flags, s.viewFor(grant).mounts, !grant.Has(approvals.Net))
+		return launchIn(cmd, fd, r.flags, s.viewFor(grant).mounts, !grant.Has(approvals.Net), umask)
 	}
-	done := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
+	err = onOwnThread(umask, func() error {
 		if err := restrictThread(fd, r.flags, !grant.Has(approvals.Net)); err != nil {
-			done <- fmt.Errorf("sandbox: %w", err)
-			return
+			return fmt.Errorf("sandbox: %w", err)
 		}
-		done <- cmd.Start()
-	}()
-	if err := <-done; err != nil {
+		return cmd.Start()
+	})
+	if err != nil {
 		return err
 	}
 	watchStep(cmd) // here, not on the restricted thread
@@ -285,7 +281,7 @@ func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, unseen bool) err
 
 // spawn has the spawner of grant's kind start cmd in its view; ok is false
 // when no spawner can serve it.
-func (s *Sandbox) spawn(cmd *exec.Cmd, grant approvals.Effects) (ok bool, err error) {
+func (s *Sandbox) spawn(cmd *exec.Cmd, grant approvals.Effects, umask uint32) (ok bool, err error) {
 	// Sealed as mountsFor seals: without outside.
 	z := s.spawner(spawnerKey{newNet: !grant.Has(approvals.Net), sealed: !grant.Has(approvals.Outside),
 		guarded: !grant.Has(approvals.Protected), hidden: !grant.Has(approvals.Secret)})
@@ -295,5 +291,5 @@ func (s *Sandbox) spawn(cmd *exec.Cmd, grant approvals.Effects) (ok bool, err er
 		return true, err
 	}
 	defer unix.Close(fd)
-	return z.start(cmd, fd, r, s.viewFor(grant))
+	return z.start(cmd, fd, r, s.viewFor(grant), umask)
 }

@@ -32,7 +32,7 @@ func init() {
 // launch is the launcher's work. It returns only on failure, with the
 // status a shell gives a program it could not run. args are one of:
 //
-//	-fd N -flags F -uid U -gid G -tandem PID [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...
+//	-fd N -flags F -uid U -gid G -tandem PID [-extra N] [-nounix BOOL] [-umask OCTAL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...
 //	-serve FD UID GID PROBE TANDEM
 //	-start FD MOUNTER PROBE TANDEM
 //	-watch FD TANDEM
@@ -114,7 +114,7 @@ func launch(args []string, stderr io.Writer) int {
 		}
 		return becomeProgram(fd, uint32(flags), noUnix, args[5], args[6:], programFailed(fail, args[6]))
 	}
-	fd, flags, extra, noUnix, tandem := -1, uint64(0), 0, false, 0
+	fd, flags, extra, noUnix, tandem, umask := -1, uint64(0), 0, false, 0, uint64(processUmask)
 	ids := user{uid: -1, gid: -1}
 	var view mounts
 	i := 0
@@ -131,6 +131,8 @@ func launch(args []string, stderr io.Writer) int {
 			noUnix, err = strconv.ParseBool(v)
 		case "-tandem":
 			tandem, err = strconv.Atoi(v)
+		case "-umask":
+			umask, err = strconv.ParseUint(v, 8, 32)
 		case "-uid":
 			ids.uid, err = strconv.Atoi(v)
 		case "-gid":
@@ -152,7 +154,7 @@ func launch(args []string, stderr io.Writer) int {
 		}
 	}
 	if fd < 0 || ids.uid < 0 || ids.gid < 0 || tandem <= 0 || i+2 >= len(args) || args[i] != "--" {
-		return fail(126, "usage: %s -fd N -flags F -uid U -gid G -tandem PID [-extra N] [-nounix BOOL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...", launcherName)
+		return fail(126, "usage: %s -fd N -flags F -uid U -gid G -tandem PID [-extra N] [-nounix BOOL] [-umask OCTAL] [-pin DIR | -ro PATH | -hide PATH | -rw PATH]... -- PATH ARGV0 ARGS...", launcherName)
 	}
 	// A step's launcher leads the program's process group: once tandem has
 	// exited, it ends the group, itself with it (see watchParent).
@@ -172,6 +174,8 @@ func launch(args []string, stderr io.Writer) int {
 			return fail(126, "%v", err)
 		}
 	}
+	// The launcher is a process of its own: its mask is the program's.
+	unix.Umask(int(umask))
 	path, argv := args[i+1], args[i+2:]
 	return runProgram(fd, uint32(flags), noUnix, ids, extra, path, argv, programFailed(fail, argv[0]))
 }
@@ -307,7 +311,7 @@ func probeNamespaces() error {
 
 // launchIn starts cmd through the launcher: with the view v, a network
 // namespace with newNet, restricted by the ruleset fd.
-func launchIn(cmd *exec.Cmd, fd int, flags uint32, v mounts, newNet bool) error {
+func launchIn(cmd *exec.Cmd, fd int, flags uint32, v mounts, newNet bool, umask uint32) error {
 	if err := runnable(cmd.Path); err != nil {
 		return err
 	}
@@ -320,7 +324,7 @@ func launchIn(cmd *exec.Cmd, fd int, flags uint32, v mounts, newNet bool) error 
 	ids := tandemsUser()
 	args := []string{launcherName, "-fd", strconv.Itoa(3 + len(cmd.ExtraFiles)), "-flags", strconv.FormatUint(uint64(flags), 10),
 		"-uid", strconv.Itoa(ids.uid), "-gid", strconv.Itoa(ids.gid), "-tandem", strconv.Itoa(os.Getpid()),
-		"-extra", strconv.Itoa(len(cmd.ExtraFiles)), "-nounix", strconv.FormatBool(newNet)}
+		"-extra", strconv.Itoa(len(cmd.ExtraFiles)), "-nounix", strconv.FormatBool(newNet), "-umask", strconv.FormatUint(uint64(umask), 8)}
 	for _, p := range v.Pinned {
 		args = append(args, "-pin", p)
 	}

@@ -141,10 +141,15 @@ var watcher = sync.OnceValue(func() *os.File {
 	return ours
 })
 
-// startWatched starts cmd as tandem's own child, with nothing between, and
-// sends a step's program (the leader of its group) to the watcher.
-func startWatched(cmd *exec.Cmd) error {
-	if err := cmd.Start(); err != nil {
+// startWatched starts cmd as tandem's own child, with nothing between,
+// with the file mode mask umask, and sends a step's program (the leader of
+// its group) to the watcher.
+func startWatched(cmd *exec.Cmd, umask uint32) error {
+	start := cmd.Start
+	if umask != processUmask {
+		start = func() error { return onOwnThread(umask, cmd.Start) }
+	}
+	if err := start(); err != nil {
 		return err
 	}
 	watchStep(cmd)

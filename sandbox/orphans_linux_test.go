@@ -89,7 +89,7 @@ func startOrphan(t *testing.T, way string) {
 	} else {
 		cmd.Stdout = &bytes.Buffer{} // not a file: the spawner cannot take it
 	}
-	if err := w.sb.Start(cmd, 0, approvals.Of(approvals.Exec)); err != nil {
+	if err := w.sb.Start(cmd, 0, approvals.Of(approvals.Exec), processUmask); err != nil {
 		t.Fatal(err)
 	}
 	fmt.Printf("started %d\n", cmd.Process.Pid)

@@ -75,12 +75,14 @@ func makeScratch(places []string) {
 // no namespace can be made it is held more closely (see start). A nil
 // sandbox starts cmd unrestricted. Either way a step's program (one that
 // leads its own process group) is killed with its group if tandem is
-// killed before it ends (Linux and macOS).
-func (s *Sandbox) Start(cmd *exec.Cmd, grant, effects approvals.Effects) error {
+// killed before it ends (Linux and macOS), and starts with the file mode
+// mask umask, the script's: tandem's own mask, shared by every goroutine,
+// never changes for it.
+func (s *Sandbox) Start(cmd *exec.Cmd, grant, effects approvals.Effects, umask uint32) error {
 	if s == nil {
-		return startWatched(cmd)
+		return startWatched(cmd, umask)
 	}
-	return s.start(cmd, grant&Restricted, effects.Has(approvals.Exec))
+	return s.start(cmd, grant&Restricted, effects.Has(approvals.Exec), umask)
 }
 
 // Close releases what the sandbox keeps between starts (the built

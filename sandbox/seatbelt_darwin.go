@@ -30,19 +30,20 @@ func kernelSupport() Support { return support() }
 // program's argv[0] becomes its path: sandbox-exec runs it by that name.
 // The guarded places hold for every program not granted protected, one
 // judged by its words too (git writes its config only when asked).
-func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, _ bool) error {
+func (s *Sandbox) start(cmd *exec.Cmd, grant approvals.Effects, _ bool, umask uint32) error {
 	var g Guarded
 	if !grant.Has(approvals.Protected) {
 		g = GuardedIn(s.places.Roots)
 	}
 	argv := append([]string{"sandbox-exec", "-p", SeatbeltProfile(s.places, grant, g), cmd.Path}, cmd.Args[1:]...)
 	cmd.Path, cmd.Args = sandboxExec, argv
-	return startWatched(cmd)
+	return startWatched(cmd, umask)
 }
 
-// startWatched starts cmd, a step's program under the watchdog.
-func startWatched(cmd *exec.Cmd) error {
-	if err := watched(cmd); err != nil {
+// startWatched starts cmd, a step's program under the watchdog, which
+// gives it the file mode mask umask.
+func startWatched(cmd *exec.Cmd, umask uint32) error {
+	if err := watched(cmd, umask); err != nil {
 		return err
 	}
 	return cmd.Start()
@@ -61,16 +62,17 @@ var watchPipe = sync.OnceValues(func() ([2]*os.File, error) {
 // the program ("$@"), as mcpclient's does for an MCP server: the watcher
 // kills the group once the pipe's other end is closed (tandem exited), and
 // leaves once the program has ($$ is the program, after exec), looking
-// every 2 s. macOS has no parent-death signal. A read at end of file
+// every 2 s; the program gets the script's file mode mask (%[2]04o), set
+// here since macOS has no per-thread mask. macOS has no parent-death signal. A read at end of file
 // returns at once and a timed-out one after 2 s: the time taken tells them
 // apart whatever status the bash gives a timeout (macOS ships bash 3.2). It
 // is bash's: read -t is not POSIX, and macOS's /bin/sh may be dash.
 const watchdog = `{ while kill -0 $$ 2>/dev/null; do t=$SECONDS; read -r -t 2 _ <&%[1]d; [ $((SECONDS - t)) -ge 1 ] || { kill -KILL 0; exit; }; done; } </dev/null >/dev/null 2>&1 &
-exec "$@" %[1]d<&-`
+umask %[2]04o; exec "$@" %[1]d<&-`
 
 // watched has a step's program started under the watchdog. Only a step's,
 // which leads its own process group: the watcher kills the whole group.
-func watched(cmd *exec.Cmd) error {
+func watched(cmd *exec.Cmd, umask uint32) error {
 	if cmd.SysProcAttr == nil || !cmd.SysProcAttr.Setpgid {
 		return nil
 	}
@@ -81,7 +83,7 @@ func watched(cmd *exec.Cmd) error {
 	if err != nil {
 		return err
 	}
-	script := fmt.Sprintf(watchdog, 3+len(cmd.ExtraFiles))
+	script := fmt.Sprintf(watchdog, 3+len(cmd.ExtraFiles), umask)
 	cmd.ExtraFiles = append(cmd.ExtraFiles, ends[0])
 	cmd.Args = append([]string{"bash", "-c", script, "bash", cmd.Path}, cmd.Args[1:]...)
 	cmd.Path = "/bin/bash"

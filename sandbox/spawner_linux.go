@@ -56,6 +56,7 @@ type request struct {
 	View  *mounts `json:",omitempty"` // nil when Made
 	Made  bool    // the view is the one the mounter made last: nothing to mount
 	Stdio [3]bool // which of 0, 1 and 2 are sent (else /dev/null)
+	Umask uint32  // the program's file mode mask, the script's
 }
 
 // restriction is what the thread that starts a program is restricted by:
@@ -114,7 +115,7 @@ func spawnable(cmd *exec.Cmd) bool {
 // a namespace with the view v. On success cmd's Process is the program,
 // to be waited for as if cmd had started it. ok is false when the spawner
 // cannot serve (it could not start, or broke): the caller takes another way.
-func (z *spawner) start(cmd *exec.Cmd, ruleset int, r *ruleset, v *view) (ok bool, err error) {
+func (z *spawner) start(cmd *exec.Cmd, ruleset int, r *ruleset, v *view, umask uint32) (ok bool, err error) {
 	z.mu.Lock()
 	defer z.mu.Unlock()
 	if z.broken {
@@ -127,7 +128,7 @@ func (z *spawner) start(cmd *exec.Cmd, ruleset int, r *ruleset, v *view) (ok boo
 		}
 	}
 	// A view the mounter made last time, and that is fresh, is made already.
-	req := request{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Made: z.made == v,
+	req := request{Path: cmd.Path, Args: cmd.Args, Dir: cmd.Dir, Made: z.made == v, Umask: umask,
 		restriction: restriction{Built: r.built, Flags: r.flags, NoUnix: z.newNet}}
 	if !req.Made {
 		req.View = &v.mounts
@@ -479,11 +480,16 @@ func (st *starter) answer(rep reply) bool {
 // its own; nil when tandem closed the socket. The thread is never
 // unlocked, so no other code runs restricted and it ends with the
 // goroutine; the threads the runtime starts meanwhile are started by
-// another, unrestricted one (a locked thread's state is never cloned).
+// another, unrestricted one (a locked thread's state is never cloned). Its
+// file mode mask is its own too (see onOwnThread): each program gets the
+// one its request names.
 func (st *starter) restricted(m *message, next chan<- *message) {
 	runtime.LockOSThread()
 	want := m.req.restriction
-	err := restrictThread(m.fds[0], want.Flags, want.NoUnix)
+	err := unix.Unshare(unix.CLONE_FS)
+	if err == nil {
+		err = restrictThread(m.fds[0], want.Flags, want.NoUnix)
+	}
 	for {
 		var rep reply
 		if err == nil {
@@ -575,6 +581,7 @@ func (st *starter) spawn(m *message) reply {
 	if err := unix.Access(req.Path, unix.X_OK); err != nil {
 		return failure(err)
 	}
+	unix.Umask(int(req.Umask)) // this thread's alone
 	cmd := &exec.Cmd{Path: req.Path, Args: req.Args, Env: st.env, Dir: req.Dir,
 		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Cloneflags: unix.CLONE_PARENT}}
 	streams := fds[1:]

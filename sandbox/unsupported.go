@@ -17,7 +17,10 @@ func Supported() Support {
 // kernelSupport returns what starting a sandbox needs to know.
 func kernelSupport() Support { return Supported() }
 
-func (s *Sandbox) start(cmd *exec.Cmd, _ approvals.Effects, _ bool) error { return cmd.Start() }
+func (s *Sandbox) start(cmd *exec.Cmd, _ approvals.Effects, _ bool, _ uint32) error {
+	return cmd.Start()
+}
 
-// startWatched starts cmd: no watcher here outlives tandem.
-func startWatched(cmd *exec.Cmd) error { return cmd.Start() }
+// startWatched starts cmd: no watcher here outlives tandem, and its
+// program keeps the process's file mode mask.
+func startWatched(cmd *exec.Cmd, _ uint32) error { return cmd.Start() }

@@ -1,6 +1,7 @@
 package shell
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -38,6 +39,9 @@ type launch struct {
 	shown   string
 	nice    int
 	timeout *timeoutSpec
+	// argv0 is the argv[0] the program gets instead of its name (`exec -a
+	// NAME`); a wrapper tandem runs itself takes it as its own.
+	argv0 string
 }
 
 type timeoutSpec struct {
@@ -78,7 +82,7 @@ func (x *Run) exec(ctx context.Context, args []string) (err error) {
 	}
 	return x.program(ctx, hc, launch{
 		argv: args, dir: hc.Dir, env: interp.ExecEnv(hc.Env),
-		stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr,
+		stdin: hc.Stdin, stdout: hc.Stdout, stderr: hc.Stderr, argv0: hc.Argv0,
 	})
 }
 
@@ -88,6 +92,10 @@ func (x *Run) program(ctx context.Context, hc interp.HandlerContext, l launch) e
 	switch l.argv[0] {
 	case "sh", "bash", "dash":
 		return x.shellProgram(ctx, hc, l)
+	case "env", "nice", "nohup", "setsid", "timeout", "xargs", "find":
+		l.argv0 = "" // the wrapper's own argv[0]: its program gets its name
+	}
+	switch l.argv[0] {
 	case "env":
 		return x.envProgram(ctx, hc, l)
 	case "nice", "nohup", "setsid", "timeout":
@@ -152,7 +160,7 @@ func (x *Run) external(ctx context.Context, hc interp.HandlerContext, l launch, 
 func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, argv, extra []string, grant, effects approvals.Effects) (int, error) {
 	path, err := interp.LookPathDir(l.dir, expand.ListEnviron(l.env...), argv[0])
 	if err != nil {
-		status := notFound(l.stderr, hc.ErrorPrefix(), l.dir, argv[0])
+		status := notFound(l.stderr, hc.ErrorName(), hc.Line, l.dir, argv[0])
 		return status, interp.ExitStatus(status)
 	}
 	env := append(append([]string(nil), l.env...), extra...)
@@ -162,10 +170,13 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 		return 126, interp.ExitStatus(126)
 	}
 	defer out.wait(ctx)
+	if l.argv0 != "" {
+		argv = append([]string{l.argv0}, argv[1:]...)
+	}
 	newCmd := func() *exec.Cmd {
 		return &exec.Cmd{Path: path, Args: argv, Env: env, Dir: l.dir, Stdin: l.stdin, Stdout: out.stdout, Stderr: out.stderr}
 	}
-	startCmd := func(c *exec.Cmd) error { return x.opts.Sandbox.Start(c, grant, effects) }
+	startCmd := func(c *exec.Cmd) error { return x.opts.Sandbox.Start(c, grant, effects, hc.Umask) }
 	cmd := newCmd()
 	err = x.procs.start(cmd, startCmd)
 	for delay := time.Millisecond; errors.Is(err, syscall.ETXTBSY) && delay < 300*time.Millisecond; delay *= 2 {
@@ -177,7 +188,7 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 	if errors.Is(err, syscall.ENOEXEC) {
 		// A file without a #! line is a shell script: it runs in process,
 		// its commands gated like the script's own.
-		l.argv = append([]string{"sh", path}, argv[1:]...)
+		l.argv, l.argv0 = append([]string{"sh", path}, argv[1:]...), ""
 		return -1, x.shellProgram(ctx, hc, l)
 	}
 	if errors.Is(err, errKilled) {
@@ -245,8 +256,9 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 // notFound tells, in bash's words, why a program could not be started and
 // returns bash's status for it: these are the texts models know and act on
 // (`bash: line 3: rg: command not found`, 127), where the interpreter's own
-// would read `"rg": executable file not found in $PATH`.
-func notFound(stderr io.Writer, prefix, dir, name string) int {
+// would read `"rg": executable file not found in $PATH`. errName is the
+// name the message starts with ([interp.HandlerContext.ErrorName]).
+func notFound(stderr io.Writer, errName string, line uint, dir, name string) int {
 	why, status := "command not found", 127
 	if strings.Contains(name, "/") {
 		fi, err := os.Stat(absFrom(dir, name))
@@ -265,7 +277,7 @@ func notFound(stderr io.Writer, prefix, dir, name string) int {
 			why, status = "Permission denied", 126
 		}
 	}
-	fmt.Fprintf(stderr, "%s: %s: %s\n", prefix, name, why)
+	fmt.Fprintf(stderr, "%s: line %d: %s: %s\n", errName, line, name, why)
 	return status
 }
 
@@ -315,9 +327,13 @@ scan:
 	rest := args[i:]
 	var src string
 	var params []string
-	name := l.argv[0] // $0
-	// head names a line in a syntax error's message, as this shell does.
-	head := func(int) string { return l.argv[0] }
+	name := cmp.Or(l.argv0, l.argv[0]) // $0
+	// head names a line in a syntax error's message, as this shell does
+	// (a script read from stdin: `bash: line 2`).
+	head := func(line int) string { return fmt.Sprintf("%s: line %d", l.argv[0], line) }
+	// given says how the script was given, as bash tells in its
+	// functions' errors and BASH_EXECUTION_STRING.
+	given := []interp.RunnerOption{interp.MainSource("main")}
 	switch {
 	case command:
 		if len(rest) == 0 {
@@ -328,6 +344,7 @@ scan:
 			name = rest[1]
 		}
 		head = func(line int) string { return fmt.Sprintf("%s: -c: line %d", name, line) }
+		given = commandString(src)
 		if len(rest) > 2 {
 			params = rest[2:]
 		}
@@ -337,6 +354,7 @@ scan:
 			return err
 		}
 		src, params, name = string(b), rest[1:], rest[0]
+		given = []interp.RunnerOption{interp.ScriptFile(name)}
 		head = func(line int) string { return fmt.Sprintf("%s: line %d", name, line) }
 	default:
 		// The script comes from stdin: reading it may wait on an earlier
@@ -372,7 +390,7 @@ scan:
 	f, stop := parse(src, name, lang, head)
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
-	r, err := x.runner(l.dir, l.env, l.stdin, l.stdout, l.stderr, command, all...)
+	r, err := x.runner(given, l.dir, l.env, hc.Umask, l.stdin, l.stdout, l.stderr, all...)
 	if err != nil {
 		return err
 	}

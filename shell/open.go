@@ -98,7 +98,8 @@ func (e *swappedError) refusal(text string) *refusal.Error {
 // open opens the judged file, then checks that the descriptor is the file
 // judged. A write's truncation waits for the check.
 func (t target) open(flag int, perm os.FileMode) (*os.File, error) {
-	f, err := openReal(t.real.Path, flag&^os.O_TRUNC, perm)
+	// A file it makes has the mode the script's umask gives, exactly.
+	f, err := interp.OpenExact(flag&^os.O_TRUNC, perm, func(flag int) (*os.File, error) { return openReal(t.real.Path, flag, perm) })
 	if err != nil {
 		if errors.Is(err, syscall.ELOOP) && !t.real.Looped {
 			// The real path had no link when it was judged.

@@ -190,8 +190,10 @@ func (e *stepRefused) Error() string { return e.err.Error() }
 func parse(script, name string, lang syntax.LangVariant, head func(line int) string) (f *syntax.File, stop *syntaxStop) {
 	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), name)
 	if err != nil {
-		msg, line := syntax.BashMessage(script, err, lang, head)
-		stop = &syntaxStop{Line: line, Message: msg, Err: err}
+		src, err := syntax.BashInput(script, name, err, lang)
+		msg, line := syntax.BashMessage(src, err, lang, head)
+		var pe syntax.ParseError
+		stop = &syntaxStop{Line: line, Message: msg, Err: err, KeepStatus: errors.As(err, &pe) && pe.Cond}
 		f = &syntax.File{Name: name, Stmts: linesBefore(script, lang)}
 	}
 	markPipelines(f)
@@ -247,7 +249,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	r, err := x.runner(o.Dir, env, nil, out.w, out.w, true)
+	r, err := x.runner(commandString(script), o.Dir, env, interp.ProcessUmask(), nil, out.w, out.w)
 	x.main = r
 	if err != nil {
 		x.procs.kill()
@@ -263,16 +265,25 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	return x, nil
 }
 
+// commandString is how bash holds a `bash -c` string: its functions' errors
+// start with `environment`, and BASH_EXECUTION_STRING is the string.
+func commandString(script string) []interp.RunnerOption {
+	return []interp.RunnerOption{interp.MainSource("environment"), interp.ExecutionString(script)}
+}
+
 // runner makes an interpreter whose handlers all go through x: the
 // script's own interpreter, and the one of each `sh -c` payload the script
-// runs.
-func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr io.Writer, commandString bool, params ...string) (*interp.Runner, error) {
+// runs, which starts with the file mode mask of the script that runs it.
+// given are the options that say how the script was given to the shell
+// (see [commandString]).
+func (x *Run) runner(given []interp.RunnerOption, dir string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
 	}
 	opts := []interp.RunnerOption{
 		interp.Env(expand.ListEnviron(env...)),
 		interp.Dir(dir),
+		interp.Umask(mask),
 		interp.TempDir(x.tmp),
 		interp.Bounds(x.limits),
 		interp.StdIO(stdin, stdout, stderr),
@@ -283,14 +294,12 @@ func (x *Run) runner(dir string, env []string, stdin io.Reader, stdout, stderr i
 		interp.StatHandler(x.stat),
 		interp.AccessHandler(x.access),
 	}
+	opts = append(opts, given...)
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))
 	}
 	if x.main != nil {
 		opts = append(opts, interp.SignalsTo(x.main))
-	}
-	if commandString {
-		opts = append(opts, interp.CommandString())
 	}
 	return interp.New(opts...)
 }
@@ -364,7 +373,7 @@ func runSafely(ctx context.Context, r *interp.Runner, f *syntax.File, stop *synt
 	if stop == nil {
 		err = r.Run(ctx, f)
 	} else {
-		reached, err = r.RunBeforeSyntaxError(ctx, f, stop.Message)
+		reached, err = r.RunBeforeSyntaxError(ctx, f, stop.Message, stop.KeepStatus)
 	}
 	return r.Exited(), reached, err
 }
@@ -782,11 +791,6 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if args[0] == "umask" && !x.mayBeFunc("umask") {
-		if err := umaskChange(args[1:]); err != nil {
-			return nil, x.refuse(n, err)
-		}
-	}
 	if args[0] == "ulimit" && !x.mayBeFunc("ulimit") && interp.UlimitChanges(args[1:]) {
 		return nil, x.refuse(n, refusal.New(refusal.Unsupported, fmt.Sprintf(
 			"%s would change a resource limit, which tandem's shell cannot do: the limits are the tandem process's, one for every script it runs. "+
@@ -799,49 +803,6 @@ func (x *Run) call(ctx context.Context, args []string) (_ []string, err error) {
 	}
 	// Run the builtin from the exec handler, which learns its status.
 	return append([]string{builtinStep, strconv.Itoa(n)}, args...), nil
-}
-
-// umaskChange refuses `umask MODE` that would change the mask: the mask is
-// the tandem process's, one for every script it runs, and going on as if
-// it had changed would leave a file made for `umask 077` readable by all.
-func umaskChange(args []string) error {
-	var mode string
-	for _, a := range args {
-		if a == "--" || !strings.HasPrefix(a, "-") {
-			mode = a
-		}
-	}
-	cur := interp.ProcessUmask()
-	want, err := interp.ParseUmask(cur, mode)
-	if mode == "" || err != nil || want == cur {
-		return nil // umask prints it, or fails with bash's message
-	}
-	return refusal.New(refusal.Unsupported, fmt.Sprintf(
-		"umask %s would change the file mode mask from %04o, which tandem's shell cannot do: every program it starts gets %04o. "+
-			"Make the files and then set their modes (chmod %s FILE, or install -m MODE /dev/null FILE before writing it), and run the script again without umask.",
-		mode, cur, cur, chmodFor(want)))
-}
-
-// chmodFor is the chmod operand that takes away what mask would have.
-func chmodFor(mask uint32) string {
-	var parts []string
-	for i, who := range []string{"u", "g", "o"} {
-		bits := mask >> (6 - 3*i) & 7
-		if bits == 0 {
-			continue
-		}
-		s := who + "-"
-		for j, c := range "rwx" {
-			if bits&(4>>j) != 0 {
-				s += string(c)
-			}
-		}
-		parts = append(parts, s)
-	}
-	if len(parts) == 0 {
-		return "a+rw"
-	}
-	return strings.Join(parts, ",")
 }
 
 // killsItself reports whether `kill ARGS` signals tandem's own process, and
@@ -996,11 +957,58 @@ func (x *Run) evalMarked(args []string) []string {
 		// $LINENO and error messages name.
 		return []string{"eval", "--", strings.Join(code, " ")}
 	}
-	var b strings.Builder
-	if err := syntax.NewPrinter().Print(&b, f); err != nil {
+	text, err := printOnTheirLines(f)
+	if err != nil {
 		return args
 	}
-	return []string{"eval", "--", b.String()}
+	return []string{"eval", "--", text}
+}
+
+// printOnTheirLines prints f's statements each on the line it was on, where
+// the printed text allows (`a; b` stays on one line): eval's code counts its
+// lines, in errors and $LINENO, as bash does from the original text.
+func printOnTheirLines(f *syntax.File) (string, error) {
+	var b strings.Builder
+	p := syntax.NewPrinter()
+	line := uint(1) // the line the text so far ends on
+	sep := ""
+	for _, st := range f.Stmts {
+		var sb strings.Builder
+		if err := p.Print(&sb, st); err != nil {
+			return "", err
+		}
+		if want := st.Pos().Line(); want > line || sep == "\n" {
+			n := max(int(want)-int(line), 1)
+			b.WriteString(strings.Repeat("\n", n))
+			line += uint(n)
+		} else {
+			b.WriteString(sep)
+		}
+		text := sb.String()
+		b.WriteString(text)
+		line += uint(strings.Count(text, "\n"))
+		switch {
+		case hasHeredoc(st):
+			sep = "\n" // its body's last line ends the statement
+		case st.Background:
+			sep = " " // `a & b`
+		default:
+			sep = "; "
+		}
+	}
+	b.WriteString("\n")
+	return b.String(), nil
+}
+
+func hasHeredoc(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if r, ok := n.(*syntax.Redirect); ok && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // openProgramProc opens a redirection into the shell's own /proc entries

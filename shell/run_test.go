@@ -325,11 +325,26 @@ func TestMissingProgramsSayWhatBashSays(t *testing.T) {
 	sb := newTestbed(t)
 	os.Mkdir(filepath.Join(sb.root, "d"), 0o755)
 	os.WriteFile(filepath.Join(sb.root, "f"), nil, 0o644)
-	res := runScript(t, "nosuch arg; echo $?\n./missing; echo $?; ./d; echo $?; ./f; echo $?", sb.opts(approvals.DefaultAuto, nil))
+	// A command whose second word spans lines is at that word's last
+	// line, as bash's parser counts.
+	res := runScript(t, "nosuch arg; echo $?\n./missing; echo $?; ./d; echo $?; ./f; echo $?\nnosuch2 '\nx\n' f; echo $?", sb.opts(approvals.DefaultAuto, nil))
 	want := "bash: line 1: nosuch: command not found\n127\n" +
 		"bash: line 2: ./missing: No such file or directory\n127\n" +
 		"bash: line 2: ./d: Is a directory\n126\n" +
-		"bash: line 2: ./f: Permission denied\n126\n"
+		"bash: line 2: ./f: Permission denied\n126\n" +
+		"bash: line 5: nosuch2: command not found\n127\n"
+	if res.Output.Text != want {
+		t.Fatalf("got %q, want %q", res.Output.Text, want)
+	}
+}
+
+// `exec -a NAME` and `exec -l` give the program another argv[0], as bash
+// does: a shell's $0, and the name a program prints in its errors.
+func TestExecGivesTheArgv0Asked(t *testing.T) {
+	sb := newTestbed(t)
+	res := runScript(t, "(exec -a FOOPROC sh -c 'echo $0'); (exec -l sh -c 'echo $0'); (exec -la X bash -c 'echo $0')\n"+
+		"(exec -a renamed cat missing-file); (exec -a renamed env cat missing-file); echo done", sb.opts(approvals.DefaultAuto, nil))
+	want := "FOOPROC\n-sh\n-X\nrenamed: missing-file: No such file or directory\ncat: missing-file: No such file or directory\ndone\n"
 	if res.Output.Text != want {
 		t.Fatalf("got %q, want %q", res.Output.Text, want)
 	}

@@ -23,6 +23,9 @@ type syntaxStop struct {
 	Message string
 	// Err is the parser's own description of the error.
 	Err error
+	// KeepStatus is set for an error inside `[[ ]]`, after which bash
+	// exits with the last command's status instead of 2.
+	KeepStatus bool
 }
 
 // linesBefore returns the statements of script that bash runs before the

@@ -46,3 +46,20 @@ func TestLaw_syntax_error_runs_only_the_lines_before_it(t *testing.T) {
 		t.Errorf("an error on the first line:\n%s", text)
 	}
 }
+
+// An error inside [[ ]] is reported in bash's own words, without the line
+// quoted, and the script stops with the last command's status, not 2; a
+// script read from stdin names its line too, as bash does.
+func TestCondSyntaxErrorKeepsTheStatus(t *testing.T) {
+	sb := newTestbed(t)
+	res := runScript(t, "touch before\nfalse\n[[ a ; ]]\ntouch after\n", sb.opts(approvals.DefaultAuto, nil))
+	const msg = "bash: -c: line 3: unexpected token `;', conditional binary operator expected\n"
+	if _, err := os.Stat(filepath.Join(sb.root, "after")); err == nil || res.End != Exited || res.Status != 1 || res.Output.Text != msg || !strings.HasPrefix(res.SyntaxError, "line 3: ") {
+		t.Errorf("want exit 1 with bash's message %q:\n%s", msg, Render(res))
+	}
+	res = runScript(t, "bash <<'EOF'\n[[ a =~ c a ]]\nEOF\necho $?\nbash <<'EOF'\necho (\nEOF\n", sb.opts(approvals.DefaultAuto, nil))
+	const nested = "bash: line 1: syntax error in conditional expression\n0\nbash: line 1: syntax error near unexpected token `newline'\nbash: line 1: `echo ('\n"
+	if res.Output.Text != nested {
+		t.Errorf("a script from stdin: %q, want %q", res.Output.Text, nested)
+	}
+}

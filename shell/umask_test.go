@@ -1,7 +1,6 @@
 package shell
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,34 +11,55 @@ import (
 	"github.com/tandemdev/tandem/third_party/mvdan-sh/interp"
 )
 
-// umask reports the mask every program of the script gets; a umask that
-// would change it is refused before anything after it runs, naming the
-// chmod that does the same, since going on would make a file meant for
-// `umask 077` readable by all.
-func TestUmaskChangeIsRefusedNamingChmod(t *testing.T) {
+// A script's umask is its own: the files it makes by redirection and by
+// the programs it starts (touch, mkdir, a `sh -c` payload's) get the modes
+// it gives, a subshell's umask stays in the subshell, and tandem's own mask,
+// shared by every goroutine, never changes. With the sandbox and without.
+func TestLaw_script_umask_governs_its_files(t *testing.T) {
 	sb := newTestbed(t)
-	cur := fmt.Sprintf("%04o", interp.ProcessUmask())
-	res := runScript(t, "umask; umask "+cur+"; echo same $?", sb.opts(approvals.DefaultAuto, nil))
-	if res.End != Finished || res.Output.Text != cur+"\nsame 0\n" {
-		t.Errorf("umask with the current mask: %s", Render(res))
+	script := `umask 077; echo a > r; touch p; mkdir d; sh -c 'echo b > s'
+(umask 0; echo c > open; mkdir od); echo d > after; umask 0 && : >> wide && umask u=rwx,g=rx,o= && touch sym
+stat -c '%n %a' r p d s open od after wide sym; umask`
+	want := "r 600\np 600\nd 700\ns 600\nopen 666\nod 777\nafter 600\nwide 666\nsym 640\n0027\n"
+	for _, box := range []bool{true, false} {
+		o := sb.opts(approvals.DefaultAuto, nil)
+		if !box {
+			o.Sandbox = nil
+		}
+		dir, err := os.MkdirTemp(sb.root, "made")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Dir = dir
+		res := runScript(t, script, o)
+		if res.End != Finished || res.Output.Text != want {
+			t.Errorf("sandboxed %v: %s\nwant %q", box, Render(res), want)
+		}
+		if got := tandemsUmask(t, sb.tmp); got != interp.ProcessUmask() {
+			t.Fatalf("sandboxed %v: tandem's own mask became %04o (was %04o)", box, got, interp.ProcessUmask())
+		}
 	}
-	for _, mode := range []string{"077", "u=rwx,g=,o=", "0"} {
-		want, _ := interp.ParseUmask(interp.ProcessUmask(), mode)
-		if want == interp.ProcessUmask() {
-			continue
-		}
-		res := runScript(t, "echo made > before; umask "+mode+"; echo secret > key", sb.opts(approvals.DefaultAuto, nil))
-		if res.End != Refused || res.Refusal == nil || res.Refusal.Code != refusal.Unsupported {
-			t.Fatalf("umask %s: %s", mode, Render(res))
-		}
-		if !strings.Contains(res.Refusal.Text, "chmod ") || !strings.HasSuffix(res.Refusal.Text, "without umask.") {
-			t.Errorf("umask %s: the refusal names no chmod and no next step: %s", mode, res.Refusal.Text)
-		}
-		if _, err := os.Stat(filepath.Join(sb.root, "key")); err == nil {
-			t.Errorf("umask %s: the step after the refused umask ran", mode)
-		}
-		os.Remove(filepath.Join(sb.root, "before"))
+}
+
+// tandemsUmask is the mask a file tandem makes gets: that of the thread
+// the test runs on, one of those tandem's goroutines share.
+func tandemsUmask(t *testing.T, dir string) uint32 {
+	f, err := os.CreateTemp(dir, "tandems")
+	if err != nil {
+		t.Fatal(err)
 	}
+	name := f.Name()
+	f.Close()
+	os.Remove(name)
+	if err := os.WriteFile(name, nil, 0o777); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(name)
+	fi, err := os.Stat(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return 0o777 &^ uint32(fi.Mode().Perm())
 }
 
 // ulimit lists the limits every program of the script gets; a ulimit that

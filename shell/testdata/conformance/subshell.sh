@@ -32,7 +32,6 @@ x=1; { x=2; }; echo $x
 #! differs: interpreter: an EXIT trap set in a subshell does not run when the subshell ends
 (trap 'echo bye' EXIT; echo hi)
 ### umask in subshell
-#! differs: refused: `umask 077` would change the mask of every file the script makes, which tandem cannot do (refusal `unsupported`, naming chmod)
 (umask 077; umask); umask
 ### BASH_SUBSHELL
 echo $BASH_SUBSHELL; (echo $BASH_SUBSHELL)

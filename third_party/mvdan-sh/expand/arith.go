@@ -225,6 +225,11 @@ func (cfg *Config) arithmValue(s string, depth int) (int, error) {
 	if err != nil {
 		return 0, ArithmError{Expr: s, Msg: "syntax error: invalid arithmetic operator", Token: s}
 	}
+	if rest := strings.TrimSpace(s[min(int(expr.End().Offset()), len(s)):]); rest != "" {
+		// The parser stops after one expression; bash refuses what
+		// follows it (x='1 3'). (tandem)
+		return 0, ArithmError{Expr: s, Msg: "syntax error in expression", Token: rest}
+	}
 	return cfg.arithmExpr(expr, depth+1)
 }
 

@@ -115,6 +115,11 @@ type Config struct {
 	// A pointer to a parameter expansion node, if we're inside one.
 	// Necessary for ${LINENO}.
 	curParam *syntax.ParamExp
+
+	// indirectList tells the expansion about to run that it is the target
+	// of a ${!ref} (ref='a[@]'): such a list is null for :- and :+ only
+	// when it has no elements, as in bash. It is cleared as it is read.
+	indirectList bool
 }
 
 // UnexpectedCommandError is returned if a command substitution is encountered
@@ -277,7 +282,14 @@ func Document(cfg *Config, word *syntax.Word) (string, error) {
 func Pattern(cfg *Config, word *syntax.Word) (string, error) {
 	// Quoted parentheses are quoted too: patterns may be matched with
 	// extended operators on.
-	return quotingMeta(cfg, word, func(s string) string { return pattern.QuoteMeta(s, pattern.ExtendedOperators) })
+	return quotingMeta(cfg, word, quotePattern)
+}
+
+// quotePattern quotes a quoted part of a pattern: its metacharacters, the
+// extended operators' too, and a ']', which must not close a bracket
+// expression the part is in (${x//[^'[]']} keeps only brackets, as in bash).
+func quotePattern(s string) string {
+	return strings.ReplaceAll(pattern.QuoteMeta(s, pattern.ExtendedOperators), "]", `\]`)
 }
 
 // Regexp expands a single shell word as the regular expression on the right
@@ -574,7 +586,7 @@ func (cfg *Config) escapedGlobField(parts []fieldPart) (escaped string, glob boo
 	sb := cfg.strBuilder()
 	for _, part := range parts {
 		if part.quote > quoteNone {
-			sb.WriteString(pattern.QuoteMeta(part.val, pattern.ExtendedOperators))
+			sb.WriteString(quotePattern(part.val))
 		} else {
 			sb.WriteString(part.val)
 		}
@@ -1065,8 +1077,12 @@ func (cfg *Config) wordFields(wps []syntax.WordPart, nested bool) ([][]fieldPart
 // $@ or ${arr[*]}, with star set for the "*" forms which join into a single
 // field when quoted. ok is false for any other parameter expansion.
 func (cfg *Config) listElems(pe *syntax.ParamExp) (elems []string, star, ok bool) {
-	if pe.Param == nil { // e.g. zsh's ${}; paramExp rejects it
+	if pe.Param == nil || pe.Invalid != "" { // e.g. zsh's ${}; paramExp rejects it
 		return nil, false, false
+	}
+
+	if cfg.negativeListSlice(pe) {
+		return nil, false, false // paramExp reports it
 	}
 	switch name := pe.Param.Value; name {
 	case "*", "@":
@@ -1084,7 +1100,7 @@ func (cfg *Config) listElems(pe *syntax.ParamExp) (elems []string, star, ok bool
 			// still a list of zero fields.
 			return nonNil(cfg.sliceElems(pe, vr.List, vr.Indexes, false)), lit == "*", true
 		case Associative:
-			return nonNil(cfg.sliceElems(pe, vr.assocValues(), nil, false)), lit == "*", true
+			return nonNil(cfg.assocSlice(pe, vr.assocValues())), lit == "*", true
 		}
 	}
 	return nil, false, false
@@ -1127,6 +1143,9 @@ func nonNil(elems []string) []string {
 // unquotedElemFields returns the elements of an unquoted "*" or "@" list
 // expansion like $* or ${foo[@]}; ok is false for any other expansion.
 func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {
+	if pe.Invalid != "" {
+		return nil, false
+	}
 	if pe.Param != nil && indirect(pe) && cfg.Env.Get(pe.Param.Value).Kind != NameRef {
 		// ${!ref} with ref=@ or ref='a[@]' is a list too; an error is
 		// reported when paramExp expands it again.
@@ -1146,7 +1165,9 @@ func (cfg *Config) unquotedElemFields(pe *syntax.ParamExp) ([]string, bool) {
 // parameter expansion that should be treated especially, like "${foo[@]}".
 // The result is nil for any other parameter expansion.
 func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
-	if pe == nil || pe.Param == nil || pe.Length || pe.Width || pe.IsSet {
+	byCount := cfg.indirectList
+	cfg.indirectList = false
+	if pe == nil || pe.Param == nil || pe.Length || pe.Width || pe.IsSet || pe.Invalid != "" {
 		return nil, nil
 	}
 	name := pe.Param.Value
@@ -1155,6 +1176,7 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		if err != nil || target == nil {
 			return nil, err
 		}
+		cfg.indirectList = true
 		return cfg.quotedElemFields(target)
 	}
 	if target, elem := cfg.elemRefTarget(pe); elem {
@@ -1162,6 +1184,16 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 			return []string{}, nil // "${r[@]}" of a nameref to an element
 		}
 		return cfg.quotedElemFields(target)
+	}
+	if pe.Exp != nil && cfg.holdsList(pe.Exp.Word) {
+		// "${u:-${d[@]}}" is d's elements, each a field, when the word is used.
+		_, word, err := cfg.paramExpOrWord(pe, true)
+		if err != nil || word != nil {
+			if err != nil {
+				return nil, err
+			}
+			return cfg.quotedWordFields(word)
+		}
 	}
 	if pe.Excl {
 		switch pe.Names {
@@ -1184,13 +1216,16 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		return nil, nil
 	}
 	if elems, star, ok := cfg.listElems(pe); ok {
+		// "${a[@]:-word}" is the word or the list, as a whole: the list
+		// is null when its elements joined are, with a space ("${a[*]}"
+		// with IFS's first character), as in bash.
+		joined := strings.Join(elems, " ")
+		if star {
+			joined = cfg.ifsJoin(elems)
+		}
+		null := joined == "" && (!byCount || len(elems) == 0)
 		if overridingUnset(pe) {
-			// "${a[@]:-word}" is the word or the list, as a whole.
-			joined := strings.Join(elems, " ")
-			if star {
-				joined = cfg.ifsJoin(elems)
-			}
-			unset, null := len(elems) == 0, joined == ""
+			unset := len(elems) == 0
 			useWord := false
 			switch pe.Exp.Op {
 			case syntax.DefaultUnset, syntax.AssignUnset, syntax.ErrorUnset:
@@ -1205,12 +1240,14 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 			switch {
 			case useWord:
 				return nil, nil // paramExp expands the word
+			case pe.Exp.Op == syntax.AlternateUnsetOrNull && !unset:
+				return []string{""}, nil // elements, but null: one empty field, as bash
 			case pe.Exp.Op == syntax.AlternateUnset, pe.Exp.Op == syntax.AlternateUnsetOrNull:
 				return []string{}, nil
 			}
 		}
 		// Operators like "${foo[@]#prefix}" apply to each element.
-		elems, err := cfg.perElemOps(pe, elems)
+		elems, err := cfg.perElemOps(pe, elems, null)
 		if err != nil {
 			return nil, err
 		}
@@ -1227,6 +1264,72 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 		return []string{}, nil
 	}
 	return nil, nil
+}
+
+// holdsList tells whether the word of a ${x:-word} holds a list
+// expansion, "$@" or ${a[@]}, that gives one field per element.
+func (cfg *Config) holdsList(w *syntax.Word) bool {
+	if w == nil {
+		return false
+	}
+	for _, part := range w.Parts {
+		switch part := part.(type) {
+		case *syntax.ParamExp:
+			if _, _, ok := cfg.listElems(part); ok {
+				return true
+			}
+		case *syntax.DblQuoted:
+			if cfg.holdsList(&syntax.Word{Parts: part.Parts}) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// quotedWordFields is the fields of w read inside double quotes.
+func (cfg *Config) quotedWordFields(w *syntax.Word) ([]string, error) {
+	var parts []syntax.WordPart
+	for _, part := range w.Parts {
+		if dq, ok := part.(*syntax.DblQuoted); ok {
+			parts = append(parts, dq.Parts...) // "${u:-"${d[@]}"}" quotes it once
+		} else {
+			parts = append(parts, part)
+		}
+	}
+	fields, err := cfg.wordFields([]syntax.WordPart{&syntax.DblQuoted{Parts: parts}}, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(fields))
+	for _, field := range fields {
+		var b strings.Builder
+		for _, part := range field {
+			b.WriteString(part.val)
+		}
+		out = append(out, b.String())
+	}
+	return out, nil
+}
+
+// assocSlice is ${A[@]:offset:length} of an associative array's values:
+// as in bash, an offset counts from 1, and 0 is taken as 1; a negative
+// one counts back from one past the last (-1 is the last), and one before
+// 0 leaves nothing.
+func (cfg *Config) assocSlice(pe *syntax.ParamExp, elems []string) []string {
+	if pe.Slice != nil && pe.Slice.Offset != nil {
+		if offset, err := Arithm(cfg, pe.Slice.Offset); err == nil {
+			if offset < 0 {
+				offset += len(elems) + 1
+			}
+			if offset < 0 {
+				return []string{}
+			}
+			elems = elems[min(max(offset-1, 0), len(elems)):]
+		}
+		pe = &syntax.ParamExp{Slice: &syntax.Slice{Length: pe.Slice.Length}}
+	}
+	return cfg.sliceElems(pe, elems, nil, false)
 }
 
 // sliceElems applies ${var:offset:length} slicing to a list of elements.
@@ -1291,7 +1394,9 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 		// No tilde prefix to expand, e.g. "foo".
 		return "", field
 	}
-	i := strings.IndexByte(name, '/')
+	// As in bash outside POSIX mode, a `:` ends the prefix too: `~:x`.
+	// (tandem)
+	i := strings.IndexAny(name, "/:")
 	if i < 0 && moreFields {
 		// There is a tilde prefix, but followed by more fields, e.g. "~'foo'".
 		// We only proceed if an unquoted slash was found in this field, e.g. "~/'foo'".
@@ -1301,6 +1406,20 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 		rest = name[i:]
 		name = name[:i]
 	}
+	if home, ok := cfg.Home(name); ok {
+		return home, rest
+	}
+	return "", field
+}
+
+// Home is the directory the tilde prefix `~name` names: the home directory
+// of the user called name, or for "" the current user's ($HOME); `~+` is
+// $PWD and `~-` $OLDPWD, as in bash. ok is false when there is none.
+func (cfg *Config) Home(name string) (dir string, ok bool) {
+	if vars := map[string]string{"+": "PWD", "-": "OLDPWD"}; vars[name] != "" {
+		vr := cfg.Env.Get(vars[name])
+		return vr.String(), vr.IsSet()
+	}
 	if name == "" {
 		// Current user; try via "HOME", otherwise fall back to the
 		// system's appropriate home dir env var. Don't use os/user, as
@@ -1308,29 +1427,29 @@ func (cfg *Config) expandUser(field string, moreFields bool) (prefix, rest strin
 		// to use cfg.Env, and we always want to check "HOME" first.
 
 		if vr := cfg.Env.Get("HOME"); vr.IsSet() {
-			return vr.String(), rest
+			return vr.String(), true
 		}
 
 		if runtime.GOOS == "windows" {
 			if vr := cfg.Env.Get("USERPROFILE"); vr.IsSet() {
-				return vr.String(), rest
+				return vr.String(), true
 			}
 		}
-		return "", field
+		return "", false
 	}
 
 	// Not the current user; try via "HOME <name>", otherwise fall back to
 	// os/user. There isn't a way to lookup user home dirs without cgo.
 
 	if vr := cfg.Env.Get("HOME " + name); vr.IsSet() {
-		return vr.String(), rest
+		return vr.String(), true
 	}
 
 	u, err := user.Lookup(name)
 	if err != nil {
-		return "", field
+		return "", false
 	}
-	return u.HomeDir, rest
+	return u.HomeDir, true
 }
 
 func findAllIndex(pat, name string, n int, mode pattern.Mode) [][]int {
@@ -1396,6 +1515,11 @@ func (cfg *Config) glob(base, pat string) ([]string, error) {
 	//    ReadDir2("/foo") to ensure that "/foo/" exists and only matches a directory
 	//    ReadDir2("/foo") glob "*"
 
+	if cfg.GlobStar {
+		// `**/**` recurses no deeper than `**`, and bash lists each
+		// path once. (tandem)
+		parts = slices.CompactFunc(parts, func(a, b string) bool { return a == "**" && b == "**" })
+	}
 	for i, part := range parts {
 		// Keep around for debugging.
 		// log.Printf("matches %q part %d %q", matches, i, part)

@@ -80,10 +80,15 @@ func (cfg *Config) paramExp(pe *syntax.ParamExp, quoted bool) (string, error) {
 // used it returns that word unexpanded, so that an unquoted ${x:-'a b'}
 // can keep its quoted parts whole when split into fields.
 func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *syntax.Word, error) {
+	byCount := cfg.indirectList
+	cfg.indirectList = false
 	oldParam := cfg.curParam
 	cfg.curParam = pe
 	defer func() { cfg.curParam = oldParam }()
 
+	if pe.Invalid != "" {
+		return "", nil, BadSubstError{Text: pe.Invalid}
+	}
 	if pe.Param == nil { // e.g. zsh's ${}
 		return "", nil, fmt.Errorf("unsupported")
 	}
@@ -92,6 +97,7 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 		if err != nil || target == nil {
 			return "", nil, err
 		}
+		cfg.indirectList = true
 		str, word, err := cfg.paramExpOrWord(target, quoted)
 		if ue, ok := err.(UnsetParameterError); ok {
 			// bash names the reference: !x: unbound variable
@@ -179,15 +185,21 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 			elems = nil
 			indexAllElements = true
 		case Indexed:
+			if pe.Slice != nil && pe.Slice.Length != nil && sliceLen < 0 {
+				return "", nil, sliceLengthError(pe)
+			}
 			indexAllElements = true
 			callVarInd = false
 			elems = cfg.sliceElems(pe, vr.List, vr.Indexes, name == "@" || name == "*")
 			str = join(elems)
 			set = len(elems) > 0 // ${a[@]-word} of a=() is the word
 		case Associative:
+			if pe.Slice != nil && pe.Slice.Length != nil && sliceLen < 0 {
+				return "", nil, sliceLengthError(pe)
+			}
 			indexAllElements = true
 			callVarInd = false
-			elems = cfg.sliceElems(pe, vr.assocValues(), nil, false)
+			elems = cfg.assocSlice(pe, vr.assocValues())
 			str = join(elems)
 			set = len(elems) > 0
 		}
@@ -252,6 +264,9 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 				rs = rs[slicePos(sliceOffset):]
 			}
 			if pe.Slice.Length != nil {
+				if sliceLen < 0 && -sliceLen > len(rs) {
+					return "", nil, sliceLengthError(pe) // ends before it starts
+				}
 				rs = rs[:slicePos(sliceLen)]
 			}
 			str = string(rs)
@@ -264,7 +279,16 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 		str = join(elems)
 	case pe.Exp != nil:
 		op := pe.Exp.Op
-		if overridingUnset(pe) && !wordUsed(op, set, str == "") {
+		null := str == ""
+		switch {
+		case indexAllElements && byCount && quoted:
+			null = len(elems) == 0
+		case indexAllElements && !quoted:
+			// An unquoted ${a[*]:-word} is null as ${a[@]:-word} is:
+			// its elements joined with a space are (bash 5.2).
+			null = strings.Join(elems, " ") == ""
+		}
+		if overridingUnset(pe) && !wordUsed(op, set, null) {
 			// The word is expanded only when used, as in bash:
 			// ${x:-$((i++))} leaves i as it is when x is set.
 			break
@@ -321,20 +345,37 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 				// ${var@a} returns variable attribute flags.
 				// We use orig (before nameref resolve) for the attributes.
 				str = orig.Flags()
+				if name == "@" || name == "*" {
+					str = "" // the positional parameters have none
+				}
 			case "A":
 				// ${var@A} returns a declare statement that recreates the variable.
-				flags := orig.Flags()
-				quoted, err := syntax.Quote(str, syntax.LangBash)
-				if err != nil {
-					return "", nil, err
+				if !set {
+					str = ""
+					break
 				}
+				flags := orig.Flags()
 				if flags == "" {
-					str = fmt.Sprintf("%s=%s", name, quoted)
+					str = fmt.Sprintf("%s=%s", name, quoteValue(str))
 				} else {
-					str = fmt.Sprintf("declare -%s %s=%s", flags, name, quoted)
+					str = fmt.Sprintf("declare -%s %s=%s", flags, name, quoteValue(str))
 				}
 			case "K", "k":
-				// TODO: implement, like @A but listing keys for assoc arrays.
+				// An array's keys and values (${a[@]@K} is 0 "x" 1 "y"),
+				// else quoted as by @Q.
+				if pairs, ok := keyValues(arg, vr, indexAllElements && name != "@" && name != "*"); ok {
+					str = strings.Join(pairs, " ")
+					break
+				}
+				if !set {
+					str = ""
+					break
+				}
+				out := make([]string, len(elems))
+				for i, elem := range elems {
+					out[i] = quoteValue(elem)
+				}
+				str = join(out)
 			default:
 				panic(fmt.Sprintf("unexpected @%s param expansion", arg))
 			}
@@ -406,8 +447,9 @@ func removePattern(str, pat string, fromEnd, shortest bool, mode pattern.Mode) s
 // variable's list of elements.
 
 // perElemOps applies pattern removal, replacement, or case conversion to
-// each element, leaving them unchanged for any whole-expansion operator.
-func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, error) {
+// each element, leaving them unchanged for any whole-expansion operator;
+// null tells whether the list is null, for `:-` and `:+`.
+func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string, null bool) ([]string, error) {
 	switch {
 	case pe.Repl != nil:
 		return cfg.replaceElems(pe.Repl, elems)
@@ -417,7 +459,7 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 			syntax.DefaultUnset, syntax.DefaultUnsetOrNull:
 			// "${a[@]-x}" is a's elements when a has any, else the one
 			// field x; "${a[@]+x}" is x when it has, else no field.
-			if !wordUsed(op, len(elems) > 0, strings.Join(elems, "") == "") {
+			if !wordUsed(op, len(elems) > 0, null) {
 				if op == syntax.AlternateUnset || op == syntax.AlternateUnsetOrNull {
 					return []string{}, nil
 				}
@@ -451,13 +493,79 @@ func (cfg *Config) perElemOps(pe *syntax.ParamExp, elems []string) ([]string, er
 			case "a": // "${a[@]@a}" gives the array's attributes once for each
 				out := make([]string, len(elems))
 				for i := range elems {
-					out[i] = cfg.Env.Get(pe.Param.Value).Flags()
+					if name := pe.Param.Value; name != "@" && name != "*" {
+						out[i] = cfg.Env.Get(name).Flags()
+					}
+				}
+				return out, nil
+			case "K", "k":
+				if name := pe.Param.Value; name != "@" && name != "*" {
+					if pairs, ok := keyValues(arg, cfg.Env.Get(name), true); ok {
+						if arg == "K" { // one field, as bash gives it
+							return []string{strings.Join(pairs, " ")}, nil
+						}
+						return pairs, nil
+					}
+				}
+				out := make([]string, len(elems))
+				for i, elem := range elems {
+					out[i] = quoteValue(elem)
 				}
 				return out, nil
 			}
 		}
 	}
 	return elems, nil
+}
+
+// DeclareQuote quotes a value as declare -p and ${a[@]@K} do: in double
+// quotes, or $'…' when it holds control characters.
+func DeclareQuote(s string) string {
+	if strings.ContainsFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
+		return QuoteANSIC(s)
+	}
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`, "`", "\\`")
+	return `"` + r.Replace(s) + `"`
+}
+
+// DeclareKey is an associative array's key as declare -p and ${A[@]@K}
+// show it: quoted as [DeclareQuote] does when empty or when it holds one
+// of bash's shell metacharacters.
+func DeclareKey(k string) string {
+	if k == "" || strings.ContainsAny(k, " \t\n\"'\\$`|&;()<>*?[]!{}~#") {
+		return DeclareQuote(k)
+	}
+	return k
+}
+
+// keyValues is an array's keys and values in turn, for ${a[@]@K} (the
+// values quoted as declare -p does, an associative array's list ending in
+// a space, as in bash) and ${a[@]@k} (as they are); ok is false when vr
+// is not an array or whole is false (${a[0]@K} is quoted as by @Q).
+func keyValues(op string, vr Variable, whole bool) (pairs []string, ok bool) {
+	quote := func(s string) string { return s }
+	key := quote
+	if op == "K" {
+		quote, key = DeclareQuote, DeclareKey
+	}
+	switch {
+	case !whole:
+		return nil, false
+	case vr.Kind == Indexed:
+		for i, k := range vr.indexedKeys() {
+			pairs = append(pairs, k, quote(vr.List[i]))
+		}
+	case vr.Kind == Associative:
+		for _, k := range vr.AssocKeys() {
+			pairs = append(pairs, key(k), quote(vr.Map[k]))
+		}
+		if op == "K" && len(pairs) > 0 {
+			pairs[len(pairs)-1] += " "
+		}
+	default:
+		return nil, false
+	}
+	return pairs, true
 }
 
 // quoteValue quotes a value as ${x@Q} does in bash: in single quotes, or
@@ -605,11 +713,19 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 		return vr.String(), vr.IsSet(), nil
 	}
 	switch vr.Kind {
+	case Unknown:
+		if lit := nodeLit(idx); lit != "@" && lit != "*" && (cfg.curParam == nil || !cfg.curParam.Length) {
+			// bash evaluates the subscript of an unset array too:
+			// ${u[i++]} adds 1 to i, ${u[1/0]} fails; not ${#u[i]}.
+			if _, err := Subscript(cfg, idx); err != nil {
+				return "", false, err
+			}
+		}
 	case String:
 		if lit := nodeLit(idx); lit == "@" || lit == "*" {
 			return vr.Str, vr.IsSet(), nil // ${s[@]} of a string is the string
 		}
-		n, err := Arithm(cfg, idx)
+		n, err := Subscript(cfg, idx)
 		if err != nil {
 			return "", false, err
 		}
@@ -621,7 +737,7 @@ func (cfg *Config) varInd(vr Variable, idx syntax.ArithmExpr) (string, bool, err
 		case "*", "@":
 			return strings.Join(vr.List, " "), len(vr.List) > 0, nil
 		}
-		i, err := Arithm(cfg, idx)
+		i, err := Subscript(cfg, idx)
 		if err != nil {
 			return "", false, err
 		}
@@ -694,7 +810,7 @@ func (cfg *Config) assignElem(name string, vr Variable, idx syntax.ArithmExpr, v
 		i := 0
 		if idx != nil {
 			var err error
-			if i, err = Arithm(cfg, idx); err != nil {
+			if i, err = Subscript(cfg, idx); err != nil {
 				return err
 			}
 			if i < 0 {
@@ -792,6 +908,15 @@ func AssocKey(cfg *Config, idx syntax.ArithmExpr) (string, error) {
 	return "", fmt.Errorf("bad array subscript")
 }
 
+// BadSubstError is a ${…} that bash reads but cannot expand, like ${a&}
+// ([syntax.ParamExp.Invalid]); as in bash, the command fails with the rest
+// of its line.
+type BadSubstError struct {
+	Text string
+}
+
+func (e BadSubstError) Error() string { return e.Text + ": bad substitution" }
+
 // IndirectError is a ${!ref} whose reference is unset or names no
 // variable; as in bash, the command fails with the rest of its line.
 type IndirectError struct {
@@ -800,6 +925,66 @@ type IndirectError struct {
 }
 
 func (e IndirectError) Error() string { return e.Ref + ": " + e.Msg }
+
+// SubscriptError is an arithmetic error in an indexed array's subscript,
+// named by its expression: as in bash, it ends a shell that is not
+// interactive (a subshell exits) with status 1, where one in $(( )) ends
+// the line only.
+type SubscriptError struct{ ArithmError }
+
+func (e SubscriptError) Unwrap() error { return e.ArithmError }
+
+// Subscript evaluates an indexed array's subscript, an error in it being a
+// [SubscriptError].
+func Subscript(cfg *Config, idx syntax.ArithmExpr) (int, error) {
+	quoted := false
+	syntax.Walk(idx, func(node syntax.Node) bool {
+		_, ok := node.(*syntax.SglQuoted)
+		quoted = quoted || ok
+		return !quoted
+	})
+	if quoted {
+		// bash takes a single quote in a subscript for a character of
+		// the expression, which no operand starts with: a['2']=x fails.
+		text := ArithmText(idx)
+		return 0, SubscriptError{ArithmError{Expr: text, Msg: "syntax error: operand expected", Token: text[strings.IndexByte(text, '\''):]}}
+	}
+	n, err := ArithmNamed(cfg, idx, syntax.Pos{})
+	if ae, ok := err.(ArithmError); ok {
+		return 0, SubscriptError{ae}
+	}
+	return n, err
+}
+
+// SliceLengthError is a ${x:offset:length} whose negative length ends
+// before its offset, or any negative length of a list (${a[@]:1:-1}); as
+// in bash, the command fails with the rest of its line.
+type SliceLengthError struct {
+	Length string // as written, with the blanks after its colon
+}
+
+func (e SliceLengthError) Error() string { return e.Length + ": substring expression < 0" }
+
+func sliceLengthError(pe *syntax.ParamExp) SliceLengthError {
+	text := ArithmText(pe.Slice.Length)
+	if off := pe.Slice.Offset; off != nil && off.End().Line() == pe.Slice.Length.Pos().Line() {
+		// bash prints what follows the colon: ${a[@]: 1: -3} is " -3".
+		if n := int(pe.Slice.Length.Pos().Offset()) - int(off.End().Offset()) - 1; n > 0 {
+			text = strings.Repeat(" ", n) + text
+		}
+	}
+	return SliceLengthError{Length: text}
+}
+
+// negativeListSlice tells whether pe slices a list with a negative length,
+// which only [Config.paramExpOrWord] reports.
+func (cfg *Config) negativeListSlice(pe *syntax.ParamExp) bool {
+	if pe.Slice == nil || pe.Slice.Length == nil {
+		return false
+	}
+	n, err := Arithm(cfg, pe.Slice.Length)
+	return err == nil && n < 0
+}
 
 // indirect reports whether pe is ${!ref…}: an indirect expansion, not
 // ${!prefix*} nor ${!a[@]} (the keys), which is indirect too when an

@@ -83,6 +83,23 @@ type Runner struct {
 	Vars  map[string]expand.Variable
 	Funcs map[string]*syntax.Stmt
 
+	// frames are the function calls and sourced files running, the
+	// innermost last: where each one's code came from and the line it was
+	// called on (BASH_SOURCE and BASH_LINENO). mainSource is what the main
+	// script's functions are said to come from ([MainSource]), mainFrame
+	// whether the main script is a frame of its own ([ScriptFile]), and
+	// funcSources each function's source.
+	frames []frame
+	// hashed is bash's hash table of the programs run by name.
+	hashed      []hashEntry
+	mainSource  string
+	mainFrame   bool
+	funcSources map[string]string
+
+	// execString is BASH_EXECUTION_STRING, a `bash -c` string
+	// ([ExecutionString]).
+	execString *string
+
 	alias map[string]alias
 	// aliasRead is the last line of the main script read when the running
 	// top-level statement began: bash reads a line whole (and a compound
@@ -129,6 +146,12 @@ type Runner struct {
 	fds [7]any
 
 	ecfg *expand.Config
+
+	// varWrites counts the variables set, so that an array assignment
+	// can tell whether its subscript assigned (a[a[0]=1]=x) and read the
+	// array again, as bash assigns to the array as it is then.
+	varWrites int
+
 	ectx context.Context // just so that Runner.Subshell can use it again
 
 	// didReset remembers whether the runner has ever been reset. This is
@@ -156,13 +179,6 @@ type Runner struct {
 	inFunc       bool
 	inSource     bool
 	handlingTrap bool // whether we're currently in a trap callback
-
-	// commandString is set by CommandString. source is the file whose
-	// code runs, as bash's BASH_SOURCE[0]: a sourced file's path, a
-	// function's (funcSources), or "" for the script's top level.
-	commandString bool
-	source        string
-	funcSources   map[string]string
 
 	// track if a sourced script set positional parameters
 	sourceSetParams bool
@@ -200,6 +216,14 @@ type Runner struct {
 	funcStack []string
 
 	limits *Limits // nil: no bounds
+
+	// mask is the script's file mode mask: the umask builtin's, which
+	// the files its redirections make and the programs it starts get.
+	// origMask is the one it started with (see [Umask]).
+	mask, origMask uint32
+
+	// execArgv0 is the argv[0] `exec -a NAME` gives the program it runs.
+	execArgv0 string
 
 	// pipeStatus is the status of each command of the last pipeline.
 	pipeStatus []int
@@ -339,6 +363,10 @@ type bgProc struct {
 	number int    // its job number, %N
 	text   string // the command as written, for jobs
 	waited bool   // wait reported it: job specs no longer name it
+	// signal is the signal `kill` ended it with (0: none), which wait
+	// reports once (notified) as bash does.
+	signal   int
+	notified bool
 	// cancel ends the job with the cause a JobSignal.
 	cancel context.CancelCauseFunc
 	// readsFifo is the named pipe a >(…) reads, made as fifoMade.
@@ -375,6 +403,7 @@ type alias struct {
 func New(opts ...RunnerOption) (*Runner, error) {
 	r := &Runner{
 		usedNew:        true,
+		origMask:       processUmask,
 		openHandler:    DefaultOpenHandler(),
 		readDirHandler: DefaultReadDirHandler2(),
 		statHandler:    DefaultStatHandler(),
@@ -446,6 +475,72 @@ func TempDir(dir string) RunnerOption {
 	}
 }
 
+// MainSource names the main script in the errors of the functions it
+// defines, as bash's BASH_SOURCE does: `environment` for a `bash -c`
+// string, `main` for a script read from stdin. Errors in the main script's
+// own statements start with $0. Without it, a function's errors start
+// with $0 too.
+func MainSource(name string) RunnerOption {
+	return func(r *Runner) error {
+		r.mainSource = name
+		return nil
+	}
+}
+
+// ScriptFile says the main script is the file at path, as `bash path`
+// runs it: its functions' errors start with path, and BASH_SOURCE and
+// BASH_LINENO end with it (path and 0), as bash's do.
+func ScriptFile(path string) RunnerOption {
+	return func(r *Runner) error {
+		r.mainSource, r.mainFrame = path, true
+		return nil
+	}
+}
+
+// frame is a function call or a sourced file that is running.
+type frame struct {
+	name   string // the function's, or source
+	source string // the file its code came from
+	line   uint   // the line it was called on
+}
+
+// source is the file the running code was read from, as bash's
+// BASH_SOURCE[0]: a sourced file, or the script that defined the running
+// function; empty in the main script's own statements.
+func (r *Runner) source() string {
+	if n := len(r.frames); n > 0 {
+		return r.frames[n-1].source
+	}
+	return ""
+}
+
+// sourceStack is BASH_SOURCE and lines BASH_LINENO: each frame's source
+// and the line it was called on, the innermost first.
+func (r *Runner) sourceStack() (sources, lines []string) {
+	sources, lines = []string{}, []string{}
+	for _, f := range slices.Backward(r.frames) {
+		sources = append(sources, f.source)
+		lines = append(lines, strconv.FormatUint(uint64(f.line), 10))
+	}
+	if r.mainFrame {
+		sources, lines = append(sources, r.mainSource), append(lines, "0")
+	}
+	return sources, lines
+}
+
+// bashVersion is $BASH_VERSION: the bash whose behaviour the patches
+// match.
+const bashVersion = "5.2.15(1)-release"
+
+// ExecutionString sets BASH_EXECUTION_STRING, a shell variable that is not
+// exported, as bash sets it to the string of `bash -c`.
+func ExecutionString(script string) RunnerOption {
+	return func(r *Runner) error {
+		r.execString = &script
+		return nil
+	}
+}
+
 // Limits bounds what a script may hold, so that one script cannot take the
 // memory of the process interpreting it. Going past a bound ends the script
 // with a *[LimitError]. A zero field is no bound. Runners given the same
@@ -478,6 +573,16 @@ const (
 	DepthLimit     = "nested function calls, eval and source"
 	SubshellsLimit = "subshells running at once"
 )
+
+// Umask sets the file mode mask the script starts with, the process's
+// when not set: a script run by another (`sh -c`) starts with that one's,
+// as a child process inherits its parent's.
+func Umask(mask uint32) RunnerOption {
+	return func(r *Runner) error {
+		r.origMask = mask & 0o777
+		return nil
+	}
+}
 
 // Bounds sets the bounds of what the script may hold.
 func Bounds(l *Limits) RunnerOption {
@@ -589,16 +694,6 @@ func Dir(path string) RunnerOption {
 func Interactive(enabled bool) RunnerOption {
 	return func(r *Runner) error {
 		r.opts[optExpandAliases] = enabled
-		return nil
-	}
-}
-
-// CommandString marks the script as a command string, as `bash -c`
-// runs: the errors in its functions start with `environment:` instead of
-// $0, as bash's do. (tandem)
-func CommandString() RunnerOption {
-	return func(r *Runner) error {
-		r.commandString = true
 		return nil
 	}
 }
@@ -963,6 +1058,7 @@ var posixOptsTable = [...]posixOpt{
 	{'C', "noclobber"},
 	{'E', "errtrace"},
 	{'T', "functrace"},
+	{' ', "posix"},
 }
 
 var bashOptsTable = [...]bashOpt{
@@ -1075,7 +1171,7 @@ var bashOptsTable = [...]bashOpt{
 		name:         "interactive_comments",
 		defaultState: true,
 	},
-	{name: "lastpipe"},
+	{name: "lastpipe", supported: true},
 	{name: "lithist", supported: true},
 	{name: "localvar_inherit"},
 	{name: "localvar_unset"},
@@ -1117,6 +1213,7 @@ const (
 	optNoClobber
 	optErrTrace
 	optFuncTrace
+	optPosix
 
 	// These correspond to indexes (offset by the above seven items) of
 	// supported options in [bashOptsTable]
@@ -1187,7 +1284,11 @@ func (r *Runner) Reset() {
 		limits:         r.limits,
 		signals:        &signalQueue{},
 		signalParent:   r.signalParent,
-		commandString:  r.commandString,
+		mask:           r.origMask,
+		origMask:       r.origMask,
+		mainSource:     r.mainSource,
+		mainFrame:      r.mainFrame,
+		execString:     r.execString,
 
 		// These can be set by functions like [Dir] or [Params], but
 		// builtins can overwrite them; reset the fields to whatever the
@@ -1264,6 +1365,14 @@ func (r *Runner) Reset() {
 	r.setExportedString("PWD", r.Dir)
 	r.setVarString("IFS", " \t\n")
 	r.setVarString("OPTIND", "1")
+	if r.execString != nil {
+		r.setVarString("BASH_EXECUTION_STRING", *r.execString)
+	}
+	if !r.writeEnv.Get("BASH_VERSION").IsSet() {
+		// The bash this interpreter behaves as: scripts test it
+		// before they use bash's features (`set -o posix` and such).
+		r.setVarString("BASH_VERSION", bashVersion)
+	}
 
 	r.dirStack = append(r.dirStack, r.Dir)
 
@@ -1307,7 +1416,7 @@ func IsExitStatus(err error) (status uint8, ok bool) {
 // Calling Run on an entire [*File] implies an exit, meaning that an exit trap may
 // run.
 func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
-	_, err := r.run(ctx, node, "")
+	_, err := r.run(ctx, node, "", false)
 	return err
 }
 
@@ -1315,12 +1424,14 @@ func (r *Runner) Run(ctx context.Context, node syntax.Node) error {
 // a syntax error, as [Runner.Run] does; then, unless they exited the shell,
 // it writes msg (the error, as the shell words it) to stderr and exits with
 // status 2, before the EXIT trap runs: what bash does when its parser
-// reaches the error. reached reports whether it did. (tandem)
-func (r *Runner) RunBeforeSyntaxError(ctx context.Context, f *syntax.File, msg string) (reached bool, err error) {
-	return r.run(ctx, f, msg)
+// reaches the error. With keepStatus, it exits with the status of the last
+// command instead, as bash does after an error inside `[[ ]]`. reached
+// reports whether it did. (tandem)
+func (r *Runner) RunBeforeSyntaxError(ctx context.Context, f *syntax.File, msg string, keepStatus bool) (reached bool, err error) {
+	return r.run(ctx, f, msg, keepStatus)
 }
 
-func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string) (reached bool, _ error) {
+func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string, keepStatus bool) (reached bool, _ error) {
 	if !r.didReset {
 		r.Reset()
 	}
@@ -1335,7 +1446,11 @@ func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string) (r
 		if syntaxErr != "" && !r.exit.exiting {
 			reached = true
 			io.WriteString(r.stderr, syntaxErr)
-			r.exit = exitStatus{code: 2, exiting: true}
+			code := uint8(2)
+			if keepStatus {
+				code = r.exit.code
+			}
+			r.exit = exitStatus{code: code, exiting: true}
 		}
 	case *syntax.Stmt:
 		r.stmt(ctx, node)
@@ -1470,9 +1585,16 @@ func (r *Runner) subshell(background bool) *Runner {
 		subshellLevel:  r.subshellLevel + 1,
 		startTime:      r.startTime,
 		limits:         r.limits,
+		mask:           r.mask, // a subshell's umask is its own
+		origMask:       r.origMask,
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
 		inFunc:         r.inFunc,                 // `local` in a function's pipeline
 		filename:       r.filename,
+		frames:         slices.Clip(r.frames), // appends must not share
+		hashed:         slices.Clone(r.hashed),
+		mainSource:     r.mainSource,
+		mainFrame:      r.mainFrame,
+		funcSources:    maps.Clone(r.funcSources),
 		opts:           r.opts,
 		usedNew:        r.usedNew,
 		exit:           r.exit,
@@ -1498,8 +1620,6 @@ func (r *Runner) subshell(background bool) *Runner {
 	r2.writeEnv = newOverlayEnviron(r.writeEnv, background)
 	// Funcs are copied, since they might be modified.
 	r2.Funcs = maps.Clone(r.Funcs)
-	r2.funcSources = maps.Clone(r.funcSources)
-	r2.commandString, r2.source = r.commandString, r.source
 	r2.Vars = make(map[string]expand.Variable)
 	r2.alias = maps.Clone(r.alias)
 	r2.aliasRead, r2.aliasTop, r2.aliasInUse = r.aliasRead, r.aliasTop, r.aliasInUse

@@ -6,6 +6,7 @@ package interp
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -36,6 +37,18 @@ import (
 // Also, should we move this to the syntax package too?
 // It's not a syntactical property strictly speaking,
 // but it's also odd to require importing the interp package for it.
+
+// specialBuiltin reports whether bash takes name as a special builtin in
+// its POSIX mode: found before functions, never a function's name, and
+// keeping the assignments before it.
+func specialBuiltin(name string) bool {
+	switch name {
+	case ":", ".", "source", "break", "continue", "eval", "exec", "exit", "export",
+		"readonly", "return", "set", "shift", "trap", "unset", "times":
+		return true
+	}
+	return false
+}
 
 // IsBuiltin returns true if the given word is a POSIX Shell
 // or Bash builtin.
@@ -144,13 +157,6 @@ func (e errBuiltinExitStatus) Error() string {
 // Note that a non-nil error may be returned in cases where the builtin
 // alters the control flow of the runner, even if the builtin did not fail.
 // For example, this is the case with `exit 0` or `return`.
-// ErrorPrefix is how an error of the command at hand starts, as bash's
-// do: `bash: line 3`, or `environment: line 2` in a function of a bash -c
-// script. (tandem)
-func (hc HandlerContext) ErrorPrefix() string {
-	return fmt.Sprintf("%s: line %d", hc.runner.errName(), hc.runner.line)
-}
-
 func (hc HandlerContext) Builtin(ctx context.Context, args []string) error {
 	if hc.kind != handlerKindExec {
 		return fmt.Errorf("HandlerContext.Builtin can only be called via an ExecHandlerFunc")
@@ -189,6 +195,9 @@ func writeErrorText(err error) string {
 	msg := errno.Error()
 	return strings.ToUpper(msg[:1]) + msg[1:]
 }
+
+// execUsage is bash's usage line of exec.
+const execUsage = "exec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\n"
 
 func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args []string) (exit exitStatus) {
 	switch name {
@@ -289,8 +298,11 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		switch {
 		case n < 0:
 			return failf(1, "shift: %d: shift count out of range\n", n)
+		case n > len(r.Params) && r.opts[optPosix]:
+			return failf(1, "shift: %d: shift count out of range\n", n)
 		case n > len(r.Params):
-			// Nothing shifted, silently, as bash without shopt -s shift_verbose.
+			// Nothing shifted, silently, as bash without shopt -s shift_verbose
+			// or set -o posix.
 			exit.code = 1
 			return exit
 		}
@@ -326,6 +338,9 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 			if name, sub, ok := cutElemSubscript(arg); vars && ok {
 				if !r.unsetElem(name, sub) {
 					exit.code = 1
+				}
+				if r.exit.exiting { // a bad subscript ends the shell
+					return r.exit
 				}
 			} else if vars && r.lookupVar(arg).IsSet() {
 				if !r.delVar(arg) {
@@ -554,7 +569,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 	case "type":
 		return r.typeBuiltin(args)
 	case "hash":
-		// TODO: implement. for now, having this as a no-op is better than nothing.
+		return r.hashBuiltin(args)
 	case "eval":
 		args, bad := r.noOptions(name, args)
 		if bad != nil {
@@ -608,12 +623,13 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		if err != nil {
 			return failf(1, "%s: %s: %v\n", name, args[0], err)
 		}
-		// bash names the file as given, or as found in PATH.
-		shown := path
-		if strings.Contains(args[0], "/") {
-			shown = args[0]
+		// As bash's BASH_SOURCE and its errors: the name as given,
+		// unless found in $PATH.
+		source := path
+		if strings.Contains(args[0], "/") || path == args[0] {
+			source = args[0]
 		}
-		file := r.parseAt(string(code), 1, shown)
+		file := r.parseAt(string(code), 1, source)
 		if file == nil {
 			return exitStatus{code: 2} // as bash's for a syntax error
 		}
@@ -621,7 +637,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		// Keep the current versions of some fields we might modify.
 		oldParams := r.Params
 		oldSourceSetParams := r.sourceSetParams
-		oldInSource, oldSource := r.inSource, r.source
+		oldInSource := r.inSource
 
 		// If we run "source file args...", set said args as parameters.
 		// Otherwise, keep the current parameters.
@@ -634,7 +650,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		// parameters.
 		r.sourceSetParams = false
 		r.inSource = true // know that we're inside a sourced script.
-		r.source = shown
+		r.frames = append(r.frames, frame{"source", source, r.line})
 		if ctx, err = r.limits.Nest(ctx); err != nil {
 			r.exit.fatal(err)
 			return r.exit
@@ -651,7 +667,8 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 			r.Params = oldParams
 		}
 		r.sourceSetParams = oldSourceSetParams
-		r.inSource, r.source = oldInSource, oldSource
+		r.inSource = oldInSource
+		r.frames = r.frames[:len(r.frames)-1]
 
 		exit = r.exit
 		exit.returning = false
@@ -675,15 +692,55 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		// the process. It's in theory what a shell should do,
 		// but in practice it would kill the entire Go process
 		// and it's not available on Windows.
-		if len(args) > 0 && args[0] == "--" {
+		// -a NAME and -l give the program another argv[0], as bash's.
+		argv0, login := "", false
+	options:
+		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
+			opt := args[0]
 			args = args[1:]
+			if opt == "--" {
+				break
+			}
+			for i := 1; i < len(opt); i++ {
+				switch opt[i] {
+				case 'l':
+					login = true
+				case 'a':
+					switch {
+					case i+1 < len(opt):
+						argv0 = opt[i+1:]
+					case len(args) > 0:
+						argv0, args = args[0], args[1:]
+					default:
+						r.errf("exec: -a: option requires an argument\n")
+						fmt.Fprint(r.stderr, execUsage)
+						exit.code = 2
+						return exit
+					}
+					continue options
+				case 'c':
+					r.errf("exec: -c: not supported by tandem's shell; run env -i COMMAND instead\n")
+					exit.code = 2
+					return exit
+				default:
+					r.errf("exec: -%c: invalid option\n", opt[i])
+					fmt.Fprint(r.stderr, execUsage)
+					exit.code = 2
+					return exit
+				}
+			}
 		}
 		if len(args) == 0 {
 			r.keepRedirs = true
 			break
 		}
+		if login {
+			argv0 = "-" + cmp.Or(argv0, args[0])
+		}
 		r.exit.exiting = true
+		r.execArgv0 = argv0
 		r.exec(ctx, pos, args)
+		r.execArgv0 = ""
 		exit = r.exit
 	case "command":
 		return r.commandBuiltin(ctx, pos, args)
@@ -848,8 +905,8 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 
 		args := fp.args()
 		for _, name := range args {
-			if !syntax.ValidName(name) {
-				return failf(2, "read: invalid identifier %q\n", name)
+			if _, _, elem := cutElemSubscript(name); !syntax.ValidName(name) && !elem {
+				return failf(1, "read: `%s': not a valid identifier\n", name)
 			}
 		}
 
@@ -926,10 +983,10 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 			if len(args) > 0 {
 				name = args[0]
 				for _, other := range args[1:] {
-					r.setVarString(other, "")
+					r.setVarOrElem(other, "")
 				}
 			}
-			r.setVarString(name, val)
+			r.setVarOrElem(name, val)
 		} else {
 			values := expand.ReadFields(r.ecfg, string(line), len(args), raw)
 			for i, name := range args {
@@ -937,7 +994,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 				if i < len(values) {
 					val = values[i]
 				}
-				r.setVarString(name, val)
+				r.setVarOrElem(name, val) // read 'a[i]' sets an element, as in bash
 			}
 		}
 

@@ -74,6 +74,9 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 				declQuery = flag
 			default:
 				r.errf("%s: %s: invalid option\n", variant, flag)
+				if usage, ok := declUsage[variant]; ok {
+					fmt.Fprintf(r.stderr, "%s: usage: %s\n", variant, usage) // bare, as bash prints it
+				}
 				r.exit.code = 2
 				return
 			}
@@ -91,7 +94,8 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			r.exit.code = 1
 			continue
 		}
-		if !syntax.ValidName(name) {
+		if !syntax.ValidName(name) && declQuery != "-f" && declQuery != "-F" {
+			// A function's name may be any word (`ble/foo`).
 			word := name // bash names the whole word
 			switch {
 			case as.Array != nil:
@@ -142,14 +146,21 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		if local && !global && !r.localHere(name) {
 			vr = expand.Variable{} // a new local, unset until assigned
 		}
+		convert := ""
 		switch {
 		case valType == "-A" && vr.Kind == expand.Indexed:
-			r.errf("%s: cannot convert indexed to associative array\n", name)
-			r.exit.code = 1
-			r.exit.exiting, r.exit.discard = true, true // as bash does, with the rest of the line
-			return
+			convert = "indexed to associative"
 		case valType == "-a" && vr.Kind == expand.Associative:
-			r.errf("%s: cannot convert associative to indexed array\n", name)
+			convert = "associative to indexed"
+		}
+		if convert != "" && as.Naked {
+			// bash names the builtin when no value comes with it, and
+			// goes on.
+			r.errf("%s: %s: cannot convert %s array\n", variant, name, convert)
+			r.exit.code = 1
+			continue
+		} else if convert != "" {
+			r.errf("%s: cannot convert %s array\n", name, convert)
 			r.exit.code = 1
 			r.exit.exiting, r.exit.discard = true, true // as bash does, with the rest of the line
 			return
@@ -176,6 +187,10 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			vr.Local = false
 		} else if local {
 			vr.Local = true
+		} else {
+			// export or readonly of a caller's local changes that
+			// local, not a new one of this function.
+			vr.Local = false
 		}
 		for _, mode := range modes {
 			on := mode[0] == '-'
@@ -201,6 +216,36 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			}
 			r.assignElem(vr, name, as.Index, as)
 			continue
+		}
+		if !as.Naked && as.Array == nil && vr.Kind != expand.NameRef && !r.lookupVar(name).ReadOnly {
+			// declare -a x=1 makes an array of one element, and a
+			// value for an array sets its element 0 (declare a=9 on
+			// a=(1 2) leaves a[1]), as in bash.
+			switch {
+			case valType == "-a" && vr.Kind != expand.Indexed:
+				vr.Kind, vr.List, vr.Indexes = expand.Indexed, nil, nil
+				if vr.IsSet() && vr.Str != "" {
+					vr.List = []string{vr.Str}
+				}
+			case valType == "-A" && vr.Kind != expand.Associative:
+				vr.Kind, vr.Map = expand.Associative, nil
+			}
+			if vr.Kind == expand.Indexed || vr.Kind == expand.Associative {
+				val := ""
+				if as.Value != nil {
+					val = r.literal(r.colonTildes(as.Value))
+				}
+				if list := compoundValue(name, val); list != nil {
+					// declare -a x='(1 2)' assigns the list it spells,
+					// as bash does for an array's declaration.
+					list.Append = as.Append
+					as = list
+				} else {
+					taken := &syntax.Assign{Name: as.Name, Append: as.Append, Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: val}}}}
+					r.assignElem(vr, name, &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: "0"}}}, taken)
+					continue
+				}
+			}
 		}
 		if !as.Naked {
 			name, vr = r.assignVal(name, vr, as, valType)
@@ -229,13 +274,12 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		for _, name := range slices.Sorted(maps.Keys(r.Funcs)) {
 			r.printFunc(name, r.Funcs[name])
 		}
+	case declQuery == "" && len(modes) == 0 && valType == "" && (variant == "declare" || variant == "typeset"):
+		// declare alone lists as set does.
+		r.listSet()
 	case declQuery == "-p", variant == "export", variant == "readonly", variant == "local":
 		// export, readonly and local alone list as declare -p does.
-		vars := map[string]expand.Variable{}
-		for name, vr := range r.writeEnv.Each {
-			vars[name] = vr
-		}
-		for _, name := range slices.Sorted(maps.Keys(vars)) {
+		for _, name := range r.varNames() {
 			vr := r.lookupVar(name)
 			if !vr.Declared() || !hasAttrs(vr, modes, valType) || variant == "local" && !vr.Local {
 				continue
@@ -303,6 +347,16 @@ func hasAttrs(vr expand.Variable, modes []string, valType string) bool {
 	return true
 }
 
+// declUsage is the usage line bash prints after an invalid option of each
+// declaration builtin.
+var declUsage = map[string]string{
+	"declare":  "declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]",
+	"typeset":  "typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]",
+	"local":    "local [option] name[=value] ...",
+	"export":   "export [-fn] [name[=value] ...] or export -p",
+	"readonly": "readonly [-aAf] [name[=value] ...] or readonly -p",
+}
+
 // declareCall is declare and its kin reached as a command: each field is
 // one assignment, split at its first '='.
 func (r *Runner) declareCall(name string, args []string) exitStatus {
@@ -329,7 +383,9 @@ func fieldAssign(field string) *syntax.Assign {
 	if !ok {
 		as.Naked = true
 	} else {
-		as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: val}}}
+		// The value is as the expansion made it: no tilde or
+		// backslash in it is read again, as in bash.
+		as.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: val}}}
 	}
 	return as
 }
@@ -360,43 +416,35 @@ func declareLine(name string, vr expand.Variable) string {
 			if vr.Indexes != nil {
 				idx = vr.Indexes[i]
 			}
-			fmt.Fprintf(&b, "[%d]=%s", idx, declareQuote(v))
+			fmt.Fprintf(&b, "[%d]=%s", idx, expand.DeclareQuote(v))
 		}
 		b.WriteString(")")
 	case expand.Associative:
 		b.WriteString("=(")
 		for _, k := range vr.AssocKeys() {
-			key := k
-			if k == "" || strings.ContainsAny(k, " \t\n\"'\\$`|&;()<>*?[]!{}~#") { // bash's shell metacharacters
-				key = declareQuote(k)
-			}
-			fmt.Fprintf(&b, "[%s]=%s ", key, declareQuote(vr.Map[k]))
+			fmt.Fprintf(&b, "[%s]=%s ", expand.DeclareKey(k), expand.DeclareQuote(vr.Map[k]))
 		}
 		b.WriteString(")")
 	default:
-		fmt.Fprintf(&b, "=%s", declareQuote(vr.Str))
+		fmt.Fprintf(&b, "=%s", expand.DeclareQuote(vr.Str))
 	}
 	return b.String()
 }
 
-// declareQuote quotes a value as declare -p does: in double quotes, or
-// $'…' when it holds control characters.
-func declareQuote(s string) string {
-	if strings.ContainsFunc(s, func(c rune) bool { return c < 0x20 || c == 0x7f }) {
-		return expand.QuoteANSIC(s)
+// varNames are the names set and declare list, sorted: the variables,
+// and the arrays bash keeps of the running frames.
+func (r *Runner) varNames() []string {
+	names := map[string]bool{"BASH_LINENO": true, "BASH_SOURCE": true}
+	for name := range r.writeEnv.Each {
+		names[name] = true
 	}
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, `$`, `\$`, "`", "\\`")
-	return `"` + r.Replace(s) + `"`
+	return slices.Sorted(maps.Keys(names))
 }
 
 // listSet is set without arguments: each set variable as NAME=VALUE,
 // quoted to be read back, by name, then the functions, as bash lists them.
 func (r *Runner) listSet() {
-	vars := map[string]expand.Variable{}
-	for name, vr := range r.writeEnv.Each {
-		vars[name] = vr
-	}
-	for _, name := range slices.Sorted(maps.Keys(vars)) {
+	for _, name := range r.varNames() {
 		vr := r.lookupVar(name)
 		if !vr.IsSet() {
 			continue
@@ -406,6 +454,8 @@ func (r *Runner) listSet() {
 			// declare -p's form, after its attributes.
 			_, value, _ := strings.Cut(declareLine(name, vr), " "+name+"=")
 			r.outf("%s=%s\n", name, value)
+		case expand.NameRef:
+			r.outf("%s=%s\n", name, setQuote(vr.Str)) // the name it refers to
 		default:
 			r.outf("%s=%s\n", name, setQuote(vr.String()))
 		}
@@ -433,4 +483,22 @@ func setQuote(s string) string {
 // singleQuote quotes s in single quotes, a quote in it as '\”.
 func singleQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// compoundValue is the list assignment a declaration's value for an array
+// spells when it is written in parentheses (`declare -a x='(1 2)'`), nil
+// for any other value.
+func compoundValue(name, val string) *syntax.Assign {
+	if !strings.HasPrefix(val, "(") || !strings.HasSuffix(val, ")") {
+		return nil
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(name+"="+val), "")
+	if err != nil || len(f.Stmts) != 1 {
+		return nil
+	}
+	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) > 0 || len(call.Assigns) != 1 || call.Assigns[0].Array == nil {
+		return nil
+	}
+	return call.Assigns[0]
 }

@@ -67,6 +67,11 @@ type HandlerContext struct {
 	// It may be invalid if the operation has no relevant position information.
 	Pos syntax.Pos
 
+	// Line is the line of the statement being run as bash counts it, for
+	// an error's `line N:`: a command whose second word spans lines is at
+	// that word's last line, not at Pos's.
+	Line uint
+
 	// TODO(v4): use an os.File for stdin below directly.
 
 	// Stdin is the interpreter's current standard input reader.
@@ -79,11 +84,32 @@ type HandlerContext struct {
 	// Stderr is the interpreter's current standard error writer.
 	Stderr io.Writer
 
+	// Argv0 is the argv[0] the program is to get instead of its name
+	// (`exec -a NAME`, `exec -l`); empty for its name.
+	Argv0 string
+
+	// Umask is the script's file mode mask, set by the umask builtin: the
+	// programs an [ExecHandlerFunc] starts are to get it (the default one
+	// leaves them the process's). The mode an [OpenHandlerFunc] is passed
+	// has it taken away already.
+	Umask uint32
+
 	// LastExitStatus is the value that "$?" would hold when the handler is called.
 	// A [CallHandlerFunc] or [ExecHandlerFunc] runs as part of its own command,
 	// so this refers to the command before it.
 	// At the start of a trap callback, it is the status of the command which triggered the trap.
 	LastExitStatus int
+}
+
+// ErrorName is the name the interpreter starts its own errors with where
+// the handler runs (before `: line N: `), as bash's do: the file the
+// running function or sourced script came from (see [MainSource]), else
+// $0, so that a handler's errors read as the interpreter's (tandem).
+func (hc HandlerContext) ErrorName() string {
+	if hc.runner == nil {
+		return "gosh"
+	}
+	return hc.runner.errName()
 }
 
 // CallHandlerFunc is a handler which runs on every [syntax.CallExpr].
@@ -419,7 +445,7 @@ func DefaultOpenHandler() OpenHandlerFunc {
 		} else if path != "" && !filepath.IsAbs(path) {
 			path = filepath.Join(mc.Dir, path)
 		}
-		return os.OpenFile(path, flag, perm)
+		return OpenExact(flag, perm, func(flag int) (*os.File, error) { return os.OpenFile(path, flag, perm) })
 	}
 }
 

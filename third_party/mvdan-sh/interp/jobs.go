@@ -363,6 +363,31 @@ func (r *Runner) printJobs(args []string) exitStatus {
 	return exitStatus{}
 }
 
+// notifyKilled tells, once each, on wait's standard error, of the jobs
+// that a signal ended and that have ended, as bash's notify_of_job_status
+// does for a shell that is not interactive:
+// `bash: line 6:  2221 Killed                  sleep 1` (its pid is $!).
+// bash is silent on SIGINT, SIGTERM and SIGPIPE, and on a signal the shell
+// traps.
+func (r *Runner) notifyKilled() {
+	for _, bg := range r.bgProcs {
+		select {
+		case <-bg.done:
+		default:
+			continue
+		}
+		if bg.signal == 0 || bg.notified || !bg.job {
+			continue
+		}
+		bg.notified = true
+		name := signalName(bg.signal)
+		if _, trapped := r.traps[name]; trapped || name == "SIGINT" || name == "SIGTERM" || name == "SIGPIPE" {
+			continue
+		}
+		r.errf("%5d %-24s%s\n", bg.pid, signalDescription(bg.signal), bg.text)
+	}
+}
+
 // jobText is a background command as jobs lists it, without its `&`.
 func jobText(st *syntax.Stmt) string {
 	var b strings.Builder
@@ -402,8 +427,13 @@ func (r *Runner) wait(ctx context.Context, args []string) (exit exitStatus) {
 	for _, arg := range args {
 		bg, ok := r.job(arg)
 		switch {
-		case ok:
+		case ok && !(next && bg.waited):
 			named = append(named, bg)
+			continue
+		case next:
+			// bash 5.2's wait -n: an operand it cannot wait for (a job
+			// already waited for too) is no job; with none left, 127.
+			r.errf("wait: %s: no such job\n", arg)
 			continue
 		case strings.HasPrefix(arg, "%"):
 			r.errf("wait: %s: no such job\n", arg)
@@ -416,6 +446,8 @@ func (r *Runner) wait(ctx context.Context, args []string) (exit exitStatus) {
 		}
 		exit.code = 127
 	}
+	// bash tells of the jobs a signal ended once it has waited.
+	defer r.notifyKilled()
 	report := func(bg *bgProc) {
 		bg.waited = true
 		exit = *bg.exit

@@ -72,6 +72,9 @@ func (waitStatus) Signal() int    { return 0 }
 // signalName is the name of signal n; trap knows no signals here.
 func signalName(n int) string { return "" }
 
+// signalDescription names a signal by its number here.
+func signalDescription(n int) string { return fmt.Sprintf("Signal %d", n) }
+
 // signalNumber is the number of the named signal; trap knows no signals here.
 func signalNumber(name string) int { return 0 }
 

@@ -13,6 +13,7 @@ import (
 	"os/user"
 	"runtime"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
@@ -84,6 +85,14 @@ func isENOEXEC(err error) bool { return errors.Is(err, syscall.ENOEXEC) }
 // isETXTBSY reports whether the kernel refused to execute a file
 // with ETXTBSY, i.e. a process holds it open for writing.
 func isETXTBSY(err error) bool { return errors.Is(err, syscall.ETXTBSY) }
+
+// signalDescription is a signal as the C library's strsignal describes
+// it, which bash prints for a job the signal ended ("Killed", "Hangup",
+// "User defined signal 1"): Go's words, capitalised as the C library's.
+func signalDescription(n int) string {
+	desc := syscall.Signal(n).String()
+	return strings.ToUpper(desc[:1]) + desc[1:]
+}
 
 // signalName is the name of signal n on this system (SIGINT), or "".
 func signalName(n int) string {

@@ -187,7 +187,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -A m=([k]=v); declare -A m; echo ${m[k]}", "v\n"},
 		{"x=1; f() { local x; echo \"[$x]\"; }; f", "[]\n"},
 		{"declare a; a+=(b); echo ${a[@]} ${#a[@]}", "b 1\n"},
-		{"declare -r r=1; declare -a a=(x); s=3; declare -pr | grep -v ID=; declare -pa | grep -v PIPESTATUS", "declare -r r=\"1\"\ndeclare -a a=([0]=\"x\")\n"},
+		{"declare -r r=1; declare -a a=(x); s=3; declare -pr | grep -v ID=; declare -pa | grep -v -e PIPESTATUS -e BASH_", "declare -r r=\"1\"\ndeclare -a a=([0]=\"x\")\n"},
 		{"a=b; declare -p a=x; echo $?", "gosh: line 1: declare: a=x: not found\n1\n"},
 		{"a[5]=x; a[2]=y; declare -p a", "declare -a a=([2]=\"y\" [5]=\"x\")\n"},
 	},
@@ -210,10 +210,40 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"umask": {
 		{"umask $(umask); echo $?; umask u=rwx; echo $?", "0\n0\n"},
+		{"umask 077; umask; umask -S; umask -p; umask -pS; (umask 0; umask); umask; umask g+w,o-r; umask; umask -S a=rx",
+			"0077\nu=rwx,g=,o=\numask 0077\numask -S u=rwx,g=,o=\n0000\n0077\n0057\nu=rx,g=rx,o=rx\n"},
+		{"umask 222; umask 8; echo $?; umask -x; echo $?; umask x=r; echo $?; umask u+z; echo $?; umask",
+			"gosh: line 1: umask: 8: octal number out of range\n1\ngosh: line 1: umask: -x: invalid option\numask: usage: umask [-p] [-S] [mode]\n2\n" +
+				"gosh: line 1: umask: `x': invalid symbolic mode operator\n1\ngosh: line 1: umask: `z': invalid symbolic mode character\n1\n0222\n"},
+		{"umask 0124; umask 'u+r,,u-r'; umask +; umask; umask -; umask =; umask; umask 0124; umask +=; umask 7777; umask; umask -Sx; umask -S -- =rx; umask ''",
+			"gosh: line 1: umask: `,': invalid symbolic mode operator\n0124\n0777\ngosh: line 1: umask: `=': invalid symbolic mode character\n0777\n" +
+				"gosh: line 1: umask: -x: invalid option\numask: usage: umask [-p] [-S] [mode]\nu=rx,g=rx,o=rx\ngosh: line 1: umask: `\x00': invalid symbolic mode operator\n"},
+		{"cd \"$(mktemp -d)\"; umask 027; echo a > f; (umask 0; echo b > g); echo c > h; stat -c %a f g h; rm f g h", "640\n666\n640\n"},
+	},
+	"a simple command's line as bash's": {
+		{"trap 'echo err $LINENO' ERR\nfalse \"\n\"\nx=1 false \"\n\"\nfalse 2>/dev/null \"\n\"", "err 3\nerr 4\nerr 6\n"},
+		{"cd /nonexistent-dir \"\n\" 2>/dev/null; echo $?\ncd /nonexistent-dir \\\n x 2>/dev/null; cd /nonexistent-dir \"\n\" 2>&1 | cut -c1-12",
+			"1\ngosh: line 4\n"},
+	},
+	"time reports on standard error": {
+		{"{ time :; } 2>/dev/null; echo t; { time -p :; } 2>&1 >/dev/null | cut -c1-4", "t\nreal\nuser\nsys \n"},
+	},
+	"wait tells of a job a signal ended": {
+		{"cd \"$(mktemp -d)\"; sleep 5 & kill -HUP $!; wait $! 2>e; echo $?; sleep 5 & kill -TERM $!; wait 2>>e; f() { sleep 5; }; f & kill -9 $!; wait 2>>e; wait $! 2>>e\n" +
+			"trap : USR1; sleep 5 & kill -USR1 $!; wait 2>>e; tr -s ' ' < e | sed 's/: [0-9]* /: PID /'; grep -c Killed e",
+			"129\ngosh: line 1: PID Hangup sleep 5\ngosh: line 1: PID Killed f\n1\n"},
+	},
+	"exec -a and -l": {
+		{"exec -x; echo after $?; exec -a; echo after2 $?; exec -c true; echo after3 $?",
+			"gosh: line 1: exec: -x: invalid option\nexec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\nafter 2\n" +
+				"gosh: line 1: exec: -a: option requires an argument\nexec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\nafter2 2\n" +
+				"gosh: line 1: exec: -c: not supported by tandem's shell; run env -i COMMAND instead\nafter3 2\n"},
 	},
 	"failglob": {
 		{"shopt -s failglob; echo *.nomatch-x; echo same\necho next $?; (echo *.nomatch-y); echo sub $?",
 			"gosh: line 1: no match: *.nomatch-x\nnext 1\ngosh: line 2: no match: *.nomatch-y\nsub 1\n"},
+		{"set -e; shopt -s failglob; (echo *.nomatch-x); echo not\necho not", "gosh: line 1: no match: *.nomatch-x\n"},
+		{"set -e; shopt -s failglob\nif echo *.nomatch-x; then :; fi\necho not", "gosh: line 2: no match: *.nomatch-x\n"},
 	},
 	"indirect expansion as in bash": {
 		{"x=xx; xx=aaabcc; echo ${!x:2} ${!x#*a} ${!x/a*b/d} ${!x:+set}", "abcc aabcc dcc set\n"},
@@ -240,8 +270,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -A A=([j]=1 2)", "gosh: line 1: A: 2: must use subscript when assigning associative array\n"},
 		{"a[2]=y; a[2]+=z; typeset b[3]=4 b[5]=6; declare -p a b; readonly c[1]=x", "declare -a a=([2]=\"yz\")\ndeclare -a b=([3]=\"4\" [5]=\"6\")\ngosh: line 1: readonly: `c[1]': not a valid identifier\n"},
 		{"i=1; a=([100+i++]=$((i++)) [200+i++]=$((i++))); echo ${!a[@]} ${a[@]}", "103 204 1 2\n"},
-		{"a=(1); declare -A a; echo never\necho $?", "gosh: line 1: a: cannot convert indexed to associative array\n1\n"},
-		{"a=(x); echo \"[${a[-3]}]\"; a[-3]=y; unset 'a[-3]'", "gosh: line 1: a: bad array subscript\n[]\ngosh: line 1: a[-3]: bad array subscript\ngosh: line 1: unset: [-3]: bad array subscript\n"},
+		{"a=(1); declare -A a; echo $?; declare -A a=([k]=v); echo never\necho $?", "gosh: line 1: declare: a: cannot convert indexed to associative array\n1\ngosh: line 1: a: cannot convert indexed to associative array\n1\n"},
+		{"a=(x); echo \"[${a[-3]}]\"; a[-3]=y; echo no\nunset 'a[-3]'", "gosh: line 1: a: bad array subscript\n[]\ngosh: line 1: a[-3]: bad array subscript\ngosh: line 2: unset: [-3]: bad array subscript\n"},
 		{"s=(''); e=(); printf '<%s>' \"${s[@]:-w}\" \"${e[@]-w}\" \"${u[@]:-w}\" \"${e[@]:+w}\" ${s[@]:-w}; echo", "<w><w><w><w>\n"},
 		{"a=(x \"it's\"); a[5]=$'t\\tb'; echo \"${a[@]@Q}\"; declare -a d; declare -A D; printf '<%s>' \"${d[@]}\" \"${D[@]}\" \"${!D[@]}\"; echo", "'x' 'it'\\''s' $'t\\tb'\n<>\n"},
 		{"readonly r=1; r=2; echo same\necho next $?; unset r; echo $?", "gosh: line 1: r: readonly variable\nnext 1\ngosh: line 2: unset: r: cannot unset: readonly variable\n1\n"},
@@ -255,11 +285,13 @@ var patchCases = map[string][]struct{ script, want string }{
 	"background jobs as in bash": {
 		{"true & [ $! -gt 4194304 ] && echo above", "above\n"},
 		{"sleep 5 & kill -TERM $!; echo kill=$?; wait $!; echo wait=$?", "kill=0\nwait=143\n"},
-		{"sleep 5 & sleep 5 & kill -9 %1 %+; wait %1; echo $?; wait %1; echo $?", "137\ngosh: line 1: wait: %1: no such job\n127\n"},
+		{"sleep 5 & sleep 5 & kill -9 %1 %+; wait %1 2>/dev/null; echo $?; wait %1; echo $?", "137\ngosh: line 1: wait: %1: no such job\n127\n"},
 		{"kill -l 0 INT 130 SIGUSR1; kill -l 128; echo $?", "EXIT\n2\nINT\n10\ngosh: line 1: kill: 128: invalid signal specification\n1\n"},
 		{"trap -l | { IFS= read -r l; echo \"$l\"; }", " 1) SIGHUP\t 2) SIGINT\t 3) SIGQUIT\t 4) SIGILL\t 5) SIGTRAP\n"},
 		{"(exit 6) & wait %1; echo $?; wait %1; echo $?", "6\ngosh: line 1: wait: %1: no such job\n127\n"},
 		{"wait zzz; echo $?; true & wait -n; echo $?; wait -n; echo $?", "gosh: line 1: wait: `zzz': not a pid or valid job spec\n1\n0\n127\n"},
+		{"(exit 3) & p=$!; wait -n $p; echo a=$?; wait -n %1 bad; echo b=$?; sleep 0.2 & wait -n bad $! 2>/dev/null; echo c=$?",
+			"a=3\ngosh: line 1: wait: %1: no such job\ngosh: line 1: wait: bad: no such job\nb=127\nc=0\n"},
 		{"sleep 5 & jobs; jobs -p | while read p; do [ $p = $! ] && echo same; done; kill %1", "[1]+  Running                 sleep 5 &\nsame\n"},
 		{"trap 'echo usr1' USR1; kill -USR1 $$; echo after=$?; kill -URG $$; echo urg=$?; kill $$; echo never", "usr1\nafter=0\nurg=0\n"},
 	},
@@ -425,7 +457,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"set -u; echo $- $SHELLOPTS; SHELLOPTS=x; echo no", "huBc braceexpand:hashall:interactive-comments:nounset\ngosh: line 1: SHELLOPTS: readonly variable\n"},
 		{"_s='a b' _q=\"it's\" _e=; _a=(1 '2 3'); set | grep '^_[a-z]'", "_a=([0]=\"1\" [1]=\"2 3\")\n_e=\n_q='it'\\''s'\n_s='a b'\n"},
 		{"set + a; echo \"[$*]\"; set - +; echo \"[$*]\"; set + -; echo \"[$*]\"", "[a]\n[+]\n[+]\n"},
-		{"(set -eu; echo $x; echo no); echo $?; (set -u; echo $x); echo $?", "gosh: line 1: x: unbound variable\n1\ngosh: line 1: x: unbound variable\n127\n"},
+		{"(set -eu; echo $x; echo no); echo $?; (set -u; echo $x); echo $?", "gosh: line 1: x: unbound variable\n1\ngosh: line 1: x: unbound variable\n1\n"},
 		{"set -x; echo '' 'b c' \"it's\"", "+ echo '' 'b c' 'it'\\''s'\n b c it's\n"},
 		{"shopt -s progcomp autocd xpg_echo; echo $? 'a\\tb'", "0 a\tb\n"},
 	},
@@ -455,6 +487,102 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
+	},
+	"[[ ]] as bash 5.2 parses it": {
+		{"[[ '' && x || y ]]; echo $?; [[ x || '' && '' ]]; echo $?", "0\n0\n"},
+		{"[[ ! a && '' ]]; echo $?; [[ ! a == b && x ]]; echo $?; [[ ! ! a && b ]]; echo $?", "1\n0\n0\n"},
+		{"[[ (a) && ! (b == c) ]]; echo $?", "0\n"},
+		{"[[ !(a == a) ]]; echo $?; x=; [[ !($x) && 1 ]]; echo $?; shopt -s extglob; [[ x == !(y) ]]; echo $?", "1\n0\n0\n"},
+	},
+	"tildes as bash expands them": {
+		{"HOME=/h; x=~:${u-~:~}; echo $x; x=a:${u-b:~}; echo $x; echo ${u-~:~} ~:x \"${u-~}\"", "/h:/h:/h\na:b:/h\n/h:~ /h:x ~\n"},
+		{"HOME=/h; x=~root:~; [[ $x == \"$(echo ~root):/h\" ]] && echo same; y=~nosuchuser-x:~; echo $y", "same\n~nosuchuser-x:/h\n"},
+		{"HOME=/h; b='c=~/src' d='e=1\\2'; readonly \"$b\"; declare $d; echo \"$c $e\"", "~/src 1\\2\n"},
+		{"cd /; OLDPWD=/o; echo ~+ ~- ~-/x; y=~-:~+; echo $y; unset OLDPWD; echo ~-", "/ /o /o/x\n/o:/\n~-\n"},
+	},
+	"!(…) anywhere in a pattern": {
+		{"shopt -s extglob; for w in ab bb ba cc a.md a.txt; do [[ $w == !(b)@(b|c) ]] && echo $w; done", "ab\ncc\n"},
+		{"shopt -s extglob; for w in a.md a.txt .md x.MD; do case $w in *.!(md)) echo $w;; esac; done", "a.txt\nx.MD\n"},
+		{"shopt -s extglob; for w in ab ac az a; do [[ $w == a@(!(c|d)) ]] && echo $w; done; [[ ab == a!(@(ab|b*)) ]] || echo no", "ab\naz\na\nno\n"},
+		{"shopt -s extglob nocasematch; [[ X.MD == *.!(md) ]] || echo no; [[ 'a|b' == !(a)\\|* ]] || echo no2; [[ é1 == ?!([a-z]) ]] && echo yes", "no\nno2\nyes\n"},
+		{"shopt -s extglob; [[ '' == @() ]] && echo empty; [[ x == @() ]] || echo not; [[ aaa == +(a)!(b) ]] && echo plus", "empty\nnot\nplus\n"},
+		{"shopt -s extglob; s=$(printf '%0300d' 0); [[ $s == *!(x)*!(y)*1 ]] || echo long", "long\n"},
+	},
+	"usage lines of the declaration builtins": {
+		{"typeset -@ x; echo $?; export -@; readonly -@", "gosh: line 1: typeset: -@: invalid option\ntypeset: usage: typeset [-aAfFgiIlnrtux] name[=value] ... or typeset -p [-aAfFilnrtux] [name ...]\n2\ngosh: line 1: export: -@: invalid option\nexport: usage: export [-fn] [name[=value] ...] or export -p\ngosh: line 1: readonly: -@: invalid option\nreadonly: usage: readonly [-aAf] [name[=value] ...] or readonly -p\n"},
+	},
+	"a variable's value that is more than one expression": {
+		{"x='1 3'; (( x == 1 )); echo $?; a=('1 3' 5); (( a == 5 )); echo $?; y='2 * 3'; echo $((y))", "gosh: line 1: ((: 1 3: syntax error in expression (error token is \"3\")\n1\ngosh: line 1: ((: 1 3: syntax error in expression (error token is \"3\")\n1\n6\n"},
+	},
+	"=~ as POSIX regcomp and regexec": {
+		{"[[ { =~ { ]]; echo $?; [[ a{ =~ a{ ]]; echo $?; [[ a =~ (a|{) ]]; echo $?", "2\n2\n2\n"},
+		{"[[ xyz =~ (x|xy) ]]; echo ${BASH_REMATCH[@]}; [[ abcd =~ (a|ab)(c|bcd) ]]; echo ${BASH_REMATCH[@]}", "xy xy\nabcd a bcd\n"},
+		{"[[ aa =~ ^a{2}$ ]]; echo $?; [[ '{' =~ [{] ]]; echo $?; [[ 'a{' =~ a\\{ ]]; echo $?; [[ 'a{' =~ 'a{' ]]; echo $?", "0\n0\n0\n0\n"},
+	},
+	"array slices and list defaults as bash 5.2": {
+		{"d=('1 2' 3); printf '<%s>' \"${u[@]:-${d[@]}}\" \"${u:-\"${d[@]}\"}\"; echo", "<1 2><3><1 2><3>\n"},
+		{"set -- 'a b' c; printf '<%s>' \"${1:+$@}\"; echo", "<a b><c>\n"},
+		{"a=(1 2 3 4 5); echo \"${a[@]: 1: -3}\"; echo no\necho $?", "gosh: line 1:  -3: substring expression < 0\n1\n"},
+		{"x=abcdef; echo ${x:4:-2}x; echo ${x:4:-3}; echo no", "x\ngosh: line 1: -3: substring expression < 0\n"},
+		{"declare -A A=([k]=v); A[j]=w; echo ${A[@]:0:1} ${A[@]:1:1} ${A[@]:2} ${A[@]: -1} ${A[@]: -3}. ${A[@]: -4}.", "v v w w v w. .\n"},
+	},
+	"array subscripts evaluated as bash 5.2": {
+		{"a[a[0]=1]=X; declare -p a; a[ a[0]+=1 ]+=Y; declare -p a", "declare -a a=([0]=\"1\" [1]=\"X\")\ndeclare -a a=([0]=\"2\" [1]=\"X\" [2]=\"Y\")\n"},
+		{"a=([0]=1+2+3 [a[0]]=10 [a[6]]=hello); echo ${!a[@]} ${a[@]}", "0 6 10 1+2+3 10 hello\n"},
+		{"a=(x y); n1=5 n2=7; a+=([0]=n1 [a[0]]=z); echo ${!a[@]}", "0 1 5\n"},
+		{"s=str; s[1]=t; s[0]+=x; s[-1]+=u; echo ${s[@]}", "strx tu\n"},
+		{"u[-1]=x; echo no\necho ${#u[@]}", "gosh: line 1: u[-1]: bad array subscript\n0\n"},
+		{"(a[1/0]=2; echo no); echo $?; i=0; : ${u[i++]} ${#u[i++]}; echo $i; echo ${a[1/0]}; echo no\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n1\n1\ngosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
+		{"a=(1); b=([1/0]=1)\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
+		{"a=(1); unset 'a[1/0]'\necho no", "gosh: line 1: 1 / 0: division by 0 (error token is \"0\")\n"},
+		{"declare u; unset -v 'u[\"k\"]'; echo $?; x=1; unset 'x[1-1]'; echo ${x-gone}; declare w; unset 'w[1]'; echo $?", "0\ngone\ngosh: line 1: unset: w: not an array variable\n1\n"},
+		{"a[\"1\"]=2; echo $?; a[3 + '4']=5\necho no", "0\ngosh: line 1: 3 + '4': syntax error: operand expected (error token is \"'4'\")\n"},
+		{"c=(1 2); c[-1]+=z; c[-5]=q; echo no\necho ${c[@]}", "gosh: line 1: c[-5]: bad array subscript\n1 2z\n"},
+	},
+	"array literals read as bash 5.2": {
+		{"h=100; a=([h]=1 [h]+=2); a+=([h]+=:3); echo ${!a[@]} ${a[@]}", "100 12:3\n"},
+		{"declare -A A=([k]=old); A=([k]=1 [k]+=2 [j]+=x); echo ${A[k]} ${A[j]}; A+=([k]=a [k]+=b); echo ${A[k]}", "old2 x\nab\n"},
+		{"a=(1 2); a[0]=(3 4); echo no\necho $? ${a[@]}", "gosh: line 1: a[0]: cannot assign list to array member\n1 1 2\n"},
+		{"HOME=/h; declare -A A=([h]=~/x [j]=a:~); a=([0]=~/x); echo ${A[h]} ${A[j]} $a", "~/x a:~ /h/x\n"},
+		{"a=([5]=x{1,2} y [7]={z}); declare -p a; declare -A A=([k]={a,b}); echo ${A[k]}", "declare -a a=([0]=\"[5]=x1\" [1]=\"[5]=x2\" [2]=\"y\" [7]=\"{z}\")\n{a,b}\n"},
+	},
+	"a declaration's value for an array as bash 5.2": {
+		{"x=(1 2); declare x=9; declare -a y=5; declare -A A=([k]=v); declare A+=w; declare -p x y A", "declare -a x=([0]=\"9\" [1]=\"2\")\ndeclare -a y=([0]=\"5\")\ndeclare -A A=([0]=\"w\" [k]=\"v\" )\n"},
+		{"c='y=(4 5)'; declare -a \"$c\" x='(1 2)'; z=(7); declare z='(8 9)' q='(1)'; declare -A A='([k]=v)'; declare -p x y z q A", "declare -a x=([0]=\"1\" [1]=\"2\")\ndeclare -a y=([0]=\"4\" [1]=\"5\")\ndeclare -a z=([0]=\"8\" [1]=\"9\")\ndeclare -- q=\"(1)\"\ndeclare -A A=([k]=\"v\" )\n"},
+		{"x=(1 2); declare x=; declare -a w='(x'; declare -p x w", "declare -a x=([0]=\"\" [1]=\"2\")\ndeclare -a w=([0]=\"(x\")\n"},
+		{"x=(1); declare -A x; echo $?; readonly -a r=(1); declare r=2; echo $?", "gosh: line 1: declare: x: cannot convert indexed to associative array\n1\ngosh: line 1: declare: r: readonly variable\n1\n"},
+	},
+	"read into an array's element as bash 5.2": {
+		{"i=2; read 'a[1]' \"a[i]\" <<< 'x y'; declare -A A; read 'A[k]' <<< v; echo ${a[@]} ${A[k]}", "x y v\n"},
+		{"read 1x <<< a; echo $?", "gosh: line 1: read: `1x': not a valid identifier\n1\n"},
+	},
+	"arrays before a command as bash 5.2": {
+		{"a=(1 2) b=([k]=v) sh -c 'echo \"$a $b\"'; echo ${a-unset}", "(1 2) ([k]=v)\nunset\n"},
+		{"a=(0 1); a[0 + 1]=x sh -c 'echo ran'; echo $? ${a[@]}", "gosh: line 1: `a[0 + 1]': not a valid identifier\nran\n0 0 1\n"},
+	},
+	"bad substitutions when they run": {
+		{"echo ${a&}; echo same line\necho next $?", "gosh: line 1: ${a&}: bad substitution\nnext 1\n"},
+		{"x=abc; echo ${#x-d}\necho ${x:}\n(echo ${#x:1}; echo no); echo $?", "gosh: line 1: ${#x-d}: bad substitution\ngosh: line 2: ${x:}: bad substitution\ngosh: line 3: ${#x:1}: bad substitution\n1\n"},
+		{"x=abc; a=(1 2 3); echo \"${x: }\" \"[${x:1:}]\" ${a[@]::} ${a[@]: -1}", "abc [] 3\n"},
+		{"echo \"${a:-\"${c&}\"}\"; echo no\necho ${!a&} ${x*}", "gosh: line 1: ${c&}: bad substitution\ngosh: line 2: ${!a&}: bad substitution\n"},
+		{"f() { echo \"${s:1:}\" ${s: } ${x////c}; echo ${a&}; }\ndeclare -f f; s=abc x=/a; f", "f () \n{ \n    echo \"${s:1:}\" ${s: } ${x////c};\n    echo ${a&}\n}\n abc ca\ngosh: line 1: ${a&}: bad substitution\n"},
+	},
+	"a slash starting the pattern of ${x/pat/with}": {
+		{"x=/a/b; echo ${x////-} ${x///} ${x//'/'/+} ${x/#//+} ${x///a/}", "-a-b ab +a+b /+/a/b /b\n"},
+	},
+	"${x@K}, ${x@A} and lists as bash 5.2": {
+		{"x=x e=; echo ${x@K} ${e@K} ${u@K} ${x@k} ${x@A} ${e@A} ${u@A}; declare -r x; echo ${x@A}", "'x' '' 'x' x='x' e=''\ndeclare -r x='x'\n"},
+		{"a=(x 'y z'); declare -A A=([k]=v); printf '[%s]' \"${a[@]@K}\" \"${a[@]@k}\" \"${A[@]@K}\"; echo", "[0 \"x\" 1 \"y z\"][0][x][1][y z][k \"v\" ]\n"},
+		{"set -- a b; printf '[%s]' \"${@@a}\" ${@@a} \"${@@K}\"; echo", "[][]['a']['b']\n"},
+		{"a=('' ''); IFS=; echo \"[${a[@]:-w}][${a[*]:-w}]\"; printf '[%s]' ${a[*]:-w} ${*:-w}; echo", "[ ][w]\n[w]\n"},
+		{"set -u; (echo $u); echo $?", "gosh: line 1: u: unbound variable\n1\n"},
+		{"a=(''); r='a[@]'; s='a[*]'; echo \"[${!r:-w}][${!s:+p}]\" ${!r:-u}; a=(); echo \"[${!r:-w}]\"", "[][p] u\n[w]\n"},
+	},
+	"the word of >& and <& made one field": {
+		{"set -- 2 3; echo hi 1>& \"$@\"; echo $?; x='1 2'; echo hi >&$x; set -- 1; echo hi >& \"$@\"", "gosh: line 1: \"$@\": ambiguous redirect\n1\ngosh: line 1: $x: ambiguous redirect\nhi\n"},
+	},
+	"a quoted ] in a bracket expression": {
+		{"p='^++--hello.,world<>[]'; echo ${p//[^'><+-.,[]']}; x='a]b'; echo ${x//[\"]\"]/-} ${x//[^\"]\"]/.}", "++--.,<>[]\na-b .].\n"},
 	},
 }
 
@@ -765,17 +893,20 @@ func TestExtGlobWords(t *testing.T) {
 
 // RunBeforeSyntaxError runs the statements before a syntax error, then
 // prints the message and exits with status 2 before the EXIT trap runs, as
-// bash does; statements that exit first never reach it.
+// bash does; statements that exit first never reach it. After an error
+// inside `[[ ]]`, bash keeps the last command's status.
 func TestRunBeforeSyntaxError(t *testing.T) {
 	const msg = "gosh: -c: line 3: syntax error near unexpected token `fi'\n"
 	for _, c := range []struct {
 		script, want string
+		keepStatus   bool
 		status       int
 		reached      bool
 	}{
-		{"trap 'echo bye $?' EXIT\necho a\n", "a\n" + msg + "bye 2\n", 2, true},
-		{"echo a; exit 3\n", "a\n", 3, false},
-		{"set -e; false; echo no\n", "", 1, false},
+		{"trap 'echo bye $?' EXIT\necho a\n", "a\n" + msg + "bye 2\n", false, 2, true},
+		{"echo a; exit 3\n", "a\n", false, 3, false},
+		{"set -e; false; echo no\n", "", false, 1, false},
+		{"trap 'echo bye $?' EXIT\n(exit 3)\n", msg + "bye 3\n", true, 3, true},
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
 		if err != nil {
@@ -786,7 +917,7 @@ func TestRunBeforeSyntaxError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		reached, err := r.RunBeforeSyntaxError(context.Background(), f, msg)
+		reached, err := r.RunBeforeSyntaxError(context.Background(), f, msg, c.keepStatus)
 		var status interp.ExitStatus
 		errors.As(err, &status)
 		if out.String() != c.want || int(status) != c.status || reached != c.reached || !r.Exited() {
@@ -815,6 +946,45 @@ func TestParseErrorToken(t *testing.T) {
 		}
 		if got := pe.Token + " " + pe.TokenPos.String(); got != want {
 			t.Errorf("%q: token %q, want %q", in, got, want)
+		}
+	}
+}
+
+// An error inside [[ ]] carries bash's own messages for it, one more for
+// each ( it is inside, and none where bash prints none.
+func TestCondParseErrors(t *testing.T) {
+	for in, want := range map[string]string{
+		"[[ ]]":             "",
+		"[[ ! ]]":           "",
+		"[[ a && ]]":        "",
+		"[[ ) ]]":           "1:4 unexpected token `)' in conditional command",
+		"[[ && ]]":          "1:4 unexpected token `&&' in conditional command",
+		"[[ a $op a ]]":     "1:6 conditional binary operator expected",
+		"[[ a 3< b ]]":      "1:6 conditional binary operator expected",
+		"[[ a ; ]]":         "1:6 unexpected token `;', conditional binary operator expected",
+		"[[ -f < ]]":        "1:7 unexpected argument `<' to conditional unary operator",
+		"[[ -z ]]":          "1:7 unexpected argument `]]' to conditional unary operator",
+		"[[ a == ]]":        "1:9 unexpected argument `]]' to conditional binary operator",
+		"[[ -z '>' -- ]]":   "1:1 syntax error in conditional expression",
+		"[[ a =~ c a ]]":    "1:1 syntax error in conditional expression",
+		"[[ (a) < b ]]":     "1:1 syntax error in conditional expression: unexpected token `<'",
+		"[[ x =~ ; ]]":      "1:9 syntax error in conditional expression: unexpected token `;'",
+		"[[ ( a ]]":         "1:4 unexpected token `]]', expected `)'",
+		"[[ ( ( a b ) ) ]]": "1:10 conditional binary operator expected|1:6 expected `)'|1:4 expected `)'",
+		"[[ ( ( a ) b ) ]]": "1:4 expected `)'",
+	} {
+		_, err := syntax.NewParser().Parse(strings.NewReader(in+"\n"), "")
+		var pe syntax.ParseError
+		if !errors.As(err, &pe) || !pe.Cond {
+			t.Errorf("%q: %#v, want an error inside [[ ]]", in, err)
+			continue
+		}
+		var msgs []string
+		for _, m := range pe.CondMsgs {
+			msgs = append(msgs, m.Pos.String()+" "+m.Text)
+		}
+		if got := strings.Join(msgs, "|"); got != want {
+			t.Errorf("%q: %q, want %q", in, got, want)
 		}
 	}
 }
@@ -889,6 +1059,356 @@ func TestBackgroundErrorNamesTheScript(t *testing.T) {
 	}
 	_ = r.Run(context.Background(), f)
 	if want := "bash: line 1: shift: too many arguments\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// Patterns over a tree of files match as bash's do: `**/**` lists each
+// path once, as `**` does, and `!(…)` may stand anywhere in a pattern.
+func TestGlobInTree(t *testing.T) {
+	dir := t.TempDir()
+	for _, name := range []string{"leaf.md", "c/leaf.md", "c/subdir/leaf.md"} {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct{ script, want string }{
+		{"shopt -s globstar; echo **/**/*.*; echo c/**/**/", "c/leaf.md c/subdir/leaf.md leaf.md\nc/ c/subdir/\n"},
+		{"shopt -s globstar; echo **/*/**/*.md", "c/leaf.md c/subdir/leaf.md c/subdir/leaf.md\n"},
+		{"shopt -s extglob; echo *.!(md) c/!(l*) !(c|*.md) c/*!(f).md", "*.!(md) c/subdir !(c|*.md) c/leaf.md\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(c.script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if got := out.String(); got != c.want {
+			t.Errorf("%s\ngave %q\nwant %q", c.script, got, c.want)
+		}
+	}
+}
+
+// An element that appends, [k]+=v, prints as it was written.
+func TestArrayElemAppendPrints(t *testing.T) {
+	const script = "a=([k]+=v [j]=w x)\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if err := syntax.NewPrinter().Print(&out, f); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != script {
+		t.Errorf("printed %q, want %q", out.String(), script)
+	}
+}
+
+// An error inside a function starts with the file that defined it, and one
+// in a sourced file with that file, as bash's do (its BASH_SOURCE): the main
+// script's functions are named by MainSource (`environment` for `bash -c`).
+func TestErrorsNameTheirSource(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "lib.sh")
+	if err := os.WriteFile(lib, []byte("g() { unset ro; }\nunset ro\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "readonly ro=1\nf() { unset ro; (unset ro); }; f\nsource " + lib + "\ng\nh() { g; }; h\nunset ro\n"
+	for mainSource, want := range map[string]string{
+		"environment": "environment: line 2: unset: ro: cannot unset: readonly variable\n" +
+			"environment: line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 6: unset: ro: cannot unset: readonly variable\n",
+		"": "bash: line 2: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 6: unset: ro: cannot unset: readonly variable\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.MainSource(mainSource))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("MainSource(%q) printed\n%s\nwant\n%s", mainSource, out.String(), want)
+		}
+	}
+}
+
+// declare alone lists as set does (a nameref as the name it holds), a
+// function may be named by any word, and BASH_EXECUTION_STRING is the
+// script given to ExecutionString, not exported.
+func TestDeclareListsAsBash(t *testing.T) {
+	for script, want := range map[string][]string{
+		"ref=x; declare -n nr=ref; f() { :; }; declare": {"\nnr=ref\n", "\nref=x\n", "\nf () \n{ \n    :\n}\n"},
+		"ble/foo() { :; }; declare -F ble/foo; echo $?": {"ble/foo\n0\n"},
+		"declare -F 'no such'; echo $?":                 {"1\n"},
+		"declare -p BASH_EXECUTION_STRING":              {"declare -- BASH_EXECUTION_STRING=\"declare -p BASH_EXECUTION_STRING\"\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.ExecutionString(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		for _, w := range want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%s\nprinted %q\nwant it to hold %q", script, out.String(), w)
+			}
+		}
+	}
+}
+
+// A declaration builtin expands all its words before it assigns, and unset
+// or export in a function reach a local of its caller, as in bash.
+func TestDeclarationScopesAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"a=0; f() { local a=1 b=$a; echo $b; }; f":                              "0\n",
+		"export c=1 d=$c; echo \"[$d] $_\"":                                     "[] d=\n",
+		"declare -i n=1+2; echo $n $_":                                          "3 n=1+2\n",
+		"h() { unset x; }; g() { local x=2; h; echo $x; }; x=g; g":              "g\n",
+		"g() { local x=2; unset x; echo ${x-unset}; unset x; echo $x; }; g":     "unset\n\n",
+		"h() { unset x; }; g() { local -r x=2; h; echo $x; }; g":                "gosh: line 1: unset: x: cannot unset: readonly variable\n2\n",
+		"inr() { export o; }; out() { local o=X; inr; declare -p o; }; out":     "declare -x o=\"X\"\n",
+		"inr() { readonly o; }; out() { local o=X; inr; }; out; echo ${o-none}": "none\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// eval counts the lines of its code from the eval command's line, in
+// errors and $LINENO, as bash does.
+func TestEvalLinesCountFromItsLine(t *testing.T) {
+	script := "readonly r=1\n\neval 'echo $LINENO; unset r'\nf() {\n  eval 'unset r'\n}\nf\n"
+	want := "3\ngosh: line 3: unset: r: cannot unset: readonly variable\ngosh: line 5: unset: r: cannot unset: readonly variable\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// "${a[@]:-x}" is null only when a's elements joined with spaces are, as in
+// bash: (” ”) is two empty fields, (”) is the word.
+func TestListDefaultIsNullAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		`a=('' ''); printf '<%s>' "${a[@]:-set}" "[${a[@]:-set}]"`:     "<><><[><]>",
+		`a=(''); printf '<%s>' "${a[@]:-set}" "${a[@]:+alt}"`:          "<set><>",
+		`a=('' ''); r='a[@]'; printf '<%s>' "${!r:-set}" "${a[@]:+x}"`: "<><><x>",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// set -o posix is bash's POSIX mode: a special builtin is found before a
+// function, cannot name one, keeps the assignments before it (unless it
+// unset them), and shift reports a count out of range.
+func TestPosixModeAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"set -o posix; echo $SHELLOPTS; set +o posix; echo $SHELLOPTS":      "braceexpand:hashall:interactive-comments:posix\nbraceexpand:hashall:interactive-comments\n",
+		"eval() { echo func; }; eval 'echo a'; set -o posix; eval 'echo b'": "func\nb\n",
+		"set -o posix; f() { :; }\neval() {\n:\n}\necho no":                 "gosh: line 4: `eval': is a special builtin\n",
+		"set -o posix; a=1 :; b=2 true; c=3 export d=4; echo $a.$b.$c":      "1..3\n",
+		"set -o posix; x=42; x=tmp unset x; echo $x":                        "42\n",
+		"set -o posix; set -- a; shift 2; echo $?":                          "gosh: line 1: shift: 2: shift count out of range\n1\n",
+		"set -- a; shift 2; echo $?; a=1 :; echo ${a-unset}":                "1\nunset\n",
+		"echo ${BASH_VERSION%%.*}":                                          "5\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// With shopt -s lastpipe the last command of a pipeline runs in the shell
+// itself, as in bash without job control: what it sets stays.
+func TestLastPipeRunsInTheShell(t *testing.T) {
+	for script, want := range map[string]string{
+		"shopt -s lastpipe; echo x | read v; echo $v; printf 'a\\nb\\n' | mapfile m; echo ${#m[@]}": "x\n2\n",
+		"echo x | read v; echo \"[$v]\"":                                                "[]\n",
+		"shopt -s lastpipe; false | true; echo ${PIPESTATUS[@]}; read w; echo \"[$w]\"": "1 0\n[]\n",
+		"shopt -s lastpipe; echo hi | exit 3; echo not":                                 "",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(strings.NewReader(""), &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+		if strings.Contains(script, "exit 3") && err == nil {
+			t.Errorf("%s: the shell went on; want exit status 3", script)
+		}
+	}
+}
+
+// BASH_SOURCE and BASH_LINENO list the running frames, the innermost
+// first, as bash's: a function's defining file and the line it was called
+// on; a script file run as `bash path` ends them with path and 0.
+func TestSourceStackAsBash(t *testing.T) {
+	script := "f() {\n  echo \"${BASH_SOURCE[*]}|${BASH_LINENO[*]}|${FUNCNAME[*]}\"\n}\necho \"${BASH_SOURCE[*]}|${BASH_LINENO[*]}\"\nf\ng() { f; }; g\n"
+	for opt, want := range map[string]string{
+		"main": "|\nmain|5|f\nmain main|6 6|f g\n",
+		"s.sh": "s.sh|0\ns.sh s.sh|5 0|f main\ns.sh s.sh s.sh|6 6 0|f g main\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		given := interp.MainSource(opt)
+		if opt != "main" {
+			given = interp.ScriptFile(opt)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), given)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s: printed %q, want %q", opt, out.String(), want)
+		}
+	}
+}
+
+// hash keeps bash's table of the programs run by name: their path and hits,
+// `hash NAME` adds one without a hit, -r and a new PATH empty it.
+func TestHashTableAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"hash; true":                                               "hash: hash table empty\n",
+		"hash sh; hash | sed 1d | tr -d ' \\t'":                    "0/bin/sh\n",
+		"hash sh; hash -r; hash":                                   "hash: hash table empty\n",
+		"hash sh; PATH=$PATH; hash":                                "hash: hash table empty\n",
+		"hash nosuch_prog; echo $?":                                "gosh: line 1: hash: nosuch_prog: not found\n1\n",
+		"hash -p /x/y y; hash -t y; hash -d y; hash -d y; echo $?": "/x/y\ngosh: line 1: hash: y: not found\n1\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Env(expand.ListEnviron("PATH=/bin")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// A function's assignments before it are a scope of their own, as bash's:
+// unset in the function shows the caller's value; and a declaration
+// builtin after assignments takes its assignment words whole.
+func TestTempScopeAndDeclAfterAssigns(t *testing.T) {
+	for script, want := range map[string]string{
+		`x=g; f() { echo $x; unset x; echo $x; }; x=tmp f; echo $x`:              "tmp\ng\ng\n",
+		`x=g; f() { x=new; y=2; }; x=tmp f; echo $x $y`:                          "g 2\n",
+		`w="a  b"; FOO=1 readonly v=$w; echo "$v"; FOO=1 export e=$w; echo "$e"`: "a  b\na  b\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// A scalar is element zero to unset: a subscript that is 0 as arithmetic
+// unsets it, any other is `not an array variable`, as in bash.
+func TestUnsetScalarElementAsBash(t *testing.T) {
+	script := `s=1; unset -v 's["key"]'; echo $? ${s-unset}; t=1; unset 't[k]'; echo ${t-unset}; u=1; unset 'u[1]'; echo $? $u`
+	want := "0 unset\nunset\ngosh: line 1: unset: u: not an array variable\n1 1\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if out.String() != want {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }
@@ -1050,7 +1570,7 @@ func TestSignalFromAStartedShell(t *testing.T) {
 }
 
 // Errors name the file whose code runs, as bash's do: a sourced file's
-// name as given, and in a bash -c script (CommandString) `environment` for
+// name as given, and in a bash -c script (MainSource) `environment` for
 // its functions' code, also eval's inside them.
 func TestErrorsNameTheCodesFile(t *testing.T) {
 	dir := t.TempDir()
@@ -1063,7 +1583,7 @@ func TestErrorsNameTheCodesFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(dir), interp.CommandString())
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(dir), interp.MainSource("environment"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -292,23 +292,33 @@ func (r *Runner) expandErr(err error) {
 		r.exit.fatal(err)
 	case unsetParam:
 		// Fatal in a shell that is not interactive, with bash's status:
-		// 127, or 1 under set -e, which ends the shell first.
+		// 127, or 1 under set -e, which ends the shell first, or in a
+		// subshell, which exits with 1 ((echo $u); echo $? prints 1).
 		r.exit.code = 127
-		if r.opts[optErrExit] {
+		if r.opts[optErrExit] || r.subshellLevel > 0 {
 			r.exit.code = 1
 		}
 		r.exit.exiting = true
+	case errors.As(err, new(expand.SubscriptError)):
+		// As in bash, a bad subscript ends the shell (a subshell exits).
+		r.exit.code = 1
+		r.exit.exiting = true
+	case errors.As(err, new(expand.SliceLengthError)):
+		// As in bash, the command fails with the rest of its line.
+		r.exit.code = 1
+		r.exit.exiting, r.exit.discard = true, true
 	case errors.As(err, new(expand.ArithmError)):
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
-	case errors.As(err, new(expand.IndirectError)):
+	case errors.As(err, new(expand.IndirectError)), errors.As(err, new(expand.BadSubstError)):
 		// As in bash, the command fails with the rest of its line.
 		r.exit.code = 1
 		r.exit.exiting, r.exit.discard = true, true
 	case errors.As(err, new(expand.NoMatchError)):
-		// failglob: bash drops the rest of the line.
+		// failglob: bash drops the rest of the line, or under set -e
+		// ends the shell (in a condition too).
 		r.exit.code = 1
-		r.exit.exiting, r.exit.discard = true, true
+		r.exit.exiting, r.exit.discard = true, !r.opts[optErrExit]
 	case errors.Is(err, errReadOnly):
 		// Like in bash, assigning to a read-only variable fails
 		// the command at hand without exiting the shell.
@@ -387,6 +397,9 @@ func (r *Runner) handlerCtx(ctx context.Context, kind handlerKind, pos syntax.Po
 		Env:            &overlayEnviron{parent: r.writeEnv},
 		Dir:            r.Dir,
 		Pos:            pos,
+		Line:           r.line,
+		Argv0:          r.execArgv0,
+		Umask:          r.mask,
 		Stdout:         r.stdout,
 		Stderr:         r.stderr,
 		LastExitStatus: int(r.lastExit.code),
@@ -415,11 +428,10 @@ func (r *Runner) errf(format string, a ...any) {
 	fmt.Fprintf(r.stderr, format, a...)
 }
 
-// errName is the name bash's errors start with: the file whose code runs
-// (a sourced file, a function's, which bash -c calls `environment`), or
-// else $0.
+// errName is the name bash's errors start with: the file the running
+// code came from (a function's or a sourced file's), else $0.
 func (r *Runner) errName() string {
-	return cmp.Or(r.source, r.shellName())
+	return cmp.Or(r.source(), r.shellName())
 }
 
 // shellName is $0: the script's name, or the interpreter's.
@@ -470,6 +482,7 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 				// code between programs); a program that caught it and
 				// exited on its own keeps its status.
 				r2.exit = exitStatus{code: uint8(128 + sig)}
+				bg.signal = sig
 			}
 			cancel(nil)
 			*bg.exit = r2.exit
@@ -487,27 +500,43 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 	r.takeSignals(ctx)
 }
 
-// simpleCommandLine is the line bash's errors, and eval's lines, count a
-// simple command at: where bash's parser stood when it made the command, at
-// the end of the command's second word (`cmd \⏎ arg` fails on line 2,
-// `eval "a⏎b"` runs its code from line 2).
-func simpleCommandLine(call *syntax.CallExpr) uint {
-	var ends []syntax.Pos
+// stmtLine is the line bash gives a statement: its errors' `line N:` and
+// its traps' LINENO. For a simple command it is the line bash's parser had
+// reached when it took the command's first element. An assignment or a
+// redirection it takes as soon as read; after a word (which might name a
+// function being defined) it reads the next token first: a command whose
+// second word spans lines (`awk '…' f`) is at that word's last line.
+func stmtLine(st *syntax.Stmt) uint {
+	call, ok := st.Cmd.(*syntax.CallExpr)
+	if !ok {
+		return st.Position.Line()
+	}
+	var elems []syntax.Node
 	for _, as := range call.Assigns {
-		ends = append(ends, as.End())
+		elems = append(elems, as)
 	}
 	for _, w := range call.Args {
-		ends = append(ends, w.End())
+		elems = append(elems, w)
 	}
-	return ends[min(1, len(ends)-1)].Line()
+	for _, rd := range st.Redirs {
+		elems = append(elems, rd)
+	}
+	if len(elems) == 0 {
+		return st.Position.Line()
+	}
+	slices.SortFunc(elems, func(a, b syntax.Node) int { return cmp.Compare(a.Pos().Offset(), b.Pos().Offset()) })
+	if _, word := elems[0].(*syntax.Word); !word || len(elems) == 1 {
+		return elems[0].End().Line()
+	}
+	if rd, ok := elems[1].(*syntax.Redirect); ok {
+		return rd.Pos().Line() // the operator is the token: its word comes after
+	}
+	return elems[1].End().Line()
 }
 
 func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 	oldIn, oldOut, oldErr, oldFds := r.stdin, r.stdout, r.stderr, r.fds
-	r.line = st.Position.Line()
-	if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(call.Args) > 0 {
-		r.line = simpleCommandLine(call)
-	}
+	r.line = stmtLine(st)
 	r.errTrapRan = false
 	if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(st.Redirs) > 0 && len(call.Args) > 0 && !r.opts[optExpandAliases] {
 		// bash expands a simple command's words before its redirections:
@@ -571,7 +600,7 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 			// As in bash without set -E, functions do not run the ERR trap;
 			// it runs at the line of the statement that failed, once: not
 			// again for the compound command it failed in.
-			r.line = st.Position.Line()
+			r.line = stmtLine(st)
 			r.trapCallback(ctx, r.callbackErr, "error")
 			r.errTrapRan = r.callbackErr != ""
 		}
@@ -661,7 +690,11 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		fields := r.preFields
 		if !r.havePreFields {
 			r.lastExpandExit = exitStatus{}
-			fields = r.fields(r.assignLikeTildes(args)...)
+			if len(cm.Assigns) > 0 && len(args) > 0 && declKeyword(args[0]) {
+				fields = r.declFields(args)
+			} else {
+				fields = r.fields(r.assignLikeTildes(args)...)
+			}
 		}
 		r.preFields, r.havePreFields = nil, false
 		if len(fields) == 0 {
@@ -700,7 +733,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 				var vr expand.Variable
 				if index != nil {
-					vr = r.assignElem(prev, name, index, as)
+					if vr = r.assignElem(prev, name, index, as); !vr.IsSet() {
+						if !r.exit.exiting { // an arithmetic error ends the shell
+							r.exit.exiting, r.exit.discard = true, true // a bad subscript ends the line, as in bash
+						}
+						break
+					}
 				} else {
 					name, vr = r.assignVal(name, prev, as, "")
 					r.setVarWithIndex(prev, name, nil, vr)
@@ -745,8 +783,30 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 		var restores []restoreVar
 
+		// As bash, a function's assignments before it get a scope of
+		// their own, between the caller's and the function's: an unset
+		// in the function shows the caller's value again, and the scope
+		// goes when the function returns.
+		tempScope := len(cm.Assigns) > 0 && r.Funcs[fields[0]] != nil && !(r.opts[optPosix] && specialBuiltin(fields[0]))
+		callerEnv := r.writeEnv
+		if tempScope {
+			r.writeEnv = &overlayEnviron{parent: callerEnv, funcScope: true}
+		}
 		for _, as := range cm.Assigns {
 			name := as.Name.Value
+			if as.Index != nil {
+				// bash refuses an element before a command, and runs it.
+				r.errf("`%s[%s]': not a valid identifier\n", name, expand.ArithmText(as.Index))
+				continue
+			}
+			if as.Array != nil {
+				// bash passes a list before a command as the text it
+				// is: a=(1 2) env gives the program a='(1 2)'.
+				var b strings.Builder
+				syntax.NewPrinter().Print(&b, &syntax.Assign{Name: as.Name, Array: as.Array})
+				text := strings.TrimPrefix(b.String(), name+"=")
+				as = &syntax.Assign{Name: as.Name, Value: &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: text}}}}
+			}
 			prev := r.lookupVar(name)
 			// Resolve any nameref so we can restore the original final value later on.
 			if n, v := prev.Resolve(r.writeEnv); n != "" {
@@ -757,7 +817,11 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			// Inline command vars are always exported.
 			vr.Exported = true
 
-			restores = append(restores, restoreVar{name, prev})
+			if tempScope {
+				vr.Local = true // the temporary scope's own
+			} else {
+				restores = append(restores, restoreVar{name, prev})
+			}
 
 			r.setVar(name, vr)
 		}
@@ -767,8 +831,14 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 		r.call(ctx, cm.Args[0].Pos(), fields)
 		r.lastArg = fields[len(fields)-1]
+		r.writeEnv = callerEnv
+		// In bash's POSIX mode the assignments before a special
+		// builtin stay, unless it unset them.
+		keep := r.opts[optPosix] && specialBuiltin(fields[0])
 		for _, restore := range restores {
-			r.setVar(restore.name, restore.vr)
+			if !keep || !r.lookupVar(restore.name).IsSet() {
+				r.setVar(restore.name, restore.vr)
+			}
 		}
 	case *syntax.BinaryCmd:
 		switch cm.Op {
@@ -798,9 +868,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			}
 			// As in bash without lastpipe, the last command runs in a
 			// subshell too: `echo x | read v` leaves v as it was, and
-			// `echo x | exit 3` does not end the shell.
-			r3 := r.subshell(false)
-			r3.stdin = pr
+			// `echo x | exit 3` does not end the shell. With shopt -s
+			// lastpipe (job control is always off here) it runs in the
+			// shell itself, reading the pipe.
+			r3 := r
+			if lastPipe, _ := r.bashOptByName("lastpipe"); *lastPipe {
+				oldStdin := r.stdin
+				r.stdin = pr
+				defer func() { r.stdin = oldStdin }()
+			} else {
+				r3 = r.subshell(false)
+				r3.stdin = pr
+			}
 			var wg sync.WaitGroup
 			wg.Add(1)
 			if err := r.goSubshell(func() {
@@ -815,10 +894,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				return
 			}
 			r3.stmt(ctx, cm.Y)
-			r3.exit.exiting, r3.exit.discard = false, false
-			// The process substitutions of the last command are the
-			// shell's to wait for, as when it ran in the shell itself.
-			r.bgProcs = append(r.bgProcs, r3.bgProcs[len(r.bgProcs):]...)
+			if r3 != r {
+				r3.exit.exiting, r3.exit.discard = false, false
+				// The process substitutions of the last command are the
+				// shell's to wait for, as when it ran in the shell itself.
+				r.bgProcs = append(r.bgProcs, r3.bgProcs[len(r.bgProcs):]...)
+			}
 			pr.Close()
 			wg.Wait()
 			r.exit = r3.exit
@@ -973,6 +1054,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r.exit.code = 1
 			break
 		}
+		if name := cm.Name.Value; r.opts[optPosix] && specialBuiltin(name) {
+			// bash's POSIX mode: a fatal error, status 2, at the
+			// line the definition ends on.
+			r.line = cm.End().Line()
+			if syntax.ValidName(name) {
+				r.errf("`%s': is a special builtin\n", name)
+			} else {
+				r.errf("`%s': not a valid identifier\n", name)
+			}
+			r.exit.code, r.exit.exiting = 2, true
+			break
+		}
 		r.setFunc(cm.Name.Value, cm.Body)
 	case *syntax.ArithmCmd:
 		n, ok := r.arithmCmd("((", cm.X, cm.Right)
@@ -1023,8 +1116,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 	case *syntax.DeclClause:
 		var last *syntax.Assign
+		assigns := r.expandDeclValues(cm.Args)
+		if r.exit.exiting {
+			break
+		}
 		r.declare(cm.Variant.Value, func(yield func(*syntax.Assign) bool) {
-			for as := range r.flattenAssigns(cm.Args) {
+			for _, as := range assigns {
 				last = as
 				if !yield(as) {
 					return
@@ -1037,17 +1134,19 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		if cm.Stmt != nil {
 			r.stmt(ctx, cm.Stmt)
 		}
+		// As bash, the report goes to the shell's standard error, where
+		// `{ time cmd; } 2> f` sends it.
 		format := "%s\t%s\n"
 		if cm.PosixFormat {
 			format = "%s %s\n"
 		} else {
-			r.outf("\n")
+			fmt.Fprintf(r.stderr, "\n")
 		}
 		real := time.Since(start)
-		r.outf(format, "real", elapsedString(real, cm.PosixFormat))
+		fmt.Fprintf(r.stderr, format, "real", elapsedString(real, cm.PosixFormat))
 		// TODO: can we do these?
-		r.outf(format, "user", elapsedString(0, cm.PosixFormat))
-		r.outf(format, "sys", elapsedString(0, cm.PosixFormat))
+		fmt.Fprintf(r.stderr, format, "user", elapsedString(0, cm.PosixFormat))
+		fmt.Fprintf(r.stderr, format, "sys", elapsedString(0, cm.PosixFormat))
 	default:
 		// Should only happen if we forgot a case above.
 		r.errf("unhandled command node: %T\n", cm)
@@ -1056,16 +1155,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 }
 
 // declLastArg is $_ after a declaration builtin: its last word as bash
-// sees it once assigned (`declare s=$x` is s=VALUE), an array assignment
-// by its name alone (`declare a=(1 2)` is a).
+// sees it once expanded (`declare s=$x` is s=VALUE, `declare s+=1` is
+// s+=1), an array assignment by its name alone (`declare a=(1 2)` is a).
 func (r *Runner) declLastArg(as *syntax.Assign) string {
 	switch {
 	case as == nil:
 		return ""
 	case as.Array != nil || as.Value == nil || !syntax.ValidName(as.Name.Value):
 		return as.Name.Value
+	case as.Append:
+		return as.Name.Value + "+=" + r.literal(as.Value)
 	}
-	return as.Name.Value + "=" + r.lookupVar(as.Name.Value).String()
+	return as.Name.Value + "=" + r.literal(as.Value)
 }
 
 // parseAt parses code that bash reads as if its first line were line base
@@ -1074,11 +1175,14 @@ func (r *Runner) declLastArg(as *syntax.Assign) string {
 // bash's words, each line headed by head and the line (`bash: eval: line
 // 2`, `bash: exit trap: line 1`, `lib.sh: line 3`), and returns nil.
 func (r *Runner) parseAt(code string, base uint, head string) *syntax.File {
-	src := strings.Repeat("\n", int(max(base, 1)-1)) + code
-	file, err := syntax.NewParser().Parse(strings.NewReader(src), "")
+	base = max(base, 1)
+	file, err := syntax.NewParser(syntax.StartLine(base)).Parse(strings.NewReader(code), "")
 	if err != nil {
-		msg, _ := syntax.BashMessage(src, err, syntax.LangBash, func(line int) string {
-			return fmt.Sprintf("%s: line %d", head, line)
+		// bash's words quote the code's own lines: they take the error
+		// as the code's from its first line, and name it from base.
+		_, err = syntax.NewParser().Parse(strings.NewReader(code), "")
+		msg, _ := syntax.BashMessage(code, err, syntax.LangBash, func(line int) string {
+			return fmt.Sprintf("%s: line %d", head, line+int(base)-1)
 		})
 		io.WriteString(r.stderr, msg)
 		return nil
@@ -1160,7 +1264,7 @@ func (r *Runner) pipelineDebugTrap(ctx context.Context, cm *syntax.BinaryCmd) bo
 		if _, ok := st.Cmd.(*syntax.CallExpr); !ok {
 			continue
 		}
-		r.line = st.Position.Line()
+		r.line = stmtLine(st)
 		if r.debugTrap(ctx) {
 			return true
 		}
@@ -1189,6 +1293,25 @@ func (r *Runner) returnTrap(ctx context.Context, function bool) {
 	exit := r.exit
 	r.trapCallback(ctx, r.callbackReturn, "RETURN")
 	r.exit = exit
+}
+
+// expandDeclValues expands the words of a declaration builtin, as bash
+// does, all before the first assignment: in `local a=1 b=$a`, b gets the a
+// from before, and in `export A=1 v=$(cmd)`, cmd does not see A. A value
+// becomes its expansion, quoted so that it is not expanded again; an array
+// literal is left to the assignment.
+func (r *Runner) expandDeclValues(args []*syntax.Assign) []*syntax.Assign {
+	var list []*syntax.Assign
+	for as := range r.flattenAssigns(args) {
+		if as.Value != nil && as.Array == nil {
+			expanded := *as
+			val := r.literal(r.colonTildes(as.Value))
+			expanded.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Left: as.Value.Pos(), Right: as.Value.End(), Value: val}}}
+			as = &expanded
+		}
+		list = append(list, as)
+	}
+	return list
 }
 
 func (r *Runner) flattenAssigns(args []*syntax.Assign) iter.Seq[*syntax.Assign] {
@@ -1387,10 +1510,10 @@ var errRedirExpansion = errors.New("a redirection's word failed to expand")
 // redirTarget expands the word of a redirection as bash does, with brace
 // expansion, word splitting and globbing: it must make one word (`> $f`
 // with f='a b', `> x-{1,2}` and a glob of two files are ambiguous).
-// The words of <&, >& and here-strings are not split.
+// The words of <& and >& too (`>& "$@"` of two parameters is ambiguous);
+// a here-string's word is not split.
 func (r *Runner) redirTarget(rd *syntax.Redirect) (string, error) {
-	switch rd.Op {
-	case syntax.DplIn, syntax.DplOut, syntax.WordHdoc:
+	if rd.Op == syntax.WordHdoc {
 		return r.literal(rd.Word), nil
 	}
 	fields := r.fields(rd.Word)
@@ -1528,7 +1651,8 @@ func (r *Runner) redir(ctx context.Context, rd *syntax.Redirect) (io.Closer, err
 		// set -C: > makes a new file; >| overwrites.
 		mode = os.O_WRONLY | os.O_CREATE | os.O_EXCL
 	}
-	f, err := r.open(ctx, arg, mode, 0o644, false)
+	// As bash, a file made for a redirection has 0666 less the umask.
+	f, err := r.open(ctx, arg, mode, fs.FileMode(0o666&^r.mask), false)
 	if noclobber && errors.Is(err, fs.ErrExist) {
 		if info, serr := r.stat(ctx, r.absPath(arg)); serr == nil && info.Mode().IsRegular() {
 			return nil, fmt.Errorf("%s: cannot overwrite existing file", arg)
@@ -1603,7 +1727,8 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		}
 	}
 	name := args[0]
-	if body := r.Funcs[name]; body != nil {
+	// In bash's POSIX mode a special builtin is found before a function.
+	if body := r.Funcs[name]; body != nil && !(r.opts[optPosix] && specialBuiltin(name)) {
 		ctx, err := r.limits.Nest(ctx)
 		if err != nil {
 			r.exit.fatal(err)
@@ -1612,14 +1737,10 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		// stack them to support nested func calls
 		oldParams := r.Params
 		r.Params = args[1:]
-		oldInFunc, oldSource := r.inFunc, r.source
+		oldInFunc := r.inFunc
 		r.inFunc = true
 		r.funcStack = append(r.funcStack, name)
-		r.source = r.funcSources[name]
-		if r.source == "" && r.commandString {
-			// bash -c names the file of the script's functions so.
-			r.source = "environment"
-		}
+		r.frames = append(r.frames, frame{name, r.funcSources[name], r.line})
 
 		// Functions run in a nested scope.
 		// Note that [Runner.exec] below does something similar.
@@ -1640,7 +1761,8 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		r.writeEnv = origEnv
 
 		r.Params = oldParams
-		r.inFunc, r.source = oldInFunc, oldSource
+		r.inFunc = oldInFunc
+		r.frames = r.frames[:len(r.frames)-1]
 		r.funcStack = r.funcStack[:len(r.funcStack)-1]
 		r.exit.returning = false
 		return
@@ -1653,6 +1775,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 }
 
 func (r *Runner) exec(ctx context.Context, pos syntax.Pos, args []string) {
+	r.hashRemember(args[0])
 	r.exit.fromHandlerError(r.execHandler(r.handlerCtx(ctx, handlerKindExec, pos), args))
 }
 

@@ -119,6 +119,53 @@ func (r *Runner) notInteger(expr syntax.TestExpr) (bad string, ok bool) {
 	return bad, ok
 }
 
+// interval is a POSIX ERE interval, `{2}`, `{2,}`, `{2,5}` or `{,5}`.
+var interval = regexp.MustCompile(`^\{[0-9]*(,[0-9]*)?\}`)
+
+// badInterval reports whether re has a `{` that POSIX regcomp, bash's
+// regex engine, refuses: one that starts no interval, or one with nothing
+// before it to repeat. Go reads such a `{` as a literal. (tandem)
+func badInterval(re string) bool {
+	atom := false // whether something precedes that an interval can repeat
+	for i := 0; i < len(re); i++ {
+		switch c := re[i]; c {
+		case '\\':
+			i++
+			atom = true
+		case '[':
+			// A bracket expression: `]` first in it is a member.
+			j := i + 1
+			if j < len(re) && re[j] == '^' {
+				j++
+			}
+			if j < len(re) && re[j] == ']' {
+				j++
+			}
+			for j < len(re) && re[j] != ']' {
+				if re[j] == '[' && j+1 < len(re) && strings.ContainsRune(":.=", rune(re[j+1])) {
+					if end := strings.Index(re[j+2:], string(re[j+1])+"]"); end >= 0 {
+						j += end + 3
+						continue
+					}
+				}
+				j++
+			}
+			i, atom = j, true
+		case '{':
+			m := interval.FindString(re[i:])
+			if m == "" || !atom {
+				return true
+			}
+			i += len(m) - 1
+		case '(', '|', '^':
+			atom = false
+		default:
+			atom = true
+		}
+	}
+	return false
+}
+
 func (r *Runner) binTest(ctx context.Context, op syntax.BinTestOperator, x, y string) bool {
 	switch op {
 	case syntax.TsReMatch:
@@ -126,10 +173,13 @@ func (r *Runner) binTest(ctx context.Context, op syntax.BinTestOperator, x, y st
 			y = "(?i)" + y
 		}
 		re, err := regexp.Compile(y)
-		if err != nil {
+		if err != nil || badInterval(y) {
 			r.exit.code = 2
 			return false
 		}
+		// POSIX regexec, bash's engine, takes the leftmost longest match
+		// ((x|xy) matches xy of xyz). (tandem)
+		re.Longest()
 		m := re.FindStringSubmatch(x)
 		if m == nil {
 			// A failed match empties BASH_REMATCH, as in bash.

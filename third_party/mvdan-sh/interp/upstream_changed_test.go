@@ -60,7 +60,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: command -vo echo":                                                  {want: "gosh: line 1: command: -o: invalid option\ncommand: usage: command [-pVv] command [arg ...]\nexit status 2", why: whyMeta},
 	"TestRunnerRun: continue":                                                          {want: "gosh: line 1: continue: only meaningful in a `for', `while', or `until' loop\n", why: whyBuiltinMsg},
 	"TestRunnerRun: declare $unset=$unset":                                             {want: "gosh: line 1: declare: `=': not a valid identifier\nexit status 1", why: whyDeclare},
-	"TestRunnerRun: declare -B foo":                                                    {want: "gosh: line 1: declare: -B: invalid option\nexit status 2", why: whyDeclare},
+	"TestRunnerRun: declare -B foo":                                                    {want: "gosh: line 1: declare: -B: invalid option\ndeclare: usage: declare [-aAfFgiIlnrtux] [name[=value] ...] or declare -p [-aAfFilnrtux] [name ...]\nexit status 2", why: whyDeclare},
 	"TestRunnerRun: declare -n foo=bar; set -u; echo ${foo}":                           {want: "gosh: line 1: foo: unbound variable\nexit status 127", why: whyUnset},
 	"TestRunnerRun: declare -r -x foo=bar; foo=x":                                      {want: "gosh: line 1: foo: readonly variable\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: declare -r foo=bar; export foo=":                                   {want: "gosh: line 1: foo: readonly variable\nexit status 1", why: whyPrefix},
@@ -71,7 +71,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: declare -n foo=bar bar=foo; echo $foo":                             {want: "gosh: line 1: warning: foo: circular name reference\n\n", why: whyRefCircle},
 	"TestRunnerRun: echo ${!a}; echo more":                                             {want: "gosh: line 1: a: invalid indirect expansion\nexit status 1", why: whyIndirect},
 	"TestRunnerRun: echo ${a:?%s}":                                                     {want: "gosh: line 1: a: %s\nexit status 127", why: whyUnset},
-	"TestRunnerRun: echo 'local a=b' >a; source ./a":                                   {want: "./a: line 1: local: can only be used in a function\nexit status 1", why: whySourceName},
+	"TestRunnerRun: echo 'local a=b' >a; source ./a":                                   {want: "./a: line 1: local: can only be used in a function\nexit status 1", why: whySource},
 	"TestRunnerRun: echo 'return' >a; source ./a; return":                              {want: "gosh: line 1: return: can only `return' from a function or sourced script\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: echo a{0..9999999999}b":                                            {want: "gosh: line 1: brace expansion would exceed 16384 elements\n", why: whyPrefix},
 	"TestRunnerRun: echo foo 5>a":                                                      {want: "foo\n", why: whyDescriptors},
@@ -119,7 +119,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: read -X -p":                                                        {want: "gosh: line 1: read: invalid option \"-X\"\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: read -p":                                                           {want: "gosh: line 1: read: -p: option requires an argument\nexit status 2", why: whyPrefix},
 	"TestRunnerRun: read -rX":                                                          {want: "gosh: line 1: read: invalid option \"-X\"\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: read 0ab":                                                          {want: "gosh: line 1: read: invalid identifier \"0ab\"\nexit status 2", why: whyPrefix},
+	"TestRunnerRun: read 0ab":                                                          {want: "gosh: line 1: read: `0ab': not a valid identifier\nexit status 1", why: whyReadName},
 	"TestRunnerRun: readonly RANDOM; RANDOM=99; echo $?":                               {want: "gosh: line 1: RANDOM: readonly variable\n1\n", why: whyPrefix},
 	"TestRunnerRun: readonly a=1; echo $a; unset a; echo $a":                           {want: "1\ngosh: line 1: unset: a: cannot unset: readonly variable\n1\n", why: whyUnsetReadonly},
 	"TestRunnerRun: readonly foo=bar; foo=etc":                                         {want: "gosh: line 1: foo: readonly variable\nexit status 1", why: whyPrefix},
@@ -128,7 +128,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: return":                                                            {want: "gosh: line 1: return: can only `return' from a function or sourced script\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: s=x; unset 's[5]'; echo $s":                                        {want: "gosh: line 1: unset: s: not an array variable\nx\n", why: whyPrefix},
 	"TestRunnerRun: set -U":                                                            {want: "gosh: line 1: set: invalid option: \"-U\"\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: set -a; set +o":                                                    {want: "set -o allexport\nset +o errexit\nset +o noexec\nset +o noglob\nset +o nounset\nset +o xtrace\nset +o pipefail\nset +o noclobber\nset +o errtrace\nset +o functrace\n", why: whyNoclobber + "; " + whyTraceOpts},
+	"TestRunnerRun: set -a; set +o":                                                    {want: "set -o allexport\nset +o errexit\nset +o noexec\nset +o noglob\nset +o nounset\nset +o xtrace\nset +o pipefail\nset +o noclobber\nset +o errtrace\nset +o functrace\nset +o posix\n", why: whyNoclobber + "; " + whyTraceOpts + "; " + whyPosix},
 	"TestRunnerRun: set -e; echo foo >/shouldnotexist/file; echo foo":                  {want: "gosh: line 1: /shouldnotexist/file: No such file or directory\nexit status 1", why: whyRedirect},
 	"TestRunnerRun: set -o foobar":                                                     {want: "gosh: line 1: set: foobar: invalid option name\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: set -u; echo ${#foo}":                                              {want: "gosh: line 1: foo: unbound variable\nexit status 127", why: whyUnset},
@@ -138,11 +138,6 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: set -u; echo ${foo:?bar}":                                          {want: "gosh: line 1: foo: bar\nexit status 127", why: whyUnset},
 	"TestRunnerRun: set -u; echo ${foo?bar}":                                           {want: "gosh: line 1: foo: bar\nexit status 127", why: whyUnset},
 	"TestRunnerRun: shift a":                                                           {want: "gosh: line 1: shift: a: numeric argument required\nexit status 1", why: whyMeta},
-	"TestRunnerRun: shopt -s extglob\ncase \".bar\" in .*!(foo)) echo match;; esac":    {want: "gosh: line 2: extglob !(...) is only supported with a fixed prefix and suffix\n", why: whyPrefix},
-	"TestRunnerRun: shopt -s extglob\ncase \".foo\" in .*!(foo)) echo match;; esac":    {want: "gosh: line 2: extglob !(...) is only supported with a fixed prefix and suffix\n", why: whyPrefix},
-	"TestRunnerRun: shopt -s extglob\ncase \"bar\" in .*!(foo)) echo match;; esac":     {want: "gosh: line 2: extglob !(...) is only supported with a fixed prefix and suffix\n", why: whyPrefix},
-	"TestRunnerRun: shopt -s extglob\ncase \"baz\" in !(foo)!(bar)) echo match;; esac": {want: "gosh: line 2: multiple extglob !(...) groups are not supported yet\n", why: whyPrefix},
-	"TestRunnerRun: shopt -s extglob\ncase \"xabab\" in *a!(b)) echo match;; esac":     {want: "gosh: line 2: extglob !(...) is only supported with a fixed prefix and suffix\n", why: whyPrefix},
 	"TestRunnerRun: shopt -s interactive_comments":                                     {want: "gosh: line 1: shopt: unsupported option \"interactive_comments\"\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: shopt -s login_shell":                                              {want: "gosh: line 1: shopt: unsupported option \"login_shell\"\nexit status 1", why: whyPrefix},
 	"TestRunnerRun: source":                                                            {want: "gosh: line 1: source: filename argument required\nsource: usage: source filename [arguments]\nexit status 2", why: whyMeta},
@@ -170,16 +165,26 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: printf '\\x'":                                                      {want: "gosh: line 1: printf: missing hex digit for \\x\n\\x", why: whyPrintfBash},
 	"TestRunnerRun: set -aefu; echo $-":                                                {want: "aefhuBc\n", why: whyOptions},
 	"TestRunnerRun: echo $(GOSH_CMD=foo_null_bar $GOSH_PROG)":                          {want: "gosh: line 1: warning: command substitution: ignored null byte in input\nfoobar\n", why: whyNul},
+	"TestRunnerRun: a=foo; echo \"<${a@K}><${a@k}>\"":                                  {want: "<'foo'><'foo'>\n", why: whyTransform},
+	"TestRunnerRun: export e=1; echo \"${e@A}\"":                                       {want: "declare -x e='1'\n", why: whyTransform},
+	"TestRunnerRun: a=hello; echo \"${a@A}\"":                                          {want: "a='hello'\n", why: whyTransform},
+	"TestRunnerRun: shopt -s extglob\ncase \"bar\" in .*!(foo)) echo match;; esac":     {want: "", why: whyExtNeg},
+	"TestRunnerRun: shopt -s extglob\ncase \".foo\" in .*!(foo)) echo match;; esac":    {want: "match\n", why: whyExtNeg},
+	"TestRunnerRun: shopt -s extglob\ncase \".bar\" in .*!(foo)) echo match;; esac":    {want: "match\n", why: whyExtNeg},
+	"TestRunnerRun: shopt -s extglob\ncase \"baz\" in !(foo)!(bar)) echo match;; esac": {want: "match\n", why: whyExtNeg},
+	"TestRunnerRun: shopt -s extglob\ncase \"xabab\" in *a!(b)) echo match;; esac":     {want: "match\n", why: whyExtNeg},
 }
 
 // Why each case differs: the patches of the README's table.
 const (
+	whyPosix         = "set -o posix is bash's POSIX mode (special builtins before functions, keeping their assignments)"
+	whySource        = "errors as bash words them: an error in a sourced file starts with that file's name (./a: line 1: ), as bash's BASH_SOURCE"
 	whyPrefix        = "errors as bash words them: each error the interpreter reports starts with $0 and the line (gosh: line 1: )"
 	whyUnset         = "builtin messages and statuses as in bash: an unset variable under set -u, or ${x?}, ends the script with status 127 (and errors start with gosh: line N: )"
 	whyRedirect      = "errors as bash words them: a redirection that cannot open is path: No such file or directory"
 	whyBuiltinMsg    = "builtin messages and statuses as in bash: bash's own words for cd, pushd, popd, break, continue, set -o, [ and test, unset of a read-only variable and shift, and return's status 2 outside a function"
 	whyDescriptors   = "descriptors 3 to 9: redirections open, duplicate and close them, >| writes as > does and <> opens for reading and writing"
-	whyDeclare       = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, -B: invalid option)"
+	whyDeclare       = "declaration builtins as commands: declare's errors in bash's words (`x': not a valid identifier, -B: invalid option, with bash's usage line)"
 	whyPrintf        = "printf %q and -v: bash's usage line, which names -v, without the line prefix (bash prints it bare)"
 	whyPrintfBash    = "printf as bash 5.2: bash's words for a bad conversion (`B': invalid format character, `%1': missing format character) and a \\x without digits"
 	whyNoclobber     = "set -C: noclobber is an option of its own, which set +o lists"
@@ -205,8 +210,10 @@ const (
 	whyGetopts       = "getopts as bash 5.2: its diagnostics after $0 alone (gosh: illegal option -- z), a bare usage line, and an invalid name reported after the scan, with status 1"
 	whyOptions       = "options as bash 5.2: $- holds h and B, always on here, and c, as bash -c has it, in bash's order"
 	whySyntaxMsg     = "code that does not parse in eval and traps as bash reports it: bash's words (syntax error: unexpected end of file) headed by what read it and the line (eval: line 2, error trap: line 2)"
-	whySourceName    = "errors name the file whose code runs, as bash's do: a sourced file's name as given (./a: line 1: ), a function's, or $0"
+	whyReadName      = "read into an array's element as bash 5.2: read takes a[i] as a name, and an invalid one is bash's `0ab': not a valid identifier, status 1"
 	whyNul           = "NUL bytes as bash 5.2: a command substitution that drops NUL bytes warns, as bash does"
+	whyTransform     = "${x@K}, ${x@k} and ${x@A} as bash 5.2: a scalar's value quoted as by ${x@Q}, always ('foo', a='hello')"
+	whyExtNeg        = "!(…) anywhere in a pattern: matched as bash matches it (bash 5.2 gives these outputs), where v3.14.1 took only one !(…) between fixed text and refused the rest"
 )
 
 type changedCase struct {

@@ -4,6 +4,7 @@
 package interp
 
 import (
+	"cmp"
 	cryptorand "crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -86,6 +87,9 @@ func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 	prev, inOverlay := o.values[normalized]
 	// Manipulation of a global var inside a function.
 	if o.funcScope && !vr.Local && !prev.Local {
+		if p, ok := o.parent.(*overlayEnviron); ok && !vr.Declared() {
+			return p.unsetOuter(name)
+		}
 		// In a function, the parent environment is ours, so it's always read-write.
 		return o.parent.(expand.WriteEnviron).Set(name, vr)
 	}
@@ -117,6 +121,23 @@ func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 	vr.Local = prev.Local || vr.Local
 	o.values[normalized] = namedVariable{name, vr}
 	return nil
+}
+
+// unsetOuter unsets a variable for a function other than the one it is
+// local to: as in bash, that local goes, and the value of the scope below
+// it shows again (unset in its own function leaves it local and unset).
+func (o *overlayEnviron) unsetOuter(name string) error {
+	if prev, ok := o.values[o.normalize(name)]; ok && prev.Local {
+		if prev.ReadOnly {
+			return errReadOnly
+		}
+		delete(o.values, o.normalize(name))
+		return nil
+	}
+	if p, ok := o.parent.(*overlayEnviron); ok && o.funcScope {
+		return p.unsetOuter(name)
+	}
+	return o.Set(name, expand.Variable{})
 }
 
 func (o *overlayEnviron) Each(f func(name string, vr expand.Variable) bool) {
@@ -221,10 +242,23 @@ func (r *Runner) lookupVar(name string) expand.Variable {
 		vr.Kind, vr.List = expand.Indexed, r.dirStack
 	case "BASH_SUBSHELL":
 		vr.Kind, vr.Str = expand.String, strconv.Itoa(r.subshellLevel)
+	case "BASH_SOURCE":
+		sources, _ := r.sourceStack()
+		vr.Kind, vr.List = expand.Indexed, sources
+	case "BASH_LINENO":
+		_, lines := r.sourceStack()
+		vr.Kind, vr.List = expand.Indexed, lines
 	case "FUNCNAME":
+		// Inside a function, as bash: each frame, a sourced file's as
+		// source, and the main script's as main.
 		if len(r.funcStack) > 0 {
-			vr.Kind, vr.List = expand.Indexed, slices.Clone(r.funcStack)
-			slices.Reverse(vr.List)
+			vr.Kind = expand.Indexed
+			for _, f := range slices.Backward(r.frames) {
+				vr.List = append(vr.List, f.name)
+			}
+			if r.mainFrame {
+				vr.List = append(vr.List, "main")
+			}
 		}
 	case "0":
 		vr.Kind, vr.Str = expand.String, r.shellName()
@@ -403,6 +437,10 @@ func (r *Runner) setVarErr(name string, vr expand.Variable) error {
 	if err := r.writeEnv.Set(name, vr); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	r.varWrites++
+	if name == "PATH" {
+		r.hashed = nil // as bash, a new PATH empties the hash table
+	}
 	if name == "RANDOM" && vr.Kind == expand.String {
 		// Assigning to RANDOM seeds its generator; the stored value is never
 		// read, as [Runner.lookupVar] always computes a new number. We only
@@ -440,6 +478,66 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 	// is non-nil; nested arrays are forbidden.
 	valStr := vr.Str
 
+	if prev.Kind != expand.Associative {
+		k, prev, ok := r.indexedSubscript(prev, name, index)
+		if ok {
+			r.setIndexedElem(prev, name, k, valStr)
+		}
+		return
+	}
+	// if the existing variable is already an AssocArray, try our
+	// best to convert the key to a string
+	k, err := expand.AssocKey(r.ecfg, index)
+	if err != nil {
+		r.expandErr(err)
+		return
+	}
+
+	// TODO: only clone when inside a subshell and getting a var from outside for the first time
+	prev.Map = maps.Clone(prev.Map)
+	if prev.Map == nil {
+		prev.Map = make(map[string]string)
+	}
+	prev.Map[k] = valStr
+	prev.Set = true
+	r.setVar(name, prev)
+}
+
+// indexedSubscript evaluates the subscript of an element of the indexed
+// array (or string) prev being assigned, a negative one counting from one
+// past the maximum index. A subscript that assigns (a[a[0]=1]=x) changes
+// the array that the element is then set in, so prev is read again then.
+func (r *Runner) indexedSubscript(prev expand.Variable, name string, index syntax.ArithmExpr) (int, expand.Variable, bool) {
+	writes := r.varWrites
+	k, err := expand.Subscript(r.ecfg, index)
+	if err != nil {
+		r.expandErr(err)
+		return 0, prev, false
+	}
+	if r.varWrites != writes {
+		if cur := r.lookupVar(name); cur.Kind == expand.Indexed {
+			prev.Kind, prev.List, prev.Indexes = cur.Kind, cur.List, cur.Indexes
+		}
+	}
+	if k < 0 {
+		max := -1 // of no elements
+		switch {
+		case prev.Kind == expand.Indexed:
+			max = internal.IndexedMax(prev.List, prev.Indexes)
+		case prev.Kind == expand.String && prev.IsSet():
+			max = 0 // a string is element 0
+		}
+		if k += max + 1; k < 0 {
+			r.errf("%s[%s]: bad array subscript\n", name, expand.ArithmText(index))
+			r.exit.code = 1
+			return 0, prev, false
+		}
+	}
+	return k, prev, true
+}
+
+// setIndexedElem sets element k of the indexed array (or string) prev.
+func (r *Runner) setIndexedElem(prev expand.Variable, name string, k int, val string) {
 	var list []string
 	var indexes []int
 	switch prev.Kind {
@@ -449,35 +547,8 @@ func (r *Runner) setVarWithIndex(prev expand.Variable, name string, index syntax
 		// TODO: only clone when inside a subshell and getting a var from outside for the first time
 		list = slices.Clone(prev.List)
 		indexes = slices.Clone(prev.Indexes)
-	case expand.Associative:
-		// if the existing variable is already an AssocArray, try our
-		// best to convert the key to a string
-		k, err := expand.AssocKey(r.ecfg, index)
-		if err != nil {
-			r.expandErr(err)
-			return
-		}
-
-		// TODO: only clone when inside a subshell and getting a var from outside for the first time
-		prev.Map = maps.Clone(prev.Map)
-		if prev.Map == nil {
-			prev.Map = make(map[string]string)
-		}
-		prev.Map[k] = valStr
-		prev.Set = true
-		r.setVar(name, prev)
-		return
 	}
-	k := r.arithm(index)
-	if k < 0 {
-		// Negative indices count from one past the maximum index.
-		if k += internal.IndexedMax(list, indexes) + 1; k < 0 {
-			r.errf("%s[%s]: bad array subscript\n", name, expand.ArithmText(index))
-			r.exit.code = 1
-			return
-		}
-	}
-	list, indexes = internal.SetIndexedElem(list, indexes, k, valStr)
+	list, indexes = internal.SetIndexedElem(list, indexes, k, val)
 	prev.Set = true
 	prev.Kind = expand.Indexed
 	prev.List = list
@@ -524,7 +595,8 @@ func (r *Runner) subscriptKey(sub string) string {
 	return key
 }
 
-// assignElem runs `a[i]=v` or `a[i]+=v`, returning the element's value.
+// assignElem runs `a[i]=v` or `a[i]+=v`, returning the element's value,
+// unset when it failed.
 func (r *Runner) assignElem(prev expand.Variable, name string, index syntax.ArithmExpr, as *syntax.Assign) expand.Variable {
 	if as.Array != nil {
 		r.errf("%s[%s]: cannot assign list to array member\n", name, expand.ArithmText(index))
@@ -536,6 +608,19 @@ func (r *Runner) assignElem(prev expand.Variable, name string, index syntax.Arit
 	if as.Value != nil {
 		s = r.literal(r.colonTildes(as.Value))
 	}
+	if prev.Kind != expand.Associative {
+		// The subscript is evaluated once, after the value, as in bash:
+		// a[ a[0]+=1 ]+=x adds 1 to a[0] once.
+		k, prev, ok := r.indexedSubscript(prev, name, index)
+		if !ok {
+			return expand.Variable{}
+		}
+		if as.Append {
+			s = indexedElem(prev, k) + s
+		}
+		r.setIndexedElem(prev, name, k, s)
+		return expand.Variable{Set: true, Kind: expand.String, Str: s}
+	}
 	if as.Append {
 		elem := &syntax.ParamExp{Param: &syntax.Lit{Value: name}, Index: index}
 		s = r.literal(&syntax.Word{Parts: []syntax.WordPart{elem}}) + s
@@ -543,6 +628,27 @@ func (r *Runner) assignElem(prev expand.Variable, name string, index syntax.Arit
 	vr := expand.Variable{Set: true, Kind: expand.String, Str: s}
 	r.setVarWithIndex(prev, name, index, vr)
 	return vr
+}
+
+// indexedElem is element k of the indexed array (or string) vr, empty
+// when unset.
+func indexedElem(vr expand.Variable, k int) string {
+	switch {
+	case vr.Kind == expand.String && vr.IsSet():
+		if k == 0 {
+			return vr.Str
+		}
+	case vr.Kind != expand.Indexed:
+	case vr.Indexes == nil:
+		if k < len(vr.List) {
+			return vr.List[k]
+		}
+	default:
+		if i, ok := slices.BinarySearch(vr.Indexes, k); ok {
+			return vr.List[i]
+		}
+	}
+	return ""
 }
 
 // cutElemSubscript splits an array element argument like `a[3]`, as used by
@@ -577,7 +683,11 @@ func (r *Runner) unsetElem(name, sub string) bool {
 		if expr == nil {
 			return true // an empty subscript like `unset 'a[]'` is a no-op
 		}
-		k := r.arithm(expr)
+		k, err := expand.Subscript(r.ecfg, expr)
+		if err != nil {
+			r.expandErr(err)
+			return false
+		}
 		if k < 0 {
 			// Negative indices count from one past the maximum index.
 			if k += internal.IndexedMax(vr.List, vr.Indexes) + 1; k < 0 {
@@ -600,9 +710,17 @@ func (r *Runner) unsetElem(name, sub string) bool {
 		delete(vr.Map, r.subscriptKey(sub))
 		r.setVar(name, vr)
 	case expand.String:
-		// A scalar can be unset via subscript zero.
-		if sub == "0" {
-			return r.delVar(name)
+		// A scalar can be unset via a subscript that evaluates to zero
+		// (`unset 'x[0]'`, `unset 'x["key"]'` with key unset).
+		if expr, err := syntax.NewParser().Arithmetic(strings.NewReader(sub)); err == nil && expr != nil {
+			k, err := expand.Subscript(r.ecfg, expr)
+			if err != nil {
+				r.expandErr(err)
+				return false
+			}
+			if k == 0 {
+				return r.delVar(name)
+			}
 		}
 		r.errf("unset: %s: not an array variable\n", name)
 		r.exit.code = 1
@@ -619,7 +737,7 @@ func (r *Runner) setFunc(name string, body *syntax.Stmt) {
 	if r.funcSources == nil {
 		r.funcSources = make(map[string]string, 4)
 	}
-	r.funcSources[name] = r.source
+	r.funcSources[name] = cmp.Or(r.source(), r.mainSource)
 }
 
 func stringIndex(index syntax.ArithmExpr) bool {
@@ -730,18 +848,52 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	// value, starting after the maximum index of the base array. As in
 	// bash, every value is expanded before any index is evaluated.
 	values := make([][]string, len(elems))
+	braced := make([]bool, len(elems))
 	for i, elem := range elems {
-		if elem.Index != nil {
+		switch {
+		case elem.Index != nil && elem.Value != nil && hasBraces(elem.Value):
+			// As in bash, [k]=x{1,2} brace-expands to the plain values
+			// [k]=x1 and [k]=x2; one word is still an element's.
+			assign := "]="
+			if elem.Append {
+				assign = "]+="
+			}
+			word := &syntax.Word{Parts: append([]syntax.WordPart{&syntax.Lit{Value: "[" + expand.ArithmText(elem.Index) + assign}}, elem.Value.Parts...)}
+			if fields := r.fields(word); len(fields) != 1 {
+				values[i], braced[i] = fields, true
+				break
+			}
+			fallthrough
+		case elem.Index != nil:
 			values[i] = []string{r.literal(r.colonTildes(elem.Value))}
-		} else {
+		default:
 			values[i] = r.fields(elem.Value)
 		}
 	}
 	index := internal.IndexedMax(list, indexes) + 1
+	var err error
 	for i, elem := range elems {
-		if elem.Index != nil {
-			// Index resets our index with a literal value.
-			index = r.arithm(elem.Index)
+		if elem.Index != nil && !braced[i] {
+			if !prev.ReadOnly && namesVar(elem.Index, name) {
+				// As in bash, a subscript sees the array being assigned
+				// so far: a=([0]=1+2 [a[0]]=x) sets a[3]; one that
+				// assigns to it (a=([a[0]=5]=x)) changes it.
+				partial := prev
+				partial.Kind, partial.List, partial.Indexes = expand.Indexed, nonNilList(list), indexes
+				r.setVar(name, partial)
+				writes := r.varWrites
+				index, err = expand.Subscript(r.ecfg, elem.Index)
+				if cur := r.lookupVar(name); r.varWrites != writes && cur.Kind == expand.Indexed {
+					list, indexes = slices.Clone(cur.List), slices.Clone(cur.Indexes)
+				}
+			} else {
+				// Index resets our index with a literal value.
+				index, err = expand.Subscript(r.ecfg, elem.Index)
+			}
+			if err != nil {
+				r.expandErr(err)
+				break
+			}
 			if index < 0 {
 				// Negative indices count from one past the maximum index.
 				if index += internal.IndexedMax(list, indexes) + 1; index < 0 {
@@ -753,6 +905,9 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 		}
 		// An implicit index advances for every word.
 		for _, val := range values[i] {
+			if elem.Append && !braced[i] { // [k]+=v appends to the element so far
+				val = indexedElem(expand.Variable{Kind: expand.Indexed, List: list, Indexes: indexes}, index) + val
+			}
 			list, indexes = internal.SetIndexedElem(list, indexes, index, val)
 			index++
 		}
@@ -767,9 +922,81 @@ func (r *Runner) assignVal(name string, prev expand.Variable, as *syntax.Assign,
 	return name, prev
 }
 
+// keepTilde is w with a leading `~` taken as written, as bash takes the
+// value of an associative array's `[k]=~/x`.
+func keepTilde(w *syntax.Word) *syntax.Word {
+	if w == nil || len(w.Parts) == 0 {
+		return w
+	}
+	lit, ok := w.Parts[0].(*syntax.Lit)
+	if !ok || !strings.HasPrefix(lit.Value, "~") {
+		return w
+	}
+	parts := append([]syntax.WordPart{&syntax.SglQuoted{Left: lit.ValuePos, Right: lit.ValueEnd, Value: lit.Value}}, w.Parts[1:]...)
+	return &syntax.Word{Parts: parts}
+}
+
+// hasBraces tells whether w holds a brace expansion.
+func hasBraces(w *syntax.Word) bool {
+	word := *w // SplitBraces replaces the parts
+	return syntax.SplitBraces(&word)
+}
+
+// nonNilList is list, or an empty list for nil: an array of no elements.
+func nonNilList(list []string) []string {
+	if list == nil {
+		return []string{}
+	}
+	return list
+}
+
+// namesVar tells whether the arithmetic expression x names the variable
+// name anywhere, so that evaluating it may read or assign that variable.
+func namesVar(x syntax.ArithmExpr, name string) bool {
+	found := false
+	syntax.Walk(x, func(node syntax.Node) bool {
+		switch node := node.(type) {
+		case *syntax.Lit:
+			found = found || node.Value == name || strings.HasPrefix(node.Value, name+"[")
+		case *syntax.ParamExp:
+			found = found || node.Param != nil && node.Param.Value == name
+		}
+		return !found
+	})
+	return found
+}
+
 // assignLikeTildes returns a simple command's words with the tildes of
 // each word that looks like an assignment expanded as in one, as bash does
 // outside POSIX mode: `make PREFIX=~/local` passes $HOME/local.
+// declKeyword reports whether w is the name of a declaration builtin, as
+// written.
+func declKeyword(w *syntax.Word) bool {
+	switch w.Lit() {
+	case "declare", "typeset", "local", "export", "readonly":
+		return true
+	}
+	return false
+}
+
+// declFields expands the words of a declaration builtin reached with
+// assignments before it (`FOO=1 readonly v=$w`): as bash, a word that is an
+// assignment is one field, neither split nor globbed.
+func (r *Runner) declFields(words []*syntax.Word) []string {
+	var fields []string
+	for _, w := range r.assignLikeTildes(words) {
+		if lit, ok := w.Parts[0].(*syntax.Lit); ok {
+			name, _, ok := strings.Cut(lit.Value, "=")
+			if ok && syntax.ValidName(strings.TrimSuffix(name, "+")) {
+				fields = append(fields, r.literal(w))
+				continue
+			}
+		}
+		fields = append(fields, r.fields(w)...)
+	}
+	return fields
+}
+
 func (r *Runner) assignLikeTildes(words []*syntax.Word) []*syntax.Word {
 	var out []*syntax.Word
 	for i, w := range words {
@@ -818,9 +1045,17 @@ func (r *Runner) assocArray(name string, prev expand.Variable, wasSet bool, as *
 	for _, elem := range as.Array.Elems {
 		switch {
 		case elem.Index != nil:
-			val := r.literal(elem.Value)
+			val := r.literal(keepTilde(elem.Value))
 			k, err := expand.AssocKey(r.ecfg, elem.Index)
 			r.expandErr(err)
+			switch {
+			case elem.Append && as.Append: // A+=([k]+=v) appends to the element so far
+				val = amap[k] + val
+			case elem.Append && prev.Kind == expand.Associative:
+				// A=([k]+=v) appends to the element A had, as bash's
+				// new table replaces the old one only at the end.
+				val = prev.Map[k] + val
+			}
 			amap[k] = val
 		case pairs:
 			pending = append(pending, r.fields(elem.Value)...)
@@ -843,25 +1078,40 @@ func (r *Runner) assocArray(name string, prev expand.Variable, wasSet bool, as *
 	return prev
 }
 
-// colonTildes returns an assignment's value with each unquoted `~` at its
-// start or after a `:` that ends at a `/`, a `:` or the word's end replaced
-// by $HOME, as bash expands PATH=$PATH:~/bin and x=~:y.
+// colonTildes returns an assignment's value with each unquoted tilde
+// prefix at its start or after a `:` (`~` or `~user`, ending at a `/`, a
+// `:` or the word's end) replaced by the home directory it names, as bash
+// expands PATH=$PATH:~/bin, x=~:y and x=~root; also in the word of an
+// unquoted `${x-word}` (tandem).
 func (r *Runner) colonTildes(w *syntax.Word) *syntax.Word {
-	home := r.lookupVar("HOME")
-	if w == nil || !home.IsSet() {
+	if w == nil {
 		return w
 	}
 	var parts []syntax.WordPart
-	for i, part := range w.Parts {
-		lit, ok := part.(*syntax.Lit)
-		val := ""
-		if ok {
-			val = lit.Value
+	set := func(i int, part syntax.WordPart) {
+		if parts == nil {
+			parts = slices.Clone(w.Parts)
 		}
+		parts[i] = part
+	}
+	for i, part := range w.Parts {
+		if pe, ok := part.(*syntax.ParamExp); ok && pe.Exp != nil && pe.Exp.Word != nil {
+			if word := r.colonTildes(pe.Exp.Word); word != pe.Exp.Word {
+				pe2, exp := *pe, *pe.Exp
+				exp.Word, pe2.Exp = word, &exp
+				set(i, &pe2)
+			}
+			continue
+		}
+		lit, ok := part.(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		val := lit.Value
 		if i == 0 {
 			val = ":" + val // the value's start is a place for a tilde too
 		}
-		if !ok || !strings.Contains(val, ":~") {
+		if !strings.Contains(val, ":~") {
 			continue
 		}
 		var b strings.Builder
@@ -870,11 +1120,15 @@ func (r *Runner) colonTildes(w *syntax.Word) *syntax.Word {
 			if j < 0 {
 				break
 			}
-			after := val[j+2:]
-			ends := after == "" && i == len(w.Parts)-1 || after != "" && (after[0] == '/' || after[0] == ':')
 			b.WriteString(val[:j+1])
-			if ends {
-				b.WriteString(home.String())
+			after := val[j+2:]
+			end := strings.IndexAny(after, "/:")
+			if end < 0 && i == len(w.Parts)-1 {
+				end = len(after)
+			}
+			if dir, ok := r.ecfg.Home(after[:max(end, 0)]); end >= 0 && ok {
+				b.WriteString(dir)
+				after = after[end:]
 			} else {
 				b.WriteString("~")
 			}
@@ -885,10 +1139,7 @@ func (r *Runner) colonTildes(w *syntax.Word) *syntax.Word {
 		if i == 0 {
 			out = out[1:]
 		}
-		if parts == nil {
-			parts = slices.Clone(w.Parts)
-		}
-		parts[i] = &syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: out}
+		set(i, &syntax.Lit{ValuePos: lit.ValuePos, ValueEnd: lit.ValueEnd, Value: out})
 	}
 	if parts == nil {
 		return w

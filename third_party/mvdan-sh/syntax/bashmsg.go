@@ -10,15 +10,17 @@ import (
 // reports it, and returns the line it names; head names a line (`bash: -c:
 // line 3`, `bash: eval: line 1`). (tandem)
 func BashMessage(src string, err error, lang LangVariant, head func(line int) string) (string, int) {
-	if !strings.HasSuffix(src, "\n") {
-		// bash reads a -c string or eval's as if it ended in a newline:
-		// at its end, the token it did not expect is that newline.
-		src += "\n"
-		if _, err2 := NewParser(Variant(lang)).Parse(strings.NewReader(src), ""); err2 != nil {
-			err = err2
-		}
-	}
+	src, err = BashInput(src, "", err, lang)
 	var pe ParseError
+	if errors.As(err, &pe) && pe.Cond {
+		// Inside `[[ ]]`, bash prints messages of its own (or none)
+		// and does not quote the line.
+		var msg strings.Builder
+		for _, m := range pe.CondMsgs {
+			fmt.Fprintf(&msg, "%s: %s\n", head(int(m.Pos.Line())), m.Text)
+		}
+		return msg.String(), int(pe.Pos.Line())
+	}
 	if !errors.As(err, &pe) {
 		// A construct of another shell (a LangError): bash stops at
 		// the word where it starts.
@@ -73,6 +75,20 @@ func BashMessage(src string, err error, lang LangVariant, head func(line int) st
 		return fmt.Sprintf("%s: syntax error: unexpected end of file\n", head(end)), end
 	}
 	return fmt.Sprintf("%s: unexpected EOF while looking for matching `%s'\n", head(line), closer), line
+}
+
+// BashInput returns src as bash reads it, and err, the error of a parser
+// of lang on src named name, as bash meets it there: bash reads a -c
+// string or eval's as if it ended in a newline, so at its end the token it
+// did not expect is that newline. (tandem)
+func BashInput(src, name string, err error, lang LangVariant) (string, error) {
+	if !strings.HasSuffix(src, "\n") {
+		src += "\n"
+		if _, err2 := NewParser(Variant(lang)).Parse(strings.NewReader(src), name); err2 != nil {
+			err = err2
+		}
+	}
+	return src, err
 }
 
 // nearToken is bash's message for a token it did not expect, with the

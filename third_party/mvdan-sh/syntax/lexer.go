@@ -275,7 +275,7 @@ func (p *Parser) nextKeepSpaces() {
 			p.advanceLitHdoc(r)
 		}
 	case paramExpRepl:
-		if r == '/' {
+		if r == '/' && !p.replLeadSlash {
 			p.rune()
 			p.tok = slash
 			break
@@ -505,8 +505,10 @@ func (p *Parser) extendedGlob() bool {
 		// We do this after peeking for just one byte, so that the input `echo *`
 		// followed by a newline does not hang an interactive shell parser until
 		// another byte is input.
+		// Inside [[ ]] no function is named: `@()` is a pattern there,
+		// as in bash. (tandem)
 		_, p2 := p.peekTwo()
-		return p2 != ')'
+		return p2 != ')' || p.quote == testExpr
 	}
 	return false
 }
@@ -1115,7 +1117,9 @@ loop:
 				break loop
 			}
 		case '/':
-			if p.quote != paramExpExp {
+			if p.replLeadSlash {
+				p.replLeadSlash = false // only the first
+			} else if p.quote != paramExpExp {
 				break loop
 			}
 		case ':', '=', '%', '^', ',', '?', '!', '~', '*':

@@ -679,6 +679,13 @@ type ParamExp struct {
 	Repl      *Replace         // ${a/x/y}
 	Names     ParNamesOperator // ${!prefix*} or ${!prefix@}
 	Exp       *Expansion       // ${a:-b}, ${a#b}, etc
+
+	// Invalid is the text, as written, of a ${…} that bash reads but
+	// cannot expand, like ${a&}, ${#x-y} or ${s:}: expanding it fails
+	// with "bad substitution" when it runs, as in bash, instead of the
+	// whole script failing to parse (tandem; [LangBash] only). The
+	// fields above hold what was read before the fault.
+	Invalid string
 }
 
 // simple returns true if the parameter expansion is of the form $name or ${name},
@@ -689,7 +696,7 @@ func (p *ParamExp) simple() bool {
 		p.Split == OptUnset && p.GlobSubst == OptUnset && p.RcExpand == OptUnset &&
 		p.NestedParam == nil && p.Index == nil &&
 		len(p.Modifiers) == 0 && p.Slice == nil &&
-		p.Repl == nil && p.Names == 0 && p.Exp == nil
+		p.Repl == nil && p.Names == 0 && p.Exp == nil && p.Invalid == ""
 }
 
 func (p *ParamExp) Pos() Pos {
@@ -985,6 +992,7 @@ func (a *ArrayExpr) End() Pos { return posAddCol(a.Rparen, 1) }
 // Finally, neither can be nil; for example, declare -A x=([index]=value)
 type ArrayElem struct {
 	Index    ArithmExpr
+	Append   bool // [i]+=value, in bash
 	Value    *Word
 	Comments []Comment
 }

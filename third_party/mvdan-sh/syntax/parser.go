@@ -203,6 +203,13 @@ func StopAt(word string) ParserOption {
 	return func(p *Parser) { p.stopAt = []byte(word) }
 }
 
+// StartLine makes the positions of the source start at the given line
+// instead of 1, as for code that was part of a larger script: bash counts
+// the lines of eval's code from the line of the eval command.
+func StartLine(line uint) ParserOption {
+	return func(p *Parser) { p.startLine = int64(line) }
+}
+
 // RecoverErrors allows the parser to skip up to a maximum number of
 // errors in the given input on a best-effort basis.
 // This can be useful to tab-complete an interactive shell prompt,
@@ -507,6 +514,9 @@ type Parser struct {
 
 	stopAt []byte
 
+	// startLine is the line the source starts on ([StartLine]).
+	startLine int64
+
 	recoveredErrors  int
 	recoverErrorsMax int
 
@@ -535,6 +545,11 @@ type Parser struct {
 
 	rxOpenParens int
 	rxFirstPart  bool
+
+	// replLeadSlash is set while lexing the first token of a ${x/pat/with}
+	// pattern that starts with '/': bash reads that slash as the pattern's
+	// (tandem: ${x////c} replaces each slash with c).
+	replLeadSlash bool
 
 	accComs []Comment
 	curComs *[]Comment
@@ -567,7 +582,7 @@ func (p *Parser) reset() {
 	p.tok, p.val = illegalTok, ""
 	p.eqlOffs = 0
 	p.bs, p.bsp = nil, 0
-	p.offs, p.line, p.col = 0, 1, 1
+	p.offs, p.line, p.col = 0, max(p.startLine, 1), 1
 	p.r, p.w = 0, 0
 	p.err, p.readErr, p.readEOF = nil, nil, false
 	p.quote, p.forbidNested = noState, false
@@ -990,6 +1005,20 @@ type ParseError struct {
 	// starts. (tandem)
 	Token    string
 	TokenPos Pos
+
+	// Cond is set on an error inside `[[ ]]`: bash reports those in
+	// words of its own, CondMsgs (none for `[[ ]]` or `[[ ! ]]`), and
+	// stops without running the line, keeping the last command's status
+	// instead of 2. (tandem)
+	Cond     bool
+	CondMsgs []CondMsg
+}
+
+// CondMsg is one of bash's messages for an error inside `[[ ]]`, with the
+// position whose line bash names. (tandem)
+type CondMsg struct {
+	Pos  Pos
+	Text string
 }
 
 func (e ParseError) Error() string {
@@ -1624,6 +1653,11 @@ zshPrefixLoop:
 		return pe
 	}
 	if p.tok != _EOF && (pe.Length || pe.Width || pe.IsSet) {
+		if p.lang.in(langBashLike) {
+			return p.badSubst(pe, old, p.tokenText(), func() {
+				p.curErr("cannot combine multiple parameter expansion operators")
+			})
+		}
 		p.curErr("cannot combine multiple parameter expansion operators")
 	}
 	switch p.tok {
@@ -1631,7 +1665,9 @@ zshPrefixLoop:
 		p.checkLang(p.pos, langBashLike|LangMirBSDKorn|LangZsh, "search and replace")
 		pe.Repl = &Replace{All: p.tok == dblSlash}
 		p.quote = paramExpRepl
+		p.replLeadSlash = p.r == '/' && p.lang.in(langBashLike)
 		p.next()
+		p.replLeadSlash = false
 		pe.Repl.Orig = p.getWord()
 		p.quote = paramExpExp
 		if p.got(slash) {
@@ -1667,12 +1703,26 @@ zshPrefixLoop:
 		pe.Slice = &Slice{}
 		colonPos := p.pos
 		p.quote = paramExpSlice
-		if p.next(); p.tok != colon {
+		if p.next(); p.tok == rightBrace && p.lang.in(langBashLike) {
+			if p.pos.Offset() == colonPos.Offset()+1 {
+				// ${s:} is a bad substitution when it runs, as in bash
+				pe.Slice = nil
+				pe.Invalid = p.badSubstHead(pe) + ":}"
+			} else {
+				// ${s: } is ${s:0}; the space keeps it printed as written
+				pe.Slice.Offset = &Word{Parts: []WordPart{&Lit{Value: " "}}}
+			}
+		} else if p.tok != colon {
 			pe.Slice.Offset = p.followArithm(colon, colonPos)
 		}
 		colonPos = p.pos
 		if p.got(colon) {
-			pe.Slice.Length = p.followArithm(colon, colonPos)
+			if p.tok == rightBrace && p.lang.in(langBashLike) {
+				// ${a::} and ${a:1:} have length 0 in bash
+				pe.Slice.Length = &Word{Parts: []WordPart{&Lit{}}}
+			} else {
+				pe.Slice.Length = p.followArithm(colon, colonPos)
+			}
 		}
 		// Need to use a different matched style so arithm errors
 		// get reported correctly
@@ -1685,12 +1735,23 @@ zshPrefixLoop:
 		pe.Exp = p.paramExpExp()
 	case at, star:
 		switch {
+		case p.tok == star && !pe.Excl && p.lang.in(langBashLike):
+			return p.badSubst(pe, old, "*", func() {
+				p.curErr("not a valid parameter expansion operator: %#q", p.tok)
+			})
 		case p.tok == star && !pe.Excl:
 			p.curErr("not a valid parameter expansion operator: %#q", p.tok)
 		case pe.Excl && p.r == '}':
 			p.checkLang(pe.Pos(), langBashLike, "`${!foo%s}`", p.tok)
 			pe.Names = ParNamesOperator(p.tok)
 			p.next()
+		case p.tok == at && p.lang.in(langBashLike) && p.r != runeEOF &&
+			(!strings.ContainsRune("QEPAKaUuLk", p.r) || p.peek() != '}' && p.peek() != utf8.RuneSelf):
+			// bash takes one of these letters, then the closing brace
+			litPos := p.nextPos()
+			return p.badSubst(pe, old, "@", func() {
+				p.posErr(litPos, "@ expansion operator requires a literal")
+			})
 		case p.tok == at:
 			p.checkLang(p.pos, langBashLike|LangMirBSDKorn, "this expansion operator")
 			fallthrough
@@ -1702,15 +1763,21 @@ zshPrefixLoop:
 		pe.Exp = p.paramExpExp()
 	case _EOF:
 	default:
-		if paramNameRune(tokRune) {
-			if pe.Param != nil {
-				p.curErr("%#q cannot be followed by a word", pe.Param.Value)
+		fail := func() {
+			if paramNameRune(tokRune) {
+				if pe.Param != nil {
+					p.curErr("%#q cannot be followed by a word", pe.Param.Value)
+				} else {
+					p.curErr("nested parameter expansion cannot be followed by a word")
+				}
 			} else {
-				p.curErr("nested parameter expansion cannot be followed by a word")
+				p.curErr("not a valid parameter expansion operator: %#q", string(tokRune))
 			}
-		} else {
-			p.curErr("not a valid parameter expansion operator: %#q", string(tokRune))
 		}
+		if p.lang.in(langBashLike) {
+			return p.badSubst(pe, old, "", fail)
+		}
+		fail()
 	}
 	if p.tok != _EOF && p.tok != rightBrace {
 		p.tok = p.paramToken(p.r)
@@ -1718,6 +1785,63 @@ zshPrefixLoop:
 	p.quote = old
 	pe.Rbrace = p.matched(pe.Dollar, dollBrace, rightBrace)
 	return pe
+}
+
+// badSubst ends a ${…} that bash reads but cannot expand, the parser
+// standing past the token it cannot take (read, its text): it reads the rest as bash does,
+// to the matching '}' outside quotes, and keeps the whole text in
+// pe.Invalid, so that the expansion fails when it runs ("${a&}: bad
+// substitution") and the rest of the script still runs, as in bash. When
+// the script ends first, fail reports what stood past the name.
+func (p *Parser) badSubst(pe *ParamExp, old quoteState, read string, fail func()) *ParamExp {
+	var text strings.Builder
+	text.WriteString(p.badSubstHead(pe))
+	text.WriteString(read)
+	depth, quote := 0, rune(0)
+	for ; ; p.rune() {
+		switch r := p.r; {
+		case r == runeEOF:
+			fail() // the error of what stood there, as when not read as bash does
+			p.tok = _EOF
+			return pe
+		case r == escNewl:
+			continue
+		case r == '\\' && quote != '\'':
+			text.WriteRune(r)
+			if p.rune() == runeEOF {
+				continue
+			}
+		case quote != 0:
+			if r == quote {
+				quote = 0
+			}
+		case r == '\'' || r == '"':
+			quote = r
+		case r == '{':
+			depth++
+		case r == '}':
+			if depth == 0 {
+				text.WriteByte('}')
+				pe.Invalid = text.String()
+				pe.Rbrace = p.nextPos()
+				p.rune()
+				p.quote = old
+				p.next()
+				return pe
+			}
+			depth--
+		}
+		text.WriteRune(p.r)
+	}
+}
+
+// badSubstHead is the text of pe read so far, as in ${#a[1].
+func (p *Parser) badSubstHead(pe *ParamExp) string {
+	head := *pe
+	head.Short, head.Slice, head.Repl, head.Exp = false, nil, nil, nil
+	var sb strings.Builder
+	NewPrinter().Print(&sb, &head)
+	return strings.TrimSuffix(sb.String(), "}")
 }
 
 // paramNameStart reports whether a parameter name can begin after a prefix rune
@@ -2005,11 +2129,12 @@ func (p *Parser) getAssign(needEqual bool) *Assign {
 			}
 		}
 		if p.tok == assgnParen {
-			if !p.lang.in(LangZsh) {
+			if !p.lang.in(LangZsh | langBashLike) {
 				p.curErr("arrays cannot be nested")
 				return nil
 			}
-			// zsh allows a[i]=(values...).
+			// zsh allows a[i]=(values...); bash parses it and fails
+			// when it runs (a[i]: cannot assign list to array member).
 			// assgnParen consumed both '=' and '(',
 			// so rewrite as leftParen for array parsing below.
 			p.tok = leftParen
@@ -2058,7 +2183,17 @@ func (p *Parser) getAssign(needEqual bool) *Assign {
 					p.curErr("arrays cannot be nested")
 					return nil
 				}
-				p.follow(left, `[x]`, assgn)
+				if (p.tok == _Lit || p.tok == _LitWord) && strings.HasPrefix(p.val, "+=") && p.lang.in(langBashLike) {
+					// [k]+=v appends to the element, as in bash.
+					ae.Append = true
+					p.val = p.val[2:]
+					p.pos = posAddCol(p.pos, 2)
+					if p.val == "" {
+						p.next()
+					}
+				} else {
+					p.follow(left, `[x]`, assgn)
+				}
 			}
 			if ae.Value = p.getWord(); ae.Value == nil {
 				switch p.tok {
@@ -2673,9 +2808,18 @@ func (p *Parser) testClause(s *Stmt) {
 	old := p.preNested(testExpr)
 	p.next()
 	if tc.X = p.testExprBinary(false); tc.X == nil {
-		p.followErrExp(tc.Left, dblLeftBrack)
+		p.condErr(p.pos, p.condTermText(), func() { p.followErrExp(tc.Left, dblLeftBrack) })
 	}
 	tc.Right = p.pos
+	if p.tok != _EOF && (p.tok != _LitWord || p.val != "]]") {
+		p.condErr(tc.Left, p.condExprText(), func() {
+			if p.tok == rightParen {
+				p.matchingErr(tc.Left, dblLeftBrack, dblRightBrack)
+			} else {
+				p.badTestOp()
+			}
+		})
+	}
 	if _, ok := p.gotRsrv("]]"); !ok {
 		p.matchingErr(tc.Left, dblLeftBrack, dblRightBrack)
 	}
@@ -2683,11 +2827,14 @@ func (p *Parser) testClause(s *Stmt) {
 	s.Cmd = tc
 }
 
-func (p *Parser) testExprBinary(pastAndOr bool) TestExpr {
+// testExprBinary reads test terms joined by `&&` and `||`, or with andOnly
+// only those joined by `&&`: as in bash, `&&` binds tighter than `||`.
+// (tandem: upstream read them left to right, so `[[ -z x && x || y ]]` failed.)
+func (p *Parser) testExprBinary(andOnly bool) TestExpr {
 	p.got(_Newl)
 	var left TestExpr
-	if pastAndOr {
-		left = p.testExprUnary()
+	if andOnly {
+		left = p.testExprTerm()
 	} else {
 		left = p.testExprBinary(true)
 	}
@@ -2695,35 +2842,43 @@ func (p *Parser) testExprBinary(pastAndOr bool) TestExpr {
 		return left
 	}
 	p.got(_Newl)
-	switch p.tok {
-	case andAnd, orOr:
-	case _LitWord:
-		if p.val == "]]" {
-			return left
-		}
-		if p.tok = token(testBinaryOp(p.val)); p.tok == illegalTok {
-			p.curErr("not a valid test operator: %#q", p.val)
-		}
-	case rdrIn, rdrOut:
-	case _EOF, rightParen:
+	if p.tok != andAnd && (p.tok != orOr || andOnly) {
 		return left
-	case _Lit:
-		p.curErr("test operator words must consist of a single literal")
-	default:
-		p.curErr("not a valid test operator: %#q", p.tok)
 	}
-	b := &BinaryTest{
-		OpPos: p.pos,
-		Op:    BinTestOperator(p.tok),
-		X:     left,
+	b := &BinaryTest{OpPos: p.pos, Op: BinTestOperator(p.tok), X: left}
+	p.next()
+	if b.Y = p.testExprBinary(andOnly); b.Y == nil {
+		p.condErr(p.pos, p.condTermText(), func() { p.followErrExp(b.OpPos, b.Op) })
 	}
-	switch b.Op {
-	case AndTest, OrTest:
-		p.next()
-		if b.Y = p.testExprBinary(false); b.Y == nil {
-			p.followErrExp(b.OpPos, b.Op)
+	return b
+}
+
+// testExprTerm reads one test term: a unary test, a parenthesized
+// expression, a negated term, a word, or two words compared.
+func (p *Parser) testExprTerm() TestExpr {
+	p.got(_Newl)
+	left := p.testExprUnary()
+	if _, ok := left.(*Word); !ok {
+		// As in bash's grammar, a term that is not a word ends here;
+		// what encloses it reports a token that does not fit.
+		return left
+	}
+	p.got(_Newl)
+	switch {
+	case p.tok == andAnd, p.tok == orOr, p.tok == _EOF, p.tok == rightParen, p.condEnd():
+		return left
+	case p.tok == _LitWord && token(testBinaryOp(p.val)) != illegalTok:
+		p.tok = token(testBinaryOp(p.val))
+	case p.tok != rdrIn && p.tok != rdrOut:
+		text := "conditional binary operator expected"
+		if t := p.condToken("unexpected token `%s', "); t != "" {
+			text = t + text
 		}
-	case TsReMatch:
+		p.condErr(p.pos, text, p.badTestOp)
+		return left
+	}
+	b := &BinaryTest{OpPos: p.pos, Op: BinTestOperator(p.tok), X: left}
+	if b.Op == TsReMatch {
 		p.checkLang(p.pos, langBashLike|LangZsh, "regex tests")
 		p.rxOpenParens = 0
 		p.rxFirstPart = true
@@ -2731,16 +2886,101 @@ func (p *Parser) testExprBinary(pastAndOr bool) TestExpr {
 		// all sorts of ways. The better fix is likely to use a stop
 		// token, like we do with heredocs.
 		p.quote = testExprRegexp
-		fallthrough
-	default:
-		if _, ok := b.X.(*Word); !ok {
-			p.posErr(b.OpPos, "expected %#q, %#q or %#q after complex expr",
-				AndTest, OrTest, dblRightBrack)
-		}
-		p.next()
-		b.Y = p.followWordTok(token(b.Op), b.OpPos)
+	}
+	p.next()
+	text := "unexpected argument " + p.condToken("`%s' ") + "to conditional binary operator"
+	if b.Op == TsReMatch && !p.condEnd() {
+		// bash reads an empty regex there, then stops at the token
+		// after it.
+		text = p.condExprText()
+	}
+	if w := p.condWord(); w != nil {
+		b.Y = w
+	} else {
+		p.condErr(p.pos, text, func() { p.followErr(b.OpPos, token(b.Op), noQuote("a word")) })
 	}
 	return b
+}
+
+// badTestOp raises upstream's error for a token that is no test operator
+// where one is due.
+func (p *Parser) badTestOp() {
+	switch {
+	case p.tok == _LitWord && token(testBinaryOp(p.val)) != illegalTok, p.tok == rdrIn, p.tok == rdrOut:
+		p.curErr("expected %#q, %#q or %#q after complex expr", AndTest, OrTest, dblRightBrack)
+	case p.tok == _LitWord:
+		p.curErr("not a valid test operator: %#q", p.val)
+	case p.tok == _Lit:
+		p.curErr("test operator words must consist of a single literal")
+	default:
+		p.curErr("not a valid test operator: %#q", p.tok)
+	}
+}
+
+// condEnd reports whether the current token is the `]]` closing a test.
+func (p *Parser) condEnd() bool {
+	return p.tok == _LitWord && p.val == "]]"
+}
+
+// condWord reads an operator's operand inside `[[ ]]`: a word, but not the
+// closing `]]`, which bash never takes as one.
+func (p *Parser) condWord() *Word {
+	if p.condEnd() {
+		return nil
+	}
+	return p.getWord()
+}
+
+// condErr raises an error inside `[[ ]]` with raise, upstream's, and marks
+// it with text, bash's message for it (bash says nothing when text is
+// empty). An earlier error stands. (tandem)
+func (p *Parser) condErr(pos Pos, text string, raise func()) {
+	if p.err != nil {
+		return
+	}
+	raise()
+	if pe, ok := p.err.(ParseError); ok {
+		pe.Cond = true
+		if text != "" {
+			pe.CondMsgs = append(pe.CondMsgs, CondMsg{Pos: pos, Text: text})
+		}
+		p.err = pe
+	}
+}
+
+// condToken is the current token in format, as bash names it in an error
+// inside `[[ ]]`; "" for a word other than `]]`, which bash does not name.
+func (p *Parser) condToken(format string) string {
+	switch p.tok {
+	case _Newl:
+		return fmt.Sprintf(format, "newline")
+	case _EOF, cmdIn, cmdOut:
+		return ""
+	case _LitWord:
+		if p.val == "]]" {
+			return fmt.Sprintf(format, p.val)
+		}
+		return ""
+	}
+	if t := p.tok.String(); t != "" && strings.Trim(t, ";&|()<>") == "" {
+		return fmt.Sprintf(format, t)
+	}
+	return ""
+}
+
+// condTermText is bash's message for a test expression that cannot start
+// at the current token; for `]]` bash says nothing.
+func (p *Parser) condTermText() string {
+	if p.tok == _LitWord && p.val == "]]" {
+		return ""
+	}
+	return p.condToken("unexpected token `%s' in conditional command")
+}
+
+// condExprText is bash's message for a token after a whole expression that
+// neither joins it to another nor ends it.
+func (p *Parser) condExprText() string {
+	return "syntax error in conditional expression" + p.condToken(": unexpected token `%s'")
 }
 
 func (p *Parser) testExprUnary() TestExpr {
@@ -2760,11 +3000,27 @@ func (p *Parser) testExprUnary() TestExpr {
 		}
 	}
 	switch p.tok {
+	case globExcl:
+		// At a term's start bash reads `!(` as `!` and a group, as
+		// with extglob off when it reads the line, its default:
+		// `[[ !(a == b) ]]`. A pattern there would only be a
+		// non-empty word. (tandem)
+		u := &UnaryTest{OpPos: p.pos, Op: TsNot}
+		pe := &ParenTest{Lparen: posAddCol(p.pos, 1)}
+		p.next()
+		if pe.X = p.testExprBinary(false); pe.X == nil {
+			p.condErr(p.pos, p.condTermText(), func() { p.followErrExp(pe.Lparen, leftParen) })
+		}
+		pe.Rparen = p.matched(pe.Lparen, leftParen, rightParen)
+		u.X = pe
+		return u
 	case exclMark:
 		u := &UnaryTest{OpPos: p.pos, Op: TsNot}
 		p.next()
-		if u.X = p.testExprBinary(false); u.X == nil {
-			p.followErrExp(u.OpPos, u.Op)
+		// As in bash, `!` negates the term after it, not the list that
+		// term starts. (tandem)
+		if u.X = p.testExprTerm(); u.X == nil {
+			p.condErr(p.pos, p.condTermText(), func() { p.followErrExp(u.OpPos, u.Op) })
 		}
 		return u
 	case tsExists, tsRegFile, tsDirect, tsCharSp, tsBlckSp, tsNmPipe,
@@ -2773,13 +3029,31 @@ func (p *Parser) testExprUnary() TestExpr {
 		tsFdTerm, tsEmpStr, tsNempStr, tsOptSet, tsVarSet, tsRefVar:
 		u := &UnaryTest{OpPos: p.pos, Op: UnTestOperator(p.tok)}
 		p.next()
-		u.X = p.followWordTok(token(u.Op), u.OpPos)
+		if w := p.condWord(); w != nil {
+			u.X = w
+		} else {
+			text := "unexpected argument " + p.condToken("`%s' ") + "to conditional unary operator"
+			p.condErr(p.pos, text, func() { p.followErr(u.OpPos, token(u.Op), noQuote("a word")) })
+		}
 		return u
 	case leftParen:
 		pe := &ParenTest{Lparen: p.pos}
 		p.next()
 		if pe.X = p.testExprBinary(false); pe.X == nil {
-			p.followErrExp(pe.Lparen, leftParen)
+			p.condErr(p.pos, p.condTermText(), func() { p.followErrExp(pe.Lparen, leftParen) })
+		}
+		if perr, ok := p.err.(ParseError); ok && perr.Cond {
+			// bash adds a message for each `(` the error is inside.
+			perr.CondMsgs = append(perr.CondMsgs, CondMsg{Pos: pe.Lparen, Text: "expected `)'"})
+			p.err = perr
+		} else if p.tok != rightParen && p.tok != _EOF {
+			p.condErr(pe.Lparen, p.condToken("unexpected token `%s', ")+"expected `)'", func() {
+				if p.condEnd() {
+					p.matchingErr(pe.Lparen, leftParen, rightParen)
+				} else {
+					p.badTestOp()
+				}
+			})
 		}
 		pe.Rparen = p.matched(pe.Lparen, leftParen, rightParen)
 		return pe
@@ -3017,7 +3291,9 @@ loop:
 		ce.Args = nil
 	} else {
 		for _, asgn := range ce.Assigns {
-			if asgn.Index != nil || asgn.Array != nil {
+			// bash runs the command: it refuses a[i]=x then, and passes
+			// a=(x y) as its text.
+			if (asgn.Index != nil || asgn.Array != nil) && !p.lang.in(langBashLike) {
 				p.posErr(asgn.Pos(), "inline variables cannot be arrays")
 			}
 		}

@@ -35,6 +35,9 @@ func TestParseFiles(t *testing.T) {
 					continue
 				case *File:
 					for j, in := range c.inputs {
+						if rereadNow(t, p, in) { // tandem: the parser's part of the list
+							continue
+						}
 						t.Run(fmt.Sprintf("OK/%03d-%d", i, j), singleParse(p, in, want))
 					}
 				case string:

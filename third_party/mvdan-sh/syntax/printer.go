@@ -771,6 +771,10 @@ func (p *Printer) paramExp(pe *ParamExp) {
 		p.wroteIndex(pe.Index)
 		return
 	}
+	if pe.Invalid != "" {
+		p.w.WriteString(pe.Invalid)
+		return
+	}
 	p.w.WriteByte('$')
 	if !pe.Short {
 		p.w.WriteByte('{')
@@ -1100,6 +1104,9 @@ func (p *Printer) elemJoin(elems []*ArrayElem, last []Comment) {
 			p.space()
 		}
 		if p.wroteIndex(el.Index) {
+			if el.Append {
+				p.w.WriteByte('+')
+			}
 			p.w.WriteByte('=')
 		}
 		if el.Value != nil {

@@ -32,6 +32,9 @@ func TestPrintFiles(t *testing.T) {
 				}
 				t.Run("", func(t *testing.T) {
 					in := c.inputs[0]
+					if rereadNow(t, parser, in) { // tandem: the parser's part of the list
+						return
+					}
 					printTest(t, parser, printer, in, cmp.Or(c.printedAs, in))
 				})
 			}
