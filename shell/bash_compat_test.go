@@ -58,6 +58,37 @@ EOF`,
 		`ls nothing 2>&1; echo "status $?"`,
 		`echo out; echo err >&2`,
 		`exit 7`,
+		// Errors name the file the running function came from.
+		`printf 'g() { nosuch_g; }\nnosuch_top\n' > lib.sh
+. ./lib.sh; g
+f() { nosuch_f; (nosuch_sub); }; f
+bash -c 'h() { nosuch_c; }; h'; echo 'k() { nosuch_in; }; k' | bash; bash ./lib.sh`,
+		`declare -p BASH_EXECUTION_STRING; bash -c 'declare -p BASH_EXECUTION_STRING; env | grep -c ^BASH_EXEC'`,
+		// eval's lines count from the eval command's.
+		`true
+eval 'echo $LINENO; echo $LINENO & wait'
+f() {
+  eval 'echo $LINENO; nosuch_e'
+}
+f`,
+		`shopt -s lastpipe; n=0; ls src | while read f; do n=$((n+1)); done; echo "$n"; echo x | read v; echo "$v"`,
+		// BASH_SOURCE, BASH_LINENO and FUNCNAME of scripts, sourced files
+		// and functions (cd "$(dirname "${BASH_SOURCE[0]}")").
+		`mkdir -p sub; printf 'f() { echo "${BASH_SOURCE[*]}|${BASH_LINENO[*]}|${FUNCNAME[*]}"; }\necho "top ${BASH_SOURCE[*]}|${BASH_LINENO[*]}"\nf\ncd "$(dirname "${BASH_SOURCE[0]}")" && basename "$PWD"\n' > sub/s.sh
+bash sub/s.sh; (. sub/s.sh); g() { . sub/s.sh; }; (g); declare -p BASH_SOURCE BASH_LINENO`,
+		// bash's hash table of the programs run by name.
+		`hash; ls >/dev/null; ls >/dev/null; hash; hash -t ls; hash -l; hash -r; hash; f() { hash nosuch_prog; }; f; echo "status $?"; PATH=$PATH; hash`,
+		`x="a  b"; f() { echo "$x"; unset x; echo "$x"; sh -c 'echo "[$x]"'; }; x=tmp f; FOO=1 readonly v=$x; echo "$v"`,
+		// bash's POSIX mode, and the version scripts test for it.
+		`set -o posix; a=1 :; b=2 true; echo "$a.$b ${BASH_VERSION%%.*}"; f() { eval() { :; }; }; f; echo no`,
+		// Declaration builtins expand every word before assigning;
+		// unset and export reach a caller's local.
+		`a=0; f() { local a=1 b=$a; echo "$b"; }; f; export A=1 v=$(sh -c 'echo "[$A]"'); echo "$v $_"`,
+		`unlocal() { unset "$@"; }
+inner() { local x=in; unlocal x; echo "inner ${x-unset}"; unset x; echo "inner ${x-unset}"; }
+outer() { local x=out; inner; echo "outer $x"; unlocal x; echo "outer $x"; }
+x=global; outer
+exp() { export o; }; o2() { local o=X; exp; sh -c 'echo "child $o"'; }; o2`,
 	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {

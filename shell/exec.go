@@ -256,10 +256,9 @@ func (x *Run) start(ctx context.Context, hc interp.HandlerContext, l launch, arg
 // notFound tells, in bash's words, why a program could not be started and
 // returns bash's status for it: these are the texts models know and act on
 // (`bash: line 3: rg: command not found`, 127), where the interpreter's own
-// would read `"rg": executable file not found in $PATH`. shell starts the
-// message as the interpreter's own: bash, a script file's name, or where a
-// function came from (environment).
-func notFound(stderr io.Writer, shell string, line uint, dir, name string) int {
+// would read `"rg": executable file not found in $PATH`. errName is the
+// name the message starts with ([interp.HandlerContext.ErrorName]).
+func notFound(stderr io.Writer, errName string, line uint, dir, name string) int {
 	why, status := "command not found", 127
 	if strings.Contains(name, "/") {
 		fi, err := os.Stat(absFrom(dir, name))
@@ -278,7 +277,7 @@ func notFound(stderr io.Writer, shell string, line uint, dir, name string) int {
 			why, status = "Permission denied", 126
 		}
 	}
-	fmt.Fprintf(stderr, "%s: line %d: %s: %s\n", shell, line, name, why)
+	fmt.Fprintf(stderr, "%s: line %d: %s: %s\n", errName, line, name, why)
 	return status
 }
 
@@ -332,10 +331,11 @@ scan:
 	// head names a line in a syntax error's message, as this shell does
 	// (a script read from stdin: `bash: line 2`).
 	head := func(line int) string { return fmt.Sprintf("%s: line %d", l.argv[0], line) }
-	funcErrs := "main" // where bash says a script read from stdin is
+	// given says how the script was given, as bash tells in its
+	// functions' errors and BASH_EXECUTION_STRING.
+	given := []interp.RunnerOption{interp.MainSource("main")}
 	switch {
 	case command:
-		funcErrs = "environment"
 		if len(rest) == 0 {
 			return usage(l, "-c: option requires an argument")
 		}
@@ -344,6 +344,7 @@ scan:
 			name = rest[1]
 		}
 		head = func(line int) string { return fmt.Sprintf("%s: -c: line %d", name, line) }
+		given = commandString(src)
 		if len(rest) > 2 {
 			params = rest[2:]
 		}
@@ -353,8 +354,8 @@ scan:
 			return err
 		}
 		src, params, name = string(b), rest[1:], rest[0]
+		given = []interp.RunnerOption{interp.ScriptFile(name)}
 		head = func(line int) string { return fmt.Sprintf("%s: line %d", name, line) }
-		funcErrs = "" // the file's name, as its other errors
 	default:
 		// The script comes from stdin: reading it may wait on an earlier
 		// stage of a pipeline, so this stage lets the pipeline's question go
@@ -389,7 +390,8 @@ scan:
 	f, stop := parse(src, name, lang, head)
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
-	r, err := x.runner(l.dir, l.env, hc.Umask, l.stdin, l.stdout, l.stderr, funcErrs, head, all...)
+	given = append(given, syntaxErrors(lang, head))
+	r, err := x.runner(given, l.dir, l.env, hc.Umask, l.stdin, l.stdout, l.stderr, all...)
 	if err != nil {
 		return err
 	}

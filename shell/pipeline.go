@@ -36,8 +36,9 @@ import (
 // interpreter reads itself), are gated one by one as they run.
 const stageMarker = "__tandem_pipeline_stage"
 
-// markPipelines applies the rewrite above to every pipeline in f.
-func markPipelines(f *syntax.File) {
+// markPipelines applies the rewrite above to every pipeline in f and
+// reports whether f holds one.
+func markPipelines(f *syntax.File) bool {
 	seen := map[*syntax.BinaryCmd]bool{}
 	syntax.Walk(f, func(n syntax.Node) bool {
 		b, ok := n.(*syntax.BinaryCmd)
@@ -67,6 +68,7 @@ func markPipelines(f *syntax.File) {
 		}
 		return true
 	})
+	return len(seen) > 0
 }
 
 func isPipe(b *syntax.BinaryCmd) bool { return b.Op == syntax.Pipe || b.Op == syntax.PipeAll }

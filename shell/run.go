@@ -128,7 +128,10 @@ type Result struct {
 
 // Run is one script being interpreted.
 type Run struct {
-	opts   Options
+	opts Options
+	// main is the script's interpreter: $$ in an `sh -c` payload's kill
+	// names it.
+	main   *interp.Runner
 	hide   *hider
 	policy *approvals.Policy
 	out    *capture
@@ -187,16 +190,8 @@ func (e *stepRefused) Error() string { return e.err.Error() }
 func parse(script, name string, lang syntax.LangVariant, head func(line int) string) (f *syntax.File, stop *syntaxStop) {
 	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(script), name)
 	if err != nil {
-		src := script
-		if !strings.HasSuffix(src, "\n") {
-			// bash reads a -c string as if it ended in a newline: at
-			// its end, the token it did not expect is that newline.
-			src += "\n"
-			if _, err2 := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(src), name); err2 != nil {
-				err = err2
-			}
-		}
-		msg, line := bashSyntaxError(src, err, head)
+		src, err := syntax.BashInput(script, name, err, lang)
+		msg, line := syntax.BashMessage(src, err, lang, head)
 		var pe syntax.ParseError
 		stop = &syntaxStop{Line: line, Message: msg, Err: err, KeepStatus: errors.As(err, &pe) && pe.Cond}
 		f = &syntax.File{Name: name, Stmts: linesBefore(script, lang)}
@@ -277,7 +272,9 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	r, err := x.runner(o.Dir, env, interp.ProcessUmask(), nil, out.w, out.w, "environment", head)
+	given := append(commandString(script), syntaxErrors(syntax.LangBash, head))
+	r, err := x.runner(given, o.Dir, env, interp.ProcessUmask(), nil, out.w, out.w)
+	x.main = r
 	if err != nil {
 		x.procs.kill()
 		cancel()
@@ -292,13 +289,27 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	return x, nil
 }
 
+// commandString is how bash holds a `bash -c` string: its functions' errors
+// start with `environment`, and BASH_EXECUTION_STRING is the string.
+func commandString(script string) []interp.RunnerOption {
+	return []interp.RunnerOption{interp.MainSource("environment"), interp.ExecutionString(script)}
+}
+
+// syntaxErrors words a syntax error of the script's, such as an alias's
+// text that does not parse, as bash does; head names a line in the message.
+func syntaxErrors(lang syntax.LangVariant, head func(line int) string) interp.RunnerOption {
+	return interp.SyntaxErrors(func(src string, err error) string {
+		msg, _ := syntax.BashMessage(src, err, lang, head)
+		return msg
+	})
+}
+
 // runner makes an interpreter whose handlers all go through x: the
 // script's own interpreter, and the one of each `sh -c` payload the script
 // runs, which starts with the file mode mask of the script that runs it.
-// funcErrs names where the script's functions come from in their errors,
-// as bash does: environment for -c, main for standard input, "" for a file
-// (its name, $0). head names a line in a syntax error's message.
-func (x *Run) runner(dir string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, funcErrs string, head func(line int) string, params ...string) (*interp.Runner, error) {
+// given are the options that say how the script was given to the shell
+// (see [commandString] and [syntaxErrors]).
+func (x *Run) runner(given []interp.RunnerOption, dir string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
 	}
@@ -315,16 +326,13 @@ func (x *Run) runner(dir string, env []string, mask uint32, stdin io.Reader, std
 		interp.ReadDirHandler2(x.readDir),
 		interp.StatHandler(x.stat),
 		interp.AccessHandler(x.access),
-		// An alias's text that does not parse is a syntax error of
-		// the script, in bash's words.
-		interp.SyntaxErrors(func(src string, err error) string {
-			msg, _ := bashSyntaxError(src, err, head)
-			return msg
-		}),
-		interp.FuncErrorsName(funcErrs),
 	}
+	opts = append(opts, given...)
 	if len(params) > 0 {
 		opts = append(opts, interp.Params(params...))
+	}
+	if x.main != nil {
+		opts = append(opts, interp.SignalsTo(x.main))
 	}
 	return interp.New(opts...)
 }
@@ -994,12 +1002,63 @@ func (x *Run) evalMarked(args []string) []string {
 		return args
 	}
 	x.noteFuncs(f)
-	markPipelines(f)
-	var b strings.Builder
-	if err := syntax.NewPrinter().Print(&b, f); err != nil {
+	if !markPipelines(f) {
+		// Printed anew, the code would lose its layout, which its
+		// $LINENO and error messages name.
+		return []string{"eval", "--", strings.Join(code, " ")}
+	}
+	text, err := printOnTheirLines(f)
+	if err != nil {
 		return args
 	}
-	return []string{"eval", "--", b.String()}
+	return []string{"eval", "--", text}
+}
+
+// printOnTheirLines prints f's statements each on the line it was on, where
+// the printed text allows (`a; b` stays on one line): eval's code counts its
+// lines, in errors and $LINENO, as bash does from the original text.
+func printOnTheirLines(f *syntax.File) (string, error) {
+	var b strings.Builder
+	p := syntax.NewPrinter()
+	line := uint(1) // the line the text so far ends on
+	sep := ""
+	for _, st := range f.Stmts {
+		var sb strings.Builder
+		if err := p.Print(&sb, st); err != nil {
+			return "", err
+		}
+		if want := st.Pos().Line(); want > line || sep == "\n" {
+			n := max(int(want)-int(line), 1)
+			b.WriteString(strings.Repeat("\n", n))
+			line += uint(n)
+		} else {
+			b.WriteString(sep)
+		}
+		text := sb.String()
+		b.WriteString(text)
+		line += uint(strings.Count(text, "\n"))
+		switch {
+		case hasHeredoc(st):
+			sep = "\n" // its body's last line ends the statement
+		case st.Background:
+			sep = " " // `a & b`
+		default:
+			sep = "; "
+		}
+	}
+	b.WriteString("\n")
+	return b.String(), nil
+}
+
+func hasHeredoc(n syntax.Node) bool {
+	found := false
+	syntax.Walk(n, func(n syntax.Node) bool {
+		if r, ok := n.(*syntax.Redirect); ok && (r.Op == syntax.Hdoc || r.Op == syntax.DashHdoc) {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // openProgramProc opens a redirection into the shell's own /proc entries

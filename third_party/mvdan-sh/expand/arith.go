@@ -260,7 +260,12 @@ func arithmNode(cfg *Config, expr syntax.ArithmExpr) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		return binArit(expr.Op, left, right)
+		n, err := binArit(expr.Op, left, right)
+		if ae, ok := err.(ArithmError); ok && ae.Msg == "division by 0" {
+			ae.Token = ArithmText(expr.Y) // bash names the divisor as written: x in 1 / x
+			err = ae
+		}
+		return n, err
 	case *syntax.FlagsArithm: // e.g. zsh's ${a[(r)b]}
 		return 0, fmt.Errorf("unsupported")
 	default:
@@ -292,10 +297,27 @@ func (e ArithmError) Error() string {
 }
 
 // ArithmNamed is [Arithm] whose [ArithmError] names the expression, as
-// bash's message does.
-func ArithmNamed(cfg *Config, expr syntax.ArithmExpr) (int, error) {
+// bash's message does. closing is where the expression's closing token
+// (`))`, `]`) starts, or zero: bash's message names the blanks before it
+// too, at the end of the expression and of an error token that ends it
+// (`$(( 42 / 0 ))` is `42 / 0 : division by 0 (error token is "0 ")`).
+func ArithmNamed(cfg *Config, expr syntax.ArithmExpr, closing syntax.Pos) (int, error) {
 	n, err := Arithm(cfg, expr)
-	return n, cfg.named(expr, err)
+	err = cfg.named(expr, err)
+	ae, ok := err.(ArithmError)
+	end := expr.End()
+	if !ok || !ae.whole || !closing.IsValid() || !end.IsValid() || closing.Line() != end.Line() || closing.Col() <= end.Col() {
+		return n, err
+	}
+	if ae.Msg == msgBigDigit || ae.Msg == msgBadBase {
+		return n, err // errors of a number's digits name it without them
+	}
+	blanks := strings.Repeat(" ", int(closing.Col()-end.Col()))
+	if ae.Token != "" && strings.HasSuffix(ae.Expr, ae.Token) {
+		ae.Token += blanks
+	}
+	ae.Expr += blanks
+	return n, ae
 }
 
 // named is err naming the expression expr if it names none.
@@ -312,27 +334,6 @@ const (
 	msgBadBase  = "invalid arithmetic base"
 	msgBigDigit = "value too great for base"
 )
-
-// ArithmNamedUntil is [ArithmNamed] for an expression written up to
-// close, the position of its `))`: bash quotes the expression as written,
-// with the blanks before `))`, in its message and its error token.
-func ArithmNamedUntil(cfg *Config, expr syntax.ArithmExpr, close syntax.Pos) (int, error) {
-	n, err := ArithmNamed(cfg, expr)
-	ae, ok := err.(ArithmError)
-	end := expr.End()
-	if !ok || !ae.whole || !close.IsValid() || !end.IsValid() || close.Line() != end.Line() || close.Col() <= end.Col() {
-		return n, err
-	}
-	if ae.Msg == msgBigDigit || ae.Msg == msgBadBase {
-		return n, err // bash quotes the text up to the number
-	}
-	blanks := strings.Repeat(" ", int(close.Col()-end.Col()))
-	if ae.Token != "" && strings.HasSuffix(ae.Expr, ae.Token) {
-		ae.Token += blanks
-	}
-	ae.Expr += blanks
-	return n, ae
-}
 
 // ArithmString evaluates a string as bash evaluates an operand of -eq and
 // the like in [[ ]]: a number in any base, a name, or an expression.

@@ -80,10 +80,6 @@ type Config struct {
 	// patterns which match nothing to result in zero fields.
 	NullGlob bool
 
-	// TrapLine, when not zero, is what $LINENO expands to: a trap's code
-	// runs at the line of the command that set it off, as in bash.
-	TrapLine uint
-
 	// NoGlobSkipDots is bash's shell option globskipdots turned off: a
 	// pattern starting with a dot matches `.` and `..` too.
 	NoGlobSkipDots bool
@@ -821,7 +817,7 @@ func (cfg *Config) wordField(wps []syntax.WordPart, ql quoteLevel) ([]fieldPart,
 			}
 			field = append(field, fieldPart{val: val})
 		case *syntax.ArithmExp:
-			n, err := ArithmNamedUntil(cfg, wp.X, wp.Right)
+			n, err := ArithmNamed(cfg, wp.X, wp.Right)
 			if err != nil {
 				return nil, err
 			}
@@ -1044,7 +1040,7 @@ func (cfg *Config) wordFields(wps []syntax.WordPart, nested bool) ([][]fieldPart
 			}
 			splitAdd(val)
 		case *syntax.ArithmExp:
-			n, err := ArithmNamedUntil(cfg, wp.X, wp.Right)
+			n, err := ArithmNamed(cfg, wp.X, wp.Right)
 			if err != nil {
 				return nil, err
 			}
@@ -1244,6 +1240,8 @@ func (cfg *Config) quotedElemFields(pe *syntax.ParamExp) ([]string, error) {
 			switch {
 			case useWord:
 				return nil, nil // paramExp expands the word
+			case pe.Exp.Op == syntax.AlternateUnsetOrNull && !unset:
+				return []string{""}, nil // elements, but null: one empty field, as bash
 			case pe.Exp.Op == syntax.AlternateUnset, pe.Exp.Op == syntax.AlternateUnsetOrNull:
 				return []string{}, nil
 			}

@@ -130,9 +130,6 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 		// This is the only parameter expansion that the environment
 		// interface cannot satisfy.
 		line := uint64(cfg.curParam.Pos().Line())
-		if cfg.TrapLine > 0 {
-			line = uint64(cfg.TrapLine)
-		}
 		vr = Variable{Set: true, Kind: String, Str: strconv.FormatUint(line, 10)}
 	default:
 		vr = cfg.Env.Get(name)
@@ -952,7 +949,7 @@ func Subscript(cfg *Config, idx syntax.ArithmExpr) (int, error) {
 		text := ArithmText(idx)
 		return 0, SubscriptError{ArithmError{Expr: text, Msg: "syntax error: operand expected", Token: text[strings.IndexByte(text, '\''):]}}
 	}
-	n, err := ArithmNamed(cfg, idx)
+	n, err := ArithmNamed(cfg, idx, syntax.Pos{})
 	if ae, ok := err.(ArithmError); ok {
 		return 0, SubscriptError{ae}
 	}

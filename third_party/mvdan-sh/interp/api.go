@@ -21,6 +21,7 @@ import (
 	mathrand "math/rand/v2"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -81,6 +82,23 @@ type Runner struct {
 
 	Vars  map[string]expand.Variable
 	Funcs map[string]*syntax.Stmt
+
+	// frames are the function calls and sourced files running, the
+	// innermost last: where each one's code came from and the line it was
+	// called on (BASH_SOURCE and BASH_LINENO). mainSource is what the main
+	// script's functions are said to come from ([MainSource]), mainFrame
+	// whether the main script is a frame of its own ([ScriptFile]), and
+	// funcSources each function's source.
+	frames []frame
+	// hashed is bash's hash table of the programs run by name.
+	hashed      []hashEntry
+	mainSource  string
+	mainFrame   bool
+	funcSources map[string]string
+
+	// execString is BASH_EXECUTION_STRING, a `bash -c` string
+	// ([ExecutionString]).
+	execString *string
 
 	alias map[string]alias
 	// aliasRead is the last line of the main script read when the running
@@ -145,10 +163,6 @@ type Runner struct {
 
 	filename string // only if Node was a File
 
-	// funcErrName starts the errors of the commands in a function, as
-	// bash names where the function came from ([FuncErrorsName]).
-	funcErrName string
-
 	// rand is the pseudo-random number generator behind the RANDOM variable,
 	// only set once RANDOM has been assigned to in order to seed it.
 	rand *mathrand.Rand
@@ -205,13 +219,6 @@ type Runner struct {
 	// SyntaxErrors.
 	syntaxErrors func(src string, err error) string
 
-	// source is the file the running code was read from (BASH_SOURCE[0]):
-	// empty for the script itself, a path in a sourced file, and the one
-	// its definition was read in while a function runs. funcSource keeps
-	// each function body's. Errors name it in place of $0, as bash's do.
-	source     string
-	funcSource map[*syntax.Stmt]string
-
 	limits *Limits // nil: no bounds
 
 	// mask is the script's file mode mask: the umask builtin's, which
@@ -224,6 +231,12 @@ type Runner struct {
 
 	// pipeStatus is the status of each command of the last pipeline.
 	pipeStatus []int
+
+	// signals are those sent to the shell from outside (Signal); nil in
+	// a subshell. signalParent is the shell $$ names for a signal this
+	// one does not trap (SignalsTo).
+	signals      *signalQueue
+	signalParent *Runner
 
 	// bgProcs holds all background shells spawned by this runner.
 	// Their PIDs count up from bgPIDBase, above every real PID on the
@@ -360,6 +373,9 @@ type bgProc struct {
 	notified bool
 	// cancel ends the job with the cause a JobSignal.
 	cancel context.CancelCauseFunc
+	// readsFifo is the named pipe a >(…) reads, made as fifoMade.
+	readsFifo string
+	fifoMade  fs.FileInfo
 }
 
 // addBg records a background shell, giving it its $! (and its job
@@ -449,18 +465,6 @@ func Env(env expand.Environ) RunnerOption {
 	}
 }
 
-// FuncErrorsName sets the name that starts the errors of the commands run
-// in a function, where the script's $0 starts the others: bash names where
-// the function was defined, "environment" for a script given with -c and
-// "main" for one read from standard input (bash -c 'f() { cd /x; }; f'
-// prints environment: line 1: cd: …). Empty, the default, is $0 (tandem).
-func FuncErrorsName(name string) RunnerOption {
-	return func(r *Runner) error {
-		r.funcErrName = name
-		return nil
-	}
-}
-
 // TempDir sets the directory, which must be absolute, in which the
 // interpreter makes its own temporary files (the named pipes of process
 // substitutions) instead of $TMPDIR or [os.TempDir]: a directory private to
@@ -471,6 +475,72 @@ func TempDir(dir string) RunnerOption {
 			return fmt.Errorf("temporary directory %q is not absolute", dir)
 		}
 		r.tempDir = filepath.Clean(dir)
+		return nil
+	}
+}
+
+// MainSource names the main script in the errors of the functions it
+// defines, as bash's BASH_SOURCE does: `environment` for a `bash -c`
+// string, `main` for a script read from stdin. Errors in the main script's
+// own statements start with $0. Without it, a function's errors start
+// with $0 too.
+func MainSource(name string) RunnerOption {
+	return func(r *Runner) error {
+		r.mainSource = name
+		return nil
+	}
+}
+
+// ScriptFile says the main script is the file at path, as `bash path`
+// runs it: its functions' errors start with path, and BASH_SOURCE and
+// BASH_LINENO end with it (path and 0), as bash's do.
+func ScriptFile(path string) RunnerOption {
+	return func(r *Runner) error {
+		r.mainSource, r.mainFrame = path, true
+		return nil
+	}
+}
+
+// frame is a function call or a sourced file that is running.
+type frame struct {
+	name   string // the function's, or source
+	source string // the file its code came from
+	line   uint   // the line it was called on
+}
+
+// source is the file the running code was read from, as bash's
+// BASH_SOURCE[0]: a sourced file, or the script that defined the running
+// function; empty in the main script's own statements.
+func (r *Runner) source() string {
+	if n := len(r.frames); n > 0 {
+		return r.frames[n-1].source
+	}
+	return ""
+}
+
+// sourceStack is BASH_SOURCE and lines BASH_LINENO: each frame's source
+// and the line it was called on, the innermost first.
+func (r *Runner) sourceStack() (sources, lines []string) {
+	sources, lines = []string{}, []string{}
+	for _, f := range slices.Backward(r.frames) {
+		sources = append(sources, f.source)
+		lines = append(lines, strconv.FormatUint(uint64(f.line), 10))
+	}
+	if r.mainFrame {
+		sources, lines = append(sources, r.mainSource), append(lines, "0")
+	}
+	return sources, lines
+}
+
+// bashVersion is $BASH_VERSION: the bash whose behaviour the patches
+// match.
+const bashVersion = "5.2.15(1)-release"
+
+// ExecutionString sets BASH_EXECUTION_STRING, a shell variable that is not
+// exported, as bash sets it to the string of `bash -c`.
+func ExecutionString(script string) RunnerOption {
+	return func(r *Runner) error {
+		r.execString = &script
 		return nil
 	}
 }
@@ -1004,6 +1074,7 @@ var posixOptsTable = [...]posixOpt{
 	{'C', "noclobber"},
 	{'E', "errtrace"},
 	{'T', "functrace"},
+	{' ', "posix"},
 }
 
 var bashOptsTable = [...]bashOpt{
@@ -1116,7 +1187,7 @@ var bashOptsTable = [...]bashOpt{
 		name:         "interactive_comments",
 		defaultState: true,
 	},
-	{name: "lastpipe"},
+	{name: "lastpipe", supported: true},
 	{name: "lithist", supported: true},
 	{name: "localvar_inherit"},
 	{name: "localvar_unset"},
@@ -1158,6 +1229,7 @@ const (
 	optNoClobber
 	optErrTrace
 	optFuncTrace
+	optPosix
 
 	// These correspond to indexes (offset by the above seven items) of
 	// supported options in [bashOptsTable]
@@ -1227,9 +1299,13 @@ func (r *Runner) Reset() {
 		accessHandler:  r.accessHandler,
 		limits:         r.limits,
 		syntaxErrors:   r.syntaxErrors,
+		signals:        &signalQueue{},
+		signalParent:   r.signalParent,
 		mask:           r.origMask,
 		origMask:       r.origMask,
-		funcErrName:    r.funcErrName,
+		mainSource:     r.mainSource,
+		mainFrame:      r.mainFrame,
+		execString:     r.execString,
 
 		// These can be set by functions like [Dir] or [Params], but
 		// builtins can overwrite them; reset the fields to whatever the
@@ -1306,6 +1382,14 @@ func (r *Runner) Reset() {
 	r.setExportedString("PWD", r.Dir)
 	r.setVarString("IFS", " \t\n")
 	r.setVarString("OPTIND", "1")
+	if r.execString != nil {
+		r.setVarString("BASH_EXECUTION_STRING", *r.execString)
+	}
+	if !r.writeEnv.Get("BASH_VERSION").IsSet() {
+		// The bash this interpreter behaves as: scripts test it
+		// before they use bash's features (`set -o posix` and such).
+		r.setVarString("BASH_VERSION", bashVersion)
+	}
 
 	r.dirStack = append(r.dirStack, r.Dir)
 
@@ -1417,6 +1501,9 @@ func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string, ke
 	if _, ok := node.(*syntax.File); ok || r.exit.exiting {
 		r.trapCallback(ctx, r.callbackExit, "exit")
 	}
+	if _, ok := node.(*syntax.File); ok {
+		r.finishProcSubsts(ctx)
+	}
 	maps.Insert(r.Vars, r.writeEnv.Each)
 	// Return the first of: a fatal error, a non-fatal handler error, or the exit code.
 	if err := r.exit.err; err != nil {
@@ -1432,6 +1519,55 @@ func (r *Runner) run(ctx context.Context, node syntax.Node, syntaxErr string, ke
 		return reached, ExitStatus(code)
 	}
 	return reached, nil
+}
+
+// finishProcSubsts ends a script as bash's exit does for the process
+// substitutions it leaves running: the streams the script opened with exec
+// close, so that a >(…) reading one (`exec > >(tee log)`) sees its end, and
+// what each >(…) writes is written before the run returns (`seq 3 >
+// >(tac)` prints 3 2 1, where bash's caller reads it to its end). (tandem)
+func (r *Runner) finishProcSubsts(ctx context.Context) {
+	streams := []any{r.stdin, r.stdout, r.stderr}
+	for _, fd := range r.fds {
+		streams = append(streams, fd)
+	}
+	for _, s := range streams {
+		if c, ok := s.(io.Closer); ok && !r.isOrigStream(s) {
+			c.Close()
+		}
+	}
+	for _, bg := range r.bgProcs {
+		if bg.readsFifo == "" {
+			continue // a <(…) writes to no one once the script ends
+		}
+		select {
+		case <-bg.done:
+			continue
+		default:
+		}
+		if !endFifoWrites(bg.readsFifo, bg.fifoMade) {
+			continue // nothing opened it, so nothing was written to it
+		}
+		select {
+		case <-bg.done:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// isOrigStream reports whether s is one of the streams the runner was
+// given, or may be: one that cannot be compared is left open.
+func (r *Runner) isOrigStream(s any) bool {
+	if !reflect.TypeOf(s).Comparable() {
+		return true
+	}
+	for _, o := range []any{r.origStdin, r.origStdout, r.origStderr} {
+		if o != nil && reflect.TypeOf(o) == reflect.TypeOf(s) && o == s {
+			return true
+		}
+	}
+	return false
 }
 
 // Exited reports whether the last Run call should exit an entire shell. This
@@ -1488,11 +1624,13 @@ func (r *Runner) subshell(background bool) *Runner {
 		mask:           r.mask, // a subshell's umask is its own
 		origMask:       r.origMask,
 		funcStack:      slices.Clip(r.funcStack), // appends must not share
-		source:         r.source,
-		funcSource:     maps.Clone(r.funcSource),
-		inFunc:         r.inFunc, // `local` in a function's pipeline
+		inFunc:         r.inFunc,                 // `local` in a function's pipeline
 		filename:       r.filename,
-		funcErrName:    r.funcErrName,
+		frames:         slices.Clip(r.frames), // appends must not share
+		hashed:         slices.Clone(r.hashed),
+		mainSource:     r.mainSource,
+		mainFrame:      r.mainFrame,
+		funcSources:    maps.Clone(r.funcSources),
 		opts:           r.opts,
 		usedNew:        r.usedNew,
 		exit:           r.exit,

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"maps"
 	"math"
 	"os"
@@ -36,6 +37,18 @@ import (
 // Also, should we move this to the syntax package too?
 // It's not a syntactical property strictly speaking,
 // but it's also odd to require importing the interp package for it.
+
+// specialBuiltin reports whether bash takes name as a special builtin in
+// its POSIX mode: found before functions, never a function's name, and
+// keeping the assignments before it.
+func specialBuiltin(name string) bool {
+	switch name {
+	case ":", ".", "source", "break", "continue", "eval", "exec", "exit", "export",
+		"readonly", "return", "set", "shift", "trap", "unset", "times":
+		return true
+	}
+	return false
+}
 
 // IsBuiltin returns true if the given word is a POSIX Shell
 // or Bash builtin.
@@ -155,10 +168,65 @@ func (hc HandlerContext) Builtin(ctx context.Context, args []string) error {
 	return nil
 }
 
+// writeErrors is a builtin's standard output that keeps the first error a
+// write returned, which bash reports once the builtin is done.
+type writeErrors struct {
+	io.Writer
+	err error
+}
+
+func (w *writeErrors) Write(p []byte) (int, error) {
+	n, err := w.Writer.Write(p)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// writeErrorText is bash's words for a write that failed, or "" for one
+// bash does not report: a closed pipe, which ends bash by SIGPIPE
+// silently, and the interpreter's own writers' errors, which are no
+// system's.
+func writeErrorText(err error) string {
+	var errno syscall.Errno
+	if !errors.As(err, &errno) || errno == syscall.EPIPE {
+		return ""
+	}
+	msg := errno.Error()
+	return strings.ToUpper(msg[:1]) + msg[1:]
+}
+
 // execUsage is bash's usage line of exec.
 const execUsage = "exec: usage: exec [-cl] [-a name] [command [argument ...]] [redirection ...]\n"
 
 func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args []string) (exit exitStatus) {
+	switch name {
+	case "eval", "source", ".", "builtin", "command", "exec", "test", "[":
+		// The code these run reports its own writes; test -t looks
+		// at the descriptor itself.
+	default:
+		if r.stdout == nil {
+			break
+		}
+		w := &writeErrors{Writer: r.stdout}
+		r.stdout = w
+		defer func() {
+			if r.stdout == w {
+				r.stdout = w.Writer
+			}
+			if text := writeErrorText(w.err); text != "" {
+				// As bash: echo hi > /dev/full fails with status 1.
+				r.errf("%s: write error: %s\n", name, text)
+				if exit.ok() {
+					exit.code = 1
+				}
+			}
+		}()
+	}
+	return r.builtinRun(ctx, pos, name, args)
+}
+
+func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, args []string) (exit exitStatus) {
 	failf := func(code uint8, format string, args ...any) exitStatus {
 		r.errf(format, args...)
 		exit.code = code
@@ -230,8 +298,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		switch {
 		case n < 0:
 			return failf(1, "shift: %d: shift count out of range\n", n)
+		case n > len(r.Params) && r.opts[optPosix]:
+			return failf(1, "shift: %d: shift count out of range\n", n)
 		case n > len(r.Params):
-			// Nothing shifted, silently, as bash without shopt -s shift_verbose.
+			// Nothing shifted, silently, as bash without shopt -s shift_verbose
+			// or set -o posix.
 			exit.code = 1
 			return exit
 		}
@@ -498,18 +569,15 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 	case "type":
 		return r.typeBuiltin(args)
 	case "hash":
-		// TODO: implement. for now, having this as a no-op is better than nothing.
+		return r.hashBuiltin(args)
 	case "eval":
 		args, bad := r.noOptions(name, args)
 		if bad != nil {
 			return *bad
 		}
-		src := strings.Join(args, " ")
-		p := syntax.NewParser()
-		file, err := p.Parse(strings.NewReader(src), "")
-		if err != nil {
-			// Status 2, as bash's for a syntax error.
-			return failf(2, "eval: %v\n", err)
+		file := r.parseAt(strings.Join(args, " "), r.line, r.errName()+": eval")
+		if file == nil {
+			return exitStatus{code: 2} // as bash's for a syntax error
 		}
 		ctx, err := r.limits.Nest(ctx)
 		if err != nil {
@@ -533,7 +601,6 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			return exitStatus{code: 2}
 		}
 		path, err := scriptFromPathDir(r.Dir, r.writeEnv, args[0])
-		inPath := err == nil && !strings.Contains(args[0], "/")
 		if err != nil {
 			// If the script was not found in PATH or there was any error, pass
 			// the source path to the open handler so it has a chance to look
@@ -549,21 +616,28 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			return failf(1, "%s\n", pathErrorText(args[0], err))
 		}
 		defer f.Close()
-		p := syntax.NewParser()
-		file, err := p.Parse(f, path)
+		code, err := io.ReadAll(f)
 		if errors.Is(err, syscall.EISDIR) {
 			return failf(1, "%s: %s: is a directory\n", name, args[0])
 		}
 		if err != nil {
-			// Status 2, as bash's for a syntax error.
-			return failf(2, "%s: %v\n", name, err)
+			return failf(1, "%s: %s: %v\n", name, args[0], err)
+		}
+		// As bash's BASH_SOURCE and its errors: the name as given,
+		// unless found in $PATH.
+		source := path
+		if strings.Contains(args[0], "/") || path == args[0] {
+			source = args[0]
+		}
+		file := r.parseAt(string(code), 1, source)
+		if file == nil {
+			return exitStatus{code: 2} // as bash's for a syntax error
 		}
 
 		// Keep the current versions of some fields we might modify.
 		oldParams := r.Params
 		oldSourceSetParams := r.sourceSetParams
 		oldInSource := r.inSource
-		oldSource := r.source
 
 		// If we run "source file args...", set said args as parameters.
 		// Otherwise, keep the current parameters.
@@ -576,12 +650,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		// parameters.
 		r.sourceSetParams = false
 		r.inSource = true // know that we're inside a sourced script.
-		// bash names a file found in PATH by its path there, any
-		// other as written.
-		r.source = args[0]
-		if inPath {
-			r.source = path
-		}
+		r.frames = append(r.frames, frame{"source", source, r.line})
 		if ctx, err = r.limits.Nest(ctx); err != nil {
 			r.exit.fatal(err)
 			return r.exit
@@ -599,7 +668,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.sourceSetParams = oldSourceSetParams
 		r.inSource = oldInSource
-		r.source = oldSource
+		r.frames = r.frames[:len(r.frames)-1]
 
 		exit = r.exit
 		exit.returning = false

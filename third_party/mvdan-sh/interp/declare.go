@@ -94,7 +94,8 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			r.exit.code = 1
 			continue
 		}
-		if !syntax.ValidName(name) {
+		if !syntax.ValidName(name) && declQuery != "-f" && declQuery != "-F" {
+			// A function's name may be any word (`ble/foo`).
 			word := name // bash names the whole word
 			switch {
 			case as.Array != nil:
@@ -186,6 +187,10 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 			vr.Local = false
 		} else if local {
 			vr.Local = true
+		} else {
+			// export or readonly of a caller's local changes that
+			// local, not a new one of this function.
+			vr.Local = false
 		}
 		for _, mode := range modes {
 			on := mode[0] == '-'
@@ -269,13 +274,12 @@ func (r *Runner) declare(variant string, assigns iter.Seq[*syntax.Assign]) {
 		for _, name := range slices.Sorted(maps.Keys(r.Funcs)) {
 			r.printFunc(name, r.Funcs[name])
 		}
+	case declQuery == "" && len(modes) == 0 && valType == "" && (variant == "declare" || variant == "typeset"):
+		// declare alone lists as set does.
+		r.listSet()
 	case declQuery == "-p", variant == "export", variant == "readonly", variant == "local":
 		// export, readonly and local alone list as declare -p does.
-		vars := map[string]expand.Variable{}
-		for name, vr := range r.writeEnv.Each {
-			vars[name] = vr
-		}
-		for _, name := range slices.Sorted(maps.Keys(vars)) {
+		for _, name := range r.varNames() {
 			vr := r.lookupVar(name)
 			if !vr.Declared() || !hasAttrs(vr, modes, valType) || variant == "local" && !vr.Local {
 				continue
@@ -427,14 +431,20 @@ func declareLine(name string, vr expand.Variable) string {
 	return b.String()
 }
 
+// varNames are the names set and declare list, sorted: the variables,
+// and the arrays bash keeps of the running frames.
+func (r *Runner) varNames() []string {
+	names := map[string]bool{"BASH_LINENO": true, "BASH_SOURCE": true}
+	for name := range r.writeEnv.Each {
+		names[name] = true
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
 // listSet is set without arguments: each set variable as NAME=VALUE,
 // quoted to be read back, by name, then the functions, as bash lists them.
 func (r *Runner) listSet() {
-	vars := map[string]expand.Variable{}
-	for name, vr := range r.writeEnv.Each {
-		vars[name] = vr
-	}
-	for _, name := range slices.Sorted(maps.Keys(vars)) {
+	for _, name := range r.varNames() {
 		vr := r.lookupVar(name)
 		if !vr.IsSet() {
 			continue
@@ -444,6 +454,8 @@ func (r *Runner) listSet() {
 			// declare -p's form, after its attributes.
 			_, value, _ := strings.Cut(declareLine(name, vr), " "+name+"=")
 			r.outf("%s=%s\n", name, value)
+		case expand.NameRef:
+			r.outf("%s=%s\n", name, setQuote(vr.Str)) // the name it refers to
 		default:
 			r.outf("%s=%s\n", name, setQuote(vr.String()))
 		}

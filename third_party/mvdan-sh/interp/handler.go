@@ -102,9 +102,9 @@ type HandlerContext struct {
 }
 
 // ErrorName is the name the interpreter starts its own errors with where
-// the handler runs (before `: line N: `): the script's $0, or in a
-// function the name [FuncErrorsName] gives, so that a handler's errors
-// read as the interpreter's (tandem).
+// the handler runs (before `: line N: `), as bash's do: the file the
+// running function or sourced script came from (see [MainSource]), else
+// $0, so that a handler's errors read as the interpreter's (tandem).
 func (hc HandlerContext) ErrorName() string {
 	if hc.runner == nil {
 		return "gosh"

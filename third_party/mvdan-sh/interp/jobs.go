@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"github.com/tandemdev/tandem/third_party/mvdan-sh/syntax"
@@ -179,6 +180,10 @@ func (r *Runner) kill(ctx context.Context, args []string) (exit exitStatus) {
 		bg, ok := r.job(arg)
 		switch {
 		case arg == strconv.Itoa(os.Getpid()):
+			if _, trapped := r.traps[signalName(sig)]; r.signalParent != nil && !trapped {
+				r.signalParent.Signal(sig)
+				continue
+			}
 			if r.signalSelf(ctx, sig) {
 				return exitStatus{code: uint8(128 + sig), exiting: true}
 			}
@@ -190,7 +195,7 @@ func (r *Runner) kill(ctx context.Context, args []string) (exit exitStatus) {
 				continue
 			default:
 			}
-			if sig != 0 {
+			if sig != 0 && !ignoredByDefault(sig) {
 				bg.cancel(JobSignal{Signal: sig})
 			}
 		case strings.HasPrefix(arg, "%"):
@@ -207,6 +212,55 @@ func (r *Runner) kill(ctx context.Context, args []string) (exit exitStatus) {
 	return exit
 }
 
+// signalQueue holds the signals sent to a shell from outside the command
+// it runs, which it takes between commands.
+type signalQueue struct {
+	mu   sync.Mutex
+	sigs []int
+}
+
+// Signal sends sig to the shell from outside the command it runs, as
+// another shell it started does with `sh -c "kill -USR1 $$"`: once the
+// command is done, the signal's trap runs, as bash's does; one not trapped
+// that ends a process ends the shell. (tandem)
+func (r *Runner) Signal(sig int) {
+	if r.signals == nil {
+		return // not yet run
+	}
+	r.signals.mu.Lock()
+	r.signals.sigs = append(r.signals.sigs, sig)
+	r.signals.mu.Unlock()
+}
+
+// SignalsTo makes $$ in the runner's kill name parent, the shell that
+// started it (as the payload of `sh -c "kill -USR1 $$"` does in bash, where
+// the outer shell expanded $$), for a signal the runner does not trap
+// itself. (tandem)
+func SignalsTo(parent *Runner) RunnerOption {
+	return func(r *Runner) error {
+		r.signalParent = parent
+		return nil
+	}
+}
+
+// takeSignals runs the traps of the signals sent to the shell since it
+// last looked.
+func (r *Runner) takeSignals(ctx context.Context) {
+	if r.signals == nil {
+		return // a subshell's: signals reach the shell
+	}
+	r.signals.mu.Lock()
+	sigs := r.signals.sigs
+	r.signals.sigs = nil
+	r.signals.mu.Unlock()
+	for _, sig := range sigs {
+		if r.signalSelf(ctx, sig) {
+			r.exit = exitStatus{code: uint8(128 + sig), exiting: true}
+			return
+		}
+	}
+}
+
 // signalSelf is a signal sent to the shell itself ($$): its trap runs,
 // one ignored by default (or by an empty trap) does nothing, and any
 // other ends the shell, which it reports.
@@ -217,10 +271,21 @@ func (r *Runner) signalSelf(ctx context.Context, sig int) bool {
 		return false
 	}
 	switch strings.TrimPrefix(name, "SIG") {
-	case "", "CHLD", "URG", "WINCH", "CONT", "STOP", "TSTP", "TTIN", "TTOU":
-		return false // ignored, or stops a shell no one can resume
+	case "", "STOP", "TSTP", "TTIN", "TTOU":
+		return false // unknown here, or stops a shell no one can resume
 	}
-	return true
+	return !ignoredByDefault(sig)
+}
+
+// ignoredByDefault reports whether sig does nothing to a process that
+// did not trap it (SIGCHLD, SIGURG, SIGWINCH, SIGCONT to a running one), as
+// to a background job, whose traps bash resets.
+func ignoredByDefault(sig int) bool {
+	switch strings.TrimPrefix(signalName(sig), "SIG") {
+	case "CHLD", "URG", "WINCH", "CONT":
+		return true
+	}
+	return false
 }
 
 // killList is `kill -l [SIG…]`: the table, or each signal's number for a

@@ -23,6 +23,9 @@ func openFifo(path string, flags int, _ fs.FileInfo) (*os.File, error) {
 	return os.OpenFile(path, flags, 0)
 }
 
+// endFifoWrites reports false: there are no named pipes here.
+func endFifoWrites(path string, made fs.FileInfo) bool { return false }
+
 // defaultAccess attempts to emulate access(2) on Windows.
 // Windows seems to have a different system of permissions than Unix,
 // so for now just rely on what [io/fs.FileInfo] gives us

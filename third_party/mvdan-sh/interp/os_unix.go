@@ -39,6 +39,18 @@ func openFifo(path string, flags int, made fs.FileInfo) (*os.File, error) {
 	return f, nil
 }
 
+// endFifoWrites opens the named pipe made at path for writing, without
+// waiting, and closes it: its reader, if any, sees its end once the other
+// writers closed theirs. It reports whether the pipe had a reader.
+func endFifoWrites(path string, made fs.FileInfo) bool {
+	f, err := openFifo(path, os.O_WRONLY|unix.O_NONBLOCK, made)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
 // defaultAccess is similar to checking the permission bits from [io/fs.FileInfo],
 // but it also takes into account the current user's role.
 func defaultAccess(ctx context.Context, path string, mode AccessMode) error {

@@ -187,7 +187,7 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"declare -A m=([k]=v); declare -A m; echo ${m[k]}", "v\n"},
 		{"x=1; f() { local x; echo \"[$x]\"; }; f", "[]\n"},
 		{"declare a; a+=(b); echo ${a[@]} ${#a[@]}", "b 1\n"},
-		{"declare -r r=1; declare -a a=(x); s=3; declare -pr | grep -v ID=; declare -pa | grep -v PIPESTATUS", "declare -r r=\"1\"\ndeclare -a a=([0]=\"x\")\n"},
+		{"declare -r r=1; declare -a a=(x); s=3; declare -pr | grep -v ID=; declare -pa | grep -v -e PIPESTATUS -e BASH_", "declare -r r=\"1\"\ndeclare -a a=([0]=\"x\")\n"},
 		{"a=b; declare -p a=x; echo $?", "gosh: line 1: declare: a=x: not found\n1\n"},
 		{"a[5]=x; a[2]=y; declare -p a", "declare -a a=([2]=\"y\" [5]=\"x\")\n"},
 	},
@@ -463,6 +463,27 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"NUL bytes as bash 5.2": {
 		{"s=$(printf 'a\\000b'); echo ${#s}; printf '.\\000.' | { read r; echo ${#r}; }; printf '.\\000.\\nx\\n' | { mapfile m; echo ${#m[0]} ${#m[@]}; }", "gosh: line 1: warning: command substitution: ignored null byte in input\n2\n2\n1 2\n"},
+	},
+	"code in eval, source and traps at bash's lines": {
+		{"true\neval 'echo $LINENO; readonly r=1; r=2'", "2\ngosh: line 2: r: readonly variable\n"},
+		{"eval \"true\ntrue\nfi\"; echo $?", "gosh: eval: line 5: syntax error near unexpected token `fi'\ngosh: eval: line 5: `fi'\n2\n"},
+		{"eval 'echo >'", "gosh: eval: line 1: syntax error near unexpected token `newline'\ngosh: eval: line 1: `echo >'\n"},
+		{"trap 'echo <' EXIT; echo $?", "0\ngosh: exit trap: line 1: syntax error near unexpected token `newline'\ngosh: exit trap: line 1: `echo <'\n"},
+		{"\n\ntrap '\nreadonly r=1; r=2; echo $LINENO' ERR\nfalse", "gosh: line 6: r: readonly variable\n"},
+		{"\ntrap 'echo $LINENO' EXIT", "1\n"},
+		{"trap 'echo <' USR1; kill -USR1 $$", "gosh: trap: line 1: syntax error near unexpected token `newline'\ngosh: trap: line 1: `echo <'\n"},
+		{"x=$(\n) readonly r=1; r=2", "gosh: line 2: r: readonly variable\n"},
+		{"f() { :; }; trap 'f; return 3' DEBUG\n\n:", "gosh: line 3: return: can only `return' from a function or sourced script\n"},
+		{"trap 'echo $LINENO usr1' USR1\n\nkill -USR1 $$", "1 usr1\n"},
+	},
+	"assignments alone before their redirections": {
+		{"FOO=$(echo foo >&2) 2>/dev/null; echo \"[$FOO]\"", "foo\n[]\n"},
+		{"x=$(echo a; exit 3) >/dev/null; echo $? $x", "3 a\n"},
+		{"readonly r=1; r=2 >/dev/null; echo no\necho $?", "gosh: line 1: r: readonly variable\n1\n"},
+	},
+	"arithmetic errors name the blanks before the closing token": {
+		{"echo $(( 42 / 0 ))\necho $[ 1 / 0 ]\nx=0; (( 1 / x  )); echo $?", "gosh: line 1: 42 / 0 : division by 0 (error token is \"0 \")\ngosh: line 2: 1 / 0 : division by 0 (error token is \"0 \")\ngosh: line 3: ((: 1 / x  : division by 0 (error token is \"x  \")\n1\n"},
+		{"echo $(( 1 + 083 ))", "gosh: line 1: 1 + 083: value too great for base (error token is \"083\")\n"},
 	},
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
@@ -1134,25 +1155,485 @@ func TestArrayElemAppendPrints(t *testing.T) {
 	}
 }
 
-// An error inside a function starts with the name FuncErrorsName gives
-// (bash's environment for a -c script), the script's others with $0.
-func TestFuncErrorsName(t *testing.T) {
-	f, err := syntax.NewParser().Parse(strings.NewReader("f() {\n  echo ${a&}\n}\nf\necho ${b&}\n"), "bash")
-	if err != nil {
+// An error inside a function starts with the file that defined it, and one
+// in a sourced file with that file, as bash's do (its BASH_SOURCE): the main
+// script's functions are named by MainSource (`environment` for `bash -c`).
+func TestErrorsNameTheirSource(t *testing.T) {
+	dir := t.TempDir()
+	lib := filepath.Join(dir, "lib.sh")
+	if err := os.WriteFile(lib, []byte("g() { unset ro; }\nunset ro\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for name, want := range map[string]string{
-		"environment": "environment: line 2: ${a&}: bad substitution\nbash: line 5: ${b&}: bad substitution\n",
-		"":            "bash: line 2: ${a&}: bad substitution\nbash: line 5: ${b&}: bad substitution\n",
+	script := "readonly ro=1\nf() { unset ro; (unset ro); }; f\nsource " + lib + "\ng\nh() { g; }; h\nunset ro\n"
+	for mainSource, want := range map[string]string{
+		"environment": "environment: line 2: unset: ro: cannot unset: readonly variable\n" +
+			"environment: line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 6: unset: ro: cannot unset: readonly variable\n",
+		"": "bash: line 2: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 2: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			lib + ": line 1: unset: ro: cannot unset: readonly variable\n" +
+			"bash: line 6: unset: ro: cannot unset: readonly variable\n",
 	} {
-		var out bytes.Buffer
-		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.FuncErrorsName(name))
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
 		if err != nil {
 			t.Fatal(err)
 		}
-		r.Run(context.Background(), f)
-		if got := out.String(); got != want {
-			t.Errorf("FuncErrorsName(%q): got %q, want %q", name, got, want)
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.MainSource(mainSource))
+		if err != nil {
+			t.Fatal(err)
 		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("MainSource(%q) printed\n%s\nwant\n%s", mainSource, out.String(), want)
+		}
+	}
+}
+
+// declare alone lists as set does (a nameref as the name it holds), a
+// function may be named by any word, and BASH_EXECUTION_STRING is the
+// script given to ExecutionString, not exported.
+func TestDeclareListsAsBash(t *testing.T) {
+	for script, want := range map[string][]string{
+		"ref=x; declare -n nr=ref; f() { :; }; declare": {"\nnr=ref\n", "\nref=x\n", "\nf () \n{ \n    :\n}\n"},
+		"ble/foo() { :; }; declare -F ble/foo; echo $?": {"ble/foo\n0\n"},
+		"declare -F 'no such'; echo $?":                 {"1\n"},
+		"declare -p BASH_EXECUTION_STRING":              {"declare -- BASH_EXECUTION_STRING=\"declare -p BASH_EXECUTION_STRING\"\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.ExecutionString(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		for _, w := range want {
+			if !strings.Contains(out.String(), w) {
+				t.Errorf("%s\nprinted %q\nwant it to hold %q", script, out.String(), w)
+			}
+		}
+	}
+}
+
+// A declaration builtin expands all its words before it assigns, and unset
+// or export in a function reach a local of its caller, as in bash.
+func TestDeclarationScopesAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"a=0; f() { local a=1 b=$a; echo $b; }; f":                              "0\n",
+		"export c=1 d=$c; echo \"[$d] $_\"":                                     "[] d=\n",
+		"declare -i n=1+2; echo $n $_":                                          "3 n=1+2\n",
+		"h() { unset x; }; g() { local x=2; h; echo $x; }; x=g; g":              "g\n",
+		"g() { local x=2; unset x; echo ${x-unset}; unset x; echo $x; }; g":     "unset\n\n",
+		"h() { unset x; }; g() { local -r x=2; h; echo $x; }; g":                "gosh: line 1: unset: x: cannot unset: readonly variable\n2\n",
+		"inr() { export o; }; out() { local o=X; inr; declare -p o; }; out":     "declare -x o=\"X\"\n",
+		"inr() { readonly o; }; out() { local o=X; inr; }; out; echo ${o-none}": "none\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// eval counts the lines of its code from the eval command's line, in
+// errors and $LINENO, as bash does.
+func TestEvalLinesCountFromItsLine(t *testing.T) {
+	script := "readonly r=1\n\neval 'echo $LINENO; unset r'\nf() {\n  eval 'unset r'\n}\nf\n"
+	want := "3\ngosh: line 3: unset: r: cannot unset: readonly variable\ngosh: line 5: unset: r: cannot unset: readonly variable\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// "${a[@]:-x}" is null only when a's elements joined with spaces are, as in
+// bash: (” ”) is two empty fields, (”) is the word.
+func TestListDefaultIsNullAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		`a=('' ''); printf '<%s>' "${a[@]:-set}" "[${a[@]:-set}]"`:     "<><><[><]>",
+		`a=(''); printf '<%s>' "${a[@]:-set}" "${a[@]:+alt}"`:          "<set><>",
+		`a=('' ''); r='a[@]'; printf '<%s>' "${!r:-set}" "${a[@]:+x}"`: "<><><x>",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// set -o posix is bash's POSIX mode: a special builtin is found before a
+// function, cannot name one, keeps the assignments before it (unless it
+// unset them), and shift reports a count out of range.
+func TestPosixModeAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"set -o posix; echo $SHELLOPTS; set +o posix; echo $SHELLOPTS":      "braceexpand:hashall:interactive-comments:posix\nbraceexpand:hashall:interactive-comments\n",
+		"eval() { echo func; }; eval 'echo a'; set -o posix; eval 'echo b'": "func\nb\n",
+		"set -o posix; f() { :; }\neval() {\n:\n}\necho no":                 "gosh: line 4: `eval': is a special builtin\n",
+		"set -o posix; a=1 :; b=2 true; c=3 export d=4; echo $a.$b.$c":      "1..3\n",
+		"set -o posix; x=42; x=tmp unset x; echo $x":                        "42\n",
+		"set -o posix; set -- a; shift 2; echo $?":                          "gosh: line 1: shift: 2: shift count out of range\n1\n",
+		"set -- a; shift 2; echo $?; a=1 :; echo ${a-unset}":                "1\nunset\n",
+		"echo ${BASH_VERSION%%.*}":                                          "5\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// With shopt -s lastpipe the last command of a pipeline runs in the shell
+// itself, as in bash without job control: what it sets stays.
+func TestLastPipeRunsInTheShell(t *testing.T) {
+	for script, want := range map[string]string{
+		"shopt -s lastpipe; echo x | read v; echo $v; printf 'a\\nb\\n' | mapfile m; echo ${#m[@]}": "x\n2\n",
+		"echo x | read v; echo \"[$v]\"":                                                "[]\n",
+		"shopt -s lastpipe; false | true; echo ${PIPESTATUS[@]}; read w; echo \"[$w]\"": "1 0\n[]\n",
+		"shopt -s lastpipe; echo hi | exit 3; echo not":                                 "",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(strings.NewReader(""), &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+		if strings.Contains(script, "exit 3") && err == nil {
+			t.Errorf("%s: the shell went on; want exit status 3", script)
+		}
+	}
+}
+
+// BASH_SOURCE and BASH_LINENO list the running frames, the innermost
+// first, as bash's: a function's defining file and the line it was called
+// on; a script file run as `bash path` ends them with path and 0.
+func TestSourceStackAsBash(t *testing.T) {
+	script := "f() {\n  echo \"${BASH_SOURCE[*]}|${BASH_LINENO[*]}|${FUNCNAME[*]}\"\n}\necho \"${BASH_SOURCE[*]}|${BASH_LINENO[*]}\"\nf\ng() { f; }; g\n"
+	for opt, want := range map[string]string{
+		"main": "|\nmain|5|f\nmain main|6 6|f g\n",
+		"s.sh": "s.sh|0\ns.sh s.sh|5 0|f main\ns.sh s.sh s.sh|6 6 0|f g main\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+		if err != nil {
+			t.Fatal(err)
+		}
+		given := interp.MainSource(opt)
+		if opt != "main" {
+			given = interp.ScriptFile(opt)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), given)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s: printed %q, want %q", opt, out.String(), want)
+		}
+	}
+}
+
+// hash keeps bash's table of the programs run by name: their path and hits,
+// `hash NAME` adds one without a hit, -r and a new PATH empty it.
+func TestHashTableAsBash(t *testing.T) {
+	for script, want := range map[string]string{
+		"hash; true":                                               "hash: hash table empty\n",
+		"hash sh; hash | sed 1d | tr -d ' \\t'":                    "0/bin/sh\n",
+		"hash sh; hash -r; hash":                                   "hash: hash table empty\n",
+		"hash sh; PATH=$PATH; hash":                                "hash: hash table empty\n",
+		"hash nosuch_prog; echo $?":                                "gosh: line 1: hash: nosuch_prog: not found\n1\n",
+		"hash -p /x/y y; hash -t y; hash -d y; hash -d y; echo $?": "/x/y\ngosh: line 1: hash: y: not found\n1\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Env(expand.ListEnviron("PATH=/bin")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// A function's assignments before it are a scope of their own, as bash's:
+// unset in the function shows the caller's value; and a declaration
+// builtin after assignments takes its assignment words whole.
+func TestTempScopeAndDeclAfterAssigns(t *testing.T) {
+	for script, want := range map[string]string{
+		`x=g; f() { echo $x; unset x; echo $x; }; x=tmp f; echo $x`:              "tmp\ng\ng\n",
+		`x=g; f() { x=new; y=2; }; x=tmp f; echo $x $y`:                          "g 2\n",
+		`w="a  b"; FOO=1 readonly v=$w; echo "$v"; FOO=1 export e=$w; echo "$e"`: "a  b\na  b\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// A scalar is element zero to unset: a subscript that is 0 as arithmetic
+// unsets it, any other is `not an array variable`, as in bash.
+func TestUnsetScalarElementAsBash(t *testing.T) {
+	script := `s=1; unset -v 's["key"]'; echo $? ${s-unset}; t=1; unset 't[k]'; echo ${t-unset}; u=1; unset 'u[1]'; echo $? $u`
+	want := "0 unset\nunset\ngosh: line 1: unset: u: not an array variable\n1 1\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// A sourced file that does not parse is reported as bash reports it: the
+// file's name as given, the line, bash's words; source fails with status 2.
+func TestSourceSyntaxErrorAsBash(t *testing.T) {
+	lib := filepath.Join(t.TempDir(), "lib.sh")
+	if err := os.WriteFile(lib, []byte("true\n\necho >\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := syntax.NewParser().Parse(strings.NewReader(". "+lib+"; echo $?"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	want := lib + ": line 3: syntax error near unexpected token `newline'\n" + lib + ": line 3: `echo >'\n2\n"
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// A builtin whose output cannot be written fails as bash's does: `echo:
+// write error: No space left on device`, status 1; a closed pipe, which
+// ends bash by SIGPIPE without a word, is not reported.
+func TestBuiltinWriteErrorAsBash(t *testing.T) {
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full here")
+	}
+	defer full.Close()
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr.Close()
+	defer pw.Close()
+	for _, c := range []struct {
+		stdout *os.File
+		want   string
+	}{
+		{full, "gosh: line 1: echo: write error: No space left on device\ngosh: line 2: printf: write error: No space left on device\nstatus=1\n"},
+		{pw, "status=0\n"},
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader("echo hi\nprintf '%s\\n' hi; echo status=$? >&2"), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, c.stdout, &out))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != c.want {
+			t.Errorf("to %s printed %q, want %q", c.stdout.Name(), out.String(), c.want)
+		}
+	}
+}
+
+// What a >(…) writes is all written when the script's run returns, also
+// for one reading a stream the script opened with exec, as bash's caller
+// reads it to its end; a <(…) or a >(…) no one opened does not hold the run.
+// <(<file) is the file's text, as $(<file) is.
+func TestProcSubstFinishesWithTheScript(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "foo"), []byte("FOO\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for script, want := range map[string]string{
+		"{ echo 1; echo 2; } > >(while read l; do echo \"got $l\"; done)":  "got 1\ngot 2\n",
+		"exec > >(while read l; do echo \"[$l]\"; done); echo hi; echo ho": "[hi]\n[ho]\n",
+		"exec 3> >(while read l; do echo \"3:$l\"; done); echo x >&3":      "3:x\n",
+		": >(while read l; do echo no; done) <(echo no); echo end":         "end\n",
+		"while read l; do echo \"<$l>\"; done < <(<foo)":                   "<FOO>\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(dir))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%s\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
+// A signal whose default action is to ignore it (URG, WINCH, CHLD, CONT)
+// leaves a background job running, as bash, which resets a subshell's
+// traps, leaves it.
+func TestIgnoredSignalLeavesAJobRunning(t *testing.T) {
+	script := "{ until [ -e go ]; do :; done; echo end; } &\nkill -URG $!; kill -WINCH $!; : > go; wait; echo $?"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if want := "end\n0\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// A shell the script starts (here by an exec handler, as tandem's `sh -c`)
+// that signals $$ signals the script: the script's trap runs once the
+// command is done, and neither its status nor the trap's reach $?, as in
+// bash's `sh -c "kill -USR1 $$"`. A signal the script does not trap ends it.
+func TestSignalFromAStartedShell(t *testing.T) {
+	for script, want := range map[string]string{
+		"trap 'echo \"USR1 trap status=$?\"; (exit 42)' USR1\necho before=$?\nchild\necho after=$?": "before=0\nUSR1 trap status=0\nafter=0\n",
+		"child\necho never": "",
+	} {
+		var parent *interp.Runner
+		exec := func(next interp.ExecHandlerFunc) interp.ExecHandlerFunc {
+			return func(ctx context.Context, args []string) error {
+				hc := interp.HandlerCtx(ctx)
+				f, err := syntax.NewParser().Parse(strings.NewReader("kill -USR1 $$"), "")
+				if err != nil {
+					return err
+				}
+				child, err := interp.New(interp.StdIO(nil, hc.Stdout, hc.Stderr), interp.SignalsTo(parent))
+				if err != nil {
+					return err
+				}
+				return child.Run(ctx, f)
+			}
+		}
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out bytes.Buffer
+		parent, err = interp.New(interp.StdIO(nil, &out, &out), interp.ExecHandlers(exec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = parent.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%q printed %q, want %q", script, out.String(), want)
+		}
+		if want == "" && err != interp.ExitStatus(138) {
+			t.Errorf("%q ended with %v, want exit status 138", script, err)
+		}
+	}
+}
+
+// Errors name the file whose code runs, as bash's do: a sourced file's
+// name as given, and in a bash -c script (MainSource) `environment` for
+// its functions' code, also eval's inside them.
+func TestErrorsNameTheCodesFile(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "lib.sh"), []byte("g() { readonly q=1; q=2; }\nreadonly p=1; p=2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := "f() { readonly r=1; r=2; }\nf\nf() {\n eval 'echo >'\n}\nf\n. ./lib.sh\ng\nreadonly s=1; s=2"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(dir), interp.MainSource("environment"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	want := "environment: line 1: r: readonly variable\n" +
+		"environment: eval: line 4: syntax error near unexpected token `newline'\nenvironment: eval: line 4: `echo >'\n" +
+		"./lib.sh: line 2: p: readonly variable\n./lib.sh: line 1: q: readonly variable\nbash: line 9: s: readonly variable\n"
+	if out.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", out.String(), want)
 	}
 }

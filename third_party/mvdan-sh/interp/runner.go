@@ -89,14 +89,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				if word == nil {
 					break
 				}
-				path := r.literal(word)
-				f, err := r.open(ctx, path, os.O_RDONLY, 0, true)
-				if err != nil {
-					return err
-				}
-				_, err = io.Copy(w, f)
-				f.Close()
-				return err
+				return r.catFile(ctx, word, w)
 			}
 			r2 := r.subshell(false)
 			r2.stdout = w
@@ -157,6 +150,9 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				done: make(chan struct{}),
 				exit: new(exitStatus),
 			}
+			if ps.Op == syntax.CmdOut {
+				bg.readsFifo, bg.fifoMade = path, made
+			}
 			started := r.goSubshell(func() {
 				defer func() {
 					*bg.exit = r2.exit
@@ -195,6 +191,13 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 					// Should only happen if we forgot a case above.
 					panic(fmt.Sprintf("unexpected process substitution operator: %q", ps.Op))
 				}
+				if word := catShortcutArg(ps.Stmts[0]); ps.Op == syntax.CmdIn && len(ps.Stmts) == 1 && word != nil {
+					// <(<file) is the file's text, as $(<file) is.
+					if r2.catFile(ctx, word, r2.stdout) != nil {
+						r2.exit.code = 1
+					}
+					return
+				}
 				r2.stmts(ctx, ps.Stmts)
 				r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 			})
@@ -208,6 +211,17 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 		},
 	}
 	r.updateExpandOpts()
+}
+
+// catFile copies the file word names to w: $(<file) and <(<file).
+func (r *Runner) catFile(ctx context.Context, word *syntax.Word, w io.Writer) error {
+	f, err := r.open(ctx, r.literal(word), os.O_RDONLY, 0, true)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(w, f)
+	f.Close()
+	return err
 }
 
 // catShortcutArg checks if a statement is of the form "$(<file)". The redirect
@@ -313,10 +327,10 @@ func (r *Runner) expandErr(err error) {
 }
 
 // arithmCmd evaluates the expression of (( )) or let: an arithmetic error
-// fails the command (status 1) and the script goes on, as in bash. close
+// fails the command (status 1) and the script goes on, as in bash. closing
 // is where the `))` of (( )) is, if known, for the message.
-func (r *Runner) arithmCmd(name string, expr syntax.ArithmExpr, close syntax.Pos) (int, bool) {
-	eval := func(x syntax.ArithmExpr) (int, error) { return expand.ArithmNamedUntil(r.ecfg, x, close) }
+func (r *Runner) arithmCmd(name string, expr syntax.ArithmExpr, closing syntax.Pos) (int, bool) {
+	eval := func(x syntax.ArithmExpr) (int, error) { return expand.ArithmNamed(r.ecfg, x, closing) }
 	if name == "let" {
 		eval = func(x syntax.ArithmExpr) (int, error) { return expand.ArithmLet(r.ecfg, x) }
 	}
@@ -419,16 +433,10 @@ func (r *Runner) errf(format string, a ...any) {
 	fmt.Fprintf(r.stderr, format, a...)
 }
 
-// errName starts the interpreter's errors: $0, or in a function the name
-// [FuncErrorsName] gives.
+// errName is the name bash's errors start with: the file the running
+// code came from (a function's or a sourced file's), else $0.
 func (r *Runner) errName() string {
-	if r.source != "" { // a sourced file's code, or a function read from one
-		return r.source
-	}
-	if r.funcErrName != "" && len(r.funcStack) > 0 {
-		return r.funcErrName
-	}
-	return r.shellName()
+	return cmp.Or(r.source(), r.shellName())
 }
 
 // shellName is $0: the script's name, or the interpreter's.
@@ -494,6 +502,7 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 		r.stmtSync(ctx, st)
 	}
 	r.lastExit = r.exit
+	r.takeSignals(ctx)
 }
 
 // stmtLine is the line bash gives a statement: its errors' `line N:` and
@@ -541,8 +550,23 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 		r.lastExpandExit = exitStatus{}
 		r.preFields, r.havePreFields = r.fields(r.assignLikeTildes(call.Args)...), true
 	}
+	// Assignments alone are made before the redirections, which then
+	// only open and close: `v=$(cmd 2>&1) 2>f` keeps cmd's stderr the
+	// script's; a redirection that fails makes the status 1 and keeps v.
+	assignsFirst, redirs := false, st.Redirs
+	var assignExit exitStatus
+	if call, ok := st.Cmd.(*syntax.CallExpr); ok && len(st.Redirs) > 0 && len(call.Args) == 0 {
+		assignsFirst = true
+		r.cmd(ctx, st.Cmd)
+		assignExit = r.exit
+		if r.exit.returning || r.exit.exiting || r.exit.fatalExit {
+			redirs = nil // a read-only variable's assignment ends the line
+		} else {
+			r.exit = exitStatus{}
+		}
+	}
 	var closers []io.Closer
-	for _, rd := range st.Redirs {
+	for _, rd := range redirs {
 		if !r.exit.ok() {
 			break
 		}
@@ -562,7 +586,9 @@ func (r *Runner) stmtSync(ctx context.Context, st *syntax.Stmt) {
 			closers = append(closers, cls)
 		}
 	}
-	if r.exit.ok() && st.Cmd != nil {
+	if assignsFirst && r.exit.ok() {
+		r.exit = assignExit
+	} else if r.exit.ok() && st.Cmd != nil {
 		r.cmd(ctx, st.Cmd)
 	}
 	r.preFields, r.havePreFields = nil, false
@@ -669,7 +695,11 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		fields := r.preFields
 		if !r.havePreFields {
 			r.lastExpandExit = exitStatus{}
-			fields = r.fields(r.assignLikeTildes(args)...)
+			if len(cm.Assigns) > 0 && len(args) > 0 && declKeyword(args[0]) {
+				fields = r.declFields(args)
+			} else {
+				fields = r.fields(r.assignLikeTildes(args)...)
+			}
 		}
 		r.preFields, r.havePreFields = nil, false
 		if len(fields) == 0 {
@@ -758,6 +788,15 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 		var restores []restoreVar
 
+		// As bash, a function's assignments before it get a scope of
+		// their own, between the caller's and the function's: an unset
+		// in the function shows the caller's value again, and the scope
+		// goes when the function returns.
+		tempScope := len(cm.Assigns) > 0 && r.Funcs[fields[0]] != nil && !(r.opts[optPosix] && specialBuiltin(fields[0]))
+		callerEnv := r.writeEnv
+		if tempScope {
+			r.writeEnv = &overlayEnviron{parent: callerEnv, funcScope: true}
+		}
 		for _, as := range cm.Assigns {
 			name := as.Name.Value
 			if as.Index != nil {
@@ -783,7 +822,11 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			// Inline command vars are always exported.
 			vr.Exported = true
 
-			restores = append(restores, restoreVar{name, prev})
+			if tempScope {
+				vr.Local = true // the temporary scope's own
+			} else {
+				restores = append(restores, restoreVar{name, prev})
+			}
 
 			r.setVar(name, vr)
 		}
@@ -793,8 +836,14 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 		r.call(ctx, cm.Args[0].Pos(), fields)
 		r.lastArg = fields[len(fields)-1]
+		r.writeEnv = callerEnv
+		// In bash's POSIX mode the assignments before a special
+		// builtin stay, unless it unset them.
+		keep := r.opts[optPosix] && specialBuiltin(fields[0])
 		for _, restore := range restores {
-			r.setVar(restore.name, restore.vr)
+			if !keep || !r.lookupVar(restore.name).IsSet() {
+				r.setVar(restore.name, restore.vr)
+			}
 		}
 	case *syntax.BinaryCmd:
 		switch cm.Op {
@@ -824,9 +873,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			}
 			// As in bash without lastpipe, the last command runs in a
 			// subshell too: `echo x | read v` leaves v as it was, and
-			// `echo x | exit 3` does not end the shell.
-			r3 := r.subshell(false)
-			r3.stdin = pr
+			// `echo x | exit 3` does not end the shell. With shopt -s
+			// lastpipe (job control is always off here) it runs in the
+			// shell itself, reading the pipe.
+			r3 := r
+			if lastPipe, _ := r.bashOptByName("lastpipe"); *lastPipe {
+				oldStdin := r.stdin
+				r.stdin = pr
+				defer func() { r.stdin = oldStdin }()
+			} else {
+				r3 = r.subshell(false)
+				r3.stdin = pr
+			}
 			var wg sync.WaitGroup
 			wg.Add(1)
 			if err := r.goSubshell(func() {
@@ -841,10 +899,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				return
 			}
 			r3.stmt(ctx, cm.Y)
-			r3.exit.exiting, r3.exit.discard = false, false
-			// The process substitutions of the last command are the
-			// shell's to wait for, as when it ran in the shell itself.
-			r.bgProcs = append(r.bgProcs, r3.bgProcs[len(r.bgProcs):]...)
+			if r3 != r {
+				r3.exit.exiting, r3.exit.discard = false, false
+				// The process substitutions of the last command are the
+				// shell's to wait for, as when it ran in the shell itself.
+				r.bgProcs = append(r.bgProcs, r3.bgProcs[len(r.bgProcs):]...)
+			}
 			pr.Close()
 			wg.Wait()
 			r.exit = r3.exit
@@ -1022,6 +1082,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r.exit.code = 1
 			break
 		}
+		if name := cm.Name.Value; r.opts[optPosix] && specialBuiltin(name) {
+			// bash's POSIX mode: a fatal error, status 2, at the
+			// line the definition ends on.
+			r.line = cm.End().Line()
+			if syntax.ValidName(name) {
+				r.errf("`%s': is a special builtin\n", name)
+			} else {
+				r.errf("`%s': not a valid identifier\n", name)
+			}
+			r.exit.code, r.exit.exiting = 2, true
+			break
+		}
 		r.setFunc(cm.Name.Value, cm.Body)
 	case *syntax.ArithmCmd:
 		n, ok := r.arithmCmd("((", cm.X, cm.Right)
@@ -1072,8 +1144,12 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 		}
 	case *syntax.DeclClause:
 		var last *syntax.Assign
+		assigns := r.expandDeclValues(cm.Args)
+		if r.exit.exiting {
+			break
+		}
 		r.declare(cm.Variant.Value, func(yield func(*syntax.Assign) bool) {
-			for as := range r.flattenAssigns(cm.Args) {
+			for _, as := range assigns {
 				last = as
 				if !yield(as) {
 					return
@@ -1107,16 +1183,39 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 }
 
 // declLastArg is $_ after a declaration builtin: its last word as bash
-// sees it once assigned (`declare s=$x` is s=VALUE), an array assignment
-// by its name alone (`declare a=(1 2)` is a).
+// sees it once expanded (`declare s=$x` is s=VALUE, `declare s+=1` is
+// s+=1), an array assignment by its name alone (`declare a=(1 2)` is a).
 func (r *Runner) declLastArg(as *syntax.Assign) string {
 	switch {
 	case as == nil:
 		return ""
 	case as.Array != nil || as.Value == nil || !syntax.ValidName(as.Name.Value):
 		return as.Name.Value
+	case as.Append:
+		return as.Name.Value + "+=" + r.literal(as.Value)
 	}
-	return as.Name.Value + "=" + r.lookupVar(as.Name.Value).String()
+	return as.Name.Value + "=" + r.literal(as.Value)
+}
+
+// parseAt parses code that bash reads as if its first line were line base
+// of the script (eval's string, a trap's code), so that its $LINENO and
+// its errors name the lines bash names. A syntax error it reports in
+// bash's words, each line headed by head and the line (`bash: eval: line
+// 2`, `bash: exit trap: line 1`, `lib.sh: line 3`), and returns nil.
+func (r *Runner) parseAt(code string, base uint, head string) *syntax.File {
+	base = max(base, 1)
+	file, err := syntax.NewParser(syntax.StartLine(base)).Parse(strings.NewReader(code), "")
+	if err != nil {
+		// bash's words quote the code's own lines: they take the error
+		// as the code's from its first line, and name it from base.
+		_, err = syntax.NewParser().Parse(strings.NewReader(code), "")
+		msg, _ := syntax.BashMessage(code, err, syntax.LangBash, func(line int) string {
+			return fmt.Sprintf("%s: line %d", head, line+int(base)-1)
+		})
+		io.WriteString(r.stderr, msg)
+		return nil
+	}
+	return file
 }
 
 func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
@@ -1129,13 +1228,18 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 	r.handlingTrap = true
 	defer func() { r.handlingTrap = false }()
 
-	p := syntax.NewParser()
-	// TODO: do this parsing when "trap" is called?
-	file, err := p.Parse(strings.NewReader(callback), name+" trap")
-	if err != nil {
-		r.errf(name+"trap: %v\n", err)
-		// ignore errors in the callback
-		return
+	// bash numbers the lines of an EXIT trap's code, and a signal's, from
+	// 1, those of the others from the line of the command that set it off.
+	base, what := uint(1), "trap" // a signal's
+	switch name {
+	case "exit":
+		what = "exit trap"
+	case "error", "DEBUG", "RETURN":
+		base, what = r.line, strings.ToLower(name)+" trap"
+	}
+	file := r.parseAt(callback, base, r.errName()+": "+what)
+	if file == nil {
+		return // the shell goes on, as bash's does
 	}
 	oldExit, oldLastExit, oldLine := r.exit, r.lastExit, r.line
 	if name != "DEBUG" {
@@ -1144,8 +1248,7 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 	// The trap's own commands run, and their exit or set -e ends it,
 	// also when the shell is exiting (an EXIT trap).
 	r.exit.exiting, r.exit.returning = false, false
-	r.ecfg.TrapLine = uint(r.line)
-	defer func() { r.ecfg.TrapLine, r.line = 0, oldLine }()
+	defer func() { r.line = oldLine }()
 	r.stmts(ctx, file.Stmts)
 	if r.exit.exiting {
 		r.lastExit = oldLastExit
@@ -1218,6 +1321,25 @@ func (r *Runner) returnTrap(ctx context.Context, function bool) {
 	exit := r.exit
 	r.trapCallback(ctx, r.callbackReturn, "RETURN")
 	r.exit = exit
+}
+
+// expandDeclValues expands the words of a declaration builtin, as bash
+// does, all before the first assignment: in `local a=1 b=$a`, b gets the a
+// from before, and in `export A=1 v=$(cmd)`, cmd does not see A. A value
+// becomes its expansion, quoted so that it is not expanded again; an array
+// literal is left to the assignment.
+func (r *Runner) expandDeclValues(args []*syntax.Assign) []*syntax.Assign {
+	var list []*syntax.Assign
+	for as := range r.flattenAssigns(args) {
+		if as.Value != nil && as.Array == nil {
+			expanded := *as
+			val := r.literal(r.colonTildes(as.Value))
+			expanded.Value = &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Left: as.Value.Pos(), Right: as.Value.End(), Value: val}}}
+			as = &expanded
+		}
+		list = append(list, as)
+	}
+	return list
 }
 
 func (r *Runner) flattenAssigns(args []*syntax.Assign) iter.Seq[*syntax.Assign] {
@@ -1633,7 +1755,8 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		}
 	}
 	name := args[0]
-	if body := r.Funcs[name]; body != nil {
+	// In bash's POSIX mode a special builtin is found before a function.
+	if body := r.Funcs[name]; body != nil && !(r.opts[optPosix] && specialBuiltin(name)) {
 		ctx, err := r.limits.Nest(ctx)
 		if err != nil {
 			r.exit.fatal(err)
@@ -1645,8 +1768,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		oldInFunc := r.inFunc
 		r.inFunc = true
 		r.funcStack = append(r.funcStack, name)
-		oldSource := r.source
-		r.source = r.funcSource[body]
+		r.frames = append(r.frames, frame{name, r.funcSources[name], r.line})
 
 		// Functions run in a nested scope.
 		// Note that [Runner.exec] below does something similar.
@@ -1668,8 +1790,8 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 
 		r.Params = oldParams
 		r.inFunc = oldInFunc
+		r.frames = r.frames[:len(r.frames)-1]
 		r.funcStack = r.funcStack[:len(r.funcStack)-1]
-		r.source = oldSource
 		r.exit.returning = false
 		return
 	}
@@ -1681,6 +1803,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 }
 
 func (r *Runner) exec(ctx context.Context, pos syntax.Pos, args []string) {
+	r.hashRemember(args[0])
 	r.exit.fromHandlerError(r.execHandler(r.handlerCtx(ctx, handlerKindExec, pos), args))
 }
 

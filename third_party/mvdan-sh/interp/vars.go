@@ -4,6 +4,7 @@
 package interp
 
 import (
+	"cmp"
 	cryptorand "crypto/rand"
 	"encoding/binary"
 	"errors"
@@ -86,6 +87,9 @@ func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 	prev, inOverlay := o.values[normalized]
 	// Manipulation of a global var inside a function.
 	if o.funcScope && !vr.Local && !prev.Local {
+		if p, ok := o.parent.(*overlayEnviron); ok && !vr.Declared() {
+			return p.unsetOuter(name)
+		}
 		// In a function, the parent environment is ours, so it's always read-write.
 		return o.parent.(expand.WriteEnviron).Set(name, vr)
 	}
@@ -117,6 +121,23 @@ func (o *overlayEnviron) Set(name string, vr expand.Variable) error {
 	vr.Local = prev.Local || vr.Local
 	o.values[normalized] = namedVariable{name, vr}
 	return nil
+}
+
+// unsetOuter unsets a variable for a function other than the one it is
+// local to: as in bash, that local goes, and the value of the scope below
+// it shows again (unset in its own function leaves it local and unset).
+func (o *overlayEnviron) unsetOuter(name string) error {
+	if prev, ok := o.values[o.normalize(name)]; ok && prev.Local {
+		if prev.ReadOnly {
+			return errReadOnly
+		}
+		delete(o.values, o.normalize(name))
+		return nil
+	}
+	if p, ok := o.parent.(*overlayEnviron); ok && o.funcScope {
+		return p.unsetOuter(name)
+	}
+	return o.Set(name, expand.Variable{})
 }
 
 func (o *overlayEnviron) Each(f func(name string, vr expand.Variable) bool) {
@@ -221,10 +242,23 @@ func (r *Runner) lookupVar(name string) expand.Variable {
 		vr.Kind, vr.List = expand.Indexed, r.dirStack
 	case "BASH_SUBSHELL":
 		vr.Kind, vr.Str = expand.String, strconv.Itoa(r.subshellLevel)
+	case "BASH_SOURCE":
+		sources, _ := r.sourceStack()
+		vr.Kind, vr.List = expand.Indexed, sources
+	case "BASH_LINENO":
+		_, lines := r.sourceStack()
+		vr.Kind, vr.List = expand.Indexed, lines
 	case "FUNCNAME":
+		// Inside a function, as bash: each frame, a sourced file's as
+		// source, and the main script's as main.
 		if len(r.funcStack) > 0 {
-			vr.Kind, vr.List = expand.Indexed, slices.Clone(r.funcStack)
-			slices.Reverse(vr.List)
+			vr.Kind = expand.Indexed
+			for _, f := range slices.Backward(r.frames) {
+				vr.List = append(vr.List, f.name)
+			}
+			if r.mainFrame {
+				vr.List = append(vr.List, "main")
+			}
 		}
 	case "0":
 		vr.Kind, vr.Str = expand.String, r.shellName()
@@ -404,6 +438,9 @@ func (r *Runner) setVarErr(name string, vr expand.Variable) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	r.varWrites++
+	if name == "PATH" {
+		r.hashed = nil // as bash, a new PATH empties the hash table
+	}
 	if name == "RANDOM" && vr.Kind == expand.String {
 		// Assigning to RANDOM seeds its generator; the stored value is never
 		// read, as [Runner.lookupVar] always computes a new number. We only
@@ -706,11 +743,10 @@ func (r *Runner) setFunc(name string, body *syntax.Stmt) {
 		r.Funcs = make(map[string]*syntax.Stmt, 4)
 	}
 	r.Funcs[name] = body
-	if r.funcSource == nil {
-		r.funcSource = make(map[*syntax.Stmt]string, 4)
+	if r.funcSources == nil {
+		r.funcSources = make(map[string]string, 4)
 	}
-	// A function read from a sourced file names that file in its errors.
-	r.funcSource[body] = r.source
+	r.funcSources[name] = cmp.Or(r.source(), r.mainSource)
 }
 
 func stringIndex(index syntax.ArithmExpr) bool {
@@ -942,6 +978,34 @@ func namesVar(x syntax.ArithmExpr, name string) bool {
 // assignLikeTildes returns a simple command's words with the tildes of
 // each word that looks like an assignment expanded as in one, as bash does
 // outside POSIX mode: `make PREFIX=~/local` passes $HOME/local.
+// declKeyword reports whether w is the name of a declaration builtin, as
+// written.
+func declKeyword(w *syntax.Word) bool {
+	switch w.Lit() {
+	case "declare", "typeset", "local", "export", "readonly":
+		return true
+	}
+	return false
+}
+
+// declFields expands the words of a declaration builtin reached with
+// assignments before it (`FOO=1 readonly v=$w`): as bash, a word that is an
+// assignment is one field, neither split nor globbed.
+func (r *Runner) declFields(words []*syntax.Word) []string {
+	var fields []string
+	for _, w := range r.assignLikeTildes(words) {
+		if lit, ok := w.Parts[0].(*syntax.Lit); ok {
+			name, _, ok := strings.Cut(lit.Value, "=")
+			if ok && syntax.ValidName(strings.TrimSuffix(name, "+")) {
+				fields = append(fields, r.literal(w))
+				continue
+			}
+		}
+		fields = append(fields, r.fields(w)...)
+	}
+	return fields
+}
+
 func (r *Runner) assignLikeTildes(words []*syntax.Word) []*syntax.Word {
 	var out []*syntax.Word
 	for i, w := range words {

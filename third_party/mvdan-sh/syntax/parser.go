@@ -203,6 +203,13 @@ func StopAt(word string) ParserOption {
 	return func(p *Parser) { p.stopAt = []byte(word) }
 }
 
+// StartLine makes the positions of the source start at the given line
+// instead of 1, as for code that was part of a larger script: bash counts
+// the lines of eval's code from the line of the eval command.
+func StartLine(line uint) ParserOption {
+	return func(p *Parser) { p.startLine = int64(line) }
+}
+
 // RecoverErrors allows the parser to skip up to a maximum number of
 // errors in the given input on a best-effort basis.
 // This can be useful to tab-complete an interactive shell prompt,
@@ -507,6 +514,9 @@ type Parser struct {
 
 	stopAt []byte
 
+	// startLine is the line the source starts on ([StartLine]).
+	startLine int64
+
 	recoveredErrors  int
 	recoverErrorsMax int
 
@@ -573,7 +583,7 @@ func (p *Parser) reset() {
 	p.tok, p.val = illegalTok, ""
 	p.eqlOffs = 0
 	p.bs, p.bsp = nil, 0
-	p.offs, p.line, p.col = 0, 1, 1
+	p.offs, p.line, p.col = 0, max(p.startLine, 1), 1
 	p.r, p.w = 0, 0
 	p.err, p.readErr, p.readEOF = nil, nil, false
 	p.quote, p.forbidNested = noState, false
