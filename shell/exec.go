@@ -390,7 +390,7 @@ scan:
 	f, stop := parse(src, name, lang, head)
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
-	r, err := x.runner(given, l.dir, l.env, hc.Umask, l.stdin, l.stdout, l.stderr, all...)
+	r, err := x.runner(given, l.dir, src, l.env, hc.Umask, l.stdin, l.stdout, l.stderr, all...)
 	if err != nil {
 		return err
 	}

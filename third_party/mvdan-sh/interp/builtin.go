@@ -411,7 +411,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		*enclosing = min(n, r.loopDepth)
 	case "pwd":
-		evalSymlinks := false
+		evalSymlinks := r.opts[optPhysical]
 		for len(args) > 0 {
 			switch args[0] {
 			case "-L":
@@ -440,7 +440,7 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		r.outf("%s\n", pwd)
 	case "cd":
-		physical := false
+		physical := r.opts[optPhysical]
 		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
 			flag := args[0]
 			args = args[1:]
@@ -487,6 +487,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			show = true
 		} else if found, ok := r.cdpath(ctx, path); ok {
 			path, show = found, true
+		} else if value, ok := r.cdableVar(ctx, path); ok {
+			if value == "" {
+				return exit // as cd ""
+			}
+			path, show = value, true
 		}
 		exit.code = r.changeDir(ctx, "cd", path, physical)
 		if show && exit.code == 0 {
@@ -1068,8 +1073,11 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 		}
 		for _, arg := range args {
 			opt, supported := (*bool)(nil), true
+			posixIndex := -1
 			if posixOpts {
-				opt = r.posixOptByName(arg)
+				if posixIndex = posixOptByName(arg); posixIndex >= 0 {
+					opt = &r.opts[posixIndex]
+				}
 			} else {
 				opt, supported = r.bashOptByName(arg)
 			}
@@ -1087,6 +1095,12 @@ func (r *Runner) builtin(ctx context.Context, pos syntax.Pos, name string, args 
 			case "-s", "-u":
 				if !supported {
 					return failf(1, "shopt: unsupported option %q\n", arg)
+				}
+				if posixIndex >= 0 {
+					if err := r.setPosixOpt(posixIndex, mode == "-s"); err != nil {
+						return failf(1, "shopt: %v\n", err)
+					}
+					break
 				}
 				*opt = mode == "-s"
 			default: // "", -p or -q: the status says whether every one is on
@@ -1349,6 +1363,19 @@ func (r *Runner) cdpath(ctx context.Context, path string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// cdableVar is bash's cdable_vars: a cd operand that is no directory but
+// names a set variable goes to the variable's value.
+func (r *Runner) cdableVar(ctx context.Context, path string) (string, bool) {
+	if on, _ := r.bashOptByName("cdable_vars"); !*on || !syntax.ValidName(path) {
+		return "", false
+	}
+	if info, err := r.stat(ctx, r.absPath(path)); err == nil && info.IsDir() {
+		return "", false
+	}
+	vr := r.lookupVar(path)
+	return vr.String(), vr.IsSet()
 }
 
 // changeDir makes path the working directory; physical resolves its

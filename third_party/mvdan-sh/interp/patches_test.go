@@ -466,6 +466,19 @@ var patchCases = map[string][]struct{ script, want string }{
 	},
 	"a read-only assignment under set -e": {
 		{"readonly r=1\n(set -e; r=2\necho not); echo $?; r=3\necho next $?", "gosh: line 2: r: readonly variable\n1\ngosh: line 3: r: readonly variable\nnext 1\n"},
+	}, "every set -o option of bash": {
+		{"set -o emacs; shopt -o -p emacs vi; set -o vi; shopt -o -p emacs vi; test -o vi; echo $?", "set -o emacs\nset +o vi\nset +o emacs\nset -o vi\n0\n"},
+		{"set -o | grep -c .; set +o | grep -c -- -o", "27\n3\n"},
+		{"set -o | grep -e brace -e verbose", "braceexpand    \ton\nverbose        \toff\n"},
+		{"set -vP; echo $-; set -; echo $- \"$SHELLOPTS\"", "hvBPc\nhBPc braceexpand:hashall:interactive-comments:physical\n"},
+		{"set +B; echo $?; set -m", "gosh: line 1: set: braceexpand: turning it off is not supported\n2\ngosh: line 1: set: monitor: turning it on is not supported\n"},
+	},
+	"lastpipe and cdable_vars": {
+		{"shopt -s lastpipe; echo hi | read x; echo \"x=$x\"; echo y | echo last=$_; echo $_; echo z | exit 4; echo no", "x=hi\nlast=x=hi\nlast=x=hi\n"},
+		{"shopt -s cdable_vars; v=/; cd v; pwd; cd nosuch; echo $?", "/\n/\ngosh: line 1: cd: nosuch: No such file or directory\n1\n"},
+	},
+	"xtrace in substitutions": {
+		{"set -x; x=$(echo $(echo a)); (echo b)", "+++ echo a\n++ echo a\n+ x=a\n+ echo b\nb\n"},
 	},
 	"[[ ]] as bash 5.2 parses it": {
 		{"[[ '' && x || y ]]; echo $?; [[ x || '' && '' ]]; echo $?", "0\n0\n"},
@@ -1388,6 +1401,50 @@ func TestUnsetScalarElementAsBash(t *testing.T) {
 	}
 	_ = r.Run(context.Background(), f)
 	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// set -v prints each line of the script as the shell reads it: a line
+// whole before its first command runs, a compound command's lines before
+// it runs, comments and blank lines with the command after them.
+func TestVerboseEchoesReadLines(t *testing.T) {
+	script := "echo a; set -v; echo b\nif true; then\n  echo c\nfi\n# note\n\ncat <<E\nd\nE\nset +v\necho e\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.ScriptText(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	want := "a\nb\nif true; then\n  echo c\nfi\nc\n# note\n\ncat <<E\nd\nE\nd\nset +v\ne\n"
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// A command named by Untraced runs without set -x printing it.
+func TestUntracedCommand(t *testing.T) {
+	f, err := syntax.NewParser().Parse(strings.NewReader("set -x; mark 1; echo a"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Untraced("mark"),
+		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
+			if args[0] == "mark" {
+				return []string{"true"}, nil
+			}
+			return args, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if want := "+ echo a\na\n"; out.String() != want {
 		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }

@@ -100,6 +100,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 			}
 			r2 := r.subshell(false)
 			r2.stdout = w
+			r2.substDepth++
 			// bash's command substitutions do not inherit set -e.
 			r2.opts[optErrExit] = false
 			r2.stmts(ctx, cs.Stmts)
@@ -150,6 +151,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 			r.fifos.add(path, made)
 
 			r2 := r.subshell(true)
+			r2.substDepth++
 			stdout := r.origStdout
 			// TODO: note that `man bash` mentions that `wait` only waits for the last
 			// process substitution as long as it is $!; the logic here would mean we wait for all of them.
@@ -794,8 +796,10 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			r.setVar(name, vr)
 		}
 
-		trace.call(fields[0], fields[1:]...)
-		trace.newLineFlush()
+		if fields[0] != r.untraced || r.untraced == "" {
+			trace.call(fields[0], fields[1:]...)
+			trace.newLineFlush()
+		}
 
 		r.call(ctx, cm.Args[0].Pos(), fields)
 		r.lastArg = fields[len(fields)-1]
@@ -1337,7 +1341,9 @@ func (r *Runner) stmts(ctx context.Context, stmts []*syntax.Stmt) {
 func (r *Runner) topLevel(ctx context.Context, stmts []*syntax.Stmt) {
 	skipLine := uint(0)
 	read := r.readLines(stmts)
+	echo := readEcho{text: r.scriptText}
 	for i, stmt := range stmts {
+		r.echoRead(&echo, stmtReadEnd(echo.text, stmt))
 		if stmt.Pos().Line() == skipLine {
 			continue
 		}
@@ -1346,7 +1352,56 @@ func (r *Runner) topLevel(ctx context.Context, stmts []*syntax.Stmt) {
 		if r.endDiscard() {
 			skipLine = stmt.End().Line()
 		}
+		if r.exit.exiting {
+			return
+		}
 	}
+	r.echoRead(&echo, len(echo.text))
+}
+
+// readEcho follows, for set -v, how far the shell has read a script's
+// text: bash prints each line as it reads it, and it reads a command's
+// lines whole before running it.
+type readEcho struct {
+	text string
+	done int // the offset up to which the text is read
+}
+
+// echoRead reads the text up to offset upto, printing what was not read
+// yet if set -v is on.
+func (r *Runner) echoRead(e *readEcho, upto int) {
+	upto = min(upto, len(e.text))
+	if upto <= e.done {
+		return
+	}
+	if r.opts[optVerbose] {
+		read := e.text[e.done:upto]
+		if !strings.HasSuffix(read, "\n") {
+			read += "\n" // bash reads a last line as if it ended in a newline
+		}
+		io.WriteString(r.stderr, read)
+	}
+	e.done = upto
+}
+
+// stmtReadEnd is the offset just past the line on which stmt's text ends;
+// with a here-document, that is its delimiter's line.
+func stmtReadEnd(text string, stmt *syntax.Stmt) int {
+	if text == "" {
+		return 0
+	}
+	end := 0
+	syntax.Walk(stmt, func(n syntax.Node) bool {
+		if n != nil && n.End().IsValid() {
+			end = max(end, int(n.End().Offset()))
+		}
+		return true
+	})
+	end = min(end, len(text))
+	if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+		return end + i + 1
+	}
+	return len(text)
 }
 
 // endDiscard ends a discard at the level that catches it, and reports

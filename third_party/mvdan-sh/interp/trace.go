@@ -16,6 +16,7 @@ type tracer struct {
 	printer   *syntax.Printer
 	output    io.Writer
 	needsPlus bool
+	plus      string // "+ ", one more "+" for each command substitution
 }
 
 func (r *Runner) tracer() *tracer {
@@ -27,6 +28,7 @@ func (r *Runner) tracer() *tracer {
 		printer:   syntax.NewPrinter(),
 		output:    r.stderr,
 		needsPlus: true,
+		plus:      strings.Repeat("+", 1+r.substDepth) + " ",
 	}
 }
 
@@ -38,7 +40,7 @@ func (t *tracer) string(s string) {
 	}
 
 	if t.needsPlus {
-		t.buf.WriteString("+ ")
+		t.buf.WriteString(t.plus)
 	}
 	t.needsPlus = false
 	t.buf.WriteString(s)
@@ -60,7 +62,7 @@ func (t *tracer) expr(x syntax.Node) {
 	}
 
 	if t.needsPlus {
-		t.buf.WriteString("+ ")
+		t.buf.WriteString(t.plus)
 	}
 	t.needsPlus = false
 	if err := t.printer.Print(&t.buf, x); err != nil {
