@@ -128,6 +128,10 @@ type Runner struct {
 	// is in; xtrace's prefix repeats its "+" once more for each, as bash's.
 	substDepth int
 
+	// traceAfter is the turn a pipeline stage waits for before its first
+	// xtrace line; traceDone is its own, given on its first line or end.
+	traceAfter, traceDone *traceTurn
+
 	// execHandler is responsible for executing programs. It must not be nil.
 	execHandler ExecHandlerFunc
 
@@ -1458,6 +1462,15 @@ func (r *Runner) Reset() {
 	if host, err := os.Hostname(); err == nil && !r.writeEnv.Get("HOSTNAME").IsSet() {
 		r.setVarString("HOSTNAME", host)
 	}
+	// As bash, a SHELLOPTS in the environment turns on the options it
+	// names (a parent's `export SHELLOPTS; set -x` traces its children).
+	if opts := r.writeEnv.Get("SHELLOPTS"); opts.IsSet() {
+		for name := range strings.SplitSeq(opts.String(), ":") {
+			if i := posixOptByName(name); i >= 0 {
+				_ = r.setPosixOpt(i, true) // one it cannot follow stays off
+			}
+		}
+	}
 	r.setExportedString("PWD", r.Dir)
 	r.setVarString("IFS", " \t\n")
 	r.setVarString("OPTIND", "1")
@@ -1629,6 +1642,8 @@ func (r *Runner) subshell(background bool) *Runner {
 		fds:            r.fds,
 		subshellLevel:  r.subshellLevel + 1,
 		substDepth:     r.substDepth,
+		traceAfter:     r.traceAfter,
+		traceDone:      r.traceDone,
 		startTime:      r.startTime,
 		limits:         r.limits,
 		mask:           r.mask, // a subshell's umask is its own

@@ -477,8 +477,15 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"shopt -s lastpipe; echo hi | read x; echo \"x=$x\"; echo y | echo last=$_; echo $_; echo z | exit 4; echo no", "x=hi\nlast=x=hi\nlast=x=hi\n"},
 		{"shopt -s cdable_vars; v=/; cd v; pwd; cd nosuch; echo $?", "/\n/\ngosh: line 1: cd: nosuch: No such file or directory\n1\n"},
 	},
+	"read-only variables the shell computes": {
+		{"export SHELLOPTS; echo $?; set -u; env | grep ^SHELLOPTS=", "0\nSHELLOPTS=braceexpand:hashall:interactive-comments:nounset\n"},
+		{"PPID=1\necho $?; UID=0 echo ran; echo $?", "gosh: line 1: PPID: readonly variable\n1\ngosh: line 2: UID: readonly variable\nran\n0\n"},
+		{"export X=a; X=b env | grep -c ^X=", "1\n"},
+	},
 	"xtrace in substitutions": {
 		{"set -x; x=$(echo $(echo a)); (echo b)", "+++ echo a\n++ echo a\n+ x=a\n+ echo b\nb\n"},
+		{"set -x; echo in 'a b' '{' x=1; y=; z=in; w='a b'", "+ echo in 'a b' '{' x=1\nin a b { x=1\n+ y=\n+ z=in\n+ w='a b'\n"},
+		{"set -x; echo a | tr a b | cat", "+ echo a\n+ tr a b\n+ cat\nb\n"},
 	},
 	"[[ ]] as bash 5.2 parses it": {
 		{"[[ '' && x || y ]]; echo $?; [[ x || '' && '' ]]; echo $?", "0\n0\n"},

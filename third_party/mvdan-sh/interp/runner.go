@@ -379,10 +379,12 @@ func (e expandEnv) Each(fn func(name string, vr expand.Variable) bool) {
 var todoPos syntax.Pos // for handlerCtx callers where we don't yet have a position
 
 func (r *Runner) handlerCtx(ctx context.Context, kind handlerKind, pos syntax.Pos) context.Context {
+	env := &overlayEnviron{parent: r.writeEnv}
+	r.exportComputed(env)
 	hc := HandlerContext{
 		runner:         r,
 		kind:           kind,
-		Env:            &overlayEnviron{parent: r.writeEnv},
+		Env:            env,
 		Dir:            r.Dir,
 		Pos:            pos,
 		Line:           r.line,
@@ -732,8 +734,8 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				// in `x[i]=y` nor just the appended value in `x+=y`.
 				if as.Array != nil {
 					trace.expr(as)
-				} else if as.Value != nil {
-					trace.stringf("%s=%s", name, quoteBash(vr.String()))
+				} else {
+					trace.stringf("%s=%s", name, traceValue(vr.String()))
 				}
 				trace.newLineFlush()
 			}
@@ -787,12 +789,18 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			// Inline command vars are always exported.
 			vr.Exported = true
 
+			if prev.ReadOnly {
+				// It fails with its message, once; the command still
+				// runs and gives the status, as in bash.
+				r.setVar(name, vr)
+				r.exit.code = 0
+				continue
+			}
 			if tempScope {
 				vr.Local = true // the temporary scope's own
 			} else {
 				restores = append(restores, restoreVar{name, prev})
 			}
-
 			r.setVar(name, vr)
 		}
 
@@ -844,18 +852,26 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			// lastpipe (job control is always off here) it runs in the
 			// shell itself, reading the pipe.
 			r3 := r
+			traceAfter := r.traceAfter
 			if lastPipe, _ := r.bashOptByName("lastpipe"); *lastPipe {
 				oldStdin := r.stdin
 				r.stdin = pr
-				defer func() { r.stdin = oldStdin }()
+				defer func() { r.stdin, r.traceAfter = oldStdin, traceAfter }()
 			} else {
 				r3 = r.subshell(false)
 				r3.stdin = pr
+			}
+			turn := newTraceTurn()
+			r2.traceDone = turn
+			r3.traceAfter = turn
+			if !r.opts[optXTrace] {
+				turn.done() // a stage that starts untraced may write first
 			}
 			var wg sync.WaitGroup
 			wg.Add(1)
 			if err := r.goSubshell(func() {
 				defer wg.Done()
+				defer turn.done()
 				r2.stmt(ctx, cm.X)
 				r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 				pw.Close()
