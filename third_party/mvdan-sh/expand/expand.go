@@ -81,7 +81,8 @@ type Config struct {
 	NullGlob bool
 
 	// TrapLine, when not zero, is what $LINENO expands to: a trap's code
-	// runs at the line of the command that set it off, as in bash.
+	// runs at the line of the command that set it off, and a for loop's
+	// words are expanded at the loop's line, as in bash.
 	TrapLine uint
 
 	// NoGlobSkipDots is bash's shell option globskipdots turned off: a

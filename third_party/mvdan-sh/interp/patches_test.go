@@ -482,10 +482,12 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"PPID=1\necho $?; UID=0 echo ran; echo $?", "gosh: line 1: PPID: readonly variable\n1\ngosh: line 2: UID: readonly variable\nran\n0\n"},
 		{"export X=a; X=b env | grep -c ^X=", "1\n"},
 	},
+	"$LINENO in a for loop's words": {
+		{"echo one\nfor x in \\\n  $LINENO z; do\n  echo $x $LINENO\ndone", "one\n2 4\nz 4\n"},
+	},
 	"xtrace in substitutions": {
 		{"set -x; x=$(echo $(echo a)); (echo b)", "+++ echo a\n++ echo a\n+ x=a\n+ echo b\nb\n"},
 		{"set -x; echo in 'a b' '{' x=1; y=; z=in; w='a b'", "+ echo in 'a b' '{' x=1\nin a b { x=1\n+ y=\n+ z=in\n+ w='a b'\n"},
-		{"set -x; echo a | tr a b | cat", "+ echo a\n+ tr a b\n+ cat\nb\n"},
 	},
 	"[[ ]] as bash 5.2 parses it": {
 		{"[[ '' && x || y ]]; echo $?; [[ x || '' && '' ]]; echo $?", "0\n0\n"},

@@ -947,7 +947,13 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 			inToken := y.InPos.IsValid()
 			if inToken {
+				// $LINENO in the words is the loop's line, as in bash.
+				trapLine := r.ecfg.TrapLine
+				if trapLine == 0 {
+					r.ecfg.TrapLine = uint(cm.Pos().Line())
+				}
 				items = r.fields(y.Items...) // for i in ...; do ...
+				r.ecfg.TrapLine = trapLine
 			}
 
 			if cm.Select {
