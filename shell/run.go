@@ -249,7 +249,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 		funcs:   map[string]bool{},
 	}
 	x.noteFuncs(f)
-	r, err := x.runner(commandString(script), o.Dir, env, interp.ProcessUmask(), nil, out.w, out.w)
+	r, err := x.runner(commandString(script), o.Dir, script, env, interp.ProcessUmask(), nil, out.w, out.w)
 	x.main = r
 	if err != nil {
 		x.procs.kill()
@@ -275,8 +275,8 @@ func commandString(script string) []interp.RunnerOption {
 // script's own interpreter, and the one of each `sh -c` payload the script
 // runs, which starts with the file mode mask of the script that runs it.
 // given are the options that say how the script was given to the shell
-// (see [commandString]).
-func (x *Run) runner(given []interp.RunnerOption, dir string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
+// (see [commandString]); script is the text it runs, for set -v.
+func (x *Run) runner(given []interp.RunnerOption, dir, script string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
 	}
@@ -288,6 +288,8 @@ func (x *Run) runner(given []interp.RunnerOption, dir string, env []string, mask
 		interp.Bounds(x.limits),
 		interp.StdIO(stdin, stdout, stderr),
 		interp.CallHandler(x.call),
+		interp.Untraced(stageMarker),
+		interp.ScriptText(script),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return x.exec }),
 		interp.OpenHandler(x.open),
 		interp.ReadDirHandler2(x.readDir),
