@@ -842,3 +842,35 @@ func tandemsUmask(t *testing.T) uint32 {
 	}
 	return 0o777 &^ uint32(fi.Mode().Perm())
 }
+
+// A program gets its arguments and environment byte for byte, also bytes
+// that are not UTF-8 (`printf '\377'`), through the spawner too.
+func TestRawBytesReachThePrograms(t *testing.T) { bothWays(t, rawBytesReachThePrograms) }
+
+func rawBytesReachThePrograms(t *testing.T, w *world) {
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	cmd := exec.Command("/bin/sh", "-c", `printf '%s|%s' "$1" "$RAW"`, "sh", "a\xffb")
+	cmd.Dir, cmd.Stdout, cmd.Stderr = w.ws, &buf, &buf
+	if w.viaFiles {
+		cmd.Stdout, cmd.Stderr = f, f
+	}
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "RAW=\xfe\x80"}
+	if err := w.sb.Start(cmd, 0, approvals.Of(approvals.Exec), processUmask); err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if w.viaFiles {
+		f.Seek(0, 0)
+		buf.ReadFrom(f)
+	}
+	if want := "a\xffb|\xfe\x80"; buf.String() != want {
+		t.Errorf("the program printed %q, want %q", buf.String(), want)
+	}
+}

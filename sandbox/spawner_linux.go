@@ -15,6 +15,7 @@ import (
 	"sync"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"golang.org/x/sys/unix"
 )
@@ -48,15 +49,58 @@ type spawner struct {
 // ruleset, then standard input, output and error where present.
 type request struct {
 	Path    string
-	Args    []string
-	Env     []string // nil when SameEnv
-	SameEnv bool     // the environment is the one of the last program started
+	Args    wireStrings
+	Env     wireStrings // nil when SameEnv
+	SameEnv bool        // the environment is the one of the last program started
 	Dir     string
 	restriction
 	View  *mounts `json:",omitempty"` // nil when Made
 	Made  bool    // the view is the one the mounter made last: nothing to mount
 	Stdio [3]bool // which of 0, 1 and 2 are sent (else /dev/null)
 	Umask uint32  // the program's file mode mask, the script's
+}
+
+// wireStrings are sent byte for byte: JSON holds UTF-8 alone, so an
+// element that is not (an argument of raw bytes, `printf '\377'`) goes as
+// a one-element array of its bytes, which JSON writes in base64.
+type wireStrings []string
+
+func (w wireStrings) MarshalJSON() ([]byte, error) {
+	if w == nil {
+		return []byte("null"), nil
+	}
+	elems := make([]any, len(w))
+	for i, s := range w {
+		if utf8.ValidString(s) {
+			elems[i] = s
+		} else {
+			elems[i] = [][]byte{[]byte(s)}
+		}
+	}
+	return json.Marshal(elems)
+}
+
+func (w *wireStrings) UnmarshalJSON(b []byte) error {
+	var elems []json.RawMessage
+	if err := json.Unmarshal(b, &elems); err != nil || elems == nil {
+		*w = nil
+		return err
+	}
+	*w = make(wireStrings, len(elems))
+	for i, e := range elems {
+		if len(e) > 0 && e[0] == '[' {
+			var raw [][]byte
+			if err := json.Unmarshal(e, &raw); err != nil || len(raw) != 1 {
+				return fmt.Errorf("sandbox: bad raw string %s", e)
+			}
+			(*w)[i] = string(raw[0])
+			continue
+		}
+		if err := json.Unmarshal(e, &(*w)[i]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // restriction is what the thread that starts a program is restricted by:

@@ -89,6 +89,12 @@ inner() { local x=in; unlocal x; echo "inner ${x-unset}"; unset x; echo "inner $
 outer() { local x=out; inner; echo "outer $x"; unlocal x; echo "outer $x"; }
 x=global; outer
 exp() { export o; }; o2() { local o=X; exp; sh -c 'echo "child $o"'; }; o2`,
+		`bash -O nullglob -c 'echo x *.none y'; bash +O nullglob -c 'echo x *.none y'`,
+		`bash --norc --rcfile /dev/null -c 'echo rc'`,
+		`ln -s src lnk && cd lnk && bash -c pwd && (unset PWD; bash -c pwd)`,
+		`export SHELLOPTS; set -x; bash -c 'echo 2' 2>&1`,
+		`set -xv; echo a | tr a b 2>&1; x=$(echo in)`,
+		`set -o vi; shopt -o -p | grep -e 'vi$' -e 'emacs$'`,
 	}
 	bash, err := exec.LookPath("bash")
 	if err != nil {

@@ -288,6 +288,7 @@ func notFound(stderr io.Writer, errName string, line uint, dir, name string) int
 func (x *Run) shellProgram(ctx context.Context, hc interp.HandlerContext, l launch) error {
 	args := l.argv[1:]
 	var opts []string
+	var shopts []interp.RunnerOption
 	command := false
 	i := 0
 scan:
@@ -299,6 +300,12 @@ scan:
 			break scan
 		case a == "--norc" || a == "--noprofile" || a == "--login" || a == "--posix" || a == "--noediting":
 			i++
+		case a == "--rcfile" || a == "--init-file":
+			// Read by an interactive shell alone; this one is not.
+			if i+1 >= len(args) {
+				return usage(l, "%s: option requires an argument", a)
+			}
+			i += 2
 		case strings.HasPrefix(a, "--"):
 			return usage(l, "option %s is not supported by tandem's in-process shell; run the commands directly", a)
 		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
@@ -307,7 +314,7 @@ scan:
 				switch c {
 				case 'c':
 					command = true
-				case 'e', 'u', 'x', 'v', 'f', 'n', 'a', 'C':
+				case 'e', 'u', 'x', 'v', 'f', 'n', 'a', 'C', 'E', 'T', 'P', 'b', 'p':
 					opts = append(opts, string(a[0])+string(c))
 				case 'o':
 					if i >= len(args) {
@@ -315,7 +322,13 @@ scan:
 					}
 					opts = append(opts, string(a[0])+"o", args[i])
 					i++
-				case 'l', 'i', 's', 'h', 'B', 'H', 'm', 'b', 'p', 'P', 'E', 'T', 'k', 't':
+				case 'O':
+					if i >= len(args) {
+						return usage(l, "-O needs a shopt option name")
+					}
+					shopts = append(shopts, interp.BashOpts(map[byte]string{'-': "-s", '+': "-u"}[a[0]], args[i]))
+					i++
+				case 'l', 'i', 's', 'h', 'B', 'H', 'm', 'k', 't':
 				default:
 					return usage(l, "option -%c is not supported by tandem's in-process shell; run the commands directly", c)
 				}
@@ -391,7 +404,7 @@ scan:
 	x.noteFuncs(f)
 	all := append(append(opts, "--"), params...)
 	given = append(given, syntaxErrors(lang, head))
-	r, err := x.runner(given, l.dir, l.env, hc.Umask, l.stdin, l.stdout, l.stderr, all...)
+	r, err := x.runner(append(given, shopts...), startDir(l.dir, l.env), src, l.env, hc.Umask, l.stdin, l.stdout, l.stderr, all...)
 	if err != nil {
 		return err
 	}
@@ -417,6 +430,25 @@ scan:
 		return interp.ExitStatus(124)
 	}
 	return err
+}
+
+// startDir is where a new shell starts, as bash decides it: in dir as $PWD
+// names it when $PWD is dir's path, else in dir with its symbolic links
+// resolved (what the system's working directory is).
+func startDir(dir string, env []string) string {
+	pwd, ok := "", false
+	for _, kv := range env {
+		if v, found := strings.CutPrefix(kv, "PWD="); found {
+			pwd, ok = v, true
+		}
+	}
+	if ok && filepath.IsAbs(pwd) && filepath.Clean(pwd) == filepath.Clean(dir) {
+		return dir
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return dir
 }
 
 // readInput reads r to its end, as xargs and a shell reading its script

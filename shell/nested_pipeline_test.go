@@ -82,3 +82,20 @@ func TestNestedPipelineStepsAreGated(t *testing.T) {
 		}
 	}
 }
+
+// set -x shows a pipeline's commands as the script wrote them: the marker
+// tandem puts in each stage is its own, never traced. set -v prints the
+// script's own lines.
+func TestPipelineTraceShowsScriptCommands(t *testing.T) {
+	sb := newTestbed(t)
+	res := runWithin(t, 10*time.Second, "set -xv\necho a | tr a b | sort | grep -v .", sb.opts(approvals.DefaultAuto, nil))
+	out := res.Output.Text
+	if strings.Contains(out, stageMarker) {
+		t.Errorf("the trace shows the stage marker: %q", out)
+	}
+	for _, want := range []string{"echo a | tr a b | sort | grep -v .\n", "+ echo a\n", "+ tr a b\n", "+ sort\n", "+ grep -v .\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the output %q lacks %q", out, want)
+		}
+	}
+}

@@ -273,7 +273,7 @@ func Start(ctx context.Context, script string, o Options) (*Run, error) {
 	}
 	x.noteFuncs(f)
 	given := append(commandString(script), syntaxErrors(syntax.LangBash, head))
-	r, err := x.runner(given, o.Dir, env, interp.ProcessUmask(), nil, out.w, out.w)
+	r, err := x.runner(given, o.Dir, script, env, interp.ProcessUmask(), nil, out.w, out.w)
 	x.main = r
 	if err != nil {
 		x.procs.kill()
@@ -308,8 +308,9 @@ func syntaxErrors(lang syntax.LangVariant, head func(line int) string) interp.Ru
 // script's own interpreter, and the one of each `sh -c` payload the script
 // runs, which starts with the file mode mask of the script that runs it.
 // given are the options that say how the script was given to the shell
-// (see [commandString] and [syntaxErrors]).
-func (x *Run) runner(given []interp.RunnerOption, dir string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
+// (see [commandString] and [syntaxErrors]); script is the text it runs,
+// for set -v.
+func (x *Run) runner(given []interp.RunnerOption, dir, script string, env []string, mask uint32, stdin io.Reader, stdout, stderr io.Writer, params ...string) (*interp.Runner, error) {
 	if stdin == nil {
 		stdin = x.null
 	}
@@ -321,6 +322,8 @@ func (x *Run) runner(given []interp.RunnerOption, dir string, env []string, mask
 		interp.Bounds(x.limits),
 		interp.StdIO(stdin, stdout, stderr),
 		interp.CallHandler(x.call),
+		interp.Untraced(stageMarker),
+		interp.ScriptText(script),
 		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return x.exec }),
 		interp.OpenHandler(x.open),
 		interp.ReadDirHandler2(x.readDir),

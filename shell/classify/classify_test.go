@@ -39,6 +39,8 @@ func TestClassifyRules(t *testing.T) {
 		{[]string{"cat", "chain1"}, "read+secret"},
 		{[]string{"grep", "-r", "KEY", f.Home}, "read+secret"},
 		{[]string{"echo", f.Home + "/.netrc"}, "secret"},
+		{[]string{"pwd", "/"}, "none"}, // pwd ignores its operands
+		{[]string{"pwd", f.Home}, "none"},
 		{[]string{"head", "--lines=3", f.Home + "/.aws/credentials"}, "read+secret"},
 		{[]string{"grep", "-f" + f.Home + "/.ssh/id_ed25519", "src/a.go"}, "read+secret"},
 		// the working-directory rule

@@ -210,10 +210,10 @@ func init() {
 		"basename", "dirname", "expr", "factor", "numfmt", "whoami", "id", "groups", "uname", "arch",
 		"nproc", "tty", "locale", "printenv", "shift", "unset", "wait", "exit", "return", "break",
 		"continue", "set", "shopt", "read", "getopts", "let", "local", "declare", "typeset", "times",
-		"dirs", "jobs", "caller", "logname", "disown", "history"} {
-		table[n] = inert
+		"dirs", "jobs", "caller", "logname", "disown", "history", "pwd"} {
+		table[n] = inert // pwd ignores its operands
 	}
-	for _, n := range []string{"test", "[", "getconf", "pwd", "mapfile", "readarray", "type", "which", "tsort"} {
+	for _, n := range []string{"test", "[", "getconf", "mapfile", "readarray", "type", "which", "tsort"} {
 		table[n] = pure(opts{})
 	}
 	// cd, pushd and popd change the directory later commands read; what

@@ -80,6 +80,10 @@ type Config struct {
 	// patterns which match nothing to result in zero fields.
 	NullGlob bool
 
+	// LoopLine, when not zero, is what $LINENO expands to: a for loop's
+	// words are expanded at the loop's line, as in bash.
+	LoopLine uint
+
 	// NoGlobSkipDots is bash's shell option globskipdots turned off: a
 	// pattern starting with a dot matches `.` and `..` too.
 	NoGlobSkipDots bool

@@ -130,6 +130,9 @@ func (cfg *Config) paramExpOrWord(pe *syntax.ParamExp, quoted bool) (string, *sy
 		// This is the only parameter expansion that the environment
 		// interface cannot satisfy.
 		line := uint64(cfg.curParam.Pos().Line())
+		if cfg.LoopLine != 0 {
+			line = uint64(cfg.LoopLine)
+		}
 		vr = Variable{Set: true, Kind: String, Str: strconv.FormatUint(line, 10)}
 	default:
 		vr = cfg.Env.Get(name)

@@ -117,6 +117,22 @@ type Runner struct {
 	// arguments. It may be nil.
 	callHandler CallHandlerFunc
 
+	// untraced names a command that xtrace does not print: a caller's
+	// own bookkeeping command that the script never wrote.
+	untraced string
+
+	// scriptText is the text of the script that Run runs, which set -v
+	// prints as the shell reads it.
+	scriptText string
+
+	// substDepth counts the command and process substitutions the runner
+	// is in; xtrace's prefix repeats its "+" once more for each, as bash's.
+	substDepth int
+
+	// traceAfter is the turn a pipeline stage waits for before its first
+	// xtrace line; traceDone is its own, given on its first line or end.
+	traceAfter, traceDone *traceTurn
+
 	// execHandler is responsible for executing programs. It must not be nil.
 	execHandler ExecHandlerFunc
 
@@ -414,7 +430,10 @@ func New(opts ...RunnerOption) (*Runner, error) {
 		accessHandler:  DefaultAccessHandler(),
 	}
 	r.dirStack = r.dirBootstrap[:0]
-	// turn "on" the default Bash options
+	// turn "on" the default options
+	for i, opt := range &posixOptsTable {
+		r.opts[i] = opt.support == optAlwaysOn
+	}
 	for i, opt := range bashOptsTable {
 		r.opts[len(posixOptsTable)+i] = opt.defaultState
 	}
@@ -722,8 +741,8 @@ func Params(args ...string) RunnerOption {
 			}
 			if flag == "-" {
 				// The end of the options: bash turns off the -x and
-				// -v options; note that we don't support -v at all.
-				r.opts[optXTrace] = false
+				// -v options.
+				r.opts[optXTrace], r.opts[optVerbose] = false, false
 				if args := fp.args(); len(args) > 0 {
 					r.Params = args
 				}
@@ -731,11 +750,13 @@ func Params(args ...string) RunnerOption {
 			}
 			enable := flag[0] == '-'
 			if flag[1] != 'o' {
-				opt := r.posixOptByFlag(flag[1])
-				if opt == nil {
+				opt := posixOptByFlag(flag[1])
+				if opt < 0 {
 					return fmt.Errorf("invalid option: %q", flag)
 				}
-				*opt = enable
+				if err := r.setPosixOpt(opt, enable); err != nil {
+					return err
+				}
 				continue
 			}
 			value := fp.value()
@@ -755,11 +776,13 @@ func Params(args ...string) RunnerOption {
 				}
 				continue
 			}
-			opt := r.posixOptByName(value)
-			if opt == nil {
+			opt := posixOptByName(value)
+			if opt < 0 {
 				return fmt.Errorf("%s: invalid option name", value)
 			}
-			*opt = enable
+			if err := r.setPosixOpt(opt, enable); err != nil {
+				return err
+			}
 		}
 		if args := fp.args(); args != nil {
 			// If "--" wasn't given and there were zero arguments,
@@ -804,12 +827,17 @@ func BashOpts(args ...string) RunnerOption {
 			return fmt.Errorf("either -s or -u must be given to set or unset options")
 		}
 		for _, name := range names {
-			opt, supported := (*bool)(nil), true
 			if posixOpts {
-				opt = r.posixOptByName(name)
-			} else {
-				opt, supported = r.bashOptByName(name)
+				i := posixOptByName(name)
+				if i < 0 {
+					return fmt.Errorf("invalid option name: %q", name)
+				}
+				if err := r.setPosixOpt(i, mode == "-s"); err != nil {
+					return err
+				}
+				continue
 			}
+			opt, supported := r.bashOptByName(name)
 			if opt == nil {
 				return fmt.Errorf("invalid option name: %q", name)
 			}
@@ -831,6 +859,25 @@ func BashOpts(args ...string) RunnerOption {
 func CallHandler(f CallHandlerFunc) RunnerOption {
 	return func(r *Runner) error {
 		r.callHandler = f
+		return nil
+	}
+}
+
+// ScriptText gives the text of the script that Run runs, which set -v
+// prints line by line as the shell reads it. Without it set -v prints
+// nothing.
+func ScriptText(text string) RunnerOption {
+	return func(r *Runner) error {
+		r.scriptText = text
+		return nil
+	}
+}
+
+// Untraced names a command that set -x does not print, for a command the
+// caller inserts into scripts for its own bookkeeping.
+func Untraced(name string) RunnerOption {
+	return func(r *Runner) error {
+		r.untraced = name
 		return nil
 	}
 }
@@ -976,22 +1023,40 @@ func StdIO(in io.Reader, out, err io.Writer) RunnerOption {
 	}
 }
 
-func (r *Runner) posixOptByName(name string) *bool {
+// posixOptByName returns the index of the set -o option name, or -1.
+func posixOptByName(name string) int {
 	for i, opt := range &posixOptsTable {
 		if opt.name == name {
-			return &r.opts[i]
+			return i
 		}
+	}
+	return -1
+}
+
+// setPosixOpt turns the set -o option at index i on or off, as far as the
+// interpreter follows it: emacs and vi exclude each other, as in bash.
+func (r *Runner) setPosixOpt(i int, enable bool) error {
+	opt := posixOptsTable[i]
+	switch {
+	case opt.support == optAlwaysOn && !enable:
+		return fmt.Errorf("%s: turning it off is not supported", opt.name)
+	case opt.support == optNeverOn && enable:
+		return fmt.Errorf("%s: turning it on is not supported", opt.name)
+	}
+	r.opts[i] = enable
+	if enable && (i == optEmacs || i == optVi) {
+		r.opts[optEmacs+optVi-i] = false
 	}
 	return nil
 }
 
 // posixOptFlags returns the one-character flags of the enabled POSIX options,
-// as held by the "$-" special parameter: as in bash, with h (hashall) and B
-// (braceexpand), always on here, lower-case flags first, and c, as the
+// as held by the "$-" special parameter: as in bash, lower-case flags
+// first, and c, as the
 // interpreter runs a script given as a string.
 func (r *Runner) posixOptFlags() string {
 	// Note that some options, such as pipefail, have no one-character flag.
-	flags := []byte{'h', 'B'}
+	var flags []byte
 	for i, opt := range &posixOptsTable {
 		if opt.flag != ' ' && r.opts[i] {
 			flags = append(flags, opt.flag)
@@ -1004,10 +1069,9 @@ func (r *Runner) posixOptFlags() string {
 	return string(flags) + "c"
 }
 
-// shellOpts is $SHELLOPTS: the set -o options that are on, with those
-// always on here, by name.
+// shellOpts is $SHELLOPTS: the set -o options that are on, by name.
 func (r *Runner) shellOpts() string {
-	names := []string{"braceexpand", "hashall", "interactive-comments"}
+	var names []string
 	for i, opt := range &posixOptsTable {
 		if r.opts[i] {
 			names = append(names, opt.name)
@@ -1029,13 +1093,15 @@ func (r *Runner) bashOpts() string {
 	return strings.Join(names, ":")
 }
 
-func (r *Runner) posixOptByFlag(flag byte) *bool {
+// posixOptByFlag returns the index of the option with the one-character
+// flag, or -1.
+func posixOptByFlag(flag byte) int {
 	for i, opt := range &posixOptsTable {
 		if opt.flag == flag {
-			return &r.opts[i]
+			return i
 		}
 	}
-	return nil
+	return -1
 }
 
 func (r *Runner) bashOptByName(name string) (status *bool, supported bool) {
@@ -1052,9 +1118,20 @@ func (r *Runner) bashOptByName(name string) (status *bool, supported bool) {
 type runnerOpts [len(posixOptsTable) + len(bashOptsTable)]bool
 
 type posixOpt struct {
-	flag byte   // one-character flag form for this option; a space if none exists
-	name string // full name of the option
+	flag    byte   // one-character flag form for this option; a space if none exists
+	name    string // full name of the option
+	support optSupport
 }
+
+// optSupport says how far the interpreter follows a set -o option.
+type optSupport uint8
+
+const (
+	optFull     optSupport = iota // on and off as in bash
+	optInert                      // recorded and listed; no effect without a terminal
+	optAlwaysOn                   // what the interpreter always does
+	optNeverOn                    // a behaviour the interpreter does not have
+)
 
 type bashOpt struct {
 	name         string
@@ -1063,18 +1140,35 @@ type bashOpt struct {
 }
 
 var posixOptsTable = [...]posixOpt{
-	// sorted alphabetically by name
-	{'a', "allexport"},
-	{'e', "errexit"},
-	{'n', "noexec"},
-	{'f', "noglob"},
-	{'u', "nounset"},
-	{'x', "xtrace"},
-	{' ', "pipefail"},
-	{'C', "noclobber"},
-	{'E', "errtrace"},
-	{'T', "functrace"},
-	{' ', "posix"},
+	// All of bash's set -o options, sorted by name as bash lists them; the
+	// order matches the opt constants below.
+	{'a', "allexport", optFull},
+	{'B', "braceexpand", optAlwaysOn},
+	{' ', "emacs", optInert},
+	{'e', "errexit", optFull},
+	{'E', "errtrace", optFull},
+	{'T', "functrace", optFull},
+	{'h', "hashall", optAlwaysOn},
+	{'H', "histexpand", optNeverOn},
+	{' ', "history", optInert},
+	{' ', "ignoreeof", optInert},
+	{' ', "interactive-comments", optAlwaysOn},
+	{'k', "keyword", optNeverOn},
+	{'m', "monitor", optNeverOn},
+	{'C', "noclobber", optFull},
+	{'n', "noexec", optFull},
+	{'f', "noglob", optFull},
+	{' ', "nolog", optInert},
+	{'b', "notify", optInert},
+	{'u', "nounset", optFull},
+	{'t', "onecmd", optNeverOn},
+	{'P', "physical", optFull},
+	{' ', "pipefail", optFull},
+	{' ', "posix", optFull},
+	{'p', "privileged", optInert},
+	{'v', "verbose", optFull},
+	{' ', "vi", optInert},
+	{'x', "xtrace", optFull},
 }
 
 var bashOptsTable = [...]bashOpt{
@@ -1130,7 +1224,7 @@ var bashOptsTable = [...]bashOpt{
 	// does not notice, and xpg_echo, which echo follows
 	{name: "assoc_expand_once"},
 	{name: "autocd", supported: true},
-	{name: "cdable_vars"},
+	{name: "cdable_vars", supported: true},
 	{name: "cdspell", supported: true},
 	{name: "checkhash"},
 	{name: "checkjobs", supported: true},
@@ -1218,20 +1312,36 @@ var bashOptsTable = [...]bashOpt{
 // know which option we're after at compile time. First come the shell options,
 // then the bash options.
 const (
-	// These correspond to indexes in [shellOptsTable]
+	// These correspond to indexes in [posixOptsTable]
 	optAllExport = iota
+	optBraceExpand
+	optEmacs
 	optErrExit
-	optNoExec
-	optNoGlob
-	optNoUnset
-	optXTrace
-	optPipeFail
-	optNoClobber
 	optErrTrace
 	optFuncTrace
+	optHashAll
+	optHistExpand
+	optHistory
+	optIgnoreEOF
+	optInteractiveComments
+	optKeyword
+	optMonitor
+	optNoClobber
+	optNoExec
+	optNoGlob
+	optNoLog
+	optNotify
+	optNoUnset
+	optOneCmd
+	optPhysical
+	optPipeFail
 	optPosix
+	optPrivileged
+	optVerbose
+	optVi
+	optXTrace
 
-	// These correspond to indexes (offset by the above seven items) of
+	// These correspond to indexes (offset by the above items) of
 	// supported options in [bashOptsTable]
 	optDotGlob
 	optExpandAliases
@@ -1292,6 +1402,8 @@ func (r *Runner) Reset() {
 		tempDir:        r.tempDir,
 		fifos:          &fifoSet{names: map[string]fs.FileInfo{}},
 		callHandler:    r.callHandler,
+		untraced:       r.untraced,
+		scriptText:     r.scriptText,
 		execHandler:    r.execHandler,
 		openHandler:    r.openHandler,
 		readDirHandler: r.readDirHandler,
@@ -1378,6 +1490,15 @@ func (r *Runner) Reset() {
 	}
 	if host, err := os.Hostname(); err == nil && !r.writeEnv.Get("HOSTNAME").IsSet() {
 		r.setVarString("HOSTNAME", host)
+	}
+	// As bash, a SHELLOPTS in the environment turns on the options it
+	// names (a parent's `export SHELLOPTS; set -x` traces its children).
+	if opts := r.writeEnv.Get("SHELLOPTS"); opts.IsSet() {
+		for name := range strings.SplitSeq(opts.String(), ":") {
+			if i := posixOptByName(name); i >= 0 {
+				_ = r.setPosixOpt(i, true) // one it cannot follow stays off
+			}
+		}
 	}
 	r.setExportedString("PWD", r.Dir)
 	r.setVarString("IFS", " \t\n")
@@ -1608,6 +1729,7 @@ func (r *Runner) subshell(background bool) *Runner {
 		fifos:          r.fifos,
 		Params:         r.Params,
 		callHandler:    r.callHandler,
+		untraced:       r.untraced,
 		execHandler:    r.execHandler,
 		openHandler:    r.openHandler,
 		readDirHandler: r.readDirHandler,
@@ -1619,6 +1741,9 @@ func (r *Runner) subshell(background bool) *Runner {
 		stderr:         r.stderr,
 		fds:            r.fds,
 		subshellLevel:  r.subshellLevel + 1,
+		substDepth:     r.substDepth,
+		traceAfter:     r.traceAfter,
+		traceDone:      r.traceDone,
 		startTime:      r.startTime,
 		limits:         r.limits,
 		mask:           r.mask, // a subshell's umask is its own

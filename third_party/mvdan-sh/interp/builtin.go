@@ -467,7 +467,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		}
 		*enclosing = min(n, r.loopDepth)
 	case "pwd":
-		evalSymlinks := false
+		evalSymlinks := r.opts[optPhysical]
 		for len(args) > 0 {
 			switch args[0] {
 			case "-L":
@@ -496,7 +496,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		}
 		r.outf("%s\n", pwd)
 	case "cd":
-		physical := false
+		physical := r.opts[optPhysical]
 		for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' {
 			flag := args[0]
 			args = args[1:]
@@ -543,6 +543,11 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 			show = true
 		} else if found, ok := r.cdpath(ctx, path); ok {
 			path, show = found, true
+		} else if value, ok := r.cdableVar(ctx, path); ok {
+			if value == "" {
+				return exit // as cd ""
+			}
+			path, show = value, true
 		}
 		exit.code = r.changeDir(ctx, "cd", path, physical)
 		if show && exit.code == 0 {
@@ -1123,8 +1128,11 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		}
 		for _, arg := range args {
 			opt, supported := (*bool)(nil), true
+			posixIndex := -1
 			if posixOpts {
-				opt = r.posixOptByName(arg)
+				if posixIndex = posixOptByName(arg); posixIndex >= 0 {
+					opt = &r.opts[posixIndex]
+				}
 			} else {
 				opt, supported = r.bashOptByName(arg)
 			}
@@ -1142,6 +1150,12 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 			case "-s", "-u":
 				if !supported {
 					return failf(1, "shopt: unsupported option %q\n", arg)
+				}
+				if posixIndex >= 0 {
+					if err := r.setPosixOpt(posixIndex, mode == "-s"); err != nil {
+						return failf(1, "shopt: %v\n", err)
+					}
+					break
 				}
 				*opt = mode == "-s"
 			default: // "", -p or -q: the status says whether every one is on
@@ -1404,6 +1418,19 @@ func (r *Runner) cdpath(ctx context.Context, path string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// cdableVar is bash's cdable_vars: a cd operand that is no directory but
+// names a set variable goes to the variable's value.
+func (r *Runner) cdableVar(ctx context.Context, path string) (string, bool) {
+	if on, _ := r.bashOptByName("cdable_vars"); !*on || !syntax.ValidName(path) {
+		return "", false
+	}
+	if info, err := r.stat(ctx, r.absPath(path)); err == nil && info.IsDir() {
+		return "", false
+	}
+	vr := r.lookupVar(path)
+	return vr.String(), vr.IsSet()
 }
 
 // changeDir makes path the working directory; physical resolves its

@@ -598,6 +598,21 @@ var patchCases = map[string][]struct{ script, want string }{
 	"a quoted ] in a bracket expression": {
 		{"p='^++--hello.,world<>[]'; echo ${p//[^'><+-.,[]']}; x='a]b'; echo ${x//[\"]\"]/-} ${x//[^\"]\"]/.}", "++--.,<>[]\na-b .].\n"},
 	},
+	"cdable_vars": {
+		{"shopt -s cdable_vars; v=/; cd v; pwd; cd nosuch; echo $?", "/\n/\ngosh: line 1: cd: nosuch: No such file or directory\n1\n"},
+	},
+	"read-only variables the shell computes": {
+		{"export SHELLOPTS; echo $?; set -u; env | grep ^SHELLOPTS=", "0\nSHELLOPTS=braceexpand:hashall:interactive-comments:nounset\n"},
+		{"PPID=1\necho $?; UID=0 echo ran; echo $?", "gosh: line 1: PPID: readonly variable\n1\ngosh: line 2: UID: readonly variable\nran\n0\n"},
+		{"export X=a; X=b env | grep -c ^X=", "1\n"},
+	},
+	"$LINENO in a for loop's words": {
+		{"echo one\nfor x in \\\n  $LINENO z; do\n  echo $x $LINENO\ndone", "one\n2 4\nz 4\n"},
+	},
+	"xtrace in substitutions": {
+		{"set -x; x=$(echo $(echo a)); (echo b)", "+++ echo a\n++ echo a\n+ x=a\n+ echo b\nb\n"},
+		{"set -x; echo in 'a b' '{' x=1; y=; z=in; w='a b'", "+ echo in 'a b' '{' x=1\nin a b { x=1\n+ y=\n+ z=in\n+ w='a b'\n"},
+	},
 }
 
 func TestPatches(t *testing.T) {
@@ -1635,5 +1650,49 @@ func TestErrorsNameTheCodesFile(t *testing.T) {
 		"./lib.sh: line 2: p: readonly variable\n./lib.sh: line 1: q: readonly variable\nbash: line 9: s: readonly variable\n"
 	if out.String() != want {
 		t.Errorf("printed\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+// set -v prints each line of the script as the shell reads it: a line
+// whole before its first command runs, a compound command's lines before
+// it runs, comments and blank lines with the command after them.
+func TestVerboseEchoesReadLines(t *testing.T) {
+	script := "echo a; set -v; echo b\nif true; then\n  echo c\nfi\n# note\n\ncat <<E\nd\nE\nset +v\necho e\n"
+	f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.ScriptText(script))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	want := "a\nb\nif true; then\n  echo c\nfi\nc\n# note\n\ncat <<E\nd\nE\nd\nset +v\ne\n"
+	if out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
+	}
+}
+
+// A command named by Untraced runs without set -x printing it.
+func TestUntracedCommand(t *testing.T) {
+	f, err := syntax.NewParser().Parse(strings.NewReader("set -x; mark 1; echo a"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Untraced("mark"),
+		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
+			if args[0] == "mark" {
+				return []string{"true"}, nil
+			}
+			return args, nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = r.Run(context.Background(), f)
+	if want := "+ echo a\na\n"; out.String() != want {
+		t.Errorf("printed %q, want %q", out.String(), want)
 	}
 }

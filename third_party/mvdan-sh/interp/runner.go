@@ -93,6 +93,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 			}
 			r2 := r.subshell(false)
 			r2.stdout = w
+			r2.substDepth++
 			// bash's command substitutions do not inherit set -e.
 			r2.opts[optErrExit] = false
 			r2.stmts(ctx, cs.Stmts)
@@ -143,6 +144,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 			r.fifos.add(path, made)
 
 			r2 := r.subshell(true)
+			r2.substDepth++
 			stdout := r.origStdout
 			// TODO: note that `man bash` mentions that `wait` only waits for the last
 			// process substitution as long as it is $!; the logic here would mean we wait for all of them.
@@ -396,10 +398,12 @@ func (e expandEnv) Each(fn func(name string, vr expand.Variable) bool) {
 var todoPos syntax.Pos // for handlerCtx callers where we don't yet have a position
 
 func (r *Runner) handlerCtx(ctx context.Context, kind handlerKind, pos syntax.Pos) context.Context {
+	env := &overlayEnviron{parent: r.writeEnv}
+	r.exportComputed(env)
 	hc := HandlerContext{
 		runner:         r,
 		kind:           kind,
-		Env:            &overlayEnviron{parent: r.writeEnv},
+		Env:            env,
 		Dir:            r.Dir,
 		Pos:            pos,
 		Line:           r.line,
@@ -767,8 +771,8 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				// in `x[i]=y` nor just the appended value in `x+=y`.
 				if as.Array != nil {
 					trace.expr(as)
-				} else if as.Value != nil {
-					trace.stringf("%s=%s", name, quoteBash(vr.String()))
+				} else {
+					trace.stringf("%s=%s", name, traceValue(vr.String()))
 				}
 				trace.newLineFlush()
 			}
@@ -822,17 +826,25 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			// Inline command vars are always exported.
 			vr.Exported = true
 
+			if prev.ReadOnly {
+				// It fails with its message, once; the command still
+				// runs and gives the status, as in bash.
+				r.setVar(name, vr)
+				r.exit.code = 0
+				continue
+			}
 			if tempScope {
 				vr.Local = true // the temporary scope's own
 			} else {
 				restores = append(restores, restoreVar{name, prev})
 			}
-
 			r.setVar(name, vr)
 		}
 
-		trace.call(fields[0], fields[1:]...)
-		trace.newLineFlush()
+		if fields[0] != r.untraced || r.untraced == "" {
+			trace.call(fields[0], fields[1:]...)
+			trace.newLineFlush()
+		}
 
 		r.call(ctx, cm.Args[0].Pos(), fields)
 		r.lastArg = fields[len(fields)-1]
@@ -877,18 +889,26 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			// lastpipe (job control is always off here) it runs in the
 			// shell itself, reading the pipe.
 			r3 := r
+			traceAfter := r.traceAfter
 			if lastPipe, _ := r.bashOptByName("lastpipe"); *lastPipe {
 				oldStdin := r.stdin
 				r.stdin = pr
-				defer func() { r.stdin = oldStdin }()
+				defer func() { r.stdin, r.traceAfter = oldStdin, traceAfter }()
 			} else {
 				r3 = r.subshell(false)
 				r3.stdin = pr
+			}
+			turn := newTraceTurn()
+			r2.traceDone = turn
+			r3.traceAfter = turn
+			if !r.opts[optXTrace] {
+				turn.done() // a stage that starts untraced may write first
 			}
 			var wg sync.WaitGroup
 			wg.Add(1)
 			if err := r.goSubshell(func() {
 				defer wg.Done()
+				defer turn.done()
 				r2.stmt(ctx, cm.X)
 				r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
 				pw.Close()
@@ -964,7 +984,13 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 
 			inToken := y.InPos.IsValid()
 			if inToken {
+				// $LINENO in the words is the loop's line, as in bash.
+				loopLine := r.ecfg.LoopLine
+				if loopLine == 0 {
+					r.ecfg.LoopLine = uint(cm.Pos().Line())
+				}
 				items = r.fields(y.Items...) // for i in ...; do ...
+				r.ecfg.LoopLine = loopLine
 			}
 
 			if cm.Select {
@@ -1422,7 +1448,9 @@ func (r *Runner) stmts(ctx context.Context, stmts []*syntax.Stmt) {
 func (r *Runner) topLevel(ctx context.Context, stmts []*syntax.Stmt) {
 	skipLine := uint(0)
 	read := r.readLines(stmts)
+	echo := readEcho{text: r.scriptText}
 	for i, stmt := range stmts {
+		r.echoRead(&echo, stmtReadEnd(echo.text, stmt))
 		if stmt.Pos().Line() == skipLine {
 			continue
 		}
@@ -1431,7 +1459,56 @@ func (r *Runner) topLevel(ctx context.Context, stmts []*syntax.Stmt) {
 		if r.endDiscard() {
 			skipLine = stmt.End().Line()
 		}
+		if r.exit.exiting {
+			return
+		}
 	}
+	r.echoRead(&echo, len(echo.text))
+}
+
+// readEcho follows, for set -v, how far the shell has read a script's
+// text: bash prints each line as it reads it, and it reads a command's
+// lines whole before running it.
+type readEcho struct {
+	text string
+	done int // the offset up to which the text is read
+}
+
+// echoRead reads the text up to offset upto, printing what was not read
+// yet if set -v is on.
+func (r *Runner) echoRead(e *readEcho, upto int) {
+	upto = min(upto, len(e.text))
+	if upto <= e.done {
+		return
+	}
+	if r.opts[optVerbose] {
+		read := e.text[e.done:upto]
+		if !strings.HasSuffix(read, "\n") {
+			read += "\n" // bash reads a last line as if it ended in a newline
+		}
+		io.WriteString(r.stderr, read)
+	}
+	e.done = upto
+}
+
+// stmtReadEnd is the offset just past the line on which stmt's text ends;
+// with a here-document, that is its delimiter's line.
+func stmtReadEnd(text string, stmt *syntax.Stmt) int {
+	if text == "" {
+		return 0
+	}
+	end := 0
+	syntax.Walk(stmt, func(n syntax.Node) bool {
+		if n != nil && n.End().IsValid() {
+			end = max(end, int(n.End().Offset()))
+		}
+		return true
+	})
+	end = min(end, len(text))
+	if i := strings.IndexByte(text[end:], '\n'); i >= 0 {
+		return end + i + 1
+	}
+	return len(text)
 }
 
 // endDiscard ends a discard at the level that catches it, and reports

@@ -314,8 +314,8 @@ func (r *Runner) unTest(ctx context.Context, op syntax.UnTestOperator, x string)
 	case syntax.TsNempStr:
 		return x != ""
 	case syntax.TsOptSet:
-		if opt := r.posixOptByName(x); opt != nil {
-			return *opt
+		if i := posixOptByName(x); i >= 0 {
+			return r.opts[i]
 		}
 		return false
 	case syntax.TsVarSet:

@@ -128,7 +128,7 @@ var upstreamChanged = map[string]changedCase{
 	"TestRunnerRun: return":                                                            {want: "gosh: line 1: return: can only `return' from a function or sourced script\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: s=x; unset 's[5]'; echo $s":                                        {want: "gosh: line 1: unset: s: not an array variable\nx\n", why: whyPrefix},
 	"TestRunnerRun: set -U":                                                            {want: "gosh: line 1: set: invalid option: \"-U\"\nexit status 2", why: whyPrefix},
-	"TestRunnerRun: set -a; set +o":                                                    {want: "set -o allexport\nset +o errexit\nset +o noexec\nset +o noglob\nset +o nounset\nset +o xtrace\nset +o pipefail\nset +o noclobber\nset +o errtrace\nset +o functrace\nset +o posix\n", why: whyNoclobber + "; " + whyTraceOpts + "; " + whyPosix},
+	"TestRunnerRun: set -a; set +o":                                                    {want: "set -o allexport\nset -o braceexpand\nset +o emacs\nset +o errexit\nset +o errtrace\nset +o functrace\nset -o hashall\nset +o histexpand\nset +o history\nset +o ignoreeof\nset -o interactive-comments\nset +o keyword\nset +o monitor\nset +o noclobber\nset +o noexec\nset +o noglob\nset +o nolog\nset +o notify\nset +o nounset\nset +o onecmd\nset +o physical\nset +o pipefail\nset +o posix\nset +o privileged\nset +o verbose\nset +o vi\nset +o xtrace\n", why: whyNoclobber + "; " + whyTraceOpts + "; " + whySetOptions},
 	"TestRunnerRun: set -e; echo foo >/shouldnotexist/file; echo foo":                  {want: "gosh: line 1: /shouldnotexist/file: No such file or directory\nexit status 1", why: whyRedirect},
 	"TestRunnerRun: set -o foobar":                                                     {want: "gosh: line 1: set: foobar: invalid option name\nexit status 2", why: whyBuiltinMsg},
 	"TestRunnerRun: set -u; echo ${#foo}":                                              {want: "gosh: line 1: foo: unbound variable\nexit status 127", why: whyUnset},
@@ -202,6 +202,7 @@ const (
 	whyUnsetReadonly = "arrays and assignments as in bash: unset of a read-only variable fails (status 1) in bash's words (unset: a: cannot unset: readonly variable)"
 	whyRefCircle     = "namerefs as in bash: reading through a circle of namerefs warns (foo: circular name reference)"
 	whyIndirect      = "indirect expansion as in bash: an unset reference is named in the error (a: invalid indirect expansion)"
+	whySetOptions    = "set -o and set +o list all of bash's options, sorted, with braceexpand, hashall and interactive-comments on, as bash 5.2 does"
 	whyTraceOpts     = "DEBUG, RETURN and ERR traps as in bash: errtrace (set -E) and functrace (set -T) are options, which set +o lists"
 	whyExit          = "exit's errors in bash's words"
 	whyJobs          = "background jobs as in bash: wait names an operand that is neither a pid nor a job spec as bash does"

@@ -156,20 +156,17 @@ func (o *overlayEnviron) Each(f func(name string, vr expand.Variable) bool) {
 // exported, a nameref is as the name it holds), as "name=value".
 func ExecEnv(env expand.Environ) []string {
 	list := make([]string, 0, 64)
+	at := make(map[string]int) // name → its entry in list
 	for name, vr := range env.Each {
-		if !vr.IsSet() {
-			// If a variable is set globally but unset in the
-			// runner, we need to ensure it's not part of the final
-			// list. Seems like zeroing the element is enough.
-			// This is a linear search, but this scenario should be
-			// rare, and the number of variables shouldn't be large.
-			for i, kv := range list {
-				if strings.HasPrefix(kv, name+"=") {
-					list[i] = ""
-				}
-			}
+		exported := vr.IsSet() && vr.Exported && (vr.Kind == expand.String || vr.Kind == expand.NameRef)
+		// A later layer (a function's, a command's own binding) replaces
+		// or unsets what an earlier one gave the name.
+		if i, ok := at[name]; ok && (exported || !vr.IsSet()) {
+			list[i] = ""
+			delete(at, name)
 		}
-		if vr.IsSet() && vr.Exported && (vr.Kind == expand.String || vr.Kind == expand.NameRef) {
+		if exported {
+			at[name] = len(list)
 			list = append(list, name+"="+vr.Str) // a nameref exports the name it holds
 		}
 	}
@@ -221,7 +218,7 @@ func (r *Runner) lookupVar(name string) expand.Variable {
 	case "$":
 		vr.Kind, vr.Str = expand.String, strconv.Itoa(os.Getpid())
 	case "PPID":
-		vr.Kind, vr.Str = expand.String, strconv.Itoa(os.Getppid())
+		vr.Kind, vr.Str, vr.ReadOnly = expand.String, strconv.Itoa(os.Getppid()), true
 	case "RANDOM": // not for cryptographic use
 		// Without a seed we use the global generator, which is seeded randomly
 		// and also uses ChaCha8. Note that [Runner.subshell] does not copy the
@@ -412,6 +409,26 @@ func valueBytes(vr expand.Variable) int {
 	return n
 }
 
+// computedReadOnly reports whether name is a read-only variable whose value
+// the shell computes: the options, and PPID.
+func computedReadOnly(name string) bool {
+	return name == "SHELLOPTS" || name == "BASHOPTS" || name == "PPID"
+}
+
+// exportComputed gives env the current values of the computed read-only
+// variables that are exported (export SHELLOPTS), for a program to inherit.
+func (r *Runner) exportComputed(env *overlayEnviron) {
+	for _, name := range []string{"SHELLOPTS", "BASHOPTS"} {
+		if vr := r.writeEnv.Get(name); vr.Exported {
+			vr.Kind, vr.Str = expand.String, r.lookupVar(name).Str
+			if env.values == nil {
+				env.values = make(map[string]namedVariable)
+			}
+			env.values[env.normalize(name)] = namedVariable{name, vr}
+		}
+	}
+}
+
 // errReadOnly is returned when trying to modify a read-only variable.
 var errReadOnly = errors.New("readonly variable")
 
@@ -431,8 +448,17 @@ func (r *Runner) setVarErr(name string, vr expand.Variable) error {
 	if err != nil {
 		return err
 	}
-	if name == "SHELLOPTS" || name == "BASHOPTS" { // the options, read-only as in bash
-		return fmt.Errorf("%s: %w", name, errReadOnly)
+	if computedReadOnly(name) {
+		// Read-only as in bash: only an attribute changes (export),
+		// which the stored copy holds.
+		cur := r.lookupVar(name)
+		if vr.Kind != expand.KeepValue && (vr.Kind != expand.String || vr.Str != cur.Str) {
+			return fmt.Errorf("%s: %w", name, errReadOnly)
+		}
+		if !r.writeEnv.Get(name).IsSet() {
+			vr.Kind, vr.Str = expand.String, cur.Str
+		}
+		vr.ReadOnly = true
 	}
 	if err := r.writeEnv.Set(name, vr); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
