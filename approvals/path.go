@@ -716,9 +716,11 @@ func (p *Policy) inScratch(path string) bool {
 }
 
 // Under reports whether path is root or below it (both absolute and clean).
+// It allocates nothing: the sandbox asks it for every pair of its rules
+// each time it plans a program's start.
 func Under(path, root string) bool {
 	if root == "/" {
 		return true
 	}
-	return path == root || strings.HasPrefix(path, root+"/")
+	return strings.HasPrefix(path, root) && (len(path) == len(root) || path[len(root)] == '/')
 }
