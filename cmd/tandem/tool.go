@@ -63,6 +63,8 @@ func runTool(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	// The session is set up: the call holds only the pages it runs.
+	releaseExePages()
 	res := tools.Call(ctx, s, args[0], raw)
 	fmt.Print(res.Text)
 	if len(res.Text) > 0 && res.Text[len(res.Text)-1] != '\n' {
