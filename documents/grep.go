@@ -11,7 +11,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -187,7 +186,7 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 		return nil, refusal.New(refusal.Invalid, fmt.Sprintf("The glob %q is not a valid pattern: %s. Fix it (or leave glob out) and call grep again.", req.Glob, fault))
 	}
 	rep := &GrepReport{Req: req, roots: roots}
-	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, rep: rep, after: after,
+	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, root: firstRoot(roots), rep: rep, after: after,
 		lean: oneCall && m.pure && req.Context == 0}
 	abs := dirs[0]
 	var walked *keptSearch // the walk of this call, to keep
@@ -212,8 +211,8 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 		return nil, statRefusal(Display(roots, abs), statErr)
 	default:
 		if kept := keep.take(); kept != nil {
-			g.matched, rep.Tally = slices.Clone(kept.matched), kept.tally.clone()
-			g.counted = len(g.matched)
+			g.matched, rep.Tally = *kept.matched.clone(), kept.tally.clone()
+			g.counted = g.matched.Len()
 		} else {
 			rec := keep.record()
 			if rec == nil {
@@ -223,6 +222,7 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 				}
 			}
 			for _, dir := range dirs {
+				g.show = shownUnder(roots, dir)
 				t, err := walkRecording(ctx, firstRoot(roots), dir, false, 0, g.visit, rec)
 				if err != nil {
 					break
@@ -231,7 +231,7 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 				g.bufferOnly(dir)
 			}
 			if rec != nil {
-				walked = &keptSearch{walk: rec, tally: rep.Tally.clone(), matched: slices.Clone(g.matched)}
+				walked = &keptSearch{walk: rec, tally: rep.Tally.clone(), matched: g.matched.clone()}
 			}
 		}
 		if ctx.Err() == nil {
@@ -255,11 +255,13 @@ type grepRun struct {
 	m       *Matcher
 	buffers *Overlay
 	roots   []string
+	root    string             // firstRoot(roots)
+	show    func(Entry) string // how the walk's files are shown (shownUnder)
 	rep     *GrepReport
 	mu      sync.Mutex
-	after   string        // the page starts after the file this names ("": at the skip)
-	lean    bool          // the page's files on disk are searched by streamFile
-	matched []matchedFile // a directory search's files with a match: all, in walk order, or the bound smallest
+	after   string    // the page starts after the file this names ("": at the skip)
+	lean    bool      // the page's files on disk are searched by streamFile
+	matched fileNames // a directory search's files with a match: all, in walk order, or the bound smallest
 	// bound > 0 keeps only the files with a match that can reach the page:
 	// the bound first by name past after. A call that keeps no walk for
 	// later pages holds a page's worth of names, however many files match.
@@ -268,22 +270,6 @@ type grepRun struct {
 	before  int        // of those, files named at or before after
 	cands   []GrepFile // the files searched whole for the page, in path order
 	rest    int        // files with a match, counting from the page's first
-}
-
-// matchedFile is a file the walk found a match in. Only its name is kept:
-// holding the contents of every file up to the page would hold the corpus.
-type matchedFile struct{ abs, show string }
-
-// shownIn is Display(roots, abs), sharing abs's bytes where it is the
-// end of abs (a file under the first root, on Unix): the walk keeps the
-// names of every file with a match, and 37,005 of them match "static" on
-// the Linux tree.
-func shownIn(roots []string, abs string) string {
-	show := Display(roots, abs)
-	if strings.HasSuffix(abs, show) {
-		return abs[len(abs)-len(show):]
-	}
-	return show
 }
 
 // chunkBytes is how much of a file the walk reads and searches at a time.
@@ -324,44 +310,29 @@ func (g *grepRun) visit(e Entry, t *Tally) {
 	if !found {
 		return
 	}
-	m := matchedFile{abs: e.Abs, show: shownIn(g.roots, e.Abs)}
+	show := g.show(e)
 	g.mu.Lock()
-	g.add(m)
+	g.add(show)
 	g.mu.Unlock()
 }
 
 // add counts a file with a match and keeps it if it can reach the page.
-func (g *grepRun) add(m matchedFile) {
+func (g *grepRun) add(show string) {
 	g.counted++
 	switch {
 	case g.bound == 0:
-		g.matched = append(g.matched, m)
-	case g.after != "" && m.show <= g.after:
+		g.matched.add(show)
+	case g.after != "" && show <= g.after:
 		g.before++
-	case len(g.matched) < g.bound:
-		g.matched = append(g.matched, m)
-		if len(g.matched) == g.bound {
-			heap.Init((*byNameLast)(&g.matched))
+	case g.matched.Len() < g.bound:
+		g.matched.add(show)
+		if g.matched.Len() == g.bound {
+			heap.Init(lastFirst{&g.matched})
 		}
-	case m.show < g.matched[0].show:
-		g.matched[0] = m
-		heap.Fix((*byNameLast)(&g.matched), 0)
+	case show < g.matched.name(0):
+		g.matched.replace(0, show)
+		heap.Fix(lastFirst{&g.matched}, 0)
 	}
-}
-
-// byNameLast is a heap of files with a match whose top is the last by name:
-// the one a smaller name replaces.
-type byNameLast []matchedFile
-
-func (h byNameLast) Len() int           { return len(h) }
-func (h byNameLast) Less(i, j int) bool { return h[i].show > h[j].show }
-func (h byNameLast) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *byNameLast) Push(x any)        { *h = append(*h, x.(matchedFile)) }
-func (h *byNameLast) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }
 
 // searchPage reads again the files that can reach the page and searches
@@ -369,15 +340,18 @@ func (h *byNameLast) Pop() any {
 // that no longer matches, or cannot be read, is taken off the count.
 func (g *grepRun) searchPage() {
 	rep := g.rep
-	sort.Slice(g.matched, func(i, j int) bool { return g.matched[i].show < g.matched[j].show })
+	g.matched.sort()
 	rep.FilesMatched = g.counted
 	start := min(rep.Req.Skip, g.counted) // in the order of names
 	if g.after != "" {
-		start = g.before + sort.Search(len(g.matched), func(i int) bool { return g.matched[i].show > g.after })
+		start = g.before + sort.Search(g.matched.Len(), func(i int) bool { return g.matched.name(i) > g.after })
 	}
 	g.rest = g.counted - start
-	kept := min(start-g.before, len(g.matched)) // where start is in matched
-	page := g.matched[kept:min(len(g.matched), kept+filesPerPage)]
+	kept := min(start-g.before, g.matched.Len()) // where start is in matched
+	page := make([]string, 0, filesPerPage)
+	for i := kept; i < min(g.matched.Len(), kept+filesPerPage); i++ {
+		page = append(page, g.matched.abs(g.root, i))
+	}
 	// The files are read and searched on every core, each into its own
 	// slot, and taken in path order after.
 	type slot struct {
@@ -399,7 +373,7 @@ func (g *grepRun) searchPage() {
 			for i := int(next.Add(1) - 1); i < len(page); i = int(next.Add(1) - 1) {
 				sl := &slots[i]
 				// Hashed and checked on every core too.
-				sl.f, sl.class, sl.end = g.searchFile(page[i].abs, 0, matchesPerFile, func() []byte {
+				sl.f, sl.class, sl.end = g.searchFile(page[i], 0, matchesPerFile, func() []byte {
 					if buf == nil {
 						buf = chunkBufs.Get().(*[]byte)
 					}

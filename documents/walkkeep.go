@@ -2,8 +2,6 @@ package documents
 
 import (
 	"runtime"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -164,9 +162,9 @@ type keptSearch struct {
 	walk    *walkRecord
 	buffers uint64 // the overlay's generation before the walk
 	tally   Tally
-	matched []matchedFile // grep: the files with a match, in path order
-	found   []GlobPath    // glob: the matching paths, in page order
-	served  int           // pages served from it
+	matched *fileNames // grep: the files with a match, in path order
+	found   []GlobPath // glob: the matching paths, in page order
+	served  int        // pages served from it
 }
 
 // keeper is how one call reaches its session's kept search of one tool.
@@ -227,14 +225,16 @@ func (k *keeper) keep(kept *keptSearch) {
 		return
 	}
 	size := kept.walk.bytes
-	for _, m := range kept.matched {
-		size += len(m.abs) + len(m.show) + 32
+	if kept.matched != nil {
+		size += kept.matched.bytes()
 	}
 	for _, p := range kept.found {
 		size += len(p.Show) + 48
 	}
 	kept.key, kept.buffers = k.key, k.gen
-	slices.SortFunc(kept.matched, func(a, b matchedFile) int { return strings.Compare(a.show, b.show) })
+	if kept.matched != nil {
+		kept.matched.sort()
+	}
 	k.store.b.mu.Lock()
 	defer k.store.b.mu.Unlock()
 	if k.store.closed {
