@@ -86,6 +86,8 @@ var grepPatterns = []string{"a", "ab", "b$", "^a", `a\s*b`, "A", "é", "a.b", ""
 	`\bab\w*`, `ab\B`, `\Bab`, `ab[ks]+\b`, `^ab.*b`, `\bba\s`, `(ab)+a`, `éa`,
 	// a second literal a line must hold before the regexp runs
 	`\bab\s*\w*ba\b`, `k\w+ab`,
+	// a class repeated, then the literal: decided by the runes before it
+	`\w+ab`, `\w+é`, `[^a]+b`, `\w{2,}ba`, `\S*ab`, `.+\r`, `(?s:.)+b`, `[aé]{3,}b`,
 	// no literal every match holds: the whole-text candidate regexp
 	`[ab][ab]`, `\S\s+\S`, `(a|B)$`, `^[^a]`, `[ks]\b`}
 
@@ -1212,6 +1214,30 @@ func TestGrepNoticeExamplesAreTheFirstByName(t *testing.T) {
 		}
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Fatalf("binary examples %v, want %v", got, want)
+		}
+	}
+}
+
+// A class repeated, then its literal, decided by decoding the runes before
+// the literal backwards: bytes that are not UTF-8 count as one rune each,
+// as the regexp package reads them forwards, and the match's column (shown
+// for a long line) is where the regexp's leftmost match starts.
+func TestTrailingClassReadsRunesAsTheRegexpDoes(t *testing.T) {
+	lines := []string{"x\xffab", "\xff\xffab", "é\xa9ab", "\xe2\x82ab", "a\xc3ab", "€ab", "aab bab", " ab", "ab", "-ab xab"}
+	for _, pattern := range []string{`[^ ]{2,}ab`, `\w+ab`, `.{3,}ab`, `[^a-z]{2,}ab`, `[\x{80}-\x{10FFFF}]+ab`} {
+		m, err := Compile(pattern, false, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.trail == nil {
+			t.Fatalf("%q is not decided by the runes before its literal", pattern)
+		}
+		for _, line := range lines {
+			want := m.re.FindIndex([]byte(line))
+			got := m.trail.start([]byte(line), strings.Index(line, "ab"), m.lit)
+			if want == nil && got != -1 || want != nil && got != want[0] {
+				t.Errorf("%q on %q: match from %d, the regexp's %v", pattern, line, got, want)
+			}
 		}
 	}
 }

@@ -44,7 +44,10 @@ type Matcher struct {
 	// anchors and boundaries): the pattern anchored at the start of a
 	// line, and after one rune (the one before lit, for its boundaries).
 	atFirst, atNext *regexp.Regexp
-	cand            *regexp.Regexp // whole-buffer candidates when lit is nil
+	// trail, when the pattern is a class repeated, then lit: a line is
+	// decided at each of lit's places by the runes before it.
+	trail *classRun
+	cand  *regexp.Regexp // whole-buffer candidates when lit is nil
 	// The sizes of the programs of re and cand, in instructions: a bound,
 	// up to a constant, on their work per byte searched.
 	reSize, candSize int
@@ -98,6 +101,9 @@ func Compile(pattern string, ignoreCase, literal bool) (*Matcher, error) {
 		}
 		if !m.pure {
 			m.also = alsoRequired(tree, lit)
+		}
+		if !m.pure && !fold {
+			m.trail = trailingClass(tree, lit)
 		}
 		if !m.pure && !fold && leads(tree, lit) {
 			m.atFirst = regexp.MustCompile(`^(?:` + expr + `)`)
@@ -490,6 +496,13 @@ func (s *Search) Next() (Hit, bool) {
 		matched := m.pure
 		switch {
 		case !m.holdsAlso(line):
+		case m.trail != nil:
+			if p := m.trail.start(line, at-start, m.lit); p >= 0 {
+				matched = true
+				if len(line) > maxRowBytes {
+					col = p
+				}
+			}
 		case len(line) <= maxRowBytes && m.atFirst != nil:
 			matched = s.leading(line, at-start)
 		case len(line) <= maxRowBytes && !m.pure:
