@@ -21,7 +21,7 @@ import (
 // has.
 func toolSchema(name string) *jsonschema.Schema {
 	t, _ := builtin()[name]
-	return t.schema()
+	return t.argSchema()
 }
 
 // propertyNames are an object's property names, sorted.

@@ -37,7 +37,9 @@ type spec[A any] struct {
 // decoding each call's arguments strictly into A.
 func (sp spec[A]) define() Tool {
 	t := sp.Tool
-	t.schemas = sync.OnceValues(func() (*jsonschema.Schema, json.RawMessage) {
+	// The schema is derived for a call's check of required keys; its JSON,
+	// which costs four times as much, only for a front door's list.
+	schema := sync.OnceValue(func() *jsonschema.Schema {
 		schema := schemaFor[A]()
 		if sp.refine != nil {
 			sp.refine(schema)
@@ -51,12 +53,16 @@ func (sp spec[A]) define() Tool {
 				schema.Examples = append(schema.Examples, v)
 			}
 		}
-		raw, err := json.Marshal(schema)
+		return schema
+	})
+	raw := sync.OnceValue(func() json.RawMessage {
+		raw, err := json.Marshal(schema())
 		if err != nil {
 			panic("tools: the schema of " + t.Name + ": " + err.Error())
 		}
-		return schema, raw
+		return raw
 	})
+	t.schema, t.inputSchema = schema, raw
 	if t.Kind == "" {
 		t.Kind = KindOther
 	}

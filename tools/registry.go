@@ -84,13 +84,15 @@ type Tool struct {
 	// that cannot is hidden, not failing. Nil means always.
 	Available func(*Session) bool
 
-	// schemas derives the arguments' JSON Schema from the argument struct,
-	// once, when a front door first lists the tool or a call does not fit:
-	// a call that fits (a one-call tandem's) derives none.
-	schemas func() (*jsonschema.Schema, json.RawMessage)
-	check   func(args json.RawMessage) error // decodes as a call does
-	title   func(args json.RawMessage) string
-	paths   func(args json.RawMessage) []string
+	// schema derives the arguments' JSON Schema from the argument struct
+	// once, when a call is first checked for its required keys;
+	// inputSchema is its JSON, made once a front door lists the tool (a
+	// one-call tandem's call never does). Both nil for a name no tool has.
+	schema      func() *jsonschema.Schema
+	inputSchema func() json.RawMessage
+	check       func(args json.RawMessage) error // decodes as a call does
+	title       func(args json.RawMessage) string
+	paths       func(args json.RawMessage) []string
 }
 
 // Kind is what a call does, as ACP names a tool call's kind; an editor
@@ -127,20 +129,18 @@ func (t Tool) Paths(args json.RawMessage) []string {
 
 // InputSchema is the arguments' JSON Schema, as every front door lists it.
 func (t Tool) InputSchema() json.RawMessage {
-	if t.schemas == nil {
+	if t.inputSchema == nil {
 		return nil // a name no tool has
 	}
-	_, raw := t.schemas()
-	return raw
+	return t.inputSchema()
 }
 
-// schema is the arguments' JSON Schema, to judge arguments against.
-func (t Tool) schema() *jsonschema.Schema {
-	if t.schemas == nil {
+// argSchema is the arguments' JSON Schema, to judge arguments against.
+func (t Tool) argSchema() *jsonschema.Schema {
+	if t.schema == nil {
 		return &jsonschema.Schema{}
 	}
-	s, _ := t.schemas()
-	return s
+	return t.schema()
 }
 
 // definitions are every tool's, in the order their files registered them.

@@ -39,12 +39,7 @@ const (
 	exitUsage = 2
 )
 
-func main() {
-	// Every package is initialised by now: what their initialisers read of
-	// the executable need not stay mapped (see releaseExePages).
-	releaseExePages()
-	os.Exit(run(os.Args[1:]))
-}
+func main() { os.Exit(run(os.Args[1:])) }
 
 func run(args []string) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {

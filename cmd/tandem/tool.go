@@ -63,7 +63,10 @@ func runTool(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	// The session is set up: the call holds only the pages it runs.
+	// What starting read of the executable (every package's initialiser,
+	// the session's set-up) need not stay mapped: the call holds only the
+	// pages it runs. Once, here: each release costs the re-mapping of what
+	// runs next (0.4 ms).
 	releaseExePages()
 	res := tools.Call(ctx, s, args[0], raw)
 	fmt.Print(res.Text)
