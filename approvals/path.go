@@ -451,9 +451,11 @@ func NewPolicy(c PolicyConfig) *Policy {
 func entries(path string, k entryKind, memo lstatMemo) []entry {
 	path = filepath.Clean(path)
 	out := []entry{{path, k}}
-	dirReal := resolve("/", filepath.Dir(path), false, memo).Path
-	real := filepath.Join(dirReal, filepath.Base(path))
-	if k != prefix {
+	var real string
+	if k == prefix {
+		// A prefix names no file of its own: its directory is resolved.
+		real = filepath.Join(resolve("/", filepath.Dir(path), false, memo).Path, filepath.Base(path))
+	} else {
 		real = resolve("/", path, false, memo).Path
 	}
 	if real != path {
