@@ -108,6 +108,11 @@ func TestMatcherAgreesWithPerLineRegexp(t *testing.T) {
 	if got, want := matchLines(t, []byte("abx ab1\nab\n"), `ab\d`, false, false); fmt.Sprint(got) != fmt.Sprint(want) || len(want) != 1 {
 		t.Fatalf("%q on \"abx ab1\\nab\\n\": lines %v, want %v", `ab\d`, got, want)
 	}
+	// A class repeated, then the literal: the literal's first place in a
+	// line has no word rune before it, its second has.
+	if got, want := matchLines(t, []byte(" ab\n ab xab\nab\n"), `\w+ab`, false, false); fmt.Sprint(got) != fmt.Sprint(want) || len(want) != 1 {
+		t.Fatalf("%q on \" ab\\n ab xab\\nab\\n\": lines %v, want %v", `\w+ab`, got, want)
+	}
 	// A second literal in another case than the pattern's, when ignoring
 	// case.
 	if got, want := matchLines(t, []byte("AB kBA\nab ba\n"), `\bab\s*\w*ba\b`, true, false); fmt.Sprint(got) != fmt.Sprint(want) {
