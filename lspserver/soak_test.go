@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tandemdev/tandem/documents"
+	"github.com/tandemdev/tandem/internal/procstatus"
 )
 
 // soakSeconds is how long TestSoak runs: TANDEM_SOAK_SECONDS, else a size
@@ -215,14 +216,9 @@ func childProcesses(t *testing.T) int {
 
 // peakRSS is this process's VmHWM.
 func peakRSS(t *testing.T) string {
-	b, err := os.ReadFile("/proc/self/status")
+	kb, err := procstatus.KiB("VmHWM")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown"
+	return fmt.Sprintf("%d kB", kb)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tandemdev/tandem/approvals"
+	"github.com/tandemdev/tandem/internal/procstatus"
 	"github.com/tandemdev/tandem/refusal"
 	"github.com/tandemdev/tandem/shell/internal/corpus"
 )
@@ -20,18 +21,11 @@ import (
 // (VmHWM), in bytes.
 func peakRSS(t *testing.T) int64 {
 	t.Helper()
-	b, err := os.ReadFile("/proc/self/status")
+	kb, err := procstatus.KiB("VmHWM")
 	if err != nil {
-		t.Skip("no /proc/self/status here")
+		t.Skip(err)
 	}
-	for line := range strings.Lines(string(b)) {
-		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
-			return kb << 10
-		}
-	}
-	t.Skip("no VmHWM here")
-	return 0
+	return kb << 10
 }
 
 // resetPeakRSS starts a new peak: the memory of earlier cases is collected

@@ -1,31 +1,20 @@
 package main
 
 import (
-	"os"
-	"strconv"
-	"strings"
 	"testing"
+
+	"github.com/tandemdev/tandem/internal/procstatus"
 )
 
 // rssFileKiB is this process's resident pages of files it maps, its
 // executable's among them.
-func rssFileKiB(t *testing.T) int {
+func rssFileKiB(t *testing.T) int64 {
 	t.Helper()
-	status, err := os.ReadFile("/proc/self/status")
+	kb, err := procstatus.KiB("RssFile")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "RssFile:"); ok {
-			n, err := strconv.Atoi(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")))
-			if err != nil {
-				t.Fatalf("RssFile %q: %v", v, err)
-			}
-			return n
-		}
-	}
-	t.Fatal("/proc/self/status has no RssFile line")
-	return 0
+	return kb
 }
 
 // A one-call command's peak memory rests on this: the executable's pages
