@@ -1,7 +1,6 @@
 package documents
 
 import (
-	"container/heap"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -104,8 +103,8 @@ func (l *fileNames) clone() *fileNames {
 // bytes is what the list holds, for the bound on a kept search.
 func (l *fileNames) bytes() int { return l.size + 12*len(l.refs) }
 
-// lastFirst is fileNames as a heap whose top is the last name: the one a
-// smaller name replaces when only the first names are kept.
+// lastFirst is fileNames as a heap (container/heap) whose top is the last
+// name: the one a smaller name replaces when only the first names are kept.
 type lastFirst struct{ *fileNames }
 
 func (h lastFirst) Less(i, j int) bool { return h.name(i) > h.name(j) }
@@ -117,5 +116,3 @@ func (h lastFirst) Pop() any {
 	h.refs = h.refs[:len(h.refs)-1]
 	return last
 }
-
-var _ heap.Interface = lastFirst{}

@@ -1,7 +1,6 @@
 package documents
 
 import (
-	"container/heap"
 	"fmt"
 	"slices"
 	"strings"
@@ -11,25 +10,18 @@ import (
 )
 
 // A page at skip N ranks the first N names of every file with a match, in
-// whatever order the walk meets them: kept compactly and bounded, the list
-// holds exactly the bound smallest names, through every compaction.
+// whatever order the walk meets them: kept compactly and bounded (as the
+// walk's add keeps them), the list holds exactly the bound smallest names,
+// through every compaction.
 func TestFileNamesKeepTheBoundSmallest(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		names := rapid.SliceOfNDistinct(rapid.StringMatching(`[a-z/._-]{1,40}`), 1, 3000, rapid.ID[string]).Draw(t, "names")
 		bound := rapid.IntRange(1, len(names)+5).Draw(t, "bound")
-		var l fileNames
+		g := &grepRun{bound: bound}
 		for _, n := range names {
-			switch {
-			case l.Len() < bound:
-				l.add(n)
-				if l.Len() == bound {
-					heap.Init(lastFirst{&l})
-				}
-			case n < l.name(0):
-				l.replace(0, n)
-				heap.Fix(lastFirst{&l}, 0)
-			}
+			g.add(n)
 		}
+		l := &g.matched
 		l.sort()
 		var got []string
 		for i := range l.Len() {
@@ -46,18 +38,14 @@ func TestFileNamesKeepTheBoundSmallest(t *testing.T) {
 // written again before the dead text passes half of it, so a first page of
 // a search that matches every file holds a page's worth of names.
 func TestFileNamesDropReplacedText(t *testing.T) {
-	var l fileNames
+	g := &grepRun{bound: 20}
 	for i := 0; i < 20; i++ {
-		l.add(fmt.Sprintf("z%03d/%s", i, strings.Repeat("x", 60)))
+		g.add(fmt.Sprintf("z%03d/%s", i, strings.Repeat("x", 60)))
 	}
-	heap.Init(lastFirst{&l})
 	for i := 100000; i > 0; i-- {
-		n := fmt.Sprintf("y%06d/%s", i, strings.Repeat("x", 60))
-		if n < l.name(0) {
-			l.replace(0, n)
-			heap.Fix(lastFirst{&l}, 0)
-		}
+		g.add(fmt.Sprintf("y%06d/%s", i, strings.Repeat("x", 60)))
 	}
+	l := &g.matched
 	if l.size > 2*namesCompactAt+20*70 {
 		t.Fatalf("20 names hold %d bytes of text after 100,000 replacements; want the dead text dropped", l.size)
 	}
