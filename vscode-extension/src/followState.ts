@@ -22,9 +22,18 @@ export class FollowState {
     this.following = false;
   }
 
-  /** The log scrolled to top, of at most max (by anyone): at its end, it follows again. */
+  /** Where the log was at the last scroll. */
+  private top = 0;
+
+  /**
+   * The log scrolled to top, of at most max (by anyone): brought down to its end, it follows
+   * again. A move up never does: a wheel's smooth scroll starts with steps of a few pixels,
+   * still near the end, and must not undo the user's scroll up it is the start of.
+   */
   scrolled(top: number, max: number): void {
-    if (max - top < nearEnd) {
+    const down = top > this.top;
+    this.top = top;
+    if (down && max - top < nearEnd) {
       this.following = true;
     }
   }

@@ -35,6 +35,19 @@ test('the log stops following when the user scrolls up, and a sent prompt follow
   assert.equal(f.following, true);
 });
 
+test("a wheel's first small step up is no return to the end", () => {
+  const f = new FollowState();
+  f.scrolled(1990, 2000);
+  f.userScrolledUp();
+  // The smooth scroll the wheel started: its first steps are still within reach of the end.
+  f.scrolled(1980, 2000);
+  assert.equal(f.following, false);
+  f.scrolled(1700, 2000);
+  assert.equal(f.following, false);
+  f.scrolled(1995, 2000);
+  assert.equal(f.following, true, 'brought back down to the end by hand, it follows again');
+});
+
 test('the log moving by itself is no scroll of the user', () => {
   const f = new FollowState();
   // A card laid out shorter than guessed: the browser clamps the scroll up to the new end,
