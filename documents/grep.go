@@ -393,7 +393,7 @@ func (g *grepRun) searchPage() {
 
 // firstMatch searches a file on disk chunk by chunk, reading into buf,
 // up to its first match, and says how the tally counts it, as read would
-// for the whole file.
+// for the whole file: a match in a file found binary after it is none.
 func (g *grepRun) firstMatch(abs string, buf []byte) (class Class, found bool) {
 	cut := false
 	var s Search // one search across the chunks: the time limit is the file's
@@ -413,8 +413,13 @@ func (g *grepRun) firstMatch(abs string, buf []byte) (class Class, found bool) {
 		}
 		return searchOn
 	})
-	if cut {
+	switch {
+	case cut:
 		return ClassCut, found
+	case class == ClassBinary || class == ClassUnreadable:
+		// A NUL byte (or a failed read) past the first match: the file is
+		// skipped, so its match is no match.
+		return class, false
 	}
 	return class, found
 }

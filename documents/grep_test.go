@@ -1097,6 +1097,33 @@ func TestGrepChunkBoundaries(t *testing.T) {
 	}
 }
 
+// A file whose NUL byte lies past its first match is skipped as binary
+// also when it is not on the page: the walk does not count it (a count one
+// too high made the next page start one file early and show a file again).
+// Found on an installed VS Code server, whose ThirdPartyNotices.txt has a
+// NUL at byte 1.6 M.
+func TestGrepCountsNoBinaryFileOffThePage(t *testing.T) {
+	dir := t.TempDir()
+	for i := range filesPerPage {
+		writeFile(t, dir, fmt.Sprintf("a%02d.txt", i), []byte("needle\n"))
+	}
+	writeFile(t, dir, "z.txt", []byte("needle\n"+strings.Repeat("hay\n", chunkBytes/2)+"\x00\n"))
+	rep, err := GrepSearch(context.Background(), nil, []string{dir}, GrepRequest{Pattern: "needle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.FilesMatched != filesPerPage || rep.Tally.Count[ClassBinary] != 1 {
+		t.Fatalf("%d files match, %d binary; want %d and 1 (z.txt is binary)", rep.FilesMatched, rep.Tally.Count[ClassBinary], filesPerPage)
+	}
+	out, err := Grep(context.Background(), NewStore(), nil, []string{dir}, GrepRequest{Pattern: "needle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(out, "next page") {
+		t.Fatalf("a next page is offered for no more files:\n%s", out)
+	}
+}
+
 // drawFileText is a file of one matching line, or when wide of several long
 // ones (up to a little past a file's match bound), so that pages end on the
 // output's byte bound as well as on the file bound.
