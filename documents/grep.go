@@ -202,7 +202,7 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 		pooled := chunkBufs.Get().(*[]byte)
 		defer chunkBufs.Put(pooled)
 		// A streamed file keeps no hit before the one just off the page.
-		f, class, end := g.searchFile(abs, max(0, req.Skip-1), through(req.Skip, matchesPerPage), func() []byte { return *pooled })
+		f, class, end := g.searchFile(abs, max(0, req.Skip-1), through(req.Skip, matchesPerPage), func() *[]byte { return pooled })
 		rep.Tally.add(class, abs)
 		if class == ClassSearched || class == ClassLarge {
 			g.keep(f, end, &rep.Tally)
@@ -278,7 +278,10 @@ type grepRun struct {
 const chunkBytes = 64 << 10
 
 // chunkBufs are the buffers the walk reads files into, each reused file
-// after file: the walk keeps no file's bytes.
+// after file: the walk keeps no file's bytes. A buffer grown for a long
+// line stays grown for the next file's (minified bundles and source maps
+// come in numbers), as ripgrep keeps its line buffer: allocating it afresh
+// per file cost page faults and the runtime's returning of the pages.
 var chunkBufs = sync.Pool{New: func() any { b := make([]byte, 0, chunkBytes); prefault(b); return &b }}
 
 // visit is the walk's look at one file: it is searched up to its first
@@ -304,7 +307,7 @@ func (g *grepRun) visit(e Entry, t *Tally) {
 	} else {
 		pooled := chunkBufs.Get().(*[]byte)
 		defer chunkBufs.Put(pooled)
-		class, found = g.firstMatch(e.Abs, *pooled)
+		class, found = g.firstMatch(e.Abs, pooled)
 	}
 	t.add(class, e.Abs)
 	if !found {
@@ -373,11 +376,11 @@ func (g *grepRun) searchPage() {
 			for i := int(next.Add(1) - 1); i < len(page); i = int(next.Add(1) - 1) {
 				sl := &slots[i]
 				// Hashed and checked on every core too.
-				sl.f, sl.class, sl.end = g.searchFile(page[i], 0, matchesPerFile, func() []byte {
+				sl.f, sl.class, sl.end = g.searchFile(page[i], 0, matchesPerFile, func() *[]byte {
 					if buf == nil {
 						buf = chunkBufs.Get().(*[]byte)
 					}
-					return *buf
+					return buf
 				})
 			}
 		})
@@ -394,7 +397,7 @@ func (g *grepRun) searchPage() {
 // firstMatch searches a file on disk chunk by chunk, reading into buf,
 // up to its first match, and says how the tally counts it, as read would
 // for the whole file: a match in a file found binary after it is none.
-func (g *grepRun) firstMatch(abs string, buf []byte) (class Class, found bool) {
+func (g *grepRun) firstMatch(abs string, buf *[]byte) (class Class, found bool) {
 	cut := false
 	var s Search // one search across the chunks: the time limit is the file's
 	class = eachChunk(abs, buf, func(body []byte, first bool) chunkNext {
@@ -428,7 +431,7 @@ func (g *grepRun) firstMatch(abs string, buf []byte) (class Class, found bool) {
 // from index keepFrom up to limit and one past: an open editor buffer or a
 // file within the size limit read whole, a larger one (or any file on disk
 // for a lean page) streamed. buf gives streamFile its buffer.
-func (g *grepRun) searchFile(abs string, keepFrom, limit int, buf func() []byte) (GrepFile, Class, searchEnd) {
+func (g *grepRun) searchFile(abs string, keepFrom, limit int, buf func() *[]byte) (GrepFile, Class, searchEnd) {
 	_, open := g.buffers.Get(abs)
 	if !open && (g.lean || overLimit(abs)) {
 		return g.streamFile(abs, buf(), keepFrom, limit)
@@ -457,7 +460,7 @@ func overLimit(abs string) bool {
 // the window its row shows (see window), and hashes the file as the chunks
 // go by, so a whole UTF-8 file within the size limit still has its tag.
 // Context rows come from a second pass over the file (around).
-func (g *grepRun) streamFile(abs string, buf []byte, keepFrom, limit int) (GrepFile, Class, searchEnd) {
+func (g *grepRun) streamFile(abs string, buf *[]byte, keepFrom, limit int) (GrepFile, Class, searchEnd) {
 	f := GrepFile{Abs: abs, Content: []byte{'\n'}, lean: true, dropped: keepFrom} // never starting with a BOM
 	sum := xxhash.New()
 	// A file over the limit has no tag: it is not hashed.
@@ -577,52 +580,61 @@ const (
 	stopReading                  // stop: the caller has its answer
 )
 
-// eachChunk reads a file on disk into buf, chunk after chunk, and hands
+// eachChunk reads a file on disk into *buf, chunk after chunk, and hands
 // over the whole lines of each (the first from the file's start, with any
 // byte order mark) while see asks for more; past that it may read on only
 // to tell a binary file. The whole file is searched, whatever its size: a
-// line longer than buf gets a buffer of this file's own, and the memory
-// held is a chunk and the longest line, as in ripgrep. It says how the
-// tally counts the file: searched, large (over MaxFileBytes: searched
-// whole, but without a tag), binary or unreadable; ClassSearched when see
-// stopped the reading.
-func eachChunk(abs string, buf []byte, see func(body []byte, first bool) chunkNext) Class {
+// line longer than a chunk gets a larger buffer, left in *buf for the
+// files after, and the memory held is a chunk and the longest line, as in
+// ripgrep. It says how the tally counts the file: searched, large (over
+// MaxFileBytes: searched whole, but without a tag), binary or unreadable;
+// ClassSearched when see stopped the reading.
+func eachChunk(abs string, buf *[]byte, see func(body []byte, first bool) chunkNext) Class {
 	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return ClassUnreadable
 	}
 	defer unix.Close(fd)
-	b := buf[:0]
+	b := (*buf)[:0]
+	window := min(cap(b), chunkBytes) // how much of b a read may fill
 	read, first, next := 0, true, searchOn
 	for {
-		if len(b) == cap(b) {
-			// A line longer than the buffer: room for the rest of the file
+		if len(b) == window {
+			// A line longer than the window: room for the rest of the file
 			// at once (up to the size limit), not a doubling and a copy per
 			// step of a 1 MB line.
-			size := 2 * cap(b)
+			window *= 2
 			var st unix.Stat_t
 			if unix.Fstat(fd, &st) == nil {
-				size = max(size, int(min(st.Size-int64(read), MaxFileBytes))+len(b)+1)
+				window = max(window, int(min(st.Size-int64(read), MaxFileBytes))+len(b)+1)
 			}
-			grown := make([]byte, len(b), size)
-			prefault(grown)
-			copy(grown, b)
-			b = grown
+			if window > cap(b) {
+				grown := make([]byte, len(b), window)
+				prefault(grown)
+				copy(grown, b)
+				b = grown
+				*buf = grown[:0]
+			}
 		}
-		n, err := unix.Read(fd, b[len(b):cap(b)])
+		n, err := unix.Read(fd, b[len(b):window])
 		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
 			return ClassUnreadable
 		}
-		if bytes.IndexByte(b[len(b):len(b)+n], 0) >= 0 {
+		fresh := b[len(b) : len(b)+n]
+		if bytes.IndexByte(fresh, 0) >= 0 {
 			return ClassBinary
 		}
-		b, read = b[:len(b)+n], read+n
 		// The whole lines read so far; the rest waits for the next chunk,
-		// and at the end is the last line, without its ending.
-		end := bytes.LastIndexByte(b, '\n') + 1
+		// and at the end is the last line, without its ending. What was
+		// held back holds no line end, so only the fresh bytes are looked at.
+		end := 0
+		if i := lastLineEnd(fresh); i >= 0 {
+			end = len(b) + i + 1
+		}
+		b, read = b[:len(b)+n], read+n
 		if n == 0 {
 			end = len(b)
 		}
@@ -640,6 +652,21 @@ func eachChunk(abs string, buf []byte, see func(body []byte, first bool) chunkNe
 		}
 		b = b[:copy(b, b[end:])]
 	}
+}
+
+// lastLineEnd is bytes.LastIndexByte(p, '\n'), which reads a byte at a
+// time: on a one-line source map it read megabytes backwards per file. The
+// vector IndexByte tells first whether a stretch holds a line end at all.
+func lastLineEnd(p []byte) int {
+	const stretch = 4 << 10
+	for hi := len(p); hi > 0; {
+		lo := max(0, hi-stretch)
+		if bytes.IndexByte(p[lo:hi], '\n') >= 0 {
+			return lo + bytes.LastIndexByte(p[lo:hi], '\n')
+		}
+		hi = lo
+	}
+	return -1
 }
 
 // read loads the bytes of a file to search, its open editor buffer or

@@ -1273,3 +1273,33 @@ func TestTrailingClassReadsRunesAsTheRegexpDoes(t *testing.T) {
 		}
 	}
 }
+
+// lastLineEnd finds what bytes.LastIndexByte finds, line ends anywhere in
+// stretches of any length.
+func TestLastLineEndIsLastIndexByte(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		p := make([]byte, rapid.IntRange(0, 20_000).Draw(t, "len"))
+		for range rapid.IntRange(0, 3).Draw(t, "ends") {
+			if len(p) > 0 {
+				p[rapid.IntRange(0, len(p)-1).Draw(t, "at")] = '\n'
+			}
+		}
+		if got, want := lastLineEnd(p), bytes.LastIndexByte(p, '\n'); got != want {
+			t.Fatalf("lastLineEnd = %d, want %d (len %d)", got, want, len(p))
+		}
+	})
+}
+
+// A buffer grown for a long line is handed back to the caller, so the next
+// file's long line reads into it instead of a fresh one.
+func TestEachChunkKeepsTheGrownBuffer(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "bundle.js", []byte(strings.Repeat("x", 3*chunkBytes)+"\n"))
+	buf := make([]byte, 0, chunkBytes)
+	if c := eachChunk(filepath.Join(dir, "bundle.js"), &buf, func([]byte, bool) chunkNext { return searchOn }); c != ClassSearched {
+		t.Fatalf("class %v", c)
+	}
+	if cap(buf) <= 3*chunkBytes {
+		t.Fatalf("the buffer handed back holds %d bytes, less than the line", cap(buf))
+	}
+}
