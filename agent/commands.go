@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -29,7 +30,7 @@ import (
 const CommandsDir = "commands"
 
 // commandName is a name a prompt file or a typed command may have.
-var commandName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`)
+var commandName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.-]*$`) })
 
 // command is one command the session offers.
 type command struct {
@@ -89,7 +90,7 @@ func promptFiles(dir string) []command {
 	var out []command
 	for _, e := range entries {
 		name, ok := strings.CutSuffix(e.Name(), ".md")
-		if !ok || e.IsDir() || !commandName.MatchString(name) {
+		if !ok || e.IsDir() || !commandName().MatchString(name) {
 			continue
 		}
 		path := filepath.Join(dir, e.Name())
@@ -183,7 +184,7 @@ func invocation(prompt []acp.ContentBlock) (name, args string, ok bool) {
 	if end < 0 {
 		end = len(rest)
 	}
-	if !commandName.MatchString(rest[:end]) {
+	if !commandName().MatchString(rest[:end]) {
 		return "", "", false
 	}
 	return rest[:end], strings.TrimSpace(rest[end:]), true

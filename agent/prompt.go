@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -109,7 +110,7 @@ func title(prompt []acp.ContentBlock) string {
 }
 
 // lineRange is a URI fragment naming lines: L10, L10-20 or L10-L20.
-var lineRange = regexp.MustCompile(`^L(\d+)(?:-L?(\d+))?$`)
+var lineRange = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^L(\d+)(?:-L?(\d+))?$`) })
 
 // readContext reads a file a prompt names, as the read tool shows it, with
 // the image when the file is one.
@@ -119,7 +120,7 @@ func (c *Chat) readContext(ctx context.Context, uri string) (string, []documents
 		return fmt.Sprintf("<context uri=%q>(not a local file; not read)</context>", uri), nil
 	}
 	args := map[string]any{"path": u.Path}
-	if m := lineRange.FindStringSubmatch(u.Fragment); m != nil {
+	if m := lineRange().FindStringSubmatch(u.Fragment); m != nil {
 		args["lines"] = m[1]
 		if m[2] != "" {
 			args["lines"] = m[1] + "-" + m[2]

@@ -47,20 +47,20 @@ type ProviderSetup struct {
 }
 
 var (
-	providerName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
-	envName      = regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,63}$`)
+	providerName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`) })
+	envName      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z_][A-Z0-9_]{0,63}$`) })
 )
 
 // check refuses a new provider that is not one tandem can reach.
 func (p ProviderSetup) check() error {
 	switch {
-	case !providerName.MatchString(p.Name):
+	case !providerName().MatchString(p.Name):
 		return fmt.Errorf("the provider name %q is not lower-case letters, digits, - or _; choose another", p.Name)
 	case p.API == "" && p.URL == "" && p.APIKeyEnv == "":
 		return nil // a known one, named
 	case p.API != APIAnthropic && p.API != APIOpenAIChat:
 		return fmt.Errorf("the provider's api %q is neither %q nor %q; choose one", p.API, APIAnthropic, APIOpenAIChat)
-	case p.APIKeyEnv != "" && !envName.MatchString(p.APIKeyEnv):
+	case p.APIKeyEnv != "" && !envName().MatchString(p.APIKeyEnv):
 		return fmt.Errorf("apiKeyEnv %q is not an environment variable's name (A-Z, 0-9, _); give one such as MY_PROVIDER_KEY", p.APIKeyEnv)
 	}
 	u, err := url.Parse(p.URL)

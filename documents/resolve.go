@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tandemdev/tandem/refusal"
 )
@@ -16,7 +17,7 @@ import (
 const RepoScheme = "repo://"
 
 // schemeRE recognises "name://" at the start of a path (RFC 3986 scheme).
-var schemeRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`)
+var schemeRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*://`) })
 
 // Resolve turns a path the model wrote into an absolute, cleaned path.
 //
@@ -32,7 +33,7 @@ func Resolve(roots []string, p string) (string, error) {
 		return "", refusal.New(refusal.Invalid, fmt.Sprintf(
 			"The path %q holds a NUL byte, which no file name can. Give the path without it.", p))
 	}
-	if m := schemeRE.FindString(p); m != "" {
+	if m := schemeRE().FindString(p); m != "" {
 		if m != RepoScheme {
 			return "", refusal.New(refusal.Scheme, fmt.Sprintf(
 				"%q uses the scheme %q, which tandem does not know. Use a plain path or repo://PATH.",

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tandemdev/tandem/documents"
 )
@@ -51,11 +52,13 @@ func (a *Anchor) UnmarshalJSON(b []byte) error {
 
 // anchorRE reads an anchor; a "+" before the number is tolerated, since the
 // rows of an edit reply read "+N:text".
-var anchorRE = regexp.MustCompile(`^\s*\+?\s*[Ll]?(\d+)\s*(?:-\s*[Ll]?(\d+))?\s*(?::((?s).*))?$`)
+var anchorRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*\+?\s*[Ll]?(\d+)\s*(?:-\s*[Ll]?(\d+))?\s*(?::((?s).*))?$`)
+})
 
 // rowPrefixRE is the "N:" prefix of a row of read or grep, or the "+N:" or
 // " N:" of a row of an edit reply.
-var rowPrefixRE = regexp.MustCompile(`^[+ ]?(\d+):`)
+var rowPrefixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[+ ]?(\d+):`) })
 
 // opShape says what an op relies on, for the seen guard and the rebase.
 type opShape int
@@ -234,7 +237,7 @@ func planOne(base documents.Lines, index int, op Op) (planned, error) {
 // its first and last, split by "|" ("3-6:const (|)"), since the end of a
 // range is what a model miscounts most; endQuoted says it quoted the last.
 func parseAnchor(base documents.Lines, index int, a Anchor, rangeOK bool) (from, to int, endQuoted bool, err error) {
-	m := anchorRE.FindStringSubmatch(string(a))
+	m := anchorRE().FindStringSubmatch(string(a))
 	if m == nil {
 		return 0, 0, false, opErrorf("op %d: anchor %q is not a line number; write 12, \"12-14\", or the row \"12:text\" as read showed it", index, clip(string(a), 80))
 	}
@@ -351,22 +354,22 @@ func pastedPrefixes(base documents.Lines, index int, lines [][]byte, from, to in
 	out = make([][]byte, len(lines))
 	ambiguous := 0 // a line of the range whose own text starts like a row
 	for i, l := range lines {
-		m := rowPrefixRE.FindSubmatch(l)
+		m := rowPrefixRE().FindSubmatch(l)
 		if m == nil || string(m[1]) != strconv.Itoa(from+i) {
 			return lines, ""
 		}
 		out[i] = l[len(m[0]):]
-		if n := from + i; n <= to && rowPrefixRE.Match(base.Text(n)) && !rowPrefixRE.Match(out[i]) && ambiguous == 0 {
+		if n := from + i; n <= to && rowPrefixRE().Match(base.Text(n)) && !rowPrefixRE().Match(out[i]) && ambiguous == 0 {
 			ambiguous = n
 		}
 	}
 	if ambiguous > 0 {
 		return lines, fmt.Sprintf("op %d: its text starts with %q, the number of the line it replaces, but line %d's own text starts so too, so the text was written as given: the first line written reads %q. If %q was a pasted row prefix, replace the line again without it",
-			index, rowPrefixRE.Find(lines[0]), ambiguous, clip(string(lines[0]), 120), rowPrefixRE.Find(lines[0]))
+			index, rowPrefixRE().Find(lines[0]), ambiguous, clip(string(lines[0]), 120), rowPrefixRE().Find(lines[0]))
 	}
 	note = fmt.Sprintf("op %d: every line of its text started with the number of the line it replaces (%q…), as rows pasted from a read do, so those prefixes were dropped: the first line written reads %q",
-		index, rowPrefixRE.Find(lines[0]), clip(string(out[0]), 120))
-	if !rowPrefixRE.Match(out[0]) { // else the text was sent as rows of row-like lines: what it meant
+		index, rowPrefixRE().Find(lines[0]), clip(string(out[0]), 120))
+	if !rowPrefixRE().Match(out[0]) { // else the text was sent as rows of row-like lines: what it meant
 		note += fmt.Sprintf(". If they are part of the text, replace the lines again writing each as its row shows it, row number first (%q for row %d)", clip(fmt.Sprintf("%d:%s", from, lines[0]), 120), from)
 	}
 	return out, note
@@ -381,7 +384,7 @@ func otherRows(lines [][]byte) (first int, ok bool) {
 		return 0, false
 	}
 	for i, l := range lines {
-		m := rowPrefixRE.FindSubmatch(l)
+		m := rowPrefixRE().FindSubmatch(l)
 		if m == nil {
 			return 0, false
 		}
@@ -406,7 +409,7 @@ func pastedRows(text string) (string, int, bool) {
 	}
 	first, ok := otherRows(bs)
 	if !ok && len(bs) == 1 {
-		if m := rowPrefixRE.FindSubmatch(bs[0]); m != nil {
+		if m := rowPrefixRE().FindSubmatch(bs[0]); m != nil {
 			first, _ = strconv.Atoi(string(m[1]))
 			ok = true
 		}
@@ -416,7 +419,7 @@ func pastedRows(text string) (string, int, bool) {
 	}
 	out := make([]string, len(lines))
 	for i, l := range lines {
-		out[i] = l[len(rowPrefixRE.FindString(l)):]
+		out[i] = l[len(rowPrefixRE().FindString(l)):]
 	}
 	stripped := strings.Join(out, "\n")
 	if strings.HasSuffix(text, "\n") {

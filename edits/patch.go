@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sourcegraph/go-diff/diff"
 
@@ -320,7 +321,7 @@ func startList(found []int) string {
 	return strings.Join(parts, ", ") + more
 }
 
-func stripRow(b []byte) []byte { return b[len(rowPrefixRE.Find(b)):] }
+func stripRow(b []byte) []byte { return b[len(rowPrefixRE().Find(b)):] }
 
 // differAt names the first line of old that base does not hold at line
 // at: the line to fix, not merely where the hunk starts.
@@ -413,7 +414,7 @@ func nearestDiffer(base documents.Lines, old []string) string {
 }
 
 // bareHunkRE is a hunk header without line numbers ("@@", "@@ @@", "@@ func f() {").
-var bareHunkRE = regexp.MustCompile(`^@@(?:\s*|\s+[^-\s].*|[^-\s].*)$`)
+var bareHunkRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^@@(?:\s*|\s+[^-\s].*|[^-\s].*)$`) })
 
 // numberBareHunks gives each hunk header without line numbers the counts
 // of its body and start 0 on both sides, which planHunk reads as "place it
@@ -422,7 +423,7 @@ var bareHunkRE = regexp.MustCompile(`^@@(?:\s*|\s+[^-\s].*|[^-\s].*)$`)
 func numberBareHunks(patch string) string {
 	lines := strings.SplitAfter(patch, "\n")
 	for i, l := range lines {
-		if !bareHunkRE.MatchString(strings.TrimRight(l, "\r\n")) {
+		if !bareHunkRE().MatchString(strings.TrimRight(l, "\r\n")) {
 			continue
 		}
 		orig, next := 0, 0

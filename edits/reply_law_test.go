@@ -135,7 +135,7 @@ func checkReplyShowsWrite(t *testing.T, hits *lawhit.Counter, pool []string) {
 			}
 			if strings.Contains(out, "prefixes were dropped") {
 				for i, l := range want {
-					want[i] = rowPrefixRE.ReplaceAllString(l, "")
+					want[i] = rowPrefixRE().ReplaceAllString(l, "")
 				}
 			}
 			var wrote []string

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/sourcegraph/go-diff/diff"
 
@@ -79,7 +80,7 @@ func problemf(code refusal.Code, format string, args ...any) *problem {
 	return &problem{code: code, text: fmt.Sprintf(format, args...)}
 }
 
-var tagRE = regexp.MustCompile(`(?i)^[0-9a-f]{8}$`)
+var tagRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^[0-9a-f]{8}$`) })
 
 // parseTag accepts a tag as read shows it, alone or still in its header
 // ("[path#TAG]" or "path#TAG").
@@ -89,7 +90,7 @@ func parseTag(s string) (documents.Tag, bool) {
 		s = s[i+1:]
 	}
 	s = strings.TrimSuffix(strings.TrimSpace(s), "]")
-	if !tagRE.MatchString(s) {
+	if !tagRE().MatchString(s) {
 		return "", false
 	}
 	return documents.Tag(strings.ToUpper(s)), true

@@ -589,7 +589,7 @@ func sandboxNote(res Result, p *approvals.Policy) (string, int) {
 }
 
 // outputPath is an absolute path as programs print it in an error.
-var outputPath = regexp.MustCompile("/[^\\s'\"`:,;()\\[\\]]+")
+var outputPath = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("/[^\\s'\"`:,;()\\[\\]]+") })
 
 // keptFrom finds in output the first path, on a line that reads like a
 // refusal, that the sandbox kept a step held back from held away from, and
@@ -602,7 +602,7 @@ func keptFrom(output string, p *approvals.Policy, held approvals.Effects) (strin
 		if !sandbox.MayHaveRefused(line) {
 			continue
 		}
-		for _, path := range outputPath.FindAllString(line, 64) {
+		for _, path := range outputPath().FindAllString(line, 64) {
 			if seen++; seen > 8 {
 				return "", sandbox.Access{}
 			}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // version is set at build time with -ldflags "-X main.version=…" (make build,
@@ -47,11 +48,13 @@ const (
 var (
 	// A Go pseudo-version (go install …@COMMIT, or go build with VCS
 	// stamping): vX.Y.Z-[pre.]0.yyyymmddhhmmss-HASH12.
-	pseudoVersion = regexp.MustCompile(`^v\d+\.\d+\.\d+-(?:[0-9A-Za-z.-]*\.)?\d{14}-([0-9a-f]{12})$`)
+	pseudoVersion = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^v\d+\.\d+\.\d+-(?:[0-9A-Za-z.-]*\.)?\d{14}-([0-9a-f]{12})$`)
+	})
 	// git describe past a tag: TAG-N-gHASH.
-	describedVersion = regexp.MustCompile(`^.+-\d+-g([0-9a-f]{4,40})$`)
+	describedVersion = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^.+-\d+-g([0-9a-f]{4,40})$`) })
 	// git describe --always without a tag: the abbreviated commit.
-	bareCommit = regexp.MustCompile(`^[0-9a-f]{7,40}$`)
+	bareCommit = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{7,40}$`) })
 )
 
 // build is what a version string says: a release (a tag) or a commit,
@@ -73,7 +76,7 @@ func parseVersion(v string) build {
 			v, b.modified = s, true
 		}
 	}
-	for _, re := range []*regexp.Regexp{pseudoVersion, describedVersion, bareCommit} {
+	for _, re := range []*regexp.Regexp{pseudoVersion(), describedVersion(), bareCommit()} {
 		if m := re.FindStringSubmatch(v); m != nil {
 			b.commit = m[len(m)-1]
 			return b

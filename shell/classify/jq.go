@@ -4,12 +4,13 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/tandemdev/tandem/approvals"
 )
 
 // jqImport finds the module paths a jq program imports or includes.
-var jqImport = regexp.MustCompile(`\b(?:import|include)\s*"((?:[^"\\]|\\.)*)"`)
+var jqImport = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\b(?:import|include)\s*"((?:[^"\\]|\\.)*)"`) })
 
 // jqRow classifies jq, which reads its input files, --slurpfile and
 // --rawfile files, and a -f program file. A program that imports or includes
@@ -86,7 +87,7 @@ func jqRow(c *classifier, args []string, dir string) {
 	}
 	c.words(dir, inputs, false)
 	c.words(dir, libs, false)
-	imports := jqImport.FindAllStringSubmatch(prog, -1)
+	imports := jqImport().FindAllStringSubmatch(prog, -1)
 	if fromFile || len(imports) > 0 || len(libs) > 0 {
 		c.add(approvals.Exec)
 	}
