@@ -622,3 +622,66 @@ func TestPolicyAgentSockets(t *testing.T) {
 		t.Errorf("%s holds an agent's socket and nothing else, yet holds a secret", d)
 	}
 }
+
+// The memo a policy is built with answers as lstat does, for names that
+// exist or not, directories, links (to directories, dangling, in a loop),
+// in a directory it lists, one it cannot read and one too large to list,
+// and asked any number of times.
+func TestLstatMemoAnswersAsLstat(t *testing.T) {
+	root := t.TempDir()
+	mk := func(rel string) string {
+		p := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	write := func(rel string) {
+		if err := os.WriteFile(mk(rel), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	link := func(target, rel string) {
+		if err := os.Symlink(target, mk(rel)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("home/.ssh/id_ed25519")
+	write("home/.netrc")
+	link("../real/config", "home/.config")
+	write("real/config/gh/hosts.yml")
+	link("nowhere", "home/.aws")
+	link("loop", "home/loop")
+	write("closed/secret")
+	for i := range maxListed + 1 {
+		write(fmt.Sprintf("big/f%d", i))
+	}
+	write("big/.git-credentials")
+	if err := os.Chmod(filepath.Join(root, "closed"), 0o311); err != nil { // search, no listing
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.Chmod(filepath.Join(root, "closed"), 0o755) })
+	var paths []string
+	for _, rel := range []string{"home", "home/.ssh", "home/.ssh/id_ed25519", "home/.ssh/id_rsa", "home/.netrc",
+		"home/.netrc/x", "home/.config", "home/.config/gh/hosts.yml", "home/.config/none", "home/.aws",
+		"home/.aws/credentials", "home/loop", "home/missing", "home/missing/deeper", "closed/secret",
+		"closed/missing", "big/.git-credentials", "big/f7", "big/missing", "real/config/gh"} {
+		paths = append(paths, filepath.Join(root, rel))
+	}
+	memo := newLstatMemo()
+	for round := range 3 {
+		for _, p := range paths {
+			got := resolve("/", p, false, memo)
+			want := resolve("/", p, false, nil)
+			if got != want {
+				t.Fatalf("round %d, %s: with the memo %+v, by lstat %+v", round, p, got, want)
+			}
+		}
+	}
+	if _, ok := memo.listed[filepath.Join(root, "home")]; !ok {
+		t.Fatal("the home directory, asked about many times, was never listed")
+	}
+	if names := memo.listed[filepath.Join(root, "big")]; names != nil {
+		t.Fatalf("a directory of %d entries was listed", len(names))
+	}
+}
