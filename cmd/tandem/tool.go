@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/tandemdev/tandem/shell"
@@ -24,10 +25,6 @@ omitted means {}). The exit status is 0 for a result, 1 for an error result,
 }
 
 func runTool(args []string) int {
-	// One call and out: the heap's live part is small (a grep of a large
-	// tree keeps a page of names), so collecting at half the default growth
-	// costs little time and keeps the process's peak memory near rg's.
-	debug.SetGCPercent(50)
 	// A person at a terminal answers questions; otherwise nobody can.
 	s, err := standaloneSession("tandem tool", shell.TerminalAsker(os.Stdin, os.Stderr), true)
 	if err != nil {
@@ -68,6 +65,7 @@ func runTool(args []string) int {
 	// pages it runs. Once, here: each release costs the re-mapping of what
 	// runs next (0.4 ms).
 	releaseExePages()
+	collectOftenAfterTheFirst()
 	res := tools.Call(ctx, s, args[0], raw)
 	fmt.Print(res.Text)
 	if len(res.Text) > 0 && res.Text[len(res.Text)-1] != '\n' {
@@ -77,4 +75,15 @@ func runTool(args []string) int {
 		return exitError
 	}
 	return exitOK
+}
+
+// collectOftenAfterTheFirst makes the collector run at half the default
+// growth from its first cycle on. One call and out: the heap's live part
+// is small (a grep of a large tree keeps a page of names), so collecting
+// often costs little time and keeps the process's peak memory near rg's.
+// Not before the first cycle: the start's garbage (the initialisers' and
+// the session's, ~1.5 MB) would pay for a collection of its own in a call
+// too small to need one.
+func collectOftenAfterTheFirst() {
+	runtime.SetFinalizer(new([16]byte), func(*[16]byte) { debug.SetGCPercent(50) })
 }
