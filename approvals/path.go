@@ -1,11 +1,9 @@
 package approvals
 
 import (
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 )
 
@@ -105,7 +103,7 @@ const ProgramProc = "/proc/self"
 // program's own /proc entries: no file tandem may open for it.
 func InProgramProc(path string) bool { return Under(path, ProgramProc) }
 
-func resolve(dir, path string, program bool, memo *lstatMemo) RealPath {
+func resolve(dir, path string, program bool, memo lstatMemo) RealPath {
 	if !filepath.IsAbs(path) {
 		// Not filepath.Join: it would take ".." lexically, before the
 		// links on the way are followed.
@@ -165,13 +163,13 @@ func resolve(dir, path string, program bool, memo *lstatMemo) RealPath {
 				return r
 			}
 		}
-		mode, err := memo.lstat(next)
+		fi, err := memo.lstat(next)
 		if err != nil {
 			r.Path = filepath.Join(append([]string{next}, parts...)...)
 			return r
 		}
-		if mode&fs.ModeSymlink == 0 {
-			cur, isDir = next, mode.IsDir()
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur, isDir = next, fi.IsDir()
 			continue
 		}
 		target, err := os.Readlink(next)
@@ -203,92 +201,27 @@ func restIsLast(parts []string) bool {
 
 func splitPath(p string) []string { return strings.Split(p, "/") }
 
-// lstatMemo tells, while a policy is built, whether each path exists and
-// whether it is a directory or a symbolic link. Its hundred entries share
-// their parents (the home directory, ~/.config), most of them name nothing
-// there, and each lookup was a system call of every tandem command's start
-// (209 for a user with a near-empty home, 132 of them for names that do
-// not exist). A directory asked about a second time is listed once instead
-// (one getdents), and its entries answer the lookups after. A nil memo
+// lstatMemo remembers the lstat of each path while a policy is built: its
+// hundred entries share their parents (the home directory, ~/.config), and
+// each stat is a system call of every tandem command's start. A nil memo
 // stats every time.
-type lstatMemo struct {
-	known map[string]lstatResult
-	// listed is each directory's entries by name once listed; nil for a
-	// directory that cannot be listed or holds too many to be worth it.
-	listed map[string]map[string]fs.FileMode
-	asked  map[string]int // lookups in each directory not yet listed
-}
+type lstatMemo map[string]lstatResult
 
 type lstatResult struct {
-	mode fs.FileMode // the type bits only
-	err  error
+	fi  fs.FileInfo
+	err error
 }
 
-// maxListed is the most entries a directory may hold to be listed; a
-// larger one is looked up name by name.
-const maxListed = 1024
-
-func newLstatMemo() *lstatMemo {
-	return &lstatMemo{known: map[string]lstatResult{}, listed: map[string]map[string]fs.FileMode{}, asked: map[string]int{}}
-}
-
-// lstat returns the type bits of the file at p, not following a last link.
-func (m *lstatMemo) lstat(p string) (fs.FileMode, error) {
+func (m lstatMemo) lstat(p string) (fs.FileInfo, error) {
 	if m == nil {
-		return lstatMode(p)
+		return os.Lstat(p)
 	}
-	if r, ok := m.known[p]; ok {
-		return r.mode, r.err
+	r, ok := m[p]
+	if !ok {
+		r.fi, r.err = os.Lstat(p)
+		m[p] = r
 	}
-	dir, name := filepath.Split(p)
-	dir = filepath.Clean(dir)
-	names, ok := m.listed[dir]
-	if !ok && m.asked[dir] > 0 && !pseudoFS(dir) {
-		names = listDir(dir)
-		m.listed[dir] = names
-	}
-	m.asked[dir]++
-	var r lstatResult
-	if mode, found := names[name]; found {
-		r.mode = mode
-	} else if names != nil && runtime.GOOS != "darwin" { // macOS's file systems ignore case: ask it
-		r.err = fs.ErrNotExist
-	} else {
-		r.mode, r.err = lstatMode(p)
-	}
-	m.known[p] = r
-	return r.mode, r.err
-}
-
-// pseudoFS reports whether dir is in /proc or /sys, whose listings the
-// kernel makes up on each read (every process's directory in /proc).
-func pseudoFS(dir string) bool { return Under(dir, "/proc") || Under(dir, "/sys") }
-
-func lstatMode(p string) (fs.FileMode, error) {
-	fi, err := os.Lstat(p)
-	if err != nil {
-		return 0, err
-	}
-	return fi.Mode().Type(), nil
-}
-
-// listDir returns the entries of dir by name with their type bits, or nil
-// when it cannot be read or holds more than maxListed.
-func listDir(dir string) map[string]fs.FileMode {
-	f, err := os.Open(dir)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	es, err := f.ReadDir(maxListed + 1)
-	if err != nil && err != io.EOF || len(es) > maxListed {
-		return nil
-	}
-	names := make(map[string]fs.FileMode, len(es))
-	for _, e := range es {
-		names[e.Name()] = e.Type()
-	}
-	return names
+	return r.fi, r.err
 }
 
 // Judgement is everything the policy says about one path.
@@ -366,7 +299,7 @@ type entry struct {
 // root, because a file there can stand in for a command.
 func NewPolicy(c PolicyConfig) *Policy {
 	p := &Policy{env: map[string]string{}, home: c.Home}
-	memo := newLstatMemo()
+	memo := lstatMemo{}
 	for _, kv := range c.Env {
 		if k, v, ok := strings.Cut(kv, "="); ok {
 			p.env[k] = v
@@ -515,7 +448,7 @@ func NewPolicy(c PolicyConfig) *Policy {
 
 // entries gives the rule for a path as written (cleaned) and for its real
 // path, when they differ: a home reached through a symlink is the same home.
-func entries(path string, k entryKind, memo *lstatMemo) []entry {
+func entries(path string, k entryKind, memo lstatMemo) []entry {
 	path = filepath.Clean(path)
 	out := []entry{{path, k}}
 	var real string

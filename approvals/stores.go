@@ -67,7 +67,7 @@ var envDirSecrets = map[string][]string{
 // it holds. Those named by tandem's environment count, and the usual places
 // under the runtime directory ($XDG_RUNTIME_DIR, else /run/user/UID), the
 // home and /run.
-func agentSockets(home string, env map[string]string, memo *lstatMemo) []entry {
+func agentSockets(home string, env map[string]string, memo lstatMemo) []entry {
 	var out []entry
 	add := func(path string) {
 		if filepath.IsAbs(path) {
