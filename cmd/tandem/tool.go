@@ -25,6 +25,13 @@ omitted means {}). The exit status is 0 for a result, 1 for an error result,
 }
 
 func runTool(args []string) int {
+	// What the initialisers read of the executable need not stay mapped:
+	// the call holds only the pages it and the session's set-up run. Once,
+	// here, before the set-up starts its goroutines: unmapping makes the
+	// kernel stop every other CPU running one of this process's threads to
+	// flush its TLB, a wait that grew with the machine's load; and each
+	// release costs the re-mapping of what runs next.
+	releaseExePages()
 	// A person at a terminal answers questions; otherwise nobody can.
 	s, err := standaloneSession("tandem tool", shell.TerminalAsker(os.Stdin, os.Stderr), true)
 	if err != nil {
@@ -60,11 +67,6 @@ func runTool(args []string) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	// What starting read of the executable (every package's initialiser,
-	// the session's set-up) need not stay mapped: the call holds only the
-	// pages it runs. Once, here: each release costs the re-mapping of what
-	// runs next (0.4 ms).
-	releaseExePages()
 	collectOftenAfterTheFirst()
 	res := tools.Call(ctx, s, args[0], raw)
 	fmt.Print(res.Text)
