@@ -93,7 +93,9 @@ exp() { export o; }; o2() { local o=X; exp; sh -c 'echo "child $o"'; }; o2`,
 		`bash --norc --rcfile /dev/null -c 'echo rc'`,
 		`ln -s src lnk && cd lnk && bash -c pwd && (unset PWD; bash -c pwd)`,
 		`export SHELLOPTS; set -x; bash -c 'echo 2' 2>&1`,
-		`set -xv; echo a | tr a b 2>&1; x=$(echo in)`,
+		// The first stage traces to /dev/null: bash traces a pipeline's stages
+		// from two processes, in either order.
+		`set -xv; { echo a; } 2>/dev/null | tr a b 2>&1; x=$(echo in)`,
 		`set -o vi; shopt -o -p | grep -e 'vi$' -e 'emacs$'`,
 	}
 	bash, err := exec.LookPath("bash")
