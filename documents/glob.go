@@ -1,6 +1,7 @@
 package documents
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io/fs"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -106,12 +108,12 @@ func globSearch(ctx context.Context, roots []string, req GlobRequest, keep *keep
 	if err != nil {
 		return nil, err
 	}
-	rep.Total = len(found)
+	rep.Total = found.Len()
 	if req.Skip > 0 && req.Skip >= rep.Total {
 		return nil, pastEnd(req.Skip, rep.Total, "matching paths")
 	}
 	end := min(req.Skip+limit, rep.Total)
-	rep.Page = slices.Clone(found[req.Skip:end])
+	rep.Page = found.page(req.Skip, end)
 	if end < rep.Total {
 		rep.Next = end
 		if walked != nil {
@@ -124,7 +126,7 @@ func globSearch(ctx context.Context, roots []string, req GlobRequest, keep *keep
 // globWalk returns the paths under dirs that match base/rest, in page order,
 // and counts the walk in rep's tally: from the session's kept search when
 // keep has it fresh, else by walking, and then walked is the search to keep.
-func globWalk(ctx context.Context, roots, dirs []string, base, rest string, rep *GlobReport, keep *keeper) (found []GlobPath, walked *keptSearch, err error) {
+func globWalk(ctx context.Context, roots, dirs []string, base, rest string, rep *GlobReport, keep *keeper) (found *globMatches, walked *keptSearch, err error) {
 	if kept := keep.take(); kept != nil {
 		rep.Tally = kept.tally.clone()
 		return kept.found, nil, nil
@@ -134,9 +136,8 @@ func globWalk(ctx context.Context, roots, dirs []string, base, rest string, rep 
 	if !strings.Contains(rest, "**") {
 		depth = strings.Count(rest, "/") + 1
 	}
-	match := globMatcher(rest)
 	rec := keep.record()
-	var mu sync.Mutex
+	found = &globMatches{}
 	for _, abs := range dirs {
 		if info, err := os.Stat(abs); err != nil {
 			return nil, nil, statRefusal(Display(roots, abs), err)
@@ -149,40 +150,76 @@ func globWalk(ctx context.Context, roots, dirs []string, base, rest string, rep 
 			continue
 		}
 		show := shownUnder(roots, start)
-		t, err := walkRecording(ctx, firstRoot(roots), start, true, depth, func(e Entry, t *Tally) {
-			if !match(e.Rel) {
-				if !e.IsDir {
-					t.Move(ClassFile, ClassNotMatched, e.Abs)
-				}
-				return
-			}
-			p := GlobPath{Show: show(e), IsDir: e.IsDir}
-			if t, ok := e.ModTime(); ok {
-				p.MTime = t
-			}
-			mu.Lock()
-			found = append(found, p)
-			mu.Unlock()
-		}, rec)
+		t, err := walk(ctx, walkSpec{
+			workspace: firstRoot(roots), start: start, dirs: true, maxDepth: depth,
+			want: globMatcher(rest), stat: true, rec: rec,
+			visit: func(e Entry, _ *Tally) {
+				found.add(show(e), e.IsDir, e.MTime)
+			},
+		})
 		if err != nil {
 			return nil, nil, cancelled("glob")
 		}
 		rep.Tally.merge(t)
 	}
-	// The walk counts files that did not match the pattern as not matched;
-	// for glob that is the normal case, not a skip, so it is no notice.
-	rep.Tally.Count[ClassFile] += rep.Tally.Count[ClassNotMatched]
-	rep.Tally.Count[ClassNotMatched], rep.Tally.Examples[ClassNotMatched] = 0, nil
-	slices.SortFunc(found, func(a, b GlobPath) int {
-		if c := b.MTime.Compare(a.MTime); c != 0 {
-			return c
-		}
-		return strings.Compare(a.Show, b.Show)
-	})
+	found.sort()
 	if rec != nil {
 		walked = &keptSearch{walk: rec, tally: rep.Tally.clone(), found: found}
 	}
 	return found, walked, nil
+}
+
+// globMatches is the paths a walk found. Tens of thousands may be kept and
+// sorted (32,024 match "**/*.c" in the Linux tree): their shown names lie
+// back to back in text, and each path is a record with no pointer, which
+// the collector never scans and a sort moves without write barriers.
+type globMatches struct {
+	mu    sync.Mutex
+	names fileNames // the text; its list of names is not used
+	hits  []globHit
+}
+
+type globHit struct {
+	name  nameRef
+	isDir bool
+	mtime int64 // as Entry.MTime
+}
+
+func (m *globMatches) add(show string, isDir bool, mtime int64) {
+	m.mu.Lock()
+	m.hits = append(m.hits, globHit{name: m.names.store(show), isDir: isDir, mtime: mtime})
+	m.mu.Unlock()
+}
+
+func (m *globMatches) Len() int { return len(m.hits) }
+
+// sort puts the paths in page order: newest first, then by path.
+func (m *globMatches) sort() {
+	slices.SortFunc(m.hits, func(a, b globHit) int {
+		if a.mtime != b.mtime {
+			return cmp.Compare(b.mtime, a.mtime)
+		}
+		return strings.Compare(m.names.at(a.name), m.names.at(b.name))
+	})
+}
+
+// page is the paths from the from-th to before the to-th, each with strings
+// of its own.
+func (m *globMatches) page(from, to int) []GlobPath {
+	out := make([]GlobPath, 0, to-from)
+	for _, h := range m.hits[from:to] {
+		p := GlobPath{Show: strings.Clone(m.names.at(h.name)), IsDir: h.isDir}
+		if h.mtime != NoTime {
+			p.MTime = time.Unix(0, h.mtime)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// bytes is what the paths hold, for the bound on a kept search.
+func (m *globMatches) bytes() int {
+	return m.names.size + int(unsafe.Sizeof(globHit{}))*len(m.hits)
 }
 
 // globFault says what makes pattern invalid to doublestar and where (the

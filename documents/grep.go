@@ -223,7 +223,7 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 			}
 			for _, dir := range dirs {
 				g.show = shownUnder(roots, dir)
-				t, err := walkRecording(ctx, g.root, dir, false, 0, g.visit, rec)
+				t, err := walk(ctx, walkSpec{workspace: g.root, start: dir, visit: g.visit, rec: rec})
 				if err != nil {
 					break
 				}

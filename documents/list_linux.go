@@ -17,14 +17,15 @@ const direntBytes = 32 << 10
 // are parsed in place, where os.File.ReadDir allocates an entry and a name
 // per file. An entry whose type the file system does not report is looked
 // up with an lstat, as ReadDir does. With st, the directory is also
-// stat'ed, through the descriptor it is listed from.
+// stat'ed, through the descriptor it is listed from. The directory stays
+// open until close.
 func (l *listing) list(abs string, st *unix.Stat_t) error {
 	l.reset()
 	fd, err := unix.Open(abs, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		return err
 	}
-	defer unix.Close(fd)
+	l.fd = fd
 	if st != nil {
 		if err := unix.Fstat(fd, st); err != nil {
 			return err

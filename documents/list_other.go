@@ -9,14 +9,15 @@ import (
 )
 
 // list reads the directory abs into l. With st, the directory is also
-// stat'ed, through the descriptor it is listed from.
+// stat'ed, through the descriptor it is listed from. The directory stays
+// open until close.
 func (l *listing) list(abs string, st *unix.Stat_t) error {
 	l.reset()
 	f, err := os.Open(abs)
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	l.file, l.fd = f, int(f.Fd())
 	if st != nil {
 		if err := unix.Fstat(int(f.Fd()), st); err != nil {
 			return err

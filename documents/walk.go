@@ -3,13 +3,14 @@ package documents
 import (
 	"context"
 	"io/fs"
+	"math"
 	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -76,7 +77,7 @@ func (t *Tally) example(c Class, abs string) {
 		return
 	}
 	i, _ := slices.BinarySearch(ex, abs)
-	ex = slices.Insert(ex, i, abs)
+	ex = slices.Insert(ex, i, strings.Clone(abs)) // abs may be the walk's buffer
 	t.Examples[c] = ex[:min(len(ex), examplesKept)]
 }
 
@@ -110,17 +111,15 @@ type Entry struct {
 	Abs   string
 	Rel   string // relative to the walk's start, "/"-separated
 	IsDir bool
+	// MTime is the entry's modification time (an lstat's), in nanoseconds
+	// since the epoch, when the walk was asked for it; NoTime when it could
+	// not be had.
+	MTime int64
 }
 
-// ModTime is the entry's modification time (an lstat's), false when it
-// cannot be had.
-func (e Entry) ModTime() (time.Time, bool) {
-	var st unix.Stat_t
-	if unix.Lstat(e.Abs, &st) != nil {
-		return time.Time{}, false
-	}
-	return time.Unix(st.Mtim.Unix()), true
-}
+// NoTime is the MTime of an entry whose time could not be had: older than
+// any.
+const NoTime = math.MinInt64
 
 // Visitor is called concurrently for the files (and, when it asks for them,
 // the directories) the walk does not exclude. It gets its worker's own tally.
@@ -133,13 +132,31 @@ type Visitor func(e Entry, t *Tally)
 // glob without "**" cannot match deeper); a directory at that depth is met
 // and counted but not entered.
 func Walk(ctx context.Context, workspace, start string, dirs bool, maxDepth int, visit Visitor) (*Tally, error) {
-	return walkRecording(ctx, workspace, start, dirs, maxDepth, visit, nil)
+	return walk(ctx, walkSpec{workspace: workspace, start: start, dirs: dirs, maxDepth: maxDepth, visit: visit})
 }
 
-// walkRecording is Walk that also records, in rec unless it is nil, what
-// the walk rests on: each directory listed with the files it handed over,
-// and the files and directories above the start whose rules it read.
-func walkRecording(ctx context.Context, workspace, start string, dirs bool, maxDepth int, visit Visitor, rec *walkRecord) (*Tally, error) {
+// walkSpec is what a walk is asked for: Walk's arguments, and what only
+// the tools of this package ask for.
+type walkSpec struct {
+	workspace, start string
+	dirs             bool
+	maxDepth         int
+	visit            Visitor
+	// want, when set, picks the entries handed over by their Rel; the
+	// others are counted (a file as a file) and cost no string: a glob
+	// keeps a few of the tree's names.
+	want func(rel string) bool
+	// stat fills the MTime of the entries handed over, through the
+	// descriptor their directory is listed from: no path is looked up.
+	stat bool
+	// rec, unless nil, records what the walk rests on: each directory
+	// listed with the files it handed over, and the files and directories
+	// above the start whose rules it read.
+	rec *walkRecord
+}
+
+func walk(ctx context.Context, spec walkSpec) (*Tally, error) {
+	start, workspace, rec := spec.start, spec.workspace, spec.rec
 	top, inRepo := findGitRoot(start)
 	if !inRepo {
 		top = start
@@ -171,7 +188,7 @@ func walkRecording(ctx context.Context, workspace, start string, dirs bool, maxD
 	if rec != nil {
 		rec.consulted(consulted)
 	}
-	w := &walker{ctx: ctx, visit: visit, dirs: dirs, maxDepth: maxDepth, startPath: path, recording: rec != nil}
+	w := &walker{ctx: ctx, walkSpec: spec, startPath: path}
 	w.cond = sync.NewCond(&w.mu)
 	w.queue = []dirJob{{abs: start, rel: "", rules: r}}
 	w.pending = 1
@@ -265,14 +282,11 @@ type fileShare struct {
 const fanOut = 4
 
 type walker struct {
-	ctx      context.Context
-	visit    Visitor
-	dirs     bool
-	maxDepth int
+	ctx context.Context
+	walkSpec
 	// startPath is the start's path from the ignore root ("" at the root):
 	// an entry's path from there is startPath joined with its Rel.
 	startPath string
-	recording bool // each directory listed is recorded (walkRecording)
 	mu        sync.Mutex
 	cond      *sync.Cond
 	queue     []dirJob // a stack: depth first keeps the working set small
@@ -294,26 +308,26 @@ func (w *walker) work(t *Tally, listed *[]dirRecord) {
 		w.queue = w.queue[:len(w.queue)-1]
 		w.mu.Unlock()
 
-		var subdirs []dirJob
 		var share *fileShare
 		if job.files != nil {
 			share = job.files
 		} else {
-			var files []Entry
-			subdirs, files = w.dir(job, &l, t, listed)
+			subdirs, dirs, files := w.dir(job, &l, t, listed)
+			w.push(subdirs...) // entered by the others while this one goes on
+			if w.stat {
+				l.stamp(dirs)
+				l.stamp(files)
+			}
+			l.close()
+			for _, d := range dirs {
+				w.visit(d, t)
+			}
 			if len(files) > 0 {
 				share = &fileShare{files: files}
 				if len(files) >= fanOut {
-					subdirs = append(subdirs, dirJob{files: share})
+					w.push(dirJob{files: share})
 				}
 			}
-		}
-		if len(subdirs) > 0 {
-			w.mu.Lock()
-			w.queue = append(w.queue, subdirs...)
-			w.pending += len(subdirs)
-			w.cond.Broadcast()
-			w.mu.Unlock()
 		}
 		if share != nil {
 			w.visitFiles(share, t)
@@ -325,6 +339,18 @@ func (w *walker) work(t *Tally, listed *[]dirRecord) {
 		}
 		w.mu.Unlock()
 	}
+}
+
+// push queues jobs for the workers.
+func (w *walker) push(jobs ...dirJob) {
+	if len(jobs) == 0 {
+		return
+	}
+	w.mu.Lock()
+	w.queue = append(w.queue, jobs...)
+	w.pending += len(jobs)
+	w.cond.Broadcast()
+	w.mu.Unlock()
 }
 
 // visitFiles visits the files of share not yet taken, one at a time.
@@ -341,20 +367,22 @@ func (w *walker) visitFiles(share *fileShare, t *Tally) {
 	}
 }
 
-// dir lists one directory, into the worker's listing l, and classifies its
-// entries. It returns its subdirectories to enter and its files to visit,
-// in the directory's order. A recording walk adds the directory to listed.
-func (w *walker) dir(job dirJob, l *listing, t *Tally, listed *[]dirRecord) (subdirs []dirJob, files []Entry) {
+// dir lists one directory, into the worker's listing l, which it leaves
+// open, and classifies its entries. It returns its subdirectories to enter,
+// and the directories (when the walk hands them over) and the files to
+// visit, in the directory's order. A recording walk adds the directory to
+// listed.
+func (w *walker) dir(job dirJob, l *listing, t *Tally, listed *[]dirRecord) (subdirs []dirJob, dirs, files []Entry) {
 	if w.ctx.Err() != nil {
-		return nil, nil
+		return nil, nil, nil
 	}
 	var st *unix.Stat_t
-	if w.recording {
+	if w.rec != nil {
 		st = new(unix.Stat_t)
 	}
 	if err := l.list(job.abs, st); err != nil && len(l.entries) == 0 {
 		t.add(ClassWalkError, job.abs)
-		if w.recording {
+		if w.rec != nil {
 			// Becoming listable changes its stamp too.
 			var lst unix.Stat_t
 			d := dirRecord{abs: job.abs}
@@ -363,7 +391,7 @@ func (w *walker) dir(job dirJob, l *listing, t *Tally, listed *[]dirRecord) (sub
 			}
 			*listed = append(*listed, d)
 		}
-		return nil, nil
+		return nil, nil, nil
 	}
 	t.add(ClassDir, job.abs)
 	r := job.rules
@@ -382,25 +410,23 @@ func (w *walker) dir(job dirJob, l *listing, t *Tally, listed *[]dirRecord) (sub
 		r = r.with(job.abs, joinRel(w.startPath, job.rel), own)
 	}
 	var unentered []string
-	regular := 0
-	for _, e := range l.entries {
-		if e.typ.IsRegular() {
-			regular++
-		}
+	l.kept = l.kept[:0] // the files to hand over
+	// An entry's absolute path is built in the listing's buffer, which
+	// ends with its path from the start and its name; only an entry the
+	// walk keeps gets it as a string of its own.
+	l.path = append(append(l.path[:0], job.abs...), filepath.Separator)
+	dirLen := len(l.path)
+	relAt := dirLen
+	if job.rel != "" {
+		relAt -= len(job.rel) + 1
 	}
-	files = make([]Entry, 0, regular) // handed over whole: no growing copies
 	for i, e := range l.entries {
 		if i&63 == 63 && w.ctx.Err() != nil {
-			return nil, nil // a cancelled walk stops inside a large directory too
+			return nil, nil, nil // a cancelled walk stops inside a large directory too
 		}
-		// One string per entry: its absolute path, which ends with its
-		// path from the start and its name.
-		abs := job.abs + string(filepath.Separator) + string(l.name(e))
-		name := abs[len(abs)-int(e.to-e.from):]
-		rel := name
-		if job.rel != "" {
-			rel = abs[len(abs)-len(job.rel)-1-len(name):]
-		}
+		l.path = append(l.path[:dirLen], l.name(e)...)
+		abs := unsafe.String(unsafe.SliceData(l.path), len(l.path)) // until the next entry
+		name, rel := abs[dirLen:], abs[relAt:]
 		isDir := e.typ.IsDir()
 		path := rel // from the ignore root, needed only by path patterns
 		if r.paths && w.startPath != "" {
@@ -420,30 +446,39 @@ func (w *walker) dir(job dirJob, l *listing, t *Tally, listed *[]dirRecord) (sub
 				t.add(ClassIgnoredFile, abs)
 			}
 		case isDir:
+			abs = strings.Clone(abs)
+			name, rel = abs[dirLen:], abs[relAt:]
 			if w.maxDepth > 0 && job.depth+1 >= w.maxDepth {
 				t.add(ClassDir, abs) // met, not entered: nothing below can match
 				unentered = append(unentered, name)
 			} else {
 				subdirs = append(subdirs, dirJob{abs: abs, rel: rel, depth: job.depth + 1, rules: r})
 			}
-			if w.dirs {
-				w.visit(Entry{Abs: abs, Rel: rel, IsDir: true}, t)
+			if w.dirs && (w.want == nil || w.want(rel)) {
+				dirs = append(dirs, Entry{Abs: abs, Rel: rel, IsDir: true})
 			}
 		case e.typ.IsRegular():
 			t.add(ClassFile, abs)
-			files = append(files, Entry{Abs: abs, Rel: rel})
+			if w.want == nil || w.want(rel) {
+				l.kept = append(l.kept, int32(i))
+			}
 		default:
 			t.add(ClassSpecial, abs)
 		}
 	}
-	if w.recording {
+	files = make([]Entry, len(l.kept)) // handed over whole: no growing copies
+	for j, i := range l.kept {
+		abs := job.abs + string(filepath.Separator) + string(l.name(l.entries[i]))
+		files[j] = Entry{Abs: abs, Rel: abs[relAt:]}
+	}
+	if w.rec != nil {
 		// The ignore files read, the directories handed over but not
 		// listed (their times are shown), the files handed over.
 		d := dirRecord{abs: job.abs, stamp: stampOf(st), listed: true, names: append(own, unentered...)}
 		for _, f := range files {
-			d.names = append(d.names, f.Abs[strings.LastIndexByte(f.Abs, filepath.Separator)+1:])
+			d.names = append(d.names, f.Abs[dirLen:])
 		}
 		*listed = append(*listed, d)
 	}
-	return subdirs, files
+	return subdirs, dirs, files
 }

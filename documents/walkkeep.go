@@ -162,9 +162,9 @@ type keptSearch struct {
 	walk    *walkRecord
 	buffers uint64 // the overlay's generation before the walk
 	tally   Tally
-	matched *fileNames // grep: the files with a match, in path order
-	found   []GlobPath // glob: the matching paths, in page order
-	served  int        // pages served from it
+	matched *fileNames   // grep: the files with a match, in path order
+	found   *globMatches // glob: the matching paths, in page order
+	served  int          // pages served from it
 }
 
 // keeper is how one call reaches its session's kept search of one tool.
@@ -228,8 +228,8 @@ func (k *keeper) keep(kept *keptSearch) {
 	if kept.matched != nil {
 		size += kept.matched.bytes()
 	}
-	for _, p := range kept.found {
-		size += len(p.Show) + 48
+	if kept.found != nil {
+		size += kept.found.bytes()
 	}
 	kept.key, kept.buffers = k.key, k.gen
 	if kept.matched != nil {
