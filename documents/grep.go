@@ -186,7 +186,7 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 		return nil, refusal.New(refusal.Invalid, fmt.Sprintf("The glob %q is not a valid pattern: %s. Fix it (or leave glob out) and call grep again.", req.Glob, fault))
 	}
 	rep := &GrepReport{Req: req, roots: roots}
-	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, root: firstRoot(roots), rep: rep, after: after,
+	g := &grepRun{ctx: ctx, m: m, buffers: buffers, roots: roots, root: firstRoot(roots), dirs: dirs, rep: rep, after: after,
 		lean: oneCall && m.pure && req.Context == 0}
 	abs := dirs[0]
 	var walked *keptSearch // the walk of this call, to keep
@@ -215,11 +215,14 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 			g.counted = g.matched.Len()
 		} else {
 			rec := keep.record()
-			if rec == nil {
+			switch {
+			case rec != nil: // every name is kept, for later pages
+			case after != "":
+				g.bound = filesPerPage
+			case req.Skip >= treeFrom:
+				g.tree = &matchTree{}
+			default:
 				g.bound = through(req.Skip, filesPerPage)
-				if after != "" {
-					g.bound = filesPerPage
-				}
 			}
 			for _, dir := range dirs {
 				g.show = shownUnder(roots, dir)
@@ -250,12 +253,18 @@ func grepSearch(ctx context.Context, buffers *Overlay, roots []string, req GrepR
 	return rep, err
 }
 
+// treeFrom is the skip from which a one-call page counts the files with a
+// match in a matchTree instead of keeping the names before it: below it
+// the names cost less than the tree's second look at a few directories.
+const treeFrom = 2048
+
 type grepRun struct {
 	ctx     context.Context
 	m       *Matcher
 	buffers *Overlay
 	roots   []string
 	root    string             // firstRoot(roots)
+	dirs    []string           // the directories searched
 	show    func(Entry) string // how the walk's files are shown (shownUnder)
 	rep     *GrepReport
 	mu      sync.Mutex
@@ -265,7 +274,10 @@ type grepRun struct {
 	// bound > 0 keeps only the files with a match that can reach the page:
 	// the bound first by name past after. A call that keeps no walk for
 	// later pages holds a page's worth of names, however many files match.
-	bound   int
+	bound int
+	// tree, for a one-call page at a skip of treeFrom or more, counts the
+	// files with a match by directory instead of keeping their names.
+	tree    *matchTree
 	counted int        // files with a match
 	before  int        // of those, files named at or before after
 	cands   []GrepFile // the files searched whole for the page, in path order
@@ -288,27 +300,7 @@ var chunkBufs = sync.Pool{New: func() any { b := make([]byte, 0, chunkBytes); pr
 // match (as rg -l does), and a file with a match is remembered by name.
 func (g *grepRun) visit(e Entry, t *Tally) {
 	t.Count[ClassFile]--
-	if g.rep.Req.Glob != "" && !globMatch(g.rep.Req.Glob, e.Rel) {
-		t.add(ClassNotMatched, e.Abs)
-		return
-	}
-	var class Class
-	found := false
-	if _, open := g.buffers.Get(e.Abs); open {
-		var f GrepFile
-		f, class = g.read(e.Abs)
-		if class == ClassSearched || class == ClassLarge {
-			s := g.m.Search(g.ctx, bytes.TrimPrefix(f.Content, bom)) // an editor buffer, whole
-			_, found = s.Next()
-			if s.Err() == errTooSlow {
-				class = ClassCut
-			}
-		}
-	} else {
-		pooled := chunkBufs.Get().(*[]byte)
-		defer chunkBufs.Put(pooled)
-		class, found = g.firstMatch(e.Abs, pooled)
-	}
+	class, found := g.test(e.Abs, e.Rel)
 	t.add(class, e.Abs)
 	if !found {
 		return
@@ -319,10 +311,77 @@ func (g *grepRun) visit(e Entry, t *Tally) {
 	g.mu.Unlock()
 }
 
+// test searches the file abs up to its first match and says how the tally
+// counts it and whether it has a match. rel is its path from the directory
+// searched, which a glob filter is matched against.
+func (g *grepRun) test(abs, rel string) (class Class, found bool) {
+	if g.rep.Req.Glob != "" && !globMatch(g.rep.Req.Glob, rel) {
+		return ClassNotMatched, false
+	}
+	if _, open := g.buffers.Get(abs); open {
+		var f GrepFile
+		f, class = g.read(abs)
+		if class == ClassSearched || class == ClassLarge {
+			s := g.m.Search(g.ctx, bytes.TrimPrefix(f.Content, bom)) // an editor buffer, whole
+			_, found = s.Next()
+			if s.Err() == errTooSlow {
+				class = ClassCut
+			}
+		}
+		return class, found
+	}
+	pooled := chunkBufs.Get().(*[]byte)
+	defer chunkBufs.Put(pooled)
+	return g.firstMatch(abs, pooled)
+}
+
+// ownMatches lists by name the files with a match directly in the
+// directory whose files are shown under prefix (matchTree.page): its files
+// on disk, through a walk one level deep that applies the ignore rules as
+// the search did, and the open buffers not saved yet in it.
+func (g *grepRun) ownMatches(prefix string) []string {
+	dir := filepath.FromSlash(prefix)
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(g.root, dir)
+	}
+	dir = filepath.Clean(dir)
+	from := "" // the directory's path from the one searched, for a glob filter
+	for _, d := range g.dirs {
+		if Inside(d, dir) {
+			if rel, err := filepath.Rel(d, dir); err == nil && rel != "." {
+				from = filepath.ToSlash(rel) + "/"
+			}
+			break
+		}
+	}
+	var mu sync.Mutex
+	var names []string
+	found := func(abs, name string) {
+		if _, ok := g.test(abs, from+name); ok {
+			mu.Lock()
+			names = append(names, name)
+			mu.Unlock()
+		}
+	}
+	walk(g.ctx, walkSpec{workspace: g.root, start: dir, maxDepth: 1, visit: func(e Entry, _ *Tally) { found(e.Abs, e.Rel) }})
+	for _, p := range g.buffers.Paths() {
+		name := filepath.Base(p)
+		if filepath.Dir(p) != dir || strings.HasPrefix(name, TempPrefix) {
+			continue
+		}
+		if _, err := os.Lstat(p); err != nil {
+			found(p, name)
+		}
+	}
+	return names
+}
+
 // add counts a file with a match and keeps it if it can reach the page.
 func (g *grepRun) add(show string) {
 	g.counted++
 	switch {
+	case g.tree != nil:
+		g.tree.add(show)
 	case g.bound == 0:
 		g.matched.add(show)
 	case g.after != "" && show <= g.after:
@@ -350,10 +409,17 @@ func (g *grepRun) searchPage() {
 		start = g.before + sort.Search(g.matched.Len(), func(i int) bool { return g.matched.name(i) > g.after })
 	}
 	g.rest = g.counted - start
-	kept := min(start-g.before, g.matched.Len()) // where start is in matched
 	page := make([]string, 0, filesPerPage)
-	for i := kept; i < min(g.matched.Len(), kept+filesPerPage); i++ {
-		page = append(page, g.matched.abs(g.root, i))
+	if g.tree != nil {
+		g.tree.finish()
+		for _, show := range g.tree.page(start, filesPerPage, g.ownMatches) {
+			page = append(page, absOfShown(g.root, show))
+		}
+	} else {
+		kept := min(start-g.before, g.matched.Len()) // where start is in matched
+		for i := kept; i < min(g.matched.Len(), kept+filesPerPage); i++ {
+			page = append(page, g.matched.abs(g.root, i))
+		}
 	}
 	// The files are read and searched on every core, each into its own
 	// slot, and taken in path order after.

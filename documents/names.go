@@ -43,8 +43,11 @@ func (l *fileNames) at(r nameRef) string {
 }
 
 // abs returns the path of the i-th file, as a string of its own.
-func (l *fileNames) abs(root string, i int) string {
-	show := l.name(i)
+func (l *fileNames) abs(root string, i int) string { return absOfShown(root, l.name(i)) }
+
+// absOfShown is the path of the file shown as show (Display), as a string
+// of its own.
+func absOfShown(root, show string) string {
 	if filepath.IsAbs(show) {
 		return strings.Clone(show)
 	}
