@@ -294,7 +294,7 @@ type walker struct {
 }
 
 func (w *walker) work(t *Tally, listed *[]dirRecord) {
-	var l listing // reused directory after directory
+	l := listing{fd: -1} // reused directory after directory
 	for {
 		w.mu.Lock()
 		for len(w.queue) == 0 && w.pending > 0 {

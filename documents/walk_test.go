@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // walkTree is a tree of nine directories, each with an ignored file, a
@@ -116,5 +118,27 @@ func TestGlobAllocatesForWhatMatches(t *testing.T) {
 	a, b := allocs(small), allocs(large)
 	if b > a+100 {
 		t.Fatalf("a glob over 2,000 other files took %.0f allocations, over 50 %.0f: the files it passes over cost one each", b, a)
+	}
+}
+
+// A walk cancelled before it lists anything closes no descriptor it did not
+// open: descriptor 0 is the editor's end of the server's stdio.
+func TestCancelledWalkClosesNothingOfOthers(t *testing.T) {
+	dir := walkTree(t)
+	r, w, err := os.Pipe()
+	must(t, err)
+	defer r.Close()
+	defer w.Close()
+	saved, err := unix.Dup(0)
+	must(t, err)
+	must(t, unix.Dup2(int(r.Fd()), 0))
+	defer func() { unix.Dup2(saved, 0); unix.Close(saved) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for range 3 {
+		Walk(ctx, "", dir, false, 0, func(Entry, *Tally) {})
+	}
+	if _, err := unix.FcntlInt(0, unix.F_GETFD, 0); err != nil {
+		t.Fatalf("descriptor 0 after a cancelled walk: %v", err)
 	}
 }
