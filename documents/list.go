@@ -49,7 +49,8 @@ func (l *listing) close() {
 }
 
 // stamp fills the MTime of entries of the open directory (an lstat's,
-// through its descriptor: no path is looked up), zero when it cannot be had.
+// through its descriptor: no path is looked up), NoTime when it cannot be
+// had.
 func (l *listing) stamp(entries []Entry) {
 	var st unix.Stat_t
 	for i := range entries {

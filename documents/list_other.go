@@ -19,7 +19,7 @@ func (l *listing) list(abs string, st *unix.Stat_t) error {
 	}
 	l.file, l.fd = f, int(f.Fd())
 	if st != nil {
-		if err := unix.Fstat(int(f.Fd()), st); err != nil {
+		if err := unix.Fstat(l.fd, st); err != nil {
 			return err
 		}
 	}

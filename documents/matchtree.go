@@ -16,11 +16,10 @@ import (
 // match, where a list of the names before the page grew with each file.
 type matchTree struct {
 	root matchDir
-	// last is the directory the last file was added to: a directory's
-	// files come one after another.
+	// lastDir and lastNode are the directory the last file was added to:
+	// a directory's files come one after another.
 	lastDir  string
 	lastNode *matchDir
-	total    int
 }
 
 type matchDir struct {
@@ -32,7 +31,6 @@ type matchDir struct {
 
 // add counts the file shown as show.
 func (t *matchTree) add(show string) {
-	t.total++
 	i := strings.LastIndexByte(show, '/')
 	if i < 0 {
 		t.root.own++

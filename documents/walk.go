@@ -39,7 +39,7 @@ const (
 	ClassBinary     // has a NUL byte: not searched
 	ClassUnreadable // could not be read
 	ClassLarge      // over the size limit: searched whole, streamed, without a tag
-	ClassNotMatched // did not match the glob filter or pattern
+	ClassNotMatched // did not match grep's glob filter
 	ClassCut        // its search passed the time limit: searched in part
 	numClasses
 )
