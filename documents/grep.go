@@ -364,14 +364,8 @@ func (g *grepRun) ownMatches(prefix string) []string {
 		}
 	}
 	walk(g.ctx, walkSpec{workspace: g.root, start: dir, maxDepth: 1, visit: func(e Entry, _ *Tally) { found(e.Abs, e.Rel) }})
-	for _, p := range g.buffers.Paths() {
-		name := filepath.Base(p)
-		if filepath.Dir(p) != dir || strings.HasPrefix(name, TempPrefix) {
-			continue
-		}
-		if _, err := os.Lstat(p); err != nil {
-			found(p, name)
-		}
+	for _, p := range g.unsaved(func(p string) bool { return filepath.Dir(p) == dir }) {
+		found(p, filepath.Base(p))
 	}
 	return names
 }
@@ -824,17 +818,26 @@ func (g *grepRun) stopped(end searchEnd, t *Tally, f *GrepFile) {
 // bufferOnly searches open editor buffers under the directory that do not
 // exist on disk (new files not saved yet), so grep finds what the user typed.
 func (g *grepRun) bufferOnly(dir string) {
-	for _, p := range g.buffers.Paths() {
-		if !Inside(dir, p) || strings.HasPrefix(filepath.Base(p), TempPrefix) {
-			continue
-		}
-		if _, err := os.Lstat(p); err == nil {
-			continue
-		}
+	for _, p := range g.unsaved(func(p string) bool { return Inside(dir, p) }) {
 		rel, _ := filepath.Rel(dir, p)
 		g.rep.Tally.Count[ClassFile]++
 		g.visit(Entry{Abs: p, Rel: filepath.ToSlash(rel)}, &g.rep.Tally)
 	}
+}
+
+// unsaved lists the open buffers that in takes and that do not exist on
+// disk, but for tandem's own temporary files.
+func (g *grepRun) unsaved(in func(p string) bool) []string {
+	var out []string
+	for _, p := range g.buffers.Paths() {
+		if !in(p) || strings.HasPrefix(filepath.Base(p), TempPrefix) {
+			continue
+		}
+		if _, err := os.Lstat(p); err != nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // page cuts the candidates to the requested page and finishes each file.
