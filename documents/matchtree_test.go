@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/bmatcuk/doublestar/v4"
 	"pgregory.net/rapid"
 )
 
@@ -68,12 +69,15 @@ func TestMatchTreePageIsTheSortedNamesPage(t *testing.T) {
 
 // A one-call page far down the list (skip past treeFrom) is the same page
 // as a session's served one, which keeps every name: in a tree whose
-// directories hold files and subdirectories, with a glob filter (matched from the directory searched) and an
-// open buffer not saved yet, searched below the workspace root.
+// directories hold files and subdirectories, with a glob filter (matched
+// from the directory searched) and an open buffer not saved yet, searched
+// below the workspace root.
 func TestGrepFarPageFromCountsIsTheKeptNamesPage(t *testing.T) {
 	root := t.TempDir()
 	names := []string{"a.c", "a-b.c", "a0.c", "b.c", "z.c", "notes.txt"}
 	dirs := []string{"src", "src/a", "src/a-b", "src/a/x", "src/a0", "src/b/c/d"}
+	const glob = "{a,a0,b}/**/*.c"
+	var matching []string // what the request finds, as shown
 	n := 0
 	for i := 0; n < 3*treeFrom; i++ { // about half of them match
 		for _, d := range dirs {
@@ -86,23 +90,34 @@ func TestGrepFarPageFromCountsIsTheKeptNamesPage(t *testing.T) {
 				if (n+len(name))%7 == 0 {
 					content = "none here\n" // a file without a match
 				}
-				writeFile(t, root, path.Join(dir, fmt.Sprintf("%d-%s", i, name)), []byte(content))
+				show := path.Join(dir, fmt.Sprintf("%d-%s", i, name))
+				writeFile(t, root, show, []byte(content))
+				if ok, _ := doublestar.Match(glob, strings.TrimPrefix(show, "src/")); ok && content == "int x;\n" {
+					matching = append(matching, show)
+				}
 				n++
 			}
 		}
 	}
 	buffers := NewOverlay()
-	buffers.Open(root+"/src/a/new.c", 1, []byte("int y;\n")) // not on disk
-	req := GrepRequest{Pattern: "int", Path: "src", Glob: "{a,a0,b}/**/*.c", Output: "files"}
+	const unsaved = "src/b/new.c"
+	buffers.Open(root+"/"+unsaved, 1, []byte("int y;\n")) // not on disk
+	matching = append(matching, unsaved)
+	slices.Sort(matching)
+	req := GrepRequest{Pattern: "int", Path: "src", Glob: glob, Output: "files"}
 	store := NewStore()
 	all, err := store.GrepPage(context.Background(), buffers, []string{root}, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if all.FilesMatched <= treeFrom+20 {
-		t.Fatalf("only %d files match; the test needs more than %d", all.FilesMatched, treeFrom+20)
+	if all.FilesMatched != len(matching) {
+		t.Fatalf("%d files match, want %d", all.FilesMatched, len(matching))
 	}
-	for _, skip := range []int{treeFrom, all.FilesMatched / 2, all.FilesMatched - 3} {
+	atUnsaved := slices.Index(matching, unsaved)
+	if atUnsaved < treeFrom || all.FilesMatched < treeFrom+20 {
+		t.Fatalf("%d files match and the unsaved buffer is the %dth; the test needs more, past %d", all.FilesMatched, atUnsaved, treeFrom)
+	}
+	for _, skip := range []int{treeFrom, all.FilesMatched / 2, atUnsaved, all.FilesMatched - 3} {
 		req.Skip = skip
 		served, err := store.GrepPage(context.Background(), buffers, []string{root}, req)
 		if err != nil {
@@ -122,8 +137,8 @@ func TestGrepFarPageFromCountsIsTheKeptNamesPage(t *testing.T) {
 			t.Fatalf("skip %d: one call showed %q (%d files, next %d); the session %q (%d, next %d)",
 				skip, shown(far), far.FilesMatched, far.Next, shown(served), served.FilesMatched, served.Next)
 		}
-		if len(far.Page) == 0 {
-			t.Fatalf("skip %d: an empty page", skip)
+		if got := shown(far); len(got) == 0 || !slices.Equal(got, matching[skip:skip+len(got)]) {
+			t.Fatalf("skip %d: the page %q, want the files from %q on", skip, got, matching[skip])
 		}
 	}
 }
