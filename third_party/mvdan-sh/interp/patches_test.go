@@ -1,7 +1,6 @@
 package interp_test
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -622,7 +621,7 @@ func TestPatches(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out bytes.Buffer
+			var out concBuffer
 			r, err := interp.New(interp.StdIO(nil, &out, &out))
 			if err != nil {
 				t.Fatal(err)
@@ -661,7 +660,7 @@ echo rewritten > "$PRIVATE/sh-interp-1"`
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.TempDir(private), interp.OpenHandler(open),
 		interp.Env(expand.ListEnviron("SECRET="+secret, "PRIVATE="+private, "PATH="+os.Getenv("PATH"))))
 	if err != nil {
@@ -717,7 +716,7 @@ func TestLimits(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var out bytes.Buffer
+			var out concBuffer
 			limits := &interp.Limits{Bytes: mib, Depth: 100, Subshells: 32}
 			r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Bounds(limits),
 				interp.Env(expand.ListEnviron("PATH="+os.Getenv("PATH"))))
@@ -778,7 +777,7 @@ func TestOwnPipeReplacedIsNotOpened(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.TempDir(private), interp.CallHandler(swap))
 	if err != nil {
 		t.Fatal(err)
@@ -806,7 +805,7 @@ func TestSourcingIsToldToTheOpenHandler(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(dir), interp.OpenHandler(open))
 	if err != nil {
 		t.Fatal(err)
@@ -837,7 +836,7 @@ func TestCdPhysicalAndCDPATH(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
 	if err != nil {
 		t.Fatal(err)
@@ -878,7 +877,7 @@ func TestGlobIgnore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -908,7 +907,7 @@ func TestExtGlobWords(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -941,7 +940,7 @@ func TestRunBeforeSyntaxError(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -1034,7 +1033,7 @@ func TestDblParenAsBashReadsIt(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%.40q: %v", script, err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -1062,7 +1061,7 @@ func TestUnsetAndShiftAsBash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -1081,7 +1080,7 @@ func TestBackgroundErrorNamesTheScript(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out))
 	if err != nil {
 		t.Fatal(err)
@@ -1142,7 +1141,7 @@ func TestGlobInTree(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.Dir(dir), interp.StdIO(nil, &out, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -1161,7 +1160,7 @@ func TestArrayElemAppendPrints(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	if err := syntax.NewPrinter().Print(&out, f); err != nil {
 		t.Fatal(err)
 	}
@@ -1198,7 +1197,7 @@ func TestErrorsNameTheirSource(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.MainSource(mainSource))
 		if err != nil {
 			t.Fatal(err)
@@ -1224,7 +1223,7 @@ func TestDeclareListsAsBash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.ExecutionString(script))
 		if err != nil {
 			t.Fatal(err)
@@ -1255,7 +1254,7 @@ func TestDeclarationScopesAsBash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -1276,7 +1275,7 @@ func TestEvalLinesCountFromItsLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out))
 	if err != nil {
 		t.Fatal(err)
@@ -1299,7 +1298,7 @@ func TestListDefaultIsNullAsBash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -1329,7 +1328,7 @@ func TestPosixModeAsBash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -1354,7 +1353,7 @@ func TestLastPipeRunsInTheShell(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(strings.NewReader(""), &out, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -1386,7 +1385,7 @@ func TestSourceStackAsBash(t *testing.T) {
 		if opt != "main" {
 			given = interp.ScriptFile(opt)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out), given)
 		if err != nil {
 			t.Fatal(err)
@@ -1413,7 +1412,7 @@ func TestHashTableAsBash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Env(expand.ListEnviron("PATH=/bin")))
 		if err != nil {
 			t.Fatal(err)
@@ -1438,7 +1437,7 @@ func TestTempScopeAndDeclAfterAssigns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -1459,7 +1458,7 @@ func TestUnsetScalarElementAsBash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out))
 	if err != nil {
 		t.Fatal(err)
@@ -1481,7 +1480,7 @@ func TestSourceSyntaxErrorAsBash(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out))
 	if err != nil {
 		t.Fatal(err)
@@ -1519,7 +1518,7 @@ func TestBuiltinWriteErrorAsBash(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, c.stdout, &out))
 		if err != nil {
 			t.Fatal(err)
@@ -1551,7 +1550,7 @@ func TestProcSubstFinishesWithTheScript(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(dir))
 		if err != nil {
 			t.Fatal(err)
@@ -1572,7 +1571,7 @@ func TestIgnoredSignalLeavesAJobRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
@@ -1611,7 +1610,7 @@ func TestSignalFromAStartedShell(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out bytes.Buffer
+		var out concBuffer
 		parent, err = interp.New(interp.StdIO(nil, &out, &out), interp.ExecHandlers(exec))
 		if err != nil {
 			t.Fatal(err)
@@ -1639,7 +1638,7 @@ func TestErrorsNameTheCodesFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(dir), interp.MainSource("environment"))
 	if err != nil {
 		t.Fatal(err)
@@ -1662,7 +1661,7 @@ func TestVerboseEchoesReadLines(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.ScriptText(script))
 	if err != nil {
 		t.Fatal(err)
@@ -1680,7 +1679,7 @@ func TestUntracedCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out bytes.Buffer
+	var out concBuffer
 	r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Untraced("mark"),
 		interp.CallHandler(func(ctx context.Context, args []string) ([]string, error) {
 			if args[0] == "mark" {

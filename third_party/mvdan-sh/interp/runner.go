@@ -164,13 +164,13 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				case syntax.CmdIn:
 					f, err := openFifo(path, os.O_WRONLY, made)
 					if err != nil {
-						r.errf("cannot open fifo for stdout: %v\n", err)
+						r2.errf("cannot open fifo for stdout: %v\n", err)
 						return
 					}
 					r2.stdout = f
 					defer func() {
 						if err := f.Close(); err != nil {
-							r.errf("closing stdout fifo: %v\n", err)
+							r2.errf("closing stdout fifo: %v\n", err)
 						}
 						os.Remove(path)
 						r.fifos.add(path, nil)
@@ -178,7 +178,7 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 				case syntax.CmdOut:
 					f, err := openFifo(path, os.O_RDONLY, made)
 					if err != nil {
-						r.errf("cannot open fifo for stdin: %v\n", err)
+						r2.errf("cannot open fifo for stdin: %v\n", err)
 						return
 					}
 					r2.stdin = f
