@@ -2,6 +2,7 @@ package documents
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io/fs"
 	"os"
 	"unsafe"
@@ -12,6 +13,15 @@ import (
 // direntBytes is the buffer getdents fills: ripgrep's walker (through
 // libc's readdir) reads 32 KiB at a time too.
 const direntBytes = 32 << 10
+
+// Where a getdents record's fields are, read as bytes rather than through a
+// *unix.Dirent: the struct is longer than most records, so pointing one at
+// the end of the buffer would straddle its allocation.
+const (
+	direntReclen = int(unsafe.Offsetof(unix.Dirent{}.Reclen))
+	direntTypeAt = int(unsafe.Offsetof(unix.Dirent{}.Type))
+	direntName   = int(unsafe.Offsetof(unix.Dirent{}.Name))
+)
 
 // list reads the directory abs into l, with getdents: the kernel's records
 // are parsed in place, where os.File.ReadDir allocates an entry and a name
@@ -46,13 +56,12 @@ func (l *listing) list(abs string, st *unix.Stat_t) error {
 		if n <= 0 {
 			return nil
 		}
-		for rec := buf[:n]; len(rec) >= int(unsafe.Offsetof(unix.Dirent{}.Name)); {
-			d := (*unix.Dirent)(unsafe.Pointer(&rec[0]))
-			size := int(d.Reclen)
-			if size == 0 || size > len(rec) {
+		for rec := buf[:n]; len(rec) >= direntName; {
+			size := int(binary.NativeEndian.Uint16(rec[direntReclen:]))
+			if size < direntName || size > len(rec) {
 				break
 			}
-			name := rec[unsafe.Offsetof(d.Name):size]
+			name, dtype := rec[direntName:size], rec[direntTypeAt]
 			if i := bytes.IndexByte(name, 0); i >= 0 {
 				name = name[:i]
 			}
@@ -60,7 +69,7 @@ func (l *listing) list(abs string, st *unix.Stat_t) error {
 			if len(name) == 0 || name[0] == '.' && (len(name) == 1 || len(name) == 2 && name[1] == '.') {
 				continue
 			}
-			typ, ok := direntType(d.Type)
+			typ, ok := direntType(dtype)
 			if !ok {
 				info, err := os.Lstat(abs + "/" + string(name))
 				if err != nil {
