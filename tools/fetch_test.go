@@ -421,15 +421,15 @@ func TestFetchQuestionSaysWhereAnAddressLeads(t *testing.T) {
 // even with net in the auto set; a redirect to another host is judged
 // again, and asked about outside the auto set.
 func TestFetchJudgesEachRedirect(t *testing.T) {
-	var ps *pageServer
-	ps = servePages(t, func(w http.ResponseWriter, r *http.Request) {
+	ps := servePages(t, func(w http.ResponseWriter, r *http.Request) {
+		_, port, _ := net.SplitHostPort(r.Host) // the handler runs before ps is set
 		switch r.URL.Path {
 		case "/to-loopback":
-			http.Redirect(w, r, "http://127.0.0.2:"+ps.port()+"/admin", http.StatusFound)
+			http.Redirect(w, r, "http://127.0.0.2:"+port+"/admin", http.StatusFound)
 		case "/to-private":
 			http.Redirect(w, r, "http://10.1.2.3/admin", http.StatusFound)
 		case "/to-other-host":
-			http.Redirect(w, r, "http://other.test:"+ps.port()+"/page", http.StatusFound)
+			http.Redirect(w, r, "http://other.test:"+port+"/page", http.StatusFound)
 		case "/to-same-host":
 			http.Redirect(w, r, "/page", http.StatusFound)
 		default:
@@ -506,8 +506,8 @@ func TestLaw_fetch_sends_nothing_but_its_own_headers(t *testing.T) {
 	proxy := servePages(t, func(w http.ResponseWriter, r *http.Request) { proxied <- r.URL.String() })
 	proxyURL, _ := url.Parse(proxy.URL)
 	proxyURL.User = url.UserPassword("me", "proxy-secret")
-	var ps *pageServer
-	ps = servePages(t, func(w http.ResponseWriter, r *http.Request) {
+	ps := servePages(t, func(w http.ResponseWriter, r *http.Request) {
+		_, port, _ := net.SplitHostPort(r.Host) // the handler runs before ps is set
 		switch r.URL.Path {
 		case "/a":
 			http.SetCookie(w, &http.Cookie{Name: "session", Value: "cookie-secret", Path: "/"})
@@ -515,7 +515,7 @@ func TestLaw_fetch_sends_nothing_but_its_own_headers(t *testing.T) {
 			http.Redirect(w, r, "/b", http.StatusFound)
 		case "/b":
 			http.SetCookie(w, &http.Cookie{Name: "other", Value: "cookie-secret-2", Path: "/"})
-			http.Redirect(w, r, "http://other.test:"+ps.port()+"/c", http.StatusFound)
+			http.Redirect(w, r, "http://other.test:"+port+"/c", http.StatusFound)
 		default:
 			fmt.Fprint(w, "the end")
 		}
