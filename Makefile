@@ -8,7 +8,7 @@ export PATH := $(CURDIR)/.deps/bin:$(PATH)
 # the tests build what ships.
 export CGO_ENABLED := 0
 
-.PHONY: demo test lint test-go test-editors test-real-tree mutants mutants-changed bench setup build release
+.PHONY: demo test lint test-go test-race test-editors test-real-tree mutants mutants-changed bench setup build release
 
 # Stamped as the release is (git describe), so the editors can tell whether
 # the tandem they start is of their own build.
@@ -36,6 +36,13 @@ test-go:
 
 test-editors:
 	scripts/test-editors
+
+# Every Go package again under the race detector, which needs cgo (a C
+# compiler, which scripts/setup installs). CI runs it after make test. Left
+# out: the shell's bound on its own resident memory, which the detector's
+# shadow memory multiplies five- to tenfold.
+test-race: setup
+	CGO_ENABLED=1 TANDEM_TEST_STRICT=1 $(GO) test -race -count=1 -timeout 40m -skip '^TestScriptsPastABoundEndAndTandemStaysSmall$$' ./...
 
 # The walk against git on a real large repository's rules (the Linux tree
 # Debian ships, 305 .gitignore files): CI runs it after make test, since
