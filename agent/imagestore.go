@@ -1,13 +1,17 @@
 package agent
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
+	"time"
 
 	"github.com/tandemdev/tandem/agent/providers"
 )
@@ -16,7 +20,8 @@ import (
 // the store's images directory beside the chat files; the chat's lines
 // name them by hash. Inline base64 would put up to 7 MB on one line,
 // which every listing of chats reads past for titles, and a screenshot
-// pasted again or read twice would be stored twice.
+// pasted again or read twice would be stored twice. Deleting a chat
+// deletes the images no other chat names (dropPictures).
 
 // imagesDir is where a store keeps its chats' images.
 func imagesDir(store string) string { return filepath.Join(store, "images") }
@@ -73,6 +78,10 @@ func keepPicture(dir string, p providers.Picture, durable bool) (providers.Pictu
 	kept := providers.Picture{MediaType: p.MediaType, SHA256: name}
 	path := filepath.Join(dir, name)
 	if _, err := os.Stat(path); err == nil {
+		// Stored again now: a chat being deleted meanwhile must not take
+		// it (see pictureGrace).
+		now := time.Now()
+		_ = os.Chtimes(path, now, now)
 		return kept, nil
 	}
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -141,4 +150,80 @@ func loadPicture(dir string, p providers.Picture) (providers.Picture, error) {
 		return p, fmt.Errorf("its file %s does not hold the image named", p.SHA256)
 	}
 	return providers.Picture{MediaType: p.MediaType, Data: base64.StdEncoding.EncodeToString(data)}, nil
+}
+
+// pictureGrace is how long an image that no chat's file names is kept
+// when a chat is deleted: a journal stores a prompt's images (or touches
+// them, when already there) just before it appends the line naming them,
+// perhaps in another process.
+const pictureGrace = time.Minute
+
+// dropPictures removes from the store's images directory every image that
+// no chat file left in store names: those deleted (the lines of the chat
+// just deleted) named, and any other last stored over pictureGrace ago
+// (left by an interrupted write, or by a chat deleted before tandem did
+// this). A picture a chat loaded later misses becomes a note (loadPictures).
+func dropPictures(store string, deleted []byte, now time.Time) error {
+	dir := imagesDir(store)
+	images, err := os.ReadDir(dir)
+	if err != nil || len(images) == 0 {
+		return nil // no image was ever kept
+	}
+	named := map[string]bool{}
+	chats, err := os.ReadDir(store)
+	if err != nil {
+		return err
+	}
+	for _, c := range chats {
+		if !strings.HasSuffix(c.Name(), ".jsonl") {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(store, c.Name()))
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				continue // deleted meanwhile
+			}
+			return err // an image it names must not go
+		}
+		namePictures(data, func(name string) { named[name] = true })
+	}
+	gone := map[string]bool{}
+	namePictures(deleted, func(name string) { gone[name] = true })
+	var failed []string
+	for _, e := range images {
+		name := e.Name()
+		if named[name] {
+			continue
+		}
+		if !gone[name] {
+			info, err := e.Info()
+			if err != nil || now.Sub(info.ModTime()) < pictureGrace {
+				continue
+			}
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			failed = append(failed, name)
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("%d images no chat names could not be removed from %s (%s…); remove them by hand", len(failed), dir, failed[0])
+	}
+	return nil
+}
+
+// namePictures calls found with the hash of each picture chat lines name.
+func namePictures(lines []byte, found func(name string)) {
+	const key = `"sha256":"`
+	for {
+		i := bytes.Index(lines, []byte(key))
+		if i < 0 {
+			return
+		}
+		lines = lines[i+len(key):]
+		if end := bytes.IndexByte(lines, '"'); end == 2*sha256.Size {
+			if _, err := hex.DecodeString(string(lines[:end])); err == nil {
+				found(string(lines[:end]))
+			}
+		}
+	}
 }

@@ -387,14 +387,21 @@ func (r *record) valid() bool {
 	return false
 }
 
-// Delete removes a chat.
+// Delete removes a chat, and the images no other chat names.
 func (s *Store) Delete(id string) error {
 	p, err := s.path(id)
 	if err != nil {
 		return err
 	}
-	if err := os.Remove(p); err != nil {
+	lines, err := os.ReadFile(p)
+	if err == nil {
+		err = os.Remove(p)
+	}
+	if err != nil {
 		return fmt.Errorf("there is no chat %s; list the chats for their ids", id)
+	}
+	if err := dropPictures(s.dir, lines, time.Now()); err != nil {
+		return fmt.Errorf("the chat %s is deleted, but not all of its images: %w", id, err)
 	}
 	return nil
 }
