@@ -580,7 +580,8 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 		if bad != nil {
 			return *bad
 		}
-		file := r.parseAt(strings.Join(args, " "), r.line, r.errName()+": eval")
+		text := strings.Join(args, " ")
+		file := r.parseAt(text, r.line, r.errName()+": eval")
 		if file == nil {
 			return exitStatus{code: 2} // as bash's for a syntax error
 		}
@@ -589,7 +590,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 			r.exit.fatal(err)
 			return r.exit
 		}
-		r.stmts(ctx, file.Stmts)
+		r.stmtsRead(ctx, text, file.Stmts)
 		r.endDiscard()
 		if r.callbackReturn != "" {
 			r.returnTrap(ctx, false)
@@ -660,7 +661,7 @@ func (r *Runner) builtinRun(ctx context.Context, pos syntax.Pos, name string, ar
 			r.exit.fatal(err)
 			return r.exit
 		}
-		r.stmts(ctx, file.Stmts)
+		r.stmtsRead(ctx, string(code), file.Stmts)
 		r.endDiscard()
 		if r.callbackReturn != "" {
 			r.returnTrap(ctx, false)

@@ -1673,6 +1673,46 @@ func TestVerboseEchoesReadLines(t *testing.T) {
 	}
 }
 
+// set -v prints the lines of code the shell is given to run as it reads
+// them too, as bash does: eval's string, a sourced file (up to where a
+// return or set +v in it stops), a trap's code; each just before the
+// command it ends.
+func TestVerboseEchoesWhatEvalSourceAndTrapsRead(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"last.sh": "echo x\necho y", // no newline at its end
+		"off.sh":  "echo in\nset +v\necho two\n",
+		"ret.sh":  "echo r1\nreturn 3\necho r2\n",
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for script, want := range map[string]string{
+		"set -v\neval $'echo a\\necho b'\necho end\n":   "eval $'echo a\\necho b'\necho a\na\necho b\nb\necho end\nend\n",
+		"set -v\neval \"echo a;\n echo b\" ; echo c\n":  "eval \"echo a;\n echo b\" ; echo c\necho a;\na\n echo b\nb\nc\n",
+		"set -v\n. ./last.sh\n. ./off.sh\necho end\n":   ". ./last.sh\necho x\nx\necho y\ny\n. ./off.sh\necho in\nin\nset +v\ntwo\nend\n",
+		"set -v\n. ./ret.sh\necho $?\n":                 ". ./ret.sh\necho r1\nr1\nreturn 3\necho $?\n3\n",
+		"set -v\ntrap \"echo e\" ERR\nfalse\necho x\n":  "trap \"echo e\" ERR\nfalse\necho e\ne\necho x\nx\n",
+		"set -v\ntrap \"echo t\" EXIT\necho x\n":        "trap \"echo t\" EXIT\necho x\nx\necho t\nt\n",
+		"set -v\nx=$(echo sub)\necho \"$x\"\neval ''\n": "x=$(echo sub)\necho \"$x\"\nsub\neval ''\n",
+	} {
+		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out concBuffer
+		r, err := interp.New(interp.StdIO(nil, &out, &out), interp.Dir(dir), interp.ScriptText(script))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = r.Run(context.Background(), f)
+		if out.String() != want {
+			t.Errorf("%q\nprinted %q\nwant    %q", script, out.String(), want)
+		}
+	}
+}
+
 // A command named by Untraced runs without set -x printing it.
 func TestUntracedCommand(t *testing.T) {
 	f, err := syntax.NewParser().Parse(strings.NewReader("set -x; mark 1; echo a"), "")

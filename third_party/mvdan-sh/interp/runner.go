@@ -1275,7 +1275,7 @@ func (r *Runner) trapCallback(ctx context.Context, callback, name string) {
 	// also when the shell is exiting (an EXIT trap).
 	r.exit.exiting, r.exit.returning = false, false
 	defer func() { r.line = oldLine }()
-	r.stmts(ctx, file.Stmts)
+	r.stmtsRead(ctx, callback, file.Stmts)
 	if r.exit.exiting {
 		r.lastExit = oldLastExit
 		return // exit, or set -e, in a trap ends the shell, as in bash
@@ -1439,6 +1439,23 @@ func elapsedString(d time.Duration, posix bool) string {
 func (r *Runner) stmts(ctx context.Context, stmts []*syntax.Stmt) {
 	for _, stmt := range stmts {
 		r.stmt(ctx, stmt)
+	}
+}
+
+// stmtsRead runs stmts, parsed from text, as bash reads code it was given
+// to run (eval's string, a sourced file, a trap's code): under set -v each
+// line is printed as it is read, just before the command it ends.
+func (r *Runner) stmtsRead(ctx context.Context, text string, stmts []*syntax.Stmt) {
+	echo := readEcho{text: text}
+	for _, stmt := range stmts {
+		if r.stop(ctx) {
+			return // bash reads no further
+		}
+		r.echoRead(&echo, stmtReadEnd(echo.text, stmt))
+		r.stmt(ctx, stmt)
+	}
+	if !r.stop(ctx) {
+		r.echoRead(&echo, len(echo.text))
 	}
 }
 
