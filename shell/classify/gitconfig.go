@@ -145,9 +145,21 @@ func (r gitRepo) branchSection(name string) bool {
 	if !ok {
 		return r.c.p.ExamineForProgram("/", r.config()).Exists
 	}
-	quoted := regexp.MustCompile(`(?mi)^\s*\[\s*branch\s+"` + regexp.QuoteMeta(name) + `"\s*\]`)
-	dotted := regexp.MustCompile(`(?mi)^\s*\[\s*branch\.` + regexp.QuoteMeta(name) + `\s*\]`)
-	return quoted.MatchString(text) || dotted.MatchString(text)
+	cfg, ok := decodeGitConfig(text)
+	// A name is a subsection, whose case counts, and quoted in the file
+	// with its escapes (`[branch "q\"b"]`).
+	return !ok || cfg.Section("branch").HasSubsection(name)
+}
+
+// decodeGitConfig parses a config file's text; false when the parser cannot
+// read it (a form git reads, such as a key on its section's line, or the
+// old `[branch.name]`): then whatever the caller looks for may be there.
+func decodeGitConfig(text string) (*gitconfig.Config, bool) {
+	cfg := gitconfig.New()
+	if gitconfig.NewDecoder(strings.NewReader(text)).Decode(cfg) != nil {
+		return nil, false
+	}
+	return cfg, true
 }
 
 // The options of the subcommands that may write the config, as their
@@ -444,9 +456,9 @@ func (c *classifier) gitOverSSH(sub string, rest []string, g gitLine) bool {
 	if !ok {
 		return false
 	}
-	cfg := gitconfig.New()
-	if gitconfig.NewDecoder(strings.NewReader(text)).Decode(cfg) != nil {
-		return true // a config git may read otherwise: asked, as if it named ssh
+	cfg, ok := decodeGitConfig(text)
+	if !ok {
+		return true // asked, as if it named ssh
 	}
 	for _, remote := range cfg.Section("remote").Subsections {
 		if named != "" && named != remote.Name {

@@ -55,6 +55,8 @@ func newGitRepo(t *testing.T) *gitRepoFixture {
 	ws := filepath.Join(tmp, "ws")
 	run(ws, "branch", "withcfg")
 	run(ws, "config", "branch.withcfg.description", "x")
+	run(ws, "branch", `q"b`) // its section is [branch "q\"b"]
+	run(ws, "config", `branch.q"b.description`, "x")
 	run(ws, "branch", "plain")
 	return &gitRepoFixture{ws: ws, env: env,
 		policy: approvals.NewPolicy(approvals.PolicyConfig{Roots: []string{ws}, Home: home, Env: env})}
@@ -135,6 +137,7 @@ func TestGitConfigWritesAreProtected(t *testing.T) {
 		// file even when no section moves: read-only, it fails).
 		{"branch -d withcfg", true},
 		{"branch -D withcfg", true},
+		{`branch -d 'q"b'`, true},
 		{"branch -m withcfg renamed", true},
 		{"branch -M main", true},
 		{"branch -c withcfg copied", true},
