@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/tandemdev/tandem/agent/providers"
 )
@@ -26,6 +27,7 @@ func callID(b providers.Block) string {
 // callIDs are the ids a chat's calls were given, and for a chat file
 // being read, which call a record names.
 type callIDs struct {
+	mu   sync.Mutex // subagents running side by side name their calls
 	used map[string]bool
 	// latest is, by a provider's id or a call's id, the id of the last
 	// call so named: a record naming a call follows its message.
@@ -39,6 +41,13 @@ func newCallIDs() *callIDs {
 // next is the id for a call the provider named id: id itself when no call
 // of the chat has it yet.
 func (ids *callIDs) next(id string) string {
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
+	return ids.unused(id)
+}
+
+// unused is next, with ids.mu held.
+func (ids *callIDs) unused(id string) string {
 	out := id
 	for n := 1; ids.used[out]; n++ {
 		out = fmt.Sprintf("%s-%d", id, n)
@@ -52,6 +61,8 @@ func (ids *callIDs) next(id string) string {
 // given or a stored one (CallID) is not. A result takes the id of the
 // last call of its provider's id.
 func (ids *callIDs) name(m providers.Message, named []string) {
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
 	k := 0
 	for i, b := range m.Blocks {
 		switch b.Kind {
@@ -61,7 +72,7 @@ func (ids *callIDs) name(m providers.Message, named []string) {
 			case k < len(named):
 				id = named[k]
 			case id == "":
-				id = ids.next(b.ToolID)
+				id = ids.unused(b.ToolID)
 			default:
 				ids.used[id] = true
 			}
@@ -80,6 +91,8 @@ func (ids *callIDs) name(m providers.Message, named []string) {
 
 // of is the id of the call a chat file's record names: the last so named.
 func (ids *callIDs) of(call string) string {
+	ids.mu.Lock()
+	defer ids.mu.Unlock()
 	if id, ok := ids.latest[call]; ok {
 		return id
 	}

@@ -58,10 +58,12 @@ type Chat struct {
 
 	mu       sync.Mutex // one turn at a time
 	messages []providers.Message
-	cost     float64   // dollars so far, when the model's prices are known
-	journal  *journal  // the chat's file, from its first message; nil unstored
-	unsaved  error     // why the last write of the chat's file failed, told once
-	dropped  []dropped // the damaged lines its file had when loaded, told in the replay
+	meterMu  sync.Mutex // the meter: subagents running side by side charge it
+	cost     float64    // dollars so far, when the model's prices are known
+	journal  *journal   // the chat's file, from its first message; nil unstored
+	saveMu   sync.Mutex // the writes of concurrent calls' records, and unsaved
+	unsaved  error      // why the last write of the chat's file failed, told once
+	dropped  []dropped  // the damaged lines its file had when loaded, told in the replay
 	// befores are the calls a crash cut, found in the file: resolved into
 	// checkpoints by the next turn or restore that holds the file.
 	befores  []beforeRecord
@@ -337,6 +339,8 @@ func (c *Chat) save(r record, durable bool, emit func(acp.SessionUpdate)) error 
 	if c.journal == nil {
 		return nil
 	}
+	c.saveMu.Lock()
+	defer c.saveMu.Unlock()
 	err := c.journal.write(r, durable)
 	switch {
 	case err != nil && c.unsaved == nil:
@@ -372,6 +376,7 @@ func (c *Chat) Resend(ctx context.Context, turn int, prompt []acp.ContentBlock, 
 func (c *Chat) prompt(ctx context.Context, replaces int, prompt []acp.ContentBlock, emit func(acp.SessionUpdate)) (turn int, _ acp.StopReason, err error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	emit = oneAtATime(emit)
 	c.switchModel()
 	if err := c.begin(emit); err != nil {
 		return -1, "", err
@@ -638,13 +643,17 @@ func (c *Chat) explain(err error) error {
 // usage is the context the last call used, the window's size, and the
 // chat's cost so far when the model's prices are known.
 func (c *Chat) usage(u providers.Usage) acp.SessionUpdate {
+	c.meterMu.Lock()
 	c.lastUsed = u.Input + u.CacheRead + u.CacheCreate + u.Output
+	c.meterMu.Unlock()
 	return c.charge(u)
 }
 
 // charge adds a model call's cost to the chat's and is the meter's update:
 // the context used by the last call of the chat's own, and the cost so far.
 func (c *Chat) charge(u providers.Usage) acp.SessionUpdate {
+	c.meterMu.Lock()
+	defer c.meterMu.Unlock()
 	defer func() { c.lastUsage = &usageRecord{Used: c.lastUsed, Size: c.opts.Model.Window, Cost: c.cost} }()
 	up := &acp.SessionUsageUpdate{
 		SessionUpdate: "usage_update", Used: c.lastUsed, Size: c.opts.Model.Window,
@@ -687,6 +696,18 @@ func (c *Chat) watchFiles(use providers.Block, res tools.Result) {
 	}
 }
 
+// oneAtATime is emit called by one goroutine at a time: calls that run
+// side by side report through it, and a client's handler (a printer, a
+// connection) need not be safe for concurrent use.
+func oneAtATime(emit func(acp.SessionUpdate)) func(acp.SessionUpdate) {
+	var mu sync.Mutex
+	return func(u acp.SessionUpdate) {
+		mu.Lock()
+		defer mu.Unlock()
+		emit(u)
+	}
+}
+
 // toolUses are the tool calls of an assistant message, in order.
 func toolUses(m providers.Message) []providers.Block {
 	var out []providers.Block
@@ -708,19 +729,25 @@ func notRun(uses []providers.Block, text string) providers.Message {
 }
 
 // sideBySide reports whether a call may run beside others like it: a
-// read-only tool's, or the plan's, change nothing and ask nothing but a
-// secret read or a fetch, which the gate serialises as any question.
+// read-only tool's, the plan's, or a task's (whose subagent has only the
+// read-only tools) change nothing and ask nothing but a secret read or a
+// fetch, which the gate serialises as any question.
 func sideBySide(name string) bool {
 	t, _ := tools.Lookup(name)
-	return t.ReadOnly || name == planToolName
+	return t.ReadOnly || name == planToolName || name == taskToolName
 }
+
+// maxTasksAtOnce bounds the subagents one response starts side by side:
+// each streams from the provider, and a provider limits a key's requests.
+const maxTasksAtOnce = 4
 
 // notRunCancelled answers a call the turn's stop kept from starting.
 const notRunCancelled = "Not run: the user stopped the turn. Wait for their next message."
 
 // runTools runs one response's calls and returns their results as one user
-// message, in the calls' order. Consecutive read-only calls run
-// concurrently; every other call runs alone, in order. Once ctx ends, the
+// message, in the calls' order. Consecutive calls that change nothing
+// (sideBySide) run concurrently, at most maxTasksAtOnce of them tasks;
+// every other call runs alone, in order. Once ctx ends, the
 // calls not started are answered as not run.
 func (c *Chat) runTools(ctx context.Context, turn int, uses []providers.Block, emit func(acp.SessionUpdate)) providers.Message {
 	results := make([]providers.Block, len(uses))
@@ -732,10 +759,18 @@ func (c *Chat) runTools(ctx context.Context, turn int, uses []providers.Block, e
 			}
 		}
 		var wg sync.WaitGroup
+		tasks := make(chan struct{}, maxTasksAtOnce)
 		for k := i; k < j; k++ {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				if uses[k].ToolName == taskToolName {
+					select {
+					case tasks <- struct{}{}:
+						defer func() { <-tasks }()
+					case <-ctx.Done(): // runTask answers it as not run
+					}
+				}
 				results[k] = c.runTool(ctx, turn, uses[k], emit)
 			}()
 		}

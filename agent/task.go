@@ -33,6 +33,7 @@ const maxTaskAnswer = 20000
 var taskTool = providers.Tool{
 	Name: taskToolName,
 	Description: `Start a subagent to search and read for you, and get back only its final answer: use it for a question that needs many reads or searches (where is X handled, which files use Y, how does Z work), so they do not fill your context. ` +
+		`Several task calls in one response run side by side: split independent questions into one task each. ` +
 		`The subagent starts fresh: it sees only your prompt, not this conversation, so say everything it needs and what its answer should contain (paths and line numbers). ` +
 		`It can read, grep, glob and fetch, never change files or run commands. Lines it read are not lines you have seen: read them yourself before you edit them. ` +
 		fmt.Sprintf(`Its answer is cut at %d bytes. `, maxTaskAnswer) +

@@ -2,11 +2,14 @@ package agent
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 
@@ -290,5 +293,62 @@ func TestSubagentAnswerReplaysUnderItsCall(t *testing.T) {
 	want := []string{"start t1 under ", "start r1 under t1", "answer r1 under t1"}
 	if !slices.Equal(order, want) {
 		t.Errorf("the replay:\n%v\nwant\n%v", order, want)
+	}
+}
+
+// Tasks of one response run side by side, as many as maxTasksAtOnce at a
+// time and never more; each answer comes back under its own call. The
+// updates reach a handler that is not safe for concurrent use one at a
+// time (the race detector checks it).
+func TestTasksRunSideBySide(t *testing.T) {
+	ws := t.TempDir()
+	const tasks = maxTasksAtOnce + 1
+	var mu sync.Mutex
+	active, most, arrived := 0, 0, 0
+	full := make(chan struct{}) // maxTasksAtOnce subagents are running
+	subagent := func(req providers.Request) providers.Response {
+		mu.Lock()
+		active++
+		arrived++
+		most = max(most, active)
+		if arrived == maxTasksAtOnce {
+			close(full)
+		}
+		mu.Unlock()
+		select {
+		case <-full:
+		case <-time.After(2 * time.Second):
+		}
+		time.Sleep(100 * time.Millisecond) // one more, unbounded, would start meanwhile
+		mu.Lock()
+		active--
+		mu.Unlock()
+		return fake.Say("found " + req.Messages[0].Blocks[0].Text)(req)
+	}
+	var calls []providers.Block
+	m := &fake.Model{}
+	for i := range tasks {
+		calls = append(calls, fake.Use(fmt.Sprintf("t%d", i), "task", map[string]any{"description": "look", "prompt": fmt.Sprintf("part %d", i)}))
+		m.Responses = append(m.Responses, subagent)
+	}
+	m.Responses = append([]func(providers.Request) providers.Response{fake.Call(calls...)}, m.Responses...)
+	m.Responses = append(m.Responses, fake.Say("All parts found."))
+	c := NewChat(Options{Session: openSession(ws), Provider: m, Endpoint: Endpoint{Provider: "test", Model: "m"}})
+	defer c.Close()
+	var got []acp.SessionUpdate // appended without a lock
+	if _, err := c.Prompt(context.Background(), textPrompt("find every part"), func(u acp.SessionUpdate) { got = append(got, u) }); err != nil {
+		t.Fatal(err)
+	}
+	if most != maxTasksAtOnce {
+		t.Errorf("at most %d subagents ran at once, want %d", most, maxTasksAtOnce)
+	}
+	last := m.Requests[len(m.Requests)-1]
+	for i := range tasks {
+		if r := lastResult(last, fmt.Sprintf("t%d", i)); r != fmt.Sprintf("found part %d", i) {
+			t.Errorf("task t%d's result: %q", i, r)
+		}
+	}
+	if len(got) == 0 {
+		t.Fatal("no updates")
 	}
 }

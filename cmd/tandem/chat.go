@@ -120,6 +120,21 @@ type printer struct {
 	titles      map[acp.ToolCallId]string
 }
 
+// underTask sets a subagent's call under its task's, named by the task's
+// description: the subagents of one response run side by side, and their
+// calls' lines interleave.
+func (p *printer) underTask(meta map[string]any) string {
+	indent := subagentIndent(meta)
+	if indent == "" {
+		return ""
+	}
+	parent, _ := meta["tandem"].(map[string]any)["parent"].(string)
+	if task := strings.TrimPrefix(p.titles[acp.ToolCallId(parent)], "Subagent: "); task != "" {
+		return indent + "[" + task + "] "
+	}
+	return indent
+}
+
 func (p *printer) update(u acp.SessionUpdate) {
 	switch {
 	case u.AgentMessageChunk != nil && u.AgentMessageChunk.Content.Text != nil:
@@ -135,13 +150,13 @@ func (p *printer) update(u acp.SessionUpdate) {
 			p.titles = map[acp.ToolCallId]string{}
 		}
 		p.titles[u.ToolCall.ToolCallId] = u.ToolCall.Title
-		fmt.Fprintf(p.status, "%s→ %s\n", subagentIndent(u.ToolCall.Meta), p.relative(u.ToolCall.Title))
+		fmt.Fprintf(p.status, "%s→ %s\n", p.underTask(u.ToolCall.Meta), p.relative(u.ToolCall.Title))
 	case u.ToolCallUpdate != nil && u.ToolCallUpdate.Status != nil:
 		switch *u.ToolCallUpdate.Status {
 		case acp.ToolCallStatusCompleted:
-			fmt.Fprintf(p.status, "%s  ✓ %s\n", subagentIndent(u.ToolCallUpdate.Meta), p.relative(p.titles[u.ToolCallUpdate.ToolCallId]))
+			fmt.Fprintf(p.status, "%s  ✓ %s\n", p.underTask(u.ToolCallUpdate.Meta), p.relative(p.titles[u.ToolCallUpdate.ToolCallId]))
 		case acp.ToolCallStatusFailed:
-			fmt.Fprintf(p.status, "%s  ✗ %s%s\n", subagentIndent(u.ToolCallUpdate.Meta), p.relative(p.titles[u.ToolCallUpdate.ToolCallId]), refusalCode(u.ToolCallUpdate.RawOutput))
+			fmt.Fprintf(p.status, "%s  ✗ %s%s\n", p.underTask(u.ToolCallUpdate.Meta), p.relative(p.titles[u.ToolCallUpdate.ToolCallId]), refusalCode(u.ToolCallUpdate.RawOutput))
 		}
 	case u.UsageUpdate != nil:
 		p.endLine()

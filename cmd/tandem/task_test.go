@@ -82,7 +82,7 @@ func acpSubagent(t *testing.T, format scripted.Format) {
 }
 
 // tandem chat -p reports a subagent's calls on standard error indented
-// under its task's call.
+// under its task's call and named by its description.
 func TestChatHeadlessSubagent(t *testing.T) {
 	ws, home := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(ws, "a.txt"), []byte("alpha-7\n"), 0o644); err != nil {
@@ -103,7 +103,7 @@ func TestChatHeadlessSubagent(t *testing.T) {
 		t.Fatalf("tandem chat: %v\n%s", err, stderr.String())
 	}
 	rest := stderr.String()
-	for _, want := range []string{"→ Subagent: find the word\n", "  ↳ → Read a.txt\n", "  ↳   ✓ Read a.txt\n", "  ✓ Subagent: find the word\n"} {
+	for _, want := range []string{"→ Subagent: find the word\n", "  ↳ [find the word] → Read a.txt\n", "  ↳ [find the word]   ✓ Read a.txt\n", "  ✓ Subagent: find the word\n"} {
 		i := strings.Index(rest, want)
 		if i < 0 {
 			t.Fatalf("stderr lacks %q in its place:\n%s", want, stderr.String())
