@@ -284,7 +284,7 @@ var patchCases = map[string][]struct{ script, want string }{
 	"background jobs as in bash": {
 		{"true & [ $! -gt 4194304 ] && echo above", "above\n"},
 		{"sleep 5 & kill -TERM $!; echo kill=$?; wait $!; echo wait=$?", "kill=0\nwait=143\n"},
-		{"sleep 5 & sleep 5 & kill -9 %1 %+; wait %1 2>/dev/null; echo $?; wait %1; echo $?", "137\ngosh: line 1: wait: %1: no such job\n127\n"},
+		{"sleep 5 & sleep 5 & kill -9 %1 %+; wait %1 2>/dev/null; echo $?; wait %2 2>/dev/null; wait %1; echo $?", "137\ngosh: line 1: wait: %1: no such job\n127\n"},
 		{"kill -l 0 INT 130 SIGUSR1; kill -l 128; echo $?", "EXIT\n2\nINT\n10\ngosh: line 1: kill: 128: invalid signal specification\n1\n"},
 		{"trap -l | { IFS= read -r l; echo \"$l\"; }", " 1) SIGHUP\t 2) SIGINT\t 3) SIGQUIT\t 4) SIGILL\t 5) SIGTRAP\n"},
 		{"(exit 6) & wait %1; echo $?; wait %1; echo $?", "6\ngosh: line 1: wait: %1: no such job\n127\n"},
