@@ -104,6 +104,14 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"for x in a b; do echo $x; continue 5; done; echo s=$?", "a\nb\ns=0\n"},
 		{"for i in 1 2; do for j in a b; do echo $i$j; break -- 2; done; done", "1a\n"},
 	},
+	"break and continue skip the rest of the commands they are in": {
+		{"for i in 1 2; do { echo a; break; echo b; }; done; echo end", "a\nend\n"},
+		{"for i in 1 2; do if true; then echo $i; continue; echo b; fi; echo c; done", "1\n2\n"},
+		{"for i in 1 2; do case x in x) echo a; break; echo b;; esac; done", "a\n"},
+		{"for i in 1 2; do eval 'echo a; break; echo b'; done", "a\n"},
+		{"for i in 1 2; do for j in 1 2; do echo $i$j; continue 2; echo no; done; echo no2; done", "11\n21\n"},
+		{"while true; do break && echo no; done; echo end", "end\n"},
+	},
 	"set -e where bash ignores it": {
 		{"set -e; if ( false; echo in ); then echo t; fi; echo after", "in\nt\nafter\n"},
 		{"set -e; while ( false; echo w ); do break; done; ( false; echo x ) || echo or", "w\nx\n"},
@@ -1689,13 +1697,14 @@ func TestVerboseEchoesWhatEvalSourceAndTrapsRead(t *testing.T) {
 		}
 	}
 	for script, want := range map[string]string{
-		"set -v\neval $'echo a\\necho b'\necho end\n":   "eval $'echo a\\necho b'\necho a\na\necho b\nb\necho end\nend\n",
-		"set -v\neval \"echo a;\n echo b\" ; echo c\n":  "eval \"echo a;\n echo b\" ; echo c\necho a;\na\n echo b\nb\nc\n",
-		"set -v\n. ./last.sh\n. ./off.sh\necho end\n":   ". ./last.sh\necho x\nx\necho y\ny\n. ./off.sh\necho in\nin\nset +v\ntwo\nend\n",
-		"set -v\n. ./ret.sh\necho $?\n":                 ". ./ret.sh\necho r1\nr1\nreturn 3\necho $?\n3\n",
-		"set -v\ntrap \"echo e\" ERR\nfalse\necho x\n":  "trap \"echo e\" ERR\nfalse\necho e\ne\necho x\nx\n",
-		"set -v\ntrap \"echo t\" EXIT\necho x\n":        "trap \"echo t\" EXIT\necho x\nx\necho t\nt\n",
-		"set -v\nx=$(echo sub)\necho \"$x\"\neval ''\n": "x=$(echo sub)\necho \"$x\"\nsub\neval ''\n",
+		"set -v\neval $'echo a\\necho b'\necho end\n":                      "eval $'echo a\\necho b'\necho a\na\necho b\nb\necho end\nend\n",
+		"set -v\neval \"echo a;\n echo b\" ; echo c\n":                     "eval \"echo a;\n echo b\" ; echo c\necho a;\na\n echo b\nb\nc\n",
+		"set -v\n. ./last.sh\n. ./off.sh\necho end\n":                      ". ./last.sh\necho x\nx\necho y\ny\n. ./off.sh\necho in\nin\nset +v\ntwo\nend\n",
+		"set -v\n. ./ret.sh\necho $?\n":                                    ". ./ret.sh\necho r1\nr1\nreturn 3\necho $?\n3\n",
+		"set -v\nfor i in 1 2; do eval $'echo a\\nbreak\\necho b'; done\n": "for i in 1 2; do eval $'echo a\\nbreak\\necho b'; done\necho a\na\nbreak\necho b\n",
+		"set -v\ntrap \"echo e\" ERR\nfalse\necho x\n":                     "trap \"echo e\" ERR\nfalse\necho e\ne\necho x\nx\n",
+		"set -v\ntrap \"echo t\" EXIT\necho x\n":                           "trap \"echo t\" EXIT\necho x\nx\necho t\nt\n",
+		"set -v\nx=$(echo sub)\necho \"$x\"\neval ''\n":                    "x=$(echo sub)\necho \"$x\"\nsub\neval ''\n",
 	} {
 		f, err := syntax.NewParser().Parse(strings.NewReader(script), "")
 		if err != nil {

@@ -449,7 +449,10 @@ func (r *Runner) shellName() string {
 }
 
 func (r *Runner) stop(ctx context.Context) bool {
-	if r.exit.returning || r.exit.exiting {
+	// A break or continue skips the rest of every command it is in, up to
+	// the loop it names (loopStmtsBroken takes it back): `{ break; x; }`,
+	// a case branch, an if body, eval's string and a sourced file included.
+	if r.exit.returning || r.exit.exiting || r.breakEnclosing > 0 || r.contnEnclosing > 0 {
 		return true
 	}
 	if err := ctx.Err(); err != nil {
@@ -1447,14 +1450,17 @@ func (r *Runner) stmts(ctx context.Context, stmts []*syntax.Stmt) {
 // line is printed as it is read, just before the command it ends.
 func (r *Runner) stmtsRead(ctx context.Context, text string, stmts []*syntax.Stmt) {
 	echo := readEcho{text: text}
+	// After a return or an exit bash reads no further; after a break or a
+	// continue it reads the rest and runs none of it (stmt skips it).
+	readsOn := func() bool { return !r.exit.returning && !r.exit.exiting && ctx.Err() == nil }
 	for _, stmt := range stmts {
-		if r.stop(ctx) {
-			return // bash reads no further
+		if !readsOn() {
+			return
 		}
 		r.echoRead(&echo, stmtReadEnd(echo.text, stmt))
 		r.stmt(ctx, stmt)
 	}
-	if !r.stop(ctx) {
+	if readsOn() {
 		r.echoRead(&echo, len(echo.text))
 	}
 }
