@@ -111,6 +111,8 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"for i in 1 2; do eval 'echo a; break; echo b'; done", "a\n"},
 		{"for i in 1 2; do for j in 1 2; do echo $i$j; continue 2; echo no; done; echo no2; done", "11\n21\n"},
 		{"while true; do break && echo no; done; echo end", "end\n"},
+		{"f() { break; }; for i in 1 2; do f; echo $i; done", "gosh: line 1: break: only meaningful in a `for', `while', or `until' loop\n1\ngosh: line 1: break: only meaningful in a `for', `while', or `until' loop\n2\n"},
+		{"f() { for j in 1; do break 2; done; echo in-f; }; for i in 1 2; do f; echo $i; done", "in-f\n1\nin-f\n2\n"},
 	},
 	"set -e where bash ignores it": {
 		{"set -e; if ( false; echo in ); then echo t; fi; echo after", "in\nt\nafter\n"},

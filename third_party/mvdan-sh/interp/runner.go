@@ -1867,6 +1867,10 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 		r.Params = args[1:]
 		oldInFunc := r.inFunc
 		r.inFunc = true
+		// As in bash, a function's break and continue count only its own
+		// loops: one outside them is "only meaningful in a loop".
+		oldLoopDepth := r.loopDepth
+		r.loopDepth = 0
 		r.funcStack = append(r.funcStack, name)
 		r.frames = append(r.frames, frame{name, r.funcSources[name], r.line})
 
@@ -1890,6 +1894,7 @@ func (r *Runner) call(ctx context.Context, pos syntax.Pos, args []string) {
 
 		r.Params = oldParams
 		r.inFunc = oldInFunc
+		r.loopDepth = oldLoopDepth
 		r.frames = r.frames[:len(r.frames)-1]
 		r.funcStack = r.funcStack[:len(r.funcStack)-1]
 		r.exit.returning = false
