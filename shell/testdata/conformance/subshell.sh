@@ -29,7 +29,6 @@ x=1; { x=2; }; echo $x
 ### brace group with exit
 { echo a; }; echo b
 ### trap in subshell
-#! differs: interpreter: an EXIT trap set in a subshell does not run when the subshell ends
 (trap 'echo bye' EXIT; echo hi)
 ### umask in subshell
 (umask 077; umask); umask

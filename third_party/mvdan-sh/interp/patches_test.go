@@ -104,6 +104,16 @@ var patchCases = map[string][]struct{ script, want string }{
 		{"for x in a b; do echo $x; continue 5; done; echo s=$?", "a\nb\ns=0\n"},
 		{"for i in 1 2; do for j in a b; do echo $i$j; break -- 2; done; done", "1a\n"},
 	},
+	"a subshell's EXIT trap and return as in bash": {
+		{"(trap 'echo sub-exit' EXIT; echo in-sub); echo out", "in-sub\nsub-exit\nout\n"},
+		{"(trap 'echo t' EXIT; exit 3); echo $?", "t\n3\n"},
+		{"x=$(trap 'echo t' EXIT; echo a); echo \"[$x]\"", "[a\nt]\n"},
+		{"{ trap 'echo t' EXIT; echo a; } | cat; echo a | { trap 'echo t2' EXIT; cat; }", "a\nt\na\nt2\n"},
+		{"trap 'echo p' EXIT; (echo sub); echo main", "sub\nmain\np\n"},
+		{"(trap 'echo t; exit 5' EXIT; echo x); echo $?", "x\nt\n5\n"},
+		{"(trap 'echo bg-exit' EXIT; echo bg) & wait; echo done", "bg\nbg-exit\ndone\n"},
+		{"f() { (return 2); echo r=$?; return 3 | cat; echo r=$?; x=$(return 4; echo no); echo r=$? \"[$x]\"; }; f", "r=2\nr=0\nr=4 []\n"},
+	},
 	"break and continue skip the rest of the commands they are in": {
 		{"for i in 1 2; do { echo a; break; echo b; }; done; echo end", "a\nend\n"},
 		{"for i in 1 2; do if true; then echo $i; continue; echo b; fi; echo c; done", "1\n2\n"},

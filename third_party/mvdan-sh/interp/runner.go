@@ -97,7 +97,8 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 			// bash's command substitutions do not inherit set -e.
 			r2.opts[optErrExit] = false
 			r2.stmts(ctx, cs.Stmts)
-			r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
+			r2.subshellExit(ctx)
+			r2.exit.exiting, r2.exit.returning, r2.exit.discard = false, false, false // a subshell's exit or return ends only it
 			r.lastExpandExit = r2.exit
 			if r2.exit.fatalExit {
 				return r2.exit.err // surface fatal errors immediately
@@ -201,7 +202,8 @@ func (r *Runner) fillExpandConfig(ctx context.Context) {
 					return
 				}
 				r2.stmts(ctx, ps.Stmts)
-				r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
+				r2.subshellExit(ctx)
+				r2.exit.exiting, r2.exit.returning, r2.exit.discard = false, false, false // a subshell's exit or return ends only it
 			})
 			if started != nil {
 				os.Remove(path)
@@ -488,7 +490,10 @@ func (r *Runner) stmt(ctx context.Context, st *syntax.Stmt) {
 		}
 		if err := r.goSubshell(func() {
 			r2.Run(jobCtx, &st2)
-			r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
+			if !r2.exit.exiting { // else Run ran it
+				r2.subshellExit(jobCtx)
+			}
+			r2.exit.exiting, r2.exit.returning, r2.exit.discard = false, false, false // a subshell's exit or return ends only it
 			if sig, ok := SignalOf(jobCtx); ok && r2.exit.fatalExit {
 				// The signal stopped the job (its program, or its shell
 				// code between programs); a program that caught it and
@@ -684,7 +689,8 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 	case *syntax.Subshell:
 		r2 := r.subshell(false)
 		r2.stmts(ctx, cm.Stmts)
-		r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
+		r2.subshellExit(ctx)
+		r2.exit.exiting, r2.exit.returning, r2.exit.discard = false, false, false // a subshell's exit or return ends only it
 		r.exit = r2.exit
 		if le, ok := errors.AsType[*LimitError](r2.exit.err); ok && r2.exit.fatalExit {
 			// A bound ends the whole script, not the subshell only.
@@ -913,7 +919,8 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 				defer wg.Done()
 				defer turn.done()
 				r2.stmt(ctx, cm.X)
-				r2.exit.exiting, r2.exit.discard = false, false // subshells don't exit the parent shell
+				r2.subshellExit(ctx)
+				r2.exit.exiting, r2.exit.returning, r2.exit.discard = false, false, false // a subshell's exit or return ends only it
 				pw.Close()
 			}); err != nil {
 				pr.Close()
@@ -923,7 +930,8 @@ func (r *Runner) cmd(ctx context.Context, cm syntax.Command) {
 			}
 			r3.stmt(ctx, cm.Y)
 			if r3 != r {
-				r3.exit.exiting, r3.exit.discard = false, false
+				r3.subshellExit(ctx)
+				r3.exit.exiting, r3.exit.returning, r3.exit.discard = false, false, false
 				// The process substitutions of the last command are the
 				// shell's to wait for, as when it ran in the shell itself.
 				r.bgProcs = append(r.bgProcs, r3.bgProcs[len(r.bgProcs):]...)
@@ -1437,6 +1445,16 @@ func elapsedString(d time.Duration, posix bool) string {
 	mins := int(d.Minutes())
 	sec := math.Mod(d.Seconds(), 60.0)
 	return fmt.Sprintf("%dm%.3fs", mins, sec)
+}
+
+// subshellExit runs the EXIT trap a subshell set, as the subshell ends:
+// bash runs it there (`(trap 'rm -f $tmp' EXIT; …)` cleans up when the
+// subshell ends), and never the trap of the shell it came from, which a
+// subshell does not take.
+func (r *Runner) subshellExit(ctx context.Context) {
+	if r.callbackExit != "" {
+		r.trapCallback(ctx, r.callbackExit, "exit")
+	}
 }
 
 func (r *Runner) stmts(ctx context.Context, stmts []*syntax.Stmt) {
