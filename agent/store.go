@@ -411,7 +411,7 @@ func (s *Store) Delete(id string) error {
 // start to its end, and starts from what the file holds then, so two
 // editors on one chat take turns instead of interleaving them.
 type journal struct {
-	mu   sync.Mutex
+	mu   sync.Mutex // the file: its writes, a turn's hold (own, release) and closing
 	f    *os.File
 	info ChatInfo
 	// size is the bytes of whole records the file holds, as far as this
@@ -476,6 +476,8 @@ var errChatBusy = refusal.New(refusal.Busy, "another tandem is running a turn of
 // its own. It reports whether another process changed the file since this
 // one last read or wrote it; the caller then loads the chat again.
 func (j *journal) own() (changed bool, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
 	if err := unix.Flock(int(j.f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return false, errChatBusy
@@ -485,12 +487,12 @@ func (j *journal) own() (changed bool, err error) {
 	j.owned = true
 	st, err := j.f.Stat()
 	if err != nil {
-		j.release()
+		j.releaseLocked()
 		return false, err
 	}
 	changed = st.Size() != j.size
 	if err := j.mend(st.Size()); err != nil {
-		j.release()
+		j.releaseLocked()
 		return false, err
 	}
 	return changed, nil
@@ -540,6 +542,13 @@ func (j *journal) mend(size int64) error {
 
 // release ends a turn's hold on the chat.
 func (j *journal) release() {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.releaseLocked()
+}
+
+// releaseLocked is release with j.mu held.
+func (j *journal) releaseLocked() {
 	if j.owned {
 		_ = unix.Flock(int(j.f.Fd()), unix.LOCK_UN)
 		j.owned = false
@@ -592,8 +601,14 @@ func (j *journal) cut(err error) error {
 	return err
 }
 
+// close closes the file, once no write, hold or release is under way: a
+// chat closed as its last turn ends (the client went away) must not have
+// its descriptor closed under a write, nor unlock another file that took
+// the descriptor's number. Later writes fail as writes to a closed file.
 func (j *journal) close() error {
-	j.release()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.releaseLocked()
 	return j.f.Close()
 }
 
