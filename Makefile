@@ -38,9 +38,11 @@ test-editors:
 	scripts/test-editors
 
 # Every Go package again under the race detector, which needs cgo (a C
-# compiler, which scripts/setup installs). CI runs it after make test. Left
-# out: the shell's bound on its own resident memory, which the detector's
-# shadow memory multiplies five- to tenfold.
+# compiler, which scripts/setup installs). Not in CI yet: under the detector
+# the bridge's test of a call whose client dies fails 4 runs in 10 (the MCP
+# server's call is not cancelled), an open problem. Left out: the shell's
+# bound on its own resident memory, which the detector's shadow memory
+# multiplies five- to tenfold.
 test-race: setup
 	CGO_ENABLED=1 TANDEM_TEST_STRICT=1 $(GO) test -race -count=1 -timeout 40m -skip '^TestScriptsPastABoundEndAndTandemStaysSmall$$' ./...
 
